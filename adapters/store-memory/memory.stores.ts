@@ -1,0 +1,128 @@
+import type {
+  AccountRecord,
+  ApiKeyRecord,
+  ProfileRecord,
+  SettingsStore,
+  Stores,
+  TenancyStore,
+  UserRecord,
+} from "../../core/ports/index.ts";
+import type { ProfileConfig } from "../../core/config/config.model.ts";
+
+/** Records are copied in and out so that a caller can never change stored state by holding a reference. */
+function copy<T>(value: T): T {
+  return structuredClone(value);
+}
+
+function emailKey(email: string): string {
+  return email.toLowerCase();
+}
+
+class MemoryTenancyStore implements TenancyStore {
+  private readonly accounts = new Map<string, AccountRecord>();
+  private readonly profiles = new Map<string, Map<string, ProfileRecord>>();
+  private readonly users = new Map<string, UserRecord>();
+  private readonly apiKeys = new Map<string, ApiKeyRecord>();
+
+  async listAccounts(): Promise<AccountRecord[]> {
+    return [...this.accounts.values()].sort((a, b) => compareCodeUnits(a.name, b.name)).map(copy);
+  }
+
+  async findAccount(name: string): Promise<AccountRecord | null> {
+    const account = this.accounts.get(name);
+    return account ? copy(account) : null;
+  }
+
+  async ensureAccount(name: string, now: number): Promise<void> {
+    if (!this.accounts.has(name)) {
+      this.accounts.set(name, { name, createdAt: now });
+      this.profiles.set(name, new Map());
+    }
+  }
+
+  async listProfiles(account: string): Promise<ProfileRecord[]> {
+    const profiles = this.profiles.get(account);
+    if (!profiles) return [];
+    return [...profiles.values()].sort((a, b) => compareCodeUnits(a.config.name, b.config.name)).map(copy);
+  }
+
+  async findProfile(account: string, profile: string): Promise<ProfileRecord | null> {
+    const found = this.profiles.get(account)?.get(profile);
+    return found ? copy(found) : null;
+  }
+
+  async putProfile(account: string, config: ProfileConfig, now: number): Promise<void> {
+    const profiles = this.profiles.get(account);
+    if (!profiles) throw new Error(`account ${account} does not exist`);
+    const existing = profiles.get(config.name);
+    profiles.set(config.name, {
+      account,
+      config: copy(config),
+      createdAt: existing?.createdAt ?? now,
+      updatedAt: now,
+    });
+  }
+
+  async listUsers(): Promise<UserRecord[]> {
+    return [...this.users.values()].sort((a, b) => compareCodeUnits(a.email, b.email)).map(copy);
+  }
+
+  async findUser(email: string): Promise<UserRecord | null> {
+    const user = this.users.get(emailKey(email));
+    return user ? copy(user) : null;
+  }
+
+  async putUser(user: UserRecord): Promise<void> {
+    this.users.set(emailKey(user.email), copy(user));
+  }
+
+  async listApiKeys(email: string): Promise<ApiKeyRecord[]> {
+    const key = emailKey(email);
+    return [...this.apiKeys.values()]
+      .filter((apiKey) => emailKey(apiKey.userEmail) === key)
+      .sort((a, b) => compareCodeUnits(a.id, b.id))
+      .map(copy);
+  }
+
+  async findApiKey(id: string): Promise<ApiKeyRecord | null> {
+    const apiKey = this.apiKeys.get(id);
+    return apiKey ? copy(apiKey) : null;
+  }
+
+  async putApiKey(apiKey: ApiKeyRecord): Promise<void> {
+    if (!this.users.has(emailKey(apiKey.userEmail))) throw new Error(`user ${apiKey.userEmail} does not exist`);
+    this.apiKeys.set(apiKey.id, copy(apiKey));
+  }
+}
+
+class MemorySettingsStore implements SettingsStore {
+  private readonly values = new Map<string, string>();
+
+  async get(key: string): Promise<string | null> {
+    return this.values.get(key) ?? null;
+  }
+
+  async set(key: string, value: string): Promise<void> {
+    this.values.set(key, value);
+  }
+}
+
+function compareCodeUnits(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** The reference implementation of every store port, held in memory: fast tests, and nothing kept on exit. */
+export function createMemoryStores(): Stores {
+  let closed = false;
+  return {
+    kind: "memory",
+    tenancy: new MemoryTenancyStore(),
+    settings: new MemorySettingsStore(),
+    async ping() {
+      if (closed) throw new Error("store is closed");
+    },
+    async close() {
+      closed = true;
+    },
+  };
+}

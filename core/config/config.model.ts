@@ -1,0 +1,180 @@
+/**
+ * The service configuration as the domain sees it, once a configuration file has been read and validated
+ * (the file format and its schema live in adapters/config). Everything here is plain data.
+ */
+import type { TimingPresetName } from "../timing/timing.presets.ts";
+
+/** A secret given in the configuration: an argon2id hash, or the name of an environment variable holding it in clear. */
+export type SecretSource = { readonly hash: string } | { readonly env: string };
+
+/** DEC-SES-04, AUT-03: a grant on one account, for all its profiles or a list of them. */
+export interface Grant {
+  readonly account: string;
+  readonly profiles: "*" | readonly string[];
+}
+
+export interface UserConfig {
+  readonly email: string;
+  readonly password: SecretSource;
+  readonly disabled: boolean;
+  readonly grants: readonly Grant[];
+}
+
+/** DEC-AUT-02: an API key belongs to one user. */
+export interface ApiKeyConfig {
+  readonly id: string;
+  readonly user: string;
+  readonly key: SecretSource;
+}
+
+/** VID-02, VID-08, PRV-08: a visitor ID attribute, filled from an event parameter of the same purpose. */
+export interface VisitorIdAttribute {
+  readonly id: number;
+  readonly name: string;
+  /** The event parameter whose value is captured (for example `email_address`). */
+  readonly parameter: string;
+}
+
+export type AttributeType = "number" | "string" | "boolean" | "date" | "badge";
+
+export type ConditionOperator =
+  | "equals"
+  | "not_equals"
+  | "contains"
+  | "starts_with"
+  | "exists"
+  | "not_exists"
+  | "greater_than"
+  | "less_than";
+
+export type ConditionValue = string | number | boolean;
+
+/** A test of one event parameter (enrichments) or one visitor attribute (audiences). DEC-PRO-01 */
+export type Condition =
+  | { readonly parameter: string; readonly operator: ConditionOperator; readonly value?: ConditionValue }
+  | { readonly attribute: number; readonly operator: ConditionOperator; readonly value?: ConditionValue };
+
+/** Groups are ANDed inside and ORed across; no group at all means always. DEC-PRO-01 */
+export type ConditionGroups = readonly (readonly Condition[])[];
+
+export type EnrichmentTrigger = "new_visitor" | "new_visit" | "any_event";
+
+/** What an enrichment does to its attribute. DEC-PRO-01 */
+export type EnrichmentAction =
+  | { readonly type: "increment"; readonly by: number }
+  | { readonly type: "increment_by_parameter"; readonly parameter: string }
+  | { readonly type: "set_from_parameter"; readonly parameter: string }
+  | { readonly type: "set_value"; readonly value: ConditionValue }
+  | { readonly type: "set_event_time" }
+  | { readonly type: "assign_badge" }
+  | { readonly type: "remove_badge" };
+
+export interface Enrichment {
+  readonly when: EnrichmentTrigger;
+  readonly conditions: ConditionGroups;
+  readonly action: EnrichmentAction;
+}
+
+export interface AttributeDefinition {
+  readonly id: number;
+  readonly name: string;
+  readonly type: AttributeType;
+  readonly pii: boolean;
+  readonly enrichments: readonly Enrichment[];
+}
+
+/** An audience: a named condition over visitor attributes. DEC-PRO-01 */
+export interface AudienceDefinition {
+  readonly id: number;
+  readonly name: string;
+  readonly conditions: ConditionGroups;
+}
+
+/** DEC-MOM-01 */
+export interface EngineDefinition {
+  readonly id: string;
+  readonly name: string;
+  readonly enabled: boolean;
+  /** Empty: any referer. A domain also allows its subdomains. */
+  readonly allowedDomains: readonly string[];
+  readonly keys: "names" | "ids";
+  readonly audiences: readonly number[];
+  readonly badges: readonly number[];
+  readonly attributes: readonly number[];
+}
+
+export type FileColumnType = "number" | "string" | "boolean" | "date";
+
+/** DEC-FIL-01 */
+export interface FileColumn {
+  readonly column: string;
+  readonly attribute: number;
+  readonly type: FileColumnType;
+  /** Java-style pattern such as `yyyy-MM-dd HH:mm`, for date columns. */
+  readonly dateFormat?: string;
+}
+
+/** DEC-FIL-01 */
+export interface FileDefinition {
+  readonly prefix: string;
+  readonly event: string;
+  readonly visitorId: { readonly column: string; readonly attribute: number };
+  readonly columns: readonly FileColumn[];
+}
+
+/** Everything configured for one profile. */
+export interface ProfileConfig {
+  readonly name: string;
+  readonly visitorIdAttributes: readonly VisitorIdAttribute[];
+  readonly attributes: readonly AttributeDefinition[];
+  readonly audiences: readonly AudienceDefinition[];
+  readonly engines: readonly EngineDefinition[];
+  readonly fileDefinitions: readonly FileDefinition[];
+}
+
+export interface AccountConfig {
+  readonly name: string;
+  readonly profiles: readonly ProfileConfig[];
+}
+
+/** Numbers the decisions mark *(config)*; the defaults are what the conformance suite expects. */
+export interface Limits {
+  /** DEC-SES-01 */
+  readonly lockoutAttempts: number;
+  readonly lockoutMinutes: number;
+  /** DEC-SES-02 */
+  readonly sessionIdleMinutes: number;
+  readonly sessionAbsoluteHours: number;
+  /** DEC-COL-07 */
+  readonly collectEventsPerSecond: number;
+  /** DEC-PRO-02 */
+  readonly visitTimeoutMinutes: number;
+  /** DEC-DLE-08, LIM-02 */
+  readonly statusRetentionDays: number;
+  /** DEC-DLE-04 */
+  readonly maxBodyBytes: number;
+  /** DEC-DLE-09, LIM-01 */
+  readonly dataLayerListMax: number;
+}
+
+export const defaultLimits: Limits = {
+  lockoutAttempts: 5,
+  lockoutMinutes: 10,
+  sessionIdleMinutes: 30,
+  sessionAbsoluteHours: 12,
+  collectEventsPerSecond: 100,
+  visitTimeoutMinutes: 30,
+  statusRetentionDays: 30,
+  maxBodyBytes: 1_048_576,
+  dataLayerListMax: 1000,
+};
+
+export interface ServiceConfig {
+  /** DEC-GEN-05: the node id; absent means host name plus process id. */
+  readonly nodeId?: string;
+  readonly timing: TimingPresetName;
+  readonly limits: Limits;
+  readonly accounts: readonly AccountConfig[];
+  readonly users: readonly UserConfig[];
+  readonly apiKeys: readonly ApiKeyConfig[];
+}

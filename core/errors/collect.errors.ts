@@ -1,0 +1,103 @@
+/** One answer of the collection endpoint that is not a success: a status and the `X-Error` header text. */
+export interface CollectErrorEntry {
+  readonly status: number;
+  readonly xError: string;
+  readonly clauses: readonly string[];
+}
+
+/**
+ * The collection endpoint's refusals. The body is always empty; the reason travels in `X-Error` (COL-04).
+ * interface.md gives the wording of the first entry only; the others are this service's (README, Decisions).
+ */
+export const collectErrors = {
+  missingAccountOrProfile: {
+    status: 400,
+    xError: "Missing required svc_account or svc_profile param value",
+    clauses: ["COL-03", "COL-04", "DEC-COL-01"],
+  },
+  unknownAccountOrProfile: {
+    status: 400,
+    xError: "Unknown svc_account or svc_profile param value",
+    clauses: ["COL-05", "DEC-COL-02"],
+  },
+  restrictedCharacters: {
+    status: 400,
+    xError: "Restricted characters in svc_account, svc_profile or svc_datasource param value",
+    clauses: ["COL-09", "DEC-COL-02"],
+  },
+  namesTooLong: {
+    status: 400,
+    xError: "svc_account, svc_profile and svc_datasource exceed 250 characters",
+    clauses: ["COL-09", "DEC-COL-02"],
+  },
+  invalidJson: {
+    status: 400,
+    xError: "Invalid JSON body",
+    clauses: ["COL-06", "DEC-COL-04"],
+  },
+  notAnObject: {
+    status: 400,
+    xError: "JSON body must be an object",
+    clauses: ["COL-06", "DEC-COL-04"],
+  },
+  keyWithPeriod: {
+    status: 400,
+    xError: "JSON key contains a period",
+    clauses: ["COL-06", "DEC-COL-04"],
+  },
+  tooDeep: {
+    status: 400,
+    xError: "JSON nesting exceeds 64 levels",
+    clauses: ["COL-06", "DEC-COL-04"],
+  },
+  bodyTooLarge: {
+    status: 400,
+    xError: "JSON body exceeds 1 MB",
+    clauses: ["COL-06", "DEC-COL-04"],
+  },
+  emptyBody: {
+    status: 400,
+    xError: "Empty request body",
+    clauses: ["COL-07", "DEC-COL-04"],
+  },
+  unsupportedContentType: {
+    status: 400,
+    xError: "Unsupported Content-Type, use application/json or text/plain",
+    clauses: ["COL-02", "DEC-COL-04"],
+  },
+  unsupportedEncoding: {
+    status: 400,
+    xError: "Unsupported Content-Encoding, use gzip or none",
+    clauses: ["DEC-COL-04"],
+  },
+  invalidFileType: {
+    status: 400,
+    xError: "Invalid file-type param value, use json or javascript",
+    clauses: ["COL-08", "DEC-COL-04"],
+  },
+  rateLimited: {
+    status: 429,
+    xError: "Rate limit exceeded",
+    clauses: ["COL-15", "DEC-COL-07"],
+  },
+  storageUnavailable: {
+    status: 503,
+    xError: "Storage unavailable",
+    clauses: ["DEC-COL-08"],
+  },
+} as const satisfies Record<string, CollectErrorEntry>;
+
+export type CollectErrorCode = keyof typeof collectErrors;
+
+export interface CollectError {
+  readonly kind: "collect";
+  readonly code: CollectErrorCode;
+  readonly status: number;
+  readonly xError: string;
+}
+
+/** Builds the collection refusal `code` (400 and `X-Error`, empty body). */
+export function collectError(code: CollectErrorCode): CollectError {
+  const entry = collectErrors[code];
+  return { kind: "collect", code, status: entry.status, xError: entry.xError };
+}

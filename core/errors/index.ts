@@ -1,0 +1,5 @@
+export * from "./template.ts";
+export * from "./management.errors.ts";
+export * from "./collect.errors.ts";
+export * from "./moments.errors.ts";
+export * from "./file-failure.messages.ts";

@@ -1,0 +1,10 @@
+/**
+ * svc-hub core: runtime-neutral domain logic. It imports nothing outside this folder, so any host
+ * (Bun, Deno, Node, a browser) can use it: `import { managementError } from "svc-hub/core"`.
+ */
+export * from "./result.ts";
+export * from "./errors/index.ts";
+export type * from "./ports/index.ts";
+export * from "./config/config.model.ts";
+export * from "./timing/timing.presets.ts";
+export * from "./clock/virtual-clock.rules.ts";

@@ -1,0 +1,64 @@
+import type { Grant, ProfileConfig } from "../config/config.model.ts";
+
+export interface AccountRecord {
+  readonly name: string;
+  readonly createdAt: number;
+}
+
+/** A profile with everything configured for it. */
+export interface ProfileRecord {
+  readonly account: string;
+  readonly config: ProfileConfig;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+}
+
+export interface UserRecord {
+  readonly email: string;
+  /** argon2id hash (DEC-SES-05). */
+  readonly passwordHash: string;
+  /**
+   * The configuration value the password was last seeded from (a hash, or `env:<NAME>`), so that a restart
+   * re-applies the configuration only when the configuration changed, and a password reset through the
+   * admin API survives restarts. Null for users created through the admin API.
+   */
+  readonly passwordSeed: string | null;
+  readonly disabled: boolean;
+  readonly grants: readonly Grant[];
+  readonly createdAt: number;
+  readonly updatedAt: number;
+}
+
+export interface ApiKeyRecord {
+  readonly id: string;
+  readonly userEmail: string;
+  /** argon2id hash (DEC-SES-05). */
+  readonly keyHash: string;
+  /** As UserRecord.passwordSeed, for keys declared in the configuration. */
+  readonly keySeed: string | null;
+  readonly createdAt: number;
+  readonly revokedAt: number | null;
+}
+
+/** Accounts, profiles (with their configuration), users, grants and API keys. */
+export interface TenancyStore {
+  listAccounts(): Promise<AccountRecord[]>;
+  findAccount(name: string): Promise<AccountRecord | null>;
+  /** Creates the account if absent; an existing account is left as it is. */
+  ensureAccount(name: string, now: number): Promise<void>;
+
+  listProfiles(account: string): Promise<ProfileRecord[]>;
+  findProfile(account: string, profile: string): Promise<ProfileRecord | null>;
+  /** Creates the profile or replaces its whole configuration. The account must exist. */
+  putProfile(account: string, config: ProfileConfig, now: number): Promise<void>;
+
+  listUsers(): Promise<UserRecord[]>;
+  findUser(email: string): Promise<UserRecord | null>;
+  /** Creates the user or replaces it (keyed by e-mail, compared case-insensitively). */
+  putUser(user: UserRecord): Promise<void>;
+
+  listApiKeys(email: string): Promise<ApiKeyRecord[]>;
+  findApiKey(id: string): Promise<ApiKeyRecord | null>;
+  /** Creates the key or replaces it (keyed by id). The user must exist. */
+  putApiKey(key: ApiKeyRecord): Promise<void>;
+}
