@@ -85,6 +85,16 @@ export const collectErrors = {
     xError: "Storage unavailable",
     clauses: ["DEC-COL-08"],
   },
+  unknownPath: {
+    status: 404,
+    xError: "Unknown path, events are collected at /event",
+    clauses: ["COL-01", "COL-02"],
+  },
+  internalError: {
+    status: 500,
+    xError: "Internal error",
+    clauses: ["DEC-GEN-07"],
+  },
 } as const satisfies Record<string, CollectErrorEntry>;
 
 export type CollectErrorCode = keyof typeof collectErrors;

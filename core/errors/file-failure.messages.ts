@@ -1,4 +1,4 @@
-import { fillTemplate, templatePattern, type TemplateValues } from "./template.ts";
+import { fillTemplate, templatePattern, type TemplateArgs } from "./template.ts";
 
 /** One failure message of a file import status entry (`last_failure`): interface.md, Errors, file failure messages. */
 export interface FileFailureEntry {
@@ -62,12 +62,12 @@ export const fileFailureMessages = {
 
 export type FileFailureCode = keyof typeof fileFailureMessages;
 
-type FailureValues<C extends FileFailureCode> = TemplateValues<(typeof fileFailureMessages)[C]["template"]>;
+type FailureArgs<C extends FileFailureCode> = TemplateArgs<(typeof fileFailureMessages)[C]["template"]>;
 
 /** The `last_failure` text for `code`, its placeholders filled. FIL-09 */
 export function fileFailureMessage<C extends FileFailureCode>(
   code: C,
-  ...args: [keyof FailureValues<C>] extends [never] ? [values?: FailureValues<C>] : [values: FailureValues<C>]
+  ...args: FailureArgs<C>
 ): string {
   const values = (args[0] ?? {}) as Readonly<Record<string, string | number>>;
   return fillTemplate(fileFailureMessages[code].template, values);

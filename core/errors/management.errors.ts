@@ -1,4 +1,4 @@
-import { fillTemplate, type TemplateValues } from "./template.ts";
+import { fillTemplate, type TemplateArgs } from "./template.ts";
 
 /** One entry of the management API error catalogue (interface.md, Errors; decisions.md, DEC-GEN-*). */
 export interface ManagementErrorEntry {
@@ -134,6 +134,12 @@ export const managementErrors = {
     message: "Internal error",
     clauses: ["DEC-GEN-07"],
   },
+  waitTimedOut: {
+    status: 504,
+    returnCode: 1504,
+    message: "Background work did not finish within {timeout_ms} ms",
+    clauses: ["DEC-OPS-04"],
+  },
   storageUnavailable: {
     status: 503,
     returnCode: 1503,
@@ -155,12 +161,12 @@ export interface ManagementError {
   readonly extra?: Readonly<Record<string, string>>;
 }
 
-type ManagementValues<C extends ManagementErrorCode> = TemplateValues<(typeof managementErrors)[C]["message"]>;
+type ManagementArgs<C extends ManagementErrorCode> = TemplateArgs<(typeof managementErrors)[C]["message"]>;
 
 /** Builds the catalogue error `code`, filling its placeholders with `values`. DEC-GEN-01 */
 export function managementError<C extends ManagementErrorCode>(
   code: C,
-  ...args: [keyof ManagementValues<C>] extends [never] ? [values?: ManagementValues<C>] : [values: ManagementValues<C>]
+  ...args: ManagementArgs<C>
 ): ManagementError {
   const entry: ManagementErrorEntry = managementErrors[code];
   const values = (args[0] ?? {}) as Readonly<Record<string, string | number>>;

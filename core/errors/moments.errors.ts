@@ -1,4 +1,4 @@
-import { fillTemplate, type TemplateValues } from "./template.ts";
+import { fillTemplate, type TemplateArgs } from "./template.ts";
 
 /** One refusal of the visitor-data (moments) API: a status and a `{"message"}` body (DEC-MOM-02). */
 export interface MomentsErrorEntry {
@@ -33,6 +33,16 @@ export const momentsErrors = {
     message: "Visitor not found",
     clauses: ["MOM-09", "MOM-10"],
   },
+  internalError: {
+    status: 500,
+    message: "Internal error",
+    clauses: ["DEC-GEN-07"],
+  },
+  storageUnavailable: {
+    status: 503,
+    message: "Storage unavailable. Please retry later.",
+    clauses: ["DEC-GEN-07"],
+  },
 } as const satisfies Record<string, MomentsErrorEntry>;
 
 export type MomentsErrorCode = keyof typeof momentsErrors;
@@ -44,12 +54,12 @@ export interface MomentsError {
   readonly message: string;
 }
 
-type MomentsValues<C extends MomentsErrorCode> = TemplateValues<(typeof momentsErrors)[C]["message"]>;
+type MomentsArgs<C extends MomentsErrorCode> = TemplateArgs<(typeof momentsErrors)[C]["message"]>;
 
 /** Builds the moments refusal `code`, filling its placeholders. */
 export function momentsError<C extends MomentsErrorCode>(
   code: C,
-  ...args: [keyof MomentsValues<C>] extends [never] ? [values?: MomentsValues<C>] : [values: MomentsValues<C>]
+  ...args: MomentsArgs<C>
 ): MomentsError {
   const entry: MomentsErrorEntry = momentsErrors[code];
   const values = (args[0] ?? {}) as Readonly<Record<string, string | number>>;

@@ -3,10 +3,11 @@ export type Placeholders<S extends string> = S extends `${string}{${infer Name}}
   ? Name | Placeholders<Rest>
   : never;
 
-/** The values a template needs: none for a plain message, one string or number per placeholder otherwise. */
-export type TemplateValues<S extends string> = [Placeholders<S>] extends [never]
-  ? Record<string, never>
-  : { readonly [K in Placeholders<S>]: string | number };
+/** The values a template needs: one string or number per placeholder. */
+export type TemplateValues<S extends string> = { readonly [K in Placeholders<S>]: string | number };
+
+/** The arguments after the code: nothing for a plain message, the values for a template with placeholders. */
+export type TemplateArgs<S extends string> = [Placeholders<S>] extends [never] ? [] : [values: TemplateValues<S>];
 
 const placeholder = /\{([a-z_]+)\}/gi;
 

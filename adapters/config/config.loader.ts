@@ -1,0 +1,114 @@
+/**
+ * DEC-OPS-03: reading the configuration file. Text -> syntax -> schema -> cross-references -> the domain's
+ * ServiceConfig with every default filled in. Problems of one stage are all reported together; a later stage
+ * runs only when the earlier ones found nothing, so that no problem is a consequence of another.
+ */
+import { readFile } from "node:fs/promises";
+import { extname } from "node:path";
+import {
+  defaultLimits,
+  type AccountConfig,
+  type ProfileConfig,
+  type ServiceConfig,
+} from "../../core/config/config.model.ts";
+import { err, ok, type Result } from "../../core/result.ts";
+import { ConfigError, describeSchemaProblems } from "./config.problems.ts";
+import { checkReferences } from "./config.references.ts";
+import { ConfigFileSchema, type ConfigFile, type ProfileFile } from "./config.schema.ts";
+import { parseConfigSyntax, type ConfigFormat } from "./config.syntax.ts";
+
+export { ConfigError, type ConfigProblem } from "./config.problems.ts";
+export type { ConfigFormat } from "./config.syntax.ts";
+
+const formatsByExtension: Readonly<Record<string, ConfigFormat>> = {
+  ".json": "json",
+  ".yaml": "yaml",
+  ".yml": "yaml",
+};
+
+/** Reads a configuration file; its extension (.json, .yaml, .yml) chooses the format. */
+export async function loadConfigFile(path: string): Promise<Result<ServiceConfig, ConfigError>> {
+  const format = formatsByExtension[extname(path).toLowerCase()];
+  if (!format) {
+    return err(new ConfigError(path, [{ path: "", message: "the file name must end in .json, .yaml or .yml" }]));
+  }
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    const reason = code === "ENOENT" ? "the file does not exist" : code === "EACCES" ? "permission denied" : (error as Error).message;
+    return err(new ConfigError(path, [{ path: "", message: `cannot read the file: ${reason}` }]));
+  }
+  return parseConfigText(text, format, path);
+}
+
+/** Parses and checks the text of a configuration file; `source` names it in error messages. */
+export function parseConfigText(text: string, format: ConfigFormat, source: string): Result<ServiceConfig, ConfigError> {
+  const parsed = parseConfigSyntax(text, format);
+  if (!parsed.ok) return err(new ConfigError(source, parsed.error));
+  const schemaProblems = describeSchemaProblems(ConfigFileSchema, parsed.value);
+  if (schemaProblems.length > 0) return err(new ConfigError(source, schemaProblems));
+  const file = parsed.value as ConfigFile;
+  const referenceProblems = checkReferences(file);
+  if (referenceProblems.length > 0) return err(new ConfigError(source, referenceProblems));
+  return ok(toServiceConfig(file));
+}
+
+/** Fills the defaults the schema documents. */
+function toServiceConfig(file: ConfigFile): ServiceConfig {
+  return {
+    ...(file.nodeId === undefined ? {} : { nodeId: file.nodeId }),
+    timing: file.timing ?? "fast",
+    limits: { ...defaultLimits, ...file.limits },
+    accounts: (file.accounts ?? []).map(
+      (account): AccountConfig => ({ name: account.name, profiles: (account.profiles ?? []).map(toProfileConfig) }),
+    ),
+    users: (file.users ?? []).map((user) => ({
+      email: user.email,
+      password: user.password,
+      disabled: user.disabled ?? false,
+      grants: (user.grants ?? []).map((grant) => ({ account: grant.account, profiles: grant.profiles })),
+    })),
+    apiKeys: (file.apiKeys ?? []).map((apiKey) => ({ id: apiKey.id, user: apiKey.user, key: apiKey.key })),
+  };
+}
+
+function toProfileConfig(profile: ProfileFile): ProfileConfig {
+  return {
+    name: profile.name,
+    visitorIdAttributes: profile.visitorIdAttributes ?? [],
+    attributes: (profile.attributes ?? []).map((attribute) => ({
+      id: attribute.id,
+      name: attribute.name,
+      type: attribute.type,
+      pii: attribute.pii ?? false,
+      enrichments: (attribute.enrichments ?? []).map((enrichment) => ({
+        when: enrichment.when,
+        conditions: enrichment.conditions ?? [],
+        action: enrichment.action,
+      })),
+    })),
+    audiences: (profile.audiences ?? []).map((audience) => ({
+      id: audience.id,
+      name: audience.name,
+      conditions: audience.conditions ?? [],
+    })),
+    engines: (profile.engines ?? []).map((engine) => ({
+      id: engine.id,
+      name: engine.name ?? engine.id,
+      enabled: engine.enabled ?? true,
+      allowedDomains: engine.allowedDomains ?? [],
+      keys: engine.keys ?? "names",
+      audiences: engine.audiences ?? [],
+      badges: engine.badges ?? [],
+      attributes: engine.attributes ?? [],
+    })),
+    fileDefinitions: (profile.fileDefinitions ?? []).map((definition) => ({
+      prefix: definition.prefix,
+      event: definition.event ?? "imported",
+      visitorId: definition.visitorId,
+      columns: definition.columns ?? [],
+    })),
+  };
+}

@@ -1,0 +1,269 @@
+/**
+ * DEC-OPS-03: the configuration FILE (JSON or YAML) as TypeBox schemas. The file is written by people, so
+ * most fields are optional with a default (the `default` annotations document them; config.loader.ts fills
+ * them in) and no object accepts an unknown property, so that a typo is reported instead of ignored.
+ *
+ * `errorMessage` on a schema is the plain-English wording the loader shows when that schema's pattern fails,
+ * or when no alternative of a union fits. `sensitive` keeps the value out of messages (someone may have
+ * written a password in clear where its hash belongs).
+ */
+import { Type, type Static, type TLiteral, type TSchema, type TUnion } from "@sinclair/typebox";
+import { defaultLimits } from "../../core/config/config.model.ts";
+import { timingPresetNames } from "../../core/timing/timing.presets.ts";
+
+const closed = { additionalProperties: false } as const;
+
+function literals<const T extends string>(values: readonly T[], options: { default?: T } = {}): TUnion<TLiteral<T>[]> {
+  return Type.Union(
+    values.map((value) => Type.Literal(value)),
+    options,
+  );
+}
+
+/** DEC-DLE-02: account, profile, engine and API key names. */
+export const NameSchema = Type.String({
+  minLength: 1,
+  pattern: "^[A-Za-z0-9_~-]+$",
+  errorMessage: "may contain only the characters A-Z a-z 0-9 _ - ~",
+});
+
+const TextSchema = Type.String({ minLength: 1 });
+
+export const EmailSchema = Type.String({
+  pattern: "^[^\\s@]+@[^\\s@]+\\.[^\\s@.]+$",
+  errorMessage: "must be an e-mail address",
+});
+
+const IdSchema = Type.Integer({ minimum: 1 });
+
+/** DEC-SES-05: only argon2id hashes are stored. */
+const HashSchema = Type.String({
+  pattern: "^\\$argon2id\\$",
+  errorMessage: 'must be an argon2id hash (starting with "$argon2id$")',
+  sensitive: true,
+});
+
+const EnvNameSchema = Type.String({
+  pattern: "^[A-Za-z_][A-Za-z0-9_]*$",
+  errorMessage: "must be the name of an environment variable (letters, digits and _)",
+});
+
+export const SecretSchema = Type.Union(
+  [Type.Object({ hash: HashSchema }, closed), Type.Object({ env: EnvNameSchema }, closed)],
+  { errorMessage: 'must be either { hash: "$argon2id$..." } or { env: "NAME" }', sensitive: true },
+);
+
+/** DEC-SES-04 */
+const GrantSchema = Type.Object(
+  {
+    account: NameSchema,
+    profiles: Type.Union([Type.Literal("*"), Type.Array(NameSchema)], {
+      errorMessage: 'must be "*" (all profiles) or a list of profile names',
+    }),
+  },
+  closed,
+);
+
+const UserSchema = Type.Object(
+  {
+    email: EmailSchema,
+    password: SecretSchema,
+    disabled: Type.Optional(Type.Boolean({ default: false })),
+    grants: Type.Optional(Type.Array(GrantSchema, { default: [] })),
+  },
+  closed,
+);
+
+/** DEC-AUT-02 */
+const ApiKeySchema = Type.Object(
+  {
+    id: NameSchema,
+    user: EmailSchema,
+    key: SecretSchema,
+  },
+  closed,
+);
+
+const VisitorIdAttributeSchema = Type.Object(
+  {
+    id: IdSchema,
+    name: TextSchema,
+    parameter: TextSchema,
+  },
+  closed,
+);
+
+const OperatorSchema = literals([
+  "equals",
+  "not_equals",
+  "contains",
+  "starts_with",
+  "exists",
+  "not_exists",
+  "greater_than",
+  "less_than",
+]);
+
+const ConditionValueSchema = Type.Union([Type.String(), Type.Number(), Type.Boolean()], {
+  errorMessage: "must be a string, a number or a boolean",
+});
+
+/** DEC-PRO-01: enrichments test event parameters. */
+const ParameterConditionSchema = Type.Object(
+  { parameter: TextSchema, operator: OperatorSchema, value: Type.Optional(ConditionValueSchema) },
+  closed,
+);
+
+/** DEC-PRO-01: audiences test visitor attributes. */
+const AttributeConditionSchema = Type.Object(
+  { attribute: IdSchema, operator: OperatorSchema, value: Type.Optional(ConditionValueSchema) },
+  closed,
+);
+
+/** Groups are ANDed inside and ORed across; no group at all means always. */
+function conditionGroups<T extends TSchema>(condition: T) {
+  return Type.Optional(Type.Array(Type.Array(condition, { minItems: 1 }), { default: [] }));
+}
+
+const ActionSchema = Type.Union(
+  [
+    Type.Object({ type: Type.Literal("increment"), by: Type.Number() }, closed),
+    Type.Object({ type: Type.Literal("increment_by_parameter"), parameter: TextSchema }, closed),
+    Type.Object({ type: Type.Literal("set_from_parameter"), parameter: TextSchema }, closed),
+    Type.Object({ type: Type.Literal("set_value"), value: ConditionValueSchema }, closed),
+    Type.Object({ type: Type.Literal("set_event_time") }, closed),
+    Type.Object({ type: Type.Literal("assign_badge") }, closed),
+    Type.Object({ type: Type.Literal("remove_badge") }, closed),
+  ],
+  { errorMessage: "must be an action object with a type" },
+);
+
+const EnrichmentSchema = Type.Object(
+  {
+    when: literals(["new_visitor", "new_visit", "any_event"]),
+    conditions: conditionGroups(ParameterConditionSchema),
+    action: ActionSchema,
+  },
+  closed,
+);
+
+const AttributeSchema = Type.Object(
+  {
+    id: IdSchema,
+    name: TextSchema,
+    type: literals(["number", "string", "boolean", "date", "badge"]),
+    pii: Type.Optional(Type.Boolean({ default: false })),
+    enrichments: Type.Optional(Type.Array(EnrichmentSchema, { default: [] })),
+  },
+  closed,
+);
+
+const AudienceSchema = Type.Object(
+  {
+    id: IdSchema,
+    name: TextSchema,
+    conditions: conditionGroups(AttributeConditionSchema),
+  },
+  closed,
+);
+
+/** DEC-MOM-01 */
+const EngineSchema = Type.Object(
+  {
+    id: NameSchema,
+    name: Type.Optional(Type.String({ minLength: 1, description: "defaults to the id" })),
+    enabled: Type.Optional(Type.Boolean({ default: true })),
+    allowedDomains: Type.Optional(Type.Array(TextSchema, { default: [] })),
+    keys: Type.Optional(literals(["names", "ids"], { default: "names" })),
+    audiences: Type.Optional(Type.Array(IdSchema, { default: [] })),
+    badges: Type.Optional(Type.Array(IdSchema, { default: [] })),
+    attributes: Type.Optional(Type.Array(IdSchema, { default: [] })),
+  },
+  closed,
+);
+
+/** DEC-FIL-01 */
+const FileDefinitionSchema = Type.Object(
+  {
+    prefix: Type.String({
+      minLength: 1,
+      maxLength: 150,
+      pattern: "^[A-Za-z0-9_~-]+$",
+      errorMessage: "may contain only the characters A-Z a-z 0-9 _ - ~",
+    }),
+    event: Type.Optional(Type.String({ minLength: 1, default: "imported" })),
+    visitorId: Type.Object({ column: TextSchema, attribute: IdSchema }, closed),
+    columns: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            column: TextSchema,
+            attribute: IdSchema,
+            type: literals(["number", "string", "boolean", "date"]),
+            dateFormat: Type.Optional(TextSchema),
+          },
+          closed,
+        ),
+        { default: [] },
+      ),
+    ),
+  },
+  closed,
+);
+
+const ProfileSchema = Type.Object(
+  {
+    name: NameSchema,
+    visitorIdAttributes: Type.Optional(Type.Array(VisitorIdAttributeSchema, { default: [] })),
+    attributes: Type.Optional(Type.Array(AttributeSchema, { default: [] })),
+    audiences: Type.Optional(Type.Array(AudienceSchema, { default: [] })),
+    engines: Type.Optional(Type.Array(EngineSchema, { default: [] })),
+    fileDefinitions: Type.Optional(Type.Array(FileDefinitionSchema, { default: [] })),
+  },
+  closed,
+);
+
+const AccountSchema = Type.Object(
+  {
+    name: NameSchema,
+    profiles: Type.Optional(Type.Array(ProfileSchema, { default: [] })),
+  },
+  closed,
+);
+
+const positive = (value: number) => Type.Optional(Type.Integer({ minimum: 1, default: value }));
+
+/** Each limit may be given alone; the others keep core's defaults. */
+const LimitsSchema = Type.Object(
+  {
+    lockoutAttempts: positive(defaultLimits.lockoutAttempts),
+    lockoutMinutes: positive(defaultLimits.lockoutMinutes),
+    sessionIdleMinutes: positive(defaultLimits.sessionIdleMinutes),
+    sessionAbsoluteHours: positive(defaultLimits.sessionAbsoluteHours),
+    collectEventsPerSecond: positive(defaultLimits.collectEventsPerSecond),
+    visitTimeoutMinutes: positive(defaultLimits.visitTimeoutMinutes),
+    statusRetentionDays: positive(defaultLimits.statusRetentionDays),
+    maxBodyBytes: positive(defaultLimits.maxBodyBytes),
+    dataLayerListMax: positive(defaultLimits.dataLayerListMax),
+  },
+  closed,
+);
+
+export const ConfigFileSchema = Type.Object(
+  {
+    /** Lets an editor find a JSON Schema for completion; ignored by the service. */
+    $schema: Type.Optional(Type.String()),
+    /** DEC-GEN-05 */
+    nodeId: Type.Optional(TextSchema),
+    /** DEC-OPS-02 */
+    timing: Type.Optional(literals(timingPresetNames, { default: "fast" })),
+    limits: Type.Optional(LimitsSchema),
+    accounts: Type.Optional(Type.Array(AccountSchema, { default: [] })),
+    users: Type.Optional(Type.Array(UserSchema, { default: [] })),
+    apiKeys: Type.Optional(Type.Array(ApiKeySchema, { default: [] })),
+  },
+  closed,
+);
+
+export type ConfigFile = Static<typeof ConfigFileSchema>;
+export type ProfileFile = Static<typeof ProfileSchema>;

@@ -1,0 +1,125 @@
+import { timingSafeEqual } from "node:crypto";
+import { Elysia, t } from "elysia";
+import { parseDuration } from "../../core/clock/virtual-clock.rules.ts";
+import { managementError } from "../../core/errors/index.ts";
+import type { AppDeps } from "./app-deps.ts";
+import { failWith } from "./error-mapping.ts";
+
+const ErrorBody = t.Object({ returnCode: t.Integer(), message: t.String() });
+const ClockView = t.Object({
+  now: t.String({ description: "Virtual time, ISO 8601 UTC" }),
+  nowMs: t.Integer({ description: "Virtual time, epoch milliseconds" }),
+  offsetMs: t.Integer({ description: "Virtual minus real time" }),
+  timing: t.String({ description: "Timing preset: instant, fast or realistic" }),
+});
+const TimeInput = t.Union([t.String(), t.Number()], { description: "ISO 8601 time, or epoch milliseconds" });
+const DurationInput = t.Union([t.String(), t.Number()], { description: "Milliseconds, or a duration such as 90s, 10m, 30d, 1d12h" });
+
+function bearerMatches(header: string | undefined, token: string): boolean {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");
+  if (!match) return false;
+  const given = Buffer.from(match[1] as string);
+  const expected = Buffer.from(token);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+function readTime(input: string | number): number | null {
+  if (typeof input === "number") return Number.isFinite(input) ? input : null;
+  const trimmed = input.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed);
+  const parsed = Date.parse(trimmed);
+  return Number.isNaN(parsed) ? null : parsed;
+}
+
+/**
+ * The admin API (DEC-OPS-01, DEC-OPS-02, DEC-OPS-04): the virtual clock, the wait/drain call and the tenants
+ * loaded, behind the admin bearer token. Not part of the specified interface; tools and tests use it.
+ */
+export function adminRoutes(deps: AppDeps) {
+  const clockView = () => {
+    const nowMs = deps.clock.now();
+    return { now: new Date(nowMs).toISOString(), nowMs, offsetMs: deps.clock.offsetMs(), timing: deps.timing.name };
+  };
+
+  return new Elysia({ name: "admin", prefix: "/admin" })
+    .onBeforeHandle(({ headers }) => {
+      if (!bearerMatches(headers.authorization, deps.adminToken)) failWith(managementError("authenticationFailed"));
+    })
+    .get("/clock", clockView, {
+      detail: { tags: ["admin"], summary: "Read the virtual clock" },
+      response: { 200: ClockView, 401: ErrorBody },
+    })
+    .put(
+      "/clock",
+      async ({ body }) => {
+        const target = readTime(body.now);
+        const changed = target === null ? null : await deps.clock.set(target);
+        if (!changed?.ok) {
+          failWith(managementError("invalidParameter", { parameter: "now", problem: "must be an ISO 8601 time or epoch milliseconds within the Date range" }));
+        }
+        deps.logger.info("virtual clock set", { now: new Date(changed.value).toISOString() });
+        return clockView();
+      },
+      {
+        body: t.Object({ now: TimeInput }),
+        detail: { tags: ["admin"], summary: "Set the virtual clock" },
+        response: { 200: ClockView, 400: ErrorBody, 401: ErrorBody },
+      },
+    )
+    .post(
+      "/clock/advance",
+      async ({ body }) => {
+        const duration = parseDuration(body.by);
+        const changed = duration.ok ? await deps.clock.advance(duration.value) : null;
+        if (!changed?.ok) {
+          failWith(managementError("invalidParameter", { parameter: "by", problem: "must be a non-negative duration such as 1500, 90s, 10m, 30d" }));
+        }
+        deps.logger.info("virtual clock advanced", { by: body.by, now: new Date(changed.value).toISOString() });
+        return clockView();
+      },
+      {
+        body: t.Object({ by: DurationInput }),
+        detail: { tags: ["admin"], summary: "Move the virtual clock forward" },
+        response: { 200: ClockView, 400: ErrorBody, 401: ErrorBody },
+      },
+    )
+    .post(
+      "/wait",
+      async ({ body }) => {
+        const timeoutMs = body?.timeoutMs ?? 30_000;
+        const report = await deps.scheduler.drain({ includeScheduled: body?.scheduled ?? false, timeoutMs });
+        if (!report.complete) failWith(managementError("waitTimedOut", { timeout_ms: timeoutMs }));
+        return { complete: true, processed: report.processed, nextDueAt: report.nextDueAt === null ? null : new Date(report.nextDueAt).toISOString() };
+      },
+      {
+        body: t.Optional(
+          t.Object({
+            scheduled: t.Optional(t.Boolean({ description: "Also wait (in real time) for work scheduled later on the virtual clock" })),
+            timeoutMs: t.Optional(t.Integer({ minimum: 0, maximum: 600_000 })),
+          }),
+        ),
+        detail: { tags: ["admin"], summary: "Wait until the background work accepted so far is done" },
+        response: {
+          200: t.Object({ complete: t.Boolean(), processed: t.Record(t.String(), t.Integer()), nextDueAt: t.Union([t.String(), t.Null()]) }),
+          401: ErrorBody,
+          504: ErrorBody,
+        },
+      },
+    )
+    .get(
+      "/accounts",
+      async () => {
+        const accounts = await deps.stores.tenancy.listAccounts();
+        return Promise.all(
+          accounts.map(async (account) => ({
+            name: account.name,
+            profiles: (await deps.stores.tenancy.listProfiles(account.name)).map((profile) => profile.config.name),
+          })),
+        );
+      },
+      {
+        detail: { tags: ["admin"], summary: "List the accounts and their profiles" },
+        response: { 200: t.Array(t.Object({ name: t.String(), profiles: t.Array(t.String()) })), 401: ErrorBody },
+      },
+    );
+}

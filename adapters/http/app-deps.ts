@@ -1,0 +1,26 @@
+import type { ServiceConfig } from "../../core/config/config.model.ts";
+import type { SecretHasher } from "../../core/ports/hashing.port.ts";
+import type { IdSource } from "../../core/ports/ids.port.ts";
+import type { Stores } from "../../core/ports/stores.ts";
+import type { TimingPreset } from "../../core/timing/timing.presets.ts";
+import type { Logger } from "../runtime/logger.ts";
+import type { Scheduler } from "../runtime/scheduler.ts";
+import type { VirtualClock } from "../runtime/virtual-clock.ts";
+
+/** Everything the HTTP app needs, built by the composition root (adapters/service.ts). */
+export interface AppDeps {
+  readonly stores: Stores;
+  readonly clock: VirtualClock;
+  readonly scheduler: Scheduler;
+  readonly logger: Logger;
+  readonly ids: IdSource;
+  readonly hasher: SecretHasher;
+  readonly config: ServiceConfig;
+  readonly timing: TimingPreset;
+  /** DEC-GEN-05: the package version. */
+  readonly version: string;
+  /** DEC-GEN-05: this node's id. */
+  readonly nodeId: string;
+  /** DEC-OPS-01: the bearer token of the admin API. */
+  readonly adminToken: string;
+}

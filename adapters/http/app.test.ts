@@ -1,0 +1,121 @@
+import { afterEach, describe, expect, it } from "bun:test";
+import { Elysia } from "elysia";
+import { openInProcessTarget, type InProcessService } from "../../harness/in-process.ts";
+import { inProcessBase } from "../../harness/target.ts";
+import { createMemoryLogger } from "../runtime/logger.ts";
+import { errorStyleFor, isStorageUnavailable, mapUnhandledError, StorageUnavailableError } from "./error-mapping.ts";
+
+let opened: InProcessService | null = null;
+afterEach(async () => {
+  await opened?.close();
+  opened = null;
+});
+
+async function app() {
+  opened = await openInProcessTarget();
+  return opened.service;
+}
+
+const get = (path: string, headers: Record<string, string> = {}) => new Request(`${inProcessBase}${path}`, { headers });
+
+describe("the HTTP app", () => {
+  it("[DEC-OPS-01] /readyz answers 503 with Retry-After when the store does not answer", async () => {
+    const service = await app();
+    await service.deps.stores.close();
+    const response = await service.app.handle(get("/readyz"));
+    expect(response.status).toBe(503);
+    expect(response.headers.get("retry-after")).toBe("1");
+    expect(await response.json()).toEqual({ returnCode: 1503, message: "Storage unavailable. Please retry later." });
+  });
+
+  it("serves an OpenAPI document at /openapi.json listing the routes and their statuses", async () => {
+    const service = await app();
+    const response = await service.app.handle(get("/openapi.json"));
+    expect(response.status).toBe(200);
+    const document = (await response.json()) as { openapi: string; paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+    expect(document.openapi).toStartWith("3.");
+    expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(["/healthz", "/readyz", "/admin/clock", "/admin/clock/advance", "/admin/wait"]));
+    expect(Object.keys(document.paths["/admin/wait"]?.post?.responses ?? {})).toEqual(expect.arrayContaining(["200", "401", "504"]));
+  });
+
+  it("[DEC-OPS-04] /admin/wait with scheduled work answers 504 1504 when it cannot finish in time", async () => {
+    const service = await app();
+    service.deps.scheduler.register({ name: "far-future", runDue: async () => 0, nextDueAt: async () => service.deps.clock.now() + 3_600_000 });
+    const response = await service.app.handle(
+      new Request(`${inProcessBase}/admin/wait`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${service.deps.adminToken}`, "content-type": "application/json" },
+        body: JSON.stringify({ scheduled: true, timeoutMs: 20 }),
+      }),
+    );
+    expect(response.status).toBe(504);
+    expect(await response.json()).toEqual({ returnCode: 1504, message: "Background work did not finish within 20 ms" });
+  });
+
+  it("/admin/accounts lists the demo tenants once", async () => {
+    const service = await app();
+    const response = await service.app.handle(get("/admin/accounts", { authorization: `Bearer ${service.deps.adminToken}` }));
+    expect(await response.json()).toEqual([
+      { name: "acme", profiles: ["dev", "main"] },
+      { name: "globex", profiles: ["main"] },
+    ]);
+  });
+});
+
+describe("error mapping (DEC-GEN-01, DEC-GEN-07)", () => {
+  function appThatThrows(error: unknown, path = "/v1/boom") {
+    const logger = createMemoryLogger();
+    const app = new Elysia().onError(mapUnhandledError(logger)).get(path, () => {
+      throw error;
+    });
+    return { app, logger };
+  }
+
+  it("an unexpected error is 500 1500 'Internal error', leaks nothing, and is logged in full", async () => {
+    const { app, logger } = appThatThrows(new Error("SQLITE_ERROR: no such table: users at /srv/secret/path.ts"));
+    const response = await app.handle(get("/v1/boom"));
+    expect(response.status).toBe(500);
+    const text = await response.text();
+    expect(JSON.parse(text)).toEqual({ returnCode: 1500, message: "Internal error" });
+    expect(text).not.toContain("SQLITE");
+    expect(logger.lines.find((line) => line.msg === "unexpected error")?.error).toContain("no such table");
+  });
+
+  it("a store that cannot be reached or written is 503 with Retry-After, never 200 or 500", async () => {
+    const busy = Object.assign(new Error("database is locked"), { code: "SQLITE_BUSY" });
+    const { app } = appThatThrows(new Error("query failed", { cause: busy }));
+    const response = await app.handle(get("/v1/boom"));
+    expect(response.status).toBe(503);
+    expect(response.headers.get("retry-after")).toBe("1");
+    expect(await response.json()).toEqual({ returnCode: 1503, message: "Storage unavailable. Please retry later." });
+  });
+
+  it("the collection endpoint answers its refusals with X-Error and an empty body", async () => {
+    const { app } = appThatThrows(new StorageUnavailableError("down"), "/event");
+    const response = await app.handle(get("/event"));
+    expect(response.status).toBe(503);
+    expect(response.headers.get("x-error")).toBe("Storage unavailable");
+    expect(await response.text()).toBe("");
+  });
+
+  it("the moments API answers {message}", async () => {
+    const { app } = appThatThrows(new Error("boom"), "/personalization/x");
+    const response = await app.handle(get("/personalization/x"));
+    expect(response.status).toBe(500);
+    expect(await response.json()).toEqual({ message: "Internal error" });
+  });
+
+  it("knows which family of answers a path belongs to", () => {
+    expect(errorStyleFor("/event")).toBe("collect");
+    expect(errorStyleFor("/personalization/accounts/a/profiles/p/engines/e")).toBe("moments");
+    expect(errorStyleFor("/admin/clock")).toBe("admin");
+    expect(errorStyleFor("/v1/login")).toBe("management");
+    expect(errorStyleFor("/eventually")).toBe("management");
+  });
+
+  it("recognises unavailable storage through a chain of causes and not otherwise", () => {
+    expect(isStorageUnavailable(new Error("a", { cause: new Error("b", { cause: { code: "SQLITE_FULL" } }) }))).toBe(true);
+    expect(isStorageUnavailable(new Error("UNIQUE constraint failed"))).toBe(false);
+    expect(isStorageUnavailable(null)).toBe(false);
+  });
+});

@@ -1,0 +1,44 @@
+import { openapi } from "@elysiajs/openapi";
+import { Elysia } from "elysia";
+import type { AppDeps } from "./app-deps.ts";
+import { adminRoutes } from "./admin.routes.ts";
+import { mapUnhandledError } from "./error-mapping.ts";
+import { healthRoutes } from "./health.routes.ts";
+
+/**
+ * Builds the whole HTTP app without listening (tests call `app.handle(request)`; main.ts listens).
+ * One process serves every API (DEC-OPS-01).
+ */
+export function createApp(deps: AppDeps) {
+  return new Elysia({ name: "svc-hub" })
+    .onRequest(({ set }) => {
+      // DEC-GEN-05: every answer says which version and node made it and is not cached, unless a route says otherwise.
+      set.headers["x-version"] = deps.version;
+      set.headers["x-nodeid"] = deps.nodeId;
+      set.headers["cache-control"] = "no-cache, no-store, must-revalidate";
+    })
+    .onError(mapUnhandledError(deps.logger))
+    .use(
+      openapi({
+        path: "/openapi",
+        specPath: "/openapi.json",
+        provider: null,
+        documentation: {
+          info: {
+            title: "svc-hub",
+            version: deps.version,
+            description: "Visitor data, collection and configuration service: management APIs (v1, v2), collection, visitor data and the admin API.",
+          },
+          components: {
+            securitySchemes: {
+              admin: { type: "http", scheme: "bearer", description: "SVC_ADMIN_TOKEN" },
+            },
+          },
+        },
+      }),
+    )
+    .use(healthRoutes(deps))
+    .use(adminRoutes(deps));
+}
+
+export type App = ReturnType<typeof createApp>;

@@ -1,0 +1,155 @@
+import {
+  collectError,
+  managementError,
+  managementErrorBody,
+  momentsError,
+  type CollectError,
+  type CollectErrorCode,
+  type ManagementError,
+  type MomentsError,
+} from "../../core/errors/index.ts";
+import type { Logger } from "../runtime/logger.ts";
+import { describeError } from "../runtime/scheduler.ts";
+
+/**
+ * The one place where errors become HTTP answers (DEC-GEN-01, DEC-GEN-07, COL-04, DEC-MOM-02).
+ * Management APIs answer `{returnCode, message}`, the collection endpoint 400 with `X-Error` and no body,
+ * the moments API `{"message"}`.
+ */
+export type CatalogueError = ManagementError | CollectError | MomentsError;
+
+export type ErrorStyle = "management" | "admin" | "collect" | "moments";
+
+/** Which family of answers a path belongs to. */
+export function errorStyleFor(pathname: string): ErrorStyle {
+  if (pathname === "/event" || pathname.startsWith("/event/")) return "collect";
+  if (pathname.startsWith("/personalization/")) return "moments";
+  if (pathname === "/admin" || pathname.startsWith("/admin/")) return "admin";
+  return "management";
+}
+
+const retryAfterSeconds = "1";
+
+export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json", ...headers },
+  });
+}
+
+export function catalogueResponse(error: CatalogueError): Response {
+  switch (error.kind) {
+    case "management":
+      return jsonResponse(error.status, managementErrorBody(error), error.status === 503 ? { "retry-after": retryAfterSeconds } : {});
+    case "collect":
+      return new Response(null, {
+        status: error.status,
+        headers: { "x-error": error.xError, ...(error.status === 429 || error.status === 503 ? { "retry-after": retryAfterSeconds } : {}) },
+      });
+    case "moments":
+      return jsonResponse(error.status, { message: error.message });
+  }
+}
+
+const unavailableCodes = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|CANTOPEN|READONLY|PROTOCOL|NOLFS)/;
+const unavailableMessages = /database is locked|database or disk is full|disk I\/O error|unable to open database|no space left/i;
+
+/** True when an error (or one of its causes) says the store cannot be reached or written right now. */
+export function isStorageUnavailable(error: unknown): boolean {
+  for (let current: unknown = error, depth = 0; current && depth < 8; depth += 1) {
+    if (current instanceof StorageUnavailableError) return true;
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string" && unavailableCodes.test(code)) return true;
+    const message = (current as { message?: unknown }).message;
+    if (typeof message === "string" && unavailableMessages.test(message)) return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/**
+ * A catalogue error raised by a route handler once a use-case answered with a failure: `failWith(error)`.
+ * onError turns it into the answer, so handlers keep a single success type for the OpenAPI document.
+ */
+export class CatalogueFailure extends Error {
+  override readonly name = "CatalogueFailure";
+  constructor(readonly error: CatalogueError) {
+    super(error.kind === "collect" ? error.xError : error.message);
+  }
+}
+
+export function failWith(error: CatalogueError): never {
+  throw new CatalogueFailure(error);
+}
+
+/** Thrown by adapters that know the store is unreachable, so that the answer is 503 and never 200. */
+export class StorageUnavailableError extends Error {
+  override readonly name = "StorageUnavailableError";
+}
+
+function refusalFor(style: ErrorStyle, kind: "bad-request" | "not-found" | "unavailable" | "internal", detail?: string): CatalogueError {
+  switch (style) {
+    case "collect":
+      return collectError({ "bad-request": "invalidJson", "not-found": "unknownPath", unavailable: "storageUnavailable", internal: "internalError" }[kind] as CollectErrorCode);
+    case "moments":
+      if (kind === "bad-request") return momentsError("badRequest", { problem: detail ?? "invalid parameters" });
+      return momentsError(({ "not-found": "engineNotFound", unavailable: "storageUnavailable", internal: "internalError" } as const)[kind]);
+    case "admin":
+      if (kind === "bad-request" && detail) return managementError("invalidParameter", { parameter: detail, problem: "not valid here" });
+      break;
+    case "management":
+      break;
+  }
+  switch (kind) {
+    case "bad-request":
+      return managementError("invalidRequest");
+    case "not-found":
+      return managementError("resourceNotFound");
+    case "unavailable":
+      return managementError("storageUnavailable");
+    case "internal":
+      return managementError("internalError");
+  }
+}
+
+/** The first offending property of an Elysia validation error, as a path such as `/by` (or the part validated). */
+function validationTarget(error: unknown): string | undefined {
+  const all = (error as { all?: Array<{ path?: string }> }).all;
+  const path = Array.isArray(all) ? all.find((entry) => entry.path)?.path : undefined;
+  if (path) return path.replace(/^\//, "");
+  const on = (error as { type?: string }).type;
+  return typeof on === "string" ? on : undefined;
+}
+
+/**
+ * Elysia's onError: its own parse, validation and not-found errors are remapped to the catalogue and never
+ * shown raw; anything unexpected is logged in full and answered with the generic 500 that leaks nothing.
+ */
+export function mapUnhandledError(logger: Logger) {
+  return ({ code, error, request }: { code: string | number; error: unknown; request: Request }): Response => {
+    const pathname = new URL(request.url).pathname;
+    const style = errorStyleFor(pathname);
+    if (error instanceof CatalogueFailure) return catalogueResponse(error.error);
+    switch (code) {
+      case "NOT_FOUND":
+        return catalogueResponse(refusalFor(style, "not-found"));
+      case "PARSE":
+        return catalogueResponse(refusalFor(style, "bad-request"));
+      case "VALIDATION":
+        return catalogueResponse(refusalFor(style, "bad-request", validationTarget(error)));
+      case "INVALID_COOKIE_SIGNATURE":
+        return catalogueResponse(managementError("authenticationFailed"));
+    }
+    if (isStorageUnavailable(error)) {
+      logger.warn("storage unavailable", { method: request.method, path: pathname, error: describeError(error) });
+      return catalogueResponse(refusalFor(style, "unavailable"));
+    }
+    logger.error("unexpected error", {
+      method: request.method,
+      path: pathname,
+      error: describeError(error),
+      stack: error instanceof Error ? error.stack : undefined,
+    });
+    return catalogueResponse(refusalFor(style, "internal"));
+  };
+}

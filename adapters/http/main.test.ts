@@ -1,0 +1,118 @@
+/**
+ * The server as a process: what `npm start` does on a data directory, across restarts, and how it refuses a
+ * broken configuration (DEC-OPS-01, DEC-OPS-03).
+ */
+import { afterEach, describe, expect, it } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { spawnServer, type SpawnedServer } from "../../tools/spawn-server.ts";
+
+const root = resolve(import.meta.dir, "../..");
+const cleanups: Array<() => Promise<unknown> | unknown> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "svc-hub-main-"));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+async function start(dataDir: string, env: Record<string, string> = {}): Promise<SpawnedServer> {
+  const server = await spawnServer({ root, dataDir, env });
+  cleanups.push(() => server.stop());
+  return server;
+}
+
+async function runToExit(env: Record<string, string>): Promise<{ code: number; stderr: string }> {
+  const child = Bun.spawn([join(root, "node_modules/.bin/bun"), join(root, "adapters/http/main.ts")], {
+    cwd: root,
+    env: { ...process.env, PORT: "0", SVC_DATA_DIR: tempDir(), ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
+  const [code, stderr] = await Promise.all([child.exited, new Response(child.stderr).text()]);
+  clearTimeout(timer);
+  return { code, stderr };
+}
+
+const adminTokenOf = (server: SpawnedServer) => /admin token: (\S+)/.exec(server.output())?.[1] ?? "";
+
+describe("the server process", () => {
+  it("prints a banner with the URL, the data directory, the admin token and the demo credentials", async () => {
+    const dataDir = tempDir();
+    const server = await start(dataDir);
+    const output = server.output();
+    expect(output).toContain(`is listening on ${server.url}`);
+    expect(output).toContain(dataDir);
+    expect(adminTokenOf(server)).toMatch(/^[\w-]{20,}$/);
+    expect(output).toContain("demo@example.com / demo-password-1");
+    const health = await fetch(`${server.url}/healthz`);
+    expect(health.status).toBe(200);
+  });
+
+  it("logs one structured line per request with method, path (no query), status and duration", async () => {
+    const server = await start(tempDir());
+    await fetch(`${server.url}/v1/nothing-here?utk=secret-token-value`);
+    await Bun.sleep(50);
+    const line = server
+      .output()
+      .split("\n")
+      .filter((entry) => entry.startsWith("{"))
+      .map((entry) => JSON.parse(entry) as Record<string, unknown>)
+      .find((entry) => entry.msg === "request" && entry.path === "/v1/nothing-here");
+    expect(line).toMatchObject({ level: "info", method: "GET", path: "/v1/nothing-here", status: 404 });
+    expect(typeof line?.ms).toBe("number");
+    expect(server.output()).not.toContain("secret-token-value");
+  });
+
+  it("a restart on the same data directory keeps what was stored: the clock, the admin token, the tenants once", async () => {
+    const dataDir = tempDir();
+    const first = await start(dataDir);
+    const token = adminTokenOf(first);
+    const auth = { authorization: `Bearer ${token}` };
+    const advanced = (await (await fetch(`${first.url}/admin/clock/advance`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify({ by: "30d" }) })).json()) as { offsetMs: number };
+    expect(advanced.offsetMs).toBeGreaterThanOrEqual(30 * 86_400_000);
+    const accountsBefore = await (await fetch(`${first.url}/admin/accounts`, { headers: auth })).json();
+    expect(await first.stop()).toBe(0);
+
+    const second = await start(dataDir);
+    expect(adminTokenOf(second)).toBe(token);
+    expect(second.output()).toContain("(kept in the store)");
+    const clock = (await (await fetch(`${second.url}/admin/clock`, { headers: auth })).json()) as { offsetMs: number };
+    expect(clock.offsetMs).toBe(advanced.offsetMs);
+    expect(await (await fetch(`${second.url}/admin/accounts`, { headers: auth })).json()).toEqual(accountsBefore);
+  });
+
+  it("[DEC-OPS-03] a broken configuration file stops the start with a message naming the bad field", async () => {
+    const dir = tempDir();
+    const config = join(dir, "svc.config.yaml");
+    writeFileSync(config, ["accounts:", "  - name: acme", "    profiles:", "      - name: main", "users:", "  - email: not-an-address", "    password: { env: SOME_PASSWORD }", ""].join("\n"));
+    const { code, stderr } = await runToExit({ SVC_CONFIG: config });
+    expect(code).not.toBe(0);
+    expect(stderr).toContain("/users/0/email");
+    expect(stderr).toContain("nothing was started");
+  });
+
+  it("[DEC-OPS-03] a configuration whose env secret is missing stops the start and names it", async () => {
+    const dir = tempDir();
+    const config = join(dir, "svc.config.json");
+    writeFileSync(config, JSON.stringify({ accounts: [{ name: "acme", profiles: [{ name: "main" }] }], users: [{ email: "ops@example.com", password: { env: "SVC_TEST_MISSING_PASSWORD" }, grants: [{ account: "acme", profiles: "*" }] }] }));
+    const { code, stderr } = await runToExit({ SVC_CONFIG: config });
+    expect(code).not.toBe(0);
+    expect(stderr).toContain("/users/0/password/env");
+    expect(stderr).toContain("SVC_TEST_MISSING_PASSWORD");
+  });
+
+  it("refuses a missing SVC_CONFIG file and a bad PORT with a clear message", async () => {
+    const missing = await runToExit({ SVC_CONFIG: "/nonexistent/svc.config.json" });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("/nonexistent/svc.config.json");
+    const badPort = await runToExit({ PORT: "eighty" });
+    expect(badPort.code).toBe(2);
+    expect(badPort.stderr).toContain("PORT");
+  });
+});

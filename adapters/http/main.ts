@@ -1,0 +1,112 @@
+/**
+ * Starts svc-hub: `bun adapters/http/main.ts` (what `npm start` runs).
+ *
+ * Environment: PORT (8080; 0 picks a free port), SVC_HOST (127.0.0.1), SVC_DATA_DIR (./.svc-data),
+ * SVC_CONFIG (a JSON or YAML file; default ./svc.config.json, .yaml or .yml when present, else the demo
+ * tenants), SVC_ADMIN_TOKEN (else the one kept in the store, made at first start), SVC_TIMING (instant,
+ * fast or realistic; overrides the file), SVC_STORE (libsql, the default, or memory).
+ */
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { timingPresetNames, type TimingPresetName } from "../../core/timing/timing.presets.ts";
+import { demoConfigPath } from "../config/demo-config.ts";
+import { loadConfigFile } from "../config/config.loader.ts";
+import { createJsonLogger } from "../runtime/logger.ts";
+import { openService, type StoreChoice } from "../service.ts";
+import { databaseUrlForDataDir } from "../store-libsql/libsql.stores.ts";
+import { withRequestLog } from "./request-log.ts";
+
+const env = process.env;
+const logger = createJsonLogger((line) => process.stdout.write(line));
+
+function fail(message: string): never {
+  process.stderr.write(`svc-hub: ${message}\n`);
+  process.exit(2);
+}
+
+function chooseConfigPath(): { path: string; demo: boolean } {
+  if (env.SVC_CONFIG) {
+    const path = resolve(env.SVC_CONFIG);
+    if (!existsSync(path)) fail(`SVC_CONFIG names ${path}, which does not exist`);
+    return { path, demo: false };
+  }
+  for (const name of ["svc.config.json", "svc.config.yaml", "svc.config.yml"]) {
+    if (existsSync(resolve(name))) return { path: resolve(name), demo: false };
+  }
+  return { path: demoConfigPath, demo: true };
+}
+
+function readPort(): number {
+  const raw = env.PORT ?? "8080";
+  const port = Number(raw);
+  if (!/^\d+$/.test(raw) || port > 65535) fail(`PORT must be a number from 0 to 65535, not "${raw}"`);
+  return port;
+}
+
+function readTiming(): TimingPresetName | undefined {
+  const raw = env.SVC_TIMING;
+  if (raw === undefined || raw === "") return undefined;
+  if (!(timingPresetNames as string[]).includes(raw)) fail(`SVC_TIMING must be one of ${timingPresetNames.join(", ")}, not "${raw}"`);
+  return raw as TimingPresetName;
+}
+
+function readStore(dataDir: string): StoreChoice {
+  const kind = env.SVC_STORE ?? "libsql";
+  if (kind === "memory") return { kind: "memory" };
+  if (kind !== "libsql") fail(`SVC_STORE must be libsql or memory, not "${kind}"`);
+  return { kind: "libsql", url: databaseUrlForDataDir(dataDir) };
+}
+
+const port = readPort();
+const host = env.SVC_HOST ?? "127.0.0.1";
+const timing = readTiming();
+const dataDir = resolve(env.SVC_DATA_DIR ?? "./.svc-data");
+const store = readStore(dataDir);
+const configSource = chooseConfigPath();
+const loaded = await loadConfigFile(configSource.path);
+if (!loaded.ok) fail(`the configuration is not valid, nothing was started:\n${loaded.error.format()}`);
+
+const opened = await openService({ store, config: loaded.value, logger, env, adminToken: env.SVC_ADMIN_TOKEN || undefined, timing });
+if (!opened.ok) fail(`the configuration could not be applied, nothing was started:\n${opened.error.format()}`);
+const service = opened.value;
+
+const server = Bun.serve({
+  port,
+  hostname: host,
+  fetch: withRequestLog((request) => service.app.handle(request), logger),
+});
+service.start();
+
+const url = `http://${host.includes(":") ? `[${host}]` : host}:${server.port}`;
+const banner = [
+  "",
+  `  svc-hub ${service.deps.version} is listening on ${url}`,
+  `  data:        ${store.kind === "libsql" ? dataDir : "in memory (nothing is kept on exit)"}`,
+  `  config:      ${configSource.demo ? "the demo tenants (no SVC_CONFIG or svc.config.json)" : configSource.path}`,
+  `  timing:      ${service.deps.timing.name}`,
+  `  admin token: ${service.deps.adminToken}${env.SVC_ADMIN_TOKEN ? " (from SVC_ADMIN_TOKEN)" : service.adminTokenGenerated ? " (new, kept in the store)" : " (kept in the store)"}`,
+  ...(configSource.demo
+    ? [
+        "  demo users:  demo@example.com / demo-password-1 (acme), globex@example.com / globex-password-1 (globex),",
+        "               nogrant@example.com / nogrant-password-1 (no grants)",
+        "  demo keys:   demo-key-0001-acme, demo-key-0002-globex",
+      ]
+    : []),
+  `  try:         curl ${url}/healthz`,
+  "",
+];
+process.stdout.write(`${banner.join("\n")}\n`);
+// Last line of the start: tools wait for it (tools/spawn-server.ts).
+logger.info("listening", { url, dataDir: store.kind === "libsql" ? dataDir : null, store: store.kind, config: configSource.path, timing: service.deps.timing.name, nodeId: service.deps.nodeId });
+
+let stopping = false;
+async function shutdown(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  logger.info("stopping", { signal });
+  await server.stop();
+  await service.close();
+  process.exit(0);
+}
+process.on("SIGINT", () => void shutdown("SIGINT"));
+process.on("SIGTERM", () => void shutdown("SIGTERM"));

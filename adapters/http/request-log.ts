@@ -1,0 +1,24 @@
+import type { Logger } from "../runtime/logger.ts";
+
+/**
+ * One structured line per request: method, path (never the query string, which can hold a utk), status and
+ * duration in milliseconds.
+ */
+export function withRequestLog(handle: (request: Request) => Promise<Response> | Response, logger: Logger) {
+  return async (request: Request): Promise<Response> => {
+    const started = performance.now();
+    const { pathname } = new URL(request.url);
+    try {
+      const response = await handle(request);
+      logger.info("request", { method: request.method, path: pathname, status: response.status, ms: round(performance.now() - started) });
+      return response;
+    } catch (error) {
+      logger.error("request failed", { method: request.method, path: pathname, status: 500, ms: round(performance.now() - started), error: String(error) });
+      throw error;
+    }
+  };
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 100) / 100;
+}

@@ -1,0 +1,105 @@
+import { describe, expect, it } from "bun:test";
+import { createMemoryLogger } from "./logger.ts";
+import { Scheduler, type BackgroundWorker } from "./scheduler.ts";
+
+/** A worker over a list of items due at given virtual times, like the store-backed workers. */
+function listWorker(name: string, dueTimes: number[], done: number[] = []): BackgroundWorker & { done: number[] } {
+  const pending = [...dueTimes];
+  return {
+    name,
+    done,
+    async runDue(now) {
+      const due = pending.filter((at) => at <= now);
+      for (const at of due) {
+        pending.splice(pending.indexOf(at), 1);
+        done.push(at);
+      }
+      return due.length;
+    },
+    async nextDueAt() {
+      return pending.length ? Math.min(...pending) : null;
+    },
+  };
+}
+
+function manualClock(start = 1_000_000) {
+  let now = start;
+  return { now: () => now, advance: (ms: number) => void (now += ms) };
+}
+
+describe("Scheduler", () => {
+  it("drain runs every item that is due and reports the counts per worker", async () => {
+    const clock = manualClock();
+    const scheduler = new Scheduler({ clock, logger: createMemoryLogger() });
+    const worker = listWorker("publisher", [clock.now() - 10, clock.now(), clock.now() + 60_000]);
+    scheduler.register(worker);
+    const report = await scheduler.drain();
+    expect(report).toEqual({ complete: true, processed: { publisher: 2 }, nextDueAt: clock.now() + 60_000 });
+    expect(worker.done).toHaveLength(2);
+  });
+
+  it("work scheduled later runs once the virtual clock reaches it", async () => {
+    const clock = manualClock();
+    const scheduler = new Scheduler({ clock, logger: createMemoryLogger() });
+    const worker = listWorker("deleter", [clock.now() + 30 * 86_400_000]);
+    scheduler.register(worker);
+    expect((await scheduler.drain()).processed).toEqual({ deleter: 0 });
+    clock.advance(30 * 86_400_000);
+    expect((await scheduler.drain()).processed).toEqual({ deleter: 1 });
+  });
+
+  it("with includeScheduled, drain waits in real time for work due soon", async () => {
+    const realClock = { now: () => Date.now() };
+    const scheduler = new Scheduler({ clock: realClock, logger: createMemoryLogger() });
+    const worker = listWorker("soon", [Date.now() + 120]);
+    scheduler.register(worker);
+    const report = await scheduler.drain({ includeScheduled: true, timeoutMs: 5_000 });
+    expect(report.complete).toBe(true);
+    expect(worker.done).toHaveLength(1);
+  });
+
+  it("with includeScheduled, drain gives up (incomplete) when the work is due after the timeout", async () => {
+    const clock = manualClock();
+    const scheduler = new Scheduler({ clock, logger: createMemoryLogger() });
+    scheduler.register(listWorker("far", [clock.now() + 3_600_000]));
+    const report = await scheduler.drain({ includeScheduled: true, timeoutMs: 50 });
+    expect(report.complete).toBe(false);
+    expect(report.nextDueAt).toBe(clock.now() + 3_600_000);
+  });
+
+  it("a failing worker is logged and does not stop the others", async () => {
+    const clock = manualClock();
+    const logger = createMemoryLogger();
+    const scheduler = new Scheduler({ clock, logger });
+    scheduler.register({ name: "broken", runDue: async () => Promise.reject(new Error("disk on fire")), nextDueAt: async () => null });
+    const healthy = listWorker("healthy", [clock.now()]);
+    scheduler.register(healthy);
+    const report = await scheduler.drain();
+    expect(report.processed).toEqual({ broken: 0, healthy: 1 });
+    expect(logger.lines.some((line) => line.msg === "background worker failed" && String(line.error).includes("disk on fire"))).toBe(true);
+  });
+
+  it("once started, it runs due work by itself when notified", async () => {
+    const clock = manualClock();
+    const scheduler = new Scheduler({ clock, logger: createMemoryLogger(), pollMs: 10_000 });
+    const worker = listWorker("auto", []);
+    scheduler.register(worker);
+    scheduler.start();
+    try {
+      (worker as unknown as { runDue: BackgroundWorker["runDue"] }).runDue = (() => {
+        let given = false;
+        return async () => {
+          if (given) return 0;
+          given = true;
+          worker.done.push(clock.now());
+          return 1;
+        };
+      })();
+      scheduler.notify();
+      for (let i = 0; i < 100 && worker.done.length === 0; i += 1) await Bun.sleep(5);
+      expect(worker.done).toHaveLength(1);
+    } finally {
+      await scheduler.stop();
+    }
+  });
+});

@@ -1,0 +1,154 @@
+import type { Clock } from "../../core/ports/clock.port.ts";
+import type { Logger } from "./logger.ts";
+
+/**
+ * A background processor. Its work is kept in the store (so nothing is lost on a crash and any node can
+ * pick it up); the scheduler only decides when to look.
+ */
+export interface BackgroundWorker {
+  readonly name: string;
+  /** Does the work that is due at `now` (a bounded batch) and says how many items it finished. */
+  runDue(now: number): Promise<number>;
+  /** The virtual time at which the next item becomes due, or null when nothing waits. */
+  nextDueAt(): Promise<number | null>;
+}
+
+export interface DrainOptions {
+  /** Also wait for work that is scheduled in the future, in real time (bounded by the timeout). */
+  readonly includeScheduled?: boolean;
+  readonly timeoutMs?: number;
+}
+
+export interface DrainReport {
+  readonly complete: boolean;
+  /** Items finished during the drain, per worker. */
+  readonly processed: Readonly<Record<string, number>>;
+  /** Virtual time of the next scheduled item left waiting, if any. */
+  readonly nextDueAt: number | null;
+}
+
+export interface SchedulerOptions {
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** Longest real time between two looks, so work written by another node is found (default 1 s). */
+  readonly pollMs?: number;
+}
+
+/**
+ * Runs background workers: at once when told new work arrived or the clock moved, at the time the next
+ * item is due, and at least every poll interval. One pass runs at a time.
+ */
+export class Scheduler {
+  private readonly workers: BackgroundWorker[] = [];
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private running = false;
+  private passChain: Promise<unknown> = Promise.resolve();
+  private readonly pollMs: number;
+
+  constructor(private readonly options: SchedulerOptions) {
+    this.pollMs = options.pollMs ?? 1000;
+  }
+
+  register(worker: BackgroundWorker): void {
+    this.workers.push(worker);
+  }
+
+  workerNames(): string[] {
+    return this.workers.map((worker) => worker.name);
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.notify();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.passChain.catch(() => undefined);
+  }
+
+  /** New work was accepted, or the clock moved: look now. */
+  notify(): void {
+    if (!this.running) return;
+    this.arm(0);
+  }
+
+  /**
+   * Runs every due item of every worker until none is left; with includeScheduled, also waits for the items
+   * scheduled later. The wait/drain call of the admin API (DEC-OPS-04, DEC-PRO-03).
+   */
+  async drain(options: DrainOptions = {}): Promise<DrainReport> {
+    const deadline = Date.now() + (options.timeoutMs ?? 30_000);
+    const processed: Record<string, number> = Object.fromEntries(this.workers.map((worker) => [worker.name, 0]));
+    for (;;) {
+      const done = await this.pass();
+      for (const [name, count] of Object.entries(done)) processed[name] = (processed[name] ?? 0) + count;
+      if (Object.values(done).some((count) => count > 0)) continue;
+      const nextDueAt = await this.nextDueAt();
+      if (nextDueAt === null || !options.includeScheduled) return { complete: nextDueAt === null || !options.includeScheduled, processed, nextDueAt };
+      const waitMs = Math.max(0, nextDueAt - this.options.clock.now());
+      if (Date.now() + waitMs > deadline) return { complete: false, processed, nextDueAt };
+      await sleep(Math.min(waitMs, 50));
+    }
+  }
+
+  private async nextDueAt(): Promise<number | null> {
+    let next: number | null = null;
+    for (const worker of this.workers) {
+      const due = await worker.nextDueAt();
+      if (due !== null && (next === null || due < next)) next = due;
+    }
+    return next;
+  }
+
+  /** One pass over every worker, serialised with any other pass of this process. */
+  private pass(): Promise<Record<string, number>> {
+    const run = this.passChain.then(async () => {
+      const done: Record<string, number> = {};
+      for (const worker of this.workers) {
+        let total = 0;
+        try {
+          for (let count = await worker.runDue(this.options.clock.now()); count > 0; count = await worker.runDue(this.options.clock.now())) {
+            total += count;
+          }
+        } catch (error) {
+          this.options.logger.error("background worker failed", { worker: worker.name, error: describeError(error) });
+        }
+        done[worker.name] = total;
+      }
+      return done;
+    });
+    this.passChain = run.catch(() => undefined);
+    return run;
+  }
+
+  private arm(delayMs: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.tick(), delayMs);
+  }
+
+  private async tick(): Promise<void> {
+    this.timer = null;
+    if (!this.running) return;
+    let delay = this.pollMs;
+    try {
+      await this.pass();
+      const next = await this.nextDueAt();
+      if (next !== null) delay = Math.min(delay, Math.max(0, next - this.options.clock.now()));
+    } catch (error) {
+      this.options.logger.error("scheduler pass failed", { error: describeError(error) });
+    }
+    if (this.running && this.timer === null) this.arm(delay);
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+export function describeError(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}

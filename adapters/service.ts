@@ -1,0 +1,106 @@
+import { hostname } from "node:os";
+import type { ServiceConfig } from "../core/config/config.model.ts";
+import type { SecretHasher } from "../core/ports/hashing.port.ts";
+import type { Stores } from "../core/ports/stores.ts";
+import { err, ok, type Result } from "../core/result.ts";
+import { timingPresets, type TimingPresetName } from "../core/timing/timing.presets.ts";
+import type { ConfigError } from "./config/config.problems.ts";
+import { applyConfig, type SeedReport } from "./config/seed-config.ts";
+import type { AppDeps } from "./http/app-deps.ts";
+import { createApp, type App } from "./http/app.ts";
+import { createArgon2Hasher, cryptoIds } from "./runtime/crypto.ts";
+import type { Logger } from "./runtime/logger.ts";
+import { Scheduler } from "./runtime/scheduler.ts";
+import { openVirtualClock } from "./runtime/virtual-clock.ts";
+import { createMemoryStores } from "./store-memory/memory.stores.ts";
+import { openLibsqlStores } from "./store-libsql/libsql.stores.ts";
+import packageJson from "../package.json" with { type: "json" };
+
+export type StoreChoice = { readonly kind: "memory" } | { readonly kind: "libsql"; readonly url: string };
+
+export interface ServiceOptions {
+  readonly store: StoreChoice;
+  readonly config: ServiceConfig;
+  readonly logger: Logger;
+  /** For `env` secrets of the configuration. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** The admin bearer token; absent: the one kept in the store, or a new one made and kept. */
+  readonly adminToken?: string;
+  /** Overrides the configuration's timing preset. */
+  readonly timing?: TimingPresetName;
+  readonly hasher?: SecretHasher;
+  /** How often the scheduler looks for work written by other nodes. */
+  readonly pollMs?: number;
+}
+
+export interface Service {
+  readonly app: App;
+  readonly deps: AppDeps;
+  readonly seed: SeedReport;
+  /** Whether the admin token was made by this start (so the banner can say it is new). */
+  readonly adminTokenGenerated: boolean;
+  /** Starts the background workers. */
+  start(): void;
+  /** Stops the workers and closes the store. */
+  close(): Promise<void>;
+}
+
+const adminTokenKey = "admin.token";
+
+async function openStores(choice: StoreChoice): Promise<Stores> {
+  return choice.kind === "memory" ? createMemoryStores() : openLibsqlStores({ url: choice.url });
+}
+
+/**
+ * The composition root: opens the store, applies the configuration (idempotently), and wires the clock,
+ * the scheduler and the HTTP app. main.ts and the tests build the service the same way.
+ */
+export async function openService(options: ServiceOptions): Promise<Result<Service, ConfigError>> {
+  const stores = await openStores(options.store);
+  const hasher = options.hasher ?? createArgon2Hasher();
+  try {
+    const clock = await openVirtualClock(stores.settings);
+    const seeded = await applyConfig({ stores, hasher, now: clock.now(), env: options.env }, options.config);
+    if (!seeded.ok) {
+      await stores.close();
+      return err(seeded.error);
+    }
+
+    let adminToken = options.adminToken ?? (await stores.settings.get(adminTokenKey));
+    const adminTokenGenerated = !adminToken;
+    if (!adminToken) {
+      adminToken = cryptoIds.randomToken(24);
+      await stores.settings.set(adminTokenKey, adminToken);
+    }
+
+    const scheduler = new Scheduler({ clock, logger: options.logger, pollMs: options.pollMs });
+    clock.onChange(() => scheduler.notify());
+    const deps: AppDeps = {
+      stores,
+      clock,
+      scheduler,
+      logger: options.logger,
+      ids: cryptoIds,
+      hasher,
+      config: options.config,
+      timing: timingPresets[options.timing ?? options.config.timing],
+      version: packageJson.version,
+      nodeId: options.config.nodeId ?? `${hostname()}-${process.pid}`,
+      adminToken,
+    };
+    return ok({
+      app: createApp(deps),
+      deps,
+      seed: seeded.value,
+      adminTokenGenerated,
+      start: () => scheduler.start(),
+      async close() {
+        await scheduler.stop();
+        await stores.close();
+      },
+    });
+  } catch (error) {
+    await stores.close();
+    throw error;
+  }
+}

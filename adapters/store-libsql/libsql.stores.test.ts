@@ -1,0 +1,175 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createClient } from "@libsql/client";
+import type { Stores } from "../../core/ports/index.ts";
+import { describeStoreContract, fullProfileConfig, sampleApiKey, sampleUser } from "../store-contract.ts";
+import { databaseUrlForDataDir, openLibsqlStores } from "./libsql.stores.ts";
+
+const temporaryDirectories: string[] = [];
+
+/** A fresh, empty directory for one test's database, removed after the test. */
+function makeTemporaryDirectory(): string {
+  const directory = mkdtempSync(join(tmpdir(), "svc-hub-libsql-"));
+  temporaryDirectories.push(directory);
+  return directory;
+}
+
+function freshDatabaseUrl(): string {
+  return `file:${join(makeTemporaryDirectory(), "test.db")}`;
+}
+
+afterEach(() => {
+  for (const directory of temporaryDirectories.splice(0)) rmSync(directory, { recursive: true, force: true });
+});
+
+describeStoreContract("libsql (file)", () => openLibsqlStores({ url: freshDatabaseUrl() }));
+describeStoreContract("libsql (:memory:)", () => openLibsqlStores({ url: ":memory:" }));
+
+describe("libsql store", () => {
+  const open: Stores[] = [];
+
+  async function openStores(url: string): Promise<Stores> {
+    const stores = await openLibsqlStores({ url });
+    open.push(stores);
+    return stores;
+  }
+
+  afterEach(async () => {
+    for (const stores of open.splice(0)) await stores.close();
+  });
+
+  async function readPragma(url: string, pragma: string): Promise<unknown> {
+    const client = createClient({ url });
+    try {
+      return (await client.execute(`PRAGMA ${pragma}`)).rows[0]?.[0];
+    } finally {
+      client.close();
+    }
+  }
+
+  test("is of kind libsql", async () => {
+    expect((await openStores(":memory:")).kind).toBe("libsql");
+  });
+
+  test("data survives closing and reopening the same file", async () => {
+    const url = freshDatabaseUrl();
+    const first = await openLibsqlStores({ url });
+    await first.tenancy.ensureAccount("acme", 1000);
+    await first.tenancy.putProfile("acme", fullProfileConfig(), 2000);
+    await first.tenancy.putUser(sampleUser("Ann@example.com"));
+    await first.tenancy.putApiKey(sampleApiKey("k1", "Ann@example.com"));
+    await first.settings.set("clock.offset", "42");
+    await first.close();
+
+    const second = await openStores(url);
+    expect(await second.tenancy.listAccounts()).toEqual([{ name: "acme", createdAt: 1000 }]);
+    expect(await second.tenancy.findProfile("acme", "main")).toEqual({
+      account: "acme",
+      config: fullProfileConfig(),
+      createdAt: 2000,
+      updatedAt: 2000,
+    });
+    expect(await second.tenancy.findUser("ann@example.com")).toEqual(sampleUser("Ann@example.com"));
+    expect(await second.tenancy.findApiKey("k1")).toEqual(sampleApiKey("k1", "Ann@example.com"));
+    expect(await second.settings.get("clock.offset")).toBe("42");
+  });
+
+  test("a file database is in WAL mode", async () => {
+    const url = freshDatabaseUrl();
+    await openStores(url);
+    expect(await readPragma(url, "journal_mode")).toBe("wal");
+  });
+
+  test("reopening applies no migration twice and keeps the data", async () => {
+    const url = freshDatabaseUrl();
+    const first = await openLibsqlStores({ url });
+    await first.settings.set("kept", "yes");
+    await first.close();
+    await (await openLibsqlStores({ url })).close();
+
+    const third = await openStores(url);
+    expect(await third.settings.get("kept")).toBe("yes");
+    const journal = JSON.parse(
+      readFileSync(fileURLToPath(new URL("./migrations/meta/_journal.json", import.meta.url)), "utf8"),
+    ) as { entries: unknown[] };
+    const client = createClient({ url });
+    try {
+      const applied = await client.execute("select count(*) from __drizzle_migrations");
+      expect(Number(applied.rows[0]?.[0])).toBe(journal.entries.length);
+    } finally {
+      client.close();
+    }
+  });
+
+  test("two stores open on the same file see each other's writes", async () => {
+    const url = freshDatabaseUrl();
+    const a = await openStores(url);
+    const b = await openStores(url);
+    await a.tenancy.ensureAccount("acme", 1000);
+    await a.tenancy.putProfile("acme", fullProfileConfig(), 2000);
+    expect((await b.tenancy.findProfile("acme", "main"))!.config).toEqual(fullProfileConfig());
+    await b.tenancy.putUser(sampleUser("ann@example.com"));
+    await b.settings.set("owner", "b");
+    expect(await a.tenancy.findUser("ann@example.com")).toEqual(sampleUser("ann@example.com"));
+    expect(await a.settings.get("owner")).toBe("b");
+  });
+
+  test("two stores opening a fresh file at the same time both migrate and work", async () => {
+    const url = freshDatabaseUrl();
+    const [a, b] = await Promise.all([openStores(url), openStores(url)]);
+    await a.settings.set("from", "a");
+    expect(await b.settings.get("from")).toBe("a");
+  });
+
+  test("another process opens the same file, from another working directory, while this one holds it", async () => {
+    const url = freshDatabaseUrl();
+    const stores = await openStores(url);
+    await stores.tenancy.ensureAccount("acme", 1000);
+    const modulePath = fileURLToPath(new URL("./libsql.stores.ts", import.meta.url));
+    const script = `
+      import { openLibsqlStores } from ${JSON.stringify(modulePath)};
+      const stores = await openLibsqlStores({ url: ${JSON.stringify(url)} });
+      const account = await stores.tenancy.findAccount("acme");
+      await stores.settings.set("child saw", String(account?.createdAt));
+      await stores.close();
+    `;
+    const child = Bun.spawnSync([process.execPath, "-e", script], { cwd: makeTemporaryDirectory() });
+    expect(child.stderr.toString()).toBe("");
+    expect(child.exitCode).toBe(0);
+    expect(await stores.settings.get("child saw")).toBe("1000");
+  });
+
+  test("a putProfile that fails part-way leaves the previous configuration whole", async () => {
+    const stores = await openStores(freshDatabaseUrl());
+    await stores.tenancy.ensureAccount("acme", 1000);
+    await stores.tenancy.putProfile("acme", fullProfileConfig(), 2000);
+    const attribute = fullProfileConfig().attributes[0]!;
+    // Two attributes with one id break the primary key after the old rows were already deleted.
+    const broken = { ...fullProfileConfig(), audiences: [], attributes: [attribute, attribute] };
+    await expect(stores.tenancy.putProfile("acme", broken, 3000)).rejects.toThrow();
+    expect(await stores.tenancy.findProfile("acme", "main")).toEqual({
+      account: "acme",
+      config: fullProfileConfig(),
+      createdAt: 2000,
+      updatedAt: 2000,
+    });
+  });
+
+  test("databaseUrlForDataDir creates the directory and names svc-hub.db inside it", async () => {
+    const dataDir = join(makeTemporaryDirectory(), "nested dir #1", "data");
+    const url = databaseUrlForDataDir(dataDir);
+    expect(existsSync(dataDir)).toBe(true);
+    expect(url.startsWith("file:/")).toBe(true);
+    const stores = await openStores(url);
+    await stores.settings.set("where", "here");
+    expect(existsSync(join(dataDir, "svc-hub.db"))).toBe(true);
+  });
+
+  test("databaseUrlForDataDir gives file:<absolute dir>/svc-hub.db for a plain path", () => {
+    const dataDir = join(makeTemporaryDirectory(), "data");
+    expect(databaseUrlForDataDir(dataDir)).toBe(`file:${dataDir}/svc-hub.db`);
+  });
+});

@@ -1,0 +1,88 @@
+import { mkdirSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { createClient, type Client } from "@libsql/client";
+import { sql } from "drizzle-orm";
+import { drizzle, type LibSQLDatabase } from "drizzle-orm/libsql";
+import { migrate } from "drizzle-orm/libsql/migrator";
+import type { Stores } from "../../core/ports/index.ts";
+import { LibsqlSettingsRepo } from "./settings.repo.ts";
+import { LibsqlTenancyRepo } from "./tenancy.repo.ts";
+
+const BUSY_TIMEOUT_MS = 5000;
+
+/** Resolved from this module, so that the store opens from any working directory. */
+const migrationsFolder = fileURLToPath(new URL("./migrations", import.meta.url));
+
+/** The database file of a data directory, as a libSQL URL; creates the directory if it is missing. */
+export function databaseUrlForDataDir(dataDir: string): string {
+  const directory = resolve(dataDir);
+  mkdirSync(directory, { recursive: true });
+  // The path part of a file URL, so that characters such as `%`, `?` or `#` in the path survive parsing.
+  return `file:${pathToFileURL(join(directory, "svc-hub.db")).pathname}`;
+}
+
+/**
+ * Opens the libSQL store at `url` (`file:/abs/path.db` or `:memory:`) and brings its schema up to date.
+ *
+ * The client keeps a single connection. libSQL runs each statement synchronously in this process, so more
+ * connections would add no throughput, only per-connection settings (the PRAGMAs below) to keep in step.
+ * With one connection an interactive transaction would block every other caller (libSQL rejects them
+ * rather than queueing), which is why the repositories write with `db.batch` instead.
+ */
+export async function openLibsqlStores(options: { url: string }): Promise<Stores> {
+  // `timeout` is libSQL's busy timeout for every connection it opens, so a connection the client replaces
+  // (after a failed rollback) waits for locks too; libSQL opens connections with foreign keys on already.
+  const client = createClient({ url: options.url, concurrency: 1, timeout: BUSY_TIMEOUT_MS });
+  try {
+    await configureConnection(client, isFileUrl(options.url));
+    const db = drizzle({ client });
+    await applyMigrations(db);
+    return {
+      kind: "libsql",
+      tenancy: new LibsqlTenancyRepo(db),
+      settings: new LibsqlSettingsRepo(db),
+      async ping() {
+        await db.run(sql`select 1`);
+      },
+      async close() {
+        client.close();
+      },
+    };
+  } catch (error) {
+    client.close();
+    throw error;
+  }
+}
+
+function isFileUrl(url: string): boolean {
+  return url.startsWith("file:") && !url.startsWith("file::memory:");
+}
+
+async function configureConnection(client: Client, isFile: boolean): Promise<void> {
+  if (isFile) {
+    // First, so that everything after it waits for another process's lock instead of failing at once.
+    await client.execute(`PRAGMA busy_timeout=${BUSY_TIMEOUT_MS}`);
+    // WAL lets readers and one writer from several processes share the file.
+    const result = await client.execute("PRAGMA journal_mode=WAL");
+    const mode = String(result.rows[0]?.[0] ?? "").toLowerCase();
+    if (mode !== "wal") throw new Error(`could not switch the database to WAL mode (it answered ${mode})`);
+    // DEC-COL-08, COL-16: FULL syncs the WAL at every commit, so an acknowledged write survives a crash.
+    await client.execute("PRAGMA synchronous=FULL");
+  }
+  await client.execute("PRAGMA foreign_keys=ON");
+}
+
+/**
+ * drizzle's migrator reads the applied migrations, then applies the missing ones in one transaction. Two
+ * processes opening a fresh file together can both see a migration missing; the loser's transaction fails
+ * and rolls back, and a second pass finds the migration recorded and does nothing. A real failure fails
+ * again and is reported.
+ */
+async function applyMigrations(db: LibSQLDatabase): Promise<void> {
+  try {
+    await migrate(db, { migrationsFolder });
+  } catch {
+    await migrate(db, { migrationsFolder });
+  }
+}

@@ -1,0 +1,3 @@
+export * from "./tenancy.schema.ts";
+export * from "./profile-config.schema.ts";
+export * from "./settings.schema.ts";

@@ -1,0 +1,7 @@
+import { sqliteTable, text } from "drizzle-orm/sqlite-core";
+
+/** Small named values kept across restarts (SettingsStore). */
+export const settings = sqliteTable("settings", {
+  key: text("key").primaryKey(),
+  value: text("value").notNull(),
+});

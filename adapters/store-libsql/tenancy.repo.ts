@@ -1,0 +1,351 @@
+import { and, eq } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import type { LibSQLDatabase } from "drizzle-orm/libsql";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import type {
+  AccountRecord,
+  ApiKeyRecord,
+  ProfileRecord,
+  TenancyStore,
+  UserRecord,
+} from "../../core/ports/index.ts";
+import type { ProfileConfig } from "../../core/config/config.model.ts";
+import { attributes, audiences, engines, fileDefinitions, visitorIdAttributes } from "./profile-config.schema.ts";
+import { accounts, apiKeys, profiles, userGrants, users } from "./tenancy.schema.ts";
+
+/*
+ * Writes that touch several rows go through `db.batch`, which libSQL runs as one transaction on one
+ * connection without yielding: other callers wait for it instead of seeing half of it, and multi-table
+ * reads use a batch too so that they see one snapshot. (An interactive `db.transaction` would hold the
+ * connection across awaits; see openLibsqlStores.)
+ */
+
+type Statement = BatchItem<"sqlite">;
+
+/** The tables holding a profile's configuration, all replaced together by putProfile. */
+const profileConfigTables = [visitorIdAttributes, attributes, audiences, engines, fileDefinitions] as const;
+
+export class LibsqlTenancyRepo implements TenancyStore {
+  constructor(private readonly db: LibSQLDatabase) {}
+
+  async listAccounts(): Promise<AccountRecord[]> {
+    const rows = await this.db.select().from(accounts);
+    return sortByCodeUnits(rows, (account) => account.name);
+  }
+
+  async findAccount(name: string): Promise<AccountRecord | null> {
+    const [row] = await this.db.select().from(accounts).where(eq(accounts.name, name));
+    return row ?? null;
+  }
+
+  async ensureAccount(name: string, now: number): Promise<void> {
+    await this.db.insert(accounts).values({ name, createdAt: now }).onConflictDoNothing();
+  }
+
+  async listProfiles(account: string): Promise<ProfileRecord[]> {
+    return this.readProfiles(account);
+  }
+
+  async findProfile(account: string, profile: string): Promise<ProfileRecord | null> {
+    const [found] = await this.readProfiles(account, profile);
+    return found ?? null;
+  }
+
+  async putProfile(account: string, config: ProfileConfig, now: number): Promise<void> {
+    // The foreign key would refuse the profile as well; checking first gives the reference's error.
+    if (!(await this.findAccount(account))) throw new Error(`account ${account} does not exist`);
+    const { db } = this;
+    const name = config.name;
+    const owner = { account, profile: name };
+    const statements: [Statement, ...Statement[]] = [
+      db
+        .insert(profiles)
+        .values({ account, name, createdAt: now, updatedAt: now })
+        .onConflictDoUpdate({ target: [profiles.account, profiles.name], set: { updatedAt: now } }),
+    ];
+    for (const table of profileConfigTables) {
+      statements.push(db.delete(table).where(and(eq(table.account, account), eq(table.profile, name))));
+    }
+    if (config.visitorIdAttributes.length > 0) {
+      statements.push(
+        db.insert(visitorIdAttributes).values(
+          config.visitorIdAttributes.map((attribute, position) => ({
+            ...owner,
+            position,
+            id: attribute.id,
+            name: attribute.name,
+            parameter: attribute.parameter,
+          })),
+        ),
+      );
+    }
+    if (config.attributes.length > 0) {
+      statements.push(
+        db.insert(attributes).values(
+          config.attributes.map((attribute, position) => ({
+            ...owner,
+            position,
+            id: attribute.id,
+            name: attribute.name,
+            type: attribute.type,
+            pii: attribute.pii,
+            enrichments: attribute.enrichments,
+          })),
+        ),
+      );
+    }
+    if (config.audiences.length > 0) {
+      statements.push(
+        db.insert(audiences).values(
+          config.audiences.map((audience, position) => ({
+            ...owner,
+            position,
+            id: audience.id,
+            name: audience.name,
+            conditions: audience.conditions,
+          })),
+        ),
+      );
+    }
+    if (config.engines.length > 0) {
+      statements.push(
+        db.insert(engines).values(
+          config.engines.map((engine, position) => ({
+            ...owner,
+            position,
+            id: engine.id,
+            name: engine.name,
+            enabled: engine.enabled,
+            allowedDomains: engine.allowedDomains,
+            keys: engine.keys,
+            audiences: engine.audiences,
+            badges: engine.badges,
+            attributes: engine.attributes,
+          })),
+        ),
+      );
+    }
+    if (config.fileDefinitions.length > 0) {
+      statements.push(
+        db.insert(fileDefinitions).values(
+          config.fileDefinitions.map((definition, position) => ({
+            ...owner,
+            position,
+            prefix: definition.prefix,
+            event: definition.event,
+            visitorIdColumn: definition.visitorId.column,
+            visitorIdAttribute: definition.visitorId.attribute,
+            columns: definition.columns,
+          })),
+        ),
+      );
+    }
+    await db.batch(statements);
+  }
+
+  async listUsers(): Promise<UserRecord[]> {
+    const { db } = this;
+    const [userRows, grantRows] = await db.batch([
+      db.select().from(users),
+      db.select().from(userGrants).orderBy(userGrants.userEmailKey, userGrants.position),
+    ]);
+    const grantsByUser = groupBy(grantRows, (grant) => grant.userEmailKey);
+    const records = userRows.map((row) => toUserRecord(row, grantsByUser.get(row.emailKey) ?? []));
+    return sortByCodeUnits(records, (user) => user.email);
+  }
+
+  async findUser(email: string): Promise<UserRecord | null> {
+    const { db } = this;
+    const key = emailKey(email);
+    const [userRows, grantRows] = await db.batch([
+      db.select().from(users).where(eq(users.emailKey, key)),
+      db.select().from(userGrants).where(eq(userGrants.userEmailKey, key)).orderBy(userGrants.position),
+    ]);
+    const [row] = userRows;
+    return row ? toUserRecord(row, grantRows) : null;
+  }
+
+  async putUser(user: UserRecord): Promise<void> {
+    const { db } = this;
+    const key = emailKey(user.email);
+    const row = {
+      email: user.email,
+      passwordHash: user.passwordHash,
+      passwordSeed: user.passwordSeed,
+      disabled: user.disabled,
+      createdAt: user.createdAt,
+      updatedAt: user.updatedAt,
+    };
+    // An upsert, not delete and insert: deleting the user would cascade to its API keys.
+    const statements: [Statement, ...Statement[]] = [
+      db
+        .insert(users)
+        .values({ emailKey: key, ...row })
+        .onConflictDoUpdate({ target: users.emailKey, set: row }),
+      db.delete(userGrants).where(eq(userGrants.userEmailKey, key)),
+    ];
+    if (user.grants.length > 0) {
+      statements.push(
+        db.insert(userGrants).values(
+          user.grants.map((grant, position) => ({
+            userEmailKey: key,
+            position,
+            account: grant.account,
+            profiles: grant.profiles,
+          })),
+        ),
+      );
+    }
+    await db.batch(statements);
+  }
+
+  async listApiKeys(email: string): Promise<ApiKeyRecord[]> {
+    const rows = await this.db.select().from(apiKeys).where(eq(apiKeys.userEmailKey, emailKey(email)));
+    return sortByCodeUnits(rows.map(toApiKeyRecord), (apiKey) => apiKey.id);
+  }
+
+  async findApiKey(id: string): Promise<ApiKeyRecord | null> {
+    const [row] = await this.db.select().from(apiKeys).where(eq(apiKeys.id, id));
+    return row ? toApiKeyRecord(row) : null;
+  }
+
+  async putApiKey(apiKey: ApiKeyRecord): Promise<void> {
+    const key = emailKey(apiKey.userEmail);
+    const [owner] = await this.db.select({ emailKey: users.emailKey }).from(users).where(eq(users.emailKey, key));
+    if (!owner) throw new Error(`user ${apiKey.userEmail} does not exist`);
+    const row = {
+      userEmailKey: key,
+      userEmail: apiKey.userEmail,
+      keyHash: apiKey.keyHash,
+      keySeed: apiKey.keySeed,
+      createdAt: apiKey.createdAt,
+      revokedAt: apiKey.revokedAt,
+    };
+    await this.db
+      .insert(apiKeys)
+      .values({ id: apiKey.id, ...row })
+      .onConflictDoUpdate({ target: apiKeys.id, set: row });
+  }
+
+  /** The profiles of an account (or the one named), with their configuration, read in one snapshot. */
+  private async readProfiles(account: string, profile?: string): Promise<ProfileRecord[]> {
+    const { db } = this;
+    const inScope = (table: { account: SQLiteColumn; profile: SQLiteColumn }) =>
+      and(eq(table.account, account), profile === undefined ? undefined : eq(table.profile, profile));
+    const [profileRows, visitorIdRows, attributeRows, audienceRows, engineRows, fileRows] = await db.batch([
+      db
+        .select()
+        .from(profiles)
+        .where(and(eq(profiles.account, account), profile === undefined ? undefined : eq(profiles.name, profile))),
+      db.select().from(visitorIdAttributes).where(inScope(visitorIdAttributes)).orderBy(visitorIdAttributes.position),
+      db.select().from(attributes).where(inScope(attributes)).orderBy(attributes.position),
+      db.select().from(audiences).where(inScope(audiences)).orderBy(audiences.position),
+      db.select().from(engines).where(inScope(engines)).orderBy(engines.position),
+      db.select().from(fileDefinitions).where(inScope(fileDefinitions)).orderBy(fileDefinitions.position),
+    ]);
+    const byProfile = <R extends { profile: string }>(rows: R[]) => groupBy(rows, (row) => row.profile);
+    const visitorIds = byProfile(visitorIdRows);
+    const attributeDefinitions = byProfile(attributeRows);
+    const audienceDefinitions = byProfile(audienceRows);
+    const engineDefinitions = byProfile(engineRows);
+    const files = byProfile(fileRows);
+    const records = profileRows.map(
+      (row): ProfileRecord => ({
+        account: row.account,
+        config: {
+          name: row.name,
+          visitorIdAttributes: (visitorIds.get(row.name) ?? []).map((attribute) => ({
+            id: attribute.id,
+            name: attribute.name,
+            parameter: attribute.parameter,
+          })),
+          attributes: (attributeDefinitions.get(row.name) ?? []).map((attribute) => ({
+            id: attribute.id,
+            name: attribute.name,
+            type: attribute.type,
+            pii: attribute.pii,
+            enrichments: attribute.enrichments,
+          })),
+          audiences: (audienceDefinitions.get(row.name) ?? []).map((audience) => ({
+            id: audience.id,
+            name: audience.name,
+            conditions: audience.conditions,
+          })),
+          engines: (engineDefinitions.get(row.name) ?? []).map((engine) => ({
+            id: engine.id,
+            name: engine.name,
+            enabled: engine.enabled,
+            allowedDomains: engine.allowedDomains,
+            keys: engine.keys,
+            audiences: engine.audiences,
+            badges: engine.badges,
+            attributes: engine.attributes,
+          })),
+          fileDefinitions: (files.get(row.name) ?? []).map((definition) => ({
+            prefix: definition.prefix,
+            event: definition.event,
+            visitorId: { column: definition.visitorIdColumn, attribute: definition.visitorIdAttribute },
+            columns: definition.columns,
+          })),
+        },
+        createdAt: row.createdAt,
+        updatedAt: row.updatedAt,
+      }),
+    );
+    return sortByCodeUnits(records, (record) => record.config.name);
+  }
+}
+
+function toUserRecord(
+  row: typeof users.$inferSelect,
+  grants: readonly (typeof userGrants.$inferSelect)[],
+): UserRecord {
+  return {
+    email: row.email,
+    passwordHash: row.passwordHash,
+    passwordSeed: row.passwordSeed,
+    disabled: row.disabled,
+    grants: grants.map((grant) => ({ account: grant.account, profiles: grant.profiles })),
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
+function toApiKeyRecord(row: typeof apiKeys.$inferSelect): ApiKeyRecord {
+  return {
+    id: row.id,
+    userEmail: row.userEmail,
+    keyHash: row.keyHash,
+    keySeed: row.keySeed,
+    createdAt: row.createdAt,
+    revokedAt: row.revokedAt,
+  };
+}
+
+/** As the in-memory reference: JavaScript's toLowerCase, since SQLite's lower() folds ASCII only. */
+function emailKey(email: string): string {
+  return email.toLowerCase();
+}
+
+function groupBy<R>(rows: readonly R[], keyOf: (row: R) => string): Map<string, R[]> {
+  const groups = new Map<string, R[]>();
+  for (const row of rows) {
+    const key = keyOf(row);
+    const group = groups.get(key);
+    if (group) group.push(row);
+    else groups.set(key, [row]);
+  }
+  return groups;
+}
+
+/**
+ * Lists are ordered by UTF-16 code unit, as the in-memory reference orders them. SQLite's BINARY
+ * collation compares UTF-8 bytes, which disagrees for characters outside the Basic Multilingual Plane.
+ */
+function sortByCodeUnits<T>(items: T[], keyOf: (item: T) => string): T[] {
+  return items.sort((a, b) => {
+    const x = keyOf(a);
+    const y = keyOf(b);
+    return x < y ? -1 : x > y ? 1 : 0;
+  });
+}

@@ -1,0 +1,6 @@
+import type { Scenario } from "../harness/scenario.ts";
+import { generalScenarios } from "./general.scenarios.ts";
+import { operationsScenarios } from "./operations.scenarios.ts";
+
+/** Every conformance scenario, area by area. */
+export const allScenarios: readonly Scenario[] = [...generalScenarios, ...operationsScenarios];

@@ -1,0 +1,74 @@
+/**
+ * core/ is runtime-neutral: its modules import nothing but other core/ modules (tests may also use the
+ * runtime-neutral test libraries node:test, node:assert and fast-check), and they read no clock, randomness
+ * or environment. This test fails the build the moment that stops being true.
+ */
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const coreDir = dirname(fileURLToPath(import.meta.url));
+const allowedInTests = new Set(["node:test", "node:assert", "node:assert/strict", "fast-check", "node:fs", "node:path", "node:url"]);
+const impure = /\bDate\.now\(|new Date\(\)|Math\.random\(|crypto\.randomUUID|crypto\.getRandomValues|process\.env|Deno\.|Bun\.|globalThis\.fetch|\bfetch\(/;
+
+/** Source text without comments, so that an example in a doc comment is not taken for an import. */
+function withoutComments(source: string): string {
+  return source.replace(/\/\*[\s\S]*?\*\/|(^|[^:"'`\\])\/\/.*$/gm, "$1");
+}
+
+function listSources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return listSources(path);
+    return /\.(ts|tsx|js|mjs)$/.test(name) ? [path] : [];
+  });
+}
+
+/** Every module specifier of a file: static imports and re-exports, dynamic imports and require calls. */
+export function importSpecifiers(source: string): string[] {
+  const patterns = [
+    /\b(?:import|export)\s+(?:type\s+)?(?:[\w*{}\s,$]+?\s+from\s+)?["']([^"']+)["']/g,
+    /\bimport\s*\(\s*["']([^"']+)["']\s*\)/g,
+    /\brequire\s*\(\s*["']([^"']+)["']\s*\)/g,
+  ];
+  return patterns.flatMap((pattern) => [...source.matchAll(pattern)].map((match) => match[1] as string));
+}
+
+describe("core purity", () => {
+  const files = listSources(coreDir);
+
+  it("finds the core sources", () => {
+    assert.ok(files.length > 5, `only ${files.length} files under ${coreDir}`);
+  });
+
+  it("the import scanner sees every form of import", () => {
+    // Written with IMPORT in place of the keyword so that this file's own scan does not see the sample.
+    const sample = `IMPORT a from "elysia";\nIMPORT { b } from 'drizzle-orm';\nexport * from "bun:sqlite";\nIMPORT type { C } from "../adapters/x.ts";\nconst d = await IMPORT("node:fs");\nconst e = REQUIRE("os");\nIMPORT "side-effect";`.replaceAll("IMPORT", "import").replaceAll("REQUIRE", "require");
+    assert.deepEqual(importSpecifiers(sample), ["elysia", "drizzle-orm", "bun:sqlite", "../adapters/x.ts", "side-effect", "node:fs", "os"]);
+  });
+
+  for (const file of files) {
+    const name = relative(coreDir, file);
+    const isTest = /\.test\.ts$/.test(file);
+    it(`${name} imports only from core/`, () => {
+      const source = withoutComments(readFileSync(file, "utf8"));
+      for (const specifier of importSpecifiers(source)) {
+        if (specifier.startsWith(".")) {
+          const target = resolve(dirname(file), specifier);
+          assert.ok(target === coreDir || target.startsWith(coreDir + sep), `${name} imports ${specifier}, outside core/`);
+        } else {
+          assert.ok(isTest && allowedInTests.has(specifier), `${name} imports "${specifier}"; core/ may import only core/ modules`);
+        }
+      }
+    });
+    if (!isTest) {
+      it(`${name} reads no clock, randomness or environment`, () => {
+        const code = withoutComments(readFileSync(file, "utf8"));
+        const found = code.match(impure);
+        assert.equal(found, null, `${name} uses ${found?.[0]}; pass time, ids and randomness in as arguments`);
+      });
+    }
+  }
+});

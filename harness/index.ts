@@ -1,0 +1,6 @@
+/** The conformance engine, for use from other hosts: targets, the client, the scenario DSL and the runner. */
+export * from "./target.ts";
+export * from "./client.ts";
+export * from "./expect.ts";
+export * from "./scenario.ts";
+export * from "./runner.ts";

@@ -1,0 +1,94 @@
+import { createWriteStream } from "node:fs";
+import { join } from "node:path";
+
+export interface SpawnedServer {
+  readonly url: string;
+  readonly pid: number;
+  /** Output so far (stdout and stderr). */
+  output(): string;
+  /** SIGTERM, then the exit code (SIGKILL after the grace period). */
+  stop(graceMs?: number): Promise<number>;
+  /** SIGKILL at once (crash tests). */
+  kill(): Promise<number>;
+}
+
+export interface SpawnOptions {
+  readonly root: string;
+  readonly dataDir: string;
+  readonly adminToken?: string;
+  readonly env?: Record<string, string>;
+  readonly logFile?: string;
+  readonly startTimeoutMs?: number;
+}
+
+/**
+ * Starts `adapters/http/main.ts` as its own process on a free port (PORT=0) and resolves once it has said
+ * where it listens. Rejects, with what the process printed, if it exits or stays silent too long.
+ */
+export async function spawnServer(options: SpawnOptions): Promise<SpawnedServer> {
+  const child = Bun.spawn([join(options.root, "node_modules", ".bin", "bun"), join(options.root, "adapters", "http", "main.ts")], {
+    cwd: options.root,
+    env: {
+      ...process.env,
+      PORT: "0",
+      SVC_HOST: "127.0.0.1",
+      SVC_DATA_DIR: options.dataDir,
+      ...(options.adminToken ? { SVC_ADMIN_TOKEN: options.adminToken } : {}),
+      ...options.env,
+    },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const log = options.logFile ? createWriteStream(options.logFile) : null;
+  let output = "";
+  let resolveUrl: (url: string) => void = () => undefined;
+  const urlSeen = new Promise<string>((resolve) => (resolveUrl = resolve));
+  const pump = async (stream: ReadableStream<Uint8Array>) => {
+    const decoder = new TextDecoder();
+    for await (const chunk of stream) {
+      const text = decoder.decode(chunk, { stream: true });
+      output += text;
+      log?.write(text);
+      const match = /"msg":"listening","url":"([^"]+)"/.exec(output);
+      if (match) resolveUrl(match[1] as string);
+    }
+  };
+  const pumping = Promise.all([pump(child.stdout), pump(child.stderr)]);
+  const timeoutMs = options.startTimeoutMs ?? 30_000;
+  const url = await Promise.race([
+    urlSeen,
+    child.exited.then(async (code) => {
+      await pumping;
+      throw new Error(`the server exited with code ${code} before listening:\n${output}`);
+    }),
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`the server did not listen within ${timeoutMs} ms:\n${output}`)), timeoutMs)),
+  ]);
+
+  let exitCode: number | null = null;
+  const finish = async () => {
+    exitCode = await child.exited;
+    await pumping;
+    log?.end();
+    return exitCode;
+  };
+  return {
+    url,
+    pid: child.pid,
+    output: () => output,
+    async stop(graceMs = 10_000) {
+      if (exitCode !== null) return exitCode;
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
+      try {
+        return await finish();
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    async kill() {
+      if (exitCode !== null) return exitCode;
+      child.kill("SIGKILL");
+      return finish();
+    },
+  };
+}

@@ -1,0 +1,160 @@
+/**
+ * `npm test`: every suite, one after another, then one closing line `N passed, N failed` (`, N skipped`).
+ *
+ *   1. type-check (tsc) and the core under Deno (deno check, deno test): core/ is runtime-neutral;
+ *   2. bun test: core, adapters and harness unit and integration tests;
+ *   3. the conformance scenarios against the in-process app;
+ *   4. the conformance scenarios against a real server started on a free port.
+ *
+ * Each suite's output is shown as it runs and kept in test-output/<suite>.log.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { spawnServer } from "./spawn-server.ts";
+
+interface Counts {
+  passed: number;
+  failed: number;
+  skipped: number;
+}
+
+const root = resolve(import.meta.dir, "..");
+const outputDir = join(root, "test-output");
+mkdirSync(outputDir, { recursive: true });
+const bin = (name: string) => join(root, "node_modules", ".bin", name);
+const only = process.argv.slice(2);
+
+const totals: Counts = { passed: 0, failed: 0, skipped: 0 };
+const suiteLines: string[] = [];
+
+function stripAnsi(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/\x1b\[[0-9;]*m/g, "");
+}
+
+async function runCommand(name: string, command: string[], env: Record<string, string> = {}): Promise<{ code: number; output: string }> {
+  process.stdout.write(`\n=== ${name}: ${command.map((part) => part.replace(root + "/", "")).join(" ")}\n`);
+  const child = Bun.spawn(command, { cwd: root, env: { ...process.env, FORCE_COLOR: "0", NO_COLOR: "1", ...env }, stdout: "pipe", stderr: "pipe" });
+  let output = "";
+  const pump = async (stream: ReadableStream<Uint8Array>, sink: NodeJS.WriteStream) => {
+    const decoder = new TextDecoder();
+    for await (const chunk of stream) {
+      const text = decoder.decode(chunk, { stream: true });
+      output += text;
+      sink.write(text);
+    }
+  };
+  await Promise.all([pump(child.stdout, process.stdout), pump(child.stderr, process.stderr)]);
+  const code = await child.exited;
+  writeFileSync(join(outputDir, `${name}.log`), stripAnsi(output));
+  return { code, output: stripAnsi(output) };
+}
+
+function record(name: string, counts: Counts, code: number): void {
+  // A suite that exits non-zero without counting a failure (a crash, a compile error) counts as one failure.
+  if (code !== 0 && counts.failed === 0) counts.failed = 1;
+  totals.passed += counts.passed;
+  totals.failed += counts.failed;
+  totals.skipped += counts.skipped;
+  suiteLines.push(`${name.padEnd(28)} ${counts.passed} passed, ${counts.failed} failed${counts.skipped ? `, ${counts.skipped} skipped` : ""}`);
+}
+
+function lastNumber(output: string, pattern: RegExp): number {
+  const matches = [...output.matchAll(pattern)];
+  const last = matches.at(-1);
+  return last ? Number(last[1]) : 0;
+}
+
+/** bun test closes with lines such as ` 81 pass`, ` 0 fail`, ` 2 skip`. */
+function bunCounts(output: string): Counts {
+  return {
+    passed: lastNumber(output, /^\s*(\d+) pass$/gm),
+    failed: lastNumber(output, /^\s*(\d+) fail$/gm),
+    skipped: lastNumber(output, /^\s*(\d+) (?:skip|todo)$/gm),
+  };
+}
+
+/** deno test closes with `ok | 7 passed (81 steps) | 0 failed`; steps are the individual tests. */
+function denoCounts(output: string): Counts {
+  const line = output.split("\n").reverse().find((entry) => /\d+ passed.*\d+ failed/.test(entry)) ?? "";
+  const passed = /(\d+) passed(?: \((\d+) steps?\))?/.exec(line);
+  const failed = /(\d+) failed(?: \((\d+) steps?\))?/.exec(line);
+  const ignored = /(\d+) ignored/.exec(line);
+  return {
+    passed: Number(passed?.[2] ?? passed?.[1] ?? 0),
+    failed: Number(failed?.[2] ?? failed?.[1] ?? 0),
+    skipped: Number(ignored?.[1] ?? 0),
+  };
+}
+
+/** The harness closes with `N passed, N failed` (`, N skipped`). */
+function harnessCounts(output: string): Counts {
+  const line = output.split("\n").reverse().find((entry) => /^\d+ passed, \d+ failed/.test(entry.trim())) ?? "";
+  const match = /(\d+) passed, (\d+) failed(?:, (\d+) skipped)?/.exec(line);
+  return { passed: Number(match?.[1] ?? 0), failed: Number(match?.[2] ?? 0), skipped: Number(match?.[3] ?? 0) };
+}
+
+const suites: Array<{ name: string; run: () => Promise<void> }> = [
+  {
+    name: "typecheck",
+    async run() {
+      const { code } = await runCommand("typecheck", [bin("tsc"), "-p", "."]);
+      record("typecheck", { passed: code === 0 ? 1 : 0, failed: code === 0 ? 0 : 1, skipped: 0 }, code);
+    },
+  },
+  {
+    name: "core-deno",
+    async run() {
+      const check = await runCommand("core-deno-check", [bin("deno"), "check", "core/index.ts"]);
+      record("core-deno-check", { passed: check.code === 0 ? 1 : 0, failed: check.code === 0 ? 0 : 1, skipped: 0 }, check.code);
+      const { code, output } = await runCommand("core-deno", [bin("deno"), "test", "--allow-read", "core/"]);
+      record("core-deno", denoCounts(output), code);
+    },
+  },
+  {
+    name: "bun-test",
+    async run() {
+      const { code, output } = await runCommand("bun-test", [bin("bun"), "test", "core", "adapters", "harness", "tools"]);
+      record("bun-test", bunCounts(output), code);
+    },
+  },
+  {
+    name: "conformance-in-process",
+    async run() {
+      const { code, output } = await runCommand("conformance-in-process", [bin("bun"), "harness/cli.ts", "--in-process"]);
+      record("conformance-in-process", harnessCounts(output), code);
+    },
+  },
+  {
+    name: "conformance-server",
+    async run() {
+      const dataDir = mkdtempSync(join(tmpdir(), "svc-hub-conformance-"));
+      const adminToken = `ci-${crypto.randomUUID()}`;
+      let server: Awaited<ReturnType<typeof spawnServer>> | null = null;
+      try {
+        server = await spawnServer({ root, dataDir, adminToken, logFile: join(outputDir, "conformance-server.server.log") });
+        const { code, output } = await runCommand("conformance-server", [bin("bun"), "harness/cli.ts", "--target", server.url, "--admin-token", adminToken]);
+        record("conformance-server", harnessCounts(output), code);
+        const exitCode = await server.stop();
+        record("server-clean-stop", { passed: exitCode === 0 ? 1 : 0, failed: exitCode === 0 ? 0 : 1, skipped: 0 }, exitCode);
+        server = null;
+      } catch (error) {
+        process.stderr.write(`conformance-server: ${error instanceof Error ? error.message : String(error)}\n`);
+        record("conformance-server", { passed: 0, failed: 1, skipped: 0 }, 1);
+      } finally {
+        await server?.stop();
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    },
+  },
+];
+
+for (const suite of suites) {
+  if (only.length > 0 && !only.includes(suite.name)) continue;
+  await suite.run();
+}
+
+process.stdout.write(`\n=== summary\n${suiteLines.join("\n")}\n`);
+process.stdout.write(`${totals.passed} passed, ${totals.failed} failed${totals.skipped ? `, ${totals.skipped} skipped` : ""}\n`);
+process.exit(totals.failed > 0 ? 1 : 0);
