@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import fc from "fast-check";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -396,6 +397,27 @@ describe("syntax errors give the line and column", () => {
 
   test("a file that is not an object", () => {
     expect(problems(`[1]`, "json")).toEqual(["/: must be an object (found a list)"]);
+  });
+});
+
+describe("robustness", () => {
+  test("checking never throws, whatever the JSON or text, and every problem has a path or a line", () => {
+    const config = fc.record(
+      { timing: fc.jsonValue(), accounts: fc.array(fc.record({ name: fc.jsonValue(), profiles: fc.jsonValue() })), users: fc.jsonValue() },
+      { requiredKeys: [] },
+    );
+    fc.assert(
+      fc.property(fc.oneof(fc.jsonValue(), config), fc.string(), (value, text) => {
+        for (const [input, format] of [[JSON.stringify(value), "json"], [text, "json"], [text, "yaml"]] as const) {
+          const result = parseConfigText(input, format, "fuzz");
+          if (!result.ok) {
+            expect(result.error.problems.length).toBeGreaterThan(0);
+            for (const problem of result.error.problems) expect(problem.path !== "" || problem.line !== undefined).toBe(true);
+          }
+        }
+      }),
+      { numRuns: 500 },
+    );
   });
 });
 

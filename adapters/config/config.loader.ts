@@ -37,7 +37,8 @@ export async function loadConfigFile(path: string): Promise<Result<ServiceConfig
     text = await readFile(path, "utf8");
   } catch (error) {
     const code = (error as { code?: string }).code;
-    const reason = code === "ENOENT" ? "the file does not exist" : code === "EACCES" ? "permission denied" : (error as Error).message;
+    const reasons: Record<string, string> = { ENOENT: "the file does not exist", EACCES: "permission denied" };
+    const reason = (code && reasons[code]) ?? (error as Error).message;
     return err(new ConfigError(path, [{ path: "", message: `cannot read the file: ${reason}` }]));
   }
   return parseConfigText(text, format, path);

@@ -87,18 +87,22 @@ function describeError(error: ValueError): string {
     case ValueErrorType.Literal:
       return `must be ${JSON.stringify(schema["const"])}${found(error.value)}`;
     case ValueErrorType.StringMinLength:
-      return schema["minLength"] === 1 ? "must not be empty" : `must be at least ${String(schema["minLength"])} characters long`;
+      return schema["minLength"] === 1
+        ? "must not be empty"
+        : `must be at least ${String(schema["minLength"])} characters long`;
     case ValueErrorType.StringMaxLength:
       return `must be at most ${String(schema["maxLength"])} characters long`;
     case ValueErrorType.StringPattern:
-      return `${typeof schema["errorMessage"] === "string" ? schema["errorMessage"] : `must match ${String(schema["pattern"])}`}${found(error.value, schema["sensitive"] === true)}`;
+      return (ownMessage(error.schema) ?? `must match ${String(schema["pattern"])}`) + found(error.value, isSensitive(error.schema));
     case ValueErrorType.IntegerMinimum:
     case ValueErrorType.NumberMinimum:
       return schema["minimum"] === 1 && error.schema[Kind] === "Integer"
         ? `must be a positive whole number${found(error.value)}`
         : `must be at least ${String(schema["minimum"])}${found(error.value)}`;
     case ValueErrorType.ArrayMinItems:
-      return schema["minItems"] === 1 ? "must not be an empty list" : `must have at least ${String(schema["minItems"])} items`;
+      return schema["minItems"] === 1
+        ? "must not be an empty list"
+        : `must have at least ${String(schema["minItems"])} items`;
     default:
       return error.message;
   }
@@ -122,7 +126,8 @@ function describeUnion(schema: TSchema, value: unknown, path: string): ConfigPro
       },
     ];
   }
-  const fallback = [{ path: where, message: `${(schema["errorMessage"] as string | undefined) ?? `must be ${describeKinds(variants)}`}${found(value, schema["sensitive"] === true)}` }];
+  const expected = ownMessage(schema) ?? `must be ${describeKinds(variants)}`;
+  const fallback = [{ path: where, message: `${expected}${found(value, isSensitive(schema))}` }];
   const sameKind = variants.filter((variant) => schemaKind(variant) === valueKind(value));
   if (sameKind.length === 1) {
     const [only] = sameKind;
@@ -151,8 +156,21 @@ function describeUnion(schema: TSchema, value: unknown, path: string): ConfigPro
   const keys = Object.keys(record);
   const fitting = sameKind.filter((variant) => keys.length > 0 && keys.every((key) => key in propertiesOf(variant)));
   const overlapping = sameKind.filter((variant) => keys.some((key) => key in propertiesOf(variant)));
-  const chosen = fitting.length === 1 ? fitting[0] : fitting.length === 0 && overlapping.length === 1 ? overlapping[0] : undefined;
+  const chosen = fitting.length === 1 ? fitting[0] : fitting.length === 0 ? onlyOne(overlapping) : undefined;
   return chosen ? collect(chosen, value, path) : fallback;
+}
+
+function onlyOne<T>(items: readonly T[]): T | undefined {
+  return items.length === 1 ? items[0] : undefined;
+}
+
+/** The wording the schema gives for itself (config.schema.ts), if any. */
+function ownMessage(schema: TSchema): string | undefined {
+  return typeof schema["errorMessage"] === "string" ? schema["errorMessage"] : undefined;
+}
+
+function isSensitive(schema: TSchema): boolean {
+  return schema["sensitive"] === true;
 }
 
 function isLiteral(schema: TSchema): boolean {
@@ -224,7 +242,9 @@ const kindNames: Record<ValueKind, string> = {
 };
 
 function describeKinds(variants: readonly TSchema[]): string {
-  const names = [...new Set(variants.map((variant) => (isLiteral(variant) ? JSON.stringify(variant["const"]) : kindNames[schemaKind(variant)])))];
+  const describe = (variant: TSchema) =>
+    isLiteral(variant) ? JSON.stringify(variant["const"]) : kindNames[schemaKind(variant)];
+  const names = [...new Set(variants.map(describe))];
   return names.length <= 1 ? (names[0] ?? "something else") : `${names.slice(0, -1).join(", ")} or ${names.at(-1)}`;
 }
 
@@ -232,7 +252,8 @@ function describeKinds(variants: readonly TSchema[]): string {
 function found(value: unknown, sensitive = false): string {
   if (value === undefined) return "";
   const kind = valueKind(value);
-  if (sensitive || kind === "object" || kind === "list" || kind === "null" || kind === "other") return ` (found ${kindNames[kind]})`;
+  const showValue = !sensitive && (kind === "string" || kind === "number" || kind === "boolean");
+  if (!showValue) return ` (found ${kindNames[kind]})`;
   const text = JSON.stringify(value);
   return ` (found ${text.length > 60 ? `${text.slice(0, 57)}...` : text})`;
 }

@@ -3,7 +3,7 @@
  * given twice in one object is an error in both formats (YAML's parser refuses it; JSON.parse would keep the
  * last one silently, so a JSON scan finds it first). YAML merge keys (`<<: *anchor`) are allowed.
  */
-import { LineCounter, parseDocument } from "yaml";
+import { LineCounter, parseDocument, visit } from "yaml";
 import { err, ok, type Result } from "../../core/result.ts";
 import type { ConfigProblem } from "./config.problems.ts";
 
@@ -26,7 +26,21 @@ function parseYaml(text: string): Result<unknown, ConfigProblem[]> {
     );
   }
   if (document.contents === null) return err([{ path: "", line: 1, column: 1, message: "the file is empty" }]);
-  return ok(document.toJS({ maxAliasCount: 1000 }));
+  try {
+    return ok(document.toJS({ maxAliasCount: 1000 }));
+  } catch (error) {
+    // An alias without its anchor, or aliases expanding beyond reason, fail only when building the data.
+    let offset = 0;
+    visit(document, {
+      Alias(_key, alias) {
+        if (alias.resolve(document)) return undefined;
+        offset = alias.range?.[0] ?? 0;
+        return visit.BREAK;
+      },
+    });
+    const { line, col } = lineCounter.linePos(offset);
+    return err([{ path: "", line, column: col, message: (error as Error).message }]);
+  }
 }
 
 function describeYamlError(code: string, message: string): string {
@@ -125,7 +139,9 @@ class JsonScanner {
     }
     for (;;) {
       this.skipSpace();
-      if (this.text[this.offset] !== '"') this.fail(`expected a property name in double quotes but found ${this.describeNext()}`);
+      if (this.text[this.offset] !== '"') {
+        this.fail(`expected a property name in double quotes but found ${this.describeNext()}`);
+      }
       const keyOffset = this.offset;
       const key = this.string();
       if (keys.has(key)) this.fail(`the key "${key}" is given twice in the same object`, keyOffset);
