@@ -12,6 +12,10 @@ import { createArgon2Hasher, cryptoIds } from "./runtime/crypto.ts";
 import type { Logger } from "./runtime/logger.ts";
 import { Scheduler } from "./runtime/scheduler.ts";
 import { openVirtualClock } from "./runtime/virtual-clock.ts";
+import { AuthService } from "./services/auth.service.ts";
+import { UsersService } from "./services/users.service.ts";
+import { sessionPolicyFromLimits } from "../core/session/session.rules.ts";
+import { sessionJanitor } from "./workers/session-janitor.worker.ts";
 import { createMemoryStores } from "./store-memory/memory.stores.ts";
 import { openLibsqlStores } from "./store-libsql/libsql.stores.ts";
 import packageJson from "../package.json" with { type: "json" };
@@ -66,15 +70,13 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
       return err(seeded.error);
     }
 
-    let adminToken = options.adminToken ?? (await stores.settings.get(adminTokenKey));
-    const adminTokenGenerated = !adminToken;
-    if (!adminToken) {
-      adminToken = cryptoIds.randomToken(24);
-      await stores.settings.set(adminTokenKey, adminToken);
-    }
+    const storedToken = options.adminToken ? null : await stores.settings.get(adminTokenKey);
+    const adminTokenGenerated = !options.adminToken && !storedToken;
+    const adminToken = options.adminToken ?? storedToken ?? (await stores.settings.setIfAbsent(adminTokenKey, cryptoIds.randomToken(24)));
 
     const scheduler = new Scheduler({ clock, logger: options.logger, pollMs: options.pollMs });
     clock.onChange(() => scheduler.notify());
+    scheduler.register(sessionJanitor({ sessions: stores.sessions, clock, policy: sessionPolicyFromLimits(options.config.limits) }));
     const deps: AppDeps = {
       stores,
       clock,
@@ -87,6 +89,8 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
       version: packageJson.version,
       nodeId: options.config.nodeId ?? `${hostname()}-${process.pid}`,
       adminToken,
+      auth: new AuthService({ stores, hasher, ids: cryptoIds, clock, limits: options.config.limits }),
+      users: new UsersService({ stores, hasher, ids: cryptoIds, clock }),
     };
     return ok({
       app: createApp(deps),

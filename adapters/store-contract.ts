@@ -410,6 +410,12 @@ export function describeStoreContract(name: string, open: () => Promise<Stores>)
         await stores.settings.set("empty", "");
         expect(await stores.settings.get("empty")).toBe("");
       });
+
+      test("setIfAbsent keeps the first value and answers the one kept", async () => {
+        expect(await stores.settings.setIfAbsent("auth.jwtSecret", "first")).toBe("first");
+        expect(await stores.settings.setIfAbsent("auth.jwtSecret", "second")).toBe("first");
+        expect(await stores.settings.get("auth.jwtSecret")).toBe("first");
+      });
     });
 
     describe("isolation of records", () => {

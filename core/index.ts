@@ -8,3 +8,5 @@ export type * from "./ports/index.ts";
 export * from "./config/config.model.ts";
 export * from "./timing/timing.presets.ts";
 export * from "./clock/virtual-clock.rules.ts";
+export * from "./session/lockout.rules.ts";
+export * from "./session/session.rules.ts";

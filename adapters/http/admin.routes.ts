@@ -1,8 +1,8 @@
-import { timingSafeEqual } from "node:crypto";
 import { Elysia, t } from "elysia";
 import { parseDuration } from "../../core/clock/virtual-clock.rules.ts";
 import { managementError } from "../../core/errors/index.ts";
 import type { AppDeps } from "./app-deps.ts";
+import { assertAdmin } from "./admin-guard.ts";
 import { failWith } from "./error-mapping.ts";
 
 const ErrorBody = t.Object({ returnCode: t.Integer(), message: t.String() });
@@ -14,14 +14,6 @@ const ClockView = t.Object({
 });
 const TimeInput = t.Union([t.String(), t.Number()], { description: "ISO 8601 time, or epoch milliseconds" });
 const DurationInput = t.Union([t.String(), t.Number()], { description: "Milliseconds, or a duration such as 90s, 10m, 30d, 1d12h" });
-
-function bearerMatches(header: string | undefined, token: string): boolean {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");
-  if (!match) return false;
-  const given = Buffer.from(match[1] as string);
-  const expected = Buffer.from(token);
-  return given.length === expected.length && timingSafeEqual(given, expected);
-}
 
 function readTime(input: string | number): number | null {
   if (typeof input === "number") return Number.isFinite(input) ? input : null;
@@ -43,7 +35,7 @@ export function adminRoutes(deps: AppDeps) {
 
   return new Elysia({ name: "admin", prefix: "/admin" })
     .onBeforeHandle(({ headers }) => {
-      if (!bearerMatches(headers.authorization, deps.adminToken)) failWith(managementError("authenticationFailed"));
+      assertAdmin(headers.authorization, deps.adminToken);
     })
     .get("/clock", clockView, {
       detail: { tags: ["admin"], summary: "Read the virtual clock" },

@@ -4,6 +4,8 @@ import type { IdSource } from "../../core/ports/ids.port.ts";
 import type { Stores } from "../../core/ports/stores.ts";
 import type { TimingPreset } from "../../core/timing/timing.presets.ts";
 import type { Logger } from "../runtime/logger.ts";
+import type { AuthService } from "../services/auth.service.ts";
+import type { UsersService } from "../services/users.service.ts";
 import type { Scheduler } from "../runtime/scheduler.ts";
 import type { VirtualClock } from "../runtime/virtual-clock.ts";
 
@@ -23,4 +25,8 @@ export interface AppDeps {
   readonly nodeId: string;
   /** DEC-OPS-01: the bearer token of the admin API. */
   readonly adminToken: string;
+  /** Use-cases of sessions, tokens and tenant access. */
+  readonly auth: AuthService;
+  /** Admin use-cases of users and API keys. */
+  readonly users: UsersService;
 }

@@ -4,6 +4,9 @@ import type { AppDeps } from "./app-deps.ts";
 import { adminRoutes } from "./admin.routes.ts";
 import { mapUnhandledError } from "./error-mapping.ts";
 import { healthRoutes } from "./health.routes.ts";
+import { adminUsersRoutes } from "./admin-users.routes.ts";
+import { privacyRoutes } from "./privacy.routes.ts";
+import { sessionRoutes } from "./session.routes.ts";
 
 /**
  * Builds the whole HTTP app without listening (tests call `app.handle(request)`; main.ts listens).
@@ -32,13 +35,17 @@ export function createApp(deps: AppDeps) {
           components: {
             securitySchemes: {
               admin: { type: "http", scheme: "bearer", description: "SVC_ADMIN_TOKEN" },
+              bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "A token from POST /v2/auth" },
             },
           },
         },
       }),
     )
     .use(healthRoutes(deps))
-    .use(adminRoutes(deps));
+    .use(adminRoutes(deps))
+    .use(adminUsersRoutes(deps))
+    .use(sessionRoutes(deps))
+    .use(privacyRoutes(deps));
 }
 
 export type App = ReturnType<typeof createApp>;

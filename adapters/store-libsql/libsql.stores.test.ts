@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { createClient } from "@libsql/client";
 import type { Stores } from "../../core/ports/index.ts";
 import { describeStoreContract, fullProfileConfig, sampleApiKey, sampleUser } from "../store-contract.ts";
+import { describeSessionStoreContract } from "../store-contract.sessions.ts";
 import { databaseUrlForDataDir, openLibsqlStores } from "./libsql.stores.ts";
 
 const temporaryDirectories: string[] = [];
@@ -27,6 +28,7 @@ afterEach(() => {
 
 describeStoreContract("libsql (file)", () => openLibsqlStores({ url: freshDatabaseUrl() }));
 describeStoreContract("libsql (:memory:)", () => openLibsqlStores({ url: ":memory:" }));
+describeSessionStoreContract("libsql (file)", () => openLibsqlStores({ url: freshDatabaseUrl() }));
 
 describe("libsql store", () => {
   const open: Stores[] = [];

@@ -6,6 +6,7 @@ import { sql } from "drizzle-orm";
 import { drizzle, type LibSQLDatabase } from "drizzle-orm/libsql";
 import { migrate } from "drizzle-orm/libsql/migrator";
 import type { Stores } from "../../core/ports/index.ts";
+import { LibsqlLockoutRepo, LibsqlSessionRepo } from "./sessions.repo.ts";
 import { LibsqlSettingsRepo } from "./settings.repo.ts";
 import { LibsqlTenancyRepo } from "./tenancy.repo.ts";
 
@@ -42,6 +43,8 @@ export async function openLibsqlStores(options: { url: string }): Promise<Stores
       kind: "libsql",
       tenancy: new LibsqlTenancyRepo(db),
       settings: new LibsqlSettingsRepo(db),
+      sessions: new LibsqlSessionRepo(db),
+      lockouts: new LibsqlLockoutRepo(db),
       async ping() {
         await db.run(sql`select 1`);
       },

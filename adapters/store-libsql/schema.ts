@@ -1,3 +1,4 @@
 export * from "./tenancy.schema.ts";
 export * from "./profile-config.schema.ts";
 export * from "./settings.schema.ts";
+export * from "./sessions.schema.ts";

@@ -11,6 +11,11 @@ export class LibsqlSettingsRepo implements SettingsStore {
     return row?.value ?? null;
   }
 
+  async setIfAbsent(key: string, value: string): Promise<string> {
+    await this.db.insert(settings).values({ key, value }).onConflictDoNothing();
+    return (await this.get(key)) ?? value;
+  }
+
   async set(key: string, value: string): Promise<void> {
     await this.db
       .insert(settings)

@@ -1,6 +1,11 @@
 import type {
   AccountRecord,
   ApiKeyRecord,
+  LockoutKind,
+  LockoutStore,
+  SessionRecord,
+  SessionStore,
+  VersionedLockout,
   ProfileRecord,
   SettingsStore,
   Stores,
@@ -105,6 +110,71 @@ class MemorySettingsStore implements SettingsStore {
   async set(key: string, value: string): Promise<void> {
     this.values.set(key, value);
   }
+
+  async setIfAbsent(key: string, value: string): Promise<string> {
+    if (!this.values.has(key)) this.values.set(key, value);
+    return this.values.get(key) as string;
+  }
+}
+
+class MemorySessionStore implements SessionStore {
+  private readonly byId = new Map<string, SessionRecord>();
+
+  async create(session: SessionRecord): Promise<void> {
+    for (const existing of this.byId.values()) {
+      if (existing.cookieHash === session.cookieHash) throw new Error("a session with this cookie exists");
+    }
+    this.byId.set(session.id, copy(session));
+  }
+
+  async findByCookieHash(cookieHash: string): Promise<SessionRecord | null> {
+    for (const session of this.byId.values()) if (session.cookieHash === cookieHash) return copy(session);
+    return null;
+  }
+
+  async touch(id: string, lastSeenAt: number): Promise<void> {
+    const session = this.byId.get(id);
+    if (session && session.lastSeenAt < lastSeenAt) this.byId.set(id, { ...session, lastSeenAt });
+  }
+
+  async delete(id: string): Promise<void> {
+    this.byId.delete(id);
+  }
+
+  async deleteForUser(email: string): Promise<number> {
+    return this.deleteWhere((session) => emailKey(session.userEmail) === emailKey(email));
+  }
+
+  async deleteExpired(before: number, createdBefore: number): Promise<number> {
+    return this.deleteWhere((session) => session.lastSeenAt < before || session.createdAt < createdBefore);
+  }
+
+  private deleteWhere(test: (session: SessionRecord) => boolean): number {
+    let count = 0;
+    for (const [id, session] of this.byId) {
+      if (test(session)) {
+        this.byId.delete(id);
+        count += 1;
+      }
+    }
+    return count;
+  }
+}
+
+class MemoryLockoutStore implements LockoutStore {
+  private readonly rows = new Map<string, VersionedLockout>();
+
+  async read(kind: LockoutKind, name: string): Promise<VersionedLockout | null> {
+    return this.rows.get(`${kind}\u0000${name}`) ?? null;
+  }
+
+  async compareAndSet(kind: LockoutKind, name: string, expectedVersion: number | null, state: string): Promise<boolean> {
+    const key = `${kind}\u0000${name}`;
+    const current = this.rows.get(key);
+    if ((current?.version ?? null) !== expectedVersion) return false;
+    this.rows.set(key, { state, version: (expectedVersion ?? 0) + 1 });
+    return true;
+  }
 }
 
 function compareCodeUnits(a: string, b: string): number {
@@ -118,6 +188,8 @@ export function createMemoryStores(): Stores {
     kind: "memory",
     tenancy: new MemoryTenancyStore(),
     settings: new MemorySettingsStore(),
+    sessions: new MemorySessionStore(),
+    lockouts: new MemoryLockoutStore(),
     async ping() {
       if (closed) throw new Error("store is closed");
     },

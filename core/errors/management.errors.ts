@@ -122,6 +122,12 @@ export const managementErrors = {
     message: "Resource not found",
     clauses: ["DEC-GEN-01"],
   },
+  itemNotFound: {
+    status: 404,
+    returnCode: 1404,
+    message: "{what} does not exist",
+    clauses: ["DEC-OPS-01"],
+  },
   methodNotAllowed: {
     status: 405,
     returnCode: 1405,

@@ -2,4 +2,6 @@
 export interface SettingsStore {
   get(key: string): Promise<string | null>;
   set(key: string, value: string): Promise<void>;
+  /** Stores `value` unless the key has one already, and answers the value kept: the first writer wins on every node. */
+  setIfAbsent(key: string, value: string): Promise<string>;
 }

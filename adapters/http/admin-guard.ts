@@ -1,0 +1,11 @@
+import { timingSafeEqual } from "node:crypto";
+import { managementError } from "../../core/errors/index.ts";
+import { failWith } from "./error-mapping.ts";
+
+/** DEC-OPS-01: the admin API takes `Authorization: Bearer <SVC_ADMIN_TOKEN>`; anything else is 401 1401. */
+export function assertAdmin(authorization: string | undefined, token: string): void {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
+  const given = Buffer.from(match?.[1] ?? "");
+  const expected = Buffer.from(token);
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) failWith(managementError("authenticationFailed"));
+}

@@ -1,0 +1,88 @@
+import { Elysia, t } from "elysia";
+import type { AppDeps } from "./app-deps.ts";
+import { assertAdmin } from "./admin-guard.ts";
+import { failWith } from "./error-mapping.ts";
+import type { Result } from "../../core/result.ts";
+import type { ManagementError } from "../../core/errors/index.ts";
+
+const ErrorBody = t.Object({ returnCode: t.Integer(), message: t.String() });
+const Grant = t.Object({ account: t.String(), profiles: t.Union([t.Literal("*"), t.Array(t.String())]) });
+const UserView = t.Object({ email: t.String(), disabled: t.Boolean(), grants: t.Array(Grant), createdAt: t.String(), updatedAt: t.String() });
+const ApiKeyView = t.Object({ id: t.String(), user: t.String(), createdAt: t.String(), revokedAt: t.Union([t.String(), t.Null()]) });
+const EmailParams = t.Object({ email: t.String() });
+
+function unwrap<T>(result: Result<T, ManagementError>): T {
+  if (!result.ok) failWith(result.error);
+  return result.value;
+}
+
+/** Admin API for users and API keys (behind the admin token). Keys are shown once, when issued. */
+export function adminUsersRoutes(deps: AppDeps) {
+  const tags = ["admin: users and keys"];
+  return new Elysia({ name: "admin-users", prefix: "/admin/users" })
+    .onBeforeHandle(({ headers }) => assertAdmin(headers.authorization, deps.adminToken))
+    .get("/", () => deps.users.list(), {
+      detail: { tags, summary: "List users (never their hashes)" },
+      response: { 200: t.Array(UserView), 401: ErrorBody },
+    })
+    .post(
+      "/",
+      async ({ body, set }) => {
+        const created = unwrap(await deps.users.create(body));
+        set.status = 201;
+        return created;
+      },
+      {
+        body: t.Object({ email: t.String(), password: t.String(), grants: t.Optional(t.Array(Grant)), disabled: t.Optional(t.Boolean()) }),
+        detail: { tags, summary: "Create a user" },
+        response: { 201: UserView, 400: ErrorBody, 401: ErrorBody },
+      },
+    )
+    .get("/:email", async ({ params }) => unwrap(await deps.users.get(params.email)), {
+      params: EmailParams,
+      detail: { tags, summary: "One user" },
+      response: { 200: UserView, 401: ErrorBody, 404: ErrorBody },
+    })
+    .put("/:email/password", async ({ params, body }) => unwrap(await deps.users.resetPassword(params.email, body.password)), {
+      params: EmailParams,
+      body: t.Object({ password: t.String() }),
+      detail: { tags, summary: "Reset the password (ends the user's sessions)" },
+      response: { 200: UserView, 400: ErrorBody, 401: ErrorBody, 404: ErrorBody },
+    })
+    .put("/:email/grants", async ({ params, body }) => unwrap(await deps.users.setGrants(params.email, body.grants)), {
+      params: EmailParams,
+      body: t.Object({ grants: t.Array(Grant) }),
+      detail: { tags, summary: "Replace the user's grants" },
+      response: { 200: UserView, 400: ErrorBody, 401: ErrorBody, 404: ErrorBody },
+    })
+    .put("/:email/disabled", async ({ params, body }) => unwrap(await deps.users.setDisabled(params.email, body.disabled)), {
+      params: EmailParams,
+      body: t.Object({ disabled: t.Boolean() }),
+      detail: { tags, summary: "Disable (ends the user's sessions) or enable a user" },
+      response: { 200: UserView, 401: ErrorBody, 404: ErrorBody },
+    })
+    .get("/:email/api-keys", async ({ params }) => unwrap(await deps.users.listApiKeys(params.email)), {
+      params: EmailParams,
+      detail: { tags, summary: "List the user's API keys (ids and dates, never the keys)" },
+      response: { 200: t.Array(ApiKeyView), 401: ErrorBody, 404: ErrorBody },
+    })
+    .post(
+      "/:email/api-keys",
+      async ({ params, body, set }) => {
+        const issued = unwrap(await deps.users.issueApiKey(params.email, body?.id));
+        set.status = 201;
+        return issued;
+      },
+      {
+        params: EmailParams,
+        body: t.Optional(t.Object({ id: t.Optional(t.String()) })),
+        detail: { tags, summary: "Issue an API key; the key is in this answer only" },
+        response: { 201: t.Composite([ApiKeyView, t.Object({ key: t.String() })]), 400: ErrorBody, 401: ErrorBody, 404: ErrorBody },
+      },
+    )
+    .delete("/:email/api-keys/:id", async ({ params }) => unwrap(await deps.users.revokeApiKey(params.email, params.id)), {
+      params: t.Object({ email: t.String(), id: t.String() }),
+      detail: { tags, summary: "Revoke an API key at once (tokens already issued live until they expire)" },
+      response: { 200: ApiKeyView, 401: ErrorBody, 404: ErrorBody },
+    });
+}

@@ -1,0 +1,96 @@
+import { Elysia, t } from "elysia";
+import { managementError } from "../../core/errors/index.ts";
+import type { AppDeps } from "./app-deps.ts";
+import { readCookie } from "./cookies.ts";
+import { failWith, jsonResponse } from "./error-mapping.ts";
+import { readFormFields } from "./request-body.ts";
+
+/** Form bodies of login and token calls are small; anything larger is refused unread. */
+const maxFormBytes = 16 * 1024;
+
+const ErrorBody = t.Object({ returnCode: t.Integer(), message: t.String() });
+const FormFields = (fields: Record<string, string>) =>
+  t.Object(Object.fromEntries(Object.entries(fields).map(([name, description]) => [name, t.String({ description })])));
+
+async function formOf(request: Request): Promise<Map<string, string>> {
+  const fields = await readFormFields(request, maxFormBytes);
+  if (!fields.ok) {
+    failWith(
+      fields.error === "not-a-form"
+        ? managementError("invalidParameter", { parameter: "Content-Type", problem: "must be application/x-www-form-urlencoded" })
+        : managementError("invalidParameter", { parameter: "body", problem: `must be at most ${maxFormBytes} bytes` }),
+    );
+  }
+  return fields.value;
+}
+
+/** SES-03, DEC-SES-03 */
+function sessionCookie(value: string): string {
+  return `JSESSIONID=${value}; Path=/; Secure; HttpOnly; SameSite=Lax`;
+}
+
+/** SES-04, DEC-SES-03 */
+const rememberMeCookie = "rememberMe=deleteMe; Path=/; Max-Age=0";
+const endedSessionCookie = "JSESSIONID=; Path=/; Max-Age=0; Secure; HttpOnly; SameSite=Lax";
+
+/**
+ * The session API (v1) and token issue (v2): POST /v1/login, POST /v1/logout, POST /v2/auth.
+ * SES-01..13, DEC-SES-01..05, AUT-01, DEC-AUT-01.
+ */
+export function sessionRoutes(deps: AppDeps) {
+  return new Elysia({ name: "session" })
+    .post(
+      "/v1/login",
+      async ({ request }) => {
+        const form = await formOf(request);
+        const session = await deps.auth.login(form.get("username"), form.get("password"));
+        if (!session.ok) failWith(session.error);
+        const response = jsonResponse(200, { utk: session.value.utk });
+        response.headers.append("set-cookie", sessionCookie(session.value.cookie));
+        response.headers.append("set-cookie", rememberMeCookie);
+        return response;
+      },
+      {
+        parse: "none",
+        body: t.Optional(FormFields({ username: "The user's e-mail", password: "The user's password" })),
+        detail: {
+          tags: ["session"],
+          summary: "Log in: a JSESSIONID cookie and a utk for later v1 calls",
+          description: "Form fields (application/x-www-form-urlencoded). Five failures within 10 minutes lock the username for 10 minutes (1402).",
+        },
+        response: { 200: t.Object({ utk: t.String() }), 400: ErrorBody, 401: ErrorBody },
+      },
+    )
+    .post(
+      "/v1/logout",
+      async ({ request }) => {
+        const ended = await deps.auth.logout(readCookie(request.headers.get("cookie"), "JSESSIONID"));
+        if (!ended.ok) failWith(ended.error);
+        return new Response(null, { status: 200, headers: { "set-cookie": endedSessionCookie } });
+      },
+      {
+        parse: "none",
+        detail: { tags: ["session"], summary: "Log out: the session and its utk stop working (cookie JSESSIONID)" },
+        response: { 200: t.Void(), 401: ErrorBody },
+      },
+    )
+    .post(
+      "/v2/auth",
+      async ({ request }) => {
+        const form = await formOf(request);
+        const issued = await deps.auth.issueToken(form.get("username"), form.get("key"));
+        if (!issued.ok) failWith(issued.error);
+        return issued.value;
+      },
+      {
+        parse: "none",
+        body: t.Optional(FormFields({ username: "The user's e-mail", key: "One of the user's API keys" })),
+        detail: {
+          tags: ["session"],
+          summary: "Issue a bearer token (JWT, 30 minutes) from an API key, for the v2 APIs",
+          description: "Form fields username and key. Failures lock the key login (not the password login) like /v1/login.",
+        },
+        response: { 200: t.Object({ token: t.String() }), 400: ErrorBody, 401: ErrorBody },
+      },
+    );
+}

@@ -1,0 +1,248 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import { SignJWT, errors as joseErrors, jwtVerify } from "jose";
+import type { Grant, Limits } from "../../core/config/config.model.ts";
+import { managementError, type ManagementError } from "../../core/errors/index.ts";
+import type { Clock } from "../../core/ports/clock.port.ts";
+import type { SecretHasher } from "../../core/ports/hashing.port.ts";
+import type { IdSource } from "../../core/ports/ids.port.ts";
+import type { LockoutKind } from "../../core/ports/sessions.store.ts";
+import type { Stores } from "../../core/ports/stores.ts";
+import { err, ok, type Result } from "../../core/result.ts";
+import {
+  lockoutPolicyFromLimits,
+  noFailures,
+  reserveAttempt,
+  settleAttempt,
+  type LockoutPolicy,
+  type LockoutState,
+} from "../../core/session/lockout.rules.ts";
+import {
+  decideTenantAccess,
+  isSessionLive,
+  mayLogIn,
+  sessionPolicyFromLimits,
+  shouldTouchSession,
+  type SessionPolicy,
+  type TenantAccess,
+} from "../../core/session/session.rules.ts";
+
+/** Who made an authenticated call, and what they may reach. */
+export interface Principal {
+  readonly email: string;
+  readonly grants: readonly Grant[];
+  readonly via: "session" | "token";
+}
+
+export interface IssuedSession {
+  /** The JSESSIONID cookie value. */
+  readonly cookie: string;
+  readonly utk: string;
+}
+
+export interface AuthServiceDeps {
+  readonly stores: Stores;
+  readonly hasher: SecretHasher;
+  readonly ids: IdSource;
+  readonly clock: Clock;
+  readonly limits: Limits;
+}
+
+/** DEC-AUT-01: bearer tokens live 30 minutes. */
+export const tokenLifetimeSeconds = 1800;
+const tokenIssuer = "svc-hub";
+const jwtSecretKey = "auth.jwtSecret";
+/** Attempts to write a lockout state before giving up on a store that keeps changing under us. */
+const maxLockoutRetries = 100;
+
+function sha256Hex(value: string): string {
+  return createHash("sha256").update(value).digest("hex");
+}
+
+function sameHex(a: string, b: string): boolean {
+  const left = Buffer.from(a, "hex");
+  const right = Buffer.from(b, "hex");
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+/** DEC-SES-01: usernames are counted case-insensitively and whether or not they exist. */
+function lockoutName(username: string): string {
+  return username.trim().toLowerCase();
+}
+
+function parseLockout(text: string | undefined): LockoutState {
+  if (!text) return noFailures;
+  try {
+    const value = JSON.parse(text) as LockoutState;
+    return Array.isArray(value.failures) ? value : noFailures;
+  } catch {
+    return noFailures;
+  }
+}
+
+/**
+ * The use-cases of sessions, API keys and tenancy: login (SES-*), logout, the v1 session check (SES-07),
+ * token issue and check (AUT-01/02), and tenant access (AUT-03).
+ */
+export class AuthService {
+  private readonly lockoutPolicy: LockoutPolicy;
+  private readonly sessionPolicy: SessionPolicy;
+  private jwtKey: Uint8Array | null = null;
+  private dummyHash: Promise<string> | null = null;
+
+  constructor(private readonly deps: AuthServiceDeps) {
+    this.lockoutPolicy = lockoutPolicyFromLimits(deps.limits);
+    this.sessionPolicy = sessionPolicyFromLimits(deps.limits);
+  }
+
+  /** SES-01..10, DEC-SES-01..04: checks the password under the lockout and opens a session. */
+  async login(username: string | undefined, password: string | undefined): Promise<Result<IssuedSession, ManagementError>> {
+    if (!username?.trim()) return err(managementError("authenticationFailed"));
+    const user = await this.deps.stores.tenancy.findUser(username.trim());
+    const attempt = await this.attemptUnderLockout("password", lockoutName(username), async () => {
+      // An unknown user costs a hash check too, so the answer's timing does not tell which users exist.
+      const hash = user?.passwordHash ?? (await this.hashOfNothing());
+      return (await this.deps.hasher.verify(password ?? "", hash)) && user !== null && password !== undefined;
+    });
+    if (!attempt.ok) return attempt;
+    if (!user || !mayLogIn(user)) return err(managementError("loginPermissionDenied"));
+
+    const now = this.deps.clock.now();
+    const cookie = this.deps.ids.randomToken(32);
+    const utk = this.deps.ids.randomToken(24);
+    await this.deps.stores.sessions.create({
+      id: this.deps.ids.randomHex(16),
+      userEmail: user.email,
+      cookieHash: sha256Hex(cookie),
+      utkHash: sha256Hex(utk),
+      createdAt: now,
+      lastSeenAt: now,
+    });
+    return ok({ cookie, utk });
+  }
+
+  /** SES-11: ends the session of the cookie (and so its utk). */
+  async logout(cookie: string | undefined): Promise<Result<void, ManagementError>> {
+    if (!cookie) return err(managementError("authenticationFailed"));
+    const session = await this.deps.stores.sessions.findByCookieHash(sha256Hex(cookie));
+    if (!session) return err(managementError("authenticationFailed"));
+    await this.deps.stores.sessions.delete(session.id);
+    return ok(undefined);
+  }
+
+  /** SES-07, SES-12, DEC-GEN-02, DEC-SES-02: the cookie and the utk of one live session, of an enabled user. */
+  async authenticateSession(cookie: string | undefined, utk: string | undefined): Promise<Result<Principal, ManagementError>> {
+    const refused = err(managementError("authenticationFailed"));
+    if (!cookie || !utk) return refused;
+    const session = await this.deps.stores.sessions.findByCookieHash(sha256Hex(cookie));
+    if (!session || !sameHex(session.utkHash, sha256Hex(utk))) return refused;
+    const now = this.deps.clock.now();
+    if (!isSessionLive(session, now, this.sessionPolicy)) {
+      await this.deps.stores.sessions.delete(session.id);
+      return refused;
+    }
+    const user = await this.deps.stores.tenancy.findUser(session.userEmail);
+    if (!user || user.disabled) return refused;
+    if (shouldTouchSession(session, now)) await this.deps.stores.sessions.touch(session.id, now);
+    return ok({ email: user.email, grants: user.grants, via: "session" });
+  }
+
+  /** DEC-AUT-01, DEC-AUT-02: a JWT for a user's API key, under a lockout of its own. */
+  async issueToken(username: string | undefined, key: string | undefined): Promise<Result<{ token: string }, ManagementError>> {
+    if (!username?.trim()) return err(managementError("authenticationFailed"));
+    const user = await this.deps.stores.tenancy.findUser(username.trim());
+    const keys = user ? (await this.deps.stores.tenancy.listApiKeys(user.email)).filter((apiKey) => apiKey.revokedAt === null) : [];
+    const attempt = await this.attemptUnderLockout("api-key", lockoutName(username), async () => {
+      if (keys.length === 0 || !key) {
+        await this.deps.hasher.verify(key ?? "", await this.hashOfNothing());
+        return false;
+      }
+      for (const apiKey of keys) {
+        if (await this.deps.hasher.verify(key, apiKey.keyHash)) return true;
+      }
+      return false;
+    });
+    if (!attempt.ok) return attempt;
+    if (!user || !mayLogIn(user)) return err(managementError("loginPermissionDenied"));
+
+    const issuedAt = Math.floor(this.deps.clock.now() / 1000);
+    const token = await new SignJWT({})
+      .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+      .setSubject(user.email)
+      .setIssuer(tokenIssuer)
+      .setIssuedAt(issuedAt)
+      .setNotBefore(issuedAt)
+      .setExpirationTime(issuedAt + tokenLifetimeSeconds)
+      .setJti(this.deps.ids.randomHex(16))
+      .sign(await this.signingKey());
+    return ok({ token });
+  }
+
+  /** AUT-01, AUT-02, DEC-GEN-02: `Authorization: Bearer <JWT>` from /v2/auth, unexpired on the virtual clock. */
+  async authenticateBearer(authorization: string | undefined): Promise<Result<Principal, ManagementError>> {
+    const refused = err(managementError("authenticationFailed"));
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
+    if (!match) return refused;
+    try {
+      const { payload } = await jwtVerify(match[1] as string, await this.signingKey(), {
+        issuer: tokenIssuer,
+        algorithms: ["HS256"],
+        currentDate: new Date(this.deps.clock.now()),
+        requiredClaims: ["sub", "exp", "iat"],
+      });
+      const user = await this.deps.stores.tenancy.findUser(payload.sub as string);
+      if (!user || user.disabled) return refused;
+      return ok({ email: user.email, grants: user.grants, via: "token" });
+    } catch (error) {
+      if (error instanceof joseErrors.JOSEError) return refused;
+      throw error;
+    }
+  }
+
+  /** AUT-03, DEC-GEN-03/04: whether the principal may reach this account and profile, existence first. */
+  async decideAccess(principal: Principal, account: string, profile: string): Promise<TenantAccess> {
+    const accountRecord = await this.deps.stores.tenancy.findAccount(account);
+    const profileRecord = accountRecord ? await this.deps.stores.tenancy.findProfile(account, profile) : null;
+    return decideTenantAccess({ accountExists: accountRecord !== null, profileExists: profileRecord !== null, grants: principal.grants, account, profile });
+  }
+
+  /**
+   * Counts the attempt before the secret is checked (compare-and-set on the stored state, retried when
+   * another attempt got in first), so the lockout holds across processes and parallel attempts.
+   */
+  private async attemptUnderLockout(kind: LockoutKind, name: string, check: () => Promise<boolean>): Promise<Result<void, ManagementError>> {
+    const { lockouts } = this.deps.stores;
+    let reserved: LockoutState | null = null;
+    for (let tries = 0; reserved === null; tries += 1) {
+      if (tries >= maxLockoutRetries) throw new Error(`lockout state of ${kind} kept changing; gave up after ${tries} tries`);
+      const row = await lockouts.read(kind, name);
+      const { decision, next } = reserveAttempt(parseLockout(row?.state), this.deps.clock.now(), this.lockoutPolicy);
+      if (decision.kind === "locked") return err(managementError("tooManyLoginAttempts"));
+      if (await lockouts.compareAndSet(kind, name, row?.version ?? null, JSON.stringify(next))) reserved = next;
+    }
+    const succeeded = await check();
+    if (succeeded) await this.resetLockout(kind, name, reserved);
+    return succeeded ? ok(undefined) : err(managementError("authenticationFailed"));
+  }
+
+  private async resetLockout(kind: LockoutKind, name: string, reserved: LockoutState): Promise<void> {
+    const cleared = JSON.stringify(settleAttempt(reserved, true));
+    for (let tries = 0; tries < maxLockoutRetries; tries += 1) {
+      const row = await this.deps.stores.lockouts.read(kind, name);
+      if (await this.deps.stores.lockouts.compareAndSet(kind, name, row?.version ?? null, cleared)) return;
+    }
+  }
+
+  /** A hash of a random secret, checked against for unknown users so that they cost the same time. */
+  private hashOfNothing(): Promise<string> {
+    this.dummyHash ??= this.deps.hasher.hash(this.deps.ids.randomToken(16));
+    return this.dummyHash;
+  }
+
+  /** The HS256 key, made at first start and kept in the store so every node verifies every token. */
+  private async signingKey(): Promise<Uint8Array> {
+    if (this.jwtKey) return this.jwtKey;
+    const secret = await this.deps.stores.settings.setIfAbsent(jwtSecretKey, this.deps.ids.randomToken(32));
+    this.jwtKey = new TextEncoder().encode(secret);
+    return this.jwtKey;
+  }
+}

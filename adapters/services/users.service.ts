@@ -1,0 +1,173 @@
+import type { Grant } from "../../core/config/config.model.ts";
+import { managementError, type ManagementError } from "../../core/errors/index.ts";
+import type { Clock } from "../../core/ports/clock.port.ts";
+import type { SecretHasher } from "../../core/ports/hashing.port.ts";
+import type { IdSource } from "../../core/ports/ids.port.ts";
+import type { Stores } from "../../core/ports/stores.ts";
+import type { ApiKeyRecord, UserRecord } from "../../core/ports/tenancy.store.ts";
+import { err, ok, type Result } from "../../core/result.ts";
+
+/** A grant as JSON answers carry it. */
+export interface GrantView {
+  account: string;
+  profiles: "*" | string[];
+}
+
+/** A user as the admin API shows it: never a hash. */
+export interface UserView {
+  readonly email: string;
+  readonly disabled: boolean;
+  readonly grants: GrantView[];
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+export interface ApiKeyView {
+  readonly id: string;
+  readonly user: string;
+  readonly createdAt: string;
+  readonly revokedAt: string | null;
+}
+
+const minPasswordLength = 8;
+const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@.]+$/;
+const keyIdPattern = /^[A-Za-z0-9_~-]{1,100}$/;
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+export function userView(user: UserRecord): UserView {
+  const grants = user.grants.map((grant) => ({ account: grant.account, profiles: grant.profiles === "*" ? ("*" as const) : [...grant.profiles] }));
+  return { email: user.email, disabled: user.disabled, grants, createdAt: iso(user.createdAt), updatedAt: iso(user.updatedAt) };
+}
+
+function apiKeyView(key: ApiKeyRecord): ApiKeyView {
+  return { id: key.id, user: key.userEmail, createdAt: iso(key.createdAt), revokedAt: key.revokedAt === null ? null : iso(key.revokedAt) };
+}
+
+function invalid(parameter: string, problem: string): ManagementError {
+  return managementError("invalidParameter", { parameter, problem });
+}
+
+function notFound(what: string): ManagementError {
+  return managementError("itemNotFound", { what });
+}
+
+/**
+ * The admin use-cases for users and API keys (issue: sessions and tenancy): create users, reset
+ * passwords, change grants, enable or disable, issue, list and revoke API keys. Changing a password or
+ * disabling a user ends that user's sessions.
+ */
+export class UsersService {
+  constructor(private readonly deps: { stores: Stores; hasher: SecretHasher; ids: IdSource; clock: Clock }) {}
+
+  async list(): Promise<UserView[]> {
+    return (await this.deps.stores.tenancy.listUsers()).map(userView);
+  }
+
+  async get(email: string): Promise<Result<UserView, ManagementError>> {
+    const user = await this.deps.stores.tenancy.findUser(email);
+    return user ? ok(userView(user)) : err(notFound(`User ${email}`));
+  }
+
+  async create(input: { email: string; password: string; grants?: readonly Grant[]; disabled?: boolean }): Promise<Result<UserView, ManagementError>> {
+    if (!emailPattern.test(input.email)) return err(invalid("email", "must be an e-mail address"));
+    const password = this.checkPassword(input.password);
+    if (!password.ok) return password;
+    const grants = await this.checkGrants(input.grants ?? []);
+    if (!grants.ok) return grants;
+    if (await this.deps.stores.tenancy.findUser(input.email)) return err(invalid("email", `a user ${input.email} exists already`));
+    const now = this.deps.clock.now();
+    const user: UserRecord = {
+      email: input.email,
+      passwordHash: await this.deps.hasher.hash(input.password),
+      passwordSeed: null,
+      disabled: input.disabled ?? false,
+      grants: grants.value,
+      createdAt: now,
+      updatedAt: now,
+    };
+    await this.deps.stores.tenancy.putUser(user);
+    return ok(userView(user));
+  }
+
+  async resetPassword(email: string, password: string): Promise<Result<UserView, ManagementError>> {
+    const checked = this.checkPassword(password);
+    if (!checked.ok) return checked;
+    return this.update(email, async (user) => ({ ...user, passwordHash: await this.deps.hasher.hash(password) }), { endSessions: true });
+  }
+
+  async setGrants(email: string, grants: readonly Grant[]): Promise<Result<UserView, ManagementError>> {
+    const checked = await this.checkGrants(grants);
+    if (!checked.ok) return checked;
+    return this.update(email, async (user) => ({ ...user, grants: checked.value }), { endSessions: false });
+  }
+
+  async setDisabled(email: string, disabled: boolean): Promise<Result<UserView, ManagementError>> {
+    return this.update(email, async (user) => ({ ...user, disabled }), { endSessions: disabled });
+  }
+
+  /** Makes a new key for the user; the key itself is answered this once and kept only as a hash. */
+  async issueApiKey(email: string, id?: string): Promise<Result<ApiKeyView & { key: string }, ManagementError>> {
+    const user = await this.deps.stores.tenancy.findUser(email);
+    if (!user) return err(notFound(`User ${email}`));
+    const keyId = id ?? `key-${this.deps.ids.randomHex(8)}`;
+    if (!keyIdPattern.test(keyId)) return err(invalid("id", "may contain only A-Z a-z 0-9 _ - ~ (at most 100)"));
+    if (await this.deps.stores.tenancy.findApiKey(keyId)) return err(invalid("id", `an API key ${keyId} exists already`));
+    const key = `svc_${this.deps.ids.randomToken(32)}`;
+    const record: ApiKeyRecord = {
+      id: keyId,
+      userEmail: user.email,
+      keyHash: await this.deps.hasher.hash(key),
+      keySeed: null,
+      createdAt: this.deps.clock.now(),
+      revokedAt: null,
+    };
+    await this.deps.stores.tenancy.putApiKey(record);
+    return ok({ ...apiKeyView(record), key });
+  }
+
+  async listApiKeys(email: string): Promise<Result<ApiKeyView[], ManagementError>> {
+    const user = await this.deps.stores.tenancy.findUser(email);
+    if (!user) return err(notFound(`User ${email}`));
+    return ok((await this.deps.stores.tenancy.listApiKeys(user.email)).map(apiKeyView));
+  }
+
+  /** DEC-AUT-02: a revoked key stops at once; tokens issued from it live until they expire. */
+  async revokeApiKey(email: string, id: string): Promise<Result<ApiKeyView, ManagementError>> {
+    const key = await this.deps.stores.tenancy.findApiKey(id);
+    if (!key || key.userEmail.toLowerCase() !== email.toLowerCase()) return err(notFound(`API key ${id} of ${email}`));
+    const revoked = key.revokedAt === null ? { ...key, revokedAt: this.deps.clock.now() } : key;
+    await this.deps.stores.tenancy.putApiKey(revoked);
+    return ok(apiKeyView(revoked));
+  }
+
+  private async update(email: string, change: (user: UserRecord) => Promise<UserRecord>, options: { endSessions: boolean }): Promise<Result<UserView, ManagementError>> {
+    const user = await this.deps.stores.tenancy.findUser(email);
+    if (!user) return err(notFound(`User ${email}`));
+    const next = { ...(await change(user)), updatedAt: this.deps.clock.now() };
+    await this.deps.stores.tenancy.putUser(next);
+    if (options.endSessions) await this.deps.stores.sessions.deleteForUser(user.email);
+    return ok(userView(next));
+  }
+
+  private checkPassword(password: string): Result<string, ManagementError> {
+    return password.length >= minPasswordLength ? ok(password) : err(invalid("password", `must be at least ${minPasswordLength} characters`));
+  }
+
+  /** Grants must name accounts and profiles that exist, so that a typo is not a silent lack of access. */
+  private async checkGrants(grants: readonly Grant[]): Promise<Result<Grant[], ManagementError>> {
+    for (const [index, grant] of grants.entries()) {
+      if (!(await this.deps.stores.tenancy.findAccount(grant.account))) return err(invalid(`grants/${index}/account`, `account ${grant.account} does not exist`));
+      if (grant.profiles !== "*") {
+        for (const profile of grant.profiles) {
+          if (!(await this.deps.stores.tenancy.findProfile(grant.account, profile))) {
+            return err(invalid(`grants/${index}/profiles`, `profile ${grant.account}/${profile} does not exist`));
+          }
+        }
+      }
+    }
+    return ok(grants.map((grant) => ({ account: grant.account, profiles: grant.profiles === "*" ? "*" : [...grant.profiles] })));
+  }
+}

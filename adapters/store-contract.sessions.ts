@@ -1,0 +1,75 @@
+/** The session and lockout part of the store contract, run against every store implementation. */
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import type { SessionRecord, Stores } from "../core/ports/index.ts";
+import { sampleUser } from "./store-contract.ts";
+
+function session(overrides: Partial<SessionRecord> = {}): SessionRecord {
+  return {
+    id: "s1",
+    userEmail: "Demo@Example.com",
+    cookieHash: "c".repeat(64),
+    utkHash: "u".repeat(64),
+    createdAt: 1_000,
+    lastSeenAt: 1_000,
+    ...overrides,
+  };
+}
+
+export function describeSessionStoreContract(name: string, open: () => Promise<Stores>): void {
+  describe(`${name}: sessions and lockouts`, () => {
+    let stores: Stores;
+    beforeEach(async () => {
+      stores = await open();
+      await stores.tenancy.putUser(sampleUser("Demo@Example.com"));
+    });
+    afterEach(async () => {
+      await stores.close();
+    });
+
+    test("a session is found by its cookie hash only", async () => {
+      await stores.sessions.create(session());
+      expect(await stores.sessions.findByCookieHash("c".repeat(64))).toEqual(session());
+      expect(await stores.sessions.findByCookieHash("u".repeat(64))).toBeNull();
+    });
+
+    test("two sessions cannot share a cookie hash", async () => {
+      await stores.sessions.create(session());
+      await expect(stores.sessions.create(session({ id: "s2", utkHash: "v".repeat(64) }))).rejects.toThrow();
+    });
+
+    test("touch moves the last use forward, never back", async () => {
+      await stores.sessions.create(session());
+      await stores.sessions.touch("s1", 5_000);
+      await stores.sessions.touch("s1", 4_000);
+      expect((await stores.sessions.findByCookieHash("c".repeat(64)))?.lastSeenAt).toBe(5_000);
+    });
+
+    test("delete, deleteForUser (any case) and deleteExpired end sessions", async () => {
+      await stores.sessions.create(session());
+      await stores.sessions.create(session({ id: "s2", cookieHash: "d".repeat(64), lastSeenAt: 9_000, createdAt: 9_000 }));
+      await stores.sessions.create(session({ id: "s3", cookieHash: "e".repeat(64), lastSeenAt: 9_000, createdAt: 500 }));
+      expect(await stores.sessions.deleteExpired(2_000, 600)).toBe(2);
+      expect(await stores.sessions.findByCookieHash("d".repeat(64))).not.toBeNull();
+      expect(await stores.sessions.deleteForUser("demo@example.COM")).toBe(1);
+      expect(await stores.sessions.findByCookieHash("d".repeat(64))).toBeNull();
+      await stores.sessions.create(session({ id: "s4", cookieHash: "f".repeat(64) }));
+      await stores.sessions.delete("s4");
+      expect(await stores.sessions.findByCookieHash("f".repeat(64))).toBeNull();
+    });
+
+    test("lockout state is written only when the version is the one read", async () => {
+      expect(await stores.lockouts.read("password", "a@b.c")).toBeNull();
+      expect(await stores.lockouts.compareAndSet("password", "a@b.c", null, "s1")).toBe(true);
+      expect(await stores.lockouts.compareAndSet("password", "a@b.c", null, "lost")).toBe(false);
+      expect(await stores.lockouts.read("password", "a@b.c")).toEqual({ state: "s1", version: 1 });
+      expect(await stores.lockouts.compareAndSet("password", "a@b.c", 1, "s2")).toBe(true);
+      expect(await stores.lockouts.compareAndSet("password", "a@b.c", 1, "lost")).toBe(false);
+      expect(await stores.lockouts.read("password", "a@b.c")).toEqual({ state: "s2", version: 2 });
+    });
+
+    test("password and API key lockouts of one name are separate", async () => {
+      await stores.lockouts.compareAndSet("password", "a@b.c", null, "p");
+      expect(await stores.lockouts.read("api-key", "a@b.c")).toBeNull();
+    });
+  });
+}

@@ -1,0 +1,44 @@
+/** DEC-SES-02: a v1 session. The cookie value and the utk are kept only as hashes. */
+export interface SessionRecord {
+  readonly id: string;
+  readonly userEmail: string;
+  /** SHA-256 hex of the JSESSIONID value. */
+  readonly cookieHash: string;
+  /** SHA-256 hex of the utk. */
+  readonly utkHash: string;
+  readonly createdAt: number;
+  readonly lastSeenAt: number;
+}
+
+export interface SessionStore {
+  create(session: SessionRecord): Promise<void>;
+  findByCookieHash(cookieHash: string): Promise<SessionRecord | null>;
+  touch(id: string, lastSeenAt: number): Promise<void>;
+  delete(id: string): Promise<void>;
+  /** Ends every session of a user (password reset, disabling); returns how many ended. */
+  deleteForUser(email: string): Promise<number>;
+  /** Removes sessions whose last use is before `before` or which were created before `createdBefore`. */
+  deleteExpired(before: number, createdBefore: number): Promise<number>;
+}
+
+/** Which secret a lockout counts attempts for: the password login and the API key token issue are separate (DEC-AUT-01). */
+export type LockoutKind = "password" | "api-key";
+
+export interface VersionedLockout {
+  /** JSON of core's LockoutState. */
+  readonly state: string;
+  readonly version: number;
+}
+
+/**
+ * DEC-SES-01: lockout state kept in the store, so it holds across processes and nodes. Updates are
+ * compare-and-set on a version, so concurrent attempts from any node are each counted exactly once.
+ */
+export interface LockoutStore {
+  read(kind: LockoutKind, name: string): Promise<VersionedLockout | null>;
+  /**
+   * Writes `state` if the stored version is still `expectedVersion` (null: no row yet) and says whether it
+   * did. The new version is expectedVersion + 1 (1 for a new row).
+   */
+  compareAndSet(kind: LockoutKind, name: string, expectedVersion: number | null, state: string): Promise<boolean>;
+}

@@ -1,0 +1,45 @@
+/**
+ * DEC-SES-01, DEC-AUT-01, SES-09: login lockout. `maxFailures` failed attempts for one name within the
+ * window lock it until `lockMs` after the failure that reached the limit; while locked every attempt is
+ * refused (even with the right secret) and is not counted. A success resets the count.
+ *
+ * The attempt is counted *before* the secret is checked (a reservation), so that parallel attempts cannot
+ * check more secrets than the limit allows; a success then clears the state.
+ */
+export interface LockoutPolicy {
+  readonly maxFailures: number;
+  readonly windowMs: number;
+  readonly lockMs: number;
+}
+
+export interface LockoutState {
+  /** Times of the counted attempts still inside the window, oldest first (at most maxFailures). */
+  readonly failures: readonly number[];
+  readonly lockedUntil: number | null;
+}
+
+export const noFailures: LockoutState = { failures: [], lockedUntil: null };
+
+export type AttemptDecision = { readonly kind: "locked"; readonly until: number } | { readonly kind: "proceed" };
+
+export function lockoutPolicyFromLimits(limits: { readonly lockoutAttempts: number; readonly lockoutMinutes: number }): LockoutPolicy {
+  const minutes = limits.lockoutMinutes * 60_000;
+  return { maxFailures: limits.lockoutAttempts, windowMs: minutes, lockMs: minutes };
+}
+
+/** Whether an attempt at `now` may check its secret, and the state with the attempt counted. */
+export function reserveAttempt(state: LockoutState, now: number, policy: LockoutPolicy): { decision: AttemptDecision; next: LockoutState } {
+  if (state.lockedUntil !== null && now < state.lockedUntil) {
+    return { decision: { kind: "locked", until: state.lockedUntil }, next: state };
+  }
+  const lockOver = state.lockedUntil !== null;
+  const recent = lockOver ? [] : state.failures.filter((at) => at > now - policy.windowMs && at <= now);
+  const failures = [...recent, now].slice(-policy.maxFailures);
+  const lockedUntil = failures.length >= policy.maxFailures ? now + policy.lockMs : null;
+  return { decision: { kind: "proceed" }, next: { failures, lockedUntil } };
+}
+
+/** The state after the attempt's secret was checked: a success clears everything, a failure stays counted. */
+export function settleAttempt(reserved: LockoutState, succeeded: boolean): LockoutState {
+  return succeeded ? noFailures : reserved;
+}

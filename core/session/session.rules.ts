@@ -1,0 +1,62 @@
+import type { Grant } from "../config/config.model.ts";
+
+/** DEC-SES-02: how long a session lives. */
+export interface SessionPolicy {
+  readonly idleMs: number;
+  readonly absoluteMs: number;
+}
+
+export function sessionPolicyFromLimits(limits: { readonly sessionIdleMinutes: number; readonly sessionAbsoluteHours: number }): SessionPolicy {
+  return { idleMs: limits.sessionIdleMinutes * 60_000, absoluteMs: limits.sessionAbsoluteHours * 3_600_000 };
+}
+
+export interface SessionTimes {
+  readonly createdAt: number;
+  readonly lastSeenAt: number;
+}
+
+/** SES-12, DEC-SES-02: a session ends after the idle timeout without use, or at the absolute limit. */
+export function isSessionLive(session: SessionTimes, now: number, policy: SessionPolicy): boolean {
+  return now < session.lastSeenAt + policy.idleMs && now < session.createdAt + policy.absoluteMs;
+}
+
+/**
+ * Whether a use at `now` should be written back as the new last-seen time. Writing at most once a minute keeps
+ * a busy session from writing on every call; the idle timeout is then at worst a minute generous.
+ */
+export function shouldTouchSession(session: SessionTimes, now: number): boolean {
+  return now - session.lastSeenAt >= 60_000;
+}
+
+/** AUT-03, DEC-GEN-03: does a principal's grant list cover this account and profile? */
+export function grantCovers(grants: readonly Grant[], account: string, profile: string): boolean {
+  return grants.some((grant) => grant.account === account && (grant.profiles === "*" || grant.profiles.includes(profile)));
+}
+
+/** DEC-GEN-03: does the principal hold a grant on any profile of this account? */
+export function grantCoversAccount(grants: readonly Grant[], account: string): boolean {
+  return grants.some((grant) => grant.account === account && (grant.profiles === "*" || grant.profiles.length > 0));
+}
+
+/** The outcome of checking a principal against an account/profile, which each API maps to its own catalogue entry (DEC-GEN-04). */
+export type TenantAccess = "granted" | "unknown-account" | "unknown-profile" | "no-grant";
+
+/**
+ * DEC-GEN-03, DEC-GEN-04, AUT-03: existence is decided first (as the spec's codes require), then the grant.
+ */
+export function decideTenantAccess(input: {
+  readonly accountExists: boolean;
+  readonly profileExists: boolean;
+  readonly grants: readonly Grant[];
+  readonly account: string;
+  readonly profile: string;
+}): TenantAccess {
+  if (!input.accountExists) return "unknown-account";
+  if (!input.profileExists) return "unknown-profile";
+  return grantCovers(input.grants, input.account, input.profile) ? "granted" : "no-grant";
+}
+
+/** DEC-SES-04: a user may log in only when enabled and holding at least one grant. */
+export function mayLogIn(user: { readonly disabled: boolean; readonly grants: readonly Grant[] }): boolean {
+  return !user.disabled && user.grants.some((grant) => grant.profiles === "*" || grant.profiles.length > 0);
+}
