@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { openInProcessTarget, type InProcessService } from "../../harness/in-process.ts";
+import { inProcessBase } from "../../harness/target.ts";
+
+let opened: InProcessService;
+beforeAll(async () => {
+  opened = await openInProcessTarget();
+});
+afterAll(() => opened.close());
+
+function call(method: string, path: string, body?: unknown, admin = true): Promise<Response> {
+  const headers: Record<string, string> = admin ? { authorization: `Bearer ${opened.service.deps.adminToken}` } : {};
+  if (body !== undefined) headers["content-type"] = "application/json";
+  return opened.service.app.handle(new Request(`${inProcessBase}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) }));
+}
+
+function login(username: string, password: string): Promise<Response> {
+  return opened.service.app.handle(
+    new Request(`${inProcessBase}/v1/login`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ username, password }) }),
+  );
+}
+
+describe("admin API: users and keys", () => {
+  it("refuses calls without the admin token", async () => {
+    expect((await call("GET", "/admin/users", undefined, false)).status).toBe(401);
+  });
+
+  it("creates a user, lists it without any hash, and refuses a duplicate", async () => {
+    const created = await call("POST", "/admin/users", { email: "Ops@Example.com", password: "a-long-password", grants: [{ account: "acme", profiles: ["main"] }] });
+    expect(created.status).toBe(201);
+    expect(await created.json()).toMatchObject({ email: "Ops@Example.com", disabled: false, grants: [{ account: "acme", profiles: ["main"] }] });
+    const listed = await (await call("GET", "/admin/users")).text();
+    expect(listed).toContain("Ops@Example.com");
+    expect(listed).not.toContain("argon2");
+    const again = await call("POST", "/admin/users", { email: "ops@example.com", password: "a-long-password" });
+    expect(again.status).toBe(400);
+    expect(((await again.json()) as { message: string }).message).toContain("exists already");
+  });
+
+  it("names the bad field of a user it refuses", async () => {
+    const cases: Array<[unknown, string]> = [
+      [{ email: "not-an-email", password: "a-long-password" }, "email"],
+      [{ email: "short@example.com", password: "short" }, "password"],
+      [{ email: "grant@example.com", password: "a-long-password", grants: [{ account: "initech", profiles: "*" }] }, "grants/0/account"],
+      [{ email: "grant@example.com", password: "a-long-password", grants: [{ account: "acme", profiles: ["nope"] }] }, "grants/0/profiles"],
+    ];
+    for (const [body, field] of cases) {
+      const answer = await call("POST", "/admin/users", body);
+      expect(answer.status).toBe(400);
+      const error = (await answer.json()) as { returnCode: number; message: string };
+      expect(error.returnCode).toBe(1400);
+      expect(error.message).toContain(`Invalid ${field}:`);
+    }
+  });
+
+  it("resets a password: the old one stops working, the new one works", async () => {
+    await call("POST", "/admin/users", { email: "reset@example.com", password: "first-password", grants: [{ account: "acme", profiles: "*" }] });
+    expect((await login("reset@example.com", "first-password")).status).toBe(200);
+    expect((await call("PUT", "/admin/users/reset@example.com/password", { password: "second-password" })).status).toBe(200);
+    expect((await login("reset@example.com", "first-password")).status).toBe(401);
+    expect((await login("reset@example.com", "second-password")).status).toBe(200);
+  });
+
+  it("replaces grants: without any, login is 1469", async () => {
+    await call("POST", "/admin/users", { email: "grants@example.com", password: "a-long-password", grants: [{ account: "acme", profiles: "*" }] });
+    const changed = await call("PUT", "/admin/users/grants@example.com/grants", { grants: [] });
+    expect(changed.status).toBe(200);
+    const refused = await login("grants@example.com", "a-long-password");
+    expect(((await refused.json()) as { returnCode: number }).returnCode).toBe(1469);
+  });
+
+  it("answers 404 for a user or key that does not exist", async () => {
+    const missing = await call("GET", "/admin/users/nobody@example.com");
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toEqual({ returnCode: 1404, message: "User nobody@example.com does not exist" });
+    expect((await call("DELETE", "/admin/users/demo@example.com/api-keys/no-such-key")).status).toBe(404);
+  });
+
+  it("issues a key with a chosen id once, and refuses the same id again", async () => {
+    const issued = await call("POST", "/admin/users/demo@example.com/api-keys", { id: "ci-key" });
+    expect(issued.status).toBe(201);
+    const body = (await issued.json()) as { id: string; key: string };
+    expect(body.id).toBe("ci-key");
+    expect(body.key).toMatch(/^svc_[\w-]{40,}$/);
+    expect((await call("POST", "/admin/users/demo@example.com/api-keys", { id: "ci-key" })).status).toBe(400);
+    const listed = await (await call("GET", "/admin/users/demo@example.com/api-keys")).text();
+    expect(listed).toContain("ci-key");
+    expect(listed).not.toContain(body.key);
+  });
+});

@@ -1,0 +1,231 @@
+import { afterEach, describe, expect, it } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { defaultLimits } from "../../core/config/config.model.ts";
+import type { SecretHasher } from "../../core/ports/hashing.port.ts";
+import type { Stores } from "../../core/ports/stores.ts";
+import { cryptoIds } from "../runtime/crypto.ts";
+import { createMemoryStores } from "../store-memory/memory.stores.ts";
+import { openLibsqlStores } from "../store-libsql/libsql.stores.ts";
+import { AuthService } from "./auth.service.ts";
+import { UsersService } from "./users.service.ts";
+
+/** A deterministic, instant hasher: these tests are about the rules around hashing, not argon2 itself. */
+const fakeHasher: SecretHasher = {
+  hash: async (secret) => `fake$${secret}`,
+  verify: async (secret, hash) => hash === `fake$${secret}`,
+};
+
+function manualClock(start = Date.UTC(2026, 10, 21)) {
+  let now = start;
+  return { now: () => now, advance: (ms: number) => void (now += ms) };
+}
+
+async function seed(stores: Stores, now: number): Promise<void> {
+  await stores.tenancy.ensureAccount("acme", now);
+  await stores.tenancy.putProfile("acme", { name: "main", visitorIdAttributes: [], attributes: [], audiences: [], engines: [], fileDefinitions: [] }, now);
+  await stores.tenancy.ensureAccount("globex", now);
+  await stores.tenancy.putProfile("globex", { name: "main", visitorIdAttributes: [], attributes: [], audiences: [], engines: [], fileDefinitions: [] }, now);
+  const user = { passwordSeed: null, disabled: false, createdAt: now, updatedAt: now };
+  await stores.tenancy.putUser({ ...user, email: "ann@example.com", passwordHash: "fake$ann-password", grants: [{ account: "acme", profiles: "*" }] });
+  await stores.tenancy.putUser({ ...user, email: "gus@example.com", passwordHash: "fake$gus-password", grants: [{ account: "globex", profiles: ["main"] }] });
+  await stores.tenancy.putUser({ ...user, email: "nog@example.com", passwordHash: "fake$nog-password", grants: [] });
+  await stores.tenancy.putApiKey({ id: "ann-key", userEmail: "ann@example.com", keyHash: "fake$ann-api-key", keySeed: null, createdAt: now, revokedAt: null });
+}
+
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function setup(stores: Stores = createMemoryStores()) {
+  const clock = manualClock();
+  await seed(stores, clock.now());
+  const deps = { stores, hasher: fakeHasher, ids: cryptoIds, clock, limits: defaultLimits };
+  return { stores, clock, auth: new AuthService(deps), users: new UsersService(deps) };
+}
+
+describe("AuthService: login and sessions", () => {
+  it("[SES-02, DEC-SES-02] a login gives a cookie and a utk of at least 128 random bits, stored only as hashes", async () => {
+    const { auth, stores } = await setup();
+    const session = await auth.login("ann@example.com", "ann-password");
+    if (!session.ok) throw new Error(session.error.message);
+    expect(Buffer.from(session.value.cookie, "base64url").length).toBeGreaterThanOrEqual(16);
+    expect(Buffer.from(session.value.utk, "base64url").length).toBeGreaterThanOrEqual(16);
+    const found = await auth.authenticateSession(session.value.cookie, session.value.utk);
+    expect(found.ok && found.value.email).toBe("ann@example.com");
+    const stored = JSON.stringify(await stores.sessions.findByCookieHash((await import("node:crypto")).createHash("sha256").update(session.value.cookie).digest("hex")));
+    expect(stored).not.toContain(session.value.cookie);
+    expect(stored).not.toContain(session.value.utk);
+  });
+
+  it("[DEC-SES-02] every login is a new session; the utk of one does not open another", async () => {
+    const { auth } = await setup();
+    const first = await auth.login("ann@example.com", "ann-password");
+    const second = await auth.login("ann@example.com", "ann-password");
+    if (!first.ok || !second.ok) throw new Error("login failed");
+    expect(first.value.cookie).not.toBe(second.value.cookie);
+    expect((await auth.authenticateSession(first.value.cookie, second.value.utk)).ok).toBe(false);
+  });
+
+  it("[SES-08] a wrong password, an unknown user and a missing field are 1401", async () => {
+    const { auth } = await setup();
+    for (const [user, password] of [["ann@example.com", "nope"], ["who@example.com", "ann-password"], ["ann@example.com", undefined], [undefined, "x"]] as const) {
+      const result = await auth.login(user, password);
+      expect(result.ok ? 0 : result.error.returnCode).toBe(1401);
+    }
+  });
+
+  it("[SES-10, DEC-SES-04] a user without grants, or disabled, is 1469 with the login wording", async () => {
+    const { auth, users } = await setup();
+    const result = await auth.login("nog@example.com", "nog-password");
+    expect(result.ok ? null : result.error.message).toBe("Although the user is authenticated, the request is denied due of lack of proper permissions");
+    await users.setDisabled("ann@example.com", true);
+    expect((await auth.login("ann@example.com", "ann-password")).ok).toBe(false);
+  });
+
+  it("[SES-12] a session ends after 30 idle minutes and after 12 hours in all", async () => {
+    const { auth, clock } = await setup();
+    const session = await auth.login("ann@example.com", "ann-password");
+    if (!session.ok) throw new Error("login failed");
+    const use = () => auth.authenticateSession(session.value.cookie, session.value.utk);
+    for (let hour = 0; hour < 11; hour += 1) {
+      for (let step = 0; step < 3; step += 1) {
+        clock.advance(20 * 60_000);
+        expect((await use()).ok).toBe(true);
+      }
+    }
+    clock.advance(60 * 60_000 - 60_000);
+    expect((await use()).ok).toBe(false);
+
+    const idle = await auth.login("ann@example.com", "ann-password");
+    if (!idle.ok) throw new Error("login failed");
+    clock.advance(30 * 60_000);
+    expect((await auth.authenticateSession(idle.value.cookie, idle.value.utk)).ok).toBe(false);
+  });
+
+  it("[SES-11] logout ends the session and its utk", async () => {
+    const { auth } = await setup();
+    const session = await auth.login("ann@example.com", "ann-password");
+    if (!session.ok) throw new Error("login failed");
+    expect((await auth.logout(session.value.cookie)).ok).toBe(true);
+    expect((await auth.authenticateSession(session.value.cookie, session.value.utk)).ok).toBe(false);
+    expect((await auth.logout(session.value.cookie)).ok).toBe(false);
+  });
+
+  it("a password reset or disabling ends the user's sessions", async () => {
+    const { auth, users } = await setup();
+    const session = await auth.login("ann@example.com", "ann-password");
+    if (!session.ok) throw new Error("login failed");
+    await users.resetPassword("ann@example.com", "new-password-1");
+    expect((await auth.authenticateSession(session.value.cookie, session.value.utk)).ok).toBe(false);
+    expect((await auth.login("ann@example.com", "new-password-1")).ok).toBe(true);
+  });
+});
+
+describe("AuthService: lockout (DEC-SES-01)", () => {
+  it("unknown usernames are counted and answered exactly like known ones", async () => {
+    const { auth } = await setup();
+    const codes = [];
+    for (let i = 0; i < 6; i += 1) {
+      const result = await auth.login("nobody@example.com", "x");
+      codes.push(result.ok ? 200 : result.error.returnCode);
+    }
+    expect(codes).toEqual([1401, 1401, 1401, 1401, 1401, 1402]);
+  });
+
+  it("50 parallel wrong attempts check at most 5 passwords: 5 answer 1401 and 45 answer 1402", async () => {
+    const { auth } = await setup();
+    const results = await Promise.all(Array.from({ length: 50 }, () => auth.login("ann@example.com", "wrong")));
+    const codes = results.map((result) => (result.ok ? 200 : result.error.returnCode));
+    expect(codes.filter((code) => code === 1401)).toHaveLength(5);
+    expect(codes.filter((code) => code === 1402)).toHaveLength(45);
+  });
+
+  it("the password lockout and the API key lockout are separate (DEC-AUT-01)", async () => {
+    const { auth } = await setup();
+    for (let i = 0; i < 5; i += 1) await auth.issueToken("ann@example.com", "wrong-key");
+    const locked = await auth.issueToken("ann@example.com", "ann-api-key");
+    expect(locked.ok ? 0 : locked.error.returnCode).toBe(1402);
+    expect((await auth.login("ann@example.com", "ann-password")).ok).toBe(true);
+  });
+
+  it("holds across two service instances on one libSQL file (two processes, one database)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "svc-hub-lockout-"));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const url = `file:${join(dir, "shared.db")}`;
+    const first = await openLibsqlStores({ url });
+    const second = await openLibsqlStores({ url });
+    cleanups.push(() => first.close(), () => second.close());
+    const a = await setup(first);
+    const b = new AuthService({ stores: second, hasher: fakeHasher, ids: cryptoIds, clock: a.clock, limits: defaultLimits });
+    const answers = [];
+    for (let i = 0; i < 6; i += 1) {
+      const result = await (i % 2 === 0 ? a.auth : b).login("ann@example.com", "wrong");
+      answers.push(result.ok ? 200 : result.error.returnCode);
+    }
+    expect(answers).toEqual([1401, 1401, 1401, 1401, 1401, 1402]);
+    const right = await b.login("ann@example.com", "ann-password");
+    expect(right.ok ? 200 : right.error.returnCode).toBe(1402);
+  });
+});
+
+describe("AuthService: bearer tokens (AUT-01, AUT-02, DEC-AUT-01/02)", () => {
+  it("a token from the API key opens v2 calls for 30 minutes of virtual time", async () => {
+    const { auth, clock } = await setup();
+    const issued = await auth.issueToken("ann@example.com", "ann-api-key");
+    if (!issued.ok) throw new Error(issued.error.message);
+    const claims = JSON.parse(Buffer.from(issued.value.token.split(".")[1] as string, "base64url").toString()) as Record<string, number | string>;
+    expect(claims.sub).toBe("ann@example.com");
+    expect(Number(claims.exp) - Number(claims.iat)).toBe(1800);
+    expect(claims.nbf).toBe(claims.iat);
+    expect((await auth.authenticateBearer(`Bearer ${issued.value.token}`)).ok).toBe(true);
+    clock.advance(29 * 60_000);
+    expect((await auth.authenticateBearer(`Bearer ${issued.value.token}`)).ok).toBe(true);
+    clock.advance(2 * 60_000);
+    expect((await auth.authenticateBearer(`Bearer ${issued.value.token}`)).ok).toBe(false);
+  });
+
+  it("the API key itself, a forged token and a missing header are refused with 1401", async () => {
+    const { auth } = await setup();
+    const issued = await auth.issueToken("ann@example.com", "ann-api-key");
+    if (!issued.ok) throw new Error("no token");
+    const [header, payload] = issued.value.token.split(".");
+    const forgedPayload = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload as string, "base64url").toString()), sub: "gus@example.com" })).toString("base64url");
+    for (const authorization of ["Bearer ann-api-key", `Bearer ${header}.${forgedPayload}.AAAA`, `Bearer ${header}.${payload}.`, undefined, "Basic abc", `bearer ${issued.value.token}x`]) {
+      const result = await auth.authenticateBearer(authorization);
+      expect(result.ok ? 0 : result.error.returnCode).toBe(1401);
+    }
+  });
+
+  it("a user without a key, or a wrong key, is 1401; a revoked key stops at once but its tokens live on", async () => {
+    const { auth, users } = await setup();
+    expect((await auth.issueToken("gus@example.com", "anything")).ok).toBe(false);
+    const before = await auth.issueToken("ann@example.com", "ann-api-key");
+    if (!before.ok) throw new Error("no token");
+    await users.revokeApiKey("ann@example.com", "ann-key");
+    const after = await auth.issueToken("ann@example.com", "ann-api-key");
+    expect(after.ok ? 0 : after.error.returnCode).toBe(1401);
+    expect((await auth.authenticateBearer(`Bearer ${before.value.token}`)).ok).toBe(true);
+  });
+
+  it("tokens made by one node are accepted by another on the same store", async () => {
+    const { auth, stores, clock } = await setup();
+    const other = new AuthService({ stores, hasher: fakeHasher, ids: cryptoIds, clock, limits: defaultLimits });
+    const issued = await auth.issueToken("ann@example.com", "ann-api-key");
+    if (!issued.ok) throw new Error("no token");
+    expect((await other.authenticateBearer(`Bearer ${issued.value.token}`)).ok).toBe(true);
+  });
+});
+
+describe("AuthService: tenant access (AUT-03)", () => {
+  it("a principal of one account never reaches another's profile", async () => {
+    const { auth } = await setup();
+    const gus = { email: "gus@example.com", grants: [{ account: "globex", profiles: ["main"] }], via: "session" as const };
+    expect(await auth.decideAccess(gus, "globex", "main")).toBe("granted");
+    expect(await auth.decideAccess(gus, "acme", "main")).toBe("no-grant");
+    expect(await auth.decideAccess(gus, "initech", "main")).toBe("unknown-account");
+    expect(await auth.decideAccess(gus, "globex", "dev")).toBe("unknown-profile");
+  });
+});

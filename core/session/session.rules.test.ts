@@ -1,0 +1,61 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { decideTenantAccess, grantCovers, isSessionLive, mayLogIn, sessionPolicyFromLimits, shouldTouchSession } from "./session.rules.ts";
+
+const policy = sessionPolicyFromLimits({ sessionIdleMinutes: 30, sessionAbsoluteHours: 12 });
+
+describe("session lifetime (SES-12, DEC-SES-02)", () => {
+  it("ends 30 minutes after the last use", () => {
+    const session = { createdAt: 0, lastSeenAt: 0 };
+    assert.equal(isSessionLive(session, 30 * 60_000 - 1, policy), true);
+    assert.equal(isSessionLive(session, 30 * 60_000, policy), false);
+  });
+
+  it("ends 12 hours after login however busy it is", () => {
+    const session = { createdAt: 0, lastSeenAt: 12 * 3_600_000 - 1000 };
+    assert.equal(isSessionLive(session, 12 * 3_600_000 - 1, policy), true);
+    assert.equal(isSessionLive(session, 12 * 3_600_000, policy), false);
+  });
+
+  it("writes the last use back at most once a minute", () => {
+    assert.equal(shouldTouchSession({ createdAt: 0, lastSeenAt: 0 }, 59_999), false);
+    assert.equal(shouldTouchSession({ createdAt: 0, lastSeenAt: 0 }, 60_000), true);
+  });
+});
+
+describe("grants and tenant access (AUT-03, DEC-GEN-03/04, DEC-SES-04)", () => {
+  it("a grant covers all profiles of its account with *, or the listed ones", () => {
+    assert.equal(grantCovers([{ account: "acme", profiles: "*" }], "acme", "dev"), true);
+    assert.equal(grantCovers([{ account: "acme", profiles: ["main"] }], "acme", "dev"), false);
+    assert.equal(grantCovers([{ account: "acme", profiles: ["main"] }], "acme", "main"), true);
+    assert.equal(grantCovers([{ account: "acme", profiles: "*" }], "globex", "main"), false);
+  });
+
+  it("existence is decided before the grant", () => {
+    const grants = [{ account: "acme", profiles: "*" as const }];
+    assert.equal(decideTenantAccess({ accountExists: false, profileExists: false, grants, account: "x", profile: "main" }), "unknown-account");
+    assert.equal(decideTenantAccess({ accountExists: true, profileExists: false, grants, account: "acme", profile: "x" }), "unknown-profile");
+    assert.equal(decideTenantAccess({ accountExists: true, profileExists: true, grants: [], account: "acme", profile: "main" }), "no-grant");
+    assert.equal(decideTenantAccess({ accountExists: true, profileExists: true, grants, account: "acme", profile: "main" }), "granted");
+  });
+
+  it("no grant on one account ever opens another (any grants, any names)", () => {
+    const name = fc.stringMatching(/^[a-z]{1,4}$/);
+    fc.assert(
+      fc.property(fc.array(fc.record({ account: name, profiles: fc.oneof(fc.constant("*" as const), fc.array(name)) })), name, name, (grants, account, profile) => {
+        const granted = decideTenantAccess({ accountExists: true, profileExists: true, grants, account, profile }) === "granted";
+        const someGrantNamesIt = grants.some((grant) => grant.account === account && (grant.profiles === "*" || grant.profiles.includes(profile)));
+        assert.equal(granted, someGrantNamesIt);
+      }),
+      { seed: 7, numRuns: 300 },
+    );
+  });
+
+  it("a disabled user, or one without any grant, may not log in", () => {
+    assert.equal(mayLogIn({ disabled: false, grants: [{ account: "acme", profiles: "*" }] }), true);
+    assert.equal(mayLogIn({ disabled: true, grants: [{ account: "acme", profiles: "*" }] }), false);
+    assert.equal(mayLogIn({ disabled: false, grants: [] }), false);
+    assert.equal(mayLogIn({ disabled: false, grants: [{ account: "acme", profiles: [] }] }), false);
+  });
+});
