@@ -1,70 +1,172 @@
 /**
- * The conformance runner: `bun run conformance -- --target http://localhost:8080` runs every scenario
+ * The conformance runner. `bun run conformance -- --target http://localhost:8080` runs every scenario
  * against a running implementation; `--in-process` runs them against svc-hub's own app without a socket.
- *
- * Options: --target URL, --collect-url URL, --moments-url URL (default: the target), --in-process,
- * --admin-token TOKEN (default: SVC_ADMIN_TOKEN), --only ID-or-area (repeatable), --timeout-ms N.
+ * `--help` lists the options.
  */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import packageJson from "../package.json" with { type: "json" };
 import { allScenarios } from "../conformance/index.ts";
+import { loadExpectations, staleExpectations, type Expectations } from "./expectations.ts";
 import { openInProcessTarget } from "./in-process.ts";
-import { formatResult, runScenarios, summaryLine, tally } from "./runner.ts";
+import { defaultPropertySeed } from "./property.ts";
+import { buildCompatibilityMarkdown, buildJsonReport, buildJunitXml, type RunInfo } from "./report.ts";
+import { countOutcomes, formatResult, runScenarios, selectScenarios, summaryLine, tally } from "./runner.ts";
+import { fixturesOf, readTargetFile, type TargetFile } from "./target-file.ts";
 import { urlTarget, type Target } from "./target.ts";
 
-const { values } = parseArgs({
-  options: {
-    target: { type: "string" },
-    "collect-url": { type: "string" },
-    "moments-url": { type: "string" },
-    "in-process": { type: "boolean", default: false },
-    "admin-token": { type: "string" },
-    only: { type: "string", multiple: true },
-    "timeout-ms": { type: "string" },
-    help: { type: "boolean", short: "h", default: false },
-  },
-  allowPositionals: false,
-});
+const usage = `usage: bun run conformance -- (--target <base-url> | --target-file <file.json> | --in-process) [options]
 
-const usage = `usage: bun run conformance -- (--target <base-url> | --in-process) [--collect-url <url>] [--moments-url <url>]
-                       [--admin-token <token>] [--only <clause-or-area>]... [--timeout-ms <n>]`;
+  --target <url>          the management root ({base_url}) of the implementation
+  --collect-url <url>     the collection root ({collect_url}); default: the target
+  --moments-url <url>     the visitor-data root ({moments_url}); default: the target
+  --target-file <file>    JSON with base/collect/moments/adminToken and the tenants, users and keys to use
+                          (see conformance/targets/svc-hub-demo.json); flags win over the file
+  --in-process            svc-hub's own app with its demo tenants, without a socket
+  --admin-token <token>   svc-hub's admin token (default SVC_ADMIN_TOKEN); scenarios needing it are skipped without
+  --impl <name>           apply conformance/implementations/<name>/expectations.json (known failures)
+  --only <id-or-area>     run only scenarios naming this clause ID, ID prefix (DEC-GEN) or area; repeatable
+  --seed <n>              seed of every property run (default ${defaultPropertySeed}, fixed so CI replays the same cases)
+  --runs <n>              runs per property (default: each scenario's own)
+  --path <path>           counterexample path to replay, with --seed and --only, as a failure report gives it
+  --report-dir <dir>      where report.json, junit.xml and COMPATIBILITY.md go (default ./conformance-report)
+  --compatibility <file>  also write COMPATIBILITY.md to this file
+  --timeout-ms <n>        limit per scenario (default 120000)`;
 
+function fail(message: string): never {
+  process.stderr.write(`conformance: ${message}\n${usage}\n`);
+  process.exit(2);
+}
+
+function positiveInteger(name: string, raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  if (!/^\d+$/.test(raw)) fail(`--${name} takes a whole number, not "${raw}"`);
+  return Number(raw);
+}
+
+function checkUrl(name: string, raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  try {
+    const url = new URL(raw);
+    if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error("not http");
+  } catch {
+    fail(`--${name} must be an http(s) URL such as http://localhost:8080, not "${raw}"`);
+  }
+  return raw;
+}
+
+let parsed: ReturnType<typeof parse>;
+function parse() {
+  return parseArgs({
+    options: {
+      target: { type: "string" },
+      "collect-url": { type: "string" },
+      "moments-url": { type: "string" },
+      "target-file": { type: "string" },
+      "in-process": { type: "boolean", default: false },
+      "admin-token": { type: "string" },
+      impl: { type: "string" },
+      only: { type: "string", multiple: true },
+      seed: { type: "string" },
+      runs: { type: "string" },
+      path: { type: "string" },
+      "report-dir": { type: "string" },
+      compatibility: { type: "string" },
+      "timeout-ms": { type: "string" },
+      help: { type: "boolean", short: "h", default: false },
+    },
+    allowPositionals: false,
+  });
+}
+try {
+  parsed = parse();
+} catch (error) {
+  fail(error instanceof Error ? error.message : String(error));
+}
+const values = parsed.values;
 if (values.help) {
   process.stdout.write(`${usage}\n`);
   process.exit(0);
 }
-if (!values.target === !values["in-process"]) {
-  process.stderr.write(`conformance: give exactly one of --target <base-url> or --in-process\n${usage}\n`);
-  process.exit(2);
+
+let file: TargetFile | null = null;
+try {
+  file = values["target-file"] ? readTargetFile(resolve(values["target-file"])) : null;
+} catch (error) {
+  fail(error instanceof Error ? error.message : String(error));
 }
+const base = checkUrl("target", values.target) ?? (values["in-process"] ? undefined : checkUrl("target-file base", file?.base));
+if (!base === !values["in-process"]) fail("give exactly one of --target <base-url> (or a target file with base) or --in-process");
+
+let expectations: Expectations | null = null;
+try {
+  expectations = values.impl ? loadExpectations(values.impl) : null;
+} catch (error) {
+  fail(error instanceof Error ? error.message : String(error));
+}
+const seed = positiveInteger("seed", values.seed) ?? defaultPropertySeed;
+const runs = positiveInteger("runs", values.runs);
+const fixtures = fixturesOf(file);
 
 let target: Target;
 let close: () => Promise<void> = async () => undefined;
 if (values["in-process"]) {
-  const opened = await openInProcessTarget();
+  const opened = await openInProcessTarget({ fixtures });
   target = opened.target;
   close = opened.close;
 } else {
-  try {
-    new URL(values.target as string);
-  } catch {
-    process.stderr.write(`conformance: --target must be a URL such as http://localhost:8080, not "${values.target}"\n`);
-    process.exit(2);
-  }
   target = urlTarget({
-    base: values.target as string,
-    collect: values["collect-url"],
-    moments: values["moments-url"],
-    adminToken: values["admin-token"] ?? process.env.SVC_ADMIN_TOKEN ?? null,
+    base: base as string,
+    collect: checkUrl("collect-url", values["collect-url"]) ?? checkUrl("target-file collect", file?.collect),
+    moments: checkUrl("moments-url", values["moments-url"]) ?? checkUrl("target-file moments", file?.moments),
+    adminToken: values["admin-token"] ?? file?.adminToken ?? process.env.SVC_ADMIN_TOKEN ?? null,
+    fixtures,
+    name: file?.name,
   });
 }
 
-process.stdout.write(`conformance: ${allScenarios.length} scenarios against ${target.name}\n`);
+const selected = selectScenarios(allScenarios, values.only);
+if (selected.length === 0) fail(`--only ${values.only?.join(", ")} selects no scenario`);
+process.stdout.write(`conformance: ${selected.length} of ${allScenarios.length} scenarios against ${target.name} (property seed ${seed}${runs ? `, ${runs} runs each` : ""})\n`);
+const startedAt = new Date();
 const results = await runScenarios(allScenarios, target, {
   only: values.only,
-  timeoutMs: values["timeout-ms"] ? Number(values["timeout-ms"]) : undefined,
+  timeoutMs: positiveInteger("timeout-ms", values["timeout-ms"]),
+  property: { seed, runs, path: values.path },
+  expectations,
   onResult: (result) => process.stdout.write(`${formatResult(result)}\n`),
 });
 await close();
-const counts = tally(results);
-process.stdout.write(`${summaryLine(counts)}\n`);
-process.exit(counts.failed > 0 ? 1 : 0);
+
+const info: RunInfo = {
+  target: target.name,
+  implementation: values.impl ?? null,
+  suiteVersion: packageJson.version,
+  startedAt: startedAt.toISOString(),
+  durationMs: Date.now() - startedAt.getTime(),
+  propertySeed: seed,
+  propertyRuns: runs ?? null,
+};
+const reportDir = resolve(values["report-dir"] ?? "conformance-report");
+mkdirSync(reportDir, { recursive: true });
+writeFileSync(join(reportDir, "report.json"), `${JSON.stringify(buildJsonReport(info, results), null, 2)}\n`);
+writeFileSync(join(reportDir, "junit.xml"), buildJunitXml(info, results));
+const compatibility = buildCompatibilityMarkdown(info, results);
+writeFileSync(join(reportDir, "COMPATIBILITY.md"), compatibility);
+if (values.compatibility) {
+  mkdirSync(dirname(resolve(values.compatibility)), { recursive: true });
+  writeFileSync(resolve(values.compatibility), compatibility);
+}
+
+const stale = staleExpectations(expectations, allScenarios);
+for (const entry of stale) process.stdout.write(`! stale expectation: ${entry} matches no scenario; remove it from ${values.impl}'s expectations.json\n`);
+const counts = countOutcomes(results);
+process.stdout.write(
+  `reports: ${reportDir}/report.json, junit.xml, COMPATIBILITY.md\n` +
+    `outcomes: ${counts.pass} pass, ${counts["expected-fail"]} expected-fail, ${counts["unexpected-pass"]} unexpected-pass, ${counts.fail} fail, ${counts.error} error, ${counts.skip} skip\n`,
+);
+const summary = tally(results);
+const failed = summary.failed + stale.length;
+process.stdout.write(`${summaryLine({ ...summary, failed })}\n`);
+process.exit(failed > 0 ? 1 : 0);

@@ -2,7 +2,7 @@ import { loadConfigFile } from "../adapters/config/config.loader.ts";
 import { demoConfigPath } from "../adapters/config/demo-config.ts";
 import { createMemoryLogger } from "../adapters/runtime/logger.ts";
 import { openService, type Service, type StoreChoice } from "../adapters/service.ts";
-import { inProcessTarget, type Target } from "./target.ts";
+import { inProcessTarget, type Target, type TargetFixtures } from "./target.ts";
 
 export interface InProcessService {
   readonly target: Target;
@@ -11,7 +11,7 @@ export interface InProcessService {
 }
 
 /** svc-hub's own app with the demo tenants, reached without a socket: the fastest target there is. */
-export async function openInProcessTarget(options: { readonly store?: StoreChoice } = {}): Promise<InProcessService> {
+export async function openInProcessTarget(options: { readonly store?: StoreChoice; readonly fixtures?: TargetFixtures } = {}): Promise<InProcessService> {
   const config = await loadConfigFile(demoConfigPath);
   if (!config.ok) throw new Error(`the demo configuration does not load: ${config.error.format()}`);
   const adminToken = "in-process-admin-token";
@@ -26,7 +26,7 @@ export async function openInProcessTarget(options: { readonly store?: StoreChoic
   const service = opened.value;
   service.start();
   return {
-    target: inProcessTarget({ handle: (request) => service.app.handle(request), adminToken }),
+    target: inProcessTarget({ handle: (request) => service.app.handle(request), adminToken, fixtures: options.fixtures }),
     service,
     close: () => service.close(),
   };

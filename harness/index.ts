@@ -4,3 +4,8 @@ export * from "./client.ts";
 export * from "./expect.ts";
 export * from "./scenario.ts";
 export * from "./runner.ts";
+export * from "./property.ts";
+export * from "./expectations.ts";
+export * from "./report.ts";
+export * from "./target-file.ts";
+export * from "./clauses.ts";

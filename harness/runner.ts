@@ -1,9 +1,15 @@
 import { ScenarioFailure, ScenarioSkip } from "./client.ts";
+import { expectedFailureReason, type Expectations } from "./expectations.ts";
+import { defaultPropertySeed, type PropertyRecord, type PropertySettings } from "./property.ts";
 import { createContext, type Scenario } from "./scenario.ts";
 import type { Target } from "./target.ts";
 
-/** pass and fail are the scenario's verdict; skip means it could not run here; error means it broke unexpectedly. */
-export type Outcome = "pass" | "fail" | "skip" | "error";
+/**
+ * pass and fail are the scenario's verdict; expected-fail and unexpected-pass are those verdicts for a
+ * scenario the implementation's expectations list as failing; skip means it could not run here (with the
+ * reason); error means it broke unexpectedly (for example the target did not answer).
+ */
+export type Outcome = "pass" | "fail" | "expected-fail" | "unexpected-pass" | "skip" | "error";
 
 export interface ScenarioResult {
   readonly title: string;
@@ -13,19 +19,23 @@ export interface ScenarioResult {
   readonly outcome: Outcome;
   readonly durationMs: number;
   readonly message?: string;
+  /** Every property run of the scenario, with what replays it. */
+  readonly properties?: readonly PropertyRecord[];
 }
 
 export interface RunOptions {
   /** Run only scenarios naming this clause ID or area, or whose ID starts with it (`DLE`, `DEC-GEN`, `health`). */
   readonly only?: readonly string[];
   readonly timeoutMs?: number;
+  readonly property?: Partial<PropertySettings>;
+  readonly expectations?: Expectations | null;
   readonly onResult?: (result: ScenarioResult) => void;
 }
 
 export function selectScenarios(scenarios: readonly Scenario[], only: readonly string[] | undefined): Scenario[] {
   if (!only || only.length === 0) return [...scenarios];
   return scenarios.filter((scenario) =>
-    only.some((wanted) => scenario.area === wanted || scenario.clauses.some((id) => id === wanted || id.startsWith(`${wanted}-`))),
+    only.some((wanted) => scenario.area === wanted || scenario.title === wanted || scenario.clauses.some((id) => id === wanted || id.startsWith(`${wanted}-`))),
   );
 }
 
@@ -37,28 +47,41 @@ function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
+function verdict(raw: Outcome, expectedReason: string | null): Outcome {
+  if (expectedReason === null) return raw;
+  if (raw === "pass") return "unexpected-pass";
+  if (raw === "fail" || raw === "error") return "expected-fail";
+  return raw;
+}
+
 /** Runs the scenarios one after another (they share the target) and reports each as it ends. */
 export async function runScenarios(scenarios: readonly Scenario[], target: Target, options: RunOptions = {}): Promise<ScenarioResult[]> {
   const runId = Date.now().toString(36);
-  const context = createContext(target, runId);
+  const propertySettings: PropertySettings = { seed: options.property?.seed ?? defaultPropertySeed, runs: options.property?.runs, path: options.property?.path };
   const results: ScenarioResult[] = [];
   for (const scenario of selectScenarios(scenarios, options.only)) {
     const started = performance.now();
-    let outcome: Outcome = "pass";
+    const properties: PropertyRecord[] = [];
+    const context = createContext(target, runId, propertySettings, properties);
+    let raw: Outcome = "pass";
     let message: string | undefined;
     if (scenario.needs.includes("admin") && !target.adminToken) {
-      outcome = "skip";
+      raw = "skip";
       message = "needs the admin token of the target (--admin-token or SVC_ADMIN_TOKEN)";
     } else {
       try {
-        await withTimeout(scenario.run(context), options.timeoutMs ?? 60_000);
+        await withTimeout(scenario.run(context), options.timeoutMs ?? 120_000);
       } catch (error) {
-        if (error instanceof ScenarioSkip) outcome = "skip";
-        else if (error instanceof ScenarioFailure) outcome = "fail";
-        else outcome = "error";
-        message = error instanceof Error ? (outcome === "error" ? `${error.name}: ${error.message}` : error.message) : String(error);
+        if (error instanceof ScenarioSkip) raw = "skip";
+        else if (error instanceof ScenarioFailure) raw = "fail";
+        else raw = "error";
+        message = error instanceof Error ? (raw === "error" ? `${error.name}: ${error.message}` : error.message) : String(error);
       }
     }
+    const expectedReason = expectedFailureReason(options.expectations ?? null, scenario);
+    const outcome = verdict(raw, expectedReason);
+    if (outcome === "expected-fail") message = `expected to fail (${expectedReason}): ${message ?? ""}`;
+    if (outcome === "unexpected-pass") message = `listed as an expected failure (${expectedReason}) but passed: remove the entry`;
     const result: ScenarioResult = {
       title: scenario.title,
       area: scenario.area,
@@ -67,11 +90,20 @@ export async function runScenarios(scenarios: readonly Scenario[], target: Targe
       outcome,
       durationMs: Math.round(performance.now() - started),
       ...(message === undefined ? {} : { message }),
+      ...(properties.length > 0 ? { properties } : {}),
     };
     results.push(result);
     options.onResult?.(result);
   }
   return results;
+}
+
+export type OutcomeCounts = Readonly<Record<Outcome, number>>;
+
+export function countOutcomes(results: readonly ScenarioResult[]): OutcomeCounts {
+  const counts: Record<Outcome, number> = { pass: 0, fail: 0, "expected-fail": 0, "unexpected-pass": 0, skip: 0, error: 0 };
+  for (const result of results) counts[result.outcome] += 1;
+  return counts;
 }
 
 export interface Tally {
@@ -80,13 +112,10 @@ export interface Tally {
   readonly skipped: number;
 }
 
-/** Errors count as failures: the run is green only when every scenario that ran passed. */
+/** The run is green when nothing failed, errored or passed unexpectedly; an expected failure counts as passed. */
 export function tally(results: readonly ScenarioResult[]): Tally {
-  return {
-    passed: results.filter((result) => result.outcome === "pass").length,
-    failed: results.filter((result) => result.outcome === "fail" || result.outcome === "error").length,
-    skipped: results.filter((result) => result.outcome === "skip").length,
-  };
+  const counts = countOutcomes(results);
+  return { passed: counts.pass + counts["expected-fail"], failed: counts.fail + counts.error + counts["unexpected-pass"], skipped: counts.skip };
 }
 
 /** The closing line CI reads: `N passed, N failed` with `, N skipped` when any. */
@@ -94,8 +123,9 @@ export function summaryLine(counts: Tally): string {
   return `${counts.passed} passed, ${counts.failed} failed${counts.skipped > 0 ? `, ${counts.skipped} skipped` : ""}`;
 }
 
+const marks: Record<Outcome, string> = { pass: "✓", fail: "✗", "expected-fail": "x", "unexpected-pass": "!", skip: "-", error: "!" };
+
 export function formatResult(result: ScenarioResult): string {
-  const mark = { pass: "✓", fail: "✗", skip: "-", error: "!" }[result.outcome];
-  const head = `${mark} ${result.title} (${result.durationMs} ms)`;
+  const head = `${marks[result.outcome]} ${result.title} (${result.durationMs} ms)`;
   return result.message ? `${head}\n    ${result.outcome}: ${result.message.replaceAll("\n", "\n    ")}` : head;
 }

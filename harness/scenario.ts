@@ -1,4 +1,6 @@
+import type fc from "fast-check";
 import { HttpClient, ScenarioSkip } from "./client.ts";
+import { checkProperty, type PropertyRecord, type PropertySettings } from "./property.ts";
 import type { Target, TargetFixtures } from "./target.ts";
 
 /** example: one case from the spec; property: fast-check over many cases; e2e: a flow across several APIs. */
@@ -20,6 +22,11 @@ export interface ScenarioContext {
   adminHeaders(): Record<string, string>;
   /** A name no other scenario or run uses, for data this scenario makes. */
   uniqueId(prefix: string): string;
+  /**
+   * Runs a fast-check property with the run's seed and count (`--seed`, `--runs`), recording the seed and
+   * counterexample path in the report. `numRuns` is this scenario's default count.
+   */
+  checkProperty<Ts>(property: fc.IProperty<Ts> | fc.IAsyncProperty<Ts>, options?: { numRuns?: number }): Promise<void>;
 }
 
 export interface Scenario {
@@ -58,7 +65,8 @@ export function defineScenarios(
 
 let sequence = 0;
 
-export function createContext(target: Target, runId: string): ScenarioContext {
+/** A context for one scenario; `properties` collects what its property runs did. */
+export function createContext(target: Target, runId: string, propertySettings: PropertySettings, properties: PropertyRecord[]): ScenarioContext {
   return {
     target,
     fixtures: target.fixtures,
@@ -72,6 +80,9 @@ export function createContext(target: Target, runId: string): ScenarioContext {
     uniqueId(prefix) {
       sequence += 1;
       return `${prefix}_${runId}_${sequence}`;
+    },
+    checkProperty(property, options) {
+      return checkProperty(property, propertySettings, properties, options);
     },
   };
 }

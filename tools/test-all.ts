@@ -122,7 +122,7 @@ const suites: Array<{ name: string; run: () => Promise<void> }> = [
   {
     name: "conformance-in-process",
     async run() {
-      const { code, output } = await runCommand("conformance-in-process", [bin("bun"), "harness/cli.ts", "--in-process"]);
+      const { code, output } = await runCommand("conformance-in-process", [bin("bun"), "harness/cli.ts", "--in-process", "--impl", "svc-hub", "--report-dir", join(outputDir, "conformance-in-process")]);
       record("conformance-in-process", harnessCounts(output), code);
     },
   },
@@ -134,7 +134,21 @@ const suites: Array<{ name: string; run: () => Promise<void> }> = [
       let server: Awaited<ReturnType<typeof spawnServer>> | null = null;
       try {
         server = await spawnServer({ root, dataDir, adminToken, logFile: join(outputDir, "conformance-server.server.log") });
-        const { code, output } = await runCommand("conformance-server", [bin("bun"), "harness/cli.ts", "--target", server.url, "--admin-token", adminToken]);
+        const { code, output } = await runCommand("conformance-server", [
+          bin("bun"),
+          "harness/cli.ts",
+          "--target",
+          server.url,
+          "--admin-token",
+          adminToken,
+          "--impl",
+          "svc-hub",
+          "--report-dir",
+          join(outputDir, "conformance-server"),
+          // The committed compatibility matrix comes from this run: the suite against a real server.
+          "--compatibility",
+          join(root, "COMPATIBILITY.md"),
+        ]);
         record("conformance-server", harnessCounts(output), code);
         const exitCode = await server.stop();
         record("server-clean-stop", { passed: exitCode === 0 ? 1 : 0, failed: exitCode === 0 ? 0 : 1, skipped: 0 }, exitCode);
