@@ -169,6 +169,26 @@ export const defaultLimits: Limits = {
   dataLayerListMax: 1000,
 };
 
+/** One file of a configured revision, given as text in the configuration. */
+export interface ConfiguredRevisionFile {
+  readonly name: string;
+  readonly text: string;
+}
+
+/**
+ * DEC-REV-01, demo.md: a revision the configuration publishes at start, once: a restart, or a second node,
+ * finds it published and does not publish it again.
+ */
+export interface ConfiguredRevision {
+  readonly account: string;
+  readonly profile: string;
+  readonly name: string;
+  readonly comment: string;
+  readonly createdBy: string;
+  readonly targets: readonly string[];
+  readonly files: readonly ConfiguredRevisionFile[];
+}
+
 export interface ServiceConfig {
   /** DEC-GEN-05: the node id; absent means host name plus process id. */
   readonly nodeId?: string;
@@ -177,4 +197,8 @@ export interface ServiceConfig {
   readonly accounts: readonly AccountConfig[];
   readonly users: readonly UserConfig[];
   readonly apiKeys: readonly ApiKeyConfig[];
+  /** DEC-REV-02: the file prefix of revision bundle members (`utag.js`, `utag.<n>.js`, `utag.sync.js`). */
+  readonly revisionFilePrefix: string;
+  /** Revisions published at start when the store does not have them yet. */
+  readonly revisions: readonly ConfiguredRevision[];
 }

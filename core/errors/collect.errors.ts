@@ -55,6 +55,11 @@ export const collectErrors = {
     xError: "JSON body exceeds 1 MB",
     clauses: ["COL-06", "DEC-COL-04"],
   },
+  invalidGzip: {
+    status: 400,
+    xError: "Invalid gzip body",
+    clauses: ["COL-06", "DEC-COL-04"],
+  },
   emptyBody: {
     status: 400,
     xError: "Empty request body",

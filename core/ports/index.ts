@@ -4,4 +4,8 @@ export type * from "./hashing.port.ts";
 export type * from "./tenancy.store.ts";
 export type * from "./settings.store.ts";
 export type * from "./sessions.store.ts";
+export type * from "./events.store.ts";
+export type * from "./datalayer.store.ts";
+export type * from "./revisions.store.ts";
 export type * from "./stores.ts";
+export type * from "./profiles.store.ts";

@@ -1,0 +1,151 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import type { CollectErrorCode } from "../errors/collect.errors.ts";
+import { parseEventBody, readCollectRequest, refererHost, type CollectRequestInput, type EventParams } from "./collect.rules.ts";
+
+const known = new Set(["acme/main", "acme/dev", "globex/main"]);
+const isKnownProfile = (account: string, profile: string) => known.has(`${account}/${profile}`);
+
+function params(entries: Record<string, unknown>): EventParams {
+  return Object.assign(Object.create(null) as EventParams, entries);
+}
+
+function read(overrides: Partial<CollectRequestInput>) {
+  return readCollectRequest({ method: "GET", query: [], body: null, referer: null, isKnownProfile, ...overrides });
+}
+
+function refusal(result: ReturnType<typeof read> | ReturnType<typeof parseEventBody>): CollectErrorCode | "ok" {
+  return result.ok ? "ok" : result.error.code;
+}
+
+const q = (text: string) => new URLSearchParams(text);
+
+describe("collection parameters", () => {
+  const table: Array<[string, Partial<CollectRequestInput>, CollectErrorCode | "ok"]> = [
+    ["[COL-03, DEC-COL-01] svc_profile absent means main", { query: q("svc_account=acme") }, "ok"],
+    ["[COL-04, DEC-COL-01] svc_account missing", { query: q("svc_profile=main") }, "missingAccountOrProfile"],
+    ["[COL-04, DEC-COL-01] svc_account empty", { query: q("svc_account=&svc_profile=main") }, "missingAccountOrProfile"],
+    ["[COL-04, DEC-COL-01] svc_profile present but empty", { query: q("svc_account=acme&svc_profile=") }, "missingAccountOrProfile"],
+    ["[COL-04] svc_account not a string in a JSON body", { method: "POST", body: params({ svc_account: 7 }) }, "missingAccountOrProfile"],
+    ["[COL-05, DEC-COL-02] unknown account", { query: q("svc_account=acmee") }, "unknownAccountOrProfile"],
+    ["[COL-05, DEC-COL-02] unknown profile", { query: q("svc_account=globex&svc_profile=dev") }, "unknownAccountOrProfile"],
+    ["[COL-09, DEC-COL-02] restricted characters in the account", { query: q("svc_account=ac.me") }, "restrictedCharacters"],
+    ["[COL-09, DEC-COL-02] restricted characters in svc_datasource", { query: q("svc_account=acme&svc_datasource=a/b") }, "restrictedCharacters"],
+    ["[COL-09, DEC-COL-04] svc_datasource not a string", { method: "POST", body: params({ svc_account: "acme", svc_datasource: 5 }) }, "restrictedCharacters"],
+    ["[COL-09, DEC-COL-02] 250 characters together pass", { query: q(`svc_account=acme&svc_datasource=${"d".repeat(242)}`) }, "ok"],
+    ["[COL-09, DEC-COL-02] 251 characters together are refused", { query: q(`svc_account=acme&svc_datasource=${"d".repeat(243)}`) }, "namesTooLong"],
+    ["[COL-08, DEC-COL-04] file-type json", { query: q("svc_account=acme&file-type=json") }, "ok"],
+    ["[COL-08, DEC-COL-04] file-type javascript", { query: q("svc_account=acme&file-type=javascript") }, "ok"],
+    ["[COL-08, DEC-COL-04] file-type xml", { query: q("svc_account=acme&file-type=xml") }, "invalidFileType"],
+    ["[COL-07] a POST with neither body nor parameters", { method: "POST" }, "emptyBody"],
+    ["[COL-07] a POST with only cache-busters", { method: "POST", query: q("cb=1&_=2") }, "emptyBody"],
+    ["[DEC-COL-04] a POST without body but with query parameters", { method: "POST", query: q("svc_account=acme") }, "ok"],
+    ["[COL-04] a POST without body with parameters but no account", { method: "POST", query: q("svc_event=x") }, "missingAccountOrProfile"],
+  ];
+  for (const [title, input, expected] of table) {
+    it(title, () => assert.equal(refusal(read(input)), expected));
+  }
+
+  it("[DEC-COL-04] body parameters win over the query string; a repeated query parameter keeps its first value", () => {
+    const result = read({ method: "POST", query: q("svc_account=acme&a=query&b=1&b=2"), body: params({ a: "body", c: [1] }) });
+    assert.ok(result.ok);
+    assert.deepEqual({ ...result.value.params }, { svc_account: "acme", a: "body", b: "1", c: [1] });
+  });
+
+  it("[COL-12, DEC-COL-05] cb and _ are never stored, from the query or the body", () => {
+    const result = read({ method: "POST", query: q("svc_account=acme&cb=1&_=2"), body: params({ cb: 3, _: 4, x: 5 }) });
+    assert.ok(result.ok);
+    assert.deepEqual(Object.keys(result.value.params).sort(), ["svc_account", "x"]);
+  });
+
+  it("[COL-11, DEC-COL-05] a GET stores the Referer's host name as svc_referrer_host; a POST does not", () => {
+    const get = read({ query: q("svc_account=acme"), referer: "https://Shop.Example.com:8443/cart?id=1#top" });
+    assert.ok(get.ok);
+    assert.equal(get.value.params.svc_referrer_host, "shop.example.com");
+    const post = read({ method: "POST", query: q("svc_account=acme"), referer: "https://shop.example.com/" });
+    assert.ok(post.ok);
+    assert.equal(post.value.params.svc_referrer_host, undefined);
+    const garbage = read({ query: q("svc_account=acme"), referer: "not a url" });
+    assert.ok(garbage.ok);
+    assert.equal("svc_referrer_host" in garbage.value.params, false);
+  });
+
+  it("reads the event name, trace id and data source", () => {
+    const result = read({ query: q("svc_account=acme&svc_profile=dev&svc_event=purchase&svc_trace_id=t1&svc_datasource=ds1") });
+    assert.ok(result.ok);
+    assert.deepEqual(
+      { account: result.value.account, profile: result.value.profile, event: result.value.event, traceId: result.value.traceId, datasource: result.value.datasource },
+      { account: "acme", profile: "dev", event: "purchase", traceId: "t1", datasource: "ds1" },
+    );
+  });
+
+  it("parameter names such as __proto__ and constructor stay plain data", () => {
+    const body = parseEventBody('{"svc_account":"acme","__proto__":{"x":1},"hasOwnProperty":2}');
+    assert.ok(body.ok);
+    const result = read({ method: "POST", query: q("constructor=q"), body: body.value });
+    assert.ok(result.ok);
+    assert.deepEqual(JSON.parse(JSON.stringify(result.value.params.__proto__)), { x: 1 });
+    assert.deepEqual(Object.keys(result.value.params).sort(), ["__proto__", "constructor", "hasOwnProperty", "svc_account"]);
+    assert.equal(Object.getPrototypeOf(result.value.params), null);
+    assert.equal(({} as Record<string, unknown>).x, undefined);
+  });
+
+  it("never throws, whatever the query and body", () => {
+    const value = fc.jsonValue() as fc.Arbitrary<EventParams[string]>;
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.string(), fc.string())), fc.option(fc.dictionary(fc.string(), value), { nil: null }), fc.boolean(), (query, body, post) => {
+        void read({ method: post ? "POST" : "GET", query, body: body === null ? null : Object.assign(Object.create(null) as EventParams, body) });
+      }),
+    );
+  });
+});
+
+describe("event bodies (COL-06, DEC-COL-04, DEC-DLE-03)", () => {
+  const nest = (levels: number) => `${'{"a":'.repeat(levels - 1)}{}${"}".repeat(levels - 1)}`;
+  const table: Array<[string, string, CollectErrorCode | "ok"]> = [
+    ["an object", '{"svc_account":"acme"}', "ok"],
+    ["[COL-06] invalid JSON", '{"svc_account":', "invalidJson"],
+    ["[COL-06] an array", "[1,2]", "notAnObject"],
+    ["[COL-06] a string", '"text"', "notAnObject"],
+    ["[COL-06] null", "null", "notAnObject"],
+    ["[COL-06] a key with a period at the top", '{"a.b":1}', "keyWithPeriod"],
+    ["[COL-06] a key with a period at depth 3", '{"a":{"b":{"c.d":1}}}', "keyWithPeriod"],
+    ["[COL-06] a key with a period in an object inside an array", '{"a":[1,{"b.c":1}]}', "keyWithPeriod"],
+    ["a period in a value is fine", '{"a":"b.c"}', "ok"],
+    ["[DEC-DLE-03] 64 levels pass", nest(64), "ok"],
+    ["[DEC-DLE-03] 65 levels are refused", nest(65), "tooDeep"],
+    ["[DEC-DLE-03] 100000 open brackets are refused without parsing", "[".repeat(100_000), "tooDeep"],
+  ];
+  for (const [title, text, expected] of table) {
+    it(title, () => assert.equal(refusal(parseEventBody(text)), expected));
+  }
+
+  it("never throws on any text or any JSON", () => {
+    fc.assert(fc.property(fc.string(), (text) => void parseEventBody(text)));
+    fc.assert(fc.property(fc.jsonValue(), (value) => void parseEventBody(JSON.stringify(value))));
+  });
+
+  it("any JSON object without periods in keys reads back deep-equal", () => {
+    const key = fc.string().filter((text) => !text.includes("."));
+    const value = fc.letrec((tie) => ({
+      node: fc.oneof({ depthSize: "small" }, fc.string(), fc.integer(), fc.boolean(), fc.constant(null), fc.array(tie("node")), fc.dictionary(key, tie("node"))),
+    })).node;
+    fc.assert(
+      fc.property(fc.dictionary(key, value), (object) => {
+        const parsed = parseEventBody(JSON.stringify(object));
+        assert.ok(parsed.ok);
+        assert.equal(JSON.stringify(parsed.value), JSON.stringify(object));
+      }),
+    );
+  });
+});
+
+describe("refererHost (COL-11)", () => {
+  it("is the host name only, without port, path or query", () => {
+    assert.equal(refererHost("https://www.example.com/a/b?c=d"), "www.example.com");
+    assert.equal(refererHost("http://localhost:8080/"), "localhost");
+    assert.equal(refererHost(""), null);
+    assert.equal(refererHost("/relative"), null);
+  });
+});

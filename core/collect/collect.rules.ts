@@ -1,0 +1,139 @@
+import { collectError, type CollectError, type CollectErrorCode } from "../errors/collect.errors.ts";
+import { defaultJsonBodyRules, readJsonObjectBody, type JsonBodyProblem } from "../json/json-body.rules.ts";
+import { fitsCombinedLength, isAllowedName } from "../names/names.rules.ts";
+import { err, ok, type Result } from "../result.ts";
+
+export type JsonValue = null | boolean | number | string | readonly JsonValue[] | { readonly [key: string]: JsonValue };
+
+/**
+ * The parameters of one event, name to value. Always a null-prototype object, so that `__proto__`,
+ * `constructor` or `hasOwnProperty` sent as parameter names are plain data and every lookup is an own one.
+ */
+export type EventParams = Record<string, JsonValue>;
+
+/** DEC-COL-05, COL-12: cache-busters, accepted and never stored. */
+export const cacheBusterParams: ReadonlySet<string> = new Set(["cb", "_"]);
+
+/** DEC-COL-01: the profile when svc_profile is absent. */
+export const defaultProfile = "main";
+
+/** DEC-COL-04: the accepted values of the `file-type` parameter. */
+export const allowedFileTypes: ReadonlySet<string> = new Set(["json", "javascript"]);
+
+/** A new parameter object without a prototype (see EventParams). */
+export function emptyParams(): EventParams {
+  return Object.create(null) as EventParams;
+}
+
+const bodyProblems: Readonly<Record<JsonBodyProblem, CollectErrorCode>> = {
+  empty: "emptyBody",
+  "too-deep": "tooDeep",
+  "invalid-json": "invalidJson",
+  "not-an-object": "notAnObject",
+  "key-with-period": "keyWithPeriod",
+};
+
+/**
+ * COL-06, COL-07, DEC-COL-04, DEC-DLE-03: a POST body's text as the event's parameters, by the JSON body
+ * rules the data layer API shares (a JSON object, no key with a period at any depth, at most 64 levels,
+ * depth checked before parsing). JSON.parse keeps `__proto__` as an own key; the top level is copied into
+ * a null-prototype object, so no parameter name ever reaches a prototype.
+ */
+export function parseEventBody(text: string): Result<EventParams, CollectError> {
+  const read = readJsonObjectBody(text, defaultJsonBodyRules);
+  if (!read.ok) return err(collectError(bodyProblems[read.error]));
+  const params = emptyParams();
+  for (const key of Object.keys(read.value)) params[key] = read.value[key] as JsonValue;
+  return ok(params);
+}
+
+/** COL-11, DEC-COL-05: the host name of a Referer (no port, path or query), or null when it has none. */
+export function refererHost(referer: string): string | null {
+  try {
+    const host = new URL(referer).hostname;
+    return host === "" ? null : host;
+  } catch {
+    return null;
+  }
+}
+
+export interface CollectRequestInput {
+  readonly method: "GET" | "POST";
+  /** The query string's parameters in order; a name given twice keeps its first value. */
+  readonly query: Iterable<readonly [string, string]>;
+  /** POST: the body's parameters, or null when the body is empty. GET: null. */
+  readonly body: EventParams | null;
+  /** GET: the Referer header. */
+  readonly referer: string | null;
+  /** Whether the account has this profile (the tenants configured). */
+  readonly isKnownProfile: (account: string, profile: string) => boolean;
+}
+
+/** A collection request that passed every rule: what the event is stored with. */
+export interface CollectRequest {
+  readonly account: string;
+  readonly profile: string;
+  readonly datasource: string | null;
+  readonly event: string | null;
+  readonly traceId: string | null;
+  /** Every parameter except the cache-busters; on GET with `svc_referrer_host` from the Referer. */
+  readonly params: EventParams;
+}
+
+function textOf(value: JsonValue | undefined): string | null {
+  return typeof value === "string" && value !== "" ? value : null;
+}
+
+/**
+ * COL-03, COL-04, COL-05, COL-07, COL-08, COL-09, COL-11, COL-12, DEC-COL-01, DEC-COL-02, DEC-COL-04,
+ * DEC-COL-05: merges the query string and the body (the body wins), drops the cache-busters and checks,
+ * in this order: an empty POST, svc_account and svc_profile present, their characters and the 250 rule
+ * (with svc_datasource), that the account has the profile, and `file-type`.
+ */
+export function readCollectRequest(input: CollectRequestInput): Result<CollectRequest, CollectError> {
+  const params = emptyParams();
+  let queryParams = 0;
+  for (const [name, value] of input.query) {
+    if (cacheBusterParams.has(name)) continue;
+    queryParams += 1;
+    if (!(name in params)) params[name] = value;
+  }
+  if (input.method === "POST" && input.body === null && queryParams === 0) return err(collectError("emptyBody"));
+  if (input.body !== null) {
+    for (const name of Object.keys(input.body)) {
+      if (!cacheBusterParams.has(name)) params[name] = input.body[name] as JsonValue;
+    }
+  }
+
+  const account = params.svc_account;
+  const profile = params.svc_profile === undefined ? defaultProfile : params.svc_profile;
+  if (typeof account !== "string" || account === "" || typeof profile !== "string" || profile === "") {
+    return err(collectError("missingAccountOrProfile"));
+  }
+  if (!isAllowedName(account) || !isAllowedName(profile)) return err(collectError("restrictedCharacters"));
+  const rawDatasource = params.svc_datasource;
+  let datasource: string | null = null;
+  if (rawDatasource !== undefined && rawDatasource !== null && rawDatasource !== "") {
+    if (typeof rawDatasource !== "string" || !isAllowedName(rawDatasource)) return err(collectError("restrictedCharacters"));
+    datasource = rawDatasource;
+  }
+  if (!fitsCombinedLength(account, profile, datasource ?? "")) return err(collectError("namesTooLong"));
+  if (!input.isKnownProfile(account, profile)) return err(collectError("unknownAccountOrProfile"));
+  const fileType = params["file-type"];
+  if (fileType !== undefined && (typeof fileType !== "string" || !allowedFileTypes.has(fileType))) {
+    return err(collectError("invalidFileType"));
+  }
+
+  if (input.method === "GET" && input.referer) {
+    const host = refererHost(input.referer);
+    if (host !== null) params.svc_referrer_host = host;
+  }
+  return ok({
+    account,
+    profile,
+    datasource,
+    event: textOf(params.svc_event),
+    traceId: textOf(params.svc_trace_id),
+    params,
+  });
+}

@@ -1,0 +1,55 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import type { IdSource } from "../ports/ids.port.ts";
+import { identifyVisitor } from "../visitors/visitor-id.rules.ts";
+import { readCollectRequest } from "./collect.rules.ts";
+import { describeCollectedEvent } from "./event.rules.ts";
+
+const ids: IdSource = { randomHex: () => "n".repeat(32), randomToken: () => "t", randomUnit: () => 0 };
+
+function collect(query: string, cookieHeader: string | null = null) {
+  const request = readCollectRequest({ method: "GET", query: new URLSearchParams(query), body: null, referer: "https://shop.example.com/p", isKnownProfile: () => true });
+  assert.ok(request.ok);
+  const identity = identifyVisitor({ account: request.value.account, profile: request.value.profile, params: request.value.params, cookieHeader }, ids);
+  return describeCollectedEvent(request.value, identity, 1_700_000_000_000);
+}
+
+describe("the stored event (DEC-COL-09, COL-14)", () => {
+  it("keeps the custom parameters and stores the resolved visitor IDs where known", () => {
+    const event = collect("svc_account=acme&svc_event=view&svc_visitor_id=v1&svc_firstparty_visitor_id=f1&color=red&cb=9", "TAPID=acme/main>t1|");
+    assert.deepEqual(event, {
+      account: "acme",
+      profile: "main",
+      visitorId: "t1",
+      visitorIdSource: "tapid",
+      thirdPartyVisitorId: "t1",
+      firstPartyVisitorId: "f1",
+      event: "view",
+      datasource: null,
+      traceId: null,
+      receivedAt: 1_700_000_000_000,
+      data: Object.assign(Object.create(null) as object, {
+        svc_account: "acme",
+        svc_event: "view",
+        svc_visitor_id: "t1",
+        svc_firstparty_visitor_id: "f1",
+        color: "red",
+        svc_referrer_host: "shop.example.com",
+        svc_thirdparty_visitor_id: "t1",
+      }),
+    });
+  });
+
+  it("[VID-05] with skip, the third-party ID is unknown and not stored", () => {
+    const event = collect("svc_account=acme&svc_visitor_id=v1&svc_skip_3rd_party_vid_cookies=true", "TAPID=acme/main>t1|");
+    assert.equal(event.visitorId, "v1");
+    assert.equal(event.thirdPartyVisitorId, null);
+    assert.equal("svc_thirdparty_visitor_id" in event.data, false);
+  });
+
+  it("[VID-02] a known visitor ID is stored as the visitor ID", () => {
+    const event = collect("svc_account=acme&svc_skip_3rd_party_vid_cookies=true&svc_visitor_id=__acme_main__5120_ann@example.com__&email_address=ann@example.com");
+    assert.equal(event.visitorId, "__acme_main__5120_ann@example.com__");
+    assert.equal(event.data.email_address, "ann@example.com");
+  });
+});

@@ -1,0 +1,133 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import type { EngineDefinition, ProfileConfig } from "../config/config.model.ts";
+import type { VisitorProfile } from "../profiles/profile.rules.ts";
+import { checkEngineAccess, hostOf, readAttributeLookup, readFlag, refererAllowed, visitorDataFor } from "./moments.rules.ts";
+
+const config: ProfileConfig = {
+  name: "main",
+  visitorIdAttributes: [{ id: 5120, name: "email_address", parameter: "email_address" }],
+  attributes: [
+    { id: 5201, name: "Lifetime event count", type: "number", pii: false, enrichments: [] },
+    { id: 5202, name: "Last event name", type: "string", pii: false, enrichments: [] },
+    { id: 5203, name: "Has purchased", type: "boolean", pii: false, enrichments: [] },
+    { id: 5204, name: "Last purchase", type: "date", pii: false, enrichments: [] },
+    { id: 5205, name: "Buyer", type: "badge", pii: false, enrichments: [] },
+    { id: 5206, name: "Email", type: "string", pii: true, enrichments: [] },
+    { id: 5207, name: "Not selected", type: "number", pii: false, enrichments: [] },
+  ],
+  audiences: [
+    { id: 7, name: "Purchasers", conditions: [[{ attribute: 5203, operator: "equals", value: true }]] },
+    { id: 8, name: "Heavy", conditions: [[{ attribute: 5201, operator: "greater_than", value: 100 }]] },
+  ],
+  engines: [],
+  fileDefinitions: [],
+};
+
+const engine: EngineDefinition = {
+  id: "demo-engine",
+  name: "Demo",
+  enabled: true,
+  allowedDomains: ["localhost", "127.0.0.1", "example.com"],
+  keys: "names",
+  audiences: [7, 8],
+  badges: [5205],
+  attributes: [5201, 5202, 5203, 5204, 5206],
+};
+
+const profile: VisitorProfile = {
+  firstSeenAt: 1,
+  lastSeenAt: 2,
+  visitStartedAt: 1,
+  eventCount: 2,
+  visitCount: 1,
+  values: { "5201": 2, "5202": "purchase", "5203": true, "5204": 1_700_000_000_000, "5206": "ann@example.com", "5207": 9 },
+  badges: [5205],
+  visitorIds: { "5120": "ann@example.com" },
+  lastSeq: 2,
+};
+
+describe("the visitor data answer (MOM-03..05, MOM-11, DEC-MOM-01/04)", () => {
+  it("keys by names: selected items only, each in its section, PII never", () => {
+    assert.deepEqual(visitorDataFor({ account: "acme", profileName: "main", config, engine, profile }), {
+      audiences: ["Purchasers"],
+      badges: ["Buyer"],
+      metrics: { "Lifetime event count": 2 },
+      properties: { "Last event name": "purchase" },
+      flags: { "Has purchased": true },
+      dates: { "Last purchase": 1_700_000_000_000 },
+    });
+  });
+
+  it("keys by ids: audience UIDs are account_profile_id, attributes and badges their ids", () => {
+    const data = visitorDataFor({ account: "acme", profileName: "main", config, engine: { ...engine, keys: "ids" }, profile });
+    assert.deepEqual(data.audiences, ["acme_main_7"]);
+    assert.deepEqual(data.badges, ["5205"]);
+    assert.deepEqual(data.metrics, { "5201": 2 });
+    assert.deepEqual(data.dates, { "5204": 1_700_000_000_000 });
+  });
+
+  it("all six sections are present for a profile with nothing selected", () => {
+    const data = visitorDataFor({ account: "a", profileName: "p", config, engine: { ...engine, audiences: [], badges: [], attributes: [] }, profile });
+    assert.deepEqual(data, { audiences: [], badges: [], metrics: {}, properties: {}, flags: {}, dates: {} });
+  });
+
+  it("a PII attribute is never returned, whatever the engine selects and the profile holds", () => {
+    fc.assert(
+      fc.property(fc.subarray([5201, 5202, 5203, 5204, 5205, 5206, 5207]), fc.constantFrom("names" as const, "ids" as const), (selected, keys) => {
+        const text = JSON.stringify(visitorDataFor({ account: "a", profileName: "p", config, engine: { ...engine, keys, attributes: selected, badges: selected }, profile }));
+        assert.ok(!text.includes("ann@example.com"));
+        assert.ok(!text.includes("Email") && !text.includes("5206"));
+      }),
+      { seed: 3, numRuns: 100 },
+    );
+  });
+});
+
+describe("engine access (MOM-06, MOM-08, DEC-MOM-02)", () => {
+  it("a domain allows itself and its subdomains, nothing else", () => {
+    assert.equal(refererAllowed(engine, "https://example.com/page"), true);
+    assert.equal(refererAllowed(engine, "https://shop.example.com/"), true);
+    assert.equal(refererAllowed(engine, "http://localhost:3000/x"), true);
+    assert.equal(refererAllowed(engine, "https://badexample.com/"), false);
+    assert.equal(refererAllowed(engine, "https://example.com.evil.net/"), false);
+    assert.equal(refererAllowed(engine, undefined), false);
+    assert.equal(refererAllowed({ ...engine, allowedDomains: [] }, undefined), true);
+  });
+
+  it("a disabled engine is 403 before the referer is looked at", () => {
+    const disabled = checkEngineAccess({ ...engine, enabled: false }, "https://example.com/");
+    assert.equal(disabled.ok ? 0 : disabled.error.status, 403);
+    assert.equal(disabled.ok ? "" : disabled.error.code, "engineDisabled");
+    const elsewhere = checkEngineAccess(engine, "https://other.net/");
+    assert.equal(elsewhere.ok ? "" : elsewhere.error.code, "refererNotAllowed");
+  });
+
+  it("hosts are read from URLs with ports, credentials and IPv6", () => {
+    assert.equal(hostOf("https://user:pw@Shop.Example.com:8443/a?b#c"), "shop.example.com");
+    assert.equal(hostOf("http://[::1]:8080/"), "[::1]");
+    assert.equal(hostOf("example.com"), null);
+  });
+});
+
+describe("parameters (MOM-12)", () => {
+  it("attributeId must be numeric and a visitor ID attribute; attributeValue is required", () => {
+    assert.deepEqual(readAttributeLookup(config, "5120", "ann@example.com"), { ok: true, value: { attributeId: 5120, value: "ann@example.com" } });
+    for (const [id, value, problem] of [
+      ["abc", "x", "attributeId must be numeric"],
+      ["5201", "x", "attributeId 5201 is not a visitor ID attribute of this profile"],
+      ["5120", undefined, "attributeValue is required"],
+      [undefined, "x", "attributeId is required"],
+    ] as const) {
+      const result = readAttributeLookup(config, id, value);
+      assert.equal(result.ok ? "" : result.error.message, `Bad request: ${problem}`);
+    }
+  });
+
+  it("flags are true or false", () => {
+    assert.deepEqual(readFlag("suppressNotFound", "TRUE"), { ok: true, value: true });
+    assert.deepEqual(readFlag("suppressNotFound", undefined), { ok: true, value: false });
+    assert.equal(readFlag("suppressNotFound", "yes").ok, false);
+  });
+});

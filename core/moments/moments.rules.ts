@@ -1,0 +1,121 @@
+/**
+ * The visitor-data (moments) answer and its checks: MOM-03..06, MOM-11, MOM-12, DEC-MOM-01/02/04.
+ */
+import type { AttributeDefinition, EngineDefinition, ProfileConfig } from "../config/config.model.ts";
+import { momentsError, type MomentsError } from "../errors/moments.errors.ts";
+import type { VisitorProfile } from "../profiles/profile.rules.ts";
+import { audiencesOf } from "../profiles/profile.rules.ts";
+import { err, ok, type Result } from "../result.ts";
+
+/** MOM-03: all six sections, present even when empty (DEC-MOM-04). */
+export interface VisitorData {
+  readonly audiences: string[];
+  readonly badges: string[];
+  readonly metrics: Record<string, number>;
+  readonly properties: Record<string, string>;
+  readonly flags: Record<string, boolean>;
+  readonly dates: Record<string, number>;
+}
+
+/** DEC-MOM-01: the UID of an audience is `<account>_<profile>_<audienceId>`. */
+export function audienceUid(account: string, profile: string, audienceId: number): string {
+  return `${account}_${profile}_${audienceId}`;
+}
+
+/**
+ * MOM-04, MOM-05, MOM-11, DEC-MOM-01, DEC-MOM-04: what the engine selects of a profile, keyed by names or
+ * ids as the engine says; PII attributes never, whatever the selection.
+ */
+export function visitorDataFor(input: {
+  readonly account: string;
+  readonly profileName: string;
+  readonly config: ProfileConfig;
+  readonly engine: EngineDefinition;
+  readonly profile: VisitorProfile;
+}): VisitorData {
+  const { config, engine, profile } = input;
+  const byNames = engine.keys === "names";
+  const attributes = new Map(config.attributes.map((attribute) => [attribute.id, attribute]));
+  const keyOf = (attribute: AttributeDefinition) => (byNames ? attribute.name : String(attribute.id));
+  const data: VisitorData = { audiences: [], badges: [], metrics: {}, properties: {}, flags: {}, dates: {} };
+
+  const memberOf = new Set(audiencesOf(profile, config.audiences));
+  for (const audience of config.audiences) {
+    if (engine.audiences.includes(audience.id) && memberOf.has(audience.id)) {
+      data.audiences.push(byNames ? audience.name : audienceUid(input.account, input.profileName, audience.id));
+    }
+  }
+  for (const badgeId of engine.badges) {
+    const badge = attributes.get(badgeId);
+    if (badge && badge.type === "badge" && !badge.pii && profile.badges.includes(badgeId)) data.badges.push(keyOf(badge));
+  }
+  for (const attributeId of engine.attributes) {
+    const attribute = attributes.get(attributeId);
+    if (!attribute || attribute.pii) continue;
+    const value = profile.values[String(attributeId)];
+    if (value === undefined) continue;
+    switch (attribute.type) {
+      case "number":
+        if (typeof value === "number") data.metrics[keyOf(attribute)] = value;
+        break;
+      case "string":
+        if (typeof value === "string") data.properties[keyOf(attribute)] = value;
+        break;
+      case "boolean":
+        if (typeof value === "boolean") data.flags[keyOf(attribute)] = value;
+        break;
+      case "date":
+        if (typeof value === "number") data.dates[keyOf(attribute)] = value;
+        break;
+      case "badge":
+        break;
+    }
+  }
+  return data;
+}
+
+/** The host of a Referer or Origin value, lower-cased, or null when it is not a URL. */
+export function hostOf(url: string | null | undefined): string | null {
+  if (!url) return null;
+  const match = /^[a-z][a-z0-9+.-]*:\/\/(?:[^@/?#]*@)?(\[[^\]]*\]|[^:/?#]*)/i.exec(url.trim());
+  const host = match?.[1]?.toLowerCase();
+  return host ? host : null;
+}
+
+/** DEC-MOM-01: an empty list allows any referer; a domain allows itself and its subdomains. */
+export function refererAllowed(engine: EngineDefinition, referer: string | null | undefined): boolean {
+  if (engine.allowedDomains.length === 0) return true;
+  const host = hostOf(referer);
+  if (host === null) return false;
+  return engine.allowedDomains.some((domain) => {
+    const allowed = domain.toLowerCase();
+    return host === allowed || host.endsWith(`.${allowed}`);
+  });
+}
+
+/** MOM-06, MOM-08, DEC-MOM-02: a disabled engine, then a referer outside the allow list, are 403. */
+export function checkEngineAccess(engine: EngineDefinition, referer: string | null | undefined): Result<EngineDefinition, MomentsError> {
+  if (!engine.enabled) return err(momentsError("engineDisabled"));
+  if (!refererAllowed(engine, referer)) return err(momentsError("refererNotAllowed"));
+  return ok(engine);
+}
+
+/** `true`/`false` (any case) or absent (false); anything else is a bad request (MOM-12). */
+export function readFlag(name: string, raw: string | undefined): Result<boolean, MomentsError> {
+  if (raw === undefined) return ok(false);
+  const lower = raw.toLowerCase();
+  if (lower === "true" || lower === "false") return ok(lower === "true");
+  return err(momentsError("badRequest", { problem: `${name} must be true or false` }));
+}
+
+/** MOM-02, MOM-12, DEC-MOM-02: the visitor ID attribute and value of the attribute form. */
+export function readAttributeLookup(config: ProfileConfig, attributeId: string | undefined, attributeValue: string | undefined): Result<{ attributeId: number; value: string }, MomentsError> {
+  if (attributeId === undefined || attributeId === "") return err(momentsError("badRequest", { problem: "attributeId is required" }));
+  if (!/^\d+$/.test(attributeId)) return err(momentsError("badRequest", { problem: "attributeId must be numeric" }));
+  const id = Number(attributeId);
+  if (!config.visitorIdAttributes.some((attribute) => attribute.id === id)) {
+    return err(momentsError("badRequest", { problem: `attributeId ${attributeId} is not a visitor ID attribute of this profile` }));
+  }
+  if (attributeValue === undefined || attributeValue === "") return err(momentsError("badRequest", { problem: "attributeValue is required" }));
+  return ok({ attributeId: id, value: attributeValue });
+}

@@ -1,0 +1,32 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { fitsCombinedLength, isAllowedName, maxCombinedNameLength } from "./names.rules.ts";
+
+describe("names (DEC-DLE-02)", () => {
+  it("allow only A-Z a-z 0-9 _ - ~, at least one", () => {
+    for (const name of ["acme", "Main_2", "a-b~c", "0", "~"]) assert.equal(isAllowedName(name), true, name);
+    for (const name of ["", " acme", "a b", "a/b", "a.b", "a:b", "a?b", "a#b", "a[b]", "a@b", "a!b", "a$b", "a&b", "a'b", "a(b)", "a*b", "a+b", "a,b", "a;b", "a=b", "a%b", 'a"b', "a\\b", "café", "a\nb"]) {
+      assert.equal(isAllowedName(name), false, JSON.stringify(name));
+    }
+  });
+
+  it("any string with a character outside the set is refused", () => {
+    fc.assert(
+      fc.property(fc.string(), (text) => {
+        assert.equal(isAllowedName(text), text.length > 0 && [...text].every((char) => /[A-Za-z0-9_~-]/.test(char)));
+      }),
+    );
+  });
+
+  it("the 250 rule counts the names together, without separators: 250 passes, 251 does not", () => {
+    assert.equal(maxCombinedNameLength, 250);
+    assert.equal(fitsCombinedLength("acme", "main", "x".repeat(242)), true);
+    assert.equal(fitsCombinedLength("acme", "main", "x".repeat(243)), false);
+    fc.assert(
+      fc.property(fc.array(fc.string({ maxLength: 120 }), { maxLength: 4 }), (names) => {
+        assert.equal(fitsCombinedLength(...names), names.join("").length <= 250);
+      }),
+    );
+  });
+});

@@ -1,0 +1,55 @@
+import type { VisitorIdSource } from "../visitors/visitor-id.rules.ts";
+
+/** One collected event, as committed before its 200 answer (COL-16, DEC-COL-08). */
+export interface CollectedEvent {
+  readonly account: string;
+  readonly profile: string;
+  /** The resolved svc_visitor_id (DEC-COL-09). */
+  readonly visitorId: string;
+  /** Which row of the precedence table gave it, or `new`. */
+  readonly visitorIdSource: VisitorIdSource;
+  /** svc_thirdparty_visitor_id (the TAPID entry), where known. */
+  readonly thirdPartyVisitorId: string | null;
+  /** svc_firstparty_visitor_id, where known. */
+  readonly firstPartyVisitorId: string | null;
+  /** svc_event */
+  readonly event: string | null;
+  /** svc_datasource */
+  readonly datasource: string | null;
+  /** svc_trace_id */
+  readonly traceId: string | null;
+  /** Virtual-clock time the event was received, epoch milliseconds. */
+  readonly receivedAt: number;
+  /** Every parameter as stored (COL-14): custom parameters, the resolved visitor IDs, svc_referrer_host. */
+  readonly data: Readonly<Record<string, unknown>>;
+}
+
+/** A stored event with its sequence number: increasing in commit order, never reused. */
+export interface StoredEvent extends CollectedEvent {
+  readonly seq: number;
+}
+
+/** A filter over stored events; every given field must match. Times are inclusive. */
+export interface EventQuery {
+  readonly account?: string;
+  readonly profile?: string;
+  readonly visitorId?: string;
+  readonly event?: string;
+  readonly traceId?: string;
+  readonly from?: number;
+  readonly to?: number;
+  /** Only events with a larger sequence number (paging forwards, and consuming in order). */
+  readonly afterSeq?: number;
+  /** Only events with a smaller sequence number (paging backwards). */
+  readonly beforeSeq?: number;
+  readonly limit: number;
+  /** By sequence number; ascending (oldest first) by default. */
+  readonly order?: "asc" | "desc";
+}
+
+/** The collected events (COL-16, DEC-COL-08), kept in commit order for per-visitor processing. */
+export interface EventStore {
+  /** Commits the events together: when the promise resolves every one is durable; when it rejects none is stored. */
+  append(events: readonly CollectedEvent[]): Promise<void>;
+  query(query: EventQuery): Promise<StoredEvent[]>;
+}

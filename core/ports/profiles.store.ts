@@ -1,0 +1,33 @@
+import type { VisitorProfile } from "../profiles/profile.rules.ts";
+
+/** One stitching: a group of visitors joined into another (VID-08, PRV-09). */
+export interface MergeRecord {
+  /** The canonical id that disappeared into `into`. */
+  readonly from: string;
+  readonly into: string;
+  readonly at: number;
+}
+
+/**
+ * Visitor profiles (DEC-PRO-03) per account and profile. A profile belongs to a group of visitor ids (its
+ * members: anonymous ids and known ids) under one canonical id; any member finds it with one indexed read.
+ */
+export interface ProfileStore {
+  /** The canonical id of the group a visitor id belongs to, or null when it is in none. */
+  canonicalOf(account: string, profile: string, visitorId: string): Promise<string | null>;
+  /** Every member id of a group (the canonical id among them). */
+  membersOf(account: string, profile: string, canonical: string): Promise<string[]>;
+  find(account: string, profile: string, canonical: string): Promise<VisitorProfile | null>;
+  /** Writes a group's profile and makes every id of `members` a member of it. */
+  save(account: string, profile: string, canonical: string, data: VisitorProfile, members: readonly string[]): Promise<void>;
+  /**
+   * Joins the groups `from` (canonical ids) into `into` in one commit: their members become members of
+   * `into`, their profiles are removed, `data` is the joined profile, and each join is recorded.
+   */
+  merge(account: string, profile: string, into: string, from: readonly string[], data: VisitorProfile, at: number): Promise<void>;
+  /** The joins that made a group, oldest first. */
+  mergesInto(account: string, profile: string, canonical: string): Promise<MergeRecord[]>;
+  /** DEC-MOM-04: since when an engine has been enabled (null: disabled or never). */
+  engineEnabledSince(account: string, profile: string, engineId: string): Promise<number | null>;
+  setEngineEnabledSince(account: string, profile: string, engineId: string, since: number | null): Promise<void>;
+}

@@ -1,0 +1,160 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import type { ProfileConfig } from "../config/config.model.ts";
+import { applyEvent, audiencesOf, buildProfile, conditionHolds, isVisitOpen, profilePolicyFromLimits, type ProfileEvent } from "./profile.rules.ts";
+import { chooseCanonical, identitiesOfEvent } from "./stitching.rules.ts";
+
+const policy = profilePolicyFromLimits({ visitTimeoutMinutes: 30 });
+const minute = 60_000;
+const purchase = { parameter: "svc_event", operator: "equals", value: "purchase" } as const;
+
+/** acme/main of demo.md. */
+const demo: ProfileConfig = {
+  name: "main",
+  visitorIdAttributes: [
+    { id: 5120, name: "email_address", parameter: "email_address" },
+    { id: 5121, name: "customer_id", parameter: "customer_id" },
+  ],
+  attributes: [
+    { id: 5201, name: "Lifetime event count", type: "number", pii: false, enrichments: [{ when: "any_event", conditions: [], action: { type: "increment", by: 1 } }] },
+    { id: 5202, name: "Last event name", type: "string", pii: false, enrichments: [{ when: "any_event", conditions: [], action: { type: "set_from_parameter", parameter: "svc_event" } }] },
+    { id: 5203, name: "Has purchased", type: "boolean", pii: false, enrichments: [{ when: "any_event", conditions: [[purchase]], action: { type: "set_value", value: true } }] },
+    { id: 5204, name: "Last purchase", type: "date", pii: false, enrichments: [{ when: "any_event", conditions: [[purchase]], action: { type: "set_event_time" } }] },
+    { id: 5205, name: "Buyer", type: "badge", pii: false, enrichments: [{ when: "any_event", conditions: [[purchase]], action: { type: "assign_badge" } }] },
+    { id: 5206, name: "Email", type: "string", pii: true, enrichments: [{ when: "any_event", conditions: [], action: { type: "set_from_parameter", parameter: "email_address" } }] },
+    { id: 5300, name: "Visits seen", type: "number", pii: false, enrichments: [{ when: "new_visit", conditions: [], action: { type: "increment", by: 1 } }] },
+    { id: 5301, name: "First source", type: "string", pii: false, enrichments: [{ when: "new_visitor", conditions: [], action: { type: "set_from_parameter", parameter: "source" } }] },
+    { id: 5302, name: "Spend", type: "number", pii: false, enrichments: [{ when: "any_event", conditions: [[purchase, { parameter: "amount", operator: "greater_than", value: 0 }]], action: { type: "increment_by_parameter", parameter: "amount" } }] },
+  ],
+  audiences: [{ id: 7, name: "Purchasers", conditions: [[{ attribute: 5203, operator: "equals", value: true }]] }],
+  engines: [],
+  fileDefinitions: [],
+};
+
+let seq = 0;
+function event(at: number, params: Record<string, unknown>): ProfileEvent {
+  seq += 1;
+  return { at, seq, params };
+}
+
+describe("profile engine (DEC-PRO-01, DEC-PRO-02)", () => {
+  it("builds the demo attributes, badge and audience from a view and a purchase", () => {
+    const t0 = Date.UTC(2026, 10, 21, 9);
+    const profile = buildProfile(
+      [event(t0, { svc_event: "view", source: "ad", email_address: "ann@example.com" }), event(t0 + minute, { svc_event: "purchase", amount: "12.5" })],
+      demo,
+      policy,
+    );
+    assert.ok(profile);
+    assert.deepEqual(profile.values, { "5201": 2, "5202": "purchase", "5203": true, "5204": t0 + minute, "5206": "ann@example.com", "5300": 1, "5301": "ad", "5302": 12.5 });
+    assert.deepEqual(profile.badges, [5205]);
+    assert.deepEqual(profile.visitorIds, { "5120": "ann@example.com" });
+    assert.deepEqual(audiencesOf(profile, demo.audiences), [7]);
+    assert.equal(profile.eventCount, 2);
+    assert.equal(profile.visitCount, 1);
+  });
+
+  it("a visit ends after 30 minutes without events: new-visit enrichments fire again, new-visitor ones do not", () => {
+    const t0 = 1_000_000;
+    const profile = buildProfile([event(t0, { source: "ad" }), event(t0 + 29 * minute, { source: "mail" }), event(t0 + 59 * minute, { source: "tv" })], demo, policy);
+    assert.equal(profile?.visitCount, 2);
+    assert.equal(profile?.values["5300"], 2);
+    assert.equal(profile?.values["5301"], "ad");
+    assert.equal(profile?.visitStartedAt, t0 + 59 * minute);
+    assert.equal(isVisitOpen(profile!, t0 + 59 * minute + 29 * minute, policy), true);
+    assert.equal(isVisitOpen(profile!, t0 + 59 * minute + 30 * minute, policy), false);
+  });
+
+  it("a value that cannot be the attribute's type leaves the attribute as it was", () => {
+    const profile = buildProfile([event(1, { svc_event: "purchase", amount: "12" }), event(2, { svc_event: "purchase", amount: "lots" })], demo, policy);
+    assert.equal(profile?.values["5302"], 12);
+  });
+
+  it("operators", () => {
+    const cases: Array<[Parameters<typeof conditionHolds>[0], unknown, boolean]> = [
+      [{ parameter: "p", operator: "equals", value: "a" }, "a", true],
+      [{ parameter: "p", operator: "equals", value: 5 }, "5", true],
+      [{ parameter: "p", operator: "not_equals", value: "a" }, undefined, true],
+      [{ parameter: "p", operator: "contains", value: "ell" }, "hello", true],
+      [{ parameter: "p", operator: "starts_with", value: "he" }, "hello", true],
+      [{ parameter: "p", operator: "exists" }, "", false],
+      [{ parameter: "p", operator: "not_exists" }, null, true],
+      [{ parameter: "p", operator: "greater_than", value: 10 }, "10.5", true],
+      [{ parameter: "p", operator: "less_than", value: 10 }, "x", false],
+    ];
+    for (const [condition, actual, expected] of cases) assert.equal(conditionHolds(condition, actual), expected, JSON.stringify([condition, actual]));
+  });
+
+  const arbitraryEvents = fc.array(
+    fc.record({
+      at: fc.integer({ min: 0, max: 6 * 3_600_000 }),
+      params: fc.record({ svc_event: fc.constantFrom("view", "purchase", "cart"), amount: fc.oneof(fc.constant(undefined), fc.integer({ min: -5, max: 50 }).map(String)), source: fc.constantFrom("ad", "mail") }, { requiredKeys: ["svc_event"] }),
+    }),
+    { maxLength: 25 },
+  );
+  const numbered = (events: Array<{ at: number; params: Record<string, unknown> }>) => events.map((entry, index) => ({ ...entry, seq: index + 1 }));
+
+  it("the order of events within a visitor decides the result, not the order they are handed in", () => {
+    fc.assert(
+      fc.property(arbitraryEvents.map(numbered), fc.integer(), (events, salt) => {
+        const shuffled = [...events].sort((a, b) => ((a.seq * 7919 + salt) % 101) - ((b.seq * 7919 + salt) % 101));
+        assert.deepEqual(buildProfile(shuffled, demo, policy), buildProfile(events, demo, policy));
+      }),
+      { seed: 1121, numRuns: 200 },
+    );
+  });
+
+  it("folding event by event in order is the same as building from all events", () => {
+    fc.assert(
+      fc.property(arbitraryEvents.map(numbered), (events) => {
+        const ordered = [...events].sort((a, b) => a.at - b.at || a.seq - b.seq);
+        const stepwise = ordered.reduce<ReturnType<typeof buildProfile>>((profile, entry) => applyEvent(profile, entry, demo, policy), null);
+        assert.deepEqual(stepwise, buildProfile(events, demo, policy));
+        assert.equal(stepwise?.eventCount ?? 0, events.length);
+      }),
+      { seed: 1122, numRuns: 200 },
+    );
+  });
+
+  it("merging visitors is associative and commutative: any grouping of the same events gives one profile", () => {
+    fc.assert(
+      fc.property(arbitraryEvents, arbitraryEvents, arbitraryEvents, (a, b, c) => {
+        const all = numbered([...a, ...b, ...c]);
+        const [ea, eb, ec] = [all.slice(0, a.length), all.slice(a.length, a.length + b.length), all.slice(a.length + b.length)];
+        const left = buildProfile([...buildProfileInputs(ea, eb), ...ec], demo, policy);
+        const right = buildProfile([...ea, ...buildProfileInputs(eb, ec)], demo, policy);
+        const swapped = buildProfile([...ec, ...eb, ...ea], demo, policy);
+        assert.deepEqual(left, right);
+        assert.deepEqual(left, swapped);
+      }),
+      { seed: 1123, numRuns: 150 },
+    );
+    /** A merged group is represented by the union of its members' events. */
+    function buildProfileInputs<T>(x: T[], y: T[]): T[] {
+      return [...x, ...y];
+    }
+  });
+});
+
+describe("stitching (VID-08, DEC-COL-11)", () => {
+  it("an event names its known visitor id and every visitor ID parameter it carries", () => {
+    const identities = identitiesOfEvent({ visitorId: "__acme_main__5121_c-9__", params: { email_address: "ann@example.com", customer_id: "c-9" } }, "acme", "main", demo);
+    assert.deepEqual(identities, [
+      { key: "__acme_main__5121_c-9__", attributeId: 5121, value: "c-9" },
+      { key: "__acme_main__5120_ann@example.com__", attributeId: 5120, value: "ann@example.com" },
+    ]);
+    assert.deepEqual(identitiesOfEvent({ visitorId: "anon-1", params: { email_address: "" } }, "acme", "main", demo), []);
+    assert.deepEqual(identitiesOfEvent({ visitorId: "__globex_main__5120_x__", params: {} }, "acme", "main", demo), []);
+  });
+
+  it("the canonical id of joined groups prefers the known visitor, then the older, whatever the order", () => {
+    const anonymous = { canonical: "anon", known: false, firstSeenAt: 1 };
+    const known = { canonical: "__acme_main__5120_x__", known: true, firstSeenAt: 5 };
+    const older = { canonical: "__acme_main__5121_y__", known: true, firstSeenAt: 2 };
+    assert.equal(chooseCanonical(anonymous, known), known.canonical);
+    assert.equal(chooseCanonical(known, anonymous), known.canonical);
+    assert.equal(chooseCanonical(known, older), older.canonical);
+    assert.equal(chooseCanonical(older, known), older.canonical);
+  });
+});

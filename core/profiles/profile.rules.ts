@@ -1,0 +1,227 @@
+/**
+ * The visitor profile engine (DEC-PRO-01, DEC-PRO-02): a profile is the fold of a visitor's events, in
+ * order, through the profile's attribute enrichments. Merging visitors (stitching, VID-08) is the fold of
+ * their events together in order, so the result never depends on which visitors were merged first.
+ */
+import type {
+  AttributeDefinition,
+  AudienceDefinition,
+  Condition,
+  ConditionGroups,
+  ConditionValue,
+  EnrichmentAction,
+  EnrichmentTrigger,
+  ProfileConfig,
+} from "../config/config.model.ts";
+
+/** What the engine reads of an event: when, its order, and its parameters (svc_event among them). */
+export interface ProfileEvent {
+  readonly at: number;
+  readonly seq: number;
+  readonly params: Readonly<Record<string, unknown>>;
+}
+
+/** A stored attribute value: numbers, strings, booleans, and dates as epoch milliseconds. */
+export type AttributeValue = number | string | boolean;
+
+export interface VisitorProfile {
+  readonly firstSeenAt: number;
+  readonly lastSeenAt: number;
+  /** Start of the current visit. */
+  readonly visitStartedAt: number;
+  /** Built-ins (DEC-PRO-01): lifetime event count and visit count. */
+  readonly eventCount: number;
+  readonly visitCount: number;
+  /** Attribute id (as a string key) → value, for number, string, boolean and date attributes. */
+  readonly values: Readonly<Record<string, AttributeValue>>;
+  /** Ids of the badge attributes assigned. */
+  readonly badges: readonly number[];
+  /** Visitor ID attribute id → captured value (VID-08, DEC-COL-11). */
+  readonly visitorIds: Readonly<Record<string, string>>;
+  /** Sequence number of the last event applied. */
+  readonly lastSeq: number;
+}
+
+export interface ProfilePolicy {
+  readonly visitTimeoutMs: number;
+}
+
+export function profilePolicyFromLimits(limits: { readonly visitTimeoutMinutes: number }): ProfilePolicy {
+  return { visitTimeoutMs: limits.visitTimeoutMinutes * 60_000 };
+}
+
+/** A parameter's value as text for comparisons; absent, null and empty are "no value". */
+function textOf(value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value === "string") return value === "" ? null : value;
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  return JSON.stringify(value);
+}
+
+function numberOf(value: unknown): number | null {
+  if (typeof value === "number") return Number.isFinite(value) ? value : null;
+  if (typeof value === "string" && value.trim() !== "") {
+    const parsed = Number(value);
+    return Number.isFinite(parsed) ? parsed : null;
+  }
+  return null;
+}
+
+/** DEC-PRO-01 operators, over a value looked up by the condition (a parameter or an attribute). */
+export function conditionHolds(condition: Condition, actual: unknown): boolean {
+  const text = textOf(actual);
+  const expected = condition.value === undefined ? null : String(condition.value);
+  switch (condition.operator) {
+    case "exists":
+      return text !== null;
+    case "not_exists":
+      return text === null;
+    case "equals":
+      return text !== null && expected !== null && text === expected;
+    case "not_equals":
+      return text === null || expected === null || text !== expected;
+    case "contains":
+      return text !== null && expected !== null && text.includes(expected);
+    case "starts_with":
+      return text !== null && expected !== null && text.startsWith(expected);
+    case "greater_than":
+    case "less_than": {
+      const left = numberOf(actual);
+      const right = numberOf(condition.value);
+      if (left === null || right === null) return false;
+      return condition.operator === "greater_than" ? left > right : left < right;
+    }
+  }
+}
+
+/** Groups are ANDed inside and ORed across; no group at all always holds. DEC-PRO-01 */
+export function groupsHold(groups: ConditionGroups, lookup: (condition: Condition) => unknown): boolean {
+  if (groups.length === 0) return true;
+  return groups.some((group) => group.every((condition) => conditionHolds(condition, lookup(condition))));
+}
+
+/** Reads a value as the attribute's type, or null when it cannot be one. */
+export function coerceToAttribute(type: AttributeDefinition["type"], value: unknown): AttributeValue | null {
+  switch (type) {
+    case "number":
+      return numberOf(value);
+    case "string":
+      return textOf(value);
+    case "boolean":
+      if (typeof value === "boolean") return value;
+      if (value === "true" || value === 1 || value === "1") return true;
+      if (value === "false" || value === 0 || value === "0") return false;
+      return null;
+    case "date": {
+      const number = numberOf(value);
+      if (number !== null) return number;
+      if (typeof value === "string") {
+        const parsed = Date.parse(value);
+        return Number.isNaN(parsed) ? null : parsed;
+      }
+      return null;
+    }
+    case "badge":
+      return null;
+  }
+}
+
+function triggerFires(when: EnrichmentTrigger, moment: { newVisitor: boolean; newVisit: boolean }): boolean {
+  return when === "any_event" || (when === "new_visit" && moment.newVisit) || (when === "new_visitor" && moment.newVisitor);
+}
+
+interface Draft {
+  values: Record<string, AttributeValue>;
+  badges: Set<number>;
+}
+
+function applyAction(draft: Draft, attribute: AttributeDefinition, action: EnrichmentAction, event: ProfileEvent): void {
+  const key = String(attribute.id);
+  const set = (value: AttributeValue | null) => {
+    if (value !== null) draft.values[key] = value;
+  };
+  switch (action.type) {
+    case "increment":
+      set((numberOf(draft.values[key]) ?? 0) + action.by);
+      return;
+    case "increment_by_parameter": {
+      const by = numberOf(event.params[action.parameter]);
+      if (by !== null) set((numberOf(draft.values[key]) ?? 0) + by);
+      return;
+    }
+    case "set_from_parameter":
+      set(coerceToAttribute(attribute.type, event.params[action.parameter]));
+      return;
+    case "set_value":
+      set(coerceToAttribute(attribute.type, action.value));
+      return;
+    case "set_event_time":
+      set(event.at);
+      return;
+    case "assign_badge":
+      draft.badges.add(attribute.id);
+      return;
+    case "remove_badge":
+      draft.badges.delete(attribute.id);
+      return;
+  }
+}
+
+/** DEC-PRO-01, DEC-PRO-02: the profile after one more event (null: the visitor's first event). */
+export function applyEvent(profile: VisitorProfile | null, event: ProfileEvent, config: ProfileConfig, policy: ProfilePolicy): VisitorProfile {
+  const newVisitor = profile === null;
+  const newVisit = newVisitor || event.at - profile.lastSeenAt >= policy.visitTimeoutMs;
+  const draft: Draft = { values: { ...(profile?.values ?? {}) }, badges: new Set(profile?.badges ?? []) };
+  const parameterOf = (condition: Condition) => ("parameter" in condition ? event.params[condition.parameter] : draft.values[String(condition.attribute)]);
+  for (const attribute of config.attributes) {
+    for (const enrichment of attribute.enrichments) {
+      if (triggerFires(enrichment.when, { newVisitor, newVisit }) && groupsHold(enrichment.conditions, parameterOf)) {
+        applyAction(draft, attribute, enrichment.action, event);
+      }
+    }
+  }
+  const visitorIds: Record<string, string> = { ...(profile?.visitorIds ?? {}) };
+  for (const idAttribute of config.visitorIdAttributes) {
+    const value = textOf(event.params[idAttribute.parameter]);
+    if (value !== null) visitorIds[String(idAttribute.id)] = value;
+  }
+  return {
+    firstSeenAt: profile ? Math.min(profile.firstSeenAt, event.at) : event.at,
+    lastSeenAt: profile ? Math.max(profile.lastSeenAt, event.at) : event.at,
+    visitStartedAt: newVisit ? event.at : (profile as VisitorProfile).visitStartedAt,
+    eventCount: (profile?.eventCount ?? 0) + 1,
+    visitCount: (profile?.visitCount ?? 0) + (newVisit ? 1 : 0),
+    values: draft.values,
+    badges: [...draft.badges].sort((a, b) => a - b),
+    visitorIds,
+    lastSeq: Math.max(profile?.lastSeq ?? 0, event.seq),
+  };
+}
+
+/** Events in the order that decides a profile: time, then sequence. */
+export function compareEvents(a: ProfileEvent, b: ProfileEvent): number {
+  return a.at - b.at || a.seq - b.seq;
+}
+
+/** DEC-PRO-03: the profile of a visitor (or of merged visitors) from all their events, folded in order. */
+export function buildProfile(events: readonly ProfileEvent[], config: ProfileConfig, policy: ProfilePolicy): VisitorProfile | null {
+  return [...events].sort(compareEvents).reduce<VisitorProfile | null>((profile, event) => applyEvent(profile, event, config, policy), null);
+}
+
+/** Whether the visit of the profile is still open at `now` (DEC-PRV-01 `live`, DEC-PRO-02). */
+export function isVisitOpen(profile: VisitorProfile, now: number, policy: ProfilePolicy): boolean {
+  return now - profile.lastSeenAt < policy.visitTimeoutMs;
+}
+
+/** Audiences the profile belongs to: conditions over its attribute values (badges read as true). DEC-PRO-01 */
+export function audiencesOf(profile: VisitorProfile, audiences: readonly AudienceDefinition[]): number[] {
+  const badges = new Set(profile.badges);
+  const attributeValue = (condition: Condition): unknown => {
+    if (!("attribute" in condition)) return undefined;
+    return profile.values[String(condition.attribute)] ?? (badges.has(condition.attribute) ? true : undefined);
+  };
+  return audiences.filter((audience) => groupsHold(audience.conditions, attributeValue)).map((audience) => audience.id);
+}
+
+/** The value of a condition as configured (re-exported for callers that build conditions). */
+export type { ConditionValue };

@@ -1,0 +1,179 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import type { IdSource } from "../ports/ids.port.ts";
+import { parseTapid, serializeTapid } from "./tapid.rules.ts";
+import {
+  buildKnownVisitorId,
+  identifyVisitor,
+  isFlagSet,
+  matchKnownVisitorId,
+  resolveVisitorId,
+  visitorIdPrecedence,
+  type VisitorIdInputs,
+} from "./visitor-id.rules.ts";
+
+/** A fixed IdSource: every new ID is "new-id" (randomness arrives as an argument). */
+const fixedIds: IdSource = { randomHex: () => "new-id", randomToken: () => "token", randomUnit: () => 0.5 };
+
+function inputs(overrides: Partial<VisitorIdInputs> = {}): VisitorIdInputs {
+  return { override: null, tapid: null, visitorId: null, firstParty: null, skipTapid: false, deleteTapid: false, ...overrides };
+}
+
+const optionalId = fc.option(fc.string({ minLength: 1, maxLength: 12 }), { nil: null });
+const anyInputs = fc.record({
+  override: optionalId,
+  tapid: optionalId,
+  visitorId: optionalId,
+  firstParty: optionalId,
+  skipTapid: fc.boolean(),
+  deleteTapid: fc.boolean(),
+});
+
+describe("visitor ID precedence (DEC-COL-09)", () => {
+  const table: Array<[string, Partial<VisitorIdInputs>, string, string]> = [
+    ["[VID-04] the override beats everything", { override: "o", tapid: "t", visitorId: "v", firstParty: "f" }, "o", "override"],
+    ["[VID-03] the TAPID beats svc_visitor_id and the first-party ID", { tapid: "t", visitorId: "v", firstParty: "f" }, "t", "tapid"],
+    ["[VID-03] svc_visitor_id beats the first-party ID", { visitorId: "v", firstParty: "f" }, "v", "visitor_id"],
+    ["[VID-03] the first-party ID is the last source", { firstParty: "f" }, "f", "first_party"],
+    ["[VID-05] skip: the TAPID is not read", { tapid: "t", visitorId: "v", skipTapid: true }, "v", "visitor_id"],
+    ["[VID-06] delete: the TAPID is not read", { tapid: "t", firstParty: "f", deleteTapid: true }, "f", "first_party"],
+    ["[VID-04, VID-06] the override wins even with delete", { override: "o", tapid: "t", deleteTapid: true }, "o", "override"],
+    ["[VID-09] nothing at all: a new ID", {}, "new-id", "new"],
+  ];
+  for (const [title, given, visitorId, source] of table) {
+    it(title, () => assert.deepEqual(resolveVisitorId(inputs(given), fixedIds), { visitorId, source }));
+  }
+
+  it("the table reads like the decision: override, TAPID, svc_visitor_id, first-party", () => {
+    assert.deepEqual(visitorIdPrecedence.map((rule) => rule.source), ["override", "tapid", "visitor_id", "first_party"]);
+  });
+
+  it("the winner is the first source of the table that has a value, for every combination", () => {
+    fc.assert(
+      fc.property(anyInputs, (given) => {
+        const resolved = resolveVisitorId(given, fixedIds);
+        const first = visitorIdPrecedence.find((rule) => rule.pick(given) !== null);
+        assert.equal(resolved.source, first?.source ?? "new");
+        assert.equal(resolved.visitorId, first?.pick(given) ?? "new-id");
+      }),
+    );
+  });
+
+  it("adding a lower-precedence source never changes the winner", () => {
+    fc.assert(
+      fc.property(anyInputs, fc.constantFrom("tapid", "visitorId", "firstParty") as fc.Arbitrary<"tapid" | "visitorId" | "firstParty">, fc.string({ minLength: 1 }), (given, field, value) => {
+        const before = resolveVisitorId(given, fixedIds);
+        const rank = (source: string) => (source === "new" ? 99 : visitorIdPrecedence.findIndex((rule) => rule.source === source));
+        const fieldRank = { tapid: 1, visitorId: 2, firstParty: 3 }[field];
+        fc.pre(before.source !== "new" && fieldRank > rank(before.source));
+        assert.deepEqual(resolveVisitorId({ ...given, [field]: value }, fixedIds), before);
+      }),
+    );
+  });
+
+  it("a new ID is made only when no source has a value, and then it comes from the IdSource", () => {
+    fc.assert(
+      fc.property(anyInputs, (given) => {
+        let asked = 0;
+        const counting: IdSource = { ...fixedIds, randomHex: (bytes) => (asked += 1, "x".repeat(bytes * 2)) };
+        const resolved = resolveVisitorId(given, counting);
+        assert.equal(asked, resolved.source === "new" ? 1 : 0);
+        if (resolved.source === "new") assert.equal(resolved.visitorId, "x".repeat(32));
+      }),
+    );
+  });
+});
+
+describe("flags (VID-05, VID-06)", () => {
+  it("true and the text true in any case set a flag; anything else does not", () => {
+    for (const value of [true, "true", "TRUE", "True"]) assert.equal(isFlagSet(value), true, String(value));
+    for (const value of [false, "false", "1", 1, "", null, undefined, "yes"]) assert.equal(isFlagSet(value), false, String(value));
+  });
+});
+
+describe("identifyVisitor: parameters and cookies together", () => {
+  const base = { account: "acme", profile: "main" };
+
+  it("[VID-03] reads the TAPID entry of its own account/profile, not another's", () => {
+    const cookieHeader = `other=1; TAPID=${serializeTapid([{ account: "globex", profile: "main", visitorId: "g" }, { account: "acme", profile: "main", visitorId: "a" }])}`;
+    const identity = identifyVisitor({ ...base, params: { svc_visitor_id: "v" }, cookieHeader }, fixedIds);
+    assert.equal(identity.visitorId, "a");
+    assert.equal(identity.source, "tapid");
+    assert.equal(identity.thirdPartyVisitorId, "a");
+    assert.deepEqual(identity.tapidCookie, { kind: "none" });
+  });
+
+  it("[DEC-COL-09] the first-party ID comes from svc_firstparty_visitor_id, else v_id of utag_main", () => {
+    const fromCookie = identifyVisitor({ ...base, params: { svc_skip_3rd_party_vid_cookies: "true" }, cookieHeader: "utag_main=v_id:0190abc$_sn:1$ses_id:17%3Bexp-session" }, fixedIds);
+    assert.deepEqual([fromCookie.visitorId, fromCookie.source, fromCookie.firstPartyVisitorId], ["0190abc", "first_party", "0190abc"]);
+    const fromParam = identifyVisitor({ ...base, params: { svc_firstparty_visitor_id: "p" }, cookieHeader: "utag_main=v_id:c" }, fixedIds);
+    assert.equal(fromParam.firstPartyVisitorId, "p");
+  });
+
+  it("[VID-09, DEC-COL-10] a new visitor gets a new ID, written as the first TAPID entry", () => {
+    const identity = identifyVisitor({ ...base, params: {}, cookieHeader: "TAPID=globex/main>g|" }, fixedIds);
+    assert.equal(identity.visitorId, "new-id");
+    assert.deepEqual(identity.tapidCookie, { kind: "write", value: "acme/main>new-id|globex/main>g|" });
+  });
+
+  it("IDs that are not non-empty strings are ignored", () => {
+    const identity = identifyVisitor({ ...base, params: { svc_visitor_id: 42, svc_override_tapid: "" }, cookieHeader: null }, fixedIds);
+    assert.equal(identity.source, "new");
+  });
+
+  it("the TAPID entry written back reads as the resolved visitor ID, for any parameters", () => {
+    fc.assert(
+      fc.property(optionalId, optionalId, optionalId, fc.boolean(), fc.boolean(), (override, tapid, visitorId, skip, del) => {
+        const cookieHeader = tapid === null ? null : `TAPID=${serializeTapid([{ account: "acme", profile: "main", visitorId: tapid }])}`;
+        const params = {
+          svc_override_tapid: override ?? undefined,
+          svc_visitor_id: visitorId ?? undefined,
+          svc_skip_3rd_party_vid_cookies: skip,
+          svc_delete_3rd_party_vid_cookies: del,
+        };
+        const identity = identifyVisitor({ ...base, params, cookieHeader }, fixedIds);
+        if (identity.tapidCookie.kind === "write") {
+          const written = parseTapid(identity.tapidCookie.value);
+          const own = written.find((entry) => entry.account === "acme" && entry.profile === "main");
+          if (own) {
+            assert.equal(own.visitorId, identity.thirdPartyVisitorId);
+            assert.equal(written[0], own, "the entry is first");
+          }
+        }
+        if (override !== null) assert.equal(identity.visitorId, override);
+      }),
+    );
+  });
+});
+
+describe("known visitor ID (VID-02, DEC-COL-11)", () => {
+  it("has the form __<account>_<profile>__<attributeId>_<value>__", () => {
+    assert.equal(buildKnownVisitorId("acme", "main", 5120, "ann@example.com"), "__acme_main__5120_ann@example.com__");
+    assert.deepEqual(matchKnownVisitorId("__acme_main__5120_ann@example.com__", "acme", "main"), { attributeId: 5120, value: "ann@example.com" });
+  });
+
+  it("is matched against the event's own account and profile", () => {
+    assert.equal(matchKnownVisitorId("__acme_main__5120_ann@example.com__", "acme", "dev"), null);
+    assert.equal(matchKnownVisitorId("__globex_main__5120_x__", "acme", "main"), null);
+  });
+
+  it("needs a numeric attribute id and a value", () => {
+    for (const id of ["__acme_main__email_x__", "__acme_main__5120___", "__acme_main__5120_x", "acme_main__5120_x__", "__acme_main__0120_x__", "0190abcdef"]) {
+      assert.equal(matchKnownVisitorId(id, "acme", "main"), null, id);
+    }
+  });
+
+  it("build then match gives back the attribute and value, for any names and values", () => {
+    const name = fc.stringMatching(/^[A-Za-z0-9_~-]{1,12}$/);
+    fc.assert(
+      fc.property(name, name, fc.integer({ min: 1, max: 2 ** 31 }), fc.string({ minLength: 1 }), (account, profile, attributeId, value) => {
+        assert.deepEqual(matchKnownVisitorId(buildKnownVisitorId(account, profile, attributeId, value), account, profile), { attributeId, value });
+      }),
+    );
+  });
+
+  it("never throws on any text", () => {
+    fc.assert(fc.property(fc.string(), fc.string(), fc.string(), (id, account, profile) => void matchKnownVisitorId(id, account, profile)));
+  });
+});

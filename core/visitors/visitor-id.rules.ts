@@ -1,0 +1,134 @@
+import type { IdSource } from "../ports/ids.port.ts";
+import { firstPartyIdFromUtagMain, readCookieValue, utagMainCookieName } from "./cookies.rules.ts";
+import { findTapidId, parseTapid, planTapidCookie, tapidCookieName, type TapidCookieAction } from "./tapid.rules.ts";
+
+/** Where an event's visitor ID came from: a row of the precedence table, or a new random ID. */
+export type VisitorIdSource = "override" | "tapid" | "visitor_id" | "first_party" | "new";
+
+/** What a request says about its visitor, read from its parameters and cookies. Empty values are null. */
+export interface VisitorIdInputs {
+  /** svc_override_tapid */
+  readonly override: string | null;
+  /** This account/profile's entry of the TAPID cookie. */
+  readonly tapid: string | null;
+  /** svc_visitor_id */
+  readonly visitorId: string | null;
+  /** svc_firstparty_visitor_id, else `v_id` of the utag_main cookie. */
+  readonly firstParty: string | null;
+  /** svc_skip_3rd_party_vid_cookies=true */
+  readonly skipTapid: boolean;
+  /** svc_delete_3rd_party_vid_cookies=true */
+  readonly deleteTapid: boolean;
+}
+
+export interface VisitorIdRule {
+  readonly source: Exclude<VisitorIdSource, "new">;
+  readonly clauses: readonly string[];
+  readonly pick: (inputs: VisitorIdInputs) => string | null;
+}
+
+/** DEC-COL-09: the sources of the visitor ID, highest precedence first. The first with a value wins. */
+export const visitorIdPrecedence: readonly VisitorIdRule[] = [
+  { source: "override", clauses: ["VID-04"], pick: (inputs) => inputs.override },
+  { source: "tapid", clauses: ["VID-03", "VID-05", "VID-06"], pick: (inputs) => (inputs.skipTapid || inputs.deleteTapid ? null : inputs.tapid) },
+  { source: "visitor_id", clauses: ["VID-01", "VID-03"], pick: (inputs) => inputs.visitorId },
+  { source: "first_party", clauses: ["VID-03"], pick: (inputs) => inputs.firstParty },
+];
+
+export interface ResolvedVisitorId {
+  readonly visitorId: string;
+  readonly source: VisitorIdSource;
+}
+
+/** VID-09: 128 random bits as 32 lower-case hex digits (a GUID without dashes, safe in a cookie as it is). */
+export function newVisitorId(ids: IdSource): string {
+  return ids.randomHex(16);
+}
+
+/** DEC-COL-09, VID-03, VID-04, VID-09: the first source of the precedence table that has a value, else a new ID. */
+export function resolveVisitorId(inputs: VisitorIdInputs, ids: IdSource): ResolvedVisitorId {
+  for (const rule of visitorIdPrecedence) {
+    const visitorId = rule.pick(inputs);
+    if (visitorId) return { visitorId, source: rule.source };
+  }
+  return { visitorId: newVisitorId(ids), source: "new" };
+}
+
+/** A parameter value as an ID: a non-empty string; anything else (numbers, objects, "") is no ID. */
+function idOf(value: unknown): string | null {
+  return typeof value === "string" && value !== "" ? value : null;
+}
+
+/** VID-05, VID-06: a flag is set by JSON `true` or the text `true` (any case). */
+export function isFlagSet(value: unknown): boolean {
+  return value === true || (typeof value === "string" && value.toLowerCase() === "true");
+}
+
+export interface IdentifyInput {
+  readonly account: string;
+  readonly profile: string;
+  /** The event's parameters (query and body merged). */
+  readonly params: Readonly<Record<string, unknown>>;
+  /** The request's Cookie header. */
+  readonly cookieHeader: string | null;
+}
+
+export interface VisitorIdentity extends ResolvedVisitorId {
+  /** svc_thirdparty_visitor_id: the account/profile's TAPID once the answer is applied, where known. */
+  readonly thirdPartyVisitorId: string | null;
+  /** svc_firstparty_visitor_id, where known. */
+  readonly firstPartyVisitorId: string | null;
+  /** What the answer does to the TAPID cookie (DEC-COL-10). */
+  readonly tapidCookie: TapidCookieAction;
+}
+
+/** DEC-COL-09, DEC-COL-10, VID-01 to VID-07, VID-09: the event's visitor and the answer's TAPID cookie. */
+export function identifyVisitor(input: IdentifyInput, ids: IdSource): VisitorIdentity {
+  const { account, profile, params } = input;
+  const rawTapid = readCookieValue(input.cookieHeader, tapidCookieName);
+  const entries = rawTapid === null ? [] : parseTapid(rawTapid);
+  const utagMain = readCookieValue(input.cookieHeader, utagMainCookieName);
+  const inputs: VisitorIdInputs = {
+    override: idOf(params.svc_override_tapid),
+    tapid: findTapidId(entries, account, profile),
+    visitorId: idOf(params.svc_visitor_id),
+    firstParty: idOf(params.svc_firstparty_visitor_id) ?? (utagMain === null ? null : firstPartyIdFromUtagMain(utagMain)),
+    skipTapid: isFlagSet(params.svc_skip_3rd_party_vid_cookies),
+    deleteTapid: isFlagSet(params.svc_delete_3rd_party_vid_cookies),
+  };
+  const resolved = resolveVisitorId(inputs, ids);
+  const plan = planTapidCookie({
+    entries,
+    account,
+    profile,
+    override: inputs.override,
+    resolvedVisitorId: resolved.visitorId,
+    skip: inputs.skipTapid,
+    delete: inputs.deleteTapid,
+  });
+  return { ...resolved, thirdPartyVisitorId: plan.thirdPartyVisitorId, firstPartyVisitorId: inputs.firstParty, tapidCookie: plan.action };
+}
+
+/** VID-02, DEC-COL-11: the known visitor ID `__<account>_<profile>__<attributeId>_<value>__`. */
+export function buildKnownVisitorId(account: string, profile: string, attributeId: number, value: string): string {
+  return `__${account}_${profile}__${attributeId}_${value}__`;
+}
+
+export interface KnownVisitor {
+  readonly attributeId: number;
+  readonly value: string;
+}
+
+/**
+ * VID-02, DEC-COL-11: the visitor ID attribute and value of a known visitor ID of this account/profile, or
+ * null when the ID is not one (anonymous, another account/profile, no numeric attribute id, empty value).
+ * Account and profile names may hold `_`, so the ID is matched against the event's own names.
+ */
+export function matchKnownVisitorId(visitorId: string, account: string, profile: string): KnownVisitor | null {
+  const prefix = `__${account}_${profile}__`;
+  if (!visitorId.startsWith(prefix) || !visitorId.endsWith("__") || visitorId.length < prefix.length + 5) return null;
+  const match = /^([1-9]\d*)_([\s\S]+)$/.exec(visitorId.slice(prefix.length, -2));
+  if (!match) return null;
+  const attributeId = Number(match[1]);
+  return Number.isSafeInteger(attributeId) ? { attributeId, value: match[2] as string } : null;
+}
