@@ -7,6 +7,10 @@ import { createClient } from "@libsql/client";
 import type { Stores } from "../../core/ports/index.ts";
 import { describeStoreContract, fullProfileConfig, sampleApiKey, sampleUser } from "../store-contract.ts";
 import { describeSessionStoreContract } from "../store-contract.sessions.ts";
+import { describeProfileStoreContract } from "../store-contract.profiles.ts";
+import { describeDataLayerStoreContract } from "../store-contract.datalayer.ts";
+import { describeEventStoreContract } from "../store-contract.events.ts";
+import { describeRevisionStoreContract } from "../store-contract.revisions.ts";
 import { databaseUrlForDataDir, openLibsqlStores } from "./libsql.stores.ts";
 
 const temporaryDirectories: string[] = [];
@@ -29,6 +33,10 @@ afterEach(() => {
 describeStoreContract("libsql (file)", () => openLibsqlStores({ url: freshDatabaseUrl() }));
 describeStoreContract("libsql (:memory:)", () => openLibsqlStores({ url: ":memory:" }));
 describeSessionStoreContract("libsql (file)", () => openLibsqlStores({ url: freshDatabaseUrl() }));
+describeProfileStoreContract("libsql (file)", () => openLibsqlStores({ url: freshDatabaseUrl() }));
+describeDataLayerStoreContract("libsql (file)", () => openLibsqlStores({ url: freshDatabaseUrl() }));
+describeEventStoreContract("libsql (file)", () => openLibsqlStores({ url: freshDatabaseUrl() }));
+describeRevisionStoreContract("libsql (file)", () => openLibsqlStores({ url: freshDatabaseUrl() }));
 
 describe("libsql store", () => {
   const open: Stores[] = [];

@@ -6,7 +6,11 @@ import { sql } from "drizzle-orm";
 import { drizzle, type LibSQLDatabase } from "drizzle-orm/libsql";
 import { migrate } from "drizzle-orm/libsql/migrator";
 import type { Stores } from "../../core/ports/index.ts";
+import { LibsqlEventRepo } from "./events.repo.ts";
+import { LibsqlDataLayerRepo } from "./datalayer.repo.ts";
+import { LibsqlRevisionRepo } from "./revisions.repo.ts";
 import { LibsqlLockoutRepo, LibsqlSessionRepo } from "./sessions.repo.ts";
+import { LibsqlProfileRepo } from "./profiles.repo.ts";
 import { LibsqlSettingsRepo } from "./settings.repo.ts";
 import { LibsqlTenancyRepo } from "./tenancy.repo.ts";
 
@@ -45,6 +49,10 @@ export async function openLibsqlStores(options: { url: string }): Promise<Stores
       settings: new LibsqlSettingsRepo(db),
       sessions: new LibsqlSessionRepo(db),
       lockouts: new LibsqlLockoutRepo(db),
+      revisions: new LibsqlRevisionRepo(db),
+      dataLayers: new LibsqlDataLayerRepo(db),
+      events: new LibsqlEventRepo(db),
+      profiles: new LibsqlProfileRepo(db),
       async ping() {
         await db.run(sql`select 1`);
       },

@@ -1,6 +1,14 @@
 import { describeStoreContract } from "../store-contract.ts";
 import { describeSessionStoreContract } from "../store-contract.sessions.ts";
+import { describeProfileStoreContract } from "../store-contract.profiles.ts";
+import { describeDataLayerStoreContract } from "../store-contract.datalayer.ts";
+import { describeEventStoreContract } from "../store-contract.events.ts";
+import { describeRevisionStoreContract } from "../store-contract.revisions.ts";
 import { createMemoryStores } from "./memory.stores.ts";
 
 describeStoreContract("memory", async () => createMemoryStores());
 describeSessionStoreContract("memory", async () => createMemoryStores());
+describeProfileStoreContract("memory", async () => createMemoryStores());
+describeDataLayerStoreContract("memory", async () => createMemoryStores());
+describeEventStoreContract("memory", async () => createMemoryStores());
+describeRevisionStoreContract("memory", async () => createMemoryStores());

@@ -13,6 +13,10 @@ import type {
   UserRecord,
 } from "../../core/ports/index.ts";
 import type { ProfileConfig } from "../../core/config/config.model.ts";
+import { MemoryDataLayerStore } from "./memory.datalayers.ts";
+import { MemoryEventStore } from "./memory.events.ts";
+import { MemoryProfileStore } from "./memory.profiles.ts";
+import { MemoryRevisionStore } from "./memory.revisions.ts";
 
 /** Records are copied in and out so that a caller can never change stored state by holding a reference. */
 function copy<T>(value: T): T {
@@ -184,12 +188,17 @@ function compareCodeUnits(a: string, b: string): number {
 /** The reference implementation of every store port, held in memory: fast tests, and nothing kept on exit. */
 export function createMemoryStores(): Stores {
   let closed = false;
+  const tenancy = new MemoryTenancyStore();
   return {
     kind: "memory",
-    tenancy: new MemoryTenancyStore(),
+    tenancy,
     settings: new MemorySettingsStore(),
     sessions: new MemorySessionStore(),
     lockouts: new MemoryLockoutStore(),
+    dataLayers: new MemoryDataLayerStore(),
+    events: new MemoryEventStore(() => closed),
+    profiles: new MemoryProfileStore(() => closed),
+    revisions: new MemoryRevisionStore(tenancy, () => closed),
     async ping() {
       if (closed) throw new Error("store is closed");
     },

@@ -1,0 +1,124 @@
+/** The collected-events part of the store contract (COL-16, DEC-COL-08), run against every store implementation. */
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import type { CollectedEvent, StoredEvent, Stores } from "../core/ports/index.ts";
+
+export function sampleEvent(overrides: Partial<CollectedEvent> = {}): CollectedEvent {
+  return {
+    account: "acme",
+    profile: "main",
+    visitorId: "v1",
+    visitorIdSource: "visitor_id",
+    thirdPartyVisitorId: null,
+    firstPartyVisitorId: null,
+    event: "view",
+    datasource: null,
+    traceId: null,
+    receivedAt: 1_700_000_000_000,
+    data: { svc_account: "acme", svc_visitor_id: "v1" },
+    ...overrides,
+  };
+}
+
+function withoutSeq(event: StoredEvent): CollectedEvent {
+  const { seq: _seq, ...rest } = event;
+  return rest;
+}
+
+export function describeEventStoreContract(name: string, open: () => Promise<Stores>): void {
+  describe(`${name}: collected events`, () => {
+    let stores: Stores;
+    beforeEach(async () => {
+      stores = await open();
+    });
+    afterEach(async () => {
+      await stores.close();
+    });
+
+    test("start empty, and appending nothing stores nothing", async () => {
+      await stores.events.append([]);
+      expect(await stores.events.query({ limit: 10 })).toEqual([]);
+    });
+
+    test("an event reads back deep-equal, with every field and its data", async () => {
+      const event = sampleEvent({
+        visitorIdSource: "tapid",
+        thirdPartyVisitorId: "t-1",
+        firstPartyVisitorId: "f-1",
+        datasource: "abc123",
+        traceId: "trace-1",
+        data: { svc_account: "acme", n: 1.5, flag: false, none: null, list: [1, "two", { three: 3 }], deep: { a: { b: { c: "d" } } }, text: "é 😀 \u0000" },
+      });
+      await stores.events.append([event]);
+      const [stored] = await stores.events.query({ limit: 10 });
+      expect(withoutSeq(stored!)).toEqual(event);
+    });
+
+    test("__proto__ and constructor keys are kept as plain data (DEC-DLE-03)", async () => {
+      const data = JSON.parse('{"__proto__": {"polluted": true}, "constructor": {"prototype": 1}, "nested": {"__proto__": [1]}}') as Record<string, unknown>;
+      await stores.events.append([sampleEvent({ data })]);
+      const [stored] = await stores.events.query({ limit: 1 });
+      expect(Object.keys(stored!.data)).toEqual(["__proto__", "constructor", "nested"]);
+      expect(JSON.stringify(stored!.data)).toBe(JSON.stringify(data));
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    });
+
+    test("sequence numbers grow in append order, within a batch and across batches", async () => {
+      await stores.events.append([sampleEvent({ traceId: "a" }), sampleEvent({ traceId: "b" })]);
+      await stores.events.append([sampleEvent({ traceId: "c" })]);
+      const stored = await stores.events.query({ limit: 10 });
+      expect(stored.map((event) => event.traceId)).toEqual(["a", "b", "c"]);
+      expect(stored[0]!.seq).toBeLessThan(stored[1]!.seq);
+      expect(stored[1]!.seq).toBeLessThan(stored[2]!.seq);
+    });
+
+    test("a large batch is stored whole and in order", async () => {
+      const batch = Array.from({ length: 2_500 }, (_, index) => sampleEvent({ traceId: `t${index}` }));
+      await stores.events.append(batch);
+      const first = await stores.events.query({ limit: 1000 });
+      const rest = await stores.events.query({ limit: 2000, afterSeq: first.at(-1)!.seq });
+      expect([...first, ...rest].map((event) => event.traceId)).toEqual(batch.map((event) => event.traceId));
+    });
+
+    test("every filter narrows the result, and filters combine", async () => {
+      await stores.events.append([
+        sampleEvent({ traceId: "1", account: "acme", profile: "main", visitorId: "v1", event: "view", receivedAt: 1000 }),
+        sampleEvent({ traceId: "2", account: "acme", profile: "dev", visitorId: "v1", event: "view", receivedAt: 2000 }),
+        sampleEvent({ traceId: "3", account: "globex", profile: "main", visitorId: "v2", event: "purchase", receivedAt: 3000 }),
+        sampleEvent({ traceId: "4", account: "acme", profile: "main", visitorId: "v2", event: null, receivedAt: 4000 }),
+      ]);
+      const traces = async (query: Parameters<Stores["events"]["query"]>[0]) => (await stores.events.query(query)).map((event) => event.traceId);
+      expect(await traces({ limit: 10, account: "acme" })).toEqual(["1", "2", "4"]);
+      expect(await traces({ limit: 10, account: "acme", profile: "main" })).toEqual(["1", "4"]);
+      expect(await traces({ limit: 10, visitorId: "v2" })).toEqual(["3", "4"]);
+      expect(await traces({ limit: 10, event: "view" })).toEqual(["1", "2"]);
+      expect(await traces({ limit: 10, traceId: "3" })).toEqual(["3"]);
+      expect(await traces({ limit: 10, from: 2000, to: 3000 })).toEqual(["2", "3"]);
+      expect(await traces({ limit: 10, account: "acme", from: 1500 })).toEqual(["2", "4"]);
+      expect(await traces({ limit: 10, traceId: "nope" })).toEqual([]);
+    });
+
+    test("order, limit and paging by sequence number", async () => {
+      await stores.events.append(["a", "b", "c", "d", "e"].map((traceId) => sampleEvent({ traceId })));
+      const all = await stores.events.query({ limit: 10 });
+      const traces = (events: StoredEvent[]) => events.map((event) => event.traceId);
+      expect(traces(await stores.events.query({ limit: 2 }))).toEqual(["a", "b"]);
+      expect(traces(await stores.events.query({ limit: 2, order: "desc" }))).toEqual(["e", "d"]);
+      expect(traces(await stores.events.query({ limit: 2, afterSeq: all[1]!.seq }))).toEqual(["c", "d"]);
+      expect(traces(await stores.events.query({ limit: 2, order: "desc", beforeSeq: all[3]!.seq }))).toEqual(["c", "b"]);
+    });
+
+    test("changing an appended or a returned event does not change the stored one", async () => {
+      const event = sampleEvent({ data: { list: [1] } });
+      await stores.events.append([event]);
+      (event.data.list as number[]).push(2);
+      const [found] = await stores.events.query({ limit: 1 });
+      (found!.data.list as number[]).push(3);
+      expect((await stores.events.query({ limit: 1 }))[0]!.data).toEqual({ list: [1] });
+    });
+
+    test("a closed store refuses to append", async () => {
+      await stores.close();
+      await expect(stores.events.append([sampleEvent()])).rejects.toThrow();
+    });
+  });
+}

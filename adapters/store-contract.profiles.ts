@@ -1,0 +1,81 @@
+/** The profile part of the store contract, run against every store implementation. */
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import type { Stores } from "../core/ports/index.ts";
+import type { VisitorProfile } from "../core/profiles/profile.rules.ts";
+
+function profile(overrides: Partial<VisitorProfile> = {}): VisitorProfile {
+  return {
+    firstSeenAt: 1_000,
+    lastSeenAt: 2_000,
+    visitStartedAt: 1_000,
+    eventCount: 2,
+    visitCount: 1,
+    values: { "5201": 2, "5202": "view", "5203": false },
+    badges: [5205],
+    visitorIds: { "5120": "ann@example.com" },
+    lastSeq: 2,
+    ...overrides,
+  };
+}
+
+export function describeProfileStoreContract(name: string, open: () => Promise<Stores>): void {
+  describe(`${name}: visitor profiles`, () => {
+    let stores: Stores;
+    beforeEach(async () => {
+      stores = await open();
+    });
+    afterEach(async () => {
+      await stores.close();
+    });
+
+    test("a saved profile is found through every member id, and only in its account and profile", async () => {
+      await stores.profiles.save("acme", "main", "anon-1", profile(), ["anon-1", "tapid-1"]);
+      expect(await stores.profiles.canonicalOf("acme", "main", "tapid-1")).toBe("anon-1");
+      expect(await stores.profiles.canonicalOf("acme", "dev", "tapid-1")).toBeNull();
+      expect(await stores.profiles.find("acme", "main", "anon-1")).toEqual(profile());
+      expect(await stores.profiles.find("globex", "main", "anon-1")).toBeNull();
+      expect(await stores.profiles.membersOf("acme", "main", "anon-1")).toEqual(["anon-1", "tapid-1"]);
+    });
+
+    test("saving again replaces the profile and adds members", async () => {
+      await stores.profiles.save("acme", "main", "anon-1", profile(), []);
+      await stores.profiles.save("acme", "main", "anon-1", profile({ eventCount: 3, lastSeq: 9 }), ["anon-2"]);
+      expect((await stores.profiles.find("acme", "main", "anon-1"))?.eventCount).toBe(3);
+      expect(await stores.profiles.membersOf("acme", "main", "anon-1")).toEqual(["anon-1", "anon-2"]);
+    });
+
+    test("merge moves every member of the joined groups, removes their profiles and records each join", async () => {
+      await stores.profiles.save("acme", "main", "anon-1", profile(), ["anon-1", "tapid-1"]);
+      await stores.profiles.save("acme", "main", "anon-2", profile(), ["anon-2"]);
+      await stores.profiles.save("acme", "main", "__acme_main__5120_x__", profile(), []);
+      await stores.profiles.merge("acme", "main", "__acme_main__5120_x__", ["anon-1", "anon-2"], profile({ eventCount: 6 }), 5_000);
+      for (const id of ["anon-1", "tapid-1", "anon-2", "__acme_main__5120_x__"]) {
+        expect(await stores.profiles.canonicalOf("acme", "main", id)).toBe("__acme_main__5120_x__");
+      }
+      expect(await stores.profiles.find("acme", "main", "anon-1")).toBeNull();
+      expect((await stores.profiles.find("acme", "main", "__acme_main__5120_x__"))?.eventCount).toBe(6);
+      expect(await stores.profiles.mergesInto("acme", "main", "__acme_main__5120_x__")).toEqual([
+        { from: "anon-1", into: "__acme_main__5120_x__", at: 5_000 },
+        { from: "anon-2", into: "__acme_main__5120_x__", at: 5_000 },
+      ]);
+    });
+
+    test("joins recorded into a group follow it when the group is joined in turn", async () => {
+      await stores.profiles.save("acme", "main", "a", profile(), []);
+      await stores.profiles.save("acme", "main", "b", profile(), []);
+      await stores.profiles.merge("acme", "main", "b", ["a"], profile(), 1);
+      await stores.profiles.merge("acme", "main", "c", ["b"], profile(), 2);
+      expect((await stores.profiles.mergesInto("acme", "main", "c")).map((record) => record.from).sort()).toEqual(["a", "b"]);
+      expect(await stores.profiles.canonicalOf("acme", "main", "a")).toBe("c");
+    });
+
+    test("engine states are kept per account, profile and engine", async () => {
+      expect(await stores.profiles.engineEnabledSince("acme", "main", "demo-engine")).toBeNull();
+      await stores.profiles.setEngineEnabledSince("acme", "main", "demo-engine", 123);
+      expect(await stores.profiles.engineEnabledSince("acme", "main", "demo-engine")).toBe(123);
+      expect(await stores.profiles.engineEnabledSince("acme", "dev", "demo-engine")).toBeNull();
+      await stores.profiles.setEngineEnabledSince("acme", "main", "demo-engine", null);
+      expect(await stores.profiles.engineEnabledSince("acme", "main", "demo-engine")).toBeNull();
+    });
+  });
+}

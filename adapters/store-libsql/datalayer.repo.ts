@@ -1,0 +1,191 @@
+import { and, asc, eq, lt, min, ne, notExists, sql } from "drizzle-orm";
+import type { LibSQLDatabase } from "drizzle-orm/libsql";
+import { alias } from "drizzle-orm/sqlite-core";
+import type {
+  ChangeSettlement,
+  DataLayerChange,
+  DataLayerKey,
+  DataLayerRecord,
+  DataLayerStore,
+  ServedDataLayer,
+} from "../../core/ports/index.ts";
+import { dataLayerChanges, dataLayers } from "./datalayer.schema.ts";
+
+type LayerRow = typeof dataLayers.$inferSelect;
+type ChangeRow = typeof dataLayerChanges.$inferSelect;
+
+function toServed(row: Pick<LayerRow, "servedBody" | "servedSeq" | "servedAt">): ServedDataLayer | null {
+  return row.servedBody === null ? null : { body: row.servedBody, seq: row.servedSeq ?? 0, publishedAt: row.servedAt ?? 0 };
+}
+
+function toLayer(row: LayerRow): DataLayerRecord {
+  return {
+    key: { account: row.account, profile: row.profile, dlId: row.dlId },
+    exists: row.present,
+    lastSeq: row.lastSeq,
+    lastDueAt: row.lastDueAt,
+    settledSeq: row.settledSeq,
+    served: toServed(row),
+  };
+}
+
+function toChange(row: ChangeRow): DataLayerChange {
+  return {
+    key: { account: row.account, profile: row.profile, dlId: row.dlId },
+    seq: row.seq,
+    kind: row.kind,
+    body: row.body,
+    state: row.state,
+    acceptedAt: row.acceptedAt,
+    dueAt: row.dueAt,
+    runAt: row.runAt,
+    attempts: row.attempts,
+    settledAt: row.settledAt,
+  };
+}
+
+function isLayer(key: DataLayerKey) {
+  return and(eq(dataLayers.account, key.account), eq(dataLayers.profile, key.profile), eq(dataLayers.dlId, key.dlId));
+}
+
+function isChangeOf(key: DataLayerKey) {
+  return and(eq(dataLayerChanges.account, key.account), eq(dataLayerChanges.profile, key.profile), eq(dataLayerChanges.dlId, key.dlId));
+}
+
+/** An earlier pending change of the same data layer as the outer `data_layer_changes` row. */
+const earlier = alias(dataLayerChanges, "earlier");
+
+/**
+ * The hosted data layers in libSQL. Every write that touches several rows is one `db.batch` (one
+ * transaction on the single connection); "the next change is seq n" is a compare-and-set on last_seq,
+ * backed by the changes' primary key, so concurrent writers on any node never record two changes as one.
+ */
+export class LibsqlDataLayerRepo implements DataLayerStore {
+  constructor(private readonly db: LibSQLDatabase) {}
+
+  async read(key: DataLayerKey): Promise<{ layer: DataLayerRecord; newest: DataLayerChange } | null> {
+    const [row] = await this.db
+      .select({ layer: dataLayers, change: dataLayerChanges })
+      .from(dataLayers)
+      .innerJoin(
+        dataLayerChanges,
+        and(
+          eq(dataLayerChanges.account, dataLayers.account),
+          eq(dataLayerChanges.profile, dataLayers.profile),
+          eq(dataLayerChanges.dlId, dataLayers.dlId),
+          eq(dataLayerChanges.seq, dataLayers.lastSeq),
+        ),
+      )
+      .where(isLayer(key));
+    return row ? { layer: toLayer(row.layer), newest: toChange(row.change) } : null;
+  }
+
+  async append(change: DataLayerChange, exists: boolean): Promise<boolean> {
+    const { db } = this;
+    const { account, profile, dlId } = change.key;
+    const [, inserted] = await db.batch([
+      // Moves last_seq from seq - 1 to seq (creates the row for seq 1); a row that moved on is left alone.
+      change.seq === 1
+        ? db.insert(dataLayers).values({ account, profile, dlId, present: exists, lastSeq: 1, lastDueAt: change.dueAt }).onConflictDoNothing()
+        : db
+            .update(dataLayers)
+            .set({ present: exists, lastSeq: change.seq, lastDueAt: change.dueAt })
+            .where(and(isLayer(change.key), eq(dataLayers.lastSeq, change.seq - 1))),
+      // Recorded only if the row above now names this seq and no change holds it yet.
+      db.run(sql`
+        insert into ${dataLayerChanges}
+          (account, profile, dl_id, seq, kind, body, state, accepted_at, due_at, run_at, attempts, settled_at)
+        select ${account}, ${profile}, ${dlId}, ${change.seq}, ${change.kind}, ${change.body}, ${change.state},
+               ${change.acceptedAt}, ${change.dueAt}, ${change.runAt}, ${change.attempts}, ${change.settledAt}
+        where (select last_seq from ${dataLayers} where account = ${account} and profile = ${profile} and dl_id = ${dlId}) = ${change.seq}
+        on conflict do nothing`),
+    ]);
+    return inserted.rowsAffected === 1;
+  }
+
+  async listExisting(account: string, profile: string, limit: number): Promise<string[]> {
+    const rows = await this.db
+      .select({ dlId: dataLayers.dlId })
+      .from(dataLayers)
+      .where(and(eq(dataLayers.account, account), eq(dataLayers.profile, profile), eq(dataLayers.present, true)))
+      .orderBy(asc(dataLayers.dlId))
+      .limit(Math.max(0, limit));
+    return rows.map((row) => row.dlId);
+  }
+
+  /** Pending changes with no earlier pending change of the same data layer. */
+  private pendingHeads() {
+    return and(
+      eq(dataLayerChanges.state, "pending"),
+      notExists(
+        this.db
+          .select({ one: sql`1` })
+          .from(earlier)
+          .where(
+            and(
+              eq(earlier.account, dataLayerChanges.account),
+              eq(earlier.profile, dataLayerChanges.profile),
+              eq(earlier.dlId, dataLayerChanges.dlId),
+              eq(earlier.state, "pending"),
+              lt(earlier.seq, dataLayerChanges.seq),
+            ),
+          ),
+      ),
+    );
+  }
+
+  async due(now: number, limit: number): Promise<DataLayerChange[]> {
+    const rows = await this.db
+      .select()
+      .from(dataLayerChanges)
+      .where(and(this.pendingHeads(), sql`${dataLayerChanges.runAt} <= ${now}`))
+      .orderBy(asc(dataLayerChanges.runAt), asc(dataLayerChanges.account), asc(dataLayerChanges.profile), asc(dataLayerChanges.dlId))
+      .limit(Math.max(0, limit));
+    return rows.map(toChange);
+  }
+
+  async nextRunAt(): Promise<number | null> {
+    const [row] = await this.db.select({ next: min(dataLayerChanges.runAt) }).from(dataLayerChanges).where(this.pendingHeads());
+    return row?.next ?? null;
+  }
+
+  async settle(settlement: ChangeSettlement): Promise<boolean> {
+    const { db } = this;
+    const { key, seq } = settlement;
+    const layerUpdate =
+      settlement.state === "completed"
+        ? {
+            settledSeq: seq,
+            servedBody: settlement.serve,
+            servedSeq: settlement.serve === null ? null : seq,
+            servedAt: settlement.serve === null ? null : settlement.settledAt,
+          }
+        : { settledSeq: seq };
+    const [changed] = await db.batch([
+      db
+        .update(dataLayerChanges)
+        .set({ state: settlement.state, settledAt: settlement.settledAt, attempts: settlement.attempts })
+        .where(and(isChangeOf(key), eq(dataLayerChanges.seq, seq), eq(dataLayerChanges.state, "pending"))),
+      // A node that settled this change first moved settled_seq already, so this changes nothing then.
+      db.update(dataLayers).set(layerUpdate).where(and(isLayer(key), lt(dataLayers.settledSeq, seq))),
+      // Settled changes older than this one are no longer needed: get status reads only the newest.
+      db.delete(dataLayerChanges).where(and(isChangeOf(key), lt(dataLayerChanges.seq, seq), ne(dataLayerChanges.state, "pending"))),
+    ]);
+    return changed.rowsAffected === 1;
+  }
+
+  async retry(key: DataLayerKey, seq: number, attempts: number, runAt: number): Promise<void> {
+    await this.db
+      .update(dataLayerChanges)
+      .set({ attempts, runAt })
+      .where(and(isChangeOf(key), eq(dataLayerChanges.seq, seq), eq(dataLayerChanges.state, "pending")));
+  }
+
+  async served(key: DataLayerKey): Promise<ServedDataLayer | null> {
+    const [row] = await this.db
+      .select({ servedBody: dataLayers.servedBody, servedSeq: dataLayers.servedSeq, servedAt: dataLayers.servedAt })
+      .from(dataLayers)
+      .where(isLayer(key));
+    return row ? toServed(row) : null;
+  }
+}

@@ -1,0 +1,69 @@
+import { and, asc, desc, eq, gt, gte, lt, lte, type SQL } from "drizzle-orm";
+import type { LibSQLDatabase } from "drizzle-orm/libsql";
+import type { CollectedEvent, EventQuery, EventStore, StoredEvent } from "../../core/ports/index.ts";
+import { events } from "./events.schema.ts";
+
+/** Rows per INSERT statement: 11 bound values a row stays far below SQLite's limit of 32766. */
+const rowsPerStatement = 1000;
+
+type EventRow = typeof events.$inferInsert;
+
+function toRow(event: CollectedEvent): EventRow {
+  return {
+    account: event.account,
+    profile: event.profile,
+    visitorId: event.visitorId,
+    visitorIdSource: event.visitorIdSource,
+    thirdPartyVisitorId: event.thirdPartyVisitorId,
+    firstPartyVisitorId: event.firstPartyVisitorId,
+    event: event.event,
+    datasource: event.datasource,
+    traceId: event.traceId,
+    receivedAt: event.receivedAt,
+    data: JSON.stringify(event.data),
+  };
+}
+
+export class LibsqlEventRepo implements EventStore {
+  constructor(private readonly db: LibSQLDatabase) {}
+
+  /**
+   * DEC-COL-08: one multi-row INSERT is one implicit transaction, so a group of events costs one WAL sync
+   * (synchronous=FULL) and is stored whole or not at all. A larger group is split into statements that
+   * run in one `db.batch` (one transaction).
+   */
+  async append(collected: readonly CollectedEvent[]): Promise<void> {
+    if (collected.length === 0) return;
+    const rows = collected.map(toRow);
+    if (rows.length <= rowsPerStatement) {
+      await this.db.insert(events).values(rows);
+      return;
+    }
+    const statements = [];
+    for (let start = 0; start < rows.length; start += rowsPerStatement) {
+      statements.push(this.db.insert(events).values(rows.slice(start, start + rowsPerStatement)));
+    }
+    const [first, ...rest] = statements;
+    await this.db.batch([first!, ...rest]);
+  }
+
+  async query(query: EventQuery): Promise<StoredEvent[]> {
+    const conditions: SQL[] = [];
+    if (query.account !== undefined) conditions.push(eq(events.account, query.account));
+    if (query.profile !== undefined) conditions.push(eq(events.profile, query.profile));
+    if (query.visitorId !== undefined) conditions.push(eq(events.visitorId, query.visitorId));
+    if (query.event !== undefined) conditions.push(eq(events.event, query.event));
+    if (query.traceId !== undefined) conditions.push(eq(events.traceId, query.traceId));
+    if (query.from !== undefined) conditions.push(gte(events.receivedAt, query.from));
+    if (query.to !== undefined) conditions.push(lte(events.receivedAt, query.to));
+    if (query.afterSeq !== undefined) conditions.push(gt(events.seq, query.afterSeq));
+    if (query.beforeSeq !== undefined) conditions.push(lt(events.seq, query.beforeSeq));
+    const rows = await this.db
+      .select()
+      .from(events)
+      .where(and(...conditions))
+      .orderBy(query.order === "desc" ? desc(events.seq) : asc(events.seq))
+      .limit(query.limit);
+    return rows.map((row) => ({ ...row, data: JSON.parse(row.data) as Record<string, unknown> }));
+  }
+}

@@ -1,0 +1,96 @@
+import { and, asc, eq, inArray } from "drizzle-orm";
+import type { LibSQLDatabase } from "drizzle-orm/libsql";
+import type { MergeRecord, ProfileStore } from "../../core/ports/index.ts";
+import type { VisitorProfile } from "../../core/profiles/profile.rules.ts";
+import { engineStates, visitorMembers, visitorMerges, visitorProfiles } from "./profiles.schema.ts";
+
+export class LibsqlProfileRepo implements ProfileStore {
+  constructor(private readonly db: LibSQLDatabase) {}
+
+  async canonicalOf(account: string, profile: string, visitorId: string): Promise<string | null> {
+    const [row] = await this.db
+      .select({ canonical: visitorMembers.canonical })
+      .from(visitorMembers)
+      .where(and(eq(visitorMembers.account, account), eq(visitorMembers.profile, profile), eq(visitorMembers.visitorId, visitorId)));
+    return row?.canonical ?? null;
+  }
+
+  async membersOf(account: string, profile: string, canonical: string): Promise<string[]> {
+    const rows = await this.db
+      .select({ visitorId: visitorMembers.visitorId })
+      .from(visitorMembers)
+      .where(and(eq(visitorMembers.account, account), eq(visitorMembers.profile, profile), eq(visitorMembers.canonical, canonical)));
+    return rows.map((row) => row.visitorId).sort();
+  }
+
+  async find(account: string, profile: string, canonical: string): Promise<VisitorProfile | null> {
+    const [row] = await this.db
+      .select({ data: visitorProfiles.data })
+      .from(visitorProfiles)
+      .where(and(eq(visitorProfiles.account, account), eq(visitorProfiles.profile, profile), eq(visitorProfiles.canonical, canonical)));
+    return row?.data ?? null;
+  }
+
+  async save(account: string, profile: string, canonical: string, data: VisitorProfile, members: readonly string[]): Promise<void> {
+    const ids = [...new Set([canonical, ...members])];
+    await this.db.batch([
+      this.db
+        .insert(visitorProfiles)
+        .values({ account, profile, canonical, data, lastSeenAt: data.lastSeenAt })
+        .onConflictDoUpdate({ target: [visitorProfiles.account, visitorProfiles.profile, visitorProfiles.canonical], set: { data, lastSeenAt: data.lastSeenAt } }),
+      this.db
+        .insert(visitorMembers)
+        .values(ids.map((visitorId) => ({ account, profile, visitorId, canonical })))
+        .onConflictDoUpdate({ target: [visitorMembers.account, visitorMembers.profile, visitorMembers.visitorId], set: { canonical } }),
+    ]);
+  }
+
+  async merge(account: string, profile: string, into: string, from: readonly string[], data: VisitorProfile, at: number): Promise<void> {
+    const joined = [...new Set(from.filter((id) => id !== into))];
+    const scope = and(eq(visitorMembers.account, account), eq(visitorMembers.profile, profile));
+    const statements = [
+      this.db.update(visitorMembers).set({ canonical: into }).where(and(scope, inArray(visitorMembers.canonical, joined.length ? joined : [""]))),
+      this.db
+        .insert(visitorMembers)
+        .values([into, ...joined].map((visitorId) => ({ account, profile, visitorId, canonical: into })))
+        .onConflictDoUpdate({ target: [visitorMembers.account, visitorMembers.profile, visitorMembers.visitorId], set: { canonical: into } }),
+      this.db
+        .delete(visitorProfiles)
+        .where(and(eq(visitorProfiles.account, account), eq(visitorProfiles.profile, profile), inArray(visitorProfiles.canonical, joined.length ? joined : [""]))),
+      this.db
+        .insert(visitorProfiles)
+        .values({ account, profile, canonical: into, data, lastSeenAt: data.lastSeenAt })
+        .onConflictDoUpdate({ target: [visitorProfiles.account, visitorProfiles.profile, visitorProfiles.canonical], set: { data, lastSeenAt: data.lastSeenAt } }),
+      this.db
+        .update(visitorMerges)
+        .set({ intoId: into })
+        .where(and(eq(visitorMerges.account, account), eq(visitorMerges.profile, profile), inArray(visitorMerges.intoId, joined.length ? joined : [""]))),
+    ] as const;
+    const records = joined.map((fromId) => this.db.insert(visitorMerges).values({ account, profile, fromId, intoId: into, at }));
+    await this.db.batch([...statements, ...records]);
+  }
+
+  async mergesInto(account: string, profile: string, canonical: string): Promise<MergeRecord[]> {
+    const rows = await this.db
+      .select({ from: visitorMerges.fromId, into: visitorMerges.intoId, at: visitorMerges.at })
+      .from(visitorMerges)
+      .where(and(eq(visitorMerges.account, account), eq(visitorMerges.profile, profile), eq(visitorMerges.intoId, canonical)))
+      .orderBy(asc(visitorMerges.id));
+    return rows;
+  }
+
+  async engineEnabledSince(account: string, profile: string, engineId: string): Promise<number | null> {
+    const [row] = await this.db
+      .select({ since: engineStates.enabledSince })
+      .from(engineStates)
+      .where(and(eq(engineStates.account, account), eq(engineStates.profile, profile), eq(engineStates.engineId, engineId)));
+    return row?.since ?? null;
+  }
+
+  async setEngineEnabledSince(account: string, profile: string, engineId: string, since: number | null): Promise<void> {
+    await this.db
+      .insert(engineStates)
+      .values({ account, profile, engineId, enabledSince: since })
+      .onConflictDoUpdate({ target: [engineStates.account, engineStates.profile, engineStates.engineId], set: { enabledSince: since } });
+  }
+}

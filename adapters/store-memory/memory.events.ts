@@ -1,0 +1,43 @@
+import type { CollectedEvent, EventQuery, EventStore, StoredEvent } from "../../core/ports/index.ts";
+
+/** Where an event passes a query's filters (shared with nothing else: the libSQL repo does it in SQL). */
+function matches(event: StoredEvent, query: EventQuery): boolean {
+  return (
+    (query.account === undefined || event.account === query.account) &&
+    (query.profile === undefined || event.profile === query.profile) &&
+    (query.visitorId === undefined || event.visitorId === query.visitorId) &&
+    (query.event === undefined || event.event === query.event) &&
+    (query.traceId === undefined || event.traceId === query.traceId) &&
+    (query.from === undefined || event.receivedAt >= query.from) &&
+    (query.to === undefined || event.receivedAt <= query.to) &&
+    (query.afterSeq === undefined || event.seq > query.afterSeq) &&
+    (query.beforeSeq === undefined || event.seq < query.beforeSeq)
+  );
+}
+
+/**
+ * The reference EventStore: events in commit order. `append` copies every event before it changes
+ * anything, so a batch is stored whole or not at all; a closed store refuses to commit.
+ */
+export class MemoryEventStore implements EventStore {
+  private readonly events: StoredEvent[] = [];
+  private nextSeq = 1;
+
+  constructor(private readonly isClosed: () => boolean = () => false) {}
+
+  async append(events: readonly CollectedEvent[]): Promise<void> {
+    if (this.isClosed()) throw new Error("store is closed");
+    const copies = structuredClone(events);
+    for (const event of copies) this.events.push({ ...event, seq: this.nextSeq++ });
+  }
+
+  async query(query: EventQuery): Promise<StoredEvent[]> {
+    const found: StoredEvent[] = [];
+    const descending = query.order === "desc";
+    for (let index = descending ? this.events.length - 1 : 0; index >= 0 && index < this.events.length && found.length < query.limit; index += descending ? -1 : 1) {
+      const event = this.events[index] as StoredEvent;
+      if (matches(event, query)) found.push(structuredClone(event));
+    }
+    return found;
+  }
+}

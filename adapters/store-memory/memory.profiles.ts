@@ -1,0 +1,81 @@
+import type { MergeRecord, ProfileStore } from "../../core/ports/index.ts";
+import type { VisitorProfile } from "../../core/profiles/profile.rules.ts";
+
+/** The reference ProfileStore: groups of visitor ids per account/profile, each with one profile. */
+export class MemoryProfileStore implements ProfileStore {
+  /** `${account}\u0000${profile}\u0000${member}` → canonical id. */
+  private readonly canonical = new Map<string, string>();
+  private readonly profiles = new Map<string, VisitorProfile>();
+  private readonly merges: Array<MergeRecord & { account: string; profile: string }> = [];
+  private readonly engines = new Map<string, number | null>();
+
+  constructor(private readonly isClosed: () => boolean = () => false) {}
+
+  private key(account: string, profile: string, id: string): string {
+    return `${account}\u0000${profile}\u0000${id}`;
+  }
+
+  private check(): void {
+    if (this.isClosed()) throw new Error("store is closed");
+  }
+
+  async canonicalOf(account: string, profile: string, visitorId: string): Promise<string | null> {
+    this.check();
+    return this.canonical.get(this.key(account, profile, visitorId)) ?? null;
+  }
+
+  async membersOf(account: string, profile: string, canonical: string): Promise<string[]> {
+    this.check();
+    const prefix = this.key(account, profile, "");
+    return [...this.canonical]
+      .filter(([key, value]) => key.startsWith(prefix) && value === canonical)
+      .map(([key]) => key.slice(prefix.length))
+      .sort();
+  }
+
+  async find(account: string, profile: string, canonical: string): Promise<VisitorProfile | null> {
+    this.check();
+    const found = this.profiles.get(this.key(account, profile, canonical));
+    return found ? structuredClone(found) : null;
+  }
+
+  async save(account: string, profile: string, canonical: string, data: VisitorProfile, members: readonly string[]): Promise<void> {
+    this.check();
+    this.profiles.set(this.key(account, profile, canonical), structuredClone(data));
+    for (const member of new Set([canonical, ...members])) this.canonical.set(this.key(account, profile, member), canonical);
+  }
+
+  async merge(account: string, profile: string, into: string, from: readonly string[], data: VisitorProfile, at: number): Promise<void> {
+    this.check();
+    const joined = new Set(from.filter((id) => id !== into));
+    for (const [key, value] of this.canonical) {
+      if (key.startsWith(this.key(account, profile, "")) && joined.has(value)) this.canonical.set(key, into);
+    }
+    for (const id of joined) {
+      this.profiles.delete(this.key(account, profile, id));
+      this.canonical.set(this.key(account, profile, id), into);
+      this.merges.push({ account, profile, from: id, into, at });
+    }
+    this.canonical.set(this.key(account, profile, into), into);
+    this.profiles.set(this.key(account, profile, into), structuredClone(data));
+    // Joins recorded into a group that is now joined itself follow it.
+    for (const record of this.merges) if (record.account === account && record.profile === profile && joined.has(record.into)) Object.assign(record, { into });
+  }
+
+  async mergesInto(account: string, profile: string, canonical: string): Promise<MergeRecord[]> {
+    this.check();
+    return this.merges
+      .filter((record) => record.account === account && record.profile === profile && record.into === canonical)
+      .map(({ from, into, at }) => ({ from, into, at }));
+  }
+
+  async engineEnabledSince(account: string, profile: string, engineId: string): Promise<number | null> {
+    this.check();
+    return this.engines.get(this.key(account, profile, engineId)) ?? null;
+  }
+
+  async setEngineEnabledSince(account: string, profile: string, engineId: string, since: number | null): Promise<void> {
+    this.check();
+    this.engines.set(this.key(account, profile, engineId), since);
+  }
+}
