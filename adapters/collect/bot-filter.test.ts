@@ -1,0 +1,61 @@
+import { describe, expect, it } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { vendorBotTokens } from "../../core/collect/bot-tokens.ts";
+import { genericHttpClientUserAgents } from "../../core/collect/bot.rules.ts";
+import { isBotUserAgent, removedCrawlerPatterns } from "./bot-filter.ts";
+
+const crawlers = [
+  "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
+  "Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)",
+  "facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)",
+  "Mozilla/5.0 (compatible; SemrushBot/7~bl; +http://www.semrush.com/bot.html)",
+  "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)",
+  "Mozilla/5.0 (compatible; YandexBot/3.0; +http://yandex.com/bots)",
+  "Mozilla/5.0 (compatible; CensysInspect/1.1; +https://about.censys.io/)",
+  "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/124.0.0.0 Safari/537.36",
+];
+
+const people = [
+  "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36",
+  "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1",
+  "Mozilla/5.0 (Macintosh; Intel Mac OS X 14.4; rv:125.0) Gecko/20100101 Firefox/125.0",
+  "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36",
+];
+
+describe("bot filter (DEC-COL-06, COL-13)", () => {
+  it("recognises crawlers, through isbot or the vendor list", () => {
+    for (const userAgent of crawlers) expect(isBotUserAgent(userAgent)).toBe(true);
+    expect(isBotUserAgent("Keynote-Performance-Agent")).toBe(true);
+  });
+
+  it("lets browsers through", () => {
+    for (const userAgent of people) expect(isBotUserAgent(userAgent)).toBe(false);
+  });
+
+  it("lets generic HTTP client libraries through: server-to-server collection is legitimate", () => {
+    for (const userAgent of genericHttpClientUserAgents) expect(isBotUserAgent(userAgent)).toBe(false);
+    for (const userAgent of ["curl/7.88.1", "python-requests/2.28.2", "Go-http-client/1.1", "okhttp/3.14.9", "Java/1.8.0_392", "axios/0.27.2", "undici", "node-fetch"]) {
+      expect(isBotUserAgent(userAgent)).toBe(false);
+    }
+  });
+
+  it("a missing or empty User-Agent is not a bot", () => {
+    expect(isBotUserAgent(null)).toBe(false);
+    expect(isBotUserAgent(undefined)).toBe(false);
+    expect(isBotUserAgent("")).toBe(false);
+  });
+
+  it("removes only isbot patterns that a generic client matches", () => {
+    expect(removedCrawlerPatterns.size).toBeGreaterThan(0);
+    expect(removedCrawlerPatterns.size).toBeLessThan(25);
+  });
+
+  it("the vendor list is the specification's bot-tokens.txt, when the specification is beside the repository", () => {
+    // The repository ships its own copy (core/collect/bot-tokens.ts) and never reads the spec folder at run time.
+    const path = join(import.meta.dir, "..", "..", "..", "shared", "spec", "bot-tokens.txt");
+    if (!existsSync(path)) return;
+    const tokens = readFileSync(path, "utf8").split("\n").filter((line) => line.trim() !== "" && !line.startsWith("#"));
+    expect([...vendorBotTokens]).toEqual(tokens);
+  });
+});

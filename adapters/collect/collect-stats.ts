@@ -1,0 +1,60 @@
+import type { CollectErrorCode } from "../../core/errors/collect.errors.ts";
+
+/** One refused request, kept so that a user can see why an event did not arrive. */
+export interface Rejection {
+  /** Virtual-clock time, ISO 8601. */
+  readonly at: string;
+  readonly method: string;
+  readonly status: number;
+  readonly reason: CollectErrorCode;
+  readonly xError: string;
+  /** svc_account, svc_profile and svc_trace_id as far as the request could be read. */
+  readonly account: string | null;
+  readonly profile: string | null;
+  readonly traceId: string | null;
+  readonly userAgent: string | null;
+}
+
+export interface CollectStatsView {
+  readonly accepted: number;
+  /** DEC-COL-06: the filtered-bots metric. */
+  readonly filteredBots: number;
+  readonly rateLimited: number;
+  readonly storageUnavailable: number;
+  /** Every refusal, counted by reason. */
+  readonly rejected: Readonly<Record<string, number>>;
+  /** The latest refusals, newest first. */
+  readonly recentRejections: Rejection[];
+}
+
+const keptRejections = 100;
+const userAgentChars = 200;
+
+/**
+ * Counters of the collection endpoint, per process (they restart at zero with the process): accepted
+ * events, filtered bots (DEC-COL-06), refusals by reason, and the latest refusals with their X-Error.
+ */
+export class CollectStats {
+  accepted = 0;
+  filteredBots = 0;
+  private readonly rejected = new Map<CollectErrorCode, number>();
+  private readonly recent: Rejection[] = [];
+
+  recordRejection(rejection: Rejection): void {
+    this.rejected.set(rejection.reason, (this.rejected.get(rejection.reason) ?? 0) + 1);
+    const userAgent = rejection.userAgent === null ? null : rejection.userAgent.slice(0, userAgentChars);
+    this.recent.push({ ...rejection, userAgent });
+    if (this.recent.length > keptRejections) this.recent.shift();
+  }
+
+  view(): CollectStatsView {
+    return {
+      accepted: this.accepted,
+      filteredBots: this.filteredBots,
+      rateLimited: this.rejected.get("rateLimited") ?? 0,
+      storageUnavailable: this.rejected.get("storageUnavailable") ?? 0,
+      rejected: Object.fromEntries(this.rejected),
+      recentRejections: [...this.recent].reverse(),
+    };
+  }
+}

@@ -1,0 +1,167 @@
+import { parseEventBody, readCollectRequest, type EventParams } from "../../core/collect/collect.rules.ts";
+import { describeCollectedEvent } from "../../core/collect/event.rules.ts";
+import { admitEvent, emptyRateWindow, type RateWindow } from "../../core/collect/rate-limit.rules.ts";
+import type { Limits } from "../../core/config/config.model.ts";
+import { collectError, type CollectError } from "../../core/errors/collect.errors.ts";
+import type { Clock, CollectedEvent, IdSource, Stores } from "../../core/ports/index.ts";
+import { err, ok, type Result } from "../../core/result.ts";
+import { tapidSetCookie } from "../../core/visitors/tapid.rules.ts";
+import { identifyVisitor } from "../../core/visitors/visitor-id.rules.ts";
+import type { Logger } from "../runtime/logger.ts";
+import { describeError } from "../runtime/scheduler.ts";
+import { isBotUserAgent } from "./bot-filter.ts";
+import { readBodyWithin } from "./body-reader.ts";
+import { CollectStats } from "./collect-stats.ts";
+import { GroupCommitWriter } from "./group-commit.ts";
+import { TenantDirectory } from "./tenant-directory.ts";
+
+export interface CollectServiceDeps {
+  readonly stores: Stores;
+  readonly clock: Clock;
+  readonly ids: IdSource;
+  readonly logger: Logger;
+  readonly limits: Limits;
+  /** Told after every commit, so that the profile worker picks the new events up at once. */
+  readonly onCommitted?: () => void;
+}
+
+export type CollectMethod = "GET" | "POST";
+
+export interface CollectOutcome {
+  /** False for a filtered bot: answered as a success, not stored (DEC-COL-06). */
+  readonly stored: boolean;
+  /** The TAPID Set-Cookie header of the answer, if any (DEC-COL-10). */
+  readonly setCookie: string | null;
+}
+
+const acceptedMediaTypes: ReadonlySet<string> = new Set(["application/json", "text/plain"]);
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+function mediaTypeOf(contentType: string | null): string {
+  const end = contentType?.indexOf(";") ?? -1;
+  return (end < 0 ? (contentType ?? "") : (contentType ?? "").slice(0, end)).trim().toLowerCase();
+}
+
+function queryOf(url: string): URLSearchParams {
+  const start = url.indexOf("?");
+  return new URLSearchParams(start < 0 ? "" : url.slice(start + 1));
+}
+
+function hint(value: unknown): string | null {
+  return typeof value === "string" && value !== "" ? value.slice(0, 300) : null;
+}
+
+/**
+ * The collection use-case (COL-*, VID-*, DEC-COL-*): filter bots, read and check the request, keep to the
+ * rate limit, resolve the visitor, commit the event (group commit) and say what the answer carries.
+ * Per process: the rate-limit windows and the counters live in memory (README, Decisions of our own).
+ */
+export class CollectService {
+  readonly stats = new CollectStats();
+  readonly directory: TenantDirectory;
+  private readonly writer: GroupCommitWriter<CollectedEvent>;
+  private readonly windows = new Map<string, RateWindow>();
+
+  constructor(private readonly deps: CollectServiceDeps) {
+    this.directory = new TenantDirectory(deps.stores.tenancy);
+    this.writer = new GroupCommitWriter((events) => this.commit(events));
+  }
+
+  async collect(request: Request, method: CollectMethod): Promise<Result<CollectOutcome, CollectError>> {
+    const userAgent = request.headers.get("user-agent");
+    if (isBotUserAgent(userAgent)) {
+      this.stats.filteredBots += 1;
+      return ok({ stored: false, setCookie: null });
+    }
+    const query = queryOf(request.url);
+    let body: EventParams | null = null;
+    if (method === "POST") {
+      const read = await this.readBody(request);
+      if (!read.ok) return this.refuse(read.error, method, userAgent, query, null);
+      body = read.value;
+    }
+    const checked = readCollectRequest({
+      method,
+      query,
+      body,
+      referer: request.headers.get("referer"),
+      isKnownProfile: await this.directory.lookup(),
+    });
+    if (!checked.ok) return this.refuse(checked.error, method, userAgent, query, body);
+    const collected = checked.value;
+
+    const now = this.deps.clock.now();
+    const admission = admitEvent(this.windows.get(collected.account) ?? emptyRateWindow, now, this.deps.limits.collectEventsPerSecond);
+    this.windows.set(collected.account, admission.next);
+    if (!admission.admitted) return this.refuse(collectError("rateLimited"), method, userAgent, query, body);
+
+    const identity = identifyVisitor(
+      { account: collected.account, profile: collected.profile, params: collected.params, cookieHeader: request.headers.get("cookie") },
+      this.deps.ids,
+    );
+    try {
+      await this.writer.write(describeCollectedEvent(collected, identity, now));
+    } catch {
+      return this.refuse(collectError("storageUnavailable"), method, userAgent, query, body);
+    }
+    this.stats.accepted += 1;
+    return ok({ stored: true, setCookie: tapidSetCookie(identity.tapidCookie) });
+  }
+
+  /** Resolves once every event handed to the writer so far is committed or refused. */
+  settled(): Promise<void> {
+    return this.writer.settled();
+  }
+
+  commitStats() {
+    return this.writer.stats();
+  }
+
+  /** DEC-COL-04: JSON as application/json or text/plain (sendBeacon), gzip allowed; an empty body is null. */
+  private async readBody(request: Request): Promise<Result<EventParams | null, CollectError>> {
+    const bytes = await readBodyWithin(request, this.deps.limits.maxBodyBytes);
+    if (!bytes.ok) return bytes;
+    if (bytes.value.byteLength === 0) return ok(null);
+    let text: string;
+    try {
+      text = utf8.decode(bytes.value);
+    } catch {
+      return err(collectError("invalidJson"));
+    }
+    if (text.trim() === "") return ok(null);
+    if (!acceptedMediaTypes.has(mediaTypeOf(request.headers.get("content-type")))) return err(collectError("unsupportedContentType"));
+    return parseEventBody(text);
+  }
+
+  private async commit(events: readonly CollectedEvent[]): Promise<void> {
+    try {
+      await this.deps.stores.events.append(events);
+      this.deps.onCommitted?.();
+    } catch (error) {
+      this.deps.logger.warn("event commit failed", { events: events.length, error: describeError(error) });
+      throw error;
+    }
+  }
+
+  private refuse(
+    error: CollectError,
+    method: CollectMethod,
+    userAgent: string | null,
+    query: URLSearchParams,
+    body: EventParams | null,
+  ): Result<never, CollectError> {
+    const from = (name: string) => hint(body?.[name]) ?? hint(query.get(name));
+    this.stats.recordRejection({
+      at: new Date(this.deps.clock.now()).toISOString(),
+      method,
+      status: error.status,
+      reason: error.code,
+      xError: error.xError,
+      account: from("svc_account"),
+      profile: from("svc_profile"),
+      traceId: from("svc_trace_id"),
+      userAgent,
+    });
+    return err(error);
+  }
+}

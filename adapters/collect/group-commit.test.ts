@@ -1,0 +1,119 @@
+import { describe, expect, it } from "bun:test";
+import { GroupCommitWriter } from "./group-commit.ts";
+
+/** A commit the test releases by hand, recording every batch it was given. */
+function manualCommit() {
+  const batches: number[][] = [];
+  const pending: Array<{ resolve: () => void; reject: (error: Error) => void }> = [];
+  let active = 0;
+  let mostActive = 0;
+  const commit = (items: readonly number[]) =>
+    new Promise<void>((resolve, reject) => {
+      batches.push([...items]);
+      active += 1;
+      mostActive = Math.max(mostActive, active);
+      pending.push({
+        resolve: () => (active -= 1, resolve()),
+        reject: (error) => (active -= 1, reject(error)),
+      });
+    });
+  return { commit, batches, pending, mostActive: () => mostActive };
+}
+
+/** One turn of the event loop: what the writer waits before each commit. */
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+describe("group commit (DEC-COL-08)", () => {
+  it("commits a lone item after one turn of the event loop", async () => {
+    const manual = manualCommit();
+    const writer = new GroupCommitWriter(manual.commit);
+    const written = writer.write(1);
+    expect(manual.batches).toEqual([]);
+    await turn();
+    expect(manual.batches).toEqual([[1]]);
+    manual.pending[0]!.resolve();
+    await written;
+    expect(writer.stats()).toMatchObject({ batches: 1, committed: 1, pending: 0 });
+  });
+
+  it("items written in the same turn of the event loop share one commit", async () => {
+    const manual = manualCommit();
+    const writer = new GroupCommitWriter(manual.commit);
+    const writes = [1, 2, 3].map((item) => writer.write(item));
+    await turn();
+    expect(manual.batches).toEqual([[1, 2, 3]]);
+    manual.pending[0]!.resolve();
+    await Promise.all(writes);
+  });
+
+  it("items that arrive while a batch commits go together into the next one, and each waits for its own batch", async () => {
+    const manual = manualCommit();
+    const writer = new GroupCommitWriter(manual.commit);
+    const settled: number[] = [];
+    const first = writer.write(1).then(() => settled.push(1));
+    await turn();
+    const rest = [2, 3, 4].map((item) => writer.write(item).then(() => settled.push(item)));
+    expect(manual.batches).toEqual([[1]]);
+    manual.pending[0]!.resolve();
+    await first;
+    await turn();
+    expect(manual.batches).toEqual([[1], [2, 3, 4]]);
+    expect(settled).toEqual([1]); // 2, 3 and 4 are not answered before their batch is committed
+    manual.pending[1]!.resolve();
+    await Promise.all(rest);
+    expect(settled).toEqual([1, 2, 3, 4]);
+    expect(manual.mostActive()).toBe(1);
+    expect(writer.stats()).toMatchObject({ batches: 2, committed: 4, largestBatch: 3 });
+  });
+
+  it("a failed commit rejects every item of its batch, and only those; the writer carries on", async () => {
+    const manual = manualCommit();
+    const writer = new GroupCommitWriter(manual.commit);
+    const first = writer.write(1);
+    await turn();
+    const second = [writer.write(2), writer.write(3)];
+    manual.pending[0]!.resolve();
+    await first;
+    await turn();
+    const outcomes = Promise.allSettled(second);
+    manual.pending[1]!.reject(new Error("disk full"));
+    expect((await outcomes).map((outcome) => (outcome.status === "rejected" ? String(outcome.reason) : "committed"))).toEqual(["Error: disk full", "Error: disk full"]);
+    const third = writer.write(4);
+    await turn();
+    expect(manual.batches.at(-1)).toEqual([4]);
+    manual.pending[2]!.resolve();
+    await third;
+    expect(writer.stats()).toMatchObject({ batches: 3, committed: 2, failedBatches: 1 });
+  });
+
+  it("splits a long queue into batches of at most maxBatch, in order", async () => {
+    const batches: number[][] = [];
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const writer = new GroupCommitWriter<number>(
+      async (items) => {
+        batches.push([...items]);
+        if (batches.length === 1) await gate;
+      },
+      { maxBatch: 3 },
+    );
+    const first = writer.write(0);
+    await turn();
+    const writes = Array.from({ length: 7 }, (_, index) => writer.write(index + 1));
+    release();
+    await Promise.all([first, ...writes]);
+    expect(batches).toEqual([[0], [1, 2, 3], [4, 5, 6], [7]]);
+  });
+
+  it("settled() resolves once everything written so far is committed", async () => {
+    const committed: number[] = [];
+    const writer = new GroupCommitWriter<number>(async (items) => {
+      await turn();
+      committed.push(...items);
+    });
+    void writer.write(1);
+    void writer.write(2);
+    await writer.settled();
+    expect(committed).toEqual([1, 2]);
+  });
+});

@@ -1,0 +1,146 @@
+import { Elysia, t } from "elysia";
+import { managementError } from "../../core/errors/index.ts";
+import type { EventQuery, StoredEvent } from "../../core/ports/index.ts";
+import type { CollectService } from "../collect/collect.service.ts";
+import { assertAdmin } from "./admin-guard.ts";
+import type { AppDeps } from "./app-deps.ts";
+import { failWith, jsonResponse } from "./error-mapping.ts";
+
+const ErrorBody = t.Object({ returnCode: t.Integer(), message: t.String() });
+const nullable = <T extends Parameters<typeof t.Union>[0][number]>(schema: T) => t.Union([schema, t.Null()]);
+
+const EventView = t.Object({
+  seq: t.Integer({ description: "Sequence number: increasing in commit order" }),
+  account: t.String(),
+  profile: t.String(),
+  visitorId: t.String({ description: "The resolved svc_visitor_id" }),
+  visitorIdSource: t.String({ description: "override, tapid, visitor_id, first_party or new (DEC-COL-09)" }),
+  thirdPartyVisitorId: nullable(t.String()),
+  firstPartyVisitorId: nullable(t.String()),
+  event: nullable(t.String()),
+  datasource: nullable(t.String()),
+  traceId: nullable(t.String()),
+  receivedAt: t.String({ description: "Virtual-clock time, ISO 8601" }),
+  receivedAtMs: t.Integer(),
+  data: t.Record(t.String(), t.Unknown(), { description: "Every stored parameter" }),
+});
+
+const EventsView = t.Object({
+  events: t.Array(EventView),
+  nextAfterSeq: nullable(t.Integer({ description: "order=asc: pass as afterSeq for the next page" })),
+  nextBeforeSeq: nullable(t.Integer({ description: "order=desc: pass as beforeSeq for the next page" })),
+});
+
+const Count = t.Integer({ minimum: 0 });
+const StatsView = t.Object({
+  accepted: Count,
+  filteredBots: Count,
+  rateLimited: Count,
+  storageUnavailable: Count,
+  rejected: t.Record(t.String(), Count, { description: "Refusals by reason" }),
+  recentRejections: t.Array(
+    t.Object({
+      at: t.String(),
+      method: t.String(),
+      status: t.Integer(),
+      reason: t.String(),
+      xError: t.String(),
+      account: nullable(t.String()),
+      profile: nullable(t.String()),
+      traceId: nullable(t.String()),
+      userAgent: nullable(t.String()),
+    }),
+  ),
+  commits: t.Object({ batches: Count, committed: Count, failedBatches: Count, largestBatch: Count, pending: Count }),
+  limits: t.Object({ collectEventsPerSecond: t.Integer(), maxBodyBytes: t.Integer() }),
+});
+
+const defaultLimit = 100;
+const maxLimit = 1000;
+
+/** ISO 8601 or epoch milliseconds; a bad value is 400 1400 naming the field. */
+function readTime(field: string, input: string | undefined): number | undefined {
+  if (input === undefined || input === "") return undefined;
+  const trimmed = input.trim();
+  const parsed = /^\d+$/.test(trimmed) ? Number(trimmed) : Date.parse(trimmed);
+  if (!Number.isFinite(parsed)) failWith(managementError("invalidParameter", { parameter: field, problem: "must be an ISO 8601 time or epoch milliseconds" }));
+  return parsed;
+}
+
+function present(value: string | undefined): string | undefined {
+  return value === undefined || value === "" ? undefined : value;
+}
+
+function viewOf(event: StoredEvent) {
+  const { seq, ...rest } = event;
+  return { seq, ...rest, receivedAt: new Date(event.receivedAt).toISOString(), receivedAtMs: event.receivedAt };
+}
+
+/**
+ * Admin views of collection (svc-hub's own, behind the admin token): the stored events, so that tests and
+ * users can see what arrived, and the counters with the latest refusals and their X-Error, to see why
+ * something did not.
+ */
+export function collectAdminRoutes(deps: AppDeps, collector: CollectService) {
+  return new Elysia({ name: "collect-admin", prefix: "/admin" })
+    .onBeforeHandle(({ headers }) => assertAdmin(headers.authorization, deps.adminToken))
+    .get(
+      "/events",
+      async ({ query }) => {
+        const from = readTime("from", query.from);
+        const to = readTime("to", query.to);
+        const order = query.order ?? "asc";
+        const eventQuery: EventQuery = {
+          account: present(query.account),
+          profile: present(query.profile),
+          visitorId: present(query.visitor),
+          event: present(query.event),
+          traceId: present(query.traceId),
+          from,
+          to,
+          afterSeq: query.afterSeq,
+          beforeSeq: query.beforeSeq,
+          limit: query.limit ?? defaultLimit,
+          order,
+        };
+        const events = await deps.stores.events.query(eventQuery);
+        const full = events.length === eventQuery.limit;
+        const last = events.at(-1)?.seq ?? null;
+        // A Response, so that data keys such as `__proto__` are written exactly as stored.
+        return jsonResponse(200, {
+          events: events.map(viewOf),
+          nextAfterSeq: full && order === "asc" ? last : null,
+          nextBeforeSeq: full && order === "desc" ? last : null,
+        }) as unknown as typeof EventsView.static;
+      },
+      {
+        query: t.Object({
+          account: t.Optional(t.String()),
+          profile: t.Optional(t.String()),
+          visitor: t.Optional(t.String({ description: "The resolved visitor ID" })),
+          event: t.Optional(t.String({ description: "svc_event" })),
+          traceId: t.Optional(t.String({ description: "svc_trace_id" })),
+          from: t.Optional(t.String({ description: "Received at or after: ISO 8601 or epoch ms (virtual clock)" })),
+          to: t.Optional(t.String({ description: "Received at or before: ISO 8601 or epoch ms (virtual clock)" })),
+          afterSeq: t.Optional(t.Numeric({ minimum: 0 })),
+          beforeSeq: t.Optional(t.Numeric({ minimum: 0 })),
+          limit: t.Optional(t.Numeric({ minimum: 1, maximum: maxLimit, description: `At most ${maxLimit} (default ${defaultLimit})` })),
+          order: t.Optional(t.Union([t.Literal("asc"), t.Literal("desc")], { description: "By sequence number (default asc)" })),
+        }),
+        detail: { tags: ["admin", "collect"], summary: "Query the stored events" },
+        response: { 200: EventsView, 400: ErrorBody, 401: ErrorBody },
+      },
+    )
+    .get(
+      "/collect/stats",
+      () => ({
+        ...collector.stats.view(),
+        commits: collector.commitStats(),
+        limits: { collectEventsPerSecond: deps.config.limits.collectEventsPerSecond, maxBodyBytes: deps.config.limits.maxBodyBytes },
+      }),
+      {
+        detail: { tags: ["admin", "collect"], summary: "Collection counters (this process): accepted, filtered bots, refusals by reason, latest refusals" },
+        response: { 200: StatsView, 401: ErrorBody },
+      },
+    );
+}

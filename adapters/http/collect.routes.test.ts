@@ -1,0 +1,156 @@
+import { afterEach, describe, expect, it } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { StoredEvent } from "../../core/ports/index.ts";
+import { openInProcessTarget, type InProcessService } from "../../harness/in-process.ts";
+import { inProcessBase } from "../../harness/target.ts";
+import { databaseUrlForDataDir } from "../store-libsql/libsql.stores.ts";
+
+const cleanups: Array<() => Promise<unknown> | unknown> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function open(store: "memory" | "libsql" = "memory"): Promise<InProcessService> {
+  let opened: InProcessService;
+  if (store === "libsql") {
+    const dir = mkdtempSync(join(tmpdir(), "svc-hub-collect-"));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    opened = await openInProcessTarget({ store: { kind: "libsql", url: databaseUrlForDataDir(dir) } });
+  } else {
+    opened = await openInProcessTarget();
+  }
+  cleanups.push(() => opened.close());
+  return opened;
+}
+
+function send(service: InProcessService, path: string, init: RequestInit = {}): Promise<Response> {
+  return Promise.resolve(service.service.app.handle(new Request(`${inProcessBase}${path}`, init)));
+}
+
+function admin(service: InProcessService, path: string): Promise<Response> {
+  return send(service, path, { headers: { authorization: `Bearer ${service.service.deps.adminToken}` } });
+}
+
+async function storedEvents(service: InProcessService, query: string): Promise<StoredEvent[]> {
+  const response = await admin(service, `/admin/events?${query}`);
+  expect(response.status).toBe(200);
+  return ((await response.json()) as { events: StoredEvent[] }).events;
+}
+
+function postEvent(service: InProcessService, body: unknown): Promise<Response> {
+  return send(service, "/event", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+}
+
+describe("the collection endpoint in-process", () => {
+  it("[DEC-COL-03] the pixel is a 43-byte 1x1 GIF89a", async () => {
+    const service = await open();
+    const response = await send(service, "/event?svc_account=acme");
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    expect(bytes.byteLength).toBe(43);
+    expect(new TextDecoder().decode(bytes.subarray(0, 6))).toBe("GIF89a");
+    expect([bytes[6]! | (bytes[7]! << 8), bytes[8]! | (bytes[9]! << 8)]).toEqual([1, 1]);
+    expect(bytes.at(-1)).toBe(0x3b);
+  });
+
+  it("[DEC-COL-08] a store that cannot commit answers 503 with Retry-After and X-Error, never 200, and stores nothing", async () => {
+    const service = await open();
+    const events = service.service.deps.stores.events;
+    const append = events.append.bind(events);
+    events.append = async () => {
+      throw new Error("SQLITE_IOERR: disk I/O error");
+    };
+    const refused = await postEvent(service, { svc_account: "acme", svc_trace_id: "down-1" });
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get("retry-after")).toBe("1");
+    expect(refused.headers.get("x-error")).toBe("Storage unavailable");
+    expect(await refused.text()).toBe("");
+    const pixel = await send(service, "/event?svc_account=acme&svc_trace_id=down-2");
+    expect(pixel.status).toBe(503);
+
+    events.append = append;
+    expect((await postEvent(service, { svc_account: "acme", svc_trace_id: "up-1" })).status).toBe(200);
+    expect((await storedEvents(service, "traceId=down-1")).length).toBe(0);
+    expect((await storedEvents(service, "traceId=up-1")).length).toBe(1);
+    const stats = (await (await admin(service, "/admin/collect/stats")).json()) as { storageUnavailable: number; commits: { failedBatches: number } };
+    expect(stats.storageUnavailable).toBe(2);
+    expect(stats.commits.failedBatches).toBe(2);
+  });
+
+  it("[COL-16, DEC-COL-08] concurrent events share commits (group commit) and every one answered 200 is stored", async () => {
+    const service = await open("libsql");
+    const count = 90; // under the rate limit of 100 per second
+    const answers = await Promise.all(Array.from({ length: count }, (_, index) => postEvent(service, { svc_account: "acme", svc_trace_id: `gc-${index}`, svc_event: "group" })));
+    expect(answers.map((answer) => answer.status)).toEqual(Array.from({ length: count }, () => 200));
+    const stored = await storedEvents(service, "event=group&limit=1000");
+    expect(stored.map((event) => event.traceId).sort()).toEqual(Array.from({ length: count }, (_, index) => `gc-${index}`).sort());
+    const stats = (await (await admin(service, "/admin/collect/stats")).json()) as { commits: { batches: number; largestBatch: number } };
+    expect(stats.commits.largestBatch).toBeGreaterThan(1);
+    expect(stats.commits.batches).toBeLessThan(count);
+  });
+
+  it("the event query refuses a bad time or limit with 400 1400 naming the field, and a missing token with 401", async () => {
+    const service = await open();
+    const badTime = await admin(service, "/admin/events?from=yesterday");
+    expect(badTime.status).toBe(400);
+    expect(((await badTime.json()) as { message: string }).message).toContain("from");
+    const badLimit = await admin(service, "/admin/events?limit=5000");
+    expect(badLimit.status).toBe(400);
+    expect(((await badLimit.json()) as { returnCode: number }).returnCode).toBe(1400);
+    expect((await send(service, "/admin/events")).status).toBe(401);
+    expect((await send(service, "/admin/collect/stats")).status).toBe(401);
+  });
+
+  it("the event query pages by sequence number and filters by time", async () => {
+    const service = await open();
+    for (let index = 0; index < 5; index += 1) await postEvent(service, { svc_account: "acme", svc_event: "paged", svc_trace_id: `p${index}` });
+    const firstPage = (await (await admin(service, "/admin/events?event=paged&limit=2")).json()) as { events: StoredEvent[]; nextAfterSeq: number };
+    expect(firstPage.events.map((event) => event.traceId)).toEqual(["p0", "p1"]);
+    const secondPage = await storedEvents(service, `event=paged&limit=2&afterSeq=${firstPage.nextAfterSeq}`);
+    expect(secondPage.map((event) => event.traceId)).toEqual(["p2", "p3"]);
+    const newest = await storedEvents(service, "event=paged&limit=1&order=desc");
+    expect(newest.map((event) => event.traceId)).toEqual(["p4"]);
+    const future = new Date(service.service.deps.clock.now() + 60_000).toISOString();
+    expect(await storedEvents(service, `event=paged&from=${future}`)).toEqual([]);
+    expect((await storedEvents(service, `event=paged&to=${future}`)).length).toBe(5);
+  });
+
+  it("stats count refusals by reason and keep the latest with their X-Error and trace id", async () => {
+    const service = await open();
+    await send(service, "/event?svc_account=nobody&svc_trace_id=why-1");
+    await send(service, "/event?svc_account=acme", { headers: { "user-agent": "Googlebot/2.1" } });
+    const stats = (await (await admin(service, "/admin/collect/stats")).json()) as {
+      filteredBots: number;
+      rejected: Record<string, number>;
+      recentRejections: Array<{ reason: string; xError: string; traceId: string | null; account: string | null }>;
+    };
+    expect(stats.filteredBots).toBe(1);
+    expect(stats.rejected.unknownAccountOrProfile).toBe(1);
+    expect(stats.recentRejections[0]).toMatchObject({ reason: "unknownAccountOrProfile", xError: "Unknown svc_account or svc_profile param value", traceId: "why-1", account: "nobody" });
+  });
+
+  it("a refusal on /event still carries the CORS headers, so a browser can read X-Error", async () => {
+    const service = await open();
+    const response = await send(service, "/event?svc_profile=main", { headers: { origin: "https://shop.example.com" } });
+    expect(response.status).toBe(400);
+    expect(response.headers.get("access-control-allow-origin")).toBe("https://shop.example.com");
+    expect(response.headers.get("access-control-expose-headers")).toContain("X-Error");
+    expect(response.headers.get("cache-control")).toBe("no-store");
+  });
+
+  it("another method on /event is 404 with X-Error", async () => {
+    const service = await open();
+    const response = await send(service, "/event", { method: "PUT", body: "{}" });
+    expect(response.status).toBe(404);
+    expect(response.headers.get("x-error")).toBe("Unknown path, events are collected at /event");
+  });
+
+  it("the OpenAPI document lists /event and the admin views of collection", async () => {
+    const service = await open();
+    const document = (await (await send(service, "/openapi.json")).json()) as { paths: Record<string, Record<string, { responses?: Record<string, unknown> }>> };
+    expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(["/event", "/admin/events", "/admin/collect/stats"]));
+    expect(Object.keys(document.paths["/event"] ?? {})).toEqual(expect.arrayContaining(["get", "post"]));
+    expect(Object.keys(document.paths["/event"]?.post?.responses ?? {})).toEqual(expect.arrayContaining(["200", "400", "429", "503"]));
+  });
+});

@@ -1,0 +1,89 @@
+import { Elysia } from "elysia";
+import { CollectService, type CollectMethod } from "../collect/collect.service.ts";
+import type { AppDeps } from "./app-deps.ts";
+import { collectAdminRoutes } from "./collect-admin.routes.ts";
+import { preflight, setCredentialedCors } from "./cors.ts";
+import { failWith } from "./error-mapping.ts";
+
+/** DEC-COL-03: the 43-byte 1x1 transparent GIF. A Blob can be the body of any number of answers. */
+export const transparentGif = new Blob([Buffer.from("R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==", "base64")], { type: "image/gif" });
+
+type AnswerHeaders = Record<string, string | number>;
+
+/**
+ * DEC-COL-03, DEC-COL-12: headers of every /event answer, refusals included: never cached, and readable
+ * cross-origin with credentials (the Origin echoed, X-Error exposed to scripts).
+ */
+function setEventHeaders(request: Request, headers: AnswerHeaders): void {
+  headers["cache-control"] = "no-store";
+  setCredentialedCors(request, headers);
+}
+
+const refusals = {
+  400: { description: "Refused: the reason is in the X-Error header; the body is empty (COL-04)" },
+  429: { description: "More than the account's events per second (DEC-COL-07); X-Error and Retry-After" },
+  503: { description: "The store cannot commit (DEC-COL-08); X-Error and Retry-After" },
+};
+
+/**
+ * The collection endpoint (COL-*, VID-*, DEC-COL-*): GET answers the pixel, POST an empty 200, OPTIONS the
+ * CORS preflight. Thin: the use-case (adapters/collect/collect.service.ts) decides, refusals go through
+ * the one error mapping (400/429/503 with X-Error and an empty body).
+ */
+export function collectRoutes(deps: AppDeps) {
+  const collector = new CollectService({
+    stores: deps.stores,
+    clock: deps.clock,
+    ids: deps.ids,
+    logger: deps.logger,
+    limits: deps.config.limits,
+    onCommitted: () => deps.scheduler.notify(),
+  });
+
+  async function collect(request: Request, headers: AnswerHeaders, method: CollectMethod): Promise<void> {
+    setEventHeaders(request, headers);
+    const outcome = await collector.collect(request, method);
+    if (!outcome.ok) failWith(outcome.error);
+    if (outcome.value.setCookie) headers["set-cookie"] = outcome.value.setCookie;
+  }
+
+  return new Elysia({ name: "collect" })
+    .get(
+      "/event",
+      async ({ request, set }) => {
+        await collect(request, set.headers, "GET");
+        return new Response(transparentGif, { headers: { "content-type": "image/gif" } });
+      },
+      {
+        detail: {
+          tags: ["collect"],
+          summary: "Collect an event from query parameters; answers a 1x1 transparent GIF",
+          responses: { 200: { description: "The 43-byte GIF (image/gif), Cache-Control: no-store", content: { "image/gif": {} } }, ...refusals },
+        },
+      },
+    )
+    .post(
+      "/event",
+      async ({ request, set }) => {
+        await collect(request, set.headers, "POST");
+        return new Response(null, { status: 200 });
+      },
+      {
+        parse: "none",
+        detail: {
+          tags: ["collect"],
+          summary: "Collect an event from a JSON object body (application/json or text/plain, gzip allowed) and the query string",
+          responses: { 200: { description: "Stored (or a filtered bot); empty body" }, ...refusals },
+        },
+      },
+    )
+    .options(
+      "/event",
+      ({ request, set }) => {
+        set.headers["cache-control"] = "no-store";
+        return preflight(request, set.headers, "GET, POST, OPTIONS");
+      },
+      { detail: { tags: ["collect"], summary: "CORS preflight of POST /event (DEC-COL-12)", responses: { 204: { description: "Allowed" } } } },
+    )
+    .use(collectAdminRoutes(deps, collector));
+}
