@@ -1,0 +1,182 @@
+/**
+ * The hosted data layer API in-process, beyond what the black-box conformance scenarios can see: exact
+ * delays of the realistic timing preset, durability across a restart on a libSQL file, concurrent changes
+ * of one data layer, and the OpenAPI document.
+ */
+import { afterEach, describe, expect, it } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { TimingPresetName } from "../../core/timing/timing.presets.ts";
+import { loadConfigFile } from "../config/config.loader.ts";
+import { demoConfigPath } from "../config/demo-config.ts";
+import { createMemoryLogger } from "../runtime/logger.ts";
+import { openService, type Service, type StoreChoice } from "../service.ts";
+import { inProcessBase } from "../../harness/target.ts";
+
+const cleanups: Array<() => Promise<unknown> | unknown> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+function freshDatabaseUrl(): string {
+  const dir = mkdtempSync(join(tmpdir(), "svc-hub-dle-"));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return `file:${join(dir, "svc-hub.db")}`;
+}
+
+async function open(options: { store?: StoreChoice; timing?: TimingPresetName } = {}): Promise<Service> {
+  const config = await loadConfigFile(demoConfigPath);
+  if (!config.ok) throw new Error(config.error.format());
+  const opened = await openService({
+    store: options.store ?? { kind: "memory" },
+    config: config.value,
+    logger: createMemoryLogger(),
+    env: {},
+    adminToken: "test-admin-token",
+    timing: options.timing ?? "realistic",
+  });
+  if (!opened.ok) throw new Error(opened.error.format());
+  let closed = false;
+  const service = opened.value;
+  cleanups.push(() => (closed ? undefined : service.close()));
+  return { ...service, close: async () => ((closed = true), await service.close()) };
+}
+
+/** A client of one service: logs in as the demo user and calls the data layer API and the admin API. */
+async function clientOf(service: Service) {
+  const call = (path: string, init: RequestInit = {}) => service.app.handle(new Request(`${inProcessBase}${path}`, init));
+  const login = await call("/v1/login", {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ username: "demo@example.com", password: "demo-password-1" }),
+  });
+  expect(login.status).toBe(200);
+  const { utk } = (await login.json()) as { utk: string };
+  const cookie = login.headers.getSetCookie()[0]?.split(";")[0] ?? "";
+  const base = "/v1/dle/accounts/acme/profiles/main/datalayers";
+  const admin = { authorization: `Bearer ${service.deps.adminToken}`, "content-type": "application/json" };
+  return {
+    async send(method: string, dlId: string, json?: unknown) {
+      const response = await call(`${base}/${dlId}?utk=${utk}`, {
+        method,
+        headers: { cookie, "content-type": "application/json" },
+        body: json === undefined ? undefined : JSON.stringify(json),
+      });
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+    },
+    async status(dlId: string) {
+      return (await this.send("GET", dlId)).body.status;
+    },
+    async served(dlId: string) {
+      const response = await call(`/dle/acme/main/${dlId}.json`);
+      return response.status === 200 ? await response.text() : response.status;
+    },
+    async advance(by: string) {
+      expect((await call("/admin/clock/advance", { method: "POST", headers: admin, body: JSON.stringify({ by }) })).status).toBe(200);
+      expect((await call("/admin/wait", { method: "POST", headers: admin })).status).toBe(200);
+    },
+  };
+}
+
+describe("hosted data layer: publishing (DEC-DLE-06, LIM-03)", () => {
+  it("with realistic timing an upload stays pending under 5 minutes and is completed after 10", async () => {
+    const client = await clientOf(await open());
+    expect((await client.send("POST", "slow", { a: 1 })).status).toBe(201);
+    await client.advance("4m50s");
+    expect(await client.status("slow")).toBe("pending");
+    expect(await client.served("slow")).toBe(404);
+    await client.advance("5m20s");
+    expect(await client.status("slow")).toBe("completed");
+    expect(await client.served("slow")).toBe('{"a":1}');
+  });
+
+  it("an update is published within the hour, never before the upload it follows", async () => {
+    const client = await clientOf(await open());
+    await client.send("POST", "ordered", { v: 1 });
+    await client.send("PUT", "ordered", { v: 2 });
+    await client.advance("4m50s");
+    expect(await client.status("ordered")).toBe("pending");
+    await client.advance("20m");
+    // Whatever the random delays, the upload is published by now; the served content is never v2 before v1.
+    expect(await client.served("ordered")).toMatch(/^\{"v":[12]\}$/);
+    // Steps of 20 minutes, each with a call: a session ends after 30 minutes without use.
+    expect(["pending", "completed"]).toContain(String(await client.status("ordered")));
+    await client.advance("20m");
+    expect(["pending", "completed"]).toContain(String(await client.status("ordered")));
+    await client.advance("20m");
+    expect(await client.status("ordered")).toBe("completed");
+    expect(await client.served("ordered")).toBe('{"v":2}');
+  });
+});
+
+describe("hosted data layer: durability (DEC-DLE-05, DEC-DLE-06)", () => {
+  it("a pending change survives a restart on the same libSQL file and completes after it", async () => {
+    const store: StoreChoice = { kind: "libsql", url: freshDatabaseUrl() };
+    const first = await open({ store });
+    const before = await clientOf(first);
+    expect((await before.send("POST", "durable", { kept: "across restarts" })).status).toBe(201);
+    expect(await before.status("durable")).toBe("pending");
+    await first.close();
+
+    const second = await open({ store });
+    second.start();
+    const after = await clientOf(second);
+    expect(await after.status("durable")).toBe("pending");
+    await after.advance("11m");
+    expect(await after.status("durable")).toBe("completed");
+    expect(await after.served("durable")).toBe('{"kept":"across restarts"}');
+  });
+
+  it("concurrent updates of one data layer are each recorded once, and the last recorded is what is served", async () => {
+    const service = await open({ store: { kind: "libsql", url: freshDatabaseUrl() }, timing: "instant" });
+    const client = await clientOf(service);
+    await client.send("POST", "busy", { n: 0 });
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, index) => client.send("PUT", "busy", { n: index + 1 })));
+    expect(answers.map((answer) => answer.status)).toEqual(Array(20).fill(200));
+    const recorded = await service.deps.stores.dataLayers.read({ account: "acme", profile: "main", dlId: "busy" });
+    expect(recorded?.layer.lastSeq).toBe(21);
+    await client.advance("1s");
+    expect(await client.served("busy")).toBe(recorded?.newest.body ?? "missing");
+    expect(await client.status("busy")).toBe("completed");
+  });
+});
+
+describe("hosted data layer: serving (DEC-DLE-07)", () => {
+  it("lets caches keep a copy but revalidate it: public, no-cache with an ETag, 304 for a match, a new ETag after a change", async () => {
+    const service = await open({ timing: "instant" });
+    const client = await clientOf(service);
+    await client.send("POST", "cached", { v: 1 });
+    await client.advance("1s");
+    const get = (headers: Record<string, string> = {}) => service.app.handle(new Request(`${inProcessBase}/dle/acme/main/cached.js`, { headers }));
+    const first = await get();
+    expect(first.status).toBe(200);
+    expect(first.headers.get("cache-control")).toBe("public, no-cache");
+    expect(first.headers.get("access-control-allow-origin")).toBe("*");
+    const etag = first.headers.get("etag") ?? "";
+    expect(etag).toMatch(/^"js-1-\d+"$/);
+    const revalidated = await get({ "if-none-match": etag });
+    expect(revalidated.status).toBe(304);
+    expect(await revalidated.text()).toBe("");
+    await client.send("PUT", "cached", { v: 2 });
+    await client.advance("1s");
+    const changed = await get({ "if-none-match": etag });
+    expect(changed.status).toBe(200);
+    expect(changed.headers.get("etag")).not.toBe(etag);
+    expect(await changed.text()).toContain('{\\"v\\":2}');
+  });
+});
+
+describe("hosted data layer: the OpenAPI document", () => {
+  it("lists the five operations and the served forms with their statuses", async () => {
+    const service = await open();
+    const response = await service.app.handle(new Request(`${inProcessBase}/openapi.json`));
+    const document = (await response.json()) as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+    const one = document.paths["/v1/dle/accounts/{account}/profiles/{profile}/datalayers/{dl_id}"];
+    expect(Object.keys(one?.post?.responses ?? {})).toEqual(expect.arrayContaining(["201", "400", "401", "405"]));
+    expect(Object.keys(one?.put?.responses ?? {})).toEqual(expect.arrayContaining(["200", "400", "401", "404"]));
+    expect(Object.keys(one?.delete?.responses ?? {})).toEqual(expect.arrayContaining(["200", "400", "401", "404"]));
+    expect(Object.keys(one?.get?.responses ?? {})).toEqual(expect.arrayContaining(["200", "400", "401", "404"]));
+    expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(["/v1/dle/accounts/{account}/profiles/{profile}/datalayers/", "/dle/{account}/{profile}/{file}"]));
+  });
+});

@@ -1,0 +1,154 @@
+import { Elysia, t } from "elysia";
+import {
+  readDataLayerEncoding,
+  validateDataLayerBody,
+  validateDataLayerContentType,
+  validateDataLayerPath,
+  validateProfilePath,
+} from "../../core/datalayer/datalayer.rules.ts";
+import { managementError, type ManagementError } from "../../core/errors/index.ts";
+import type { DataLayerKey } from "../../core/ports/datalayer.store.ts";
+import type { Result } from "../../core/result.ts";
+import type { Principal } from "../services/auth.service.ts";
+import { DataLayerService } from "../services/datalayer.service.ts";
+import type { AppDeps } from "./app-deps.ts";
+import { dataLayerAccessError, requireAccess, sessionGuard } from "./auth-guards.ts";
+import { decodeUtf8, readDecodedBody } from "./encoded-body.ts";
+import { failWith } from "./error-mapping.ts";
+
+const ErrorBody = t.Object({ returnCode: t.Integer(), message: t.String() });
+const Pending = t.Object({ status: t.Literal("pending") });
+const Status = t.Object({ status: t.Union([t.Literal("pending"), t.Literal("completed"), t.Literal("failed")]) });
+const tags = ["hosted data layer (v1)"];
+const v1Auth = "Session auth: cookie JSESSIONID and query parameter utk from POST /v1/login.";
+
+/** Route parameters as Elysia hands them over: a segment that is not valid percent-encoding arrives as null. */
+type PathParams = Record<string, string | null | undefined>;
+
+function unwrap<T>(result: Result<T, ManagementError>): T {
+  if (!result.ok) failWith(result.error);
+  return result.value;
+}
+
+/**
+ * The hosted data layer API (v1): upload, update, delete, get status and list, under
+ * /v1/dle/accounts/{account}/profiles/{profile}/datalayers. DLE-01..12, DLE-ERR-01..09, DEC-DLE-01..09.
+ *
+ * Checks run in this order, each answering as soon as it fails: the session (401 1401); the names of the
+ * path, their characters and the 250 rule (400 1400); the account and profile exist (400 1400) and the
+ * user holds a grant on them (401 1469); for upload and update the Content-Type, the encoding, the size,
+ * the JSON (400 1400); then the data layer's own state (405 1464, 404 1404).
+ */
+export function dataLayerRoutes(deps: AppDeps) {
+  const service = new DataLayerService({
+    store: deps.stores.dataLayers,
+    clock: deps.clock,
+    ids: deps.ids,
+    timing: deps.timing,
+    limits: deps.config.limits,
+    onChangeAccepted: () => deps.scheduler.notify(),
+  });
+
+  /** DLE-ERR-02, DLE-ERR-03, DLE-ERR-04, DLE-ERR-05, DEC-DLE-02, DEC-GEN-03, DEC-GEN-04 */
+  async function dataLayerOf(params: PathParams, principal: Principal): Promise<DataLayerKey> {
+    const key = unwrap(validateDataLayerPath(params.account, params.profile, params.dl_id));
+    await requireAccess(deps.auth, principal, key.account, key.profile, dataLayerAccessError);
+    return key;
+  }
+
+  /** DLE-ERR-01, DLE-ERR-06, DLE-ERR-07, DLE-ERR-08, DEC-DLE-03, DEC-DLE-04 */
+  async function bodyOf(request: Request): Promise<string> {
+    unwrap(validateDataLayerContentType(request.headers.get("content-type")));
+    const encoding = unwrap(readDataLayerEncoding(request.headers.get("content-encoding")));
+    const bytes = await readDecodedBody(request, encoding, deps.config.limits.maxBodyBytes);
+    if (!bytes.ok) failWith(managementError("invalidRequest"));
+    const text = decodeUtf8(bytes.value);
+    if (text === null) failWith(managementError("invalidRequest"));
+    return unwrap(validateDataLayerBody(text));
+  }
+
+  return new Elysia({ name: "datalayers", prefix: "/v1/dle/accounts/:account/profiles/:profile/datalayers" })
+    .use(sessionGuard(deps.auth))
+    .get(
+      "/",
+      async ({ params, principal }) => {
+        const tenant = unwrap(validateProfilePath((params as PathParams).account, (params as PathParams).profile));
+        await requireAccess(deps.auth, principal, tenant.account, tenant.profile, dataLayerAccessError);
+        return unwrap(await service.list(tenant.account, tenant.profile));
+      },
+      {
+        detail: {
+          tags,
+          summary: "List: the names of the profile's data layers, in code-unit order (at most 1000)",
+          description: `${v1Auth} More than 1000 data layers: 400 1400 with the list message.`,
+        },
+        response: { 200: t.Array(t.String()), 400: ErrorBody, 401: ErrorBody },
+      },
+    )
+    .get(
+      "/:dl_id",
+      async ({ params, principal }) => unwrap(await service.status(await dataLayerOf(params, principal))),
+      {
+        detail: {
+          tags,
+          summary: "Get status: the state of the newest change (pending, completed or failed)",
+          description: `${v1Auth} Statuses are kept 30 days after their last change; after that, or for an unknown dl_id, 404 1404.`,
+        },
+        response: { 200: Status, 400: ErrorBody, 401: ErrorBody, 404: ErrorBody },
+      },
+    )
+    .post(
+      "/:dl_id",
+      async ({ params, principal, request, set }) => {
+        const key = await dataLayerOf(params, principal);
+        const pending = unwrap(await service.upload(key, await bodyOf(request)));
+        set.status = 201;
+        return pending;
+      },
+      {
+        parse: "none",
+        detail: {
+          tags,
+          summary: "Upload a new data layer (a JSON object, at most 1 MiB, gzip accepted)",
+          description: `${v1Auth} Content-Type application/json. A dl_id that exists: 405 1464 (use PUT to update).`,
+        },
+        response: { 201: Pending, 400: ErrorBody, 401: ErrorBody, 405: ErrorBody },
+      },
+    )
+    .put(
+      "/:dl_id",
+      async ({ params, principal, request }) => {
+        const key = await dataLayerOf(params, principal);
+        return unwrap(await service.update(key, await bodyOf(request)));
+      },
+      {
+        parse: "none",
+        detail: {
+          tags,
+          summary: "Update an existing data layer (the whole JSON object)",
+          description: `${v1Auth} Content-Type application/json. A dl_id that does not exist: 404 1404.`,
+        },
+        response: { 200: Pending, 400: ErrorBody, 401: ErrorBody, 404: ErrorBody },
+      },
+    )
+    .delete(
+      "/:dl_id",
+      async ({ params, principal }) => unwrap(await service.remove(await dataLayerOf(params, principal))),
+      {
+        parse: "none",
+        detail: { tags, summary: "Delete a data layer: it stops being served once the delete completes", description: v1Auth },
+        response: { 200: Pending, 400: ErrorBody, 401: ErrorBody, 404: ErrorBody },
+      },
+    )
+    .all(
+      "/*",
+      async ({ params, principal }) => {
+        const rest = ((params as PathParams)["*"] ?? "").replace(/\/+$/, "");
+        // DEC-DLE-02: a "/" sent unencoded in a dl_id is a restricted character, as %2F is.
+        if (rest.includes("/")) failWith(managementError("invalidRequest"));
+        await dataLayerOf({ ...(params as PathParams), dl_id: rest }, principal);
+        failWith(managementError("methodNotAllowed"));
+      },
+      { parse: "none", detail: { hide: true } },
+    );
+}

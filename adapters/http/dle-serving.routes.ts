@@ -1,0 +1,62 @@
+import { Elysia, t } from "elysia";
+import { dataLayerScript, validateDataLayerPath } from "../../core/datalayer/datalayer.rules.ts";
+import { managementError } from "../../core/errors/index.ts";
+import type { AppDeps } from "./app-deps.ts";
+import { failWith } from "./error-mapping.ts";
+
+const ErrorBody = t.Object({ returnCode: t.Integer(), message: t.String() });
+const servedFile = /^(.+)\.(json|js)$/;
+
+const contentTypes = {
+  json: "application/json; charset=utf-8",
+  js: "text/javascript; charset=utf-8",
+} as const;
+
+/** Whether an If-None-Match header names this entity tag (or `*`). */
+function matchesEtag(header: string | null, etag: string): boolean {
+  if (!header) return false;
+  return header.split(",").some((candidate) => {
+    const tag = candidate.trim().replace(/^W\//, "");
+    return tag === "*" || tag === etag;
+  });
+}
+
+/**
+ * DEC-DLE-07: published data layers, without credentials: GET /dle/{account}/{profile}/{dl_id}.json (the
+ * JSON as uploaded) and .js (a script assigning it to window.utag.globals.dle.enrichments["<dl_id>"]), with
+ * `Access-Control-Allow-Origin: *`. Served only once a change completed, and no more once a delete did.
+ *
+ * Caching: `public, no-cache` with an ETag instead of the management APIs' no-store, because pages load
+ * these on every view: a browser or CDN may keep a copy but must revalidate it each time (a cheap 304), so a
+ * newly completed change or delete is seen at once.
+ */
+export function dleServingRoutes(deps: AppDeps) {
+  return new Elysia({ name: "dle-serving", prefix: "/dle" }).get(
+    "/:account/:profile/:file",
+    async ({ params, request, set }) => {
+      set.headers["access-control-allow-origin"] = "*";
+      const raw = params as Record<string, string | null | undefined>;
+      const file = servedFile.exec(raw.file ?? "");
+      const key = file ? validateDataLayerPath(raw.account, raw.profile, file[1]) : null;
+      if (!file || !key?.ok) failWith(managementError("resourceNotFound"));
+      const served = await deps.stores.dataLayers.served(key.value);
+      if (!served) failWith(managementError("resourceNotFound"));
+
+      const format = file[2] as keyof typeof contentTypes;
+      const etag = `"${format}-${served.seq}-${served.publishedAt}"`;
+      // set.headers too, so that the app-wide no-store set on every request cannot win over this.
+      set.headers["cache-control"] = "public, no-cache";
+      const headers = { "access-control-allow-origin": "*", "cache-control": "public, no-cache", etag };
+      if (matchesEtag(request.headers.get("if-none-match"), etag)) return new Response(null, { status: 304, headers });
+      const text = format === "json" ? served.body : dataLayerScript(key.value.dlId, served.body);
+      return new Response(text, { status: 200, headers: { ...headers, "content-type": contentTypes[format] } });
+    },
+    {
+      detail: {
+        tags: ["hosted data layer (served)"],
+        summary: "A published data layer as JSON ({dl_id}.json) or as a script ({dl_id}.js), without credentials",
+      },
+      response: { 200: t.String({ description: "The JSON, or the script" }), 304: t.Void({ description: "Not modified (If-None-Match)" }), 404: ErrorBody },
+    },
+  );
+}

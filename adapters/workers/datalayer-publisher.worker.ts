@@ -1,0 +1,66 @@
+import { lifecycleOf, publishRetryPolicy, transitionChange, type ChangeEffect, type PublishRetryPolicy } from "../../core/datalayer/datalayer.machine.ts";
+import type { DataLayerChange, DataLayerStore } from "../../core/ports/datalayer.store.ts";
+import type { Logger } from "../runtime/logger.ts";
+import type { BackgroundWorker } from "../runtime/scheduler.ts";
+import { describeError } from "../runtime/scheduler.ts";
+
+/** Changes published per look, so one pass stays short however much is waiting. */
+const batchSize = 100;
+
+/** What a completed change serves from now on: its content, or nothing after a delete. */
+function servedBy(effects: readonly ChangeEffect[]): string | null {
+  for (const effect of effects) {
+    if (effect.type === "serve") return effect.body;
+    if (effect.type === "stop-serving") return null;
+  }
+  return null;
+}
+
+/**
+ * DLE-07, DEC-DLE-05, DEC-DLE-06, DEC-DLE-07: publishes each data layer change once its delay has passed
+ * on the virtual clock, the changes of one data layer in the order they were accepted. Publishing makes
+ * the change completed and serves its content (or stops serving it, for a delete) in one write. A write
+ * that fails is tried again later; after repeated failures the change is failed and what was served stays.
+ * The work lives in the store, so a change accepted before a restart is published after it.
+ */
+export function dataLayerPublisher(deps: { store: DataLayerStore; logger: Logger; policy?: PublishRetryPolicy }): BackgroundWorker {
+  const policy = deps.policy ?? publishRetryPolicy;
+
+  async function publish(change: DataLayerChange, now: number): Promise<boolean> {
+    const decided = transitionChange({ kind: change.kind, body: change.body, lifecycle: lifecycleOf(change) }, { type: "publish" }, policy);
+    if (!decided.ok || decided.value.next.state !== "completed") return false;
+    const { next, effects } = decided.value;
+    try {
+      return await deps.store.settle({ key: change.key, seq: change.seq, state: "completed", settledAt: next.settledAt, attempts: next.attempts, serve: servedBy(effects) });
+    } catch (error) {
+      deps.logger.warn("data layer change could not be published", { ...change.key, seq: change.seq, error: describeError(error) });
+      return failed(change, now);
+    }
+  }
+
+  async function failed(change: DataLayerChange, now: number): Promise<boolean> {
+    const decided = transitionChange({ kind: change.kind, body: change.body, lifecycle: lifecycleOf(change) }, { type: "publish-failed", at: now }, policy);
+    if (!decided.ok) return false;
+    const { next } = decided.value;
+    if (next.state === "pending") {
+      await deps.store.retry(change.key, change.seq, next.attempts, next.runAt);
+      return false;
+    }
+    deps.logger.error("data layer change failed", { ...change.key, seq: change.seq, attempts: next.attempts });
+    return deps.store.settle({ key: change.key, seq: change.seq, state: "failed", settledAt: next.settledAt, attempts: next.attempts });
+  }
+
+  return {
+    name: "datalayer-publisher",
+    async runDue(now) {
+      let settled = 0;
+      for (const change of await deps.store.due(now, batchSize)) {
+        if (await publish(change, now)) settled += 1;
+      }
+      return settled;
+    },
+    nextDueAt() {
+      return deps.store.nextRunAt();
+    },
+  };
+}
