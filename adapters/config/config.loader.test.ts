@@ -54,7 +54,15 @@ function withAttributes(list: string): string {
 
 describe("valid files", () => {
   test("an empty JSON object is a configuration with every default", () => {
-    expect(parsed("{}", "json")).toEqual({ timing: "fast", limits: defaultLimits, accounts: [], users: [], apiKeys: [] });
+    expect(parsed("{}", "json")).toEqual({
+      timing: "fast",
+      limits: defaultLimits,
+      accounts: [],
+      users: [],
+      apiKeys: [],
+      revisionFilePrefix: "utag",
+      revisions: [],
+    });
   });
 
   test("defaults are filled in for everything left out", () => {
@@ -114,6 +122,8 @@ apiKeys:
       ],
       users: [{ email: "a@example.com", password: { env: "A_PASSWORD" }, disabled: false, grants: [] }],
       apiKeys: [{ id: "k1", user: "a@example.com", key: { hash: argonHash } }],
+      revisionFilePrefix: "utag",
+      revisions: [],
     });
   });
 
@@ -148,7 +158,7 @@ describe("schema problems name the path and say what was expected", () => {
       '/users/0/disable: unknown property "disable"; did you mean "disabled"?',
     ]);
     expect(problems(`colour: blue`)).toEqual([
-      '/colour: unknown property "colour"; allowed: $schema, nodeId, timing, limits, accounts, users, apiKeys',
+      '/colour: unknown property "colour"; allowed: $schema, nodeId, timing, limits, accounts, users, apiKeys, revisionFilePrefix, revisions',
     ]);
   });
 

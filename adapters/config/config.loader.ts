@@ -12,8 +12,10 @@ import {
   type ServiceConfig,
 } from "../../core/config/config.model.ts";
 import { err, ok, type Result } from "../../core/result.ts";
+import { defaultRevisionFilePrefix } from "../../core/revisions/bundle-members.rules.ts";
 import { ConfigError, describeSchemaProblems } from "./config.problems.ts";
 import { checkReferences } from "./config.references.ts";
+import { checkConfiguredRevisions } from "./config.revisions.ts";
 import { ConfigFileSchema, type ConfigFile, type ProfileFile } from "./config.schema.ts";
 import { parseConfigSyntax, type ConfigFormat } from "./config.syntax.ts";
 
@@ -51,7 +53,7 @@ export function parseConfigText(text: string, format: ConfigFormat, source: stri
   const schemaProblems = describeSchemaProblems(ConfigFileSchema, parsed.value);
   if (schemaProblems.length > 0) return err(new ConfigError(source, schemaProblems));
   const file = parsed.value as ConfigFile;
-  const referenceProblems = checkReferences(file);
+  const referenceProblems = [...checkReferences(file), ...checkConfiguredRevisions(file)];
   if (referenceProblems.length > 0) return err(new ConfigError(source, referenceProblems));
   return ok(toServiceConfig(file));
 }
@@ -72,6 +74,16 @@ function toServiceConfig(file: ConfigFile): ServiceConfig {
       grants: (user.grants ?? []).map((grant) => ({ account: grant.account, profiles: grant.profiles })),
     })),
     apiKeys: (file.apiKeys ?? []).map((apiKey) => ({ id: apiKey.id, user: apiKey.user, key: apiKey.key })),
+    revisionFilePrefix: file.revisionFilePrefix ?? defaultRevisionFilePrefix,
+    revisions: (file.revisions ?? []).map((revision) => ({
+      account: revision.account,
+      profile: revision.profile,
+      name: revision.name,
+      comment: revision.comment ?? "",
+      createdBy: revision.createdBy,
+      targets: revision.targets,
+      files: revision.files.map((file) => ({ name: file.name, text: file.text })),
+    })),
   };
 }
 

@@ -231,6 +231,29 @@ const AccountSchema = Type.Object(
   closed,
 );
 
+/** DEC-REV-02: the prefix of bundle member names. */
+const RevisionFilePrefixSchema = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  pattern: "^[A-Za-z0-9_~-]+$",
+  default: "utag",
+  errorMessage: "may contain only the characters A-Z a-z 0-9 _ - ~",
+});
+
+/** DEC-REV-01, demo.md: a revision published at start (once); each file's member name and its text. */
+const RevisionSchema = Type.Object(
+  {
+    account: NameSchema,
+    profile: NameSchema,
+    name: TextSchema,
+    comment: Type.Optional(Type.String({ default: "" })),
+    createdBy: EmailSchema,
+    targets: Type.Array(NameSchema, { minItems: 1 }),
+    files: Type.Array(Type.Object({ name: TextSchema, text: Type.String() }, closed), { minItems: 1 }),
+  },
+  closed,
+);
+
 const positive = (value: number) => Type.Optional(Type.Integer({ minimum: 1, default: value }));
 
 /** Each limit may be given alone; the others keep core's defaults. */
@@ -261,9 +284,14 @@ export const ConfigFileSchema = Type.Object(
     accounts: Type.Optional(Type.Array(AccountSchema, { default: [] })),
     users: Type.Optional(Type.Array(UserSchema, { default: [] })),
     apiKeys: Type.Optional(Type.Array(ApiKeySchema, { default: [] })),
+    /** DEC-REV-02 */
+    revisionFilePrefix: Type.Optional(RevisionFilePrefixSchema),
+    /** DEC-REV-01 */
+    revisions: Type.Optional(Type.Array(RevisionSchema, { default: [] })),
   },
   closed,
 );
 
 export type ConfigFile = Static<typeof ConfigFileSchema>;
 export type ProfileFile = Static<typeof ProfileSchema>;
+export type RevisionFile = Static<typeof RevisionSchema>;

@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { RevisionDetails } from "../../core/revisions/revision.rules.ts";
+import { loadConfigFile } from "../config/config.loader.ts";
+import { demoConfigPath } from "../config/demo-config.ts";
+import { createMemoryLogger } from "../runtime/logger.ts";
+import { openService, type Service } from "../service.ts";
+import { databaseUrlForDataDir } from "../store-libsql/libsql.stores.ts";
+
+const cli = fileURLToPath(new URL("./svc.ts", import.meta.url));
+const root = mkdtempSync(join(tmpdir(), "svc-hub-cli-"));
+const dataDir = join(root, "data");
+const tags = join(root, "my-tags");
+
+function run(args: string[], env: Record<string, string> = {}): { code: number; stdout: string; stderr: string } {
+  const child = Bun.spawnSync([process.execPath, cli, ...args], { cwd: root, env: { ...process.env, SVC_DATA_DIR: dataDir, SVC_CONFIG: "", ...env } });
+  return { code: child.exitCode ?? -1, stdout: child.stdout.toString(), stderr: child.stderr.toString() };
+}
+
+async function open(): Promise<Service> {
+  const demo = await loadConfigFile(demoConfigPath);
+  if (!demo.ok) throw new Error(demo.error.format());
+  const opened = await openService({ store: { kind: "libsql", url: databaseUrlForDataDir(dataDir) }, config: demo.value, logger: createMemoryLogger(), env: {}, adminToken: "cli-test-token" });
+  if (!opened.ok) throw new Error(opened.error.format());
+  return opened.value;
+}
+
+beforeAll(async () => {
+  mkdirSync(tags);
+  writeFileSync(join(tags, "utag.js"), "/* loader */\n");
+  writeFileSync(join(tags, "utag.1.js"), "/* tag 1 */\n");
+  writeFileSync(join(tags, ".DS_Store"), "finder litter");
+  // The demo tenants exist in the store once a server (here: the service) has started on it.
+  await (await open()).close();
+});
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const publishArgs = ["publish", "--account", "acme", "--profile", "main", "--target", "cli_a,cli_b", "--dir", tags, "--name", "From the CLI", "--comment", "a comment"];
+
+describe("svc publish", () => {
+  test("--help prints the usage; bad usage exits 2 and says what is missing", () => {
+    const help = run(["--help"]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain("usage: npm run svc -- publish");
+    const missing = run(["publish", "--account", "acme"]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("publish needs --profile, --target, --dir, --name");
+    expect(run(["unpublish"]).stderr).toContain('unknown command "unpublish"');
+    expect(run([...publishArgs.slice(0, -4), "--dir", join(root, "nope"), "--name", "x"]).stderr).toContain("it does not exist");
+  });
+
+  test("publishes the folder straight into the store of SVC_DATA_DIR, skipping hidden files", async () => {
+    const answer = run([...publishArgs, "--created-by", "ops@example.com"]);
+    expect(answer.stderr).toContain("skipped the hidden file .DS_Store");
+    expect(answer.code).toBe(0);
+    const details = JSON.parse(answer.stdout) as RevisionDetails;
+    expect(details).toMatchObject({ account: "acme", profile: "main", name: "From the CLI", comment: "a comment", created_by: "ops@example.com", targets_published: ["cli_a", "cli_b"] });
+    expect(Object.keys(details.checksums.cli_a!)).toEqual(["manifest.json", "bundle.zip", "utag.js", "utag.1.js"]);
+    const service = await open();
+    try {
+      expect(await service.deps.revisions.details("acme", "main", details.revision_id)).toEqual({ ok: true, value: details });
+      expect((await service.deps.revisions.bundle("acme", "main", details.revision_id, "cli_b")).ok).toBe(true);
+    } finally {
+      await service.close();
+    }
+  });
+
+  test("a refused publication exits 1 with the reason", () => {
+    const bad = join(root, "bad-tags");
+    mkdirSync(bad);
+    writeFileSync(join(bad, "utag.js"), "x");
+    writeFileSync(join(bad, "evil.sh"), "x");
+    const answer = run(["publish", "--account", "acme", "--profile", "main", "--target", "prod", "--dir", bad, "--name", "x"]);
+    expect(answer.code).toBe(1);
+    expect(answer.stderr).toContain('refused: 400 1400 Invalid request submission. Invalid file name "evil.sh": must be one of utag.js');
+    const unknown = run(["publish", "--account", "initech", "--profile", "main", "--target", "prod", "--dir", tags, "--name", "x"]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("404 1240 Account was not found");
+  });
+
+  test("publishes through the admin API of a running server with --url", async () => {
+    const service = await open();
+    const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (request) => service.app.handle(request) });
+    try {
+      const url = `http://127.0.0.1:${server.port}`;
+      const answer = Bun.spawn([process.execPath, cli, ...publishArgs, "--url", url, "--admin-token", "cli-test-token"], { env: { ...process.env, SVC_DATA_DIR: join(root, "unused") }, stdout: "pipe", stderr: "pipe" });
+      const [code, stdout] = await Promise.all([answer.exited, new Response(answer.stdout).text()]);
+      expect(code).toBe(0);
+      expect(JSON.parse(stdout) as RevisionDetails).toMatchObject({ name: "From the CLI", created_by: "cli@svc-hub.invalid", targets_published: ["cli_a", "cli_b"] });
+      const denied = Bun.spawn([process.execPath, cli, ...publishArgs, "--url", url, "--admin-token", "wrong"], { stdout: "pipe", stderr: "pipe" });
+      const [deniedCode, deniedErr] = await Promise.all([denied.exited, new Response(denied.stderr).text()]);
+      expect(deniedCode).toBe(1);
+      expect(deniedErr).toContain("refused: 401 1401 Authentication Failed");
+    } finally {
+      await server.stop(true);
+      await service.close();
+    }
+  });
+});

@@ -1,0 +1,29 @@
+/**
+ * demo.md, DEC-OPS-03: publishing the configuration's revisions at start, idempotently. Each one is
+ * published unless the store already has it (found by the fingerprint of what the configuration says about
+ * it), so a restart, or a second node on the same database, does not publish it twice, and editing it in
+ * the file publishes a new revision. Nothing is ever unpublished.
+ */
+import type { ServiceConfig } from "../../core/config/config.model.ts";
+import { err, ok, type Result } from "../../core/result.ts";
+import type { RevisionsService } from "../services/revisions.service.ts";
+import { ConfigError } from "./config.problems.ts";
+
+export interface RevisionSeedReport {
+  readonly revisionsPublished: number;
+}
+
+export async function applyConfiguredRevisions(
+  revisions: RevisionsService,
+  config: ServiceConfig,
+  source = "configuration",
+): Promise<Result<RevisionSeedReport, ConfigError>> {
+  let revisionsPublished = 0;
+  for (const [index, configured] of config.revisions.entries()) {
+    const published = await revisions.publishConfigured(configured);
+    // The loader checked names, files and targets already; what is left is a store that lacks the profile.
+    if (!published.ok) return err(new ConfigError(source, [{ path: `/revisions/${index}`, message: `cannot be published: ${published.error.error.message}` }]));
+    if (published.value.created) revisionsPublished += 1;
+  }
+  return ok({ revisionsPublished });
+}

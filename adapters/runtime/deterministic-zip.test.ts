@@ -1,0 +1,55 @@
+import { describe, expect, test } from "bun:test";
+import fc from "fast-check";
+import { readZip } from "../../harness/zip-reader.ts";
+import { buildDeterministicZip, type ZipEntry } from "./deterministic-zip.ts";
+
+const text = (value: string) => new TextEncoder().encode(value);
+/** 1980-01-01 00:00:00 as MS-DOS date (high half) and time (low half). */
+const dosEpoch = ((0 << 9) | (1 << 5) | 1) << 16;
+
+const entries: ZipEntry[] = [
+  { name: "utag.js", bytes: text("window.utag = {};\n".repeat(50)) },
+  { name: "utag.1.js", bytes: text("/* tag 1 */") },
+  { name: "empty.js", bytes: new Uint8Array(0) },
+  { name: "manifest.json", bytes: text('{"revision_id":"201712131954"}\n') },
+];
+
+describe("deterministic zip (DEC-REV-02)", () => {
+  test("the same entries give the same bytes", async () => {
+    const first = await buildDeterministicZip(entries);
+    const second = await buildDeterministicZip(entries.map((entry) => ({ name: entry.name, bytes: new Uint8Array(entry.bytes) })));
+    expect(Buffer.from(first).equals(Buffer.from(second))).toBe(true);
+  });
+
+  test("entries keep their order, bytes, the fixed date and mode 0644", async () => {
+    const members = readZip(await buildDeterministicZip(entries));
+    expect(members.map((member) => member.name)).toEqual(entries.map((entry) => entry.name));
+    members.forEach((member, index) => {
+      expect(member.bytes).toEqual(entries[index]!.bytes);
+      expect(member.dosDateTime).toBe(dosEpoch);
+      expect(member.unixMode).toBe(0o644);
+    });
+    expect(members[0]!.method).toBe(8);
+  });
+
+  test("the order is part of the content: reordered entries are another zip", async () => {
+    const reordered = [entries[1]!, entries[0]!, ...entries.slice(2)];
+    expect(Buffer.from(await buildDeterministicZip(reordered)).equals(Buffer.from(await buildDeterministicZip(entries)))).toBe(false);
+  });
+
+  test("for any files, building twice gives the same bytes and unzipping gives the files back", async () => {
+    const files = fc.uniqueArray(fc.record({ name: fc.stringMatching(/^[a-z0-9]{1,12}\.js$/), bytes: fc.uint8Array({ maxLength: 2048 }) }), {
+      selector: (entry) => entry.name,
+      maxLength: 8,
+    });
+    await fc.assert(
+      fc.asyncProperty(files, async (generated) => {
+        const first = await buildDeterministicZip(generated);
+        const second = await buildDeterministicZip(generated);
+        expect(Buffer.from(first).equals(Buffer.from(second))).toBe(true);
+        expect(readZip(first).map((member) => [member.name, [...member.bytes]])).toEqual(generated.map((entry) => [entry.name, [...entry.bytes]]));
+      }),
+      { numRuns: 40 },
+    );
+  });
+});

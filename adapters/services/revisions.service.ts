@@ -1,0 +1,179 @@
+import { createHash } from "node:crypto";
+import type { ConfiguredRevision } from "../../core/config/config.model.ts";
+import { managementError, type ManagementError } from "../../core/errors/index.ts";
+import type { Clock } from "../../core/ports/clock.port.ts";
+import type { Stores } from "../../core/ports/stores.ts";
+import { err, ok, type Result } from "../../core/result.ts";
+import { manifestFileName } from "../../core/revisions/bundle-members.rules.ts";
+import { formatTimeCreated, nextFreeRevisionId, parseRevisionId } from "../../core/revisions/revision-id.rules.ts";
+import {
+  buildManifest,
+  completeDetails,
+  decideBundleRequest,
+  decideDetailsRequest,
+  publicationError,
+  serializeManifest,
+  validatePublication,
+  type PublicationProblem,
+  type RevisionDetails,
+} from "../../core/revisions/revision.rules.ts";
+import { buildDeterministicZip } from "../runtime/deterministic-zip.ts";
+
+/** One file of a publication: its member name (the multipart filename, or the file's name in --dir) and bytes. */
+export interface PublishedFile {
+  readonly name: string;
+  readonly bytes: Uint8Array;
+}
+
+/** What a publisher sends (DEC-REV-01, DEC-OPS-04). */
+export interface PublishRequest {
+  readonly name: string;
+  readonly comment: string;
+  readonly createdBy: string;
+  readonly targets: readonly string[];
+  readonly files: readonly PublishedFile[];
+}
+
+export interface RevisionsServiceDeps {
+  readonly stores: Stores;
+  readonly clock: Clock;
+  /** DEC-REV-02: the member file prefix *(config)*, `utag` by default. */
+  readonly filePrefix: string;
+}
+
+/** Why a publication was refused: the catalogue error to answer, and every problem found (for the configuration). */
+export interface PublishRefusal {
+  readonly error: ManagementError;
+  readonly problems: readonly PublicationProblem[];
+}
+
+/** A publication from the configuration either made a new revision or found the one a previous start made. */
+export interface ConfiguredPublication {
+  readonly details: RevisionDetails;
+  readonly created: boolean;
+}
+
+/** How many minutes a publication moves on when other publications keep taking the one it chose. */
+const maxPublishAttempts = 50;
+
+function sha256Hex(bytes: Uint8Array | string): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}
+
+/**
+ * The revisions use-cases (REV-01..12, DEC-REV-01..03): publish (validate, checksum, manifest, zip once,
+ * store), list, details, bundle. Access (1240/1250/1469) is the route's guard; everything after it is here.
+ */
+export class RevisionsService {
+  constructor(private readonly deps: RevisionsServiceDeps) {}
+
+  /** REV-01: revision ids, newest first. */
+  async list(account: string, profile: string): Promise<string[]> {
+    return this.deps.stores.revisions.listIds(account, profile);
+  }
+
+  /** REV-03, REV-10 */
+  async details(account: string, profile: string, revisionId: string): Promise<Result<RevisionDetails, ManagementError>> {
+    const found = parseRevisionId(revisionId) === null ? null : await this.deps.stores.revisions.find(account, profile, revisionId);
+    return decideDetailsRequest(revisionId, found?.details ?? null);
+  }
+
+  /** REV-06, REV-09, REV-11, DEC-REV-03: the stored zip of the newest revision of a target. */
+  async bundle(account: string, profile: string, revisionId: string, target: string): Promise<Result<Uint8Array, ManagementError>> {
+    const { revisions } = this.deps.stores;
+    const wellFormed = parseRevisionId(revisionId) !== null;
+    const found = wellFormed ? await revisions.find(account, profile, revisionId) : null;
+    const latestForTarget = found ? await revisions.latestForTarget(account, profile, target) : null;
+    const decision = decideBundleRequest({ revisionId, target, revision: found?.details ?? null, latestForTarget });
+    if (!decision.ok) return decision;
+    const bundle = await revisions.readBundle(account, profile, revisionId);
+    return bundle ? ok(bundle) : err(managementError("revisionDetailsNotFound"));
+  }
+
+  /**
+   * DEC-REV-01, DEC-REV-02: publishes a revision. Unknown account or profile: 404 1240 / 1250; a refused
+   * publication: 400 1400 naming its first problem.
+   */
+  async publish(account: string, profile: string, request: PublishRequest): Promise<Result<RevisionDetails, PublishRefusal>> {
+    const published = await this.publishWithSeed(account, profile, request, null);
+    return published.ok ? ok(published.value.details) : published;
+  }
+
+  /**
+   * demo.md, DEC-OPS-03: publishes a revision of the configuration unless a previous start already did.
+   * The seed is a fingerprint of everything the configuration says about it, so editing it publishes anew.
+   */
+  async publishConfigured(revision: ConfiguredRevision): Promise<Result<ConfiguredPublication, PublishRefusal>> {
+    const files = revision.files.map((file) => ({ name: file.name, bytes: new TextEncoder().encode(file.text) }));
+    const request: PublishRequest = { name: revision.name, comment: revision.comment, createdBy: revision.createdBy, targets: revision.targets, files };
+    return this.publishWithSeed(revision.account, revision.profile, request, configuredSeed(revision, this.deps.filePrefix));
+  }
+
+  private async publishWithSeed(
+    account: string,
+    profile: string,
+    request: PublishRequest,
+    seed: string | null,
+  ): Promise<Result<ConfiguredPublication, PublishRefusal>> {
+    const { stores, clock, filePrefix } = this.deps;
+    if (!(await stores.tenancy.findAccount(account))) return err({ error: managementError("accountNotFound"), problems: [] });
+    if (!(await stores.tenancy.findProfile(account, profile))) return err({ error: managementError("profileNotFound"), problems: [] });
+
+    const input = { account, profile, ...request, files: request.files.map((file) => ({ name: file.name, size: file.bytes.byteLength })) };
+    const validated = validatePublication(input, filePrefix);
+    if (!validated.ok) return err({ error: publicationError(validated.error), problems: validated.error });
+    const publication = validated.value;
+
+    if (seed !== null) {
+      const existing = await stores.revisions.findBySeed(account, profile, seed);
+      if (existing) return ok({ details: existing.details, created: false });
+    }
+
+    const members = publication.files.map((member) => ({ name: member.name, bytes: request.files[member.index]?.bytes ?? new Uint8Array(0) }));
+    const memberChecksums = members.map((member) => [member.name, sha256Hex(member.bytes)] as const);
+    const now = clock.now();
+    const taken = new Set(await stores.revisions.listIds(account, profile));
+    for (let attempt = 0; attempt < maxPublishAttempts; attempt += 1) {
+      const revisionId = nextFreeRevisionId(now, (id) => taken.has(id));
+      const manifest = buildManifest({
+        revisionId,
+        account,
+        profile,
+        name: publication.name,
+        timeCreated: formatTimeCreated(now),
+        comment: publication.comment,
+        createdBy: publication.createdBy,
+        targets: publication.targets,
+        memberChecksums,
+      });
+      const manifestBytes = new TextEncoder().encode(serializeManifest(manifest));
+      const bundle = await buildDeterministicZip([...members, { name: manifestFileName, bytes: manifestBytes }]);
+      const details = completeDetails(manifest, { manifest: sha256Hex(manifestBytes), bundle: sha256Hex(bundle) });
+      if (await stores.revisions.insert({ account, profile, revisionId, createdAt: now, seed, details, bundle })) {
+        return ok({ details, created: true });
+      }
+      // Another publication took the minute (or, for a configured revision, another node published it).
+      if (seed !== null) {
+        const existing = await stores.revisions.findBySeed(account, profile, seed);
+        if (existing) return ok({ details: existing.details, created: false });
+      }
+      taken.add(revisionId);
+    }
+    throw new Error(`could not find a free revision minute for ${account}/${profile} after ${maxPublishAttempts} attempts`);
+  }
+}
+
+/** The fingerprint of a configured revision: its place, words, targets, prefix and every file's name and SHA-256. */
+export function configuredSeed(revision: ConfiguredRevision, filePrefix: string): string {
+  const canonical = JSON.stringify([
+    revision.account,
+    revision.profile,
+    revision.name,
+    revision.comment,
+    revision.createdBy,
+    revision.targets,
+    filePrefix,
+    revision.files.map((file) => [file.name, sha256Hex(file.text)]),
+  ]);
+  return `config:${sha256Hex(canonical)}`;
+}
