@@ -6,6 +6,7 @@ import { err, ok, type Result } from "../core/result.ts";
 import { timingPresets, type TimingPresetName } from "../core/timing/timing.presets.ts";
 import type { ConfigError } from "./config/config.problems.ts";
 import { applyConfig, type SeedReport } from "./config/seed-config.ts";
+import { applyConfiguredRevisions } from "./config/seed-revisions.ts";
 import type { AppDeps } from "./http/app-deps.ts";
 import { createApp, type App } from "./http/app.ts";
 import { createArgon2Hasher, cryptoIds } from "./runtime/crypto.ts";
@@ -14,8 +15,13 @@ import { Scheduler } from "./runtime/scheduler.ts";
 import { openVirtualClock } from "./runtime/virtual-clock.ts";
 import { AuthService } from "./services/auth.service.ts";
 import { UsersService } from "./services/users.service.ts";
+import { RevisionsService } from "./services/revisions.service.ts";
 import { sessionPolicyFromLimits } from "../core/session/session.rules.ts";
 import { sessionJanitor } from "./workers/session-janitor.worker.ts";
+import { profileWorker } from "./workers/profile.worker.ts";
+import { ProfilesService, syncEngineStates } from "./services/profiles.service.ts";
+import { profilePolicyFromLimits } from "../core/profiles/profile.rules.ts";
+import { dataLayerPublisher } from "./workers/datalayer-publisher.worker.ts";
 import { createMemoryStores } from "./store-memory/memory.stores.ts";
 import { openLibsqlStores } from "./store-libsql/libsql.stores.ts";
 import packageJson from "../package.json" with { type: "json" };
@@ -69,6 +75,12 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
       await stores.close();
       return err(seeded.error);
     }
+    const revisions = new RevisionsService({ stores, clock, filePrefix: options.config.revisionFilePrefix });
+    const revisionsSeeded = await applyConfiguredRevisions(revisions, options.config);
+    if (!revisionsSeeded.ok) {
+      await stores.close();
+      return err(revisionsSeeded.error);
+    }
 
     const storedToken = options.adminToken ? null : await stores.settings.get(adminTokenKey);
     const adminTokenGenerated = !options.adminToken && !storedToken;
@@ -77,6 +89,10 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
     const scheduler = new Scheduler({ clock, logger: options.logger, pollMs: options.pollMs });
     clock.onChange(() => scheduler.notify());
     scheduler.register(sessionJanitor({ sessions: stores.sessions, clock, policy: sessionPolicyFromLimits(options.config.limits) }));
+    scheduler.register(dataLayerPublisher({ store: stores.dataLayers, logger: options.logger }));
+    await syncEngineStates(stores, options.config, clock.now());
+    const profiles = new ProfilesService({ stores, policy: profilePolicyFromLimits(options.config.limits) });
+    scheduler.register(profileWorker({ stores, profiles, logger: options.logger }));
     const deps: AppDeps = {
       stores,
       clock,
@@ -91,6 +107,7 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
       adminToken,
       auth: new AuthService({ stores, hasher, ids: cryptoIds, clock, limits: options.config.limits }),
       users: new UsersService({ stores, hasher, ids: cryptoIds, clock }),
+      revisions,
     };
     return ok({
       app: createApp(deps),

@@ -5,6 +5,7 @@ export * from "./expect.ts";
 export * from "./scenario.ts";
 export * from "./runner.ts";
 export * from "./property.ts";
+export * from "./sessions.ts";
 export * from "./expectations.ts";
 export * from "./report.ts";
 export * from "./target-file.ts";

@@ -6,6 +6,7 @@ import type { TimingPreset } from "../../core/timing/timing.presets.ts";
 import type { Logger } from "../runtime/logger.ts";
 import type { AuthService } from "../services/auth.service.ts";
 import type { UsersService } from "../services/users.service.ts";
+import type { RevisionsService } from "../services/revisions.service.ts";
 import type { Scheduler } from "../runtime/scheduler.ts";
 import type { VirtualClock } from "../runtime/virtual-clock.ts";
 
@@ -29,4 +30,6 @@ export interface AppDeps {
   readonly auth: AuthService;
   /** Admin use-cases of users and API keys. */
   readonly users: UsersService;
+  /** Use-cases of the revisions API and of publishing (REV-*, DEC-REV-*). */
+  readonly revisions: RevisionsService;
 }

@@ -2,9 +2,15 @@ import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
 import type { AppDeps } from "./app-deps.ts";
 import { adminRoutes } from "./admin.routes.ts";
+import { collectRoutes } from "./collect.routes.ts";
 import { mapUnhandledError } from "./error-mapping.ts";
 import { healthRoutes } from "./health.routes.ts";
+import { momentsRoutes } from "./moments.routes.ts";
 import { adminUsersRoutes } from "./admin-users.routes.ts";
+import { adminRevisionRoutes } from "./admin-revisions.routes.ts";
+import { revisionRoutes } from "./revisions.routes.ts";
+import { dataLayerRoutes } from "./datalayer.routes.ts";
+import { dleServingRoutes } from "./dle-serving.routes.ts";
 import { privacyRoutes } from "./privacy.routes.ts";
 import { sessionRoutes } from "./session.routes.ts";
 
@@ -43,9 +49,15 @@ export function createApp(deps: AppDeps) {
     )
     .use(healthRoutes(deps))
     .use(adminRoutes(deps))
+    .use(collectRoutes(deps))
     .use(adminUsersRoutes(deps))
+    .use(adminRevisionRoutes(deps))
+    .use(revisionRoutes(deps))
     .use(sessionRoutes(deps))
-    .use(privacyRoutes(deps));
+    .use(privacyRoutes(deps))
+    .use(dataLayerRoutes(deps))
+    .use(dleServingRoutes(deps))
+    .use(momentsRoutes(deps));
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import { managementError, type ManagementError } from "../../core/errors/index.ts";
 import type { TenantAccess } from "../../core/session/session.rules.ts";
 import type { AuthService, Principal } from "../services/auth.service.ts";
-import { readCookie } from "./cookies.ts";
+import { readCookieValue } from "../../core/visitors/cookies.rules.ts";
 import { failWith } from "./error-mapping.ts";
 
 /**
@@ -12,7 +12,7 @@ import { failWith } from "./error-mapping.ts";
  */
 export function sessionGuard(auth: AuthService) {
   return new Elysia().resolve({ as: "scoped" }, async ({ request, query }): Promise<{ principal: Principal }> => {
-    const result = await auth.authenticateSession(readCookie(request.headers.get("cookie"), "JSESSIONID"), query.utk);
+    const result = await auth.authenticateSession(readCookieValue(request.headers.get("cookie"), "JSESSIONID") ?? undefined, query.utk);
     if (!result.ok) failWith(result.error);
     return { principal: result.value };
   });

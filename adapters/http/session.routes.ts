@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import { managementError } from "../../core/errors/index.ts";
 import type { AppDeps } from "./app-deps.ts";
-import { readCookie } from "./cookies.ts";
+import { readCookieValue } from "../../core/visitors/cookies.rules.ts";
 import { failWith, jsonResponse } from "./error-mapping.ts";
 import { readFormFields } from "./request-body.ts";
 
@@ -64,7 +64,7 @@ export function sessionRoutes(deps: AppDeps) {
     .post(
       "/v1/logout",
       async ({ request }) => {
-        const ended = await deps.auth.logout(readCookie(request.headers.get("cookie"), "JSESSIONID"));
+        const ended = await deps.auth.logout(readCookieValue(request.headers.get("cookie"), "JSESSIONID") ?? undefined);
         if (!ended.ok) failWith(ended.error);
         return new Response(null, { status: 200, headers: { "set-cookie": endedSessionCookie } });
       },

@@ -1,0 +1,87 @@
+import { Elysia, t } from "elysia";
+import { MomentsService } from "../services/moments.service.ts";
+import type { AppDeps } from "./app-deps.ts";
+import { preflight, setCredentialedCors } from "./cors.ts";
+import { failWith } from "./error-mapping.ts";
+
+const MessageBody = t.Object({ message: t.String() });
+const VisitorData = t.Object(
+  {
+    audiences: t.Array(t.String()),
+    badges: t.Array(t.String()),
+    metrics: t.Record(t.String(), t.Number()),
+    properties: t.Record(t.String(), t.String()),
+    flags: t.Record(t.String(), t.Boolean()),
+    dates: t.Record(t.String(), t.Integer({ description: "epoch milliseconds" })),
+  },
+  { description: "MOM-03: keys are names or ids as the engine says; only what the engine selects; PII never" },
+);
+const Query = t.Object({
+  suppressNotFound: t.Optional(t.String({ description: "true: a visitor not found is 200 with an empty body" })),
+  ignoreTapid: t.Optional(t.String({ description: "true: use the path identifier even when a TAPID cookie names a visitor" })),
+  attributeId: t.Optional(t.String()),
+  attributeValue: t.Optional(t.String()),
+});
+/** Documented rather than declared: a suppressed "not found" is a 200 with an empty body, outside the schema. */
+const responses = {
+  200: { description: "The visitor data; or, with suppressNotFound=true and no such visitor, an empty body", content: { "application/json": { schema: VisitorData } } },
+  400: { description: "Bad parameters (MOM-12)", content: { "application/json": { schema: MessageBody } } },
+  403: { description: "Disabled engine or referer not allowed (MOM-06, MOM-08)", content: { "application/json": { schema: MessageBody } } },
+  404: { description: "Visitor not found (MOM-09), or unknown account, profile or engine", content: { "application/json": { schema: MessageBody } } },
+};
+
+/**
+ * The visitor-data (moments) API: by anonymous visitor ID (MOM-01) or by visitor ID attribute (MOM-02).
+ * Referer is checked against the engine's allow list; Origin gets CORS with credentials (DEC-MOM-04).
+ */
+export function momentsRoutes(deps: AppDeps) {
+  const moments = new MomentsService({ stores: deps.stores });
+  const base = "/personalization/accounts/:account/profiles/:profile/engines/:engine";
+
+  async function answer(request: Request, headers: Record<string, string | number>, query: Parameters<MomentsService["lookup"]>[0]) {
+    setCredentialedCors(request, headers);
+    const found = await moments.lookup(query);
+    if (!found.ok) failWith(found.error);
+    return found.value ?? new Response(null, { status: 200 });
+  }
+
+  return new Elysia({ name: "moments" })
+    .get(
+      `${base}/visitors/:visitor`,
+      ({ request, params, query, set }) =>
+        answer(request, set.headers, {
+          account: params.account,
+          profile: params.profile,
+          engineId: params.engine,
+          visitorId: params.visitor,
+          suppressNotFound: query.suppressNotFound,
+          ignoreTapid: query.ignoreTapid,
+          referer: request.headers.get("referer"),
+          cookieHeader: request.headers.get("cookie"),
+        }),
+      {
+        query: Query,
+        detail: { tags: ["visitor data (moments)"], summary: "The visitor data of an anonymous visitor ID (headers Referer and Origin)", responses },
+      },
+    )
+    .get(
+      base,
+      ({ request, params, query, set }) =>
+        answer(request, set.headers, {
+          account: params.account,
+          profile: params.profile,
+          engineId: params.engine,
+          attributeId: query.attributeId,
+          attributeValue: query.attributeValue,
+          suppressNotFound: query.suppressNotFound,
+          referer: request.headers.get("referer"),
+          cookieHeader: request.headers.get("cookie"),
+        }),
+      {
+        query: Query,
+        detail: { tags: ["visitor data (moments)"], summary: "The visitor data of a known visitor, by visitor ID attribute (attributeId, attributeValue)", responses },
+      },
+    )
+    .options(`${base}/visitors/:visitor`, ({ request, set }) => preflight(request, set.headers, "GET, OPTIONS"), { detail: { hide: true } })
+    .options(base, ({ request, set }) => preflight(request, set.headers, "GET, OPTIONS"), { detail: { hide: true } });
+}

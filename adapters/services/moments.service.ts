@@ -1,0 +1,73 @@
+import type { EngineDefinition } from "../../core/config/config.model.ts";
+import { momentsError, type MomentsError } from "../../core/errors/moments.errors.ts";
+import { checkEngineAccess, readAttributeLookup, readFlag, visitorDataFor, type VisitorData } from "../../core/moments/moments.rules.ts";
+import type { Stores } from "../../core/ports/stores.ts";
+import { err, ok, type Result } from "../../core/result.ts";
+import { findTapidId, parseTapid, tapidCookieName } from "../../core/visitors/tapid.rules.ts";
+import { readCookieValue } from "../../core/visitors/cookies.rules.ts";
+import { buildKnownVisitorId } from "../../core/visitors/visitor-id.rules.ts";
+
+export interface MomentsQuery {
+  readonly account: string;
+  readonly profile: string;
+  readonly engineId: string;
+  /** The path identifier (anonymous visitor ID) of the first form, or absent for the attribute form. */
+  readonly visitorId?: string;
+  readonly attributeId?: string;
+  readonly attributeValue?: string;
+  readonly suppressNotFound?: string;
+  readonly ignoreTapid?: string;
+  readonly referer: string | null;
+  readonly cookieHeader: string | null;
+}
+
+/** The answer: the visitor data, or `null` for "not found, and suppressNotFound asked for an empty 200". */
+export type MomentsAnswer = VisitorData | null;
+
+/**
+ * The visitor-data lookup (MOM-01..12, DEC-MOM-01..04): one indexed read of the visitor's group, one of
+ * its profile. Checks in the order the decisions give them: unknown names 404, disabled engine 403,
+ * referer 403, bad parameters 400, then the visitor.
+ */
+export class MomentsService {
+  constructor(private readonly deps: { stores: Stores }) {}
+
+  async lookup(query: MomentsQuery): Promise<Result<MomentsAnswer, MomentsError>> {
+    const profileRecord = await this.deps.stores.tenancy.findProfile(query.account, query.profile);
+    const engine = profileRecord?.config.engines.find((candidate) => candidate.id === query.engineId);
+    if (!profileRecord || !engine) return err(momentsError("engineNotFound"));
+    const access = checkEngineAccess(engine, query.referer);
+    if (!access.ok) return access;
+    const suppress = readFlag("suppressNotFound", query.suppressNotFound);
+    if (!suppress.ok) return suppress;
+    const ignoreTapid = readFlag("ignoreTapid", query.ignoreTapid);
+    if (!ignoreTapid.ok) return ignoreTapid;
+
+    let visitorId: string;
+    if (query.visitorId !== undefined) {
+      visitorId = query.visitorId;
+      // DEC-MOM-03: unless told to ignore it, the TAPID entry of this account/profile wins over the path.
+      const tapid = ignoreTapid.value ? null : readCookieValue(query.cookieHeader, tapidCookieName);
+      const fromTapid = tapid ? findTapidId(parseTapid(tapid), query.account, query.profile) : null;
+      if (fromTapid) visitorId = fromTapid;
+    } else {
+      const lookup = readAttributeLookup(profileRecord.config, query.attributeId, query.attributeValue);
+      if (!lookup.ok) return lookup;
+      visitorId = buildKnownVisitorId(query.account, query.profile, lookup.value.attributeId, lookup.value.value);
+    }
+
+    const data = await this.visitorData(query.account, query.profile, engine, profileRecord.config, visitorId);
+    if (data) return ok(data);
+    return suppress.value ? ok(null) : err(momentsError("visitorNotFound"));
+  }
+
+  /** MOM-10, DEC-MOM-04: data only for a visitor with events since the engine was enabled. */
+  private async visitorData(account: string, profile: string, engine: EngineDefinition, config: Parameters<typeof visitorDataFor>[0]["config"], visitorId: string): Promise<VisitorData | null> {
+    const profiles = this.deps.stores.profiles;
+    const canonical = await profiles.canonicalOf(account, profile, visitorId);
+    if (!canonical) return null;
+    const [found, enabledSince] = await Promise.all([profiles.find(account, profile, canonical), profiles.engineEnabledSince(account, profile, engine.id)]);
+    if (!found || enabledSince === null || found.lastSeenAt < enabledSince) return null;
+    return visitorDataFor({ account, profileName: profile, config, engine, profile: found });
+  }
+}

@@ -1,0 +1,128 @@
+import { describe, expect, it } from "bun:test";
+import type { ProfileConfig } from "../../core/config/config.model.ts";
+import type { CollectedEvent, Stores } from "../../core/ports/index.ts";
+import { profilePolicyFromLimits } from "../../core/profiles/profile.rules.ts";
+import { createMemoryLogger } from "../runtime/logger.ts";
+import { createMemoryStores } from "../store-memory/memory.stores.ts";
+import { profileWorker } from "../workers/profile.worker.ts";
+import { ProfilesService } from "./profiles.service.ts";
+
+const config: ProfileConfig = {
+  name: "main",
+  visitorIdAttributes: [
+    { id: 5120, name: "email_address", parameter: "email_address" },
+    { id: 5121, name: "customer_id", parameter: "customer_id" },
+  ],
+  attributes: [{ id: 5201, name: "Events", type: "number", pii: false, enrichments: [{ when: "any_event", conditions: [], action: { type: "increment", by: 1 } }] }],
+  audiences: [],
+  engines: [],
+  fileDefinitions: [],
+};
+const policy = profilePolicyFromLimits({ visitTimeoutMinutes: 30 });
+const email = (value: string) => `__acme_main__5120_${value}__`;
+
+async function setup() {
+  const stores = createMemoryStores();
+  await stores.tenancy.ensureAccount("acme", 0);
+  await stores.tenancy.putProfile("acme", config, 0);
+  const service = new ProfilesService({ stores, policy });
+  const worker = profileWorker({ stores, profiles: service, logger: createMemoryLogger(), batchSize: 2 });
+  let at = 1_000_000;
+  const send = async (visitorId: string, data: Record<string, unknown> = {}) => {
+    at += 1000;
+    const event: CollectedEvent = { account: "acme", profile: "main", visitorId, visitorIdSource: "visitor_id", thirdPartyVisitorId: null, firstPartyVisitorId: null, event: "view", datasource: null, traceId: null, receivedAt: at, data };
+    await stores.events.append([event]);
+  };
+  const drain = async () => {
+    while ((await worker.runDue(0)) > 0);
+  };
+  const eventsOf = async (visitorId: string) => {
+    const canonical = await stores.profiles.canonicalOf("acme", "main", visitorId);
+    return canonical ? (await stores.profiles.find("acme", "main", canonical))?.eventCount : undefined;
+  };
+  return { stores, send, drain, eventsOf, worker };
+}
+
+describe("profiles from stored events (DEC-PRO-03)", () => {
+  it("applies events in order per visitor, in batches, and keeps a cursor", async () => {
+    const { send, drain, eventsOf, stores } = await setup();
+    for (let i = 0; i < 5; i += 1) await send("anon-1");
+    await send("anon-2");
+    await drain();
+    expect(await eventsOf("anon-1")).toBe(5);
+    expect(await eventsOf("anon-2")).toBe(1);
+    expect(await stores.settings.get("profiles.cursor")).toBe("6");
+  });
+
+  it("applying the same events again counts nothing twice (a crash between profile and cursor writes)", async () => {
+    const { send, drain, eventsOf, stores } = await setup();
+    for (let i = 0; i < 3; i += 1) await send("anon-1");
+    await drain();
+    await stores.settings.set("profiles.cursor", "0");
+    await drain();
+    expect(await eventsOf("anon-1")).toBe(3);
+  });
+
+  it("[VID-08] an anonymous visitor naming an e-mail becomes the known visitor, and its earlier events count", async () => {
+    const { send, drain, eventsOf, stores } = await setup();
+    await send("anon-1");
+    await send("anon-1");
+    await send("anon-1", { email_address: "ann@example.com" });
+    await drain();
+    expect(await stores.profiles.canonicalOf("acme", "main", "anon-1")).toBe(email("ann@example.com"));
+    expect(await eventsOf(email("ann@example.com"))).toBe(3);
+    expect(await stores.profiles.mergesInto("acme", "main", email("ann@example.com"))).toEqual([{ from: "anon-1", into: email("ann@example.com"), at: expect.any(Number) }]);
+  });
+
+  it("[VID-08] a second device of a known visitor merges into it; later events of either go to the one profile", async () => {
+    const { send, drain, eventsOf } = await setup();
+    await send(email("ann@example.com"));
+    await send("phone");
+    await send("phone", { email_address: "ann@example.com" });
+    await send("laptop", { email_address: "ann@example.com" });
+    await send("phone");
+    await drain();
+    expect(await eventsOf("laptop")).toBe(5);
+    expect(await eventsOf("phone")).toBe(5);
+  });
+
+  it("[PRV-09] one visitor naming two known identities joins both groups; the older known visitor stays canonical", async () => {
+    const { send, drain, eventsOf, stores } = await setup();
+    await send(email("ann@example.com"));
+    await send("__acme_main__5121_c-9__");
+    await send("kiosk", { email_address: "ann@example.com", customer_id: "c-9" });
+    await drain();
+    expect(await stores.profiles.canonicalOf("acme", "main", "__acme_main__5121_c-9__")).toBe(email("ann@example.com"));
+    expect(await eventsOf("kiosk")).toBe(3);
+    const members = await stores.profiles.membersOf("acme", "main", email("ann@example.com"));
+    expect(members).toEqual(["__acme_main__5120_ann@example.com__", "__acme_main__5121_c-9__", "kiosk"].sort());
+  });
+
+  it("events of an account/profile that is not configured are passed over", async () => {
+    const { drain, stores } = await setup();
+    await stores.events.append([{ account: "initech", profile: "main", visitorId: "x", visitorIdSource: "new", thirdPartyVisitorId: null, firstPartyVisitorId: null, event: null, datasource: null, traceId: null, receivedAt: 1, data: {} }]);
+    await drain();
+    expect(await stores.profiles.canonicalOf("initech", "main", "x")).toBeNull();
+    expect(await stores.settings.get("profiles.cursor")).toBe("1");
+  });
+
+  it("a failing store stops the batch before the failed event, which is retried", async () => {
+    const { send, stores, worker, eventsOf } = await setup();
+    await send("anon-1");
+    await send("anon-2");
+    const original = stores.profiles.save.bind(stores.profiles);
+    let failOnce = true;
+    (stores as { profiles: Stores["profiles"] }).profiles.save = async (...args) => {
+      if (args[2] === "anon-2" && failOnce) {
+        failOnce = false;
+        throw new Error("disk full");
+      }
+      return original(...args);
+    };
+    await expect(worker.runDue(0)).rejects.toThrow("disk full");
+    expect(await stores.settings.get("profiles.cursor")).toBe("1");
+    while ((await worker.runDue(0)) > 0);
+    expect(await eventsOf("anon-1")).toBe(1);
+    expect(await eventsOf("anon-2")).toBe(1);
+  });
+});

@@ -1,0 +1,98 @@
+import type { ProfileConfig, ServiceConfig } from "../../core/config/config.model.ts";
+import type { StoredEvent } from "../../core/ports/events.store.ts";
+import type { Stores } from "../../core/ports/stores.ts";
+import { applyEvent, buildProfile, type ProfileEvent, type ProfilePolicy, type VisitorProfile } from "../../core/profiles/profile.rules.ts";
+import { chooseCanonical, identitiesOfEvent, isKnownVisitorKey, type GroupSummary } from "../../core/profiles/stitching.rules.ts";
+
+/** The parameters the engine reads from a stored event: everything stored, with svc_event. */
+export function profileEventOf(event: StoredEvent): ProfileEvent {
+  const params: Record<string, unknown> = { ...event.data };
+  if (event.event !== null) params.svc_event = event.event;
+  return { at: event.receivedAt, seq: event.seq, params };
+}
+
+const pageSize = 1000;
+
+/**
+ * DEC-PRO-03, VID-08, DEC-COL-11: applies stored events to visitor profiles, one at a time in sequence
+ * order, joining groups when an event names an identity another group has. Applying an event twice changes
+ * nothing (a profile remembers the last sequence number it includes), so a crash between a profile write
+ * and the cursor write loses nothing and counts nothing twice.
+ */
+export class ProfilesService {
+  constructor(private readonly deps: { stores: Stores; policy: ProfilePolicy }) {}
+
+  async apply(event: StoredEvent, config: ProfileConfig): Promise<void> {
+    const { account, profile } = event;
+    const profiles = this.deps.stores.profiles;
+    const input = profileEventOf(event);
+    const identities = identitiesOfEvent({ visitorId: event.visitorId, params: input.params }, account, profile, config);
+    const involved = [...new Set([event.visitorId, ...identities.map((identity) => identity.key)])];
+    const groups = [...new Set((await Promise.all(involved.map((id) => profiles.canonicalOf(account, profile, id)))).filter((id): id is string => id !== null))];
+
+    if (groups.length === 0) {
+      const canonical = identities[0]?.key ?? event.visitorId;
+      await profiles.save(account, profile, canonical, applyEvent(null, input, config, this.deps.policy), involved);
+      return;
+    }
+
+    const summaries: GroupSummary[] = [];
+    const current = new Map<string, VisitorProfile | null>();
+    for (const canonical of groups) {
+      const found = await profiles.find(account, profile, canonical);
+      current.set(canonical, found);
+      summaries.push({ canonical, known: isKnownVisitorKey(canonical, account, profile), firstSeenAt: found?.firstSeenAt ?? input.at });
+    }
+    // A known identity that has no group yet is a candidate too: an anonymous group that names it becomes it.
+    for (const identity of identities) {
+      if (!(await profiles.canonicalOf(account, profile, identity.key))) summaries.push({ canonical: identity.key, known: true, firstSeenAt: input.at });
+    }
+    const into = summaries.reduce((best, next) => ({ ...best, canonical: chooseCanonical(best, next), known: best.known || next.known, firstSeenAt: Math.min(best.firstSeenAt, next.firstSeenAt) })).canonical;
+
+    if (groups.length === 1 && into === groups[0]) {
+      const existing = current.get(into) ?? null;
+      const next = existing && existing.lastSeq >= event.seq ? existing : applyEvent(existing, input, config, this.deps.policy);
+      await profiles.save(account, profile, into, next, involved);
+      return;
+    }
+
+    // A join: the joined profile is the fold of every member's events up to this one, in order.
+    const members = new Set<string>(involved);
+    for (const canonical of groups) for (const member of await profiles.membersOf(account, profile, canonical)) members.add(member);
+    const events = await this.eventsOf(account, profile, [...members], event.seq);
+    const joined = buildProfile(events.map(profileEventOf), config, this.deps.policy);
+    if (!joined) return;
+    await profiles.merge(account, profile, into, groups, joined, input.at);
+    await profiles.save(account, profile, into, joined, involved);
+  }
+
+  private async eventsOf(account: string, profile: string, visitorIds: readonly string[], upToSeq: number): Promise<StoredEvent[]> {
+    const all: StoredEvent[] = [];
+    for (const visitorId of visitorIds) {
+      let afterSeq = 0;
+      for (;;) {
+        const page = await this.deps.stores.events.query({ account, profile, visitorId, afterSeq, beforeSeq: upToSeq + 1, limit: pageSize, order: "asc" });
+        all.push(...page);
+        if (page.length < pageSize) break;
+        afterSeq = (page.at(-1) as StoredEvent).seq;
+      }
+    }
+    return all;
+  }
+}
+
+/**
+ * DEC-MOM-04: records since when each configured engine has been enabled (set when it becomes enabled,
+ * cleared when it is disabled), so that moments answer only for visitors with events after that.
+ */
+export async function syncEngineStates(stores: Stores, config: ServiceConfig, now: number): Promise<void> {
+  for (const account of config.accounts) {
+    for (const profile of account.profiles) {
+      for (const engine of profile.engines) {
+        const since = await stores.profiles.engineEnabledSince(account.name, profile.name, engine.id);
+        if (engine.enabled && since === null) await stores.profiles.setEngineEnabledSince(account.name, profile.name, engine.id, now);
+        if (!engine.enabled && since !== null) await stores.profiles.setEngineEnabledSince(account.name, profile.name, engine.id, null);
+      }
+    }
+  }
+}

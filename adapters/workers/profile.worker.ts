@@ -1,0 +1,44 @@
+import type { ProfileConfig } from "../../core/config/config.model.ts";
+import type { Stores } from "../../core/ports/stores.ts";
+import type { Logger } from "../runtime/logger.ts";
+import { describeError, type BackgroundWorker } from "../runtime/scheduler.ts";
+import type { ProfilesService } from "../services/profiles.service.ts";
+
+const cursorKey = "profiles.cursor";
+
+/**
+ * DEC-PRO-03: feeds stored events, in sequence order, to the profile engine. The cursor (the last sequence
+ * number applied) is kept in the store, so a restart continues where the last run stopped; `/admin/wait`
+ * drains it, so a test can send events and read the profile without sleeping.
+ */
+export function profileWorker(deps: { stores: Stores; profiles: ProfilesService; logger: Logger; batchSize?: number }): BackgroundWorker {
+  const batchSize = deps.batchSize ?? 500;
+  return {
+    name: "profiles",
+    async runDue() {
+      const cursor = Number((await deps.stores.settings.get(cursorKey)) ?? "0");
+      const events = await deps.stores.events.query({ afterSeq: cursor, limit: batchSize, order: "asc" });
+      if (events.length === 0) return 0;
+      const configs = new Map<string, ProfileConfig | null>();
+      for (const event of events) {
+        const key = `${event.account}/${event.profile}`;
+        if (!configs.has(key)) configs.set(key, (await deps.stores.tenancy.findProfile(event.account, event.profile))?.config ?? null);
+        const config = configs.get(key);
+        if (!config) continue;
+        try {
+          await deps.profiles.apply(event, config);
+        } catch (error) {
+          // A store failure stops the batch here; the cursor stays before this event and it is retried.
+          deps.logger.error("profile update failed", { seq: event.seq, error: describeError(error) });
+          await deps.stores.settings.set(cursorKey, String(event.seq - 1));
+          throw error;
+        }
+      }
+      await deps.stores.settings.set(cursorKey, String((events.at(-1) as { seq: number }).seq));
+      return events.length;
+    },
+    async nextDueAt() {
+      return null;
+    },
+  };
+}

@@ -1,0 +1,237 @@
+import fc from "fast-check";
+import type { HttpAnswer } from "../harness/client.ts";
+import { expectEqual, expectHeader, expectStatus, expectTrue, fail } from "../harness/expect.ts";
+import { defineScenarios, type ScenarioContext } from "../harness/scenario.ts";
+import { collect } from "./collect-support.ts";
+
+/** The demo engine's allow list holds example.com, so a page on one of its subdomains may ask. */
+const page = { referer: "https://shop.example.com/product/42", origin: "https://shop.example.com" };
+
+interface VisitorData {
+  audiences: string[];
+  badges: string[];
+  metrics: Record<string, number>;
+  properties: Record<string, string>;
+  flags: Record<string, boolean>;
+  dates: Record<string, number>;
+}
+
+function enginePath(ctx: ScenarioContext, engine: string): string {
+  return `/personalization/accounts/${ctx.fixtures.account}/profiles/${ctx.fixtures.profile}/engines/${engine}`;
+}
+
+async function sendEvent(ctx: ScenarioContext, visitorId: string, params: Record<string, string | number>): Promise<void> {
+  const answer = await collect(ctx, "POST", "/event", {
+    json: { svc_account: ctx.fixtures.account, svc_profile: ctx.fixtures.profile, svc_visitor_id: visitorId, ...params },
+  });
+  expectStatus(answer, 200);
+}
+
+/**
+ * Reads the visitor once the service has processed the events sent before: after svc-hub's wait call when
+ * the admin API is there, otherwise by asking again until the answer holds what `ready` looks for.
+ */
+async function readVisitor(ctx: ScenarioContext, path: string, ready: (answer: HttpAnswer) => boolean, headers: Record<string, string> = page): Promise<HttpAnswer> {
+  if (ctx.target.adminToken) expectStatus(await ctx.base.post("/admin/wait", { headers: ctx.adminHeaders() }), 200);
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const answer = await ctx.moments.get(path, { headers });
+    if (ready(answer) || Date.now() > deadline) return answer;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+const found = (eventCount: number, key = "Lifetime event count") => (answer: HttpAnswer) =>
+  answer.status === 200 && answer.text !== "" && answer.json<VisitorData>().metrics?.[key] === eventCount;
+
+function expectSixSections(data: VisitorData): void {
+  for (const [section, shape] of [["audiences", "array"], ["badges", "array"], ["metrics", "object"], ["properties", "object"], ["flags", "object"], ["dates", "object"]] as const) {
+    const value = (data as unknown as Record<string, unknown>)[section];
+    expectTrue(shape === "array" ? Array.isArray(value) : value !== null && typeof value === "object" && !Array.isArray(value), `${section} must be present as an ${shape}, got ${JSON.stringify(value)}`);
+  }
+}
+
+/** MOM-*, DEC-MOM-*, DEC-PRO-*, VID-01/08: events sent to /event, read back through the demo engines. */
+export const momentsScenarios = defineScenarios("moments", [
+  {
+    title: "[MOM-01, MOM-03, VID-01, DEC-PRO-01, DEC-PRO-03, DEC-MOM-04] events of one visitor show up as audiences, badges, metrics, properties, flags and dates",
+    kind: "e2e",
+    async run(ctx) {
+      const visitor = ctx.uniqueId("moments-visitor");
+      await sendEvent(ctx, visitor, { svc_event: "view" });
+      await sendEvent(ctx, visitor, { svc_event: "purchase" });
+      const answer = await readVisitor(ctx, `${enginePath(ctx, "demo-engine")}/visitors/${visitor}`, found(2));
+      expectStatus(answer, 200);
+      const data = answer.json<VisitorData>();
+      expectSixSections(data);
+      expectEqual(data.audiences, ["Purchasers"], "audiences");
+      expectEqual(data.badges, ["Buyer"], "badges");
+      expectEqual(data.metrics, { "Lifetime event count": 2 }, "metrics");
+      expectEqual(data.properties, { "Last event name": "purchase" }, "properties");
+      expectEqual(data.flags, { "Has purchased": true }, "flags");
+      const lastPurchase = data.dates["Last purchase"];
+      expectTrue(Number.isInteger(lastPurchase) && (lastPurchase as number) > 1_500_000_000_000, `Last purchase must be epoch milliseconds, got ${lastPurchase}`);
+    },
+  },
+  {
+    title: "[MOM-02, VID-08, DEC-COL-11, DEC-MOM-04] an email_address parameter stitches the visitor: the attribute form and the anonymous id both find the merged visitor",
+    kind: "e2e",
+    async run(ctx) {
+      const visitor = ctx.uniqueId("stitch-visitor");
+      const email = `${ctx.uniqueId("buyer").toLowerCase()}@example.com`;
+      await sendEvent(ctx, visitor, { svc_event: "view" });
+      await sendEvent(ctx, visitor, { svc_event: "purchase", email_address: email });
+      const byAttribute = await readVisitor(ctx, `${enginePath(ctx, "demo-engine")}?attributeId=5120&attributeValue=${encodeURIComponent(email)}`, found(2));
+      expectStatus(byAttribute, 200);
+      expectEqual(byAttribute.json<VisitorData>().metrics, { "Lifetime event count": 2 }, "metrics of the known visitor");
+      const byAnonymousId = await readVisitor(ctx, `${enginePath(ctx, "demo-engine")}/visitors/${visitor}`, found(2));
+      expectEqual(byAnonymousId.json<VisitorData>(), byAttribute.json<VisitorData>(), "the anonymous id answers the merged visitor");
+    },
+  },
+  {
+    title: "[VID-02, VID-08] events under the known visitor ID and events of a stitched anonymous visitor make one profile",
+    kind: "e2e",
+    async run(ctx) {
+      const email = `${ctx.uniqueId("known").toLowerCase()}@example.com`;
+      const known = `__${ctx.fixtures.account}_${ctx.fixtures.profile}__5120_${email}__`;
+      const anonymous = ctx.uniqueId("anon");
+      await sendEvent(ctx, known, { svc_event: "login" });
+      await sendEvent(ctx, anonymous, { svc_event: "view" });
+      await sendEvent(ctx, anonymous, { svc_event: "view", email_address: email });
+      const answer = await readVisitor(ctx, `${enginePath(ctx, "demo-engine")}?attributeId=5120&attributeValue=${encodeURIComponent(email)}`, found(3));
+      expectEqual(answer.json<VisitorData>().metrics, { "Lifetime event count": 3 }, "metrics of the one profile");
+    },
+  },
+  {
+    title: "[MOM-04, DEC-MOM-01] an engine keyed by ids answers audience UIDs <account>_<profile>_<id> and attribute and badge ids",
+    kind: "e2e",
+    async run(ctx) {
+      const visitor = ctx.uniqueId("ids-visitor");
+      await sendEvent(ctx, visitor, { svc_event: "purchase" });
+      const answer = await readVisitor(ctx, `${enginePath(ctx, "demo-engine-ids")}/visitors/${visitor}`, found(1, "5201"));
+      const data = answer.json<VisitorData>();
+      expectEqual(data.audiences, [`${ctx.fixtures.account}_${ctx.fixtures.profile}_7`], "audiences");
+      expectEqual(data.badges, ["5205"], "badges");
+      expectEqual(data.metrics, { "5201": 1 }, "metrics");
+      expectEqual(data.flags, { "5203": true }, "flags");
+      expectEqual(Object.keys(data.properties), ["5202"], "properties keys");
+      expectEqual(Object.keys(data.dates), ["5204"], "dates keys");
+    },
+  },
+  {
+    title: "[MOM-05, MOM-11, DEC-MOM-04] only the engine's selection is answered, and a PII attribute never, even when selected",
+    kind: "e2e",
+    async run(ctx) {
+      const visitor = ctx.uniqueId("pii-visitor");
+      const email = `${ctx.uniqueId("private").toLowerCase()}@example.com`;
+      await sendEvent(ctx, visitor, { svc_event: "purchase", amount: 99, email_address: email });
+      const answer = await readVisitor(ctx, `${enginePath(ctx, "demo-engine")}/visitors/${visitor}`, found(1));
+      expectStatus(answer, 200);
+      expectTrue(!answer.text.includes(email), `the PII e-mail must never be answered: ${answer.text}`);
+      expectTrue(!answer.text.includes("Email"), `the PII attribute must not appear: ${answer.text}`);
+      expectTrue(!answer.text.includes("Last purchase amount") && !answer.text.includes("99"), `an attribute the engine does not select must not appear: ${answer.text}`);
+    },
+  },
+  {
+    title: "[MOM-06, DEC-MOM-02] a Referer outside the allow list, or none, is 403; a subdomain of an allowed domain is served",
+    async run(ctx) {
+      const path = `${enginePath(ctx, "demo-engine")}/visitors/${ctx.uniqueId("any")}?suppressNotFound=true`;
+      const outside = await ctx.moments.get(path, { headers: { referer: "https://example.net/page", origin: "https://example.net" } });
+      expectStatus(outside, 403);
+      expectTrue(typeof outside.json<{ message: unknown }>().message === "string", "the 403 body is {message}");
+      expectStatus(await ctx.moments.get(path, { headers: { referer: "https://notexample.com/" } }), 403);
+      expectStatus(await ctx.moments.get(path), 403);
+      expectStatus(await ctx.moments.get(path, { headers: page }), 200);
+    },
+  },
+  {
+    title: "[MOM-07, DEC-MOM-04, DEC-COL-12] the Origin is echoed with credentials allowed, and the preflight is answered",
+    async run(ctx) {
+      const path = `${enginePath(ctx, "demo-engine")}/visitors/${ctx.uniqueId("cors")}?suppressNotFound=true`;
+      const answer = await ctx.moments.get(path, { headers: page });
+      expectHeader(answer, "access-control-allow-origin", page.origin);
+      expectHeader(answer, "access-control-allow-credentials", "true");
+      expectHeader(answer, "vary", /Origin/);
+      const preflight = await ctx.moments.request("OPTIONS", path, { headers: { origin: page.origin, "access-control-request-method": "GET" } });
+      expectTrue(preflight.status === 200 || preflight.status === 204, `preflight status ${preflight.status}`);
+      expectHeader(preflight, "access-control-allow-origin", page.origin);
+      expectHeader(preflight, "access-control-allow-methods", /GET/);
+    },
+  },
+  {
+    title: "[MOM-08, DEC-MOM-02] a disabled engine is 403",
+    async run(ctx) {
+      const answer = await ctx.moments.get(`${enginePath(ctx, "disabled-engine")}/visitors/${ctx.uniqueId("v")}`, { headers: page });
+      expectStatus(answer, 403);
+      expectTrue(typeof answer.json<{ message: unknown }>().message === "string", "the 403 body is {message}");
+    },
+  },
+  {
+    title: "[MOM-09, MOM-10] a visitor without data is 404 by default and 200 with an empty body with suppressNotFound=true",
+    async run(ctx) {
+      const path = `${enginePath(ctx, "demo-engine")}/visitors/${ctx.uniqueId("nobody")}`;
+      const missing = await ctx.moments.get(path, { headers: page });
+      expectStatus(missing, 404);
+      expectTrue(typeof missing.json<{ message: unknown }>().message === "string", "the 404 body is {message}");
+      expectStatus(await ctx.moments.get(path, { headers: page, query: { suppressNotFound: "false" } }), 404);
+      const suppressed = await ctx.moments.get(path, { headers: page, query: { suppressNotFound: "true" } });
+      expectStatus(suppressed, 200);
+      expectEqual(suppressed.text, "", "body");
+    },
+  },
+  {
+    title: "[MOM-12, DEC-MOM-02] bad parameters are 400 {message}; an unknown account, profile or engine is 404",
+    async run(ctx) {
+      const form = enginePath(ctx, "demo-engine");
+      for (const query of [{ attributeId: "email", attributeValue: "a@b.c" }, { attributeId: "5201", attributeValue: "x" }, { attributeId: "5120" }, { attributeValue: "x" }]) {
+        const answer = await ctx.moments.get(form, { headers: page, query });
+        expectStatus(answer, 400);
+        expectTrue(typeof answer.json<{ message: unknown }>().message === "string", `the 400 body is {message} for ${JSON.stringify(query)}`);
+      }
+      expectStatus(await ctx.moments.get(`${form}/visitors/v?suppressNotFound=maybe`, { headers: page }), 400);
+      expectStatus(await ctx.moments.get(`${enginePath(ctx, ctx.uniqueId("no-engine"))}/visitors/v`, { headers: page }), 404);
+      expectStatus(await ctx.moments.get(`/personalization/accounts/${ctx.uniqueId("noacct")}/profiles/main/engines/demo-engine/visitors/v`, { headers: page }), 404);
+    },
+  },
+  {
+    title: "[DEC-MOM-03] the TAPID entry of the account/profile wins over the path identifier unless ignoreTapid=true",
+    kind: "e2e",
+    async run(ctx) {
+      const tapidVisitor = ctx.uniqueId("tapid-visitor");
+      const pathVisitor = ctx.uniqueId("path-visitor");
+      await sendEvent(ctx, tapidVisitor, { svc_event: "view" });
+      await sendEvent(ctx, tapidVisitor, { svc_event: "view" });
+      await sendEvent(ctx, pathVisitor, { svc_event: "view" });
+      const cookie = `TAPID=${ctx.fixtures.account}/${ctx.fixtures.profile}>${tapidVisitor}|`;
+      const path = `${enginePath(ctx, "demo-engine")}/visitors/${pathVisitor}`;
+      const withTapid = await readVisitor(ctx, path, found(2), { ...page, cookie });
+      expectEqual(withTapid.json<VisitorData>().metrics, { "Lifetime event count": 2 }, "the TAPID visitor's metrics");
+      const ignoring = await readVisitor(ctx, `${path}?ignoreTapid=true`, found(1), { ...page, cookie });
+      expectEqual(ignoring.json<VisitorData>().metrics, { "Lifetime event count": 1 }, "the path visitor's metrics");
+    },
+  },
+  {
+    title: "[DEC-PRO-01, DEC-PRO-03] for any sequence of views and purchases, the moments answer follows the demo enrichments",
+    kind: "property",
+    needs: ["admin"],
+    async run(ctx) {
+      await ctx.checkProperty(
+        fc.asyncProperty(fc.array(fc.constantFrom("view", "cart", "purchase"), { minLength: 1, maxLength: 6 }), async (events) => {
+          const visitor = ctx.uniqueId("prop-visitor");
+          for (const name of events) await sendEvent(ctx, visitor, { svc_event: name });
+          const answer = await readVisitor(ctx, `${enginePath(ctx, "demo-engine")}/visitors/${visitor}`, found(events.length));
+          expectStatus(answer, 200);
+          const data = answer.json<VisitorData>();
+          const purchased = events.includes("purchase");
+          expectEqual(data.metrics, { "Lifetime event count": events.length }, "metrics");
+          expectEqual(data.properties, { "Last event name": events.at(-1) as string }, "properties");
+          expectEqual(data.flags, purchased ? { "Has purchased": true } : {}, "flags");
+          expectEqual(data.badges, purchased ? ["Buyer"] : [], "badges");
+          expectEqual(data.audiences, purchased ? ["Purchasers"] : [], "audiences");
+          if (purchased !== "Last purchase" in data.dates) fail(`dates ${JSON.stringify(data.dates)} after ${events.join(", ")}`);
+        }),
+        { numRuns: 8 },
+      );
+    },
+  },
+]);
