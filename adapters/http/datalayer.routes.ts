@@ -13,7 +13,7 @@ import type { Principal } from "../services/auth.service.ts";
 import { DataLayerService } from "../services/datalayer.service.ts";
 import type { AppDeps } from "./app-deps.ts";
 import { dataLayerAccessError, requireAccess, sessionGuard } from "./auth-guards.ts";
-import { decodeUtf8, readDecodedBody } from "./encoded-body.ts";
+import { decodeUtf8, readRequestBody } from "./request-body.ts";
 import { failWith } from "./error-mapping.ts";
 
 const ErrorBody = t.Object({ returnCode: t.Integer(), message: t.String() });
@@ -60,7 +60,7 @@ export function dataLayerRoutes(deps: AppDeps) {
   async function bodyOf(request: Request): Promise<string> {
     unwrap(validateDataLayerContentType(request.headers.get("content-type")));
     const encoding = unwrap(readDataLayerEncoding(request.headers.get("content-encoding")));
-    const bytes = await readDecodedBody(request, encoding, deps.config.limits.maxBodyBytes);
+    const bytes = await readRequestBody(request, deps.config.limits.maxBodyBytes, encoding);
     if (!bytes.ok) failWith(managementError("invalidRequest"));
     const text = decodeUtf8(bytes.value);
     if (text === null) failWith(managementError("invalidRequest"));
