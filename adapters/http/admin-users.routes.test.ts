@@ -87,4 +87,17 @@ describe("admin API: users and keys", () => {
     expect(listed).toContain("ci-key");
     expect(listed).not.toContain(body.key);
   });
+
+  it("[DEC-SES-05] stores passwords and API keys only as argon2id hashes", async () => {
+    await call("POST", "/admin/users", { email: "hashes@example.com", password: "clear-password-1", grants: [{ account: "acme", profiles: "*" }] });
+    const issued = (await (await call("POST", "/admin/users/hashes@example.com/api-keys", {})).json()) as { id: string; key: string };
+    const tenancy = opened.service.deps.stores.tenancy;
+    const user = await tenancy.findUser("hashes@example.com");
+    expect(user?.passwordHash).toStartWith("$argon2id$");
+    expect(JSON.stringify(user)).not.toContain("clear-password-1");
+    const key = await tenancy.findApiKey(issued.id);
+    expect(key?.keyHash).toStartWith("$argon2id$");
+    expect(JSON.stringify(key)).not.toContain(issued.key);
+    for (const demo of await tenancy.listUsers()) expect(demo.passwordHash).toStartWith("$argon2id$");
+  });
 });
