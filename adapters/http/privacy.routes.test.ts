@@ -1,0 +1,255 @@
+/**
+ * The visitor privacy API in-process, beyond what the black-box conformance scenarios can see: what stays
+ * in the database file after a deletion (the file and its WAL are scanned for the deleted address), the
+ * audit, a pending deletion across a restart, storage errors ending FAILED, and the store's contents.
+ */
+import { afterEach, describe, expect, it } from "bun:test";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { TimingPresetName } from "../../core/timing/timing.presets.ts";
+import { inProcessBase } from "../../harness/target.ts";
+import { loadConfigFile } from "../config/config.loader.ts";
+import { demoConfigPath } from "../config/demo-config.ts";
+import { createMemoryLogger } from "../runtime/logger.ts";
+import { openService, type Service, type StoreChoice } from "../service.ts";
+
+const cleanups: Array<() => Promise<unknown> | unknown> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+function freshDataDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "svc-hub-privacy-"));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+async function open(options: { store?: StoreChoice; timing?: TimingPresetName; dataDir?: string } = {}): Promise<Service> {
+  const config = await loadConfigFile(demoConfigPath);
+  if (!config.ok) throw new Error(config.error.format());
+  const opened = await openService({
+    store: options.store ?? { kind: "memory" },
+    config: config.value,
+    logger: createMemoryLogger(),
+    env: {},
+    adminToken: "test-admin-token",
+    timing: options.timing ?? "fast",
+    dataDir: options.dataDir,
+  });
+  if (!opened.ok) throw new Error(opened.error.format());
+  const service = opened.value;
+  let closed = false;
+  cleanups.push(() => (closed ? undefined : service.close()));
+  return { ...service, close: async () => ((closed = true), await service.close()) };
+}
+
+const base = "/v2/visitor/accounts/acme/profiles/main";
+
+/** A client of one service: the demo user's bearer token, events, the privacy API and the admin API. */
+async function clientOf(service: Service) {
+  const call = (path: string, init: RequestInit = {}) => service.app.handle(new Request(`${inProcessBase}${path}`, init));
+  const issued = await call("/v2/auth", {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ username: "demo@example.com", key: "demo-key-0001-acme" }),
+  });
+  expect(issued.status).toBe(200);
+  const bearer = { authorization: `Bearer ${((await issued.json()) as { token: string }).token}` };
+  const admin = { authorization: `Bearer ${service.deps.adminToken}`, "content-type": "application/json" };
+  return {
+    call,
+    async event(params: Record<string, string | number>) {
+      const response = await call("/event", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ svc_account: "acme", svc_profile: "main", ...params }) });
+      expect(response.status).toBe(200);
+    },
+    async pixel(query: string) {
+      expect((await call(`/event?svc_account=acme&svc_profile=main&${query}`)).status).toBe(200);
+    },
+    async visitor(email: string, prettyName = false) {
+      const response = await call(`${base}?attributeId=5120&attributeValue=${encodeURIComponent(email)}&prettyName=${prettyName}`, { headers: bearer });
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+    },
+    async requestDeletion(email: string) {
+      const response = await call(base, {
+        method: "DELETE",
+        headers: { ...bearer, "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ attributeId: "5120", attributeValue: email }),
+      });
+      expect(response.status).toBe(202);
+      return ((await response.json()) as { transactionId: string }).transactionId;
+    },
+    async state(id: string) {
+      const response = await call(`${base}/transactions/${id}`, { headers: bearer });
+      expect(response.status).toBe(200);
+      return ((await response.json()) as Record<string, string>)[id];
+    },
+    async advance(by: string) {
+      expect((await call("/admin/clock/advance", { method: "POST", headers: admin, body: JSON.stringify({ by }) })).status).toBe(200);
+      await this.drain();
+    },
+    async importFile(name: string, csv: string) {
+      const response = await call(`/admin/accounts/acme/profiles/main/files/${name}`, { method: "POST", headers: { authorization: admin.authorization, "content-type": "text/csv" }, body: csv });
+      expect(response.status).toBe(202);
+    },
+    async drain() {
+      expect((await call("/admin/wait", { method: "POST", headers: admin })).status).toBe(200);
+    },
+  };
+}
+
+/** Every byte under the data directory: the database, its WAL and WAL index, the kept copies of imported files. */
+function databaseBytes(dataDir: string): Buffer {
+  const files = readdirSync(dataDir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name));
+  expect(files.some((path) => path.endsWith("svc-hub.db"))).toBe(true);
+  return Buffer.concat(files.map((path) => readFileSync(path)));
+}
+
+function occurrences(haystack: Buffer, needle: string): number {
+  let count = 0;
+  for (let at = haystack.indexOf(needle); at !== -1; at = haystack.indexOf(needle, at + 1)) count += 1;
+  return count;
+}
+
+describe("visitor privacy in-process", () => {
+  it("[PRV-09, DEC-PRV-04] after a deletion, neither the database file, its WAL nor the kept copies of imported files hold the deleted e-mail address", async () => {
+    const dataDir = freshDataDir();
+    const url = `file:${join(dataDir, "svc-hub.db")}`;
+    const service = await open({ store: { kind: "libsql", url }, dataDir });
+    service.start();
+    const client = await clientOf(service);
+    const email = `erase-me-${crypto.randomUUID()}@example.com`;
+    const other = `keep-me-${crypto.randomUUID()}@example.com`;
+    // Imported rows: the import keeps the file it received under files/ in the data directory.
+    await client.importFile("purchases_202501.csv", `email,amount,purchased_at\r\n${other},5,2025-01-01 10:00\r\n${email},7,2025-01-02 11:00\r\n"${email}",8,2025-01-03 12:00\r\n`);
+
+    // The deleted visitor: known events, two stitched anonymous visitors (one by a pixel), a PII attribute.
+    await client.event({ svc_visitor_id: "anon-a", svc_event: "view" });
+    await client.event({ svc_visitor_id: "anon-a", svc_event: "purchase", email_address: email, amount: 12 });
+    await client.pixel(`svc_visitor_id=anon-b&svc_event=view&email_address=${encodeURIComponent(email)}`);
+    await client.event({ svc_visitor_id: `__acme_main__5120_${email}__`, svc_event: "login" });
+    // Someone else, who must stay.
+    await client.event({ svc_visitor_id: "anon-c", svc_event: "purchase", email_address: other });
+    await client.drain();
+    expect((await client.visitor(email)).status).toBe(200);
+    expect(occurrences(databaseBytes(dataDir), email)).toBeGreaterThan(0);
+
+    const transactionId = await client.requestDeletion(email);
+    expect(await client.state(transactionId)).toBe("PENDING");
+    await client.advance("3s");
+    expect(await client.state(transactionId)).toBe("SUCCESS");
+
+    // While the server still runs (closing the last connection would checkpoint the WAL anyway): the
+    // deletion itself checkpointed and truncated the WAL, and secure_delete zeroed the freed bytes.
+    const expectNoTrace = () => {
+      const bytes = databaseBytes(dataDir);
+      expect(occurrences(bytes, email)).toBe(0);
+      expect(occurrences(bytes, encodeURIComponent(email))).toBe(0);
+      expect(occurrences(bytes, email.split("@")[0] as string)).toBe(0);
+      expect(occurrences(bytes, other)).toBeGreaterThan(0);
+    };
+    expectNoTrace();
+    await service.close();
+    expectNoTrace();
+
+    // What stays: the other visitor, and an audit that names the deletion by a hash only.
+    const reopened = await open({ store: { kind: "libsql", url }, dataDir });
+    const profiles = reopened.deps.stores.profiles;
+    expect(await profiles.canonicalOf("acme", "main", "anon-c")).not.toBeNull();
+    for (const id of ["anon-a", "anon-b", `__acme_main__5120_${email}__`]) expect(await profiles.canonicalOf("acme", "main", id)).toBeNull();
+    expect(await reopened.deps.stores.events.query({ account: "acme", visitorId: "anon-a", limit: 10 })).toEqual([]);
+    const audit = await reopened.deps.stores.privacy.auditOf(transactionId);
+    expect(audit.map((record) => record.action)).toEqual(["deletion-requested", "deletion-succeeded"]);
+    expect(audit[1]?.detail).toEqual({ visitorIds: 3, events: 6, profiles: 1, importedFiles: 1, importedRows: 2, importsUnfinished: 0 });
+    const keptCopy = readFileSync(join(dataDir, "files", "acme", "main", "purchases_202501.csv"), "utf8");
+    expect(keptCopy).toBe(`email,amount,purchased_at\r\n${other},5,2025-01-01 10:00\r\n`);
+    for (const record of audit) {
+      expect(record.valueHash).toMatch(/^[0-9a-f]{64}$/);
+      expect(JSON.stringify(record)).not.toContain(email);
+      expect(record.attributeId).toBe(5120);
+      expect(record.requestedBy).toBe("demo@example.com");
+    }
+    expect((await reopened.deps.stores.privacy.find("acme", "main", transactionId))?.value).toBeNull();
+  });
+
+  it("[PRV-10, DEC-PRV-04] a pending deletion survives a restart and runs after it", async () => {
+    const dataDir = freshDataDir();
+    const url = `file:${join(dataDir, "svc-hub.db")}`;
+    const email = `restart-${crypto.randomUUID()}@example.com`;
+    const first = await open({ store: { kind: "libsql", url } });
+    const before = await clientOf(first);
+    // Not drained here: a drain would take the profiles lease for this process, which a restarted process
+    // waits out (15 s) before it applies events or erases; the second process applies the event itself.
+    await before.event({ svc_visitor_id: "anon-r", svc_event: "view", email_address: email });
+    const transactionId = await before.requestDeletion(email);
+    await first.close();
+
+    const second = await open({ store: { kind: "libsql", url } });
+    second.start();
+    const after = await clientOf(second);
+    expect(await after.state(transactionId)).toBe("PENDING");
+    expect(await after.requestDeletion(email)).toBe(transactionId);
+    await after.advance("3s");
+    expect(await after.state(transactionId)).toBe("SUCCESS");
+    expect((await after.visitor(email)).status).toBe(404);
+    expect(await second.deps.stores.events.query({ account: "acme", visitorId: "anon-r", limit: 10 })).toEqual([]);
+  });
+
+  it("[DEC-PRV-04] storage errors are retried after 1, 2, 4 and 8 s; the fifth makes the deletion FAILED, audited without the value", async () => {
+    const service = await open();
+    service.start();
+    const client = await clientOf(service);
+    const email = `failing-${crypto.randomUUID()}@example.com`;
+    await client.event({ svc_visitor_id: "anon-f", svc_event: "view", email_address: email });
+    await client.drain();
+    const events = service.deps.stores.events;
+    let tries = 0;
+    const original = events.deleteVisitors.bind(events);
+    events.deleteVisitors = async () => {
+      tries += 1;
+      throw new Error("SQLITE_IOERR: disk I/O error");
+    };
+    const transactionId = await client.requestDeletion(email);
+    await client.advance("2s");
+    for (const by of ["1s", "2s", "4s"]) {
+      expect(await client.state(transactionId)).toBe("PENDING");
+      await client.advance(by);
+    }
+    expect(await client.state(transactionId)).toBe("PENDING");
+    await client.advance("7s");
+    expect(await client.state(transactionId)).toBe("PENDING");
+    await client.advance("1s");
+    expect(await client.state(transactionId)).toBe("FAILED");
+    expect(tries).toBe(5);
+    const audit = await service.deps.stores.privacy.auditOf(transactionId);
+    expect(audit.at(-1)).toMatchObject({ action: "deletion-failed", detail: { attempts: 5 } });
+    expect(JSON.stringify(audit)).not.toContain(email);
+    expect((await service.deps.stores.privacy.find("acme", "main", transactionId))?.value).toBeNull();
+
+    // The visitor is still there; a new request (the old one is settled) makes a new transaction that succeeds.
+    events.deleteVisitors = original;
+    expect((await client.visitor(email)).status).toBe(200);
+    const again = await client.requestDeletion(email);
+    expect(again).not.toBe(transactionId);
+    await client.advance("3s");
+    expect(await client.state(again)).toBe("SUCCESS");
+    expect((await client.visitor(email)).status).toBe(404);
+  });
+
+  it("[PRV-06] concurrent identical delete requests answer one transactionId", async () => {
+    const service = await open();
+    const client = await clientOf(service);
+    const email = `burst-${crypto.randomUUID()}@example.com`;
+    const ids = await Promise.all(Array.from({ length: 12 }, () => client.requestDeletion(email)));
+    expect(new Set(ids).size).toBe(1);
+  });
+
+  it("the OpenAPI document declares the privacy routes with their statuses", async () => {
+    const service = await open();
+    const document = (await (await service.app.handle(new Request(`${inProcessBase}/openapi.json`))).json()) as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+    const path = Object.keys(document.paths).find((candidate) => /\/v2\/visitor\/accounts\/\{account\}\/profiles\/\{profile\}\/?$/.test(candidate));
+    expect(path).toBeDefined();
+    expect(Object.keys(document.paths[path as string]?.delete?.responses ?? {})).toEqual(expect.arrayContaining(["202", "400", "401", "404"]));
+    expect(Object.keys(document.paths[path as string]?.get?.responses ?? {})).toEqual(expect.arrayContaining(["200", "400", "401", "404"]));
+  });
+});

@@ -1,0 +1,94 @@
+import { afterEach, describe, expect, it } from "bun:test";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { ProfileConfig } from "../../core/config/config.model.ts";
+import type { PrivacyTransaction, Stores } from "../../core/ports/index.ts";
+import { createMemoryStores } from "../store-memory/memory.stores.ts";
+import { eraseFromImportedFiles } from "./imported-files.eraser.ts";
+
+const directories: string[] = [];
+afterEach(() => {
+  for (const directory of directories.splice(0)) rmSync(directory, { recursive: true, force: true });
+});
+
+const config: ProfileConfig = {
+  name: "main",
+  visitorIdAttributes: [
+    { id: 5120, name: "email_address", parameter: "email_address" },
+    { id: 5121, name: "customer_id", parameter: "customer_id" },
+  ],
+  attributes: [],
+  audiences: [],
+  engines: [],
+  fileDefinitions: [
+    { prefix: "purchases", event: "purchase", visitorId: { column: "email", attribute: 5120 }, columns: [{ column: "amount", attribute: 1, type: "number" }] },
+    { prefix: "crm", event: "crm", visitorId: { column: "customer", attribute: 5121 }, columns: [] },
+  ],
+};
+
+function deletion(value: string, attributeId = 5120): PrivacyTransaction {
+  return { id: "t1", account: "acme", profile: "main", kind: "delete", attributeId, valueHash: "h", value, state: "PENDING", requestedBy: "demo@example.com", createdAt: 0, runAt: 0, attempts: 0, settledAt: null };
+}
+
+async function setUp(files: Record<string, string>): Promise<{ stores: Stores; dataDir: string; folder: string }> {
+  const dataDir = mkdtempSync(join(tmpdir(), "svc-hub-erase-files-"));
+  directories.push(dataDir);
+  const folder = join(dataDir, "files", "acme", "main");
+  mkdirSync(folder, { recursive: true });
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(folder, name), text);
+  const stores = createMemoryStores();
+  await stores.tenancy.ensureAccount("acme", 0);
+  await stores.tenancy.putProfile("acme", config, 0);
+  return { stores, dataDir, folder };
+}
+
+describe("erasing a visitor from the kept copies of imported files (PRV-09, DEC-PRV-04)", () => {
+  it("drops exactly the records whose visitor ID column is the value (trimmed), keeping every other byte: BOM, line ends, quotes", async () => {
+    const original = "\uFEFFemail,amount\r\nbob@example.com,1\n ann@example.com ,2\r\n\"ann@example.com\",3\n\"multi\nline é\",4\r\nann@example.com,5";
+    const { stores, dataDir, folder } = await setUp({ "purchases_1.csv": original });
+    expect(await eraseFromImportedFiles({ stores, dataDir }, deletion("ann@example.com"))).toEqual({ importedFiles: 1, importedRows: 3, importsUnfinished: 0 });
+    expect(readFileSync(join(folder, "purchases_1.csv"), "utf8")).toBe("\uFEFFemail,amount\r\nbob@example.com,1\n\"multi\nline é\",4\r\n");
+    expect(readdirSync(folder)).toEqual(["purchases_1.csv"]);
+    expect(await eraseFromImportedFiles({ stores, dataDir }, deletion("ann@example.com"))).toEqual({ importedFiles: 0, importedRows: 0, importsUnfinished: 0 });
+  });
+
+  it("reads only files whose definition maps the deleted attribute, and finds the column by its header name", async () => {
+    const { stores, dataDir, folder } = await setUp({
+      "purchases_1.csv": "amount, email \nann@example.com,ann@example.com\n1,ann@example.com\n",
+      "crm_1.csv": "customer,note\nann@example.com,x\n",
+      "unknown_1.csv": "email\nann@example.com\n",
+    });
+    expect(await eraseFromImportedFiles({ stores, dataDir }, deletion("ann@example.com"))).toEqual({ importedFiles: 1, importedRows: 2, importsUnfinished: 0 });
+    expect(readFileSync(join(folder, "purchases_1.csv"), "utf8")).toBe("amount, email \n");
+    expect(readFileSync(join(folder, "crm_1.csv"), "utf8")).toBe("customer,note\nann@example.com,x\n");
+    expect(await eraseFromImportedFiles({ stores, dataDir }, deletion("ann@example.com", 5121))).toEqual({ importedFiles: 1, importedRows: 1, importsUnfinished: 0 });
+    expect(readFileSync(join(folder, "crm_1.csv"), "utf8")).toBe("customer,note\n");
+  });
+
+  it("leaves the file of an import that has not finished (it is read by position), and counts it", async () => {
+    const { stores, dataDir, folder } = await setUp({ "purchases_2.csv": "email,amount\nann@example.com,1\n" });
+    await stores.files.create({
+      id: "0".repeat(24),
+      account: "acme",
+      profile: "main",
+      name: "purchases_2.csv",
+      prefix: "purchases",
+      createdAt: 0,
+      nodeId: "node",
+      file: { size: 0, checksum: "", sourceType: "upload", sourceHost: "host", lineCount: 0 },
+      status: [{ state: "PROCESSING", at: 0 }],
+      finished: false,
+      progress: null,
+    });
+    expect(await eraseFromImportedFiles({ stores, dataDir }, deletion("ann@example.com"))).toEqual({ importedFiles: 0, importedRows: 0, importsUnfinished: 1 });
+    expect(readFileSync(join(folder, "purchases_2.csv"), "utf8")).toBe("email,amount\nann@example.com,1\n");
+  });
+
+  it("a data directory without kept files, or a profile without definitions, erases nothing", async () => {
+    const { stores, dataDir } = await setUp({});
+    rmSync(join(dataDir, "files"), { recursive: true, force: true });
+    expect(await eraseFromImportedFiles({ stores, dataDir }, deletion("ann@example.com"))).toEqual({ importedFiles: 0, importedRows: 0, importsUnfinished: 0 });
+    expect(await eraseFromImportedFiles({ stores, dataDir }, { ...deletion("ann@example.com"), profile: "dev" })).toEqual({ importedFiles: 0, importedRows: 0, importsUnfinished: 0 });
+  });
+});

@@ -1,0 +1,206 @@
+import { managementError, type ManagementError } from "../../core/errors/index.ts";
+import type { Clock } from "../../core/ports/clock.port.ts";
+import type { Digests } from "../../core/ports/hashing.port.ts";
+import type { IdSource } from "../../core/ports/ids.port.ts";
+import type { PrivacyAuditAction, PrivacyAuditRecord, PrivacyTransaction, PrivacyTransactionState } from "../../core/ports/privacy.store.ts";
+import type { Stores } from "../../core/ports/stores.ts";
+import { lifecycleOf, transitionPrivacy, type PrivacyTransition } from "../../core/privacy/privacy.machine.ts";
+import { knownVisitorIdOf, readPrettyName, readVisitorLookup, transactionAnswer, valueHashInput, type VisitorLookup } from "../../core/privacy/privacy.rules.ts";
+import { visitorRecordAnswer, type VisitorRecordAnswer } from "../../core/privacy/visitor-record.rules.ts";
+import type { ProfilePolicy } from "../../core/profiles/profile.rules.ts";
+import { err, ok, type Result } from "../../core/result.ts";
+import type { TimingPreset } from "../../core/timing/timing.presets.ts";
+
+export interface PrivacyServiceDeps {
+  readonly stores: Stores;
+  readonly clock: Clock;
+  readonly ids: IdSource;
+  readonly digests: Digests;
+  readonly timing: TimingPreset;
+  /** DEC-PRO-02: the visit timeout, for `live`. */
+  readonly policy: ProfilePolicy;
+  /** Called once a new deletion is recorded, so the worker looks for due work. */
+  readonly onDeletionRequested?: () => void;
+}
+
+/** What a request names: the account and profile of its path, its parameters, and who asked. */
+export interface PrivacyRequest {
+  readonly account: string;
+  readonly profile: string;
+  readonly attributeId: string | undefined;
+  readonly attributeValue: string | undefined;
+  /** The e-mail of the user whose token made the call (kept in the transaction and the audit). */
+  readonly requestedBy: string;
+}
+
+/** The settings key of the installation's key for value hashes (made at first use, the same on every node). */
+const valueHashKeySetting = "privacy.valueHashKey";
+
+/**
+ * The use-cases of the visitor privacy API (PRV-02..07, PRV-12, DEC-PRV-01..04): validate, ask core's
+ * transaction machine, record the transaction (and its audit record) in the store, answer. The account and
+ * profile are checked (and exist) before, by the route.
+ */
+export class PrivacyService {
+  private hashKey: Promise<string> | null = null;
+
+  constructor(private readonly deps: PrivacyServiceDeps) {}
+
+  /**
+   * PRV-02, PRV-03, PRV-04, PRV-12, DEC-PRV-01, DEC-PRV-03: the visitor record, in a transaction recorded
+   * as SUCCESS at once; a visitor that is not found is 404 1404 with the transaction id.
+   */
+  async getVisitor(request: PrivacyRequest & { readonly prettyName: string | undefined }): Promise<Result<VisitorRecordAnswer, ManagementError>> {
+    const config = await this.profileConfig(request);
+    if (!config.ok) return config;
+    const lookup = readVisitorLookup(config.value, request.attributeId, request.attributeValue);
+    if (!lookup.ok) return lookup;
+    const prettyName = readPrettyName(request.prettyName);
+    if (!prettyName.ok) return prettyName;
+
+    const { account, profile } = request;
+    const profiles = this.deps.stores.profiles;
+    const canonical = await profiles.canonicalOf(account, profile, knownVisitorIdOf(account, profile, lookup.value));
+    const found = canonical ? await profiles.find(account, profile, canonical) : null;
+
+    const now = this.deps.clock.now();
+    const decided = this.decide(null, { type: "visitor-read", at: now });
+    const transaction = await this.newTransaction(request, lookup.value, "get", decided, now);
+    await this.deps.stores.privacy.recordRead(transaction, this.auditRecord(transaction, "visitor-read", now));
+
+    if (!found) return err({ ...managementError("visitorNotFound"), extra: { transaction_id: transaction.id } });
+    return ok(
+      visitorRecordAnswer({
+        transactionId: transaction.id,
+        account,
+        profileName: profile,
+        config: config.value,
+        profile: found,
+        prettyName: prettyName.value,
+        now,
+        policy: this.deps.policy,
+      }),
+    );
+  }
+
+  /**
+   * PRV-05, PRV-06, PRV-10, LIM-05, DEC-PRV-04: a pending deletion, due after the timing preset's delay; while
+   * one is pending for the same account, profile, attribute and value, that one is answered (the store
+   * decides this atomically, so concurrent requests on any node agree).
+   */
+  async requestDeletion(request: PrivacyRequest): Promise<Result<{ transactionId: string }, ManagementError>> {
+    const config = await this.profileConfig(request);
+    if (!config.ok) return config;
+    const lookup = readVisitorLookup(config.value, request.attributeId, request.attributeValue);
+    if (!lookup.ok) return lookup;
+
+    const now = this.deps.clock.now();
+    const requested = { type: "deletion-requested", at: now, delayMs: this.deps.timing.visitorDeleteDelayMs } as const;
+    const decided = this.decide(null, requested);
+    const transaction = await this.newTransaction(request, lookup.value, "delete", decided, now);
+    const kept = await this.deps.stores.privacy.requestDeletion(transaction, this.auditRecord(transaction, "deletion-requested", now));
+    if (kept.created) {
+      this.deps.onDeletionRequested?.();
+    } else {
+      // The table's second row: PENDING + an identical request stays PENDING and answers the same id.
+      const again = this.decide(lifecycleOf(kept.transaction), requested);
+      if (!again.effects.some((effect) => effect.type === "reuse-pending")) throw new Error("a pending deletion was not reused");
+    }
+    return ok({ transactionId: kept.transaction.id });
+  }
+
+  /** PRV-07, DEC-PRV-03: `{<id>: state}`; an id unknown in this account and profile is 404 1404. */
+  async transactionState(account: string, profile: string, id: string): Promise<Result<Record<string, PrivacyTransactionState>, ManagementError>> {
+    const found = await this.deps.stores.privacy.find(account, profile, id);
+    if (!found) return err(managementError("transactionNotFound"));
+    return ok(transactionAnswer(found.id, found.state));
+  }
+
+  private async profileConfig(request: PrivacyRequest) {
+    const record = await this.deps.stores.tenancy.findProfile(request.account, request.profile);
+    return record ? ok(record.config) : err(managementError("profileNotFound"));
+  }
+
+  private decide(...args: Parameters<typeof transitionPrivacy>): PrivacyTransition {
+    const decided = transitionPrivacy(...args);
+    if (!decided.ok) throw new Error(`privacy transaction: ${args[1].type} does not apply here`);
+    return decided.value;
+  }
+
+  private async newTransaction(request: PrivacyRequest, lookup: VisitorLookup, kind: "get" | "delete", decided: PrivacyTransition, now: number): Promise<PrivacyTransaction> {
+    const { next } = decided;
+    return {
+      id: this.deps.ids.randomHex(16),
+      account: request.account,
+      profile: request.profile,
+      kind,
+      attributeId: lookup.attributeId,
+      valueHash: await this.valueHash(lookup.value),
+      // DEC-PRV-04: only a pending deletion keeps the value, which it needs to find the visitor.
+      value: next.state === "PENDING" ? lookup.value : null,
+      state: next.state,
+      requestedBy: request.requestedBy,
+      createdAt: now,
+      runAt: next.state === "PENDING" ? next.runAt : null,
+      attempts: next.attempts,
+      settledAt: next.state === "PENDING" ? null : next.settledAt,
+    };
+  }
+
+  private auditRecord(transaction: PrivacyTransaction, action: PrivacyAuditAction, at: number): PrivacyAuditRecord {
+    return privacyAuditRecord(transaction, action, at, {});
+  }
+
+  /** DEC-PRV-04: a keyed SHA-256 of the value; the key is made once per installation and kept in the store. */
+  private async valueHash(value: string): Promise<string> {
+    this.hashKey ??= this.deps.stores.settings.setIfAbsent(valueHashKeySetting, this.deps.ids.randomHex(32));
+    let key: string;
+    try {
+      key = await this.hashKey;
+    } catch (error) {
+      this.hashKey = null;
+      throw error;
+    }
+    return this.deps.digests.sha256Hex(valueHashInput(key, value));
+  }
+}
+
+/** DEC-PRV-04: the audit record of a transaction: its attribute id and value hash, never the value. */
+export function privacyAuditRecord(transaction: PrivacyTransaction, action: PrivacyAuditAction, at: number, detail: Record<string, number>): PrivacyAuditRecord {
+  return {
+    transactionId: transaction.id,
+    account: transaction.account,
+    profile: transaction.profile,
+    action,
+    attributeId: transaction.attributeId,
+    valueHash: transaction.valueHash,
+    requestedBy: transaction.requestedBy,
+    at,
+    detail,
+  };
+}
+
+/** What a deletion removed, for the audit. */
+export interface ErasureCounts extends Record<string, number> {
+  readonly visitorIds: number;
+  readonly events: number;
+  readonly profiles: number;
+}
+
+/**
+ * PRV-09, DEC-PRV-04: removes the visitor a pending deletion names: the group its known visitor ID belongs
+ * to (every stitched visitor: the ids that replaced it and that it replaced), every event of every member
+ * id (collected and imported alike, so imported rows go too), the group's profile (what engines serve),
+ * its members and its merge records. Events go first, so a try that fails half-way finds the group again
+ * and finishes the job: running it twice removes nothing more and fails nothing.
+ */
+export async function eraseVisitor(stores: Stores, transaction: PrivacyTransaction): Promise<ErasureCounts> {
+  if (transaction.value === null) throw new Error(`deletion ${transaction.id} has no value to look the visitor up by`);
+  const { account, profile } = transaction;
+  const knownId = knownVisitorIdOf(account, profile, { attributeId: transaction.attributeId, value: transaction.value });
+  const canonical = await stores.profiles.canonicalOf(account, profile, knownId);
+  const members = canonical ? await stores.profiles.membersOf(account, profile, canonical) : [];
+  const events = await stores.events.deleteVisitors(account, profile, [...new Set([knownId, ...members])]);
+  const visitorIds = canonical ? await stores.profiles.deleteGroup(account, profile, canonical) : 0;
+  return { visitorIds, events, profiles: canonical ? 1 : 0 };
+}

@@ -1,0 +1,491 @@
+import fc from "fast-check";
+import type { HttpAnswer } from "../harness/client.ts";
+import { expectEqual, expectErrorBody, expectHeader, expectStatus, expectTrue, fail } from "../harness/expect.ts";
+import { defineScenarios, type ScenarioContext } from "../harness/scenario.ts";
+import { collect } from "./collect-support.ts";
+
+/** The demo tenants' visitor ID attributes (demo.md): 5120 email_address, 5121 customer_id. */
+const emailAttribute = "5120";
+const customerAttribute = "5121";
+const invalidRequestMessage = "Invalid request submission. Please check supplied parameters or request body.";
+const permissionWording = "although the user is authenticated, the request is denied because of a lack of proper permissions";
+/** The demo engine's allow list holds example.com. */
+const page = { referer: "https://shop.example.com/", origin: "https://shop.example.com" };
+
+interface VisitorRecord {
+  metrics: Record<string, number>;
+  dates: Record<string, number>;
+  properties: Record<string, string>;
+  flags: Record<string, boolean>;
+  badges: string[];
+  audiences: string[];
+  secondary_ids: Record<string, string>;
+}
+
+interface VisitorAnswer {
+  transaction_id: string;
+  transactionId: string;
+  live: boolean;
+  visitor: VisitorRecord;
+}
+
+/** The visitor privacy API of one account and profile, with a bearer token from POST /v2/auth (AUT-01). */
+class PrivacyApi {
+  private constructor(
+    private readonly ctx: ScenarioContext,
+    private token: string,
+    readonly account: string,
+    readonly profile: string,
+    private readonly user: { email: string; apiKey: string },
+  ) {}
+
+  static async open(ctx: ScenarioContext, options: { account?: string; profile?: string; user?: { email: string; apiKey: string } } = {}): Promise<PrivacyApi> {
+    const user = options.user ?? ctx.fixtures.user;
+    return new PrivacyApi(ctx, await issueToken(ctx, user), options.account ?? ctx.fixtures.account, options.profile ?? ctx.fixtures.profile, user);
+  }
+
+  /** A new token, after the virtual clock moved past the old one's 30 minutes (DEC-AUT-01). */
+  async renew(): Promise<void> {
+    this.token = await issueToken(this.ctx, this.user);
+  }
+
+  get headers(): Record<string, string> {
+    return { authorization: `Bearer ${this.token}` };
+  }
+
+  get base(): string {
+    return `/v2/visitor/accounts/${encodeURIComponent(this.account)}/profiles/${encodeURIComponent(this.profile)}`;
+  }
+
+  get(query: Record<string, string>): Promise<HttpAnswer> {
+    return this.ctx.base.get(this.base, { headers: this.headers, query });
+  }
+
+  visitor(value: string, options: { attributeId?: string; prettyName?: string } = {}): Promise<HttpAnswer> {
+    const query: Record<string, string> = { attributeId: options.attributeId ?? emailAttribute, attributeValue: value };
+    if (options.prettyName !== undefined) query.prettyName = options.prettyName;
+    return this.get(query);
+  }
+
+  remove(form: Record<string, string>, query?: Record<string, string>): Promise<HttpAnswer> {
+    return this.ctx.base.delete(this.base, { headers: this.headers, form, query });
+  }
+
+  /** PRV-05: DELETE with form fields; expects 202 {transactionId} and answers the id. */
+  async requestDeletion(value: string, attributeId = emailAttribute): Promise<string> {
+    const answer = await this.remove({ attributeId, attributeValue: value });
+    expectStatus(answer, 202);
+    const body = answer.json<Record<string, unknown>>();
+    expectTrue(typeof body.transactionId === "string" && body.transactionId !== "", `202 body must be {transactionId: string}, got ${answer.text}`);
+    expectEqual(Object.keys(body), ["transactionId"], "the 202 body's fields");
+    return body.transactionId as string;
+  }
+
+  transaction(id: string): Promise<HttpAnswer> {
+    return this.ctx.base.get(`${this.base}/transactions/${encodeURIComponent(id)}`, { headers: this.headers });
+  }
+
+  /** PRV-07: the state of a transaction, `{<id>: state}` exactly. */
+  async state(id: string): Promise<string> {
+    const answer = await this.transaction(id);
+    expectStatus(answer, 200);
+    const body = answer.json<Record<string, unknown>>();
+    expectEqual(Object.keys(body), [id], "the transaction answer's keys");
+    expectTrue(body[id] === "PENDING" || body[id] === "SUCCESS" || body[id] === "FAILED", `state must be PENDING, SUCCESS or FAILED, got ${answer.text}`);
+    return body[id] as string;
+  }
+}
+
+async function issueToken(ctx: ScenarioContext, user: { email: string; apiKey: string }): Promise<string> {
+  const answer = await ctx.base.post("/v2/auth", { form: { username: user.email, key: user.apiKey } });
+  expectStatus(answer, 200);
+  return answer.json<{ token: string }>().token;
+}
+
+function uniqueEmail(ctx: ScenarioContext, prefix: string): string {
+  return `${ctx.uniqueId(prefix).toLowerCase()}@example.com`;
+}
+
+async function sendEvent(ctx: ScenarioContext, visitorId: string, params: Record<string, string | number>): Promise<void> {
+  const answer = await collect(ctx, "POST", "/event", {
+    json: { svc_account: ctx.fixtures.account, svc_profile: ctx.fixtures.profile, svc_visitor_id: visitorId, ...params },
+  });
+  expectStatus(answer, 200);
+}
+
+/**
+ * Reads the visitor once the events sent before are applied: after svc-hub's wait call when the admin API
+ * is there, otherwise by asking again until it is found.
+ */
+async function readVisitor(ctx: ScenarioContext, api: PrivacyApi, value: string, options: { attributeId?: string; prettyName?: string } = {}): Promise<HttpAnswer> {
+  if (ctx.target.adminToken) await drain(ctx);
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const answer = await api.visitor(value, options);
+    if (answer.status === 200 || Date.now() > deadline) return answer;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+async function drain(ctx: ScenarioContext): Promise<void> {
+  expectStatus(await ctx.base.post("/admin/wait", { headers: ctx.adminHeaders() }), 200);
+}
+
+async function advanceClock(ctx: ScenarioContext, by: string): Promise<void> {
+  expectStatus(await ctx.base.post("/admin/clock/advance", { headers: ctx.adminHeaders(), json: { by } }), 200);
+}
+
+/**
+ * Moves svc-hub's virtual clock past the deletion delay of its timing preset (LIM-05, DEC-PRV-04) and
+ * waits for the deletion worker. A move of days outlives the tokens, so the APIs given get new ones.
+ */
+async function runDueDeletions(ctx: ScenarioContext, ...apis: PrivacyApi[]): Promise<void> {
+  const clock = await ctx.base.get("/admin/clock", { headers: ctx.adminHeaders() });
+  expectStatus(clock, 200);
+  const timing = clock.json<{ timing?: string }>().timing;
+  const by = timing === "instant" || timing === "fast" ? "5s" : "4d";
+  await advanceClock(ctx, by);
+  await drain(ctx);
+  if (by !== "5s") for (const api of apis) await api.renew();
+}
+
+function expectVisitorAnswer(answer: HttpAnswer): VisitorAnswer {
+  expectStatus(answer, 200);
+  const body = answer.json<VisitorAnswer>();
+  expectEqual(Object.keys(body).sort(), ["live", "transactionId", "transaction_id", "visitor"], "the answer's fields");
+  expectTrue(typeof body.transaction_id === "string" && body.transaction_id !== "", `transaction_id must be a string, got ${answer.text}`);
+  expectEqual(body.transactionId, body.transaction_id, "transactionId (the same value as transaction_id)");
+  expectTrue(typeof body.live === "boolean", `live must be a boolean, got ${answer.text}`);
+  const sections = [["metrics", "object"], ["dates", "object"], ["properties", "object"], ["flags", "object"], ["badges", "array"], ["audiences", "array"], ["secondary_ids", "object"]] as const;
+  expectEqual(Object.keys(body.visitor).sort(), sections.map(([name]) => name).sort(), "the visitor's sections");
+  for (const [section, shape] of sections) {
+    const value = (body.visitor as unknown as Record<string, unknown>)[section];
+    expectTrue(shape === "array" ? Array.isArray(value) : value !== null && typeof value === "object" && !Array.isArray(value), `${section} must be an ${shape}, got ${JSON.stringify(value)}`);
+  }
+  return body;
+}
+
+/** A known visitor of the demo profile: an anonymous visit, then a purchase naming the e-mail address. */
+async function makeBuyer(ctx: ScenarioContext, email: string): Promise<{ anonymous: string }> {
+  const anonymous = ctx.uniqueId("privacy-anon");
+  await sendEvent(ctx, anonymous, { svc_event: "view" });
+  await sendEvent(ctx, anonymous, { svc_event: "purchase", email_address: email, amount: 42 });
+  return { anonymous };
+}
+
+/** PRV-*, LIM-05, DEC-PRV-*: the visitor privacy API (v2), with visitors made through /event. */
+export const privacyScenarios = defineScenarios("privacy", [
+  {
+    title: "[PRV-01, PRV-02, DEC-PRV-01] GET with attributeId and attributeValue answers 200 {transaction_id, transactionId, live, visitor} with all seven sections",
+    kind: "e2e",
+    async run(ctx) {
+      const api = await PrivacyApi.open(ctx);
+      const email = uniqueEmail(ctx, "record");
+      await makeBuyer(ctx, email);
+      const body = expectVisitorAnswer(await readVisitor(ctx, api, email));
+      expectEqual(body.visitor.metrics[5201], 2, "metrics 5201 (Lifetime event count)");
+      expectEqual(body.visitor.secondary_ids[emailAttribute], email, "secondary_ids 5120");
+      expectEqual(body.live, true, "live right after the events");
+    },
+  },
+  {
+    title: "[PRV-03, DEC-PRV-01] prettyName=false (the default) keys by attribute ids and audience UIDs, prettyName=true by names; PII is included",
+    kind: "e2e",
+    async run(ctx) {
+      const api = await PrivacyApi.open(ctx);
+      const email = uniqueEmail(ctx, "pretty");
+      await makeBuyer(ctx, email);
+      const byDefault = expectVisitorAnswer(await readVisitor(ctx, api, email)).visitor;
+      const byIds = expectVisitorAnswer(await api.visitor(email, { prettyName: "false" })).visitor;
+      expectEqual(byIds, byDefault, "prettyName=false and no prettyName");
+      expectEqual(byIds.metrics, { "5201": 2, "5207": 42 }, "metrics by id");
+      expectEqual(byIds.properties, { "5202": "purchase", "5206": email }, "properties by id (5206 is PII, and included)");
+      expectEqual(byIds.flags, { "5203": true }, "flags by id");
+      expectEqual(Object.keys(byIds.dates), ["5204"], "dates by id");
+      expectTrue(Number.isInteger(byIds.dates[5204]) && (byIds.dates[5204] as number) > 1_500_000_000_000, `dates are epoch milliseconds, got ${JSON.stringify(byIds.dates)}`);
+      expectEqual(byIds.badges, ["5205"], "badges by id");
+      expectEqual(byIds.audiences, [`${ctx.fixtures.account}_${ctx.fixtures.profile}_7`], "audiences by UID");
+      expectEqual(byIds.secondary_ids, { [emailAttribute]: email }, "secondary_ids by id");
+
+      const byNames = expectVisitorAnswer(await api.visitor(email, { prettyName: "true" })).visitor;
+      expectEqual(byNames.metrics, { "Lifetime event count": 2, "Last purchase amount": 42 }, "metrics by name");
+      expectEqual(byNames.properties, { "Last event name": "purchase", Email: email }, "properties by name");
+      expectEqual(byNames.flags, { "Has purchased": true }, "flags by name");
+      expectEqual(byNames.dates, { "Last purchase": byIds.dates[5204] as number }, "dates by name");
+      expectEqual(byNames.badges, ["Buyer"], "badges by name");
+      expectEqual(byNames.audiences, ["Purchasers"], "audiences by name");
+      expectEqual(byNames.secondary_ids, { email_address: email }, "secondary_ids by name");
+    },
+  },
+  {
+    title: "[PRV-04] attributeValue is URL-decoded: values with +, spaces, &, =, % and non-ASCII characters find their visitor",
+    kind: "property",
+    async run(ctx) {
+      const api = await PrivacyApi.open(ctx);
+      const special = fc.constantFrom("+", " ", "&", "=", "%", "/", "?", "#", "é", "ü", "€", "😀", "@", "__");
+      await ctx.checkProperty(
+        fc.asyncProperty(fc.array(special, { minLength: 1, maxLength: 6 }), async (parts) => {
+          const value = `${ctx.uniqueId("cust")}${parts.join("")}`;
+          await sendEvent(ctx, ctx.uniqueId("privacy-cust"), { svc_event: "view", customer_id: value });
+          const answer = await readVisitor(ctx, api, value, { attributeId: customerAttribute });
+          const body = expectVisitorAnswer(answer);
+          expectEqual(body.visitor.secondary_ids[customerAttribute], value, "the customer id read back");
+        }),
+        { numRuns: 6 },
+      );
+    },
+  },
+  {
+    title: "[PRV-05] DELETE with form fields attributeId and attributeValue answers 202 {transactionId}",
+    async run(ctx) {
+      const api = await PrivacyApi.open(ctx);
+      const id = await api.requestDeletion(uniqueEmail(ctx, "delete-form"));
+      expectTrue(id.length >= 8, `a transaction id, got ${id}`);
+    },
+  },
+  {
+    title: "[PRV-05, DEC-PRV-02] DELETE with its parameters in the query string, or a body that is not a form, is 400 1400",
+    async run(ctx) {
+      const api = await PrivacyApi.open(ctx);
+      const email = uniqueEmail(ctx, "delete-query");
+      expectErrorBody(await ctx.base.delete(api.base, { headers: api.headers, query: { attributeId: emailAttribute, attributeValue: email } }), 400, 1400, invalidRequestMessage);
+      expectErrorBody(await api.remove({ attributeId: emailAttribute, attributeValue: email }, { attributeValue: email }), 400, 1400, invalidRequestMessage);
+      const json = await ctx.base.delete(api.base, { headers: api.headers, json: { attributeId: emailAttribute, attributeValue: email } });
+      expectErrorBody(json, 400, 1400, invalidRequestMessage);
+    },
+  },
+  {
+    title: "[PRV-06] a second DELETE while the first is PENDING answers the same transactionId, also when sent at once; another value gets its own",
+    async run(ctx) {
+      const api = await PrivacyApi.open(ctx);
+      const email = uniqueEmail(ctx, "twice");
+      const first = await api.requestDeletion(email);
+      const again = await api.requestDeletion(email);
+      expectEqual(again, first, "the second request's transactionId");
+      expectEqual(await api.state(first), "PENDING", "the state while it waits");
+      const burst = await Promise.all(Array.from({ length: 8 }, () => api.requestDeletion(email)));
+      expectEqual([...new Set(burst)], [first], "transactionIds of concurrent requests");
+      const other = await api.requestDeletion(uniqueEmail(ctx, "other"));
+      expectTrue(other !== first, "another value makes another transaction");
+      expectTrue((await api.requestDeletion(email, customerAttribute)) !== first, "another attribute makes another transaction");
+    },
+  },
+  {
+    title: "[PRV-06, PRV-10] once a deletion has settled, the same DELETE starts a new transaction",
+    needs: ["admin"],
+    async run(ctx) {
+      const api = await PrivacyApi.open(ctx);
+      const email = uniqueEmail(ctx, "again-later");
+      const first = await api.requestDeletion(email);
+      await runDueDeletions(ctx, api);
+      expectEqual(await api.state(first), "SUCCESS", "the first transaction");
+      const second = await api.requestDeletion(email);
+      expectTrue(second !== first, "a settled transaction is not answered again");
+      expectEqual(await api.state(second), "PENDING", "the new transaction");
+    },
+  },
+  {
+    title: "[PRV-07, DEC-PRV-03] GET .../transactions/{id} answers {<id>: state}; an unknown id is 404 1404 Transaction not found",
+    async run(ctx) {
+      const api = await PrivacyApi.open(ctx);
+      const id = await api.requestDeletion(uniqueEmail(ctx, "poll"));
+      const answer = await api.transaction(id);
+      expectStatus(answer, 200);
+      expectHeader(answer, "content-type", /^application\/json\b/);
+      expectTrue(["PENDING", "SUCCESS"].includes(await api.state(id)), "a new deletion is PENDING (or already SUCCESS)");
+      expectErrorBody(await api.transaction(ctx.uniqueId("no-such-transaction")), 404, 1404, "Transaction not found");
+    },
+  },
+  {
+    title: "[PRV-07, AUT-03, DEC-PRV-03] a transaction is found only under its own account and profile",
+    async run(ctx) {
+      const api = await PrivacyApi.open(ctx);
+      const id = await api.requestDeletion(uniqueEmail(ctx, "scoped"));
+      const otherProfile = await PrivacyApi.open(ctx, { profile: ctx.fixtures.otherProfile });
+      expectErrorBody(await otherProfile.transaction(id), 404, 1404, "Transaction not found");
+      const otherUser = await PrivacyApi.open(ctx, { user: ctx.fixtures.otherUser });
+      expectErrorBody(await otherUser.transaction(id), 401, 1469, permissionWording);
+    },
+  },
+  {
+    title: "[PRV-08, DEC-PRV-02] the attributes .../ids lists are the ones get and delete accept",
+    async run(ctx) {
+      const api = await PrivacyApi.open(ctx);
+      const ids = await ctx.base.get(`${api.base}/ids`, { headers: api.headers });
+      expectStatus(ids, 200);
+      const attributes = Object.keys(ids.json<Record<string, string>>());
+      expectTrue(attributes.includes(emailAttribute) && attributes.includes(customerAttribute), `expected ${emailAttribute} and ${customerAttribute} in ${ids.text}`);
+      for (const attributeId of attributes) {
+        const answer = await api.visitor(uniqueEmail(ctx, "listed"), { attributeId });
+        expectErrorBody(answer, 404, 1404, "Visitor not found");
+      }
+    },
+  },
+  {
+    title: "[PRV-09, DEC-PRV-04] deletion removes the visitor, every stitched visitor, their events and what engines serve; others stay",
+    kind: "e2e",
+    needs: ["admin"],
+    async run(ctx) {
+      const api = await PrivacyApi.open(ctx);
+      const email = uniqueEmail(ctx, "stitched");
+      const known = `__${ctx.fixtures.account}_${ctx.fixtures.profile}__${emailAttribute}_${email}__`;
+      const { anonymous } = await makeBuyer(ctx, email);
+      const secondDevice = ctx.uniqueId("privacy-device");
+      await sendEvent(ctx, secondDevice, { svc_event: "view", email_address: email });
+      await sendEvent(ctx, known, { svc_event: "login" });
+      const bystander = ctx.uniqueId("privacy-bystander");
+      await sendEvent(ctx, bystander, { svc_event: "purchase", email_address: uniqueEmail(ctx, "bystander") });
+      expectEqual(expectVisitorAnswer(await readVisitor(ctx, api, email)).visitor.metrics[5201], 4, "events of the stitched visitor before");
+
+      const id = await api.requestDeletion(email);
+      await runDueDeletions(ctx, api);
+      expectEqual(await api.state(id), "SUCCESS", "the deletion");
+      const gone = await api.visitor(email);
+      expectErrorBody(gone, 404, 1404, "Visitor not found");
+      const engine = `/personalization/accounts/${ctx.fixtures.account}/profiles/${ctx.fixtures.profile}/engines/demo-engine`;
+      for (const visitor of [anonymous, secondDevice, known]) {
+        expectStatus(await ctx.moments.get(`${engine}/visitors/${encodeURIComponent(visitor)}`, { headers: page }), 404);
+        const events = await ctx.base.get("/admin/events", { headers: ctx.adminHeaders(), query: { account: ctx.fixtures.account, visitor, limit: 10 } });
+        expectStatus(events, 200);
+        expectEqual(events.json<{ events: unknown[] }>().events.length, 0, `stored events of ${visitor}`);
+      }
+      expectStatus(await ctx.moments.get(`${engine}/visitors/${bystander}`, { headers: page }), 200);
+    },
+  },
+  {
+    title: "[PRV-10, LIM-05, DEC-PRV-04] a deletion stays PENDING until its delay has passed, then becomes SUCCESS",
+    needs: ["admin"],
+    async run(ctx) {
+      const api = await PrivacyApi.open(ctx);
+      const email = uniqueEmail(ctx, "delay");
+      await makeBuyer(ctx, email);
+      await drain(ctx);
+      const id = await api.requestDeletion(email);
+      await drain(ctx);
+      expectEqual(await api.state(id), "PENDING", "the state before the delay passed");
+      expectVisitorAnswer(await api.visitor(email));
+      await runDueDeletions(ctx, api);
+      expectEqual(await api.state(id), "SUCCESS", "the state after the delay");
+    },
+  },
+  {
+    title: "[PRV-11, DEC-GEN-04] an unknown account is 404 1240 and an unknown profile 404 1250, on get, delete and transactions",
+    async run(ctx) {
+      const token = await issueToken(ctx, ctx.fixtures.user);
+      const headers = { authorization: `Bearer ${token}` };
+      const cases = [
+        { base: `/v2/visitor/accounts/${ctx.uniqueId("noacct")}/profiles/${ctx.fixtures.profile}`, code: 1240, message: "Account was not found" },
+        { base: `/v2/visitor/accounts/${ctx.fixtures.account}/profiles/${ctx.uniqueId("noprof")}`, code: 1250, message: "Profile was not found" },
+      ];
+      for (const { base, code, message } of cases) {
+        expectErrorBody(await ctx.base.get(base, { headers, query: { attributeId: emailAttribute, attributeValue: "a@example.com" } }), 404, code, message);
+        expectErrorBody(await ctx.base.delete(base, { headers, form: { attributeId: emailAttribute, attributeValue: "a@example.com" } }), 404, code, message);
+        expectErrorBody(await ctx.base.get(`${base}/transactions/any`, { headers }), 404, code, message);
+      }
+    },
+  },
+  {
+    title: "[PRV-01, DEC-GEN-02, AUT-03] every call needs a bearer token (401 1401), and a grant on the account (401 1469)",
+    async run(ctx) {
+      const api = await PrivacyApi.open(ctx);
+      const query = { attributeId: emailAttribute, attributeValue: "a@example.com" };
+      expectErrorBody(await ctx.base.get(api.base, { query }), 401, 1401, "Authentication Failed");
+      expectErrorBody(await ctx.base.delete(api.base, { form: query }), 401, 1401, "Authentication Failed");
+      expectErrorBody(await ctx.base.get(`${api.base}/transactions/any`), 401, 1401, "Authentication Failed");
+      expectErrorBody(await ctx.base.get(api.base, { query, headers: { authorization: `Bearer ${ctx.fixtures.user.apiKey}` } }), 401, 1401, "Authentication Failed");
+      const other = await PrivacyApi.open(ctx, { user: ctx.fixtures.otherUser });
+      expectErrorBody(await ctx.base.get(api.base, { query, headers: other.headers }), 401, 1469, permissionWording);
+      expectErrorBody(await ctx.base.delete(api.base, { form: query, headers: other.headers }), 401, 1469, permissionWording);
+    },
+  },
+  {
+    title: "[PRV-12, DEC-PRV-03] a get is a transaction too: its id reads SUCCESS at once, also when the visitor was not found",
+    async run(ctx) {
+      const api = await PrivacyApi.open(ctx);
+      const email = uniqueEmail(ctx, "get-transaction");
+      await makeBuyer(ctx, email);
+      const found = expectVisitorAnswer(await readVisitor(ctx, api, email));
+      expectEqual(await api.state(found.transaction_id), "SUCCESS", "the get's transaction");
+      const second = expectVisitorAnswer(await api.visitor(email));
+      expectTrue(second.transaction_id !== found.transaction_id, "every get is a transaction of its own");
+      const missing = await api.visitor(uniqueEmail(ctx, "nobody"));
+      const body = expectErrorBody(missing, 404, 1404, "Visitor not found") as { transaction_id?: unknown };
+      expectTrue(typeof body.transaction_id === "string", `the 404 names its transaction, got ${missing.text}`);
+      expectEqual(await api.state(body.transaction_id as string), "SUCCESS", "the not-found get's transaction");
+    },
+  },
+  {
+    title: "[DEC-PRV-01] a visitor not found is 404 {returnCode: 1404, message: Visitor not found, transaction_id}",
+    async run(ctx) {
+      const api = await PrivacyApi.open(ctx);
+      const answer = await api.visitor(uniqueEmail(ctx, "unknown"));
+      expectErrorBody(answer, 404, 1404, "Visitor not found");
+      const body = answer.json<Record<string, unknown>>();
+      expectEqual(Object.keys(body).sort(), ["message", "returnCode", "transaction_id"], "the 404 body's fields");
+    },
+  },
+  {
+    title: "[DEC-PRV-01, DEC-PRO-02] live is true while the visit is open and false once 30 minutes passed without events",
+    needs: ["admin"],
+    async run(ctx) {
+      const api = await PrivacyApi.open(ctx);
+      const email = uniqueEmail(ctx, "live");
+      await makeBuyer(ctx, email);
+      expectEqual(expectVisitorAnswer(await readVisitor(ctx, api, email)).live, true, "live during the visit");
+      await advanceClock(ctx, "31m");
+      await api.renew();
+      expectEqual(expectVisitorAnswer(await api.visitor(email)).live, false, "live 31 minutes after the last event");
+    },
+  },
+  {
+    title: "[DEC-PRV-02] attributeId missing, not numeric or not a visitor ID attribute, attributeValue empty, or prettyName not a boolean is 400 1400",
+    async run(ctx) {
+      const api = await PrivacyApi.open(ctx);
+      const email = "someone@example.com";
+      const bad: Array<Record<string, string>> = [
+        { attributeValue: email },
+        { attributeId: "email", attributeValue: email },
+        { attributeId: "5201", attributeValue: email },
+        { attributeId: emailAttribute },
+        { attributeId: emailAttribute, attributeValue: "" },
+      ];
+      for (const fields of bad) {
+        expectErrorBody(await api.get(fields), 400, 1400, invalidRequestMessage);
+        expectErrorBody(await api.remove(fields), 400, 1400, invalidRequestMessage);
+      }
+      expectErrorBody(await api.get({ attributeId: emailAttribute, attributeValue: email, prettyName: "yes" }), 400, 1400, invalidRequestMessage);
+    },
+  },
+  {
+    title: "[DEC-PRV-04] deleting a visitor nobody knows ends SUCCESS",
+    needs: ["admin"],
+    async run(ctx) {
+      const api = await PrivacyApi.open(ctx);
+      const id = await api.requestDeletion(uniqueEmail(ctx, "never-seen"));
+      await runDueDeletions(ctx, api);
+      expectEqual(await api.state(id), "SUCCESS", "the deletion of an unknown visitor");
+    },
+  },
+  {
+    title: "[DEC-PRV-04] the delay follows the timing preset: nothing is deleted before it, and the transaction is SUCCESS after",
+    needs: ["admin"],
+    async run(ctx) {
+      const clock = await ctx.base.get("/admin/clock", { headers: ctx.adminHeaders() });
+      expectStatus(clock, 200);
+      const timing = clock.json<{ timing?: string }>().timing;
+      if (timing === "instant") fail("the suite expects a delay (fast or realistic timing), the target runs instant");
+      const api = await PrivacyApi.open(ctx);
+      const email = uniqueEmail(ctx, "preset");
+      await makeBuyer(ctx, email);
+      await drain(ctx);
+      const id = await api.requestDeletion(email);
+      await advanceClock(ctx, "1s");
+      await drain(ctx);
+      expectEqual(await api.state(id), "PENDING", "one second after the request");
+      expectVisitorAnswer(await api.visitor(email));
+      await runDueDeletions(ctx, api);
+      expectEqual(await api.state(id), "SUCCESS", "after the preset's delay");
+      expectErrorBody(await api.visitor(email), 404, 1404, "Visitor not found");
+    },
+  },
+]);

@@ -1,0 +1,79 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import type { ProfileConfig } from "../config/config.model.ts";
+import { managementError } from "../errors/index.ts";
+import { knownVisitorIdOf, readPrettyName, readVisitorLookup, refuseQueryParameters, transactionAnswer, valueHashInput } from "./privacy.rules.ts";
+
+const config: ProfileConfig = {
+  name: "main",
+  visitorIdAttributes: [
+    { id: 5120, name: "email_address", parameter: "email_address" },
+    { id: 5121, name: "customer_id", parameter: "customer_id" },
+  ],
+  attributes: [{ id: 5201, name: "Lifetime event count", type: "number", pii: false, enrichments: [] }],
+  audiences: [],
+  engines: [],
+  fileDefinitions: [],
+};
+
+const invalid = { ok: false, error: managementError("invalidRequest") };
+
+describe("privacy parameters (PRV-02..05, DEC-PRV-02)", () => {
+  it("[PRV-02, PRV-04] a visitor ID attribute and any non-empty value, special characters kept as given", () => {
+    assert.deepEqual(readVisitorLookup(config, "5120", "ann+tag@example.com"), { ok: true, value: { attributeId: 5120, value: "ann+tag@example.com" } });
+    assert.deepEqual(readVisitorLookup(config, "5121", " ü/?&=%20 "), { ok: true, value: { attributeId: 5121, value: " ü/?&=%20 " } });
+  });
+
+  it("[DEC-PRV-02] attributeId missing, not numeric, or not a visitor ID attribute of the profile is 400 1400", () => {
+    for (const id of [undefined, "", "email", "5120.0", "-5120", "5201", "99999", "1e3"]) {
+      assert.deepEqual(readVisitorLookup(config, id, "ann@example.com"), invalid, `attributeId ${id}`);
+    }
+  });
+
+  it("[DEC-PRV-02] attributeValue missing or empty is 400 1400", () => {
+    assert.deepEqual(readVisitorLookup(config, "5120", undefined), invalid);
+    assert.deepEqual(readVisitorLookup(config, "5120", ""), invalid);
+  });
+
+  it("[PRV-03, DEC-PRV-01] prettyName is true or false in any case, false when absent; anything else is 400 1400", () => {
+    assert.deepEqual(readPrettyName(undefined), { ok: true, value: false });
+    assert.deepEqual(readPrettyName("TRUE"), { ok: true, value: true });
+    assert.deepEqual(readPrettyName("false"), { ok: true, value: false });
+    for (const raw of ["", "yes", "1", "truee"]) assert.deepEqual(readPrettyName(raw), invalid, raw);
+  });
+
+  it("[PRV-05, DEC-PRV-02] a delete with attributeId or attributeValue in the query string is 400 1400; other query parameters are ignored", () => {
+    assert.deepEqual(refuseQueryParameters(["attributeValue"]), invalid);
+    assert.deepEqual(refuseQueryParameters(["cb", "attributeId"]), invalid);
+    assert.deepEqual(refuseQueryParameters(["cb", "_"]), { ok: true, value: undefined });
+  });
+
+  it("[PRV-09] the lookup names the known visitor ID of the account and profile", () => {
+    assert.equal(knownVisitorIdOf("acme", "main", { attributeId: 5120, value: "ann@example.com" }), "__acme_main__5120_ann@example.com__");
+  });
+
+  it("[PRV-07] the transaction answer is one pair: id to state", () => {
+    assert.deepEqual(transactionAnswer("abc", "PENDING"), { abc: "PENDING" });
+  });
+
+  it("validation never throws, and accepts exactly the configured ids with a non-empty value", () => {
+    fc.assert(
+      fc.property(fc.option(fc.string(), { nil: undefined }), fc.option(fc.string(), { nil: undefined }), (id, value) => {
+        const result = readVisitorLookup(config, id, value);
+        const expected = id !== undefined && /^\d{1,15}$/.test(id) && [5120, 5121].includes(Number(id)) && value !== undefined && value !== "";
+        assert.equal(result.ok, expected);
+      }),
+    );
+  });
+
+  it("the hash input differs for different values or keys (no separator ambiguity)", () => {
+    fc.assert(
+      fc.property(fc.string(), fc.string(), fc.string(), fc.string(), (keyA, valueA, keyB, valueB) => {
+        fc.pre(keyA !== keyB || valueA !== valueB);
+        fc.pre(!keyA.includes("\u0000") && !keyB.includes("\u0000"));
+        assert.notEqual(valueHashInput(keyA, valueA), valueHashInput(keyB, valueB));
+      }),
+    );
+  });
+});

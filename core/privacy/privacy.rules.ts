@@ -1,0 +1,68 @@
+/**
+ * Validation of the visitor privacy API's parameters (PRV-02..05, DEC-PRV-02) and the transaction answer
+ * (PRV-07). Every refusal is 400 1400 with the catalogue's wording.
+ */
+import type { ProfileConfig } from "../config/config.model.ts";
+import { managementError, type ManagementError } from "../errors/index.ts";
+import type { PrivacyTransactionState } from "../ports/privacy.store.ts";
+import { err, ok, type Result } from "../result.ts";
+import { buildKnownVisitorId } from "../visitors/visitor-id.rules.ts";
+
+/** Which visitor a request names: a visitor ID attribute of the profile and its value. */
+export interface VisitorLookup {
+  readonly attributeId: number;
+  readonly value: string;
+}
+
+const invalid = (): Result<never, ManagementError> => err(managementError("invalidRequest"));
+
+/**
+ * PRV-02, PRV-04, PRV-05, DEC-PRV-02: attributeId must be the numeric id of a visitor ID attribute of the
+ * profile, and attributeValue must not be empty. The value is taken as given (already URL-decoded), never
+ * trimmed: special characters are part of it.
+ */
+export function readVisitorLookup(config: ProfileConfig, attributeId: string | undefined, attributeValue: string | undefined): Result<VisitorLookup, ManagementError> {
+  if (attributeId === undefined || !/^\d{1,15}$/.test(attributeId)) return invalid();
+  const id = Number(attributeId);
+  if (!config.visitorIdAttributes.some((attribute) => attribute.id === id)) return invalid();
+  if (attributeValue === undefined || attributeValue === "") return invalid();
+  return ok({ attributeId: id, value: attributeValue });
+}
+
+/** PRV-03, DEC-PRV-01: prettyName is `true` or `false` (any case); absent means false; anything else is 400 1400. */
+export function readPrettyName(raw: string | undefined): Result<boolean, ManagementError> {
+  if (raw === undefined) return ok(false);
+  const lower = raw.toLowerCase();
+  if (lower === "true" || lower === "false") return ok(lower === "true");
+  return invalid();
+}
+
+/** The parameters of a delete request, which belong in the form body (PRV-05). */
+export const deleteParameters = ["attributeId", "attributeValue"] as const;
+
+/** PRV-05, DEC-PRV-02: a delete request that carries its parameters in the query string is 400 1400. */
+export function refuseQueryParameters(queryNames: Iterable<string>): Result<void, ManagementError> {
+  for (const name of queryNames) {
+    if ((deleteParameters as readonly string[]).includes(name)) return invalid();
+  }
+  return ok(undefined);
+}
+
+/** VID-02, PRV-09: the known visitor ID a lookup names, `__<account>_<profile>__<attributeId>_<value>__`. */
+export function knownVisitorIdOf(account: string, profile: string, lookup: VisitorLookup): string {
+  return buildKnownVisitorId(account, profile, lookup.attributeId, lookup.value);
+}
+
+/** PRV-07: the transaction answer, `{<id>: PENDING | SUCCESS | FAILED}`. */
+export function transactionAnswer(id: string, state: PrivacyTransactionState): Record<string, PrivacyTransactionState> {
+  return { [id]: state };
+}
+
+/**
+ * DEC-PRV-04: what is hashed for a transaction's value hash: the installation's privacy key, then the value.
+ * The hash only ever answers "is this the same value" (PRV-06, audit lookups), so a key that only the store
+ * knows keeps a list of guessed e-mail addresses from being matched against an exported audit.
+ */
+export function valueHashInput(key: string, value: string): string {
+  return `svc-hub/privacy/v1\u0000${key}\u0000${value}`;
+}
