@@ -1,0 +1,38 @@
+import { Elysia, t } from "elysia";
+import { fileStatusView } from "../../core/files/file-record.rules.ts";
+import type { AppDeps } from "./app-deps.ts";
+import { failWith } from "./error-mapping.ts";
+import { FileStatusSchema } from "./files.routes.ts";
+
+const ErrorBody = t.Object({ returnCode: t.Integer(), message: t.String() });
+
+/**
+ * DEC-OPS-04, DEC-FIL-02, DEC-FIL-04: uploading a file to import, behind the admin token. The raw body is
+ * the CSV; it is streamed to the data directory (never held whole), and the answer 202 comes once it is
+ * stored (DOWNLOADED); processing runs in the background (`POST /admin/wait` drains it).
+ */
+export function adminFileRoutes(deps: AppDeps) {
+  return new Elysia({ name: "admin-files", prefix: "/admin/accounts/:account/profiles/:profile/files" })
+    .post(
+      "/:fileName",
+      async ({ params, request, set }) => {
+        const received = await deps.fileImports.receive(params.account, params.profile, params.fileName, "upload", request.body);
+        if (!received.ok) failWith(received.error);
+        set.status = 202;
+        return fileStatusView(received.value) as never;
+      },
+      {
+        parse: "none",
+        params: t.Object({ account: t.String(), profile: t.String(), fileName: t.String() }),
+        detail: {
+          tags: ["admin: files"],
+          summary: "Upload a CSV file to import",
+          description:
+            "The body is the CSV as it is (any Content-Type). The file name is <prefix>_<id>.csv, at most 150 characters, of A-Z a-z 0-9 _ - ~ . " +
+            "A name already imported into the profile: 409 {message}. The answer is the file's status record (DOWNLOADED, or DOWNLOADING with " +
+            "the download failure); the import then runs in the background like a file of the drop folder SVC_DATA_DIR/inbox/{account}/{profile}/.",
+        },
+        response: { 202: FileStatusSchema, 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 409: t.Object({ message: t.String() }) },
+      },
+    );
+}

@@ -1,0 +1,78 @@
+/**
+ * The file routes in-process (FIL-*, DEC-FIL-*, DEC-OPS-04): what the conformance scenarios do not reach
+ * over HTTP alone. The scenarios themselves also run in-process (`bun harness/cli.ts --in-process`).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { openInProcessTarget, type InProcessService } from "../../harness/in-process.ts";
+import { inProcessBase } from "../../harness/target.ts";
+
+let opened: InProcessService;
+let token: string;
+
+beforeAll(async () => {
+  opened = await openInProcessTarget();
+  const answer = await handle("/v2/auth", {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ username: "demo@example.com", key: "demo-key-0001-acme" }),
+  });
+  token = ((await answer.json()) as { token: string }).token;
+});
+afterAll(() => opened.close());
+
+function handle(path: string, init?: RequestInit): Promise<Response> {
+  return opened.service.app.handle(new Request(`${inProcessBase}${path}`, init));
+}
+
+function v2(path: string): Promise<Response> {
+  return handle(`/v2/omnichannel/accounts/acme/profiles/main/files${path}`, { headers: { authorization: `Bearer ${token}` } });
+}
+
+function upload(name: string, body: BodyInit): Promise<Response> {
+  return handle(`/admin/accounts/acme/profiles/main/files/${name}`, { method: "POST", headers: { authorization: `Bearer ${opened.service.deps.adminToken}` }, body });
+}
+
+async function drain(): Promise<void> {
+  expect((await handle("/admin/wait", { method: "POST", headers: { authorization: `Bearer ${opened.service.deps.adminToken}` } })).status).toBe(200);
+}
+
+describe("file routes", () => {
+  it("an upload arriving as a stream of chunks is stored whole, and its record is read back after the import", async () => {
+    const parts = ["email,amount,purchased_at\n", "ann@example.com,1", "2.5,2024-01-31 09:30\n", "bob@example.com,3,2024-01-31 09:31\n"];
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (const part of parts) controller.enqueue(new TextEncoder().encode(part));
+        controller.close();
+      },
+    });
+    expect((await upload("purchases_stream-1.csv", stream)).status).toBe(202);
+    await drain();
+    const record = (await (await v2("/purchases_stream-1.csv")).json()) as { file: { size: number; line_count: number }; status: Array<Record<string, unknown>> };
+    expect(record.file).toMatchObject({ size: parts.join("").length, line_count: 3 });
+    expect(record.status.at(-1)).toMatchObject({ state: "PROCESSED", lines_successfully_processed: 2 });
+  });
+
+  it("a query parameter given twice keeps its first value; an unencoded + in an offset arrives as a space and still reads as +", async () => {
+    expect((await upload("purchases_query-1.csv", "email\n")).status).toBe(202);
+    const count = async (query: string) => ((await (await v2(`/count?${query}`)).json()) as { count: number }).count;
+    expect(await count("filePrefix=purchases&filePrefix=other&startDate=2000-01-01T00:00Z&endDate=2100-01-01T00:00Z")).toBeGreaterThan(0);
+    expect(await count("filePrefix=other&filePrefix=purchases&startDate=2000-01-01T00:00Z&endDate=2100-01-01T00:00Z")).toBe(0);
+    expect(await count("filePrefix=purchases&startDate=2000-01-01T00:00+0100&endDate=2100-01-01T00:00+01:00")).toBeGreaterThan(0);
+  });
+
+  it("the OpenAPI document lists the v1, v2 and admin file routes", async () => {
+    const document = (await (await handle("/openapi.json")).json()) as { paths: Record<string, unknown> };
+    const paths = Object.keys(document.paths);
+    for (const version of ["v1", "v2"]) {
+      for (const operation of ["count", "search", "{fileName}"]) expect(paths).toContain(`/${version}/omnichannel/accounts/{account}/profiles/{profile}/files/${operation}`);
+    }
+    expect(paths).toContain("/admin/accounts/{account}/profiles/{profile}/files/{fileName}");
+  });
+
+  it("the admin upload needs the admin token", async () => {
+    const answer = await handle("/admin/accounts/acme/profiles/main/files/purchases_noauth-1.csv", { method: "POST", body: "email\n" });
+    expect(answer.status).toBe(401);
+    expect(await answer.json()).toEqual({ returnCode: 1401, message: "Authentication Failed" });
+    expect((await v2("/purchases_noauth-1.csv")).status).toBe(404);
+  });
+});

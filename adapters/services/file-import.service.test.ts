@@ -1,0 +1,324 @@
+/**
+ * The import pipeline against the in-memory store: one test file per failure message of the catalogue that
+ * an import can meet (FIL-09, DEC-FIL-03), the counters and events of good files (DEC-FIL-04), the drop
+ * folder (DEC-OPS-04) and recovery after a crash.
+ */
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { FileDefinition, ProfileConfig } from "../../core/config/config.model.ts";
+import { classifyFileFailure, fileFailureMessage } from "../../core/errors/index.ts";
+import type { CollectedEvent, FileStatusRecord, Stores } from "../../core/ports/index.ts";
+import { createMemoryLogger } from "../runtime/logger.ts";
+import { cryptoIds } from "../runtime/crypto.ts";
+import { createMemoryStores } from "../store-memory/memory.stores.ts";
+import { FileImportService } from "./file-import.service.ts";
+
+const purchases: FileDefinition = {
+  prefix: "purchases",
+  event: "purchase",
+  visitorId: { column: "email", attribute: 5120 },
+  columns: [
+    { column: "amount", attribute: 5207, type: "number" },
+    { column: "purchased_at", attribute: 5204, type: "date", dateFormat: "yyyy-MM-dd HH:mm" },
+  ],
+};
+const notes: FileDefinition = { prefix: "notes", event: "imported", visitorId: { column: "email", attribute: 5120 }, columns: [{ column: "note", attribute: 5202, type: "string" }] };
+
+const profileConfig: ProfileConfig = {
+  name: "main",
+  visitorIdAttributes: [{ id: 5120, name: "email_address", parameter: "email_address" }],
+  attributes: [],
+  audiences: [],
+  engines: [],
+  fileDefinitions: [purchases, notes],
+};
+
+const header = "email,amount,purchased_at\n";
+
+let stores: Stores;
+let dataDir: string;
+let now: number;
+let notified: number;
+
+function service(options: { maxRecordBytes?: number; batchRows?: number; stores?: Stores } = {}): FileImportService {
+  return new FileImportService({
+    stores: options.stores ?? stores,
+    clock: { now: () => now },
+    ids: cryptoIds,
+    nodeId: "node-a",
+    host: "host-a",
+    dataDir,
+    maxRecordBytes: options.maxRecordBytes ?? 16 * 1024 * 1024,
+    logger: createMemoryLogger(),
+    notify: () => void (notified += 1),
+    ...(options.batchRows ? { batchRows: options.batchRows } : {}),
+  });
+}
+
+async function* chunks(...parts: string[]): AsyncIterable<Uint8Array> {
+  for (const part of parts) yield new TextEncoder().encode(part);
+}
+
+/** Receives the text as an upload and processes everything waiting; answers the record. */
+async function importText(name: string, text: string, imports = service()): Promise<FileStatusRecord> {
+  const received = await imports.receive("acme", "main", name, "upload", chunks(text));
+  expect(received.ok).toBe(true);
+  while ((await imports.processNext()) > 0);
+  return (await stores.files.find("acme", "main", name)) as FileStatusRecord;
+}
+
+async function allEvents(): Promise<CollectedEvent[]> {
+  return stores.events.query({ limit: 1_000_000 });
+}
+
+beforeEach(async () => {
+  stores = createMemoryStores();
+  await stores.tenancy.ensureAccount("acme", 0);
+  await stores.tenancy.putProfile("acme", profileConfig, 0);
+  dataDir = mkdtempSync(join(tmpdir(), "svc-hub-import-"));
+  now = Date.UTC(2024, 0, 31, 9, 30);
+  notified = 0;
+});
+
+afterEach(async () => {
+  await stores.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+function states(record: FileStatusRecord): string[] {
+  return record.status.map((entry) => entry.state);
+}
+
+describe("a good file (DEC-FIL-03, DEC-FIL-04)", () => {
+  test("is DOWNLOADING, DOWNLOADED, PROCESSING, PROCESSED with exact counters, size, MD5 and line count", async () => {
+    const text = `${header}ann@example.com,12.5,2024-01-31 09:30\n,1,2024-01-31 09:30\n\nbob@example.com,7,2024-02-01 10:00`;
+    const record = await importText("purchases_1.csv", text);
+    expect(states(record)).toEqual(["DOWNLOADING", "DOWNLOADED", "PROCESSING", "PROCESSED"]);
+    expect(record.status.at(-1)).toEqual({ state: "PROCESSED", at: now, counts: { skipped: 2, failed: 0, succeeded: 2 } });
+    expect(record.file).toEqual({
+      size: Buffer.byteLength(text),
+      checksum: new Bun.CryptoHasher("md5").update(text).digest("hex"),
+      sourceType: "upload",
+      sourceHost: "host-a",
+      lineCount: 5,
+    });
+    expect(record.finished).toBe(true);
+    expect(record.id).toMatch(/^[0-9a-f]{24}$/);
+    expect(notified).toBe(1);
+  });
+
+  test("each row is an event of the known visitor with its line number, the file name and the mapped values", async () => {
+    await importText("purchases_2.csv", `${header}ann@example.com,12.5,2024-01-31 09:30\n"bob@example.com","3","2024-02-01 10:00"\n`);
+    const events = await allEvents();
+    expect(events.map((event) => [event.visitorId, event.event, event.data._file_line_num, event.data._source_file, event.data.amount, event.data.email_address])).toEqual([
+      ["__acme_main__5120_ann@example.com__", "purchase", 2, "purchases_2.csv", 12.5, "ann@example.com"],
+      ["__acme_main__5120_bob@example.com__", "purchase", 3, "purchases_2.csv", 3, "bob@example.com"],
+    ]);
+    expect(events[1]?.data.purchased_at).toBe(Date.UTC(2024, 1, 1, 10));
+  });
+
+  test("a quoted value over several lines is one row; line numbers stay those of the file; a BOM and CRLF are read", async () => {
+    await importText("notes_1.csv", `\uFEFFemail,note\r\nann,"line one\r\nline two"\r\nbob,plain\r\n`);
+    const events = await allEvents();
+    expect(events.map((event) => [event.data.note, event.data._file_line_num])).toEqual([
+      ["line one\r\nline two", 2],
+      ["plain", 4],
+    ]);
+  });
+
+  test("rows that fail are counted, the rest imported, and PROCESSED names the last row failure", async () => {
+    const record = await importText("purchases_3.csv", `${header}ann,x,2024-01-31 09:30\nbob,1,31/01/2024\ncid,2,2024-01-31 09:30\n`);
+    expect(record.status.at(-1)).toEqual({
+      state: "PROCESSED",
+      at: now,
+      counts: { skipped: 0, failed: 2, succeeded: 1 },
+      lastFailure: "yyyy-MM-dd HH:mm could not be parsed as a Date",
+    });
+    expect((await allEvents()).map((event) => event.data.email_address)).toEqual(["cid"]);
+  });
+
+  test("events are written in batches of the configured size", async () => {
+    const appended: number[] = [];
+    const append = stores.events.append.bind(stores.events);
+    stores.events.append = async (events) => {
+      appended.push(events.length);
+      return append(events);
+    };
+    const rows = Array.from({ length: 7 }, (_, index) => `u${index},${index},2024-01-31 09:30\n`).join("");
+    const record = await importText("purchases_4.csv", header + rows, service({ batchRows: 3 }));
+    expect(appended).toEqual([3, 3, 1]);
+    expect(record.status.at(-1)?.counts).toEqual({ skipped: 0, failed: 0, succeeded: 7 });
+  });
+});
+
+describe("every failure message an import can meet, each reproduced by a file (FIL-09, DEC-FIL-03)", () => {
+  test("Unknown file prefix: on PROCESSING, nothing imported", async () => {
+    const record = await importText("purchase_1.csv", `${header}ann,1,2024-01-31 09:30\n`);
+    expect(record.prefix).toBe("purchase");
+    expect(states(record)).toEqual(["DOWNLOADING", "DOWNLOADED", "PROCESSING"]);
+    expect(record.status.at(-1)?.lastFailure).toBe("Unknown file prefix, unable to parse file");
+    expect(record.finished).toBe(true);
+    expect(await allEvents()).toEqual([]);
+  });
+
+  test("Secondary visitor ID column missing: names the column", async () => {
+    const record = await importText("purchases_5.csv", "mail,amount,purchased_at\nann,1,2024-01-31 09:30\n");
+    expect(record.status.at(-1)).toEqual({ state: "PROCESSING", at: now, lastFailure: "Secondary visitor ID column= email does not exist in the file, unable to continue" });
+  });
+
+  test("an empty file has no visitor ID column either", async () => {
+    const record = await importText("purchases_empty.csv", "");
+    expect(record.file.size).toBe(0);
+    expect(record.file.lineCount).toBe(0);
+    expect(record.status.at(-1)?.lastFailure).toBe("Secondary visitor ID column= email does not exist in the file, unable to continue");
+  });
+
+  test("The number of columns ... CellProcessors: a mapped column missing from the header", async () => {
+    const record = await importText("purchases_6.csv", "email,amount\nann,1\n");
+    expect(record.status.at(-1)?.lastFailure).toBe(fileFailureMessage("columnCountMismatch", { columns: 2, processors: 3 }));
+    expect(await allEvents()).toEqual([]);
+  });
+
+  test("The number of columns ... CellProcessors: a row with more or fewer fields than the header fails that row", async () => {
+    const record = await importText("purchases_7.csv", `${header}ann,1\nbob,1,2024-01-31 09:30\n`);
+    expect(record.status.at(-1)).toEqual({
+      state: "PROCESSED",
+      at: now,
+      counts: { skipped: 0, failed: 1, succeeded: 1 },
+      lastFailure: fileFailureMessage("columnCountMismatch", { columns: 2, processors: 3 }),
+    });
+  });
+
+  test("{date_format} could not be parsed as a Date: the date format does not match the file", async () => {
+    const record = await importText("purchases_8.csv", `${header}ann,1,2024-01-31T09:30:00Z\n`);
+    expect(record.status.at(-1)?.lastFailure).toBe("yyyy-MM-dd HH:mm could not be parsed as a Date");
+    expect(record.status.at(-1)?.counts).toEqual({ skipped: 0, failed: 1, succeeded: 0 });
+  });
+
+  test("Exception thrown while processing file: a value that cannot be read as its type", async () => {
+    const record = await importText("purchases_9.csv", `${header}ann,twelve,2024-01-31 09:30\n`);
+    expect(record.status.at(-1)?.lastFailure).toBe("Exception thrown while processing file");
+  });
+
+  test("DBObject of size n is over Max BSON size n: the exact size of a row's document over a small limit; rows before it stay imported", async () => {
+    const imports = service({ maxRecordBytes: 400 });
+    const record = await importText("notes_2.csv", `email,note\nann,short\nbob,${"x".repeat(200)}\ncid,after\n`, imports);
+    const last = record.status.at(-1);
+    expect(states(record)).toEqual(["DOWNLOADING", "DOWNLOADED", "PROCESSING"]);
+    expect(classifyFileFailure(last?.lastFailure ?? "")).toBe("recordTooLarge");
+    const [, size, max] = /^DBObject of size (\d+) is over Max BSON size (\d+)$/.exec(last?.lastFailure ?? "") ?? [];
+    expect(Number(max)).toBe(400);
+    expect(Number(size)).toBeGreaterThan(400);
+    expect(last?.counts).toEqual({ skipped: 0, failed: 0, succeeded: 1 });
+    const events = await allEvents();
+    expect(events.map((event) => event.data.note)).toEqual(["short"]);
+    // The size named is that of the document the row would have made.
+    expect(Number(size)).toBe(Buffer.byteLength(JSON.stringify({ ...events[0], seq: undefined, data: { ...events[0]?.data, email_address: "bob", svc_visitor_id: "__acme_main__5120_bob__", note: "x".repeat(200), _file_line_num: 3 } })) - 0);
+  });
+
+  test("DBObject of size n is over Max BSON size n: a record whose text alone is over the limit stops the parser there", async () => {
+    const record = await importText("notes_3.csv", `email,note\nann,${"y".repeat(1000)}\n`, service({ maxRecordBytes: 400 }));
+    expect(record.status.at(-1)?.lastFailure).toBe("DBObject of size 401 is over Max BSON size 400");
+  });
+
+  test("Failed to download (FTP, SFTP, S3) file: a source that breaks while it is read stays on DOWNLOADING", async () => {
+    async function* broken(): AsyncIterable<Uint8Array> {
+      yield new TextEncoder().encode(header);
+      throw new Error("connection reset");
+    }
+    const received = await service().receive("acme", "main", "purchases_10.csv", "upload", broken());
+    expect(received.ok).toBe(true);
+    const record = (await stores.files.find("acme", "main", "purchases_10.csv")) as FileStatusRecord;
+    expect(record.status).toEqual([{ state: "DOWNLOADING", at: now, lastFailure: "Failed to download (FTP, SFTP, S3) file" }]);
+    expect(record.finished).toBe(true);
+    expect(existsSync(join(dataDir, "files", "acme", "main", "purchases_10.csv.part"))).toBe(false);
+  });
+
+  test("Exception thrown while processing file: a received file that is gone when it is processed", async () => {
+    const imports = service();
+    await imports.receive("acme", "main", "purchases_lost.csv", "upload", chunks(header, "ann,1,2024-01-31 09:30\n"));
+    rmSync(imports.storedPath("acme", "main", "purchases_lost.csv"));
+    while ((await imports.processNext()) > 0);
+    const record = (await stores.files.find("acme", "main", "purchases_lost.csv")) as FileStatusRecord;
+    expect(record.status.at(-1)).toEqual({ state: "PROCESSING", at: now, lastFailure: "Exception thrown while processing file" });
+  });
+
+  test("the messages no import here can meet are the connection and attribute ones, which need remote sources or a configuration the loader refuses", () => {
+    // Documented in the README: invalidConnection (no FTP/SFTP/S3 sources yet) and attributeNotFound (the loader checks every column's attribute).
+    expect(classifyFileFailure(fileFailureMessage("invalidConnection"))).toBe("invalidConnection");
+    expect(classifyFileFailure(fileFailureMessage("attributeNotFound"))).toBe("attributeNotFound");
+  });
+});
+
+describe("receiving (DEC-FIL-02, DEC-FIL-04)", () => {
+  test("a name already imported is refused with 409, the first import untouched", async () => {
+    const first = await importText("purchases_11.csv", `${header}ann,1,2024-01-31 09:30\n`);
+    const again = await service().receive("acme", "main", "purchases_11.csv", "upload", chunks("x"));
+    expect(again).toEqual({ ok: false, error: { kind: "file-import", code: "alreadyImported", status: 409, message: "File purchases_11.csv has already been imported into acme/main; a file name is imported once" } });
+    expect(await stores.files.find("acme", "main", "purchases_11.csv")).toEqual(first);
+  });
+
+  test("unknown account or profile is 404 1240 / 1250; a bad name 400 naming fileName; nothing recorded", async () => {
+    const imports = service();
+    expect(await imports.receive("nope", "main", "purchases_1.csv", "upload", null)).toMatchObject({ ok: false, error: { status: 404, returnCode: 1240 } });
+    expect(await imports.receive("acme", "nope", "purchases_1.csv", "upload", null)).toMatchObject({ ok: false, error: { status: 404, returnCode: 1250 } });
+    expect(await imports.receive("acme", "main", "../x_1.csv", "upload", null)).toMatchObject({ ok: false, error: { status: 400, returnCode: 1400, message: expect.stringContaining("Invalid fileName") } });
+    expect(await stores.files.unfinished("node-a")).toEqual([]);
+  });
+
+  test("an import left DOWNLOADING by a crash ends with the download failure; one left PROCESSING resumes after its last batch", async () => {
+    const appendOnce = stores.events.append.bind(stores.events);
+    let calls = 0;
+    stores.events.append = async (events) => {
+      calls += 1;
+      if (calls === 2) throw new Error("disk gone");
+      return appendOnce(events);
+    };
+    const imports = service({ batchRows: 2 });
+    await imports.receive("acme", "main", "purchases_12.csv", "upload", chunks(header, ...Array.from({ length: 5 }, (_, index) => `u${index},${index},2024-01-31 09:30\n`)));
+    await expect(imports.processNext()).rejects.toThrow("disk gone");
+    const interrupted = (await stores.files.find("acme", "main", "purchases_12.csv")) as FileStatusRecord;
+    expect(interrupted.progress).toEqual({ rowsRead: 2, counts: { skipped: 0, failed: 0, succeeded: 2 }, lastRowFailure: null });
+
+    // A new process (a new service) finds it and goes on from row 3.
+    while ((await service({ batchRows: 2 }).processNext()) > 0);
+    const record = (await stores.files.find("acme", "main", "purchases_12.csv")) as FileStatusRecord;
+    expect(record.status.at(-1)?.counts).toEqual({ skipped: 0, failed: 0, succeeded: 5 });
+    expect((await allEvents()).map((event) => event.data.email_address)).toEqual(["u0", "u1", "u2", "u3", "u4"]);
+
+    const created = await stores.files.create({ ...record, id: "a".repeat(24), name: "purchases_13.csv", status: [{ state: "DOWNLOADING", at: now }], finished: false, progress: null });
+    expect(created).toBe(true);
+    while ((await service().processNext()) > 0);
+    expect((await stores.files.find("acme", "main", "purchases_13.csv"))?.status).toEqual([{ state: "DOWNLOADING", at: now, lastFailure: "Failed to download (FTP, SFTP, S3) file" }]);
+  });
+});
+
+describe("the drop folder (DEC-FIL-02, DEC-OPS-04)", () => {
+  test("a .csv file in inbox/{account}/{profile}/ is imported as source file and leaves the inbox; refused ones go to rejected/", async () => {
+    const imports = service();
+    await imports.prepareInboxes();
+    const inbox = join(dataDir, "inbox", "acme", "main");
+    expect(existsSync(inbox)).toBe(true);
+    writeFileSync(join(inbox, "purchases_20.csv"), `${header}ann,1,2024-01-31 09:30\n`);
+    writeFileSync(join(inbox, ".purchases_21.csv"), "being written");
+    writeFileSync(join(inbox, "notes.txt"), "not a csv");
+    mkdirSync(join(dataDir, "inbox", "acme", "nope"), { recursive: true });
+    writeFileSync(join(dataDir, "inbox", "acme", "nope", "purchases_22.csv"), header);
+
+    expect(await imports.pickUpDropped()).toBe(2);
+    while ((await imports.processNext()) > 0);
+    const record = (await stores.files.find("acme", "main", "purchases_20.csv")) as FileStatusRecord;
+    expect(record.file.sourceType).toBe("file");
+    expect(record.status.at(-1)?.counts).toEqual({ skipped: 0, failed: 0, succeeded: 1 });
+    expect(readdirSync(inbox).sort()).toEqual([".purchases_21.csv", "notes.txt"]);
+    expect(readdirSync(join(dataDir, "inbox", "acme", "nope", "rejected"))).toEqual(["purchases_22.csv"]);
+
+    // The same name dropped again is not imported twice.
+    writeFileSync(join(inbox, "purchases_20.csv"), header);
+    expect(await imports.pickUpDropped()).toBe(1);
+    expect(readdirSync(join(inbox, "rejected"))).toEqual(["purchases_20.csv"]);
+    expect(await imports.pickUpDropped()).toBe(0);
+  });
+});

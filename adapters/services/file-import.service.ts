@@ -1,0 +1,377 @@
+import { createHash, randomBytes } from "node:crypto";
+import { createReadStream } from "node:fs";
+import { mkdir, open, readdir, rename, rm, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { parse, CsvError } from "csv-parse";
+import { fileFailureMessage, fileImportError, managementError, type FileImportError, type ManagementError } from "../../core/errors/index.ts";
+import { currentState, noRows, startImport, transitionFileImport, type FileImportEvent, type RowCounts } from "../../core/files/file-import.machine.ts";
+import { checkImportFileName, prefixOfFileName } from "../../core/files/file-name.rules.ts";
+import { objectIdOf } from "../../core/files/file-record.rules.ts";
+import { checkDocumentSize, eventDocumentSize, findDefinition, importRow, planRows, type RowPlan } from "../../core/files/file-row.rules.ts";
+import type { Clock } from "../../core/ports/clock.port.ts";
+import type { CollectedEvent } from "../../core/ports/events.store.ts";
+import type { FileSourceType, FileStatusRecord } from "../../core/ports/files.store.ts";
+import type { IdSource } from "../../core/ports/ids.port.ts";
+import type { Stores } from "../../core/ports/stores.ts";
+import { err, ok, type Result } from "../../core/result.ts";
+import type { Logger } from "../runtime/logger.ts";
+import { describeError } from "../runtime/scheduler.ts";
+
+export interface FileImportServiceDeps {
+  readonly stores: Stores;
+  readonly clock: Clock;
+  readonly ids: IdSource;
+  /** DEC-FIL-05: the node that receives and processes files. */
+  readonly nodeId: string;
+  /** DEC-FIL-02: source.host of the files this node receives. */
+  readonly host: string;
+  /** Holds `inbox/{account}/{profile}/` (the drop folder) and `files/{account}/{profile}/` (every file received). */
+  readonly dataDir: string;
+  /** DEC-FIL-03: the largest document one row may make (limits.maxImportRecordBytes). */
+  readonly maxRecordBytes: number;
+  readonly logger: Logger;
+  /** Tells the background scheduler that a file waits to be processed. */
+  readonly notify: () => void;
+  /** Events written per commit (default 1000); the import's progress is kept after each. */
+  readonly batchRows?: number;
+}
+
+export type ReceiveRefusal = ManagementError | FileImportError;
+
+/** A source of bytes: a request body, a file stream. */
+export type ByteSource = AsyncIterable<Uint8Array>;
+
+const newline = 0x0a;
+
+/** A store write that failed while a file was processed (as opposed to the file being unreadable). */
+class StoreFailure extends Error {
+  override readonly name = "StoreFailure";
+  constructor(override readonly cause: unknown) {
+    super(describeError(cause));
+  }
+}
+
+/**
+ * The file import pipeline (DEC-FIL-01..05, DEC-OPS-04): receiving a file (DOWNLOADING → DOWNLOADED: the
+ * bytes are streamed to `files/` under the data directory while their size, MD5 and lines are counted),
+ * and processing it (PROCESSING → PROCESSED: a streaming CSV parse whose rows become events in the event
+ * store, a batch at a time; the profile worker applies them). Nothing holds a whole file in memory.
+ */
+export class FileImportService {
+  /** Imports this process is receiving right now (their DOWNLOADING is not a crash's leftover). */
+  private readonly receiving = new Set<string>();
+  private readonly batchRows: number;
+
+  constructor(private readonly deps: FileImportServiceDeps) {
+    this.batchRows = deps.batchRows ?? 1000;
+  }
+
+  /** Where a received file is kept. */
+  storedPath(account: string, profile: string, name: string): string {
+    return join(this.deps.dataDir, "files", account, profile, name);
+  }
+
+  /** DEC-OPS-04: the drop folder of a profile. */
+  inboxPath(account: string, profile: string): string {
+    return join(this.deps.dataDir, "inbox", account, profile);
+  }
+
+  /** Makes the drop folder of every profile, so an operator finds where to put files. */
+  async prepareInboxes(): Promise<void> {
+    for (const account of await this.deps.stores.tenancy.listAccounts()) {
+      for (const profile of await this.deps.stores.tenancy.listProfiles(account.name)) {
+        await mkdir(this.inboxPath(account.name, profile.config.name), { recursive: true });
+      }
+    }
+  }
+
+  /**
+   * DEC-FIL-02, DEC-FIL-04, DEC-OPS-04: accepts a file (the admin upload's body, or a file of the drop
+   * folder) and stores it. A name that cannot be a file, an unknown account or profile, and a name already
+   * imported are refused before anything is kept; a source that fails while it is read leaves the import on
+   * DOWNLOADING with the download failure.
+   */
+  async receive(account: string, profile: string, name: string, sourceType: FileSourceType, body: ByteSource | null): Promise<Result<FileStatusRecord, ReceiveRefusal>> {
+    const checkedName = checkImportFileName(name);
+    if (!checkedName.ok) return checkedName;
+    const { stores } = this.deps;
+    if (!(await stores.tenancy.findAccount(account))) return err(managementError("accountNotFound"));
+    const found = await stores.tenancy.findProfile(account, profile);
+    if (!found) return err(managementError("profileNotFound"));
+
+    const now = this.deps.clock.now();
+    let record: FileStatusRecord = {
+      id: objectIdOf(now, this.deps.ids.randomHex(8)),
+      account,
+      profile,
+      name,
+      prefix: prefixOfFileName(name, found.config.fileDefinitions.map((definition) => definition.prefix)),
+      createdAt: now,
+      nodeId: this.deps.nodeId,
+      file: { size: 0, checksum: "", sourceType, sourceHost: this.deps.host, lineCount: 0 },
+      ...startImport(now),
+      progress: null,
+    };
+    if (!(await stores.files.create(record))) return err(fileImportError("alreadyImported", { file_name: name, account, profile }));
+
+    this.receiving.add(record.id);
+    try {
+      const stored = await this.store(record, body);
+      if (!stored.ok) {
+        this.deps.logger.warn("file download failed", { account, profile, file: name, error: stored.error });
+        record = await this.apply(record, { type: "failed", at: this.deps.clock.now(), failure: fileFailureMessage("downloadFailed") });
+        return ok(record);
+      }
+      record = await this.apply({ ...record, file: { ...record.file, ...stored.value } }, { type: "downloaded", at: this.deps.clock.now() });
+    } finally {
+      this.receiving.delete(record.id);
+    }
+    this.deps.logger.info("file received", { account, profile, file: name, source: sourceType, size: record.file.size, lines: record.file.lineCount });
+    this.deps.notify();
+    return ok(record);
+  }
+
+  /** Streams the bytes to `files/` (through a `.part` file renamed at the end), counting size, MD5 and lines. */
+  private async store(record: FileStatusRecord, body: ByteSource | null): Promise<Result<{ size: number; checksum: string; lineCount: number }, string>> {
+    const path = this.storedPath(record.account, record.profile, record.name);
+    const partial = `${path}.part`;
+    const md5 = createHash("md5");
+    let size = 0;
+    let newlines = 0;
+    let lastByte = -1;
+    try {
+      await mkdir(join(path, ".."), { recursive: true });
+      const handle = await open(partial, "w");
+      try {
+        for await (const chunk of body ?? []) {
+          if (chunk.byteLength === 0) continue;
+          const bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+          md5.update(bytes);
+          for (let at = bytes.indexOf(newline); at !== -1; at = bytes.indexOf(newline, at + 1)) newlines += 1;
+          size += bytes.byteLength;
+          lastByte = bytes[bytes.byteLength - 1] as number;
+          await handle.write(bytes);
+        }
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await rename(partial, path);
+    } catch (error) {
+      await rm(partial, { force: true }).catch(() => undefined);
+      return err(describeError(error));
+    }
+    return ok({ size, checksum: md5.digest("hex"), lineCount: newlines + (size > 0 && lastByte !== newline ? 1 : 0) });
+  }
+
+  /** Records the next state of an import (FIL-07, DEC-FIL-03). */
+  private async apply(record: FileStatusRecord, event: FileImportEvent): Promise<FileStatusRecord> {
+    const moved = transitionFileImport(record, event);
+    if (!moved.ok) throw new Error(`file import ${record.id}: ${moved.error}`);
+    const next = { ...record, ...moved.value.next };
+    await this.deps.stores.files.update(next);
+    return next;
+  }
+
+  /**
+   * DEC-OPS-04: takes the files of the drop folders (`inbox/{account}/{profile}/*.csv`; names starting with a
+   * period are left alone, so a file is written under such a name and renamed when complete). A file taken
+   * is received like an upload and removed from the inbox; one refused (unknown profile, a bad or used name)
+   * is moved to `rejected/` beside it. Answers how many files it took.
+   */
+  async pickUpDropped(): Promise<number> {
+    const inbox = join(this.deps.dataDir, "inbox");
+    let taken = 0;
+    for (const account of await directoriesIn(inbox)) {
+      for (const profile of await directoriesIn(join(inbox, account))) {
+        const folder = join(inbox, account, profile);
+        const names = (await readdir(folder, { withFileTypes: true }).catch(() => []))
+          .filter((entry) => entry.isFile() && entry.name.endsWith(".csv") && !entry.name.startsWith("."))
+          .map((entry) => entry.name)
+          .sort();
+        for (const name of names) {
+          // Renaming first claims the file: of two nodes sharing the folder, one wins and the other skips it.
+          const claimed = join(folder, `.${randomBytes(6).toString("hex")}.importing`);
+          try {
+            await rename(join(folder, name), claimed);
+          } catch {
+            continue;
+          }
+          taken += 1;
+          const received = await this.receive(account, profile, name, "file", readLazily(claimed));
+          if (received.ok) {
+            await rm(claimed, { force: true });
+            continue;
+          }
+          this.deps.logger.warn("dropped file refused", { account, profile, file: name, reason: received.error.message });
+          await mkdir(join(folder, "rejected"), { recursive: true });
+          await rename(claimed, join(folder, "rejected", name)).catch(() => rm(claimed, { force: true }));
+        }
+      }
+    }
+    return taken;
+  }
+
+  /**
+   * Processes the oldest import this node has left: a received file is read and imported; one left in
+   * DOWNLOADING by a crash failed to download; one left in PROCESSING by a crash resumes after its last
+   * committed batch. Answers the rows read (plus one), or 0 when nothing was left.
+   */
+  async processNext(): Promise<number> {
+    for (const record of await this.deps.stores.files.unfinished(this.deps.nodeId)) {
+      if (this.receiving.has(record.id)) continue;
+      if (currentState(record) === "DOWNLOADING") {
+        await this.apply(record, { type: "failed", at: this.deps.clock.now(), failure: fileFailureMessage("downloadFailed") });
+        return 1;
+      }
+      return 1 + (await this.process(record));
+    }
+    return 0;
+  }
+
+  private async process(received: FileStatusRecord): Promise<number> {
+    let record = currentState(received) === "DOWNLOADED" ? await this.apply(received, { type: "processing-started", at: this.deps.clock.now() }) : received;
+    const { account, profile, name } = record;
+    const fail = async (failure: string, counts?: RowCounts) => {
+      try {
+        record = await this.apply(record, { type: "failed", at: this.deps.clock.now(), failure, ...(counts ? { counts } : {}) });
+      } catch (error) {
+        throw new StoreFailure(error);
+      }
+      this.deps.logger.info("file import failed", { account, profile, file: name, failure });
+    };
+
+    const config = (await this.deps.stores.tenancy.findProfile(account, profile))?.config ?? null;
+    const definition = findDefinition(config, record.prefix);
+    if (!definition.ok) {
+      await fail(definition.error).catch(rethrowCause);
+      return 0;
+    }
+    const visitorIdParameter = config?.visitorIdAttributes.find((attribute) => attribute.id === definition.value.visitorId.attribute)?.parameter ?? null;
+
+    const resumeAfter = record.progress?.rowsRead ?? 0;
+    let counts: RowCounts = record.progress?.counts ?? noRows;
+    let lastRowFailure = record.progress?.lastRowFailure ?? null;
+    let rowsRead = 0;
+    let plan: RowPlan | null = null;
+    let lastLine = 0;
+    let batch: CollectedEvent[] = [];
+    let at = this.deps.clock.now();
+
+    const flush = async () => {
+      try {
+        if (batch.length > 0) await this.deps.stores.events.append(batch);
+        batch = [];
+        at = this.deps.clock.now();
+        record = { ...record, progress: { rowsRead, counts, lastRowFailure } };
+        await this.deps.stores.files.update(record);
+      } catch (error) {
+        // Not the file's fault: the import stays PROCESSING and resumes after its last committed batch.
+        throw new StoreFailure(error);
+      }
+    };
+
+    const source = createReadStream(this.storedPath(account, profile, name));
+    const parser = source.pipe(
+      parse({
+        bom: true,
+        // Both line ends, even mixed in one file; a lone CR is not one.
+        record_delimiter: ["\r\n", "\n"],
+        raw: true,
+        relax_column_count: true,
+        relax_quotes: true,
+        skip_empty_lines: false,
+        max_record_size: this.deps.maxRecordBytes,
+      }),
+    );
+    // pipe() does not pass a read error on: without this a lost file would be an uncaught error event.
+    source.on("error", (error) => parser.destroy(error));
+    try {
+      for await (const { record: fields, raw } of parser as AsyncIterable<{ record: string[]; raw: string }>) {
+        // The line a row starts on: csv-parse's own count takes a CRLF inside quotes for two lines.
+        const line = lastLine + 1;
+        lastLine += linesOf(raw);
+        if (plan === null) {
+          const planned = planRows(definition.value, fields);
+          if (!planned.ok) {
+            await fail(planned.error);
+            return rowsRead;
+          }
+          plan = planned.value;
+          continue;
+        }
+        rowsRead += 1;
+        if (rowsRead <= resumeAfter) continue;
+        const outcome = importRow(plan, { account, profile, fileName: name, definition: definition.value, visitorIdParameter, at }, fields, line);
+        if (outcome.kind === "skipped") {
+          counts = { ...counts, skipped: counts.skipped + 1 };
+        } else if (outcome.kind === "failed") {
+          counts = { ...counts, failed: counts.failed + 1 };
+          lastRowFailure = outcome.failure;
+        } else {
+          const size = checkDocumentSize(eventDocumentSize(outcome.event), this.deps.maxRecordBytes);
+          if (!size.ok) {
+            rowsRead -= 1;
+            await flush();
+            await fail(size.error, counts);
+            return rowsRead;
+          }
+          batch.push(outcome.event);
+          counts = { ...counts, succeeded: counts.succeeded + 1 };
+        }
+        if (rowsRead - resumeAfter > 0 && (rowsRead - resumeAfter) % this.batchRows === 0) await flush();
+      }
+    } catch (error) {
+      parser.destroy();
+      if (error instanceof StoreFailure) throw error.cause;
+      // The rows read before the failure stay imported; the counters say how many.
+      await flush().catch(rethrowCause);
+      const failure =
+        error instanceof CsvError && error.code === "CSV_MAX_RECORD_SIZE"
+          ? fileFailureMessage("recordTooLarge", { size: this.deps.maxRecordBytes + 1, max: this.deps.maxRecordBytes })
+          : fileFailureMessage("processingException");
+      if (!(error instanceof CsvError)) this.deps.logger.error("file processing failed", { account, profile, file: name, error: describeError(error) });
+      await fail(failure, plan === null ? undefined : counts).catch(rethrowCause);
+      return rowsRead;
+    }
+    if (plan === null) {
+      // An empty file has no header, so no visitor ID column either.
+      const planned = planRows(definition.value, []);
+      await fail(planned.ok ? fileFailureMessage("processingException") : planned.error).catch(rethrowCause);
+      return 0;
+    }
+    await flush().catch(rethrowCause);
+    record = await this.apply(record, { type: "processed", at: this.deps.clock.now(), counts, lastRowFailure });
+    this.deps.logger.info("file imported", { account, profile, file: name, ...counts });
+    return rowsRead;
+  }
+}
+
+/** The bytes of a file, opened only once they are read (a refused file is never opened, so it can be moved). */
+async function* readLazily(path: string): AsyncIterable<Uint8Array> {
+  yield* createReadStream(path);
+}
+
+function rethrowCause(error: unknown): never {
+  throw error instanceof StoreFailure ? error.cause : error;
+}
+
+/** How many lines a raw record spans (its text holds its line end only when that is a bare LF). */
+function linesOf(raw: string): number {
+  let newlines = 0;
+  for (let at = raw.indexOf("\n"); at !== -1; at = raw.indexOf("\n", at + 1)) newlines += 1;
+  return newlines - (raw.endsWith("\n") ? 1 : 0) + 1;
+}
+
+async function directoriesIn(path: string): Promise<string[]> {
+  const entries = await readdir(path, { withFileTypes: true }).catch(() => []);
+  return entries.filter((entry) => entry.isDirectory() && !entry.name.startsWith(".")).map((entry) => entry.name).sort();
+}
+
+/** Whether a path exists (for tests and the bench). */
+export async function pathExists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}

@@ -1,0 +1,38 @@
+import type { ManagementError } from "../../core/errors/index.ts";
+import { managementError } from "../../core/errors/index.ts";
+import { checkStatusFileName } from "../../core/files/file-name.rules.ts";
+import { validateFileQuery, type FileQueryParameters } from "../../core/files/file-query.rules.ts";
+import { fileStatusView, type FileStatusView } from "../../core/files/file-record.rules.ts";
+import type { Stores } from "../../core/ports/stores.ts";
+import { err, ok, type Result } from "../../core/result.ts";
+
+/**
+ * The file status API's use-cases (FIL-03..05, FIL-ERR-01..06, DEC-FIL-05, DEC-FIL-06), the same for v1 and
+ * v2. Access (401, 404 1240/1250, 401 1469) is the route's guard; everything after it is here.
+ */
+export class FileStatusService {
+  constructor(private readonly deps: { readonly stores: Stores }) {}
+
+  /** FIL-03, DEC-FIL-06: files of one prefix created in [startDate, endDate]; a profile without definitions counts 0. */
+  async count(account: string, profile: string, parameters: FileQueryParameters): Promise<Result<number, ManagementError>> {
+    const query = validateFileQuery(parameters);
+    if (!query.ok) return query;
+    return ok(await this.deps.stores.files.count(account, profile, query.value.prefix, query.value.from, query.value.to));
+  }
+
+  /** FIL-05, DEC-FIL-06: their records, oldest first. */
+  async search(account: string, profile: string, parameters: FileQueryParameters): Promise<Result<FileStatusView[], ManagementError>> {
+    const query = validateFileQuery(parameters);
+    if (!query.ok) return query;
+    const records = await this.deps.stores.files.search(account, profile, query.value.prefix, query.value.from, query.value.to);
+    return ok(records.map(fileStatusView));
+  }
+
+  /** FIL-04, FIL-ERR-05, FIL-ERR-06 */
+  async find(account: string, profile: string, fileName: string): Promise<Result<FileStatusView, ManagementError>> {
+    const name = checkStatusFileName(fileName);
+    if (!name.ok) return name;
+    const record = await this.deps.stores.files.find(account, profile, name.value);
+    return record ? ok(fileStatusView(record)) : err(managementError("fileNotFound"));
+  }
+}

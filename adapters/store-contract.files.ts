@@ -1,0 +1,98 @@
+/** The file status part of the store contract (FIL-*, DEC-FIL-03..06), run against every store implementation. */
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import type { FileStatusRecord, Stores } from "../core/ports/index.ts";
+
+let sequence = 0;
+
+function record(overrides: Partial<FileStatusRecord> = {}): FileStatusRecord {
+  sequence += 1;
+  return {
+    id: sequence.toString(16).padStart(24, "0"),
+    account: "acme",
+    profile: "main",
+    name: `purchases_${sequence}.csv`,
+    prefix: "purchases",
+    createdAt: 1_000,
+    nodeId: "node-a",
+    file: { size: 0, checksum: "", sourceType: "upload", sourceHost: "host-a", lineCount: 0 },
+    status: [{ state: "DOWNLOADING", at: 1_000 }],
+    finished: false,
+    progress: null,
+    ...overrides,
+  };
+}
+
+export function describeFileStatusStoreContract(name: string, open: () => Promise<Stores>): void {
+  describe(`${name}: file status`, () => {
+    let stores: Stores;
+    beforeEach(async () => {
+      stores = await open();
+    });
+    afterEach(async () => {
+      await stores.close();
+    });
+
+    test("a created record is found by account, profile and name, as given", async () => {
+      const created = record({ name: "purchases_ünï \"q\".csv", file: { size: 12, checksum: "a".repeat(32), sourceType: "file", sourceHost: "h", lineCount: 3 } });
+      expect(await stores.files.create(created)).toBe(true);
+      expect(await stores.files.find("acme", "main", created.name)).toEqual(created);
+      expect(await stores.files.find("acme", "dev", created.name)).toBeNull();
+      expect(await stores.files.find("acme", "main", "purchases_other.csv")).toBeNull();
+    });
+
+    test("DEC-FIL-04: a second record of the same name in the same profile is refused and changes nothing", async () => {
+      const first = record({ name: "purchases_same.csv" });
+      expect(await stores.files.create(first)).toBe(true);
+      expect(await stores.files.create(record({ name: "purchases_same.csv", nodeId: "node-b" }))).toBe(false);
+      expect(await stores.files.find("acme", "main", "purchases_same.csv")).toEqual(first);
+      expect(await stores.files.create(record({ name: "purchases_same.csv", profile: "dev" }))).toBe(true);
+    });
+
+    test("update replaces the file, the status, finished and the progress", async () => {
+      const created = record();
+      await stores.files.create(created);
+      const updated: FileStatusRecord = {
+        ...created,
+        file: { ...created.file, size: 99, checksum: "b".repeat(32), lineCount: 4 },
+        status: [
+          { state: "DOWNLOADING", at: 1_000 },
+          { state: "DOWNLOADED", at: 1_001 },
+          { state: "PROCESSING", at: 1_002 },
+          { state: "PROCESSED", at: 1_003, counts: { skipped: 1, failed: 1, succeeded: 1 }, lastFailure: "Exception thrown while processing file" },
+        ],
+        finished: true,
+        progress: { rowsRead: 3, counts: { skipped: 1, failed: 1, succeeded: 1 }, lastRowFailure: "Exception thrown while processing file" },
+      };
+      await stores.files.update(updated);
+      expect(await stores.files.find("acme", "main", created.name)).toEqual(updated);
+    });
+
+    test("DEC-FIL-06: count and search match one prefix, created_at inclusive at both ends, oldest first", async () => {
+      const inside = [record({ createdAt: 2_000 }), record({ createdAt: 1_000 }), record({ createdAt: 3_000 })];
+      const outside = [
+        record({ createdAt: 999 }),
+        record({ createdAt: 3_001 }),
+        record({ createdAt: 2_000, prefix: "purchases2" }),
+        record({ createdAt: 2_000, profile: "dev" }),
+        record({ createdAt: 2_000, account: "globex" }),
+      ];
+      for (const each of [...inside, ...outside]) expect(await stores.files.create(each)).toBe(true);
+      expect(await stores.files.count("acme", "main", "purchases", 1_000, 3_000)).toBe(3);
+      expect((await stores.files.search("acme", "main", "purchases", 1_000, 3_000)).map((found) => found.createdAt)).toEqual([1_000, 2_000, 3_000]);
+      expect(await stores.files.count("acme", "main", "purchases", 2_000, 2_000)).toBe(1);
+      expect(await stores.files.count("acme", "main", "purchase", 0, 10_000)).toBe(0);
+      expect(await stores.files.search("acme", "main", "nothing", 0, 10_000)).toEqual([]);
+    });
+
+    test("unfinished lists a node's imports not yet finished, oldest first", async () => {
+      const older = record({ createdAt: 1 });
+      const newer = record({ createdAt: 2 });
+      const done = record({ createdAt: 0, finished: true });
+      const elsewhere = record({ createdAt: 0, nodeId: "node-b" });
+      for (const each of [newer, done, elsewhere, older]) await stores.files.create(each);
+      expect((await stores.files.unfinished("node-a")).map((found) => found.id)).toEqual([older.id, newer.id]);
+      await stores.files.update({ ...older, finished: true });
+      expect((await stores.files.unfinished("node-a")).map((found) => found.id)).toEqual([newer.id]);
+    });
+  });
+}

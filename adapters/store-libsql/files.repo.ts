@@ -1,0 +1,86 @@
+import { and, asc, count, eq, gte, lte } from "drizzle-orm";
+import type { LibSQLDatabase } from "drizzle-orm/libsql";
+import type { FileStatusRecord, FileStatusStore, ImportProgress } from "../../core/ports/index.ts";
+import type { StatusEntry } from "../../core/files/file-import.machine.ts";
+import { fileImports } from "./files.schema.ts";
+
+type FileRow = typeof fileImports.$inferSelect;
+
+function toRecord(row: FileRow): FileStatusRecord {
+  return {
+    id: row.id,
+    account: row.account,
+    profile: row.profile,
+    name: row.name,
+    prefix: row.prefix,
+    createdAt: row.createdAt,
+    nodeId: row.nodeId,
+    file: { size: row.size, checksum: row.checksum, sourceType: row.sourceType, sourceHost: row.sourceHost, lineCount: row.lineCount },
+    status: JSON.parse(row.status) as StatusEntry[],
+    finished: row.finished,
+    progress: row.progress === null ? null : (JSON.parse(row.progress) as ImportProgress),
+  };
+}
+
+function changesOf(record: FileStatusRecord) {
+  return {
+    size: record.file.size,
+    checksum: record.file.checksum,
+    sourceType: record.file.sourceType,
+    sourceHost: record.file.sourceHost,
+    lineCount: record.file.lineCount,
+    status: JSON.stringify(record.status),
+    finished: record.finished,
+    progress: record.progress === null ? null : JSON.stringify(record.progress),
+  };
+}
+
+export class LibsqlFileStatusRepo implements FileStatusStore {
+  constructor(private readonly db: LibSQLDatabase) {}
+
+  /** DEC-FIL-04: the unique index decides, so two nodes receiving the same name cannot both import it. */
+  async create(record: FileStatusRecord): Promise<boolean> {
+    const inserted = await this.db
+      .insert(fileImports)
+      .values({ id: record.id, account: record.account, profile: record.profile, name: record.name, prefix: record.prefix, createdAt: record.createdAt, nodeId: record.nodeId, ...changesOf(record) })
+      .onConflictDoNothing()
+      .returning({ id: fileImports.id });
+    return inserted.length === 1;
+  }
+
+  async find(account: string, profile: string, name: string): Promise<FileStatusRecord | null> {
+    const rows = await this.db
+      .select()
+      .from(fileImports)
+      .where(and(eq(fileImports.account, account), eq(fileImports.profile, profile), eq(fileImports.name, name)))
+      .limit(1);
+    return rows[0] ? toRecord(rows[0]) : null;
+  }
+
+  async update(record: FileStatusRecord): Promise<void> {
+    await this.db.update(fileImports).set(changesOf(record)).where(eq(fileImports.id, record.id));
+  }
+
+  private inRange(account: string, profile: string, prefix: string, from: number, to: number) {
+    return and(eq(fileImports.account, account), eq(fileImports.profile, profile), eq(fileImports.prefix, prefix), gte(fileImports.createdAt, from), lte(fileImports.createdAt, to));
+  }
+
+  async count(account: string, profile: string, prefix: string, from: number, to: number): Promise<number> {
+    const rows = await this.db.select({ n: count() }).from(fileImports).where(this.inRange(account, profile, prefix, from, to));
+    return rows[0]?.n ?? 0;
+  }
+
+  async search(account: string, profile: string, prefix: string, from: number, to: number): Promise<FileStatusRecord[]> {
+    const rows = await this.db.select().from(fileImports).where(this.inRange(account, profile, prefix, from, to)).orderBy(asc(fileImports.createdAt), asc(fileImports.id));
+    return rows.map(toRecord);
+  }
+
+  async unfinished(nodeId: string): Promise<FileStatusRecord[]> {
+    const rows = await this.db
+      .select()
+      .from(fileImports)
+      .where(and(eq(fileImports.nodeId, nodeId), eq(fileImports.finished, false)))
+      .orderBy(asc(fileImports.createdAt), asc(fileImports.id));
+    return rows.map(toRecord);
+  }
+}

@@ -1,0 +1,674 @@
+/**
+ * FIL-01..12, FIL-ERR-01..07, LIM-04, DEC-FIL-01..06: file import and the file status API (v1 and v2).
+ * Files are uploaded through svc-hub's admin API (DEC-OPS-04) with names no other scenario uses, and read
+ * back through the status API once `POST /admin/wait` has drained the import. Files of the demo's file
+ * definition (demo.md: acme/main, prefix `purchases`, visitor ID column `email` → 5120, `amount` number,
+ * `purchased_at` date `yyyy-MM-dd HH:mm`, event `purchase`) are imported; files of a prefix of the
+ * scenario's own (no definition) give each scenario its own prefix group, so counts are exact.
+ */
+import { createHash } from "node:crypto";
+import fc from "fast-check";
+import type { HttpAnswer } from "../harness/client.ts";
+import { deepEqual, expectEqual, expectErrorBody, expectHeader, expectStatus, expectTrue, fail } from "../harness/expect.ts";
+import { defineScenarios, type ScenarioContext } from "../harness/scenario.ts";
+import { loginV1 } from "../harness/sessions.ts";
+
+interface DateView {
+  $date: string;
+}
+
+interface StatusEntry {
+  state: string;
+  timestamp: DateView;
+  lines_skipped?: number;
+  lines_failed_processing?: number;
+  lines_successfully_processed?: number;
+  last_failure?: string;
+}
+
+interface FileRecord {
+  _id: { $oid: string };
+  account: string;
+  profile: string;
+  created_at: DateView;
+  node_id: string;
+  file: { name: string; size: number; checksum: string; source: { type: string; host: string }; line_count: number };
+  status: StatusEntry[];
+}
+
+const demoPrefix = "purchases";
+const demoHeader = "email,amount,purchased_at";
+const dateFormat = "yyyy-MM-dd HH:mm";
+const isoMillis = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const completed = ["DOWNLOADING", "DOWNLOADED", "PROCESSING", "PROCESSED"];
+const notFoundMessage = "Supplied file name not found";
+const permissionWording = "although the user is authenticated, the request is denied because of a lack of proper permissions";
+const page = { referer: "https://shop.example.com/checkout", origin: "https://shop.example.com" };
+
+/** interface.md, Errors: the file failure messages, as patterns ({placeholders} stand for any text). */
+const failureTemplates = [
+  "Unknown file prefix, unable to parse file",
+  "DBObject of size {n} is over Max BSON size {n}",
+  "Failed to download (FTP, SFTP, S3) file",
+  "Invalid connection type, or Could not find required (FTP, SFTP, S3) configuration parameters for definition",
+  "Failed to find attribute for column with id",
+  "Exception thrown while processing file",
+  "Secondary visitor ID column= {column_name} does not exist in the file, unable to continue",
+  "{date_format} could not be parsed as a Date",
+  "The number of columns to be processed {n} must match the number of CellProcessors {n}: check that the number of CellProcessors you have defined matches the expected number of columns being read/written",
+].map((template) => new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{[a-z_]+\}/g, ".+?")}$`, "s"));
+
+function isCatalogueFailure(text: string): boolean {
+  return failureTemplates.some((pattern) => pattern.test(text));
+}
+
+/** A token of letters, digits and `-` only, unique to this run and scenario: a prefix no definition has. */
+function uniquePrefix(ctx: ScenarioContext, what: string): string {
+  return ctx.uniqueId(what).replace(/_/g, "-");
+}
+
+function demoFileName(ctx: ScenarioContext): string {
+  return `${demoPrefix}_${uniquePrefix(ctx, "f")}.csv`;
+}
+
+/** The minute of `ms` as YYYY-MM-DDTHH:MMZ (FIL-11). */
+function minuteZ(ms: number): string {
+  return `${new Date(ms).toISOString().slice(0, 16)}Z`;
+}
+
+/** A window of whole minutes around a time, so a record created at `ms` is inside it. */
+function windowAround(ms: number): { startDate: string; endDate: string } {
+  return { startDate: minuteZ(ms - 60_000), endDate: minuteZ(ms + 120_000) };
+}
+
+function filesBase(version: "v1" | "v2", account: string, profile: string): string {
+  return `/${version}/omnichannel/accounts/${encodeURIComponent(account)}/profiles/${encodeURIComponent(profile)}/files`;
+}
+
+/** The file status API as one user sees it, v1 (cookie + utk) or v2 (bearer). */
+class FilesApi {
+  constructor(
+    private readonly ctx: ScenarioContext,
+    readonly version: "v1" | "v2",
+    private readonly auth: { headers: Record<string, string>; query: Record<string, string> },
+    readonly account = ctx.fixtures.account,
+    readonly profile = ctx.fixtures.profile,
+  ) {}
+
+  at(account: string, profile: string): FilesApi {
+    return new FilesApi(this.ctx, this.version, this.auth, account, profile);
+  }
+
+  get(path: string, query: Record<string, string | undefined> = {}): Promise<HttpAnswer> {
+    return this.ctx.base.get(`${filesBase(this.version, this.account, this.profile)}${path}`, { headers: this.auth.headers, query: { ...this.auth.query, ...query } });
+  }
+
+  count(query: Record<string, string | undefined>): Promise<HttpAnswer> {
+    return this.get("/count", query);
+  }
+
+  search(query: Record<string, string | undefined>): Promise<HttpAnswer> {
+    return this.get("/search", query);
+  }
+
+  file(name: string): Promise<HttpAnswer> {
+    return this.get(`/${encodeURIComponent(name)}`);
+  }
+
+  async countOf(query: Record<string, string | undefined>): Promise<number> {
+    const answer = await this.count(query);
+    expectStatus(answer, 200);
+    const body = answer.json<{ count?: unknown }>();
+    expectTrue(Number.isInteger(body.count) && Object.keys(body).length === 1, `count answers {count: integer}, got ${answer.text}`);
+    return body.count as number;
+  }
+
+  async records(query: Record<string, string | undefined>): Promise<FileRecord[]> {
+    const answer = await this.search(query);
+    expectStatus(answer, 200);
+    const body = answer.json<FileRecord[]>();
+    expectTrue(Array.isArray(body), `search answers a JSON array, got ${answer.text.slice(0, 200)}`);
+    return body;
+  }
+
+  async record(name: string): Promise<FileRecord> {
+    const answer = await this.file(name);
+    expectStatus(answer, 200);
+    return answer.json<FileRecord>();
+  }
+}
+
+async function v1Api(ctx: ScenarioContext, user = ctx.fixtures.user): Promise<FilesApi> {
+  const session = await loginV1(ctx, user);
+  return new FilesApi(ctx, "v1", { headers: { ...session.headers }, query: { ...session.query } });
+}
+
+async function v2Token(ctx: ScenarioContext, user: { email: string; apiKey: string } = ctx.fixtures.user): Promise<string> {
+  const answer = await ctx.base.post("/v2/auth", { form: { username: user.email, key: user.apiKey } });
+  expectStatus(answer, 200);
+  const token = answer.json<{ token?: unknown }>().token;
+  if (typeof token !== "string" || !token) fail(`POST /v2/auth answered no token: ${answer.text.slice(0, 200)}`);
+  return token;
+}
+
+async function v2Api(ctx: ScenarioContext, user: { email: string; apiKey: string } = ctx.fixtures.user): Promise<FilesApi> {
+  return new FilesApi(ctx, "v2", { headers: { authorization: `Bearer ${await v2Token(ctx, user)}` }, query: {} });
+}
+
+/** Uploads a file through the admin API (DEC-OPS-04): 202. */
+async function upload(ctx: ScenarioContext, name: string, text: string | Uint8Array, account = ctx.fixtures.account, profile = ctx.fixtures.profile): Promise<HttpAnswer> {
+  return ctx.base.post(`/admin/accounts/${encodeURIComponent(account)}/profiles/${encodeURIComponent(profile)}/files/${encodeURIComponent(name)}`, {
+    headers: { ...ctx.adminHeaders(), "content-type": "text/csv" },
+    body: text,
+  });
+}
+
+async function waitForImports(ctx: ScenarioContext): Promise<void> {
+  expectStatus(await ctx.base.post("/admin/wait", { headers: ctx.adminHeaders() }), 200);
+}
+
+/** Uploads, waits, and answers the record as v1 reads it. */
+async function importFile(ctx: ScenarioContext, name: string, text: string | Uint8Array, api?: FilesApi): Promise<FileRecord> {
+  expectStatus(await upload(ctx, name, text), 202);
+  await waitForImports(ctx);
+  return (api ?? (await v1Api(ctx))).record(name);
+}
+
+function demoRow(email: string, amount = "12.50", at = "2024-01-31 09:30"): string {
+  return `${email},${amount},${at}`;
+}
+
+function lastEntry(record: FileRecord): StatusEntry {
+  const entry = record.status.at(-1);
+  if (!entry) fail(`${record.file.name}: the status history is empty`);
+  return entry;
+}
+
+function expectStates(record: FileRecord, states: string[]): void {
+  expectEqual(record.status.map((entry) => entry.state), states, `states of ${record.file.name}`);
+}
+
+/** FIL-06, FIL-07, DEC-FIL-05: every field of a record, and its bytes when known. */
+function expectRecordShape(record: FileRecord, expected: { name: string; account: string; profile: string; bytes?: Uint8Array; lines?: number }): void {
+  const fields = ["_id", "account", "profile", "created_at", "node_id", "file", "status"];
+  for (const field of fields) expectTrue(Object.hasOwn(record, field), `a record has ${field}: ${JSON.stringify(record).slice(0, 300)}`);
+  expectTrue(typeof record._id?.$oid === "string" && /^[0-9a-f]{24}$/.test(record._id.$oid), `_id.$oid is 24 hex digits, got ${JSON.stringify(record._id)}`);
+  expectEqual(record.account, expected.account, "account");
+  expectEqual(record.profile, expected.profile, "profile");
+  expectTrue(isoMillis.test(record.created_at?.$date ?? ""), `created_at.$date is ISO 8601 with milliseconds in UTC, got ${JSON.stringify(record.created_at)}`);
+  expectTrue(typeof record.node_id === "string" && record.node_id !== "", `node_id is a non-empty string, got ${JSON.stringify(record.node_id)}`);
+  expectEqual(record.file.name, expected.name, "file.name");
+  expectTrue(Number.isInteger(record.file.size), "file.size is an integer");
+  expectTrue(typeof record.file.checksum === "string", "file.checksum is a string");
+  expectTrue(typeof record.file.source?.type === "string" && typeof record.file.source?.host === "string", `file.source has type and host, got ${JSON.stringify(record.file.source)}`);
+  expectTrue(Number.isInteger(record.file.line_count), "file.line_count is an integer");
+  if (expected.bytes) {
+    expectEqual(record.file.size, expected.bytes.byteLength, "file.size (bytes)");
+    expectEqual(record.file.checksum, createHash("md5").update(expected.bytes).digest("hex"), "file.checksum (MD5 hex, DEC-FIL-05)");
+  }
+  if (expected.lines !== undefined) expectEqual(record.file.line_count, expected.lines, "file.line_count");
+  expectTrue(Array.isArray(record.status) && record.status.length > 0, "status is a non-empty array");
+  for (const entry of record.status) {
+    expectTrue(typeof entry.state === "string", `a status entry has a state: ${JSON.stringify(entry)}`);
+    expectTrue(isoMillis.test(entry.timestamp?.$date ?? ""), `a status entry has timestamp.$date, got ${JSON.stringify(entry)}`);
+    for (const counter of ["lines_skipped", "lines_failed_processing", "lines_successfully_processed"] as const) {
+      if (entry[counter] !== undefined) expectTrue(Number.isInteger(entry[counter]), `${counter} is an integer`);
+    }
+    if (entry.last_failure !== undefined) expectTrue(isCatalogueFailure(entry.last_failure), `last_failure is a catalogue message, got ${JSON.stringify(entry.last_failure)}`);
+  }
+  const times = record.status.map((entry) => Date.parse(entry.timestamp.$date));
+  expectTrue(times.every((time, index) => index === 0 || time >= (times[index - 1] as number)), `status timestamps never go back: ${JSON.stringify(record.status)}`);
+}
+
+/** FIL-ERR-01..04: a 400 1400 whose message names the parameter (DEC-FIL-06). */
+function expectBadParameter(answer: HttpAnswer, parameter: string): void {
+  const body = expectErrorBody(answer, 400, 1400);
+  expectTrue(body.message.includes(parameter), `the 400 message names ${parameter}: ${JSON.stringify(body.message)}`);
+}
+
+/** A file of `rows` demo rows for visitors of its own, and its text as bytes. */
+function demoFile(ctx: ScenarioContext, rows: string[]): { name: string; text: string; bytes: Uint8Array } {
+  const text = `${[demoHeader, ...rows].join("\n")}\n`;
+  return { name: demoFileName(ctx), text, bytes: new TextEncoder().encode(text) };
+}
+
+/** Imports a file that fails (or has rows that fail) and answers its record (FIL-09). */
+async function importFailing(ctx: ScenarioContext, name: string, text: string | Uint8Array): Promise<FileRecord> {
+  const record = await importFile(ctx, name, text);
+  const entry = lastEntry(record);
+  if (entry.last_failure === undefined) fail(`${name}: expected last_failure on the last entry, got ${JSON.stringify(record.status)}`);
+  record.status.slice(0, -1).forEach((each) => expectTrue(each.last_failure === undefined, `only the last entry carries last_failure: ${JSON.stringify(record.status)}`));
+  return record;
+}
+
+export const fileScenarios = defineScenarios("files", [
+  {
+    title: "[FIL-01, FIL-04, FIL-06, FIL-07, FIL-08, DEC-FIL-05] v1 single file status: a completed file's record has every field, its MD5 and size, and the four states in order",
+    needs: ["admin"],
+    async run(ctx) {
+      const file = demoFile(ctx, [demoRow(`${uniquePrefix(ctx, "ann")}@example.com`), demoRow(`${uniquePrefix(ctx, "bob")}@example.com`, "3")]);
+      const api = await v1Api(ctx);
+      const record = await importFile(ctx, file.name, file.text, api);
+      expectRecordShape(record, { name: file.name, account: ctx.fixtures.account, profile: ctx.fixtures.profile, bytes: file.bytes, lines: 3 });
+      expectStates(record, completed);
+      expectEqual(
+        { ...lastEntry(record), timestamp: undefined },
+        { state: "PROCESSED", timestamp: undefined, lines_skipped: 0, lines_failed_processing: 0, lines_successfully_processed: 2 },
+        "the PROCESSED entry",
+      );
+      expectHeader(await api.file(file.name), "content-type", /^application\/json\b/);
+    },
+  },
+  {
+    title: "[FIL-02, FIL-04] v2 single file status with a bearer token and no utk answers the same record",
+    needs: ["admin"],
+    async run(ctx) {
+      const file = demoFile(ctx, [demoRow(`${uniquePrefix(ctx, "v2")}@example.com`)]);
+      const v1 = await importFile(ctx, file.name, file.text);
+      const v2 = await (await v2Api(ctx)).record(file.name);
+      expectEqual(v2, v1, "the v2 record");
+    },
+  },
+  {
+    title: "[FIL-03, FIL-11] v1 count with YYYY-MM-DDTHH:MMZ dates answers {count: integer}",
+    needs: ["admin"],
+    async run(ctx) {
+      const prefix = uniquePrefix(ctx, "cnt");
+      for (const id of ["2024-01-01", "2024-01-02"]) expectStatus(await upload(ctx, `${prefix}_${id}.csv`, "a,b\n"), 202);
+      await waitForImports(ctx);
+      const api = await v1Api(ctx);
+      const created = Date.parse((await api.record(`${prefix}_2024-01-01.csv`)).created_at.$date);
+      expectEqual(await api.countOf({ filePrefix: prefix, ...windowAround(created) }), 2, "count");
+    },
+  },
+  {
+    title: "[FIL-05, FIL-10, DEC-FIL-06] search answers the records of the <prefix>_<id>.csv files of one prefix, oldest first",
+    needs: ["admin"],
+    async run(ctx) {
+      const prefix = uniquePrefix(ctx, "srch");
+      const names = [`${prefix}_2024-01-01.csv`, `${prefix}_2024-01-02.csv`, `${prefix}_2024-01-03.csv`];
+      for (const name of names) {
+        expectStatus(await upload(ctx, name, "a,b\n"), 202);
+        await waitForImports(ctx);
+      }
+      // Neither of these is in the group: another prefix, and a name that only starts like it.
+      expectStatus(await upload(ctx, `${prefix}x_2024-01-01.csv`, "a\n"), 202);
+      expectStatus(await upload(ctx, `${prefix}.csv`, "a\n"), 202);
+      await waitForImports(ctx);
+      const api = await v1Api(ctx);
+      const created = Date.parse((await api.record(names[0] as string)).created_at.$date);
+      const records = await api.records({ filePrefix: prefix, ...windowAround(created) });
+      expectEqual(records.map((record) => record.file.name), names, "the names found, oldest first");
+      for (const record of records) expectRecordShape(record, { name: record.file.name, account: ctx.fixtures.account, profile: ctx.fixtures.profile });
+      const times = records.map((record) => Date.parse(record.created_at.$date));
+      expectTrue(times.every((time, index) => index === 0 || time >= (times[index - 1] as number)), "created_at ascending");
+    },
+  },
+  {
+    title: "[FIL-11, DEC-FIL-06] v1 and v2 dates accept Z, ±hhmm and ±hh:mm offsets, seconds and milliseconds",
+    needs: ["admin"],
+    async run(ctx) {
+      const prefix = uniquePrefix(ctx, "fmt");
+      expectStatus(await upload(ctx, `${prefix}_1.csv`, "a\n"), 202);
+      await waitForImports(ctx);
+      const v1 = await v1Api(ctx);
+      const created = Date.parse((await v1.record(`${prefix}_1.csv`)).created_at.$date);
+      const local = (ms: number, offsetMinutes: number) => new Date(ms + offsetMinutes * 60_000).toISOString();
+      const before = created - 3_600_000;
+      const after = created + 3_600_000;
+      const shapes: Array<[string, string]> = [
+        [minuteZ(before), minuteZ(after)],
+        [`${local(before, 60).slice(0, 16)}+0100`, `${local(after, -330).slice(0, 16)}-0530`],
+        [`${local(before, 120).slice(0, 16)}+02:00`, `${local(after, -60).slice(0, 16)}-01:00`],
+        [`${new Date(before).toISOString().slice(0, 19)}Z`, `${new Date(after).toISOString().slice(0, 19)}Z`],
+        [new Date(before).toISOString(), new Date(after).toISOString()],
+        [`${local(before, 60).slice(0, 23)}+0100`, `${local(after, 60).slice(0, 23)}+01:00`],
+      ];
+      for (const api of [v1, await v2Api(ctx)]) {
+        for (const [startDate, endDate] of shapes) {
+          const count = await api.countOf({ filePrefix: prefix, startDate, endDate });
+          expectEqual(count, 1, `${api.version} count from ${startDate} to ${endDate}`);
+          expectEqual((await api.records({ filePrefix: prefix, startDate, endDate })).length, 1, `${api.version} search from ${startDate} to ${endDate}`);
+        }
+      }
+    },
+  },
+  {
+    title: "[FIL-12, DEC-FIL-06] v2 count and search apply to the files of one prefix only",
+    needs: ["admin"],
+    async run(ctx) {
+      const prefix = uniquePrefix(ctx, "one");
+      for (const name of [`${prefix}_1.csv`, `${prefix}_2.csv`, `${prefix}more_1.csv`, `${prefix}-b_1.csv`]) expectStatus(await upload(ctx, name, "a\n"), 202);
+      await waitForImports(ctx);
+      const api = await v2Api(ctx);
+      const created = Date.parse((await api.record(`${prefix}_1.csv`)).created_at.$date);
+      const window = windowAround(created);
+      expectEqual(await api.countOf({ filePrefix: prefix, ...window }), 2, `count of ${prefix}`);
+      expectEqual((await api.records({ filePrefix: prefix, ...window })).map((record) => record.file.name), [`${prefix}_1.csv`, `${prefix}_2.csv`], `search of ${prefix}`);
+      expectEqual(await api.countOf({ filePrefix: `${prefix}more`, ...window }), 1, `count of ${prefix}more`);
+    },
+  },
+  {
+    title: "[DEC-FIL-06] the date range is inclusive at both ends, to the millisecond",
+    needs: ["admin"],
+    async run(ctx) {
+      const prefix = uniquePrefix(ctx, "incl");
+      expectStatus(await upload(ctx, `${prefix}_1.csv`, "a\n"), 202);
+      const api = await v2Api(ctx);
+      const createdAt = (await api.record(`${prefix}_1.csv`)).created_at.$date;
+      const created = Date.parse(createdAt);
+      const iso = (ms: number) => new Date(ms).toISOString();
+      expectEqual(await api.countOf({ filePrefix: prefix, startDate: createdAt, endDate: createdAt }), 1, "start = end = created_at");
+      expectEqual(await api.countOf({ filePrefix: prefix, startDate: iso(created + 1), endDate: iso(created + 60_000) }), 0, "start 1 ms after created_at");
+      expectEqual(await api.countOf({ filePrefix: prefix, startDate: iso(created - 60_000), endDate: iso(created - 1) }), 0, "end 1 ms before created_at");
+    },
+  },
+  {
+    title: "[DEC-FIL-06] a profile without file definitions counts 0 and searches []",
+    async run(ctx) {
+      const api = (await v1Api(ctx)).at(ctx.fixtures.account, ctx.fixtures.otherProfile);
+      const window = { startDate: "2000-01-01T00:00Z", endDate: "2100-01-01T00:00Z" };
+      expectEqual(await api.countOf({ filePrefix: uniquePrefix(ctx, "none"), ...window }), 0, "count");
+      expectEqual(await api.records({ filePrefix: uniquePrefix(ctx, "none"), ...window }), [], "search");
+    },
+  },
+  {
+    title: "[FIL-ERR-01, DEC-FIL-06] a prefix longer than 150 characters is 400 1400 naming filePrefix (count, search, v1, v2); 150 is accepted",
+    async run(ctx) {
+      const window = { startDate: "2024-01-01T00:00Z", endDate: "2024-01-02T00:00Z" };
+      for (const api of [await v1Api(ctx), await v2Api(ctx)]) {
+        expectBadParameter(await api.count({ filePrefix: "p".repeat(151), ...window }), "filePrefix");
+        expectBadParameter(await api.search({ filePrefix: "p".repeat(151), ...window }), "filePrefix");
+        expectEqual(await api.countOf({ filePrefix: "p".repeat(150), ...window }), 0, `${api.version} count of a 150-character prefix`);
+      }
+    },
+  },
+  {
+    title: "[FIL-ERR-02, DEC-FIL-06] a missing filePrefix, startDate or endDate is 400 1400 naming it (count, search, v1, v2)",
+    async run(ctx) {
+      const full = { filePrefix: demoPrefix, startDate: "2024-01-01T00:00Z", endDate: "2024-01-02T00:00Z" };
+      for (const api of [await v1Api(ctx), await v2Api(ctx)]) {
+        for (const missing of ["filePrefix", "startDate", "endDate"] as const) {
+          const query: Record<string, string | undefined> = { ...full, [missing]: undefined };
+          expectBadParameter(await api.count(query), missing);
+          expectBadParameter(await api.search(query), missing);
+        }
+      }
+    },
+  },
+  {
+    title: "[FIL-ERR-03, DEC-FIL-06] a date that is not a date-time is 400 1400 naming it (count, search, v1, v2)",
+    async run(ctx) {
+      const good = "2024-01-01T00:00Z";
+      const bad = ["2024-01-01", "2024-01-01T00:00", "01/01/2024 00:00", "2024-13-01T00:00Z", "2024-01-01T25:00Z", "yesterday", "1704067200000"];
+      for (const api of [await v1Api(ctx), await v2Api(ctx)]) {
+        for (const date of bad) {
+          expectBadParameter(await api.count({ filePrefix: demoPrefix, startDate: date, endDate: good }), "startDate");
+          expectBadParameter(await api.search({ filePrefix: demoPrefix, startDate: good, endDate: date }), "endDate");
+        }
+      }
+    },
+  },
+  {
+    title: "[FIL-ERR-03, FIL-11] any text as a date answers 200 or 400 naming the date, never anything else",
+    kind: "property",
+    async run(ctx) {
+      const api = await v2Api(ctx);
+      await ctx.checkProperty(
+        fc.asyncProperty(fc.string({ maxLength: 40 }), async (date) => {
+          const answer = await api.count({ filePrefix: demoPrefix, startDate: date, endDate: "2100-01-01T00:00Z" });
+          if (answer.status === 200) return;
+          expectBadParameter(answer, "startDate");
+        }),
+        { numRuns: 40 },
+      );
+    },
+  },
+  {
+    title: "[FIL-ERR-04, DEC-FIL-06] an end date before the start date is 400 1400 naming endDate (count, search, v1, v2)",
+    async run(ctx) {
+      const query = { filePrefix: demoPrefix, startDate: "2024-01-02T00:00Z", endDate: "2024-01-01T23:59Z" };
+      for (const api of [await v1Api(ctx), await v2Api(ctx)]) {
+        expectBadParameter(await api.count(query), "endDate");
+        expectBadParameter(await api.search(query), "endDate");
+      }
+    },
+  },
+  {
+    title: "[FIL-ERR-05, DEC-FIL-04] a file name longer than 150 characters (.csv included) is 400 1400 naming fileName; 150 is looked up",
+    async run(ctx) {
+      for (const api of [await v1Api(ctx), await v2Api(ctx)]) {
+        expectBadParameter(await api.file(`${demoPrefix}_${"9".repeat(150 - demoPrefix.length - 5)}x.csv`), "fileName");
+        expectErrorBody(await api.file(`${demoPrefix}_${"9".repeat(150 - demoPrefix.length - 5)}.csv`), 404, 1404, notFoundMessage);
+      }
+    },
+  },
+  {
+    title: "[FIL-ERR-06, DEC-FIL-06] an unknown file name is 404 1404 \"Supplied file name not found\" (v1, v2)",
+    async run(ctx) {
+      for (const api of [await v1Api(ctx), await v2Api(ctx)]) expectErrorBody(await api.file(demoFileName(ctx)), 404, 1404, notFoundMessage);
+    },
+  },
+  {
+    title: "[FIL-ERR-07, FIL-01, DEC-GEN-02] v1 without the session cookie or without utk is 401 1401 (count, search, single file)",
+    async run(ctx) {
+      const session = await loginV1(ctx);
+      const base = filesBase("v1", ctx.fixtures.account, ctx.fixtures.profile);
+      const query = { filePrefix: demoPrefix, startDate: "2024-01-01T00:00Z", endDate: "2024-01-02T00:00Z" };
+      for (const path of ["/count", "/search", `/${demoPrefix}_1.csv`]) {
+        expectErrorBody(await ctx.base.get(`${base}${path}`, { query }), 401, 1401, "Authentication Failed");
+        expectErrorBody(await ctx.base.get(`${base}${path}`, { query, headers: session.headers }), 401, 1401, "Authentication Failed");
+        expectErrorBody(await ctx.base.get(`${base}${path}`, { query: { ...query, ...session.query } }), 401, 1401, "Authentication Failed");
+      }
+    },
+  },
+  {
+    title: "[FIL-ERR-07, FIL-02, DEC-GEN-02, AUT-02] v2 without a bearer token, with a bad one, with the API key itself or with a v1 session is 401 1401",
+    async run(ctx) {
+      const base = filesBase("v2", ctx.fixtures.account, ctx.fixtures.profile);
+      const session = await loginV1(ctx);
+      const query = { filePrefix: demoPrefix, startDate: "2024-01-01T00:00Z", endDate: "2024-01-02T00:00Z" };
+      const refused: Array<Record<string, string>> = [
+        {},
+        { authorization: "Bearer not-a-token" },
+        { authorization: `Bearer ${ctx.fixtures.user.apiKey}` },
+        { authorization: `Basic ${btoa(`${ctx.fixtures.user.email}:${ctx.fixtures.user.password}`)}` },
+        session.headers,
+      ];
+      for (const headers of refused) {
+        for (const path of ["/count", "/search", `/${demoPrefix}_1.csv`]) {
+          expectErrorBody(await ctx.base.get(`${base}${path}`, { query: { ...query, ...session.query }, headers }), 401, 1401, "Authentication Failed");
+        }
+      }
+    },
+  },
+  {
+    title: "[FIL-01, FIL-02, DEC-GEN-04, DEC-GEN-03] unknown account 404 1240, unknown profile 404 1250, no grant 401 1469 (v1, v2)",
+    async run(ctx) {
+      const query = { filePrefix: demoPrefix, startDate: "2024-01-01T00:00Z", endDate: "2024-01-02T00:00Z" };
+      for (const api of [await v1Api(ctx), await v2Api(ctx)]) {
+        for (const path of ["/count", "/search", `/${demoPrefix}_1.csv`]) {
+          expectErrorBody(await api.at(uniquePrefix(ctx, "noacct"), ctx.fixtures.profile).get(path, query), 404, 1240, "Account was not found");
+          expectErrorBody(await api.at(ctx.fixtures.account, uniquePrefix(ctx, "noprof")).get(path, query), 404, 1250, "Profile was not found");
+          expectErrorBody(await api.at(ctx.fixtures.otherAccount, "main").get(path, query), 401, 1469, permissionWording);
+        }
+      }
+    },
+  },
+  {
+    title: "[FIL-07, DEC-FIL-03, DEC-FIL-04] PROCESSED counts rows skipped (no visitor ID, blank lines), failed and imported, and names the last row failure",
+    needs: ["admin"],
+    async run(ctx) {
+      const email = (what: string) => `${uniquePrefix(ctx, what)}@example.com`;
+      const rows = [demoRow(email("a")), demoRow(""), "", demoRow(email("b"), "lots"), demoRow(email("c"), "4", "31.01.2024 09:30"), demoRow(email("d"), "5")];
+      const record = await importFailing(ctx, demoFile(ctx, rows).name, `${[demoHeader, ...rows].join("\n")}\n`);
+      expectStates(record, completed);
+      expectEqual(
+        { ...lastEntry(record), timestamp: undefined },
+        {
+          state: "PROCESSED",
+          timestamp: undefined,
+          lines_skipped: 2,
+          lines_failed_processing: 2,
+          lines_successfully_processed: 2,
+          last_failure: `${dateFormat} could not be parsed as a Date`,
+        },
+        "the PROCESSED entry",
+      );
+    },
+  },
+  {
+    title: "[FIL-09, DEC-FIL-03] unknown prefix: \"Unknown file prefix, unable to parse file\" on PROCESSING, which the file never leaves",
+    needs: ["admin"],
+    async run(ctx) {
+      const record = await importFailing(ctx, `${uniquePrefix(ctx, "nodef")}_1.csv`, `${demoHeader}\n${demoRow("x@example.com")}\n`);
+      expectStates(record, ["DOWNLOADING", "DOWNLOADED", "PROCESSING"]);
+      expectEqual(lastEntry(record).last_failure, "Unknown file prefix, unable to parse file", "last_failure");
+    },
+  },
+  {
+    title: "[FIL-09, DEC-FIL-03] visitor ID column missing: \"Secondary visitor ID column= email does not exist in the file, unable to continue\"",
+    needs: ["admin"],
+    async run(ctx) {
+      const record = await importFailing(ctx, demoFileName(ctx), `mail,amount,purchased_at\n${demoRow("x@example.com")}\n`);
+      expectStates(record, ["DOWNLOADING", "DOWNLOADED", "PROCESSING"]);
+      expectEqual(lastEntry(record).last_failure, "Secondary visitor ID column= email does not exist in the file, unable to continue", "last_failure");
+    },
+  },
+  {
+    title: "[FIL-09, DEC-FIL-03] mapped column missing: \"The number of columns to be processed n must match the number of CellProcessors n...\"",
+    needs: ["admin"],
+    async run(ctx) {
+      const record = await importFailing(ctx, demoFileName(ctx), "email,amount\nx@example.com,1\n");
+      expectStates(record, ["DOWNLOADING", "DOWNLOADED", "PROCESSING"]);
+      const failure = lastEntry(record).last_failure ?? "";
+      expectTrue(/^The number of columns to be processed \d+ must match the number of CellProcessors \d+: check that/.test(failure), `last_failure: ${failure}`);
+    },
+  },
+  {
+    title: "[FIL-09, DEC-FIL-03] date format mismatch: \"yyyy-MM-dd HH:mm could not be parsed as a Date\", the file still PROCESSED",
+    needs: ["admin"],
+    async run(ctx) {
+      const record = await importFailing(ctx, demoFileName(ctx), `${demoHeader}\n${demoRow(`${uniquePrefix(ctx, "d")}@example.com`, "1", "2024-01-31T09:30:00Z")}\n`);
+      expectStates(record, completed);
+      expectEqual(lastEntry(record).last_failure, `${dateFormat} could not be parsed as a Date`, "last_failure");
+      expectEqual(lastEntry(record).lines_failed_processing, 1, "lines_failed_processing");
+    },
+  },
+  {
+    title: "[FIL-09, DEC-FIL-03] a value that cannot be parsed: \"Exception thrown while processing file\", the file still PROCESSED",
+    needs: ["admin"],
+    async run(ctx) {
+      const record = await importFailing(ctx, demoFileName(ctx), `${demoHeader}\n${demoRow(`${uniquePrefix(ctx, "v")}@example.com`, "twelve")}\n`);
+      expectStates(record, completed);
+      expectEqual(lastEntry(record).last_failure, "Exception thrown while processing file", "last_failure");
+    },
+  },
+  {
+    title: "[FIL-09, DEC-FIL-03] too large a record: \"DBObject of size n is over Max BSON size m\" with n > m, on PROCESSING",
+    needs: ["admin"],
+    async run(ctx) {
+      // 17 MiB in one row: over BSON's 16 MiB, the default limit.
+      const head = new TextEncoder().encode(`${demoHeader}\n${uniquePrefix(ctx, "big")}@example.com,1,2024-01-31 09:30,`);
+      const bytes = new Uint8Array(head.byteLength + 17 * 1024 * 1024 + 1);
+      bytes.set(head);
+      bytes.fill(0x78, head.byteLength);
+      bytes[bytes.byteLength - 1] = 0x0a;
+      const record = await importFailing(ctx, demoFileName(ctx), bytes);
+      expectStates(record, ["DOWNLOADING", "DOWNLOADED", "PROCESSING"]);
+      const match = /^DBObject of size (\d+) is over Max BSON size (\d+)$/.exec(lastEntry(record).last_failure ?? "");
+      if (!match) fail(`last_failure: ${lastEntry(record).last_failure}`);
+      expectTrue(Number(match[1]) > Number(match[2]), `the size named (${match[1]}) is over the maximum (${match[2]})`);
+      expectEqual(record.file.size, bytes.byteLength, "file.size");
+    },
+  },
+  {
+    title: "[DEC-FIL-04, FIL-09] a file name already imported is not imported twice: the admin upload answers 409 {\"message\"}",
+    needs: ["admin"],
+    async run(ctx) {
+      const file = demoFile(ctx, [demoRow(`${uniquePrefix(ctx, "twice")}@example.com`)]);
+      const first = await importFile(ctx, file.name, file.text);
+      const again = await upload(ctx, file.name, file.text);
+      expectStatus(again, 409);
+      expectHeader(again, "content-type", /^application\/json\b/);
+      const body = again.json<Record<string, unknown>>();
+      expectTrue(Object.keys(body).length === 1 && typeof body.message === "string" && body.message !== "", `409 body is {"message"}: ${again.text}`);
+      await waitForImports(ctx);
+      expectEqual(await (await v1Api(ctx)).record(file.name), first, "the first import's record");
+    },
+  },
+  {
+    title: "[DEC-FIL-04, DEC-FIL-01, VID-02] each row becomes an event of the known visitor with _source_file and _file_line_num, and reaches the visitor's profile",
+    needs: ["admin"],
+    async run(ctx) {
+      const email = `${uniquePrefix(ctx, "buyer")}@example.com`;
+      const file = demoFile(ctx, [demoRow(email, "12.50", "2024-01-31 09:30"), demoRow(email, "7", "2024-02-01 10:00")]);
+      await importFile(ctx, file.name, file.text);
+      const visitor = `__${ctx.fixtures.account}_${ctx.fixtures.profile}__5120_${email}__`;
+      const events = await ctx.base.get("/admin/events", { headers: ctx.adminHeaders(), query: { account: ctx.fixtures.account, profile: ctx.fixtures.profile, visitor } });
+      expectStatus(events, 200);
+      const stored = events.json<{ events: Array<{ event: string; visitorId: string; data: Record<string, unknown> }> }>().events;
+      expectEqual(
+        stored.map((event) => [event.event, event.data._source_file, event.data._file_line_num, event.data.amount, event.data.purchased_at]),
+        [
+          ["purchase", file.name, 2, 12.5, Date.UTC(2024, 0, 31, 9, 30)],
+          ["purchase", file.name, 3, 7, Date.UTC(2024, 1, 1, 10)],
+        ],
+        "the events of the visitor: the definition's event, the file, the line, amount as a number, purchased_at read with yyyy-MM-dd HH:mm",
+      );
+      const moments = await ctx.moments.get(`/personalization/accounts/${ctx.fixtures.account}/profiles/${ctx.fixtures.profile}/engines/demo-engine`, {
+        query: { attributeId: "5120", attributeValue: email },
+        headers: page,
+      });
+      expectStatus(moments, 200);
+      const data = moments.json<{ audiences: string[]; badges: string[]; metrics: Record<string, number>; properties: Record<string, string>; flags: Record<string, boolean> }>();
+      expectEqual(data.metrics["Lifetime event count"], 2, "Lifetime event count");
+      expectEqual(data.properties["Last event name"], "purchase", "Last event name");
+      expectEqual(data.flags["Has purchased"], true, "Has purchased");
+      expectTrue(data.audiences.includes("Purchasers") && data.badges.includes("Buyer"), `audience Purchasers and badge Buyer: ${moments.text}`);
+    },
+  },
+  {
+    title: "[DEC-FIL-02, DEC-OPS-04] an admin upload answers 202 with the record, source.type upload and the node's host; the import runs in the background",
+    needs: ["admin"],
+    async run(ctx) {
+      const file = demoFile(ctx, [demoRow(`${uniquePrefix(ctx, "src")}@example.com`)]);
+      const answer = await upload(ctx, file.name, file.text);
+      expectStatus(answer, 202);
+      const accepted = answer.json<FileRecord>();
+      expectRecordShape(accepted, { name: file.name, account: ctx.fixtures.account, profile: ctx.fixtures.profile, bytes: file.bytes, lines: 2 });
+      expectEqual(accepted.file.source.type, "upload", "file.source.type");
+      expectTrue(accepted.file.source.host !== "", "file.source.host names the host");
+      expectTrue(!accepted.status.some((entry) => entry.state === "PROCESSED") || deepEqual(accepted.status.map((entry) => entry.state), completed), "states in order");
+      await waitForImports(ctx);
+      const record = await (await v2Api(ctx)).record(file.name);
+      expectEqual(record._id, accepted._id, "_id");
+      expectEqual(record.created_at, accepted.created_at, "created_at");
+      expectStates(record, completed);
+    },
+  },
+  {
+    title: "[DEC-FIL-04, DEC-OPS-04] an upload to an unknown account or profile is 404 1240 / 1250, a bad file name 400 naming fileName",
+    needs: ["admin"],
+    async run(ctx) {
+      expectErrorBody(await upload(ctx, demoFileName(ctx), "a\n", uniquePrefix(ctx, "noacct"), "main"), 404, 1240, "Account was not found");
+      expectErrorBody(await upload(ctx, demoFileName(ctx), "a\n", ctx.fixtures.account, uniquePrefix(ctx, "noprof")), 404, 1250, "Profile was not found");
+      expectBadParameter(await upload(ctx, `${demoPrefix}_${"1".repeat(150)}.csv`, "a\n"), "fileName");
+      expectBadParameter(await upload(ctx, `${demoPrefix}_1.txt`, "a\n"), "fileName");
+    },
+  },
+  {
+    title: "[LIM-04, FIL-03, FIL-05] a count above 50 is answered exactly (the guidance to narrow the range is documentation), and search returns every file",
+    needs: ["admin"],
+    async run(ctx) {
+      const prefix = uniquePrefix(ctx, "many");
+      for (let index = 1; index <= 51; index += 1) expectStatus(await upload(ctx, `${prefix}_${String(index).padStart(3, "0")}.csv`, "a\n"), 202);
+      await waitForImports(ctx);
+      const api = await v1Api(ctx);
+      const created = Date.parse((await api.record(`${prefix}_001.csv`)).created_at.$date);
+      const window = windowAround(created);
+      expectEqual(await api.countOf({ filePrefix: prefix, ...window }), 51, "count");
+      expectEqual((await api.records({ filePrefix: prefix, ...window })).length, 51, "search");
+    },
+  },
+]);
