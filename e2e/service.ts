@@ -1,0 +1,110 @@
+/**
+ * svc-hub as a real process for the browser suite, and what the suite asks it outside the browser: the admin
+ * API (stored events, wait, virtual clock) and the hosted data layer API v1 (to publish a data layer).
+ */
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { spawnServer, type SpawnedServer } from "../tools/spawn-server.ts";
+
+/** An event as GET /admin/events shows it. */
+export interface StoredEvent {
+  readonly visitorId: string;
+  readonly visitorIdSource: string;
+  readonly thirdPartyVisitorId: string | null;
+  readonly event: string | null;
+  readonly traceId: string | null;
+  readonly data: Record<string, unknown>;
+}
+
+export interface Service {
+  /** The root of every API, without a trailing slash: `http://127.0.0.1:<port>`. */
+  readonly url: string;
+  /** The events stored with this svc_trace_id. */
+  events(traceId: string): Promise<StoredEvent[]>;
+  /** The one event stored with this svc_trace_id, once it is there (a beacon arrives after the page moved on). */
+  eventually(traceId: string, timeoutMs?: number): Promise<StoredEvent>;
+  /** POST /admin/wait: every due background job (profiles, publishing) is done. */
+  waitForBackgroundWork(): Promise<void>;
+  advanceClock(by: string): Promise<void>;
+  /** Uploads (POST) or replaces (PUT) a data layer of acme/main and waits until the change is published. */
+  publishDataLayer(dlId: string, body: unknown, method: "POST" | "PUT" | "DELETE"): Promise<void>;
+  stop(): Promise<number>;
+}
+
+const demoUser = { username: "demo@example.com", password: "demo-password-1" };
+
+async function expectOk(answer: Response, what: string): Promise<Response> {
+  if (!answer.ok) throw new Error(`${what}: ${answer.status} ${await answer.text()}`);
+  return answer;
+}
+
+export async function startService(root = resolve(import.meta.dir, "..")): Promise<Service> {
+  const dataDir = mkdtempSync(join(tmpdir(), "svc-hub-e2e-"));
+  const adminToken = `e2e-${crypto.randomUUID()}`;
+  const outputDir = join(root, "test-output", "e2e");
+  mkdirSync(outputDir, { recursive: true });
+  let server: SpawnedServer;
+  try {
+    server = await spawnServer({ root, dataDir, adminToken, logFile: join(outputDir, "server.log") });
+  } catch (error) {
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+  const url = server.url.replace(/\/$/, "");
+  const admin = { authorization: `Bearer ${adminToken}` };
+  const adminPost = async (path: string, body: unknown) =>
+    expectOk(await fetch(`${url}${path}`, { method: "POST", headers: { ...admin, "content-type": "application/json" }, body: JSON.stringify(body) }), `POST ${path}`);
+
+  async function events(traceId: string): Promise<StoredEvent[]> {
+    const answer = await expectOk(await fetch(`${url}/admin/events?traceId=${encodeURIComponent(traceId)}&limit=1000`, { headers: admin }), "GET /admin/events");
+    return ((await answer.json()) as { events: StoredEvent[] }).events;
+  }
+
+  async function login(): Promise<{ cookie: string; utk: string }> {
+    const answer = await expectOk(await fetch(`${url}/v1/login`, { method: "POST", body: new URLSearchParams(demoUser) }), "POST /v1/login");
+    const session = answer.headers.getSetCookie().find((cookie) => cookie.startsWith("JSESSIONID="));
+    if (!session) throw new Error("POST /v1/login set no JSESSIONID cookie");
+    return { cookie: session.split(";")[0] as string, utk: ((await answer.json()) as { utk: string }).utk };
+  }
+
+  return {
+    url,
+    events,
+    async eventually(traceId, timeoutMs = 10_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const found = await events(traceId);
+        if (found.length > 1) throw new Error(`${found.length} events stored with svc_trace_id ${traceId}, expected one`);
+        if (found[0]) return found[0];
+        if (Date.now() > deadline) throw new Error(`no event with svc_trace_id ${traceId} within ${timeoutMs} ms`);
+        await Bun.sleep(50);
+      }
+    },
+    async waitForBackgroundWork() {
+      await adminPost("/admin/wait", {});
+    },
+    async advanceClock(by) {
+      await adminPost("/admin/clock/advance", { by });
+    },
+    async publishDataLayer(dlId, body, method) {
+      const session = await login();
+      const path = `${url}/v1/dle/accounts/acme/profiles/main/datalayers/${dlId}?utk=${encodeURIComponent(session.utk)}`;
+      const headers = { cookie: session.cookie, "content-type": "application/json" };
+      await expectOk(await fetch(path, { method, headers, ...(method === "DELETE" ? {} : { body: JSON.stringify(body) }) }), `${method} data layer ${dlId}`);
+      // Past the publishing delay on the virtual clock, then the publisher has run: no waiting in real time.
+      await adminPost("/admin/clock/advance", { by: "1m" });
+      await adminPost("/admin/wait", {});
+      const status = await expectOk(await fetch(path, { headers: { cookie: session.cookie } }), `status of data layer ${dlId}`);
+      const { status: state } = (await status.json()) as { status: string };
+      if (state !== "completed") throw new Error(`data layer ${dlId} is ${state} after the publishing delay, expected completed`);
+    },
+    async stop() {
+      try {
+        return await server.stop();
+      } finally {
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    },
+  };
+}
