@@ -1,13 +1,26 @@
 import { and, eq, lt, or } from "drizzle-orm";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import type { LockoutKind, LockoutStore, SessionRecord, SessionStore, VersionedLockout } from "../../core/ports/index.ts";
+import { GroupCommitWriter } from "../collect/group-commit.ts";
 import { lockouts, sessions } from "./sessions.schema.ts";
 
 function emailKey(email: string): string {
   return email.toLowerCase();
 }
 
+interface Touch {
+  readonly id: string;
+  readonly lastSeenAt: number;
+}
+
 export class LibsqlSessionRepo implements SessionStore {
+  /**
+   * DEC-SES-02: every authenticated call writes its session's last use. The writes of the calls that arrive
+   * together share one commit (one WAL sync) instead of one each; each call still waits for its own to be
+   * committed, as the collection endpoint's events do (adapters/collect/group-commit.ts).
+   */
+  private readonly touches = new GroupCommitWriter<Touch>((batch) => this.commitTouches(batch));
+
   constructor(private readonly db: LibSQLDatabase) {}
 
   async create(session: SessionRecord): Promise<void> {
@@ -29,8 +42,18 @@ export class LibsqlSessionRepo implements SessionStore {
     return row ?? null;
   }
 
-  async touch(id: string, lastSeenAt: number): Promise<void> {
-    await this.db.update(sessions).set({ lastSeenAt }).where(and(eq(sessions.id, id), lt(sessions.lastSeenAt, lastSeenAt)));
+  touch(id: string, lastSeenAt: number): Promise<void> {
+    return this.touches.write({ id, lastSeenAt });
+  }
+
+  /** One transaction: each session of the batch moves to the latest of its uses, never back. */
+  private async commitTouches(batch: readonly Touch[]): Promise<void> {
+    const latest = new Map<string, number>();
+    for (const { id, lastSeenAt } of batch) latest.set(id, Math.max(latest.get(id) ?? lastSeenAt, lastSeenAt));
+    const [first, ...rest] = [...latest].map(([id, lastSeenAt]) =>
+      this.db.update(sessions).set({ lastSeenAt }).where(and(eq(sessions.id, id), lt(sessions.lastSeenAt, lastSeenAt))),
+    );
+    if (first) await this.db.batch([first, ...rest]);
   }
 
   async delete(id: string): Promise<void> {

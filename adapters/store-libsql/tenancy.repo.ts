@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
@@ -25,33 +25,98 @@ type Statement = BatchItem<"sqlite">;
 /** The tables holding a profile's configuration, all replaced together by putProfile. */
 const profileConfigTables = [visitorIdAttributes, attributes, audiences, engines, fileDefinitions] as const;
 
-export class LibsqlTenancyRepo implements TenancyStore {
+/**
+ * What the reads below answered, kept while the database is unchanged: a moments lookup, a session check or
+ * an access decision would otherwise read a profile's configuration (six queries) or a user on every
+ * request. `PRAGMA data_version` changes whenever another connection (another process on the same file)
+ * commits, and this repository's own writes clear the copies, so an answer is what the store holds. The
+ * version is asked at most once per turn of the event loop: the requests handled in one turn share it.
+ */
+class ReadCache {
+  /** Each answer as JSON: parsing it again is the cheapest deep copy (the records are plain JSON data). */
+  private readonly entries = new Map<string, string>();
+  private version: unknown = null;
+  /** Counts local writes: a read that began before one must not store what it read. */
+  private generation = 0;
+  private versionThisTurn: Promise<unknown> | null = null;
+
   constructor(private readonly db: LibSQLDatabase) {}
 
-  async listAccounts(): Promise<AccountRecord[]> {
-    const rows = await this.db.select().from(accounts);
-    return sortByCodeUnits(rows, (account) => account.name);
+  private currentVersion(): Promise<unknown> {
+    if (!this.versionThisTurn) {
+      this.versionThisTurn = this.db.all<{ data_version: number }>(sql`PRAGMA data_version`).then(([row]) => row?.data_version ?? null);
+      setImmediate(() => (this.versionThisTurn = null));
+    }
+    return this.versionThisTurn;
   }
 
-  async findAccount(name: string): Promise<AccountRecord | null> {
-    const [row] = await this.db.select().from(accounts).where(eq(accounts.name, name));
-    return row ?? null;
+  async read<T>(key: string, load: () => Promise<T>): Promise<T> {
+    const version = await this.currentVersion();
+    if (version === null || version !== this.version) {
+      this.entries.clear();
+      this.version = version;
+    }
+    // Copies out: a caller changing what it was given must not change the next answer.
+    const kept = this.entries.get(key);
+    if (kept !== undefined) return JSON.parse(kept) as T;
+    const generation = this.generation;
+    const value = await load();
+    if (version !== null && generation === this.generation && version === this.version) this.entries.set(key, JSON.stringify(value));
+    return value;
+  }
+
+  clear(): void {
+    this.generation += 1;
+    this.entries.clear();
+  }
+}
+
+export class LibsqlTenancyRepo implements TenancyStore {
+  private readonly cache: ReadCache;
+
+  constructor(private readonly db: LibSQLDatabase) {
+    this.cache = new ReadCache(db);
+  }
+
+  listAccounts(): Promise<AccountRecord[]> {
+    return this.cache.read("accounts", async () => sortByCodeUnits(await this.db.select().from(accounts), (account) => account.name));
+  }
+
+  findAccount(name: string): Promise<AccountRecord | null> {
+    return this.cache.read(`account\u0000${name}`, async () => {
+      const [row] = await this.db.select().from(accounts).where(eq(accounts.name, name));
+      return row ?? null;
+    });
   }
 
   async ensureAccount(name: string, now: number): Promise<void> {
-    await this.db.insert(accounts).values({ name, createdAt: now }).onConflictDoNothing();
+    try {
+      await this.db.insert(accounts).values({ name, createdAt: now }).onConflictDoNothing();
+    } finally {
+      this.cache.clear();
+    }
   }
 
-  async listProfiles(account: string): Promise<ProfileRecord[]> {
-    return this.readProfiles(account);
+  listProfiles(account: string): Promise<ProfileRecord[]> {
+    return this.cache.read(`profiles\u0000${account}`, () => this.readProfiles(account));
   }
 
-  async findProfile(account: string, profile: string): Promise<ProfileRecord | null> {
-    const [found] = await this.readProfiles(account, profile);
-    return found ?? null;
+  findProfile(account: string, profile: string): Promise<ProfileRecord | null> {
+    return this.cache.read(`profile\u0000${account}\u0000${profile}`, async () => {
+      const [found] = await this.readProfiles(account, profile);
+      return found ?? null;
+    });
   }
 
   async putProfile(account: string, config: ProfileConfig, now: number): Promise<void> {
+    try {
+      await this.writeProfile(account, config, now);
+    } finally {
+      this.cache.clear();
+    }
+  }
+
+  private async writeProfile(account: string, config: ProfileConfig, now: number): Promise<void> {
     // The foreign key would refuse the profile as well; checking first gives the reference's error.
     if (!(await this.findAccount(account))) throw new Error(`account ${account} does not exist`);
     const { db } = this;
@@ -154,7 +219,11 @@ export class LibsqlTenancyRepo implements TenancyStore {
     return sortByCodeUnits(records, (user) => user.email);
   }
 
-  async findUser(email: string): Promise<UserRecord | null> {
+  findUser(email: string): Promise<UserRecord | null> {
+    return this.cache.read(`user\u0000${emailKey(email)}`, () => this.readUser(email));
+  }
+
+  private async readUser(email: string): Promise<UserRecord | null> {
     const { db } = this;
     const key = emailKey(email);
     const [userRows, grantRows] = await db.batch([
@@ -166,6 +235,14 @@ export class LibsqlTenancyRepo implements TenancyStore {
   }
 
   async putUser(user: UserRecord): Promise<void> {
+    try {
+      await this.writeUser(user);
+    } finally {
+      this.cache.clear();
+    }
+  }
+
+  private async writeUser(user: UserRecord): Promise<void> {
     const { db } = this;
     const key = emailKey(user.email);
     const row = {

@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { admitEvent, emptyRateWindow, rateWindowMs, type RateWindow } from "./rate-limit.rules.ts";
+import { admitEvent, admittedTimes, emptyRateWindow, rateWindowMs, type RateWindow } from "./rate-limit.rules.ts";
 
 /** Runs requests at the given times through one window; returns the times that were admitted. */
 function admitAll(times: readonly number[], limit: number): number[] {
@@ -50,9 +50,59 @@ describe("rate limit (COL-15, DEC-COL-07)", () => {
           assert.equal(result.admitted, recent < limit);
           if (result.admitted) admitted.push(now);
           window = result.next;
-          assert.ok(window.admittedAt.length <= limit);
+          assert.ok(window.end - window.start <= limit);
         }
       }),
+    );
+  });
+
+  it("a window never changes once made: admitting from an older window gives the same answer as the first time", () => {
+    fc.assert(
+      fc.property(forwardTimes, fc.integer({ min: 1, max: 20 }), fc.nat(), (times, limit, pick) => {
+        const windows: RateWindow[] = [emptyRateWindow];
+        for (const now of times) windows.push(admitEvent(windows.at(-1) as RateWindow, now, limit).next);
+        const index = pick % windows.length;
+        const before = [...admittedTimes(windows[index] as RateWindow)];
+        const later = (times.at(-1) ?? 1_000_000) + 1;
+        const first = admitEvent(windows[index] as RateWindow, later, limit);
+        const again = admitEvent(windows[index] as RateWindow, later, limit);
+        assert.deepEqual(admittedTimes(windows[index] as RateWindow), before);
+        assert.equal(first.admitted, again.admitted);
+        assert.deepEqual(admittedTimes(first.next), admittedTimes(again.next));
+      }),
+    );
+  });
+
+  it("admitting stays cheap with a high limit: 200,000 events in one second keep a window of 200,000 without copying it each time", () => {
+    let window: RateWindow = emptyRateWindow;
+    const started = Date.now();
+    for (let index = 0; index < 200_000; index += 1) window = admitEvent(window, 5_000_000 + Math.floor(index / 1000), 10_000_000).next;
+    assert.equal(window.end - window.start, 200_000);
+    // Copying the window at every admission (quadratic) takes minutes here; appending takes milliseconds.
+    assert.ok(Date.now() - started < 5_000);
+    // 1150 ms later the times up to 5,000,150 have left the window: 49 ms of 1000 events, and this one.
+    window = admitEvent(window, 5_000_000 + 1_150, 10_000_000).next;
+    assert.equal(admittedTimes(window)[0], 5_000_151);
+    assert.equal(window.end - window.start, 49_001);
+  });
+
+  it("over long runs (where the shared array is compacted) it answers as a plain list of times would", () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 3000, maxLength: 6000 }), fc.integer({ min: 300, max: 2500 }), (gaps, limit) => {
+        let window: RateWindow = emptyRateWindow;
+        let plain: number[] = [];
+        let now = 1_000_000;
+        for (const gap of gaps) {
+          now += gap;
+          plain = plain.filter((at) => at > now - rateWindowMs);
+          const result = admitEvent(window, now, limit);
+          assert.equal(result.admitted, plain.length < limit);
+          if (result.admitted) plain.push(now);
+          window = result.next;
+        }
+        assert.deepEqual(admittedTimes(window), plain);
+      }),
+      { numRuns: 20 },
     );
   });
 

@@ -1,0 +1,131 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Stores } from "../../core/ports/index.ts";
+import { fullProfileConfig, sampleUser } from "../store-contract.ts";
+import { openLibsqlStores } from "./libsql.stores.ts";
+
+/*
+ * Performance changes of the libSQL store (issue 12, bench/FINDINGS.md) that must not change what is read:
+ * the tenancy reads kept in memory while the file is unchanged, and the session touches that share a commit.
+ */
+
+const opened: Stores[] = [];
+const directories: string[] = [];
+
+async function openOn(url: string): Promise<Stores> {
+  const stores = await openLibsqlStores({ url });
+  opened.push(stores);
+  return stores;
+}
+
+function freshUrl(): string {
+  const directory = mkdtempSync(join(tmpdir(), "svc-hub-read-cache-"));
+  directories.push(directory);
+  return `file:${join(directory, "test.db")}`;
+}
+
+afterEach(async () => {
+  for (const stores of opened.splice(0)) await stores.close();
+  for (const directory of directories.splice(0)) rmSync(directory, { recursive: true, force: true });
+});
+
+describe("libsql tenancy reads kept in memory", () => {
+  test("reading the same profile again answers an equal copy of its own", async () => {
+    const stores = await openOn(freshUrl());
+    await stores.tenancy.ensureAccount("acme", 1);
+    await stores.tenancy.putProfile("acme", fullProfileConfig("main"), 1);
+    const first = await stores.tenancy.findProfile("acme", "main");
+    const second = await stores.tenancy.findProfile("acme", "main");
+    expect(second).toEqual(first);
+    expect(second).not.toBe(first as NonNullable<typeof first>);
+  });
+
+  test("this store's own writes are read back at once (profile, account, user)", async () => {
+    const stores = await openOn(freshUrl());
+    await stores.tenancy.ensureAccount("acme", 1);
+    expect(await stores.tenancy.findProfile("acme", "main")).toBeNull();
+    expect(await stores.tenancy.findAccount("globex")).toBeNull();
+    expect(await stores.tenancy.findUser("ann@example.com")).toBeNull();
+    await stores.tenancy.putProfile("acme", fullProfileConfig("main"), 2);
+    await stores.tenancy.ensureAccount("globex", 2);
+    await stores.tenancy.putUser(sampleUser("ann@example.com"));
+    expect((await stores.tenancy.findProfile("acme", "main"))?.config).toEqual(fullProfileConfig("main"));
+    expect((await stores.tenancy.listProfiles("acme")).map((record) => record.config.name)).toEqual(["main"]);
+    expect((await stores.tenancy.findAccount("globex"))?.name).toBe("globex");
+    expect((await stores.tenancy.listAccounts()).map((account) => account.name)).toEqual(["acme", "globex"]);
+    await stores.tenancy.putUser(sampleUser("ann@example.com", { disabled: true }));
+    expect((await stores.tenancy.findUser("ANN@example.com"))?.disabled).toBe(true);
+  });
+
+  test("a change committed by another process on the same file is seen by the next read", async () => {
+    const url = freshUrl();
+    const here = await openOn(url);
+    const there = await openOn(url);
+    await here.tenancy.ensureAccount("acme", 1);
+    await here.tenancy.putProfile("acme", { ...fullProfileConfig("main"), engines: [] }, 1);
+    await here.tenancy.putUser(sampleUser("ann@example.com"));
+    expect((await here.tenancy.findProfile("acme", "main"))?.config.engines).toEqual([]);
+    expect((await here.tenancy.findUser("ann@example.com"))?.disabled).toBe(false);
+
+    await there.tenancy.putProfile("acme", fullProfileConfig("main"), 2);
+    await there.tenancy.putUser(sampleUser("ann@example.com", { disabled: true }));
+    await Bun.sleep(1); // the version is asked once per turn of the event loop
+    expect((await here.tenancy.findProfile("acme", "main"))?.config).toEqual(fullProfileConfig("main"));
+    expect((await here.tenancy.findUser("ann@example.com"))?.disabled).toBe(true);
+  });
+
+  test("a read that overlaps a write of this store does not keep the old answer", async () => {
+    const stores = await openOn(freshUrl());
+    await stores.tenancy.ensureAccount("acme", 1);
+    await stores.tenancy.putProfile("acme", { ...fullProfileConfig("main"), engines: [] }, 1);
+    const [during] = await Promise.all([stores.tenancy.findProfile("acme", "main"), stores.tenancy.putProfile("acme", fullProfileConfig("main"), 2)]);
+    expect(during?.config.name).toBe("main");
+    expect((await stores.tenancy.findProfile("acme", "main"))?.config).toEqual(fullProfileConfig("main"));
+  });
+
+  test("a list handed out is a copy: changing it does not change the next answer", async () => {
+    const stores = await openOn(freshUrl());
+    await stores.tenancy.ensureAccount("acme", 1);
+    (await stores.tenancy.listAccounts()).pop();
+    expect((await stores.tenancy.listAccounts()).map((account) => account.name)).toEqual(["acme"]);
+  });
+});
+
+describe("libsql session touches sharing a commit", () => {
+  const session = (id: string, lastSeenAt: number) => ({
+    id,
+    userEmail: "ann@example.com",
+    cookieHash: id.padEnd(64, "c"),
+    utkHash: id.padEnd(64, "u"),
+    createdAt: 0,
+    lastSeenAt,
+  });
+
+  test("touches made together are all committed, each session moving to its latest use and never back", async () => {
+    const url = freshUrl();
+    const stores = await openOn(url);
+    await stores.tenancy.putUser(sampleUser("ann@example.com"));
+    for (const [id, at] of [["s1", 1_000], ["s2", 1_000], ["s3", 9_000]] as const) await stores.sessions.create(session(id, at));
+    await Promise.all([
+      stores.sessions.touch("s1", 5_000),
+      stores.sessions.touch("s1", 4_000),
+      stores.sessions.touch("s2", 7_000),
+      stores.sessions.touch("s3", 2_000),
+    ]);
+    // Read through another connection: what was committed, not what one connection holds.
+    const other = await openOn(url);
+    const lastSeen = async (id: string) => (await other.sessions.findByCookieHash(id.padEnd(64, "c")))?.lastSeenAt;
+    expect([await lastSeen("s1"), await lastSeen("s2"), await lastSeen("s3")]).toEqual([5_000, 7_000, 9_000]);
+  });
+
+  test("a touch that cannot be committed is refused, not silently dropped", async () => {
+    const stores = await openOn(freshUrl());
+    await stores.tenancy.putUser(sampleUser("ann@example.com"));
+    await stores.sessions.create(session("s1", 1_000));
+    await stores.close();
+    opened.splice(opened.indexOf(stores), 1);
+    await expect(stores.sessions.touch("s1", 2_000)).rejects.toThrow();
+  });
+});
