@@ -1,4 +1,6 @@
-import { hostname } from "node:os";
+import { mkdtempSync, rmSync } from "node:fs";
+import { hostname, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import type { ServiceConfig } from "../core/config/config.model.ts";
 import type { SecretHasher } from "../core/ports/hashing.port.ts";
 import type { Stores } from "../core/ports/stores.ts";
@@ -10,6 +12,9 @@ import { applyConfiguredRevisions } from "./config/seed-revisions.ts";
 import type { AppDeps } from "./http/app-deps.ts";
 import { createApp, type App } from "./http/app.ts";
 import { createArgon2Hasher, cryptoIds } from "./runtime/crypto.ts";
+import { FileImportService } from "./services/file-import.service.ts";
+import { FileStatusService } from "./services/file-status.service.ts";
+import { fileImportWorker } from "./workers/file-import.worker.ts";
 import type { Logger } from "./runtime/logger.ts";
 import { Scheduler } from "./runtime/scheduler.ts";
 import { openVirtualClock } from "./runtime/virtual-clock.ts";
@@ -19,6 +24,10 @@ import { RevisionsService } from "./services/revisions.service.ts";
 import { sessionPolicyFromLimits } from "../core/session/session.rules.ts";
 import { sessionJanitor } from "./workers/session-janitor.worker.ts";
 import { profileWorker } from "./workers/profile.worker.ts";
+import { visitorDeletionWorker } from "./workers/visitor-deletion.worker.ts";
+import { eraseVisitor } from "./services/privacy.service.ts";
+import { eraseFromImportedFiles } from "./services/imported-files.eraser.ts";
+import { createLease } from "./runtime/lease.ts";
 import { ProfilesService, syncEngineStates } from "./services/profiles.service.ts";
 import { profilePolicyFromLimits } from "../core/profiles/profile.rules.ts";
 import { dataLayerPublisher } from "./workers/datalayer-publisher.worker.ts";
@@ -41,6 +50,11 @@ export interface ServiceOptions {
   readonly hasher?: SecretHasher;
   /** How often the scheduler looks for work written by other nodes. */
   readonly pollMs?: number;
+  /**
+   * SVC_DATA_DIR: holds the file import drop folders (`inbox/`) and the files received (`files/`), beside the
+   * libSQL database. Absent: a temporary folder, removed by close() (tests, throw-away runs).
+   */
+  readonly dataDir?: string;
 }
 
 export interface Service {
@@ -68,6 +82,7 @@ async function openStores(choice: StoreChoice): Promise<Stores> {
 export async function openService(options: ServiceOptions): Promise<Result<Service, ConfigError>> {
   const stores = await openStores(options.store);
   const hasher = options.hasher ?? createArgon2Hasher();
+  const cleanups: Array<() => void> = [];
   try {
     const clock = await openVirtualClock(stores.settings);
     const seeded = await applyConfig({ stores, hasher, now: clock.now(), env: options.env }, options.config);
@@ -87,12 +102,54 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
     const adminToken = options.adminToken ?? storedToken ?? (await stores.settings.setIfAbsent(adminTokenKey, cryptoIds.randomToken(24)));
 
     const scheduler = new Scheduler({ clock, logger: options.logger, pollMs: options.pollMs });
+    let clockRefresh: ReturnType<typeof setInterval> | undefined;
     clock.onChange(() => scheduler.notify());
     scheduler.register(sessionJanitor({ sessions: stores.sessions, clock, policy: sessionPolicyFromLimits(options.config.limits) }));
     scheduler.register(dataLayerPublisher({ store: stores.dataLayers, logger: options.logger }));
     await syncEngineStates(stores, options.config, clock.now());
+    const nodeId = options.config.nodeId ?? `${hostname()}-${process.pid}`;
+    const dataDir = options.dataDir ? resolve(options.dataDir) : mkdtempSync(join(tmpdir(), "svc-hub-data-"));
+    cleanups.push(() => {
+      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    });
+    // DEC-FIL-01..05: registered before the profile worker, so one pass imports rows and applies them.
+    const fileImports = new FileImportService({
+      stores,
+      clock,
+      ids: cryptoIds,
+      nodeId,
+      host: hostname(),
+      dataDir,
+      maxRecordBytes: options.config.limits.maxImportRecordBytes,
+      logger: options.logger,
+      notify: () => scheduler.notify(),
+    });
+    await fileImports.prepareInboxes();
+    scheduler.register(fileImportWorker({ imports: fileImports }));
     const profiles = new ProfilesService({ stores, policy: profilePolicyFromLimits(options.config.limits) });
-    scheduler.register(profileWorker({ stores, profiles, logger: options.logger }));
+    const profilesLeaseHolder = `${nodeId}-${cryptoIds.randomHex(4)}`;
+    const profilesWorker = profileWorker({ stores, profiles, logger: options.logger, nodeId: profilesLeaseHolder });
+    scheduler.register(profilesWorker);
+    // PRV-09, DEC-PRV-04: after the import and profile workers, and catching both up first, so every stored row
+    // is an event and stitching is complete when a visitor is erased (with the kept copies of imported files).
+    // Only the holder of the profiles lease erases, so no profile update of another node interleaves with it.
+    const importsCatchUp = fileImportWorker({ imports: fileImports });
+    const profilesLease = createLease(stores.settings, "profiles", profilesLeaseHolder, 15_000);
+    scheduler.register(
+      visitorDeletionWorker({
+        store: stores.privacy,
+        mayRun: () => profilesLease.acquire(),
+        erase: async (transaction) => ({
+          ...(await eraseVisitor(stores, transaction)),
+          ...(await eraseFromImportedFiles({ stores, dataDir, logger: options.logger }, transaction)),
+        }),
+        beforeErasing: async (now) => {
+          while ((await importsCatchUp.runDue(now)) > 0);
+          while ((await profilesWorker.runDue(now)) > 0);
+        },
+        logger: options.logger,
+      }),
+    );
     const deps: AppDeps = {
       stores,
       clock,
@@ -103,25 +160,36 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
       config: options.config,
       timing: timingPresets[options.timing ?? options.config.timing],
       version: packageJson.version,
-      nodeId: options.config.nodeId ?? `${hostname()}-${process.pid}`,
+      nodeId,
       adminToken,
       auth: new AuthService({ stores, hasher, ids: cryptoIds, clock, limits: options.config.limits }),
       users: new UsersService({ stores, hasher, ids: cryptoIds, clock }),
       revisions,
+      fileImports,
+      fileStatus: new FileStatusService({ stores }),
     };
     return ok({
       app: createApp(deps),
       deps,
       seed: seeded.value,
       adminTokenGenerated,
-      start: () => scheduler.start(),
+      start() {
+        scheduler.start();
+        // DEC-OPS-02: another process on the same database may move the virtual clock; look four times a second.
+        clockRefresh ??= setInterval(() => void clock.refresh().catch(() => undefined), 250);
+        clockRefresh.unref?.();
+      },
       async close() {
+        if (clockRefresh) clearInterval(clockRefresh);
         await scheduler.stop();
+        await profilesLease.release().catch(() => undefined);
         await stores.close();
+        for (const cleanup of cleanups) cleanup();
       },
     });
   } catch (error) {
     await stores.close();
+    for (const cleanup of cleanups) cleanup();
     throw error;
   }
 }

@@ -116,6 +116,32 @@ export function describeEventStoreContract(name: string, open: () => Promise<Sto
       expect((await stores.events.query({ limit: 1 }))[0]!.data).toEqual({ list: [1] });
     });
 
+    test("deleteVisitors removes every event of the given visitor ids in the account and profile only (PRV-09)", async () => {
+      await stores.events.append([
+        sampleEvent({ traceId: "1", visitorId: "v1" }),
+        sampleEvent({ traceId: "2", visitorId: "__acme_main__5120_ann@example.com__" }),
+        sampleEvent({ traceId: "3", visitorId: "v2" }),
+        sampleEvent({ traceId: "4", visitorId: "v1", profile: "dev" }),
+        sampleEvent({ traceId: "5", visitorId: "v1", account: "globex" }),
+        sampleEvent({ traceId: "6", visitorId: "v1" }),
+      ]);
+      expect(await stores.events.deleteVisitors("acme", "main", ["v1", "__acme_main__5120_ann@example.com__", "v1", "nobody"])).toBe(3);
+      expect((await stores.events.query({ limit: 10 })).map((event) => event.traceId)).toEqual(["3", "4", "5"]);
+      expect(await stores.events.deleteVisitors("acme", "main", ["v1"])).toBe(0);
+      expect(await stores.events.deleteVisitors("acme", "main", [])).toBe(0);
+    });
+
+    test("deleteVisitors handles more ids than one statement binds, and sequence numbers are not reused", async () => {
+      const ids = Array.from({ length: 1_200 }, (_, index) => `v${index}`);
+      await stores.events.append(ids.map((visitorId) => sampleEvent({ visitorId })));
+      const last = (await stores.events.query({ limit: 1, order: "desc" }))[0]!.seq;
+      expect(await stores.events.deleteVisitors("acme", "main", ids)).toBe(1_200);
+      await stores.events.append([sampleEvent({ traceId: "after" })]);
+      const [after] = await stores.events.query({ limit: 10 });
+      expect(after!.traceId).toBe("after");
+      expect(after!.seq).toBeGreaterThan(last);
+    });
+
     test("a closed store refuses to append", async () => {
       await stores.close();
       await expect(stores.events.append([sampleEvent()])).rejects.toThrow();

@@ -69,6 +69,23 @@ export function describeProfileStoreContract(name: string, open: () => Promise<S
       expect(await stores.profiles.canonicalOf("acme", "main", "a")).toBe("c");
     });
 
+    test("deleteGroup removes the profile, every member and the joins of the group, and nothing else (PRV-09)", async () => {
+      await stores.profiles.save("acme", "main", "anon-1", profile(), ["anon-1", "tapid-1"]);
+      await stores.profiles.save("acme", "main", "__acme_main__5120_x__", profile(), []);
+      await stores.profiles.merge("acme", "main", "__acme_main__5120_x__", ["anon-1"], profile({ eventCount: 4 }), 5_000);
+      await stores.profiles.save("acme", "main", "other", profile(), ["other-tapid"]);
+      await stores.profiles.save("acme", "dev", "__acme_main__5120_x__", profile(), ["anon-1"]);
+
+      expect(await stores.profiles.deleteGroup("acme", "main", "__acme_main__5120_x__")).toBe(3);
+      for (const id of ["anon-1", "tapid-1", "__acme_main__5120_x__"]) expect(await stores.profiles.canonicalOf("acme", "main", id)).toBeNull();
+      expect(await stores.profiles.find("acme", "main", "__acme_main__5120_x__")).toBeNull();
+      expect(await stores.profiles.mergesInto("acme", "main", "__acme_main__5120_x__")).toEqual([]);
+      expect(await stores.profiles.canonicalOf("acme", "main", "other-tapid")).toBe("other");
+      expect(await stores.profiles.canonicalOf("acme", "dev", "anon-1")).toBe("__acme_main__5120_x__");
+      expect(await stores.profiles.find("acme", "dev", "__acme_main__5120_x__")).toEqual(profile());
+      expect(await stores.profiles.deleteGroup("acme", "main", "__acme_main__5120_x__")).toBe(0);
+    });
+
     test("engine states are kept per account, profile and engine", async () => {
       expect(await stores.profiles.engineEnabledSince("acme", "main", "demo-engine")).toBeNull();
       await stores.profiles.setEngineEnabledSince("acme", "main", "demo-engine", 123);

@@ -411,6 +411,14 @@ export function describeStoreContract(name: string, open: () => Promise<Stores>)
         expect(await stores.settings.get("empty")).toBe("");
       });
 
+      test("compareAndSet writes only over the value read", async () => {
+        expect(await stores.settings.compareAndSet("lease", null, "a")).toBe(true);
+        expect(await stores.settings.compareAndSet("lease", null, "b")).toBe(false);
+        expect(await stores.settings.compareAndSet("lease", "b", "c")).toBe(false);
+        expect(await stores.settings.compareAndSet("lease", "a", "c")).toBe(true);
+        expect(await stores.settings.get("lease")).toBe("c");
+      });
+
       test("setIfAbsent keeps the first value and answers the one kept", async () => {
         expect(await stores.settings.setIfAbsent("auth.jwtSecret", "first")).toBe("first");
         expect(await stores.settings.setIfAbsent("auth.jwtSecret", "second")).toBe("first");

@@ -42,6 +42,7 @@ export async function spawnServer(options: SpawnOptions): Promise<SpawnedServer>
   const log = options.logFile ? createWriteStream(options.logFile) : null;
   let output = "";
   let resolveUrl: (url: string) => void = () => undefined;
+  let listening = false;
   const urlSeen = new Promise<string>((resolve) => (resolveUrl = resolve));
   const pump = async (stream: ReadableStream<Uint8Array>) => {
     const decoder = new TextDecoder();
@@ -49,20 +50,28 @@ export async function spawnServer(options: SpawnOptions): Promise<SpawnedServer>
       const text = decoder.decode(chunk, { stream: true });
       output += text;
       log?.write(text);
+      // Only until the line is seen: a server under load logs megabytes, and scanning all of it per chunk is quadratic.
+      if (listening) continue;
       const match = /"msg":"listening","url":"([^"]+)"/.exec(output);
-      if (match) resolveUrl(match[1] as string);
+      if (match) {
+        listening = true;
+        resolveUrl(match[1] as string);
+      }
     }
   };
   const pumping = Promise.all([pump(child.stdout), pump(child.stderr)]);
   const timeoutMs = options.startTimeoutMs ?? 30_000;
+  let startTimer: ReturnType<typeof setTimeout> | undefined;
   const url = await Promise.race([
     urlSeen,
     child.exited.then(async (code) => {
       await pumping;
       throw new Error(`the server exited with code ${code} before listening:\n${output}`);
     }),
-    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`the server did not listen within ${timeoutMs} ms:\n${output}`)), timeoutMs)),
-  ]);
+    new Promise<never>((_, reject) => {
+      startTimer = setTimeout(() => reject(new Error(`the server did not listen within ${timeoutMs} ms:\n${output}`)), timeoutMs);
+    }),
+  ]).finally(() => clearTimeout(startTimer));
 
   let exitCode: number | null = null;
   const finish = async () => {

@@ -4,7 +4,9 @@
  *   1. type-check (tsc) and the core under Deno (deno check, deno test): core/ is runtime-neutral;
  *   2. bun test: core, adapters and harness unit and integration tests;
  *   3. the conformance scenarios against the in-process app;
- *   4. the conformance scenarios against a real server started on a free port.
+ *   4. the conformance scenarios against a real server started on a free port;
+ *   5. the reliability and security suite (reliability/: fuzzing of every route, the tenancy matrix);
+ *   6. the browser end-to-end suite in Debian's Chromium (installed first when missing).
  *
  * Each suite's output is shown as it runs and kept in test-output/<suite>.log.
  */
@@ -160,6 +162,27 @@ const suites: Array<{ name: string; run: () => Promise<void> }> = [
         await server?.stop();
         rmSync(dataDir, { recursive: true, force: true });
       }
+    },
+  },
+  {
+    name: "reliability",
+    async run() {
+      // FUZZ_RUNS (default 1,000 per route) and FUZZ_SEED pass through for the longer variant.
+      const { code, output } = await runCommand("reliability", [bin("bun"), "test", "./reliability"]);
+      record("reliability", bunCounts(output), code);
+    },
+  },
+  {
+    name: "browser-e2e",
+    async run() {
+      // Its own step, so that a first install of Chromium shows its output and a refusal says what to do.
+      const chromium = await runCommand("browser-e2e-chromium", [bin("bun"), "tools/ensure-chromium.ts"]);
+      if (chromium.code !== 0) {
+        record("browser-e2e", { passed: 0, failed: 1, skipped: 0 }, chromium.code);
+        return;
+      }
+      const { code, output } = await runCommand("browser-e2e", [bin("bun"), "test", "./e2e/browser.e2e.ts"]);
+      record("browser-e2e", bunCounts(output), code);
     },
   },
 ];

@@ -373,6 +373,20 @@ users:
       "/accounts/0/profiles/0/fileDefinitions/1/visitorId/attribute: no visitor ID attribute 77 in this profile",
     ]);
   });
+
+  test("DEC-FIL-01: a date format the import cannot read is refused at load, saying what is supported", () => {
+    expect(
+      problems(
+        withProfile(`fileDefinitions:
+  - prefix: purchases
+    visitorId: { column: email, attribute: 5120 }
+    columns:
+      - { column: purchased_at, attribute: 5204, type: date, dateFormat: "dd MMM yyyy hh:mm a" }`),
+      ),
+    ).toEqual([
+      `/accounts/0/profiles/0/fileDefinitions/0/columns/0/dateFormat: uses "MMM", which is not supported; supported: y (yyyy), M, MM, d, dd, H, HH, m, mm, s, ss, SSS and literal text (quote letters: 'T')`,
+    ]);
+  });
 });
 
 describe("syntax errors give the line and column", () => {

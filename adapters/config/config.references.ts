@@ -5,6 +5,7 @@
  */
 import type { ConfigFile, ProfileFile } from "./config.schema.ts";
 import type { ConfigProblem } from "./config.problems.ts";
+import { compileDatePattern } from "../../core/files/date-pattern.rules.ts";
 
 type AttributeFile = NonNullable<ProfileFile["attributes"]>[number];
 type AttributeKind = AttributeFile["type"] | "visitor ID";
@@ -157,6 +158,11 @@ function checkProfile(profile: ProfileFile, path: string, report: (path: string,
         report(`${columnPath}/dateFormat`, 'is required for a date column (for example "yyyy-MM-dd HH:mm")');
       }
       if (column.type !== "date" && column.dateFormat !== undefined) report(`${columnPath}/dateFormat`, "is only allowed for a date column");
+      if (column.type === "date" && column.dateFormat !== undefined) {
+        // DEC-FIL-01: a pattern the import could not read is refused now, not at the first file.
+        const pattern = compileDatePattern(column.dateFormat);
+        if (!pattern.ok) report(`${columnPath}/dateFormat`, pattern.error);
+      }
     });
   });
 }

@@ -268,6 +268,7 @@ const LimitsSchema = Type.Object(
     statusRetentionDays: positive(defaultLimits.statusRetentionDays),
     maxBodyBytes: positive(defaultLimits.maxBodyBytes),
     dataLayerListMax: positive(defaultLimits.dataLayerListMax),
+    maxImportRecordBytes: positive(defaultLimits.maxImportRecordBytes),
   },
   closed,
 );

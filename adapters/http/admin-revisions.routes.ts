@@ -2,7 +2,6 @@ import { Elysia, t } from "elysia";
 import { managementError, type ManagementError } from "../../core/errors/index.ts";
 import { err, ok, type Result } from "../../core/result.ts";
 import type { PublishedFile, PublishRequest } from "../services/revisions.service.ts";
-import { assertAdmin } from "./admin-guard.ts";
 import type { AppDeps } from "./app-deps.ts";
 import { failWith } from "./error-mapping.ts";
 import { mediaType, readBodyBytes } from "./request-body.ts";
@@ -65,7 +64,6 @@ export async function readPublishForm(request: Request): Promise<Result<PublishR
 /** DEC-OPS-04, DEC-REV-01: publishing a revision through the admin API (behind the admin token). */
 export function adminRevisionRoutes(deps: AppDeps) {
   return new Elysia({ name: "admin-revisions", prefix: "/admin/accounts/:account/profiles/:profile/revisions" })
-    .onBeforeHandle(({ headers }) => assertAdmin(headers.authorization, deps.adminToken))
     .post(
       "",
       async ({ params, request, set }) => {

@@ -7,6 +7,8 @@ import type { Logger } from "../runtime/logger.ts";
 import type { AuthService } from "../services/auth.service.ts";
 import type { UsersService } from "../services/users.service.ts";
 import type { RevisionsService } from "../services/revisions.service.ts";
+import type { FileImportService } from "../services/file-import.service.ts";
+import type { FileStatusService } from "../services/file-status.service.ts";
 import type { Scheduler } from "../runtime/scheduler.ts";
 import type { VirtualClock } from "../runtime/virtual-clock.ts";
 
@@ -32,4 +34,8 @@ export interface AppDeps {
   readonly users: UsersService;
   /** Use-cases of the revisions API and of publishing (REV-*, DEC-REV-*). */
   readonly revisions: RevisionsService;
+  /** File import: the admin upload and the drop folders (DEC-FIL-01..05, DEC-OPS-04). */
+  readonly fileImports: FileImportService;
+  /** The file status API, v1 and v2 (FIL-*, DEC-FIL-05/06). */
+  readonly fileStatus: FileStatusService;
 }

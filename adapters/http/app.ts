@@ -1,6 +1,7 @@
 import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
 import type { AppDeps } from "./app-deps.ts";
+import { assertAdmin } from "./admin-guard.ts";
 import { adminRoutes } from "./admin.routes.ts";
 import { collectRoutes } from "./collect.routes.ts";
 import { mapUnhandledError } from "./error-mapping.ts";
@@ -9,6 +10,8 @@ import { momentsRoutes } from "./moments.routes.ts";
 import { adminUsersRoutes } from "./admin-users.routes.ts";
 import { adminRevisionRoutes } from "./admin-revisions.routes.ts";
 import { revisionRoutes } from "./revisions.routes.ts";
+import { adminFileRoutes } from "./admin-files.routes.ts";
+import { fileStatusV1Routes, fileStatusV2Routes } from "./files.routes.ts";
 import { dataLayerRoutes } from "./datalayer.routes.ts";
 import { dleServingRoutes } from "./dle-serving.routes.ts";
 import { privacyRoutes } from "./privacy.routes.ts";
@@ -20,11 +23,14 @@ import { sessionRoutes } from "./session.routes.ts";
  */
 export function createApp(deps: AppDeps) {
   return new Elysia({ name: "svc-hub" })
-    .onRequest(({ set }) => {
+    .onRequest(({ request, set }) => {
       // DEC-GEN-05: every answer says which version and node made it and is not cached, unless a route says otherwise.
       set.headers["x-version"] = deps.version;
       set.headers["x-nodeid"] = deps.nodeId;
       set.headers["cache-control"] = "no-cache, no-store, must-revalidate";
+      // DEC-OPS-01: the whole admin API needs the admin token, checked before anything of the request is
+      // read, so that a caller without it learns nothing about admin requests (not even their shape).
+      if (isAdminPath(request.url)) assertAdmin(request.headers.get("authorization") ?? undefined, deps.adminToken);
     })
     .onError(mapUnhandledError(deps.logger))
     .use(
@@ -53,11 +59,21 @@ export function createApp(deps: AppDeps) {
     .use(adminUsersRoutes(deps))
     .use(adminRevisionRoutes(deps))
     .use(revisionRoutes(deps))
+    .use(adminFileRoutes(deps))
+    .use(fileStatusV1Routes(deps))
+    .use(fileStatusV2Routes(deps))
     .use(sessionRoutes(deps))
     .use(privacyRoutes(deps))
     .use(dataLayerRoutes(deps))
     .use(dleServingRoutes(deps))
     .use(momentsRoutes(deps));
+}
+
+/** `/admin` or anything under it, whatever the host part of the URL. */
+function isAdminPath(url: string): boolean {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  const path = start < 0 ? "/" : url.slice(start);
+  return path === "/admin" || path.startsWith("/admin/") || path.startsWith("/admin?");
 }
 
 export type App = ReturnType<typeof createApp>;

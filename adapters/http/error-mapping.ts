@@ -5,18 +5,20 @@ import {
   momentsError,
   type CollectError,
   type CollectErrorCode,
+  type FileImportError,
   type ManagementError,
   type MomentsError,
 } from "../../core/errors/index.ts";
 import type { Logger } from "../runtime/logger.ts";
+import { ServiceBusyError } from "../runtime/crypto.ts";
 import { describeError } from "../runtime/scheduler.ts";
 
 /**
  * The one place where errors become HTTP answers (DEC-GEN-01, DEC-GEN-07, COL-04, DEC-MOM-02).
  * Management APIs answer `{returnCode, message}`, the collection endpoint 400 with `X-Error` and no body,
- * the moments API `{"message"}`.
+ * the moments API and the admin upload's 409 (DEC-FIL-04) `{"message"}`.
  */
-export type CatalogueError = ManagementError | CollectError | MomentsError;
+export type CatalogueError = ManagementError | CollectError | MomentsError | FileImportError;
 
 export type ErrorStyle = "management" | "admin" | "collect" | "moments";
 
@@ -47,6 +49,7 @@ export function catalogueResponse(error: CatalogueError): Response {
         headers: { "x-error": error.xError, ...(error.status === 429 || error.status === 503 ? { "retry-after": retryAfterSeconds } : {}) },
       });
     case "moments":
+    case "file-import":
       return jsonResponse(error.status, { message: error.message });
   }
 }
@@ -139,6 +142,16 @@ export function mapUnhandledError(logger: Logger) {
         return catalogueResponse(refusalFor(style, "bad-request", validationTarget(error)));
       case "INVALID_COOKIE_SIGNATURE":
         return catalogueResponse(managementError("authenticationFailed"));
+    }
+    if (error instanceof RangeError && /call stack/i.test(error.message)) {
+      // A body nested too deep for the validator (Elysia's ValidationError stringifies the value): the
+      // client's input, so a 400 and not the 500 of an unexpected failure.
+      logger.warn("input nested too deep", { method: request.method, path: pathname });
+      return catalogueResponse(refusalFor(style, "bad-request"));
+    }
+    if (error instanceof ServiceBusyError) {
+      logger.warn("service busy", { method: request.method, path: pathname, error: describeError(error) });
+      return catalogueResponse(managementError("serviceBusy"));
     }
     if (isStorageUnavailable(error)) {
       logger.warn("storage unavailable", { method: request.method, path: pathname, error: describeError(error) });

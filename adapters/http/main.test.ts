@@ -87,6 +87,19 @@ describe("the server process", () => {
     expect(await (await fetch(`${second.url}/admin/accounts`, { headers: auth })).json()).toEqual(accountsBefore);
   });
 
+  it("[DEC-OPS-01] prints a generated admin token once; with its own configuration a restart hides it", async () => {
+    const dataDir = tempDir();
+    const config = join(tempDir(), "svc.config.json");
+    writeFileSync(config, JSON.stringify({ accounts: [{ name: "acme", profiles: [{ name: "main" }] }] }));
+    const first = await start(dataDir, { SVC_CONFIG: config });
+    const token = adminTokenOf(first);
+    expect(token).toMatch(/^[\w-]{20,}$/);
+    expect(await first.stop()).toBe(0);
+    const second = await start(dataDir, { SVC_CONFIG: config });
+    expect(second.output()).not.toContain(token);
+    expect(second.output()).toContain(`${token.slice(0, 4)}… (hidden`);
+  });
+
   it("[DEC-OPS-03] a broken configuration file stops the start with a message naming the bad field", async () => {
     const dir = tempDir();
     const config = join(dir, "svc.config.yaml");

@@ -66,25 +66,47 @@ const configSource = chooseConfigPath();
 const loaded = await loadConfigFile(configSource.path);
 if (!loaded.ok) fail(`the configuration is not valid, nothing was started:\n${loaded.error.format()}`);
 
-const opened = await openService({ store, config: loaded.value, logger, env, adminToken: env.SVC_ADMIN_TOKEN || undefined, timing });
+// The data directory also holds the file import drop folders (inbox/) and received files (files/), whatever the store.
+const opened = await openService({ store, config: loaded.value, logger, env, adminToken: env.SVC_ADMIN_TOKEN || undefined, timing, dataDir });
 if (!opened.ok) fail(`the configuration could not be applied, nothing was started:\n${opened.error.format()}`);
 const service = opened.value;
 
 const server = Bun.serve({
   port,
   hostname: host,
+  // Never Bun's development error page (it shows messages and stacks): DEC-GEN-07.
+  development: false,
   fetch: withRequestLog((request) => service.app.handle(request), logger),
+  error(error) {
+    logger.error("unhandled error", { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error), stack: error instanceof Error ? error.stack : undefined });
+    return new Response(JSON.stringify({ returnCode: 1500, message: "Internal error" }), { status: 500, headers: { "content-type": "application/json" } });
+  },
 });
 service.start();
 
 const url = `http://${host.includes(":") ? `[${host}]` : host}:${server.port}`;
+let stopping = false;
+async function shutdown(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  logger.info("stopping", { signal });
+  await server.stop();
+  await service.close();
+  process.exit(0);
+}
+process.on("SIGINT", () => void shutdown("SIGINT"));
+process.on("SIGTERM", () => void shutdown("SIGTERM"));
+
+// DEC-OPS-01: a generated token is printed when it is made; afterwards only with the public demo tenants, whose
+// credentials are printed anyway, so that a real deployment's logs do not keep repeating a secret.
+const showAdminToken = service.adminTokenGenerated || configSource.demo;
 const banner = [
   "",
   `  svc-hub ${service.deps.version} is listening on ${url}`,
   `  data:        ${store.kind === "libsql" ? dataDir : "in memory (nothing is kept on exit)"}`,
   `  config:      ${configSource.demo ? "the demo tenants (no SVC_CONFIG or svc.config.json)" : configSource.path}`,
   `  timing:      ${service.deps.timing.name}`,
-  `  admin token: ${service.deps.adminToken}${env.SVC_ADMIN_TOKEN ? " (from SVC_ADMIN_TOKEN)" : service.adminTokenGenerated ? " (new, kept in the store)" : " (kept in the store)"}`,
+  `  admin token: ${showAdminToken ? service.deps.adminToken : `${service.deps.adminToken.slice(0, 4)}… (hidden: it was printed when it was made; set SVC_ADMIN_TOKEN to choose one)`}${env.SVC_ADMIN_TOKEN ? " (from SVC_ADMIN_TOKEN)" : service.adminTokenGenerated ? " (new, kept in the store)" : " (kept in the store)"}`,
   ...(configSource.demo
     ? [
         "  demo users:  demo@example.com / demo-password-1 (acme), globex@example.com / globex-password-1 (globex),",
@@ -99,14 +121,3 @@ process.stdout.write(`${banner.join("\n")}\n`);
 // Last line of the start: tools wait for it (tools/spawn-server.ts).
 logger.info("listening", { url, dataDir: store.kind === "libsql" ? dataDir : null, store: store.kind, config: configSource.path, timing: service.deps.timing.name, nodeId: service.deps.nodeId });
 
-let stopping = false;
-async function shutdown(signal: string): Promise<void> {
-  if (stopping) return;
-  stopping = true;
-  logger.info("stopping", { signal });
-  await server.stop();
-  await service.close();
-  process.exit(0);
-}
-process.on("SIGINT", () => void shutdown("SIGINT"));
-process.on("SIGTERM", () => void shutdown("SIGTERM"));

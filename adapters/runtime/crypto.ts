@@ -2,6 +2,11 @@ import { createHash } from "node:crypto";
 import type { Digests, SecretHasher } from "../../core/ports/hashing.port.ts";
 import type { IdSource } from "../../core/ports/ids.port.ts";
 
+/** Work refused because the process is saturated; answered 503 with Retry-After, never queued without end. */
+export class ServiceBusyError extends Error {
+  override readonly name = "ServiceBusyError";
+}
+
 /** Randomness from the platform's cryptographically strong generator. */
 export const cryptoIds: IdSource = {
   randomHex(bytes) {
@@ -23,12 +28,15 @@ export const nodeDigests: Digests = {
 
 /**
  * DEC-SES-05: argon2id through Bun's built-in implementation. At most `concurrency` hashes run at once and
- * the rest queue, so a burst of logins cannot take every core and all the memory (argon2 uses 64 MiB each).
+ * at most `maxWaiting` more queue, so a burst of logins cannot take every core and all the memory (argon2
+ * uses 64 MiB each); past that a check is refused with ServiceBusyError.
  */
-export function createArgon2Hasher(concurrency = 2): SecretHasher {
+export function createArgon2Hasher(concurrency = 2, maxWaiting = 64): SecretHasher {
   let active = 0;
   const waiting: Array<() => void> = [];
   async function bounded<T>(work: () => Promise<T>): Promise<T> {
+    // Beyond the queue, refuse at once (503 with Retry-After) rather than hold every request in memory.
+    if (active >= concurrency && waiting.length >= maxWaiting) throw new ServiceBusyError("too many password checks waiting");
     if (active >= concurrency) await new Promise<void>((resolve) => waiting.push(resolve));
     active += 1;
     try {

@@ -103,3 +103,23 @@ describe("Scheduler", () => {
     }
   });
 });
+
+describe("Scheduler fairness", () => {
+  it("a worker that always has work does not keep the others waiting", async () => {
+    const clock = manualClock();
+    const scheduler = new Scheduler({ clock, logger: createMemoryLogger() });
+    let busyBatches = 0;
+    scheduler.register({ name: "busy", runDue: async () => (busyBatches += 1) && (busyBatches < 50 ? 1 : 0), nextDueAt: async () => null });
+    const order: string[] = [];
+    const other = listWorker("other", [clock.now()]);
+    const runOther = other.runDue.bind(other);
+    other.runDue = async (now) => {
+      const count = await runOther(now);
+      if (count > 0) order.push(`other after ${busyBatches} busy batches`);
+      return count;
+    };
+    scheduler.register(other);
+    await scheduler.drain();
+    expect(order).toEqual(["other after 1 busy batches"]);
+  });
+});

@@ -104,20 +104,21 @@ export class Scheduler {
     return next;
   }
 
-  /** One pass over every worker, serialised with any other pass of this process. */
+  /**
+   * One pass: one bounded batch of each worker in turn, serialised with any other pass of this process.
+   * Workers take turns, so a worker that always has work (profiles under steady collection) cannot keep the
+   * others (the data layer publisher, deletions) waiting.
+   */
   private pass(): Promise<Record<string, number>> {
     const run = this.passChain.then(async () => {
       const done: Record<string, number> = {};
       for (const worker of this.workers) {
-        let total = 0;
         try {
-          for (let count = await worker.runDue(this.options.clock.now()); count > 0; count = await worker.runDue(this.options.clock.now())) {
-            total += count;
-          }
+          done[worker.name] = await worker.runDue(this.options.clock.now());
         } catch (error) {
+          done[worker.name] = 0;
           this.options.logger.error("background worker failed", { worker: worker.name, error: describeError(error) });
         }
-        done[worker.name] = total;
       }
       return done;
     });
@@ -135,8 +136,8 @@ export class Scheduler {
     if (!this.running) return;
     let delay = this.pollMs;
     try {
-      await this.pass();
-      const next = await this.nextDueAt();
+      const done = await this.pass();
+      const next = Object.values(done).some((count) => count > 0) ? this.options.clock.now() : await this.nextDueAt();
       if (next !== null) delay = Math.min(delay, Math.max(0, next - this.options.clock.now()));
     } catch (error) {
       this.options.logger.error("scheduler pass failed", { error: describeError(error) });

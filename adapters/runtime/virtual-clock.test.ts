@@ -27,3 +27,16 @@ describe("virtual clock adapter (DEC-OPS-02)", () => {
     expect(clock.now()).toBe(1_000);
   });
 });
+
+describe("virtual clock on a shared store", () => {
+  it("two processes: an advance made by one is seen by the other after refresh, and concurrent advances both count", async () => {
+    const stores = createMemoryStores();
+    const a = await openVirtualClock(stores.settings, () => 0);
+    const b = await openVirtualClock(stores.settings, () => 0);
+    await Promise.all([a.advance(1_000), b.advance(2_000), a.advance(4_000)]);
+    await a.refresh();
+    await b.refresh();
+    expect(a.now()).toBe(7_000);
+    expect(b.now()).toBe(7_000);
+  });
+});

@@ -1,8 +1,7 @@
-import { advanceClock, setClockTo, virtualNow, type ClockOffset } from "../../core/clock/virtual-clock.rules.ts";
+import { advanceClock, setClockTo, virtualNow, type ClockChangeError, type ClockOffset } from "../../core/clock/virtual-clock.rules.ts";
 import type { Clock } from "../../core/ports/clock.port.ts";
 import type { SettingsStore } from "../../core/ports/settings.store.ts";
 import type { Result } from "../../core/result.ts";
-import type { ClockChangeError } from "../../core/clock/virtual-clock.rules.ts";
 
 const offsetKey = "clock.offsetMs";
 
@@ -10,32 +9,51 @@ export interface VirtualClock extends Clock {
   offsetMs(): number;
   set(targetMs: number): Promise<Result<number, ClockChangeError>>;
   advance(byMs: number): Promise<Result<number, ClockChangeError>>;
+  /** Reads the offset kept in the store, so that a change made by another process is seen here. */
+  refresh(): Promise<void>;
   /** Called after every change, so that work the change made due can run at once. */
   onChange(listener: () => void): void;
 }
 
 /**
  * DEC-OPS-02: the real clock shifted by an offset that is kept in the settings store, so a restart keeps the
- * virtual time where it was (time never jumps back because the process restarted).
+ * virtual time where it was (time never jumps back because the process restarted), and every process on a
+ * shared database moves with it: changes are compare-and-set on the stored offset (two advances at once
+ * both count), and `refresh` picks up another process's change.
  */
 export async function openVirtualClock(settings: SettingsStore, realNow: () => number = Date.now): Promise<VirtualClock> {
-  const stored = await settings.get(offsetKey);
-  let offset: ClockOffset = { offsetMs: stored === null ? 0 : Number(stored) || 0 };
+  const parse = (text: string | null): ClockOffset => ({ offsetMs: text === null ? 0 : Number(text) || 0 });
+  let offset = parse(await settings.get(offsetKey));
   const listeners: Array<() => void> = [];
-
-  async function apply(next: Result<ClockOffset, ClockChangeError>): Promise<Result<number, ClockChangeError>> {
-    if (!next.ok) return next;
-    await settings.set(offsetKey, String(next.value.offsetMs));
-    offset = next.value;
+  const changed = () => {
     for (const listener of listeners) listener();
-    return { ok: true, value: virtualNow(realNow(), offset) };
+  };
+
+  async function change(compute: (current: ClockOffset) => Result<ClockOffset, ClockChangeError>): Promise<Result<number, ClockChangeError>> {
+    for (;;) {
+      const stored = await settings.get(offsetKey);
+      const next = compute(parse(stored));
+      if (!next.ok) return next;
+      if (await settings.compareAndSet(offsetKey, stored, String(next.value.offsetMs))) {
+        offset = next.value;
+        changed();
+        return { ok: true, value: virtualNow(realNow(), offset) };
+      }
+    }
   }
 
   return {
     now: () => virtualNow(realNow(), offset),
     offsetMs: () => offset.offsetMs,
-    set: (targetMs) => apply(setClockTo(realNow(), targetMs)),
-    advance: (byMs) => apply(advanceClock(realNow(), offset, byMs)),
+    set: (targetMs) => change(() => setClockTo(realNow(), targetMs)),
+    advance: (byMs) => change((current) => advanceClock(realNow(), current, byMs)),
+    async refresh() {
+      const stored = parse(await settings.get(offsetKey));
+      if (stored.offsetMs !== offset.offsetMs) {
+        offset = stored;
+        changed();
+      }
+    },
     onChange: (listener) => void listeners.push(listener),
   };
 }

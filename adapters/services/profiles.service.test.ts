@@ -25,7 +25,7 @@ async function setup() {
   const stores = createMemoryStores();
   await stores.tenancy.ensureAccount("acme", 0);
   await stores.tenancy.putProfile("acme", config, 0);
-  const service = new ProfilesService({ stores, policy });
+  const service = new ProfilesService({ stores, policy, pageSize: 2 });
   const worker = profileWorker({ stores, profiles: service, logger: createMemoryLogger(), batchSize: 2 });
   let at = 1_000_000;
   const send = async (visitorId: string, data: Record<string, unknown> = {}) => {
@@ -98,6 +98,22 @@ describe("profiles from stored events (DEC-PRO-03)", () => {
     expect(members).toEqual(["__acme_main__5120_ann@example.com__", "__acme_main__5121_c-9__", "kiosk"].sort());
   });
 
+  it("a join folds every member's events in stored order, page by page", async () => {
+    const { send, drain, eventsOf, stores } = await setup();
+    for (let i = 0; i < 5; i += 1) {
+      await send("tablet");
+      await send("desktop");
+    }
+    await drain();
+    await send("tablet", { email_address: "bo@example.com" });
+    await send("desktop", { email_address: "bo@example.com" });
+    await drain();
+    expect(await eventsOf("tablet")).toBe(12);
+    const merged = await stores.profiles.find("acme", "main", email("bo@example.com"));
+    expect(merged?.values["5201"]).toBe(12);
+    expect(merged?.lastSeq).toBe(12);
+  });
+
   it("events of an account/profile that is not configured are passed over", async () => {
     const { drain, stores } = await setup();
     await stores.events.append([{ account: "initech", profile: "main", visitorId: "x", visitorIdSource: "new", thirdPartyVisitorId: null, firstPartyVisitorId: null, event: null, datasource: null, traceId: null, receivedAt: 1, data: {} }]);
@@ -124,5 +140,38 @@ describe("profiles from stored events (DEC-PRO-03)", () => {
     while ((await worker.runDue(0)) > 0);
     expect(await eventsOf("anon-1")).toBe(1);
     expect(await eventsOf("anon-2")).toBe(1);
+  });
+});
+
+describe("profiles with two processes on one database", () => {
+  it("two nodes working at once apply every event exactly once", async () => {
+    const { mkdtempSync, rmSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const { openLibsqlStores } = await import("../store-libsql/libsql.stores.ts");
+    const dir = mkdtempSync(join(tmpdir(), "svc-hub-profiles-two-"));
+    const url = `file:${join(dir, "shared.db")}`;
+    const first = await openLibsqlStores({ url });
+    const second = await openLibsqlStores({ url });
+    try {
+      await first.tenancy.ensureAccount("acme", 0);
+      await first.tenancy.putProfile("acme", config, 0);
+      const workerOf = (stores: Stores, nodeId: string) =>
+        profileWorker({ stores, profiles: new ProfilesService({ stores, policy }), logger: createMemoryLogger(), nodeId, batchSize: 1 });
+      const workers = [workerOf(first, "node-a"), workerOf(second, "node-b")];
+      for (let i = 0; i < 6; i += 1) {
+        await (i % 2 === 0 ? first : second).events.append([
+          { account: "acme", profile: "main", visitorId: "shared-visitor", visitorIdSource: "visitor_id", thirdPartyVisitorId: null, firstPartyVisitorId: null, event: "view", datasource: null, traceId: null, receivedAt: 1_000 + i, data: {} },
+        ]);
+      }
+      // Both nodes try to work at the same time, batch after batch.
+      for (let round = 0; round < 10; round += 1) await Promise.all(workers.map((worker) => worker.runDue(0)));
+      const canonical = await second.profiles.canonicalOf("acme", "main", "shared-visitor");
+      expect((await second.profiles.find("acme", "main", canonical as string))?.eventCount).toBe(6);
+    } finally {
+      await first.close();
+      await second.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

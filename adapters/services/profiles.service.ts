@@ -1,7 +1,7 @@
 import type { ProfileConfig, ServiceConfig } from "../../core/config/config.model.ts";
 import type { StoredEvent } from "../../core/ports/events.store.ts";
 import type { Stores } from "../../core/ports/stores.ts";
-import { applyEvent, buildProfile, type ProfileEvent, type ProfilePolicy, type VisitorProfile } from "../../core/profiles/profile.rules.ts";
+import { applyEvent, type ProfileEvent, type ProfilePolicy, type VisitorProfile } from "../../core/profiles/profile.rules.ts";
 import { chooseCanonical, identitiesOfEvent, isKnownVisitorKey, type GroupSummary } from "../../core/profiles/stitching.rules.ts";
 
 /** The parameters the engine reads from a stored event: everything stored, with svc_event. */
@@ -11,7 +11,7 @@ export function profileEventOf(event: StoredEvent): ProfileEvent {
   return { at: event.receivedAt, seq: event.seq, params };
 }
 
-const pageSize = 1000;
+const defaultPageSize = 1000;
 
 /**
  * DEC-PRO-03, VID-08, DEC-COL-11: applies stored events to visitor profiles, one at a time in sequence
@@ -20,7 +20,11 @@ const pageSize = 1000;
  * and the cursor write loses nothing and counts nothing twice.
  */
 export class ProfilesService {
-  constructor(private readonly deps: { stores: Stores; policy: ProfilePolicy }) {}
+  private readonly pageSize: number;
+
+  constructor(private readonly deps: { stores: Stores; policy: ProfilePolicy; pageSize?: number }) {
+    this.pageSize = deps.pageSize ?? defaultPageSize;
+  }
 
   async apply(event: StoredEvent, config: ProfileConfig): Promise<void> {
     const { account, profile } = event;
@@ -59,26 +63,39 @@ export class ProfilesService {
     // A join: the joined profile is the fold of every member's events up to this one, in order.
     const members = new Set<string>(involved);
     for (const canonical of groups) for (const member of await profiles.membersOf(account, profile, canonical)) members.add(member);
-    const events = await this.eventsOf(account, profile, [...members], event.seq);
-    const joined = buildProfile(events.map(profileEventOf), config, this.deps.policy);
+    const joined = await this.foldMembers(account, profile, [...members], event.seq, config);
     if (!joined) return;
     await profiles.merge(account, profile, into, groups, joined, input.at);
     await profiles.save(account, profile, into, joined, involved);
   }
 
-  private async eventsOf(account: string, profile: string, visitorIds: readonly string[], upToSeq: number): Promise<StoredEvent[]> {
-    const all: StoredEvent[] = [];
-    for (const visitorId of visitorIds) {
-      let afterSeq = 0;
-      for (;;) {
-        const page = await this.deps.stores.events.query({ account, profile, visitorId, afterSeq, beforeSeq: upToSeq + 1, limit: pageSize, order: "asc" });
-        all.push(...page);
-        if (page.length < pageSize) break;
-        afterSeq = (page.at(-1) as StoredEvent).seq;
+  /**
+   * The profile of the members' events up to `upToSeq`, folded in sequence order while reading them page by
+   * page (a merge of one ascending stream per member), so memory stays at a page per member however many
+   * events the visitors have.
+   */
+  private async foldMembers(account: string, profile: string, visitorIds: readonly string[], upToSeq: number, config: ProfileConfig): Promise<VisitorProfile | null> {
+    const streams = visitorIds.map((visitorId) => ({ visitorId, page: [] as StoredEvent[], index: 0, afterSeq: 0, exhausted: false }));
+    let folded: VisitorProfile | null = null;
+    for (;;) {
+      for (const stream of streams) {
+        if (stream.index < stream.page.length || stream.exhausted) continue;
+        stream.page = await this.deps.stores.events.query({ account, profile, visitorId: stream.visitorId, afterSeq: stream.afterSeq, beforeSeq: upToSeq + 1, limit: this.pageSize, order: "asc" });
+        stream.index = 0;
+        stream.exhausted = stream.page.length < this.pageSize;
+        if (stream.page.length > 0) stream.afterSeq = (stream.page.at(-1) as StoredEvent).seq;
       }
+      let next: (typeof streams)[number] | null = null;
+      for (const stream of streams) {
+        const head = stream.page[stream.index];
+        if (head && (!next || head.seq < (next.page[next.index] as StoredEvent).seq)) next = stream;
+      }
+      if (!next) return folded;
+      folded = applyEvent(folded, profileEventOf(next.page[next.index] as StoredEvent), config, this.deps.policy);
+      next.index += 1;
     }
-    return all;
   }
+
 }
 
 /**

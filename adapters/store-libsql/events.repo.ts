@@ -1,10 +1,13 @@
-import { and, asc, desc, eq, gt, gte, lt, lte, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gt, gte, inArray, lt, lte, sql, type SQL } from "drizzle-orm";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import type { CollectedEvent, EventQuery, EventStore, StoredEvent } from "../../core/ports/index.ts";
 import { events } from "./events.schema.ts";
 
 /** Rows per INSERT statement: 11 bound values a row stays far below SQLite's limit of 32766. */
 const rowsPerStatement = 1000;
+
+/** Visitor ids per DELETE statement (bound values), far below SQLite's limit. */
+const idsPerStatement = 500;
 
 type EventRow = typeof events.$inferInsert;
 
@@ -65,5 +68,21 @@ export class LibsqlEventRepo implements EventStore {
       .orderBy(query.order === "desc" ? desc(events.seq) : asc(events.seq))
       .limit(query.limit);
     return rows.map((row) => ({ ...row, data: JSON.parse(row.data) as Record<string, unknown> }));
+  }
+
+  /**
+   * PRV-09, DEC-PRV-04: one `db.batch`, so the visitor's events go all at once. secure_delete is per
+   * connection, so the batch asserts it itself: the removed rows' bytes are zeroed in the file.
+   */
+  async deleteVisitors(account: string, profile: string, visitorIds: readonly string[]): Promise<number> {
+    const ids = [...new Set(visitorIds)];
+    if (ids.length === 0) return 0;
+    const deletions = [];
+    for (let start = 0; start < ids.length; start += idsPerStatement) {
+      const chunk = ids.slice(start, start + idsPerStatement);
+      deletions.push(this.db.delete(events).where(and(eq(events.account, account), eq(events.profile, profile), inArray(events.visitorId, chunk))));
+    }
+    const [, ...results] = await this.db.batch([this.db.run(sql`PRAGMA secure_delete = ON`), ...deletions]);
+    return results.reduce((sum, result) => sum + result.rowsAffected, 0);
   }
 }

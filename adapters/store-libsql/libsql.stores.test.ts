@@ -11,6 +11,8 @@ import { describeProfileStoreContract } from "../store-contract.profiles.ts";
 import { describeDataLayerStoreContract } from "../store-contract.datalayer.ts";
 import { describeEventStoreContract } from "../store-contract.events.ts";
 import { describeRevisionStoreContract } from "../store-contract.revisions.ts";
+import { auditFor, describePrivacyStoreContract, sampleTransaction } from "../store-contract.privacy.ts";
+import { describeFileStatusStoreContract } from "../store-contract.files.ts";
 import { databaseUrlForDataDir, openLibsqlStores } from "./libsql.stores.ts";
 
 const temporaryDirectories: string[] = [];
@@ -37,6 +39,8 @@ describeProfileStoreContract("libsql (file)", () => openLibsqlStores({ url: fres
 describeDataLayerStoreContract("libsql (file)", () => openLibsqlStores({ url: freshDatabaseUrl() }));
 describeEventStoreContract("libsql (file)", () => openLibsqlStores({ url: freshDatabaseUrl() }));
 describeRevisionStoreContract("libsql (file)", () => openLibsqlStores({ url: freshDatabaseUrl() }));
+describeFileStatusStoreContract("libsql (file)", () => openLibsqlStores({ url: freshDatabaseUrl() }));
+describePrivacyStoreContract("libsql (file)", () => openLibsqlStores({ url: freshDatabaseUrl() }));
 
 describe("libsql store", () => {
   const open: Stores[] = [];
@@ -166,6 +170,20 @@ describe("libsql store", () => {
       createdAt: 2000,
       updatedAt: 2000,
     });
+  });
+
+  test("PRV-06: identical deletion requests through two connections to one file keep one PENDING transaction", async () => {
+    const url = freshDatabaseUrl();
+    const [a, b] = [await openStores(url), await openStores(url)];
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, index) => {
+        const transaction = sampleTransaction({ id: `t${index}` });
+        return (index % 2 === 0 ? a : b).privacy.requestDeletion(transaction, auditFor(transaction, "deletion-requested"));
+      }),
+    );
+    expect(new Set(answers.map((answer) => answer.transaction.id)).size).toBe(1);
+    expect(answers.filter((answer) => answer.created).length).toBe(1);
+    expect((await a.privacy.auditOf(answers[0]!.transaction.id)).length).toBe(1);
   });
 
   test("databaseUrlForDataDir creates the directory and names svc-hub.db inside it", async () => {

@@ -7,10 +7,12 @@ import { drizzle, type LibSQLDatabase } from "drizzle-orm/libsql";
 import { migrate } from "drizzle-orm/libsql/migrator";
 import type { Stores } from "../../core/ports/index.ts";
 import { LibsqlEventRepo } from "./events.repo.ts";
+import { LibsqlFileStatusRepo } from "./files.repo.ts";
 import { LibsqlDataLayerRepo } from "./datalayer.repo.ts";
 import { LibsqlRevisionRepo } from "./revisions.repo.ts";
 import { LibsqlLockoutRepo, LibsqlSessionRepo } from "./sessions.repo.ts";
 import { LibsqlProfileRepo } from "./profiles.repo.ts";
+import { LibsqlPrivacyRepo } from "./privacy.repo.ts";
 import { LibsqlSettingsRepo } from "./settings.repo.ts";
 import { LibsqlTenancyRepo } from "./tenancy.repo.ts";
 
@@ -53,6 +55,8 @@ export async function openLibsqlStores(options: { url: string }): Promise<Stores
       dataLayers: new LibsqlDataLayerRepo(db),
       events: new LibsqlEventRepo(db),
       profiles: new LibsqlProfileRepo(db),
+      files: new LibsqlFileStatusRepo(db),
+      privacy: new LibsqlPrivacyRepo(db),
       async ping() {
         await db.run(sql`select 1`);
       },
@@ -82,6 +86,9 @@ async function configureConnection(client: Client, isFile: boolean): Promise<voi
     await client.execute("PRAGMA synchronous=FULL");
   }
   await client.execute("PRAGMA foreign_keys=ON");
+  // DEC-PRV-04: deleted content is overwritten with zeros (freed cells and pages), so a deleted visitor's
+  // values do not stay readable in the file. Per connection; the erasing batches assert it again.
+  await client.execute("PRAGMA secure_delete=ON");
 }
 
 /**

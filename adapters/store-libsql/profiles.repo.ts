@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray } from "drizzle-orm";
+import { and, asc, eq, inArray, or, sql } from "drizzle-orm";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import type { MergeRecord, ProfileStore } from "../../core/ports/index.ts";
 import type { VisitorProfile } from "../../core/profiles/profile.rules.ts";
@@ -77,6 +77,22 @@ export class LibsqlProfileRepo implements ProfileStore {
       .where(and(eq(visitorMerges.account, account), eq(visitorMerges.profile, profile), eq(visitorMerges.intoId, canonical)))
       .orderBy(asc(visitorMerges.id));
     return rows;
+  }
+
+  /** PRV-09, DEC-PRV-04: one `db.batch`; secure_delete is asserted in it (it is per connection), so the bytes are zeroed. */
+  async deleteGroup(account: string, profile: string, canonical: string): Promise<number> {
+    const scope = (table: typeof visitorMembers | typeof visitorMerges | typeof visitorProfiles) => and(eq(table.account, account), eq(table.profile, profile));
+    const memberIds = this.db
+      .select({ visitorId: visitorMembers.visitorId })
+      .from(visitorMembers)
+      .where(and(scope(visitorMembers), eq(visitorMembers.canonical, canonical)));
+    const [, , , members] = await this.db.batch([
+      this.db.run(sql`PRAGMA secure_delete = ON`),
+      this.db.delete(visitorMerges).where(and(scope(visitorMerges), or(eq(visitorMerges.intoId, canonical), inArray(visitorMerges.fromId, memberIds)))),
+      this.db.delete(visitorProfiles).where(and(scope(visitorProfiles), eq(visitorProfiles.canonical, canonical))),
+      this.db.delete(visitorMembers).where(and(scope(visitorMembers), eq(visitorMembers.canonical, canonical))),
+    ]);
+    return members.rowsAffected;
   }
 
   async engineEnabledSince(account: string, profile: string, engineId: string): Promise<number | null> {

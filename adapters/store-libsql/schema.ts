@@ -6,3 +6,5 @@ export * from "./events.schema.ts";
 export * from "./datalayer.schema.ts";
 export * from "./revisions.schema.ts";
 export * from "./profiles.schema.ts";
+export * from "./files.schema.ts";
+export * from "./privacy.schema.ts";

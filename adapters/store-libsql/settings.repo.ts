@@ -1,4 +1,4 @@
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import type { SettingsStore } from "../../core/ports/index.ts";
 import { settings } from "./settings.schema.ts";
@@ -9,6 +9,15 @@ export class LibsqlSettingsRepo implements SettingsStore {
   async get(key: string): Promise<string | null> {
     const [row] = await this.db.select({ value: settings.value }).from(settings).where(eq(settings.key, key));
     return row?.value ?? null;
+  }
+
+  async compareAndSet(key: string, expected: string | null, next: string): Promise<boolean> {
+    if (expected === null) {
+      const inserted = await this.db.insert(settings).values({ key, value: next }).onConflictDoNothing();
+      return inserted.rowsAffected === 1;
+    }
+    const updated = await this.db.update(settings).set({ value: next }).where(and(eq(settings.key, key), eq(settings.value, expected)));
+    return updated.rowsAffected === 1;
   }
 
   async setIfAbsent(key: string, value: string): Promise<string> {

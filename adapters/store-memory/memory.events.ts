@@ -40,4 +40,17 @@ export class MemoryEventStore implements EventStore {
     }
     return found;
   }
+
+  async deleteVisitors(account: string, profile: string, visitorIds: readonly string[]): Promise<number> {
+    if (this.isClosed()) throw new Error("store is closed");
+    const ids = new Set(visitorIds);
+    // Compacted in place (no spread), so that a large store does not overflow the call stack.
+    let kept = 0;
+    for (const event of this.events) {
+      if (!(event.account === account && event.profile === profile && ids.has(event.visitorId))) this.events[kept++] = event;
+    }
+    const removed = this.events.length - kept;
+    this.events.length = kept;
+    return removed;
+  }
 }

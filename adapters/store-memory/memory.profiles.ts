@@ -69,6 +69,18 @@ export class MemoryProfileStore implements ProfileStore {
       .map(({ from, into, at }) => ({ from, into, at }));
   }
 
+  async deleteGroup(account: string, profile: string, canonical: string): Promise<number> {
+    this.check();
+    const prefix = this.key(account, profile, "");
+    const members = [...this.canonical].filter(([key, value]) => key.startsWith(prefix) && value === canonical).map(([key]) => key);
+    for (const key of members) this.canonical.delete(key);
+    this.profiles.delete(this.key(account, profile, canonical));
+    const memberIds = new Set(members.map((key) => key.slice(prefix.length)));
+    const kept = this.merges.filter((record) => !(record.account === account && record.profile === profile && (record.into === canonical || memberIds.has(record.from))));
+    this.merges.splice(0, this.merges.length, ...kept);
+    return members.length;
+  }
+
   async engineEnabledSince(account: string, profile: string, engineId: string): Promise<number | null> {
     this.check();
     return this.engines.get(this.key(account, profile, engineId)) ?? null;

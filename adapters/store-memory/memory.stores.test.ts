@@ -4,7 +4,11 @@ import { describeProfileStoreContract } from "../store-contract.profiles.ts";
 import { describeDataLayerStoreContract } from "../store-contract.datalayer.ts";
 import { describeEventStoreContract } from "../store-contract.events.ts";
 import { describeRevisionStoreContract } from "../store-contract.revisions.ts";
+import { describePrivacyStoreContract } from "../store-contract.privacy.ts";
+import { describeFileStatusStoreContract } from "../store-contract.files.ts";
 import { createMemoryStores } from "./memory.stores.ts";
+
+describeFileStatusStoreContract("memory", async () => createMemoryStores());
 
 describeStoreContract("memory", async () => createMemoryStores());
 describeSessionStoreContract("memory", async () => createMemoryStores());
@@ -12,3 +16,4 @@ describeProfileStoreContract("memory", async () => createMemoryStores());
 describeDataLayerStoreContract("memory", async () => createMemoryStores());
 describeEventStoreContract("memory", async () => createMemoryStores());
 describeRevisionStoreContract("memory", async () => createMemoryStores());
+describePrivacyStoreContract("memory", async () => createMemoryStores());

@@ -15,7 +15,9 @@ import type {
 import type { ProfileConfig } from "../../core/config/config.model.ts";
 import { MemoryDataLayerStore } from "./memory.datalayers.ts";
 import { MemoryEventStore } from "./memory.events.ts";
+import { MemoryFileStatusStore } from "./memory.files.ts";
 import { MemoryProfileStore } from "./memory.profiles.ts";
+import { MemoryPrivacyStore } from "./memory.privacy.ts";
 import { MemoryRevisionStore } from "./memory.revisions.ts";
 
 /** Records are copied in and out so that a caller can never change stored state by holding a reference. */
@@ -115,6 +117,12 @@ class MemorySettingsStore implements SettingsStore {
     this.values.set(key, value);
   }
 
+  async compareAndSet(key: string, expected: string | null, next: string): Promise<boolean> {
+    if ((this.values.get(key) ?? null) !== expected) return false;
+    this.values.set(key, next);
+    return true;
+  }
+
   async setIfAbsent(key: string, value: string): Promise<string> {
     if (!this.values.has(key)) this.values.set(key, value);
     return this.values.get(key) as string;
@@ -198,6 +206,8 @@ export function createMemoryStores(): Stores {
     dataLayers: new MemoryDataLayerStore(),
     events: new MemoryEventStore(() => closed),
     profiles: new MemoryProfileStore(() => closed),
+    files: new MemoryFileStatusStore(() => closed),
+    privacy: new MemoryPrivacyStore(() => closed),
     revisions: new MemoryRevisionStore(tenancy, () => closed),
     async ping() {
       if (closed) throw new Error("store is closed");

@@ -1,6 +1,7 @@
 import type { ProfileConfig } from "../../core/config/config.model.ts";
 import type { Stores } from "../../core/ports/stores.ts";
 import type { Logger } from "../runtime/logger.ts";
+import { createLease } from "../runtime/lease.ts";
 import { describeError, type BackgroundWorker } from "../runtime/scheduler.ts";
 import type { ProfilesService } from "../services/profiles.service.ts";
 
@@ -9,13 +10,24 @@ const cursorKey = "profiles.cursor";
 /**
  * DEC-PRO-03: feeds stored events, in sequence order, to the profile engine. The cursor (the last sequence
  * number applied) is kept in the store, so a restart continues where the last run stopped; `/admin/wait`
- * drains it, so a test can send events and read the profile without sleeping.
+ * drains it, so a test can send events and read the profile without sleeping. Among processes sharing a
+ * database one applies events at a time (a lease in the store), so no two read the same profile and
+ * overwrite each other's update; if it dies, another takes over once the lease expires.
  */
-export function profileWorker(deps: { stores: Stores; profiles: ProfilesService; logger: Logger; batchSize?: number }): BackgroundWorker {
+export function profileWorker(deps: {
+  stores: Stores;
+  profiles: ProfilesService;
+  logger: Logger;
+  /** This node's id: with several nodes on one database, only the lease holder applies events. */
+  nodeId?: string;
+  batchSize?: number;
+}): BackgroundWorker {
   const batchSize = deps.batchSize ?? 500;
+  const lease = createLease(deps.stores.settings, "profiles", deps.nodeId ?? "this-node", 15_000);
   return {
     name: "profiles",
     async runDue() {
+      if (!(await lease.acquire())) return 0;
       const cursor = Number((await deps.stores.settings.get(cursorKey)) ?? "0");
       const events = await deps.stores.events.query({ afterSeq: cursor, limit: batchSize, order: "asc" });
       if (events.length === 0) return 0;

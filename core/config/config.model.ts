@@ -155,6 +155,8 @@ export interface Limits {
   readonly maxBodyBytes: number;
   /** DEC-DLE-09, LIM-01 */
   readonly dataLayerListMax: number;
+  /** DEC-FIL-03: the largest document one imported row may make ("Max BSON size"), in bytes. */
+  readonly maxImportRecordBytes: number;
 }
 
 export const defaultLimits: Limits = {
@@ -167,6 +169,7 @@ export const defaultLimits: Limits = {
   statusRetentionDays: 30,
   maxBodyBytes: 1_048_576,
   dataLayerListMax: 1000,
+  maxImportRecordBytes: 16 * 1024 * 1024,
 };
 
 /** One file of a configured revision, given as text in the configuration. */

@@ -126,3 +126,15 @@ describe("templates", () => {
     assert.equal(fillTemplate("a {b} c", {}), "a {b} c");
   });
 });
+
+describe("file upload refusals (DEC-FIL-04)", () => {
+  it("a file name imported before is 409 with a message naming the file and the profile", async () => {
+    const { fileImportError } = await import("./index.ts");
+    assert.deepEqual(fileImportError("alreadyImported", { file_name: "purchases_1.csv", account: "acme", profile: "main" }), {
+      kind: "file-import",
+      code: "alreadyImported",
+      status: 409,
+      message: "File purchases_1.csv has already been imported into acme/main; a file name is imported once",
+    });
+  });
+});

@@ -146,6 +146,12 @@ export const managementErrors = {
     message: "Background work did not finish within {timeout_ms} ms",
     clauses: ["DEC-OPS-04"],
   },
+  serviceBusy: {
+    status: 503,
+    returnCode: 1503,
+    message: "Service busy. Please retry later.",
+    clauses: ["DEC-GEN-07"],
+  },
   storageUnavailable: {
     status: 503,
     returnCode: 1503,

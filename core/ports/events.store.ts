@@ -52,4 +52,9 @@ export interface EventStore {
   /** Commits the events together: when the promise resolves every one is durable; when it rejects none is stored. */
   append(events: readonly CollectedEvent[]): Promise<void>;
   query(query: EventQuery): Promise<StoredEvent[]>;
+  /**
+   * PRV-09, DEC-PRV-04: removes every event of these visitor ids in the account and profile (collected and
+   * imported alike), in one commit, and answers how many were removed. Sequence numbers are never reused.
+   */
+  deleteVisitors(account: string, profile: string, visitorIds: readonly string[]): Promise<number>;
 }

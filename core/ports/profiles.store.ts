@@ -27,6 +27,11 @@ export interface ProfileStore {
   merge(account: string, profile: string, into: string, from: readonly string[], data: VisitorProfile, at: number): Promise<void>;
   /** The joins that made a group, oldest first. */
   mergesInto(account: string, profile: string, canonical: string): Promise<MergeRecord[]>;
+  /**
+   * PRV-09, DEC-PRV-04: removes a group in one commit: its profile, every member id and the records of the
+   * joins that made it. Answers how many member ids were removed (0 when there was no such group).
+   */
+  deleteGroup(account: string, profile: string, canonical: string): Promise<number>;
   /** DEC-MOM-04: since when an engine has been enabled (null: disabled or never). */
   engineEnabledSince(account: string, profile: string, engineId: string): Promise<number | null>;
   setEngineEnabledSince(account: string, profile: string, engineId: string, since: number | null): Promise<void>;

@@ -4,4 +4,9 @@ export interface SettingsStore {
   set(key: string, value: string): Promise<void>;
   /** Stores `value` unless the key has one already, and answers the value kept: the first writer wins on every node. */
   setIfAbsent(key: string, value: string): Promise<string>;
+  /**
+   * Writes `next` only if the key still holds `expected` (null: no value yet) and says whether it did: the
+   * building block of leases and of changes several nodes may make at once.
+   */
+  compareAndSet(key: string, expected: string | null, next: string): Promise<boolean>;
 }

@@ -1,6 +1,8 @@
 import type { EventStore } from "./events.store.ts";
+import type { FileStatusStore } from "./files.store.ts";
 import type { DataLayerStore } from "./datalayer.store.ts";
 import type { ProfileStore } from "./profiles.store.ts";
+import type { PrivacyStore } from "./privacy.store.ts";
 import type { RevisionStore } from "./revisions.store.ts";
 import type { LockoutStore, SessionStore } from "./sessions.store.ts";
 import type { SettingsStore } from "./settings.store.ts";
@@ -21,6 +23,10 @@ export interface Stores {
   readonly revisions: RevisionStore;
   /** Visitor profiles, stitched groups and engine states (DEC-PRO-03, VID-08, DEC-MOM-04). */
   readonly profiles: ProfileStore;
+  /** Visitor privacy transactions and their audit (PRV-05..12, DEC-PRV-03/04). */
+  readonly privacy: PrivacyStore;
+  /** File imports and their status (FIL-*, DEC-FIL-*). */
+  readonly files: FileStatusStore;
   /** Resolves when the store answers a trivial query (readiness, DEC-OPS-01); rejects otherwise. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -198,9 +198,13 @@ export function applyEvent(profile: VisitorProfile | null, event: ProfileEvent, 
   };
 }
 
-/** Events in the order that decides a profile: time, then sequence. */
+/**
+ * Events in the order that decides a profile: the order they were stored in (sequence numbers), which is
+ * the order the worker applies them in, so a profile rebuilt after stitching equals the one built event by
+ * event.
+ */
 export function compareEvents(a: ProfileEvent, b: ProfileEvent): number {
-  return a.at - b.at || a.seq - b.seq;
+  return a.seq - b.seq;
 }
 
 /** DEC-PRO-03: the profile of a visitor (or of merged visitors) from all their events, folded in order. */

@@ -21,11 +21,11 @@ export function isSessionLive(session: SessionTimes, now: number, policy: Sessio
 }
 
 /**
- * Whether a use at `now` should be written back as the new last-seen time. Writing at most once a minute keeps
- * a busy session from writing on every call; the idle timeout is then at worst a minute generous.
+ * Whether a use at `now` must be written back as the new last-seen time: whenever time has moved, so that the
+ * idle timeout counts from the true last use (a coarser write would end sessions early).
  */
 export function shouldTouchSession(session: SessionTimes, now: number): boolean {
-  return now - session.lastSeenAt >= 60_000;
+  return now > session.lastSeenAt;
 }
 
 /** AUT-03, DEC-GEN-03: does a principal's grant list cover this account and profile? */

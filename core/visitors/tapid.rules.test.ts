@@ -164,3 +164,22 @@ describe("cookies", () => {
     );
   });
 });
+
+describe("TAPID entries from a hostile cookie", () => {
+  it("drops entries whose account or profile is not a valid name, so nothing of them reaches Set-Cookie", () => {
+    const hostile = "globex%2Fmain%0D%0AX%3A%20y%3Eabc%7Cacme/main%3B%20Domain%3Devil.example>def|acme/main>ok|";
+    assert.deepEqual(parseTapid(hostile), [{ account: "acme", profile: "main", visitorId: "ok" }]);
+    const wholeEncoded = encodeURIComponent("bad name/main>x|acme/dev>y|");
+    assert.deepEqual(parseTapid(wholeEncoded), [{ account: "acme", profile: "dev", visitorId: "y" }]);
+  });
+
+  it("whatever the cookie holds, the written value has only cookie-safe characters", () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 80 }), (raw) => {
+        const written = serializeTapid(parseTapid(raw));
+        assert.match(written, /^[\x21\x23-\x2B\x2D-\x3A\x3C-\x5B\x5D-\x7E]*$/);
+      }),
+      { seed: 11, numRuns: 500 },
+    );
+  });
+});

@@ -1,3 +1,4 @@
+import { isAllowedName } from "../names/names.rules.ts";
 import { decodePercent } from "./cookies.rules.ts";
 
 /**
@@ -41,7 +42,10 @@ export function decodeTapidId(text: string): string {
 
 /**
  * VID-03, DEC-COL-10: the entries of a TAPID value, in order. Pieces that are not `acct/prof>id` are
- * skipped. A value that was percent-encoded as a whole (no raw `>` but an encoded one) is decoded first.
+ * skipped, and so are pieces whose account or profile is not a valid name (DEC-DLE-02): entries are written
+ * back into the Set-Cookie header, so a name holding `;`, a line break or any other character outside the
+ * name rule must never travel from one request's cookie into an answer. A value that was percent-encoded
+ * as a whole (no raw `>` but an encoded one) is decoded first.
  */
 export function parseTapid(value: string): TapidEntry[] {
   const text = !value.includes(">") && /%3e/i.test(value) ? decodePercent(value) : value;
@@ -52,9 +56,12 @@ export function parseTapid(value: string): TapidEntry[] {
     const key = piece.slice(0, arrow);
     const slash = key.indexOf("/");
     if (slash <= 0 || slash === key.length - 1) continue;
+    const account = key.slice(0, slash);
+    const profile = key.slice(slash + 1);
+    if (!isAllowedName(account) || !isAllowedName(profile)) continue;
     const visitorId = decodeTapidId(piece.slice(arrow + 1));
     if (visitorId === "") continue;
-    entries.push({ account: key.slice(0, slash), profile: key.slice(slash + 1), visitorId });
+    entries.push({ account, profile, visitorId });
   }
   return entries;
 }

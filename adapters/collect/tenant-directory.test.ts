@@ -1,0 +1,23 @@
+import { describe, expect, it } from "bun:test";
+import { createMemoryStores } from "../store-memory/memory.stores.ts";
+import { TenantDirectory } from "./tenant-directory.ts";
+
+const emptyProfile = (name: string) => ({ name, visitorIdAttributes: [], attributes: [], audiences: [], engines: [], fileDefinitions: [] });
+
+describe("TenantDirectory", () => {
+  it("answers from memory and picks up a profile added elsewhere once its copy is older than the limit", async () => {
+    const { tenancy } = createMemoryStores();
+    await tenancy.ensureAccount("acme", 0);
+    await tenancy.putProfile("acme", emptyProfile("main"), 0);
+    let now = 0;
+    const directory = new TenantDirectory(tenancy, 10_000, () => now);
+    expect((await directory.lookup())("acme", "main")).toBe(true);
+    await tenancy.putProfile("acme", emptyProfile("dev"), 0);
+    now = 5_000;
+    expect((await directory.lookup())("acme", "dev")).toBe(false);
+    now = 10_001;
+    await directory.lookup();
+    await Bun.sleep(1);
+    expect((await directory.lookup())("acme", "dev")).toBe(true);
+  });
+});

@@ -1,0 +1,53 @@
+import { describe, expect, it } from "bun:test";
+import { createMemoryStores } from "../store-memory/memory.stores.ts";
+import { createLease } from "./lease.ts";
+
+describe("leases", () => {
+  it("one holder at a time; the holder renews; an expired lease passes to another", async () => {
+    const { settings } = createMemoryStores();
+    let now = 1_000;
+    const a = createLease(settings, "profiles", "node-a", 10_000, () => now);
+    const b = createLease(settings, "profiles", "node-b", 10_000, () => now);
+    expect(await a.acquire()).toBe(true);
+    expect(await b.acquire()).toBe(false);
+    now += 9_000;
+    expect(await a.acquire()).toBe(true);
+    now += 9_000;
+    expect(await b.acquire()).toBe(false);
+    now += 10_001;
+    expect(await b.acquire()).toBe(true);
+    expect(await a.acquire()).toBe(false);
+  });
+
+  it("a released lease passes to another at once", async () => {
+    const { settings } = createMemoryStores();
+    const a = createLease(settings, "profiles", "node-a", 60_000, () => 5);
+    const b = createLease(settings, "profiles", "node-b", 60_000, () => 5);
+    expect(await a.acquire()).toBe(true);
+    await b.release();
+    expect(await b.acquire()).toBe(false);
+    await a.release();
+    expect(await b.acquire()).toBe(true);
+  });
+
+  it("of two takers at once, one wins", async () => {
+    const { settings } = createMemoryStores();
+    const takers = ["a", "b", "c", "d"].map((holder) => createLease(settings, "x", holder, 10_000, () => 5));
+    const won = await Promise.all(takers.map((taker) => taker.acquire()));
+    expect(won.filter(Boolean)).toHaveLength(1);
+  });
+
+  it("the profile worker does nothing while another node holds its lease", async () => {
+    const { profileWorker } = await import("../workers/profile.worker.ts");
+    const { ProfilesService } = await import("../services/profiles.service.ts");
+    const { createMemoryLogger } = await import("./logger.ts");
+    const stores = createMemoryStores();
+    await stores.tenancy.ensureAccount("acme", 0);
+    await stores.tenancy.putProfile("acme", { name: "main", visitorIdAttributes: [], attributes: [], audiences: [], engines: [], fileDefinitions: [] }, 0);
+    await stores.events.append([{ account: "acme", profile: "main", visitorId: "v", visitorIdSource: "new", thirdPartyVisitorId: null, firstPartyVisitorId: null, event: null, datasource: null, traceId: null, receivedAt: 1, data: {} }]);
+    expect(await createLease(stores.settings, "profiles", "other-node", 60_000).acquire()).toBe(true);
+    const worker = profileWorker({ stores, profiles: new ProfilesService({ stores, policy: { visitTimeoutMs: 1_800_000 } }), logger: createMemoryLogger(), nodeId: "this-node" });
+    expect(await worker.runDue(0)).toBe(0);
+    expect(await stores.profiles.canonicalOf("acme", "main", "v")).toBeNull();
+  });
+});
