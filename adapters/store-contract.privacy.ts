@@ -1,6 +1,7 @@
 /** The visitor privacy part of the store contract (PRV-05..07, PRV-10, DEC-PRV-03/04), run against every store implementation. */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { PrivacyAuditRecord, PrivacyTransaction, Stores } from "../core/ports/index.ts";
+import { privacyAuditRecord } from "./services/privacy.service.ts";
 
 export function sampleTransaction(overrides: Partial<PrivacyTransaction> = {}): PrivacyTransaction {
   return {
@@ -21,18 +22,9 @@ export function sampleTransaction(overrides: Partial<PrivacyTransaction> = {}): 
   };
 }
 
+/** The audit record the service writes (privacyAuditRecord), with the test's defaults for time and detail. */
 export function auditFor(transaction: PrivacyTransaction, action: PrivacyAuditRecord["action"], at = transaction.createdAt, detail: Record<string, number> = {}): PrivacyAuditRecord {
-  return {
-    transactionId: transaction.id,
-    account: transaction.account,
-    profile: transaction.profile,
-    action,
-    attributeId: transaction.attributeId,
-    valueHash: transaction.valueHash,
-    requestedBy: transaction.requestedBy,
-    at,
-    detail,
-  };
+  return privacyAuditRecord(transaction, action, at, detail);
 }
 
 function request(stores: Stores, transaction: PrivacyTransaction) {
