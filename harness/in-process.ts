@@ -1,3 +1,4 @@
+import type { SecretHasher } from "../core/ports/hashing.port.ts";
 import { loadConfigFile } from "../adapters/config/config.loader.ts";
 import { demoConfigPath } from "../adapters/config/demo-config.ts";
 import { createMemoryLogger } from "../adapters/runtime/logger.ts";
@@ -11,7 +12,9 @@ export interface InProcessService {
 }
 
 /** svc-hub's own app with the demo tenants, reached without a socket: the fastest target there is. */
-export async function openInProcessTarget(options: { readonly store?: StoreChoice; readonly fixtures?: TargetFixtures } = {}): Promise<InProcessService> {
+export async function openInProcessTarget(
+  options: { readonly store?: StoreChoice; readonly fixtures?: TargetFixtures; readonly hasher?: SecretHasher } = {},
+): Promise<InProcessService> {
   const config = await loadConfigFile(demoConfigPath);
   if (!config.ok) throw new Error(`the demo configuration does not load: ${config.error.format()}`);
   const adminToken = "in-process-admin-token";
@@ -21,6 +24,7 @@ export async function openInProcessTarget(options: { readonly store?: StoreChoic
     logger: createMemoryLogger(),
     env: {},
     adminToken,
+    hasher: options.hasher,
   });
   if (!opened.ok) throw new Error(`the demo configuration cannot be applied: ${opened.error.format()}`);
   const service = opened.value;

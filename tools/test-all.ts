@@ -5,7 +5,7 @@
  *   2. bun test: core, adapters and harness unit and integration tests;
  *   3. the conformance scenarios against the in-process app;
  *   4. the conformance scenarios against a real server started on a free port;
- *   5. the reliability and security suite (reliability/: fuzzing of every route, the tenancy matrix);
+ *   5. the reliability and security suite (reliability/: fuzzing, tenancy, crashes, sessions, full disk, slow clients);
  *   6. the browser end-to-end suite in Debian's Chromium (installed first when missing).
  *
  * Each suite's output is shown as it runs and kept in test-output/<suite>.log.

@@ -149,6 +149,12 @@ export function mapUnhandledError(logger: Logger) {
       logger.warn("input nested too deep", { method: request.method, path: pathname });
       return catalogueResponse(refusalFor(style, "bad-request"));
     }
+    if (request.signal.aborted) {
+      // The client closed the connection before its request was read (a slow or stalled upload): no one
+      // receives the answer, and it is not a failure of the service.
+      logger.info("client closed the connection", { method: request.method, path: pathname });
+      return catalogueResponse(refusalFor(style, "bad-request"));
+    }
     if (error instanceof ServiceBusyError) {
       logger.warn("service busy", { method: request.method, path: pathname, error: describeError(error) });
       return catalogueResponse(managementError("serviceBusy"));

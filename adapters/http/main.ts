@@ -90,7 +90,14 @@ async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
   logger.info("stopping", { signal });
-  await server.stop();
+  // Graceful for up to 5 s, then the connections still open are closed: a client that never finishes its
+  // request (a slow or stalled upload) must not keep the process from stopping.
+  const graceful = server.stop();
+  if ((await Promise.race([graceful.then(() => "stopped"), Bun.sleep(5_000).then(() => "timeout")])) === "timeout") {
+    logger.warn("closing the connections still open after 5 s");
+    await server.stop(true);
+  }
+  logger.info("server stopped");
   await service.close();
   process.exit(0);
 }

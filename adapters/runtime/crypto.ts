@@ -31,7 +31,7 @@ export const nodeDigests: Digests = {
  * at most `maxWaiting` more queue, so a burst of logins cannot take every core and all the memory (argon2
  * uses 64 MiB each); past that a check is refused with ServiceBusyError.
  */
-export function createArgon2Hasher(concurrency = 2, maxWaiting = 64): SecretHasher {
+export function createArgon2Hasher(concurrency = 2, maxWaiting = 64, cost: { memoryCost?: number; timeCost?: number } = {}): SecretHasher {
   let active = 0;
   const waiting: Array<() => void> = [];
   async function bounded<T>(work: () => Promise<T>): Promise<T> {
@@ -47,7 +47,7 @@ export function createArgon2Hasher(concurrency = 2, maxWaiting = 64): SecretHash
     }
   }
   return {
-    hash: (secret) => bounded(() => Bun.password.hash(secret, { algorithm: "argon2id" })),
+    hash: (secret) => bounded(() => Bun.password.hash(secret, { algorithm: "argon2id", ...cost })),
     verify: (secret, hash) => bounded(async () => {
       try {
         return await Bun.password.verify(secret, hash);

@@ -89,6 +89,10 @@ async function configureConnection(client: Client, isFile: boolean): Promise<voi
   // DEC-PRV-04: deleted content is overwritten with zeros (freed cells and pages), so a deleted visitor's
   // values do not stay readable in the file. Per connection; the erasing batches assert it again.
   await client.execute("PRAGMA secure_delete=ON");
+  // Test-only (reliability/full-disk.test.ts): caps the database file at this many pages, so that writes
+  // past it fail with SQLITE_FULL exactly as on a full disk. Unset in production.
+  const maxPageCount = Number(process.env.SVC_TEST_MAX_PAGE_COUNT);
+  if (Number.isSafeInteger(maxPageCount) && maxPageCount > 0) await client.execute(`PRAGMA max_page_count=${maxPageCount}`);
 }
 
 /**
