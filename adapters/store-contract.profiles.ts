@@ -37,6 +37,16 @@ export function describeProfileStoreContract(name: string, open: () => Promise<S
       expect(await stores.profiles.membersOf("acme", "main", "anon-1")).toEqual(["anon-1", "tapid-1"]);
     });
 
+    test("saveMany writes several groups at once, as save would", async () => {
+      await stores.profiles.saveMany([
+        { account: "acme", profile: "main", canonical: "a", data: profile({ eventCount: 1 }), members: ["a2"] },
+        { account: "acme", profile: "dev", canonical: "b", data: profile({ eventCount: 2 }), members: [] },
+      ]);
+      expect(await stores.profiles.canonicalOf("acme", "main", "a2")).toBe("a");
+      expect((await stores.profiles.find("acme", "dev", "b"))?.eventCount).toBe(2);
+      await stores.profiles.saveMany([]);
+    });
+
     test("saving again replaces the profile and adds members", async () => {
       await stores.profiles.save("acme", "main", "anon-1", profile(), []);
       await stores.profiles.save("acme", "main", "anon-1", profile({ eventCount: 3, lastSeq: 9 }), ["anon-2"]);

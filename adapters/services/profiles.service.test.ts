@@ -122,25 +122,48 @@ describe("profiles from stored events (DEC-PRO-03)", () => {
     expect(await stores.settings.get("profiles.cursor")).toBe("1");
   });
 
-  it("a failing store stops the batch before the failed event, which is retried", async () => {
+  it("a batch whose commit fails writes nothing, keeps the cursor, and is applied whole on the retry", async () => {
     const { send, stores, worker, eventsOf } = await setup();
     await send("anon-1");
     await send("anon-2");
-    const original = stores.profiles.save.bind(stores.profiles);
+    const original = stores.profiles.saveMany.bind(stores.profiles);
     let failOnce = true;
-    (stores as { profiles: Stores["profiles"] }).profiles.save = async (...args) => {
-      if (args[2] === "anon-2" && failOnce) {
+    (stores as { profiles: Stores["profiles"] }).profiles.saveMany = async (entries) => {
+      if (failOnce) {
         failOnce = false;
         throw new Error("disk full");
       }
-      return original(...args);
+      return original(entries);
     };
     await expect(worker.runDue(0)).rejects.toThrow("disk full");
-    expect(await stores.settings.get("profiles.cursor")).toBe("1");
+    expect(await stores.settings.get("profiles.cursor")).toBe("0");
+    expect(await eventsOf("anon-1")).toBeUndefined();
     while ((await worker.runDue(0)) > 0);
     expect(await eventsOf("anon-1")).toBe(1);
     expect(await eventsOf("anon-2")).toBe(1);
   });
+
+  it("a failure inside a batch writes the events before it and retries from the failed one", async () => {
+    const { send, stores, worker, eventsOf } = await setup();
+    await send("anon-1");
+    await send("anon-2");
+    const original = stores.profiles.canonicalOf.bind(stores.profiles);
+    let failOnce = true;
+    (stores as { profiles: Stores["profiles"] }).profiles.canonicalOf = async (account, profile, visitorId) => {
+      if (visitorId === "anon-2" && failOnce) {
+        failOnce = false;
+        throw new Error("read failed");
+      }
+      return original(account, profile, visitorId);
+    };
+    await expect(worker.runDue(0)).rejects.toThrow("read failed");
+    expect(await stores.settings.get("profiles.cursor")).toBe("1");
+    expect(await eventsOf("anon-1")).toBe(1);
+    while ((await worker.runDue(0)) > 0);
+    expect(await eventsOf("anon-2")).toBe(1);
+    expect(await eventsOf("anon-1")).toBe(1);
+  });
+
 });
 
 describe("profiles with two processes on one database", () => {

@@ -1,6 +1,8 @@
 import type { ProfileConfig, ServiceConfig } from "../../core/config/config.model.ts";
 import type { StoredEvent } from "../../core/ports/events.store.ts";
+import type { ProfileStore } from "../../core/ports/profiles.store.ts";
 import type { Stores } from "../../core/ports/stores.ts";
+import { BufferedProfileStore } from "./buffered-profiles.ts";
 import { applyEvent, type ProfileEvent, type ProfilePolicy, type VisitorProfile } from "../../core/profiles/profile.rules.ts";
 import { chooseCanonical, identitiesOfEvent, isKnownVisitorKey, type GroupSummary } from "../../core/profiles/stitching.rules.ts";
 
@@ -12,6 +14,17 @@ export function profileEventOf(event: StoredEvent): ProfileEvent {
 }
 
 const defaultPageSize = 1000;
+
+/** A batch stopped at the event with index `applied` (the ones before it are written). */
+export class ProfileBatchError extends Error {
+  override readonly name = "ProfileBatchError";
+  constructor(
+    readonly applied: number,
+    cause: unknown,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause });
+  }
+}
 
 /**
  * DEC-PRO-03, VID-08, DEC-COL-11: applies stored events to visitor profiles, one at a time in sequence
@@ -27,8 +40,33 @@ export class ProfilesService {
   }
 
   async apply(event: StoredEvent, config: ProfileConfig): Promise<void> {
+    await this.applyWith(this.deps.stores.profiles, event, config);
+  }
+
+  /**
+   * Applies a batch of events in order, writing their profiles to the store in one commit at the end (a join
+   * commits on its own). Answers how many events were applied; when one fails, the ones before it are still
+   * written and the error says which event to start again from.
+   */
+  async applyBatch(events: readonly StoredEvent[], configOf: (event: StoredEvent) => Promise<ProfileConfig | null>): Promise<{ applied: number }> {
+    const buffered = new BufferedProfileStore(this.deps.stores.profiles);
+    let applied = 0;
+    try {
+      for (const event of events) {
+        const config = await configOf(event);
+        if (config) await this.applyWith(buffered, event, config);
+        applied += 1;
+      }
+    } catch (error) {
+      await buffered.flush();
+      throw new ProfileBatchError(applied, error);
+    }
+    await buffered.flush();
+    return { applied };
+  }
+
+  private async applyWith(profiles: ProfileStore, event: StoredEvent, config: ProfileConfig): Promise<void> {
     const { account, profile } = event;
-    const profiles = this.deps.stores.profiles;
     const input = profileEventOf(event);
     const identities = identitiesOfEvent({ visitorId: event.visitorId, params: input.params }, account, profile, config);
     const involved = [...new Set([event.visitorId, ...identities.map((identity) => identity.key)])];

@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, or, sql } from "drizzle-orm";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
-import type { MergeRecord, ProfileStore } from "../../core/ports/index.ts";
+import type { MergeRecord, ProfileSave, ProfileStore } from "../../core/ports/index.ts";
 import type { VisitorProfile } from "../../core/profiles/profile.rules.ts";
 import { engineStates, visitorMembers, visitorMerges, visitorProfiles } from "./profiles.schema.ts";
 
@@ -32,18 +32,27 @@ export class LibsqlProfileRepo implements ProfileStore {
   }
 
   async save(account: string, profile: string, canonical: string, data: VisitorProfile, members: readonly string[]): Promise<void> {
-    const ids = [...new Set([canonical, ...members])];
-    await this.db.batch([
-      this.db
-        .insert(visitorProfiles)
-        .values({ account, profile, canonical, data, lastSeenAt: data.lastSeenAt })
-        .onConflictDoUpdate({ target: [visitorProfiles.account, visitorProfiles.profile, visitorProfiles.canonical], set: { data, lastSeenAt: data.lastSeenAt } }),
-      this.db
-        .insert(visitorMembers)
-        .values(ids.map((visitorId) => ({ account, profile, visitorId, canonical })))
-        .onConflictDoUpdate({ target: [visitorMembers.account, visitorMembers.profile, visitorMembers.visitorId], set: { canonical } }),
-    ]);
+    await this.saveMany([{ account, profile, canonical, data, members }]);
   }
+
+  async saveMany(entries: readonly ProfileSave[]): Promise<void> {
+    const statements = entries.flatMap(({ account, profile, canonical, data, members }) => {
+      const ids = [...new Set([canonical, ...members])];
+      return [
+        this.db
+          .insert(visitorProfiles)
+          .values({ account, profile, canonical, data, lastSeenAt: data.lastSeenAt })
+          .onConflictDoUpdate({ target: [visitorProfiles.account, visitorProfiles.profile, visitorProfiles.canonical], set: { data, lastSeenAt: data.lastSeenAt } }),
+        this.db
+          .insert(visitorMembers)
+          .values(ids.map((visitorId) => ({ account, profile, visitorId, canonical })))
+          .onConflictDoUpdate({ target: [visitorMembers.account, visitorMembers.profile, visitorMembers.visitorId], set: { canonical } }),
+      ];
+    });
+    const [first, ...rest] = statements;
+    if (first) await this.db.batch([first, ...rest]);
+  }
+
 
   async merge(account: string, profile: string, into: string, from: readonly string[], data: VisitorProfile, at: number): Promise<void> {
     const joined = [...new Set(from.filter((id) => id !== into))];

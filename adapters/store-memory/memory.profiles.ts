@@ -1,4 +1,4 @@
-import type { MergeRecord, ProfileStore } from "../../core/ports/index.ts";
+import type { MergeRecord, ProfileSave, ProfileStore } from "../../core/ports/index.ts";
 import type { VisitorProfile } from "../../core/profiles/profile.rules.ts";
 
 /** The reference ProfileStore: groups of visitor ids per account/profile, each with one profile. */
@@ -43,6 +43,11 @@ export class MemoryProfileStore implements ProfileStore {
     this.check();
     this.profiles.set(this.key(account, profile, canonical), structuredClone(data));
     for (const member of new Set([canonical, ...members])) this.canonical.set(this.key(account, profile, member), canonical);
+  }
+
+  async saveMany(entries: readonly ProfileSave[]): Promise<void> {
+    this.check();
+    for (const entry of entries) await this.save(entry.account, entry.profile, entry.canonical, entry.data, entry.members);
   }
 
   async merge(account: string, profile: string, into: string, from: readonly string[], data: VisitorProfile, at: number): Promise<void> {

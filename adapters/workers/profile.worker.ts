@@ -3,7 +3,7 @@ import type { Stores } from "../../core/ports/stores.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { createLease } from "../runtime/lease.ts";
 import { describeError, type BackgroundWorker } from "../runtime/scheduler.ts";
-import type { ProfilesService } from "../services/profiles.service.ts";
+import { ProfileBatchError, type ProfilesService } from "../services/profiles.service.ts";
 
 const cursorKey = "profiles.cursor";
 
@@ -32,19 +32,20 @@ export function profileWorker(deps: {
       const events = await deps.stores.events.query({ afterSeq: cursor, limit: batchSize, order: "asc" });
       if (events.length === 0) return 0;
       const configs = new Map<string, ProfileConfig | null>();
-      for (const event of events) {
+      const configOf = async (event: { account: string; profile: string }) => {
         const key = `${event.account}/${event.profile}`;
         if (!configs.has(key)) configs.set(key, (await deps.stores.tenancy.findProfile(event.account, event.profile))?.config ?? null);
-        const config = configs.get(key);
-        if (!config) continue;
-        try {
-          await deps.profiles.apply(event, config);
-        } catch (error) {
-          // A store failure stops the batch here; the cursor stays before this event and it is retried.
-          deps.logger.error("profile update failed", { seq: event.seq, error: describeError(error) });
-          await deps.stores.settings.set(cursorKey, String(event.seq - 1));
-          throw error;
-        }
+        return configs.get(key) ?? null;
+      };
+      try {
+        await deps.profiles.applyBatch(events, configOf);
+      } catch (error) {
+        // A store failure stops the batch at one event; those before it are written, and the cursor stays
+        // before the failed one, so it is retried.
+        const failed = events[error instanceof ProfileBatchError ? error.applied : 0] as { seq: number };
+        deps.logger.error("profile update failed", { seq: failed.seq, error: describeError(error) });
+        await deps.stores.settings.set(cursorKey, String(failed.seq - 1));
+        throw error;
       }
       await deps.stores.settings.set(cursorKey, String((events.at(-1) as { seq: number }).seq));
       return events.length;

@@ -8,6 +8,15 @@ export interface MergeRecord {
   readonly at: number;
 }
 
+/** One group's profile and members, as `save` takes them. */
+export interface ProfileSave {
+  readonly account: string;
+  readonly profile: string;
+  readonly canonical: string;
+  readonly data: VisitorProfile;
+  readonly members: readonly string[];
+}
+
 /**
  * Visitor profiles (DEC-PRO-03) per account and profile. A profile belongs to a group of visitor ids (its
  * members: anonymous ids and known ids) under one canonical id; any member finds it with one indexed read.
@@ -20,6 +29,8 @@ export interface ProfileStore {
   find(account: string, profile: string, canonical: string): Promise<VisitorProfile | null>;
   /** Writes a group's profile and makes every id of `members` a member of it. */
   save(account: string, profile: string, canonical: string, data: VisitorProfile, members: readonly string[]): Promise<void>;
+  /** Several `save`s in one commit (the profile worker writes a whole batch of events at once). */
+  saveMany(entries: readonly ProfileSave[]): Promise<void>;
   /**
    * Joins the groups `from` (canonical ids) into `into` in one commit: their members become members of
    * `into`, their profiles are removed, `data` is the joined profile, and each join is recorded.
