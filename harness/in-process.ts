@@ -3,6 +3,7 @@ import { loadConfigFile } from "../adapters/config/config.loader.ts";
 import { demoConfigPath } from "../adapters/config/demo-config.ts";
 import { createMemoryLogger } from "../adapters/runtime/logger.ts";
 import { openService, type Service, type StoreChoice } from "../adapters/service.ts";
+import type { TimingPresetName } from "../core/timing/timing.presets.ts";
 import { inProcessTarget, type Target, type TargetFixtures } from "./target.ts";
 
 export interface InProcessService {
@@ -11,26 +12,40 @@ export interface InProcessService {
   close(): Promise<void>;
 }
 
-/** svc-hub's own app with the demo tenants, reached without a socket: the fastest target there is. */
-export async function openInProcessTarget(
-  options: { readonly store?: StoreChoice; readonly fixtures?: TargetFixtures; readonly hasher?: SecretHasher } = {},
-): Promise<InProcessService> {
+export interface DemoServiceOptions {
+  readonly store?: StoreChoice;
+  readonly hasher?: SecretHasher;
+  readonly timing?: TimingPresetName;
+  readonly dataDir?: string;
+  readonly adminToken?: string;
+}
+
+/** svc-hub with the demo tenants, built as main.ts builds it but not started (its workers run when drained). */
+export async function openDemoService(options: DemoServiceOptions = {}): Promise<Service> {
   const config = await loadConfigFile(demoConfigPath);
   if (!config.ok) throw new Error(`the demo configuration does not load: ${config.error.format()}`);
-  const adminToken = "in-process-admin-token";
   const opened = await openService({
     store: options.store ?? { kind: "memory" },
     config: config.value,
     logger: createMemoryLogger(),
     env: {},
-    adminToken,
+    adminToken: options.adminToken ?? "in-process-admin-token",
     hasher: options.hasher,
+    timing: options.timing,
+    dataDir: options.dataDir,
   });
   if (!opened.ok) throw new Error(`the demo configuration cannot be applied: ${opened.error.format()}`);
-  const service = opened.value;
+  return opened.value;
+}
+
+/** svc-hub's own app with the demo tenants, reached without a socket: the fastest target there is. */
+export async function openInProcessTarget(
+  options: { readonly store?: StoreChoice; readonly fixtures?: TargetFixtures; readonly hasher?: SecretHasher } = {},
+): Promise<InProcessService> {
+  const service = await openDemoService({ store: options.store, hasher: options.hasher });
   service.start();
   return {
-    target: inProcessTarget({ handle: (request) => service.app.handle(request), adminToken, fixtures: options.fixtures }),
+    target: inProcessTarget({ handle: (request) => service.app.handle(request), adminToken: service.deps.adminToken, fixtures: options.fixtures }),
     service,
     close: () => service.close(),
   };

@@ -9,12 +9,13 @@
  * Loopback only, bounded in requests and time.
  */
 import { afterEach, describe, expect, it } from "bun:test";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createClient } from "@libsql/client";
 import { databaseUrlForDataDir } from "../adapters/store-libsql/libsql.stores.ts";
 import { spawnServer, type SpawnedServer } from "../tools/spawn-server.ts";
+import { writeLoadTestConfig } from "./support.ts";
 
 const root = resolve(import.meta.dir, "..");
 const adminToken = "full-disk-test-admin-token";
@@ -23,8 +24,6 @@ const ballastPages = 1_000;
 const clients = 8;
 const maxStreamMs = 15_000;
 const maxRequests = 20_000;
-const demoPasswordHash =
-  "$argon2id$v=19$m=65536,t=2,p=1$WKPVXJCnBWoK92VQI4J2V7sgLmLMpaxFMghXj1vpdLY$lzWB2D4RJQP11dmGIhAUJ++Nu+kvXNNbQNeYjRn2fYw";
 
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
 afterEach(async () => {
@@ -34,15 +33,7 @@ afterEach(async () => {
 function prepare(): { dataDir: string; configPath: string } {
   const dataDir = mkdtempSync(join(tmpdir(), "svc-hub-full-disk-"));
   cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-  const configPath = join(dataDir, "svc.config.json");
-  writeFileSync(
-    configPath,
-    JSON.stringify({
-      limits: { collectEventsPerSecond: 1_000_000 },
-      accounts: [{ name: "acme", profiles: [{ name: "main" }] }],
-      users: [{ email: "demo@example.com", password: { hash: demoPasswordHash }, grants: [{ account: "acme", profiles: "*" }] }],
-    }),
-  );
+  const configPath = writeLoadTestConfig(dataDir);
   return { dataDir, configPath };
 }
 

@@ -6,11 +6,12 @@
  * connections, requests and time; everything is closed at the end.
  */
 import { afterEach, describe, expect, it } from "bun:test";
-import { readFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { spawnServer, type SpawnedServer } from "../tools/spawn-server.ts";
+import { writeLoadTestConfig } from "./support.ts";
 
 const root = resolve(import.meta.dir, "..");
 const adminToken = "slow-clients-test-admin-token";
@@ -23,8 +24,6 @@ const MiB = 1024 * 1024;
 const maxGrowthBytes = 150 * MiB;
 /** A normal request while the slow connections are open must answer within this. */
 const maxNormalAnswerMs = 1_000;
-const demoPasswordHash =
-  "$argon2id$v=19$m=65536,t=2,p=1$WKPVXJCnBWoK92VQI4J2V7sgLmLMpaxFMghXj1vpdLY$lzWB2D4RJQP11dmGIhAUJ++Nu+kvXNNbQNeYjRn2fYw";
 
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
 afterEach(async () => {
@@ -34,15 +33,7 @@ afterEach(async () => {
 async function start(): Promise<SpawnedServer> {
   const dataDir = mkdtempSync(join(tmpdir(), "svc-hub-slow-"));
   cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-  const configPath = join(dataDir, "svc.config.json");
-  writeFileSync(
-    configPath,
-    JSON.stringify({
-      limits: { collectEventsPerSecond: 1_000_000 },
-      accounts: [{ name: "acme", profiles: [{ name: "main" }] }],
-      users: [{ email: "demo@example.com", password: { hash: demoPasswordHash }, grants: [{ account: "acme", profiles: "*" }] }],
-    }),
-  );
+  const configPath = writeLoadTestConfig(dataDir);
   const server = await spawnServer({ root, dataDir, adminToken, env: { SVC_CONFIG: configPath } });
   cleanups.push(() => server.stop());
   return server;

@@ -3,15 +3,13 @@
  * delays of the realistic timing preset, durability across a restart on a libSQL file, concurrent changes
  * of one data layer, and the OpenAPI document.
  */
+import { openDemoService } from "../../harness/in-process.ts";
 import { afterEach, describe, expect, it } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TimingPresetName } from "../../core/timing/timing.presets.ts";
-import { loadConfigFile } from "../config/config.loader.ts";
-import { demoConfigPath } from "../config/demo-config.ts";
-import { createMemoryLogger } from "../runtime/logger.ts";
-import { openService, type Service, type StoreChoice } from "../service.ts";
+import type { Service, StoreChoice } from "../service.ts";
 import { inProcessBase } from "../../harness/target.ts";
 
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
@@ -26,19 +24,8 @@ function freshDatabaseUrl(): string {
 }
 
 async function open(options: { store?: StoreChoice; timing?: TimingPresetName } = {}): Promise<Service> {
-  const config = await loadConfigFile(demoConfigPath);
-  if (!config.ok) throw new Error(config.error.format());
-  const opened = await openService({
-    store: options.store ?? { kind: "memory" },
-    config: config.value,
-    logger: createMemoryLogger(),
-    env: {},
-    adminToken: "test-admin-token",
-    timing: options.timing ?? "realistic",
-  });
-  if (!opened.ok) throw new Error(opened.error.format());
+  const service = await openDemoService({ store: options.store, timing: options.timing ?? "realistic", adminToken: "test-admin-token" });
   let closed = false;
-  const service = opened.value;
   cleanups.push(() => (closed ? undefined : service.close()));
   return { ...service, close: async () => ((closed = true), await service.close()) };
 }

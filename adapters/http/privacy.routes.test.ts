@@ -3,16 +3,14 @@
  * in the database file after a deletion (the file and its WAL are scanned for the deleted address), the
  * audit, a pending deletion across a restart, storage errors ending FAILED, and the store's contents.
  */
+import { openDemoService } from "../../harness/in-process.ts";
 import { afterEach, describe, expect, it } from "bun:test";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TimingPresetName } from "../../core/timing/timing.presets.ts";
 import { inProcessBase } from "../../harness/target.ts";
-import { loadConfigFile } from "../config/config.loader.ts";
-import { demoConfigPath } from "../config/demo-config.ts";
-import { createMemoryLogger } from "../runtime/logger.ts";
-import { openService, type Service, type StoreChoice } from "../service.ts";
+import type { Service, StoreChoice } from "../service.ts";
 
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
 afterEach(async () => {
@@ -26,19 +24,7 @@ function freshDataDir(): string {
 }
 
 async function open(options: { store?: StoreChoice; timing?: TimingPresetName; dataDir?: string } = {}): Promise<Service> {
-  const config = await loadConfigFile(demoConfigPath);
-  if (!config.ok) throw new Error(config.error.format());
-  const opened = await openService({
-    store: options.store ?? { kind: "memory" },
-    config: config.value,
-    logger: createMemoryLogger(),
-    env: {},
-    adminToken: "test-admin-token",
-    timing: options.timing ?? "fast",
-    dataDir: options.dataDir,
-  });
-  if (!opened.ok) throw new Error(opened.error.format());
-  const service = opened.value;
+  const service = await openDemoService({ store: options.store, timing: options.timing ?? "fast", adminToken: "test-admin-token", dataDir: options.dataDir });
   let closed = false;
   cleanups.push(() => (closed ? undefined : service.close()));
   return { ...service, close: async () => ((closed = true), await service.close()) };

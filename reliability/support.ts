@@ -1,0 +1,28 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { demoConfigPath } from "../adapters/config/demo-config.ts";
+
+/** The demo user's stored password hash, from the demo configuration (password demo-password-1). */
+function demoPasswordHash(): string {
+  const demo = JSON.parse(readFileSync(demoConfigPath, "utf8")) as { users: Array<{ email: string; password: { hash: string } }> };
+  const user = demo.users.find((entry) => entry.email === "demo@example.com");
+  if (!user) throw new Error("the demo configuration has no demo@example.com");
+  return user.password.hash;
+}
+
+/**
+ * A small configuration for load tests: acme/main, the demo user, and the collection rate limit raised so
+ * the test measures the service rather than the limit. Written into `dataDir`; answers its path.
+ */
+export function writeLoadTestConfig(dataDir: string): string {
+  const configPath = join(dataDir, "svc.config.json");
+  writeFileSync(
+    configPath,
+    JSON.stringify({
+      limits: { collectEventsPerSecond: 1_000_000 },
+      accounts: [{ name: "acme", profiles: [{ name: "main" }] }],
+      users: [{ email: "demo@example.com", password: { hash: demoPasswordHash() }, grants: [{ account: "acme", profiles: "*" }] }],
+    }),
+  );
+  return configPath;
+}
