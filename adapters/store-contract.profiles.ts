@@ -47,6 +47,39 @@ export function describeProfileStoreContract(name: string, open: () => Promise<S
       await stores.profiles.saveMany([]);
     });
 
+    test("saveMany of the same group twice keeps the later profile and every member", async () => {
+      await stores.profiles.saveMany([
+        { account: "acme", profile: "main", canonical: "a", data: profile({ eventCount: 1 }), members: ["a1"] },
+        { account: "acme", profile: "main", canonical: "a", data: profile({ eventCount: 2 }), members: ["a2"] },
+      ]);
+      expect((await stores.profiles.find("acme", "main", "a"))?.eventCount).toBe(2);
+      expect(await stores.profiles.membersOf("acme", "main", "a")).toEqual(["a", "a1", "a2"]);
+    });
+
+    test("saveMany of more groups than one statement takes writes them all", async () => {
+      const entries = Array.from({ length: 1234 }, (_, i) => ({ account: "acme", profile: "main", canonical: `g${i}`, data: profile({ eventCount: i }), members: [`m${i}`] }));
+      await stores.profiles.saveMany(entries);
+      const ids = entries.map((entry) => entry.members[0] as string);
+      const groups = await stores.profiles.canonicalsOf("acme", "main", ids);
+      expect(groups.size).toBe(1234);
+      expect(groups.get("m1000")).toBe("g1000");
+      const found = await stores.profiles.findMany("acme", "main", entries.map((entry) => entry.canonical));
+      expect(found.size).toBe(1234);
+      expect(found.get("g777")?.eventCount).toBe(777);
+    });
+
+    test("canonicalsOf and findMany answer what canonicalOf and find answer, one id at a time", async () => {
+      await stores.profiles.save("acme", "main", "a", profile({ eventCount: 1 }), ["a1"]);
+      await stores.profiles.save("acme", "dev", "b", profile({ eventCount: 2 }), ["b1"]);
+      const groups = await stores.profiles.canonicalsOf("acme", "main", ["a1", "a", "b1", "nobody", "a1"]);
+      expect([...groups].sort()).toEqual([["a", "a"], ["a1", "a"]]);
+      expect((await stores.profiles.canonicalsOf("acme", "main", [])).size).toBe(0);
+      const found = await stores.profiles.findMany("acme", "main", ["a", "b", "nobody"]);
+      expect([...found.keys()]).toEqual(["a"]);
+      expect(found.get("a")).toEqual((await stores.profiles.find("acme", "main", "a")) as never);
+      expect((await stores.profiles.findMany("acme", "dev", ["b"])).get("b")?.eventCount).toBe(2);
+    });
+
     test("saving again replaces the profile and adds members", async () => {
       await stores.profiles.save("acme", "main", "anon-1", profile(), []);
       await stores.profiles.save("acme", "main", "anon-1", profile({ eventCount: 3, lastSeq: 9 }), ["anon-2"]);

@@ -19,6 +19,33 @@ describe("leases", () => {
     expect(await a.acquire()).toBe(false);
   });
 
+  it("the holder writes a renewal only once a third of the lease's time has passed", async () => {
+    const { settings } = createMemoryStores();
+    let now = 1_000;
+    let writes = 0;
+    const counted = {
+      ...settings,
+      get: settings.get.bind(settings),
+      set: settings.set.bind(settings),
+      setIfAbsent: settings.setIfAbsent.bind(settings),
+      compareAndSet: async (key: string, expected: string | null, next: string) => {
+        writes += 1;
+        return settings.compareAndSet(key, expected, next);
+      },
+    };
+    const a = createLease(counted, "profiles", "node-a", 15_000, () => now);
+    expect(await a.acquire()).toBe(true);
+    for (let i = 0; i < 10; i += 1) {
+      now += 400;
+      expect(await a.acquire()).toBe(true);
+    }
+    expect(writes).toBe(1);
+    now += 1_100;
+    expect(await a.acquire()).toBe(true);
+    expect(writes).toBe(2);
+    expect(await settings.get("lease.profiles")).toBe(`node-a|${now + 15_000}`);
+  });
+
   it("a released lease passes to another at once", async () => {
     const { settings } = createMemoryStores();
     const a = createLease(settings, "profiles", "node-a", 60_000, () => 5);

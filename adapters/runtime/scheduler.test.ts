@@ -104,6 +104,64 @@ describe("Scheduler", () => {
   });
 });
 
+describe("Scheduler coalescing", () => {
+  /** A queue worker taking at most `batchSize` items a pass, counting its passes. */
+  function queueWorker(batchSize: number) {
+    const state = { queued: 0, passes: 0, taken: [] as number[] };
+    const worker: BackgroundWorker = {
+      name: "queue",
+      batchSize,
+      async runDue() {
+        state.passes += 1;
+        const taken = Math.min(batchSize, state.queued);
+        state.queued -= taken;
+        if (taken > 0) state.taken.push(taken);
+        return taken;
+      },
+      async nextDueAt() {
+        return null;
+      },
+    };
+    return { worker, state };
+  }
+
+  it("notifications arriving close together share one pass instead of one pass each", async () => {
+    const scheduler = new Scheduler({ clock: manualClock(), logger: createMemoryLogger(), pollMs: 60_000, coalesceMs: 50 });
+    const { worker, state } = queueWorker(1000);
+    scheduler.register(worker);
+    scheduler.start();
+    try {
+      await Bun.sleep(20);
+      const passesBefore = state.passes;
+      for (let i = 0; i < 20; i += 1) {
+        state.queued += 1;
+        scheduler.notify();
+        await Bun.sleep(1);
+      }
+      for (let i = 0; i < 100 && state.queued > 0; i += 1) await Bun.sleep(10);
+      expect(state.queued).toBe(0);
+      expect(state.passes - passesBefore).toBeLessThanOrEqual(3);
+    } finally {
+      await scheduler.stop();
+    }
+  });
+
+  it("a pass that took a full batch is followed at once by the next, so a backlog drains without waiting", async () => {
+    const scheduler = new Scheduler({ clock: manualClock(), logger: createMemoryLogger(), pollMs: 60_000, coalesceMs: 5_000 });
+    const { worker, state } = queueWorker(10);
+    scheduler.register(worker);
+    state.queued = 95;
+    scheduler.start();
+    try {
+      for (let i = 0; i < 200 && state.queued > 0; i += 1) await Bun.sleep(5);
+      expect(state.queued).toBe(0);
+      expect(state.taken).toEqual([10, 10, 10, 10, 10, 10, 10, 10, 10, 5]);
+    } finally {
+      await scheduler.stop();
+    }
+  });
+});
+
 describe("Scheduler fairness", () => {
   it("a worker that always has work does not keep the others waiting", async () => {
     const clock = manualClock();

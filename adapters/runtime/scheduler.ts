@@ -11,6 +11,11 @@ export interface BackgroundWorker {
   runDue(now: number): Promise<number>;
   /** The virtual time at which the next item becomes due, or null when nothing waits. */
   nextDueAt(): Promise<number | null>;
+  /**
+   * The most items one `runDue` takes. A pass that took fewer has emptied the worker, so the next look can
+   * wait for the coalescing delay; without it, any work done means look again at once.
+   */
+  readonly batchSize?: number;
 }
 
 export interface DrainOptions {
@@ -32,6 +37,12 @@ export interface SchedulerOptions {
   readonly logger: Logger;
   /** Longest real time between two looks, so work written by another node is found (default 1 s). */
   readonly pollMs?: number;
+  /**
+   * Shortest real time between the end of a pass and a pass started by `notify` or by a pass that emptied
+   * its workers (default 20 ms). Under steady collection every group commit notifies; without this each
+   * would start a pass of its own, paying every worker's look at the store for a few events.
+   */
+  readonly coalesceMs?: number;
 }
 
 /**
@@ -44,9 +55,15 @@ export class Scheduler {
   private running = false;
   private passChain: Promise<unknown> = Promise.resolve();
   private readonly pollMs: number;
+  private readonly coalesceMs: number;
+  /** Real time at which the armed timer fires. */
+  private timerAt = 0;
+  /** Real time at which the last pass of the timer ended. */
+  private lastPassEndedAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly options: SchedulerOptions) {
     this.pollMs = options.pollMs ?? 1000;
+    this.coalesceMs = options.coalesceMs ?? 20;
   }
 
   register(worker: BackgroundWorker): void {
@@ -70,10 +87,12 @@ export class Scheduler {
     await this.passChain.catch(() => undefined);
   }
 
-  /** New work was accepted, or the clock moved: look now. */
+  /** New work was accepted, or the clock moved: look now, or once the coalescing delay since the last pass has passed. */
   notify(): void {
     if (!this.running) return;
-    this.arm(0);
+    const delay = Math.max(0, this.lastPassEndedAt + this.coalesceMs - Date.now());
+    if (this.timer && this.timerAt <= Date.now() + delay) return;
+    this.arm(delay);
   }
 
   /**
@@ -128,6 +147,7 @@ export class Scheduler {
 
   private arm(delayMs: number): void {
     if (this.timer) clearTimeout(this.timer);
+    this.timerAt = Date.now() + delayMs;
     this.timer = setTimeout(() => void this.tick(), delayMs);
   }
 
@@ -137,8 +157,15 @@ export class Scheduler {
     let delay = this.pollMs;
     try {
       const done = await this.pass();
-      const next = Object.values(done).some((count) => count > 0) ? this.options.clock.now() : await this.nextDueAt();
-      if (next !== null) delay = Math.min(delay, Math.max(0, next - this.options.clock.now()));
+      this.lastPassEndedAt = Date.now();
+      const full = this.workers.some((worker) => (done[worker.name] ?? 0) > 0 && (worker.batchSize === undefined || (done[worker.name] ?? 0) >= worker.batchSize));
+      const some = Object.values(done).some((count) => count > 0);
+      if (full) delay = 0;
+      else if (some) delay = this.coalesceMs;
+      else {
+        const next = await this.nextDueAt();
+        if (next !== null) delay = Math.min(delay, Math.max(0, next - this.options.clock.now()));
+      }
     } catch (error) {
       this.options.logger.error("scheduler pass failed", { error: describeError(error) });
     }

@@ -2,14 +2,17 @@ import type { MergeRecord, ProfileSave, ProfileStore } from "../../core/ports/in
 import type { VisitorProfile } from "../../core/profiles/profile.rules.ts";
 
 /**
- * The profile store as one batch of the profile worker sees it: reads of groups and profiles this batch
- * wrote are answered from memory, and the writes go to the store together in one commit at `flush`. Rare
- * operations (joins, member lists, deletions) flush first and then go to the store, so they always see
- * every write before them.
+ * The profile store as one batch of the profile worker sees it: the groups and profiles of the batch's
+ * visitors are read together up front (`prefetch`), reads of what the batch read or wrote are answered
+ * from memory, and the writes go to the store together in one commit at `flush`. Rare operations (joins,
+ * member lists, deletions) flush first and then go to the store, so they always see every write before
+ * them; joins and deletions also forget what was read, since they change groups in the store.
  */
 export class BufferedProfileStore implements ProfileStore {
-  private readonly canonical = new Map<string, string>();
-  private readonly profiles = new Map<string, VisitorProfile>();
+  /** What is known of a member id: its group, or null when it is known to be in none. */
+  private readonly canonical = new Map<string, string | null>();
+  /** What is known of a group: its profile, or null when it is known to have none. */
+  private readonly profiles = new Map<string, VisitorProfile | null>();
   private readonly pending = new Map<string, { account: string; profile: string; canonical: string; data: VisitorProfile; members: Set<string> }>();
 
   constructor(private readonly inner: ProfileStore) {}
@@ -18,12 +21,45 @@ export class BufferedProfileStore implements ProfileStore {
     return `${account}\u0000${profile}\u0000${id}`;
   }
 
+  /** Reads the groups of `visitorIds` and the profiles of those groups, two reads for the lot. */
+  async prefetch(account: string, profile: string, visitorIds: readonly string[]): Promise<void> {
+    const unknownIds = [...new Set(visitorIds)].filter((id) => !this.canonical.has(this.key(account, profile, id)));
+    if (unknownIds.length === 0) return;
+    const groups = await this.inner.canonicalsOf(account, profile, unknownIds);
+    for (const id of unknownIds) this.canonical.set(this.key(account, profile, id), groups.get(id) ?? null);
+    const unknownGroups = [...new Set(groups.values())].filter((canonical) => !this.profiles.has(this.key(account, profile, canonical)));
+    if (unknownGroups.length === 0) return;
+    const found = await this.inner.findMany(account, profile, unknownGroups);
+    for (const canonical of unknownGroups) this.profiles.set(this.key(account, profile, canonical), found.get(canonical) ?? null);
+  }
+
   async canonicalOf(account: string, profile: string, visitorId: string): Promise<string | null> {
-    return this.canonical.get(this.key(account, profile, visitorId)) ?? this.inner.canonicalOf(account, profile, visitorId);
+    const known = this.canonical.get(this.key(account, profile, visitorId));
+    return known !== undefined ? known : this.inner.canonicalOf(account, profile, visitorId);
+  }
+
+  async canonicalsOf(account: string, profile: string, visitorIds: readonly string[]): Promise<Map<string, string>> {
+    await this.prefetch(account, profile, visitorIds);
+    const found = new Map<string, string>();
+    for (const id of visitorIds) {
+      const canonical = await this.canonicalOf(account, profile, id);
+      if (canonical !== null) found.set(id, canonical);
+    }
+    return found;
   }
 
   async find(account: string, profile: string, canonical: string): Promise<VisitorProfile | null> {
-    return this.profiles.get(this.key(account, profile, canonical)) ?? this.inner.find(account, profile, canonical);
+    const known = this.profiles.get(this.key(account, profile, canonical));
+    return known !== undefined ? known : this.inner.find(account, profile, canonical);
+  }
+
+  async findMany(account: string, profile: string, canonicals: readonly string[]): Promise<Map<string, VisitorProfile>> {
+    const found = new Map<string, VisitorProfile>();
+    for (const canonical of canonicals) {
+      const data = await this.find(account, profile, canonical);
+      if (data) found.set(canonical, data);
+    }
+    return found;
   }
 
   async save(account: string, profile: string, canonical: string, data: VisitorProfile, members: readonly string[]): Promise<void> {

@@ -146,22 +146,44 @@ describe("profiles from stored events (DEC-PRO-03)", () => {
   it("a failure inside a batch writes the events before it and retries from the failed one", async () => {
     const { send, stores, worker, eventsOf } = await setup();
     await send("anon-1");
-    await send("anon-2");
-    const original = stores.profiles.canonicalOf.bind(stores.profiles);
+    // The second event joins anon-1 into the known visitor: a join reads the group's members, which fails once.
+    await send("anon-1", { email_address: "ann@example.com" });
+    const original = stores.profiles.membersOf.bind(stores.profiles);
     let failOnce = true;
-    (stores as { profiles: Stores["profiles"] }).profiles.canonicalOf = async (account, profile, visitorId) => {
-      if (visitorId === "anon-2" && failOnce) {
+    (stores as { profiles: Stores["profiles"] }).profiles.membersOf = async (account, profile, canonical) => {
+      if (failOnce) {
         failOnce = false;
         throw new Error("read failed");
       }
-      return original(account, profile, visitorId);
+      return original(account, profile, canonical);
     };
     await expect(worker.runDue(0)).rejects.toThrow("read failed");
     expect(await stores.settings.get("profiles.cursor")).toBe("1");
     expect(await eventsOf("anon-1")).toBe(1);
     while ((await worker.runDue(0)) > 0);
-    expect(await eventsOf("anon-2")).toBe(1);
-    expect(await eventsOf("anon-1")).toBe(1);
+    expect(await stores.profiles.canonicalOf("acme", "main", "anon-1")).toBe(email("ann@example.com"));
+    expect(await eventsOf("anon-1")).toBe(2);
+  });
+
+  it("a batch reads its visitors' groups and profiles together, not one event at a time", async () => {
+    const { send, stores, worker, eventsOf } = await setup();
+    await send("anon-1");
+    await send("anon-2");
+    while ((await worker.runDue(0)) > 0);
+    let singleReads = 0;
+    for (const name of ["canonicalOf", "find"] as const) {
+      const original = (stores.profiles[name] as (...args: unknown[]) => Promise<unknown>).bind(stores.profiles);
+      (stores.profiles as unknown as Record<string, unknown>)[name] = async (...args: unknown[]) => {
+        singleReads += 1;
+        return original(...args);
+      };
+    }
+    await send("anon-1");
+    await send("anon-2");
+    while ((await worker.runDue(0)) > 0);
+    expect(singleReads).toBe(0);
+    expect(await eventsOf("anon-1")).toBe(2);
+    expect(await eventsOf("anon-2")).toBe(2);
   });
 
 });

@@ -52,8 +52,21 @@ export class ProfilesService {
     const buffered = new BufferedProfileStore(this.deps.stores.profiles);
     let applied = 0;
     try {
-      for (const event of events) {
-        const config = await configOf(event);
+      const configs: Array<ProfileConfig | null> = [];
+      for (const event of events) configs.push(await configOf(event));
+      // Every id the batch will look up, read together (per account and profile).
+      const idsByScope = new Map<string, { account: string; profile: string; ids: string[] }>();
+      events.forEach((event, index) => {
+        const config = configs[index];
+        if (!config) return;
+        const key = `${event.account}\u0000${event.profile}`;
+        const scope = idsByScope.get(key) ?? { account: event.account, profile: event.profile, ids: [] };
+        scope.ids.push(...this.involvedIds(event, config).involved);
+        idsByScope.set(key, scope);
+      });
+      for (const { account, profile, ids } of idsByScope.values()) await buffered.prefetch(account, profile, ids);
+      for (const [index, event] of events.entries()) {
+        const config = configs[index];
         if (config) await this.applyWith(buffered, event, config);
         applied += 1;
       }
@@ -65,11 +78,16 @@ export class ProfilesService {
     return { applied };
   }
 
+  /** The event's visitor id and the known identities it names: the ids whose groups it touches. */
+  private involvedIds(event: StoredEvent, config: ProfileConfig) {
+    const input = profileEventOf(event);
+    const identities = identitiesOfEvent({ visitorId: event.visitorId, params: input.params }, event.account, event.profile, config);
+    return { input, identities, involved: [...new Set([event.visitorId, ...identities.map((identity) => identity.key)])] };
+  }
+
   private async applyWith(profiles: ProfileStore, event: StoredEvent, config: ProfileConfig): Promise<void> {
     const { account, profile } = event;
-    const input = profileEventOf(event);
-    const identities = identitiesOfEvent({ visitorId: event.visitorId, params: input.params }, account, profile, config);
-    const involved = [...new Set([event.visitorId, ...identities.map((identity) => identity.key)])];
+    const { input, identities, involved } = this.involvedIds(event, config);
     const groups = [...new Set((await Promise.all(involved.map((id) => profiles.canonicalOf(account, profile, id)))).filter((id): id is string => id !== null))];
 
     if (groups.length === 0) {

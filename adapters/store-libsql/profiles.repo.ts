@@ -4,6 +4,15 @@ import type { MergeRecord, ProfileSave, ProfileStore } from "../../core/ports/in
 import type { VisitorProfile } from "../../core/profiles/profile.rules.ts";
 import { engineStates, visitorMembers, visitorMerges, visitorProfiles } from "./profiles.schema.ts";
 
+/** Rows per multi-row statement: well under SQLite's limit of bound parameters per statement. */
+const rowsPerStatement = 200;
+
+function chunks<T>(items: readonly T[], size = rowsPerStatement): T[][] {
+  const out: T[][] = [];
+  for (let start = 0; start < items.length; start += size) out.push(items.slice(start, start + size));
+  return out;
+}
+
 export class LibsqlProfileRepo implements ProfileStore {
   constructor(private readonly db: LibSQLDatabase) {}
 
@@ -13,6 +22,18 @@ export class LibsqlProfileRepo implements ProfileStore {
       .from(visitorMembers)
       .where(and(eq(visitorMembers.account, account), eq(visitorMembers.profile, profile), eq(visitorMembers.visitorId, visitorId)));
     return row?.canonical ?? null;
+  }
+
+  async canonicalsOf(account: string, profile: string, visitorIds: readonly string[]): Promise<Map<string, string>> {
+    const found = new Map<string, string>();
+    for (const ids of chunks([...new Set(visitorIds)])) {
+      const rows = await this.db
+        .select({ visitorId: visitorMembers.visitorId, canonical: visitorMembers.canonical })
+        .from(visitorMembers)
+        .where(and(eq(visitorMembers.account, account), eq(visitorMembers.profile, profile), inArray(visitorMembers.visitorId, ids)));
+      for (const row of rows) found.set(row.visitorId, row.canonical);
+    }
+    return found;
   }
 
   async membersOf(account: string, profile: string, canonical: string): Promise<string[]> {
@@ -31,28 +52,51 @@ export class LibsqlProfileRepo implements ProfileStore {
     return row?.data ?? null;
   }
 
+  async findMany(account: string, profile: string, canonicals: readonly string[]): Promise<Map<string, VisitorProfile>> {
+    const found = new Map<string, VisitorProfile>();
+    for (const ids of chunks([...new Set(canonicals)])) {
+      const rows = await this.db
+        .select({ canonical: visitorProfiles.canonical, data: visitorProfiles.data })
+        .from(visitorProfiles)
+        .where(and(eq(visitorProfiles.account, account), eq(visitorProfiles.profile, profile), inArray(visitorProfiles.canonical, ids)));
+      for (const row of rows) found.set(row.canonical, row.data);
+    }
+    return found;
+  }
+
   async save(account: string, profile: string, canonical: string, data: VisitorProfile, members: readonly string[]): Promise<void> {
     await this.saveMany([{ account, profile, canonical, data, members }]);
   }
 
+  /**
+   * One commit of a few multi-row upserts (profiles, then members), not two statements per group: a batch of
+   * the profile worker costs a handful of statements however many visitors it touches. Later entries win,
+   * as consecutive `save`s would.
+   */
   async saveMany(entries: readonly ProfileSave[]): Promise<void> {
-    const statements = entries.flatMap(({ account, profile, canonical, data, members }) => {
-      const ids = [...new Set([canonical, ...members])];
-      return [
+    const profiles = new Map<string, typeof visitorProfiles.$inferInsert>();
+    const members = new Map<string, typeof visitorMembers.$inferInsert>();
+    for (const { account, profile, canonical, data, members: ids } of entries) {
+      profiles.set(JSON.stringify([account, profile, canonical]), { account, profile, canonical, data, lastSeenAt: data.lastSeenAt });
+      for (const visitorId of [canonical, ...ids]) members.set(JSON.stringify([account, profile, visitorId]), { account, profile, visitorId, canonical });
+    }
+    const statements = [
+      ...chunks([...profiles.values()]).map((rows) =>
         this.db
           .insert(visitorProfiles)
-          .values({ account, profile, canonical, data, lastSeenAt: data.lastSeenAt })
-          .onConflictDoUpdate({ target: [visitorProfiles.account, visitorProfiles.profile, visitorProfiles.canonical], set: { data, lastSeenAt: data.lastSeenAt } }),
+          .values(rows)
+          .onConflictDoUpdate({ target: [visitorProfiles.account, visitorProfiles.profile, visitorProfiles.canonical], set: { data: sql`excluded.data`, lastSeenAt: sql`excluded.last_seen_at` } }),
+      ),
+      ...chunks([...members.values()]).map((rows) =>
         this.db
           .insert(visitorMembers)
-          .values(ids.map((visitorId) => ({ account, profile, visitorId, canonical })))
-          .onConflictDoUpdate({ target: [visitorMembers.account, visitorMembers.profile, visitorMembers.visitorId], set: { canonical } }),
-      ];
-    });
+          .values(rows)
+          .onConflictDoUpdate({ target: [visitorMembers.account, visitorMembers.profile, visitorMembers.visitorId], set: { canonical: sql`excluded.canonical` } }),
+      ),
+    ];
     const [first, ...rest] = statements;
     if (first) await this.db.batch([first, ...rest]);
   }
-
 
   async merge(account: string, profile: string, into: string, from: readonly string[], data: VisitorProfile, at: number): Promise<void> {
     const joined = [...new Set(from.filter((id) => id !== into))];

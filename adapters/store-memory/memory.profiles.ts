@@ -24,6 +24,16 @@ export class MemoryProfileStore implements ProfileStore {
     return this.canonical.get(this.key(account, profile, visitorId)) ?? null;
   }
 
+  async canonicalsOf(account: string, profile: string, visitorIds: readonly string[]): Promise<Map<string, string>> {
+    this.check();
+    const found = new Map<string, string>();
+    for (const id of visitorIds) {
+      const canonical = this.canonical.get(this.key(account, profile, id));
+      if (canonical !== undefined) found.set(id, canonical);
+    }
+    return found;
+  }
+
   async membersOf(account: string, profile: string, canonical: string): Promise<string[]> {
     this.check();
     const prefix = this.key(account, profile, "");
@@ -37,6 +47,16 @@ export class MemoryProfileStore implements ProfileStore {
     this.check();
     const found = this.profiles.get(this.key(account, profile, canonical));
     return found ? structuredClone(found) : null;
+  }
+
+  async findMany(account: string, profile: string, canonicals: readonly string[]): Promise<Map<string, VisitorProfile>> {
+    this.check();
+    const found = new Map<string, VisitorProfile>();
+    for (const canonical of canonicals) {
+      const data = this.profiles.get(this.key(account, profile, canonical));
+      if (data) found.set(canonical, structuredClone(data));
+    }
+    return found;
   }
 
   async save(account: string, profile: string, canonical: string, data: VisitorProfile, members: readonly string[]): Promise<void> {

@@ -26,6 +26,7 @@ export function profileWorker(deps: {
   const lease = createLease(deps.stores.settings, "profiles", deps.nodeId ?? "this-node", 15_000);
   return {
     name: "profiles",
+    batchSize,
     async runDue() {
       if (!(await lease.acquire())) return 0;
       const cursor = Number((await deps.stores.settings.get(cursorKey)) ?? "0");

@@ -24,9 +24,13 @@ export interface ProfileSave {
 export interface ProfileStore {
   /** The canonical id of the group a visitor id belongs to, or null when it is in none. */
   canonicalOf(account: string, profile: string, visitorId: string): Promise<string | null>;
+  /** `canonicalOf` of several ids with one read: ids in no group are absent from the answer. */
+  canonicalsOf(account: string, profile: string, visitorIds: readonly string[]): Promise<Map<string, string>>;
   /** Every member id of a group (the canonical id among them). */
   membersOf(account: string, profile: string, canonical: string): Promise<string[]>;
   find(account: string, profile: string, canonical: string): Promise<VisitorProfile | null>;
+  /** `find` of several groups with one read: groups without a profile are absent from the answer. */
+  findMany(account: string, profile: string, canonicals: readonly string[]): Promise<Map<string, VisitorProfile>>;
   /** Writes a group's profile and makes every id of `members` a member of it. */
   save(account: string, profile: string, canonical: string, data: VisitorProfile, members: readonly string[]): Promise<void>;
   /** Several `save`s in one commit (the profile worker writes a whole batch of events at once). */
