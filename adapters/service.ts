@@ -12,25 +12,17 @@ import { applyConfiguredRevisions } from "./config/seed-revisions.ts";
 import type { AppDeps } from "./http/app-deps.ts";
 import { createApp, type App } from "./http/app.ts";
 import { createArgon2Hasher, cryptoIds } from "./runtime/crypto.ts";
-import { FileImportService } from "./services/file-import.service.ts";
+import type { FileImportService } from "./services/file-import.service.ts";
 import { FileStatusService } from "./services/file-status.service.ts";
-import { fileImportWorker } from "./workers/file-import.worker.ts";
 import type { Logger } from "./runtime/logger.ts";
-import { Scheduler } from "./runtime/scheduler.ts";
+import type { WorkScheduler } from "./runtime/scheduler.ts";
+import { startBackgroundThread } from "./runtime/background-thread.ts";
+import { openBackground, fileImportServiceOf, type Background, type BackgroundDeps } from "./background.ts";
 import { openVirtualClock } from "./runtime/virtual-clock.ts";
 import { AuthService } from "./services/auth.service.ts";
 import { UsersService } from "./services/users.service.ts";
 import { RevisionsService } from "./services/revisions.service.ts";
-import { sessionPolicyFromLimits } from "../core/session/session.rules.ts";
-import { sessionJanitor } from "./workers/session-janitor.worker.ts";
-import { profileWorker } from "./workers/profile.worker.ts";
-import { visitorDeletionWorker } from "./workers/visitor-deletion.worker.ts";
-import { eraseVisitor } from "./services/privacy.service.ts";
-import { eraseFromImportedFiles } from "./services/imported-files.eraser.ts";
-import { createLease } from "./runtime/lease.ts";
-import { ProfilesService, syncEngineStates } from "./services/profiles.service.ts";
-import { profilePolicyFromLimits } from "../core/profiles/profile.rules.ts";
-import { dataLayerPublisher } from "./workers/datalayer-publisher.worker.ts";
+import { syncEngineStates } from "./services/profiles.service.ts";
 import { createMemoryStores } from "./store-memory/memory.stores.ts";
 import { openLibsqlStores } from "./store-libsql/libsql.stores.ts";
 import packageJson from "../package.json" with { type: "json" };
@@ -55,6 +47,12 @@ export interface ServiceOptions {
    * libSQL database. Absent: a temporary folder, removed by close() (tests, throw-away runs).
    */
   readonly dataDir?: string;
+  /**
+   * libSQL only: run the background work (and the appends of collected events) in a thread of its own,
+   * with its own connection, so the HTTP thread never waits on their commits. main.ts sets it; tests that
+   * drive the workers themselves leave it off.
+   */
+  readonly backgroundThread?: boolean;
 }
 
 export interface Service {
@@ -63,6 +61,8 @@ export interface Service {
   readonly seed: SeedReport;
   /** Whether the admin token was made by this start (so the banner can say it is new). */
   readonly adminTokenGenerated: boolean;
+  /** The background work when it runs on this thread; null when it runs in a thread of its own. */
+  readonly background: Background | null;
   /** Starts the background workers. */
   start(): void;
   /** Stops the workers and closes the store. */
@@ -70,6 +70,33 @@ export interface Service {
 }
 
 const adminTokenKey = "admin.token";
+
+/** The background work as the HTTP side sees it, on this thread or in its own. */
+interface Work {
+  readonly stores: Stores;
+  readonly scheduler: WorkScheduler;
+  readonly fileImports: FileImportService;
+  readonly background: Background | null;
+  start(): void;
+  stop(): Promise<void>;
+}
+
+async function openWork(options: ServiceOptions, deps: BackgroundDeps): Promise<Work> {
+  if (options.store.kind === "libsql" && options.backgroundThread) {
+    const thread = await startBackgroundThread({ url: options.store.url, config: options.config, nodeId: deps.nodeId, dataDir: deps.dataDir, ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }) }, options.logger);
+    const events = deps.stores.events;
+    // Collected events are appended through the thread's connection; reads stay on this one.
+    const stores: Stores = {
+      ...deps.stores,
+      events: { append: (batch) => thread.append(batch), query: (query) => events.query(query), deleteVisitors: (account, profile, ids) => events.deleteVisitors(account, profile, ids) },
+    };
+    const fileImports = fileImportServiceOf({ ...deps, stores }, () => thread.notify());
+    await fileImports.prepareInboxes();
+    return { stores, scheduler: thread, fileImports, background: null, start: () => undefined, stop: () => thread.close() };
+  }
+  const background = await openBackground(deps);
+  return { stores: deps.stores, scheduler: background.scheduler, fileImports: background.fileImports, background, start: () => background.start(), stop: () => background.stop() };
+}
 
 async function openStores(choice: StoreChoice): Promise<Stores> {
   return choice.kind === "memory" ? createMemoryStores() : openLibsqlStores({ url: choice.url });
@@ -101,59 +128,19 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
     const adminTokenGenerated = !options.adminToken && !storedToken;
     const adminToken = options.adminToken ?? storedToken ?? (await stores.settings.setIfAbsent(adminTokenKey, cryptoIds.randomToken(24)));
 
-    const scheduler = new Scheduler({ clock, logger: options.logger, pollMs: options.pollMs });
-    let clockRefresh: ReturnType<typeof setInterval> | undefined;
-    clock.onChange(() => scheduler.notify());
-    scheduler.register(sessionJanitor({ sessions: stores.sessions, clock, policy: sessionPolicyFromLimits(options.config.limits) }));
-    scheduler.register(dataLayerPublisher({ store: stores.dataLayers, logger: options.logger }));
     await syncEngineStates(stores, options.config, clock.now());
     const nodeId = options.config.nodeId ?? `${hostname()}-${process.pid}`;
     const dataDir = options.dataDir ? resolve(options.dataDir) : mkdtempSync(join(tmpdir(), "svc-hub-data-"));
     cleanups.push(() => {
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
     });
-    // DEC-FIL-01..05: registered before the profile worker, so one pass imports rows and applies them.
-    const fileImports = new FileImportService({
-      stores,
-      clock,
-      ids: cryptoIds,
-      nodeId,
-      host: hostname(),
-      dataDir,
-      maxRecordBytes: options.config.limits.maxImportRecordBytes,
-      logger: options.logger,
-      notify: () => scheduler.notify(),
-    });
-    await fileImports.prepareInboxes();
-    scheduler.register(fileImportWorker({ imports: fileImports }));
-    const profiles = new ProfilesService({ stores, policy: profilePolicyFromLimits(options.config.limits) });
-    const profilesLeaseHolder = `${nodeId}-${cryptoIds.randomHex(4)}`;
-    const profilesWorker = profileWorker({ stores, profiles, logger: options.logger, nodeId: profilesLeaseHolder });
-    scheduler.register(profilesWorker);
-    // PRV-09, DEC-PRV-04: after the import and profile workers, and catching both up first, so every stored row
-    // is an event and stitching is complete when a visitor is erased (with the kept copies of imported files).
-    // Only the holder of the profiles lease erases, so no profile update of another node interleaves with it.
-    const importsCatchUp = fileImportWorker({ imports: fileImports });
-    const profilesLease = createLease(stores.settings, "profiles", profilesLeaseHolder, 15_000);
-    scheduler.register(
-      visitorDeletionWorker({
-        store: stores.privacy,
-        mayRun: () => profilesLease.acquire(),
-        erase: async (transaction) => ({
-          ...(await eraseVisitor(stores, transaction)),
-          ...(await eraseFromImportedFiles({ stores, dataDir, logger: options.logger }, transaction)),
-        }),
-        beforeErasing: async (now) => {
-          while ((await importsCatchUp.runDue(now)) > 0);
-          while ((await profilesWorker.runDue(now)) > 0);
-        },
-        logger: options.logger,
-      }),
-    );
+    const backgroundDeps = { stores, clock, config: options.config, logger: options.logger, nodeId, dataDir, pollMs: options.pollMs };
+    const work = await openWork(options, backgroundDeps);
+    clock.onChange(() => work.scheduler.notify());
     const deps: AppDeps = {
-      stores,
+      stores: work.stores,
       clock,
-      scheduler,
+      scheduler: work.scheduler,
       logger: options.logger,
       ids: cryptoIds,
       hasher,
@@ -165,24 +152,25 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
       auth: new AuthService({ stores, hasher, ids: cryptoIds, clock, limits: options.config.limits }),
       users: new UsersService({ stores, hasher, ids: cryptoIds, clock }),
       revisions,
-      fileImports,
+      fileImports: work.fileImports,
       fileStatus: new FileStatusService({ stores }),
     };
+    let clockRefresh: ReturnType<typeof setInterval> | undefined;
     return ok({
       app: createApp(deps),
       deps,
       seed: seeded.value,
       adminTokenGenerated,
+      background: work.background,
       start() {
-        scheduler.start();
+        work.start();
         // DEC-OPS-02: another process on the same database may move the virtual clock; look four times a second.
         clockRefresh ??= setInterval(() => void clock.refresh().catch(() => undefined), 250);
         clockRefresh.unref?.();
       },
       async close() {
         if (clockRefresh) clearInterval(clockRefresh);
-        await scheduler.stop();
-        await profilesLease.release().catch(() => undefined);
+        await work.stop();
         await stores.close();
         for (const cleanup of cleanups) cleanup();
       },

@@ -18,6 +18,8 @@ export interface DemoServiceOptions {
   readonly timing?: TimingPresetName;
   readonly dataDir?: string;
   readonly adminToken?: string;
+  /** libSQL only: the background work in its own thread, as main.ts runs it. */
+  readonly backgroundThread?: boolean;
 }
 
 /** svc-hub with the demo tenants, built as main.ts builds it but not started (its workers run when drained). */
@@ -33,6 +35,7 @@ export async function openDemoService(options: DemoServiceOptions = {}): Promise
     hasher: options.hasher,
     timing: options.timing,
     dataDir: options.dataDir,
+    backgroundThread: options.backgroundThread,
   });
   if (!opened.ok) throw new Error(`the demo configuration cannot be applied: ${opened.error.format()}`);
   return opened.value;

@@ -9,14 +9,14 @@ import type { UsersService } from "../services/users.service.ts";
 import type { RevisionsService } from "../services/revisions.service.ts";
 import type { FileImportService } from "../services/file-import.service.ts";
 import type { FileStatusService } from "../services/file-status.service.ts";
-import type { Scheduler } from "../runtime/scheduler.ts";
+import type { WorkScheduler } from "../runtime/scheduler.ts";
 import type { VirtualClock } from "../runtime/virtual-clock.ts";
 
 /** Everything the HTTP app needs, built by the composition root (adapters/service.ts). */
 export interface AppDeps {
   readonly stores: Stores;
   readonly clock: VirtualClock;
-  readonly scheduler: Scheduler;
+  readonly scheduler: WorkScheduler;
   readonly logger: Logger;
   readonly ids: IdSource;
   readonly hasher: SecretHasher;

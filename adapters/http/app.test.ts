@@ -40,7 +40,7 @@ describe("the HTTP app", () => {
 
   it("[DEC-OPS-04] /admin/wait with scheduled work answers 504 1504 when it cannot finish in time", async () => {
     const service = await app();
-    service.deps.scheduler.register({ name: "far-future", runDue: async () => 0, nextDueAt: async () => service.deps.clock.now() + 3_600_000 });
+    service.background?.scheduler.register({ name: "far-future", runDue: async () => 0, nextDueAt: async () => service.deps.clock.now() + 3_600_000 });
     const response = await service.app.handle(
       new Request(`${inProcessBase}/admin/wait`, {
         method: "POST",

@@ -4,22 +4,26 @@
  * Environment: PORT (8080; 0 picks a free port), SVC_HOST (127.0.0.1), SVC_DATA_DIR (./.svc-data),
  * SVC_CONFIG (a JSON or YAML file; default ./svc.config.json, .yaml or .yml when present, else the demo
  * tenants), SVC_ADMIN_TOKEN (else the one kept in the store, made at first start), SVC_TIMING (instant,
- * fast or realistic; overrides the file), SVC_STORE (libsql, the default, or memory).
+ * fast or realistic; overrides the file), SVC_STORE (libsql, the default, or memory), SVC_BACKGROUND (thread,
+ * the default: background work in a thread of its own with libSQL; or inline).
  */
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { timingPresetNames, type TimingPresetName } from "../../core/timing/timing.presets.ts";
 import { demoConfigPath } from "../config/demo-config.ts";
 import { loadConfigFile } from "../config/config.loader.ts";
-import { createJsonLogger } from "../runtime/logger.ts";
+import { batchedWriter, createJsonLogger } from "../runtime/logger.ts";
 import { openService, type StoreChoice } from "../service.ts";
 import { databaseUrlForDataDir } from "../store-libsql/libsql.stores.ts";
 import { withRequestLog } from "./request-log.ts";
 
 const env = process.env;
-const logger = createJsonLogger((line) => process.stdout.write(line));
+const output = batchedWriter((text) => process.stdout.write(text));
+process.on("exit", () => output.flush());
+const logger = createJsonLogger(output.write);
 
 function fail(message: string): never {
+  output.flush();
   process.stderr.write(`svc-hub: ${message}\n`);
   process.exit(2);
 }
@@ -57,6 +61,13 @@ function readStore(dataDir: string): StoreChoice {
   return { kind: "libsql", url: databaseUrlForDataDir(dataDir) };
 }
 
+/** SVC_BACKGROUND: `thread` (the default with libSQL) or `inline` (on the HTTP thread, as with the memory store). */
+function readBackgroundMode(): boolean {
+  const mode = env.SVC_BACKGROUND ?? "thread";
+  if (mode !== "thread" && mode !== "inline") fail(`SVC_BACKGROUND must be thread or inline, not "${mode}"`);
+  return mode === "thread";
+}
+
 const port = readPort();
 const host = env.SVC_HOST ?? "127.0.0.1";
 const timing = readTiming();
@@ -67,7 +78,8 @@ const loaded = await loadConfigFile(configSource.path);
 if (!loaded.ok) fail(`the configuration is not valid, nothing was started:\n${loaded.error.format()}`);
 
 // The data directory also holds the file import drop folders (inbox/) and received files (files/), whatever the store.
-const opened = await openService({ store, config: loaded.value, logger, env, adminToken: env.SVC_ADMIN_TOKEN || undefined, timing, dataDir });
+const backgroundThread = readBackgroundMode();
+const opened = await openService({ store, config: loaded.value, logger, env, adminToken: env.SVC_ADMIN_TOKEN || undefined, timing, dataDir, backgroundThread });
 if (!opened.ok) fail(`the configuration could not be applied, nothing was started:\n${opened.error.format()}`);
 const service = opened.value;
 
@@ -124,6 +136,7 @@ const banner = [
   `  try:         curl ${url}/healthz`,
   "",
 ];
+output.flush();
 process.stdout.write(`${banner.join("\n")}\n`);
 // Last line of the start: tools wait for it (tools/spawn-server.ts).
 logger.info("listening", { url, dataDir: store.kind === "libsql" ? dataDir : null, store: store.kind, config: configSource.path, timing: service.deps.timing.name, nodeId: service.deps.nodeId });

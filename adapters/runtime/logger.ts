@@ -13,6 +13,37 @@ export function createJsonLogger(write: (line: string) => void, now: () => numbe
   return { info: log("info"), warn: log("warn"), error: log("error") };
 }
 
+/**
+ * Lines written together, once per turn of the event loop (and at once past 64 KiB): under load every request
+ * logs a line, and a write call per line cost as much as a tenth of the request. `flush` writes what is
+ * waiting (on exit).
+ */
+export function batchedWriter(write: (text: string) => void, maxBytes = 64 * 1024): { write(line: string): void; flush(): void } {
+  let waiting: string[] = [];
+  let size = 0;
+  let scheduled = false;
+  const flush = () => {
+    scheduled = false;
+    if (waiting.length === 0) return;
+    const text = waiting.join("");
+    waiting = [];
+    size = 0;
+    write(text);
+  };
+  return {
+    write(line) {
+      waiting.push(line);
+      size += line.length;
+      if (size >= maxBytes) flush();
+      else if (!scheduled) {
+        scheduled = true;
+        setImmediate(flush);
+      }
+    },
+    flush,
+  };
+}
+
 /** A logger that keeps its lines, for tests. */
 export function createMemoryLogger(): Logger & { readonly lines: Array<Record<string, unknown>> } {
   const lines: Array<Record<string, unknown>> = [];

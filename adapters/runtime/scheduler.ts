@@ -32,6 +32,14 @@ export interface DrainReport {
   readonly nextDueAt: number | null;
 }
 
+/** What the HTTP side asks of the background work, wherever it runs (this thread or its own). */
+export interface WorkScheduler {
+  /** New work was accepted, or the clock moved. */
+  notify(): void;
+  /** The wait/drain call of the admin API (DEC-OPS-04, DEC-PRO-03). */
+  drain(options?: DrainOptions): Promise<DrainReport>;
+}
+
 export interface SchedulerOptions {
   readonly clock: Clock;
   readonly logger: Logger;
@@ -49,7 +57,7 @@ export interface SchedulerOptions {
  * Runs background workers: at once when told new work arrived or the clock moved, at the time the next
  * item is due, and at least every poll interval. One pass runs at a time.
  */
-export class Scheduler {
+export class Scheduler implements WorkScheduler {
   private readonly workers: BackgroundWorker[] = [];
   private timer: ReturnType<typeof setTimeout> | null = null;
   private running = false;

@@ -143,7 +143,7 @@ export async function collectCase(ctx: BenchContext, bare: BareProcess, method: 
     `- Group commit: ${fmt(stats.commits?.batches ?? null)} commits for ${fmt(stats.commits?.committed ?? null)} events ` +
       `(${fmt(stats.commits ? stats.commits.committed / Math.max(1, stats.commits.batches) : null, 1)} a commit on average, at most ${fmt(stats.commits?.largestBatch ?? null)}).`,
     `- Background work left when the load stopped: ${fmt(pending)} events still to apply to visitor profiles ` +
-      `${pending < 1000 ? "(the profile worker kept pace, taking its share of the one thread from the requests)" : ""}; POST /admin/wait ` +
+      `${pending < 1000 ? "(the profile worker, in the server's background thread, kept pace)" : ""}; POST /admin/wait ` +
       `${drain.complete ? `returned after ${drain.seconds.toFixed(1)} s` : `had not returned after ${drain.seconds.toFixed(0)} s`}. ` +
       `Peak RSS after that: ${peakAfterDrain === null ? "–" : `${Math.round(peakAfterDrain)} MB`}.`,
   ];

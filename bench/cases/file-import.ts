@@ -118,8 +118,8 @@ export async function fileImportCase(ctx: BenchContext): Promise<CaseReport> {
           `then its status polled every 100 ms until ${processed ? "PROCESSED" : "it ended or the time ran out"}: ${seconds.toFixed(1)} s from the start of the upload, ` +
           `${rate === null ? "no rate" : `**${fmt(rate)} rows/s**`}. Counters of the last status: ${counts}.`,
         `- Server RSS: ${mb(rssBefore)} before the upload, peak ${mb(peak)} (VmHWM of the process, start included); CPU ${Math.round(cpu)}% of one core over the import.`,
-        "- The imported rows become events, which the profile worker applies to visitor profiles in the background. It takes turns with the import on the " +
-          "server's one thread (a batch each per scheduler pass), so part of that work falls within this figure and the rest comes after it.",
+        "- The imported rows become events, which the profile worker applies to visitor profiles in the background. It takes turns with the import in the " +
+          "server's background thread (a batch each per scheduler pass), so part of that work falls within this figure and the rest comes after it.",
       ],
       targets: [
         {

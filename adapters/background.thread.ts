@@ -1,0 +1,63 @@
+/**
+ * The entry of the background thread (adapters/runtime/background-thread.ts): its own libSQL connection, its
+ * own view of the virtual clock, and the workers of adapters/background.ts.
+ */
+import { parentPort, workerData } from "node:worker_threads";
+import type { CollectedEvent } from "../core/ports/events.store.ts";
+import { openBackground } from "./background.ts";
+import type { BackgroundThreadInit, FromThread, ToThread } from "./runtime/background-thread.ts";
+import { threadErrorOf } from "./runtime/background-thread.ts";
+import type { Logger, LogLevel } from "./runtime/logger.ts";
+import { openVirtualClock } from "./runtime/virtual-clock.ts";
+import { openLibsqlStores } from "./store-libsql/libsql.stores.ts";
+
+const port = parentPort;
+if (!port) throw new Error("adapters/background.thread.ts runs as a worker thread only");
+const init = workerData as BackgroundThreadInit;
+const send = (message: FromThread) => port.postMessage(message);
+const log = (level: LogLevel) => (message: string, fields?: Record<string, unknown>) => send({ kind: "log", level, message, ...(fields ? { fields } : {}) });
+const logger: Logger = { info: log("info"), warn: log("warn"), error: log("error") };
+
+try {
+  const stores = await openLibsqlStores({ url: init.url });
+  const clock = await openVirtualClock(stores.settings);
+  const background = await openBackground({ stores, clock, config: init.config, logger, nodeId: init.nodeId, dataDir: init.dataDir, pollMs: init.pollMs });
+  // DEC-OPS-02: the HTTP thread (or another process) moves the clock in the store; look four times a second,
+  // and at every notification and drain.
+  const clockRefresh = setInterval(() => void clock.refresh().catch(() => undefined), 250);
+  let stopping = false;
+
+  port.on("message", (message: ToThread) => {
+    if (message.kind === "notify") {
+      void clock.refresh().catch(() => undefined).then(() => background.scheduler.notify());
+      return;
+    }
+    const reply = (work: Promise<unknown>) =>
+      work.then(
+        (value) => send({ kind: "reply", id: message.id, ok: true, value }),
+        (error: unknown) => send({ kind: "reply", id: message.id, ok: false, error: threadErrorOf(error) }),
+      );
+    switch (message.kind) {
+      case "append":
+        void reply(
+          stores.events.append(JSON.parse(message.events) as CollectedEvent[]).then(() => {
+            background.scheduler.notify();
+          }),
+        );
+        return;
+      case "drain":
+        void reply(clock.refresh().then(() => background.scheduler.drain(message.options)));
+        return;
+      case "stop":
+        if (stopping) return;
+        stopping = true;
+        clearInterval(clockRefresh);
+        void reply(background.stop().then(() => stores.close()));
+        return;
+    }
+  });
+  background.start();
+  send({ kind: "ready" });
+} catch (error) {
+  send({ kind: "failed", error: threadErrorOf(error) });
+}

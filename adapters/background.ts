@@ -1,0 +1,106 @@
+import { hostname } from "node:os";
+import type { ServiceConfig } from "../core/config/config.model.ts";
+import { profilePolicyFromLimits } from "../core/profiles/profile.rules.ts";
+import { sessionPolicyFromLimits } from "../core/session/session.rules.ts";
+import type { Stores } from "../core/ports/stores.ts";
+import { cryptoIds } from "./runtime/crypto.ts";
+import { createLease } from "./runtime/lease.ts";
+import type { Logger } from "./runtime/logger.ts";
+import { Scheduler } from "./runtime/scheduler.ts";
+import type { VirtualClock } from "./runtime/virtual-clock.ts";
+import { FileImportService } from "./services/file-import.service.ts";
+import { eraseFromImportedFiles } from "./services/imported-files.eraser.ts";
+import { eraseVisitor } from "./services/privacy.service.ts";
+import { ProfilesService } from "./services/profiles.service.ts";
+import { dataLayerPublisher } from "./workers/datalayer-publisher.worker.ts";
+import { fileImportWorker } from "./workers/file-import.worker.ts";
+import { profileWorker } from "./workers/profile.worker.ts";
+import { sessionJanitor } from "./workers/session-janitor.worker.ts";
+import { visitorDeletionWorker } from "./workers/visitor-deletion.worker.ts";
+
+export interface BackgroundDeps {
+  readonly stores: Stores;
+  readonly clock: VirtualClock;
+  readonly config: ServiceConfig;
+  readonly logger: Logger;
+  readonly nodeId: string;
+  readonly dataDir: string;
+  readonly pollMs?: number;
+}
+
+/** The file import use-cases of a node: the admin upload on the HTTP side, the import itself in the background. */
+export function fileImportServiceOf(deps: Omit<BackgroundDeps, "pollMs">, notify: () => void): FileImportService {
+  return new FileImportService({
+    stores: deps.stores,
+    clock: deps.clock,
+    ids: cryptoIds,
+    nodeId: deps.nodeId,
+    host: hostname(),
+    dataDir: deps.dataDir,
+    maxRecordBytes: deps.config.limits.maxImportRecordBytes,
+    logger: deps.logger,
+    notify,
+  });
+}
+
+export interface Background {
+  readonly scheduler: Scheduler;
+  readonly fileImports: FileImportService;
+  /** Starts the workers. */
+  start(): void;
+  /** Stops the workers and gives the profiles lease up; the store stays open. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Every asynchronous state of the service, processed by one scheduler: session expiry, data layer
+ * publishing, file imports, visitor profiles and visitor deletions. The service runs it in its own
+ * thread (adapters/runtime/background-thread.ts) or, for the in-memory store and in tests, on the
+ * thread of the HTTP app; the wiring is the same.
+ */
+export async function openBackground(deps: BackgroundDeps): Promise<Background> {
+  const { stores, clock, config, logger } = deps;
+  const scheduler = new Scheduler({ clock, logger, pollMs: deps.pollMs });
+  clock.onChange(() => scheduler.notify());
+  scheduler.register(sessionJanitor({ sessions: stores.sessions, clock, policy: sessionPolicyFromLimits(config.limits) }));
+  scheduler.register(dataLayerPublisher({ store: stores.dataLayers, logger }));
+  // DEC-FIL-01..05: registered before the profile worker, so one pass imports rows and applies them.
+  const fileImports = fileImportServiceOf(deps, () => scheduler.notify());
+  await fileImports.prepareInboxes();
+  scheduler.register(fileImportWorker({ imports: fileImports }));
+  const profiles = new ProfilesService({ stores, policy: profilePolicyFromLimits(config.limits) });
+  const profilesLeaseHolder = `${deps.nodeId}-${cryptoIds.randomHex(4)}`;
+  const profilesWorker = profileWorker({ stores, profiles, logger, nodeId: profilesLeaseHolder });
+  scheduler.register(profilesWorker);
+  // PRV-09, DEC-PRV-04: after the import and profile workers, and catching both up first, so every stored row
+  // is an event and stitching is complete when a visitor is erased (with the kept copies of imported files).
+  // Only the holder of the profiles lease erases, so no profile update of another node interleaves with it.
+  const importsCatchUp = fileImportWorker({ imports: fileImports });
+  const profilesLease = createLease(stores.settings, "profiles", profilesLeaseHolder, 15_000);
+  scheduler.register(
+    visitorDeletionWorker({
+      store: stores.privacy,
+      mayRun: () => profilesLease.acquire(),
+      erase: async (transaction) => ({
+        ...(await eraseVisitor(stores, transaction)),
+        ...(await eraseFromImportedFiles({ stores, dataDir: deps.dataDir, logger }, transaction)),
+      }),
+      beforeErasing: async (now) => {
+        while ((await importsCatchUp.runDue(now)) > 0);
+        while ((await profilesWorker.runDue(now)) > 0);
+      },
+      logger,
+    }),
+  );
+  return {
+    scheduler,
+    fileImports,
+    start() {
+      scheduler.start();
+    },
+    async stop() {
+      await scheduler.stop();
+      await profilesLease.release().catch(() => undefined);
+    },
+  };
+}

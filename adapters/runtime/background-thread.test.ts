@@ -1,0 +1,91 @@
+import { afterEach, describe, expect, it } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openDemoService } from "../../harness/in-process.ts";
+import { inProcessBase } from "../../harness/target.ts";
+import { isStorageUnavailable } from "../http/error-mapping.ts";
+import type { Service } from "../service.ts";
+import { databaseUrlForDataDir } from "../store-libsql/libsql.stores.ts";
+import { BackgroundThreadError, threadErrorOf } from "./background-thread.ts";
+import { batchedWriter } from "./logger.ts";
+
+const cleanups: Array<() => Promise<unknown> | unknown> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function threaded(): Promise<Service> {
+  const dir = mkdtempSync(join(tmpdir(), "svc-hub-thread-"));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  const service = await openDemoService({ store: { kind: "libsql", url: databaseUrlForDataDir(dir) }, dataDir: dir, backgroundThread: true });
+  cleanups.push(() => service.close());
+  service.start();
+  return service;
+}
+
+function send(service: Service, path: string, init: RequestInit = {}): Promise<Response> {
+  return Promise.resolve(service.app.handle(new Request(`${inProcessBase}${path}`, init)));
+}
+
+function admin(service: Service, path: string, init: RequestInit = {}): Promise<Response> {
+  return send(service, path, { ...init, headers: { authorization: `Bearer ${service.deps.adminToken}`, ...(init.headers ?? {}) } });
+}
+
+describe("background work in its own thread", () => {
+  it("[DEC-COL-08] [DEC-PRO-03] collected events are committed through the thread and applied to profiles by /admin/wait", async () => {
+    const service = await threaded();
+    expect(service.background).toBeNull();
+    const visitors = Array.from({ length: 30 }, (_, i) => `thread-visitor-${i}`);
+    const answers = await Promise.all(visitors.map((visitor) => send(service, `/event?svc_account=acme&svc_profile=main&svc_event=page_view&svc_visitor_id=${visitor}`)));
+    expect(answers.map((answer) => answer.status)).toEqual(visitors.map(() => 200));
+    // Every 200 is a stored event: read back on the HTTP side's own connection.
+    const stored = await service.deps.stores.events.query({ account: "acme", profile: "main", limit: 100 });
+    expect(stored.map((event) => event.visitorId).sort()).toEqual([...visitors].sort());
+    const wait = await admin(service, "/admin/wait", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    expect(wait.status).toBe(200);
+    for (const visitor of visitors) {
+      const canonical = await service.deps.stores.profiles.canonicalOf("acme", "main", visitor);
+      expect(canonical).toBe(visitor);
+      expect((await service.deps.stores.profiles.find("acme", "main", visitor))?.eventCount).toBe(1);
+    }
+  });
+
+  it("once the thread has stopped, an append is refused instead of waiting forever", async () => {
+    const service = await threaded();
+    await service.close();
+    await expect(service.deps.stores.events.append([])).rejects.toThrow("background thread");
+  });
+
+  it("a storage failure in the thread keeps its SQLite code, so the HTTP side answers it as storage unavailable (503)", () => {
+    const full = Object.assign(new Error("database or disk is full"), { code: "SQLITE_FULL" });
+    expect(isStorageUnavailable(new BackgroundThreadError(threadErrorOf(full)))).toBe(true);
+    const wrapped = new Error("Failed query", { cause: full });
+    expect(isStorageUnavailable(new BackgroundThreadError(threadErrorOf(wrapped)))).toBe(true);
+    expect(isStorageUnavailable(new BackgroundThreadError(threadErrorOf(new TypeError("not storage"))))).toBe(false);
+    expect(threadErrorOf("plain")).toEqual({ name: "Error", message: "plain" });
+  });
+});
+
+describe("batched log output", () => {
+  it("lines written in one turn of the event loop go out in one write, in order", async () => {
+    const writes: string[] = [];
+    const output = batchedWriter((text) => void writes.push(text));
+    output.write("a\n");
+    output.write("b\n");
+    expect(writes).toEqual([]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(writes).toEqual(["a\nb\n"]);
+    output.write("c\n");
+    output.flush();
+    expect(writes).toEqual(["a\nb\n", "c\n"]);
+  });
+
+  it("past the size limit the lines go out at once", () => {
+    const writes: string[] = [];
+    const output = batchedWriter((text) => void writes.push(text), 10);
+    output.write("12345\n");
+    output.write("67890\n");
+    expect(writes).toEqual(["12345\n67890\n"]);
+  });
+});

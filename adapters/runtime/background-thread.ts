@@ -1,0 +1,143 @@
+import { Worker } from "node:worker_threads";
+import type { ServiceConfig } from "../../core/config/config.model.ts";
+import type { CollectedEvent } from "../../core/ports/events.store.ts";
+import type { Logger, LogLevel } from "./logger.ts";
+import type { DrainOptions, DrainReport, WorkScheduler } from "./scheduler.ts";
+
+/** What the background thread is started with (structured-cloned into it). */
+export interface BackgroundThreadInit {
+  readonly url: string;
+  readonly config: ServiceConfig;
+  readonly nodeId: string;
+  readonly dataDir: string;
+  readonly pollMs?: number;
+}
+
+/** Requests to the thread that it answers. */
+export type ThreadCall =
+  /** The events as JSON: one string crosses threads far cheaper than the structured clone of the objects. */
+  | { readonly kind: "append"; readonly events: string }
+  | { readonly kind: "drain"; readonly options: DrainOptions }
+  | { readonly kind: "stop" };
+
+/** Messages to the thread. */
+export type ToThread = (ThreadCall & { readonly id: number }) | { readonly kind: "notify" };
+
+/** An error as it crosses threads: enough for the error mapping to tell storage trouble (its `code`). */
+export interface ThreadError {
+  readonly name: string;
+  readonly message: string;
+  readonly code?: string;
+}
+
+/** Messages from the thread. */
+export type FromThread =
+  | { readonly kind: "ready" }
+  | { readonly kind: "failed"; readonly error: ThreadError }
+  | { readonly kind: "reply"; readonly id: number; readonly ok: true; readonly value?: unknown }
+  | { readonly kind: "reply"; readonly id: number; readonly ok: false; readonly error: ThreadError }
+  | { readonly kind: "log"; readonly level: LogLevel; readonly message: string; readonly fields?: Record<string, unknown> };
+
+export function threadErrorOf(error: unknown): ThreadError {
+  if (!(error instanceof Error)) return { name: "Error", message: String(error) };
+  // The libSQL client keeps the SQLite code on the error or on its cause.
+  let code: unknown = (error as { code?: unknown }).code;
+  if (typeof code !== "string" && error.cause && typeof error.cause === "object") code = (error.cause as { code?: unknown }).code;
+  return { name: error.name, message: error.message, ...(typeof code === "string" ? { code } : {}) };
+}
+
+export class BackgroundThreadError extends Error {
+  readonly code: string | undefined;
+  constructor(error: ThreadError) {
+    super(error.message);
+    this.name = error.name;
+    this.code = error.code;
+  }
+}
+
+export interface BackgroundThread extends WorkScheduler {
+  /** Appends collected events through the thread's connection; resolves once they are committed. */
+  append(events: readonly CollectedEvent[]): Promise<void>;
+  /** Stops the thread's workers, closes its store and ends it. */
+  close(): Promise<void>;
+}
+
+/**
+ * The background work of a libSQL-backed service in a thread of its own, with its own connection: the
+ * scheduler and every worker (profiles, imports, publishing, deletions, session expiry), and the appends
+ * of collected events, whose commits (a WAL sync each) would otherwise hold up the HTTP thread. The HTTP
+ * side talks to it with messages: `append` answers once the events are committed, `notify` and `drain`
+ * are the scheduler's.
+ */
+export async function startBackgroundThread(init: BackgroundThreadInit, logger: Logger): Promise<BackgroundThread> {
+  const worker = new Worker(new URL("../background.thread.ts", import.meta.url), { workerData: init });
+  const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+  let nextId = 1;
+  let ended: Error | null = null;
+
+  const failAll = (error: Error) => {
+    ended = error;
+    for (const waiter of pending.values()) waiter.reject(error);
+    pending.clear();
+  };
+
+  const ready = new Promise<void>((resolve, reject) => {
+    worker.on("message", (message: FromThread) => {
+      switch (message.kind) {
+        case "ready":
+          resolve();
+          return;
+        case "failed":
+          reject(new BackgroundThreadError(message.error));
+          return;
+        case "log":
+          logger[message.level](message.message, message.fields);
+          return;
+        case "reply": {
+          const waiter = pending.get(message.id);
+          if (!waiter) return;
+          pending.delete(message.id);
+          if (message.ok) waiter.resolve(message.value);
+          else waiter.reject(new BackgroundThreadError(message.error));
+          return;
+        }
+      }
+    });
+    worker.on("error", (error: Error) => {
+      logger.error("background thread failed", { error: `${error.name}: ${error.message}` });
+      failAll(error);
+      reject(error);
+    });
+    worker.on("exit", (code) => {
+      const error = new Error(`the background thread stopped (exit code ${code})`);
+      failAll(error);
+      reject(error);
+    });
+  });
+  await ready;
+
+  const call = (message: ThreadCall): Promise<unknown> => {
+    if (ended) return Promise.reject(ended);
+    const id = nextId++;
+    return new Promise((resolve, reject) => {
+      pending.set(id, { resolve, reject });
+      worker.postMessage({ ...message, id } satisfies ToThread);
+    });
+  };
+
+  return {
+    async append(events) {
+      await call({ kind: "append", events: JSON.stringify(events) });
+    },
+    notify() {
+      if (!ended) worker.postMessage({ kind: "notify" } satisfies ToThread);
+    },
+    async drain(options = {}) {
+      return (await call({ kind: "drain", options })) as DrainReport;
+    },
+    async close() {
+      if (!ended) await call({ kind: "stop" }).catch(() => undefined);
+      await worker.terminate();
+    },
+  };
+}
