@@ -80,6 +80,14 @@ export function describeProfileStoreContract(name: string, open: () => Promise<S
       expect((await stores.profiles.findMany("acme", "dev", ["b"])).get("b")?.eventCount).toBe(2);
     });
 
+    test("findByMember answers the group and profile of any member id, with one read", async () => {
+      await stores.profiles.save("acme", "main", "a", profile({ eventCount: 4 }), ["a1"]);
+      expect(await stores.profiles.findByMember("acme", "main", "a1")).toEqual({ canonical: "a", data: profile({ eventCount: 4 }) });
+      expect((await stores.profiles.findByMember("acme", "main", "a"))?.canonical).toBe("a");
+      expect(await stores.profiles.findByMember("acme", "dev", "a1")).toBeNull();
+      expect(await stores.profiles.findByMember("acme", "main", "nobody")).toBeNull();
+    });
+
     test("saving again replaces the profile and adds members", async () => {
       await stores.profiles.save("acme", "main", "anon-1", profile(), []);
       await stores.profiles.save("acme", "main", "anon-1", profile({ eventCount: 3, lastSeq: 9 }), ["anon-2"]);

@@ -53,6 +53,12 @@ export class BufferedProfileStore implements ProfileStore {
     return known !== undefined ? known : this.inner.find(account, profile, canonical);
   }
 
+  async findByMember(account: string, profile: string, visitorId: string): Promise<{ canonical: string; data: VisitorProfile } | null> {
+    const canonical = await this.canonicalOf(account, profile, visitorId);
+    const data = canonical === null ? null : await this.find(account, profile, canonical);
+    return canonical !== null && data ? { canonical, data } : null;
+  }
+
   async findMany(account: string, profile: string, canonicals: readonly string[]): Promise<Map<string, VisitorProfile>> {
     const found = new Map<string, VisitorProfile>();
     for (const canonical of canonicals) {

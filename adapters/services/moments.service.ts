@@ -64,10 +64,10 @@ export class MomentsService {
   /** MOM-10, DEC-MOM-04: data only for a visitor with events since the engine was enabled. */
   private async visitorData(account: string, profile: string, engine: EngineDefinition, config: Parameters<typeof visitorDataFor>[0]["config"], visitorId: string): Promise<VisitorData | null> {
     const profiles = this.deps.stores.profiles;
-    const canonical = await profiles.canonicalOf(account, profile, visitorId);
-    if (!canonical) return null;
-    const [found, enabledSince] = await Promise.all([profiles.find(account, profile, canonical), profiles.engineEnabledSince(account, profile, engine.id)]);
-    if (!found || enabledSince === null || found.lastSeenAt < enabledSince) return null;
-    return visitorDataFor({ account, profileName: profile, config, engine, profile: found });
+    const found = await profiles.findByMember(account, profile, visitorId);
+    if (!found) return null;
+    const enabledSince = await profiles.engineEnabledSince(account, profile, engine.id);
+    if (enabledSince === null || found.data.lastSeenAt < enabledSince) return null;
+    return visitorDataFor({ account, profileName: profile, config, engine, profile: found.data });
   }
 }

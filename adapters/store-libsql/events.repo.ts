@@ -1,10 +1,14 @@
 import { and, asc, desc, eq, gt, gte, inArray, lt, lte, sql, type SQL } from "drizzle-orm";
-import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import type { CollectedEvent, EventQuery, EventStore, StoredEvent } from "../../core/ports/index.ts";
 import { events } from "./events.schema.ts";
+import { rowStatements, type ClientDatabase } from "./row-statements.ts";
 
-/** Rows per INSERT statement: 11 bound values a row stays far below SQLite's limit of 32766. */
-const rowsPerStatement = 1000;
+/**
+ * Rows per INSERT statement (11 bound values a row, far below SQLite's limit of 32766): a group commit is one
+ * statement; an import batch is a few in one transaction. It also bounds the statement texts kept (one per
+ * row count).
+ */
+const rowsPerStatement = 250;
 
 /** Visitor ids per DELETE statement (bound values), far below SQLite's limit. */
 const idsPerStatement = 500;
@@ -27,8 +31,15 @@ function toRow(event: CollectedEvent): EventRow {
   };
 }
 
+const eventColumns = ["account", "profile", "visitorId", "visitorIdSource", "thirdPartyVisitorId", "firstPartyVisitorId", "event", "datasource", "traceId", "receivedAt", "data"] as const;
+
 export class LibsqlEventRepo implements EventStore {
-  constructor(private readonly db: LibSQLDatabase) {}
+  /** The INSERT of n events, its text built once per n (n up to rowsPerStatement). */
+  private readonly insertEvents;
+
+  constructor(private readonly db: ClientDatabase) {
+    this.insertEvents = rowStatements<EventRow>(eventColumns, (rows) => db.insert(events).values(rows));
+  }
 
   /**
    * DEC-COL-08: one multi-row INSERT is one implicit transaction, so a group of events costs one WAL sync
@@ -39,15 +50,12 @@ export class LibsqlEventRepo implements EventStore {
     if (collected.length === 0) return;
     const rows = collected.map(toRow);
     if (rows.length <= rowsPerStatement) {
-      await this.db.insert(events).values(rows);
+      await this.db.$client.execute(this.insertEvents(rows));
       return;
     }
     const statements = [];
-    for (let start = 0; start < rows.length; start += rowsPerStatement) {
-      statements.push(this.db.insert(events).values(rows.slice(start, start + rowsPerStatement)));
-    }
-    const [first, ...rest] = statements;
-    await this.db.batch([first!, ...rest]);
+    for (let start = 0; start < rows.length; start += rowsPerStatement) statements.push(this.insertEvents(rows.slice(start, start + rowsPerStatement)));
+    await this.db.$client.batch(statements, "write");
   }
 
   async query(query: EventQuery): Promise<StoredEvent[]> {

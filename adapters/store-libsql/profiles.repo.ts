@@ -3,6 +3,7 @@ import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import type { MergeRecord, ProfileSave, ProfileStore } from "../../core/ports/index.ts";
 import type { VisitorProfile } from "../../core/profiles/profile.rules.ts";
 import { engineStates, visitorMembers, visitorMerges, visitorProfiles } from "./profiles.schema.ts";
+import { rowStatements, type ClientDatabase } from "./row-statements.ts";
 
 /** Rows per multi-row statement: well under SQLite's limit of bound parameters per statement. */
 const rowsPerStatement = 200;
@@ -13,14 +14,64 @@ function chunks<T>(items: readonly T[], size = rowsPerStatement): T[][] {
   return out;
 }
 
-export class LibsqlProfileRepo implements ProfileStore {
-  constructor(private readonly db: LibSQLDatabase) {}
+const account = sql.placeholder("account");
+const profile = sql.placeholder("profile");
+const id = sql.placeholder("id");
 
-  async canonicalOf(account: string, profile: string, visitorId: string): Promise<string | null> {
-    const [row] = await this.db
+/**
+ * The single-row reads (a moments lookup, the profile worker outside a batch), built once (drizzle's
+ * prepared queries): building a query costs about as much as running it.
+ */
+function preparedReads(db: LibSQLDatabase) {
+  return {
+    byMember: db
+      .select({ canonical: visitorProfiles.canonical, data: visitorProfiles.data })
+      .from(visitorMembers)
+      .innerJoin(visitorProfiles, and(eq(visitorProfiles.account, visitorMembers.account), eq(visitorProfiles.profile, visitorMembers.profile), eq(visitorProfiles.canonical, visitorMembers.canonical)))
+      .where(and(eq(visitorMembers.account, account), eq(visitorMembers.profile, profile), eq(visitorMembers.visitorId, id)))
+      .prepare(),
+    canonicalOf: db
       .select({ canonical: visitorMembers.canonical })
       .from(visitorMembers)
-      .where(and(eq(visitorMembers.account, account), eq(visitorMembers.profile, profile), eq(visitorMembers.visitorId, visitorId)));
+      .where(and(eq(visitorMembers.account, account), eq(visitorMembers.profile, profile), eq(visitorMembers.visitorId, id)))
+      .prepare(),
+    find: db
+      .select({ data: visitorProfiles.data })
+      .from(visitorProfiles)
+      .where(and(eq(visitorProfiles.account, account), eq(visitorProfiles.profile, profile), eq(visitorProfiles.canonical, id)))
+      .prepare(),
+    engineEnabledSince: db
+      .select({ since: engineStates.enabledSince })
+      .from(engineStates)
+      .where(and(eq(engineStates.account, account), eq(engineStates.profile, profile), eq(engineStates.engineId, id)))
+      .prepare(),
+  };
+}
+
+export class LibsqlProfileRepo implements ProfileStore {
+  private readonly reads: ReturnType<typeof preparedReads>;
+  /** The multi-row upserts of saveMany, their text built once per row count. */
+  private readonly upsertProfiles;
+  private readonly upsertMembers;
+
+  constructor(private readonly db: ClientDatabase) {
+    this.reads = preparedReads(db);
+    this.upsertProfiles = rowStatements<typeof visitorProfiles.$inferInsert>(["account", "profile", "canonical", "data", "lastSeenAt"], (rows) =>
+      db
+        .insert(visitorProfiles)
+        .values(rows)
+        .onConflictDoUpdate({ target: [visitorProfiles.account, visitorProfiles.profile, visitorProfiles.canonical], set: { data: sql`excluded.data`, lastSeenAt: sql`excluded.last_seen_at` } }),
+    );
+    this.upsertMembers = rowStatements<typeof visitorMembers.$inferInsert>(["account", "profile", "visitorId", "canonical"], (rows) =>
+      db
+        .insert(visitorMembers)
+        .values(rows)
+        .onConflictDoUpdate({ target: [visitorMembers.account, visitorMembers.profile, visitorMembers.visitorId], set: { canonical: sql`excluded.canonical` } }),
+    );
+  }
+
+  async canonicalOf(account: string, profile: string, visitorId: string): Promise<string | null> {
+    const row = await this.reads.canonicalOf.get({ account, profile, id: visitorId });
     return row?.canonical ?? null;
   }
 
@@ -45,11 +96,12 @@ export class LibsqlProfileRepo implements ProfileStore {
   }
 
   async find(account: string, profile: string, canonical: string): Promise<VisitorProfile | null> {
-    const [row] = await this.db
-      .select({ data: visitorProfiles.data })
-      .from(visitorProfiles)
-      .where(and(eq(visitorProfiles.account, account), eq(visitorProfiles.profile, profile), eq(visitorProfiles.canonical, canonical)));
+    const row = await this.reads.find.get({ account, profile, id: canonical });
     return row?.data ?? null;
+  }
+
+  async findByMember(account: string, profile: string, visitorId: string): Promise<{ canonical: string; data: VisitorProfile } | null> {
+    return (await this.reads.byMember.get({ account, profile, id: visitorId })) ?? null;
   }
 
   async findMany(account: string, profile: string, canonicals: readonly string[]): Promise<Map<string, VisitorProfile>> {
@@ -80,22 +132,8 @@ export class LibsqlProfileRepo implements ProfileStore {
       profiles.set(JSON.stringify([account, profile, canonical]), { account, profile, canonical, data, lastSeenAt: data.lastSeenAt });
       for (const visitorId of [canonical, ...ids]) members.set(JSON.stringify([account, profile, visitorId]), { account, profile, visitorId, canonical });
     }
-    const statements = [
-      ...chunks([...profiles.values()]).map((rows) =>
-        this.db
-          .insert(visitorProfiles)
-          .values(rows)
-          .onConflictDoUpdate({ target: [visitorProfiles.account, visitorProfiles.profile, visitorProfiles.canonical], set: { data: sql`excluded.data`, lastSeenAt: sql`excluded.last_seen_at` } }),
-      ),
-      ...chunks([...members.values()]).map((rows) =>
-        this.db
-          .insert(visitorMembers)
-          .values(rows)
-          .onConflictDoUpdate({ target: [visitorMembers.account, visitorMembers.profile, visitorMembers.visitorId], set: { canonical: sql`excluded.canonical` } }),
-      ),
-    ];
-    const [first, ...rest] = statements;
-    if (first) await this.db.batch([first, ...rest]);
+    const statements = [...chunks([...profiles.values()]).map(this.upsertProfiles), ...chunks([...members.values()]).map(this.upsertMembers)];
+    if (statements.length > 0) await this.db.$client.batch(statements, "write");
   }
 
   async merge(account: string, profile: string, into: string, from: readonly string[], data: VisitorProfile, at: number): Promise<void> {
@@ -149,10 +187,7 @@ export class LibsqlProfileRepo implements ProfileStore {
   }
 
   async engineEnabledSince(account: string, profile: string, engineId: string): Promise<number | null> {
-    const [row] = await this.db
-      .select({ since: engineStates.enabledSince })
-      .from(engineStates)
-      .where(and(eq(engineStates.account, account), eq(engineStates.profile, profile), eq(engineStates.engineId, engineId)));
+    const row = await this.reads.engineEnabledSince.get({ account, profile, id: engineId });
     return row?.since ?? null;
   }
 

@@ -1,13 +1,18 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import type { SettingsStore } from "../../core/ports/index.ts";
 import { settings } from "./settings.schema.ts";
 
 export class LibsqlSettingsRepo implements SettingsStore {
-  constructor(private readonly db: LibSQLDatabase) {}
+  /** Read on every scheduler pass (the profile cursor, the clock): built once, not per call. */
+  private readonly byKey;
+
+  constructor(private readonly db: LibSQLDatabase) {
+    this.byKey = db.select({ value: settings.value }).from(settings).where(eq(settings.key, sql.placeholder("key"))).prepare();
+  }
 
   async get(key: string): Promise<string | null> {
-    const [row] = await this.db.select({ value: settings.value }).from(settings).where(eq(settings.key, key));
+    const row = await this.byKey.get({ key });
     return row?.value ?? null;
   }
 

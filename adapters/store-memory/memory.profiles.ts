@@ -49,6 +49,12 @@ export class MemoryProfileStore implements ProfileStore {
     return found ? structuredClone(found) : null;
   }
 
+  async findByMember(account: string, profile: string, visitorId: string): Promise<{ canonical: string; data: VisitorProfile } | null> {
+    const canonical = await this.canonicalOf(account, profile, visitorId);
+    const data = canonical === null ? null : await this.find(account, profile, canonical);
+    return canonical !== null && data ? { canonical, data } : null;
+  }
+
   async findMany(account: string, profile: string, canonicals: readonly string[]): Promise<Map<string, VisitorProfile>> {
     this.check();
     const found = new Map<string, VisitorProfile>();

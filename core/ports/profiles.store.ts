@@ -29,6 +29,8 @@ export interface ProfileStore {
   /** Every member id of a group (the canonical id among them). */
   membersOf(account: string, profile: string, canonical: string): Promise<string[]>;
   find(account: string, profile: string, canonical: string): Promise<VisitorProfile | null>;
+  /** The group of a visitor id and its profile, with one read (a moments lookup); null when it has none. */
+  findByMember(account: string, profile: string, visitorId: string): Promise<{ canonical: string; data: VisitorProfile } | null>;
   /** `find` of several groups with one read: groups without a profile are absent from the answer. */
   findMany(account: string, profile: string, canonicals: readonly string[]): Promise<Map<string, VisitorProfile>>;
   /** Writes a group's profile and makes every id of `members` a member of it. */
