@@ -21,7 +21,7 @@ const logger: Logger = { info: log("info"), warn: log("warn"), error: log("error
 try {
   const stores = await openLibsqlStores({ url: init.url });
   const clock = await openVirtualClock(stores.settings);
-  const background = await openBackground({ stores, clock, config: init.config, logger, nodeId: init.nodeId, dataDir: init.dataDir, pollMs: init.pollMs });
+  const background = await openBackground({ stores, clock, config: init.config, logger, nodeId: init.nodeId, dataDir: init.dataDir, pollMs: init.pollMs }, "events");
   // DEC-OPS-02: the HTTP thread (or another process) moves the clock in the store; look four times a second,
   // and at every notification and drain.
   const clockRefresh = setInterval(() => void clock.refresh().catch(() => undefined), 250);

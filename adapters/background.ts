@@ -28,6 +28,15 @@ export interface BackgroundDeps {
   readonly pollMs?: number;
 }
 
+/**
+ * Which workers a scheduler runs: all of them, or one of two parts. `events`: the work on collected and
+ * imported events (file import, profiles, visitor deletions), which commits often and runs in the
+ * background thread beside the appends of collected events; `light`: session expiry and data layer
+ * publishing, which stay beside the HTTP calls whose writes they follow, so the two connections do not
+ * queue for the write lock at every data layer call.
+ */
+export type BackgroundPart = "all" | "events" | "light";
+
 /** The file import use-cases of a node: the admin upload on the HTTP side, the import itself in the background. */
 export function fileImportServiceOf(deps: Omit<BackgroundDeps, "pollMs">, notify: () => void): FileImportService {
   return new FileImportService({
@@ -58,15 +67,18 @@ export interface Background {
  * thread (adapters/runtime/background-thread.ts) or, for the in-memory store and in tests, on the
  * thread of the HTTP app; the wiring is the same.
  */
-export async function openBackground(deps: BackgroundDeps): Promise<Background> {
+export async function openBackground(deps: BackgroundDeps, part: BackgroundPart = "all"): Promise<Background> {
   const { stores, clock, config, logger } = deps;
   const scheduler = new Scheduler({ clock, logger, pollMs: deps.pollMs });
   clock.onChange(() => scheduler.notify());
-  scheduler.register(sessionJanitor({ sessions: stores.sessions, clock, policy: sessionPolicyFromLimits(config.limits) }));
-  scheduler.register(dataLayerPublisher({ store: stores.dataLayers, logger }));
-  // DEC-FIL-01..05: registered before the profile worker, so one pass imports rows and applies them.
+  if (part !== "events") {
+    scheduler.register(sessionJanitor({ sessions: stores.sessions, clock, policy: sessionPolicyFromLimits(config.limits) }));
+    scheduler.register(dataLayerPublisher({ store: stores.dataLayers, logger }));
+  }
   const fileImports = fileImportServiceOf(deps, () => scheduler.notify());
   await fileImports.prepareInboxes();
+  if (part === "light") return { scheduler, fileImports, start: () => scheduler.start(), stop: () => scheduler.stop() };
+  // DEC-FIL-01..05: registered before the profile worker, so one pass imports rows and applies them.
   scheduler.register(fileImportWorker({ imports: fileImports }));
   const profiles = new ProfilesService({ stores, policy: profilePolicyFromLimits(config.limits) });
   const profilesLeaseHolder = `${deps.nodeId}-${cryptoIds.randomHex(4)}`;

@@ -81,6 +81,23 @@ interface Work {
   stop(): Promise<void>;
 }
 
+/** The schedulers of the HTTP thread and of the background thread, as one: notified together, drained together. */
+function bothSchedulers(local: WorkScheduler, thread: WorkScheduler): WorkScheduler {
+  return {
+    notify() {
+      local.notify();
+      thread.notify();
+    },
+    async drain(options = {}) {
+      const reports = await Promise.all([local.drain(options), thread.drain(options)]);
+      const processed: Record<string, number> = {};
+      for (const report of reports) for (const [name, count] of Object.entries(report.processed)) processed[name] = (processed[name] ?? 0) + count;
+      const due = reports.map((report) => report.nextDueAt).filter((at): at is number => at !== null);
+      return { complete: reports.every((report) => report.complete), processed, nextDueAt: due.length > 0 ? Math.min(...due) : null };
+    },
+  };
+}
+
 async function openWork(options: ServiceOptions, deps: BackgroundDeps): Promise<Work> {
   if (options.store.kind === "libsql" && options.backgroundThread) {
     const thread = await startBackgroundThread({ url: options.store.url, config: options.config, nodeId: deps.nodeId, dataDir: deps.dataDir, ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }) }, options.logger);
@@ -90,9 +107,15 @@ async function openWork(options: ServiceOptions, deps: BackgroundDeps): Promise<
       ...deps.stores,
       events: { append: (batch) => thread.append(batch), query: (query) => events.query(query), deleteVisitors: (account, profile, ids) => events.deleteVisitors(account, profile, ids) },
     };
-    const fileImports = fileImportServiceOf({ ...deps, stores }, () => thread.notify());
-    await fileImports.prepareInboxes();
-    return { stores, scheduler: thread, fileImports, background: null, start: () => undefined, stop: () => thread.close() };
+    const light = await openBackground({ ...deps, stores }, "light");
+    const scheduler = bothSchedulers(light.scheduler, thread);
+    // Uploads notify both: the import runs in the thread.
+    const fileImports = fileImportServiceOf({ ...deps, stores }, () => scheduler.notify());
+    const stop = async () => {
+      await light.stop();
+      await thread.close();
+    };
+    return { stores, scheduler, fileImports, background: null, start: () => light.start(), stop };
   }
   const background = await openBackground(deps);
   return { stores: deps.stores, scheduler: background.scheduler, fileImports: background.fileImports, background, start: () => background.start(), stop: () => background.stop() };
