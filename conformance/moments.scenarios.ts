@@ -129,7 +129,9 @@ export const momentsScenarios = defineScenarios("moments", [
       expectStatus(answer, 200);
       expectTrue(!answer.text.includes(email), `the PII e-mail must never be answered: ${answer.text}`);
       expectTrue(!answer.text.includes("Email"), `the PII attribute must not appear: ${answer.text}`);
-      expectTrue(!answer.text.includes("Last purchase amount") && !answer.text.includes("99"), `an attribute the engine does not select must not appear: ${answer.text}`);
+      // The amount (99) must not appear as a value; the text may still hold "99" inside a timestamp.
+      const values = Object.values(answer.json<Record<string, unknown>>()).flatMap((section) => (section && typeof section === "object" ? Object.values(section) : [section]));
+      expectTrue(!answer.text.includes("Last purchase amount") && !values.some((value) => value === 99 || value === "99"), `an attribute the engine does not select must not appear: ${answer.text}`);
     },
   },
   {
