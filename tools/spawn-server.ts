@@ -19,6 +19,12 @@ export interface SpawnOptions {
   readonly env?: Record<string, string>;
   readonly logFile?: string;
   readonly startTimeoutMs?: number;
+  /**
+   * Whether `output()` keeps what the server prints after its start (default true). A load test turns it off:
+   * the request log of a loaded server is megabytes a second, and decoding and keeping it takes CPU from the
+   * machine being measured.
+   */
+  readonly keepOutput?: boolean;
 }
 
 /**
@@ -47,8 +53,9 @@ export async function spawnServer(options: SpawnOptions): Promise<SpawnedServer>
   const pump = async (stream: ReadableStream<Uint8Array>) => {
     const decoder = new TextDecoder();
     for await (const chunk of stream) {
+      if (listening && options.keepOutput === false && !log) continue;
       const text = decoder.decode(chunk, { stream: true });
-      output += text;
+      if (!listening || options.keepOutput !== false) output += text;
       log?.write(text);
       // Only until the line is seen: a server under load logs megabytes, and scanning all of it per chunk is quadratic.
       if (listening) continue;

@@ -11,6 +11,7 @@ import { LibsqlFileStatusRepo } from "./files.repo.ts";
 import { LibsqlDataLayerRepo } from "./datalayer.repo.ts";
 import { LibsqlRevisionRepo } from "./revisions.repo.ts";
 import { LibsqlLockoutRepo, LibsqlSessionRepo } from "./sessions.repo.ts";
+import { StatementReader } from "./statement-reader.ts";
 import { LibsqlProfileRepo } from "./profiles.repo.ts";
 import { LibsqlPrivacyRepo } from "./privacy.repo.ts";
 import { LibsqlSettingsRepo } from "./settings.repo.ts";
@@ -45,6 +46,7 @@ export async function openLibsqlStores(options: { url: string }): Promise<Stores
     await configureConnection(client, isFileUrl(options.url));
     const db = drizzle({ client });
     await applyMigrations(db);
+    const reader = StatementReader.forUrl(options.url, BUSY_TIMEOUT_MS);
     return {
       kind: "libsql",
       tenancy: new LibsqlTenancyRepo(db),
@@ -54,13 +56,14 @@ export async function openLibsqlStores(options: { url: string }): Promise<Stores
       revisions: new LibsqlRevisionRepo(db),
       dataLayers: new LibsqlDataLayerRepo(db),
       events: new LibsqlEventRepo(db),
-      profiles: new LibsqlProfileRepo(db),
+      profiles: new LibsqlProfileRepo(db, reader),
       files: new LibsqlFileStatusRepo(db),
       privacy: new LibsqlPrivacyRepo(db),
       async ping() {
         await db.run(sql`select 1`);
       },
       async close() {
+        reader?.close();
         client.close();
       },
     };

@@ -4,6 +4,7 @@ import type { MergeRecord, ProfileSave, ProfileStore } from "../../core/ports/in
 import type { VisitorProfile } from "../../core/profiles/profile.rules.ts";
 import { engineStates, visitorMembers, visitorMerges, visitorProfiles } from "./profiles.schema.ts";
 import { rowStatements, type ClientDatabase } from "./row-statements.ts";
+import { readerQuery, type ReaderQuery, type StatementReader } from "./statement-reader.ts";
 
 /** Rows per multi-row statement: well under SQLite's limit of bound parameters per statement. */
 const rowsPerStatement = 200;
@@ -54,8 +55,15 @@ export class LibsqlProfileRepo implements ProfileStore {
   private readonly upsertProfiles;
   private readonly upsertMembers;
 
-  constructor(private readonly db: ClientDatabase) {
+  /** The moments lookup's reads on the statement reader (a `file:` database): the join and the engine's state. */
+  private readonly fast: { byMember: ReaderQuery; engineEnabledSince: ReaderQuery } | null;
+
+  constructor(
+    private readonly db: ClientDatabase,
+    private readonly reader: StatementReader | null = null,
+  ) {
     this.reads = preparedReads(db);
+    this.fast = reader ? { byMember: readerQuery(this.reads.byMember.getQuery()), engineEnabledSince: readerQuery(this.reads.engineEnabledSince.getQuery()) } : null;
     this.upsertProfiles = rowStatements<typeof visitorProfiles.$inferInsert>(["account", "profile", "canonical", "data", "lastSeenAt"], (rows) =>
       db
         .insert(visitorProfiles)
@@ -101,6 +109,10 @@ export class LibsqlProfileRepo implements ProfileStore {
   }
 
   async findByMember(account: string, profile: string, visitorId: string): Promise<{ canonical: string; data: VisitorProfile } | null> {
+    if (this.reader && this.fast) {
+      const row = this.reader.row(this.fast.byMember, { account, profile, id: visitorId });
+      return row ? { canonical: row[0] as string, data: JSON.parse(row[1] as string) as VisitorProfile } : null;
+    }
     return (await this.reads.byMember.get({ account, profile, id: visitorId })) ?? null;
   }
 
@@ -187,6 +199,10 @@ export class LibsqlProfileRepo implements ProfileStore {
   }
 
   async engineEnabledSince(account: string, profile: string, engineId: string): Promise<number | null> {
+    if (this.reader && this.fast) {
+      const row = this.reader.row(this.fast.engineEnabledSince, { account, profile, id: engineId });
+      return (row?.[0] as number | null | undefined) ?? null;
+    }
     const row = await this.reads.engineEnabledSince.get({ account, profile, id: engineId });
     return row?.since ?? null;
   }

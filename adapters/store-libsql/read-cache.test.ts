@@ -129,3 +129,37 @@ describe("libsql session touches sharing a commit", () => {
     await expect(stores.sessions.touch("s1", 2_000)).rejects.toThrow();
   });
 });
+
+describe("libsql reads on the statement reader (a moments lookup)", () => {
+  const profile = (eventCount: number) => ({ firstSeenAt: 1, lastSeenAt: 2, lastSeq: eventCount, eventCount, visits: [], attributes: {}, badges: [], audiences: [] }) as never;
+
+  test("a write committed on the store's connection is read back at once, every time", async () => {
+    const stores = await openOn(freshUrl());
+    for (let count = 1; count <= 20; count += 1) {
+      await stores.profiles.save("acme", "main", "v", profile(count), [`m${count}`]);
+      expect((await stores.profiles.findByMember("acme", "main", `m${count}`))?.data).toMatchObject({ eventCount: count });
+      expect((await stores.profiles.findByMember("acme", "main", "v"))?.data).toMatchObject({ eventCount: count });
+    }
+    await stores.profiles.setEngineEnabledSince("acme", "main", "e1", 5);
+    expect(await stores.profiles.engineEnabledSince("acme", "main", "e1")).toBe(5);
+    await stores.profiles.setEngineEnabledSince("acme", "main", "e1", null);
+    expect(await stores.profiles.engineEnabledSince("acme", "main", "e1")).toBeNull();
+  });
+
+  test("another process's write is read back at once, and reading never holds up a writer", async () => {
+    const url = freshUrl();
+    const reading = await openOn(url);
+    const writing = await openOn(url);
+    for (let count = 1; count <= 10; count += 1) {
+      expect(await reading.profiles.findByMember("acme", "main", "w")).toEqual(count === 1 ? null : expect.anything());
+      await writing.profiles.save("acme", "main", "w", profile(count), []);
+      expect((await reading.profiles.findByMember("acme", "main", "w"))?.data).toMatchObject({ eventCount: count });
+    }
+  });
+
+  test("an in-memory database has no second connection: its reads go through the client", async () => {
+    const stores = await openOn(":memory:");
+    await stores.profiles.save("acme", "main", "v", profile(3), []);
+    expect((await stores.profiles.findByMember("acme", "main", "v"))?.data).toMatchObject({ eventCount: 3 });
+  });
+});

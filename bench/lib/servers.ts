@@ -53,6 +53,7 @@ export async function startService(ctx: BenchContext, dataDir: string): Promise<
     adminToken,
     env: { SVC_CONFIG: join(ctx.scratch, "svc.config.json") },
     startTimeoutMs: 120_000,
+    keepOutput: false,
   });
   return {
     url: server.url,
