@@ -2,6 +2,7 @@ import { and, asc, desc, eq, gt, gte, inArray, lt, lte, sql, type SQL } from "dr
 import type { CollectedEvent, EventQuery, EventStore, StoredEvent } from "../../core/ports/index.ts";
 import { events } from "./events.schema.ts";
 import { rowStatements, type ClientDatabase } from "./row-statements.ts";
+import { readerQuery, type ReaderQuery, type StatementReader } from "./statement-reader.ts";
 
 /**
  * Rows per INSERT statement (11 bound values a row, far below SQLite's limit of 32766): a group commit is one
@@ -31,14 +32,80 @@ function toRow(event: CollectedEvent): EventRow {
   };
 }
 
+/** The stored columns in a fixed order, for reads whose rows come back as arrays. */
+const storedColumns = {
+  seq: events.seq,
+  account: events.account,
+  profile: events.profile,
+  visitorId: events.visitorId,
+  visitorIdSource: events.visitorIdSource,
+  thirdPartyVisitorId: events.thirdPartyVisitorId,
+  firstPartyVisitorId: events.firstPartyVisitorId,
+  event: events.event,
+  datasource: events.datasource,
+  traceId: events.traceId,
+  receivedAt: events.receivedAt,
+  data: events.data,
+};
+
+function storedEventOf(row: unknown[]): StoredEvent {
+  const [seq, account, profile, visitorId, visitorIdSource, thirdPartyVisitorId, firstPartyVisitorId, event, datasource, traceId, receivedAt, data] = row;
+  return {
+    seq: seq as number,
+    account: account as string,
+    profile: profile as string,
+    visitorId: visitorId as string,
+    visitorIdSource: visitorIdSource as StoredEvent["visitorIdSource"],
+    thirdPartyVisitorId: thirdPartyVisitorId as string | null,
+    firstPartyVisitorId: firstPartyVisitorId as string | null,
+    event: event as string | null,
+    datasource: datasource as string | null,
+    traceId: traceId as string | null,
+    receivedAt: receivedAt as number,
+    data: JSON.parse(data as string) as Record<string, unknown>,
+  };
+}
+
+/** The profile worker's read: every event after a sequence number, oldest first, with no other filter. */
+function isInOrderRead(query: EventQuery): boolean {
+  return (
+    query.order !== "desc" &&
+    query.account === undefined &&
+    query.profile === undefined &&
+    query.visitorId === undefined &&
+    query.event === undefined &&
+    query.traceId === undefined &&
+    query.from === undefined &&
+    query.to === undefined &&
+    query.beforeSeq === undefined
+  );
+}
+
 const eventColumns = ["account", "profile", "visitorId", "visitorIdSource", "thirdPartyVisitorId", "firstPartyVisitorId", "event", "datasource", "traceId", "receivedAt", "data"] as const;
 
 export class LibsqlEventRepo implements EventStore {
   /** The INSERT of n events, its text built once per n (n up to rowsPerStatement). */
   private readonly insertEvents;
 
-  constructor(private readonly db: ClientDatabase) {
+  /** The profile worker's read (every event after a sequence number, in order) on the statement reader. */
+  private readonly inOrder: ReaderQuery | null;
+
+  constructor(
+    private readonly db: ClientDatabase,
+    private readonly reader: StatementReader | null = null,
+  ) {
     this.insertEvents = rowStatements<EventRow>(eventColumns, (rows) => db.insert(events).values(rows));
+    this.inOrder = reader
+      ? readerQuery(
+          db
+            .select(storedColumns)
+            .from(events)
+            .where(gt(events.seq, sql.placeholder("afterSeq")))
+            .orderBy(asc(events.seq))
+            .limit(sql.placeholder("limit"))
+            .toSQL(),
+        )
+      : null;
   }
 
   /**
@@ -59,6 +126,9 @@ export class LibsqlEventRepo implements EventStore {
   }
 
   async query(query: EventQuery): Promise<StoredEvent[]> {
+    if (this.reader && this.inOrder && isInOrderRead(query)) {
+      return this.reader.rows(this.inOrder, { afterSeq: query.afterSeq ?? 0, limit: query.limit }).map(storedEventOf);
+    }
     const conditions: SQL[] = [];
     if (query.account !== undefined) conditions.push(eq(events.account, query.account));
     if (query.profile !== undefined) conditions.push(eq(events.profile, query.profile));

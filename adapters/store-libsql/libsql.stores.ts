@@ -55,7 +55,7 @@ export async function openLibsqlStores(options: { url: string }): Promise<Stores
       lockouts: new LibsqlLockoutRepo(db),
       revisions: new LibsqlRevisionRepo(db),
       dataLayers: new LibsqlDataLayerRepo(db),
-      events: new LibsqlEventRepo(db),
+      events: new LibsqlEventRepo(db, reader),
       profiles: new LibsqlProfileRepo(db, reader),
       files: new LibsqlFileStatusRepo(db),
       privacy: new LibsqlPrivacyRepo(db),

@@ -163,3 +163,35 @@ describe("libsql reads on the statement reader (a moments lookup)", () => {
     expect((await stores.profiles.findByMember("acme", "main", "v"))?.data).toMatchObject({ eventCount: 3 });
   });
 });
+
+describe("libsql in-order event reads on the statement reader (the profile worker)", () => {
+  const event = (traceId: string, data: Record<string, unknown> = {}) => ({
+    account: "acme",
+    profile: "main",
+    visitorId: "v",
+    visitorIdSource: "visitor_id" as const,
+    thirdPartyVisitorId: null,
+    firstPartyVisitorId: "fp",
+    event: "view",
+    datasource: null,
+    traceId,
+    receivedAt: 7,
+    data,
+  });
+
+  test("every event after a sequence number, in order, as the filtered read answers it, including other processes' events", async () => {
+    const url = freshUrl();
+    const here = await openOn(url);
+    const there = await openOn(url);
+    await here.events.append([event("a", { n: 1, nested: { x: [1, 2] } }), event("b")]);
+    await there.events.append([event("c")]);
+    await here.events.append([event("d")]);
+    const all = await here.events.query({ afterSeq: 0, limit: 10, order: "asc" });
+    expect(all.map((stored) => stored.traceId)).toEqual(["a", "b", "c", "d"]);
+    expect(all[0]).toEqual({ ...event("a", { n: 1, nested: { x: [1, 2] } }), seq: all[0]!.seq });
+    // The same events through the general (filtered) read.
+    expect(await here.events.query({ account: "acme", afterSeq: 0, limit: 10 })).toEqual(all);
+    const rest = await here.events.query({ afterSeq: all[1]!.seq, limit: 1 });
+    expect(rest.map((stored) => stored.traceId)).toEqual(["c"]);
+  });
+});

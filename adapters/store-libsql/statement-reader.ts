@@ -1,6 +1,6 @@
 import Database from "libsql";
 import { fileURLToPath } from "node:url";
-import type { Placeholder } from "drizzle-orm";
+import { Param, type Placeholder } from "drizzle-orm";
 
 /** A read drizzle built once: its text and the names of its placeholders, in parameter order. */
 export interface ReaderQuery {
@@ -13,7 +13,8 @@ export function readerQuery(built: { sql: string; params: unknown[] }): ReaderQu
   return {
     sql: built.sql,
     names: built.params.map((param) => {
-      const name = (param as Partial<Placeholder>).name;
+      const placeholder = param instanceof Param ? param.value : param;
+      const name = (placeholder as Partial<Placeholder>).name;
       if (typeof name !== "string") throw new Error("readerQuery: every value of the query must be a placeholder");
       return name;
     }),
@@ -28,7 +29,8 @@ const cacheKib = 64 * 1024;
 /**
  * Single-row reads on a read-only connection of libSQL's own driver, keeping each statement prepared. Through
  * @libsql/client every statement is prepared again and its columns asked for on every call: about 20–30 µs on
- * top of a read that takes 4–6 µs (bench/FINDINGS.md). Used for the reads of a moments lookup. In WAL mode
+ * top of a read that takes 4–6 µs (bench/FINDINGS.md). Used for the reads of a moments lookup and for the
+ * profile worker's reading of events in order. In WAL mode
  * each read sees every transaction committed before it, on any connection, and never blocks a writer.
  */
 export class StatementReader {
@@ -50,12 +52,21 @@ export class StatementReader {
 
   /** The first row of `query` as an array of its columns, or undefined. */
   row(query: ReaderQuery, values: Readonly<Record<string, unknown>>): unknown[] | undefined {
+    return this.statement(query).get(...query.names.map((name) => values[name])) as unknown[] | undefined;
+  }
+
+  /** Every row of `query`, each as an array of its columns. */
+  rows(query: ReaderQuery, values: Readonly<Record<string, unknown>>): unknown[][] {
+    return this.statement(query).all(...query.names.map((name) => values[name])) as unknown[][];
+  }
+
+  private statement(query: ReaderQuery): Database.Statement<unknown[]> {
     let statement = this.statements.get(query.sql);
     if (!statement) {
       statement = this.db.prepare(query.sql).raw(true);
       this.statements.set(query.sql, statement);
     }
-    return statement.get(...query.names.map((name) => values[name])) as unknown[] | undefined;
+    return statement;
   }
 
   close(): void {
