@@ -53,6 +53,8 @@ export interface ServiceOptions {
    * drive the workers themselves leave it off.
    */
   readonly backgroundThread?: boolean;
+  /** Called if the background thread stops without being asked to (main.ts stops the process). */
+  readonly onBackgroundFailure?: (error: Error) => void;
 }
 
 export interface Service {
@@ -100,11 +102,20 @@ function bothSchedulers(local: WorkScheduler, thread: WorkScheduler): WorkSchedu
 
 async function openWork(options: ServiceOptions, deps: BackgroundDeps): Promise<Work> {
   if (options.store.kind === "libsql" && options.backgroundThread) {
-    const thread = await startBackgroundThread({ url: options.store.url, config: options.config, nodeId: deps.nodeId, dataDir: deps.dataDir, ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }) }, options.logger);
+    const thread = await startBackgroundThread(
+      { url: options.store.url, config: options.config, nodeId: deps.nodeId, dataDir: deps.dataDir, ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }) },
+      options.logger,
+      options.onBackgroundFailure,
+    );
     const events = deps.stores.events;
     // Collected events are appended through the thread's connection; reads stay on this one.
     const stores: Stores = {
       ...deps.stores,
+      // Ready only while both connections answer: events cannot be committed without the thread.
+      ping: async () => {
+        await deps.stores.ping();
+        thread.assertRunning();
+      },
       events: { append: (batch) => thread.append(batch), query: (query) => events.query(query), deleteVisitors: (account, profile, ids) => events.deleteVisitors(account, profile, ids) },
     };
     const light = await openBackground({ ...deps, stores }, "light");

@@ -11,6 +11,7 @@ import {
 } from "../../core/errors/index.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { ServiceBusyError } from "../runtime/crypto.ts";
+import { BackgroundThreadStoppedError } from "../runtime/background-thread.ts";
 import { describeError } from "../runtime/scheduler.ts";
 
 /**
@@ -59,6 +60,7 @@ const unavailableMessages = /database is locked|database or disk is full|disk I\
 
 /** True when an error (or one of its causes) says the store cannot be reached or written right now. */
 export function isStorageUnavailable(error: unknown): boolean {
+  if (error instanceof BackgroundThreadStoppedError) return true;
   for (let current: unknown = error, depth = 0; current && depth < 8; depth += 1) {
     if (current instanceof StorageUnavailableError) return true;
     const code = (current as { code?: unknown }).code;

@@ -79,7 +79,21 @@ if (!loaded.ok) fail(`the configuration is not valid, nothing was started:\n${lo
 
 // The data directory also holds the file import drop folders (inbox/) and received files (files/), whatever the store.
 const backgroundThread = readBackgroundMode();
-const opened = await openService({ store, config: loaded.value, logger, env, adminToken: env.SVC_ADMIN_TOKEN || undefined, timing, dataDir, backgroundThread });
+/** Set once the server listens and `shutdown` can run. */
+let started = false;
+const opened = await openService({
+  store,
+  config: loaded.value,
+  logger,
+  env,
+  adminToken: env.SVC_ADMIN_TOKEN || undefined,
+  timing,
+  dataDir,
+  backgroundThread,
+  // Without its background thread the service can no longer commit events: stop, so that whatever runs it
+  // (systemd, a container runtime) starts it again, rather than answering 503 until someone notices.
+  onBackgroundFailure: (error) => (started ? void shutdown("background thread stopped", 1) : fail(`the background thread stopped while starting: ${error.message}`)),
+});
 if (!opened.ok) fail(`the configuration could not be applied, nothing was started:\n${opened.error.format()}`);
 const service = opened.value;
 
@@ -98,7 +112,7 @@ service.start();
 
 const url = `http://${host.includes(":") ? `[${host}]` : host}:${server.port}`;
 let stopping = false;
-async function shutdown(signal: string): Promise<void> {
+async function shutdown(signal: string, exitCode = 0): Promise<void> {
   if (stopping) return;
   stopping = true;
   logger.info("stopping", { signal });
@@ -111,8 +125,9 @@ async function shutdown(signal: string): Promise<void> {
   }
   logger.info("server stopped");
   await service.close();
-  process.exit(0);
+  process.exit(exitCode);
 }
+started = true;
 process.on("SIGINT", () => void shutdown("SIGINT"));
 process.on("SIGTERM", () => void shutdown("SIGTERM"));
 

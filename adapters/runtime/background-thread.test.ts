@@ -7,7 +7,7 @@ import { inProcessBase } from "../../harness/target.ts";
 import { isStorageUnavailable } from "../http/error-mapping.ts";
 import type { Service } from "../service.ts";
 import { databaseUrlForDataDir } from "../store-libsql/libsql.stores.ts";
-import { BackgroundThreadError, threadErrorOf } from "./background-thread.ts";
+import { BackgroundThreadError, BackgroundThreadStoppedError, threadErrorOf } from "./background-thread.ts";
 import { batchedWriter } from "./logger.ts";
 
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
@@ -51,16 +51,24 @@ describe("background work in its own thread", () => {
     }
   });
 
-  it("once the thread has stopped, an append is refused instead of waiting forever", async () => {
+  it("once the thread has stopped, appends are refused as storage unavailable (503), not left waiting", async () => {
     const service = await threaded();
+    expect((await send(service, "/readyz")).status).toBe(200);
     await service.close();
-    await expect(service.deps.stores.events.append([])).rejects.toThrow("background thread");
+    const refused = await service.deps.stores.events.append([]).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(BackgroundThreadStoppedError);
+    expect(isStorageUnavailable(refused)).toBe(true);
   });
 
   it("a storage failure in the thread keeps its SQLite code, so the HTTP side answers it as storage unavailable (503)", () => {
-    const full = Object.assign(new Error("database or disk is full"), { code: "SQLITE_FULL" });
+    // Messages the mapping does not recognise by themselves: only the code can tell.
+    const full = Object.assign(new Error("write refused"), { code: "SQLITE_FULL" });
     expect(isStorageUnavailable(new BackgroundThreadError(threadErrorOf(full)))).toBe(true);
-    const wrapped = new Error("Failed query", { cause: full });
+    const wrapped = new Error("Failed query", { cause: new Error("batch failed", { cause: full }) });
+    expect(threadErrorOf(wrapped).code).toBe("SQLITE_FULL");
     expect(isStorageUnavailable(new BackgroundThreadError(threadErrorOf(wrapped)))).toBe(true);
     expect(isStorageUnavailable(new BackgroundThreadError(threadErrorOf(new TypeError("not storage"))))).toBe(false);
     expect(threadErrorOf("plain")).toEqual({ name: "Error", message: "plain" });

@@ -40,10 +40,22 @@ export type FromThread =
 
 export function threadErrorOf(error: unknown): ThreadError {
   if (!(error instanceof Error)) return { name: "Error", message: String(error) };
-  // The libSQL client keeps the SQLite code on the error or on its cause.
-  let code: unknown = (error as { code?: unknown }).code;
-  if (typeof code !== "string" && error.cause && typeof error.cause === "object") code = (error.cause as { code?: unknown }).code;
+  // The libSQL client (and drizzle around it) keeps the SQLite code on the error or somewhere down its causes.
+  let code: unknown;
+  let current: unknown = error;
+  for (let depth = 0; depth < 8 && current && typeof current === "object" && typeof code !== "string"; depth += 1) {
+    code = (current as { code?: unknown }).code;
+    current = (current as { cause?: unknown }).cause;
+  }
   return { name: error.name, message: error.message, ...(typeof code === "string" ? { code } : {}) };
+}
+
+/**
+ * The background thread is gone (it failed, or the service is closing): events cannot be committed. The HTTP
+ * side answers it as storage unavailable (503), and `/readyz` says not ready.
+ */
+export class BackgroundThreadStoppedError extends Error {
+  override readonly name = "BackgroundThreadStoppedError";
 }
 
 export class BackgroundThreadError extends Error {
@@ -56,6 +68,8 @@ export class BackgroundThreadError extends Error {
 }
 
 export interface BackgroundThread extends WorkScheduler {
+  /** Throws BackgroundThreadStoppedError once the thread is gone (the readiness check). */
+  assertRunning(): void;
   /** Appends collected events through the thread's connection; resolves once they are committed. */
   append(events: readonly CollectedEvent[]): Promise<void>;
   /** Stops the thread's workers, closes its store and ends it. */
@@ -63,22 +77,33 @@ export interface BackgroundThread extends WorkScheduler {
 }
 
 /**
- * The background work of a libSQL-backed service in a thread of its own, with its own connection: the
- * scheduler and every worker (profiles, imports, publishing, deletions, session expiry), and the appends
- * of collected events, whose commits (a WAL sync each) would otherwise hold up the HTTP thread. The HTTP
- * side talks to it with messages: `append` answers once the events are committed, `notify` and `drain`
- * are the scheduler's.
+ * The event work of a libSQL-backed service in a thread of its own, with its own connection: the appends of
+ * collected events, whose commits (a WAL sync each) would otherwise hold up the HTTP thread, and the workers
+ * on events (file import, profiles, visitor deletions). The HTTP side talks to it with messages: `append`
+ * answers once the events are committed, `notify` and `drain` are the scheduler's.
  */
-export async function startBackgroundThread(init: BackgroundThreadInit, logger: Logger): Promise<BackgroundThread> {
+export async function startBackgroundThread(
+  init: BackgroundThreadInit,
+  logger: Logger,
+  /** Called once if the thread stops without being asked to (main.ts then stops the process, to be restarted). */
+  onFailure: (error: Error) => void = () => undefined,
+): Promise<BackgroundThread> {
   const worker = new Worker(new URL("../background.thread.ts", import.meta.url), { workerData: init });
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   let nextId = 1;
-  let ended: Error | null = null;
+  let ended: BackgroundThreadStoppedError | null = null;
+  let closing = false;
+  let started = false;
 
-  const failAll = (error: Error) => {
-    ended = error;
-    for (const waiter of pending.values()) waiter.reject(error);
+  const failAll = (cause: Error) => {
+    if (ended) return;
+    ended = new BackgroundThreadStoppedError(`the background thread stopped: ${cause.message}`, { cause });
+    for (const waiter of pending.values()) waiter.reject(ended);
     pending.clear();
+    if (!closing && started) {
+      logger.error("background thread stopped", { error: `${cause.name}: ${cause.message}` });
+      onFailure(ended);
+    }
   };
 
   const ready = new Promise<void>((resolve, reject) => {
@@ -104,17 +129,17 @@ export async function startBackgroundThread(init: BackgroundThreadInit, logger: 
       }
     });
     worker.on("error", (error: Error) => {
-      logger.error("background thread failed", { error: `${error.name}: ${error.message}` });
       failAll(error);
       reject(error);
     });
     worker.on("exit", (code) => {
-      const error = new Error(`the background thread stopped (exit code ${code})`);
+      const error = new Error(`exit code ${code}`);
       failAll(error);
       reject(error);
     });
   });
   await ready;
+  started = true;
 
   const call = (message: ThreadCall): Promise<unknown> => {
     if (ended) return Promise.reject(ended);
@@ -126,6 +151,9 @@ export async function startBackgroundThread(init: BackgroundThreadInit, logger: 
   };
 
   return {
+    assertRunning() {
+      if (ended) throw ended;
+    },
     async append(events) {
       await call({ kind: "append", events: JSON.stringify(events) });
     },
@@ -136,7 +164,9 @@ export async function startBackgroundThread(init: BackgroundThreadInit, logger: 
       return (await call({ kind: "drain", options })) as DrainReport;
     },
     async close() {
-      if (!ended) await call({ kind: "stop" }).catch(() => undefined);
+      closing = true;
+      // A pass that does not finish must not keep the process from stopping: 10 s, then the thread ends anyway.
+      if (!ended) await Promise.race([call({ kind: "stop" }).catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 10_000).unref?.())]);
       await worker.terminate();
     },
   };

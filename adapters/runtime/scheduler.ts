@@ -177,7 +177,9 @@ export class Scheduler implements WorkScheduler {
     } catch (error) {
       this.options.logger.error("scheduler pass failed", { error: describeError(error) });
     }
-    if (this.running && this.timer === null) this.arm(delay);
+    // A notification during the pass may have armed a later look (or one after the coalescing delay) than
+    // this pass asks for (at once, after a full batch): the sooner wins.
+    if (this.running && (this.timer === null || Date.now() + delay < this.timerAt)) this.arm(delay);
   }
 }
 
