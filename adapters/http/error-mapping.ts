@@ -11,8 +11,10 @@ import {
 } from "../../core/errors/index.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { ServiceBusyError } from "../runtime/crypto.ts";
-import { BackgroundThreadStoppedError } from "../runtime/background-thread.ts";
+import { isStorageUnavailable } from "../runtime/storage-errors.ts";
 import { describeError } from "../runtime/scheduler.ts";
+
+export { isStorageUnavailable, StorageUnavailableError } from "../runtime/storage-errors.ts";
 
 /**
  * The one place where errors become HTTP answers (DEC-GEN-01, DEC-GEN-07, COL-04, DEC-MOM-02).
@@ -55,23 +57,6 @@ export function catalogueResponse(error: CatalogueError): Response {
   }
 }
 
-const unavailableCodes = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|CANTOPEN|READONLY|PROTOCOL|NOLFS)/;
-const unavailableMessages = /database is locked|database or disk is full|disk I\/O error|unable to open database|no space left/i;
-
-/** True when an error (or one of its causes) says the store cannot be reached or written right now. */
-export function isStorageUnavailable(error: unknown): boolean {
-  if (error instanceof BackgroundThreadStoppedError) return true;
-  for (let current: unknown = error, depth = 0; current && depth < 8; depth += 1) {
-    if (current instanceof StorageUnavailableError) return true;
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === "string" && unavailableCodes.test(code)) return true;
-    const message = (current as { message?: unknown }).message;
-    if (typeof message === "string" && unavailableMessages.test(message)) return true;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return false;
-}
-
 /**
  * A catalogue error raised by a route handler once a use-case answered with a failure: `failWith(error)`.
  * onError turns it into the answer, so handlers keep a single success type for the OpenAPI document.
@@ -85,11 +70,6 @@ export class CatalogueFailure extends Error {
 
 export function failWith(error: CatalogueError): never {
   throw new CatalogueFailure(error);
-}
-
-/** Thrown by adapters that know the store is unreachable, so that the answer is 503 and never 200. */
-export class StorageUnavailableError extends Error {
-  override readonly name = "StorageUnavailableError";
 }
 
 function refusalFor(style: ErrorStyle, kind: "bad-request" | "not-found" | "unavailable" | "internal", detail?: string): CatalogueError {

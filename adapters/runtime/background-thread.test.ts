@@ -7,7 +7,7 @@ import { inProcessBase } from "../../harness/target.ts";
 import { isStorageUnavailable } from "../http/error-mapping.ts";
 import type { Service } from "../service.ts";
 import { databaseUrlForDataDir } from "../store-libsql/libsql.stores.ts";
-import { BackgroundThreadError, BackgroundThreadStoppedError, threadErrorOf } from "./background-thread.ts";
+import { BackgroundThreadStoppedError, errorFromThread, threadErrorOf } from "./background-thread.ts";
 import { batchedWriter } from "./logger.ts";
 
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
@@ -63,15 +63,17 @@ describe("background work in its own thread", () => {
     expect(isStorageUnavailable(refused)).toBe(true);
   });
 
-  it("a storage failure in the thread keeps its SQLite code, so the HTTP side answers it as storage unavailable (503)", () => {
-    // Messages the mapping does not recognise by themselves: only the code can tell.
+  it("a storage failure in the thread stays storage unavailable on the HTTP side (503); any other error does not", () => {
+    // Messages the mapping does not recognise by themselves: only the code, here down a cause chain, can tell.
     const full = Object.assign(new Error("write refused"), { code: "SQLITE_FULL" });
-    expect(isStorageUnavailable(new BackgroundThreadError(threadErrorOf(full)))).toBe(true);
+    expect(isStorageUnavailable(errorFromThread(threadErrorOf(full)))).toBe(true);
     const wrapped = new Error("Failed query", { cause: new Error("batch failed", { cause: full }) });
-    expect(threadErrorOf(wrapped).code).toBe("SQLITE_FULL");
-    expect(isStorageUnavailable(new BackgroundThreadError(threadErrorOf(wrapped)))).toBe(true);
-    expect(isStorageUnavailable(new BackgroundThreadError(threadErrorOf(new TypeError("not storage"))))).toBe(false);
-    expect(threadErrorOf("plain")).toEqual({ name: "Error", message: "plain" });
+    expect(isStorageUnavailable(errorFromThread(threadErrorOf(wrapped)))).toBe(true);
+    const other = errorFromThread(threadErrorOf(new TypeError("not storage")));
+    expect(isStorageUnavailable(other)).toBe(false);
+    expect(other.name).toBe("TypeError");
+    expect(other.message).toBe("not storage");
+    expect(threadErrorOf("plain")).toEqual({ name: "Error", message: "plain", unavailable: false });
   });
 });
 

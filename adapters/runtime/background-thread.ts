@@ -2,6 +2,7 @@ import { Worker } from "node:worker_threads";
 import type { ServiceConfig } from "../../core/config/config.model.ts";
 import type { CollectedEvent } from "../../core/ports/events.store.ts";
 import type { Logger, LogLevel } from "./logger.ts";
+import { isStorageUnavailable, StorageUnavailableError } from "./storage-errors.ts";
 import type { DrainOptions, DrainReport, WorkScheduler } from "./scheduler.ts";
 
 /** What the background thread is started with (structured-cloned into it). */
@@ -23,11 +24,11 @@ export type ThreadCall =
 /** Messages to the thread. */
 export type ToThread = (ThreadCall & { readonly id: number }) | { readonly kind: "notify" };
 
-/** An error as it crosses threads: enough for the error mapping to tell storage trouble (its `code`). */
+/** An error as it crosses threads: its name, message and whether it says the store is unavailable (503). */
 export interface ThreadError {
   readonly name: string;
   readonly message: string;
-  readonly code?: string;
+  readonly unavailable: boolean;
 }
 
 /** Messages from the thread. */
@@ -39,32 +40,24 @@ export type FromThread =
   | { readonly kind: "log"; readonly level: LogLevel; readonly message: string; readonly fields?: Record<string, unknown> };
 
 export function threadErrorOf(error: unknown): ThreadError {
-  if (!(error instanceof Error)) return { name: "Error", message: String(error) };
-  // The libSQL client (and drizzle around it) keeps the SQLite code on the error or somewhere down its causes.
-  let code: unknown;
-  let current: unknown = error;
-  for (let depth = 0; depth < 8 && current && typeof current === "object" && typeof code !== "string"; depth += 1) {
-    code = (current as { code?: unknown }).code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return { name: error.name, message: error.message, ...(typeof code === "string" ? { code } : {}) };
+  const unavailable = isStorageUnavailable(error);
+  return error instanceof Error ? { name: error.name, message: error.message, unavailable } : { name: "Error", message: String(error), unavailable };
+}
+
+/** The thread's error on the HTTP side: storage trouble stays storage trouble, so it is still answered 503. */
+export function errorFromThread(error: ThreadError): Error {
+  if (error.unavailable) return new StorageUnavailableError(error.message);
+  const rebuilt = new Error(error.message);
+  rebuilt.name = error.name;
+  return rebuilt;
 }
 
 /**
- * The background thread is gone (it failed, or the service is closing): events cannot be committed. The HTTP
- * side answers it as storage unavailable (503), and `/readyz` says not ready.
+ * The background thread is gone (it failed, or the service is closing): events cannot be committed, so it is
+ * storage unavailable (503), and `/readyz` says not ready.
  */
-export class BackgroundThreadStoppedError extends Error {
-  override readonly name = "BackgroundThreadStoppedError";
-}
-
-export class BackgroundThreadError extends Error {
-  readonly code: string | undefined;
-  constructor(error: ThreadError) {
-    super(error.message);
-    this.name = error.name;
-    this.code = error.code;
-  }
+export class BackgroundThreadStoppedError extends StorageUnavailableError {
+  override readonly name: string = "BackgroundThreadStoppedError";
 }
 
 export interface BackgroundThread extends WorkScheduler {
@@ -113,7 +106,7 @@ export async function startBackgroundThread(
           resolve();
           return;
         case "failed":
-          reject(new BackgroundThreadError(message.error));
+          reject(errorFromThread(message.error));
           return;
         case "log":
           logger[message.level](message.message, message.fields);
@@ -123,7 +116,7 @@ export async function startBackgroundThread(
           if (!waiter) return;
           pending.delete(message.id);
           if (message.ok) waiter.resolve(message.value);
-          else waiter.reject(new BackgroundThreadError(message.error));
+          else waiter.reject(errorFromThread(message.error));
           return;
         }
       }

@@ -1,0 +1,20 @@
+/** Thrown by adapters that know the store is unreachable, so that the answer is 503 and never 200. */
+export class StorageUnavailableError extends Error {
+  override readonly name: string = "StorageUnavailableError";
+}
+
+const unavailableCodes = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|CANTOPEN|READONLY|PROTOCOL|NOLFS)/;
+const unavailableMessages = /database is locked|database or disk is full|disk I\/O error|unable to open database|no space left/i;
+
+/** True when an error (or one of its causes) says the store cannot be reached or written right now. */
+export function isStorageUnavailable(error: unknown): boolean {
+  for (let current: unknown = error, depth = 0; current && depth < 8; depth += 1) {
+    if (current instanceof StorageUnavailableError) return true;
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string" && unavailableCodes.test(code)) return true;
+    const message = (current as { message?: unknown }).message;
+    if (typeof message === "string" && unavailableMessages.test(message)) return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}
