@@ -90,6 +90,10 @@ function bothSchedulers(local: WorkScheduler, thread: WorkScheduler): WorkSchedu
       local.notify();
       thread.notify();
     },
+    // The local workers take no events.
+    eventsCommitted() {
+      thread.eventsCommitted();
+    },
     async drain(options = {}) {
       const reports = await Promise.all([local.drain(options), thread.drain(options)]);
       const processed: Record<string, number> = {};

@@ -37,7 +37,7 @@ export function collectRoutes(deps: AppDeps) {
     ids: deps.ids,
     logger: deps.logger,
     limits: deps.config.limits,
-    onCommitted: () => deps.scheduler.notify(),
+    onCommitted: () => deps.scheduler.eventsCommitted(),
   });
 
   async function collect(request: Request, headers: AnswerHeaders, method: CollectMethod): Promise<void> {

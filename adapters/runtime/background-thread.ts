@@ -153,6 +153,8 @@ export async function startBackgroundThread(
     notify() {
       if (!ended) worker.postMessage({ kind: "notify" } satisfies ToThread);
     },
+    // The thread looks for work itself after each append it commits.
+    eventsCommitted() {},
     async drain(options = {}) {
       return (await call({ kind: "drain", options })) as DrainReport;
     },

@@ -36,6 +36,11 @@ export interface DrainReport {
 export interface WorkScheduler {
   /** New work was accepted, or the clock moved. */
   notify(): void;
+  /**
+   * Collected events were committed (after every group commit): only the workers on events care. Where the
+   * events are committed by the thread that runs those workers, it has looked already and this does nothing.
+   */
+  eventsCommitted(): void;
   /** The wait/drain call of the admin API (DEC-OPS-04, DEC-PRO-03). */
   drain(options?: DrainOptions): Promise<DrainReport>;
 }
@@ -93,6 +98,10 @@ export class Scheduler implements WorkScheduler {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await this.passChain.catch(() => undefined);
+  }
+
+  eventsCommitted(): void {
+    this.notify();
   }
 
   /** New work was accepted, or the clock moved: look now, or once the coalescing delay since the last pass has passed. */
