@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, gt, gte, inArray, lt, lte, sql, type SQL } from "drizzle-orm";
 import type { CollectedEvent, EventQuery, EventStore, StoredEvent } from "../../core/ports/index.ts";
 import { events } from "./events.schema.ts";
-import { rowStatements, type ClientDatabase } from "./row-statements.ts";
+import { chunks, rowStatements, type ClientDatabase } from "./row-statements.ts";
 import { readerQuery, type ReaderQuery, type StatementReader } from "./statement-reader.ts";
 
 /**
@@ -120,9 +120,7 @@ export class LibsqlEventRepo implements EventStore {
       await this.db.$client.execute(this.insertEvents(rows));
       return;
     }
-    const statements = [];
-    for (let start = 0; start < rows.length; start += rowsPerStatement) statements.push(this.insertEvents(rows.slice(start, start + rowsPerStatement)));
-    await this.db.$client.batch(statements, "write");
+    await this.db.$client.batch(chunks(rows, rowsPerStatement).map(this.insertEvents), "write");
   }
 
   async query(query: EventQuery): Promise<StoredEvent[]> {
@@ -155,11 +153,7 @@ export class LibsqlEventRepo implements EventStore {
   async deleteVisitors(account: string, profile: string, visitorIds: readonly string[]): Promise<number> {
     const ids = [...new Set(visitorIds)];
     if (ids.length === 0) return 0;
-    const deletions = [];
-    for (let start = 0; start < ids.length; start += idsPerStatement) {
-      const chunk = ids.slice(start, start + idsPerStatement);
-      deletions.push(this.db.delete(events).where(and(eq(events.account, account), eq(events.profile, profile), inArray(events.visitorId, chunk))));
-    }
+    const deletions = chunks(ids, idsPerStatement).map((chunk) => this.db.delete(events).where(and(eq(events.account, account), eq(events.profile, profile), inArray(events.visitorId, chunk))));
     const [, ...results] = await this.db.batch([this.db.run(sql`PRAGMA secure_delete = ON`), ...deletions]);
     return results.reduce((sum, result) => sum + result.rowsAffected, 0);
   }

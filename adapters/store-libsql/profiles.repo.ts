@@ -3,17 +3,12 @@ import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import type { MergeRecord, ProfileSave, ProfileStore } from "../../core/ports/index.ts";
 import type { VisitorProfile } from "../../core/profiles/profile.rules.ts";
 import { engineStates, visitorMembers, visitorMerges, visitorProfiles } from "./profiles.schema.ts";
-import { rowStatements, type ClientDatabase } from "./row-statements.ts";
+import { chunks, rowStatements, type ClientDatabase } from "./row-statements.ts";
 import { readerQuery, type ReaderQuery, type StatementReader } from "./statement-reader.ts";
 
 /** Rows per multi-row statement: well under SQLite's limit of bound parameters per statement. */
 const rowsPerStatement = 200;
 
-function chunks<T>(items: readonly T[], size = rowsPerStatement): T[][] {
-  const out: T[][] = [];
-  for (let start = 0; start < items.length; start += size) out.push(items.slice(start, start + size));
-  return out;
-}
 
 const account = sql.placeholder("account");
 const profile = sql.placeholder("profile");
@@ -85,7 +80,7 @@ export class LibsqlProfileRepo implements ProfileStore {
 
   async canonicalsOf(account: string, profile: string, visitorIds: readonly string[]): Promise<Map<string, string>> {
     const found = new Map<string, string>();
-    for (const ids of chunks([...new Set(visitorIds)])) {
+    for (const ids of chunks([...new Set(visitorIds)], rowsPerStatement)) {
       const rows = await this.db
         .select({ visitorId: visitorMembers.visitorId, canonical: visitorMembers.canonical })
         .from(visitorMembers)
@@ -118,7 +113,7 @@ export class LibsqlProfileRepo implements ProfileStore {
 
   async findMany(account: string, profile: string, canonicals: readonly string[]): Promise<Map<string, VisitorProfile>> {
     const found = new Map<string, VisitorProfile>();
-    for (const ids of chunks([...new Set(canonicals)])) {
+    for (const ids of chunks([...new Set(canonicals)], rowsPerStatement)) {
       const rows = await this.db
         .select({ canonical: visitorProfiles.canonical, data: visitorProfiles.data })
         .from(visitorProfiles)
@@ -144,7 +139,7 @@ export class LibsqlProfileRepo implements ProfileStore {
       profiles.set(JSON.stringify([account, profile, canonical]), { account, profile, canonical, data, lastSeenAt: data.lastSeenAt });
       for (const visitorId of [canonical, ...ids]) members.set(JSON.stringify([account, profile, visitorId]), { account, profile, visitorId, canonical });
     }
-    const statements = [...chunks([...profiles.values()]).map(this.upsertProfiles), ...chunks([...members.values()]).map(this.upsertMembers)];
+    const statements = [...chunks([...profiles.values()], rowsPerStatement).map(this.upsertProfiles), ...chunks([...members.values()], rowsPerStatement).map(this.upsertMembers)];
     if (statements.length > 0) await this.db.$client.batch(statements, "write");
   }
 

@@ -15,6 +15,20 @@ interface Buildable {
   toSQL(): { sql: string; params: unknown[] };
 }
 
+/** The name of a parameter drizzle built from `sql.placeholder(name)` (bare, or wrapped with its column). */
+export function placeholderName(param: unknown): string {
+  const placeholder = param instanceof Param ? param.value : param;
+  if (!(placeholder instanceof Placeholder)) throw new Error("a parameter of the statement is not a placeholder");
+  return String(placeholder.name);
+}
+
+/** `items` in slices of at most `size` (the rows or ids of one statement). */
+export function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let start = 0; start < items.length; start += size) out.push(items.slice(start, start + size));
+  return out;
+}
+
 /**
  * Multi-row statements (the events of a group commit, a batch's profile upserts) whose text drizzle builds
  * once per row count, with a placeholder for every value; each call only lines the values up. Building a
@@ -29,9 +43,7 @@ export function rowStatements<Row extends object>(columns: ReadonlyArray<keyof R
     if (known) return known;
     const query = build(Array.from({ length: count }, (_, row) => Object.fromEntries(columns.map((column) => [column, sql.placeholder(`${row}:${column}`)])) as Record<keyof Row & string, Placeholder>)).toSQL();
     const slots = query.params.map((param) => {
-      const placeholder = param instanceof Param ? param.value : param;
-      if (!(placeholder instanceof Placeholder)) throw new Error("rowStatements: the statement has a parameter that is not a row value");
-      const name = String(placeholder.name);
+      const name = placeholderName(param);
       const colon = name.indexOf(":");
       const encoder = param instanceof Param && typeof (param.encoder as Partial<Encoder> | undefined)?.mapToDriverValue === "function" ? (param.encoder as Encoder) : undefined;
       return [Number(name.slice(0, colon)), name.slice(colon + 1) as keyof Row & string, encoder] as const;

@@ -1,6 +1,6 @@
 import Database from "libsql";
 import { fileURLToPath } from "node:url";
-import { Param, type Placeholder } from "drizzle-orm";
+import { placeholderName } from "./row-statements.ts";
 
 /** A read drizzle built once: its text and the names of its placeholders, in parameter order. */
 export interface ReaderQuery {
@@ -12,12 +12,7 @@ export interface ReaderQuery {
 export function readerQuery(built: { sql: string; params: unknown[] }): ReaderQuery {
   return {
     sql: built.sql,
-    names: built.params.map((param) => {
-      const placeholder = param instanceof Param ? param.value : param;
-      const name = (placeholder as Partial<Placeholder>).name;
-      if (typeof name !== "string") throw new Error("readerQuery: every value of the query must be a placeholder");
-      return name;
-    }),
+    names: built.params.map(placeholderName),
   };
 }
 
@@ -47,7 +42,7 @@ export class StatementReader {
   /** The reader of a `file:` database; null for one in memory (a second connection would be another database). */
   static forUrl(url: string, busyTimeoutMs: number): StatementReader | null {
     if (!url.startsWith("file:") || url.startsWith("file::memory:")) return null;
-    return new StatementReader(fileURLToPath(url.startsWith("file://") ? url : `file://${url.slice("file:".length)}`), busyTimeoutMs);
+    return new StatementReader(fileURLToPath(url), busyTimeoutMs);
   }
 
   /** The first row of `query` as an array of its columns, or undefined. */

@@ -1,4 +1,5 @@
 import type { MergeRecord, ProfileSave, ProfileStore } from "../../core/ports/index.ts";
+import { findByMemberInTwoReads } from "../../core/ports/profiles.store.ts";
 import type { VisitorProfile } from "../../core/profiles/profile.rules.ts";
 
 /** The reference ProfileStore: groups of visitor ids per account/profile, each with one profile. */
@@ -49,10 +50,8 @@ export class MemoryProfileStore implements ProfileStore {
     return found ? structuredClone(found) : null;
   }
 
-  async findByMember(account: string, profile: string, visitorId: string): Promise<{ canonical: string; data: VisitorProfile } | null> {
-    const canonical = await this.canonicalOf(account, profile, visitorId);
-    const data = canonical === null ? null : await this.find(account, profile, canonical);
-    return canonical !== null && data ? { canonical, data } : null;
+  findByMember(account: string, profile: string, visitorId: string): Promise<{ canonical: string; data: VisitorProfile } | null> {
+    return findByMemberInTwoReads(this, account, profile, visitorId);
   }
 
   async findMany(account: string, profile: string, canonicals: readonly string[]): Promise<Map<string, VisitorProfile>> {
