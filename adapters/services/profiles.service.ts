@@ -15,6 +15,12 @@ export function profileEventOf(event: StoredEvent): ProfileEvent {
 
 const defaultPageSize = 1000;
 
+interface EventReading {
+  readonly input: ProfileEvent;
+  readonly identities: ReturnType<typeof identitiesOfEvent>;
+  readonly involved: readonly string[];
+}
+
 /** A batch stopped at the event with index `applied` (the ones before it are written). */
 export class ProfileBatchError extends Error {
   override readonly name = "ProfileBatchError";
@@ -52,22 +58,26 @@ export class ProfilesService {
     const buffered = new BufferedProfileStore(this.deps.stores.profiles);
     let applied = 0;
     try {
-      const configs: Array<ProfileConfig | null> = [];
-      for (const event of events) configs.push(await configOf(event));
-      // Every id the batch will look up, read together (per account and profile).
+      // Each event's configuration and the ids it touches, worked out once; those ids are read together (per
+      // account and profile) before any event is applied.
+      const work: Array<{ event: StoredEvent; config: ProfileConfig; reading: EventReading } | null> = [];
       const idsByScope = new Map<string, { account: string; profile: string; ids: string[] }>();
-      events.forEach((event, index) => {
-        const config = configs[index];
-        if (!config) return;
+      for (const event of events) {
+        const config = await configOf(event);
+        if (!config) {
+          work.push(null);
+          continue;
+        }
+        const reading = this.readEvent(event, config);
+        work.push({ event, config, reading });
         const key = `${event.account}\u0000${event.profile}`;
         const scope = idsByScope.get(key) ?? { account: event.account, profile: event.profile, ids: [] };
-        scope.ids.push(...this.involvedIds(event, config).involved);
+        scope.ids.push(...reading.involved);
         idsByScope.set(key, scope);
-      });
+      }
       for (const { account, profile, ids } of idsByScope.values()) await buffered.prefetch(account, profile, ids);
-      for (const [index, event] of events.entries()) {
-        const config = configs[index];
-        if (config) await this.applyWith(buffered, event, config);
+      for (const item of work) {
+        if (item) await this.applyWith(buffered, item.event, item.config, item.reading);
         applied += 1;
       }
     } catch (error) {
@@ -78,16 +88,16 @@ export class ProfilesService {
     return { applied };
   }
 
-  /** The event's visitor id and the known identities it names: the ids whose groups it touches. */
-  private involvedIds(event: StoredEvent, config: ProfileConfig) {
+  /** The engine's input of an event, the known identities it names, and the ids whose groups it touches. */
+  private readEvent(event: StoredEvent, config: ProfileConfig): EventReading {
     const input = profileEventOf(event);
     const identities = identitiesOfEvent({ visitorId: event.visitorId, params: input.params }, event.account, event.profile, config);
     return { input, identities, involved: [...new Set([event.visitorId, ...identities.map((identity) => identity.key)])] };
   }
 
-  private async applyWith(profiles: ProfileStore, event: StoredEvent, config: ProfileConfig): Promise<void> {
+  private async applyWith(profiles: ProfileStore, event: StoredEvent, config: ProfileConfig, reading = this.readEvent(event, config)): Promise<void> {
     const { account, profile } = event;
-    const { input, identities, involved } = this.involvedIds(event, config);
+    const { input, identities, involved } = reading;
     const groups = [...new Set((await Promise.all(involved.map((id) => profiles.canonicalOf(account, profile, id)))).filter((id): id is string => id !== null))];
 
     if (groups.length === 0) {
