@@ -26,6 +26,8 @@ export interface BackgroundDeps {
   readonly nodeId: string;
   readonly dataDir: string;
   readonly pollMs?: number;
+  /** Whom an accepted upload tells (default: this scheduler; with the background thread, the thread, which imports). */
+  readonly notifyImports?: () => void;
 }
 
 /**
@@ -36,21 +38,6 @@ export interface BackgroundDeps {
  * queue for the write lock at every data layer call.
  */
 export type BackgroundPart = "all" | "events" | "light";
-
-/** The file import use-cases of a node: the admin upload on the HTTP side, the import itself in the background. */
-export function fileImportServiceOf(deps: Omit<BackgroundDeps, "pollMs">, notify: () => void): FileImportService {
-  return new FileImportService({
-    stores: deps.stores,
-    clock: deps.clock,
-    ids: cryptoIds,
-    nodeId: deps.nodeId,
-    host: hostname(),
-    dataDir: deps.dataDir,
-    maxRecordBytes: deps.config.limits.maxImportRecordBytes,
-    logger: deps.logger,
-    notify,
-  });
-}
 
 export interface Background {
   readonly scheduler: Scheduler;
@@ -75,7 +62,18 @@ export async function openBackground(deps: BackgroundDeps, part: BackgroundPart 
     scheduler.register(sessionJanitor({ sessions: stores.sessions, clock, policy: sessionPolicyFromLimits(config.limits) }));
     scheduler.register(dataLayerPublisher({ store: stores.dataLayers, logger }));
   }
-  const fileImports = fileImportServiceOf(deps, () => scheduler.notify());
+  // The file import use-cases of this node: the admin upload (on the HTTP side) and the import itself.
+  const fileImports = new FileImportService({
+    stores,
+    clock,
+    ids: cryptoIds,
+    nodeId: deps.nodeId,
+    host: hostname(),
+    dataDir: deps.dataDir,
+    maxRecordBytes: config.limits.maxImportRecordBytes,
+    logger,
+    notify: deps.notifyImports ?? (() => scheduler.notify()),
+  });
   await fileImports.prepareInboxes();
   if (part === "light") return { scheduler, fileImports, start: () => scheduler.start(), stop: () => scheduler.stop() };
   // DEC-FIL-01..05: registered before the profile worker, so one pass imports rows and applies them.

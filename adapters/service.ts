@@ -17,7 +17,7 @@ import { FileStatusService } from "./services/file-status.service.ts";
 import type { Logger } from "./runtime/logger.ts";
 import type { WorkScheduler } from "./runtime/scheduler.ts";
 import { startBackgroundThread } from "./runtime/background-thread.ts";
-import { openBackground, fileImportServiceOf, type Background, type BackgroundDeps } from "./background.ts";
+import { openBackground, type Background, type BackgroundDeps } from "./background.ts";
 import { openVirtualClock } from "./runtime/virtual-clock.ts";
 import { AuthService } from "./services/auth.service.ts";
 import { UsersService } from "./services/users.service.ts";
@@ -122,15 +122,14 @@ async function openWork(options: ServiceOptions, deps: BackgroundDeps): Promise<
       },
       events: { append: (batch) => thread.append(batch), query: (query) => events.query(query), deleteVisitors: (account, profile, ids) => events.deleteVisitors(account, profile, ids) },
     };
-    const light = await openBackground({ ...deps, stores }, "light");
+    // Uploads are accepted here and imported in the thread.
+    const light = await openBackground({ ...deps, stores, notifyImports: () => thread.notify() }, "light");
     const scheduler = bothSchedulers(light.scheduler, thread);
-    // Uploads notify both: the import runs in the thread.
-    const fileImports = fileImportServiceOf({ ...deps, stores }, () => scheduler.notify());
     const stop = async () => {
       await light.stop();
       await thread.close();
     };
-    return { stores, scheduler, fileImports, background: null, start: () => light.start(), stop };
+    return { stores, scheduler, fileImports: light.fileImports, background: null, start: () => light.start(), stop };
   }
   const background = await openBackground(deps);
   return { stores: deps.stores, scheduler: background.scheduler, fileImports: background.fileImports, background, start: () => background.start(), stop: () => background.stop() };
