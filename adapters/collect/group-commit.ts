@@ -1,3 +1,5 @@
+import { nextEventLoopTurn } from "../runtime/event-loop.ts";
+
 /**
  * DEC-COL-08, COL-16: group commit. Each request hands in its item and waits for the commit of the batch
  * that holds it, so a 200 is only ever sent for a committed event. One batch is in flight at a time, and
@@ -15,10 +17,6 @@ export interface GroupCommitStats {
   readonly pending: number;
 }
 
-/** Resolves after the event loop has handled the I/O that is waiting (the requests already received). */
-export function nextEventLoopTurn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
 
 interface Waiting<T> {
   readonly item: T;

@@ -186,6 +186,27 @@ describe("profiles from stored events (DEC-PRO-03)", () => {
     expect(await eventsOf("anon-2")).toBe(2);
   });
 
+  it("a batch pauses between its reads, its work and its commit; events stored meanwhile wait for the next batch", async () => {
+    const stores = createMemoryStores();
+    await stores.tenancy.ensureAccount("acme", 0);
+    await stores.tenancy.putProfile("acme", config, 0);
+    const event = (visitorId: string, receivedAt: number): CollectedEvent => ({ account: "acme", profile: "main", visitorId, visitorIdSource: "visitor_id", thirdPartyVisitorId: null, firstPartyVisitorId: null, event: "view", datasource: null, traceId: null, receivedAt, data: {} });
+    let pauses = 0;
+    // Each pause is where the thread commits collected events: one arrives at every pause of the first batch.
+    const pause = async () => {
+      pauses += 1;
+      if (pauses <= 3) await stores.events.append([event(pauses % 2 === 0 ? "anon-2" : "anon-1", 2_000 + pauses)]);
+    };
+    const worker = profileWorker({ stores, profiles: new ProfilesService({ stores, policy, pause }), logger: createMemoryLogger() });
+    await stores.events.append([event("anon-1", 1_000), event("anon-2", 1_001)]);
+    expect(await worker.runDue(0)).toBe(2);
+    expect(pauses).toBe(3);
+    expect(await stores.settings.get("profiles.cursor")).toBe("2");
+    expect(await worker.runDue(0)).toBe(3);
+    const eventsOf = async (visitorId: string) => (await stores.profiles.findByMember("acme", "main", visitorId))?.data.eventCount;
+    expect(await eventsOf("anon-1")).toBe(3);
+    expect(await eventsOf("anon-2")).toBe(2);
+  });
 });
 
 describe("profiles with two processes on one database", () => {
