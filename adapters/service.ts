@@ -49,8 +49,9 @@ export interface ServiceOptions {
   readonly dataDir?: string;
   /**
    * libSQL only: run the background work (and the appends of collected events) in a thread of its own,
-   * with its own connection, so the HTTP thread never waits on their commits. main.ts sets it; tests that
-   * drive the workers themselves leave it off.
+   * with its own connection, so the HTTP thread never waits on their commits; and the moments lookups' reads
+   * in another (adapters/store-libsql/lookup-thread.ts). main.ts sets it; tests that drive the workers
+   * themselves leave it off.
    */
   readonly backgroundThread?: boolean;
   /** Called if the background thread stops without being asked to (main.ts stops the process). */
@@ -135,8 +136,15 @@ async function openWork(options: ServiceOptions, deps: BackgroundDeps): Promise<
   return { stores: deps.stores, scheduler: background.scheduler, fileImports: background.fileImports, background, start: () => background.start(), stop: () => background.stop() };
 }
 
-async function openStores(choice: StoreChoice): Promise<Stores> {
-  return choice.kind === "memory" ? createMemoryStores() : openLibsqlStores({ url: choice.url });
+async function openStores(options: ServiceOptions): Promise<Stores> {
+  const choice = options.store;
+  if (choice.kind === "memory") return createMemoryStores();
+  return openLibsqlStores({
+    url: choice.url,
+    lookupThread: options.backgroundThread === true,
+    // Lookups go on, on the HTTP thread: slower under load, nothing lost.
+    onLookupThreadStopped: (error) => options.logger.error("lookup thread stopped; lookups now read on the HTTP thread", { error: `${error.name}: ${error.message}` }),
+  });
 }
 
 /**
@@ -144,7 +152,7 @@ async function openStores(choice: StoreChoice): Promise<Stores> {
  * the scheduler and the HTTP app. main.ts and the tests build the service the same way.
  */
 export async function openService(options: ServiceOptions): Promise<Result<Service, ConfigError>> {
-  const stores = await openStores(options.store);
+  const stores = await openStores(options);
   const hasher = options.hasher ?? createArgon2Hasher();
   const cleanups: Array<() => void> = [];
   try {

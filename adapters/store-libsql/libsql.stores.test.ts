@@ -36,6 +36,7 @@ describeStoreContract("libsql (file)", () => openLibsqlStores({ url: freshDataba
 describeStoreContract("libsql (:memory:)", () => openLibsqlStores({ url: ":memory:" }));
 describeSessionStoreContract("libsql (file)", () => openLibsqlStores({ url: freshDatabaseUrl() }));
 describeProfileStoreContract("libsql (file)", () => openLibsqlStores({ url: freshDatabaseUrl() }));
+describeProfileStoreContract("libsql (file, lookups in their own thread)", () => openLibsqlStores({ url: freshDatabaseUrl(), lookupThread: true }));
 describeDataLayerStoreContract("libsql (file)", () => openLibsqlStores({ url: freshDatabaseUrl() }));
 describeEventStoreContract("libsql (file)", () => openLibsqlStores({ url: freshDatabaseUrl() }));
 describeRevisionStoreContract("libsql (file)", () => openLibsqlStores({ url: freshDatabaseUrl() }));

@@ -11,6 +11,7 @@ import { LibsqlFileStatusRepo } from "./files.repo.ts";
 import { LibsqlDataLayerRepo } from "./datalayer.repo.ts";
 import { LibsqlRevisionRepo } from "./revisions.repo.ts";
 import { LibsqlLockoutRepo, LibsqlSessionRepo } from "./sessions.repo.ts";
+import { LookupThread } from "./lookup-thread.ts";
 import { StatementReader } from "./statement-reader.ts";
 import { LibsqlProfileRepo } from "./profiles.repo.ts";
 import { LibsqlPrivacyRepo } from "./privacy.repo.ts";
@@ -30,23 +31,38 @@ export function databaseUrlForDataDir(dataDir: string): string {
   return `file:${pathToFileURL(join(directory, "svc-hub.db")).pathname}`;
 }
 
+export interface LibsqlStoreOptions {
+  readonly url: string;
+  /**
+   * Runs the moments lookup's reads in a thread of their own (adapters/store-libsql/lookup-thread.ts), for a
+   * server's HTTP side; a `file:` database only. Default: on the calling thread.
+   */
+  readonly lookupThread?: boolean;
+  /** Told if the lookup thread stops on its own (its reads then run on the calling thread). */
+  readonly onLookupThreadStopped?: (error: Error) => void;
+}
+
 /**
  * Opens the libSQL store at `url` (`file:/abs/path.db` or `:memory:`) and brings its schema up to date.
  *
  * The client keeps a single connection. libSQL runs each statement synchronously in this process, so more
  * connections would add no throughput, only per-connection settings (the PRAGMAs below) to keep in step.
  * With one connection an interactive transaction would block every other caller (libSQL rejects them
- * rather than queueing), which is why the repositories write with `db.batch` instead.
+ * rather than queueing), which is why the repositories write with `db.batch` instead. Reads that keep their
+ * statements prepared run on a read-only connection of their own (StatementReader), and with `lookupThread`
+ * the moments lookup's reads on another in a thread.
  */
-export async function openLibsqlStores(options: { url: string }): Promise<Stores> {
+export async function openLibsqlStores(options: LibsqlStoreOptions): Promise<Stores> {
   // `timeout` is libSQL's busy timeout for every connection it opens, so a connection the client replaces
   // (after a failed rollback) waits for locks too; libSQL opens connections with foreign keys on already.
   const client = createClient({ url: options.url, concurrency: 1, timeout: BUSY_TIMEOUT_MS });
+  let reader: StatementReader | null = null;
   try {
     await configureConnection(client, isFileUrl(options.url));
     const db = drizzle({ client });
     await applyMigrations(db);
-    const reader = StatementReader.forUrl(options.url, BUSY_TIMEOUT_MS);
+    reader = StatementReader.forUrl(options.url, BUSY_TIMEOUT_MS);
+    const lookups = reader && options.lookupThread ? await LookupThread.start({ path: reader.path, busyTimeoutMs: BUSY_TIMEOUT_MS }, reader, options.onLookupThreadStopped) : null;
     return {
       kind: "libsql",
       tenancy: new LibsqlTenancyRepo(db),
@@ -56,18 +72,20 @@ export async function openLibsqlStores(options: { url: string }): Promise<Stores
       revisions: new LibsqlRevisionRepo(db),
       dataLayers: new LibsqlDataLayerRepo(db),
       events: new LibsqlEventRepo(db, reader),
-      profiles: new LibsqlProfileRepo(db, reader),
+      profiles: new LibsqlProfileRepo(db, lookups ?? reader),
       files: new LibsqlFileStatusRepo(db),
       privacy: new LibsqlPrivacyRepo(db),
       async ping() {
         await db.run(sql`select 1`);
       },
       async close() {
+        await lookups?.close();
         reader?.close();
         client.close();
       },
     };
   } catch (error) {
+    reader?.close();
     client.close();
     throw error;
   }

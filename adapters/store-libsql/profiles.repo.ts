@@ -4,7 +4,8 @@ import type { MergeRecord, ProfileSave, ProfileStore } from "../../core/ports/in
 import type { VisitorProfile } from "../../core/profiles/profile.rules.ts";
 import { engineStates, visitorMembers, visitorMerges, visitorProfiles } from "./profiles.schema.ts";
 import { chunks, rowStatements, type ClientDatabase } from "./row-statements.ts";
-import { readerQuery, type ReaderQuery, type StatementReader } from "./statement-reader.ts";
+import type { RowSource } from "./lookup-thread.ts";
+import { readerQuery, type ReaderQuery } from "./statement-reader.ts";
 
 /** Rows per multi-row statement: well under SQLite's limit of bound parameters per statement. */
 const rowsPerStatement = 200;
@@ -55,7 +56,8 @@ export class LibsqlProfileRepo implements ProfileStore {
 
   constructor(
     private readonly db: ClientDatabase,
-    private readonly reader: StatementReader | null = null,
+    /** Where the moments lookup's reads run: the statement reader, or the lookup thread. */
+    private readonly reader: RowSource | null = null,
   ) {
     this.reads = preparedReads(db);
     this.fast = reader ? { byMember: readerQuery(this.reads.byMember.getQuery()), engineEnabledSince: readerQuery(this.reads.engineEnabledSince.getQuery()) } : null;
@@ -105,7 +107,7 @@ export class LibsqlProfileRepo implements ProfileStore {
 
   async findByMember(account: string, profile: string, visitorId: string): Promise<{ canonical: string; data: VisitorProfile } | null> {
     if (this.reader && this.fast) {
-      const row = this.reader.row(this.fast.byMember, { account, profile, id: visitorId });
+      const row = await this.reader.row(this.fast.byMember, { account, profile, id: visitorId });
       return row ? { canonical: row[0] as string, data: JSON.parse(row[1] as string) as VisitorProfile } : null;
     }
     return (await this.reads.byMember.get({ account, profile, id: visitorId })) ?? null;
@@ -195,7 +197,7 @@ export class LibsqlProfileRepo implements ProfileStore {
 
   async engineEnabledSince(account: string, profile: string, engineId: string): Promise<number | null> {
     if (this.reader && this.fast) {
-      const row = this.reader.row(this.fast.engineEnabledSince, { account, profile, id: engineId });
+      const row = await this.reader.row(this.fast.engineEnabledSince, { account, profile, id: engineId });
       return (row?.[0] as number | null | undefined) ?? null;
     }
     const row = await this.reads.engineEnabledSince.get({ account, profile, id: engineId });

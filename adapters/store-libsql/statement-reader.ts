@@ -32,7 +32,11 @@ export class StatementReader {
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Database.Statement<unknown[]>>();
 
-  constructor(path: string, busyTimeoutMs: number) {
+  constructor(
+    /** The database file. */
+    readonly path: string,
+    busyTimeoutMs: number,
+  ) {
     this.db = new Database(path, { readonly: true, timeout: busyTimeoutMs } as Database.Options);
     // Lookups land anywhere in a file of a million profiles: pages are read through a memory map instead of a
     // read call each, and more of them are kept.

@@ -1,0 +1,121 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Stores } from "../../core/ports/index.ts";
+import { isStorageUnavailable } from "../runtime/storage-errors.ts";
+import { openLibsqlStores } from "./libsql.stores.ts";
+import { LookupThread, LookupThreadStoppedError } from "./lookup-thread.ts";
+import { StatementReader, type ReaderQuery } from "./statement-reader.ts";
+
+/*
+ * The moments lookup's reads in a thread of their own (issue 12, bench/FINDINGS.md): the same answers as on the
+ * calling thread, every earlier commit seen, reads sent a few at a time, and nothing left hanging when the
+ * thread ends.
+ */
+
+const directories: string[] = [];
+const cleanups: Array<() => Promise<void> | void> = [];
+
+function freshPath(): string {
+  const directory = mkdtempSync(join(tmpdir(), "svc-hub-lookup-thread-"));
+  directories.push(directory);
+  return join(directory, "test.db");
+}
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  for (const directory of directories.splice(0)) rmSync(directory, { recursive: true, force: true });
+});
+
+/** A store whose file holds one group of two members, and a reader of its own on the file. */
+async function fileWithRows(): Promise<{ stores: Stores; path: string; reader: StatementReader }> {
+  const path = freshPath();
+  const stores = await openLibsqlStores({ url: `file:${path}` });
+  cleanups.push(() => stores.close());
+  await stores.profiles.saveMany([{ account: "acme", profile: "main", canonical: "c-1", data: profileData(1), members: ["v-1", "v-2"] }]);
+  const reader = new StatementReader(path, 1000);
+  cleanups.push(() => reader.close());
+  return { stores, path, reader };
+}
+
+function profileData(eventCount: number) {
+  return { firstSeenAt: 1, lastSeenAt: 2, visitStartedAt: 1, eventCount, visitCount: 1, values: {}, badges: [], visitorIds: {}, lastSeq: eventCount };
+}
+
+const canonicalOf: ReaderQuery = { sql: "select canonical from visitor_members where account = ? and profile = ? and visitor_id = ?", names: ["account", "profile", "id"] };
+const broken: ReaderQuery = { sql: "select canonical from no_such_table where id = ?", names: ["id"] };
+
+async function startOn(path: string, fallback: StatementReader, onStopped?: (error: Error) => void): Promise<LookupThread> {
+  const thread = await LookupThread.start({ path, busyTimeoutMs: 1000 }, fallback, onStopped);
+  cleanups.push(() => thread.close());
+  return thread;
+}
+
+describe("lookup thread", () => {
+  test("answers each read as the reader on this thread does, and sends a turn's reads a few at a time", async () => {
+    const { path, reader } = await fileWithRows();
+    const thread = await startOn(path, reader);
+    const ids = Array.from({ length: 20 }, (_, index) => (index % 3 === 0 ? "v-1" : index % 3 === 1 ? "v-2" : `nobody-${index}`));
+    const before = thread.batches;
+    const rows = await Promise.all(ids.map((id) => thread.row(canonicalOf, { account: "acme", profile: "main", id })));
+    expect(rows).toEqual(ids.map((id) => reader.row(canonicalOf, { account: "acme", profile: "main", id })));
+    expect(rows.filter((row) => row !== undefined)).toHaveLength(14);
+    // Twenty reads asked in one turn: three messages (eight, eight, and the four left at the end of the turn).
+    expect(thread.batches - before).toBe(3);
+  });
+
+  test("sees every commit made before the read, by any connection", async () => {
+    const { stores, path, reader } = await fileWithRows();
+    const thread = await startOn(path, reader);
+    expect(await thread.row(canonicalOf, { account: "acme", profile: "main", id: "v-3" })).toBeUndefined();
+    await stores.profiles.saveMany([{ account: "acme", profile: "main", canonical: "c-1", data: profileData(2), members: ["v-3"] }]);
+    expect(await thread.row(canonicalOf, { account: "acme", profile: "main", id: "v-3" })).toEqual(["c-1"]);
+  });
+
+  test("a failing read rejects on its own; the other reads of its message are answered", async () => {
+    const { path, reader } = await fileWithRows();
+    const thread = await startOn(path, reader);
+    const [good, bad] = await Promise.allSettled([thread.row(canonicalOf, { account: "acme", profile: "main", id: "v-1" }), thread.row(broken, { id: 1 })]);
+    expect(good).toEqual({ status: "fulfilled", value: ["c-1"] });
+    expect(bad.status).toBe("rejected");
+    expect(String((bad as PromiseRejectedResult).reason)).toContain("no_such_table");
+  });
+
+  test("if the thread ends, waiting reads fail as storage unavailable and later ones are read on this thread", async () => {
+    const { path, reader } = await fileWithRows();
+    const stopped: Error[] = [];
+    const thread = await startOn(path, reader, (error) => stopped.push(error));
+    const waiting = thread.row(canonicalOf, { account: "acme", profile: "main", id: "v-1" });
+    await thread.crashForTest();
+    const error = await waiting.then(
+      () => null,
+      (reason: unknown) => reason,
+    );
+    // Either the read was answered before the thread ended, or it failed as storage unavailable (503).
+    if (error !== null) {
+      expect(error).toBeInstanceOf(LookupThreadStoppedError);
+      expect(isStorageUnavailable(error)).toBe(true);
+    }
+    expect(stopped).toHaveLength(1);
+    expect(await thread.row(canonicalOf, { account: "acme", profile: "main", id: "v-2" })).toEqual(["c-1"]);
+  });
+
+  test("after close, reads are answered on this thread", async () => {
+    const { path, reader } = await fileWithRows();
+    const thread = await startOn(path, reader);
+    await thread.close();
+    expect(await thread.row(canonicalOf, { account: "acme", profile: "main", id: "v-1" })).toEqual(["c-1"]);
+  });
+
+  test("a store opened with the lookup thread answers moments reads through it", async () => {
+    const path = freshPath();
+    const stores = await openLibsqlStores({ url: `file:${path}`, lookupThread: true });
+    cleanups.push(() => stores.close());
+    await stores.profiles.saveMany([{ account: "acme", profile: "main", canonical: "c-1", data: profileData(3), members: ["v-1"] }]);
+    await stores.profiles.setEngineEnabledSince("acme", "main", "engine-1", 42);
+    const [found, since] = await Promise.all([stores.profiles.findByMember("acme", "main", "v-1"), stores.profiles.engineEnabledSince("acme", "main", "engine-1")]);
+    expect(found).toEqual({ canonical: "c-1", data: profileData(3) });
+    expect(since).toBe(42);
+  });
+});

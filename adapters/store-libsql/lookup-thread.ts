@@ -1,0 +1,167 @@
+import { Worker } from "node:worker_threads";
+import { errorFromThread, type ThreadError } from "../runtime/background-thread.ts";
+import { StorageUnavailableError } from "../runtime/storage-errors.ts";
+import type { ReaderQuery } from "./statement-reader.ts";
+
+/** What the lookup thread is started with. */
+export interface LookupThreadInit {
+  readonly path: string;
+  readonly busyTimeoutMs: number;
+}
+
+/** The reads asked for in one turn of the event loop, sent together. */
+export interface LookupBatch {
+  readonly id: number;
+  readonly reads: ReadonlyArray<{ readonly query: ReaderQuery; readonly values: Readonly<Record<string, unknown>> }>;
+}
+
+/** One read's answer: its first row (null for none) or its error. */
+export type LookupResult = { readonly ok: true; readonly row: unknown[] | null } | { readonly ok: false; readonly error: ThreadError };
+
+/** The thread's messages: ready, failed at start, or the answers to a batch, in the order of its reads. */
+export type LookupReply =
+  | { readonly kind: "reply"; readonly id: number; readonly results: readonly LookupResult[] }
+  | { readonly kind: "ready" }
+  | { readonly kind: "failed"; readonly error: ThreadError };
+
+/**
+ * The most reads a message carries: the thread starts on the first reads of a turn while this thread is still
+ * taking the turn's other requests. Measured with 64 connections (bench/FINDINGS.md): 8 a message, about 25,000
+ * lookups a second; 4, about 23,800; 16, about 24,300; one message a turn, about 19,500.
+ */
+const readsPerMessage = 8;
+
+/** Single-row reads, answered on this thread (a StatementReader) or another (the LookupThread). */
+export interface RowSource {
+  row(query: ReaderQuery, values: Readonly<Record<string, unknown>>): unknown[] | undefined | Promise<unknown[] | undefined>;
+}
+
+/** The lookup thread ended while reads were waiting for it (503; later reads are answered on this thread). */
+export class LookupThreadStoppedError extends StorageUnavailableError {
+  override readonly name: string = "LookupThreadStoppedError";
+}
+
+interface Waiting {
+  readonly query: ReaderQuery;
+  readonly values: Readonly<Record<string, unknown>>;
+  readonly resolve: (row: unknown[] | undefined) => void;
+  readonly reject: (error: Error) => void;
+}
+
+/**
+ * The single-row reads of the HTTP side (the moments lookup's) on a thread of their own, with its own read-only
+ * connection. On the HTTP thread such a read took about a quarter of a lookup's time, and that thread is the
+ * limit under load while the other core waits (bench/FINDINGS.md). Reads go to the thread a few at a time
+ * (`readsPerMessage`, or what a turn of the event loop asked for) and come back in one message, so a message
+ * costs little next to its reads.
+ *
+ * Each read sees every transaction committed before it was asked (WAL, as on any connection): a read waits
+ * at most for the end of its turn, and it is asked after the request that needs it arrived. If the thread
+ * ends, the reads waiting for it fail as storage unavailable and later ones are answered by `fallback` on
+ * this thread.
+ */
+export class LookupThread implements RowSource {
+  private waiting: Waiting[] = [];
+  private readonly inFlight = new Map<number, Waiting[]>();
+  private nextId = 1;
+  private flushScheduled = false;
+  private stopped: Error | null = null;
+  private batchesSent = 0;
+
+  private constructor(
+    private readonly worker: Worker,
+    private readonly fallback: RowSource,
+    private readonly onStopped: (error: Error) => void,
+  ) {
+    worker.on("message", (message: LookupReply) => {
+      if (message.kind !== "reply") return;
+      const batch = this.inFlight.get(message.id);
+      if (!batch) return;
+      this.inFlight.delete(message.id);
+      message.results.forEach((result, index) => {
+        const waiting = batch[index] as Waiting;
+        if (result.ok) waiting.resolve(result.row ?? undefined);
+        else waiting.reject(errorFromThread(result.error));
+      });
+    });
+    worker.on("error", (error: Error) => this.stop(error));
+    worker.on("exit", (code) => this.stop(new Error(`exit code ${code}`)));
+  }
+
+  /** Starts the thread on the database file at `path`; `fallback` answers once it has stopped. */
+  static async start(init: LookupThreadInit, fallback: RowSource, onStopped: (error: Error) => void = () => undefined): Promise<LookupThread> {
+    const worker = new Worker(new URL("./lookup.thread.ts", import.meta.url), { workerData: init });
+    await new Promise<void>((resolve, reject) => {
+      const onMessage = (message: LookupReply) => {
+        if (message.kind === "ready") resolve();
+        if (message.kind === "failed") reject(errorFromThread(message.error));
+      };
+      worker.on("message", onMessage);
+      worker.once("error", reject);
+      worker.once("exit", (code) => reject(new Error(`the lookup thread ended at start (exit code ${code})`)));
+    });
+    worker.removeAllListeners();
+    return new LookupThread(worker, fallback, onStopped);
+  }
+
+  row(query: ReaderQuery, values: Readonly<Record<string, unknown>>): Promise<unknown[] | undefined> {
+    if (this.stopped) return Promise.resolve(this.fallback.row(query, values));
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ query, values, resolve, reject });
+      if (this.waiting.length >= readsPerMessage) {
+        this.flush();
+        return;
+      }
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        // After the I/O of this turn: every request received in it has asked for its reads by then.
+        setImmediate(() => {
+          this.flushScheduled = false;
+          this.flush();
+        });
+      }
+    });
+  }
+
+  /** How many messages have carried reads (a test's view of the batching). */
+  get batches(): number {
+    return this.batchesSent;
+  }
+
+  /** Ends the thread; reads asked for afterwards are answered by the fallback. */
+  async close(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = new LookupThreadStoppedError("the lookup thread was closed");
+    this.failWaiting(this.stopped);
+    await this.worker.terminate();
+  }
+
+  /** Ends the thread as a crash would (tests). */
+  async crashForTest(): Promise<void> {
+    await this.worker.terminate();
+  }
+
+  private flush(): void {
+    if (this.waiting.length === 0 || this.stopped) return;
+    const reads = this.waiting;
+    this.waiting = [];
+    const id = this.nextId++;
+    this.inFlight.set(id, reads);
+    this.batchesSent += 1;
+    this.worker.postMessage({ id, reads: reads.map(({ query, values }) => ({ query, values })) } satisfies LookupBatch);
+  }
+
+  private stop(cause: Error): void {
+    if (this.stopped) return;
+    this.stopped = new LookupThreadStoppedError(`the lookup thread stopped: ${cause.message}`, { cause });
+    this.failWaiting(this.stopped);
+    this.onStopped(this.stopped);
+  }
+
+  private failWaiting(error: Error): void {
+    for (const batch of this.inFlight.values()) for (const waiting of batch) waiting.reject(error);
+    this.inFlight.clear();
+    for (const waiting of this.waiting) waiting.reject(error);
+    this.waiting = [];
+  }
+}
