@@ -98,6 +98,54 @@ describe("libsql store", () => {
     expect(await readPragma(url, "journal_mode")).toBe("wal");
   });
 
+  test("profiles and their members are WITHOUT ROWID tables (one B-tree each, keyed by the primary key)", async () => {
+    const url = freshDatabaseUrl();
+    await openStores(url);
+    const client = createClient({ url });
+    try {
+      const tables = await client.execute("select name, wr from pragma_table_list where name in ('visitor_profiles', 'visitor_members') order by name");
+      expect(tables.rows.map((row) => [row.name, Number(row.wr)])).toEqual([
+        ["visitor_members", 1],
+        ["visitor_profiles", 1],
+      ]);
+    } finally {
+      client.close();
+    }
+  });
+
+  test("the WITHOUT ROWID migration keeps every profile and member of a database made before it", async () => {
+    const url = freshDatabaseUrl();
+    const migrations = fileURLToPath(new URL("./migrations/", import.meta.url));
+    const statementsOf = (file: string) =>
+      readFileSync(join(migrations, file), "utf8")
+        .split("--> statement-breakpoint")
+        .map((statement) => statement.trim())
+        .filter((statement) => statement.length > 0);
+    const client = createClient({ url });
+    try {
+      // The tables as migration 0005 made them, with rows in them.
+      for (const statement of statementsOf("0005_profiles.sql")) await client.execute(statement);
+      await client.execute("insert into visitor_profiles values ('acme', 'main', 'c-1', '{\"eventCount\":3}', 7), ('acme', 'dev', 'c-1', '{}', 8)");
+      await client.execute("insert into visitor_members values ('acme', 'main', 'v-1', 'c-1'), ('acme', 'main', 'v-2', 'c-1'), ('acme', 'dev', 'v-1', 'c-1')");
+      for (const statement of statementsOf("0008_profiles_without_rowid.sql")) await client.execute(statement);
+      const profiles = await client.execute("select account, profile, canonical, data, last_seen_at from visitor_profiles order by profile");
+      expect(profiles.rows.map((row) => Array.from(row))).toEqual([
+        ["acme", "dev", "c-1", "{}", 8],
+        ["acme", "main", "c-1", '{"eventCount":3}', 7],
+      ]);
+      const members = await client.execute("select profile, visitor_id, canonical from visitor_members order by profile, visitor_id");
+      expect(members.rows.map((row) => Array.from(row))).toEqual([
+        ["dev", "v-1", "c-1"],
+        ["main", "v-1", "c-1"],
+        ["main", "v-2", "c-1"],
+      ]);
+      const plan = await client.execute("explain query plan select canonical from visitor_members where account = 'acme' and profile = 'main' and canonical = 'c-1'");
+      expect(String(plan.rows[0]?.detail)).toContain("visitor_members_canonical_idx");
+    } finally {
+      client.close();
+    }
+  });
+
   test("reopening applies no migration twice and keeps the data", async () => {
     const url = freshDatabaseUrl();
     const first = await openLibsqlStores({ url });

@@ -1,7 +1,11 @@
 import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import type { VisitorProfile } from "../../core/profiles/profile.rules.ts";
 
-/** DEC-PRO-03: one profile per group of stitched visitors, keyed by the group's canonical id. */
+/**
+ * DEC-PRO-03: one profile per group of stitched visitors, keyed by the group's canonical id. A WITHOUT ROWID
+ * table, as is visitor_members (migration 0008: drizzle's schema cannot say it; a test in libsql.stores.test.ts
+ * checks it, so a migration generated later that rebuilds the table without it fails).
+ */
 export const visitorProfiles = sqliteTable(
   "visitor_profiles",
   {
