@@ -10,6 +10,7 @@ import type {
   ServedDataLayer,
 } from "../../core/ports/index.ts";
 import { dataLayerChanges, dataLayers } from "./datalayer.schema.ts";
+import { readerQuery, type ReaderQuery, type StatementReader } from "./statement-reader.ts";
 
 type LayerRow = typeof dataLayers.$inferSelect;
 type ChangeRow = typeof dataLayerChanges.$inferSelect;
@@ -44,6 +45,60 @@ function toChange(row: ChangeRow): DataLayerChange {
   };
 }
 
+/** What `read` selects, flat and in a fixed order, so a row of the statement reader (an array) maps by position. */
+const newestColumns = {
+  account: dataLayers.account,
+  profile: dataLayers.profile,
+  dlId: dataLayers.dlId,
+  present: dataLayers.present,
+  lastSeq: dataLayers.lastSeq,
+  lastDueAt: dataLayers.lastDueAt,
+  settledSeq: dataLayers.settledSeq,
+  servedBody: dataLayers.servedBody,
+  servedSeq: dataLayers.servedSeq,
+  servedAt: dataLayers.servedAt,
+  kind: dataLayerChanges.kind,
+  body: dataLayerChanges.body,
+  state: dataLayerChanges.state,
+  acceptedAt: dataLayerChanges.acceptedAt,
+  dueAt: dataLayerChanges.dueAt,
+  runAt: dataLayerChanges.runAt,
+  attempts: dataLayerChanges.attempts,
+  settledAt: dataLayerChanges.settledAt,
+};
+
+function newestFromColumns(row: readonly unknown[]): { layer: DataLayerRecord; newest: DataLayerChange } {
+  const [account, profile, dlId, present, lastSeq, lastDueAt, settledSeq, servedBody, servedSeq, servedAt, kind, body, state, acceptedAt, dueAt, runAt, attempts, settledAt] = row;
+  const layer = toLayer({
+    account: account as string,
+    profile: profile as string,
+    dlId: dlId as string,
+    // A boolean column: drizzle answers true or false, the statement reader 1 or 0.
+    present: Boolean(present),
+    lastSeq: lastSeq as number,
+    lastDueAt: lastDueAt as number,
+    settledSeq: settledSeq as number,
+    servedBody: servedBody as string | null,
+    servedSeq: servedSeq as number | null,
+    servedAt: servedAt as number | null,
+  });
+  const newest = toChange({
+    account: account as string,
+    profile: profile as string,
+    dlId: dlId as string,
+    seq: lastSeq as number,
+    kind: kind as ChangeRow["kind"],
+    body: body as string | null,
+    state: state as ChangeRow["state"],
+    acceptedAt: acceptedAt as number,
+    dueAt: dueAt as number,
+    runAt: runAt as number,
+    attempts: attempts as number,
+    settledAt: settledAt as number | null,
+  });
+  return { layer, newest };
+}
+
 function isLayer(key: DataLayerKey) {
   return and(eq(dataLayers.account, key.account), eq(dataLayers.profile, key.profile), eq(dataLayers.dlId, key.dlId));
 }
@@ -61,11 +116,35 @@ const earlier = alias(dataLayerChanges, "earlier");
  * backed by the changes' primary key, so concurrent writers on any node never record two changes as one.
  */
 export class LibsqlDataLayerRepo implements DataLayerStore {
-  constructor(private readonly db: LibSQLDatabase) {}
+  /** The get-status read of the v1 API, on the statement reader (a `file:` database), prepared once. */
+  private readonly newestOf: ReaderQuery | null;
+
+  constructor(
+    private readonly db: LibSQLDatabase,
+    private readonly reader: StatementReader | null = null,
+  ) {
+    this.newestOf = reader
+      ? readerQuery(
+          this.selectNewest()
+            .where(and(eq(dataLayers.account, sql.placeholder("account")), eq(dataLayers.profile, sql.placeholder("profile")), eq(dataLayers.dlId, sql.placeholder("dlId"))))
+            .toSQL(),
+        )
+      : null;
+  }
 
   async read(key: DataLayerKey): Promise<{ layer: DataLayerRecord; newest: DataLayerChange } | null> {
-    const [row] = await this.db
-      .select({ layer: dataLayers, change: dataLayerChanges })
+    if (this.reader && this.newestOf) {
+      const row = this.reader.row(this.newestOf, { ...key });
+      return row ? newestFromColumns(row) : null;
+    }
+    const [row] = await this.selectNewest().where(isLayer(key));
+    return row ? newestFromColumns(Object.values(row)) : null;
+  }
+
+  /** A data layer with its newest change: the columns of `newestColumns`, in their order. */
+  private selectNewest() {
+    return this.db
+      .select(newestColumns)
       .from(dataLayers)
       .innerJoin(
         dataLayerChanges,
@@ -75,9 +154,7 @@ export class LibsqlDataLayerRepo implements DataLayerStore {
           eq(dataLayerChanges.dlId, dataLayers.dlId),
           eq(dataLayerChanges.seq, dataLayers.lastSeq),
         ),
-      )
-      .where(isLayer(key));
-    return row ? { layer: toLayer(row.layer), newest: toChange(row.change) } : null;
+      );
   }
 
   async append(change: DataLayerChange, exists: boolean): Promise<boolean> {

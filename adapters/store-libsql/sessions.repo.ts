@@ -1,8 +1,9 @@
-import { and, eq, lt, or } from "drizzle-orm";
+import { and, eq, lt, or, sql } from "drizzle-orm";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import type { LockoutKind, LockoutStore, SessionRecord, SessionStore, VersionedLockout } from "../../core/ports/index.ts";
 import { GroupCommitWriter } from "../collect/group-commit.ts";
 import { lockouts, sessions } from "./sessions.schema.ts";
+import { readerQuery, type ReaderQuery, type StatementReader } from "./statement-reader.ts";
 
 function emailKey(email: string): string {
   return email.toLowerCase();
@@ -21,14 +22,34 @@ export class LibsqlSessionRepo implements SessionStore {
    */
   private readonly touches = new GroupCommitWriter<Touch>((batch) => this.commitTouches(batch));
 
-  constructor(private readonly db: LibSQLDatabase) {}
+  /** Every authenticated v1 call reads its session: on the statement reader, prepared once (a `file:` database). */
+  private readonly byCookieHash: ReaderQuery | null;
+
+  constructor(
+    private readonly db: LibSQLDatabase,
+    private readonly reader: StatementReader | null = null,
+  ) {
+    this.byCookieHash = reader ? readerQuery(this.selectSession().where(eq(sessions.cookieHash, sql.placeholder("cookieHash"))).toSQL()) : null;
+  }
 
   async create(session: SessionRecord): Promise<void> {
     await this.db.insert(sessions).values({ ...session, userEmailKey: emailKey(session.userEmail) });
   }
 
   async findByCookieHash(cookieHash: string): Promise<SessionRecord | null> {
-    const [row] = await this.db
+    if (this.reader && this.byCookieHash) {
+      const row = this.reader.row(this.byCookieHash, { cookieHash });
+      if (!row) return null;
+      const [id, userEmail, storedCookieHash, utkHash, createdAt, lastSeenAt] = row;
+      return { id: id as string, userEmail: userEmail as string, cookieHash: storedCookieHash as string, utkHash: utkHash as string, createdAt: createdAt as number, lastSeenAt: lastSeenAt as number };
+    }
+    const [row] = await this.selectSession().where(eq(sessions.cookieHash, cookieHash));
+    return row ?? null;
+  }
+
+  /** The columns of a SessionRecord, in its order. */
+  private selectSession() {
+    return this.db
       .select({
         id: sessions.id,
         userEmail: sessions.userEmail,
@@ -37,9 +58,7 @@ export class LibsqlSessionRepo implements SessionStore {
         createdAt: sessions.createdAt,
         lastSeenAt: sessions.lastSeenAt,
       })
-      .from(sessions)
-      .where(eq(sessions.cookieHash, cookieHash));
-    return row ?? null;
+      .from(sessions);
   }
 
   touch(id: string, lastSeenAt: number): Promise<void> {
