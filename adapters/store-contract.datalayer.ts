@@ -155,6 +155,21 @@ export function describeDataLayerStoreContract(name: string, open: () => Promise
       expect((await stores.dataLayers.served(key))?.body).toBe(body);
     });
 
+    test("settlements made at once each answer for themselves (the publisher settles a pass's changes together)", async () => {
+      const other: DataLayerKey = { ...key, dlId: "prod_2" };
+      await stores.dataLayers.append(change(), true);
+      await stores.dataLayers.append(change({ key: other, body: '{"other":1}' }), true);
+      const settled = await Promise.all([
+        stores.dataLayers.settle({ key, seq: 1, state: "completed", settledAt: 1_500, attempts: 0, serve: '{"n":1}' }),
+        stores.dataLayers.settle({ key: { ...key, dlId: "nope" }, seq: 1, state: "failed", settledAt: 1, attempts: 1 }),
+        stores.dataLayers.settle({ key: other, seq: 1, state: "completed", settledAt: 1_600, attempts: 0, serve: '{"other":1}' }),
+        stores.dataLayers.settle({ key, seq: 1, state: "completed", settledAt: 9_999, attempts: 0, serve: '{"x":0}' }),
+      ]);
+      expect(settled).toEqual([true, false, true, false]);
+      expect(await stores.dataLayers.served(key)).toEqual({ body: '{"n":1}', seq: 1, publishedAt: 1_500 });
+      expect(await stores.dataLayers.served(other)).toEqual({ body: '{"other":1}', seq: 1, publishedAt: 1_600 });
+    });
+
     test("layers are kept apart by account, profile and dl_id", async () => {
       const keys: DataLayerKey[] = [key, { ...key, account: "globex" }, { ...key, profile: "dev" }, { ...key, dlId: "PROD_1" }];
       for (const [index, each] of keys.entries()) await stores.dataLayers.append(change({ key: each, body: `{"i":${index}}` }), true);

@@ -11,6 +11,10 @@ import type {
 } from "../../core/ports/index.ts";
 import { dataLayerChanges, dataLayers } from "./datalayer.schema.ts";
 import { readerQuery, type ReaderQuery, type StatementReader } from "./statement-reader.ts";
+import { GroupCommitWriter } from "../collect/group-commit.ts";
+
+/** The statements of one settlement (below); the first says whether this settlement settled the change. */
+const statementsPerSettlement = 3;
 
 type LayerRow = typeof dataLayers.$inferSelect;
 type ChangeRow = typeof dataLayerChanges.$inferSelect;
@@ -116,6 +120,13 @@ const earlier = alias(dataLayerChanges, "earlier");
  * backed by the changes' primary key, so concurrent writers on any node never record two changes as one.
  */
 export class LibsqlDataLayerRepo implements DataLayerStore {
+  /**
+   * Settlements that arrive together (the publisher settles a pass's changes at once) share one transaction,
+   * one WAL sync: each in a commit of its own made publishing on the HTTP thread as costly as the uploads
+   * themselves (bench/FINDINGS.md).
+   */
+  private readonly settles = new GroupCommitWriter<{ readonly settlement: ChangeSettlement; settled: boolean }>((batch) => this.commitSettlements(batch));
+
   /** The get-status read of the v1 API, on the statement reader (a `file:` database), prepared once. */
   private readonly newestOf: ReaderQuery | null;
 
@@ -227,6 +238,23 @@ export class LibsqlDataLayerRepo implements DataLayerStore {
   }
 
   async settle(settlement: ChangeSettlement): Promise<boolean> {
+    const waiting = { settlement, settled: false };
+    await this.settles.write(waiting);
+    return waiting.settled;
+  }
+
+  /** One transaction for the settlements that arrived together; each learns whether it was the one to settle. */
+  private async commitSettlements(batch: ReadonlyArray<{ readonly settlement: ChangeSettlement; settled: boolean }>): Promise<void> {
+    const statements = batch.flatMap(({ settlement }) => this.settlementStatements(settlement));
+    const [first, ...rest] = statements;
+    if (!first) return;
+    const results = await this.db.batch([first, ...rest]);
+    batch.forEach((waiting, index) => {
+      waiting.settled = (results[index * statementsPerSettlement] as { rowsAffected: number }).rowsAffected === 1;
+    });
+  }
+
+  private settlementStatements(settlement: ChangeSettlement) {
     const { db } = this;
     const { key, seq } = settlement;
     const layerUpdate =
@@ -238,7 +266,7 @@ export class LibsqlDataLayerRepo implements DataLayerStore {
             servedAt: settlement.serve === null ? null : settlement.settledAt,
           }
         : { settledSeq: seq };
-    const [changed] = await db.batch([
+    const statements = [
       db
         .update(dataLayerChanges)
         .set({ state: settlement.state, settledAt: settlement.settledAt, attempts: settlement.attempts })
@@ -247,8 +275,8 @@ export class LibsqlDataLayerRepo implements DataLayerStore {
       db.update(dataLayers).set(layerUpdate).where(and(isLayer(key), lt(dataLayers.settledSeq, seq))),
       // Settled changes older than this one are no longer needed: get status reads only the newest.
       db.delete(dataLayerChanges).where(and(isChangeOf(key), lt(dataLayerChanges.seq, seq), ne(dataLayerChanges.state, "pending"))),
-    ]);
-    return changed.rowsAffected === 1;
+    ] as const;
+    return statements;
   }
 
   async retry(key: DataLayerKey, seq: number, attempts: number, runAt: number): Promise<void> {

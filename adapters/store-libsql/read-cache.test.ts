@@ -130,6 +130,27 @@ describe("libsql session touches sharing a commit", () => {
   });
 });
 
+describe("libsql data layer settlements sharing a commit", () => {
+  test("settlements made together are one transaction", async () => {
+    const stores = await openOn(freshUrl());
+    const keys = ["a", "b", "c"].map((dlId) => ({ account: "acme", profile: "main", dlId }));
+    for (const key of keys) {
+      await stores.dataLayers.append({ key, seq: 1, kind: "upload", body: "{}", state: "pending", acceptedAt: 1, dueAt: 2, runAt: 2, attempts: 0, settledAt: null }, true);
+    }
+    // The repository's transactions, counted at its drizzle database (a look inside, for this test only).
+    const db = (stores.dataLayers as unknown as { db: { batch: (...args: unknown[]) => Promise<unknown> } }).db;
+    const batch = db.batch.bind(db);
+    let transactions = 0;
+    db.batch = (...args: unknown[]) => {
+      transactions += 1;
+      return batch(...args);
+    };
+    const settled = await Promise.all(keys.map((key) => stores.dataLayers.settle({ key, seq: 1, state: "completed", settledAt: 3, attempts: 0, serve: "{}" })));
+    expect(settled).toEqual([true, true, true]);
+    expect(transactions).toBe(1);
+  });
+});
+
 describe("libsql reads on the statement reader (a moments lookup)", () => {
   const profile = (eventCount: number) => ({ firstSeenAt: 1, lastSeenAt: 2, lastSeq: eventCount, eventCount, visits: [], attributes: {}, badges: [], audiences: [] }) as never;
 

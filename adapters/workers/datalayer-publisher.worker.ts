@@ -53,11 +53,10 @@ export function dataLayerPublisher(deps: { store: DataLayerStore; logger: Logger
   return {
     name: "datalayer-publisher",
     async runDue(now) {
-      let settled = 0;
-      for (const change of await deps.store.due(now, batchSize)) {
-        if (await publish(change, now)) settled += 1;
-      }
-      return settled;
+      // The changes due are the oldest pending change of distinct data layers, so they are published together
+      // (a store may commit them together); the order within one data layer is kept by publishing its heads only.
+      const published = await Promise.all((await deps.store.due(now, batchSize)).map((change) => publish(change, now)));
+      return published.filter(Boolean).length;
     },
     nextDueAt() {
       return deps.store.nextRunAt();
