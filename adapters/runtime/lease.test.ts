@@ -1,6 +1,7 @@
 import { describe, expect, it } from "bun:test";
 import { createMemoryStores } from "../store-memory/memory.stores.ts";
-import { createLease } from "./lease.ts";
+import { hostname } from "node:os";
+import { createLease, processIsAlive, type LeaseProcess } from "./lease.ts";
 
 describe("leases", () => {
   it("one holder at a time; the holder renews; an expired lease passes to another", async () => {
@@ -43,7 +44,7 @@ describe("leases", () => {
     now += 1_100;
     expect(await a.acquire()).toBe(true);
     expect(writes).toBe(2);
-    expect(await settings.get("lease.profiles")).toBe(`node-a|${now + 15_000}`);
+    expect(await settings.get("lease.profiles")).toBe(`node-a|${now + 15_000}|${process.pid}@${hostname()}`);
   });
 
   it("a released lease passes to another at once", async () => {
@@ -76,5 +77,46 @@ describe("leases", () => {
     const worker = profileWorker({ stores, profiles: new ProfilesService({ stores, policy: { visitTimeoutMs: 1_800_000 } }), logger: createMemoryLogger(), nodeId: "this-node" });
     expect(await worker.runDue(0)).toBe(0);
     expect(await stores.profiles.canonicalOf("acme", "main", "v")).toBeNull();
+  });
+
+  describe("a holder whose process is gone", () => {
+    const processOn = (host: string, pid: number, running: ReadonlySet<number>): LeaseProcess => ({ host, pid, isAlive: (other) => running.has(other) });
+
+    it("loses the lease at once to a process on the same host (a restart after a crash does not wait it out)", async () => {
+      const { settings } = createMemoryStores();
+      const running = new Set([101, 202]);
+      const crashed = createLease(settings, "profiles", "node-a", 15_000, () => 1_000, processOn("host-1", 101, running));
+      const restarted = createLease(settings, "profiles", "node-b", 15_000, () => 2_000, processOn("host-1", 202, running));
+      expect(await crashed.acquire()).toBe(true);
+      expect(await restarted.acquire()).toBe(false);
+      running.delete(101);
+      expect(await restarted.acquire()).toBe(true);
+    });
+
+    it("keeps it against a process of another host, which cannot see it, until it expires", async () => {
+      const { settings } = createMemoryStores();
+      let now = 1_000;
+      const crashed = createLease(settings, "profiles", "node-a", 15_000, () => now, processOn("host-1", 101, new Set()));
+      const elsewhere = createLease(settings, "profiles", "node-b", 15_000, () => now, processOn("host-2", 202, new Set([202])));
+      expect(await crashed.acquire()).toBe(true);
+      expect(await elsewhere.acquire()).toBe(false);
+      now += 15_001;
+      expect(await elsewhere.acquire()).toBe(true);
+    });
+
+    it("a lease written before the process was recorded waits until it expires", async () => {
+      const { settings } = createMemoryStores();
+      await settings.set("lease.profiles", "node-a|16000");
+      let now = 1_000;
+      const restarted = createLease(settings, "profiles", "node-b", 15_000, () => now, processOn("host-1", 202, new Set([202])));
+      expect(await restarted.acquire()).toBe(false);
+      now = 16_001;
+      expect(await restarted.acquire()).toBe(true);
+    });
+
+    it("this process is alive and an unused process id is not", () => {
+      expect(processIsAlive(process.pid)).toBe(true);
+      expect(processIsAlive(2 ** 22 + 12_345)).toBe(false);
+    });
   });
 });
