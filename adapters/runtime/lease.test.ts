@@ -1,5 +1,6 @@
 import { describe, expect, it } from "bun:test";
 import { createMemoryStores } from "../store-memory/memory.stores.ts";
+import { readlinkSync } from "node:fs";
 import { hostname } from "node:os";
 import { createLease, processIsAlive, type LeaseProcess } from "./lease.ts";
 
@@ -44,7 +45,7 @@ describe("leases", () => {
     now += 1_100;
     expect(await a.acquire()).toBe(true);
     expect(writes).toBe(2);
-    expect(await settings.get("lease.profiles")).toBe(`node-a|${now + 15_000}|${process.pid}@${hostname()}`);
+    expect(await settings.get("lease.profiles")).toBe(`node-a|${now + 15_000}|${process.pid}@${hostname()}/${readlinkSync("/proc/self/ns/pid")}`);
   });
 
   it("a released lease passes to another at once", async () => {

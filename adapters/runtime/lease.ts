@@ -1,8 +1,10 @@
+import { readlinkSync } from "node:fs";
 import { hostname } from "node:os";
 import type { SettingsStore } from "../../core/ports/settings.store.ts";
 
 /** The process a lease is taken by: its host and process id, and how to tell whether a process still runs. */
 export interface LeaseProcess {
+  /** Where its process ids mean something: the host name, and on Linux the process id namespace. */
   readonly host: string;
   readonly pid: number;
   isAlive(pid: number): boolean;
@@ -18,7 +20,19 @@ export function processIsAlive(pid: number): boolean {
   }
 }
 
-const thisProcess: LeaseProcess = { host: hostname(), pid: process.pid, isAlive: processIsAlive };
+/**
+ * This host's name with the process id namespace of this process (Linux), so that two containers sharing a
+ * database file and a host name but not their process ids never judge each other's processes.
+ */
+function processHost(): string {
+  try {
+    return `${hostname()}/${readlinkSync("/proc/self/ns/pid")}`;
+  } catch {
+    return hostname();
+  }
+}
+
+const thisProcess: LeaseProcess = { host: processHost(), pid: process.pid, isAlive: processIsAlive };
 
 /** A lease as stored: `holder|expiresAt|pid@host` (leases written before the process part: `holder|expiresAt`). */
 interface StoredLease {
