@@ -160,6 +160,28 @@ describe("Scheduler coalescing", () => {
       await scheduler.stop();
     }
   });
+
+  it("a notification during a full batch does not put the next pass off until the coalescing delay", async () => {
+    // Under collection every group commit notifies, also while a pass runs: the notification arms a look
+    // after the coalescing delay, and the pass, having taken a full batch, asks for one at once. The sooner wins.
+    const scheduler = new Scheduler({ clock: manualClock(), logger: createMemoryLogger(), pollMs: 60_000, coalesceMs: 5_000 });
+    const { worker, state } = queueWorker(10);
+    const runDue = worker.runDue.bind(worker);
+    worker.runDue = async (now) => {
+      scheduler.notify();
+      return runDue(now);
+    };
+    scheduler.register(worker);
+    state.queued = 30;
+    scheduler.start();
+    try {
+      for (let i = 0; i < 200 && state.queued > 0; i += 1) await Bun.sleep(5);
+      expect(state.queued).toBe(0);
+      expect(state.taken).toEqual([10, 10, 10]);
+    } finally {
+      await scheduler.stop();
+    }
+  });
 });
 
 describe("Scheduler fairness", () => {
