@@ -155,6 +155,18 @@ export function describeDataLayerStoreContract(name: string, open: () => Promise
       expect((await stores.dataLayers.served(key))?.body).toBe(body);
     });
 
+    test("changes appended at once each answer for themselves (calls that arrive together may share a commit)", async () => {
+      const other: DataLayerKey = { ...key, dlId: "prod_2" };
+      const recorded = await Promise.all([
+        stores.dataLayers.append(change(), true),
+        stores.dataLayers.append(change({ body: '{"second":true}' }), true),
+        stores.dataLayers.append(change({ key: other }), true),
+      ]);
+      expect(recorded).toEqual([true, false, true]);
+      expect((await stores.dataLayers.read(key))?.newest.body).toBe('{"n":1}');
+      expect((await stores.dataLayers.read(other))?.newest.seq).toBe(1);
+    });
+
     test("settlements made at once each answer for themselves (the publisher settles a pass's changes together)", async () => {
       const other: DataLayerKey = { ...key, dlId: "prod_2" };
       await stores.dataLayers.append(change(), true);

@@ -15,6 +15,8 @@ import { GroupCommitWriter } from "../collect/group-commit.ts";
 
 /** The statements of one settlement (below); the first says whether this settlement settled the change. */
 const statementsPerSettlement = 3;
+/** The statements of one accepted change (below); the second says whether the change was recorded. */
+const statementsPerAppend = 2;
 
 type LayerRow = typeof dataLayers.$inferSelect;
 type ChangeRow = typeof dataLayerChanges.$inferSelect;
@@ -121,6 +123,13 @@ const earlier = alias(dataLayerChanges, "earlier");
  */
 export class LibsqlDataLayerRepo implements DataLayerStore {
   /**
+   * Changes accepted together (the uploads, updates and deletes of calls that arrive in the same turn of the
+   * event loop) share one transaction, one WAL sync, as collected events and session touches do; each call
+   * still waits for its own to be committed before it answers.
+   */
+  private readonly appends = new GroupCommitWriter<{ readonly change: DataLayerChange; readonly exists: boolean; recorded: boolean }>((batch) => this.commitAppends(batch));
+
+  /**
    * Settlements that arrive together (the publisher settles a pass's changes at once) share one transaction,
    * one WAL sync: each in a commit of its own made publishing on the HTTP thread as costly as the uploads
    * themselves (bench/FINDINGS.md).
@@ -169,9 +178,25 @@ export class LibsqlDataLayerRepo implements DataLayerStore {
   }
 
   async append(change: DataLayerChange, exists: boolean): Promise<boolean> {
+    const waiting = { change, exists, recorded: false };
+    await this.appends.write(waiting);
+    return waiting.recorded;
+  }
+
+  /** One transaction for the changes accepted together; each learns whether it was recorded. */
+  private async commitAppends(batch: ReadonlyArray<{ readonly change: DataLayerChange; readonly exists: boolean; recorded: boolean }>): Promise<void> {
+    const [first, ...rest] = batch.flatMap(({ change, exists }) => this.appendStatements(change, exists));
+    if (!first) return;
+    const results = await this.db.batch([first, ...rest]);
+    batch.forEach((waiting, index) => {
+      waiting.recorded = (results[index * statementsPerAppend + 1] as { rowsAffected: number }).rowsAffected === 1;
+    });
+  }
+
+  private appendStatements(change: DataLayerChange, exists: boolean) {
     const { db } = this;
     const { account, profile, dlId } = change.key;
-    const [, inserted] = await db.batch([
+    return [
       // Moves last_seq from seq - 1 to seq (creates the row for seq 1); a row that moved on is left alone.
       change.seq === 1
         ? db.insert(dataLayers).values({ account, profile, dlId, present: exists, lastSeq: 1, lastDueAt: change.dueAt }).onConflictDoNothing()
@@ -187,8 +212,7 @@ export class LibsqlDataLayerRepo implements DataLayerStore {
                ${change.acceptedAt}, ${change.dueAt}, ${change.runAt}, ${change.attempts}, ${change.settledAt}
         where (select last_seq from ${dataLayers} where account = ${account} and profile = ${profile} and dl_id = ${dlId}) = ${change.seq}
         on conflict do nothing`),
-    ]);
-    return inserted.rowsAffected === 1;
+    ] as const;
   }
 
   async listExisting(account: string, profile: string, limit: number): Promise<string[]> {

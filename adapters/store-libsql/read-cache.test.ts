@@ -130,14 +130,9 @@ describe("libsql session touches sharing a commit", () => {
   });
 });
 
-describe("libsql data layer settlements sharing a commit", () => {
-  test("settlements made together are one transaction", async () => {
-    const stores = await openOn(freshUrl());
-    const keys = ["a", "b", "c"].map((dlId) => ({ account: "acme", profile: "main", dlId }));
-    for (const key of keys) {
-      await stores.dataLayers.append({ key, seq: 1, kind: "upload", body: "{}", state: "pending", acceptedAt: 1, dueAt: 2, runAt: 2, attempts: 0, settledAt: null }, true);
-    }
-    // The repository's transactions, counted at its drizzle database (a look inside, for this test only).
+describe("libsql data layer changes and settlements sharing a commit", () => {
+  /** Counts the data layer repository's transactions at its drizzle database (a look inside, for these tests only). */
+  function countTransactions(stores: Stores): () => number {
     const db = (stores.dataLayers as unknown as { db: { batch: (...args: unknown[]) => Promise<unknown> } }).db;
     const batch = db.batch.bind(db);
     let transactions = 0;
@@ -145,9 +140,25 @@ describe("libsql data layer settlements sharing a commit", () => {
       transactions += 1;
       return batch(...args);
     };
+    return () => transactions;
+  }
+  const keys = ["a", "b", "c"].map((dlId) => ({ account: "acme", profile: "main", dlId }));
+  const upload = (key: (typeof keys)[number]) => ({ key, seq: 1, kind: "upload" as const, body: "{}", state: "pending" as const, acceptedAt: 1, dueAt: 2, runAt: 2, attempts: 0, settledAt: null });
+
+  test("changes accepted together are one transaction", async () => {
+    const stores = await openOn(freshUrl());
+    const transactions = countTransactions(stores);
+    expect(await Promise.all(keys.map((key) => stores.dataLayers.append(upload(key), true)))).toEqual([true, true, true]);
+    expect(transactions()).toBe(1);
+  });
+
+  test("settlements made together are one transaction", async () => {
+    const stores = await openOn(freshUrl());
+    for (const key of keys) await stores.dataLayers.append(upload(key), true);
+    const transactions = countTransactions(stores);
     const settled = await Promise.all(keys.map((key) => stores.dataLayers.settle({ key, seq: 1, state: "completed", settledAt: 3, attempts: 0, serve: "{}" })));
     expect(settled).toEqual([true, true, true]);
-    expect(transactions).toBe(1);
+    expect(transactions()).toBe(1);
   });
 });
 
