@@ -78,6 +78,8 @@ const adminTokenKey = "admin.token";
 interface Work {
   readonly stores: Stores;
   readonly scheduler: WorkScheduler;
+  /** AppDeps.eventCommitsInFlight. */
+  readonly eventCommitsInFlight: number;
   readonly fileImports: FileImportService;
   readonly background: Background | null;
   start(): void;
@@ -130,10 +132,10 @@ async function openWork(options: ServiceOptions, deps: BackgroundDeps): Promise<
       await light.stop();
       await thread.close();
     };
-    return { stores, scheduler, fileImports: light.fileImports, background: null, start: () => light.start(), stop };
+    return { stores, scheduler, eventCommitsInFlight: 2, fileImports: light.fileImports, background: null, start: () => light.start(), stop };
   }
   const background = await openBackground(deps);
-  return { stores: deps.stores, scheduler: background.scheduler, fileImports: background.fileImports, background, start: () => background.start(), stop: () => background.stop() };
+  return { stores: deps.stores, scheduler: background.scheduler, eventCommitsInFlight: 1, fileImports: background.fileImports, background, start: () => background.start(), stop: () => background.stop() };
 }
 
 async function openStores(options: ServiceOptions): Promise<Stores> {
@@ -186,6 +188,7 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
       stores: work.stores,
       clock,
       scheduler: work.scheduler,
+      eventCommitsInFlight: work.eventCommitsInFlight,
       logger: options.logger,
       ids: cryptoIds,
       hasher,

@@ -23,6 +23,8 @@ export interface CollectServiceDeps {
   readonly limits: Limits;
   /** Told after every commit, so that the profile worker picks the new events up at once. */
   readonly onCommitted?: () => void;
+  /** Groups of events committing at once (GroupCommitWriter's inFlight; default 1). */
+  readonly commitsInFlight?: number;
 }
 
 export type CollectMethod = "GET" | "POST";
@@ -64,7 +66,7 @@ export class CollectService {
 
   constructor(private readonly deps: CollectServiceDeps) {
     this.directory = new TenantDirectory(deps.stores.tenancy);
-    this.writer = new GroupCommitWriter((events) => this.commit(events));
+    this.writer = new GroupCommitWriter((events) => this.commit(events), { inFlight: deps.commitsInFlight ?? 1 });
   }
 
   async collect(request: Request, method: CollectMethod): Promise<Result<CollectOutcome, CollectError>> {

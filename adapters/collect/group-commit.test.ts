@@ -66,6 +66,33 @@ describe("group commit (DEC-COL-08)", () => {
     expect(writer.stats()).toMatchObject({ batches: 2, committed: 4, largestBatch: 3 });
   });
 
+  it("with inFlight 2, the next batch goes to commit while one commits, never more than two, each item answered with its own", async () => {
+    const manual = manualCommit();
+    const writer = new GroupCommitWriter(manual.commit, { inFlight: 2 });
+    const settled: number[] = [];
+    const track = (item: number) => writer.write(item).then(() => settled.push(item));
+    const first = track(1);
+    await turn();
+    const second = [2, 3].map(track);
+    await turn();
+    const third = [4, 5].map(track);
+    await turn();
+    // Batch 1 commits; batch [2, 3] went to commit beside it; 4 and 5 wait for one of the two to finish.
+    expect(manual.batches).toEqual([[1], [2, 3]]);
+    manual.pending[1]!.resolve();
+    await Promise.all(second);
+    expect(settled).toEqual([2, 3]); // a later batch may be answered first: each waits for its own only
+    await turn();
+    expect(manual.batches).toEqual([[1], [2, 3], [4, 5]]);
+    manual.pending[0]!.resolve();
+    manual.pending[2]!.resolve();
+    await Promise.all([first, ...third]);
+    expect(settled).toEqual([2, 3, 1, 4, 5]);
+    expect(manual.mostActive()).toBe(2);
+    await writer.settled();
+    expect(writer.stats()).toMatchObject({ batches: 3, committed: 5, pending: 0 });
+  });
+
   it("a failed commit rejects every item of its batch, and only those; the writer carries on", async () => {
     const manual = manualCommit();
     const writer = new GroupCommitWriter(manual.commit);

@@ -2,12 +2,15 @@ import { nextEventLoopTurn } from "../runtime/event-loop.ts";
 
 /**
  * DEC-COL-08, COL-16: group commit. Each request hands in its item and waits for the commit of the batch
- * that holds it, so a 200 is only ever sent for a committed event. One batch is in flight at a time, and
- * before each commit the writer lets the event loop turn once (`gather`), so that every request already
- * received joins the batch: one commit (one WAL sync) then serves many requests. That turn matters because
- * the local libSQL driver commits synchronously, on this thread: requests that arrive during a commit are
- * only read after it, and without the turn each would find the writer idle and pay a sync of its own.
- * A failed commit rejects every request of its batch and nothing else; the writer carries on.
+ * that holds it, so a 200 is only ever sent for a committed event. Before each commit the writer lets the
+ * event loop turn once (`gather`), so that every request already received joins the batch: one commit (one
+ * WAL sync) then serves many requests. That turn matters because the local libSQL driver commits
+ * synchronously, on this thread: requests that arrive during a commit are only read after it, and without the
+ * turn each would find the writer idle and pay a sync of its own. One batch is in flight at a time, or up to
+ * `inFlight` where the commit is made elsewhere (the background thread): the next batch then waits there, not
+ * here, and that thread goes from one commit to the next without waiting for this one to answer. Batches are
+ * handed to `commit` in the order their items arrived. A failed commit rejects every request of its batch and
+ * nothing else; the writer carries on.
  */
 export interface GroupCommitStats {
   readonly batches: number;
@@ -26,20 +29,23 @@ interface Waiting<T> {
 
 export class GroupCommitWriter<T> {
   private queue: Array<Waiting<T>> = [];
-  private committing: Promise<void> | null = null;
+  /** The loops taking batches from the queue, at most `inFlight`. */
+  private readonly loops = new Set<Promise<void>>();
   private batches = 0;
   private committed = 0;
   private failedBatches = 0;
   private largestBatch = 0;
 
   private readonly maxBatch: number;
+  private readonly inFlight: number;
   private readonly gather: () => Promise<void>;
 
   constructor(
     private readonly commit: (items: readonly T[]) => Promise<void>,
-    options: { readonly maxBatch?: number; readonly gather?: () => Promise<void> } = {},
+    options: { readonly maxBatch?: number; readonly inFlight?: number; readonly gather?: () => Promise<void> } = {},
   ) {
     this.maxBatch = options.maxBatch ?? 1000;
+    this.inFlight = Math.max(1, options.inFlight ?? 1);
     this.gather = options.gather ?? nextEventLoopTurn;
   }
 
@@ -47,13 +53,16 @@ export class GroupCommitWriter<T> {
   write(item: T): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ item, resolve, reject });
-      if (this.committing === null) this.committing = this.run();
+      if (this.loops.size < this.inFlight) {
+        const loop: Promise<void> = this.run().finally(() => this.loops.delete(loop));
+        this.loops.add(loop);
+      }
     });
   }
 
   /** Resolves once every item written so far has been committed or refused. */
   async settled(): Promise<void> {
-    while (this.committing !== null) await this.committing;
+    while (this.loops.size > 0) await Promise.all(this.loops);
   }
 
   stats(): GroupCommitStats {
@@ -67,26 +76,22 @@ export class GroupCommitWriter<T> {
   }
 
   private async run(): Promise<void> {
-    try {
-      for (;;) {
-        await this.gather();
-        if (this.queue.length === 0) break;
-        const batch = this.queue.length <= this.maxBatch ? this.queue : this.queue.slice(0, this.maxBatch);
-        this.queue = batch === this.queue ? [] : this.queue.slice(this.maxBatch);
-        this.batches += 1;
-        this.largestBatch = Math.max(this.largestBatch, batch.length);
-        try {
-          await this.commit(batch.map((waiting) => waiting.item));
-        } catch (error) {
-          this.failedBatches += 1;
-          for (const waiting of batch) waiting.reject(error);
-          continue;
-        }
-        this.committed += batch.length;
-        for (const waiting of batch) waiting.resolve();
+    for (;;) {
+      await this.gather();
+      if (this.queue.length === 0) return;
+      const batch = this.queue.length <= this.maxBatch ? this.queue : this.queue.slice(0, this.maxBatch);
+      this.queue = batch === this.queue ? [] : this.queue.slice(this.maxBatch);
+      this.batches += 1;
+      this.largestBatch = Math.max(this.largestBatch, batch.length);
+      try {
+        await this.commit(batch.map((waiting) => waiting.item));
+      } catch (error) {
+        this.failedBatches += 1;
+        for (const waiting of batch) waiting.reject(error);
+        continue;
       }
-    } finally {
-      this.committing = null;
+      this.committed += batch.length;
+      for (const waiting of batch) waiting.resolve();
     }
   }
 }

@@ -17,6 +17,11 @@ export interface AppDeps {
   readonly stores: Stores;
   readonly clock: VirtualClock;
   readonly scheduler: WorkScheduler;
+  /**
+   * How many groups of collected events may be committing at once: 2 where the background thread commits them
+   * (it then goes from one group to the next without waiting for this thread to send it), 1 on this thread.
+   */
+  readonly eventCommitsInFlight: number;
   readonly logger: Logger;
   readonly ids: IdSource;
   readonly hasher: SecretHasher;

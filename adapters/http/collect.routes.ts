@@ -38,6 +38,7 @@ export function collectRoutes(deps: AppDeps) {
     logger: deps.logger,
     limits: deps.config.limits,
     onCommitted: () => deps.scheduler.eventsCommitted(),
+    commitsInFlight: deps.eventCommitsInFlight,
   });
 
   async function collect(request: Request, headers: AnswerHeaders, method: CollectMethod): Promise<void> {
