@@ -72,7 +72,7 @@ export async function openLibsqlStores(options: LibsqlStoreOptions): Promise<Sto
       revisions: new LibsqlRevisionRepo(db),
       dataLayers: new LibsqlDataLayerRepo(db, reader),
       events: new LibsqlEventRepo(db, reader),
-      profiles: new LibsqlProfileRepo(db, lookups ?? reader),
+      profiles: new LibsqlProfileRepo(db, lookups ?? reader, reader),
       files: new LibsqlFileStatusRepo(db),
       privacy: new LibsqlPrivacyRepo(db),
       async ping() {

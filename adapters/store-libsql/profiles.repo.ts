@@ -5,10 +5,16 @@ import type { VisitorProfile } from "../../core/profiles/profile.rules.ts";
 import { engineStates, visitorMembers, visitorMerges, visitorProfiles } from "./profiles.schema.ts";
 import { chunks, rowStatements, type ClientDatabase } from "./row-statements.ts";
 import type { RowSource } from "./lookup-thread.ts";
-import { readerQuery, type ReaderQuery } from "./statement-reader.ts";
+import { readerQuery, type ReaderQuery, type StatementReader } from "./statement-reader.ts";
 
 /** Rows per multi-row statement: well under SQLite's limit of bound parameters per statement. */
 const rowsPerStatement = 200;
+
+/**
+ * The sizes a batch's IN list is padded to on the statement reader (repeating its last id), so that a few
+ * statements, kept prepared, serve every batch.
+ */
+const inListSizes = [8, 32, 96, rowsPerStatement] as const;
 
 
 const account = sql.placeholder("account");
@@ -54,10 +60,15 @@ export class LibsqlProfileRepo implements ProfileStore {
   /** The moments lookup's reads on the statement reader (a `file:` database): the join and the engine's state. */
   private readonly fast: { byMember: ReaderQuery; engineEnabledSince: ReaderQuery } | null;
 
+  /** The batch reads of the profile worker on the statement reader, one statement per IN-list size. */
+  private readonly batchReads = new Map<string, ReaderQuery>();
+
   constructor(
     private readonly db: ClientDatabase,
     /** Where the moments lookup's reads run: the statement reader, or the lookup thread. */
     private readonly reader: RowSource | null = null,
+    /** The statement reader of this thread (a `file:` database), for the profile worker's batch reads. */
+    private readonly batchReader: StatementReader | null = null,
   ) {
     this.reads = preparedReads(db);
     this.fast = reader ? { byMember: readerQuery(this.reads.byMember.getQuery()), engineEnabledSince: readerQuery(this.reads.engineEnabledSince.getQuery()) } : null;
@@ -82,6 +93,10 @@ export class LibsqlProfileRepo implements ProfileStore {
 
   async canonicalsOf(account: string, profile: string, visitorIds: readonly string[]): Promise<Map<string, string>> {
     const found = new Map<string, string>();
+    if (this.batchReader) {
+      for (const [visitorId, canonical] of this.readIn("members", account, profile, [...new Set(visitorIds)])) found.set(visitorId as string, canonical as string);
+      return found;
+    }
     for (const ids of chunks([...new Set(visitorIds)], rowsPerStatement)) {
       const rows = await this.db
         .select({ visitorId: visitorMembers.visitorId, canonical: visitorMembers.canonical })
@@ -90,6 +105,45 @@ export class LibsqlProfileRepo implements ProfileStore {
       for (const row of rows) found.set(row.visitorId, row.canonical);
     }
     return found;
+  }
+
+  /**
+   * The rows of `ids` (distinct) on the statement reader: members as [visitorId, canonical], profiles as
+   * [canonical, data], in IN lists padded to one of `inListSizes`.
+   */
+  private readIn(table: "members" | "profiles", account: string, profile: string, ids: readonly string[]): unknown[][] {
+    const reader = this.batchReader as StatementReader;
+    const rows: unknown[][] = [];
+    for (const slice of chunks(ids, rowsPerStatement)) {
+      const size = inListSizes.find((candidate) => candidate >= slice.length) ?? rowsPerStatement;
+      const values: Record<string, unknown> = { account, profile };
+      for (let index = 0; index < size; index += 1) values[`id${index}`] = slice[Math.min(index, slice.length - 1)];
+      rows.push(...reader.rows(this.batchRead(table, size), values));
+    }
+    return rows;
+  }
+
+  private batchRead(table: "members" | "profiles", size: number): ReaderQuery {
+    const key = `${table}:${size}`;
+    let query = this.batchReads.get(key);
+    if (!query) {
+      const ids = Array.from({ length: size }, (_, index) => sql.placeholder(`id${index}`));
+      const built =
+        table === "members"
+          ? this.db
+              .select({ visitorId: visitorMembers.visitorId, canonical: visitorMembers.canonical })
+              .from(visitorMembers)
+              .where(and(eq(visitorMembers.account, account), eq(visitorMembers.profile, profile), inArray(visitorMembers.visitorId, ids)))
+              .toSQL()
+          : this.db
+              .select({ canonical: visitorProfiles.canonical, data: visitorProfiles.data })
+              .from(visitorProfiles)
+              .where(and(eq(visitorProfiles.account, account), eq(visitorProfiles.profile, profile), inArray(visitorProfiles.canonical, ids)))
+              .toSQL();
+      query = readerQuery(built);
+      this.batchReads.set(key, query);
+    }
+    return query;
   }
 
   async membersOf(account: string, profile: string, canonical: string): Promise<string[]> {
@@ -115,6 +169,10 @@ export class LibsqlProfileRepo implements ProfileStore {
 
   async findMany(account: string, profile: string, canonicals: readonly string[]): Promise<Map<string, VisitorProfile>> {
     const found = new Map<string, VisitorProfile>();
+    if (this.batchReader) {
+      for (const [canonical, data] of this.readIn("profiles", account, profile, [...new Set(canonicals)])) found.set(canonical as string, JSON.parse(data as string) as VisitorProfile);
+      return found;
+    }
     for (const ids of chunks([...new Set(canonicals)], rowsPerStatement)) {
       const rows = await this.db
         .select({ canonical: visitorProfiles.canonical, data: visitorProfiles.data })
