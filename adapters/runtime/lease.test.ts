@@ -1,7 +1,6 @@
 import { describe, expect, it } from "bun:test";
 import { createMemoryStores } from "../store-memory/memory.stores.ts";
-import { readlinkSync } from "node:fs";
-import { hostname } from "node:os";
+import { readFileSync, readlinkSync } from "node:fs";
 import { createLease, processIsAlive, type LeaseProcess } from "./lease.ts";
 
 describe("leases", () => {
@@ -45,7 +44,8 @@ describe("leases", () => {
     now += 1_100;
     expect(await a.acquire()).toBe(true);
     expect(writes).toBe(2);
-    expect(await settings.get("lease.profiles")).toBe(`node-a|${now + 15_000}|${process.pid}@${hostname()}/${readlinkSync("/proc/self/ns/pid")}`);
+    const host = `${readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim()}/${readlinkSync("/proc/self/ns/pid")}`;
+    expect(await settings.get("lease.profiles")).toBe(`node-a|${process.pid}@${host}|${now + 15_000}`);
   });
 
   it("a released lease passes to another at once", async () => {
@@ -113,6 +113,30 @@ describe("leases", () => {
       expect(await restarted.acquire()).toBe(false);
       now = 16_001;
       expect(await restarted.acquire()).toBe(true);
+    });
+
+    it("a process that cannot tell where process ids mean something never judges a holder gone", async () => {
+      const { settings } = createMemoryStores();
+      let now = 1_000;
+      const crashed = createLease(settings, "profiles", "node-a", 15_000, () => now, { host: null, pid: 101, isAlive: () => false });
+      const restarted = createLease(settings, "profiles", "node-b", 15_000, () => now, { host: null, pid: 202, isAlive: () => false });
+      expect(await crashed.acquire()).toBe(true);
+      expect(await restarted.acquire()).toBe(false);
+      now += 15_001;
+      expect(await restarted.acquire()).toBe(true);
+    });
+
+    it("an earlier version, reading the expiry last, respects a lease this version wrote", async () => {
+      const { settings } = createMemoryStores();
+      const now = 1_000;
+      const current = createLease(settings, "profiles", "node-new", 15_000, () => now, processOn("host-1", 101, new Set([101])));
+      expect(await current.acquire()).toBe(true);
+      // How earlier versions read a lease: the holder before the last "|", the expiry after it.
+      const stored = (await settings.get("lease.profiles")) as string;
+      const owner = stored.slice(0, stored.lastIndexOf("|"));
+      const expiresAt = Number(stored.slice(stored.lastIndexOf("|") + 1));
+      expect(owner).not.toBe("node-old");
+      expect(Number.isFinite(expiresAt) && expiresAt > now).toBe(true);
     });
 
     it("this process is alive and an unused process id is not", () => {

@@ -1,11 +1,14 @@
-import { readlinkSync } from "node:fs";
+import { readFileSync, readlinkSync } from "node:fs";
 import { hostname } from "node:os";
 import type { SettingsStore } from "../../core/ports/settings.store.ts";
 
 /** The process a lease is taken by: its host and process id, and how to tell whether a process still runs. */
 export interface LeaseProcess {
-  /** Where its process ids mean something: the host name, and on Linux the process id namespace. */
-  readonly host: string;
+  /**
+   * Where its process ids mean something (this boot of this machine, this process id namespace), or null when
+   * that cannot be told: then no holder is ever judged gone, and a lease is only taken once it expires.
+   */
+  readonly host: string | null;
   readonly pid: number;
   isAlive(pid: number): boolean;
 }
@@ -21,20 +24,26 @@ export function processIsAlive(pid: number): boolean {
 }
 
 /**
- * This host's name with the process id namespace of this process (Linux), so that two containers sharing a
- * database file and a host name but not their process ids never judge each other's processes.
+ * This machine's boot (Linux's boot id, which differs between machines and between boots) and the process id
+ * namespace of this process, so that processes on other machines, or in other containers, never judge each
+ * other's process ids. Null where either cannot be read.
  */
-function processHost(): string {
+function processHost(): string | null {
   try {
-    return `${hostname()}/${readlinkSync("/proc/self/ns/pid")}`;
+    const boot = readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim();
+    const namespace = readlinkSync("/proc/self/ns/pid");
+    return boot && namespace ? `${boot}/${namespace}` : null;
   } catch {
-    return hostname();
+    return null;
   }
 }
 
 const thisProcess: LeaseProcess = { host: processHost(), pid: process.pid, isAlive: processIsAlive };
 
-/** A lease as stored: `holder|expiresAt|pid@host` (leases written before the process part: `holder|expiresAt`). */
+/**
+ * A lease as stored: `holder|pid@host|expiresAt`, the expiry last, as earlier versions wrote and read it
+ * (`holder|expiresAt`): an earlier version reads `holder|pid@host` as the holder and still respects the expiry.
+ */
 interface StoredLease {
   readonly owner: string;
   readonly expiresAt: number;
@@ -43,18 +52,13 @@ interface StoredLease {
 }
 
 function parseLease(value: string): StoredLease {
-  let rest = value;
-  let pid: number | null = null;
-  let host: string | null = null;
-  const last = rest.slice(rest.lastIndexOf("|") + 1);
-  const processPart = /^(\d+)@(.+)$/.exec(last);
-  if (processPart) {
-    pid = Number(processPart[1]);
-    host = processPart[2] as string;
-    rest = rest.slice(0, rest.lastIndexOf("|"));
-  }
-  const separator = rest.lastIndexOf("|");
-  return { owner: rest.slice(0, separator), expiresAt: Number(rest.slice(separator + 1)), pid, host };
+  const expirySeparator = value.lastIndexOf("|");
+  const expiresAt = Number(value.slice(expirySeparator + 1));
+  const rest = value.slice(0, Math.max(0, expirySeparator));
+  const processSeparator = rest.lastIndexOf("|");
+  const processPart = processSeparator < 0 ? null : /^(\d+)@(.+)$/.exec(rest.slice(processSeparator + 1));
+  if (!processPart) return { owner: rest, expiresAt, pid: null, host: null };
+  return { owner: rest.slice(0, processSeparator), expiresAt, pid: Number(processPart[1]), host: processPart[2] as string };
 }
 
 /**
@@ -70,11 +74,11 @@ export function createLease(settings: SettingsStore, name: string, holder: strin
   const key = `lease.${name}`;
   /** Until when this holder's last write keeps the lease its own (0: not known to hold it). */
   let heldUntil = 0;
-  const valueUntil = (expiresAt: number) => `${holder}|${expiresAt}|${self.pid}@${self.host}`;
+  const valueUntil = (expiresAt: number) => (self.host === null ? `${holder}|${expiresAt}` : `${holder}|${self.pid}@${self.host}|${expiresAt}`);
   /** Whether the stored lease keeps this holder out: another holder's, unexpired, and its process not known to be gone. */
   const keepsOut = (stored: StoredLease, now: number) => {
     if (stored.owner === holder || !Number.isFinite(stored.expiresAt) || stored.expiresAt <= now) return false;
-    const holderGone = stored.host === self.host && stored.pid !== null && stored.pid !== self.pid && !self.isAlive(stored.pid);
+    const holderGone = self.host !== null && stored.host === self.host && stored.pid !== null && stored.pid !== self.pid && !self.isAlive(stored.pid);
     return !holderGone;
   };
   return {
