@@ -29,8 +29,9 @@ interface Waiting<T> {
 
 export class GroupCommitWriter<T> {
   private queue: Array<Waiting<T>> = [];
-  /** The loops taking batches from the queue, at most `inFlight`. */
+  /** The loops taking batches from the queue, at most `inFlight`; `active` counts those not yet ending. */
   private readonly loops = new Set<Promise<void>>();
+  private active = 0;
   private batches = 0;
   private committed = 0;
   private failedBatches = 0;
@@ -53,7 +54,8 @@ export class GroupCommitWriter<T> {
   write(item: T): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ item, resolve, reject });
-      if (this.loops.size < this.inFlight) {
+      if (this.active < this.inFlight) {
+        this.active += 1;
         const loop: Promise<void> = this.run().finally(() => this.loops.delete(loop));
         this.loops.add(loop);
       }
@@ -75,23 +77,31 @@ export class GroupCommitWriter<T> {
     };
   }
 
+  /**
+   * Takes batches until the queue is empty. `active` drops in the same step as the queue is found empty (the
+   * `finally` runs as the function returns), so a write right after starts a loop of its own.
+   */
   private async run(): Promise<void> {
-    for (;;) {
-      await this.gather();
-      if (this.queue.length === 0) return;
-      const batch = this.queue.length <= this.maxBatch ? this.queue : this.queue.slice(0, this.maxBatch);
-      this.queue = batch === this.queue ? [] : this.queue.slice(this.maxBatch);
-      this.batches += 1;
-      this.largestBatch = Math.max(this.largestBatch, batch.length);
-      try {
-        await this.commit(batch.map((waiting) => waiting.item));
-      } catch (error) {
-        this.failedBatches += 1;
-        for (const waiting of batch) waiting.reject(error);
-        continue;
+    try {
+      for (;;) {
+        await this.gather();
+        if (this.queue.length === 0) return;
+        const batch = this.queue.length <= this.maxBatch ? this.queue : this.queue.slice(0, this.maxBatch);
+        this.queue = batch === this.queue ? [] : this.queue.slice(this.maxBatch);
+        this.batches += 1;
+        this.largestBatch = Math.max(this.largestBatch, batch.length);
+        try {
+          await this.commit(batch.map((waiting) => waiting.item));
+        } catch (error) {
+          this.failedBatches += 1;
+          for (const waiting of batch) waiting.reject(error);
+          continue;
+        }
+        this.committed += batch.length;
+        for (const waiting of batch) waiting.resolve();
       }
-      this.committed += batch.length;
-      for (const waiting of batch) waiting.resolve();
+    } finally {
+      this.active -= 1;
     }
   }
 }

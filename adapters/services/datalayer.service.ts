@@ -7,6 +7,7 @@ import type { DataLayerChangeState, DataLayerKey, DataLayerStore, ServedDataLaye
 import type { IdSource } from "../../core/ports/ids.port.ts";
 import { err, ok, type Result } from "../../core/result.ts";
 import { pickDelay, type TimingPreset } from "../../core/timing/timing.presets.ts";
+import { StorageUnavailableError } from "../runtime/storage-errors.ts";
 
 export interface DataLayerServiceDeps {
   readonly store: DataLayerStore;
@@ -18,8 +19,14 @@ export interface DataLayerServiceDeps {
   readonly onChangeAccepted?: () => void;
 }
 
-/** Attempts to record a change before giving up on a data layer that keeps changing under us. */
-const maxAppendRetries = 100;
+/**
+ * A change that lost to another request on the same data layer is decided again and retried while the others
+ * make progress, for at most this long (real time); changes accepted together share a commit, so of N
+ * concurrent writers on one data layer the last one tries N times.
+ */
+const contentionLimitMs = 10_000;
+/** Losses in a row with no other change recorded in between (a store refusing the write), before giving up. */
+const maxStalledTries = 100;
 
 /**
  * The use-cases of the hosted data layer API (DLE-*): load the data layer, ask core's machine, record the
@@ -70,9 +77,19 @@ export class DataLayerService {
    * something did (another request on the same dl_id, on any node), reads and decides again.
    */
   private async change(key: DataLayerKey, command: (at: number) => DataLayerCommand): Promise<Result<{ status: "pending" }, ManagementError>> {
-    for (let tries = 0; tries < maxAppendRetries; tries += 1) {
+    const started = performance.now();
+    let stalled = 0;
+    let seenSeq: number | null = null;
+    for (;;) {
       const current = await this.deps.store.read(key);
-      const state = current ? { exists: current.layer.exists, lastSeq: current.layer.lastSeq, lastDueAt: current.layer.lastDueAt } : untouchedDataLayer;
+      const lastSeq = current?.layer.lastSeq ?? 0;
+      stalled = lastSeq === seenSeq ? stalled + 1 : 0;
+      seenSeq = lastSeq;
+      if (stalled >= maxStalledTries || performance.now() - started > contentionLimitMs) {
+        // Busy rather than broken: 503 with Retry-After, as for a locked store.
+        throw new StorageUnavailableError(`data layer ${key.account}/${key.profile}/${key.dlId} kept changing; gave up after ${Math.round(performance.now() - started)} ms`);
+      }
+      const state = current ? { exists: current.layer.exists, lastSeq, lastDueAt: current.layer.lastDueAt } : untouchedDataLayer;
       const decided = transitionDataLayer(key, state, command(this.deps.clock.now()));
       if (!decided.ok) return err(decided.error);
       let recorded = true;
@@ -84,7 +101,6 @@ export class DataLayerService {
         return ok({ status: "pending" });
       }
     }
-    throw new Error(`data layer ${key.account}/${key.profile}/${key.dlId} kept changing; gave up after ${maxAppendRetries} tries`);
   }
 
   private delay(range: { readonly min: number; readonly max: number }): number {

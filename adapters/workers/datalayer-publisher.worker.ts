@@ -55,8 +55,11 @@ export function dataLayerPublisher(deps: { store: DataLayerStore; logger: Logger
     async runDue(now) {
       // The changes due are the oldest pending change of distinct data layers, so they are published together
       // (a store may commit them together); the order within one data layer is kept by publishing its heads only.
-      const published = await Promise.all((await deps.store.due(now, batchSize)).map((change) => publish(change, now)));
-      return published.filter(Boolean).length;
+      // Every change's writes end before the pass does, also when one of them fails (that failure is the pass's).
+      const outcomes = await Promise.allSettled((await deps.store.due(now, batchSize)).map((change) => publish(change, now)));
+      const failed = outcomes.find((outcome) => outcome.status === "rejected");
+      if (failed) throw failed.reason;
+      return outcomes.filter((outcome) => outcome.status === "fulfilled" && outcome.value).length;
     },
     nextDueAt() {
       return deps.store.nextRunAt();
