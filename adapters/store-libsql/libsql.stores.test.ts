@@ -36,6 +36,8 @@ describeStoreContract("libsql (file)", () => openLibsqlStores({ url: freshDataba
 describeStoreContract("libsql (:memory:)", () => openLibsqlStores({ url: ":memory:" }));
 describeSessionStoreContract("libsql (file)", () => openLibsqlStores({ url: freshDatabaseUrl() }));
 describeProfileStoreContract("libsql (file)", () => openLibsqlStores({ url: freshDatabaseUrl() }));
+// In memory there is no second connection: the batch and lookup reads go through the client.
+describeProfileStoreContract("libsql (:memory:)", () => openLibsqlStores({ url: ":memory:" }));
 describeProfileStoreContract("libsql (file, lookups in their own thread)", () => openLibsqlStores({ url: freshDatabaseUrl(), lookupThread: true }));
 describeDataLayerStoreContract("libsql (file)", () => openLibsqlStores({ url: freshDatabaseUrl() }));
 describeEventStoreContract("libsql (file)", () => openLibsqlStores({ url: freshDatabaseUrl() }));

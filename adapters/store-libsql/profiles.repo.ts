@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, or, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, or, sql, type Placeholder } from "drizzle-orm";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import type { MergeRecord, ProfileSave, ProfileStore } from "../../core/ports/index.ts";
 import type { VisitorProfile } from "../../core/profiles/profile.rules.ts";
@@ -15,6 +15,9 @@ const rowsPerStatement = 200;
  * statements, kept prepared, serve every batch.
  */
 const inListSizes = [8, 32, 96, rowsPerStatement] as const;
+
+/** The two batch reads of the profile worker: a batch's members' groups, and those groups' profiles. */
+type BatchTable = "members" | "profiles";
 
 
 const account = sql.placeholder("account");
@@ -92,55 +95,51 @@ export class LibsqlProfileRepo implements ProfileStore {
   }
 
   async canonicalsOf(account: string, profile: string, visitorIds: readonly string[]): Promise<Map<string, string>> {
-    const found = new Map<string, string>();
-    if (this.batchReader) {
-      for (const [visitorId, canonical] of this.readIn("members", account, profile, [...new Set(visitorIds)])) found.set(visitorId as string, canonical as string);
-      return found;
-    }
-    for (const ids of chunks([...new Set(visitorIds)], rowsPerStatement)) {
-      const rows = await this.db
-        .select({ visitorId: visitorMembers.visitorId, canonical: visitorMembers.canonical })
-        .from(visitorMembers)
-        .where(and(eq(visitorMembers.account, account), eq(visitorMembers.profile, profile), inArray(visitorMembers.visitorId, ids)));
-      for (const row of rows) found.set(row.visitorId, row.canonical);
-    }
-    return found;
+    return new Map((await this.readIn("members", account, profile, visitorIds)) as Array<[string, string]>);
   }
 
   /**
-   * The rows of `ids` (distinct) on the statement reader: members as [visitorId, canonical], profiles as
-   * [canonical, data], in IN lists padded to one of `inListSizes`.
+   * The profile worker's batch reads: members as [visitorId, canonical], profiles as [canonical, profile], of
+   * the distinct `ids`. On the statement reader, IN lists are padded to one of `inListSizes` (repeating the
+   * last id), so a few statements stay prepared; without one, through the client.
    */
-  private readIn(table: "members" | "profiles", account: string, profile: string, ids: readonly string[]): unknown[][] {
-    const reader = this.batchReader as StatementReader;
-    const rows: unknown[][] = [];
-    for (const slice of chunks(ids, rowsPerStatement)) {
+  private async readIn(table: BatchTable, account: string, profile: string, ids: readonly string[]): Promise<Array<[string, unknown]>> {
+    const rows: Array<[string, unknown]> = [];
+    for (const slice of chunks([...new Set(ids)], rowsPerStatement)) {
+      if (!this.batchReader) {
+        for (const { key, value } of await this.selectIn(table, account, profile, slice)) rows.push([key, value]);
+        continue;
+      }
       const size = inListSizes.find((candidate) => candidate >= slice.length) ?? rowsPerStatement;
       const values: Record<string, unknown> = { account, profile };
       for (let index = 0; index < size; index += 1) values[`id${index}`] = slice[Math.min(index, slice.length - 1)];
-      rows.push(...reader.rows(this.batchRead(table, size), values));
+      for (const [key, value] of this.batchReader.rows(this.batchRead(table, size), values)) {
+        // The statement reader answers a JSON column as its text; drizzle parses it.
+        rows.push([key as string, table === "profiles" ? JSON.parse(value as string) : value]);
+      }
     }
     return rows;
   }
 
-  private batchRead(table: "members" | "profiles", size: number): ReaderQuery {
+  /** The batch read of `table` for `ids` (values, or placeholders for the statement reader). */
+  private selectIn(table: BatchTable, accountValue: string | Placeholder, profileValue: string | Placeholder, ids: ReadonlyArray<string | Placeholder>) {
+    return table === "members"
+      ? this.db
+          .select({ key: visitorMembers.visitorId, value: visitorMembers.canonical })
+          .from(visitorMembers)
+          .where(and(eq(visitorMembers.account, accountValue), eq(visitorMembers.profile, profileValue), inArray(visitorMembers.visitorId, [...ids])))
+      : this.db
+          .select({ key: visitorProfiles.canonical, value: visitorProfiles.data })
+          .from(visitorProfiles)
+          .where(and(eq(visitorProfiles.account, accountValue), eq(visitorProfiles.profile, profileValue), inArray(visitorProfiles.canonical, [...ids])));
+  }
+
+  /** The statement reader's text of the batch read of `size` ids, built once per table and size. */
+  private batchRead(table: BatchTable, size: number): ReaderQuery {
     const key = `${table}:${size}`;
     let query = this.batchReads.get(key);
     if (!query) {
-      const ids = Array.from({ length: size }, (_, index) => sql.placeholder(`id${index}`));
-      const built =
-        table === "members"
-          ? this.db
-              .select({ visitorId: visitorMembers.visitorId, canonical: visitorMembers.canonical })
-              .from(visitorMembers)
-              .where(and(eq(visitorMembers.account, account), eq(visitorMembers.profile, profile), inArray(visitorMembers.visitorId, ids)))
-              .toSQL()
-          : this.db
-              .select({ canonical: visitorProfiles.canonical, data: visitorProfiles.data })
-              .from(visitorProfiles)
-              .where(and(eq(visitorProfiles.account, account), eq(visitorProfiles.profile, profile), inArray(visitorProfiles.canonical, ids)))
-              .toSQL();
-      query = readerQuery(built);
+      query = readerQuery(this.selectIn(table, account, profile, Array.from({ length: size }, (_, index) => sql.placeholder(`id${index}`))).toSQL());
       this.batchReads.set(key, query);
     }
     return query;
@@ -168,19 +167,7 @@ export class LibsqlProfileRepo implements ProfileStore {
   }
 
   async findMany(account: string, profile: string, canonicals: readonly string[]): Promise<Map<string, VisitorProfile>> {
-    const found = new Map<string, VisitorProfile>();
-    if (this.batchReader) {
-      for (const [canonical, data] of this.readIn("profiles", account, profile, [...new Set(canonicals)])) found.set(canonical as string, JSON.parse(data as string) as VisitorProfile);
-      return found;
-    }
-    for (const ids of chunks([...new Set(canonicals)], rowsPerStatement)) {
-      const rows = await this.db
-        .select({ canonical: visitorProfiles.canonical, data: visitorProfiles.data })
-        .from(visitorProfiles)
-        .where(and(eq(visitorProfiles.account, account), eq(visitorProfiles.profile, profile), inArray(visitorProfiles.canonical, ids)));
-      for (const row of rows) found.set(row.canonical, row.data);
-    }
-    return found;
+    return new Map((await this.readIn("profiles", account, profile, canonicals)) as Array<[string, VisitorProfile]>);
   }
 
   async save(account: string, profile: string, canonical: string, data: VisitorProfile, members: readonly string[]): Promise<void> {
