@@ -11,12 +11,8 @@ import type {
 } from "../../core/ports/index.ts";
 import { dataLayerChanges, dataLayers } from "./datalayer.schema.ts";
 import { readerQuery, type ReaderQuery, type StatementReader } from "./statement-reader.ts";
+import type { BatchItem } from "drizzle-orm/batch";
 import { GroupCommitWriter } from "../collect/group-commit.ts";
-
-/** The statements of one settlement (below); the first says whether this settlement settled the change. */
-const statementsPerSettlement = 3;
-/** The statements of one accepted change (below); the second says whether the change was recorded. */
-const statementsPerAppend = 2;
 
 type LayerRow = typeof dataLayers.$inferSelect;
 type ChangeRow = typeof dataLayerChanges.$inferSelect;
@@ -125,16 +121,16 @@ export class LibsqlDataLayerRepo implements DataLayerStore {
   /**
    * Changes accepted together (the uploads, updates and deletes of calls that arrive in the same turn of the
    * event loop) share one transaction, one WAL sync, as collected events and session touches do; each call
-   * still waits for its own to be committed before it answers.
+   * still waits for its own to be committed before it answers. Its second statement records the change.
    */
-  private readonly appends = new GroupCommitWriter<{ readonly change: DataLayerChange; readonly exists: boolean; recorded: boolean }>((batch) => this.commitAppends(batch));
+  private readonly appends = this.sharedCommits<{ readonly change: DataLayerChange; readonly exists: boolean }>(({ change, exists }) => this.appendStatements(change, exists), 1);
 
   /**
    * Settlements that arrive together (the publisher settles a pass's changes at once) share one transaction,
    * one WAL sync: each in a commit of its own made publishing on the HTTP thread as costly as the uploads
-   * themselves (bench/FINDINGS.md).
+   * themselves (bench/FINDINGS.md). Its first statement settles the change.
    */
-  private readonly settles = new GroupCommitWriter<{ readonly settlement: ChangeSettlement; settled: boolean }>((batch) => this.commitSettlements(batch));
+  private readonly settles = this.sharedCommits<ChangeSettlement>((settlement) => this.settlementStatements(settlement), 0);
 
   /** The get-status read of the v1 API, on the statement reader (a `file:` database), prepared once. */
   private readonly newestOf: ReaderQuery | null;
@@ -177,20 +173,31 @@ export class LibsqlDataLayerRepo implements DataLayerStore {
       );
   }
 
-  async append(change: DataLayerChange, exists: boolean): Promise<boolean> {
-    const waiting = { change, exists, recorded: false };
-    await this.appends.write(waiting);
-    return waiting.recorded;
+  append(change: DataLayerChange, exists: boolean): Promise<boolean> {
+    return this.appends({ change, exists });
   }
 
-  /** One transaction for the changes accepted together; each learns whether it was recorded. */
-  private async commitAppends(batch: ReadonlyArray<{ readonly change: DataLayerChange; readonly exists: boolean; recorded: boolean }>): Promise<void> {
-    const [first, ...rest] = batch.flatMap(({ change, exists }) => this.appendStatements(change, exists));
-    if (!first) return;
-    const results = await this.db.batch([first, ...rest]);
-    batch.forEach((waiting, index) => {
-      waiting.recorded = (results[index * statementsPerAppend + 1] as { rowsAffected: number }).rowsAffected === 1;
+  /**
+   * Compare-and-set writes that share one transaction with the others that arrive together (GroupCommitWriter):
+   * each answers whether its `deciding` statement (an index into its statements) changed exactly one row.
+   */
+  private sharedCommits<T>(statementsOf: (item: T) => readonly BatchItem<"sqlite">[], deciding: number): (item: T) => Promise<boolean> {
+    const writer = new GroupCommitWriter<{ readonly item: T; changed: boolean }>(async (batch) => {
+      const perItem = batch.map(({ item }) => statementsOf(item));
+      const [first, ...rest] = perItem.flat();
+      if (!first) return;
+      const results = (await this.db.batch([first, ...rest])) as ReadonlyArray<{ rowsAffected: number }>;
+      let offset = 0;
+      batch.forEach((waiting, index) => {
+        waiting.changed = results[offset + deciding]?.rowsAffected === 1;
+        offset += (perItem[index] as readonly BatchItem<"sqlite">[]).length;
+      });
     });
+    return async (item) => {
+      const waiting = { item, changed: false };
+      await writer.write(waiting);
+      return waiting.changed;
+    };
   }
 
   private appendStatements(change: DataLayerChange, exists: boolean) {
@@ -261,21 +268,8 @@ export class LibsqlDataLayerRepo implements DataLayerStore {
     return row?.next ?? null;
   }
 
-  async settle(settlement: ChangeSettlement): Promise<boolean> {
-    const waiting = { settlement, settled: false };
-    await this.settles.write(waiting);
-    return waiting.settled;
-  }
-
-  /** One transaction for the settlements that arrived together; each learns whether it was the one to settle. */
-  private async commitSettlements(batch: ReadonlyArray<{ readonly settlement: ChangeSettlement; settled: boolean }>): Promise<void> {
-    const statements = batch.flatMap(({ settlement }) => this.settlementStatements(settlement));
-    const [first, ...rest] = statements;
-    if (!first) return;
-    const results = await this.db.batch([first, ...rest]);
-    batch.forEach((waiting, index) => {
-      waiting.settled = (results[index * statementsPerSettlement] as { rowsAffected: number }).rowsAffected === 1;
-    });
+  settle(settlement: ChangeSettlement): Promise<boolean> {
+    return this.settles(settlement);
   }
 
   private settlementStatements(settlement: ChangeSettlement) {
