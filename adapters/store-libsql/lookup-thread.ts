@@ -136,11 +136,6 @@ export class LookupThread implements RowSource {
     await this.worker.terminate();
   }
 
-  /** Ends the thread as a crash would (tests). */
-  async crashForTest(): Promise<void> {
-    await this.worker.terminate();
-  }
-
   private flush(): void {
     if (this.waiting.length === 0 || this.stopped) return;
     const reads = this.waiting;
