@@ -56,6 +56,13 @@ export function describeProfileStoreContract(name: string, open: () => Promise<S
       expect(await stores.profiles.membersOf("acme", "main", "a")).toEqual(["a", "a1", "a2"]);
     });
 
+    test("saveMany with canonicalRecorded updates the profile and keeps the group's members", async () => {
+      await stores.profiles.save("acme", "main", "a", profile({ eventCount: 1 }), ["a1"]);
+      await stores.profiles.saveMany([{ account: "acme", profile: "main", canonical: "a", data: profile({ eventCount: 2 }), members: ["a2"], canonicalRecorded: true }]);
+      expect((await stores.profiles.findByMember("acme", "main", "a"))?.data.eventCount).toBe(2);
+      expect(await stores.profiles.membersOf("acme", "main", "a")).toEqual(["a", "a1", "a2"]);
+    });
+
     test("saveMany of more groups than one statement takes writes them all", async () => {
       const entries = Array.from({ length: 1234 }, (_, i) => ({ account: "acme", profile: "main", canonical: `g${i}`, data: profile({ eventCount: i }), members: [`m${i}`] }));
       await stores.profiles.saveMany(entries);

@@ -7,13 +7,17 @@ import type { VisitorProfile } from "../../core/profiles/profile.rules.ts";
  * visitors are read together up front (`prefetch`), reads of what the batch read or wrote are answered
  * from memory, and the writes go to the store together in one commit at `flush`. Rare operations (joins,
  * member lists, deletions) flush first and then go to the store, so they always see every write before
- * them; joins and deletions also forget what was read, since they change groups in the store.
+ * them; joins and deletions also forget what was read, since they change groups in the store. A member
+ * record the store is known to hold already (read, or written by an earlier flush of the batch) is not
+ * written again.
  */
 export class BufferedProfileStore implements ProfileStore {
   /** What is known of a member id: its group, or null when it is known to be in none. */
   private readonly canonical = new Map<string, string | null>();
   /** What is known of a group: its profile, or null when it is known to have none. */
   private readonly profiles = new Map<string, VisitorProfile | null>();
+  /** The group of each member id as the store records it (read or written by this batch): unlike `canonical`, not moved by buffered saves. */
+  private readonly recorded = new Map<string, string | null>();
   private readonly pending = new Map<string, { account: string; profile: string; canonical: string; data: VisitorProfile; members: Set<string> }>();
 
   constructor(private readonly inner: ProfileStore) {}
@@ -27,7 +31,11 @@ export class BufferedProfileStore implements ProfileStore {
     const unknownIds = [...new Set(visitorIds)].filter((id) => !this.canonical.has(this.key(account, profile, id)));
     if (unknownIds.length === 0) return;
     const groups = await this.inner.canonicalsOf(account, profile, unknownIds);
-    for (const id of unknownIds) this.canonical.set(this.key(account, profile, id), groups.get(id) ?? null);
+    for (const id of unknownIds) {
+      const key = this.key(account, profile, id);
+      this.canonical.set(key, groups.get(id) ?? null);
+      this.recorded.set(key, groups.get(id) ?? null);
+    }
     const unknownGroups = [...new Set(groups.values())].filter((canonical) => !this.profiles.has(this.key(account, profile, canonical)));
     if (unknownGroups.length === 0) return;
     const found = await this.inner.findMany(account, profile, unknownGroups);
@@ -81,12 +89,21 @@ export class BufferedProfileStore implements ProfileStore {
     for (const entry of entries) await this.save(entry.account, entry.profile, entry.canonical, entry.data, entry.members);
   }
 
-  /** Writes every buffered save in one commit. */
+  /** Writes every buffered save in one commit, with only the member records the store does not hold yet. */
   async flush(): Promise<void> {
     if (this.pending.size === 0) return;
-    const entries = [...this.pending.values()].map((entry) => ({ ...entry, members: [...entry.members] }));
+    const isRecorded = (account: string, profile: string, id: string, canonical: string) => this.recorded.get(this.key(account, profile, id)) === canonical;
+    const entries: ProfileSave[] = [...this.pending.values()].map(({ account, profile, canonical, data, members }) => ({
+      account,
+      profile,
+      canonical,
+      data,
+      members: [...members].filter((id) => id !== canonical && !isRecorded(account, profile, id, canonical)),
+      canonicalRecorded: isRecorded(account, profile, canonical, canonical),
+    }));
     await this.inner.saveMany(entries);
     this.pending.clear();
+    for (const entry of entries) for (const id of [entry.canonical, ...entry.members]) this.recorded.set(this.key(entry.account, entry.profile, id), entry.canonical);
   }
 
   /** Forgets what this batch read and wrote (after a join, which changes groups in the store). */
@@ -94,6 +111,7 @@ export class BufferedProfileStore implements ProfileStore {
     await this.flush();
     this.canonical.clear();
     this.profiles.clear();
+    this.recorded.clear();
   }
 
   async membersOf(account: string, profile: string, canonical: string): Promise<string[]> {

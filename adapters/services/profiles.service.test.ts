@@ -1,6 +1,6 @@
 import { describe, expect, it } from "bun:test";
 import type { ProfileConfig } from "../../core/config/config.model.ts";
-import type { CollectedEvent, Stores } from "../../core/ports/index.ts";
+import type { CollectedEvent, ProfileSave, Stores } from "../../core/ports/index.ts";
 import { profilePolicyFromLimits } from "../../core/profiles/profile.rules.ts";
 import { createMemoryLogger } from "../runtime/logger.ts";
 import { createMemoryStores } from "../store-memory/memory.stores.ts";
@@ -184,6 +184,31 @@ describe("profiles from stored events (DEC-PRO-03)", () => {
     expect(singleReads).toBe(0);
     expect(await eventsOf("anon-1")).toBe(2);
     expect(await eventsOf("anon-2")).toBe(2);
+  });
+
+  it("a batch writes member records only for ids the store does not record yet", async () => {
+    const { send, stores, worker, eventsOf } = await setup();
+    const saved: ProfileSave[] = [];
+    const original = stores.profiles.saveMany.bind(stores.profiles);
+    stores.profiles.saveMany = async (entries) => {
+      saved.push(...entries);
+      return original(entries);
+    };
+    // A new visitor: the canonical id's member record is written.
+    await send("anon-1");
+    while ((await worker.runDue(0)) > 0);
+    expect(saved.map(({ canonical, members, canonicalRecorded }) => ({ canonical, members, canonicalRecorded }))).toEqual([{ canonical: "anon-1", members: [], canonicalRecorded: false }]);
+    // Returning: only the profile changes. Naming an email address adds that one member record.
+    saved.length = 0;
+    await send("anon-1");
+    await send("anon-1", { customer_id: "c-1" });
+    while ((await worker.runDue(0)) > 0);
+    expect(saved.map(({ canonical, members, canonicalRecorded }) => ({ canonical, members, canonicalRecorded }))).toEqual([
+      { canonical: "anon-1", members: [], canonicalRecorded: true },
+      { canonical: "__acme_main__5121_c-1__", members: ["anon-1"], canonicalRecorded: false },
+    ]);
+    expect(await eventsOf("anon-1")).toBe(3);
+    expect(await stores.profiles.membersOf("acme", "main", "__acme_main__5121_c-1__")).toEqual(["__acme_main__5121_c-1__", "anon-1"]);
   });
 
   it("a batch pauses between its reads, its work and its commit; events stored meanwhile wait for the next batch", async () => {

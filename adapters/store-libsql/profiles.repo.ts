@@ -177,14 +177,15 @@ export class LibsqlProfileRepo implements ProfileStore {
   /**
    * One commit of a few multi-row upserts (profiles, then members), not two statements per group: a batch of
    * the profile worker costs a handful of statements however many visitors it touches. Later entries win,
-   * as consecutive `save`s would.
+   * as consecutive `save`s would. Member records are written only for the ids given (and the canonical id
+   * unless `canonicalRecorded`): an upsert of an unchanged member costs as much as one that changes it.
    */
   async saveMany(entries: readonly ProfileSave[]): Promise<void> {
     const profiles = new Map<string, typeof visitorProfiles.$inferInsert>();
     const members = new Map<string, typeof visitorMembers.$inferInsert>();
-    for (const { account, profile, canonical, data, members: ids } of entries) {
+    for (const { account, profile, canonical, data, members: ids, canonicalRecorded } of entries) {
       profiles.set(JSON.stringify([account, profile, canonical]), { account, profile, canonical, data, lastSeenAt: data.lastSeenAt });
-      for (const visitorId of [canonical, ...ids]) members.set(JSON.stringify([account, profile, visitorId]), { account, profile, visitorId, canonical });
+      for (const visitorId of canonicalRecorded ? ids : [canonical, ...ids]) members.set(JSON.stringify([account, profile, visitorId]), { account, profile, visitorId, canonical });
     }
     const statements = [...chunks([...profiles.values()], rowsPerStatement).map(this.upsertProfiles), ...chunks([...members.values()], rowsPerStatement).map(this.upsertMembers)];
     if (statements.length > 0) await this.db.$client.batch(statements, "write");

@@ -14,7 +14,15 @@ export interface ProfileSave {
   readonly profile: string;
   readonly canonical: string;
   readonly data: VisitorProfile;
+  /** Ids to make members of the group; the canonical id always is one. */
   readonly members: readonly string[];
+  /**
+   * Set by a caller that has just read the group from the store: the canonical id is recorded as a member
+   * already, so its member record need not be written again. Most events are of a returning visitor, whose
+   * profile changes while its membership does not; skipping that write saved about a sixth of the profile
+   * worker's time (bench/FINDINGS.md). A hint only: a store may write the record anyway.
+   */
+  readonly canonicalRecorded?: boolean;
 }
 
 /**
