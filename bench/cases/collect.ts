@@ -32,9 +32,10 @@ function visitorId(n: number): string {
   return `${(n * 2654435761 >>> 0).toString(16).padStart(8, "0")}${n.toString(16).padStart(8, "0")}0190f1e2d3c4b5a6`;
 }
 
-export function getScenario(): WrkScenario {
+/** The requests of the GET case (wrk cycles through them): the pixel of a product page for a returning visitor. */
+export function getScenarioRequests() {
   const next = numbers(1);
-  const requests = Array.from({ length: requestCount }, (_, index) => {
+  return Array.from({ length: requestCount }, (_, index) => {
     const visitor = visitorId(next() % visitorPool);
     const product = 10_000 + (next() % 5000);
     const query = new URLSearchParams({
@@ -52,6 +53,10 @@ export function getScenario(): WrkScenario {
     });
     return { method: "GET", path: `/event?${query}`, headers: { "User-Agent": browserUserAgent, Referer: `https://shop.example.com/p/${product}` } };
   });
+}
+
+export function getScenario(): WrkScenario {
+  const requests = getScenarioRequests();
   return { name: "collect-get", path: requests[0]!.path, lua: roundRobinLua(requests) };
 }
 

@@ -1,0 +1,103 @@
+/**
+ * The profile worker alone, without HTTP or wrk: where a batch's time goes, per event. A fresh libSQL file
+ * with the demo tenants gets `--events` events of the GET /event case (the 2,000 requests wrk cycles through,
+ * read by the same rules, repeated); the worker then applies them in its batches of 500, and
+ * each step of a batch is timed through the worker's pause hook (ProfilesService `pause`).
+ *
+ *   bun bench/profile-batch.ts                   # 100,000 events
+ *   bun bench/profile-batch.ts --events 300000
+ *
+ * Prints one table: microseconds of wall time per event for each step, the process's CPU per event and the
+ * bytes it wrote per event (/proc/self/io, WAL and checkpoints included). Apart from the first 2,000 events,
+ * each is of a returning visitor.
+ */
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { readCollectRequest } from "../core/collect/collect.rules.ts";
+import { describeCollectedEvent } from "../core/collect/event.rules.ts";
+import type { CollectedEvent } from "../core/ports/events.store.ts";
+import { profilePolicyFromLimits } from "../core/profiles/profile.rules.ts";
+import { identifyVisitor } from "../core/visitors/visitor-id.rules.ts";
+import { cryptoIds } from "../adapters/runtime/crypto.ts";
+import { createMemoryLogger } from "../adapters/runtime/logger.ts";
+import { ProfilesService } from "../adapters/services/profiles.service.ts";
+import { databaseUrlForDataDir, openLibsqlStores } from "../adapters/store-libsql/libsql.stores.ts";
+import { profileWorker } from "../adapters/workers/profile.worker.ts";
+import { openDemoService } from "../harness/in-process.ts";
+import { getScenarioRequests } from "./cases/collect.ts";
+
+const eventsArg = process.argv.indexOf("--events");
+const eventCount = eventsArg > 0 ? Number(process.argv[eventsArg + 1]) : 100_000;
+if (!Number.isSafeInteger(eventCount) || eventCount <= 0) throw new Error("--events takes a positive whole number");
+
+/** The events of the GET case's requests, as the collection use-case describes them, `count` in all. */
+function benchEvents(count: number, startAt: number): CollectedEvent[] {
+  const requests = getScenarioRequests();
+  return Array.from({ length: count }, (_, index) => {
+    const request = requests[index % requests.length] as (typeof requests)[number];
+    const query = new URLSearchParams(request.path.slice(request.path.indexOf("?") + 1));
+    const checked = readCollectRequest({ method: "GET", query, body: null, referer: request.headers.Referer, isKnownProfile: () => true });
+    if (!checked.ok) throw new Error(`a bench request is refused: ${checked.error.code}`);
+    const identity = identifyVisitor({ account: checked.value.account, profile: checked.value.profile, params: checked.value.params, cookieHeader: null }, cryptoIds);
+    return describeCollectedEvent(checked.value, identity, startAt + index);
+  });
+}
+
+function writtenBytes(): number {
+  const line = readFileSync("/proc/self/io", "utf8").split("\n").find((entry) => entry.startsWith("wchar:"));
+  return Number(line?.split(":")[1] ?? Number.NaN);
+}
+
+const dataDir = mkdtempSync(join(tmpdir(), "svc-hub-profile-batch-"));
+try {
+  const url = databaseUrlForDataDir(dataDir);
+  // Schema and the demo tenants, as the server would make them; then the store alone.
+  await (await openDemoService({ store: { kind: "libsql", url }, dataDir })).close();
+  const stores = await openLibsqlStores({ url });
+  const events = benchEvents(eventCount, Date.now());
+  for (let start = 0; start < events.length; start += 1000) await stores.events.append(events.slice(start, start + 1000));
+
+  // The steps of a batch: the worker reads its events and configurations, then ProfilesService pauses after
+  // working out the ids (1), after reading their groups and profiles (2), after applying the events (3), and
+  // the batch ends with the commit of the profiles (4) and the worker's cursor.
+  const steps = ["read events and ids", "read groups and profiles", "apply the events", "commit profiles and cursor"];
+  const spent = [0, 0, 0, 0];
+  let step = 0;
+  let mark = performance.now();
+  const pause = async () => {
+    const now = performance.now();
+    spent[step] = (spent[step] as number) + now - mark;
+    step = Math.min(step + 1, steps.length - 1);
+    mark = now;
+  };
+  const profiles = new ProfilesService({ stores, policy: profilePolicyFromLimits({ visitTimeoutMinutes: 30 }), pause });
+  const worker = profileWorker({ stores, profiles, logger: createMemoryLogger() });
+
+  const cpuBefore = process.cpuUsage();
+  const writtenBefore = writtenBytes();
+  const started = performance.now();
+  let applied = 0;
+  for (;;) {
+    step = 0;
+    mark = performance.now();
+    const done = await worker.runDue(Date.now());
+    spent[step] = (spent[step] as number) + performance.now() - mark;
+    if (done === 0) break;
+    applied += done;
+  }
+  const wallUs = ((performance.now() - started) * 1000) / applied;
+  const cpu = process.cpuUsage(cpuBefore);
+  const writtenKb = (writtenBytes() - writtenBefore) / 1024 / applied;
+  await stores.close();
+
+  const us = (ms: number) => ((ms * 1000) / applied).toFixed(1);
+  console.log(`Profile worker, ${applied.toLocaleString("en-US")} events of the GET /event case, batches of 500:\n`);
+  console.log("| Step | µs an event (wall) |");
+  console.log("|---|---:|");
+  steps.forEach((name, index) => console.log(`| ${name} | ${us(spent[index] as number)} |`));
+  console.log(`| **whole batch** | **${wallUs.toFixed(1)}** |`);
+  console.log(`\nCPU of the process: ${((cpu.user + cpu.system) / applied).toFixed(1)} µs an event (${(cpu.system / applied).toFixed(1)} in the kernel); written: ${writtenKb.toFixed(1)} KB an event.`);
+} finally {
+  rmSync(dataDir, { recursive: true, force: true });
+}
