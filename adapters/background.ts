@@ -52,9 +52,9 @@ export interface Background {
  * The shortest time between two passes of the background thread's scheduler (its coalescing delay; 20 ms
  * elsewhere). Under steady collection every group commit notifies it, and each pass has costs of its own
  * whatever it finds: the profiles lease and cursor, the look at the drop folders and the deletion requests,
- * a profile batch's reads and its commit. With 50 ms a pass under load applies about 500 events instead of
- * about 190, and the thread spends about 15% less CPU an event (bench/FINDINGS.md, fifth round). A profile
- * is then up to 30 ms later to follow its events; `/admin/wait` still drains at once.
+ * a profile batch's reads and its commit. With 50 ms a pass under load applies about 350 events instead of
+ * about 190, and the thread spends about 12% less CPU an event at a fixed rate (bench/FINDINGS.md, fifth
+ * round). A profile is then up to 30 ms later to follow its events; `/admin/wait` still drains at once.
  */
 const eventsPassGapMs = 50;
 

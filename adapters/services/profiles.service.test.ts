@@ -198,7 +198,8 @@ describe("profiles from stored events (DEC-PRO-03)", () => {
     await send("anon-1");
     while ((await worker.runDue(0)) > 0);
     expect(saved.map(({ canonical, members, canonicalRecorded }) => ({ canonical, members, canonicalRecorded }))).toEqual([{ canonical: "anon-1", members: [], canonicalRecorded: false }]);
-    // Returning: only the profile changes. Naming an email address adds that one member record.
+    // Returning: only the profile changes. Naming a customer id joins the visitor to that known id, whose
+    // group records the visitor as a new member.
     saved.length = 0;
     await send("anon-1");
     await send("anon-1", { customer_id: "c-1" });
