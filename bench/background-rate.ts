@@ -14,14 +14,10 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { readCollectRequest } from "../core/collect/collect.rules.ts";
-import { describeCollectedEvent } from "../core/collect/event.rules.ts";
 import type { CollectedEvent } from "../core/ports/events.store.ts";
-import { identifyVisitor } from "../core/visitors/visitor-id.rules.ts";
-import { cryptoIds } from "../adapters/runtime/crypto.ts";
 import { databaseUrlForDataDir } from "../adapters/store-libsql/libsql.stores.ts";
 import { openDemoService } from "../harness/in-process.ts";
-import { getScenarioRequests } from "./cases/collect.ts";
+import { getScenarioEvents } from "./cases/collect.ts";
 
 function numberArg(name: string, fallback: number): number {
   const index = process.argv.indexOf(name);
@@ -34,15 +30,11 @@ const rate = numberArg("--rate", 8000);
 const seconds = numberArg("--seconds", 10);
 const groupSize = 25;
 
-const requests = getScenarioRequests();
+const eventAt = getScenarioEvents(() => Date.now());
 let made = 0;
-/** The next event of the GET case, as the collection use-case describes it. */
+/** The next event of the GET case, received now. */
 function nextEvent(): CollectedEvent {
-  const request = requests[made++ % requests.length] as (typeof requests)[number];
-  const checked = readCollectRequest({ method: "GET", query: new URLSearchParams(request.path.slice(request.path.indexOf("?") + 1)), body: null, referer: request.headers.Referer, isKnownProfile: () => true });
-  if (!checked.ok) throw new Error(`a bench request is refused: ${checked.error.code}`);
-  const identity = identifyVisitor({ account: checked.value.account, profile: checked.value.profile, params: checked.value.params, cookieHeader: null }, cryptoIds);
-  return describeCollectedEvent(checked.value, identity, Date.now());
+  return eventAt(made++);
 }
 
 /** CPU ticks (1/100 s) of each thread of this process, by thread id. */

@@ -14,35 +14,17 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { readCollectRequest } from "../core/collect/collect.rules.ts";
-import { describeCollectedEvent } from "../core/collect/event.rules.ts";
-import type { CollectedEvent } from "../core/ports/events.store.ts";
 import { profilePolicyFromLimits } from "../core/profiles/profile.rules.ts";
-import { identifyVisitor } from "../core/visitors/visitor-id.rules.ts";
-import { cryptoIds } from "../adapters/runtime/crypto.ts";
 import { createMemoryLogger } from "../adapters/runtime/logger.ts";
 import { ProfilesService } from "../adapters/services/profiles.service.ts";
 import { databaseUrlForDataDir, openLibsqlStores } from "../adapters/store-libsql/libsql.stores.ts";
 import { profileWorker } from "../adapters/workers/profile.worker.ts";
 import { openDemoService } from "../harness/in-process.ts";
-import { getScenarioRequests } from "./cases/collect.ts";
+import { getScenarioEvents } from "./cases/collect.ts";
 
 const eventsArg = process.argv.indexOf("--events");
 const eventCount = eventsArg > 0 ? Number(process.argv[eventsArg + 1]) : 100_000;
 if (!Number.isSafeInteger(eventCount) || eventCount <= 0) throw new Error("--events takes a positive whole number");
-
-/** The events of the GET case's requests, as the collection use-case describes them, `count` in all. */
-function benchEvents(count: number, startAt: number): CollectedEvent[] {
-  const requests = getScenarioRequests();
-  return Array.from({ length: count }, (_, index) => {
-    const request = requests[index % requests.length] as (typeof requests)[number];
-    const query = new URLSearchParams(request.path.slice(request.path.indexOf("?") + 1));
-    const checked = readCollectRequest({ method: "GET", query, body: null, referer: request.headers.Referer, isKnownProfile: () => true });
-    if (!checked.ok) throw new Error(`a bench request is refused: ${checked.error.code}`);
-    const identity = identifyVisitor({ account: checked.value.account, profile: checked.value.profile, params: checked.value.params, cookieHeader: null }, cryptoIds);
-    return describeCollectedEvent(checked.value, identity, startAt + index);
-  });
-}
 
 function writtenBytes(): number {
   const line = readFileSync("/proc/self/io", "utf8").split("\n").find((entry) => entry.startsWith("wchar:"));
@@ -55,7 +37,9 @@ try {
   // Schema and the demo tenants, as the server would make them; then the store alone.
   await (await openDemoService({ store: { kind: "libsql", url }, dataDir })).close();
   const stores = await openLibsqlStores({ url });
-  const events = benchEvents(eventCount, Date.now());
+  const startAt = Date.now();
+  const eventOf = getScenarioEvents((index) => startAt + index);
+  const events = Array.from({ length: eventCount }, (_, index) => eventOf(index));
   for (let start = 0; start < events.length; start += 1000) await stores.events.append(events.slice(start, start + 1000));
 
   // The steps of a batch: the worker reads its events and configurations, then ProfilesService pauses after

@@ -5,6 +5,11 @@
  * sent must be a stored event.
  */
 import { join } from "node:path";
+import { readCollectRequest } from "../../core/collect/collect.rules.ts";
+import { describeCollectedEvent } from "../../core/collect/event.rules.ts";
+import type { CollectedEvent } from "../../core/ports/events.store.ts";
+import { identifyVisitor } from "../../core/visitors/visitor-id.rules.ts";
+import { cryptoIds } from "../../adapters/runtime/crypto.ts";
 import { compareWithBare, type Comparison } from "../lib/measure.ts";
 import { peakRssMbOf } from "../lib/proc.ts";
 import { comparisonTable, fmt, ms, summaryRowOf, type CaseReport, type TargetCheck } from "../lib/report.ts";
@@ -53,6 +58,23 @@ export function getScenarioRequests() {
     });
     return { method: "GET", path: `/event?${query}`, headers: { "User-Agent": browserUserAgent, Referer: `https://shop.example.com/p/${product}` } };
   });
+}
+
+/**
+ * The stream of events the GET case's requests make (wrk's 2,000 requests in turn), as the collection
+ * use-case describes them: for benchmarks of the background work without HTTP. `receivedAt` gives each
+ * event's time from its place in the stream.
+ */
+export function getScenarioEvents(receivedAt: (index: number) => number): (index: number) => CollectedEvent {
+  const requests = getScenarioRequests();
+  return (index) => {
+    const request = requests[index % requests.length] as (typeof requests)[number];
+    const query = new URLSearchParams(request.path.slice(request.path.indexOf("?") + 1));
+    const checked = readCollectRequest({ method: "GET", query, body: null, referer: request.headers.Referer, isKnownProfile: () => true });
+    if (!checked.ok) throw new Error(`a bench request is refused: ${checked.error.code}`);
+    const identity = identifyVisitor({ account: checked.value.account, profile: checked.value.profile, params: checked.value.params, cookieHeader: null }, cryptoIds);
+    return describeCollectedEvent(checked.value, identity, receivedAt(index));
+  };
 }
 
 export function getScenario(): WrkScenario {
