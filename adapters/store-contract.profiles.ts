@@ -95,6 +95,23 @@ export function describeProfileStoreContract(name: string, open: () => Promise<S
       expect(await stores.profiles.findByMember("acme", "main", "nobody")).toBeNull();
     });
 
+    test("findForEngine answers findByMember with the engine's enabled-since, or null for an id in no group (MOM-10, DEC-MOM-04)", async () => {
+      await stores.profiles.save("acme", "main", "a", profile({ eventCount: 4 }), ["a1"]);
+      await stores.profiles.save("acme", "dev", "a", profile({ eventCount: 1 }), []);
+      expect(await stores.profiles.findForEngine("acme", "main", "a1", "web")).toEqual({ canonical: "a", data: profile({ eventCount: 4 }), engineEnabledSince: null });
+      await stores.profiles.setEngineEnabledSince("acme", "main", "web", 123);
+      await stores.profiles.setEngineEnabledSince("acme", "dev", "web", 456);
+      await stores.profiles.setEngineEnabledSince("acme", "main", "app", 789);
+      expect(await stores.profiles.findForEngine("acme", "main", "a1", "web")).toEqual({ canonical: "a", data: profile({ eventCount: 4 }), engineEnabledSince: 123 });
+      expect(await stores.profiles.findForEngine("acme", "main", "a", "app")).toEqual({ canonical: "a", data: profile({ eventCount: 4 }), engineEnabledSince: 789 });
+      expect(await stores.profiles.findForEngine("acme", "dev", "a", "web")).toEqual({ canonical: "a", data: profile({ eventCount: 1 }), engineEnabledSince: 456 });
+      expect(await stores.profiles.findForEngine("acme", "main", "a1", "nowhere")).toEqual({ canonical: "a", data: profile({ eventCount: 4 }), engineEnabledSince: null });
+      expect(await stores.profiles.findForEngine("acme", "dev", "a1", "web")).toBeNull();
+      expect(await stores.profiles.findForEngine("acme", "main", "nobody", "web")).toBeNull();
+      await stores.profiles.setEngineEnabledSince("acme", "main", "web", null);
+      expect((await stores.profiles.findForEngine("acme", "main", "a1", "web"))?.engineEnabledSince).toBeNull();
+    });
+
     test("saving again replaces the profile and adds members", async () => {
       await stores.profiles.save("acme", "main", "anon-1", profile(), []);
       await stores.profiles.save("acme", "main", "anon-1", profile({ eventCount: 3, lastSeq: 9 }), ["anon-2"]);

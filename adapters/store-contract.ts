@@ -427,15 +427,16 @@ export function describeStoreContract(name: string, open: () => Promise<Stores>)
     });
 
     describe("isolation of records", () => {
-      test("changing a returned profile does not change the stored one", async () => {
+      // TenancyStore: a record read is an immutable value that the store may share between readers.
+      test("a returned profile is frozen all the way down: changing it throws, and the stored one stays", async () => {
         await stores.tenancy.ensureAccount("acme", 1000);
         await stores.tenancy.putProfile("acme", fullProfileConfig(), 2000);
-        const found = await stores.tenancy.findProfile("acme", "main");
-        const attributes = found!.config.attributes as AttributeDefinition[];
-        attributes.pop();
-        (attributes[0]!.enrichments as unknown[]).length = 0;
-        const listed = await stores.tenancy.listProfiles("acme");
-        (listed[0]!.config.engines as unknown[]).length = 0;
+        for (const found of [await stores.tenancy.findProfile("acme", "main"), (await stores.tenancy.listProfiles("acme"))[0]]) {
+          expect(() => ((found!.config as { name: string }).name = "changed")).toThrow(TypeError);
+          expect(() => (found!.config.attributes as AttributeDefinition[]).pop()).toThrow(TypeError);
+          expect(() => ((found!.config.attributes[0]!.enrichments as unknown[]).length = 0)).toThrow(TypeError);
+          expect(() => (found!.config.engines[0]!.allowedDomains as string[]).push("evil.example")).toThrow(TypeError);
+        }
         expect((await stores.tenancy.findProfile("acme", "main"))!.config).toEqual(fullProfileConfig());
       });
 
@@ -448,30 +449,49 @@ export function describeStoreContract(name: string, open: () => Promise<Stores>)
         expect((await stores.tenancy.findProfile("acme", "main"))!.config).toEqual(fullProfileConfig());
       });
 
-      test("changing a user or a key, given or returned, does not change the stored one", async () => {
+      test("changing a user or a key given does not change the stored one; a returned one is frozen", async () => {
         const user = sampleUser("ann@example.com");
         await stores.tenancy.putUser(user);
         (user.grants as Grant[]).length = 0;
         (user as { disabled: boolean }).disabled = true;
-        const found = await stores.tenancy.findUser("ann@example.com");
-        (found!.grants as Grant[]).push({ account: "evil", profiles: "*" });
+        for (const found of [await stores.tenancy.findUser("ann@example.com"), (await stores.tenancy.listUsers())[0]]) {
+          expect(() => (found!.grants as Grant[]).push({ account: "evil", profiles: "*" })).toThrow(TypeError);
+        }
         expect(await stores.tenancy.findUser("ann@example.com")).toEqual(sampleUser("ann@example.com"));
 
         const key = sampleApiKey("k1", "ann@example.com");
         await stores.tenancy.putApiKey(key);
         (key as { revokedAt: number | null }).revokedAt = 5;
-        const foundKey = await stores.tenancy.findApiKey("k1");
-        (foundKey as { revokedAt: number | null }).revokedAt = 6;
+        for (const found of [await stores.tenancy.findApiKey("k1"), (await stores.tenancy.listApiKeys("ann@example.com"))[0]]) {
+          expect(() => ((found as { revokedAt: number | null }).revokedAt = 6)).toThrow(TypeError);
+        }
         expect(await stores.tenancy.findApiKey("k1")).toEqual(sampleApiKey("k1", "ann@example.com"));
       });
 
-      test("changing a returned account does not change the stored one", async () => {
+      test("a returned account is frozen", async () => {
         await stores.tenancy.ensureAccount("acme", 1000);
         const found = await stores.tenancy.findAccount("acme");
-        (found as { createdAt: number }).createdAt = 5;
+        expect(() => ((found as { createdAt: number }).createdAt = 5)).toThrow(TypeError);
         const [listed] = await stores.tenancy.listAccounts();
-        (listed as { createdAt: number }).createdAt = 6;
+        expect(() => ((listed as { createdAt: number }).createdAt = 6)).toThrow(TypeError);
         expect(await stores.tenancy.findAccount("acme")).toEqual({ name: "acme", createdAt: 1000 });
+      });
+
+      test("a list is a new array on every call: changing it does not change the next answer", async () => {
+        await stores.tenancy.ensureAccount("acme", 1000);
+        await stores.tenancy.putProfile("acme", fullProfileConfig(), 2000);
+        await stores.tenancy.putUser(sampleUser("ann@example.com"));
+        await stores.tenancy.putApiKey(sampleApiKey("k1", "ann@example.com"));
+        const lists: Array<() => Promise<unknown[]>> = [
+          () => stores.tenancy.listAccounts(),
+          () => stores.tenancy.listProfiles("acme"),
+          () => stores.tenancy.listUsers(),
+          () => stores.tenancy.listApiKeys("ann@example.com"),
+        ];
+        for (const list of lists) {
+          (await list()).pop();
+          expect(await list()).toHaveLength(1);
+        }
       });
     });
 

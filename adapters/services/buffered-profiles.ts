@@ -1,5 +1,5 @@
 import type { MergeRecord, ProfileSave, ProfileStore } from "../../core/ports/index.ts";
-import { findByMemberInTwoReads } from "../../core/ports/profiles.store.ts";
+import { findByMemberInTwoReads, findForEngineInTwoReads, type FoundForEngine } from "../../core/ports/profiles.store.ts";
 import type { VisitorProfile } from "../../core/profiles/profile.rules.ts";
 
 /**
@@ -64,6 +64,10 @@ export class BufferedProfileStore implements ProfileStore {
 
   findByMember(account: string, profile: string, visitorId: string): Promise<{ canonical: string; data: VisitorProfile } | null> {
     return findByMemberInTwoReads(this, account, profile, visitorId);
+  }
+
+  findForEngine(account: string, profile: string, visitorId: string, engineId: string): Promise<FoundForEngine | null> {
+    return findForEngineInTwoReads(this, account, profile, visitorId, engineId);
   }
 
   async findMany(account: string, profile: string, canonicals: readonly string[]): Promise<Map<string, VisitorProfile>> {

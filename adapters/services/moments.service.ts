@@ -63,11 +63,8 @@ export class MomentsService {
 
   /** MOM-10, DEC-MOM-04: data only for a visitor with events since the engine was enabled. */
   private async visitorData(account: string, profile: string, engine: EngineDefinition, config: Parameters<typeof visitorDataFor>[0]["config"], visitorId: string): Promise<VisitorData | null> {
-    const profiles = this.deps.stores.profiles;
-    // Asked together: where the reads run in a thread of their own, both go in one message.
-    const [found, enabledSince] = await Promise.all([profiles.findByMember(account, profile, visitorId), profiles.engineEnabledSince(account, profile, engine.id)]);
-    if (!found) return null;
-    if (enabledSince === null || found.data.lastSeenAt < enabledSince) return null;
+    const found = await this.deps.stores.profiles.findForEngine(account, profile, visitorId, engine.id);
+    if (!found || found.engineEnabledSince === null || found.data.lastSeenAt < found.engineEnabledSince) return null;
     return visitorDataFor({ account, profileName: profile, config, engine, profile: found.data });
   }
 }

@@ -70,6 +70,25 @@ describe("lookup thread", () => {
     expect(thread.batches - before).toBe(3);
   });
 
+  test("queries of several kinds, mixed across messages, each get their own answers (a query's text is sent once)", async () => {
+    const { path, reader } = await fileWithRows();
+    const thread = await startOn(path, reader);
+    const memberOf: ReaderQuery = { sql: "select visitor_id from visitor_members where canonical = ? and account = ? order by visitor_id", names: ["canonical", "account"] };
+    const countOf: ReaderQuery = { sql: "select count(*) from visitor_members", names: [] };
+    for (let round = 0; round < 3; round += 1) {
+      const asked = Array.from({ length: 11 }, (_, index) =>
+        index % 3 === 0
+          ? thread.row(canonicalOf, { account: "acme", profile: "main", id: index % 2 ? "v-1" : "nobody" })
+          : index % 3 === 1
+            ? thread.row(memberOf, { canonical: "c-1", account: "acme" })
+            : thread.row(countOf, {}),
+      );
+      expect(await Promise.all(asked)).toEqual(
+        Array.from({ length: 11 }, (_, index) => (index % 3 === 0 ? (index % 2 ? ["c-1"] : undefined) : index % 3 === 1 ? ["c-1"] : [3])),
+      );
+    }
+  });
+
   test("sees every commit made before the read, by any connection", async () => {
     const { stores, path, reader } = await fileWithRows();
     const thread = await startOn(path, reader);
@@ -122,8 +141,13 @@ describe("lookup thread", () => {
     cleanups.push(() => stores.close());
     await stores.profiles.saveMany([{ account: "acme", profile: "main", canonical: "c-1", data: profileData(3), members: ["v-1"] }]);
     await stores.profiles.setEngineEnabledSince("acme", "main", "engine-1", 42);
-    const [found, since] = await Promise.all([stores.profiles.findByMember("acme", "main", "v-1"), stores.profiles.engineEnabledSince("acme", "main", "engine-1")]);
+    const [found, since, forEngine] = await Promise.all([
+      stores.profiles.findByMember("acme", "main", "v-1"),
+      stores.profiles.engineEnabledSince("acme", "main", "engine-1"),
+      stores.profiles.findForEngine("acme", "main", "v-1", "engine-1"),
+    ]);
     expect(found).toEqual({ canonical: "c-1", data: profileData(3) });
     expect(since).toBe(42);
+    expect(forEngine).toEqual({ canonical: "c-1", data: profileData(3), engineEnabledSince: 42 });
   });
 });

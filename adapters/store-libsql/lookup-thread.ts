@@ -9,18 +9,30 @@ export interface LookupThreadInit {
   readonly busyTimeoutMs: number;
 }
 
-/** The reads asked for in one turn of the event loop, sent together. */
+/**
+ * The reads asked for in one turn of the event loop, sent together, in as little as a message can carry (its
+ * copy between threads is paid on the HTTP thread): each query's text once, in the first message that needs
+ * it, under a number that later messages use; then each read as its query's number followed by its values in
+ * the order of the query's placeholders.
+ */
 export interface LookupBatch {
   readonly id: number;
-  readonly reads: ReadonlyArray<{ readonly query: ReaderQuery; readonly values: Readonly<Record<string, unknown>> }>;
+  /** Queries new to the thread: [number, text, how many values it takes, ...]. */
+  readonly queries: readonly unknown[];
+  /** [query number, ...values, query number, ...values, ...]. */
+  readonly reads: readonly unknown[];
 }
 
-/** One read's answer: its first row (null for none) or its error. */
-export type LookupResult = { readonly ok: true; readonly row: unknown[] | null } | { readonly ok: false; readonly error: ThreadError };
-
-/** The thread's messages: ready, failed at start, or the answers to a batch, in the order of its reads. */
+/** The thread's messages: ready, failed at start, or the answers to a batch. */
 export type LookupReply =
-  | { readonly kind: "reply"; readonly id: number; readonly results: readonly LookupResult[] }
+  | {
+      readonly kind: "reply";
+      readonly id: number;
+      /** Each read's first row, in the order of the reads; null for none or for an error. */
+      readonly rows: ReadonlyArray<unknown[] | null>;
+      /** The reads that failed: [read index, error, ...]; empty when none did. */
+      readonly errors: readonly unknown[];
+    }
   | { readonly kind: "ready" }
   | { readonly kind: "failed"; readonly error: ThreadError };
 
@@ -67,6 +79,8 @@ export class LookupThread implements RowSource {
   private flushScheduled = false;
   private stopped: Error | null = null;
   private batchesSent = 0;
+  /** The number each query's text was sent under (LookupBatch). */
+  private readonly queryNumbers = new Map<string, number>();
 
   private constructor(
     private readonly worker: Worker,
@@ -78,10 +92,13 @@ export class LookupThread implements RowSource {
       const batch = this.inFlight.get(message.id);
       if (!batch) return;
       this.inFlight.delete(message.id);
-      message.results.forEach((result, index) => {
-        const waiting = batch[index] as Waiting;
-        if (result.ok) waiting.resolve(result.row ?? undefined);
-        else waiting.reject(errorFromThread(result.error));
+      const failed = new Map<number, ThreadError>();
+      for (let index = 0; index < message.errors.length; index += 2) failed.set(message.errors[index] as number, message.errors[index + 1] as ThreadError);
+      batch.forEach((waiting, index) => {
+        const error = failed.get(index);
+        if (error) waiting.reject(errorFromThread(error));
+        else if (index < message.rows.length) waiting.resolve(message.rows[index] ?? undefined);
+        else waiting.reject(new Error("the lookup thread answered no row for this read"));
       });
     });
     worker.on("error", (error: Error) => this.stop(error));
@@ -143,7 +160,19 @@ export class LookupThread implements RowSource {
     const id = this.nextId++;
     this.inFlight.set(id, reads);
     this.batchesSent += 1;
-    this.worker.postMessage({ id, reads: reads.map(({ query, values }) => ({ query, values })) } satisfies LookupBatch);
+    const queries: unknown[] = [];
+    const flat: unknown[] = [];
+    for (const { query, values } of reads) {
+      let number = this.queryNumbers.get(query.sql);
+      if (number === undefined) {
+        number = this.queryNumbers.size;
+        this.queryNumbers.set(query.sql, number);
+        queries.push(number, query.sql, query.names.length);
+      }
+      flat.push(number);
+      for (const name of query.names) flat.push(values[name]);
+    }
+    this.worker.postMessage({ id, queries, reads: flat } satisfies LookupBatch);
   }
 
   private stop(cause: Error): void {

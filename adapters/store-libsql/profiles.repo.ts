@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, or, sql, type Placeholder } from "drizzle-orm";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
-import type { MergeRecord, ProfileSave, ProfileStore } from "../../core/ports/index.ts";
+import type { FoundForEngine, MergeRecord, ProfileSave, ProfileStore } from "../../core/ports/index.ts";
 import type { VisitorProfile } from "../../core/profiles/profile.rules.ts";
 import { engineStates, visitorMembers, visitorMerges, visitorProfiles } from "./profiles.schema.ts";
 import { chunks, rowStatements, type ClientDatabase } from "./row-statements.ts";
@@ -23,6 +23,7 @@ type BatchTable = "members" | "profiles";
 const account = sql.placeholder("account");
 const profile = sql.placeholder("profile");
 const id = sql.placeholder("id");
+const engine = sql.placeholder("engine");
 
 /**
  * The single-row reads (a moments lookup, the profile worker outside a batch), built once (drizzle's
@@ -34,6 +35,13 @@ function preparedReads(db: LibSQLDatabase) {
       .select({ canonical: visitorProfiles.canonical, data: visitorProfiles.data })
       .from(visitorMembers)
       .innerJoin(visitorProfiles, and(eq(visitorProfiles.account, visitorMembers.account), eq(visitorProfiles.profile, visitorMembers.profile), eq(visitorProfiles.canonical, visitorMembers.canonical)))
+      .where(and(eq(visitorMembers.account, account), eq(visitorMembers.profile, profile), eq(visitorMembers.visitorId, id)))
+      .prepare(),
+    forEngine: db
+      .select({ canonical: visitorProfiles.canonical, data: visitorProfiles.data, since: engineStates.enabledSince })
+      .from(visitorMembers)
+      .innerJoin(visitorProfiles, and(eq(visitorProfiles.account, visitorMembers.account), eq(visitorProfiles.profile, visitorMembers.profile), eq(visitorProfiles.canonical, visitorMembers.canonical)))
+      .leftJoin(engineStates, and(eq(engineStates.account, visitorMembers.account), eq(engineStates.profile, visitorMembers.profile), eq(engineStates.engineId, engine)))
       .where(and(eq(visitorMembers.account, account), eq(visitorMembers.profile, profile), eq(visitorMembers.visitorId, id)))
       .prepare(),
     canonicalOf: db
@@ -60,8 +68,8 @@ export class LibsqlProfileRepo implements ProfileStore {
   private readonly upsertProfiles;
   private readonly upsertMembers;
 
-  /** The moments lookup's reads on the statement reader (a `file:` database): the join and the engine's state. */
-  private readonly fast: { byMember: ReaderQuery; engineEnabledSince: ReaderQuery } | null;
+  /** The single-row reads on the statement reader or the lookup thread (a `file:` database). */
+  private readonly fast: { byMember: ReaderQuery; forEngine: ReaderQuery; engineEnabledSince: ReaderQuery } | null;
 
   /** The batch reads of the profile worker on the statement reader, one statement per IN-list size. */
   private readonly batchReads = new Map<string, ReaderQuery>();
@@ -74,7 +82,8 @@ export class LibsqlProfileRepo implements ProfileStore {
     private readonly batchReader: StatementReader | null = null,
   ) {
     this.reads = preparedReads(db);
-    this.fast = reader ? { byMember: readerQuery(this.reads.byMember.getQuery()), engineEnabledSince: readerQuery(this.reads.engineEnabledSince.getQuery()) } : null;
+    const { byMember, forEngine, engineEnabledSince } = this.reads;
+    this.fast = reader ? { byMember: readerQuery(byMember.getQuery()), forEngine: readerQuery(forEngine.getQuery()), engineEnabledSince: readerQuery(engineEnabledSince.getQuery()) } : null;
     this.upsertProfiles = rowStatements<typeof visitorProfiles.$inferInsert>(["account", "profile", "canonical", "data", "lastSeenAt"], (rows) =>
       db
         .insert(visitorProfiles)
@@ -164,6 +173,15 @@ export class LibsqlProfileRepo implements ProfileStore {
       return row ? { canonical: row[0] as string, data: JSON.parse(row[1] as string) as VisitorProfile } : null;
     }
     return (await this.reads.byMember.get({ account, profile, id: visitorId })) ?? null;
+  }
+
+  async findForEngine(account: string, profile: string, visitorId: string, engineId: string): Promise<FoundForEngine | null> {
+    if (this.reader && this.fast) {
+      const row = await this.reader.row(this.fast.forEngine, { account, profile, id: visitorId, engine: engineId });
+      return row ? { canonical: row[0] as string, data: JSON.parse(row[1] as string) as VisitorProfile, engineEnabledSince: (row[2] as number | null) ?? null } : null;
+    }
+    const row = await this.reads.forEngine.get({ account, profile, id: visitorId, engine: engineId });
+    return row ? { canonical: row.canonical, data: row.data, engineEnabledSince: row.since ?? null } : null;
   }
 
   async findMany(account: string, profile: string, canonicals: readonly string[]): Promise<Map<string, VisitorProfile>> {

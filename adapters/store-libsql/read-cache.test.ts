@@ -32,14 +32,14 @@ afterEach(async () => {
 });
 
 describe("libsql tenancy reads kept in memory", () => {
-  test("reading the same profile again answers an equal copy of its own", async () => {
+  test("reading the same profile again answers an equal record, frozen (TenancyStore: records are shared)", async () => {
     const stores = await openOn(freshUrl());
     await stores.tenancy.ensureAccount("acme", 1);
     await stores.tenancy.putProfile("acme", fullProfileConfig("main"), 1);
     const first = await stores.tenancy.findProfile("acme", "main");
     const second = await stores.tenancy.findProfile("acme", "main");
     expect(second).toEqual(first);
-    expect(second).not.toBe(first as NonNullable<typeof first>);
+    expect(Object.isFrozen(second) && Object.isFrozen(second?.config.engines)).toBe(true);
   });
 
   test("this store's own writes are read back at once (profile, account, user)", async () => {

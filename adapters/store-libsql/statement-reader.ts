@@ -51,19 +51,24 @@ export class StatementReader {
 
   /** The first row of `query` as an array of its columns, or undefined. */
   row(query: ReaderQuery, values: Readonly<Record<string, unknown>>): unknown[] | undefined {
-    return this.statement(query).get(...query.names.map((name) => values[name])) as unknown[] | undefined;
+    return this.rowOf(query.sql, query.names.map((name) => values[name]));
+  }
+
+  /** The first row of the query `sql` with its placeholders' values in order, or undefined. */
+  rowOf(sql: string, values: readonly unknown[]): unknown[] | undefined {
+    return this.statement(sql).get(...values) as unknown[] | undefined;
   }
 
   /** Every row of `query`, each as an array of its columns. */
   rows(query: ReaderQuery, values: Readonly<Record<string, unknown>>): unknown[][] {
-    return this.statement(query).all(...query.names.map((name) => values[name])) as unknown[][];
+    return this.statement(query.sql).all(...query.names.map((name) => values[name])) as unknown[][];
   }
 
-  private statement(query: ReaderQuery): Database.Statement<unknown[]> {
-    let statement = this.statements.get(query.sql);
+  private statement(sql: string): Database.Statement<unknown[]> {
+    let statement = this.statements.get(sql);
     if (!statement) {
-      statement = this.db.prepare(query.sql).raw(true);
-      this.statements.set(query.sql, statement);
+      statement = this.db.prepare(sql).raw(true);
+      this.statements.set(sql, statement);
     }
     return statement;
   }

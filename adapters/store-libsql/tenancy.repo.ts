@@ -10,6 +10,7 @@ import type {
   UserRecord,
 } from "../../core/ports/index.ts";
 import type { ProfileConfig } from "../../core/config/config.model.ts";
+import { deepFreeze } from "../../core/json/deep-freeze.ts";
 import { attributes, audiences, engines, fileDefinitions, visitorIdAttributes } from "./profile-config.schema.ts";
 import { accounts, apiKeys, profiles, userGrants, users } from "./tenancy.schema.ts";
 
@@ -33,8 +34,8 @@ const profileConfigTables = [visitorIdAttributes, attributes, audiences, engines
  * version is asked at most once per turn of the event loop: the requests handled in one turn share it.
  */
 class ReadCache {
-  /** Each answer as JSON: parsing it again is the cheapest deep copy (the records are plain JSON data). */
-  private readonly entries = new Map<string, string>();
+  /** Each answer, frozen (TenancyStore: records are shared by every reader; a list is a new array each time). */
+  private readonly entries = new Map<string, unknown>();
   private version: unknown = null;
   /** Counts local writes: a read that began before one must not store what it read. */
   private generation = 0;
@@ -56,19 +57,22 @@ class ReadCache {
       this.entries.clear();
       this.version = version;
     }
-    // Copies out: a caller changing what it was given must not change the next answer.
-    const kept = this.entries.get(key);
-    if (kept !== undefined) return JSON.parse(kept) as T;
+    if (this.entries.has(key)) return handedOut(this.entries.get(key) as T);
     const generation = this.generation;
-    const value = await load();
-    if (version !== null && generation === this.generation && version === this.version) this.entries.set(key, JSON.stringify(value));
-    return value;
+    const value = deepFreeze(await load());
+    if (version !== null && generation === this.generation && version === this.version) this.entries.set(key, value);
+    return handedOut(value);
   }
 
   clear(): void {
     this.generation += 1;
     this.entries.clear();
   }
+}
+
+/** A kept answer as a reader gets it: the frozen record itself, or a new array of frozen records. */
+function handedOut<T>(value: T): T {
+  return (Array.isArray(value) ? value.slice() : value) as T;
 }
 
 export class LibsqlTenancyRepo implements TenancyStore {
@@ -216,7 +220,7 @@ export class LibsqlTenancyRepo implements TenancyStore {
     ]);
     const grantsByUser = groupBy(grantRows, (grant) => grant.userEmailKey);
     const records = userRows.map((row) => toUserRecord(row, grantsByUser.get(row.emailKey) ?? []));
-    return sortByCodeUnits(records, (user) => user.email);
+    return sortByCodeUnits(records.map(deepFreeze), (user) => user.email);
   }
 
   findUser(email: string): Promise<UserRecord | null> {
@@ -278,12 +282,12 @@ export class LibsqlTenancyRepo implements TenancyStore {
 
   async listApiKeys(email: string): Promise<ApiKeyRecord[]> {
     const rows = await this.db.select().from(apiKeys).where(eq(apiKeys.userEmailKey, emailKey(email)));
-    return sortByCodeUnits(rows.map(toApiKeyRecord), (apiKey) => apiKey.id);
+    return sortByCodeUnits(rows.map((row) => deepFreeze(toApiKeyRecord(row))), (apiKey) => apiKey.id);
   }
 
   async findApiKey(id: string): Promise<ApiKeyRecord | null> {
     const [row] = await this.db.select().from(apiKeys).where(eq(apiKeys.id, id));
-    return row ? toApiKeyRecord(row) : null;
+    return row ? deepFreeze(toApiKeyRecord(row)) : null;
   }
 
   async putApiKey(apiKey: ApiKeyRecord): Promise<void> {

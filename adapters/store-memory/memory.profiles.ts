@@ -1,5 +1,5 @@
 import type { MergeRecord, ProfileSave, ProfileStore } from "../../core/ports/index.ts";
-import { findByMemberInTwoReads } from "../../core/ports/profiles.store.ts";
+import { findByMemberInTwoReads, findForEngineInTwoReads, type FoundForEngine } from "../../core/ports/profiles.store.ts";
 import type { VisitorProfile } from "../../core/profiles/profile.rules.ts";
 
 /** The reference ProfileStore: groups of visitor ids per account/profile, each with one profile. */
@@ -52,6 +52,10 @@ export class MemoryProfileStore implements ProfileStore {
 
   findByMember(account: string, profile: string, visitorId: string): Promise<{ canonical: string; data: VisitorProfile } | null> {
     return findByMemberInTwoReads(this, account, profile, visitorId);
+  }
+
+  findForEngine(account: string, profile: string, visitorId: string, engineId: string): Promise<FoundForEngine | null> {
+    return findForEngineInTwoReads(this, account, profile, visitorId, engineId);
   }
 
   async findMany(account: string, profile: string, canonicals: readonly string[]): Promise<Map<string, VisitorProfile>> {

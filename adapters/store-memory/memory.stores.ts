@@ -13,6 +13,7 @@ import type {
   UserRecord,
 } from "../../core/ports/index.ts";
 import type { ProfileConfig } from "../../core/config/config.model.ts";
+import { deepFreeze } from "../../core/json/deep-freeze.ts";
 import { MemoryDataLayerStore } from "./memory.datalayers.ts";
 import { MemoryEventStore } from "./memory.events.ts";
 import { MemoryFileStatusStore } from "./memory.files.ts";
@@ -23,6 +24,11 @@ import { MemoryRevisionStore } from "./memory.revisions.ts";
 /** Records are copied in and out so that a caller can never change stored state by holding a reference. */
 function copy<T>(value: T): T {
   return structuredClone(value);
+}
+
+/** Tenancy records are copied in and frozen, then shared by every read (TenancyStore). */
+function frozenCopy<T>(value: T): T {
+  return deepFreeze(structuredClone(value));
 }
 
 function emailKey(email: string): string {
@@ -36,17 +42,17 @@ class MemoryTenancyStore implements TenancyStore {
   private readonly apiKeys = new Map<string, ApiKeyRecord>();
 
   async listAccounts(): Promise<AccountRecord[]> {
-    return [...this.accounts.values()].sort((a, b) => compareCodeUnits(a.name, b.name)).map(copy);
+    return [...this.accounts.values()].sort((a, b) => compareCodeUnits(a.name, b.name));
   }
 
   async findAccount(name: string): Promise<AccountRecord | null> {
     const account = this.accounts.get(name);
-    return account ? copy(account) : null;
+    return account ?? null;
   }
 
   async ensureAccount(name: string, now: number): Promise<void> {
     if (!this.accounts.has(name)) {
-      this.accounts.set(name, { name, createdAt: now });
+      this.accounts.set(name, frozenCopy({ name, createdAt: now }));
       this.profiles.set(name, new Map());
     }
   }
@@ -54,37 +60,32 @@ class MemoryTenancyStore implements TenancyStore {
   async listProfiles(account: string): Promise<ProfileRecord[]> {
     const profiles = this.profiles.get(account);
     if (!profiles) return [];
-    return [...profiles.values()].sort((a, b) => compareCodeUnits(a.config.name, b.config.name)).map(copy);
+    return [...profiles.values()].sort((a, b) => compareCodeUnits(a.config.name, b.config.name));
   }
 
   async findProfile(account: string, profile: string): Promise<ProfileRecord | null> {
     const found = this.profiles.get(account)?.get(profile);
-    return found ? copy(found) : null;
+    return found ?? null;
   }
 
   async putProfile(account: string, config: ProfileConfig, now: number): Promise<void> {
     const profiles = this.profiles.get(account);
     if (!profiles) throw new Error(`account ${account} does not exist`);
     const existing = profiles.get(config.name);
-    profiles.set(config.name, {
-      account,
-      config: copy(config),
-      createdAt: existing?.createdAt ?? now,
-      updatedAt: now,
-    });
+    profiles.set(config.name, frozenCopy({ account, config, createdAt: existing?.createdAt ?? now, updatedAt: now }));
   }
 
   async listUsers(): Promise<UserRecord[]> {
-    return [...this.users.values()].sort((a, b) => compareCodeUnits(a.email, b.email)).map(copy);
+    return [...this.users.values()].sort((a, b) => compareCodeUnits(a.email, b.email));
   }
 
   async findUser(email: string): Promise<UserRecord | null> {
     const user = this.users.get(emailKey(email));
-    return user ? copy(user) : null;
+    return user ?? null;
   }
 
   async putUser(user: UserRecord): Promise<void> {
-    this.users.set(emailKey(user.email), copy(user));
+    this.users.set(emailKey(user.email), frozenCopy(user));
   }
 
   async listApiKeys(email: string): Promise<ApiKeyRecord[]> {
@@ -92,17 +93,17 @@ class MemoryTenancyStore implements TenancyStore {
     return [...this.apiKeys.values()]
       .filter((apiKey) => emailKey(apiKey.userEmail) === key)
       .sort((a, b) => compareCodeUnits(a.id, b.id))
-      .map(copy);
+      ;
   }
 
   async findApiKey(id: string): Promise<ApiKeyRecord | null> {
     const apiKey = this.apiKeys.get(id);
-    return apiKey ? copy(apiKey) : null;
+    return apiKey ?? null;
   }
 
   async putApiKey(apiKey: ApiKeyRecord): Promise<void> {
     if (!this.users.has(emailKey(apiKey.userEmail))) throw new Error(`user ${apiKey.userEmail} does not exist`);
-    this.apiKeys.set(apiKey.id, copy(apiKey));
+    this.apiKeys.set(apiKey.id, frozenCopy(apiKey));
   }
 }
 

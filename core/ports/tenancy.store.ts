@@ -40,7 +40,14 @@ export interface ApiKeyRecord {
   readonly revokedAt: number | null;
 }
 
-/** Accounts, profiles (with their configuration), users, grants and API keys. */
+/**
+ * Accounts, profiles (with their configuration), users, grants and API keys.
+ *
+ * The records a read answers are immutable values, readonly in their types and frozen at run time (a change
+ * through one throws), so a store may hand the same record to every reader: a moments lookup reads its
+ * profile's configuration on every request, and a copy of it cost more than the lookup's own reads
+ * (bench/FINDINGS.md, sixth round). A list is a new array on every call.
+ */
 export interface TenancyStore {
   listAccounts(): Promise<AccountRecord[]>;
   findAccount(name: string): Promise<AccountRecord | null>;
