@@ -65,7 +65,7 @@ export async function openLibsqlStores(options: LibsqlStoreOptions): Promise<Sto
     const lookups = reader && options.lookupThread ? await LookupThread.start({ path: reader.path, busyTimeoutMs: BUSY_TIMEOUT_MS }, reader, options.onLookupThreadStopped) : null;
     return {
       kind: "libsql",
-      tenancy: new LibsqlTenancyRepo(db, reader),
+      tenancy: new LibsqlTenancyRepo(db),
       settings: new LibsqlSettingsRepo(db),
       sessions: new LibsqlSessionRepo(db, reader),
       lockouts: new LibsqlLockoutRepo(db),

@@ -11,7 +11,6 @@ import type {
 } from "../../core/ports/index.ts";
 import type { ProfileConfig } from "../../core/config/config.model.ts";
 import { deepFreeze } from "../../core/json/deep-freeze.ts";
-import type { StatementReader } from "./statement-reader.ts";
 import { attributes, audiences, engines, fileDefinitions, visitorIdAttributes } from "./profile-config.schema.ts";
 import { accounts, apiKeys, profiles, userGrants, users } from "./tenancy.schema.ts";
 
@@ -23,8 +22,6 @@ import { accounts, apiKeys, profiles, userGrants, users } from "./tenancy.schema
  */
 
 type Statement = BatchItem<"sqlite">;
-
-const dataVersion = "PRAGMA data_version";
 
 /** The tables holding a profile's configuration, all replaced together by putProfile. */
 const profileConfigTables = [visitorIdAttributes, attributes, audiences, engines, fileDefinitions] as const;
@@ -42,28 +39,16 @@ class ReadCache {
   private version: unknown = null;
   /** Counts local writes: a read that began before one must not store what it read. */
   private generation = 0;
-  private versionThisTurn: { readonly value: unknown } | null = null;
+  private versionThisTurn: Promise<unknown> | null = null;
 
-  constructor(
-    private readonly db: LibSQLDatabase,
-    /**
-     * Where the version is asked: the statement reader's connection keeps the statement prepared (through the
-     * client it was prepared again every turn, a few µs of the HTTP thread a moments lookup), and, being a
-     * connection of its own, also sees the commits of this process's other connections.
-     */
-    private readonly reader: StatementReader | null,
-  ) {}
+  constructor(private readonly db: LibSQLDatabase) {}
 
-  private currentVersion(): unknown {
+  private currentVersion(): Promise<unknown> {
     if (!this.versionThisTurn) {
-      this.versionThisTurn = {
-        value: this.reader
-          ? (this.reader.rowOf(dataVersion, [])?.[0] ?? null)
-          : this.db.all<{ data_version: number }>(sql`PRAGMA data_version`).then(([row]) => row?.data_version ?? null),
-      };
+      this.versionThisTurn = this.db.all<{ data_version: number }>(sql`PRAGMA data_version`).then(([row]) => row?.data_version ?? null);
       setImmediate(() => (this.versionThisTurn = null));
     }
-    return this.versionThisTurn.value;
+    return this.versionThisTurn;
   }
 
   async read<T>(key: string, load: () => Promise<T>): Promise<T> {
@@ -93,11 +78,8 @@ function handedOut<T>(value: T): T {
 export class LibsqlTenancyRepo implements TenancyStore {
   private readonly cache: ReadCache;
 
-  constructor(
-    private readonly db: LibSQLDatabase,
-    reader: StatementReader | null = null,
-  ) {
-    this.cache = new ReadCache(db, reader);
+  constructor(private readonly db: LibSQLDatabase) {
+    this.cache = new ReadCache(db);
   }
 
   listAccounts(): Promise<AccountRecord[]> {
