@@ -7,7 +7,7 @@ import { fileFailureMessage, fileImportError, managementError, type FileImportEr
 import { currentState, noRows, startImport, transitionFileImport, type FileImportEvent, type RowCounts } from "../../core/files/file-import.machine.ts";
 import { checkImportFileName, prefixOfFileName } from "../../core/files/file-name.rules.ts";
 import { objectIdOf } from "../../core/files/file-record.rules.ts";
-import { checkDocumentSize, eventDocumentSize, findDefinition, importRow, planRows, type RowPlan } from "../../core/files/file-row.rules.ts";
+import { checkEventDocument, findDefinition, importRow, planRows, type RowPlan } from "../../core/files/file-row.rules.ts";
 import type { Clock } from "../../core/ports/clock.port.ts";
 import type { CollectedEvent } from "../../core/ports/events.store.ts";
 import type { FileSourceType, FileStatusRecord } from "../../core/ports/files.store.ts";
@@ -309,7 +309,7 @@ export class FileImportService {
           counts = { ...counts, failed: counts.failed + 1 };
           lastRowFailure = outcome.failure;
         } else {
-          const size = checkDocumentSize(eventDocumentSize(outcome.event), this.deps.maxRecordBytes);
+          const size = checkEventDocument(outcome.event, this.deps.maxRecordBytes);
           if (!size.ok) {
             rowsRead -= 1;
             await flush();

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import type { FileDefinition, ProfileConfig } from "../config/config.model.ts";
 import { classifyFileFailure, fileFailureMessage } from "../errors/index.ts";
-import { checkDocumentSize, eventDocumentSize, findDefinition, importRow, planRows, utf8Length, type RowContext, type RowPlan } from "./file-row.rules.ts";
+import { checkDocumentSize, checkEventDocument, eventDocumentSize, findDefinition, importRow, planRows, utf8Length, type RowContext, type RowPlan } from "./file-row.rules.ts";
 
 /** The demo's definition (demo.md). */
 const purchases: FileDefinition = {
@@ -120,6 +120,23 @@ describe("rows to events (DEC-FIL-03, DEC-FIL-04)", () => {
     assert.equal(size, new TextEncoder().encode(JSON.stringify(outcome.event)).length);
     assert.deepEqual(checkDocumentSize(size, size), { ok: true, value: size });
     assert.deepEqual(checkDocumentSize(size, size - 1), { ok: false, error: `DBObject of size ${size} is over Max BSON size ${size - 1}` });
+  });
+
+  it("checkEventDocument refuses exactly the events whose UTF-8 JSON is over the limit, with the BSON size failure (DEC-FIL-03)", () => {
+    // Mostly characters of three UTF-8 bytes each, where a document's bytes come closest to three times its length.
+    const text = fc.string({ unit: fc.oneof({ arbitrary: fc.constant("€"), weight: 4 }, fc.constantFrom("a", "é", "😀", "\u0001", '"'), fc.string({ unit: "binary", maxLength: 1 })), minLength: 30, maxLength: 80 });
+    fc.assert(
+      fc.property(fc.dictionary(fc.string({ maxLength: 2 }), text, { maxKeys: 3 }), fc.nat(), (data, random) => {
+        const event = { data } as unknown as Parameters<typeof eventDocumentSize>[0];
+        const size = eventDocumentSize(event);
+        for (const maxBytes of [0, size - 1, size, size + 1, Math.floor(size * 0.9), Math.floor(size / 2), random % (2 * size)]) {
+          const checked = checkEventDocument(event, maxBytes);
+          if (size <= maxBytes) assert.deepEqual(checked, { ok: true, value: undefined });
+          else assert.deepEqual(checked, { ok: false, error: `DBObject of size ${size} is over Max BSON size ${maxBytes}` });
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it("any row gives an event, a skip, or a failure from the catalogue, and never throws", () => {
