@@ -30,8 +30,10 @@ const profileConfigTables = [visitorIdAttributes, attributes, audiences, engines
  * What the reads below answered, kept while the database is unchanged: a moments lookup, a session check or
  * an access decision would otherwise read a profile's configuration (six queries) or a user on every
  * request. `PRAGMA data_version` changes whenever another connection (another process on the same file)
- * commits, and this repository's own writes clear the copies, so an answer is what the store holds. The
- * version is asked at most once per turn of the event loop: the requests handled in one turn share it.
+ * commits, and this repository's own writes clear what is kept, so an answer is what the store holds. The
+ * version is asked at most once per turn of the event loop: the requests handled in one turn share it. It is
+ * asked on the client's own connection, whose own commits leave it unchanged: asked on another (the statement
+ * reader), every session touch would empty the cache (bench/FINDINGS.md, sixth round).
  */
 class ReadCache {
   /** Each answer, frozen (TenancyStore: records are shared by every reader; a list is a new array each time). */
