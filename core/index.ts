@@ -11,7 +11,7 @@ export * from "./clock/virtual-clock.rules.ts";
 export * from "./session/lockout.rules.ts";
 export * from "./session/session.rules.ts";
 export * from "./json/json-body.rules.ts";
-export * from "./json/deep-freeze.ts";
+export * from "./json/deep-freeze.rules.ts";
 export * from "./datalayer/datalayer.rules.ts";
 export * from "./datalayer/datalayer.machine.ts";
 export * from "./revisions/bundle-members.rules.ts";

@@ -25,8 +25,8 @@ export interface MomentsQuery {
 export type MomentsAnswer = VisitorData | null;
 
 /**
- * The visitor-data lookup (MOM-01..12, DEC-MOM-01..04): one indexed read of the visitor's group, one of
- * its profile. Checks in the order the decisions give them: unknown names 404, disabled engine 403,
+ * The visitor-data lookup (MOM-01..12, DEC-MOM-01..04): one read of the visitor's group, its profile and
+ * the engine's state (`findForEngine`). Checks in the order the decisions give them: unknown names 404, disabled engine 403,
  * referer 403, bad parameters 400, then the visitor.
  */
 export class MomentsService {

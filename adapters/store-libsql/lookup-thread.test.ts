@@ -89,6 +89,14 @@ describe("lookup thread", () => {
     }
   });
 
+  test("a read whose value cannot be sent to the thread fails, and the same query still works afterwards", async () => {
+    const { path, reader } = await fileWithRows();
+    const thread = await startOn(path, reader);
+    const unsendable = thread.row(canonicalOf, { account: "acme", profile: "main", id: () => "v-1" });
+    await expect(unsendable).rejects.toThrow();
+    expect(await thread.row(canonicalOf, { account: "acme", profile: "main", id: "v-1" })).toEqual(["c-1"]);
+  });
+
   test("sees every commit made before the read, by any connection", async () => {
     const { stores, path, reader } = await fileWithRows();
     const thread = await startOn(path, reader);

@@ -161,18 +161,27 @@ export class LookupThread implements RowSource {
     this.inFlight.set(id, reads);
     this.batchesSent += 1;
     const queries: unknown[] = [];
+    const added = new Map<string, number>();
     const flat: unknown[] = [];
     for (const { query, values } of reads) {
-      let number = this.queryNumbers.get(query.sql);
+      let number = this.queryNumbers.get(query.sql) ?? added.get(query.sql);
       if (number === undefined) {
-        number = this.queryNumbers.size;
-        this.queryNumbers.set(query.sql, number);
+        number = this.queryNumbers.size + added.size;
+        added.set(query.sql, number);
         queries.push(number, query.sql, query.names.length);
       }
       flat.push(number);
       for (const name of query.names) flat.push(values[name]);
     }
-    this.worker.postMessage({ id, queries, reads: flat } satisfies LookupBatch);
+    try {
+      this.worker.postMessage({ id, queries, reads: flat } satisfies LookupBatch);
+    } catch (error) {
+      // A value that cannot be copied to the thread: this message's reads fail, and its queries stay unsent.
+      this.inFlight.delete(id);
+      for (const waiting of reads) waiting.reject(error instanceof Error ? error : new Error(String(error)));
+      return;
+    }
+    for (const [sql, number] of added) this.queryNumbers.set(sql, number);
   }
 
   private stop(cause: Error): void {

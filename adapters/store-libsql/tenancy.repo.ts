@@ -10,7 +10,7 @@ import type {
   UserRecord,
 } from "../../core/ports/index.ts";
 import type { ProfileConfig } from "../../core/config/config.model.ts";
-import { deepFreeze } from "../../core/json/deep-freeze.ts";
+import { deepFreeze } from "../../core/json/deep-freeze.rules.ts";
 import { attributes, audiences, engines, fileDefinitions, visitorIdAttributes } from "./profile-config.schema.ts";
 import { accounts, apiKeys, profiles, userGrants, users } from "./tenancy.schema.ts";
 

@@ -13,7 +13,7 @@ import type {
   UserRecord,
 } from "../../core/ports/index.ts";
 import type { ProfileConfig } from "../../core/config/config.model.ts";
-import { deepFreeze } from "../../core/json/deep-freeze.ts";
+import { deepFreeze } from "../../core/json/deep-freeze.rules.ts";
 import { MemoryDataLayerStore } from "./memory.datalayers.ts";
 import { MemoryEventStore } from "./memory.events.ts";
 import { MemoryFileStatusStore } from "./memory.files.ts";
@@ -92,8 +92,7 @@ class MemoryTenancyStore implements TenancyStore {
     const key = emailKey(email);
     return [...this.apiKeys.values()]
       .filter((apiKey) => emailKey(apiKey.userEmail) === key)
-      .sort((a, b) => compareCodeUnits(a.id, b.id))
-      ;
+      .sort((a, b) => compareCodeUnits(a.id, b.id));
   }
 
   async findApiKey(id: string): Promise<ApiKeyRecord | null> {

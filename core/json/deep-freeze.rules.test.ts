@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { deepFreeze } from "./deep-freeze.ts";
+import { deepFreeze } from "./deep-freeze.rules.ts";
 
 /** Every object and array reachable from `value`. */
 function everyObject(value: unknown, found: object[] = []): object[] {
@@ -38,7 +38,7 @@ describe("deepFreeze (tenancy records shared between readers, issue 12)", () => 
     assert.ok(Object.isFrozen(deep));
   });
 
-  it("walks a shared object once and a cycle without looping", () => {
+  it("freezes a shared object and a cycle without looping", () => {
     const shared = { n: 1 };
     const cyclic: { self?: unknown; a: object; b: object } = { a: shared, b: shared };
     cyclic.self = cyclic;

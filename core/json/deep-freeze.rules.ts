@@ -2,7 +2,7 @@
  * Freezes `value` and every object and array inside it, so that one record can be handed to every reader:
  * a change through any reference throws (in strict code, which every ES module is) instead of changing what
  * the next reader sees. Walks with a stack of its own, so no depth exhausts the call stack; an object met
- * again (shared, or already frozen by an earlier call) is not walked twice.
+ * twice in one value (shared, or in a cycle) is walked once.
  */
 export function deepFreeze<T>(value: T): T {
   const pending: unknown[] = [value];
