@@ -11,6 +11,7 @@ import { LibsqlFileStatusRepo } from "./files.repo.ts";
 import { LibsqlDataLayerRepo } from "./datalayer.repo.ts";
 import { LibsqlRevisionRepo } from "./revisions.repo.ts";
 import { LibsqlLockoutRepo, LibsqlSessionRepo } from "./sessions.repo.ts";
+import { KeptStatementsClient } from "./kept-client.ts";
 import { LookupThread } from "./lookup-thread.ts";
 import { StatementReader } from "./statement-reader.ts";
 import { LibsqlProfileRepo } from "./profiles.repo.ts";
@@ -48,14 +49,14 @@ export interface LibsqlStoreOptions {
  * The client keeps a single connection. libSQL runs each statement synchronously in this process, so more
  * connections would add no throughput, only per-connection settings (the PRAGMAs below) to keep in step.
  * With one connection an interactive transaction would block every other caller (libSQL rejects them
- * rather than queueing), which is why the repositories write with `db.batch` instead. Reads that keep their
- * statements prepared run on a read-only connection of their own (StatementReader), and with `lookupThread`
- * the moments lookup's reads on another in a thread.
+ * rather than queueing), which is why the repositories write with `db.batch` instead. For a file, the client
+ * is our own (KeptStatementsClient), which keeps its statements prepared; in memory, @libsql/client's. Reads
+ * that keep their statements prepared run on a read-only connection of their own (StatementReader), and with
+ * `lookupThread` the moments lookup's reads on another in a thread.
  */
 export async function openLibsqlStores(options: LibsqlStoreOptions): Promise<Stores> {
-  // `timeout` is libSQL's busy timeout for every connection it opens, so a connection the client replaces
-  // (after a failed rollback) waits for locks too; libSQL opens connections with foreign keys on already.
-  const client = createClient({ url: options.url, concurrency: 1, timeout: BUSY_TIMEOUT_MS });
+  // `timeout` is libSQL's busy timeout; libSQL opens connections with foreign keys on already.
+  const client: Client = isFileUrl(options.url) ? new KeptStatementsClient(fileURLToPath(options.url), BUSY_TIMEOUT_MS) : createClient({ url: options.url, concurrency: 1, timeout: BUSY_TIMEOUT_MS });
   let reader: StatementReader | null = null;
   try {
     await configureConnection(client, isFileUrl(options.url));
