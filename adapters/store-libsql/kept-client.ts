@@ -174,6 +174,11 @@ type AnyStatement = InStatement | [string, InArgs?] | string;
  * profile worker and the import that cost as much as running them (bench/FINDINGS.md). This answers the same
  * results and errors (LibsqlError and LibsqlBatchError with SQLite's codes), for drizzle and for the
  * repositories. Each call runs synchronously once made, so a batch is never interleaved with another call.
+ *
+ * A kept statement stays right across schema changes: this client forgets its statements after any statement
+ * that can change the schema, and SQLite prepares a statement again when another connection changed it (the
+ * rows are then described again if their number of columns changed; the statements of the store name their
+ * columns, so their names cannot change under them).
  */
 export class KeptStatementsClient implements Client {
   readonly protocol = "file";
