@@ -71,10 +71,14 @@ function describeMachine(): string {
   return `${list.length} cores (${model}), ${(totalmem() / 1024 ** 3).toFixed(1)} GiB memory, Linux ${release()}; load average at the start ${one?.toFixed(2)} (1 min), ${five?.toFixed(2)} (5 min)`;
 }
 
+/**
+ * The commit measured, and whether the checkout differs from it. The results file itself does not count: the
+ * run before this one leaves it changed, and the code measured is the same.
+ */
 function describeCommit(root: string): string {
   try {
     const head = execSync("git rev-parse --short HEAD", { cwd: root, encoding: "utf8" }).trim();
-    const dirty = execSync("git status --porcelain", { cwd: root, encoding: "utf8" }).trim() !== "";
+    const dirty = execSync("git status --porcelain -- . ':(exclude)bench/RESULTS.md'", { cwd: root, encoding: "utf8" }).trim() !== "";
     return `${head}${dirty ? " with uncommitted changes" : ""}`;
   } catch {
     return "unknown (not a git checkout)";
