@@ -84,6 +84,8 @@ describe("KeptStatementsClient answers as @libsql/client does", () => {
       if (typeof statement === "string" && statement.startsWith("select")) expect(await outcome(() => ours.execute(statement))).toEqual(await outcome(() => theirs.execute(statement)));
     }
     expect(await outcome(() => ours.execute("select * from t where id = ?", [1]))).toEqual(await outcome(() => theirs.execute("select * from t where id = ?", [1])));
+    // Fewer positional values than the statement's last run: the missing ones are NULL, not the last run's.
+    for (const args of [[1, 2], [3], [4, 5], []]) expect(await outcome(() => ours.execute("select ?, ?", args))).toEqual(await outcome(() => theirs.execute("select ?, ?", args)));
   });
 
   test("errors: the same class, message and codes (a constraint, bad SQL, a value out of range, undefined)", async () => {
@@ -137,27 +139,36 @@ describe("KeptStatementsClient answers as @libsql/client does", () => {
   });
 });
 
+/** Our client on `path`, with a table `a` of one row (x = 1) and `select * from a` kept. */
+async function keptSelectOfA(path = freshPath()): Promise<KeptStatementsClient> {
+  const client = new KeptStatementsClient(path, 1000);
+  opened.push(client);
+  await client.execute("create table a (x integer)");
+  await client.execute("insert into a values (1)");
+  expect((await client.execute("select * from a")).columns).toEqual(["x"]);
+  return client;
+}
+
 describe("KeptStatementsClient keeps its statements, and stays right when they change under it", () => {
   test("a statement kept before the schema changed reads the new schema", async () => {
-    const client = new KeptStatementsClient(freshPath(), 1000);
-    opened.push(client);
-    await client.execute("create table a (x integer)");
-    await client.execute("insert into a values (1)");
-    expect((await client.execute("select * from a")).columns).toEqual(["x"]);
+    const client = await keptSelectOfA();
     await client.execute("alter table a add column y text default 'why'");
     const after = await client.execute("select * from a");
     expect(after.columns).toEqual(["x", "y"]);
     expect(Object.values(after.rows[0] as object)).toEqual([1, "why"]);
   });
 
+  test("a statement kept before this client renamed a column reads the new name", async () => {
+    const client = await keptSelectOfA();
+    await client.execute("/* a comment first */ alter table a rename column x to z");
+    expect({ ...(await client.execute("select * from a")).rows[0] }).toEqual({ z: 1 });
+  });
+
   test("a statement kept before another connection added a column reads the new column", async () => {
     const path = freshPath();
-    const client = new KeptStatementsClient(path, 1000);
+    const client = await keptSelectOfA(path);
     const other = createClient({ url: `file:${path}`, concurrency: 1, timeout: 1000 });
-    opened.push(client, other);
-    await client.execute("create table a (x integer)");
-    await client.execute("insert into a values (1)");
-    expect((await client.execute("select * from a")).columns).toEqual(["x"]);
+    opened.push(other);
     await other.execute("alter table a add column y text default 'why'");
     const after = await client.execute("select * from a");
     expect(after.columns).toEqual(["x", "y"]);
@@ -183,6 +194,28 @@ describe("KeptStatementsClient keeps its statements, and stays right when they c
     expect((await client.execute("select count(*) from a")).rows[0]?.[0]).toBe(1);
   });
 
+  test("a COMMIT that fails rolls back, and the client goes on", async () => {
+    const client = new KeptStatementsClient(freshPath(), 1000);
+    opened.push(client);
+    await client.execute("PRAGMA foreign_keys=ON");
+    await client.batch(["create table p (id integer primary key)", "create table c (pid integer references p (id) deferrable initially deferred)"]);
+    const failing = await client.transaction("write");
+    await failing.execute({ sql: "insert into c values (?)", args: [99] });
+    await expect(failing.commit()).rejects.toMatchObject({ code: "SQLITE_CONSTRAINT" });
+    await failing.rollback();
+    await client.batch([{ sql: "insert into p values (?)", args: [1] }, { sql: "insert into c values (?)", args: [1] }], "write");
+    expect((await client.execute("select pid from c")).rows.map((row) => row[0])).toEqual([1]);
+  });
+
+  test("a migration that fails is rolled back and foreign keys are on again", async () => {
+    const client = new KeptStatementsClient(freshPath(), 1000);
+    opened.push(client);
+    await client.execute("PRAGMA foreign_keys=ON");
+    await expect(client.migrate(["create table a (x integer)", "create table a (x integer)"])).rejects.toBeInstanceOf(LibsqlBatchError);
+    expect((await client.execute("select count(*) from sqlite_master where name = 'a'")).rows[0]?.[0]).toBe(0);
+    expect((await client.execute("PRAGMA foreign_keys")).rows[0]?.[0]).toBe(1);
+  });
+
   test("an interactive transaction commits or rolls back; a closed client refuses every call", async () => {
     const client = new KeptStatementsClient(freshPath(), 1000);
     await client.execute("create table a (x integer)");
@@ -194,8 +227,11 @@ describe("KeptStatementsClient keeps its statements, and stays right when they c
     await dropped.rollback();
     await expect(dropped.execute("select 1")).rejects.toBeInstanceOf(LibsqlError);
     expect((await client.execute("select x from a")).rows.map((row) => row[0])).toEqual([1]);
+    const open = await client.transaction("write");
     client.close();
     expect(client.closed).toBe(true);
+    await expect(open.execute("select 1")).rejects.toMatchObject({ code: "TRANSACTION_CLOSED" });
+    open.close();
     await expect(client.execute("select 1")).rejects.toMatchObject({ code: "CLIENT_CLOSED" });
     await expect(client.batch(["select 1"])).rejects.toMatchObject({ code: "CLIENT_CLOSED" });
   });

@@ -9,6 +9,12 @@ interface Kept {
   readonly statement: Database.Statement<unknown[]>;
   /** Null for a statement that returns no rows. */
   readonly shape: RowShape | null;
+  /**
+   * How many positional values it was last run with. The driver keeps a statement's values between runs, so
+   * a call with fewer would reuse the last call's: such a call gets a statement of its own, whose missing
+   * values are NULL, as with @libsql/client.
+   */
+  positional: number | null;
 }
 
 /** The column names and types of a statement's rows, and the class of its row objects. */
@@ -53,8 +59,8 @@ function rowClass(count: number): RowShape["Row"] {
   return Row;
 }
 
-/** A statement that can change the schema, after which kept statements may describe their rows wrongly. */
-const schemaChange = /^\s*(create|alter|drop)\b/i;
+/** A statement that can change the schema (after any comments), after which kept statements may describe their rows wrongly. */
+const schemaChange = /^(?:\s+|--[^\n]*\n?|\/\*[\s\S]*?\*\/)*(create|alter|drop|attach|detach)\b/i;
 
 const minSafe = BigInt(Number.MIN_SAFE_INTEGER);
 const maxSafe = BigInt(Number.MAX_SAFE_INTEGER);
@@ -125,6 +131,12 @@ function libsqlErrorOf(error: unknown): unknown {
   const rawCode = (error as { rawCode?: number }).rawCode;
   const code = rawCode === undefined ? "SQLITE_UNKNOWN" : (baseCodes[rawCode & 0xff] ?? `SQLITE_UNKNOWN_${rawCode & 0xff}`);
   return new LibsqlError(error.message, code, error.code, rawCode, error);
+}
+
+/** A statement's error in a batch, as @libsql/client reports it: with the statement's index. */
+function batchErrorOf(error: unknown, index: number): unknown {
+  if (!(error instanceof LibsqlError) || error instanceof LibsqlBatchError) return error;
+  return new LibsqlBatchError(error.message, index, error.code, error.extendedCode, error.rawCode, error.cause instanceof Error ? error.cause : undefined);
 }
 
 function beginOf(mode: TransactionMode): string {
@@ -218,27 +230,43 @@ export class KeptStatementsClient implements Client {
     }
   }
 
+  /**
+   * An interactive transaction on the one connection. Unlike @libsql/client's, calls made on the client while
+   * it is open run inside it: the store never holds one open across an await (it writes with `batch`).
+   */
   async transaction(mode: TransactionMode = "write"): Promise<Transaction> {
     this.checkOpen();
     this.run(beginOf(mode));
     let done = false;
     const client = this;
     const check = () => {
-      if (done || !client.db.inTransaction) throw new LibsqlError("The transaction is closed", "TRANSACTION_CLOSED");
+      if (done || !client.open || !client.db.inTransaction) throw new LibsqlError("The transaction is closed", "TRANSACTION_CLOSED");
     };
     const end = (sql: string) => {
       if (done) return;
       done = true;
-      if (client.db.inTransaction) client.run(sql);
+      if (!client.open || !client.db.inTransaction) return;
+      try {
+        client.run(sql);
+      } finally {
+        // A COMMIT that failed (a deferred constraint, a full disk) must not leave the connection in it.
+        if (client.db.inTransaction) client.run("ROLLBACK");
+      }
     };
     return {
-      async execute(statement: InStatement) {
+      async execute(statement: InStatement | string, args?: InArgs) {
         check();
-        return client.run(statement);
+        return client.run(typeof statement === "string" ? { sql: statement, args: args ?? [] } : statement);
       },
       async batch(statements: InStatement[]) {
         check();
-        return statements.map((statement) => client.run(statement));
+        return statements.map((statement, index) => {
+          try {
+            return client.run(statement);
+          } catch (error) {
+            throw batchErrorOf(error, index);
+          }
+        });
       },
       async executeMultiple(sql: string) {
         check();
@@ -289,10 +317,7 @@ export class KeptStatementsClient implements Client {
         try {
           return this.run(statement);
         } catch (error) {
-          if (error instanceof LibsqlError && !(error instanceof LibsqlBatchError)) {
-            throw new LibsqlBatchError(error.message, index, error.code, error.extendedCode, error.rawCode, error.cause instanceof Error ? error.cause : undefined);
-          }
-          throw error;
+          throw batchErrorOf(error, index);
         }
       });
       this.run("COMMIT");
@@ -305,8 +330,12 @@ export class KeptStatementsClient implements Client {
   private run(statement: AnyStatement): ResultSet {
     const [sql, given] = typeof statement === "string" ? [statement, []] : Array.isArray(statement) ? [statement[0], statement[1] ?? []] : [statement.sql, statement.args ?? []];
     try {
-      const kept = this.prepared(sql);
+      let kept = this.prepared(sql);
       const args = Array.isArray(given) ? given.map(valueToSql) : Object.fromEntries(Object.entries(given).map(([name, value]) => [/^[@$:]/.test(name) ? name.slice(1) : name, valueToSql(value)]));
+      if (Array.isArray(given)) {
+        if (kept.positional !== null && kept.positional !== given.length) kept = this.prepared(sql, true);
+        kept.positional = given.length;
+      }
       if (!kept.shape) {
         const info = kept.statement.run(args);
         if (schemaChange.test(sql)) this.statements.clear();
@@ -321,7 +350,10 @@ export class KeptStatementsClient implements Client {
       const rows = raws.map((raw) => {
         const values = raw.map(valueFromSql);
         const row = new ShapeRow(values) as unknown as Record<string, unknown>;
-        for (const [name, index] of named) row[name] = values[index];
+        for (const [name, index] of named) {
+          if (name === "__proto__") Object.defineProperty(row, name, { value: values[index], enumerable: true, configurable: true, writable: true });
+          else row[name] = values[index];
+        }
         return row as unknown as Row;
       });
       return new Result(columns, columnTypes, rows, 0, undefined);
@@ -341,8 +373,9 @@ export class KeptStatementsClient implements Client {
     }
   }
 
-  private prepared(sql: string): Kept {
-    const known = this.statements.get(sql);
+  /** The kept statement of `sql`, prepared now if it is not kept (or if `fresh`). */
+  private prepared(sql: string, fresh = false): Kept {
+    const known = fresh ? undefined : this.statements.get(sql);
     if (known) {
       // Most recently used last: the first entry is the one to drop.
       this.statements.delete(sql);
@@ -358,7 +391,8 @@ export class KeptStatementsClient implements Client {
       // raw() throws for a statement that returns no rows.
       returnsRows = false;
     }
-    const kept = { statement, shape: returnsRows ? shapeOf(statement) : null };
+    const kept: Kept = { statement, shape: returnsRows ? shapeOf(statement) : null, positional: null };
+    this.statements.delete(sql);
     this.statements.set(sql, kept);
     if (this.statements.size > keptStatements) this.statements.delete(this.statements.keys().next().value as string);
     return kept;
@@ -367,7 +401,8 @@ export class KeptStatementsClient implements Client {
   /** `statement`'s rows described again (its columns changed), and kept so. */
   private describe(sql: string, statement: Database.Statement<unknown[]>): RowShape {
     const shape = shapeOf(statement);
-    this.statements.set(sql, { statement, shape });
+    const kept = this.statements.get(sql);
+    if (kept?.statement === statement) this.statements.set(sql, { ...kept, shape });
     return shape;
   }
 

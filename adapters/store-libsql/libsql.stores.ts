@@ -56,7 +56,10 @@ export interface LibsqlStoreOptions {
  */
 export async function openLibsqlStores(options: LibsqlStoreOptions): Promise<Stores> {
   // `timeout` is libSQL's busy timeout; libSQL opens connections with foreign keys on already.
-  const client: Client = isFileUrl(options.url) ? new KeptStatementsClient(fileURLToPath(options.url), BUSY_TIMEOUT_MS) : createClient({ url: options.url, concurrency: 1, timeout: BUSY_TIMEOUT_MS });
+  // Our client for an absolute `file:` path without a query (what databaseUrlForDataDir makes); anything else
+  // as @libsql/client reads it.
+  const ownClient = isFileUrl(options.url) && options.url.startsWith("file:/") && !options.url.startsWith("file://") && !options.url.includes("?");
+  const client: Client = ownClient ? new KeptStatementsClient(fileURLToPath(options.url), BUSY_TIMEOUT_MS) : createClient({ url: options.url, concurrency: 1, timeout: BUSY_TIMEOUT_MS });
   let reader: StatementReader | null = null;
   try {
     await configureConnection(client, isFileUrl(options.url));
