@@ -175,12 +175,25 @@ describe("KeptStatementsClient keeps its statements, and stays right when they c
     expect({ ...after.rows[0] }).toEqual({ x: 1, y: "why" });
   });
 
-  test("more distinct statements than it keeps: each still answers", async () => {
+  test("more distinct statements than it keeps: it keeps the most recently used, and each still answers", async () => {
     const client = new KeptStatementsClient(freshPath(), 1000);
     opened.push(client);
     for (let round = 0; round < 2; round += 1) {
       for (let n = 0; n < 600; n += 1) expect(Object.values((await client.execute(`select ${n} as n`)).rows[0] as object)).toEqual([n]);
+      expect(client.keptCount).toBe(512);
     }
+    // A statement used again and again stays kept while 600 others come and go; once unused, it goes after 512.
+    const often = "select 'often' as n";
+    for (let n = 0; n < 600; n += 1) {
+      await client.execute(`select ${n + 1000} as n`);
+      await client.execute(often);
+    }
+    expect(client.isKept(often)).toBe(true);
+    for (let n = 0; n < 512; n += 1) {
+      await client.execute(`select ${n + 2000} as n`);
+      if (n === 510) expect(client.isKept(often)).toBe(true);
+    }
+    expect(client.isKept(often)).toBe(false);
   });
 
   test("a change made through another connection is read at once", async () => {

@@ -406,6 +406,16 @@ export class KeptStatementsClient implements Client {
     return shape;
   }
 
+  /** How many statements are kept (a test's view of the cache's bound). */
+  get keptCount(): number {
+    return this.statements.size;
+  }
+
+  /** Whether the statement `sql` is kept prepared (a test's view of the cache's order). */
+  isKept(sql: string): boolean {
+    return this.statements.has(sql);
+  }
+
   private checkOpen(): void {
     if (!this.open) throw new LibsqlError("The client is closed", "CLIENT_CLOSED");
   }
