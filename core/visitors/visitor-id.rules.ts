@@ -5,6 +5,18 @@ import { findTapidId, parseTapid, planTapidCookie, tapidCookieName, type TapidCo
 /** Where an event's visitor ID came from: a row of the precedence table, or a new random ID. */
 export type VisitorIdSource = "override" | "tapid" | "visitor_id" | "first_party" | "new";
 
+/**
+ * The longest visitor ID, and the longest value of a visitor ID attribute, the service takes (characters).
+ * The contract sets none; without one an ID could make a TAPID cookie no browser keeps, or a visitor that
+ * the privacy API's form cannot name. An e-mail address is at most 254.
+ */
+export const maxVisitorIdLength = 1024;
+
+/** Whether a visitor ID (or a visitor ID attribute's value) is one the service takes: not too long, no control characters. */
+export function isUsableVisitorId(value: string): boolean {
+  return value.length <= maxVisitorIdLength && !/[\u0000-\u001f\u007f]/.test(value);
+}
+
 /** What a request says about its visitor, read from its parameters and cookies. Empty values are null. */
 export interface VisitorIdInputs {
   /** svc_override_tapid */
