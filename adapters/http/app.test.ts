@@ -18,6 +18,26 @@ async function app() {
 
 const get = (path: string, headers: Record<string, string> = {}) => new Request(`${inProcessBase}${path}`, { headers });
 
+describe("the host part of a request URL (DEC-OPS-01)", () => {
+  // Elysia finds the path from a fixed offset in the URL unless told otherwise: with a host of three
+  // characters or fewer it routed `http://x/aaa/admin/users` to /admin/users, while the admin check read
+  // /aaa/admin/users and let the request through without the token.
+  const at = (url: string, init: RequestInit = {}) => new Request(url, init);
+
+  it("[DEC-OPS-01] the admin API needs its token whatever the Host header, and a short host is routed by its real path", async () => {
+    const service = await app();
+    for (const host of ["x", "ab", "abc", "api", "svc-hub.example"]) {
+      expect((await service.app.handle(at(`http://${host}/admin/users`))).status).toBe(401);
+      expect((await service.app.handle(at(`http://${host}/aaa/admin/users`))).status).toBe(404);
+      expect((await service.app.handle(at(`http://${host}/a/admin/clock`))).status).toBe(404);
+      const reset = at(`http://${host}/aaa/admin/users/ops@example.com/password`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ password: "attacker-password-1" }) });
+      expect((await service.app.handle(reset)).status).not.toBe(200);
+      expect((await service.app.handle(at(`http://${host}/healthz`))).status).toBe(200);
+      expect((await service.app.handle(at(`http://${host}:8080/healthz`))).status).toBe(200);
+    }
+  });
+});
+
 describe("the HTTP app", () => {
   it("[DEC-OPS-01] /readyz answers 503 with Retry-After when the store does not answer", async () => {
     const service = await app();

@@ -22,7 +22,10 @@ import { sessionRoutes } from "./session.routes.ts";
  * One process serves every API (DEC-OPS-01).
  */
 export function createApp(deps: AppDeps) {
-  return new Elysia({ name: "svc-hub" })
+  // standardHostname: false makes Elysia look for the path after "http://" rather than 11 characters in,
+  // which assumed a host of at least four characters: `Host: x` had it route /aaa/admin/users as
+  // /admin/users. The server and the in-process harness only make http: URLs.
+  return new Elysia({ name: "svc-hub", handler: { standardHostname: false } })
     .onRequest(({ request, set }) => {
       // DEC-GEN-05: every answer says which version and node made it and is not cached, unless a route says otherwise.
       set.headers["x-version"] = deps.version;
@@ -69,7 +72,10 @@ export function createApp(deps: AppDeps) {
     .use(momentsRoutes(deps));
 }
 
-/** `/admin` or anything under it, whatever the host part of the URL. */
+/**
+ * `/admin` or anything under it, whatever the host part of the URL: the path starts at the first "/" after
+ * "//", which is where Elysia routes from too (standardHostname: false above).
+ */
 function isAdminPath(url: string): boolean {
   const start = url.indexOf("/", url.indexOf("//") + 2);
   const path = start < 0 ? "/" : url.slice(start);
