@@ -193,6 +193,35 @@ describe("what the configuration owns and what it leaves alone", () => {
     });
   });
 
+  test("[SES-13] a password changed in the file, or a user disabled by it, ends that user's sessions; grants changed do not", async () => {
+    const stores = createMemoryStores();
+    const session = (id: string) => ({ id, userEmail: "a@example.com", cookieHash: `c-${id}`, utkHash: `u-${id}`, createdAt: 1000, lastSeenAt: 1000 });
+    const live = async (id: string) => (await stores.sessions.findByCookieHash(`c-${id}`)) !== null;
+    await apply(stores, oneUser(`{ hash: "${hashA}" }`));
+
+    await stores.sessions.create(session("s1"));
+    await apply(stores, config(`
+accounts: [{ name: acme, profiles: [{ name: main }] }]
+users:
+  - { email: a@example.com, password: { hash: "${hashA}" }, grants: [] }
+`), { now: 1500 });
+    expect(await live("s1")).toBe(true);
+
+    await apply(stores, oneUser(`{ hash: "${hashB}" }`), { now: 2000 });
+    expect(await live("s1")).toBe(false);
+
+    await stores.sessions.create(session("s2"));
+    await apply(stores, config(`
+accounts: [{ name: acme, profiles: [{ name: main }] }]
+users:
+  - { email: a@example.com, password: { hash: "${hashB}" }, disabled: true, grants: [{ account: acme, profiles: "*" }] }
+`), { now: 3000 });
+    expect(await live("s2")).toBe(false);
+    // Enabled again by the file: the sessions ended stay ended.
+    await apply(stores, oneUser(`{ hash: "${hashB}" }`), { now: 4000 });
+    expect(await live("s2")).toBe(false);
+  });
+
   test("a profile's configuration is replaced when the file changes it", async () => {
     const stores = createMemoryStores();
     await apply(stores, config(`accounts: [{ name: acme, profiles: [{ name: main }] }]`));

@@ -89,6 +89,8 @@ export async function applyConfig(deps: SeedDeps, config: ServiceConfig): Promis
     };
     if (existing && sameData({ ...existing, updatedAt: 0 }, { ...next, updatedAt: 0 })) continue;
     await tenancy.putUser(next);
+    // As the admin API does (SES-13): a new password, or a user disabled, ends the user's sessions for good.
+    if (existing && (existing.passwordHash !== next.passwordHash || (next.disabled && !existing.disabled))) await deps.stores.sessions.deleteForUser(user.email);
     if (existing) report.usersUpdated++;
     else report.usersCreated++;
   }
