@@ -115,6 +115,12 @@ describe("list (DLE-05, DLE-12, DEC-DLE-09)", () => {
     });
   });
 
+  it("[DEC-GEN-01] the refusal names the configured maximum (limits.dataLayerListMax)", () => {
+    const refused = limitDataLayerList(["a", "b", "c", "d"], 3);
+    assert.equal(refused.ok, false);
+    if (!refused.ok) assert.equal(refused.error.message, "Invalid request submission. Data layer list size exceeds maximum permissible (3).");
+  });
+
   it("code-unit order is a total order that agrees with <", () => {
     fc.assert(fc.property(fc.string(), fc.string(), (a, b) => assert.equal(Math.sign(compareCodeUnits(a, b)), a < b ? -1 : a > b ? 1 : 0)));
   });

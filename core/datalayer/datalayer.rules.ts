@@ -64,7 +64,7 @@ export function validateDataLayerBody(text: string, rules: JsonBodyRules = defau
 
 /** DEC-DLE-09, DLE-12, LIM-01: the names of the existing data layers, or 400 1400 when there are more than `max`. */
 export function limitDataLayerList(names: readonly string[], max: number): Result<string[], ManagementError> {
-  if (names.length > max) return err(managementError("dataLayerListTooLarge"));
+  if (names.length > max) return err(managementError("dataLayerListTooLarge", { max }));
   return ok([...names].sort(compareCodeUnits));
 }
 

@@ -16,7 +16,6 @@ import {
 describe("management error catalogue (interface.md, Errors; DEC-GEN-01/03)", () => {
   const table: Array<[keyof typeof managementErrors, number, number, string]> = [
     ["invalidRequest", 400, 1400, "Invalid request submission. Please check supplied parameters or request body."],
-    ["dataLayerListTooLarge", 400, 1400, "Invalid request submission. Data layer list size exceeds maximum permissible (1000)."],
     ["authenticationFailed", 401, 1401, "Authentication Failed"],
     ["tooManyLoginAttempts", 401, 1402, "Too many unsuccessful login attempts. Please try again in 10 minutes"],
     ["loginPermissionDenied", 401, 1469, "Although the user is authenticated, the request is denied due of lack of proper permissions"],
@@ -32,6 +31,11 @@ describe("management error catalogue (interface.md, Errors; DEC-GEN-01/03)", () 
     ["transactionNotFound", 404, 1404, "Transaction not found"],
     ["internalError", 500, 1500, "Internal error"],
   ];
+  it("dataLayerListTooLarge is 400 1400 naming the maximum (the contract's wording at the default of 1000)", () => {
+    const error = managementError("dataLayerListTooLarge", { max: 1000 });
+    assert.deepEqual(managementErrorBody(error), { returnCode: 1400, message: "Invalid request submission. Data layer list size exceeds maximum permissible (1000)." });
+    assert.equal(error.status, 400);
+  });
   for (const [code, status, returnCode, message] of table) {
     it(`${code} is ${status} ${returnCode} with the exact wording`, () => {
       const error = managementError(code as "invalidRequest");

@@ -23,7 +23,7 @@ export const managementErrors = {
   dataLayerListTooLarge: {
     status: 400,
     returnCode: 1400,
-    message: "Invalid request submission. Data layer list size exceeds maximum permissible (1000).",
+    message: "Invalid request submission. Data layer list size exceeds maximum permissible ({max}).",
     clauses: ["DLE-12", "LIM-01", "DEC-DLE-09"],
   },
   invalidParameter: {
