@@ -84,15 +84,18 @@ export function describeFileStatusStoreContract(name: string, open: () => Promis
       expect(await stores.files.search("acme", "main", "nothing", 0, 10_000)).toEqual([]);
     });
 
-    test("unfinished lists a node's imports not yet finished, oldest first", async () => {
+    test("unfinished lists the imports not yet finished, of every node, oldest first", async () => {
       const older = record({ createdAt: 1 });
       const newer = record({ createdAt: 2 });
       const done = record({ createdAt: 0, finished: true });
-      const elsewhere = record({ createdAt: 0, nodeId: "node-b" });
+      const elsewhere = record({ createdAt: 3, nodeId: "node-b" });
       for (const each of [newer, done, elsewhere, older]) await stores.files.create(each);
-      expect((await stores.files.unfinished("node-a")).map((found) => found.id)).toEqual([older.id, newer.id]);
+      expect((await stores.files.unfinished()).map((found) => found.id)).toEqual([older.id, newer.id, elsewhere.id]);
       await stores.files.update({ ...older, finished: true });
-      expect((await stores.files.unfinished("node-a")).map((found) => found.id)).toEqual([newer.id]);
+      expect((await stores.files.unfinished()).map((found) => found.id)).toEqual([newer.id, elsewhere.id]);
+      // A node that takes an import over records itself.
+      await stores.files.update({ ...elsewhere, nodeId: "node-a" });
+      expect((await stores.files.unfinished()).at(-1)?.nodeId).toBe("node-a");
     });
   });
 }

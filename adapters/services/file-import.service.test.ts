@@ -13,7 +13,8 @@ import type { CollectedEvent, FileStatusRecord, Stores } from "../../core/ports/
 import { createMemoryLogger } from "../runtime/logger.ts";
 import { cryptoIds } from "../runtime/crypto.ts";
 import { createMemoryStores } from "../store-memory/memory.stores.ts";
-import { FileImportService } from "./file-import.service.ts";
+import { createLease, type LeaseProcess } from "../runtime/lease.ts";
+import { FileImportService, importLeaseMs, type FileImportServiceDeps } from "./file-import.service.ts";
 
 const purchases: FileDefinition = {
   prefix: "purchases",
@@ -42,13 +43,14 @@ let dataDir: string;
 let now: number;
 let notified: number;
 
-function service(options: { maxRecordBytes?: number; batchRows?: number; stores?: Stores } = {}): FileImportService {
+function service(options: { maxRecordBytes?: number; batchRows?: number; stores?: Stores; nodeId?: string; host?: string; lease?: FileImportServiceDeps["lease"] } = {}): FileImportService {
   return new FileImportService({
     stores: options.stores ?? stores,
     clock: { now: () => now },
     ids: cryptoIds,
-    nodeId: "node-a",
-    host: "host-a",
+    nodeId: options.nodeId ?? "node-a",
+    ...(options.lease ? { lease: options.lease } : {}),
+    host: options.host ?? "host-a",
     dataDir,
     maxRecordBytes: options.maxRecordBytes ?? 16 * 1024 * 1024,
     logger: createMemoryLogger(),
@@ -265,7 +267,7 @@ describe("receiving (DEC-FIL-02, DEC-FIL-04)", () => {
     expect(await imports.receive("nope", "main", "purchases_1.csv", "upload", null)).toMatchObject({ ok: false, error: { status: 404, returnCode: 1240 } });
     expect(await imports.receive("acme", "nope", "purchases_1.csv", "upload", null)).toMatchObject({ ok: false, error: { status: 404, returnCode: 1250 } });
     expect(await imports.receive("acme", "main", "../x_1.csv", "upload", null)).toMatchObject({ ok: false, error: { status: 400, returnCode: 1400, message: expect.stringContaining("Invalid fileName") } });
-    expect(await stores.files.unfinished("node-a")).toEqual([]);
+    expect(await stores.files.unfinished()).toEqual([]);
   });
 
   test("an import left DOWNLOADING by a crash ends with the download failure; one left PROCESSING resumes after its last batch", async () => {
@@ -292,6 +294,69 @@ describe("receiving (DEC-FIL-02, DEC-FIL-04)", () => {
     expect(created).toBe(true);
     while ((await service().processNext()) > 0);
     expect((await stores.files.find("acme", "main", "purchases_13.csv"))?.status).toEqual([{ state: "DOWNLOADING", at: now, lastFailure: "Failed to download (FTP, SFTP, S3) file" }]);
+  });
+});
+
+describe("imports left by a process that stopped (FIL-08, DEC-FIL-03)", () => {
+  // A process is named in a lease by its machine and process id; these stand for two processes of one machine.
+  const machine = "machine-1";
+  const stopped = 4001;
+  const processOf = (pid: number, alive: (pid: number) => boolean, host = machine): LeaseProcess => ({ host, pid, isAlive: alive });
+
+  /** An import of 5 rows left PROCESSING after its first batch of 2 by node-old, whose lease names `holder`. */
+  async function leftBehind(holder: LeaseProcess): Promise<FileStatusRecord> {
+    const appendOnce = stores.events.append.bind(stores.events);
+    let calls = 0;
+    stores.events.append = async (events) => {
+      calls += 1;
+      if (calls === 2) throw new Error("stopped");
+      return appendOnce(events);
+    };
+    const old = service({ batchRows: 2, nodeId: "node-old", lease: { process: holder } });
+    await old.receive("acme", "main", "purchases_20.csv", "upload", chunks(header, ...Array.from({ length: 5 }, (_, index) => `r${index},${index},2024-01-31 09:30\n`)));
+    await expect(old.processNext()).rejects.toThrow("stopped");
+    stores.events.append = appendOnce;
+    const record = (await stores.files.find("acme", "main", "purchases_20.csv")) as FileStatusRecord;
+    // The process stopped while it held the import's lease (a failure lets it go; a crash does not).
+    expect(await createLease(stores.settings, `file-import.${record.id}`, "node-old#0000", importLeaseMs, Date.now, holder).acquire()).toBe(true);
+    return record;
+  }
+
+  test("a restarted process (a new node id) goes on after the last batch, once, and records itself as the node", async () => {
+    await leftBehind(processOf(stopped, () => true));
+    const next = service({ batchRows: 2, nodeId: "node-new", lease: { process: processOf(4002, (pid) => pid !== stopped) } });
+    while ((await next.processNext()) > 0);
+    const record = (await stores.files.find("acme", "main", "purchases_20.csv")) as FileStatusRecord;
+    expect(record).toMatchObject({ finished: true, nodeId: "node-new" });
+    expect(record.status.at(-1)).toMatchObject({ state: "PROCESSED", counts: { skipped: 0, failed: 0, succeeded: 5 } });
+    expect((await allEvents()).map((event) => event.data.email_address)).toEqual(["r0", "r1", "r2", "r3", "r4"]);
+  });
+
+  test("an import whose process still runs is left to it; on another machine, until its lease expires", async () => {
+    await leftBehind(processOf(stopped, () => true));
+    const alive = service({ nodeId: "node-new", lease: { process: processOf(4002, () => true) } });
+    expect(await alive.processNext()).toBe(0);
+    const elsewhere = service({ nodeId: "node-far", lease: { process: processOf(1, () => false, "machine-2") } });
+    expect(await elsewhere.processNext()).toBe(0);
+    expect((await stores.files.find("acme", "main", "purchases_20.csv"))?.finished).toBe(false);
+
+    const later = service({ batchRows: 2, nodeId: "node-far", lease: { process: processOf(1, () => false, "machine-2"), now: () => Date.now() + importLeaseMs + 1 } });
+    while ((await later.processNext()) > 0);
+    expect(await stores.files.find("acme", "main", "purchases_20.csv")).toMatchObject({ finished: true, nodeId: "node-far" });
+    expect(await allEvents()).toHaveLength(5);
+  });
+
+  test("a node of another machine without the received file leaves the import alone; a download left unfinished fails on any node", async () => {
+    const record = await leftBehind(processOf(stopped, () => true));
+    rmSync(join(dataDir, "files"), { recursive: true, force: true });
+    const other = service({ nodeId: "node-new", host: "host-b", lease: { process: processOf(4002, (pid) => pid !== stopped) } });
+    expect(await other.processNext()).toBe(0);
+    expect(await stores.files.find("acme", "main", "purchases_20.csv")).toMatchObject({ finished: false, nodeId: "node-old" });
+
+    await stores.files.create({ ...record, id: "b".repeat(24), name: "purchases_21.csv", nodeId: "node-old", status: [{ state: "DOWNLOADING", at: now }], finished: false, progress: null });
+    await createLease(stores.settings, `file-import.${"b".repeat(24)}`, "node-old#0000", importLeaseMs, Date.now, processOf(stopped, () => true)).acquire();
+    expect(await other.processNext()).toBe(1);
+    expect(await stores.files.find("acme", "main", "purchases_21.csv")).toMatchObject({ nodeId: "node-new", status: [{ state: "DOWNLOADING", at: now, lastFailure: "Failed to download (FTP, SFTP, S3) file" }] });
   });
 });
 

@@ -14,6 +14,7 @@ import type { FileSourceType, FileStatusRecord } from "../../core/ports/files.st
 import type { IdSource } from "../../core/ports/ids.port.ts";
 import type { Stores } from "../../core/ports/stores.ts";
 import { err, ok, type Result } from "../../core/result.ts";
+import { createLease, type LeaseProcess } from "../runtime/lease.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { describeError } from "../runtime/scheduler.ts";
 
@@ -34,7 +35,15 @@ export interface FileImportServiceDeps {
   readonly notify: () => void;
   /** Events written per commit (default 1000); the import's progress is kept after each. */
   readonly batchRows?: number;
+  /** For tests: the process the imports' leases name, and the real time they expire by. */
+  readonly lease?: { readonly process?: LeaseProcess; readonly now?: () => number };
 }
+
+/**
+ * How long an import's lease lasts unless its holder renews it. The holder renews it while it receives (on a
+ * timer) and at every committed batch; a holder on this machine whose process is gone loses it at once.
+ */
+export const importLeaseMs = 15_000;
 
 export type ReceiveRefusal = ManagementError | FileImportError;
 
@@ -61,9 +70,21 @@ export class FileImportService {
   /** Imports this process is receiving right now (their DOWNLOADING is not a crash's leftover). */
   private readonly receiving = new Set<string>();
   private readonly batchRows: number;
+  /** This service's name in the imports' leases: unique, since two processes may share a configured node id. */
+  private readonly holder: string;
 
   constructor(private readonly deps: FileImportServiceDeps) {
     this.batchRows = deps.batchRows ?? 1000;
+    this.holder = `${deps.nodeId}#${deps.ids.randomHex(4)}`;
+  }
+
+  /**
+   * The lease of one import: whoever holds it receives or processes the import. A process that stops
+   * (a crash, a restart: the node id of a restarted process is new) leaves its imports to the next one that
+   * holds the received file, at once on the same machine, after the lease expires elsewhere.
+   */
+  private leaseOf(id: string) {
+    return createLease(this.deps.stores.settings, `file-import.${id}`, this.holder, importLeaseMs, this.deps.lease?.now, this.deps.lease?.process);
   }
 
   /** Where a received file is kept. */
@@ -115,6 +136,11 @@ export class FileImportService {
     if (!(await stores.files.create(record))) return err(fileImportError("alreadyImported", { file_name: name, account, profile }));
 
     this.receiving.add(record.id);
+    const lease = this.leaseOf(record.id);
+    await lease.acquire();
+    // An upload can take longer than the lease: renewed while the bytes come, so no other node takes the
+    // import for a crash's leftover.
+    const renewal = setInterval(() => void lease.acquire().catch(() => undefined), importLeaseMs / 3);
     try {
       const stored = await this.store(record, body);
       if (!stored.ok) {
@@ -124,7 +150,9 @@ export class FileImportService {
       }
       record = await this.apply({ ...record, file: { ...record.file, ...stored.value } }, { type: "downloaded", at: this.deps.clock.now() });
     } finally {
+      clearInterval(renewal);
       this.receiving.delete(record.id);
+      await lease.release().catch(() => undefined);
     }
     this.deps.logger.info("file received", { account, profile, file: name, source: sourceType, size: record.file.size, lines: record.file.lineCount });
     this.deps.notify();
@@ -213,23 +241,41 @@ export class FileImportService {
   }
 
   /**
-   * Processes the oldest import this node has left: a received file is read and imported; one left in
-   * DOWNLOADING by a crash failed to download; one left in PROCESSING by a crash resumes after its last
-   * committed batch. Answers the rows read (plus one), or 0 when nothing was left.
+   * Processes the oldest unfinished import whose lease it can take: a received file is read and imported;
+   * one left in DOWNLOADING by a process that stopped failed to download; one left in PROCESSING resumes after
+   * its last committed batch. A node takes over another's import only when it holds the received file, or
+   * when the file was received on its machine (then a file that is gone fails the import, as it would for the
+   * node that received it); it records itself as the import's node. Answers the rows read (plus one), or 0
+   * when nothing was left.
    */
   async processNext(): Promise<number> {
-    for (const record of await this.deps.stores.files.unfinished(this.deps.nodeId)) {
-      if (this.receiving.has(record.id)) continue;
-      if (currentState(record) === "DOWNLOADING") {
-        await this.apply(record, { type: "failed", at: this.deps.clock.now(), failure: fileFailureMessage("downloadFailed") });
-        return 1;
+    for (const found of await this.deps.stores.files.unfinished()) {
+      if (this.receiving.has(found.id)) continue;
+      const downloading = currentState(found) === "DOWNLOADING";
+      const receivedHere = found.nodeId === this.deps.nodeId || found.file.sourceHost === this.deps.host;
+      if (!downloading && !receivedHere && !(await pathExists(this.storedPath(found.account, found.profile, found.name)))) continue;
+      const lease = this.leaseOf(found.id);
+      if (!(await lease.acquire())) continue;
+      try {
+        let record = found;
+        if (record.nodeId !== this.deps.nodeId) {
+          this.deps.logger.info("file import taken over", { account: record.account, profile: record.profile, file: record.name, from: record.nodeId, state: currentState(record) });
+          record = { ...record, nodeId: this.deps.nodeId };
+          await this.deps.stores.files.update(record);
+        }
+        if (downloading) {
+          await this.apply(record, { type: "failed", at: this.deps.clock.now(), failure: fileFailureMessage("downloadFailed") });
+          return 1;
+        }
+        return 1 + (await this.process(record, lease));
+      } finally {
+        await lease.release().catch(() => undefined);
       }
-      return 1 + (await this.process(record));
     }
     return 0;
   }
 
-  private async process(received: FileStatusRecord): Promise<number> {
+  private async process(received: FileStatusRecord, lease: { acquire(): Promise<boolean> }): Promise<number> {
     let record = currentState(received) === "DOWNLOADED" ? await this.apply(received, { type: "processing-started", at: this.deps.clock.now() }) : received;
     const { account, profile, name } = record;
     const fail = async (failure: string, counts?: RowCounts) => {
@@ -260,6 +306,8 @@ export class FileImportService {
 
     const flush = async () => {
       try {
+        // Renewed at every batch; lost only when this process stalled past the lease and another took over.
+        if (!(await lease.acquire())) throw new Error(`file import ${record.id}: another node took the import over`);
         if (batch.length > 0) await this.deps.stores.events.append(batch);
         batch = [];
         at = this.deps.clock.now();

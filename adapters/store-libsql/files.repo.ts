@@ -24,6 +24,7 @@ function toRecord(row: FileRow): FileStatusRecord {
 
 function changesOf(record: FileStatusRecord) {
   return {
+    nodeId: record.nodeId,
     size: record.file.size,
     checksum: record.file.checksum,
     sourceType: record.file.sourceType,
@@ -42,7 +43,7 @@ export class LibsqlFileStatusRepo implements FileStatusStore {
   async create(record: FileStatusRecord): Promise<boolean> {
     const inserted = await this.db
       .insert(fileImports)
-      .values({ id: record.id, account: record.account, profile: record.profile, name: record.name, prefix: record.prefix, createdAt: record.createdAt, nodeId: record.nodeId, ...changesOf(record) })
+      .values({ id: record.id, account: record.account, profile: record.profile, name: record.name, prefix: record.prefix, createdAt: record.createdAt, ...changesOf(record) })
       .onConflictDoNothing()
       .returning({ id: fileImports.id });
     return inserted.length === 1;
@@ -75,11 +76,11 @@ export class LibsqlFileStatusRepo implements FileStatusStore {
     return rows.map(toRecord);
   }
 
-  async unfinished(nodeId: string): Promise<FileStatusRecord[]> {
+  async unfinished(): Promise<FileStatusRecord[]> {
     const rows = await this.db
       .select()
       .from(fileImports)
-      .where(and(eq(fileImports.nodeId, nodeId), eq(fileImports.finished, false)))
+      .where(eq(fileImports.finished, false))
       .orderBy(asc(fileImports.createdAt), asc(fileImports.id));
     return rows.map(toRecord);
   }

@@ -3,8 +3,8 @@ import type { FileSourceType } from "../../core/ports/files.store.ts";
 
 /**
  * FIL-*, DEC-FIL-03..06: one row per file import. A file name is imported once per account and profile
- * (DEC-FIL-04: the unique index); count and search read `files_prefix_idx`; a node's import worker finds its
- * unfinished imports through `files_node_idx`. `status` is the JSON of the history, `progress` the JSON of
+ * (DEC-FIL-04: the unique index); count and search read `files_prefix_idx`; import workers find the
+ * unfinished imports through `files_unfinished_idx`. `status` is the JSON of the history, `progress` the JSON of
  * where an interrupted import resumes.
  */
 export const fileImports = sqliteTable(
@@ -29,6 +29,6 @@ export const fileImports = sqliteTable(
   (table) => [
     uniqueIndex("files_name_idx").on(table.account, table.profile, table.name),
     index("files_prefix_idx").on(table.account, table.profile, table.prefix, table.createdAt),
-    index("files_node_idx").on(table.nodeId, table.finished, table.createdAt),
+    index("files_unfinished_idx").on(table.finished, table.createdAt),
   ],
 );

@@ -37,7 +37,7 @@ export class MemoryFileStatusStore implements FileStatusStore {
     const key = keyOf(record.account, record.profile, record.name);
     const existing = this.records.get(key);
     if (!existing || existing.id !== record.id) return;
-    this.records.set(key, structuredClone({ ...existing, file: record.file, status: record.status, finished: record.finished, progress: record.progress }));
+    this.records.set(key, structuredClone({ ...existing, nodeId: record.nodeId, file: record.file, status: record.status, finished: record.finished, progress: record.progress }));
   }
 
   async count(account: string, profile: string, prefix: string, from: number, to: number): Promise<number> {
@@ -52,10 +52,10 @@ export class MemoryFileStatusStore implements FileStatusStore {
       .map((record) => structuredClone(record));
   }
 
-  async unfinished(nodeId: string): Promise<FileStatusRecord[]> {
+  async unfinished(): Promise<FileStatusRecord[]> {
     this.check();
     return [...this.records.values()]
-      .filter((record) => record.nodeId === nodeId && !record.finished)
+      .filter((record) => !record.finished)
       .sort(byCreation)
       .map((record) => structuredClone(record));
   }

@@ -49,12 +49,15 @@ export interface FileStatusStore {
   /** Records a new import; false (and nothing changed) when the account/profile already has a file of that name (DEC-FIL-04). */
   create(record: FileStatusRecord): Promise<boolean>;
   find(account: string, profile: string, name: string): Promise<FileStatusRecord | null>;
-  /** Replaces the file details, status, finished flag and progress of the import with this id. */
+  /** Replaces the node, file details, status, finished flag and progress of the import with this id. */
   update(record: FileStatusRecord): Promise<void>;
   /** DEC-FIL-06: how many imports of the prefix were created in [from, to]. */
   count(account: string, profile: string, prefix: string, from: number, to: number): Promise<number>;
   /** DEC-FIL-06: the imports of the prefix created in [from, to], oldest first (then by id). */
   search(account: string, profile: string, prefix: string, from: number, to: number): Promise<FileStatusRecord[]>;
-  /** The unfinished imports a node received, oldest first: the work its import worker has left. */
-  unfinished(nodeId: string): Promise<FileStatusRecord[]>;
+  /**
+   * Every unfinished import, of any node, oldest first: the work import workers have left. Which node goes on
+   * with one is decided by the import's lease (adapters/services/file-import.service.ts), not by this list.
+   */
+  unfinished(): Promise<FileStatusRecord[]>;
 }
