@@ -84,6 +84,19 @@ export function describeFileStatusStoreContract(name: string, open: () => Promis
       expect(await stores.files.search("acme", "main", "nothing", 0, 10_000)).toEqual([]);
     });
 
+    test("replace puts a new import in the place of a finished one, once", async () => {
+      const first = record({ name: "purchases_again.csv" });
+      await stores.files.create(first);
+      const second = record({ name: "purchases_again.csv", createdAt: 2_000 });
+      expect(await stores.files.replace(first, second)).toBe(false);
+      const finished = { ...first, finished: true, status: [{ state: "DOWNLOADING" as const, at: 1_000, lastFailure: "Failed to download (FTP, SFTP, S3) file" }] };
+      await stores.files.update(finished);
+      expect(await stores.files.replace(finished, second)).toBe(true);
+      expect(await stores.files.find("acme", "main", "purchases_again.csv")).toEqual(second);
+      expect(await stores.files.replace(finished, record({ name: "purchases_again.csv", createdAt: 3_000 }))).toBe(false);
+      expect((await stores.files.find("acme", "main", "purchases_again.csv"))?.id).toBe(second.id);
+    });
+
     test("unfinished lists the imports not yet finished, of every node, oldest first", async () => {
       const older = record({ createdAt: 1 });
       const newer = record({ createdAt: 2 });

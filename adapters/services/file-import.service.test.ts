@@ -4,7 +4,7 @@
  * folder (DEC-OPS-04) and recovery after a crash.
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { FileDefinition, ProfileConfig } from "../../core/config/config.model.ts";
@@ -43,13 +43,14 @@ let dataDir: string;
 let now: number;
 let notified: number;
 
-function service(options: { maxRecordBytes?: number; batchRows?: number; stores?: Stores; nodeId?: string; host?: string; lease?: FileImportServiceDeps["lease"] } = {}): FileImportService {
+function service(options: { maxRecordBytes?: number; batchRows?: number; stores?: Stores; nodeId?: string; host?: string; lease?: FileImportServiceDeps["lease"]; claimGiveBackMs?: number } = {}): FileImportService {
   return new FileImportService({
     stores: options.stores ?? stores,
     clock: { now: () => now },
     ids: cryptoIds,
     nodeId: options.nodeId ?? "node-a",
     ...(options.lease ? { lease: options.lease } : {}),
+    ...(options.claimGiveBackMs === undefined ? {} : { claimGiveBackMs: options.claimGiveBackMs }),
     host: options.host ?? "host-a",
     dataDir,
     maxRecordBytes: options.maxRecordBytes ?? 16 * 1024 * 1024,
@@ -372,12 +373,15 @@ describe("the drop folder (DEC-FIL-02, DEC-OPS-04)", () => {
     mkdirSync(join(dataDir, "inbox", "acme", "nope"), { recursive: true });
     writeFileSync(join(dataDir, "inbox", "acme", "nope", "purchases_22.csv"), header);
 
-    expect(await imports.pickUpDropped()).toBe(2);
+    expect(await imports.pickUpDropped()).toBe(3);
     while ((await imports.processNext()) > 0);
     const record = (await stores.files.find("acme", "main", "purchases_20.csv")) as FileStatusRecord;
     expect(record.file.sourceType).toBe("file");
     expect(record.status.at(-1)?.counts).toEqual({ skipped: 0, failed: 0, succeeded: 1 });
-    expect(readdirSync(inbox).sort()).toEqual([".purchases_21.csv", "notes.txt"]);
+    // A name that cannot be imported is refused where the operator sees it, not left in the inbox for good.
+    expect(readdirSync(inbox).sort()).toEqual([".purchases_21.csv", "rejected"]);
+    expect(readdirSync(join(inbox, "rejected"))).toEqual(["notes.txt"]);
+    rmSync(join(inbox, "rejected"), { recursive: true });
     expect(readdirSync(join(dataDir, "inbox", "acme", "nope", "rejected"))).toEqual(["purchases_22.csv"]);
 
     // The same name dropped again is not imported twice.
@@ -385,5 +389,69 @@ describe("the drop folder (DEC-FIL-02, DEC-OPS-04)", () => {
     expect(await imports.pickUpDropped()).toBe(1);
     expect(readdirSync(join(inbox, "rejected"))).toEqual(["purchases_20.csv"]);
     expect(await imports.pickUpDropped()).toBe(0);
+
+    // Refused again under the same name: both are kept.
+    writeFileSync(join(inbox, "purchases_20.csv"), "second");
+    writeFileSync(join(inbox, "purchases_1.CSV"), "upper case");
+    expect(await imports.pickUpDropped()).toBe(2);
+    expect(readdirSync(join(inbox, "rejected")).sort()).toEqual(["purchases_1.CSV", "purchases_20.csv", "purchases_20~2.csv"]);
+    expect(readFileSync(join(inbox, "rejected", "purchases_20~2.csv"), "utf8")).toBe("second");
+    expect(readFileSync(join(inbox, "rejected", "purchases_20.csv"), "utf8")).toBe(header);
+  });
+
+  test("a dropped file that cannot be stored is kept in rejected/, and the same name can be dropped again once it can", async () => {
+    const imports = service();
+    const inbox = join(dataDir, "inbox", "acme", "main");
+    mkdirSync(inbox, { recursive: true });
+    // Where the copy is written is taken by a folder: the store fails as a full disk would.
+    mkdirSync(join(dataDir, "files", "acme", "main", "purchases_30.csv.part"), { recursive: true });
+    const content = `${header}ann,1,2024-01-31 09:30\n`;
+    writeFileSync(join(inbox, "purchases_30.csv"), content);
+    expect(await imports.pickUpDropped()).toBe(1);
+    expect(readFileSync(join(inbox, "rejected", "purchases_30.csv"), "utf8")).toBe(content);
+    expect((await stores.files.find("acme", "main", "purchases_30.csv"))?.status).toEqual([{ state: "DOWNLOADING", at: now, lastFailure: "Failed to download (FTP, SFTP, S3) file" }]);
+
+    rmSync(join(dataDir, "files", "acme", "main", "purchases_30.csv.part"), { recursive: true });
+    writeFileSync(join(inbox, "purchases_30.csv"), content);
+    expect(await imports.pickUpDropped()).toBe(1);
+    while ((await imports.processNext()) > 0);
+    expect((await stores.files.find("acme", "main", "purchases_30.csv"))?.status.at(-1)).toMatchObject({ state: "PROCESSED", counts: { skipped: 0, failed: 0, succeeded: 1 } });
+  });
+
+  test("a file claimed by a process that stopped while it received it is given back and taken again", async () => {
+    const inbox = join(dataDir, "inbox", "acme", "main");
+    mkdirSync(inbox, { recursive: true });
+    // 4194305 is above Linux's largest process id: no such process.
+    writeFileSync(join(inbox, ".importing.4194305.0123abcd.purchases_31.csv"), `${header}bob,2,2024-01-31 09:30\n`);
+    writeFileSync(join(inbox, `.importing.${process.pid}.0123abcd.purchases_32.csv`), header);
+    expect(await service().pickUpDropped()).toBe(0);
+    expect(readdirSync(inbox).sort()).toEqual([`.importing.${process.pid}.0123abcd.purchases_32.csv`, ".importing.4194305.0123abcd.purchases_31.csv"]);
+
+    const imports = service({ claimGiveBackMs: 0 });
+    expect(await imports.pickUpDropped()).toBe(1);
+    while ((await imports.processNext()) > 0);
+    expect((await stores.files.find("acme", "main", "purchases_31.csv"))?.status.at(-1)).toMatchObject({ state: "PROCESSED", counts: { succeeded: 1 } });
+    expect(readdirSync(inbox)).toEqual([`.importing.${process.pid}.0123abcd.purchases_32.csv`]);
+  });
+});
+
+describe("receiving a name again (DEC-FIL-04)", () => {
+  test("after a failed download or a header that did not match, the same name is received again; after rows were imported, 409", async () => {
+    const imports = service();
+    async function* breaksOff(): AsyncIterable<Uint8Array> {
+      yield new TextEncoder().encode(header);
+      throw new Error("connection reset");
+    }
+    expect((await imports.receive("acme", "main", "purchases_40.csv", "upload", breaksOff())).ok).toBe(true);
+    const again = await imports.receive("acme", "main", "purchases_40.csv", "upload", chunks("email_wrong,amount,purchased_at\n", "ann,1,2024-01-31 09:30\n"));
+    expect(again).toMatchObject({ ok: true, value: { status: [{ state: "DOWNLOADING" }, { state: "DOWNLOADED" }] } });
+    while ((await imports.processNext()) > 0);
+    expect((await stores.files.find("acme", "main", "purchases_40.csv"))?.status.at(-1)?.lastFailure).toContain("Secondary visitor ID column");
+
+    expect((await imports.receive("acme", "main", "purchases_40.csv", "upload", chunks(header, "ann,1,2024-01-31 09:30\n"))).ok).toBe(true);
+    while ((await imports.processNext()) > 0);
+    expect((await stores.files.find("acme", "main", "purchases_40.csv"))?.status.at(-1)).toMatchObject({ state: "PROCESSED", counts: { succeeded: 1 } });
+    expect(await imports.receive("acme", "main", "purchases_40.csv", "upload", chunks(header))).toMatchObject({ ok: false, error: { status: 409 } });
+    expect(await allEvents()).toHaveLength(1);
   });
 });

@@ -1,10 +1,10 @@
 import { createHash, randomBytes } from "node:crypto";
 import { createReadStream, readdirSync, type Dirent } from "node:fs";
-import { mkdir, open, rename, rm, stat } from "node:fs/promises";
+import { link, mkdir, open, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { parse, CsvError } from "csv-parse";
 import { fileFailureMessage, fileImportError, managementError, type FileImportError, type ManagementError } from "../../core/errors/index.ts";
-import { currentState, noRows, startImport, transitionFileImport, type FileImportEvent, type RowCounts } from "../../core/files/file-import.machine.ts";
+import { currentState, mayBeReceivedAgain, noRows, startImport, transitionFileImport, type FileImportEvent, type RowCounts } from "../../core/files/file-import.machine.ts";
 import { checkImportFileName, prefixOfFileName } from "../../core/files/file-name.rules.ts";
 import { objectIdOf } from "../../core/files/file-record.rules.ts";
 import { checkEventDocument, findDefinition, importRow, planRows, type RowPlan } from "../../core/files/file-row.rules.ts";
@@ -14,7 +14,7 @@ import type { FileSourceType, FileStatusRecord } from "../../core/ports/files.st
 import type { IdSource } from "../../core/ports/ids.port.ts";
 import type { Stores } from "../../core/ports/stores.ts";
 import { err, ok, type Result } from "../../core/result.ts";
-import { createLease, type LeaseProcess } from "../runtime/lease.ts";
+import { createLease, processIsAlive, type LeaseProcess } from "../runtime/lease.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { describeError } from "../runtime/scheduler.ts";
 
@@ -37,6 +37,8 @@ export interface FileImportServiceDeps {
   readonly batchRows?: number;
   /** For tests: the process the imports' leases name, and the real time they expire by. */
   readonly lease?: { readonly process?: LeaseProcess; readonly now?: () => number };
+  /** For tests: how old an abandoned drop-folder claim must be before it is given back (default claimGiveBackMs). */
+  readonly claimGiveBackMs?: number;
 }
 
 /**
@@ -133,7 +135,13 @@ export class FileImportService {
       ...startImport(now),
       progress: null,
     };
-    if (!(await stores.files.create(record))) return err(fileImportError("alreadyImported", { file_name: name, account, profile }));
+    if (!(await stores.files.create(record))) {
+      const previous = await stores.files.find(account, profile, name);
+      if (!previous || !mayBeReceivedAgain(previous) || !(await stores.files.replace(previous, record))) {
+        return err(fileImportError("alreadyImported", { file_name: name, account, profile }));
+      }
+      this.deps.logger.info("file received again after a failed import", { account, profile, file: name, failure: previous.status.at(-1)?.lastFailure ?? null });
+    }
 
     this.receiving.add(record.id);
     const lease = this.leaseOf(record.id);
@@ -202,10 +210,12 @@ export class FileImportService {
   }
 
   /**
-   * DEC-OPS-04: takes the files of the drop folders (`inbox/{account}/{profile}/*.csv`; names starting with a
+   * DEC-OPS-04: takes the files of the drop folders (`inbox/{account}/{profile}/`; names starting with a
    * period are left alone, so a file is written under such a name and renamed when complete). A file taken
-   * is received like an upload and removed from the inbox; one refused (unknown profile, a bad or used name)
-   * is moved to `rejected/` beside it. Answers how many files it took.
+   * is received like an upload and removed from the inbox once it is stored; one refused (unknown profile, a
+   * bad or used name, a name that is not `<prefix>_….csv`) or that could not be stored is moved to
+   * `rejected/` beside it, under a name of its own there, so the operator's file is never lost. Answers how
+   * many files it took.
    */
   async pickUpDropped(): Promise<number> {
     const inbox = join(this.deps.dataDir, "inbox");
@@ -213,13 +223,22 @@ export class FileImportService {
     for (const account of directoriesIn(inbox)) {
       for (const profile of directoriesIn(join(inbox, account))) {
         const folder = join(inbox, account, profile);
-        const names = entriesOf(folder)
-          .filter((entry) => entry.isFile() && entry.name.endsWith(".csv") && !entry.name.startsWith("."))
+        let entries = entriesOf(folder);
+        if ((await this.giveBackAbandoned(folder, entries)) > 0) entries = entriesOf(folder);
+        const names = entries
+          .filter((entry) => entry.isFile() && !entry.name.startsWith("."))
           .map((entry) => entry.name)
           .sort();
         for (const name of names) {
+          if (Buffer.byteLength(name) > maxClaimableNameBytes) {
+            // Too long to be claimed under a longer name, and too long to be imported (150 characters).
+            this.deps.logger.warn("dropped file refused", { account, profile, file: name, reason: "its name is too long" });
+            await moveToRejected(folder, join(folder, name), name);
+            continue;
+          }
           // Renaming first claims the file: of two nodes sharing the folder, one wins and the other skips it.
-          const claimed = join(folder, `.${randomBytes(6).toString("hex")}.importing`);
+          // The claim names its process and the file, so a claim its process left is given back (below).
+          const claimed = join(folder, `${claimPrefix}${process.pid}.${randomBytes(4).toString("hex")}.${name}`);
           try {
             await rename(join(folder, name), claimed);
           } catch {
@@ -227,17 +246,44 @@ export class FileImportService {
           }
           taken += 1;
           const received = await this.receive(account, profile, name, "file", readLazily(claimed));
-          if (received.ok) {
+          if (received.ok && currentState(received.value) !== "DOWNLOADING") {
             await rm(claimed, { force: true });
             continue;
           }
-          this.deps.logger.warn("dropped file refused", { account, profile, file: name, reason: received.error.message });
-          await mkdir(join(folder, "rejected"), { recursive: true });
-          await rename(claimed, join(folder, "rejected", name)).catch(() => rm(claimed, { force: true }));
+          const reason = received.ok ? "it could not be stored" : received.error.message;
+          this.deps.logger.warn("dropped file refused", { account, profile, file: name, reason });
+          const kept = await moveToRejected(folder, claimed, name);
+          if (kept !== name) this.deps.logger.info("rejected file kept under another name", { account, profile, file: name, as: kept });
         }
       }
     }
     return taken;
+  }
+
+  /**
+   * Claims left in a drop folder by a process that stopped while it received them (`.importing.<pid>.…`):
+   * renamed back to the dropped file's name, so the next look takes it again (its import failed to download
+   * and may be received again). A claim is given back when its process is not alive on this machine and it
+   * was made more than `claimGiveBackMs` ago: a node of another machine sharing the folder may still be
+   * reading it until then.
+   */
+  private async giveBackAbandoned(folder: string, entries: readonly Dirent[]): Promise<number> {
+    let givenBack = 0;
+    for (const entry of entries) {
+      const match = claimPattern.exec(entry.name);
+      if (!entry.isFile() || !match) continue;
+      const pid = Number(match[1]);
+      if (pid === process.pid || processIsAlive(pid)) continue;
+      const claimed = join(folder, entry.name);
+      const claimedAt = await stat(claimed).then((found) => found.ctimeMs, () => null);
+      if (claimedAt === null || Date.now() - claimedAt < (this.deps.claimGiveBackMs ?? claimGiveBackMs)) continue;
+      const name = match[2] as string;
+      // A file dropped again under the same name meanwhile stays as it is.
+      const given = await moveWithoutReplacing(claimed, join(folder, name));
+      if (given) givenBack += 1;
+      this.deps.logger.warn("a dropped file claimed by a process that stopped is given back", { folder, file: name, given });
+    }
+    return givenBack;
   }
 
   /**
@@ -264,6 +310,8 @@ export class FileImportService {
           await this.deps.stores.files.update(record);
         }
         if (downloading) {
+          // What its receiver had written: the receiver is gone, since the lease was free.
+          await rm(`${this.storedPath(record.account, record.profile, record.name)}.part`, { force: true });
           await this.apply(record, { type: "failed", at: this.deps.clock.now(), failure: fileFailureMessage("downloadFailed") });
           return 1;
         }
@@ -392,6 +440,46 @@ export class FileImportService {
     record = await this.apply(record, { type: "processed", at: this.deps.clock.now(), counts, lastRowFailure });
     this.deps.logger.info("file imported", { account, profile, file: name, ...counts });
     return rowsRead;
+  }
+}
+
+/** A drop folder's claim on a file: `.importing.<pid>.<random>.<the file's name>`. */
+const claimPrefix = ".importing.";
+const claimPattern = /^\.importing\.(\d+)\.[0-9a-f]{8}\.(.+)$/;
+/** How old a claim of a process that is not alive here must be before it is given back (see giveBackAbandoned). */
+export const claimGiveBackMs = 10 * 60_000;
+/** A longer name could not be claimed: the claim adds about 30 bytes, and a file system allows 255. */
+const maxClaimableNameBytes = 200;
+
+/**
+ * Moves a file to `to` unless something is there already (false then). A hard link refuses to replace, so
+ * two nodes cannot overwrite each other's; where the file system has no hard links, a rename after a look.
+ */
+async function moveWithoutReplacing(from: string, to: string): Promise<boolean> {
+  try {
+    await link(from, to);
+  } catch (error) {
+    if ((error as { code?: string }).code === "EEXIST") return false;
+    if (await pathExists(to)) return false;
+    await rename(from, to);
+    return true;
+  }
+  await rm(from, { force: true });
+  return true;
+}
+
+/**
+ * Moves a refused dropped file into `rejected/` under its name, or `<stem>~2<ext>`, `~3`… when a file of that
+ * name was rejected before. Answers the name it was kept under.
+ */
+async function moveToRejected(folder: string, claimed: string, name: string): Promise<string> {
+  const rejected = join(folder, "rejected");
+  await mkdir(rejected, { recursive: true });
+  const dot = name.lastIndexOf(".");
+  const [stem, extension] = dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, ""];
+  for (let attempt = 1; ; attempt += 1) {
+    const candidate = attempt === 1 ? name : `${stem}~${attempt}${extension}`;
+    if (await moveWithoutReplacing(claimed, join(rejected, candidate))) return candidate;
   }
 }
 

@@ -49,6 +49,20 @@ export class LibsqlFileStatusRepo implements FileStatusStore {
     return inserted.length === 1;
   }
 
+  /** One transaction: the finished import goes, the new one takes its name (the unique index holds throughout). */
+  async replace(previous: FileStatusRecord, next: FileStatusRecord): Promise<boolean> {
+    if (previous.account !== next.account || previous.profile !== next.profile || previous.name !== next.name) return false;
+    const [removed, inserted] = await this.db.batch([
+      this.db.delete(fileImports).where(and(eq(fileImports.id, previous.id), eq(fileImports.finished, true))).returning({ id: fileImports.id }),
+      this.db
+        .insert(fileImports)
+        .values({ id: next.id, account: next.account, profile: next.profile, name: next.name, prefix: next.prefix, createdAt: next.createdAt, ...changesOf(next) })
+        .onConflictDoNothing()
+        .returning({ id: fileImports.id }),
+    ]);
+    return removed.length === 1 && inserted.length === 1;
+  }
+
   async find(account: string, profile: string, name: string): Promise<FileStatusRecord | null> {
     const rows = await this.db
       .select()

@@ -32,6 +32,15 @@ export class MemoryFileStatusStore implements FileStatusStore {
     return found ? structuredClone(found) : null;
   }
 
+  async replace(previous: FileStatusRecord, next: FileStatusRecord): Promise<boolean> {
+    this.check();
+    const key = keyOf(previous.account, previous.profile, previous.name);
+    const existing = this.records.get(key);
+    if (!existing || existing.id !== previous.id || !existing.finished || keyOf(next.account, next.profile, next.name) !== key) return false;
+    this.records.set(key, structuredClone(next));
+    return true;
+  }
+
   async update(record: FileStatusRecord): Promise<void> {
     this.check();
     const key = keyOf(record.account, record.profile, record.name);

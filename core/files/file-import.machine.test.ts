@@ -2,7 +2,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { classifyFileFailure, fileFailureMessage } from "../errors/index.ts";
-import { currentState, fileStates, startImport, transitionFileImport, type FileImportEvent, type FileImportState } from "./file-import.machine.ts";
+import { currentState, fileStates, mayBeReceivedAgain, startImport, transitionFileImport, type FileImportEvent, type FileImportState } from "./file-import.machine.ts";
 
 function apply(state: FileImportState, event: FileImportEvent) {
   const result = transitionFileImport(state, event);
@@ -85,5 +85,24 @@ describe("file import states (FIL-07, FIL-08, DEC-FIL-03)", () => {
         if (last?.lastFailure !== undefined) assert.notEqual(classifyFileFailure(last.lastFailure), null);
       }),
     );
+  });
+});
+
+describe("receiving a name again (DEC-FIL-04)", () => {
+  const downloaded = () => apply(startImport(1), { type: "downloaded", at: 2 }).next;
+  const processing = () => apply(downloaded(), { type: "processing-started", at: 3 }).next;
+
+  it("a name whose import failed before any row became an event may be received again", () => {
+    assert.equal(mayBeReceivedAgain(apply(startImport(1), { type: "failed", at: 2, failure: fileFailureMessage("downloadFailed") }).next), true);
+    assert.equal(mayBeReceivedAgain(apply(processing(), { type: "failed", at: 4, failure: fileFailureMessage("unknownPrefix") }).next), true);
+    assert.equal(mayBeReceivedAgain(apply(processing(), { type: "processed", at: 4, counts: { skipped: 0, failed: 3, succeeded: 0 }, lastRowFailure: fileFailureMessage("processingException") }).next), true);
+  });
+
+  it("an import under way, one with rows imported, or one that finished without a failure keeps its name", () => {
+    assert.equal(mayBeReceivedAgain(startImport(1)), false);
+    assert.equal(mayBeReceivedAgain(processing()), false);
+    assert.equal(mayBeReceivedAgain(apply(processing(), { type: "failed", at: 4, failure: fileFailureMessage("processingException"), counts: { skipped: 0, failed: 0, succeeded: 2 } }).next), false);
+    assert.equal(mayBeReceivedAgain(apply(processing(), { type: "processed", at: 4, counts: { skipped: 2, failed: 0, succeeded: 0 }, lastRowFailure: null }).next), false);
+    assert.equal(mayBeReceivedAgain(apply(processing(), { type: "processed", at: 4, counts: { skipped: 0, failed: 1, succeeded: 1 }, lastRowFailure: fileFailureMessage("processingException") }).next), false);
   });
 });

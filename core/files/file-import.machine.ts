@@ -61,6 +61,17 @@ export function startImport(at: number): FileImportState {
 }
 
 /** The state the import is in: that of its newest entry. */
+/**
+ * Whether the name of this import may be received again, though DEC-FIL-04 imports a name once: only when
+ * the import stopped on a failure with no row made into an event (a download that broke off, a header that
+ * did not match the definition, every row refused). The catalogue's resolution for those failures is to
+ * re-upload, and nothing of the first attempt would be imported twice.
+ */
+export function mayBeReceivedAgain(state: FileImportState): boolean {
+  const last = state.status.at(-1);
+  return state.finished && last?.lastFailure !== undefined && (last.counts?.succeeded ?? 0) === 0;
+}
+
 export function currentState(state: FileImportState): FileState {
   return (state.status.at(-1) as StatusEntry).state;
 }

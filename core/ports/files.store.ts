@@ -49,6 +49,12 @@ export interface FileStatusStore {
   /** Records a new import; false (and nothing changed) when the account/profile already has a file of that name (DEC-FIL-04). */
   create(record: FileStatusRecord): Promise<boolean>;
   find(account: string, profile: string, name: string): Promise<FileStatusRecord | null>;
+  /**
+   * Puts `next` (a new import of the same account, profile and name) in the place of `previous`, a finished
+   * import that may be received again. False when `previous` is no longer there (another receiver replaced it
+   * first, or it never was): then nothing changed.
+   */
+  replace(previous: FileStatusRecord, next: FileStatusRecord): Promise<boolean>;
   /** Replaces the node, file details, status, finished flag and progress of the import with this id. */
   update(record: FileStatusRecord): Promise<void>;
   /** DEC-FIL-06: how many imports of the prefix were created in [from, to]. */
