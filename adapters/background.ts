@@ -9,8 +9,7 @@ import type { Logger } from "./runtime/logger.ts";
 import { Scheduler } from "./runtime/scheduler.ts";
 import type { VirtualClock } from "./runtime/virtual-clock.ts";
 import { FileImportService } from "./services/file-import.service.ts";
-import { eraseFromImportedFiles } from "./services/imported-files.eraser.ts";
-import { eraseVisitor } from "./services/privacy.service.ts";
+import { eraseVisitorWithImportedRows } from "./services/privacy.service.ts";
 import { ProfilesService } from "./services/profiles.service.ts";
 import { dataLayerPublisher } from "./workers/datalayer-publisher.worker.ts";
 import { fileImportWorker } from "./workers/file-import.worker.ts";
@@ -101,10 +100,7 @@ export async function openBackground(deps: BackgroundDeps, part: BackgroundPart 
     visitorDeletionWorker({
       store: stores.privacy,
       mayRun: () => profilesLease.acquire(),
-      erase: async (transaction) => ({
-        ...(await eraseVisitor(stores, transaction)),
-        ...(await eraseFromImportedFiles({ stores, dataDir: deps.dataDir, logger }, transaction)),
-      }),
+      erase: (transaction) => eraseVisitorWithImportedRows({ stores, dataDir: deps.dataDir, logger }, transaction),
       beforeErasing: async (now) => {
         while ((await importsCatchUp.runDue(now)) > 0);
         while ((await profilesWorker.runDue(now)) > 0);

@@ -56,11 +56,11 @@ async function clientOf(service: Service) {
       const response = await call(`${base}?attributeId=5120&attributeValue=${encodeURIComponent(email)}&prettyName=${prettyName}`, { headers: bearer });
       return { status: response.status, body: (await response.json()) as Record<string, unknown> };
     },
-    async requestDeletion(email: string) {
+    async requestDeletion(value: string, attributeId = "5120") {
       const response = await call(base, {
         method: "DELETE",
         headers: { ...bearer, "content-type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams({ attributeId: "5120", attributeValue: email }),
+        body: new URLSearchParams({ attributeId, attributeValue: value }),
       });
       expect(response.status).toBe(202);
       return ((await response.json()) as { transactionId: string }).transactionId;
@@ -156,6 +156,32 @@ describe("visitor privacy in-process", () => {
       expect(record.requestedBy).toBe("demo@example.com");
     }
     expect((await reopened.deps.stores.privacy.find("acme", "main", transactionId))?.value).toBeNull();
+  });
+
+  it("[PRV-09, DEC-PRV-04] deleting by customer_id removes the stitched visitor's rows, imported by e-mail address, from every kept file", async () => {
+    const dataDir = freshDataDir();
+    const service = await open({ dataDir });
+    service.start();
+    const client = await clientOf(service);
+    const keptCopy = (name: string) => readFileSync(join(dataDir, "files", "acme", "main", name), "utf8");
+    // ann@example.com reaches the service only through the purchases files (visitor ID column email, attribute 5120).
+    await client.importFile("purchases_202501.csv", "email,amount,purchased_at\r\nbob@example.com,5,2025-01-01 10:00\r\nann@example.com,7,2025-01-02 11:00\r\n");
+    await client.importFile("purchases_202502.csv", 'email,amount,purchased_at\n"ann@example.com",8,2025-02-01 10:00\ncarol@example.com,9,2025-02-02 10:00\n');
+    await client.drain();
+    // Collected events stitch her to customer_id C-77 (attribute 5121).
+    await client.event({ svc_visitor_id: "anon-a", svc_event: "login", email_address: "ann@example.com" });
+    await client.event({ svc_visitor_id: "anon-a", svc_event: "view", customer_id: "C-77" });
+    await client.drain();
+    expect((await client.visitor("ann@example.com")).status).toBe(200);
+
+    const transactionId = await client.requestDeletion("C-77", "5121");
+    await client.advance("3s");
+    expect(await client.state(transactionId)).toBe("SUCCESS");
+    expect((await client.visitor("ann@example.com")).status).toBe(404);
+    expect(keptCopy("purchases_202501.csv")).toBe("email,amount,purchased_at\r\nbob@example.com,5,2025-01-01 10:00\r\n");
+    expect(keptCopy("purchases_202502.csv")).toBe("email,amount,purchased_at\ncarol@example.com,9,2025-02-02 10:00\n");
+    const audit = await service.deps.stores.privacy.auditOf(transactionId);
+    expect(audit.at(-1)).toMatchObject({ action: "deletion-succeeded", attributeId: 5121, detail: { visitorIds: 3, importedFiles: 2, importedRows: 2, importsUnfinished: 0 } });
   });
 
   it("[PRV-10, DEC-PRV-04] a pending deletion survives a restart and runs after it", async () => {

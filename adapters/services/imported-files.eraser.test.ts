@@ -66,6 +66,36 @@ describe("erasing a visitor from the kept copies of imported files (PRV-09, DEC-
     expect(readFileSync(join(folder, "crm_1.csv"), "utf8")).toBe("customer,note\n");
   });
 
+  it("[PRV-09, DEC-PRV-04] searches every kept file, through its own definition, for each value of the erased group under that definition's attribute", async () => {
+    const purchases = "email,amount\r\nbob@example.com,1\r\nann@example.com,2\r\nC-77,3\r\nann+alias@example.com,4\r\n";
+    const crm = "customer,note\nC-77,x\nann@example.com,y\nC-78,z\n";
+    const { stores, dataDir, folder } = await setUp({ "purchases_1.csv": purchases, "purchases_2.csv": "email,amount\nann@example.com,9\n", "crm_1.csv": crm });
+    const group = [
+      { attributeId: 5121, value: "C-77" },
+      { attributeId: 5120, value: "ann@example.com" },
+      { attributeId: 5120, value: "ann+alias@example.com" },
+    ];
+    expect(await eraseFromImportedFiles({ stores, dataDir }, deletion("C-77", 5121), group)).toEqual({ importedFiles: 3, importedRows: 4, importsUnfinished: 0 });
+    // A value is looked for only under its own attribute: C-77 in a purchases file and ann in a CRM file are someone else's.
+    expect(readFileSync(join(folder, "purchases_1.csv"), "utf8")).toBe("email,amount\r\nbob@example.com,1\r\nC-77,3\r\n");
+    expect(readFileSync(join(folder, "purchases_2.csv"), "utf8")).toBe("email,amount\n");
+    expect(readFileSync(join(folder, "crm_1.csv"), "utf8")).toBe("customer,note\nann@example.com,y\nC-78,z\n");
+    expect(await eraseFromImportedFiles({ stores, dataDir }, deletion("C-77", 5121), group)).toEqual({ importedFiles: 0, importedRows: 0, importsUnfinished: 0 });
+  });
+
+  it("[PRV-09] the deletion's own value is always looked for, whatever group is given", async () => {
+    const { stores, dataDir, folder } = await setUp({ "crm_1.csv": "customer\nC-77\nC-78\n" });
+    expect(await eraseFromImportedFiles({ stores, dataDir }, deletion("C-77", 5121), [{ attributeId: 5120, value: "ann@example.com" }])).toEqual({ importedFiles: 1, importedRows: 1, importsUnfinished: 0 });
+    expect(readFileSync(join(folder, "crm_1.csv"), "utf8")).toBe("customer\nC-78\n");
+  });
+
+  it("[DEC-PRV-04] removes the copy a crashed rewrite left beside a file, and erases the file, which still holds its original", async () => {
+    const { stores, dataDir, folder } = await setUp({ "purchases_1.csv": "email,amount\nann@example.com,1\nbob@example.com,2\n", ".0a1b2c3d4e5f.erasing": "email,amount\nbob@example.com,2\n" });
+    expect(await eraseFromImportedFiles({ stores, dataDir }, deletion("ann@example.com"))).toEqual({ importedFiles: 1, importedRows: 1, importsUnfinished: 0 });
+    expect(readdirSync(folder)).toEqual(["purchases_1.csv"]);
+    expect(readFileSync(join(folder, "purchases_1.csv"), "utf8")).toBe("email,amount\nbob@example.com,2\n");
+  });
+
   it("leaves the file of an import that has not finished (it is read by position), and counts it", async () => {
     const { stores, dataDir, folder } = await setUp({ "purchases_2.csv": "email,amount\nann@example.com,1\n" });
     await stores.files.create({

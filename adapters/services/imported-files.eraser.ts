@@ -1,13 +1,20 @@
 import { randomBytes } from "node:crypto";
 import { createReadStream } from "node:fs";
-import { open, readdir, rename, rm } from "node:fs/promises";
-import { join } from "node:path";
+import { open, readdir, rename, rm, type FileHandle } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { parse } from "csv-parse";
 import type { FileDefinition } from "../../core/config/config.model.ts";
 import { prefixOfFileName } from "../../core/files/file-name.rules.ts";
 import type { PrivacyTransaction } from "../../core/ports/privacy.store.ts";
 import type { Stores } from "../../core/ports/stores.ts";
+import type { VisitorLookup } from "../../core/privacy/privacy.rules.ts";
 import type { Logger } from "../runtime/logger.ts";
+
+export interface ImportedFilesEraserDeps {
+  readonly stores: Stores;
+  readonly dataDir: string;
+  readonly logger?: Logger;
+}
 
 /** What erasing the kept copies of imported files removed, for the audit. */
 export interface ImportedFilesErasure extends Record<string, number> {
@@ -21,41 +28,59 @@ export interface ImportedFilesErasure extends Record<string, number> {
 /** A byte range [start, end) of a file: one CSV record with its line end. */
 type Range = readonly [number, number];
 
+/** How a rewrite names the copy it writes beside a file (a leading dot: never listed as a kept file). */
+const temporarySuffix = ".erasing";
+
 /**
  * PRV-09, DEC-PRV-04 ("imported rows"): the file import keeps every file it received under
  * `files/{account}/{profile}/` in the data directory. Their rows became events, which the deletion removes;
- * this removes the rows themselves: every finished import's file whose definition maps its visitor ID
- * column to the deleted attribute is rewritten without the records whose visitor ID (trimmed, as the
- * import reads it) is the deleted value. The records' bytes are first overwritten with zeros in place,
- * then the file is replaced by a copy without them (written beside it and renamed over it), so neither
- * the file nor its directory entry keeps them. Running it again finds nothing more to remove.
+ * this removes the rows themselves. `visitorIds` are the visitor ID values of the deleted group (its
+ * members' and its profile's, see `visitorIdsOfGroup`; the deletion's own value is always among them): a
+ * row imported under any of them was the group's, whichever attribute the deletion named. Each finished
+ * import's file is read through its own definition and rewritten without the records whose visitor ID
+ * (trimmed, as the import reads it) is one of the values of that definition's attribute; a value is never
+ * looked for under another attribute, where it would name someone else.
+ *
+ * A file is replaced by a copy without the records (written beside it, synced, renamed over it), then the
+ * records' bytes in the replaced file are overwritten with zeros, so neither the file nor its old blocks
+ * keep them. At every moment the file's name holds either the whole original or the whole copy: a crash
+ * before the rename leaves the original and a stray copy, which the next run removes before it erases again.
+ * Running it again finds nothing more to remove.
  *
  * An import still running reads its file by position, so its file is left alone (the deletion worker
  * finishes this node's imports before it erases; what is left is counted in `importsUnfinished`).
  * Files refused at the drop folder (`inbox/.../rejected/`) were never imported and stay the operator's.
  */
 export async function eraseFromImportedFiles(
-  deps: { readonly stores: Stores; readonly dataDir: string; readonly logger?: Logger },
+  deps: ImportedFilesEraserDeps,
   transaction: PrivacyTransaction,
+  visitorIds: readonly VisitorLookup[] = [],
 ): Promise<ImportedFilesErasure> {
   const erased = { importedFiles: 0, importedRows: 0, importsUnfinished: 0 };
   const { account, profile } = transaction;
   if (transaction.value === null) return erased;
+  const valuesByAttribute = new Map<number, Set<string>>();
+  for (const { attributeId, value } of [{ attributeId: transaction.attributeId, value: transaction.value }, ...visitorIds]) {
+    valuesByAttribute.set(attributeId, (valuesByAttribute.get(attributeId) ?? new Set()).add(value));
+  }
   const config = (await deps.stores.tenancy.findProfile(account, profile))?.config;
-  const definitions = (config?.fileDefinitions ?? []).filter((definition) => definition.visitorId.attribute === transaction.attributeId);
+  const definitions = (config?.fileDefinitions ?? []).filter((definition) => valuesByAttribute.has(definition.visitorId.attribute));
   if (definitions.length === 0) return erased;
   const prefixes = (config?.fileDefinitions ?? []).map((definition) => definition.prefix);
 
   const folder = join(deps.dataDir, "files", account, profile);
-  const names = (await readdir(folder, { withFileTypes: true }).catch(() => []))
-    .filter((entry) => entry.isFile() && entry.name.endsWith(".csv") && !entry.name.startsWith("."))
+  const entries = (await readdir(folder, { withFileTypes: true }).catch(() => [])).filter((entry) => entry.isFile());
+  // Copies a crashed rewrite left: their file still holds its original, which is erased again below.
+  for (const entry of entries) if (entry.name.startsWith(".") && entry.name.endsWith(temporarySuffix)) await rm(join(folder, entry.name), { force: true });
+  const names = entries
+    .filter((entry) => entry.name.endsWith(".csv") && !entry.name.startsWith("."))
     .map((entry) => entry.name)
     .sort();
   for (const name of names) {
     const definition = definitions.find((candidate) => candidate.prefix === prefixOfFileName(name, prefixes));
     if (!definition) continue;
     const path = join(folder, name);
-    const ranges = await recordsOfVisitor(path, definition, transaction.value);
+    const ranges = await recordsOfVisitor(path, definition, valuesByAttribute.get(definition.visitorId.attribute) ?? new Set());
     if (ranges.length === 0) continue;
     const record = await deps.stores.files.find(account, profile, name);
     if (record && !record.finished) {
@@ -70,8 +95,8 @@ export async function eraseFromImportedFiles(
   return erased;
 }
 
-/** The byte ranges of the data records whose visitor ID column holds `value`. */
-async function recordsOfVisitor(path: string, definition: FileDefinition, value: string): Promise<Range[]> {
+/** The byte ranges of the data records whose visitor ID column holds one of `values`. */
+async function recordsOfVisitor(path: string, definition: FileDefinition, values: ReadonlySet<string>): Promise<Range[]> {
   const parser = createReadStream(path).pipe(
     // The import's own reading of a file (both line ends, a BOM, ragged rows), with byte positions.
     parse({ bom: true, record_delimiter: ["\r\n", "\n"], info: true, relax_column_count: true, relax_quotes: true, skip_empty_lines: false }),
@@ -85,7 +110,7 @@ async function recordsOfVisitor(path: string, definition: FileDefinition, value:
       if (visitorIndex === null) {
         visitorIndex = record.map((column) => column.trim()).indexOf(definition.visitorId.column.trim());
         if (visitorIndex === -1) break;
-      } else if ((record[visitorIndex] ?? "").trim() === value) {
+      } else if (values.has((record[visitorIndex] ?? "").trim())) {
         ranges.push([start, end]);
       }
       start = end;
@@ -98,11 +123,34 @@ async function recordsOfVisitor(path: string, definition: FileDefinition, value:
   return ranges;
 }
 
-/** Zeroes the ranges in place, then replaces the file with a copy of everything outside them. */
+/**
+ * Replaces the file with a copy of everything outside the ranges (written beside it and synced, renamed over
+ * it, the rename synced), then zeroes the ranges in the replaced file through the descriptor still open on
+ * it. Renaming first means a crash never leaves the name on a file with zeroed records in it.
+ */
 async function rewriteWithout(path: string, ranges: readonly Range[]): Promise<void> {
-  const temporary = join(path, "..", `.${randomBytes(6).toString("hex")}.erasing`);
+  const folder = dirname(path);
+  const temporary = join(folder, `.${randomBytes(6).toString("hex")}${temporarySuffix}`);
   const source = await open(path, "r+");
-  const target = await open(temporary, "w");
+  try {
+    try {
+      await writeOutside(source, temporary, ranges);
+      await rename(temporary, path);
+    } catch (error) {
+      await rm(temporary, { force: true });
+      throw error;
+    }
+    await syncDirectory(folder);
+    for (const [from, to] of ranges) await source.write(Buffer.alloc(to - from), 0, to - from, from);
+    await source.sync();
+  } finally {
+    await source.close().catch(() => undefined);
+  }
+}
+
+/** Writes every byte of `source` outside the ranges to a new file at `path`, and syncs it. */
+async function writeOutside(source: FileHandle, path: string, ranges: readonly Range[]): Promise<void> {
+  const target = await open(path, "w");
   try {
     const size = (await source.stat()).size;
     const buffer = Buffer.alloc(64 * 1024);
@@ -117,15 +165,17 @@ async function rewriteWithout(path: string, ranges: readonly Range[]): Promise<v
       kept = to;
     }
     await target.sync();
-    for (const [from, to] of ranges) await source.write(Buffer.alloc(to - from), 0, to - from, from);
-    await source.sync();
-  } catch (error) {
-    await target.close().catch(() => undefined);
-    await rm(temporary, { force: true });
-    throw error;
   } finally {
-    await source.close().catch(() => undefined);
+    await target.close();
   }
-  await target.close();
-  await rename(temporary, path);
+}
+
+/** Makes a rename in the folder durable. */
+async function syncDirectory(folder: string): Promise<void> {
+  const handle = await open(folder, "r");
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
 }

@@ -5,11 +5,12 @@ import type { IdSource } from "../../core/ports/ids.port.ts";
 import type { PrivacyAuditAction, PrivacyAuditRecord, PrivacyTransaction, PrivacyTransactionState } from "../../core/ports/privacy.store.ts";
 import type { Stores } from "../../core/ports/stores.ts";
 import { lifecycleOf, transitionPrivacy, type PrivacyTransition } from "../../core/privacy/privacy.machine.ts";
-import { knownVisitorIdOf, readPrettyName, readVisitorLookup, transactionAnswer, valueHashInput, type VisitorLookup } from "../../core/privacy/privacy.rules.ts";
+import { knownVisitorIdOf, readPrettyName, readVisitorLookup, transactionAnswer, valueHashInput, visitorIdsOfGroup, type VisitorLookup } from "../../core/privacy/privacy.rules.ts";
 import { visitorRecordAnswer, type VisitorRecordAnswer } from "../../core/privacy/visitor-record.rules.ts";
 import type { ProfilePolicy } from "../../core/profiles/profile.rules.ts";
 import { err, ok, type Result } from "../../core/result.ts";
 import type { TimingPreset } from "../../core/timing/timing.presets.ts";
+import { eraseFromImportedFiles, type ImportedFilesErasure, type ImportedFilesEraserDeps } from "./imported-files.eraser.ts";
 
 export interface PrivacyServiceDeps {
   readonly stores: Stores;
@@ -187,6 +188,38 @@ export interface ErasureCounts extends Record<string, number> {
   readonly profiles: number;
 }
 
+/** The group a deletion names, as found before anything of it is removed. */
+interface FoundGroup {
+  readonly account: string;
+  readonly profile: string;
+  readonly lookup: VisitorLookup;
+  /** The known visitor ID the deletion names (a member of the group when there is one). */
+  readonly knownId: string;
+  readonly canonical: string | null;
+  readonly members: readonly string[];
+  /** The group profile's captured visitor ID values (VID-08). */
+  readonly captured: Readonly<Record<string, string>>;
+}
+
+async function findGroup(stores: Stores, transaction: PrivacyTransaction): Promise<FoundGroup> {
+  if (transaction.value === null) throw new Error(`deletion ${transaction.id} has no value to look the visitor up by`);
+  const { account, profile } = transaction;
+  const lookup = { attributeId: transaction.attributeId, value: transaction.value };
+  const knownId = knownVisitorIdOf(account, profile, lookup);
+  const canonical = await stores.profiles.canonicalOf(account, profile, knownId);
+  const members = canonical ? await stores.profiles.membersOf(account, profile, canonical) : [];
+  const captured = canonical ? ((await stores.profiles.find(account, profile, canonical))?.visitorIds ?? {}) : {};
+  return { account, profile, lookup, knownId, canonical, members, captured };
+}
+
+/** Every event of every member id, then the group itself (its profile, members and merge records, one commit). */
+async function removeGroup(stores: Stores, group: FoundGroup): Promise<ErasureCounts> {
+  const { account, profile, canonical } = group;
+  const events = await stores.events.deleteVisitors(account, profile, [...new Set([group.knownId, ...group.members])]);
+  const visitorIds = canonical ? await stores.profiles.deleteGroup(account, profile, canonical) : 0;
+  return { visitorIds, events, profiles: canonical ? 1 : 0 };
+}
+
 /**
  * PRV-09, DEC-PRV-04: removes the visitor a pending deletion names: the group its known visitor ID belongs
  * to (every stitched visitor: the ids that replaced it and that it replaced), every event of every member
@@ -195,12 +228,22 @@ export interface ErasureCounts extends Record<string, number> {
  * and finishes the job: running it twice removes nothing more and fails nothing.
  */
 export async function eraseVisitor(stores: Stores, transaction: PrivacyTransaction): Promise<ErasureCounts> {
-  if (transaction.value === null) throw new Error(`deletion ${transaction.id} has no value to look the visitor up by`);
-  const { account, profile } = transaction;
-  const knownId = knownVisitorIdOf(account, profile, { attributeId: transaction.attributeId, value: transaction.value });
-  const canonical = await stores.profiles.canonicalOf(account, profile, knownId);
-  const members = canonical ? await stores.profiles.membersOf(account, profile, canonical) : [];
-  const events = await stores.events.deleteVisitors(account, profile, [...new Set([knownId, ...members])]);
-  const visitorIds = canonical ? await stores.profiles.deleteGroup(account, profile, canonical) : 0;
-  return { visitorIds, events, profiles: canonical ? 1 : 0 };
+  return removeGroup(stores, await findGroup(stores, transaction));
+}
+
+/**
+ * PRV-09, DEC-PRV-04: `eraseVisitor`, and the group's rows in the kept copies of imported files: every row
+ * imported under any visitor ID value of the group (its members' known visitor IDs and its profile's captured
+ * values), not only under the attribute and value the deletion named.
+ *
+ * The files go first, while the group is still stored: its deletion is the last commit, after every file
+ * was rewritten. A try that fails or crashes before that commit leaves the group as it was, and the next try
+ * (the transaction stays PENDING, with its value, until it is settled) finds it again with every value; so
+ * resuming needs no copy of the group's values anywhere but the store's own group.
+ */
+export async function eraseVisitorWithImportedRows(deps: ImportedFilesEraserDeps, transaction: PrivacyTransaction): Promise<ErasureCounts & ImportedFilesErasure> {
+  const group = await findGroup(deps.stores, transaction);
+  const visitorIds = visitorIdsOfGroup(group.account, group.profile, group);
+  const files = await eraseFromImportedFiles(deps, transaction, visitorIds);
+  return { ...(await removeGroup(deps.stores, group)), ...files };
 }

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import type { ProfileConfig } from "../config/config.model.ts";
 import { managementError } from "../errors/index.ts";
-import { knownVisitorIdOf, readPrettyName, readVisitorLookup, refuseQueryParameters, transactionAnswer, valueHashInput } from "./privacy.rules.ts";
+import { knownVisitorIdOf, readPrettyName, readVisitorLookup, refuseQueryParameters, transactionAnswer, valueHashInput, visitorIdsOfGroup } from "./privacy.rules.ts";
 
 const config: ProfileConfig = {
   name: "main",
@@ -51,6 +51,39 @@ describe("privacy parameters (PRV-02..05, DEC-PRV-02)", () => {
 
   it("[PRV-09] the lookup names the known visitor ID of the account and profile", () => {
     assert.equal(knownVisitorIdOf("acme", "main", { attributeId: 5120, value: "ann@example.com" }), "__acme_main__5120_ann@example.com__");
+  });
+
+  it("[PRV-09, DEC-PRV-04] a deleted group is known by the lookup's value, its members' known visitor IDs and its profile's captured values, each once", () => {
+    const members = [
+      "anon-1",
+      "__acme_main__5121_C-77__",
+      "__acme_main__5120_ann@example.com__",
+      "__acme_main__5120_ann+alias@example.com__",
+      "__acme_dev__5120_dev@example.com__",
+      "__acme_main__x_not-an-attribute__",
+    ];
+    const captured = { "5120": "ann@example.com", "5121": "C-78", x: "ignored", "5122": "" };
+    assert.deepEqual(visitorIdsOfGroup("acme", "main", { lookup: { attributeId: 5121, value: "C-77" }, members, captured }), [
+      { attributeId: 5121, value: "C-77" },
+      { attributeId: 5120, value: "ann@example.com" },
+      { attributeId: 5120, value: "ann+alias@example.com" },
+      { attributeId: 5121, value: "C-78" },
+    ]);
+    // A visitor nobody knows: only the value the deletion names.
+    assert.deepEqual(visitorIdsOfGroup("acme", "main", { lookup: { attributeId: 5120, value: "ann@example.com" }, members: [], captured: {} }), [{ attributeId: 5120, value: "ann@example.com" }]);
+  });
+
+  it("[PRV-09] the group's values start with the lookup's, hold no duplicate, and include every known member of this account and profile", () => {
+    const lookupOf = fc.record({ attributeId: fc.integer({ min: 1, max: 9_999 }), value: fc.string({ minLength: 1 }) });
+    fc.assert(
+      fc.property(lookupOf, fc.array(fc.oneof(lookupOf, fc.string())), fc.dictionary(fc.string(), fc.string()), (lookup, raw, captured) => {
+        const members = raw.map((member) => (typeof member === "string" ? member : knownVisitorIdOf("acme", "main", member)));
+        const values = visitorIdsOfGroup("acme", "main", { lookup, members, captured });
+        assert.deepEqual(values[0], { attributeId: lookup.attributeId, value: lookup.value });
+        assert.equal(new Set(values.map((value) => JSON.stringify(value))).size, values.length);
+        for (const member of raw) if (typeof member !== "string") assert.ok(values.some((value) => value.attributeId === member.attributeId && value.value === member.value));
+      }),
+    );
   });
 
   it("[PRV-07] the transaction answer is one pair: id to state", () => {

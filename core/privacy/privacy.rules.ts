@@ -6,7 +6,7 @@ import type { ProfileConfig } from "../config/config.model.ts";
 import { managementError, type ManagementError } from "../errors/index.ts";
 import type { PrivacyTransactionState } from "../ports/privacy.store.ts";
 import { err, ok, type Result } from "../result.ts";
-import { buildKnownVisitorId } from "../visitors/visitor-id.rules.ts";
+import { buildKnownVisitorId, matchKnownVisitorId } from "../visitors/visitor-id.rules.ts";
 
 /** Which visitor a request names: a visitor ID attribute of the profile and its value. */
 export interface VisitorLookup {
@@ -51,6 +51,38 @@ export function refuseQueryParameters(queryNames: Iterable<string>): Result<void
 /** VID-02, PRV-09: the known visitor ID a lookup names, `__<account>_<profile>__<attributeId>_<value>__`. */
 export function knownVisitorIdOf(account: string, profile: string, lookup: VisitorLookup): string {
   return buildKnownVisitorId(account, profile, lookup.attributeId, lookup.value);
+}
+
+/** A group a deletion found: the ids of its members and the visitor ID values its profile captured. */
+export interface DeletedGroup {
+  readonly lookup: VisitorLookup;
+  /** Every member id of the group (known visitor IDs and anonymous ones); empty when there is no group. */
+  readonly members: readonly string[];
+  /** The profile's `visitorIds`: attribute id (as a string key) to value (VID-08). */
+  readonly captured: Readonly<Record<string, string>>;
+}
+
+/**
+ * PRV-09, DEC-PRV-04: every visitor ID attribute value a deleted group is known by, each once: the lookup's,
+ * then those its members' known visitor IDs carry (an imported row's visitor is the known ID of its visitor
+ * ID column's value), then those its profile captured. Anonymous members carry none. These find the group's
+ * rows in the kept copies of imported files, whichever attribute the deletion named.
+ */
+export function visitorIdsOfGroup(account: string, profile: string, group: DeletedGroup): VisitorLookup[] {
+  const found = new Map<string, VisitorLookup>();
+  const add = (attributeId: number, value: string) => {
+    const key = `${attributeId}\u0000${value}`;
+    if (!found.has(key)) found.set(key, { attributeId, value });
+  };
+  add(group.lookup.attributeId, group.lookup.value);
+  for (const member of group.members) {
+    const known = matchKnownVisitorId(member, account, profile);
+    if (known) add(known.attributeId, known.value);
+  }
+  for (const [attributeId, value] of Object.entries(group.captured)) {
+    if (/^[1-9]\d{0,14}$/.test(attributeId) && value !== "") add(Number(attributeId), value);
+  }
+  return [...found.values()];
 }
 
 /** PRV-07: the transaction answer, `{<id>: PENDING | SUCCESS | FAILED}`. */
