@@ -82,12 +82,15 @@ export class CollectService {
       if (!read.ok) return this.refuse(read.error, method, userAgent, query, null);
       body = read.value;
     }
+    const tenants = await this.directory.snapshot();
+    const cookieHeader = request.headers.get("cookie");
     const checked = readCollectRequest({
       method,
       query,
       body,
       referer: request.headers.get("referer"),
-      isKnownProfile: await this.directory.lookup(),
+      cookieHeader,
+      isKnownProfile: tenants.isKnownProfile,
     });
     if (!checked.ok) return this.refuse(checked.error, method, userAgent, query, body);
     const collected = checked.value;
@@ -97,12 +100,10 @@ export class CollectService {
     this.windows.set(collected.account, admission.next);
     if (!admission.admitted) return this.refuse(collectError("rateLimited"), method, userAgent, query, body);
 
-    const identity = identifyVisitor(
-      { account: collected.account, profile: collected.profile, params: collected.params, cookieHeader: request.headers.get("cookie") },
-      this.deps.ids,
-    );
+    const identity = identifyVisitor({ account: collected.account, profile: collected.profile, params: collected.params, cookieHeader }, this.deps.ids);
+    const visitorIdAttributes = tenants.visitorIdAttributesOf(collected.account, collected.profile);
     try {
-      await this.writer.write(describeCollectedEvent(collected, identity, now));
+      await this.writer.write(describeCollectedEvent(collected, identity, now, visitorIdAttributes));
     } catch {
       return this.refuse(collectError("storageUnavailable"), method, userAgent, query, body);
     }

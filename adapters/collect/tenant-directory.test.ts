@@ -20,4 +20,15 @@ describe("TenantDirectory", () => {
     await Bun.sleep(1);
     expect((await directory.lookup())("acme", "dev")).toBe(true);
   });
+
+  it("[DEC-COL-11] knows each profile's visitor ID attributes, for a known visitor ID that lost the precedence", async () => {
+    const { tenancy } = createMemoryStores();
+    await tenancy.ensureAccount("acme", 0);
+    const customerId = { id: 5121, name: "customer_id", parameter: "customer_id" };
+    await tenancy.putProfile("acme", { ...emptyProfile("main"), visitorIdAttributes: [customerId] }, 0);
+    const snapshot = await new TenantDirectory(tenancy).snapshot();
+    expect(snapshot.visitorIdAttributesOf("acme", "main")).toEqual([customerId]);
+    expect(snapshot.visitorIdAttributesOf("acme", "dev")).toEqual([]);
+    expect(snapshot.isKnownProfile("acme", "main")).toBe(true);
+  });
 });

@@ -1,16 +1,25 @@
+import type { VisitorIdAttribute } from "../../core/config/config.model.ts";
 import type { TenancyStore } from "../../core/ports/index.ts";
 
 export type ProfileLookup = (account: string, profile: string) => boolean;
 
+/** What collection reads of the tenants' configuration, from one read of the store. */
+export interface TenantSnapshot {
+  /** COL-05, DEC-COL-02 */
+  readonly isKnownProfile: ProfileLookup;
+  /** DEC-COL-11: the profile's visitor ID attributes (none for an unknown profile). */
+  readonly visitorIdAttributesOf: (account: string, profile: string) => readonly VisitorIdAttribute[];
+}
+
 /**
- * COL-05, DEC-COL-02: which account/profile pairs exist, read from the store and answered from memory, so
- * the hot path does no I/O for it. The answer is read again in the background once it is older than
- * `maxAgeMs`, so a profile another node's configuration added is known here soon without a restart.
- * `refresh()` makes the next lookup read the store again.
+ * COL-05, DEC-COL-02, DEC-COL-11: which account/profile pairs exist and their visitor ID attributes, read
+ * from the store and answered from memory, so the hot path does no I/O for them. The copy is read again in
+ * the background once it is older than `maxAgeMs`, so a profile another node's configuration added or
+ * changed is known here soon without a restart. `refresh()` makes the next lookup read the store again.
  */
 export class TenantDirectory {
-  private current: ProfileLookup | null = null;
-  private loading: Promise<ProfileLookup> | null = null;
+  private current: TenantSnapshot | null = null;
+  private loading: Promise<TenantSnapshot> | null = null;
   private loadedAt = 0;
 
   constructor(
@@ -20,6 +29,10 @@ export class TenantDirectory {
   ) {}
 
   async lookup(): Promise<ProfileLookup> {
+    return (await this.snapshot()).isKnownProfile;
+  }
+
+  async snapshot(): Promise<TenantSnapshot> {
     if (this.current) {
       if (!this.loading && this.realNow() - this.loadedAt > this.maxAgeMs) this.reloadInBackground();
       return this.current;
@@ -54,18 +67,21 @@ export class TenantDirectory {
       () => {
         this.loading = null;
         this.loadedAt = this.realNow();
-        return this.current as ProfileLookup;
+        return this.current as TenantSnapshot;
       },
     );
   }
 
-  private async load(): Promise<ProfileLookup> {
+  private async load(): Promise<TenantSnapshot> {
     this.loadedAt = this.realNow();
-    const profiles = new Map<string, ReadonlySet<string>>();
+    const profiles = new Map<string, ReadonlyMap<string, readonly VisitorIdAttribute[]>>();
     for (const account of await this.tenancy.listAccounts()) {
-      const names = (await this.tenancy.listProfiles(account.name)).map((profile) => profile.config.name);
-      profiles.set(account.name, new Set(names));
+      const records = await this.tenancy.listProfiles(account.name);
+      profiles.set(account.name, new Map(records.map((record) => [record.config.name, record.config.visitorIdAttributes])));
     }
-    return (account, profile) => profiles.get(account)?.has(profile) ?? false;
+    return {
+      isKnownProfile: (account, profile) => profiles.get(account)?.has(profile) ?? false,
+      visitorIdAttributesOf: (account, profile) => profiles.get(account)?.get(profile) ?? [],
+    };
   }
 }

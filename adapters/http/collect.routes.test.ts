@@ -39,6 +39,10 @@ async function storedEvents(service: InProcessService, query: string): Promise<S
   return ((await response.json()) as { events: StoredEvent[] }).events;
 }
 
+function adminPost(service: InProcessService, path: string): Promise<Response> {
+  return send(service, path, { method: "POST", headers: { authorization: `Bearer ${service.service.deps.adminToken}` } });
+}
+
 function postEvent(service: InProcessService, body: unknown): Promise<Response> {
   return send(service, "/event", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
 }
@@ -139,11 +143,102 @@ describe("the collection endpoint in-process", () => {
     expect(response.headers.get("cache-control")).toBe("no-store");
   });
 
-  it("another method on /event is 404 with X-Error", async () => {
+  it("another method on /event is 405 with Allow and X-Error, and stores nothing", async () => {
     const service = await open();
-    const response = await send(service, "/event", { method: "PUT", body: "{}" });
-    expect(response.status).toBe(404);
-    expect(response.headers.get("x-error")).toBe("Unknown path, events are collected at /event");
+    for (const method of ["PUT", "DELETE", "PATCH"]) {
+      const response = await send(service, "/event?svc_account=acme&svc_trace_id=put-1", { method, body: "{}" });
+      expect(response.status).toBe(405);
+      expect(response.headers.get("allow")).toBe("GET, HEAD, POST, OPTIONS");
+      expect(response.headers.get("x-error")).toBe("Method not allowed, events are collected with GET or POST");
+      expect(await response.text()).toBe("");
+    }
+    expect(await storedEvents(service, "traceId=put-1")).toEqual([]);
+    const elsewhere = await send(service, "/events", { method: "PUT", body: "{}" });
+    expect(elsewhere.status).toBe(404);
+  });
+
+  it("[DEC-COL-03] HEAD /event answers the pixel's headers without a body, and collects nothing", async () => {
+    const service = await open();
+    const head = await send(service, "/event?svc_account=acme&svc_trace_id=head-1", { method: "HEAD", headers: { origin: "https://shop.example.com" } });
+    expect(head.status).toBe(200);
+    expect(head.headers.get("content-type")).toBe("image/gif");
+    expect(head.headers.get("cache-control")).toBe("no-store");
+    expect(head.headers.get("content-length")).toBe("43");
+    expect(head.headers.get("access-control-allow-origin")).toBe("https://shop.example.com");
+    expect(head.headers.get("set-cookie")).toBeNull();
+    expect(await head.text()).toBe("");
+    expect(await storedEvents(service, "traceId=head-1")).toEqual([]);
+    const stats = (await (await admin(service, "/admin/collect/stats")).json()) as { accepted: number };
+    expect(stats.accepted).toBe(0);
+  });
+
+  it("[DEC-COL-09] a visitor ID with a NUL is refused with 400 and X-Error, and nothing is stored", async () => {
+    const service = await open("libsql");
+    const pixel = await send(service, "/event?svc_account=acme&svc_trace_id=nul-1&svc_visitor_id=alice%00mallory");
+    expect(pixel.status).toBe(400);
+    expect(pixel.headers.get("x-error")).toBe("Unusable svc_visitor_id param value: a visitor ID has at most 1024 characters and no control characters");
+    expect(await pixel.text()).toBe("");
+    const override = await postEvent(service, { svc_account: "acme", svc_trace_id: "nul-2", svc_override_tapid: "alice\u0000mallory" });
+    expect(override.status).toBe(400);
+    expect(override.headers.get("x-error")).toStartWith("Unusable svc_override_tapid param value");
+    const cookie = await send(service, "/event?svc_account=acme&svc_trace_id=nul-3", { headers: { cookie: "utag_main=v_id:alice%00mallory$_sn:1" } });
+    expect(cookie.status).toBe(400);
+    expect(cookie.headers.get("x-error")).toStartWith("Unusable v_id of the utag_main cookie");
+    expect(await storedEvents(service, "visitor=alice")).toEqual([]);
+    for (const traceId of ["nul-1", "nul-2", "nul-3"]) expect(await storedEvents(service, `traceId=${traceId}`)).toEqual([]);
+  });
+
+  it("[DEC-COL-09] a 200,000-character visitor ID is refused, without a Set-Cookie", async () => {
+    const service = await open();
+    const response = await send(service, `/event?svc_account=acme&svc_visitor_id=${"v".repeat(200_000)}`);
+    expect(response.status).toBe(400);
+    expect(response.headers.get("x-error")).toStartWith("Unusable svc_visitor_id param value");
+    expect(response.headers.get("set-cookie")).toBeNull();
+  });
+
+  it("[DEC-COL-09] a TAPID entry that is not a usable visitor ID is ignored and replaced", async () => {
+    const service = await open();
+    const response = await send(service, "/event?svc_account=acme&svc_trace_id=tapid-nul&svc_visitor_id=v-1", { headers: { cookie: "TAPID=acme/main>alice%00mallory|" } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("set-cookie")).toStartWith("TAPID=acme/main>v-1|;");
+    expect((await storedEvents(service, "traceId=tapid-nul")).map((event) => event.visitorId)).toEqual(["v-1"]);
+  });
+
+  it("[DEC-COL-09] a JSON number as svc_visitor_id is that visitor; a boolean or an object is refused", async () => {
+    const service = await open();
+    expect((await postEvent(service, { svc_account: "acme", svc_trace_id: "num-1", svc_visitor_id: 12345 })).status).toBe(200);
+    expect((await storedEvents(service, "traceId=num-1")).map((event) => [event.visitorId, event.data.svc_visitor_id])).toEqual([["12345", "12345"]]);
+    for (const value of [true, { id: 1 }]) {
+      const refused = await postEvent(service, { svc_account: "acme", svc_visitor_id: value });
+      expect(refused.status).toBe(400);
+      expect(refused.headers.get("x-error")).toBe("svc_visitor_id param value must be a string");
+    }
+    const account = await postEvent(service, { svc_account: 123 });
+    expect(account.status).toBe(400);
+    expect(account.headers.get("x-error")).toBe("svc_account param value must be a string");
+  });
+
+  it("[DEC-COL-05] a client-sent svc_referrer_host is not stored", async () => {
+    const service = await open();
+    await send(service, "/event?svc_account=acme&svc_trace_id=ref-1&svc_referrer_host=fake", { headers: { referer: "not a url" } });
+    const [event] = await storedEvents(service, "traceId=ref-1");
+    expect(event?.data.svc_referrer_host).toBeUndefined();
+  });
+
+  it("[DEC-COL-11, VID-02, VID-08] a known svc_visitor_id that loses to the TAPID still stitches the visitor", async () => {
+    const service = await open();
+    const collected = await send(service, "/event?svc_account=acme&svc_event=view&svc_visitor_id=__acme_main__5121_cust-9__", { headers: { cookie: "TAPID=acme/main>anon-z|" } });
+    expect(collected.status).toBe(200);
+    const [event] = await storedEvents(service, "visitor=anon-z");
+    expect(event?.data.svc_visitor_id).toBe("anon-z");
+    expect((await adminPost(service, "/admin/wait")).status).toBe(200);
+    const page = { referer: "https://shop.example.com/p", origin: "https://shop.example.com" };
+    const byAttribute = await send(service, "/personalization/accounts/acme/profiles/main/engines/demo-engine?attributeId=5121&attributeValue=cust-9", { headers: page });
+    expect(byAttribute.status).toBe(200);
+    const known = (await byAttribute.json()) as { properties: Record<string, string> };
+    expect(known.properties["Last event name"]).toBe("view");
+    const byAnonymousId = await send(service, "/personalization/accounts/acme/profiles/main/engines/demo-engine/visitors/anon-z?ignoreTapid=true", { headers: page });
+    expect(await byAnonymousId.json()).toEqual(known);
   });
 
   it("the OpenAPI document lists /event and the admin views of collection", async () => {

@@ -26,9 +26,10 @@ const refusals = {
 };
 
 /**
- * The collection endpoint (COL-*, VID-*, DEC-COL-*): GET answers the pixel, POST an empty 200, OPTIONS the
- * CORS preflight. Thin: the use-case (adapters/collect/collect.service.ts) decides, refusals go through
- * the one error mapping (400/429/503 with X-Error and an empty body).
+ * The collection endpoint (COL-*, VID-*, DEC-COL-*): GET answers the pixel, HEAD the pixel's headers without
+ * collecting, POST an empty 200, OPTIONS the CORS preflight; another method is 405 (error-mapping.ts).
+ * Thin: the use-case (adapters/collect/collect.service.ts) decides, refusals go through the one error
+ * mapping (400/429/503 with X-Error and an empty body).
  */
 export function collectRoutes(deps: AppDeps) {
   const collector = new CollectService({
@@ -60,6 +61,22 @@ export function collectRoutes(deps: AppDeps) {
           tags: ["collect"],
           summary: "Collect an event from query parameters; answers a 1x1 transparent GIF",
           responses: { 200: { description: "The 43-byte GIF (image/gif), Cache-Control: no-store", content: { "image/gif": {} } }, ...refusals },
+        },
+      },
+    )
+    .head(
+      "/event",
+      // DEC-COL-03: what a GET would answer, without a body. Nothing is collected and no TAPID is set: a HEAD
+      // is a probe (link checkers, proxies), not an event, and it must be safe to repeat (RFC 9110).
+      ({ request, set }) => {
+        setEventHeaders(request, set.headers);
+        return new Response(null, { status: 200, headers: { "content-type": "image/gif", "content-length": String(transparentGif.size) } });
+      },
+      {
+        detail: {
+          tags: ["collect"],
+          summary: "The pixel's headers without a body; collects nothing",
+          responses: { 200: { description: "image/gif, Cache-Control: no-store, no body" } },
         },
       },
     )

@@ -35,6 +35,14 @@ export function errorStyleFor(pathname: string): ErrorStyle {
 
 const retryAfterSeconds = "1";
 
+/** The methods collect.routes.ts answers on /event (the 405's Allow header, RFC 9110). */
+const eventMethods = "GET, HEAD, POST, OPTIONS";
+
+/** Whether a path is the collection endpoint itself (a trailing slash tolerated, DEC-GEN-06). */
+function isEventPath(pathname: string): boolean {
+  return pathname === "/event" || pathname === "/event/";
+}
+
 export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), {
     status,
@@ -49,7 +57,11 @@ export function catalogueResponse(error: CatalogueError): Response {
     case "collect":
       return new Response(null, {
         status: error.status,
-        headers: { "x-error": error.xError, ...(error.status === 429 || error.status === 503 ? { "retry-after": retryAfterSeconds } : {}) },
+        headers: {
+          "x-error": error.xError,
+          ...(error.status === 429 || error.status === 503 ? { "retry-after": retryAfterSeconds } : {}),
+          ...(error.code === "methodNotAllowed" ? { allow: eventMethods } : {}),
+        },
       });
     case "moments":
     case "file-import":
@@ -117,6 +129,8 @@ export function mapUnhandledError(logger: Logger) {
     if (error instanceof CatalogueFailure) return catalogueResponse(error.error);
     switch (code) {
       case "NOT_FOUND":
+        // The router found no route for the method: on /event itself that is a method it does not take.
+        if (style === "collect" && isEventPath(pathname)) return catalogueResponse(collectError("methodNotAllowed"));
         return catalogueResponse(refusalFor(style, "not-found"));
       case "PARSE":
         return catalogueResponse(refusalFor(style, "bad-request"));

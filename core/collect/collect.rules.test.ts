@@ -27,7 +27,9 @@ describe("collection parameters", () => {
     ["[COL-04, DEC-COL-01] svc_account missing", { query: q("svc_profile=main") }, "missingAccountOrProfile"],
     ["[COL-04, DEC-COL-01] svc_account empty", { query: q("svc_account=&svc_profile=main") }, "missingAccountOrProfile"],
     ["[COL-04, DEC-COL-01] svc_profile present but empty", { query: q("svc_account=acme&svc_profile=") }, "missingAccountOrProfile"],
-    ["[COL-04] svc_account not a string in a JSON body", { method: "POST", body: params({ svc_account: 7 }) }, "missingAccountOrProfile"],
+    ["[COL-03, DEC-COL-01] svc_account not a string in a JSON body", { method: "POST", body: params({ svc_account: 7 }) }, "paramNotString"],
+    ["[COL-03, DEC-COL-01] svc_profile not a string in a JSON body", { method: "POST", body: params({ svc_account: "acme", svc_profile: true }) }, "paramNotString"],
+    ["[COL-04, DEC-COL-01] svc_account null in a JSON body is missing", { method: "POST", body: params({ svc_account: null }) }, "missingAccountOrProfile"],
     ["[COL-05, DEC-COL-02] unknown account", { query: q("svc_account=acmee") }, "unknownAccountOrProfile"],
     ["[COL-05, DEC-COL-02] unknown profile", { query: q("svc_account=globex&svc_profile=dev") }, "unknownAccountOrProfile"],
     ["[COL-09, DEC-COL-02] restricted characters in the account", { query: q("svc_account=ac.me") }, "restrictedCharacters"],
@@ -98,6 +100,94 @@ describe("collection parameters", () => {
         void read({ method: post ? "POST" : "GET", query, body: body === null ? null : Object.assign(Object.create(null) as EventParams, body) });
       }),
     );
+  });
+});
+
+describe("visitor ID parameters (DEC-COL-09, VID-01, VID-04)", () => {
+  const idParams = ["svc_visitor_id", "svc_override_tapid", "svc_firstparty_visitor_id"] as const;
+
+  for (const name of idParams) {
+    it(`[DEC-COL-09] ${name} with a NUL or another control character is refused`, () => {
+      for (const value of ["alice\u0000mallory", "a\nb", "a\u001fb", "a\u007fb"]) {
+        const result = read({ query: [["svc_account", "acme"], [name, value]] });
+        assert.equal(refusal(result), "unusableVisitorId", JSON.stringify(value));
+        assert.ok(!result.ok && result.error.xError.startsWith(`Unusable ${name} param value`), !result.ok ? result.error.xError : "");
+      }
+    });
+
+    it(`[DEC-COL-09] ${name} of 1,024 characters passes, 1,025 are refused`, () => {
+      assert.equal(refusal(read({ query: [["svc_account", "acme"], [name, "v".repeat(1024)]] })), "ok");
+      assert.equal(refusal(read({ query: [["svc_account", "acme"], [name, "v".repeat(1025)]] })), "unusableVisitorId");
+      assert.equal(refusal(read({ query: [["svc_account", "acme"], [name, "v".repeat(200_000)]] })), "unusableVisitorId");
+    });
+
+    it(`[DEC-COL-09] ${name} as a JSON number is taken as its text`, () => {
+      const result = read({ method: "POST", body: params({ svc_account: "acme", [name]: 12345 }) });
+      assert.ok(result.ok);
+      assert.equal(result.value.params[name], "12345");
+    });
+
+    it(`[DEC-COL-09] ${name} as a boolean, object or array is refused: it must be a string`, () => {
+      for (const value of [true, false, { id: "a" }, ["a"]]) {
+        const result = read({ method: "POST", body: params({ svc_account: "acme", [name]: value }) });
+        assert.equal(refusal(result), "paramNotString", JSON.stringify(value));
+        assert.ok(!result.ok && result.error.xError === `${name} param value must be a string`);
+      }
+    });
+
+    it(`[DEC-COL-09] ${name} null or empty is no ID, not a refusal`, () => {
+      assert.equal(refusal(read({ method: "POST", body: params({ svc_account: "acme", [name]: null }) })), "ok");
+      assert.equal(refusal(read({ query: [["svc_account", "acme"], [name, ""]] })), "ok");
+    });
+  }
+
+  it("[DEC-COL-01] svc_account as a number names the parameter that must be a string", () => {
+    const result = read({ method: "POST", body: params({ svc_account: 123 }) });
+    assert.ok(!result.ok);
+    assert.equal(result.error.xError, "svc_account param value must be a string");
+  });
+
+  it("[DEC-COL-09] the v_id of a utag_main cookie with a control character is refused when it is the first-party ID", () => {
+    const cookieHeader = "utag_main=v_id:alice%00mallory$_sn:1";
+    const result = read({ query: q("svc_account=acme"), cookieHeader });
+    assert.equal(refusal(result), "unusableVisitorId");
+    assert.ok(!result.ok && result.error.xError.startsWith("Unusable v_id of the utag_main cookie"));
+    assert.equal(refusal(read({ query: q(`svc_account=acme`), cookieHeader: `utag_main=v_id:${"v".repeat(1025)}` })), "unusableVisitorId");
+    // svc_firstparty_visitor_id wins over the cookie, which is then not read at all.
+    assert.equal(refusal(read({ query: q("svc_account=acme&svc_firstparty_visitor_id=f1"), cookieHeader })), "ok");
+    assert.equal(refusal(read({ query: q("svc_account=acme"), cookieHeader: "utag_main=v_id:0190abc$_sn:1" })), "ok");
+  });
+
+  it("any JSON value in a visitor ID parameter gives ok or a refusal, never a throw, and an accepted one is usable text", () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...idParams), fc.jsonValue(), (name, value) => {
+        const result = read({ method: "POST", body: params({ svc_account: "acme", [name]: value }) });
+        if (!result.ok) return;
+        const stored = result.value.params[name];
+        assert.ok(stored === null || typeof stored === "string", JSON.stringify(stored));
+        if (typeof stored === "string") assert.ok(stored.length <= 1024 && !/[\u0000-\u001f\u007f]/.test(stored));
+      }),
+    );
+  });
+});
+
+describe("svc_referrer_host (DEC-COL-05)", () => {
+  it("[DEC-COL-05] a client-sent svc_referrer_host is never stored: with an unparseable Referer there is none", () => {
+    const result = read({ query: q("svc_account=acme&svc_referrer_host=fake"), referer: "not a url" });
+    assert.ok(result.ok);
+    assert.equal("svc_referrer_host" in result.value.params, false);
+  });
+
+  it("[DEC-COL-05] the Referer's host replaces a client-sent svc_referrer_host", () => {
+    const result = read({ query: q("svc_account=acme&svc_referrer_host=fake"), referer: "https://shop.example.com/p" });
+    assert.ok(result.ok);
+    assert.equal(result.value.params.svc_referrer_host, "shop.example.com");
+  });
+
+  it("[DEC-COL-05] a POST never stores a client-sent svc_referrer_host, from the body or the query", () => {
+    const result = read({ method: "POST", query: q("svc_referrer_host=q"), body: params({ svc_account: "acme", svc_referrer_host: "fake" }) });
+    assert.ok(result.ok);
+    assert.equal("svc_referrer_host" in result.value.params, false);
   });
 });
 

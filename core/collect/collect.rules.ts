@@ -2,6 +2,7 @@ import { collectError, type CollectError, type CollectErrorCode } from "../error
 import { defaultJsonBodyRules, readJsonObjectBody, type JsonBodyProblem } from "../json/json-body.rules.ts";
 import { fitsCombinedLength, isAllowedName } from "../names/names.rules.ts";
 import { err, ok, type Result } from "../result.ts";
+import { checkFirstPartyCookie, readVisitorIdParam, visitorIdParams } from "../visitors/visitor-id.rules.ts";
 
 export type JsonValue = null | boolean | number | string | readonly JsonValue[] | { readonly [key: string]: JsonValue };
 
@@ -65,6 +66,8 @@ export interface CollectRequestInput {
   readonly body: EventParams | null;
   /** GET: the Referer header. */
   readonly referer: string | null;
+  /** The Cookie header, for the first-party cookie's v_id (DEC-COL-09); absent: no cookies. */
+  readonly cookieHeader?: string | null;
   /** Whether the account has this profile (the tenants configured). */
   readonly isKnownProfile: (account: string, profile: string) => boolean;
 }
@@ -76,7 +79,10 @@ export interface CollectRequest {
   readonly datasource: string | null;
   readonly event: string | null;
   readonly traceId: string | null;
-  /** Every parameter except the cache-busters; on GET with `svc_referrer_host` from the Referer. */
+  /**
+   * Every parameter except the cache-busters, visitor ID parameters as text; `svc_referrer_host` only from
+   * a GET's Referer.
+   */
   readonly params: EventParams;
 }
 
@@ -86,9 +92,11 @@ function textOf(value: JsonValue | undefined): string | null {
 
 /**
  * COL-03, COL-04, COL-05, COL-07, COL-08, COL-09, COL-11, COL-12, DEC-COL-01, DEC-COL-02, DEC-COL-04,
- * DEC-COL-05: merges the query string and the body (the body wins), drops the cache-busters and checks,
- * in this order: an empty POST, svc_account and svc_profile present, their characters and the 250 rule
- * (with svc_datasource), that the account has the profile, and `file-type`.
+ * DEC-COL-05, DEC-COL-09: merges the query string and the body (the body wins), drops the cache-busters and
+ * any `svc_referrer_host` the client sent (the stored one comes from a GET's Referer only), and checks, in this
+ * order: an empty POST, svc_account and svc_profile strings and present, their characters and the 250 rule
+ * (with svc_datasource), that the account has the profile, `file-type`, and the visitor ID parameters and
+ * first-party cookie (readVisitorIdParam, checkFirstPartyCookie); a numeric visitor ID becomes its text.
  */
 export function readCollectRequest(input: CollectRequestInput): Result<CollectRequest, CollectError> {
   const params = emptyParams();
@@ -105,6 +113,12 @@ export function readCollectRequest(input: CollectRequestInput): Result<CollectRe
     }
   }
 
+  delete params.svc_referrer_host;
+
+  for (const name of ["svc_account", "svc_profile"]) {
+    const value = params[name];
+    if (value !== undefined && value !== null && typeof value !== "string") return err(collectError("paramNotString", { parameter: name }));
+  }
   const account = params.svc_account;
   const profile = params.svc_profile === undefined ? defaultProfile : params.svc_profile;
   if (typeof account !== "string" || account === "" || typeof profile !== "string" || profile === "") {
@@ -123,6 +137,13 @@ export function readCollectRequest(input: CollectRequestInput): Result<CollectRe
   if (fileType !== undefined && (typeof fileType !== "string" || !allowedFileTypes.has(fileType))) {
     return err(collectError("invalidFileType"));
   }
+  for (const name of visitorIdParams) {
+    const visitorId = readVisitorIdParam(name, params[name]);
+    if (!visitorId.ok) return visitorId;
+    if (visitorId.value !== null) params[name] = visitorId.value;
+  }
+  const firstPartyCookie = checkFirstPartyCookie(params, input.cookieHeader ?? null);
+  if (!firstPartyCookie.ok) return firstPartyCookie;
 
   if (input.method === "GET" && input.referer) {
     const host = refererHost(input.referer);

@@ -1,17 +1,24 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { IdSource } from "../ports/ids.port.ts";
+import { identitiesOfEvent } from "../profiles/stitching.rules.ts";
 import { identifyVisitor } from "../visitors/visitor-id.rules.ts";
 import { readCollectRequest } from "./collect.rules.ts";
 import { describeCollectedEvent } from "./event.rules.ts";
 
 const ids: IdSource = { randomHex: () => "n".repeat(32), randomToken: () => "t", randomUnit: () => 0 };
 
+/** The visitor ID attributes of acme/main (demo.md). */
+const visitorIdAttributes = [
+  { id: 5120, name: "email_address", parameter: "email_address" },
+  { id: 5121, name: "customer_id", parameter: "customer_id" },
+];
+
 function collect(query: string, cookieHeader: string | null = null) {
   const request = readCollectRequest({ method: "GET", query: new URLSearchParams(query), body: null, referer: "https://shop.example.com/p", isKnownProfile: () => true });
   assert.ok(request.ok);
   const identity = identifyVisitor({ account: request.value.account, profile: request.value.profile, params: request.value.params, cookieHeader }, ids);
-  return describeCollectedEvent(request.value, identity, 1_700_000_000_000);
+  return describeCollectedEvent(request.value, identity, 1_700_000_000_000, visitorIdAttributes);
 }
 
 describe("the stored event (DEC-COL-09, COL-14)", () => {
@@ -51,5 +58,41 @@ describe("the stored event (DEC-COL-09, COL-14)", () => {
     const event = collect("svc_account=acme&svc_skip_3rd_party_vid_cookies=true&svc_visitor_id=__acme_main__5120_ann@example.com__&email_address=ann@example.com");
     assert.equal(event.visitorId, "__acme_main__5120_ann@example.com__");
     assert.equal(event.data.email_address, "ann@example.com");
+  });
+
+  it("[DEC-COL-11, VID-02] a known svc_visitor_id that loses to the TAPID still sets its visitor ID attribute's parameter", () => {
+    const event = collect("svc_account=acme&svc_visitor_id=__acme_main__5121_cust-9__", "TAPID=acme/main>anon-z|");
+    assert.equal(event.visitorId, "anon-z");
+    assert.equal(event.data.svc_visitor_id, "anon-z");
+    assert.equal(event.data.customer_id, "cust-9");
+  });
+
+  it("[DEC-COL-11, VID-04] a known svc_visitor_id that loses to svc_override_tapid sets the parameter too", () => {
+    const event = collect("svc_account=acme&svc_override_tapid=o1&svc_visitor_id=__acme_main__5120_ann@example.com__");
+    assert.equal(event.visitorId, "o1");
+    assert.equal(event.data.email_address, "ann@example.com");
+  });
+
+  it("[DEC-COL-11] a parameter the request carries is kept as sent", () => {
+    const event = collect("svc_account=acme&svc_visitor_id=__acme_main__5121_cust-9__&customer_id=cust-1", "TAPID=acme/main>anon-z|");
+    assert.equal(event.data.customer_id, "cust-1");
+  });
+
+  it("[DEC-COL-11] nothing is added when the known ID is the resolved one, names another profile, or no visitor ID attribute", () => {
+    const resolved = collect("svc_account=acme&svc_visitor_id=__acme_main__5121_cust-9__");
+    assert.equal(resolved.visitorId, "__acme_main__5121_cust-9__");
+    assert.equal("customer_id" in resolved.data, false);
+    const otherProfile = collect("svc_account=acme&svc_visitor_id=__acme_dev__5121_cust-9__", "TAPID=acme/main>anon-z|");
+    assert.equal("customer_id" in otherProfile.data, false);
+    const notAnIdAttribute = collect("svc_account=acme&svc_visitor_id=__acme_main__5201_7__", "TAPID=acme/main>anon-z|");
+    assert.deepEqual(Object.keys(notAnIdAttribute.data).sort(), ["svc_account", "svc_referrer_host", "svc_thirdparty_visitor_id", "svc_visitor_id"]);
+  });
+
+  it("[DEC-COL-11, VID-08] the profile worker reads the known identity from the stored event", () => {
+    const event = collect("svc_account=acme&svc_visitor_id=__acme_main__5121_cust-9__", "TAPID=acme/main>anon-z|");
+    const config = { name: "main", visitorIdAttributes, attributes: [], audiences: [], engines: [], fileDefinitions: [] };
+    assert.deepEqual(identitiesOfEvent({ visitorId: event.visitorId, params: event.data }, "acme", "main", config), [
+      { key: "__acme_main__5121_cust-9__", attributeId: 5121, value: "cust-9" },
+    ]);
   });
 });

@@ -1,14 +1,57 @@
+import type { VisitorIdAttribute } from "../config/config.model.ts";
 import type { CollectedEvent } from "../ports/events.store.ts";
-import type { VisitorIdentity } from "../visitors/visitor-id.rules.ts";
-import { emptyParams, type CollectRequest } from "./collect.rules.ts";
+import { matchKnownVisitorId, type VisitorIdentity } from "../visitors/visitor-id.rules.ts";
+import { emptyParams, type CollectRequest, type EventParams } from "./collect.rules.ts";
+
+/** A parameter the stored event gains: the name of a visitor ID attribute's parameter and its value. */
+export interface AddedParam {
+  readonly parameter: string;
+  readonly value: string;
+}
 
 /**
- * DEC-COL-09, COL-14, COL-16: the event as it is stored. Its data is every parameter of the request (custom
- * parameters included, cache-busters not), with svc_visitor_id replaced by the resolved ID and
- * svc_thirdparty_visitor_id and svc_firstparty_visitor_id added where known.
+ * DEC-COL-11, VID-02, VID-08: a known visitor ID `__<account>_<profile>__<attributeId>_<value>__` sent in
+ * svc_visitor_id "sets that visitor ID attribute" even when another source won the precedence (DEC-COL-09:
+ * svc_override_tapid or a TAPID entry), so that the profile worker still stitches the visitor
+ * (identitiesOfEvent reads the parameters of the visitor ID attributes). The event then carries the value in
+ * that attribute's parameter (for example `customer_id`), unless the request sent that parameter itself:
+ * what the caller says in so many words is kept as sent. Nothing is added when the known ID is the resolved
+ * one (the worker reads it as the visitor ID), names another account/profile, or names an attribute that is
+ * not a visitor ID attribute of the profile: there is no such attribute to set, and neither the moments nor
+ * the privacy API could look it up.
  */
-export function describeCollectedEvent(request: CollectRequest, identity: VisitorIdentity, receivedAt: number): CollectedEvent {
-  const data = Object.assign(emptyParams(), request.params);
+export function knownVisitorIdParam(
+  request: CollectRequest,
+  resolvedVisitorId: string,
+  visitorIdAttributes: readonly VisitorIdAttribute[],
+): AddedParam | null {
+  const supplied = request.params.svc_visitor_id;
+  if (typeof supplied !== "string" || supplied === resolvedVisitorId) return null;
+  const known = matchKnownVisitorId(supplied, request.account, request.profile);
+  if (!known) return null;
+  const attribute = visitorIdAttributes.find((candidate) => candidate.id === known.attributeId);
+  if (!attribute) return null;
+  const sent = request.params[attribute.parameter];
+  if (sent !== undefined && sent !== null && sent !== "") return null;
+  return { parameter: attribute.parameter, value: known.value };
+}
+
+/**
+ * DEC-COL-09, DEC-COL-11, COL-14, COL-16: the event as it is stored. Its data is every parameter of the
+ * request (custom parameters included, cache-busters not), with svc_visitor_id replaced by the resolved ID,
+ * svc_thirdparty_visitor_id and svc_firstparty_visitor_id added where known, and the visitor ID attribute
+ * parameter of a known svc_visitor_id that lost the precedence (knownVisitorIdParam). `visitorIdAttributes`
+ * are those of the event's profile (ProfileConfig.visitorIdAttributes); without them, that last step adds nothing.
+ */
+export function describeCollectedEvent(
+  request: CollectRequest,
+  identity: VisitorIdentity,
+  receivedAt: number,
+  visitorIdAttributes: readonly VisitorIdAttribute[] = [],
+): CollectedEvent {
+  const data: EventParams = Object.assign(emptyParams(), request.params);
+  const added = knownVisitorIdParam(request, identity.visitorId, visitorIdAttributes);
+  if (added) data[added.parameter] = added.value;
   data.svc_visitor_id = identity.visitorId;
   if (identity.thirdPartyVisitorId !== null) data.svc_thirdparty_visitor_id = identity.thirdPartyVisitorId;
   if (identity.firstPartyVisitorId !== null) data.svc_firstparty_visitor_id = identity.firstPartyVisitorId;

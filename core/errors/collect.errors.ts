@@ -1,3 +1,5 @@
+import { fillTemplate, type TemplateArgs } from "./template.ts";
+
 /** One answer of the collection endpoint that is not a success: a status and the `X-Error` header text. */
 export interface CollectErrorEntry {
   readonly status: number;
@@ -24,6 +26,17 @@ export const collectErrors = {
     status: 400,
     xError: "Restricted characters in svc_account, svc_profile or svc_datasource param value",
     clauses: ["COL-09", "DEC-COL-02"],
+  },
+  paramNotString: {
+    status: 400,
+    xError: "{parameter} param value must be a string",
+    clauses: ["COL-03", "DEC-COL-01", "DEC-COL-09"],
+  },
+  unusableVisitorId: {
+    status: 400,
+    // 1024 is maxVisitorIdLength (core/visitors/visitor-id.rules.ts); visitor-id.rules.test.ts checks they agree.
+    xError: "Unusable {source}: a visitor ID has at most 1024 characters and no control characters",
+    clauses: ["VID-01", "DEC-COL-09"],
   },
   namesTooLong: {
     status: 400,
@@ -90,6 +103,11 @@ export const collectErrors = {
     xError: "Storage unavailable",
     clauses: ["DEC-COL-08"],
   },
+  methodNotAllowed: {
+    status: 405,
+    xError: "Method not allowed, events are collected with GET or POST",
+    clauses: ["COL-01", "COL-02"],
+  },
   unknownPath: {
     status: 404,
     xError: "Unknown path, events are collected at /event",
@@ -111,8 +129,12 @@ export interface CollectError {
   readonly xError: string;
 }
 
-/** Builds the collection refusal `code` (400 and `X-Error`, empty body). */
-export function collectError(code: CollectErrorCode): CollectError {
-  const entry = collectErrors[code];
-  return { kind: "collect", code, status: entry.status, xError: entry.xError };
+/** Per code (distributed over a union of codes, so that a code chosen at run time needs no values). */
+type CollectArgs<C extends CollectErrorCode> = C extends CollectErrorCode ? TemplateArgs<(typeof collectErrors)[C]["xError"]> : never;
+
+/** Builds the collection refusal `code` (400 and `X-Error`, empty body), filling its placeholders with `values`. */
+export function collectError<C extends CollectErrorCode>(code: C, ...args: CollectArgs<C>): CollectError {
+  const entry: CollectErrorEntry = collectErrors[code];
+  const values = (args[0] ?? {}) as Readonly<Record<string, string | number>>;
+  return { kind: "collect", code, status: entry.status, xError: fillTemplate(entry.xError, values) };
 }

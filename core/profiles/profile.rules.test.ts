@@ -2,7 +2,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import type { ProfileConfig } from "../config/config.model.ts";
-import { applyEvent, audiencesOf, buildProfile, conditionHolds, isVisitOpen, profilePolicyFromLimits, type ProfileEvent } from "./profile.rules.ts";
+import { applyEvent, audiencesOf, buildProfile, coerceToAttribute, conditionHolds, isVisitOpen, profilePolicyFromLimits, type ProfileEvent } from "./profile.rules.ts";
 import { chooseCanonical, identitiesOfEvent } from "./stitching.rules.ts";
 
 const policy = profilePolicyFromLimits({ visitTimeoutMinutes: 30 });
@@ -69,6 +69,36 @@ describe("profile engine (DEC-PRO-01, DEC-PRO-02)", () => {
   it("a value that cannot be the attribute's type leaves the attribute as it was", () => {
     const profile = buildProfile([event(1, { svc_event: "purchase", amount: "12" }), event(2, { svc_event: "purchase", amount: "lots" })], demo, policy);
     assert.equal(profile?.values["5302"], 12);
+  });
+
+  it("[MOM-03, DEC-MOM-04] a date is an integer of epoch milliseconds within the Date range; anything else is not a date", () => {
+    const table: Array<[unknown, number | null]> = [
+      [1_700_000_000_000, 1_700_000_000_000],
+      ["1700000000000", 1_700_000_000_000],
+      [0, 0],
+      [8.64e15, 8.64e15],
+      [-8.64e15, -8.64e15],
+      ["2026-11-21T09:00:00Z", Date.UTC(2026, 10, 21, 9)],
+      [1.5, null],
+      ["1.5", null],
+      ["9e20", null],
+      [9e20, null],
+      [8.64e15 + 1, null],
+      [-8.64e15 - 1, null],
+      ["not a date", null],
+      [true, null],
+    ];
+    for (const [value, expected] of table) assert.equal(coerceToAttribute("date", value), expected, String(value));
+  });
+
+  it("[MOM-03] a date attribute set from any parameter is an integer or absent", () => {
+    const lastSeen = { ...demo, attributes: [{ id: 5400, name: "Seen at", type: "date" as const, pii: false, enrichments: [{ when: "any_event" as const, conditions: [], action: { type: "set_from_parameter" as const, parameter: "at" } }] }] };
+    fc.assert(
+      fc.property(fc.oneof(fc.double(), fc.string(), fc.integer(), fc.double().map(String)), (at) => {
+        const value = buildProfile([event(1, { at })], lastSeen, policy)?.values["5400"];
+        assert.ok(value === undefined || (Number.isInteger(value) && Math.abs(value as number) <= 8.64e15), String(value));
+      }),
+    );
   });
 
   it("operators", () => {

@@ -100,6 +100,21 @@ export function groupsHold(groups: ConditionGroups, lookup: (condition: Conditio
   return groups.some((group) => group.every((condition) => conditionHolds(condition, lookup(condition))));
 }
 
+/** The largest distance from the epoch, in milliseconds, that a Date can hold (ECMA-262 time values). */
+export const maxEpochMs = 8.64e15;
+
+/**
+ * MOM-03, DEC-MOM-04, DEC-PRV-01: a date is an integer of epoch milliseconds a Date can hold. A number (or
+ * numeric text) that is not one (1.5, 9e20) is not a date; it is not read as date text either.
+ */
+function dateOf(value: unknown): number | null {
+  const number = numberOf(value);
+  if (number !== null) return Number.isInteger(number) && Math.abs(number) <= maxEpochMs ? number : null;
+  if (typeof value !== "string") return null;
+  const parsed = Date.parse(value);
+  return Number.isNaN(parsed) ? null : parsed;
+}
+
 /** Reads a value as the attribute's type, or null when it cannot be one. */
 export function coerceToAttribute(type: AttributeDefinition["type"], value: unknown): AttributeValue | null {
   switch (type) {
@@ -112,15 +127,8 @@ export function coerceToAttribute(type: AttributeDefinition["type"], value: unkn
       if (value === "true" || value === 1 || value === "1") return true;
       if (value === "false" || value === 0 || value === "0") return false;
       return null;
-    case "date": {
-      const number = numberOf(value);
-      if (number !== null) return number;
-      if (typeof value === "string") {
-        const parsed = Date.parse(value);
-        return Number.isNaN(parsed) ? null : parsed;
-      }
-      return null;
-    }
+    case "date":
+      return dateOf(value);
     case "badge":
       return null;
   }

@@ -1,13 +1,17 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
+import { collectError } from "../errors/collect.errors.ts";
 import type { IdSource } from "../ports/ids.port.ts";
 import { parseTapid, serializeTapid } from "./tapid.rules.ts";
 import {
   buildKnownVisitorId,
   identifyVisitor,
   isFlagSet,
+  isUsableVisitorId,
   matchKnownVisitorId,
+  maxVisitorIdLength,
+  readVisitorIdParam,
   resolveVisitorId,
   visitorIdPrecedence,
   type VisitorIdInputs,
@@ -117,9 +121,34 @@ describe("identifyVisitor: parameters and cookies together", () => {
     assert.deepEqual(identity.tapidCookie, { kind: "write", value: "acme/main>new-id|globex/main>g|" });
   });
 
-  it("IDs that are not non-empty strings are ignored", () => {
-    const identity = identifyVisitor({ ...base, params: { svc_visitor_id: 42, svc_override_tapid: "" }, cookieHeader: null }, fixedIds);
+  it("[DEC-COL-09] a TAPID entry that is not a usable visitor ID is ignored, and the answer replaces it", () => {
+    for (const bad of ["alice%00mallory", "a%0Ab", "v".repeat(1025)]) {
+      const cookieHeader = `TAPID=acme/main>${bad}|globex/main>g|`;
+      const identity = identifyVisitor({ ...base, params: { svc_visitor_id: "v" }, cookieHeader }, fixedIds);
+      assert.equal(identity.visitorId, "v", bad.slice(0, 20));
+      assert.equal(identity.source, "visitor_id");
+      assert.deepEqual(identity.tapidCookie, { kind: "write", value: "acme/main>v|globex/main>g|" });
+    }
+  });
+
+  it("[DEC-COL-09] parameters and a utag_main v_id that are not usable visitor IDs never become the visitor ID", () => {
+    const nul = "alice\u0000mallory";
+    for (const params of [{ svc_override_tapid: nul }, { svc_visitor_id: nul }, { svc_firstparty_visitor_id: nul }, { svc_visitor_id: "v".repeat(1025) }]) {
+      const identity = identifyVisitor({ ...base, params: { ...params, svc_skip_3rd_party_vid_cookies: "true" }, cookieHeader: null }, fixedIds);
+      assert.equal(identity.source, "new", JSON.stringify(params).slice(0, 40));
+    }
+    const fromCookie = identifyVisitor({ ...base, params: { svc_skip_3rd_party_vid_cookies: "true" }, cookieHeader: "utag_main=v_id:alice%00mallory$_sn:1" }, fixedIds);
+    assert.deepEqual([fromCookie.source, fromCookie.firstPartyVisitorId], ["new", null]);
+  });
+
+  it("IDs that are neither non-empty strings nor finite numbers are ignored", () => {
+    const identity = identifyVisitor({ ...base, params: { svc_visitor_id: true, svc_override_tapid: "", svc_firstparty_visitor_id: { id: 1 } }, cookieHeader: null }, fixedIds);
     assert.equal(identity.source, "new");
+  });
+
+  it("[DEC-COL-09] a numeric svc_visitor_id is taken as its text", () => {
+    const identity = identifyVisitor({ ...base, params: { svc_visitor_id: 42 }, cookieHeader: null }, fixedIds);
+    assert.deepEqual([identity.visitorId, identity.source], ["42", "visitor_id"]);
   });
 
   it("the TAPID entry written back reads as the resolved visitor ID, for any parameters", () => {
@@ -142,6 +171,25 @@ describe("identifyVisitor: parameters and cookies together", () => {
           }
         }
         if (override !== null) assert.equal(identity.visitorId, override);
+      }),
+    );
+  });
+});
+
+describe("usable visitor IDs (DEC-COL-09)", () => {
+  it("at most maxVisitorIdLength characters, no control characters; the refusal's X-Error says the same limit", () => {
+    assert.equal(isUsableVisitorId("v".repeat(maxVisitorIdLength)), true);
+    assert.equal(isUsableVisitorId("v".repeat(maxVisitorIdLength + 1)), false);
+    for (const bad of ["a\u0000b", "a\tb", "a\u007fb"]) assert.equal(isUsableVisitorId(bad), false, JSON.stringify(bad));
+    assert.equal(isUsableVisitorId("ann@example.com ü ✓"), true);
+    assert.match(collectError("unusableVisitorId", { source: "x" }).xError, new RegExp(`at most ${maxVisitorIdLength} characters`));
+  });
+
+  it("readVisitorIdParam never throws and takes only usable text, for any JSON value", () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        const read = readVisitorIdParam("svc_visitor_id", value);
+        if (read.ok && read.value !== null) assert.ok(isUsableVisitorId(read.value));
       }),
     );
   });

@@ -1,4 +1,6 @@
+import { collectError, type CollectError } from "../errors/collect.errors.ts";
 import type { IdSource } from "../ports/ids.port.ts";
+import { err, ok, type Result } from "../result.ts";
 import { firstPartyIdFromUtagMain, readCookieValue, utagMainCookieName } from "./cookies.rules.ts";
 import { findTapidId, parseTapid, planTapidCookie, tapidCookieName, type TapidCookieAction } from "./tapid.rules.ts";
 
@@ -15,6 +17,43 @@ export const maxVisitorIdLength = 1024;
 /** Whether a visitor ID (or a visitor ID attribute's value) is one the service takes: not too long, no control characters. */
 export function isUsableVisitorId(value: string): boolean {
   return value.length <= maxVisitorIdLength && !/[\u0000-\u001f\u007f]/.test(value);
+}
+
+/** DEC-COL-09: the parameters that carry a visitor ID, in the order they are checked. */
+export const visitorIdParams = ["svc_override_tapid", "svc_visitor_id", "svc_firstparty_visitor_id"] as const;
+
+export type VisitorIdParam = (typeof visitorIdParams)[number];
+
+/**
+ * DEC-COL-09, VID-01: a visitor ID parameter as the service takes it. A string is taken as it is and a finite
+ * number as its text (JSON clients send numeric ids; identitiesOfEvent reads visitor ID attribute parameters
+ * the same way); absent, null and "" are no ID (null). Anything else (a boolean, an object, an array) is
+ * refused as not a string, and text that isUsableVisitorId refuses is refused as unusable.
+ */
+export function readVisitorIdParam(name: VisitorIdParam, value: unknown): Result<string | null, CollectError> {
+  if (value === undefined || value === null || value === "") return ok(null);
+  const text = typeof value === "string" ? value : typeof value === "number" && Number.isFinite(value) ? String(value) : null;
+  if (text === null) return err(collectError("paramNotString", { parameter: name }));
+  return isUsableVisitorId(text) ? ok(text) : err(collectError("unusableVisitorId", { source: `${name} param value` }));
+}
+
+/** DEC-COL-09: the first-party visitor ID a Cookie header carries (`v_id` of utag_main), as sent, or null. */
+export function firstPartyIdFromCookies(cookieHeader: string | null): string | null {
+  const utagMain = readCookieValue(cookieHeader, utagMainCookieName);
+  return utagMain === null ? null : firstPartyIdFromUtagMain(utagMain);
+}
+
+/**
+ * DEC-COL-09: a request whose first-party ID comes from its utag_main cookie (no svc_firstparty_visitor_id)
+ * is refused when that v_id is not usable, like the parameter: the tag library on the caller's own site
+ * wrote it. (A TAPID entry is this service's own cookie and is ignored instead: see identifyVisitor.)
+ */
+export function checkFirstPartyCookie(params: Readonly<Record<string, unknown>>, cookieHeader: string | null): Result<void, CollectError> {
+  const fromParam = params.svc_firstparty_visitor_id;
+  if (fromParam !== undefined && fromParam !== null && fromParam !== "") return ok(undefined);
+  const fromCookie = firstPartyIdFromCookies(cookieHeader);
+  if (fromCookie === null || isUsableVisitorId(fromCookie)) return ok(undefined);
+  return err(collectError("unusableVisitorId", { source: "v_id of the utag_main cookie" }));
 }
 
 /** What a request says about its visitor, read from its parameters and cookies. Empty values are null. */
@@ -66,9 +105,15 @@ export function resolveVisitorId(inputs: VisitorIdInputs, ids: IdSource): Resolv
   return { visitorId: newVisitorId(ids), source: "new" };
 }
 
-/** A parameter value as an ID: a non-empty string; anything else (numbers, objects, "") is no ID. */
-function idOf(value: unknown): string | null {
-  return typeof value === "string" && value !== "" ? value : null;
+/** A parameter value as an ID (readVisitorIdParam); what that rule refuses is no ID here. */
+function idOf(name: VisitorIdParam, value: unknown): string | null {
+  const read = readVisitorIdParam(name, value);
+  return read.ok ? read.value : null;
+}
+
+/** A visitor ID read from a cookie, kept only when usable. */
+function usableOrNull(visitorId: string | null): string | null {
+  return visitorId !== null && isUsableVisitorId(visitorId) ? visitorId : null;
 }
 
 /** VID-05, VID-06: a flag is set by JSON `true` or the text `true` (any case). */
@@ -94,17 +139,24 @@ export interface VisitorIdentity extends ResolvedVisitorId {
   readonly tapidCookie: TapidCookieAction;
 }
 
-/** DEC-COL-09, DEC-COL-10, VID-01 to VID-07, VID-09: the event's visitor and the answer's TAPID cookie. */
+/**
+ * DEC-COL-09, DEC-COL-10, VID-01 to VID-07, VID-09: the event's visitor and the answer's TAPID cookie.
+ * The event's visitor ID is always usable (isUsableVisitorId). readCollectRequest has already refused
+ * parameters and a utag_main v_id that are not; should one reach this rule anyway, it counts as absent.
+ * A TAPID entry that is not usable is ignored, never refused: the cookie is this service's own, written by
+ * an earlier answer (or altered by someone else), not what the caller sends now, and refusing it would
+ * refuse every event of that browser for a year. Ignored, the entry is also left out of the cookie written
+ * back, so an answer that writes the cookie replaces it.
+ */
 export function identifyVisitor(input: IdentifyInput, ids: IdSource): VisitorIdentity {
   const { account, profile, params } = input;
   const rawTapid = readCookieValue(input.cookieHeader, tapidCookieName);
-  const entries = rawTapid === null ? [] : parseTapid(rawTapid);
-  const utagMain = readCookieValue(input.cookieHeader, utagMainCookieName);
+  const entries = rawTapid === null ? [] : parseTapid(rawTapid).filter((entry) => isUsableVisitorId(entry.visitorId));
   const inputs: VisitorIdInputs = {
-    override: idOf(params.svc_override_tapid),
+    override: idOf("svc_override_tapid", params.svc_override_tapid),
     tapid: findTapidId(entries, account, profile),
-    visitorId: idOf(params.svc_visitor_id),
-    firstParty: idOf(params.svc_firstparty_visitor_id) ?? (utagMain === null ? null : firstPartyIdFromUtagMain(utagMain)),
+    visitorId: idOf("svc_visitor_id", params.svc_visitor_id),
+    firstParty: idOf("svc_firstparty_visitor_id", params.svc_firstparty_visitor_id) ?? usableOrNull(firstPartyIdFromCookies(input.cookieHeader)),
     skipTapid: isFlagSet(params.svc_skip_3rd_party_vid_cookies),
     deleteTapid: isFlagSet(params.svc_delete_3rd_party_vid_cookies),
   };
