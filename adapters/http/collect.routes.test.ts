@@ -241,6 +241,23 @@ describe("the collection endpoint in-process", () => {
     expect(await byAnonymousId.json()).toEqual(known);
   });
 
+  it("[MOM-09, DEC-COL-09] the moments API finds no visitor under an id that cannot be one (a NUL would cut it short in the store), and ignores such a TAPID entry", async () => {
+    const service = await open("libsql");
+    expect((await send(service, "/event?svc_account=acme&svc_event=purchase&svc_visitor_id=alice")).status).toBe(200);
+    expect((await adminPost(service, "/admin/wait")).status).toBe(200);
+    const page = { referer: "https://shop.example.com/p" };
+    const base = "/personalization/accounts/acme/profiles/main/engines/demo-engine";
+    expect((await send(service, `${base}/visitors/alice`, { headers: page })).status).toBe(200);
+    const cut = await send(service, `${base}/visitors/alice%00mallory`, { headers: page });
+    expect(cut.status).toBe(404);
+    expect(await cut.json()).toEqual({ message: "Visitor not found" });
+    expect((await send(service, `${base}/visitors/${"a".repeat(1025)}`, { headers: page })).status).toBe(404);
+    // A TAPID entry that cannot be a visitor id does not replace the path's.
+    const withCookie = await send(service, `${base}/visitors/alice`, { headers: { ...page, cookie: "TAPID=acme/main>alice%00mallory|" } });
+    expect(withCookie.status).toBe(200);
+    expect((await send(service, `${base}?attributeId=5120&attributeValue=ann%00x`, { headers: page })).status).toBe(404);
+  });
+
   it("the OpenAPI document lists /event and the admin views of collection", async () => {
     const service = await open();
     const document = (await (await send(service, "/openapi.json")).json()) as { paths: Record<string, Record<string, { responses?: Record<string, unknown> }>> };

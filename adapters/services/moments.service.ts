@@ -5,7 +5,7 @@ import type { Stores } from "../../core/ports/stores.ts";
 import { err, ok, type Result } from "../../core/result.ts";
 import { findTapidId, parseTapid, tapidCookieName } from "../../core/visitors/tapid.rules.ts";
 import { readCookieValue } from "../../core/visitors/cookies.rules.ts";
-import { buildKnownVisitorId } from "../../core/visitors/visitor-id.rules.ts";
+import { buildKnownVisitorId, isUsableVisitorId } from "../../core/visitors/visitor-id.rules.ts";
 
 export interface MomentsQuery {
   readonly account: string;
@@ -43,20 +43,26 @@ export class MomentsService {
     const ignoreTapid = readFlag("ignoreTapid", query.ignoreTapid);
     if (!ignoreTapid.ok) return ignoreTapid;
 
+    // No visitor has an id (or a visitor ID attribute value) that collection and import refuse: such an id
+    // is not looked up (a NUL would end it early in the store).
     let visitorId: string;
+    let usable: boolean;
     if (query.visitorId !== undefined) {
       visitorId = query.visitorId;
       // DEC-MOM-03: unless told to ignore it, the TAPID entry of this account/profile wins over the path.
       const tapid = ignoreTapid.value ? null : readCookieValue(query.cookieHeader, tapidCookieName);
       const fromTapid = tapid ? findTapidId(parseTapid(tapid), query.account, query.profile) : null;
-      if (fromTapid) visitorId = fromTapid;
+      // An entry that cannot be a visitor id is ignored, as collection ignores it (DEC-COL-09).
+      if (fromTapid && isUsableVisitorId(fromTapid)) visitorId = fromTapid;
+      usable = isUsableVisitorId(visitorId);
     } else {
       const lookup = readAttributeLookup(profileRecord.config, query.attributeId, query.attributeValue);
       if (!lookup.ok) return lookup;
       visitorId = buildKnownVisitorId(query.account, query.profile, lookup.value.attributeId, lookup.value.value);
+      usable = isUsableVisitorId(lookup.value.value);
     }
 
-    const data = await this.visitorData(query.account, query.profile, engine, profileRecord.config, visitorId);
+    const data = usable ? await this.visitorData(query.account, query.profile, engine, profileRecord.config, visitorId) : null;
     if (data) return ok(data);
     return suppress.value ? ok(null) : err(momentsError("visitorNotFound"));
   }
