@@ -94,6 +94,11 @@ describe("rows to events (DEC-FIL-03, DEC-FIL-04)", () => {
     ["a date in another format", ["ann", "1", "31/01/2024 09:30"], "yyyy-MM-dd HH:mm could not be parsed as a Date"],
     ["too few fields", ["ann", "1"], fileFailureMessage("columnCountMismatch", { columns: 2, processors: 3 })],
     ["too many fields", ["ann", "1", "2024-01-31 09:30", "x"], fileFailureMessage("columnCountMismatch", { columns: 4, processors: 3 })],
+    // PRV-05, PRV-09: the privacy API could never name such a visitor, nor the moments API find it.
+    ["a visitor ID value of 1,025 characters", ["a".repeat(1025), "1", "2024-01-31 09:30"], fileFailureMessage("processingException")],
+    ["a visitor ID value with a control character", ["ann\u0000x", "1", "2024-01-31 09:30"], fileFailureMessage("processingException")],
+    // Bytes that were not UTF-8 arrive as U+FFFD: the value could not be read, and no one could name that visitor.
+    ["a visitor ID value that was not UTF-8", ["jos\ufffd@example.com", "1", "2024-01-31 09:30"], fileFailureMessage("processingException")],
   ];
   for (const [what, fields, failure] of failures) {
     it(`${what} fails the row: ${failure.slice(0, 60)}`, () => {

@@ -6,7 +6,7 @@ import type { FileColumn, FileDefinition, ProfileConfig } from "../config/config
 import { fileFailureMessage } from "../errors/index.ts";
 import type { CollectedEvent } from "../ports/events.store.ts";
 import { err, ok, type Result } from "../result.ts";
-import { buildKnownVisitorId } from "../visitors/visitor-id.rules.ts";
+import { buildKnownVisitorId, isUsableVisitorId } from "../visitors/visitor-id.rules.ts";
 import { compileDatePattern, parseDateWithPattern, type DatePattern } from "./date-pattern.rules.ts";
 
 /** The attributes every imported event carries (DEC-FIL-04). */
@@ -122,6 +122,9 @@ export function importRow(plan: RowPlan, context: RowContext, fields: readonly s
   }
   const visitorValue = (fields[plan.visitorIndex] as string).trim();
   if (visitorValue === "") return { kind: "skipped" };
+  // A value no one could name again (the privacy and moments APIs take what collection takes), or bytes that
+  // were not UTF-8 (read as U+FFFD): the row fails rather than making a visitor of it.
+  if (!isUsableVisitorId(visitorValue) || visitorValue.includes("\ufffd")) return { kind: "failed", failure: fileFailureMessage("processingException") };
   const data: Record<string, unknown> = {};
   const visitorId = buildKnownVisitorId(context.account, context.profile, context.definition.visitorId.attribute, visitorValue);
   data.svc_visitor_id = visitorId;
