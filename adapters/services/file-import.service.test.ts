@@ -164,11 +164,17 @@ describe("every failure message an import can meet, each reproduced by a file (F
     expect(record.status.at(-1)?.lastFailure).toBe("Unknown file prefix, unable to parse file");
     expect(record.finished).toBe(true);
     expect(await allEvents()).toEqual([]);
+    // PRV-09: a file no definition reads keeps no copy, so no personal data stays where no deletion reaches.
+    expect(existsSync(join(dataDir, "files", "acme", "main", "purchase_1.csv"))).toBe(false);
   });
 
   test("Secondary visitor ID column missing: names the column", async () => {
     const record = await importText("purchases_5.csv", "mail,amount,purchased_at\nann,1,2024-01-31 09:30\n");
     expect(record.status.at(-1)).toEqual({ state: "PROCESSING", at: now, lastFailure: "Secondary visitor ID column= email does not exist in the file, unable to continue" });
+    expect(existsSync(join(dataDir, "files", "acme", "main", "purchases_5.csv"))).toBe(false);
+    // A file with rows imported keeps its copy (the privacy API erases rows from it).
+    await importText("purchases_6.csv", `${header}ann,1,2024-01-31 09:30\n`);
+    expect(existsSync(join(dataDir, "files", "acme", "main", "purchases_6.csv"))).toBe(true);
   });
 
   test("an empty file has no visitor ID column either", async () => {

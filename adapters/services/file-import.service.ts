@@ -200,6 +200,19 @@ export class FileImportService {
     return ok({ size, checksum: md5.digest("hex"), lineCount: newlines + (size > 0 && lastByte !== newline ? 1 : 0) });
   }
 
+  /**
+   * An import that ended with no row made into an event (an unknown prefix, a header that did not match,
+   * every row failed) keeps no copy of the file: nothing of it is in the store to explain, the name may be
+   * received again, and the personal data in it would otherwise stay where no deletion can reach it (the
+   * privacy API erases rows of files read through their definition).
+   */
+  private async dropUnusedCopy(record: FileStatusRecord): Promise<void> {
+    if (!mayBeReceivedAgain(record)) return;
+    await rm(this.storedPath(record.account, record.profile, record.name), { force: true }).catch((error) =>
+      this.deps.logger.warn("the copy of a file that imported nothing could not be removed", { account: record.account, profile: record.profile, file: record.name, error: describeError(error) }),
+    );
+  }
+
   /** Records the next state of an import (FIL-07, DEC-FIL-03). */
   private async apply(record: FileStatusRecord, event: FileImportEvent): Promise<FileStatusRecord> {
     const moved = transitionFileImport(record, event);
@@ -333,6 +346,7 @@ export class FileImportService {
         throw new StoreFailure(error);
       }
       this.deps.logger.info("file import failed", { account, profile, file: name, failure });
+      await this.dropUnusedCopy(record);
     };
 
     const config = (await this.deps.stores.tenancy.findProfile(account, profile))?.config ?? null;
@@ -438,6 +452,7 @@ export class FileImportService {
     }
     await flush().catch(rethrowCause);
     record = await this.apply(record, { type: "processed", at: this.deps.clock.now(), counts, lastRowFailure });
+    await this.dropUnusedCopy(record);
     this.deps.logger.info("file imported", { account, profile, file: name, ...counts });
     return rowsRead;
   }
