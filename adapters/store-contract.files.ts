@@ -84,6 +84,35 @@ export function describeFileStatusStoreContract(name: string, open: () => Promis
       expect(await stores.files.search("acme", "main", "nothing", 0, 10_000)).toEqual([]);
     });
 
+    test("DEC-FIL-06: a file of an unknown prefix holding \"_\" (recorded under the text before its first \"_\") is found by its whole prefix", async () => {
+      const unknown = record({ name: "web_orders_2024-03-01.csv", prefix: "web", createdAt: 2_000 });
+      const others = [
+        record({ name: "web_returns_2024-03-01.csv", prefix: "web", createdAt: 2_000 }),
+        record({ name: "purchasesX_1.csv", prefix: "purchasesX", createdAt: 2_000 }),
+        record({ name: "purchases_1.csv", prefix: "purchases", createdAt: 2_000 }),
+      ];
+      for (const each of [unknown, ...others]) expect(await stores.files.create(each)).toBe(true);
+      expect(await stores.files.count("acme", "main", "web_orders", 0, 10_000)).toBe(1);
+      expect((await stores.files.search("acme", "main", "web_orders", 0, 10_000)).map((found) => found.name)).toEqual([unknown.name]);
+      expect(await stores.files.count("acme", "main", "web", 0, 10_000)).toBe(2);
+      expect(await stores.files.count("acme", "main", "web_orders_2024-03-01", 0, 10_000)).toBe(0);
+      expect(await stores.files.count("acme", "main", "WEB_orders", 0, 10_000)).toBe(0);
+      expect(await stores.files.count("acme", "main", "web_orders", 2_001, 10_000)).toBe(0);
+      expect((await stores.files.search("acme", "main", "purchases", 0, 10_000)).map((found) => found.name)).toEqual(["purchases_1.csv"]);
+    });
+
+    test("DEC-FIL-06: a file of a longer definition is not found by a shorter prefix, and a shorter definition's file is found by a longer prefix its name starts with", async () => {
+      for (const each of [
+        record({ name: "sales_eu_1.csv", prefix: "sales_eu" }),
+        record({ name: "sales_us_1.csv", prefix: "sales" }),
+      ]) {
+        expect(await stores.files.create(each)).toBe(true);
+      }
+      expect((await stores.files.search("acme", "main", "sales", 0, 10_000)).map((found) => found.name)).toEqual(["sales_us_1.csv"]);
+      expect((await stores.files.search("acme", "main", "sales_eu", 0, 10_000)).map((found) => found.name)).toEqual(["sales_eu_1.csv"]);
+      expect((await stores.files.search("acme", "main", "sales_us", 0, 10_000)).map((found) => found.name)).toEqual(["sales_us_1.csv"]);
+    });
+
     test("replace puts a new import in the place of a finished one, once", async () => {
       const first = record({ name: "purchases_again.csv" });
       await stores.files.create(first);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "bun:test";
+import { isbot } from "isbot";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { vendorBotTokens } from "../../core/collect/bot-tokens.ts";
@@ -46,9 +47,28 @@ describe("bot filter (DEC-COL-06, COL-13)", () => {
     expect(isBotUserAgent("")).toBe(false);
   });
 
-  it("removes only isbot patterns that a generic client matches", () => {
-    expect(removedCrawlerPatterns.size).toBeGreaterThan(0);
-    expect(removedCrawlerPatterns.size).toBeLessThan(25);
+  it("[COL-13, DEC-COL-06] crawlers that isbot recognises by their URL, a .com or a bare name/version are bots", () => {
+    const recognisedByBroadPatterns = [
+      "Mozilla/5.0 (compatible; Yeti/1.1; +http://naver.me/spd)",
+      "Dataprovider.com",
+      "Mozilla/5.0 (compatible; Qwantify/2.4w; +https://www.qwant.com/)/2.4w",
+      "heritrix/3.4.0 +https://www.kb.se/",
+      "Qwantify/1.0",
+    ];
+    for (const userAgent of recognisedByBroadPatterns) {
+      expect(isbot(userAgent)).toBe(true);
+      expect(isBotUserAgent(userAgent)).toBe(true);
+    }
+  });
+
+  it("[DEC-COL-06] removes from isbot's list only the patterns that name a client library, in isbot's own spelling", () => {
+    expect([...removedCrawlerPatterns].sort()).toEqual(["\\bperl\\b", "^postman", "^python", "^rest", "^wget", "java(?!;)", "node\\b"]);
+    for (const broad of ["(?<!lib)http", "\\.com\\b", "url"]) expect(removedCrawlerPatterns.has(broad)).toBe(false);
+  });
+
+  it("[DEC-COL-06] a generic client's User-Agent that names a crawler is still a bot", () => {
+    expect(isBotUserAgent("python-requests/2.31.0 (compatible; ExampleCrawler/1.0)")).toBe(true);
+    expect(isBotUserAgent("okhttp/4.12.0 (linkcheck)")).toBe(true);
   });
 
   it("the vendor list is the specification's bot-tokens.txt, when the specification is beside the repository", () => {

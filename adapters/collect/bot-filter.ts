@@ -2,19 +2,48 @@ import { createIsBotFromList, findBotPatterns, list } from "isbot";
 import { genericHttpClientUserAgents, matchesVendorBotToken } from "../../core/collect/bot.rules.ts";
 
 /**
- * DEC-COL-06: isbot's patterns that recognise a generic HTTP client library (curl, python-requests,
- * Go-http-client, ...). Found by asking isbot which of its patterns match each client, as isbot's
- * documentation shows for `createIsBotFromList`, so the removal follows the library's list as it changes.
+ * DEC-COL-06: the isbot patterns that name a generic HTTP client library (wget, node, python-requests and
+ * urllib, Java, libwww-perl, rest-client and RestSharp, PostmanRuntime), in isbot's own spelling. Only these
+ * leave isbot's list: its broad patterns (`http`, `.com`, `url`, a bare `name/version`) also describe
+ * crawlers such as Yeti, heritrix or Dataprovider.com, so they stay (COL-13).
  */
-export const removedCrawlerPatterns: ReadonlySet<string> = new Set(genericHttpClientUserAgents.flatMap((userAgent) => findBotPatterns(userAgent)));
+const clientLibraryPatterns: ReadonlySet<string> = new Set(["^wget", "node\\b", "^python", "java(?!;)", "\\bperl\\b", "^rest", "^postman"]);
+
+/** DEC-COL-06: the patterns removed from isbot's list for every User-Agent (those of isbot's list that name a client library). */
+export const removedCrawlerPatterns: ReadonlySet<string> = new Set(list.filter((pattern) => clientLibraryPatterns.has(pattern)));
 
 const isCrawler = createIsBotFromList(list.filter((pattern) => !removedCrawlerPatterns.has(pattern)));
 
 /**
- * DEC-COL-06, COL-13: a User-Agent with a token of the vendor's list, or one isbot (without the generic
- * client patterns) recognises as a crawler. A missing or empty User-Agent is not a bot.
+ * The patterns that a generic client's own User-Agent trips (its name, or the broad `http`, `url` and
+ * `name/version` shapes); asked of isbot, as its documentation shows for `createIsBotFromList`, so they
+ * follow the library's list as it changes. They are not held against a User-Agent that a client leads.
+ */
+const patternsOfGenericClients: ReadonlySet<string> = new Set(genericHttpClientUserAgents.flatMap((userAgent) => findBotPatterns(userAgent)));
+
+const isCrawlerLedByClient = createIsBotFromList(list.filter((pattern) => !patternsOfGenericClients.has(pattern)));
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/**
+ * A User-Agent that starts with the product name of a generic client (`curl`, `Go-http-client`,
+ * `node-fetch`, ...: the first word of each entry of the core list), as a whole word.
+ */
+const leadingGenericClient = new RegExp(
+  `^(?:${[...new Set(genericHttpClientUserAgents.map((userAgent) => /^[^/ ]+/.exec(userAgent)?.[0] ?? userAgent))].map(escapeRegExp).join("|")})(?![\\w.-])`,
+  "i",
+);
+
+/**
+ * DEC-COL-06, COL-13: a User-Agent with a token of the vendor's list, or one isbot (without the patterns
+ * naming a client library) recognises as a crawler. A User-Agent led by a generic client is judged without
+ * the patterns such a client trips by itself, so curl or Go-http-client passes but `python-requests …
+ * ExampleCrawler` does not. A missing or empty User-Agent is not a bot.
  */
 export function isBotUserAgent(userAgent: string | null | undefined): boolean {
   if (!userAgent) return false;
-  return matchesVendorBotToken(userAgent) || isCrawler(userAgent);
+  if (matchesVendorBotToken(userAgent)) return true;
+  return leadingGenericClient.test(userAgent) ? isCrawlerLedByClient(userAgent) : isCrawler(userAgent);
 }

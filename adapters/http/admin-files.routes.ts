@@ -1,10 +1,23 @@
 import { Elysia, t } from "elysia";
+import { managementError } from "../../core/errors/index.ts";
 import { fileStatusView } from "../../core/files/file-record.rules.ts";
 import type { AppDeps } from "./app-deps.ts";
 import { failWith } from "./error-mapping.ts";
 import { FileStatusSchema } from "./files.routes.ts";
 
 const ErrorBody = t.Object({ returnCode: t.Integer(), message: t.String() });
+
+/**
+ * DEC-OPS-04: the body is the raw CSV, so a coded body (gzip, br, ...) is refused before anything is stored
+ * or recorded: stored as it came, it would fail its import with a misleading column message. 400 1400
+ * naming the header, like the admin API's other refusals of a request's shape.
+ */
+function refuseCodedBody(contentEncoding: string | null): void {
+  const coding = (contentEncoding ?? "").trim().toLowerCase();
+  if (coding !== "" && coding !== "identity") {
+    failWith(managementError("invalidParameter", { parameter: "Content-Encoding", problem: "only identity is accepted, send the CSV uncompressed" }));
+  }
+}
 
 /**
  * DEC-OPS-04, DEC-FIL-02, DEC-FIL-04: uploading a file to import, behind the admin token. The raw body is
@@ -16,6 +29,7 @@ export function adminFileRoutes(deps: AppDeps) {
     .post(
       "/:fileName",
       async ({ params, request, set }) => {
+        refuseCodedBody(request.headers.get("content-encoding"));
         const received = await deps.fileImports.receive(params.account, params.profile, params.fileName, "upload", request.body);
         if (!received.ok) failWith(received.error);
         set.status = 202;
@@ -28,7 +42,7 @@ export function adminFileRoutes(deps: AppDeps) {
           tags: ["admin: files"],
           summary: "Upload a CSV file to import",
           description:
-            "The body is the CSV as it is (any Content-Type). The file name is <prefix>_<id>.csv, at most 150 characters, of A-Z a-z 0-9 _ - ~ . " +
+            "The body is the CSV as it is (any Content-Type), uncompressed: a Content-Encoding other than identity is 400 1400. The file name is <prefix>_<id>.csv, at most 150 characters, of A-Z a-z 0-9 _ - ~ . " +
             "A name already imported into the profile: 409 {message}. The answer is the file's status record (DOWNLOADED, or DOWNLOADING with " +
             "the download failure); the import then runs in the background like a file of the drop folder SVC_DATA_DIR/inbox/{account}/{profile}/.",
         },

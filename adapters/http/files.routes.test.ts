@@ -60,6 +60,19 @@ describe("file routes", () => {
     expect(await count("filePrefix=purchases&startDate=2000-01-01T00:00+0100&endDate=2100-01-01T00:00+01:00")).toBeGreaterThan(0);
   });
 
+  it("[DEC-FIL-06, FIL-03, FIL-05] a file of an unknown prefix holding \"_\" is counted and found by its whole prefix", async () => {
+    expect((await upload("web_orders_2024-03-01.csv", "email\nann@example.com\n")).status).toBe(202);
+    await drain();
+    const record = (await (await v2("/web_orders_2024-03-01.csv")).json()) as { status: Array<Record<string, unknown>> };
+    expect(record.status.at(-1)).toMatchObject({ last_failure: expect.stringContaining("Unknown file prefix") });
+    const range = "startDate=2000-01-01T00:00Z&endDate=2100-01-01T00:00Z";
+    const count = async (prefix: string) => ((await (await v2(`/count?filePrefix=${prefix}&${range}`)).json()) as { count: number }).count;
+    expect(await count("web_orders")).toBe(1);
+    expect(await count("web_order")).toBe(0);
+    const found = (await (await v2(`/search?filePrefix=web_orders&${range}`)).json()) as Array<{ file: { name: string } }>;
+    expect(found.map((each) => each.file.name)).toEqual(["web_orders_2024-03-01.csv"]);
+  });
+
   it("the OpenAPI document lists the v1, v2 and admin file routes", async () => {
     const document = (await (await handle("/openapi.json")).json()) as { paths: Record<string, unknown> };
     const paths = Object.keys(document.paths);
@@ -67,6 +80,32 @@ describe("file routes", () => {
       for (const operation of ["count", "search", "{fileName}"]) expect(paths).toContain(`/${version}/omnichannel/accounts/{account}/profiles/{profile}/files/${operation}`);
     }
     expect(paths).toContain("/admin/accounts/{account}/profiles/{profile}/files/{fileName}");
+  });
+
+  it("[DEC-OPS-04, DEC-FIL-02] a compressed upload (Content-Encoding gzip, or any coding but identity) is 400 1400 naming Content-Encoding, and nothing is stored", async () => {
+    const csv = "email,amount,purchased_at\nann@example.com,1,2024-01-31 09:30\n";
+    for (const [coding, name] of [["gzip", "purchases_gzip-1.csv"], ["br", "purchases_br-1.csv"], ["gzip, identity", "purchases_gzip-2.csv"]] as const) {
+      const answer = await handle(`/admin/accounts/acme/profiles/main/files/${name}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${opened.service.deps.adminToken}`, "content-encoding": coding },
+        body: coding.startsWith("gzip") ? Bun.gzipSync(new TextEncoder().encode(csv)) : csv,
+      });
+      expect(answer.status).toBe(400);
+      expect(await answer.json()).toEqual({
+        returnCode: 1400,
+        message: "Invalid request submission. Invalid Content-Encoding: only identity is accepted, send the CSV uncompressed.",
+      });
+      expect((await v2(`/${name}`)).status).toBe(404);
+    }
+  });
+
+  it("[DEC-OPS-04] an upload with Content-Encoding identity is the CSV as sent", async () => {
+    const answer = await handle("/admin/accounts/acme/profiles/main/files/purchases_identity-1.csv", {
+      method: "POST",
+      headers: { authorization: `Bearer ${opened.service.deps.adminToken}`, "content-encoding": "Identity" },
+      body: "email\n",
+    });
+    expect(answer.status).toBe(202);
   });
 
   it("the admin upload needs the admin token", async () => {

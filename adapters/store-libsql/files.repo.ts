@@ -1,7 +1,9 @@
-import { and, asc, count, eq, gte, lte } from "drizzle-orm";
+import { and, asc, count, eq, gte, inArray, lte, ne, sql } from "drizzle-orm";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import type { FileStatusRecord, FileStatusStore, ImportProgress } from "../../core/ports/index.ts";
 import type { StatusEntry } from "../../core/files/file-import.machine.ts";
+import { prefixGroupsOfQuery } from "../../core/files/file-query.rules.ts";
+import { csvExtension } from "../../core/files/file-name.rules.ts";
 import { fileImports } from "./files.schema.ts";
 
 type FileRow = typeof fileImports.$inferSelect;
@@ -76,8 +78,22 @@ export class LibsqlFileStatusRepo implements FileStatusStore {
     await this.db.update(fileImports).set(changesOf(record)).where(eq(fileImports.id, record.id));
   }
 
+  /**
+   * DEC-FIL-06: fileMatchesPrefix in SQL. The prefix groups are read through `files_prefix_idx` (one value
+   * for a prefix without `_`); the name must then start with `<prefix>_` (instr, case-sensitive unlike
+   * LIKE) and not be `<prefix>_.csv` (every name ends in .csv, DEC-FIL-04: so it has an id).
+   */
   private inRange(account: string, profile: string, prefix: string, from: number, to: number) {
-    return and(eq(fileImports.account, account), eq(fileImports.profile, profile), eq(fileImports.prefix, prefix), gte(fileImports.createdAt, from), lte(fileImports.createdAt, to));
+    const groups = prefixGroupsOfQuery(prefix);
+    return and(
+      eq(fileImports.account, account),
+      eq(fileImports.profile, profile),
+      groups.length === 1 ? eq(fileImports.prefix, prefix) : inArray(fileImports.prefix, groups),
+      gte(fileImports.createdAt, from),
+      lte(fileImports.createdAt, to),
+      sql`instr(${fileImports.name}, ${`${prefix}_`}) = 1`,
+      ne(fileImports.name, `${prefix}_${csvExtension}`),
+    );
   }
 
   async count(account: string, profile: string, prefix: string, from: number, to: number): Promise<number> {

@@ -1,4 +1,5 @@
 import type { FileStatusRecord, FileStatusStore } from "../../core/ports/index.ts";
+import { fileMatchesPrefix } from "../../core/files/file-query.rules.ts";
 
 function keyOf(account: string, profile: string, name: string): string {
   return `${account}\u0000${profile}\u0000${name}`;
@@ -56,7 +57,7 @@ export class MemoryFileStatusStore implements FileStatusStore {
   async search(account: string, profile: string, prefix: string, from: number, to: number): Promise<FileStatusRecord[]> {
     this.check();
     return [...this.records.values()]
-      .filter((record) => record.account === account && record.profile === profile && record.prefix === prefix && record.createdAt >= from && record.createdAt <= to)
+      .filter((record) => record.account === account && record.profile === profile && fileMatchesPrefix(record, prefix) && record.createdAt >= from && record.createdAt <= to)
       .sort(byCreation)
       .map((record) => structuredClone(record));
   }

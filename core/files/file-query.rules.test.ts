@@ -2,7 +2,8 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { managementError } from "../errors/index.ts";
-import { parseQueryDate, validateFileQuery } from "./file-query.rules.ts";
+import { prefixOfFileName } from "./file-name.rules.ts";
+import { fileMatchesPrefix, fileNameHasPrefix, prefixGroupsOfQuery, parseQueryDate, validateFileQuery } from "./file-query.rules.ts";
 
 describe("count and search parameters (FIL-11, FIL-ERR-01..04, DEC-FIL-06)", () => {
   const dates: Array<[string, string | null]> = [
@@ -79,6 +80,62 @@ describe("count and search parameters (FIL-11, FIL-ERR-01..04, DEC-FIL-06)", () 
           assert.match(result.error.message, /^Invalid request submission\. Invalid (filePrefix|startDate|endDate): .+\.$/);
         }
       }),
+    );
+  });
+});
+
+describe("the files a count or search of one prefix finds (DEC-FIL-06, FIL-10)", () => {
+  it("a prefix's groups are the prefix and each leading part of it that ends before an underscore", () => {
+    assert.deepEqual(prefixGroupsOfQuery("purchases"), ["purchases"]);
+    assert.deepEqual(prefixGroupsOfQuery("web_orders"), ["web", "web_orders"]);
+    assert.deepEqual(prefixGroupsOfQuery("a__b_c"), ["a", "a_", "a__b", "a__b_c"]);
+    assert.deepEqual(prefixGroupsOfQuery("_x"), ["_x"]);
+  });
+
+  it("a file of prefix P is named P_<id>.csv with an id", () => {
+    assert.equal(fileNameHasPrefix("web_orders_2024-03-01.csv", "web_orders"), true);
+    assert.equal(fileNameHasPrefix("web_orders_2024-03-01.csv", "web"), true);
+    assert.equal(fileNameHasPrefix("web_orders_2024-03-01.csv", "web_order"), false);
+    assert.equal(fileNameHasPrefix("web_orders_.csv", "web_orders"), false);
+    assert.equal(fileNameHasPrefix("Web_orders_1.csv", "web"), false);
+  });
+
+  const known = ["purchases", "sales", "sales_eu"];
+  const matches: Array<[string, string, boolean]> = [
+    // A file of an unknown prefix that holds "_" (recorded under the text before its first "_"), DEC-FIL-06.
+    ["web_orders_2024-03-01.csv", "web_orders", true],
+    ["web_orders_2024-03-01.csv", "web", true],
+    ["web_orders_2024-03-01.csv", "web_orders_2024-03-01", false],
+    ["web_orders_2024-03-01.csv", "web_order", false],
+    ["web_returns_2024-03-01.csv", "web_orders", false],
+    // Known prefixes as before: a file of a definition only, each definition its own group.
+    ["purchases_2024-01-31.csv", "purchases", true],
+    ["purchasesX_1.csv", "purchases", false],
+    ["purchases_2024_01.csv", "purchases_2024", true],
+    ["sales_eu_2024.csv", "sales_eu", true],
+    ["sales_eu_2024.csv", "sales", false],
+    ["sales_us_2024.csv", "sales", true],
+    ["purchases.csv", "purchases", false],
+  ];
+  for (const [name, prefix, expected] of matches) {
+    it(`[DEC-FIL-06] with definitions ${JSON.stringify(known)}, filePrefix=${prefix} ${expected ? "finds" : "does not find"} ${name}`, () => {
+      assert.equal(fileMatchesPrefix({ name, prefix: prefixOfFileName(name, known) }, prefix), expected);
+    });
+  }
+
+  it("[DEC-FIL-06] filePrefix=P finds exactly the files named P_<id>.csv that no definition longer than P claims", () => {
+    fc.assert(
+      fc.property(
+        fc.stringMatching(/^[ab_]{1,8}$/),
+        fc.array(fc.stringMatching(/^[ab][ab_]{0,4}$/), { maxLength: 4 }),
+        fc.stringMatching(/^[ab][ab_]{0,5}$/),
+        (stem, definitions, prefix) => {
+          const name = `${stem}.csv`;
+          const recorded = prefixOfFileName(name, definitions);
+          assert.equal(fileMatchesPrefix({ name, prefix: recorded }, prefix), fileNameHasPrefix(name, prefix) && recorded.length <= prefix.length);
+        },
+      ),
+      { numRuns: 2_000 },
     );
   });
 });

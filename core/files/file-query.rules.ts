@@ -3,7 +3,7 @@
  */
 import { managementError, type ManagementError } from "../errors/index.ts";
 import { err, ok, type Result } from "../result.ts";
-import { maxFilePrefixLength } from "./file-name.rules.ts";
+import { csvExtension, maxFilePrefixLength } from "./file-name.rules.ts";
 
 /** A validated count or search: files of one prefix created in [from, to], both inclusive. */
 export interface FileQuery {
@@ -71,4 +71,35 @@ export function validateFileQuery(parameters: FileQueryParameters): Result<FileQ
   if (to === null) return err(invalid("endDate", dateProblem));
   if (to < from) return err(invalid("endDate", "before startDate"));
   return ok({ prefix: filePrefix, from, to });
+}
+
+/**
+ * DEC-FIL-06, FIL-10: the prefix groups (the `prefix` prefixOfFileName recorded) that a file of
+ * `filePrefix=P` can be in: P itself, and each leading part of P that ends before a `_`. A file of a
+ * definition is in its longest definition's group, which is P or such a part of it; a file of no definition
+ * is in the group of the text before its first `_` (`web_orders_2024-03-01.csv` in `web`), which is the
+ * first such part. For a prefix without `_`, the common case, that is P alone: one value of the index.
+ */
+export function prefixGroupsOfQuery(prefix: string): string[] {
+  const groups: string[] = [];
+  for (let at = prefix.indexOf("_", 1); at !== -1; at = prefix.indexOf("_", at + 1)) groups.push(prefix.slice(0, at));
+  groups.push(prefix);
+  return groups;
+}
+
+/** DEC-FIL-06: the name is `P_<id>.csv` with an id that is not empty (the shape prefixOfFileName reads). Case-sensitive. */
+export function fileNameHasPrefix(name: string, prefix: string): boolean {
+  const stem = name.endsWith(csvExtension) ? name.slice(0, -csvExtension.length) : name;
+  return stem.length > prefix.length + 1 && stem.startsWith(`${prefix}_`);
+}
+
+/**
+ * DEC-FIL-06: whether a recorded file is one a count or search of `prefix` finds: its name is
+ * `<prefix>_<id>.csv` and it is in one of the prefix's groups. So a file of an unknown prefix holding `_` is
+ * found by its whole prefix (`web_orders`) as well as by its first part (`web`), and a known prefix keeps
+ * its own files only: `purchases` finds neither `purchasesX_1.csv` nor, when `purchases_x` is a
+ * definition too, that definition's `purchases_x_1.csv`. Stores match the same in their own query language.
+ */
+export function fileMatchesPrefix(file: { readonly name: string; readonly prefix: string }, prefix: string): boolean {
+  return prefixGroupsOfQuery(prefix).includes(file.prefix) && fileNameHasPrefix(file.name, prefix);
 }
