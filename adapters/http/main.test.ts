@@ -128,4 +128,13 @@ describe("the server process", () => {
     expect(badPort.code).toBe(2);
     expect(badPort.stderr).toContain("PORT");
   });
+
+  it("refuses to start on a port another server listens on, instead of sharing it and splitting the requests", async () => {
+    const first = await start(tempDir());
+    const port = new URL(first.url).port;
+    const second = await runToExit({ PORT: port });
+    expect(second.code).toBe(2);
+    expect(second.stderr).toContain(`127.0.0.1:${port} is in use`);
+    expect((await fetch(`${first.url}/healthz`)).status).toBe(200);
+  });
 });

@@ -97,18 +97,30 @@ const opened = await openService({
 if (!opened.ok) fail(`the configuration could not be applied, nothing was started:\n${opened.error.format()}`);
 const service = opened.value;
 
-const server = Bun.serve({
-  port,
-  hostname: host,
-  // Never Bun's development error page (it shows messages and stacks): DEC-GEN-07.
-  development: false,
-  fetch: withRequestLog((request) => service.app.handle(request), logger),
-  error(error) {
-    logger.error("unhandled error", { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error), stack: error instanceof Error ? error.stack : undefined });
-    return new Response(JSON.stringify({ returnCode: 1500, message: "Internal error" }), { status: 500, headers: { "content-type": "application/json" } });
-  },
-});
+const server = listen();
 service.start();
+
+/** The server, or a clear exit: a port in use is refused (Bun otherwise let a second server listen beside the first and split the requests). */
+function listen(): ReturnType<typeof Bun.serve> {
+  try {
+    return Bun.serve({
+      port,
+      hostname: host,
+      // Never Bun's development error page (it shows messages and stacks): DEC-GEN-07.
+      development: false,
+      reusePort: false,
+      fetch: withRequestLog((request) => service.app.handle(request), logger),
+      error(error) {
+        logger.error("unhandled error", { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error), stack: error instanceof Error ? error.stack : undefined });
+        return new Response(JSON.stringify({ returnCode: 1500, message: "Internal error" }), { status: 500, headers: { "content-type": "application/json" } });
+      },
+    });
+  } catch (error) {
+    const inUse = (error as { code?: string }).code === "EADDRINUSE";
+    void service.close();
+    fail(inUse ? `${host}:${port} is in use (another svc-hub?); choose another PORT` : `cannot listen on ${host}:${port}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
 
 const url = `http://${host.includes(":") ? `[${host}]` : host}:${server.port}`;
 let stopping = false;
