@@ -44,6 +44,12 @@ export function adminRoutes(deps: AppDeps) {
       "/clock",
       async ({ body }) => {
         const target = readTime(body.now);
+        // Time only moves forward through the API: what was stored with a later time (a revision's id, a
+        // status, a lockout) would otherwise be in the future, and the latest revision no longer the latest.
+        await deps.clock.refresh();
+        if (target !== null && target < deps.clock.now()) {
+          failWith(managementError("invalidParameter", { parameter: "now", problem: `is before the virtual clock's time (${new Date(deps.clock.now()).toISOString()}); it only moves forward` }));
+        }
         const changed = target === null ? null : await deps.clock.set(target);
         if (!changed?.ok) {
           failWith(managementError("invalidParameter", { parameter: "now", problem: "must be an ISO 8601 time or epoch milliseconds within the Date range" }));

@@ -38,6 +38,24 @@ describe("the host part of a request URL (DEC-OPS-01)", () => {
   });
 });
 
+describe("the virtual clock through the admin API (DEC-OPS-02)", () => {
+  it("[DEC-OPS-02] is set forward, and refuses a time before its own with 400 1400 naming now", async () => {
+    const service = await app();
+    const admin = { authorization: `Bearer ${service.deps.adminToken}`, "content-type": "application/json" };
+    const put = (now: string | number) => service.app.handle(new Request(`${inProcessBase}/admin/clock`, { method: "PUT", headers: admin, body: JSON.stringify({ now }) }));
+    const current = service.deps.clock.now();
+    const forward = await put(new Date(current + 3_600_000).toISOString());
+    expect(forward.status).toBe(200);
+    const back = await put(new Date(current).toISOString());
+    expect(back.status).toBe(400);
+    const body = (await back.json()) as { returnCode: number; message: string };
+    expect(body.returnCode).toBe(1400);
+    expect(body.message).toContain("now");
+    expect(body.message).toContain("only moves forward");
+    expect(service.deps.clock.now()).toBeGreaterThanOrEqual(current + 3_600_000);
+  });
+});
+
 describe("the HTTP app", () => {
   it("[DEC-OPS-01] /readyz answers 503 with Retry-After when the store does not answer", async () => {
     const service = await app();
