@@ -157,6 +157,19 @@ describe("the collection endpoint in-process", () => {
     expect(elsewhere.status).toBe(404);
   });
 
+  it("[DEC-COL-03, DEC-COL-12] the router's own refusals under /event (405, 404) are never cached and readable cross-origin, as every /event answer", async () => {
+    const service = await open();
+    const origin = { origin: "https://shop.example.com" };
+    for (const [path, method, status] of [["/event", "PUT", 405], ["/event/foo", "GET", 404]] as const) {
+      const response = await send(service, path, { method, headers: origin });
+      expect(response.status).toBe(status);
+      expect(response.headers.get("cache-control")).toBe("no-store");
+      expect(response.headers.get("access-control-allow-origin")).toBe("https://shop.example.com");
+      expect(response.headers.get("access-control-expose-headers")).toContain("X-Error");
+      expect(response.headers.get("vary")).toBe("Origin");
+    }
+  });
+
   it("[DEC-COL-03] HEAD /event answers the pixel's headers without a body, and collects nothing", async () => {
     const service = await open();
     const head = await send(service, "/event?svc_account=acme&svc_trace_id=head-1", { method: "HEAD", headers: { origin: "https://shop.example.com" } });

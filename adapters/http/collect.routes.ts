@@ -2,22 +2,12 @@ import { Elysia } from "elysia";
 import { CollectService, type CollectMethod } from "../collect/collect.service.ts";
 import type { AppDeps } from "./app-deps.ts";
 import { collectAdminRoutes } from "./collect-admin.routes.ts";
-import { preflight, setCredentialedCors } from "./cors.ts";
+import { preflight, setEventHeaders } from "./cors.ts";
 import { failWith } from "./error-mapping.ts";
 
 /** DEC-COL-03: the 43-byte 1x1 transparent GIF. A Blob can be the body of any number of answers. */
 export const transparentGif = new Blob([Buffer.from("R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==", "base64")], { type: "image/gif" });
 
-type AnswerHeaders = Record<string, string | number>;
-
-/**
- * DEC-COL-03, DEC-COL-12: headers of every /event answer, refusals included: never cached, and readable
- * cross-origin with credentials (the Origin echoed, X-Error exposed to scripts).
- */
-function setEventHeaders(request: Request, headers: AnswerHeaders): void {
-  headers["cache-control"] = "no-store";
-  setCredentialedCors(request, headers);
-}
 
 const refusals = {
   400: { description: "Refused: the reason is in the X-Error header; the body is empty (COL-04)" },
@@ -42,7 +32,7 @@ export function collectRoutes(deps: AppDeps) {
     commitsInFlight: deps.eventCommitsInFlight,
   });
 
-  async function collect(request: Request, headers: AnswerHeaders, method: CollectMethod): Promise<void> {
+  async function collect(request: Request, headers: Record<string, string | number>, method: CollectMethod): Promise<void> {
     setEventHeaders(request, headers);
     const outcome = await collector.collect(request, method);
     if (!outcome.ok) failWith(outcome.error);

@@ -12,6 +12,15 @@ export function setCredentialedCors(request: Request, headers: Record<string, st
   }
 }
 
+/**
+ * DEC-COL-03, DEC-COL-12: headers of every /event answer, refusals included (the router's own 404 and 405
+ * too): never cached, and readable cross-origin with credentials (the Origin echoed, X-Error exposed).
+ */
+export function setEventHeaders(request: Request, headers: Record<string, string | number>): void {
+  headers["cache-control"] = "no-store";
+  setCredentialedCors(request, headers);
+}
+
 /** The answer to a CORS preflight for the given methods. */
 export function preflight(request: Request, headers: Record<string, string | number>, methods: string): Response {
   setCredentialedCors(request, headers);

@@ -10,6 +10,7 @@ import {
   type MomentsError,
 } from "../../core/errors/index.ts";
 import type { Logger } from "../runtime/logger.ts";
+import { setEventHeaders } from "./cors.ts";
 import { ServiceBusyError } from "../runtime/crypto.ts";
 import { isStorageUnavailable } from "../runtime/storage-errors.ts";
 import { describeError } from "../runtime/scheduler.ts";
@@ -123,9 +124,10 @@ function validationTarget(error: unknown): string | undefined {
  * shown raw; anything unexpected is logged in full and answered with the generic 500 that leaks nothing.
  */
 export function mapUnhandledError(logger: Logger) {
-  return ({ code, error, request }: { code: string | number; error: unknown; request: Request }): Response => {
+  return ({ code, error, request, set }: { code: string | number; error: unknown; request: Request; set: { headers: Record<string, string | number> } }): Response => {
     const pathname = new URL(request.url).pathname;
     const style = errorStyleFor(pathname);
+    if (style === "collect") setEventHeaders(request, set.headers);
     if (error instanceof CatalogueFailure) return catalogueResponse(error.error);
     switch (code) {
       case "NOT_FOUND":
