@@ -15,6 +15,7 @@ import { loadConfigFile } from "../config/config.loader.ts";
 import { batchedWriter, createJsonLogger } from "../runtime/logger.ts";
 import { openService, type StoreChoice } from "../service.ts";
 import { databaseUrlForDataDir } from "../store-libsql/libsql.stores.ts";
+import { withHeadAsGet } from "./head.ts";
 import { withRequestLog } from "./request-log.ts";
 
 const env = process.env;
@@ -109,7 +110,7 @@ function listen(): ReturnType<typeof Bun.serve> {
       // Never Bun's development error page (it shows messages and stacks): DEC-GEN-07.
       development: false,
       reusePort: false,
-      fetch: withRequestLog((request) => service.app.handle(request), logger),
+      fetch: withRequestLog(withHeadAsGet((request) => service.app.handle(request)), logger),
       error(error) {
         logger.error("unhandled error", { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error), stack: error instanceof Error ? error.stack : undefined });
         return new Response(JSON.stringify({ returnCode: 1500, message: "Internal error" }), { status: 500, headers: { "content-type": "application/json" } });
@@ -150,7 +151,7 @@ const banner = [
   "",
   `  svc-hub ${service.deps.version} is listening on ${url}`,
   `  data:        ${store.kind === "libsql" ? dataDir : "in memory (nothing is kept on exit)"}`,
-  `  config:      ${configSource.demo ? "the demo tenants (no SVC_CONFIG or svc.config.json)" : configSource.path}`,
+  `  config:      ${configSource.demo ? "the demo tenants (no SVC_CONFIG, and no svc.config.json, .yaml or .yml)" : configSource.path}`,
   `  timing:      ${service.deps.timing.name}`,
   `  admin token: ${showAdminToken ? service.deps.adminToken : `${service.deps.adminToken.slice(0, 4)}… (hidden: it was printed when it was made; set SVC_ADMIN_TOKEN to choose one)`}${env.SVC_ADMIN_TOKEN ? " (from SVC_ADMIN_TOKEN)" : service.adminTokenGenerated ? " (new, kept in the store)" : " (kept in the store)"}`,
   ...(configSource.demo
