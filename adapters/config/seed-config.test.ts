@@ -141,12 +141,38 @@ describe("passwords and keys from environment variables", () => {
     const serviceConfig = oneUser(`{ env: A_PASSWORD }`, `{ env: A_KEY }`);
 
     await apply(stores, serviceConfig, { hasher, env });
-    expect(await stores.tenancy.findUser("a@example.com")).toMatchObject({ passwordHash: "fake$secret-1", passwordSeed: "env:A_PASSWORD" });
-    expect(await stores.tenancy.findApiKey("k1")).toMatchObject({ keyHash: "fake$key-1", keySeed: "env:A_KEY" });
+    expect(await stores.tenancy.findUser("a@example.com")).toMatchObject({ passwordHash: "fake$secret-1", passwordSeed: "env:A_PASSWORD:fake$secret-1" });
+    expect(await stores.tenancy.findApiKey("k1")).toMatchObject({ keyHash: "fake$key-1", keySeed: "env:A_KEY:fake$key-1" });
     expect(hasher.hashed).toEqual(["secret-1", "key-1"]);
 
     expect(await apply(stores, serviceConfig, { hasher, env, now: 2000 })).toEqual(nothingChanged);
     expect(hasher.hashed).toHaveLength(2);
+  });
+
+  test("a password reset through the admin API is kept while the variable is unchanged, and replaced when it changes", async () => {
+    const stores = createMemoryStores();
+    const serviceConfig = oneUser(`{ env: A_PASSWORD }`);
+    await apply(stores, serviceConfig, { env: { A_PASSWORD: "secret-1" } });
+    const seeded = await stores.tenancy.findUser("a@example.com");
+    if (!seeded) throw new Error("user missing");
+    // What UsersService.resetPassword writes: a new hash, the seed kept.
+    await stores.tenancy.putUser({ ...seeded, passwordHash: "fake$reset-1" });
+
+    expect(await apply(stores, serviceConfig, { env: { A_PASSWORD: "secret-1" }, now: 2000 })).toEqual(nothingChanged);
+    expect((await stores.tenancy.findUser("a@example.com"))?.passwordHash).toBe("fake$reset-1");
+    await apply(stores, serviceConfig, { env: { A_PASSWORD: "secret-2" }, now: 3000 });
+    expect((await stores.tenancy.findUser("a@example.com"))?.passwordHash).toBe("fake$secret-2");
+  });
+
+  test("a seed of the earlier form (env:NAME) is kept when the variable is unchanged, and given the value's hash", async () => {
+    const stores = createMemoryStores();
+    const serviceConfig = oneUser(`{ env: A_PASSWORD }`);
+    await apply(stores, serviceConfig, { env: { A_PASSWORD: "secret-1" } });
+    const seeded = await stores.tenancy.findUser("a@example.com");
+    if (!seeded) throw new Error("user missing");
+    await stores.tenancy.putUser({ ...seeded, passwordSeed: "env:A_PASSWORD" });
+    await apply(stores, serviceConfig, { env: { A_PASSWORD: "secret-1" }, now: 2000 });
+    expect(await stores.tenancy.findUser("a@example.com")).toMatchObject({ passwordHash: "fake$secret-1", passwordSeed: "env:A_PASSWORD:fake$secret-1" });
   });
 
   test("are hashed again when the variable's value changed", async () => {

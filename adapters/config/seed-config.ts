@@ -120,7 +120,10 @@ export async function applyConfig(deps: SeedDeps, config: ServiceConfig): Promis
 
 /**
  * The stored secret when the configuration still says what it said when the secret was seeded; otherwise
- * the configuration's value, with its new seed.
+ * the configuration's value, with its new seed. A `{hash}` secret's seed is the hash; an `{env}` secret's is
+ * `env:<NAME>:<hash of the value it was seeded from>`, so a value reset through the admin API (which keeps the
+ * seed) is kept while the variable still holds what it held, and replaced once the variable changes. Seeds of
+ * the earlier form `env:<NAME>` are kept when the stored secret is the variable's value, and given the hash.
  */
 async function seedSecret(
   hasher: SecretHasher,
@@ -131,10 +134,13 @@ async function seedSecret(
   if ("hash" in source) {
     return stored?.seed === source.hash ? stored : { hash: source.hash, seed: source.hash };
   }
-  const seed = `env:${source.env}`;
+  const name = `env:${source.env}`;
   const clear = clearValue ?? "";
-  if (stored?.seed === seed && (await hasher.verify(clear, stored.hash))) return stored;
-  return { hash: await hasher.hash(clear), seed };
+  const seededFrom = stored?.seed?.startsWith(`${name}:`) ? stored.seed.slice(name.length + 1) : null;
+  if (stored && seededFrom !== null && (await hasher.verify(clear, seededFrom))) return stored;
+  if (stored?.seed === name && (await hasher.verify(clear, stored.hash))) return { hash: stored.hash, seed: `${name}:${stored.hash}` };
+  const hash = await hasher.hash(clear);
+  return { hash, seed: `${name}:${hash}` };
 }
 
 /** The clear value of every `env` secret, keyed by the path of its user or key; or the variables missing. */
