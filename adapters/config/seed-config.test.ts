@@ -175,6 +175,17 @@ describe("passwords and keys from environment variables", () => {
     expect(await stores.tenancy.findUser("a@example.com")).toMatchObject({ passwordHash: "fake$secret-1", passwordSeed: "env:A_PASSWORD:fake$secret-1" });
   });
 
+  test("a key revoked through the admin API stays revoked when its seed of the earlier form is given the value's hash", async () => {
+    const stores = createMemoryStores();
+    const serviceConfig = oneUser(`{ hash: "${hashA}" }`, `{ env: A_KEY }`);
+    await apply(stores, serviceConfig, { env: { A_KEY: "key-1" } });
+    const key = await stores.tenancy.findApiKey("k1");
+    if (!key) throw new Error("key missing");
+    await stores.tenancy.putApiKey({ ...key, keySeed: "env:A_KEY", revokedAt: 1500 });
+    await apply(stores, serviceConfig, { env: { A_KEY: "key-1" }, now: 2000 });
+    expect(await stores.tenancy.findApiKey("k1")).toMatchObject({ keySeed: "env:A_KEY:fake$key-1", revokedAt: 1500 });
+  });
+
   test("are hashed again when the variable's value changed", async () => {
     const stores = createMemoryStores();
     const serviceConfig = oneUser(`{ env: A_PASSWORD }`);

@@ -6,7 +6,8 @@
  * - Users and API keys are created when missing. Grants and `disabled` follow the file on every start.
  * - A password or key is re-applied only when the file's value changed since it was last applied (the seed
  *   recorded beside the hash), so a reset through the admin API survives a restart and editing the file
- *   takes effect. An `env` secret is kept while the stored hash still verifies against the variable.
+ *   takes effect. An `env` secret's seed remembers the value it was seeded from (seedSecret), so an unchanged
+ *   variable keeps an admin reset and a changed one replaces it.
  * - Nothing the file does not mention is deleted (users made through the admin API stay).
  *
  * Secrets from the environment are all read before anything is written, so a missing variable changes nothing.
@@ -107,7 +108,7 @@ export async function applyConfig(deps: SeedDeps, config: ServiceConfig): Promis
       keySeed: key.seed,
       createdAt: existing?.createdAt ?? deps.now,
       // A key revoked through the admin API stays revoked until the file gives it a new value.
-      revokedAt: existing && key === stored ? existing.revokedAt : null,
+      revokedAt: existing && key.hash === stored?.hash ? existing.revokedAt : null,
     };
     if (existing && sameData(existing, next)) continue;
     await tenancy.putApiKey(next);

@@ -147,13 +147,19 @@ process.on("SIGTERM", () => void shutdown("SIGTERM"));
 // DEC-OPS-01: a generated token is printed when it is made; afterwards only with the public demo tenants, whose
 // credentials are printed anyway, so that a real deployment's logs do not keep repeating a secret.
 const showAdminToken = service.adminTokenGenerated || configSource.demo;
+function adminTokenLine(): string {
+  const token = service.deps.adminToken;
+  if (env.SVC_ADMIN_TOKEN) return showAdminToken ? `${token} (from SVC_ADMIN_TOKEN)` : `${token.slice(0, 4)}… (from SVC_ADMIN_TOKEN)`;
+  if (showAdminToken) return `${token} (${service.adminTokenGenerated ? "new, kept in the store" : "kept in the store"})`;
+  return `${token.slice(0, 4)}… (hidden: it was printed when it was made; set SVC_ADMIN_TOKEN to choose one)`;
+}
 const banner = [
   "",
   `  svc-hub ${service.deps.version} is listening on ${url}`,
-  `  data:        ${store.kind === "libsql" ? dataDir : "in memory (nothing is kept on exit)"}`,
+  `  data:        ${store.kind === "libsql" ? dataDir : `in memory (lost on exit); drop folders and received files under ${dataDir}`}`,
   `  config:      ${configSource.demo ? "the demo tenants (no SVC_CONFIG, and no svc.config.json, .yaml or .yml)" : configSource.path}`,
   `  timing:      ${service.deps.timing.name}`,
-  `  admin token: ${showAdminToken ? service.deps.adminToken : `${service.deps.adminToken.slice(0, 4)}… (hidden: it was printed when it was made; set SVC_ADMIN_TOKEN to choose one)`}${env.SVC_ADMIN_TOKEN ? " (from SVC_ADMIN_TOKEN)" : service.adminTokenGenerated ? " (new, kept in the store)" : " (kept in the store)"}`,
+  `  admin token: ${adminTokenLine()}`,
   ...(configSource.demo
     ? [
         "  demo users:  demo@example.com / demo-password-1 (acme), globex@example.com / globex-password-1 (globex),",
