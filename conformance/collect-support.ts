@@ -72,7 +72,7 @@ export const collectPost = (ctx: ScenarioContext, json: unknown, options: Omit<R
 /** COL-04: a refusal is the status, an empty body and an X-Error header (with this text, when given). */
 export function expectRefusal(answer: HttpAnswer, status: number, xError?: string | RegExp): string {
   expectStatus(answer, status);
-  expectEqual(answer.text, "", "the body of a refusal");
+  expectEqual(answer.text, "", `${answer.request}: the body of a refusal`);
   return expectHeader(answer, "x-error", xError ?? /\S/);
 }
 

@@ -10,7 +10,7 @@ export const generalScenarios = defineScenarios("general", [
     },
   },
   {
-    title: "[DEC-GEN-01, DEC-GEN-07] a malformed JSON body is answered 400 1400 in the catalogue's shape, never the framework's text",
+    title: "[DEC-GEN-01] a malformed JSON body is answered 400 1400 in the catalogue's shape, never the framework's text",
     needs: ["admin"],
     async run({ base, adminHeaders }) {
       const answer = await base.put("/admin/clock", {

@@ -193,6 +193,7 @@ export const momentsScenarios = defineScenarios("moments", [
       expectStatus(await ctx.moments.get(`${form}/visitors/v?suppressNotFound=maybe`, { headers: page }), 400);
       expectStatus(await ctx.moments.get(`${enginePath(ctx, ctx.uniqueId("no-engine"))}/visitors/v`, { headers: page }), 404);
       expectStatus(await ctx.moments.get(`/personalization/accounts/${ctx.uniqueId("noacct")}/profiles/main/engines/demo-engine/visitors/v`, { headers: page }), 404);
+      expectStatus(await ctx.moments.get(`/personalization/accounts/${ctx.fixtures.account}/profiles/${ctx.uniqueId("noprof")}/engines/demo-engine/visitors/v`, { headers: page }), 404);
     },
   },
   {

@@ -13,6 +13,8 @@ export interface RequestOptions {
 
 /** An answer, read once: status, headers and the body as bytes and text. */
 export interface HttpAnswer {
+  /** The request it answers, `METHOD path`, so that a failure can say which request it was about. */
+  readonly request: string;
   readonly status: number;
   readonly headers: Headers;
   readonly bytes: Uint8Array;
@@ -23,11 +25,16 @@ export interface HttpAnswer {
   readonly setCookies: string[];
 }
 
-/** Speaks HTTP to one area of a target (base, collect or moments). Black-box: nothing but requests. */
+/**
+ * Speaks HTTP to one area of a target (base, collect or moments). Black-box: nothing but requests.
+ * Once `signal` is aborted (the runner abandoned the scenario, say after its time limit) the client sends
+ * nothing more, so abandoned work cannot move the target's state (or its virtual clock) under the next scenario.
+ */
 export class HttpClient {
   constructor(
     private readonly target: Target,
     private readonly area: TargetArea,
+    private readonly signal?: AbortSignal,
   ) {}
 
   url(path: string, query?: RequestOptions["query"]): string {
@@ -39,6 +46,8 @@ export class HttpClient {
   }
 
   async request(method: string, path: string, options: RequestOptions = {}): Promise<HttpAnswer> {
+    const what = `${method} ${path}`;
+    if (this.signal?.aborted) throw new ScenarioAbandoned(`${what} not sent: ${abandonReason(this.signal)}`);
     const headers = new Headers(options.headers);
     let body: BodyInit | undefined;
     if (options.json !== undefined) {
@@ -50,8 +59,10 @@ export class HttpClient {
     } else if (options.body !== undefined) {
       body = options.body as BodyInit;
     }
+    // A request already on its way is let finish (aborting it would reject promises nobody may await any more);
+    // the scenario stops at its next request.
     const response = await this.target.send(new Request(this.url(path, options.query), { method, headers, body }));
-    return readAnswer(response, `${method} ${path}`);
+    return readAnswer(response, what);
   }
 
   get(path: string, options?: RequestOptions): Promise<HttpAnswer> {
@@ -75,6 +86,7 @@ async function readAnswer(response: Response, what: string): Promise<HttpAnswer>
   const bytes = new Uint8Array(await response.arrayBuffer());
   const text = new TextDecoder().decode(bytes);
   return {
+    request: what,
     status: response.status,
     headers: response.headers,
     bytes,
@@ -98,4 +110,13 @@ export class ScenarioFailure extends Error {
 /** A scenario that cannot run against this target (and says why). */
 export class ScenarioSkip extends Error {
   override readonly name = "ScenarioSkip";
+}
+
+/** A request of a scenario the runner has abandoned: refused by the client, never sent. */
+export class ScenarioAbandoned extends Error {
+  override readonly name = "ScenarioAbandoned";
+}
+
+function abandonReason(signal: AbortSignal): string {
+  return signal.reason instanceof Error ? signal.reason.message : String(signal.reason ?? "the scenario was abandoned");
 }

@@ -27,11 +27,22 @@ export type Expectations = Static<typeof ExpectationsSchema>;
 
 export const implementationsDir = join(import.meta.dir, "..", "conformance", "implementations");
 
+/** The expectations of an implementation the suite ships: conformance/implementations/<name>/expectations.json (`--impl`). */
 export function loadExpectations(implementation: string, dir = implementationsDir): Expectations {
   if (!/^[A-Za-z0-9_.-]+$/.test(implementation)) throw new Error(`--impl must be a plain name, not "${implementation}"`);
   const path = join(dir, implementation, "expectations.json");
   if (!existsSync(path)) throw new Error(`no expectations for implementation "${implementation}": ${path} does not exist`);
-  const value: unknown = JSON.parse(readFileSync(path, "utf8"));
+  return loadExpectationsFile(path);
+}
+
+/** Expectations from a file of the implementer's own (`--expectations`), in the same format, outside the suite's tree. */
+export function loadExpectationsFile(path: string): Expectations {
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(path, "utf8"));
+  } catch (error) {
+    throw new Error(`expectations ${path}: ${error instanceof Error ? error.message : String(error)}`);
+  }
   const problem = [...Value.Errors(ExpectationsSchema, value)][0];
   if (problem) throw new Error(`${path}: ${problem.path || "/"}: ${problem.message}`);
   return value as Expectations;

@@ -10,3 +10,4 @@ export * from "./expectations.ts";
 export * from "./report.ts";
 export * from "./target-file.ts";
 export * from "./clauses.ts";
+export * from "./admin-token.ts";

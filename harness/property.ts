@@ -8,6 +8,8 @@ export interface PropertySettings {
   readonly runs?: number;
   /** A counterexample path to replay (with the seed of the failure), as a report gives it. */
   readonly path?: string;
+  /** The title of the scenario running the property, for the replay hint (`--only <title>`). */
+  readonly scenarioTitle?: string;
 }
 
 /** What a property run did, for report.json: enough to replay a failure with `--seed` and `--path`. */
@@ -40,7 +42,12 @@ export async function checkProperty<Ts>(
     const cause = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance ?? "");
     throw new ScenarioFailure(
       `property failed after ${details.numRuns} run(s) on ${counterexample}: ${cause}\n` +
-        `replay: --seed ${details.seed} --path "${details.counterexamplePath}" --only "<this scenario's clause>"`,
+        `replay: --seed ${details.seed} --path ${shellQuote(details.counterexamplePath ?? "")}${settings.scenarioTitle ? ` --only ${shellQuote(settings.scenarioTitle)}` : ""}`,
     );
   }
+}
+
+/** One shell word, single-quoted, so a title with spaces, quotes or brackets can be pasted as it is. */
+function shellQuote(text: string): string {
+  return `'${text.replaceAll("'", `'\\''`)}'`;
 }

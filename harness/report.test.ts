@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { ScenarioFailure } from "./client.ts";
 import { expectedFailureReason, staleExpectations, type Expectations } from "./expectations.ts";
 import { checkProperty, type PropertyRecord } from "./property.ts";
-import { buildCompatibilityMarkdown, buildJunitXml, clauseStatus, type RunInfo } from "./report.ts";
+import { buildCompatibilityMarkdown, buildJsonReport, buildJunitXml, clauseStatus, type RunInfo } from "./report.ts";
 import { runScenarios, tally, type ScenarioResult } from "./runner.ts";
 import { defineScenarios } from "./scenario.ts";
 import { inProcessTarget } from "./target.ts";
@@ -30,7 +30,7 @@ describe("outcomes and expectations", () => {
     expect(tally(results)).toEqual({ passed: 1, failed: 2, skipped: 1 });
   });
 
-  it("a listed failure is expected-fail (green); a listed pass is unexpected-pass (red)", async () => {
+  it("a listed failure is expected-fail (green); a listed pass is unexpected-pass (red); a listed error stays an error", async () => {
     const expectations: Expectations = {
       implementation: "x",
       expectedFailures: [
@@ -40,8 +40,8 @@ describe("outcomes and expectations", () => {
       ],
     };
     const results = await runScenarios(scenarios, target, { expectations });
-    expect(results.map((entry) => entry.outcome)).toEqual(["unexpected-pass", "expected-fail", "expected-fail", "skip"]);
-    expect(tally(results)).toEqual({ passed: 2, failed: 1, skipped: 1 });
+    expect(results.map((entry) => entry.outcome)).toEqual(["unexpected-pass", "expected-fail", "error", "skip"]);
+    expect(tally(results)).toEqual({ passed: 1, failed: 2, skipped: 1 });
     expect(expectedFailureReason(expectations, { title: "[SES-02] fails", clauses: ["SES-02"] })).toBe("not built");
   });
 
@@ -55,7 +55,9 @@ describe("property runs", () => {
   it("record the seed and, on failure, the counterexample path that replays it", async () => {
     const records: PropertyRecord[] = [];
     const property = fc.property(fc.nat(), (n) => n < 50);
-    await expect(checkProperty(property, { seed: 42 }, records, { numRuns: 200 })).rejects.toThrow(/replay: --seed 42 --path "/);
+    await expect(checkProperty(property, { seed: 42, scenarioTitle: "[SES-09] it's a model" }, records, { numRuns: 200 })).rejects.toThrow(
+      /replay: --seed 42 --path '[\d:]+' --only '\[SES-09\] it'\\''s a model'$/,
+    );
     const failure = records[0];
     expect(failure?.failed).toBe(true);
     expect(failure?.seed).toBe(42);
@@ -79,6 +81,33 @@ describe("reports", () => {
     expect(clauseStatus([result("pass"), result("error")])).toBe("fail");
     expect(clauseStatus([result("pass"), result("expected-fail")])).toBe("expected-fail");
     expect(clauseStatus([result("skip")])).toBe("skip");
+  });
+
+  it("a clause some of whose scenarios were skipped is partial, not pass; one named but not selected is not run", () => {
+    expect(clauseStatus([result("pass"), result("skip")])).toBe("partial");
+    expect(clauseStatus([], true)).toBe("not run");
+    expect(clauseStatus([], false)).toBe("not covered");
+    const catalogue = [
+      { id: "SES-01", kind: "clause" as const, section: "Session (v1)", text: "Login" },
+      { id: "SES-02", kind: "clause" as const, section: "Session (v1)", text: "Answer" },
+      { id: "SES-03", kind: "clause" as const, section: "Session (v1)", text: "Cookie" },
+    ];
+    const markdown = buildCompatibilityMarkdown(info, [result("pass", ["SES-01"]), result("skip", ["SES-01"], "skipped")], catalogue, new Set(["SES-01", "SES-02"]));
+    expect(markdown).toContain("| SES-01 | Login | 2 | partial (1 of 2 skipped) |");
+    expect(markdown).toContain("| SES-02 | Answer | 0 | not run |");
+    expect(markdown).toContain("| SES-03 | Cookie | 0 | not covered |");
+    expect(markdown).toContain("Clauses: 2 of 3 covered, 0 passing, 1 partial, 1 not run");
+  });
+
+  it("stale expectation entries fail report.json's summary and appear as failing JUnit test cases", () => {
+    const stale = ['scenario "gone"'];
+    const report = buildJsonReport(info, [result("pass")], stale);
+    expect(report.staleExpectations).toEqual(stale);
+    expect(report.summary).toEqual({ passed: 1, failed: 1, skipped: 0 });
+    const junit = buildJunitXml(info, [result("pass")], stale);
+    expect(junit).toContain('tests="2" failures="1" errors="0"');
+    expect(junit).toContain('<testsuite name="expectations" tests="1" failures="1"');
+    expect(junit).toContain('name="scenario &quot;gone&quot;"');
   });
 
   it("COMPATIBILITY.md lists every ID of the catalogue with its status and holds no times", () => {

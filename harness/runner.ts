@@ -7,7 +7,8 @@ import type { Target } from "./target.ts";
 /**
  * pass and fail are the scenario's verdict; expected-fail and unexpected-pass are those verdicts for a
  * scenario the implementation's expectations list as failing; skip means it could not run here (with the
- * reason); error means it broke unexpectedly (for example the target did not answer).
+ * reason); error means it broke unexpectedly (for example the target did not answer, or the scenario did not
+ * end within its time limit). An expectation turns fail into expected-fail, never error.
  */
 export type Outcome = "pass" | "fail" | "expected-fail" | "unexpected-pass" | "skip" | "error";
 
@@ -39,18 +40,39 @@ export function selectScenarios(scenarios: readonly Scenario[], only: readonly s
   );
 }
 
-function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new ScenarioFailure(`did not finish within ${ms} ms`)), ms);
-  });
-  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+/** A scenario that did not end within its time limit: the target did not answer in time, an error, not a verdict. */
+export class ScenarioTimeout extends Error {
+  override readonly name = "ScenarioTimeout";
 }
 
+/**
+ * Runs one scenario with a time limit. On timeout the scenario's signal is aborted, so its clients refuse
+ * every further request: abandoned work must not move the target (or its virtual clock) under the next scenario.
+ * The signal is aborted when the scenario ends too, for stray requests it left unawaited.
+ */
+async function runWithTimeout(run: (signal: AbortSignal) => Promise<void>, ms: number): Promise<void> {
+  const controller = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const error = new ScenarioTimeout(`did not finish within ${ms} ms; abandoned, its further requests are refused`);
+      controller.abort(error);
+      reject(error);
+    }, ms);
+  });
+  try {
+    await Promise.race([run(controller.signal), timeout]);
+  } finally {
+    clearTimeout(timer);
+    if (!controller.signal.aborted) controller.abort(new Error("the scenario has ended"));
+  }
+}
+
+/** An expectation turns only a verdict around: a listed scenario that errored (say ECONNREFUSED) stays an error. */
 function verdict(raw: Outcome, expectedReason: string | null): Outcome {
   if (expectedReason === null) return raw;
   if (raw === "pass") return "unexpected-pass";
-  if (raw === "fail" || raw === "error") return "expected-fail";
+  if (raw === "fail") return "expected-fail";
   return raw;
 }
 
@@ -62,7 +84,6 @@ export async function runScenarios(scenarios: readonly Scenario[], target: Targe
   for (const scenario of selectScenarios(scenarios, options.only)) {
     const started = performance.now();
     const properties: PropertyRecord[] = [];
-    const context = createContext(target, runId, propertySettings, properties);
     let raw: Outcome = "pass";
     let message: string | undefined;
     if (scenario.needs.includes("admin") && !target.adminToken) {
@@ -70,7 +91,7 @@ export async function runScenarios(scenarios: readonly Scenario[], target: Targe
       message = "needs the admin token of the target (--admin-token or SVC_ADMIN_TOKEN)";
     } else {
       try {
-        await withTimeout(scenario.run(context), options.timeoutMs ?? 120_000);
+        await runWithTimeout((signal) => scenario.run(createContext(target, runId, propertySettings, properties, { signal, title: scenario.title })), options.timeoutMs ?? 120_000);
       } catch (error) {
         if (error instanceof ScenarioSkip) raw = "skip";
         else if (error instanceof ScenarioFailure) raw = "fail";

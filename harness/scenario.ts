@@ -18,6 +18,11 @@ export interface ScenarioContext {
   readonly collect: HttpClient;
   /** The visitor-data API ({moments_url}). */
   readonly moments: HttpClient;
+  /**
+   * Aborted when the runner abandons the scenario (its time limit passed) or once it has ended; the clients
+   * then refuse to send. Long waits of a scenario of its own (polling, sleeping) should check it too.
+   */
+  readonly signal: AbortSignal;
   /** Headers that authorise a call of svc-hub's admin API. */
   adminHeaders(): Record<string, string>;
   /** A name no other scenario or run uses, for data this scenario makes. */
@@ -65,14 +70,25 @@ export function defineScenarios(
 
 let sequence = 0;
 
-/** A context for one scenario; `properties` collects what its property runs did. */
-export function createContext(target: Target, runId: string, propertySettings: PropertySettings, properties: PropertyRecord[]): ScenarioContext {
+/**
+ * A context for one scenario; `properties` collects what its property runs did. `scenario.signal` stops its
+ * requests once aborted; `scenario.title` goes into the replay hint of a failed property.
+ */
+export function createContext(
+  target: Target,
+  runId: string,
+  propertySettings: PropertySettings,
+  properties: PropertyRecord[],
+  scenario: { readonly signal?: AbortSignal; readonly title?: string } = {},
+): ScenarioContext {
+  const signal = scenario.signal ?? new AbortController().signal;
   return {
     target,
     fixtures: target.fixtures,
-    base: new HttpClient(target, "base"),
-    collect: new HttpClient(target, "collect"),
-    moments: new HttpClient(target, "moments"),
+    base: new HttpClient(target, "base", signal),
+    collect: new HttpClient(target, "collect", signal),
+    moments: new HttpClient(target, "moments", signal),
+    signal,
     adminHeaders() {
       if (!target.adminToken) throw new ScenarioSkip("needs the admin token of the target (--admin-token or SVC_ADMIN_TOKEN)");
       return { authorization: `Bearer ${target.adminToken}` };
@@ -82,7 +98,7 @@ export function createContext(target: Target, runId: string, propertySettings: P
       return `${prefix}_${runId}_${sequence}`;
     },
     checkProperty(property, options) {
-      return checkProperty(property, propertySettings, properties, options);
+      return checkProperty(property, { ...propertySettings, scenarioTitle: scenario.title }, properties, options);
     },
   };
 }
