@@ -431,7 +431,7 @@ describe("the drop folder (DEC-FIL-02, DEC-OPS-04)", () => {
     writeFileSync(join(inbox, ".importing.4194305.0123abcd.purchases_31.csv"), `${header}bob,2,2024-01-31 09:30\n`);
     writeFileSync(join(inbox, `.importing.${process.pid}.0123abcd.purchases_32.csv`), header);
     expect(await service().pickUpDropped()).toBe(0);
-    expect(readdirSync(inbox).sort()).toEqual([`.importing.${process.pid}.0123abcd.purchases_32.csv`, ".importing.4194305.0123abcd.purchases_31.csv"]);
+    expect(readdirSync(inbox).sort()).toEqual([`.importing.${process.pid}.0123abcd.purchases_32.csv`, ".importing.4194305.0123abcd.purchases_31.csv"].sort());
 
     const imports = service({ claimGiveBackMs: 0 });
     expect(await imports.pickUpDropped()).toBe(1);
