@@ -271,6 +271,25 @@ describe("the collection endpoint in-process", () => {
     expect((await send(service, `${base}?attributeId=5120&attributeValue=ann%00x`, { headers: page })).status).toBe(404);
   });
 
+  it("[MOM-12, DEC-MOM-02, DEC-MOM-04] the moments paths: another method is 405 with Allow, an empty visitor identifier 400; both readable cross-origin", async () => {
+    const service = await open();
+    const base = "/personalization/accounts/acme/profiles/main/engines/demo-engine";
+    const origin = { origin: "https://shop.example.com", referer: "https://shop.example.com/p" };
+    for (const path of [`${base}/visitors/v-1`, base]) {
+      const post = await send(service, path, { method: "POST", headers: origin, body: "{}" });
+      expect(post.status).toBe(405);
+      expect(post.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+      expect(await post.json()).toEqual({ message: "Method not allowed: the visitor data is read with GET" });
+      expect(post.headers.get("access-control-allow-origin")).toBe("https://shop.example.com");
+    }
+    const empty = await send(service, `${base}/visitors/`, { headers: origin });
+    expect(empty.status).toBe(400);
+    expect(await empty.json()).toEqual({ message: "Bad request: the visitor identifier is empty" });
+    expect(empty.headers.get("access-control-allow-origin")).toBe("https://shop.example.com");
+    const unknown = await send(service, "/personalization/nothing", { headers: origin });
+    expect(unknown.status).toBe(404);
+  });
+
   it("the OpenAPI document lists /event and the admin views of collection", async () => {
     const service = await open();
     const document = (await (await send(service, "/openapi.json")).json()) as { paths: Record<string, Record<string, { responses?: Record<string, unknown> }>> };

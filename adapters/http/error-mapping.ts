@@ -10,7 +10,7 @@ import {
   type MomentsError,
 } from "../../core/errors/index.ts";
 import type { Logger } from "../runtime/logger.ts";
-import { setEventHeaders } from "./cors.ts";
+import { setCredentialedCors, setEventHeaders } from "./cors.ts";
 import { ServiceBusyError } from "../runtime/crypto.ts";
 import { isStorageUnavailable } from "../runtime/storage-errors.ts";
 import { describeError } from "../runtime/scheduler.ts";
@@ -39,6 +39,16 @@ const retryAfterSeconds = "1";
 /** The methods collect.routes.ts answers on /event (the 405's Allow header, RFC 9110). */
 const eventMethods = "GET, HEAD, POST, OPTIONS";
 
+/** The methods moments.routes.ts answers on its two lookup paths (HEAD: the server answers it as GET). */
+const momentsMethods = "GET, HEAD, OPTIONS";
+
+/** A moments lookup path (either form), or one whose visitor identifier is empty. */
+function momentsPathKind(pathname: string): "lookup" | "empty-visitor" | null {
+  const match = /^\/personalization\/accounts\/[^/]+\/profiles\/[^/]+\/engines\/[^/]+(\/visitors\/([^/]*))?\/?$/.exec(pathname);
+  if (!match) return null;
+  return match[1] !== undefined && match[2] === "" ? "empty-visitor" : "lookup";
+}
+
 /** Whether a path is the collection endpoint itself (a trailing slash tolerated, DEC-GEN-06). */
 function isEventPath(pathname: string): boolean {
   return pathname === "/event" || pathname === "/event/";
@@ -65,6 +75,7 @@ export function catalogueResponse(error: CatalogueError): Response {
         },
       });
     case "moments":
+      return jsonResponse(error.status, { message: error.message }, error.code === "methodNotAllowed" ? { allow: momentsMethods } : {});
     case "file-import":
       return jsonResponse(error.status, { message: error.message });
   }
@@ -128,11 +139,19 @@ export function mapUnhandledError(logger: Logger) {
     const pathname = new URL(request.url).pathname;
     const style = errorStyleFor(pathname);
     if (style === "collect") setEventHeaders(request, set.headers);
+    // DEC-MOM-04: the moments API's refusals are readable cross-origin, the router's own included.
+    if (style === "moments") setCredentialedCors(request, set.headers);
     if (error instanceof CatalogueFailure) return catalogueResponse(error.error);
     switch (code) {
       case "NOT_FOUND":
         // The router found no route for the method: on /event itself that is a method it does not take.
         if (style === "collect" && isEventPath(pathname)) return catalogueResponse(collectError("methodNotAllowed"));
+        if (style === "moments") {
+          const kind = momentsPathKind(pathname);
+          // MOM-12: a lookup without its visitor identifier is a bad request, not an unknown engine.
+          if (kind === "empty-visitor" && request.method === "GET") return catalogueResponse(momentsError("badRequest", { problem: "the visitor identifier is empty" }));
+          if (kind !== null && request.method !== "GET") return catalogueResponse(momentsError("methodNotAllowed"));
+        }
         return catalogueResponse(refusalFor(style, "not-found"));
       case "PARSE":
         return catalogueResponse(refusalFor(style, "bad-request"));

@@ -33,6 +33,11 @@ export const momentsErrors = {
     message: "Visitor not found",
     clauses: ["MOM-09", "MOM-10"],
   },
+  methodNotAllowed: {
+    status: 405,
+    message: "Method not allowed: the visitor data is read with GET",
+    clauses: ["DEC-MOM-02"],
+  },
   internalError: {
     status: 500,
     message: "Internal error",
