@@ -24,6 +24,16 @@ describe("the host part of a request URL (DEC-OPS-01)", () => {
   // /aaa/admin/users and let the request through without the token.
   const at = (url: string, init: RequestInit = {}) => new Request(url, init);
 
+  it("[DEC-OPS-01] a request whose URL is not http:// (Bun's bare path for an invalid Host) is 400 before anything, the admin API included", async () => {
+    const service = await app();
+    for (const url of ["/admin/users", "/a/bbbb/admin/users", "/healthz", "http://a:b/admin/users"]) {
+      // What Bun hands over for `Host: a/b`: the URL is the bare path.
+      const answer = await service.app.handle(Object.defineProperty(new Request(`http://placeholder${url}`), "url", { value: url }));
+      expect(answer.status).toBe(400);
+      expect(await answer.json()).toEqual({ returnCode: 1400, message: "Invalid request submission. Invalid Host header." });
+    }
+  });
+
   it("[DEC-OPS-01] the admin API needs its token whatever the Host header, and a short host is routed by its real path", async () => {
     const service = await app();
     for (const host of ["x", "ab", "abc", "api", "svc-hub.example"]) {

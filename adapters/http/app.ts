@@ -4,7 +4,8 @@ import type { AppDeps } from "./app-deps.ts";
 import { assertAdmin } from "./admin-guard.ts";
 import { adminRoutes } from "./admin.routes.ts";
 import { collectRoutes } from "./collect.routes.ts";
-import { mapUnhandledError } from "./error-mapping.ts";
+import { managementError, managementErrorBody } from "../../core/errors/index.ts";
+import { jsonResponse, mapUnhandledError } from "./error-mapping.ts";
 import { healthRoutes } from "./health.routes.ts";
 import { momentsRoutes } from "./moments.routes.ts";
 import { adminUsersRoutes } from "./admin-users.routes.ts";
@@ -27,6 +28,12 @@ export function createApp(deps: AppDeps) {
   // /admin/users. The server and the in-process harness only make http: URLs.
   return new Elysia({ name: "svc-hub", handler: { standardHostname: false } })
     .onRequest(({ request, set }) => {
+      // Bun gives a bare path as the URL when the Host header is not a valid host (`a/b`, empty), and a URL
+      // that does not parse for others (`a:b`): the router and the admin check below could then read
+      // different paths, and every later `new URL` throws. Refused before anything else.
+      if (!/^https?:\/\//.test(request.url) || !URL.canParse(request.url)) {
+        return jsonResponse(400, managementErrorBody(managementError("invalidHost")));
+      }
       // DEC-GEN-05: every answer says which version and node made it and is not cached, unless a route says otherwise.
       set.headers["x-version"] = deps.version;
       set.headers["x-nodeid"] = deps.nodeId;

@@ -49,6 +49,14 @@ function momentsPathKind(pathname: string): "lookup" | "empty-visitor" | null {
   return match[1] !== undefined && match[2] === "" ? "empty-visitor" : "lookup";
 }
 
+/** The path of a request's URL, also when the URL does not parse (the app refuses those with 400). */
+export function pathnameOf(url: string): string {
+  if (URL.canParse(url)) return new URL(url).pathname;
+  const scheme = url.indexOf("//");
+  const start = scheme < 0 ? url.indexOf("/") : url.indexOf("/", scheme + 2);
+  return (start < 0 ? "/" : url.slice(start)).split(/[?#]/)[0] ?? "/";
+}
+
 /** Whether a path is the collection endpoint itself (a trailing slash tolerated, DEC-GEN-06). */
 function isEventPath(pathname: string): boolean {
   return pathname === "/event" || pathname === "/event/";
@@ -136,7 +144,7 @@ function validationTarget(error: unknown): string | undefined {
  */
 export function mapUnhandledError(logger: Logger) {
   return ({ code, error, request, set }: { code: string | number; error: unknown; request: Request; set: { headers: Record<string, string | number> } }): Response => {
-    const pathname = new URL(request.url).pathname;
+    const pathname = pathnameOf(request.url);
     const style = errorStyleFor(pathname);
     if (style === "collect") setEventHeaders(request, set.headers);
     // DEC-MOM-04: the moments API's refusals are readable cross-origin, the router's own included.

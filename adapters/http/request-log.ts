@@ -1,4 +1,5 @@
 import type { Logger } from "../runtime/logger.ts";
+import { pathnameOf } from "./error-mapping.ts";
 
 /**
  * One structured line per request: method, path (never the query string, which can hold a utk), status and
@@ -7,7 +8,7 @@ import type { Logger } from "../runtime/logger.ts";
 export function withRequestLog(handle: (request: Request) => Promise<Response> | Response, logger: Logger) {
   return async (request: Request): Promise<Response> => {
     const started = performance.now();
-    const { pathname } = new URL(request.url);
+    const pathname = pathnameOf(request.url);
     try {
       const response = await handle(request);
       logger.info("request", { method: request.method, path: pathname, status: response.status, ms: round(performance.now() - started) });

@@ -14,6 +14,12 @@ export interface ManagementErrorEntry {
  * Placeholders in `{braces}` are filled with the real values (DEC-GEN-01).
  */
 export const managementErrors = {
+  invalidHost: {
+    status: 400,
+    returnCode: 1400,
+    message: "Invalid request submission. Invalid Host header.",
+    clauses: ["DEC-GEN-01"],
+  },
   invalidRequest: {
     status: 400,
     returnCode: 1400,
