@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { defaultLimits } from "../../core/config/config.model.ts";
 import type { SecretHasher } from "../../core/ports/hashing.port.ts";
 import type { Stores } from "../../core/ports/stores.ts";
-import { cryptoIds } from "../runtime/crypto.ts";
+import { cryptoIds, ServiceBusyError } from "../runtime/crypto.ts";
 import { createMemoryStores } from "../store-memory/memory.stores.ts";
 import { openLibsqlStores } from "../store-libsql/libsql.stores.ts";
 import { AuthService } from "./auth.service.ts";
@@ -45,6 +45,36 @@ async function setup(stores: Stores = createMemoryStores()) {
   const deps = { stores, hasher: fakeHasher, ids: cryptoIds, clock, limits: defaultLimits };
   return { stores, clock, auth: new AuthService(deps), users: new UsersService(deps) };
 }
+
+describe("AuthService: attempts the service could not check, and names no user can have", () => {
+  it("[DEC-SES-01] a login turned away because the hasher is busy does not count as a failure", async () => {
+    const stores = createMemoryStores();
+    const clock = manualClock();
+    await seed(stores, clock.now());
+    let busy = true;
+    const hasher: SecretHasher = {
+      hash: fakeHasher.hash,
+      verify: async (secret, hash) => {
+        if (busy) throw new ServiceBusyError("too many hashes in flight");
+        return fakeHasher.verify(secret, hash);
+      },
+    };
+    const auth = new AuthService({ stores, hasher, ids: cryptoIds, clock, limits: defaultLimits });
+    for (let round = 0; round < 6; round += 1) await expect(auth.login("ann@example.com", "ann-password")).rejects.toThrow(ServiceBusyError);
+    expect(JSON.parse((await stores.lockouts.read("password", "ann@example.com"))?.state ?? "{}")).toMatchObject({ failures: [], lockedUntil: null });
+    busy = false;
+    expect((await auth.login("ann@example.com", "ann-password")).ok).toBe(true);
+  });
+
+  it("[SES-08] a user name longer than any e-mail address is refused without a lockout record", async () => {
+    const { auth, stores } = await setup();
+    const long = `${"x".repeat(300)}@example.com`;
+    expect(await auth.login(long, "whatever")).toMatchObject({ ok: false, error: { returnCode: 1401 } });
+    expect(await auth.issueToken(long, "whatever")).toMatchObject({ ok: false, error: { returnCode: 1401 } });
+    expect(await stores.lockouts.read("password", long.toLowerCase())).toBeNull();
+    expect(await stores.lockouts.read("api-key", long.toLowerCase())).toBeNull();
+  });
+});
 
 describe("AuthService: login and sessions", () => {
   it("[SES-02, DEC-SES-02] a login gives a cookie and a utk of at least 128 random bits, stored only as hashes", async () => {

@@ -13,6 +13,7 @@ import {
   noFailures,
   reserveAttempt,
   settleAttempt,
+  withdrawAttempt,
   type LockoutPolicy,
   type LockoutState,
 } from "../../core/session/lockout.rules.ts";
@@ -25,6 +26,8 @@ import {
   type SessionPolicy,
   type TenantAccess,
 } from "../../core/session/session.rules.ts";
+import { ServiceBusyError } from "../runtime/crypto.ts";
+import { maxEmailLength } from "./users.service.ts";
 
 /** Who made an authenticated call, and what they may reach. */
 export interface Principal {
@@ -96,7 +99,9 @@ export class AuthService {
 
   /** SES-01..10, DEC-SES-01..04: checks the password under the lockout and opens a session. */
   async login(username: string | undefined, password: string | undefined): Promise<Result<IssuedSession, ManagementError>> {
-    if (!username?.trim()) return err(managementError("authenticationFailed"));
+    // No user has a longer name: refused before a lockout record is written for it (anyone could fill the
+    // store with records of made-up 16 KB names otherwise).
+    if (!username?.trim() || username.trim().length > maxEmailLength) return err(managementError("authenticationFailed"));
     const user = await this.deps.stores.tenancy.findUser(username.trim());
     const attempt = await this.attemptUnderLockout("password", lockoutName(username), async () => {
       // An unknown user costs a hash check too, so the answer's timing does not tell which users exist.
@@ -148,7 +153,7 @@ export class AuthService {
 
   /** DEC-AUT-01, DEC-AUT-02: a JWT for a user's API key, under a lockout of its own. */
   async issueToken(username: string | undefined, key: string | undefined): Promise<Result<{ token: string }, ManagementError>> {
-    if (!username?.trim()) return err(managementError("authenticationFailed"));
+    if (!username?.trim() || username.trim().length > maxEmailLength) return err(managementError("authenticationFailed"));
     const user = await this.deps.stores.tenancy.findUser(username.trim());
     const keys = user ? (await this.deps.stores.tenancy.listApiKeys(user.email)).filter((apiKey) => apiKey.revokedAt === null) : [];
     const attempt = await this.attemptUnderLockout("api-key", lockoutName(username), async () => {
@@ -212,16 +217,32 @@ export class AuthService {
   private async attemptUnderLockout(kind: LockoutKind, name: string, check: () => Promise<boolean>): Promise<Result<void, ManagementError>> {
     const { lockouts } = this.deps.stores;
     let reserved: LockoutState | null = null;
+    const at = this.deps.clock.now();
     for (let tries = 0; reserved === null; tries += 1) {
       if (tries >= maxLockoutRetries) throw new Error(`lockout state of ${kind} kept changing; gave up after ${tries} tries`);
       const row = await lockouts.read(kind, name);
-      const { decision, next } = reserveAttempt(parseLockout(row?.state), this.deps.clock.now(), this.lockoutPolicy);
+      const { decision, next } = reserveAttempt(parseLockout(row?.state), at, this.lockoutPolicy);
       if (decision.kind === "locked") return err(managementError("tooManyLoginAttempts"));
       if (await lockouts.compareAndSet(kind, name, row?.version ?? null, JSON.stringify(next))) reserved = next;
     }
-    const succeeded = await check();
+    let succeeded: boolean;
+    try {
+      succeeded = await check();
+    } catch (error) {
+      // Turned away before the secret was checked (503 busy): not a failure of the user's (DEC-SES-01).
+      if (error instanceof ServiceBusyError) await this.withdrawAttempt(kind, name, at);
+      throw error;
+    }
     if (succeeded) await this.resetLockout(kind, name, reserved);
     return succeeded ? ok(undefined) : err(managementError("authenticationFailed"));
+  }
+
+  private async withdrawAttempt(kind: LockoutKind, name: string, at: number): Promise<void> {
+    for (let tries = 0; tries < maxLockoutRetries; tries += 1) {
+      const row = await this.deps.stores.lockouts.read(kind, name);
+      const next = JSON.stringify(withdrawAttempt(parseLockout(row?.state), at, this.lockoutPolicy));
+      if (await this.deps.stores.lockouts.compareAndSet(kind, name, row?.version ?? null, next)) return;
+    }
   }
 
   private async resetLockout(kind: LockoutKind, name: string, reserved: LockoutState): Promise<void> {

@@ -31,6 +31,8 @@ export interface ApiKeyView {
 
 const minPasswordLength = 8;
 const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@.]+$/;
+/** The longest e-mail address (RFC 5321's path limit); a login with a longer name is refused unread. */
+export const maxEmailLength = 254;
 const keyIdPattern = /^[A-Za-z0-9_~-]{1,100}$/;
 
 function iso(ms: number): string {
@@ -72,7 +74,7 @@ export class UsersService {
   }
 
   async create(input: { email: string; password: string; grants?: readonly Grant[]; disabled?: boolean }): Promise<Result<UserView, ManagementError>> {
-    if (!emailPattern.test(input.email)) return err(invalid("email", "must be an e-mail address"));
+    if (!emailPattern.test(input.email) || input.email.length > maxEmailLength) return err(invalid("email", `must be an e-mail address of at most ${maxEmailLength} characters`));
     const password = this.checkPassword(input.password);
     if (!password.ok) return password;
     const grants = await this.checkGrants(input.grants ?? []);

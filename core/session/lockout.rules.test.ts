@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { lockoutPolicyFromLimits, noFailures, reserveAttempt, settleAttempt, type LockoutState } from "./lockout.rules.ts";
+import { lockoutPolicyFromLimits, noFailures, reserveAttempt, settleAttempt, withdrawAttempt, type LockoutState } from "./lockout.rules.ts";
 
 const policy = lockoutPolicyFromLimits({ lockoutAttempts: 5, lockoutMinutes: 10 });
 const minute = 60_000;
@@ -96,5 +96,24 @@ describe("login lockout (DEC-SES-01, SES-09)", () => {
       }),
       { seed: 20261121, numRuns: 500 },
     );
+  });
+});
+
+describe("withdrawing an attempt whose secret was never checked (the service was too busy)", () => {
+  const policy = { maxFailures: 5, windowMs: 600_000, lockMs: 600_000 };
+
+  it("leaves the state as if the attempt had not been made, the lock it would have set included", () => {
+    let state = noFailures;
+    for (let at = 1; at <= 4; at += 1) state = reserveAttempt(state, at * 1000, policy).next;
+    const fifth = reserveAttempt(state, 5000, policy).next;
+    assert.equal(fifth.lockedUntil, 5000 + policy.lockMs);
+    assert.deepEqual(withdrawAttempt(fifth, 5000, policy), state);
+    assert.deepEqual(withdrawAttempt(reserveAttempt(noFailures, 7, policy).next, 7, policy), noFailures);
+  });
+
+  it("keeps a lock that earlier failures set, and a state without that attempt as it is", () => {
+    const locked = { failures: [1, 2, 3, 4, 5], lockedUntil: 600_005 };
+    assert.deepEqual(withdrawAttempt(locked, 9, policy), locked);
+    assert.deepEqual(withdrawAttempt({ failures: [1, 2, 3, 4, 5, 6].slice(-5), lockedUntil: 600_005 }, 6, policy).lockedUntil, 600_005);
   });
 });

@@ -43,3 +43,15 @@ export function reserveAttempt(state: LockoutState, now: number, policy: Lockout
 export function settleAttempt(reserved: LockoutState, succeeded: boolean): LockoutState {
   return succeeded ? noFailures : reserved;
 }
+
+/**
+ * The state once a reserved attempt is withdrawn, its secret never checked (the service was too busy to
+ * check it): as if it had not been made, the lock it would have set included. Locks of earlier failures stay.
+ */
+export function withdrawAttempt(state: LockoutState, at: number, policy: LockoutPolicy): LockoutState {
+  const index = state.failures.lastIndexOf(at);
+  if (index < 0) return state;
+  const failures = [...state.failures.slice(0, index), ...state.failures.slice(index + 1)];
+  const lockedByIt = state.lockedUntil === at + policy.lockMs && failures.length < policy.maxFailures;
+  return { failures, lockedUntil: lockedByIt ? null : state.lockedUntil };
+}
