@@ -6,6 +6,7 @@ import type { SecretHasher } from "../core/ports/hashing.port.ts";
 import type { Stores } from "../core/ports/stores.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { timingPresets, type TimingPresetName } from "../core/timing/timing.presets.ts";
+import { configSourceOf } from "./config/config.loader.ts";
 import type { ConfigError } from "./config/config.problems.ts";
 import { applyConfig, type SeedReport } from "./config/seed-config.ts";
 import { applyConfiguredRevisions } from "./config/seed-revisions.ts";
@@ -159,13 +160,15 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
   const cleanups: Array<() => void> = [];
   try {
     const clock = await openVirtualClock(stores.settings);
-    const seeded = await applyConfig({ stores, hasher, now: clock.now(), env: options.env }, options.config);
+    // DEC-OPS-03: problems found while applying name the file, like the loader's (main.ts loads it with loadConfigFile).
+    const source = configSourceOf(options.config) ?? "configuration";
+    const seeded = await applyConfig({ stores, hasher, now: clock.now(), env: options.env, source }, options.config);
     if (!seeded.ok) {
       await stores.close();
       return err(seeded.error);
     }
     const revisions = new RevisionsService({ stores, clock, filePrefix: options.config.revisionFilePrefix });
-    const revisionsSeeded = await applyConfiguredRevisions(revisions, options.config);
+    const revisionsSeeded = await applyConfiguredRevisions(revisions, options.config, source);
     if (!revisionsSeeded.ok) {
       await stores.close();
       return err(revisionsSeeded.error);

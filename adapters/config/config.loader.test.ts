@@ -205,7 +205,7 @@ describe("schema problems name the path and say what was expected", () => {
       '/users/0/password: must be either { hash: "$argon2id$..." } or { env: "NAME" } (found a string)',
     ]);
     expect(problems(`users: [{ email: a@example.com, password: { hash: hunter2 } }]`)).toEqual([
-      '/users/0/password/hash: must be an argon2id hash (starting with "$argon2id$") (found a string)',
+      '/users/0/password/hash: must be an argon2id hash ("$argon2id$v=19$m=...,t=...,p=...$salt$hash") (found a string)',
     ]);
     expect(problems(`users: [{ email: a@example.com, password: { hash: "${argonHash}", env: X } }]`)).toEqual([
       '/users/0/password: must be either { hash: "$argon2id$..." } or { env: "NAME" } (found an object)',
@@ -386,6 +386,78 @@ users:
     ).toEqual([
       `/accounts/0/profiles/0/fileDefinitions/0/columns/0/dateFormat: uses "MMM", which is not supported; supported: y (yyyy), M, MM, d, dd, H, HH, m, mm, s, ss, SSS and literal text (quote letters: 'T')`,
     ]);
+  });
+});
+
+describe("DEC-OPS-03: values the service could never use are refused at load", () => {
+  test("DEC-GEN-05: a node id must fit the X-NodeId header (visible ASCII, at most 128 characters)", () => {
+    const message = "must be visible ASCII characters (no spaces or control characters), at most 128, to fit the X-NodeId header";
+    expect(problems(`nodeId: "node\\nX-Evil: 1"`)).toEqual([`/nodeId: ${message} (found "node\\nX-Evil: 1")`]);
+    expect(problems(`nodeId: "nœud-1"`)).toEqual([`/nodeId: ${message} (found "nœud-1")`]);
+    expect(problems(`nodeId: "${"n".repeat(129)}"`)[0]).toStartWith(`/nodeId: ${message} (found "nnn`);
+    expect(parsed(`nodeId: "${"n".repeat(128)}"`).nodeId).toHaveLength(128);
+    expect(parsed(`nodeId: "eu-west_1:a/b.2"`).nodeId).toBe("eu-west_1:a/b.2");
+  });
+
+  test("MOM-04, DEC-MOM-01: attribute names and audience names are unique in a profile, as engines key them by name", () => {
+    expect(
+      problems(
+        withProfile(`audiences: [{ id: 7, name: Buyers }, { id: 8, name: Buyers }, { id: 9, name: buyers }]
+engines: [{ id: e1, audiences: [7, 8] }]`).replace("name: Buyer, type: badge", "name: Count, type: string"),
+      ),
+    ).toEqual([
+      '/accounts/0/profiles/0/attributes/3/name: duplicate attribute name "Count" (first given at /accounts/0/profiles/0/attributes/0/name)',
+      '/accounts/0/profiles/0/audiences/1/name: duplicate audience name "Buyers" (first given at /accounts/0/profiles/0/audiences/0/name)',
+    ]);
+  });
+
+  test("DEC-MOM-01: an allowed domain is a host name a Referer can have", () => {
+    const engine = (domains: string) => withProfile(`engines: [{ id: e1, allowedDomains: ${domains} }]`);
+    const message = "must be a host name (letters, digits, hyphens and dots; no scheme, port, path or wildcard; a domain allows its subdomains)";
+    expect(problems(engine(`["https://shop.example.com", "*.example.com", "example.com:8080", "example.com/shop", "a..b", ".example.com"]`))).toEqual([
+      `/accounts/0/profiles/0/engines/0/allowedDomains/0: ${message} (found "https://shop.example.com")`,
+      `/accounts/0/profiles/0/engines/0/allowedDomains/1: ${message} (found "*.example.com")`,
+      `/accounts/0/profiles/0/engines/0/allowedDomains/2: ${message} (found "example.com:8080")`,
+      `/accounts/0/profiles/0/engines/0/allowedDomains/3: ${message} (found "example.com/shop")`,
+      `/accounts/0/profiles/0/engines/0/allowedDomains/4: ${message} (found "a..b")`,
+      `/accounts/0/profiles/0/engines/0/allowedDomains/5: ${message} (found ".example.com")`,
+    ]);
+    const allowed = ["localhost", "127.0.0.1", "Shop.Example-1.COM", "[::1]", "[2001:db8::8a2e:370:7334]"];
+    expect(parsed(engine(JSON.stringify(allowed))).accounts[0]?.profiles[0]?.engines[0]?.allowedDomains).toEqual(allowed);
+  });
+
+  test("DEC-PRO-01: greater_than and less_than compare with a number", () => {
+    expect(
+      problems(
+        withProfile(`audiences:
+  - id: 7
+    name: A
+    conditions: [[{ attribute: 5201, operator: greater_than, value: many }, { attribute: 5201, operator: less_than, value: true }],
+                 [{ attribute: 5201, operator: greater_than, value: "2.5" }, { attribute: 5201, operator: less_than, value: 10 }]]`).replace(
+          "type: number }",
+          `type: number, enrichments: [{ when: any_event, conditions: [[{ parameter: n, operator: less_than, value: " " }]], action: { type: increment, by: 1 } }] }`,
+        ),
+      ),
+    ).toEqual([
+      '/accounts/0/profiles/0/attributes/0/enrichments/0/conditions/0/0/value: must be a number for the operator less_than (found " ")',
+      '/accounts/0/profiles/0/audiences/0/conditions/0/0/value: must be a number for the operator greater_than (found "many")',
+      "/accounts/0/profiles/0/audiences/0/conditions/0/1/value: must be a number for the operator less_than (found true)",
+    ]);
+  });
+
+  test("DEC-DLE-02: an account and a profile name may have 250 characters together, not more", () => {
+    const names = (account: number, profile: number) => `accounts: [{ name: ${"a".repeat(account)}, profiles: [{ name: ${"p".repeat(profile)} }, { name: p }] }]`;
+    expect(problems(names(200, 51))).toEqual([
+      "/accounts/0/profiles/0/name: the account and profile names together have 251 characters; at most 250 are allowed",
+    ]);
+    expect(parsed(names(200, 50)).accounts[0]?.profiles.map((profile) => profile.name.length)).toEqual([50, 1]);
+  });
+
+  test("DEC-SES-05: a hash is a whole argon2id PHC string", () => {
+    const message = 'must be an argon2id hash ("$argon2id$v=19$m=...,t=...,p=...$salt$hash") (found a string)';
+    for (const hash of ["$argon2id$", "$argon2id$v=19$m=65536,t=2,p=1$c2FsdA", "$argon2id$v=18$m=65536,t=2,p=1$c2FsdA$aGFzaA", "$argon2id$v=19$m=1,t=2$c2FsdA$aGFzaA"]) {
+      expect(problems(`users: [{ email: a@example.com, password: { hash: "${hash}" } }]`)).toEqual([`/users/0/password/hash: ${message}`]);
+    }
   });
 });
 

@@ -28,6 +28,17 @@ const formatsByExtension: Readonly<Record<string, ConfigFormat>> = {
   ".yml": "yaml",
 };
 
+/**
+ * DEC-OPS-03: the file each configuration returned by parseConfigText was read from, so that problems found
+ * only when it is applied at start (an `env` secret not set) name the file like the loader's own.
+ */
+const configSources = new WeakMap<ServiceConfig, string>();
+
+/** The file (or label) a configuration was read from; undefined for one built in code. */
+export function configSourceOf(config: ServiceConfig): string | undefined {
+  return configSources.get(config);
+}
+
 /** Reads a configuration file; its extension (.json, .yaml, .yml) chooses the format. */
 export async function loadConfigFile(path: string): Promise<Result<ServiceConfig, ConfigError>> {
   const format = formatsByExtension[extname(path).toLowerCase()];
@@ -55,7 +66,9 @@ export function parseConfigText(text: string, format: ConfigFormat, source: stri
   const file = parsed.value as ConfigFile;
   const referenceProblems = [...checkReferences(file), ...checkConfiguredRevisions(file)];
   if (referenceProblems.length > 0) return err(new ConfigError(source, referenceProblems));
-  return ok(toServiceConfig(file));
+  const config = toServiceConfig(file);
+  configSources.set(config, source);
+  return ok(config);
 }
 
 /** Fills the defaults the schema documents. */

@@ -6,6 +6,7 @@
 import type { ConfigFile, ProfileFile } from "./config.schema.ts";
 import type { ConfigProblem } from "./config.problems.ts";
 import { compileDatePattern } from "../../core/files/date-pattern.rules.ts";
+import { fitsCombinedLength, maxCombinedNameLength } from "../../core/names/names.rules.ts";
 
 type AttributeFile = NonNullable<ProfileFile["attributes"]>[number];
 type AttributeKind = AttributeFile["type"] | "visitor ID";
@@ -23,6 +24,7 @@ const actionTargets: Readonly<Record<ActionType, readonly AttributeKind[]>> = {
 };
 
 const operatorsWithoutValue = new Set(["exists", "not_exists"]);
+const numericOperators = new Set(["greater_than", "less_than"]);
 
 export function checkReferences(file: ConfigFile): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
@@ -40,6 +42,14 @@ export function checkReferences(file: ConfigFile): ConfigProblem[] {
       const profilePath = `${accountPath}/profiles/${p}`;
       profileNames.check(profile.name, `${profilePath}/name`, `profile "${profile.name}"`, report);
       profiles.add(profile.name);
+      // DEC-DLE-02: every API addresses a profile by both names, and refuses them past 250 together.
+      if (!fitsCombinedLength(account.name, profile.name)) {
+        const length = account.name.length + profile.name.length;
+        report(
+          `${profilePath}/name`,
+          `the account and profile names together have ${length} characters; at most ${maxCombinedNameLength} are allowed`,
+        );
+      }
       checkProfile(profile, profilePath, report);
     });
   });
@@ -77,8 +87,11 @@ function checkProfile(profile: ProfileFile, path: string, report: (path: string,
     attributeIds.check(attribute.id, `${path}/visitorIdAttributes/${i}/id`, `attribute id ${attribute.id}`, report);
     if (!kinds.has(attribute.id)) kinds.set(attribute.id, "visitor ID");
   });
+  // MOM-04, DEC-MOM-01: an engine with `keys: names` keys attributes and audiences by their exact names.
+  const attributeNames = firstOccurrences();
   (profile.attributes ?? []).forEach((attribute, i) => {
     attributeIds.check(attribute.id, `${path}/attributes/${i}/id`, `attribute id ${attribute.id}`, report);
+    attributeNames.check(attribute.name, `${path}/attributes/${i}/name`, `attribute name "${attribute.name}"`, report);
     if (!kinds.has(attribute.id)) kinds.set(attribute.id, attribute.type);
   });
 
@@ -97,9 +110,11 @@ function checkProfile(profile: ProfileFile, path: string, report: (path: string,
   });
 
   const audienceIds = firstOccurrences();
+  const audienceNames = firstOccurrences();
   (profile.audiences ?? []).forEach((audience, i) => {
     const audiencePath = `${path}/audiences/${i}`;
     audienceIds.check(audience.id, `${audiencePath}/id`, `audience id ${audience.id}`, report);
+    audienceNames.check(audience.name, `${audiencePath}/name`, `audience name "${audience.name}"`, report);
     checkConditionValues(audience.conditions ?? [], `${audiencePath}/conditions`, report);
     (audience.conditions ?? []).forEach((group, g) =>
       group.forEach((condition, c) => {
@@ -167,7 +182,10 @@ function checkProfile(profile: ProfileFile, path: string, report: (path: string,
   });
 }
 
-/** DEC-PRO-01: every operator compares with a value except exists and not_exists. */
+/**
+ * DEC-PRO-01: every operator compares with a value except exists and not_exists; greater_than and less_than
+ * compare numbers, so a value that is not one (as core/profiles/profile.rules.ts reads numbers) never holds.
+ */
 function checkConditionValues(
   groups: readonly (readonly { operator: string; value?: unknown }[])[],
   path: string,
@@ -178,8 +196,17 @@ function checkConditionValues(
       const needsValue = !operatorsWithoutValue.has(condition.operator);
       if (needsValue && condition.value === undefined) report(`${path}/${g}/${c}/value`, `is required for the operator ${condition.operator}`);
       if (!needsValue && condition.value !== undefined) report(`${path}/${g}/${c}/value`, `is not allowed for the operator ${condition.operator}`);
+      if (numericOperators.has(condition.operator) && condition.value !== undefined && !isNumeric(condition.value)) {
+        report(`${path}/${g}/${c}/value`, `must be a number for the operator ${condition.operator} (found ${JSON.stringify(condition.value)})`);
+      }
     }),
   );
+}
+
+/** A finite number, or text that reads as one (not blank), like numberOf in core/profiles/profile.rules.ts. */
+function isNumeric(value: unknown): boolean {
+  if (typeof value === "number") return Number.isFinite(value);
+  return typeof value === "string" && value.trim() !== "" && Number.isFinite(Number(value));
 }
 
 /** Remembers where each key was first seen, and reports a key seen again with both places. */

@@ -36,11 +36,27 @@ export const EmailSchema = Type.String({
 
 const IdSchema = Type.Integer({ minimum: 1 });
 
-/** DEC-SES-05: only argon2id hashes are stored. */
+/** DEC-SES-05: only argon2id hashes are stored, as whole PHC strings (base64 without padding), so verifying can read them. */
 const HashSchema = Type.String({
-  pattern: "^\\$argon2id\\$",
-  errorMessage: 'must be an argon2id hash (starting with "$argon2id$")',
+  pattern: "^\\$argon2id\\$v=19\\$m=[0-9]+,t=[0-9]+,p=[0-9]+\\$[A-Za-z0-9+/]+\\$[A-Za-z0-9+/]+$",
+  errorMessage: 'must be an argon2id hash ("$argon2id$v=19$m=...,t=...,p=...$salt$hash")',
   sensitive: true,
+});
+
+/** DEC-GEN-05: the node id is sent as the X-NodeId header, which carries only visible ASCII. */
+const NodeIdSchema = Type.String({
+  pattern: "^[!-~]{1,128}$",
+  errorMessage: "must be visible ASCII characters (no spaces or control characters), at most 128, to fit the X-NodeId header",
+});
+
+/**
+ * DEC-MOM-01: an allowed domain is compared with the Referer's host (lower-cased; a domain allows its
+ * subdomains: core/moments/moments.rules.ts refererAllowed), so only a host name, or an IPv6 literal in
+ * brackets as hostOf gives it, can ever match.
+ */
+const DomainSchema = Type.String({
+  pattern: "^(?:[A-Za-z0-9-]+(?:\\.[A-Za-z0-9-]+)*|\\[[0-9A-Fa-f:.]+\\])$",
+  errorMessage: "must be a host name (letters, digits, hyphens and dots; no scheme, port, path or wildcard; a domain allows its subdomains)",
 });
 
 const EnvNameSchema = Type.String({
@@ -173,7 +189,7 @@ const EngineSchema = Type.Object(
     id: NameSchema,
     name: Type.Optional(Type.String({ minLength: 1, description: "defaults to the id" })),
     enabled: Type.Optional(Type.Boolean({ default: true })),
-    allowedDomains: Type.Optional(Type.Array(TextSchema, { default: [] })),
+    allowedDomains: Type.Optional(Type.Array(DomainSchema, { default: [] })),
     keys: Type.Optional(literals(["names", "ids"], { default: "names" })),
     audiences: Type.Optional(Type.Array(IdSchema, { default: [] })),
     badges: Type.Optional(Type.Array(IdSchema, { default: [] })),
@@ -278,7 +294,7 @@ export const ConfigFileSchema = Type.Object(
     /** Lets an editor find a JSON Schema for completion; ignored by the service. */
     $schema: Type.Optional(Type.String()),
     /** DEC-GEN-05 */
-    nodeId: Type.Optional(TextSchema),
+    nodeId: Type.Optional(NodeIdSchema),
     /** DEC-OPS-02 */
     timing: Type.Optional(literals(timingPresetNames, { default: "fast" })),
     limits: Type.Optional(LimitsSchema),

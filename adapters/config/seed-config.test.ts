@@ -2,6 +2,8 @@ import { describe, expect, test } from "bun:test";
 import type { ServiceConfig } from "../../core/config/config.model.ts";
 import type { SecretHasher } from "../../core/ports/hashing.port.ts";
 import type { Stores } from "../../core/ports/stores.ts";
+import { createMemoryLogger } from "../runtime/logger.ts";
+import { openService } from "../service.ts";
 import { createMemoryStores } from "../store-memory/memory.stores.ts";
 import { loadConfigFile, parseConfigText } from "./config.loader.ts";
 import { demoConfigPath } from "./demo-config.ts";
@@ -212,6 +214,25 @@ describe("passwords and keys from environment variables", () => {
     );
     expect(await stores.tenancy.listAccounts()).toEqual([]);
     expect(await stores.tenancy.listUsers()).toEqual([]);
+  });
+});
+
+describe("DEC-OPS-03: a secret missing at start names the file, like the loader's problems", () => {
+  test("openService reports an unset or empty environment variable with the configuration file's name", async () => {
+    const serviceConfig = config(`
+users:
+  - { email: a@example.com, password: { env: SVC_TEST_UNSET } }
+  - { email: b@example.com, password: { env: SVC_TEST_EMPTY } }
+`);
+    const opened = await openService({ store: { kind: "memory" }, config: serviceConfig, logger: createMemoryLogger(), env: { SVC_TEST_EMPTY: "" }, adminToken: "t" });
+    if (opened.ok) {
+      await opened.value.close();
+      throw new Error("expected the start to be refused");
+    }
+    expect(opened.error.format().split("\n")).toEqual([
+      "test.yaml: /users/0/password/env: environment variable SVC_TEST_UNSET is not set",
+      "test.yaml: /users/1/password/env: environment variable SVC_TEST_EMPTY is empty",
+    ]);
   });
 });
 
