@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { RevisionDetails } from "../../core/revisions/revision.rules.ts";
 import { loadConfigFile } from "../config/config.loader.ts";
@@ -15,8 +15,8 @@ const root = mkdtempSync(join(tmpdir(), "svc-hub-cli-"));
 const dataDir = join(root, "data");
 const tags = join(root, "my-tags");
 
-function run(args: string[], env: Record<string, string> = {}): { code: number; stdout: string; stderr: string } {
-  const child = Bun.spawnSync([process.execPath, cli, ...args], { cwd: root, env: { ...process.env, SVC_DATA_DIR: dataDir, SVC_CONFIG: "", ...env } });
+function run(args: string[], env: Record<string, string> = {}, cwd = root): { code: number; stdout: string; stderr: string } {
+  const child = Bun.spawnSync([process.execPath, cli, ...args], { cwd, env: { ...process.env, SVC_DATA_DIR: dataDir, SVC_CONFIG: "", INIT_CWD: "", ...env } });
   return { code: child.exitCode ?? -1, stdout: child.stdout.toString(), stderr: child.stderr.toString() };
 }
 
@@ -98,5 +98,41 @@ describe("svc publish", () => {
       await server.stop(true);
       await service.close();
     }
+  });
+
+  test("relative --dir, --config and SVC_DATA_DIR are taken from where npm was run (INIT_CWD), not from the project root", () => {
+    // npm runs the script in the project root and says in INIT_CWD where the user typed the command.
+    const projectRoot = join(root, "project");
+    mkdirSync(projectRoot, { recursive: true });
+    const config = join(root, "my.config.json");
+    copyFileSync(demoConfigPath, config);
+    const args = ["publish", "--account", "acme", "--profile", "main", "--target", "cli_rel", "--dir", `./${basename(tags)}`, "--name", "Relative"];
+    const answer = run([...args, "--config", "./my.config.json"], { INIT_CWD: root, SVC_DATA_DIR: `./${basename(dataDir)}` }, projectRoot);
+    expect(answer.stderr).not.toContain("does not exist");
+    expect(answer.code).toBe(0);
+    expect((JSON.parse(answer.stdout) as RevisionDetails).targets_published).toEqual(["cli_rel"]);
+    expect(existsSync(join(projectRoot, basename(dataDir)))).toBe(false);
+    const missingConfig = run([...args, "--config", "./nope.json"], { INIT_CWD: root }, projectRoot);
+    expect(missingConfig.code).toBe(2);
+    expect(missingConfig.stderr).toContain(`the configuration ${join(root, "nope.json")} does not exist`);
+  });
+
+  test("an unreadable member file (a dangling symlink) exits 2 naming the file and the reason", () => {
+    const dangling = join(root, "dangling-tags");
+    mkdirSync(dangling);
+    writeFileSync(join(dangling, "utag.js"), "x");
+    symlinkSync(join(root, "nowhere.js"), join(dangling, "utag.1.js"));
+    const answer = run(["publish", "--account", "acme", "--profile", "main", "--target", "prod", "--dir", dangling, "--name", "x"]);
+    expect(answer.code).toBe(2);
+    expect(answer.stderr).toContain(`svc: cannot read ${join(dangling, "utag.1.js")}: ENOENT`);
+    expect(answer.stderr).not.toContain("    at ");
+  });
+
+  test("without --url, a data directory that holds no database exits 2 naming the path, and creates nothing there", () => {
+    const mistyped = join(root, "dta");
+    const answer = run(publishArgs, { SVC_DATA_DIR: mistyped });
+    expect(answer.code).toBe(2);
+    expect(answer.stderr).toContain(`svc: there is no database ${join(mistyped, "svc-hub.db")}`);
+    expect(existsSync(mistyped)).toBe(false);
   });
 });

@@ -5,6 +5,9 @@
  * admin API of a running server (--url).
  *
  * Exit codes: 0 published, 1 refused (the reason is printed), 2 bad usage or unreadable input.
+ *
+ * Paths the user gives (--dir, --config, SVC_CONFIG, SVC_DATA_DIR) are taken from the directory the command
+ * was typed in: npm runs the script in the project root and says in INIT_CWD where it was run from.
  */
 import { existsSync } from "node:fs";
 import { readdir, readFile, stat } from "node:fs/promises";
@@ -18,6 +21,13 @@ import { RevisionsService, type PublishedFile, type PublishRequest } from "../se
 import { databaseUrlForDataDir, openLibsqlStores } from "../store-libsql/libsql.stores.ts";
 
 const defaultAuthor = "cli@svc-hub.invalid";
+
+/** Where the user ran the command (npm's INIT_CWD; `npm run` moves the cwd into the project root). */
+const invocationDir = process.env.INIT_CWD ?? process.cwd();
+const fromInvocation = (path: string) => resolve(invocationDir, path);
+
+/** The database file of a data directory, as databaseUrlForDataDir names it. */
+const databaseFileName = "svc-hub.db";
 
 const usage = `usage: npm run svc -- publish --account <account> --profile <profile> --target <target>[,<target>...]
                               --dir <folder> --name <name> [--comment <text>] [--created-by <e-mail>]
@@ -35,8 +45,9 @@ publish   Publishes the files of --dir as one revision. Each file's name is its 
   with --url     publishes through the admin API of that server (POST /admin/accounts/{a}/profiles/{p}/revisions)
                  with --admin-token, else SVC_ADMIN_TOKEN.
 
+Relative paths (--dir, --config, SVC_CONFIG, SVC_DATA_DIR) are taken from the directory you ran the command in.
 --created-by defaults to SVC_CREATED_BY, else ${defaultAuthor}.
-Prints the details of the new revision (JSON). Exit codes: 0 published, 1 refused, 2 bad usage.`;
+Prints the details of the new revision (JSON). Exit codes: 0 published, 1 refused, 2 bad usage or unreadable input.`;
 
 class UsageError extends Error {}
 
@@ -102,7 +113,7 @@ function readPublishOptions(args: string[]): PublishOptions {
 
 /** The files directly inside `dir`, by name; hidden files are skipped, anything that is not a file is refused. */
 async function readMemberFiles(dir: string): Promise<PublishedFile[]> {
-  const folder = resolve(dir);
+  const folder = fromInvocation(dir);
   let names: string[];
   try {
     names = (await readdir(folder)).sort();
@@ -117,9 +128,15 @@ async function readMemberFiles(dir: string): Promise<PublishedFile[]> {
       continue;
     }
     const path = join(folder, name);
-    const info = await stat(path);
-    if (!info.isFile()) throw new UsageError(`${path} is not a file; a bundle holds only the files directly inside --dir`);
-    files.push({ name, bytes: new Uint8Array(await readFile(path)) });
+    try {
+      const info = await stat(path);
+      if (!info.isFile()) throw new UsageError(`${path} is not a file; a bundle holds only the files directly inside --dir`);
+      files.push({ name, bytes: new Uint8Array(await readFile(path)) });
+    } catch (error) {
+      if (error instanceof UsageError) throw error;
+      // A dangling symlink (ENOENT), a file without read permission (EACCES), ...
+      throw new UsageError(`cannot read ${path}: ${(error as { code?: string }).code ?? (error as Error).message}`);
+    }
   }
   if (files.length === 0) throw new UsageError(`${folder} holds no files to publish`);
   return files;
@@ -127,9 +144,11 @@ async function readMemberFiles(dir: string): Promise<PublishedFile[]> {
 
 /** The configuration the server would read, for the file prefix. */
 async function readConfig(explicit: string | undefined): Promise<ServiceConfig> {
-  const candidates = explicit ? [explicit] : process.env.SVC_CONFIG ? [process.env.SVC_CONFIG] : ["svc.config.json", "svc.config.yaml", "svc.config.yml"];
-  const path = candidates.map((candidate) => resolve(candidate)).find((candidate) => existsSync(candidate));
-  if ((explicit || process.env.SVC_CONFIG) && !path) throw new UsageError(`the configuration ${resolve(candidates[0] as string)} does not exist`);
+  const named = explicit || process.env.SVC_CONFIG;
+  // A named file is the user's path; the default files are the server's, in the directory `npm start` runs in.
+  const candidates = named ? [fromInvocation(named)] : ["svc.config.json", "svc.config.yaml", "svc.config.yml"].map((name) => resolve(name));
+  const path = candidates.find((candidate) => existsSync(candidate));
+  if (named && !path) throw new UsageError(`the configuration ${candidates[0]} does not exist`);
   const loaded = await loadConfigFile(path ?? demoConfigPath);
   if (!loaded.ok) throw new UsageError(`the configuration is not valid:\n${loaded.error.format()}`);
   return loaded.value;
@@ -138,7 +157,11 @@ async function readConfig(explicit: string | undefined): Promise<ServiceConfig> 
 async function publishToStore(options: PublishOptions, files: PublishedFile[]): Promise<void> {
   if ((process.env.SVC_STORE ?? "libsql") !== "libsql") throw new UsageError("SVC_STORE is not libsql: a publication into a memory store would be lost at once; use --url");
   const config = await readConfig(options.config);
-  const dataDir = resolve(process.env.SVC_DATA_DIR ?? "./.svc-data");
+  // The default is the server's (./.svc-data where `npm start` runs); a value given is the user's path.
+  const dataDir = process.env.SVC_DATA_DIR ? fromInvocation(process.env.SVC_DATA_DIR) : resolve("./.svc-data");
+  // Opening a store creates and migrates it: a mistyped directory would get a new, empty database.
+  const database = join(dataDir, databaseFileName);
+  if (!existsSync(database)) throw new UsageError(`there is no database ${database}; SVC_DATA_DIR must be the data directory of a server that has started once`);
   const stores = await openLibsqlStores({ url: databaseUrlForDataDir(dataDir) });
   try {
     const clock = await openVirtualClock(stores.settings);

@@ -21,6 +21,26 @@ function matchesEtag(header: string | null, etag: string): boolean {
   });
 }
 
+/** How long a browser may keep the answer to a preflight, in seconds (as the credentialed ones in cors.ts). */
+const preflightMaxAge = "600";
+
+/**
+ * The answer to a CORS preflight of a served data layer: public, so any origin without credentials (the
+ * credentialed helpers of cors.ts are for other routes). The same for every path, published or not.
+ */
+function publicPreflight(request: Request): Response {
+  return new Response(null, {
+    status: 204,
+    headers: {
+      "access-control-allow-origin": "*",
+      "access-control-allow-methods": "GET, HEAD, OPTIONS",
+      "access-control-allow-headers": request.headers.get("access-control-request-headers") ?? "If-None-Match",
+      "access-control-max-age": preflightMaxAge,
+      vary: "Access-Control-Request-Headers",
+    },
+  });
+}
+
 /**
  * DEC-DLE-07: published data layers, without credentials: GET /dle/{account}/{profile}/{dl_id}.json (the
  * JSON as uploaded) and .js (a script assigning it to window.utag.globals.dle.enrichments["<dl_id>"]), with
@@ -29,9 +49,19 @@ function matchesEtag(header: string | null, etag: string): boolean {
  * Caching: `public, no-cache` with an ETag instead of the management APIs' no-store, because pages load
  * these on every view: a browser or CDN may keep a copy but must revalidate it each time (a cheap 304), so a
  * newly completed change or delete is seen at once.
+ *
+ * OPTIONS is the CORS preflight, for a page that reads the JSON with request headers of its own.
  */
 export function dleServingRoutes(deps: AppDeps) {
-  return new Elysia({ name: "dle-serving", prefix: "/dle" }).get(
+  return new Elysia({ name: "dle-serving", prefix: "/dle" })
+    .options("/:account/:profile/:file", ({ request }) => publicPreflight(request), {
+      detail: {
+        tags: ["hosted data layer (served)"],
+        summary: "CORS preflight of a served data layer: any origin, without credentials",
+        responses: { 204: { description: "Allowed" } },
+      },
+    })
+    .get(
     "/:account/:profile/:file",
     async ({ params, request, set }) => {
       set.headers["access-control-allow-origin"] = "*";

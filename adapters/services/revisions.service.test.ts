@@ -175,4 +175,63 @@ describe("configured revisions (demo.md)", () => {
     expect(edited.ok && edited.value.created).toBe(true);
     expect(await service.list("acme", "main")).toHaveLength(2);
   });
+
+  const configuredText = (text: string) => ({
+    account: "acme",
+    profile: "main",
+    name: "Demo",
+    comment: "",
+    createdBy: "demo@example.com",
+    targets: ["prod", "qa"],
+    files: [{ name: "utag.js", text }],
+  });
+
+  async function loaderOfLatest(service: RevisionsService, target: string): Promise<string> {
+    const [latest] = await service.list("acme", "main");
+    const bundle = await service.bundle("acme", "main", latest ?? "", target);
+    if (!bundle.ok) throw new Error(bundle.error.message);
+    const loader = (await readZip(bundle.value)).find((entry) => entry.name === "utag.js");
+    return new TextDecoder().decode(loader?.bytes);
+  }
+
+  test("reverting the file to an earlier version publishes it again: v1, v2, v1 are three revisions, the newest holds v1", async () => {
+    const { service, clock } = await openService();
+    const results = [];
+    for (const [minute, text] of ["/* v1 */\n", "/* v2 */\n", "/* v1 */\n"].entries()) {
+      clock.set(publishMinute + minute * 60_000);
+      results.push(await service.publishConfigured(configuredText(text)));
+    }
+    expect(results.map((result) => result.ok && result.value.created)).toEqual([true, true, true]);
+    expect(await service.list("acme", "main")).toHaveLength(3);
+    expect(await loaderOfLatest(service, "prod")).toBe("/* v1 */\n");
+    expect(await loaderOfLatest(service, "qa")).toBe("/* v1 */\n");
+
+    // And the restart after the revert finds it, as a restart always does.
+    clock.set(publishMinute + 10 * 60_000);
+    const again = await service.publishConfigured(configuredText("/* v1 */\n"));
+    expect(again.ok && again.value.created).toBe(false);
+    expect(again.ok && again.value.details).toEqual(results[2]?.ok ? results[2].value.details : ({} as RevisionDetails));
+    expect(await service.list("acme", "main")).toHaveLength(3);
+  });
+
+  test("the same version twice is one revision; reverting twice publishes each time the other version was newer", async () => {
+    const { service, clock } = await openService();
+    for (const [minute, text] of ["/* v1 */\n", "/* v1 */\n", "/* v2 */\n", "/* v1 */\n", "/* v2 */\n", "/* v2 */\n"].entries()) {
+      clock.set(publishMinute + minute * 60_000);
+      expect((await service.publishConfigured(configuredText(text))).ok).toBe(true);
+    }
+    expect(await service.list("acme", "main")).toHaveLength(4);
+    expect(await loaderOfLatest(service, "prod")).toBe("/* v2 */\n");
+  });
+
+  test("publishes again when another publication became the newest of one of its targets only", async () => {
+    const { service, clock } = await openService();
+    const first = await service.publishConfigured(configuredText("/* v1 */\n"));
+    clock.set(publishMinute + 60_000);
+    await published(service, { targets: ["qa"] });
+    clock.set(publishMinute + 2 * 60_000);
+    const again = await service.publishConfigured(configuredText("/* v1 */\n"));
+    expect(first.ok && again.ok && again.value.created).toBe(true);
+    expect(await loaderOfLatest(service, "qa")).toBe("/* v1 */\n");
+  });
 });

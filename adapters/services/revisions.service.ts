@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { ConfiguredRevision } from "../../core/config/config.model.ts";
 import { managementError, type ManagementError } from "../../core/errors/index.ts";
 import type { Clock } from "../../core/ports/clock.port.ts";
+import type { StoredRevision } from "../../core/ports/revisions.store.ts";
 import type { Stores } from "../../core/ports/stores.ts";
 import { err, ok, type Result } from "../../core/result.ts";
 import { manifestFileName } from "../../core/revisions/bundle-members.rules.ts";
@@ -100,8 +101,9 @@ export class RevisionsService {
   }
 
   /**
-   * demo.md, DEC-OPS-03: publishes a revision of the configuration unless a previous start already did.
-   * The seed is a fingerprint of everything the configuration says about it, so editing it publishes anew.
+   * demo.md, DEC-OPS-03: publishes a revision of the configuration unless a previous start already did and
+   * it is still the newest of each of its targets. The seed is a fingerprint of everything the configuration
+   * says about it, so editing it publishes anew, and so does reverting it to a version published before.
    */
   async publishConfigured(revision: ConfiguredRevision): Promise<Result<ConfiguredPublication, PublishRefusal>> {
     const files = revision.files.map((file) => ({ name: file.name, bytes: new TextEncoder().encode(file.text) }));
@@ -124,9 +126,11 @@ export class RevisionsService {
     if (!validated.ok) return err({ error: publicationError(validated.error), problems: validated.error });
     const publication = validated.value;
 
+    let storedSeed = seed;
     if (seed !== null) {
-      const existing = await stores.revisions.findBySeed(account, profile, seed);
-      if (existing) return ok({ details: existing.details, created: false });
+      const configured = await this.findConfigured(account, profile, seed);
+      if (configured.current) return ok({ details: configured.current.details, created: false });
+      storedSeed = configured.nextSeed;
     }
 
     const members = publication.files.map((member) => ({ name: member.name, bytes: request.files[member.index]?.bytes ?? new Uint8Array(0) }));
@@ -149,18 +153,47 @@ export class RevisionsService {
       const manifestBytes = new TextEncoder().encode(serializeManifest(manifest));
       const bundle = await buildDeterministicZip([...members, { name: manifestFileName, bytes: manifestBytes }]);
       const details = completeDetails(manifest, { manifest: sha256Hex(manifestBytes), bundle: sha256Hex(bundle) });
-      if (await stores.revisions.insert({ account, profile, revisionId, createdAt: now, seed, details, bundle })) {
+      if (await stores.revisions.insert({ account, profile, revisionId, createdAt: now, seed: storedSeed, details, bundle })) {
         return ok({ details, created: true });
       }
       // Another publication took the minute (or, for a configured revision, another node published it).
-      if (seed !== null) {
-        const existing = await stores.revisions.findBySeed(account, profile, seed);
+      if (storedSeed !== null) {
+        const existing = await stores.revisions.findBySeed(account, profile, storedSeed);
         if (existing) return ok({ details: existing.details, created: false });
       }
       taken.add(revisionId);
     }
     throw new Error(`could not find a free revision minute for ${account}/${profile} after ${maxPublishAttempts} attempts`);
   }
+
+  /**
+   * The newest publication of a configured revision, and whether it is still the newest revision of each of
+   * its targets (then there is nothing to publish). The store keeps a seed once per profile, so publishing
+   * the same configuration again stores it as its next generation (`<seed>#2`, `#3`, ...): the same for every
+   * node, so that two nodes starting together still publish it once.
+   */
+  private async findConfigured(account: string, profile: string, seed: string): Promise<{ current: StoredRevision | null; nextSeed: string }> {
+    const { revisions } = this.deps.stores;
+    let newest: StoredRevision | null = null;
+    let generation = 1;
+    for (;;) {
+      const found = await revisions.findBySeed(account, profile, seedOfGeneration(seed, generation));
+      if (!found) break;
+      newest = found;
+      generation += 1;
+    }
+    const nextSeed = seedOfGeneration(seed, generation);
+    if (!newest) return { current: null, nextSeed };
+    for (const target of newest.details.targets_published) {
+      if ((await revisions.latestForTarget(account, profile, target)) !== newest.revisionId) return { current: null, nextSeed };
+    }
+    return { current: newest, nextSeed };
+  }
+}
+
+/** The seed stored with the n-th publication of one configured revision: the first keeps the plain seed. */
+function seedOfGeneration(seed: string, generation: number): string {
+  return generation === 1 ? seed : `${seed}#${generation}`;
 }
 
 /** The fingerprint of a configured revision: its place, words, targets, prefix and every file's name and SHA-256. */
