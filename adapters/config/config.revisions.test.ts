@@ -117,6 +117,16 @@ revisions: [{ account: acme, profile: main, name: R, createdBy: a@example.com, t
     ]);
   });
 
+  test("two configured revisions may not share a target of one profile: each restart would publish both again", () => {
+    expect(problems(`
+accounts: [{ name: acme, profiles: [{ name: main }, { name: dev }] }]
+revisions:
+  - { account: acme, profile: main, name: A, createdBy: a@example.com, targets: [prod, qa], files: [{ name: utag.js, text: a }] }
+  - { account: acme, profile: main, name: B, createdBy: a@example.com, targets: [dev, qa], files: [{ name: utag.js, text: b }] }
+  - { account: acme, profile: dev, name: C, createdBy: a@example.com, targets: [qa], files: [{ name: utag.js, text: c }] }
+`)).toEqual(['/revisions/1/targets/1: acme/main\'s target "qa" is given to /revisions/0 already: one configured revision a target (found "qa")']);
+  });
+
   test("the demo configuration holds the published revision of demo.md", async () => {
     const demo = await loadConfigFile(demoConfigPath);
     if (!demo.ok) throw new Error(demo.error.format());

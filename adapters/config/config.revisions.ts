@@ -2,7 +2,10 @@
  * DEC-REV-01, DEC-REV-02: the checks of configured revisions the schema cannot make: the account and
  * profile must be configured in the same file, and the revision must be one the admin API would accept
  * (member names in the naming scheme, the main loader present, targets unique), so that a start never
- * fails half-way through publishing. Runs on a file that already fits the schema.
+ * fails half-way through publishing; and no two configured revisions of a profile may share a target: the
+ * one published later would stop the other being the latest, and each start would publish both again
+ * (a configured revision is published whenever it is not the latest of its targets). Runs on a file that
+ * already fits the schema.
  */
 import { defaultRevisionFilePrefix } from "../../core/revisions/bundle-members.rules.ts";
 import { validatePublication, type PublicationProblem } from "../../core/revisions/revision.rules.ts";
@@ -15,8 +18,18 @@ export function checkConfiguredRevisions(file: ConfigFile): ConfigProblem[] {
   const profilesByAccount = new Map((file.accounts ?? []).map((account) => [account.name, new Set((account.profiles ?? []).map((profile) => profile.name))]));
   const encoder = new TextEncoder();
 
+  /** `account/profile/target` → the revision that holds it. */
+  const targetOwners = new Map<string, string>();
   (file.revisions ?? []).forEach((revision, r) => {
     const path = `/revisions/${r}`;
+    revision.targets.forEach((target, t) => {
+      const key = JSON.stringify([revision.account, revision.profile, target]);
+      const owner = targetOwners.get(key);
+      if (owner === undefined) targetOwners.set(key, path);
+      else if (owner !== path) {
+        problems.push({ path: `${path}/targets/${t}`, message: `${revision.account}/${revision.profile}'s target "${target}" is given to ${owner} already: one configured revision a target (found ${JSON.stringify(target)})` });
+      }
+    });
     const profiles = profilesByAccount.get(revision.account);
     if (!profiles) problems.push({ path: `${path}/account`, message: `no account "${revision.account}" is configured` });
     else if (!profiles.has(revision.profile)) problems.push({ path: `${path}/profile`, message: `account "${revision.account}" has no profile "${revision.profile}"` });
