@@ -101,9 +101,10 @@ export class RevisionsService {
   }
 
   /**
-   * demo.md, DEC-OPS-03: publishes a revision of the configuration unless a previous start already did and
-   * it is still the newest of each of its targets. The seed is a fingerprint of everything the configuration
-   * says about it, so editing it publishes anew, and so does reverting it to a version published before.
+   * demo.md, DEC-OPS-03: publishes a revision of the configuration unless a previous start already did and no
+   * other configured version was published onto its targets since. The seed is a fingerprint of everything
+   * the configuration says about it, so editing it publishes anew, and so does reverting it to a version
+   * published before; a revision published through the API or the CLI is left the latest.
    */
   async publishConfigured(revision: ConfiguredRevision): Promise<Result<ConfiguredPublication, PublishRefusal>> {
     const files = revision.files.map((file) => ({ name: file.name, bytes: new TextEncoder().encode(file.text) }));
@@ -184,11 +185,22 @@ export class RevisionsService {
     }
     const nextSeed = seedOfGeneration(seed, generation);
     if (!newest) return { current: null, nextSeed };
-    for (const target of newest.details.targets_published) {
-      if ((await revisions.latestForTarget(account, profile, target)) !== newest.revisionId) return { current: null, nextSeed };
+    // Another configured version published onto one of its targets later (the file was edited, then
+    // reverted): this one is published again. Revisions without a seed (the API, the CLI) do not count.
+    const targets = new Set(newest.details.targets_published);
+    for (const revisionId of await revisions.listIds(account, profile)) {
+      if (revisionId <= newest.revisionId) continue;
+      const later = await revisions.find(account, profile, revisionId);
+      if (later?.seed && baseSeed(later.seed) !== seed && later.details.targets_published.some((target) => targets.has(target))) return { current: null, nextSeed };
     }
     return { current: newest, nextSeed };
   }
+}
+
+/** The seed of a configured revision whatever the publication (`<seed>#<n>` is its n-th). */
+function baseSeed(stored: string): string {
+  const hash = stored.indexOf("#");
+  return hash < 0 ? stored : stored.slice(0, hash);
 }
 
 /** The seed stored with the n-th publication of one configured revision: the first keeps the plain seed. */
