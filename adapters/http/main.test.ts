@@ -129,6 +129,15 @@ describe("the server process", () => {
     expect(badPort.stderr).toContain("PORT");
   });
 
+  it("reads SVC_CONFIG and SVC_DATA_DIR from where the command was typed (npm's INIT_CWD), as the svc CLI does", async () => {
+    const typedIn = tempDir();
+    const missing = await runToExit({ INIT_CWD: typedIn, SVC_CONFIG: "mine.json" });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain(join(typedIn, "mine.json"));
+    const server = await start(tempDir(), { INIT_CWD: typedIn, SVC_DATA_DIR: "data" });
+    expect(server.output()).toContain(join(typedIn, "data"));
+  });
+
   it("refuses to start on a port another server listens on, instead of sharing it and splitting the requests", async () => {
     const first = await start(tempDir());
     const port = new URL(first.url).port;

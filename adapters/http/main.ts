@@ -29,9 +29,14 @@ function fail(message: string): never {
   process.exit(2);
 }
 
+/** A path as typed where the command was run (`npm start` moves the working directory to the project root). */
+function fromInvocation(path: string): string {
+  return resolve(env.INIT_CWD ?? process.cwd(), path);
+}
+
 function chooseConfigPath(): { path: string; demo: boolean } {
   if (env.SVC_CONFIG) {
-    const path = resolve(env.SVC_CONFIG);
+    const path = fromInvocation(env.SVC_CONFIG);
     if (!existsSync(path)) fail(`SVC_CONFIG names ${path}, which does not exist`);
     return { path, demo: false };
   }
@@ -72,7 +77,9 @@ function readBackgroundMode(): boolean {
 const port = readPort();
 const host = env.SVC_HOST ?? "127.0.0.1";
 const timing = readTiming();
-const dataDir = resolve(env.SVC_DATA_DIR ?? "./.svc-data");
+// A path given is read from where the command was typed (npm's INIT_CWD: `npm start` runs in the project
+// root), as the svc CLI reads it, so both find the same data directory; the default stays in the root.
+const dataDir = env.SVC_DATA_DIR ? fromInvocation(env.SVC_DATA_DIR) : resolve("./.svc-data");
 const store = readStore(dataDir);
 const configSource = chooseConfigPath();
 const loaded = await loadConfigFile(configSource.path);
