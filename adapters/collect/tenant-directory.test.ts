@@ -11,14 +11,14 @@ describe("TenantDirectory", () => {
     await tenancy.putProfile("acme", emptyProfile("main"), 0);
     let now = 0;
     const directory = new TenantDirectory(tenancy, 10_000, () => now);
-    expect((await directory.lookup())("acme", "main")).toBe(true);
+    expect((await directory.snapshot()).isKnownProfile("acme", "main")).toBe(true);
     await tenancy.putProfile("acme", emptyProfile("dev"), 0);
     now = 5_000;
-    expect((await directory.lookup())("acme", "dev")).toBe(false);
+    expect((await directory.snapshot()).isKnownProfile("acme", "dev")).toBe(false);
     now = 10_001;
-    await directory.lookup();
+    await directory.snapshot();
     await Bun.sleep(1);
-    expect((await directory.lookup())("acme", "dev")).toBe(true);
+    expect((await directory.snapshot()).isKnownProfile("acme", "dev")).toBe(true);
   });
 
   it("[DEC-COL-11] knows each profile's visitor ID attributes, for a known visitor ID that lost the precedence", async () => {

@@ -15,7 +15,7 @@ export interface TenantSnapshot {
  * COL-05, DEC-COL-02, DEC-COL-11: which account/profile pairs exist and their visitor ID attributes, read
  * from the store and answered from memory, so the hot path does no I/O for them. The copy is read again in
  * the background once it is older than `maxAgeMs`, so a profile another node's configuration added or
- * changed is known here soon without a restart. `refresh()` makes the next lookup read the store again.
+ * changed is known here soon without a restart. `refresh()` makes the next snapshot read the store again.
  */
 export class TenantDirectory {
   private current: TenantSnapshot | null = null;
@@ -28,20 +28,16 @@ export class TenantDirectory {
     private readonly realNow: () => number = Date.now,
   ) {}
 
-  async lookup(): Promise<ProfileLookup> {
-    return (await this.snapshot()).isKnownProfile;
-  }
-
   async snapshot(): Promise<TenantSnapshot> {
     if (this.current) {
       if (!this.loading && this.realNow() - this.loadedAt > this.maxAgeMs) this.reloadInBackground();
       return this.current;
     }
     this.loading ??= this.load().then(
-      (lookup) => {
-        this.current = lookup;
+      (snapshot) => {
+        this.current = snapshot;
         this.loading = null;
-        return lookup;
+        return snapshot;
       },
       (error: unknown) => {
         this.loading = null; // a store that was down is asked again by the next request
@@ -59,10 +55,10 @@ export class TenantDirectory {
   /** Keeps answering from the current copy while a fresh one is read; a failed read is tried again later. */
   private reloadInBackground(): void {
     this.loading = this.load().then(
-      (lookup) => {
-        this.current = lookup;
+      (snapshot) => {
+        this.current = snapshot;
         this.loading = null;
-        return lookup;
+        return snapshot;
       },
       () => {
         this.loading = null;
