@@ -9,7 +9,7 @@ import type { Logger } from "./runtime/logger.ts";
 import { Scheduler } from "./runtime/scheduler.ts";
 import type { VirtualClock } from "./runtime/virtual-clock.ts";
 import { FileImportService } from "./services/file-import.service.ts";
-import { eraseVisitorWithImportedRows } from "./services/privacy.service.ts";
+import { eraseVisitor } from "./services/privacy.service.ts";
 import { ProfilesService } from "./services/profiles.service.ts";
 import { dataLayerPublisher } from "./workers/datalayer-publisher.worker.ts";
 import { fileImportWorker } from "./workers/file-import.worker.ts";
@@ -100,7 +100,7 @@ export async function openBackground(deps: BackgroundDeps, part: BackgroundPart 
     visitorDeletionWorker({
       store: stores.privacy,
       mayRun: () => profilesLease.acquire(),
-      erase: (transaction) => eraseVisitorWithImportedRows({ stores, dataDir: deps.dataDir, logger }, transaction),
+      erase: (transaction) => eraseVisitor({ stores, dataDir: deps.dataDir, logger }, transaction),
       beforeErasing: async (now) => {
         while ((await importsCatchUp.runDue(now)) > 0);
         while ((await profilesWorker.runDue(now)) > 0);

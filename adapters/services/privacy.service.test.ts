@@ -7,7 +7,7 @@ import type { CollectedEvent, PrivacyTransaction, Stores } from "../../core/port
 import { createMemoryStores } from "../store-memory/memory.stores.ts";
 import { createMemoryLogger } from "../runtime/logger.ts";
 import { profileWorker } from "../workers/profile.worker.ts";
-import { eraseVisitorWithImportedRows } from "./privacy.service.ts";
+import { eraseVisitor } from "./privacy.service.ts";
 import { ProfilesService } from "./profiles.service.ts";
 
 const directories: string[] = [];
@@ -105,7 +105,7 @@ function failingOnce<K extends "events" | "files">(stores: Stores, area: K, meth
 describe("erasing a visitor's group with its imported rows (PRV-09, DEC-PRV-04)", () => {
   it("[PRV-09, DEC-PRV-04] deleting by customer_id C-77 removes ann's rows, imported by e-mail address, from every kept file; other visitors' rows stay byte for byte", async () => {
     const { stores, dataDir, folder } = await setUpScene();
-    const counts = await eraseVisitorWithImportedRows({ stores, dataDir }, deletion(5121, "C-77"));
+    const counts = await eraseVisitor({ stores, dataDir }, deletion(5121, "C-77"));
     expect(readKept(folder)).toEqual(withoutAnn);
     expect(counts).toEqual({ visitorIds: 3, events: 4, profiles: 1, importedFiles: 2, importedRows: 3, importsUnfinished: 0 });
     for (const id of [annKnownId, customerKnownId, "anon-1"]) expect(await stores.profiles.canonicalOf("acme", "main", id)).toBeNull();
@@ -116,22 +116,22 @@ describe("erasing a visitor's group with its imported rows (PRV-09, DEC-PRV-04)"
   it("[PRV-09, DEC-PRV-04] a try that fails while the kept files are rewritten leaves the group stored, so the next try finds ann's values again", async () => {
     const { stores, dataDir, folder } = await setUpScene();
     // The eraser asks for a file's import record only once it found rows to remove.
-    await expect(eraseVisitorWithImportedRows({ stores: failingOnce(stores, "files", "find"), dataDir }, deletion(5121, "C-77"))).rejects.toThrow("storage error");
+    await expect(eraseVisitor({ stores: failingOnce(stores, "files", "find"), dataDir }, deletion(5121, "C-77"))).rejects.toThrow("storage error");
     expect(readKept(folder)).toEqual(keptFiles);
     expect(await stores.profiles.canonicalOf("acme", "main", annKnownId)).not.toBeNull();
     expect((await stores.events.query({ visitorId: annKnownId, limit: 10 })).length).toBe(2);
 
-    expect(await eraseVisitorWithImportedRows({ stores, dataDir }, deletion(5121, "C-77"))).toMatchObject({ visitorIds: 3, importedFiles: 2, importedRows: 3 });
+    expect(await eraseVisitor({ stores, dataDir }, deletion(5121, "C-77"))).toMatchObject({ visitorIds: 3, importedFiles: 2, importedRows: 3 });
     expect(readKept(folder)).toEqual(withoutAnn);
   });
 
   it("[PRV-09, DEC-PRV-04] a try that fails after the files were rewritten, before the group is deleted, is finished by the next try", async () => {
     const { stores, dataDir, folder } = await setUpScene();
-    await expect(eraseVisitorWithImportedRows({ stores: failingOnce(stores, "events", "deleteVisitors"), dataDir }, deletion(5121, "C-77"))).rejects.toThrow("storage error");
+    await expect(eraseVisitor({ stores: failingOnce(stores, "events", "deleteVisitors"), dataDir }, deletion(5121, "C-77"))).rejects.toThrow("storage error");
     expect(readKept(folder)).toEqual(withoutAnn);
     expect(await stores.profiles.canonicalOf("acme", "main", customerKnownId)).not.toBeNull();
 
-    expect(await eraseVisitorWithImportedRows({ stores, dataDir }, deletion(5121, "C-77"))).toEqual({ visitorIds: 3, events: 4, profiles: 1, importedFiles: 0, importedRows: 0, importsUnfinished: 0 });
+    expect(await eraseVisitor({ stores, dataDir }, deletion(5121, "C-77"))).toEqual({ visitorIds: 3, events: 4, profiles: 1, importedFiles: 0, importedRows: 0, importsUnfinished: 0 });
     expect(await stores.profiles.canonicalOf("acme", "main", annKnownId)).toBeNull();
     expect(readKept(folder)).toEqual(withoutAnn);
   });

@@ -223,25 +223,18 @@ async function removeGroup(stores: Stores, group: FoundGroup): Promise<ErasureCo
 /**
  * PRV-09, DEC-PRV-04: removes the visitor a pending deletion names: the group its known visitor ID belongs
  * to (every stitched visitor: the ids that replaced it and that it replaced), every event of every member
- * id (collected and imported alike, so imported rows go too), the group's profile (what engines serve),
- * its members and its merge records. Events go first, so a try that fails half-way finds the group again
- * and finishes the job: running it twice removes nothing more and fails nothing.
- */
-export async function eraseVisitor(stores: Stores, transaction: PrivacyTransaction): Promise<ErasureCounts> {
-  return removeGroup(stores, await findGroup(stores, transaction));
-}
-
-/**
- * PRV-09, DEC-PRV-04: `eraseVisitor`, and the group's rows in the kept copies of imported files: every row
- * imported under any visitor ID value of the group (its members' known visitor IDs and its profile's captured
- * values), not only under the attribute and value the deletion named.
+ * id (collected and imported alike), the group's profile (what engines serve), its members and its merge
+ * records; and the group's rows in the kept copies of imported files: every row imported under any visitor
+ * ID value of the group (its members' known visitor IDs and its profile's captured values), not only under
+ * the attribute and value the deletion named.
  *
- * The files go first, while the group is still stored: its deletion is the last commit, after every file
- * was rewritten. A try that fails or crashes before that commit leaves the group as it was, and the next try
+ * The files go first, while the group is still stored, then the events, then the group: its deletion is the
+ * last commit. A try that fails or crashes before that commit leaves the group as it was, and the next try
  * (the transaction stays PENDING, with its value, until it is settled) finds it again with every value; so
- * resuming needs no copy of the group's values anywhere but the store's own group.
+ * resuming needs no copy of the group's values anywhere but the store's own group, and running it twice
+ * removes nothing more and fails nothing.
  */
-export async function eraseVisitorWithImportedRows(deps: ImportedFilesEraserDeps, transaction: PrivacyTransaction): Promise<ErasureCounts & ImportedFilesErasure> {
+export async function eraseVisitor(deps: ImportedFilesEraserDeps, transaction: PrivacyTransaction): Promise<ErasureCounts & ImportedFilesErasure> {
   const group = await findGroup(deps.stores, transaction);
   const visitorIds = visitorIdsOfGroup(group.account, group.profile, group);
   const files = await eraseFromImportedFiles(deps, transaction, visitorIds);

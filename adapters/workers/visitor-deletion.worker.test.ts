@@ -1,4 +1,6 @@
 import { describe, expect, it } from "bun:test";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { ProfileConfig } from "../../core/config/config.model.ts";
 import type { CollectedEvent, PrivacyTransaction, Stores } from "../../core/ports/index.ts";
 import { createMemoryLogger } from "../runtime/logger.ts";
@@ -7,6 +9,9 @@ import { ProfilesService } from "../services/profiles.service.ts";
 import { createMemoryStores } from "../store-memory/memory.stores.ts";
 import { profileWorker } from "./profile.worker.ts";
 import { visitorDeletionWorker } from "./visitor-deletion.worker.ts";
+
+/** A data directory without kept import files: these tests are about the worker and the store. */
+const noKeptFiles = join(tmpdir(), "svc-hub-no-kept-files");
 
 const config: ProfileConfig = {
   name: "main",
@@ -55,7 +60,7 @@ function workersOf(stores: Stores) {
   const profiles = profileWorker({ stores, profiles: new ProfilesService({ stores, policy: { visitTimeoutMs: 30 * 60_000 } }), logger: createMemoryLogger() });
   const deletions = visitorDeletionWorker({
     store: stores.privacy,
-    erase: (transaction) => eraseVisitor(stores, transaction),
+    erase: (transaction) => eraseVisitor({ stores, dataDir: noKeptFiles, logger: createMemoryLogger() }, transaction),
     beforeErasing: async (now) => {
       while ((await profiles.runDue(now)) > 0);
     },
@@ -118,7 +123,7 @@ describe("the visitor deletion worker (PRV-09, PRV-10, DEC-PRV-04)", () => {
   it("erases nothing while another node may be applying events (mayRun false), and runs once it may", async () => {
     const stores = await storesWithProfile();
     let may = false;
-    const worker = visitorDeletionWorker({ store: stores.privacy, erase: (transaction) => eraseVisitor(stores, transaction), mayRun: async () => may, logger: createMemoryLogger() });
+    const worker = visitorDeletionWorker({ store: stores.privacy, erase: (transaction) => eraseVisitor({ stores, dataDir: noKeptFiles, logger: createMemoryLogger() }, transaction), mayRun: async () => may, logger: createMemoryLogger() });
     await request(stores);
     expect(await worker.runDue(3_000)).toBe(0);
     expect((await stores.privacy.find("acme", "main", "t1"))?.state).toBe("PENDING");
@@ -139,7 +144,7 @@ describe("the visitor deletion worker (PRV-09, PRV-10, DEC-PRV-04)", () => {
         return answer;
       },
     });
-    const worker = visitorDeletionWorker({ store, erase: (transaction) => eraseVisitor(stores, transaction), logger });
+    const worker = visitorDeletionWorker({ store, erase: (transaction) => eraseVisitor({ stores, dataDir: noKeptFiles, logger: createMemoryLogger() }, transaction), logger });
     await request(stores);
     expect(await worker.runDue(3_000)).toBe(1);
     expect(await worker.runDue(3_001)).toBe(0);
