@@ -5,7 +5,7 @@ import { assertAdmin } from "./admin-guard.ts";
 import { adminRoutes } from "./admin.routes.ts";
 import { collectRoutes } from "./collect.routes.ts";
 import { managementError, managementErrorBody } from "../../core/errors/index.ts";
-import { jsonResponse, mapUnhandledError } from "./error-mapping.ts";
+import { jsonResponse, mapUnhandledError, rawPathOf } from "./error-mapping.ts";
 import { healthRoutes } from "./health.routes.ts";
 import { momentsRoutes } from "./moments.routes.ts";
 import { adminUsersRoutes } from "./admin-users.routes.ts";
@@ -79,14 +79,10 @@ export function createApp(deps: AppDeps) {
     .use(momentsRoutes(deps));
 }
 
-/**
- * `/admin` or anything under it, whatever the host part of the URL: the path starts at the first "/" after
- * "//", which is where Elysia routes from too (standardHostname: false above).
- */
+/** `/admin` or anything under it, read from the URL's text as Elysia routes it (rawPathOf). */
 function isAdminPath(url: string): boolean {
-  const start = url.indexOf("/", url.indexOf("//") + 2);
-  const path = start < 0 ? "/" : url.slice(start);
-  return path === "/admin" || path.startsWith("/admin/") || path.startsWith("/admin?");
+  const path = rawPathOf(url);
+  return path === "/admin" || path.startsWith("/admin/");
 }
 
 export type App = ReturnType<typeof createApp>;

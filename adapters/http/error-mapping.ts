@@ -51,7 +51,14 @@ function momentsPathKind(pathname: string): "lookup" | "empty-visitor" | null {
 
 /** The path of a request's URL, also when the URL does not parse (the app refuses those with 400). */
 export function pathnameOf(url: string): string {
-  if (URL.canParse(url)) return new URL(url).pathname;
+  return URL.canParse(url) ? new URL(url).pathname : rawPathOf(url);
+}
+
+/**
+ * The path of a URL as its text says it, without normalising anything: from the first "/" after "//" (or
+ * the first "/" of a bare path) to the query. Where Elysia routes from (standardHostname: false).
+ */
+export function rawPathOf(url: string): string {
   const scheme = url.indexOf("//");
   const start = scheme < 0 ? url.indexOf("/") : url.indexOf("/", scheme + 2);
   return (start < 0 ? "/" : url.slice(start)).split(/[?#]/)[0] ?? "/";
