@@ -66,6 +66,18 @@ describe("the virtual clock through the admin API (DEC-OPS-02)", () => {
   });
 });
 
+describe("HEAD (RFC 9110)", () => {
+  it("is the GET of the same route without its body: status and headers", async () => {
+    const service = await app();
+    for (const path of ["/healthz", "/readyz", "/openapi.json"]) {
+      const [head, get] = await Promise.all([service.app.handle(new Request(`${inProcessBase}${path}`, { method: "HEAD" })), service.app.handle(new Request(`${inProcessBase}${path}`))]);
+      expect(head.status).toBe(get.status);
+      expect(head.headers.get("content-type")).toBe(get.headers.get("content-type"));
+      expect(await head.text()).toBe("");
+    }
+  });
+});
+
 describe("the HTTP app", () => {
   it("[DEC-OPS-01] /readyz answers 503 with Retry-After when the store does not answer", async () => {
     const service = await app();

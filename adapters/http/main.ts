@@ -15,7 +15,6 @@ import { loadConfigFile } from "../config/config.loader.ts";
 import { batchedWriter, createJsonLogger } from "../runtime/logger.ts";
 import { openService, type StoreChoice } from "../service.ts";
 import { databaseUrlForDataDir } from "../store-libsql/libsql.stores.ts";
-import { withHeadAsGet } from "./head.ts";
 import { withRequestLog } from "./request-log.ts";
 
 const env = process.env;
@@ -117,7 +116,7 @@ function listen(): ReturnType<typeof Bun.serve> {
       // Never Bun's development error page (it shows messages and stacks): DEC-GEN-07.
       development: false,
       reusePort: false,
-      fetch: withRequestLog(withHeadAsGet((request) => service.app.handle(request)), logger),
+      fetch: withRequestLog((request) => service.app.handle(request), logger),
       error(error) {
         logger.error("unhandled error", { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error), stack: error instanceof Error ? error.stack : undefined });
         return new Response(JSON.stringify({ returnCode: 1500, message: "Internal error" }), { status: 500, headers: { "content-type": "application/json" } });
