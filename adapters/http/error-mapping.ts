@@ -51,7 +51,7 @@ function momentsPathKind(pathname: string): "lookup" | "empty-visitor" | null {
 
 /** The path of a request's URL, also when the URL does not parse (the app refuses those with 400). */
 export function pathnameOf(url: string): string {
-  return URL.canParse(url) ? new URL(url).pathname : rawPathOf(url);
+  return URL.parse(url)?.pathname ?? rawPathOf(url);
 }
 
 /**
