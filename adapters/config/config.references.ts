@@ -3,6 +3,7 @@
  * declared in the same file. Runs on a file that already fits the schema; every problem names the path of
  * the offending value.
  */
+import { numberOf } from "../../core/profiles/profile.rules.ts";
 import type { ConfigFile, ProfileFile } from "./config.schema.ts";
 import type { ConfigProblem } from "./config.problems.ts";
 import { compileDatePattern } from "../../core/files/date-pattern.rules.ts";
@@ -196,17 +197,11 @@ function checkConditionValues(
       const needsValue = !operatorsWithoutValue.has(condition.operator);
       if (needsValue && condition.value === undefined) report(`${path}/${g}/${c}/value`, `is required for the operator ${condition.operator}`);
       if (!needsValue && condition.value !== undefined) report(`${path}/${g}/${c}/value`, `is not allowed for the operator ${condition.operator}`);
-      if (numericOperators.has(condition.operator) && condition.value !== undefined && !isNumeric(condition.value)) {
+      if (numericOperators.has(condition.operator) && condition.value !== undefined && numberOf(condition.value) === null) {
         report(`${path}/${g}/${c}/value`, `must be a number for the operator ${condition.operator} (found ${JSON.stringify(condition.value)})`);
       }
     }),
   );
-}
-
-/** A finite number, or text that reads as one (not blank), like numberOf in core/profiles/profile.rules.ts. */
-function isNumeric(value: unknown): boolean {
-  if (typeof value === "number") return Number.isFinite(value);
-  return typeof value === "string" && value.trim() !== "" && Number.isFinite(Number(value));
 }
 
 /** Remembers where each key was first seen, and reports a key seen again with both places. */

@@ -58,7 +58,8 @@ function textOf(value: unknown): string | null {
   return JSON.stringify(value);
 }
 
-function numberOf(value: unknown): number | null {
+/** A finite number, or text that reads as one (not blank): what the numeric operators and actions compare. */
+export function numberOf(value: unknown): number | null {
   if (typeof value === "number") return Number.isFinite(value) ? value : null;
   if (typeof value === "string" && value.trim() !== "") {
     const parsed = Number(value);
