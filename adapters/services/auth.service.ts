@@ -230,26 +230,18 @@ export class AuthService {
       succeeded = await check();
     } catch (error) {
       // Turned away before the secret was checked (503 busy): not a failure of the user's (DEC-SES-01).
-      if (error instanceof ServiceBusyError) await this.withdrawAttempt(kind, name, at);
+      if (error instanceof ServiceBusyError) await this.updateLockout(kind, name, (state) => withdrawAttempt(state, at, this.lockoutPolicy));
       throw error;
     }
-    if (succeeded) await this.resetLockout(kind, name, reserved);
+    if (succeeded) await this.updateLockout(kind, name, () => settleAttempt(reserved, true));
     return succeeded ? ok(undefined) : err(managementError("authenticationFailed"));
   }
 
-  private async withdrawAttempt(kind: LockoutKind, name: string, at: number): Promise<void> {
+  /** Writes the state `next` makes of the stored one, trying again while another attempt changes it first. */
+  private async updateLockout(kind: LockoutKind, name: string, next: (state: LockoutState) => LockoutState): Promise<void> {
     for (let tries = 0; tries < maxLockoutRetries; tries += 1) {
       const row = await this.deps.stores.lockouts.read(kind, name);
-      const next = JSON.stringify(withdrawAttempt(parseLockout(row?.state), at, this.lockoutPolicy));
-      if (await this.deps.stores.lockouts.compareAndSet(kind, name, row?.version ?? null, next)) return;
-    }
-  }
-
-  private async resetLockout(kind: LockoutKind, name: string, reserved: LockoutState): Promise<void> {
-    const cleared = JSON.stringify(settleAttempt(reserved, true));
-    for (let tries = 0; tries < maxLockoutRetries; tries += 1) {
-      const row = await this.deps.stores.lockouts.read(kind, name);
-      if (await this.deps.stores.lockouts.compareAndSet(kind, name, row?.version ?? null, cleared)) return;
+      if (await this.deps.stores.lockouts.compareAndSet(kind, name, row?.version ?? null, JSON.stringify(next(parseLockout(row?.state))))) return;
     }
   }
 
