@@ -178,9 +178,9 @@ export function checkDocumentSize(size: number, maxBytes: number): Result<number
 
 /**
  * DEC-FIL-03 for one event: `checkDocumentSize` of its document (the UTF-8 bytes of its JSON), counting the
- * bytes only when they could be over the limit. A UTF-16 code unit is at most 3 bytes of UTF-8, so JSON of at most a third of the limit in
- * code units is within it: every row of an ordinary file, whose bytes are then never counted (the check went
- * from 0.8 to 0.3 µs a row, bench/FINDINGS.md).
+ * bytes only when they could be over the limit. A UTF-16 code unit is at most 3 bytes of UTF-8, so JSON of
+ * at most a third of the limit in code units is within it: every row of an ordinary file, whose bytes are
+ * then never counted (the check went from 0.8 to 0.3 µs a row, bench/FINDINGS.md).
  */
 export function checkEventDocument(event: CollectedEvent, maxBytes: number): Result<void, string> {
   const text = JSON.stringify(event);
