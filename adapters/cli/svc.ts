@@ -18,16 +18,11 @@ import { loadConfigFile } from "../config/config.loader.ts";
 import { demoConfigPath } from "../config/demo-config.ts";
 import { openVirtualClock } from "../runtime/virtual-clock.ts";
 import { RevisionsService, type PublishedFile, type PublishRequest } from "../services/revisions.service.ts";
-import { databaseUrlForDataDir, openLibsqlStores } from "../store-libsql/libsql.stores.ts";
+import { databaseFileName, databaseUrlForDataDir, openLibsqlStores } from "../store-libsql/libsql.stores.ts";
+import { dataDirFromEnv, defaultConfigFiles, fromInvocation } from "../runtime/paths.ts";
 
 const defaultAuthor = "cli@svc-hub.invalid";
 
-/** Where the user ran the command (npm's INIT_CWD; `npm run` moves the cwd into the project root). */
-const invocationDir = process.env.INIT_CWD ?? process.cwd();
-const fromInvocation = (path: string) => resolve(invocationDir, path);
-
-/** The database file of a data directory, as databaseUrlForDataDir names it. */
-const databaseFileName = "svc-hub.db";
 
 const usage = `usage: npm run svc -- publish --account <account> --profile <profile> --target <target>[,<target>...]
                               --dir <folder> --name <name> [--comment <text>] [--created-by <e-mail>]
@@ -146,7 +141,7 @@ async function readMemberFiles(dir: string): Promise<PublishedFile[]> {
 async function readConfig(explicit: string | undefined): Promise<ServiceConfig> {
   const named = explicit || process.env.SVC_CONFIG;
   // A named file is the user's path; the default files are the server's, in the directory `npm start` runs in.
-  const candidates = named ? [fromInvocation(named)] : ["svc.config.json", "svc.config.yaml", "svc.config.yml"].map((name) => resolve(name));
+  const candidates = named ? [fromInvocation(named)] : defaultConfigFiles.map((name) => resolve(name));
   const path = candidates.find((candidate) => existsSync(candidate));
   if (named && !path) throw new UsageError(`the configuration ${candidates[0]} does not exist`);
   const loaded = await loadConfigFile(path ?? demoConfigPath);
@@ -157,8 +152,7 @@ async function readConfig(explicit: string | undefined): Promise<ServiceConfig> 
 async function publishToStore(options: PublishOptions, files: PublishedFile[]): Promise<void> {
   if ((process.env.SVC_STORE ?? "libsql") !== "libsql") throw new UsageError("SVC_STORE is not libsql: a publication into a memory store would be lost at once; use --url");
   const config = await readConfig(options.config);
-  // The default is the server's (./.svc-data where `npm start` runs); a value given is the user's path.
-  const dataDir = process.env.SVC_DATA_DIR ? fromInvocation(process.env.SVC_DATA_DIR) : resolve("./.svc-data");
+  const dataDir = dataDirFromEnv();
   // Opening a store creates and migrates it: a mistyped directory would get a new, empty database.
   const database = join(dataDir, databaseFileName);
   if (!existsSync(database)) throw new UsageError(`there is no database ${database}; SVC_DATA_DIR must be the data directory of a server that has started once`);

@@ -13,6 +13,7 @@ import { timingPresetNames, type TimingPresetName } from "../../core/timing/timi
 import { demoConfigPath } from "../config/demo-config.ts";
 import { loadConfigFile } from "../config/config.loader.ts";
 import { batchedWriter, createJsonLogger } from "../runtime/logger.ts";
+import { dataDirFromEnv, defaultConfigFiles, fromInvocation } from "../runtime/paths.ts";
 import { openService, type StoreChoice } from "../service.ts";
 import { databaseUrlForDataDir } from "../store-libsql/libsql.stores.ts";
 import { withRequestLog } from "./request-log.ts";
@@ -28,18 +29,13 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-/** A path as typed where the command was run (`npm start` moves the working directory to the project root). */
-function fromInvocation(path: string): string {
-  return resolve(env.INIT_CWD ?? process.cwd(), path);
-}
-
 function chooseConfigPath(): { path: string; demo: boolean } {
   if (env.SVC_CONFIG) {
-    const path = fromInvocation(env.SVC_CONFIG);
+    const path = fromInvocation(env.SVC_CONFIG, env);
     if (!existsSync(path)) fail(`SVC_CONFIG names ${path}, which does not exist`);
     return { path, demo: false };
   }
-  for (const name of ["svc.config.json", "svc.config.yaml", "svc.config.yml"]) {
+  for (const name of defaultConfigFiles) {
     if (existsSync(resolve(name))) return { path: resolve(name), demo: false };
   }
   return { path: demoConfigPath, demo: true };
@@ -76,9 +72,7 @@ function readBackgroundMode(): boolean {
 const port = readPort();
 const host = env.SVC_HOST ?? "127.0.0.1";
 const timing = readTiming();
-// A path given is read from where the command was typed (npm's INIT_CWD: `npm start` runs in the project
-// root), as the svc CLI reads it, so both find the same data directory; the default stays in the root.
-const dataDir = env.SVC_DATA_DIR ? fromInvocation(env.SVC_DATA_DIR) : resolve("./.svc-data");
+const dataDir = dataDirFromEnv(env);
 const store = readStore(dataDir);
 const configSource = chooseConfigPath();
 const loaded = await loadConfigFile(configSource.path);

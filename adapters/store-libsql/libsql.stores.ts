@@ -25,11 +25,14 @@ const BUSY_TIMEOUT_MS = 5000;
 const migrationsFolder = fileURLToPath(new URL("./migrations", import.meta.url));
 
 /** The database file of a data directory, as a libSQL URL; creates the directory if it is missing. */
+/** The database file in a data directory. */
+export const databaseFileName = "svc-hub.db";
+
 export function databaseUrlForDataDir(dataDir: string): string {
   const directory = resolve(dataDir);
   mkdirSync(directory, { recursive: true });
   // The path part of a file URL, so that characters such as `%`, `?` or `#` in the path survive parsing.
-  return `file:${pathToFileURL(join(directory, "svc-hub.db")).pathname}`;
+  return `file:${pathToFileURL(join(directory, databaseFileName)).pathname}`;
 }
 
 export interface LibsqlStoreOptions {

@@ -1,0 +1,19 @@
+import { resolve } from "node:path";
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * A path as the user typed it, read from the folder the command was run in: `npm start` and `npm run` move
+ * the working directory to the project root and say in INIT_CWD where the command was typed.
+ */
+export function fromInvocation(path: string, env: Env = process.env): string {
+  return resolve(env.INIT_CWD ?? process.cwd(), path);
+}
+
+/** The data directory: SVC_DATA_DIR as typed, or `./.svc-data` of the folder `npm start` runs in. The server and the svc CLI both read it here. */
+export function dataDirFromEnv(env: Env = process.env): string {
+  return env.SVC_DATA_DIR ? fromInvocation(env.SVC_DATA_DIR, env) : resolve("./.svc-data");
+}
+
+/** The configuration files looked for, in this order, in the folder `npm start` runs in when SVC_CONFIG is not set. */
+export const defaultConfigFiles: readonly string[] = ["svc.config.json", "svc.config.yaml", "svc.config.yml"];
