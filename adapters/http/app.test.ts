@@ -34,6 +34,20 @@ describe("the host part of a request URL (DEC-OPS-01)", () => {
     }
   });
 
+  it("[DEC-GEN-01, COL-04, DEC-MOM-02] the invalid-Host refusal is answered in the style of its path: X-Error and CORS on /event, {message} on the moments API", async () => {
+    const service = await app();
+    const bare = (url: string, headers: Record<string, string> = {}) => Object.defineProperty(new Request(`http://placeholder${url}`, { headers }), "url", { value: url });
+    const event = await service.app.handle(bare("/event?svc_account=acme", { origin: "https://shop.example.com" }));
+    expect(event.status).toBe(400);
+    expect(event.headers.get("x-error")).toBe("Invalid Host header");
+    expect(event.headers.get("cache-control")).toBe("no-store");
+    expect(event.headers.get("access-control-allow-origin")).toBe("https://shop.example.com");
+    expect(await event.text()).toBe("");
+    const moments = await service.app.handle(bare("/personalization/accounts/acme/profiles/main/engines/demo-engine/visitors/v"));
+    expect(moments.status).toBe(400);
+    expect(await moments.json()).toEqual({ message: "Bad request: invalid Host header" });
+  });
+
   it("[DEC-OPS-01] the admin API needs its token whatever the Host header, and a short host is routed by its real path", async () => {
     const service = await app();
     for (const host of ["x", "ab", "abc", "api", "svc-hub.example"]) {

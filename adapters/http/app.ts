@@ -4,8 +4,7 @@ import type { AppDeps } from "./app-deps.ts";
 import { assertAdmin } from "./admin-guard.ts";
 import { adminRoutes } from "./admin.routes.ts";
 import { collectRoutes } from "./collect.routes.ts";
-import { managementError, managementErrorBody } from "../../core/errors/index.ts";
-import { jsonResponse, mapUnhandledError, rawPathOf } from "./error-mapping.ts";
+import { InvalidHostError, mapUnhandledError, rawPathOf } from "./error-mapping.ts";
 import { healthRoutes } from "./health.routes.ts";
 import { momentsRoutes } from "./moments.routes.ts";
 import { adminUsersRoutes } from "./admin-users.routes.ts";
@@ -31,9 +30,7 @@ export function createApp(deps: AppDeps) {
       // Bun gives a bare path as the URL when the Host header is not a valid host (`a/b`, empty), and a URL
       // that does not parse for others (`a:b`): the router and the admin check below could then read
       // different paths, and every later `new URL` throws. Refused before anything else.
-      if (!/^https?:\/\//.test(request.url) || !URL.canParse(request.url)) {
-        return jsonResponse(400, managementErrorBody(managementError("invalidHost")));
-      }
+      if (!/^https?:\/\//.test(request.url) || !URL.canParse(request.url)) throw new InvalidHostError();
       // DEC-GEN-05: every answer says which version and node made it and is not cached, unless a route says otherwise.
       set.headers["x-version"] = deps.version;
       set.headers["x-nodeid"] = deps.nodeId;

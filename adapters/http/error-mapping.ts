@@ -111,6 +111,26 @@ export function failWith(error: CatalogueError): never {
   throw new CatalogueFailure(error);
 }
 
+/**
+ * A request whose URL is not a parseable http:// URL: Bun gives a bare path when the Host header is not a
+ * valid host (`a/b`, empty), and a URL that does not parse for others (`a:b`). Thrown by the app's first hook.
+ */
+export class InvalidHostError extends Error {
+  override readonly name = "InvalidHostError";
+}
+
+function invalidHostFor(style: ErrorStyle): CatalogueError {
+  switch (style) {
+    case "collect":
+      return collectError("invalidHost");
+    case "moments":
+      return momentsError("badRequest", { problem: "invalid Host header" });
+    case "admin":
+    case "management":
+      return managementError("invalidHost");
+  }
+}
+
 function refusalFor(style: ErrorStyle, kind: "bad-request" | "not-found" | "unavailable" | "internal", detail?: string): CatalogueError {
   switch (style) {
     case "collect":
@@ -157,6 +177,7 @@ export function mapUnhandledError(logger: Logger) {
     // DEC-MOM-04: the moments API's refusals are readable cross-origin, the router's own included.
     if (style === "moments") setCredentialedCors(request, set.headers);
     if (error instanceof CatalogueFailure) return catalogueResponse(error.error);
+    if (error instanceof InvalidHostError) return catalogueResponse(invalidHostFor(style));
     switch (code) {
       case "NOT_FOUND":
         // The router found no route for the method: on /event itself that is a method it does not take.

@@ -27,6 +27,11 @@ export const collectErrors = {
     xError: "Restricted characters in svc_account, svc_profile or svc_datasource param value",
     clauses: ["COL-09", "DEC-COL-02"],
   },
+  invalidHost: {
+    status: 400,
+    xError: "Invalid Host header",
+    clauses: ["COL-04", "DEC-GEN-01"],
+  },
   paramNotString: {
     status: 400,
     xError: "{parameter} param value must be a string",
