@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import { collectError } from "../../core/errors/index.ts";
 import { CollectService, type CollectMethod } from "../collect/collect.service.ts";
 import type { AppDeps } from "./app-deps.ts";
 import { collectAdminRoutes } from "./collect-admin.routes.ts";
@@ -92,6 +93,15 @@ export function collectRoutes(deps: AppDeps) {
         return preflight(request, set.headers, "GET, POST, OPTIONS");
       },
       { detail: { tags: ["collect"], summary: "CORS preflight of POST /event (DEC-COL-12)", responses: { 204: { description: "Allowed" } } } },
+    )
+    // Any other method (RFC 9110): 405 with the methods /event takes; the routes above keep theirs.
+    .all(
+      "/event",
+      ({ set }) => {
+        set.headers.allow = "GET, HEAD, POST, OPTIONS";
+        failWith(collectError("methodNotAllowed"));
+      },
+      { detail: { hide: true } },
     )
     .use(collectAdminRoutes(deps, collector));
 }

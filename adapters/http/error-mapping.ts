@@ -36,19 +36,6 @@ export function errorStyleFor(pathname: string): ErrorStyle {
 
 const retryAfterSeconds = "1";
 
-/** The methods collect.routes.ts answers on /event (the 405's Allow header, RFC 9110). */
-const eventMethods = "GET, HEAD, POST, OPTIONS";
-
-/** The methods moments.routes.ts answers on its two lookup paths (HEAD: the server answers it as GET). */
-const momentsMethods = "GET, HEAD, OPTIONS";
-
-/** A moments lookup path (either form), or one whose visitor identifier is empty. */
-function momentsPathKind(pathname: string): "lookup" | "empty-visitor" | null {
-  const match = /^\/personalization\/accounts\/[^/]+\/profiles\/[^/]+\/engines\/[^/]+(\/visitors\/([^/]*))?\/?$/.exec(pathname);
-  if (!match) return null;
-  return match[1] !== undefined && match[2] === "" ? "empty-visitor" : "lookup";
-}
-
 /** The path of a request's URL, also when the URL does not parse (the app refuses those with 400). */
 export function pathnameOf(url: string): string {
   return URL.parse(url)?.pathname ?? rawPathOf(url);
@@ -62,11 +49,6 @@ export function rawPathOf(url: string): string {
   const scheme = url.indexOf("//");
   const start = scheme < 0 ? url.indexOf("/") : url.indexOf("/", scheme + 2);
   return (start < 0 ? "/" : url.slice(start)).split(/[?#]/)[0] ?? "/";
-}
-
-/** Whether a path is the collection endpoint itself (a trailing slash tolerated, DEC-GEN-06). */
-function isEventPath(pathname: string): boolean {
-  return pathname === "/event" || pathname === "/event/";
 }
 
 export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
@@ -86,11 +68,10 @@ export function catalogueResponse(error: CatalogueError): Response {
         headers: {
           "x-error": error.xError,
           ...(error.status === 429 || error.status === 503 ? { "retry-after": retryAfterSeconds } : {}),
-          ...(error.code === "methodNotAllowed" ? { allow: eventMethods } : {}),
         },
       });
     case "moments":
-      return jsonResponse(error.status, { message: error.message }, error.code === "methodNotAllowed" ? { allow: momentsMethods } : {});
+      return jsonResponse(error.status, { message: error.message });
     case "file-import":
       return jsonResponse(error.status, { message: error.message });
   }
@@ -180,14 +161,6 @@ export function mapUnhandledError(logger: Logger) {
     if (error instanceof InvalidHostError) return catalogueResponse(invalidHostFor(style));
     switch (code) {
       case "NOT_FOUND":
-        // The router found no route for the method: on /event itself that is a method it does not take.
-        if (style === "collect" && isEventPath(pathname)) return catalogueResponse(collectError("methodNotAllowed"));
-        if (style === "moments") {
-          const kind = momentsPathKind(pathname);
-          // MOM-12: a lookup without its visitor identifier is a bad request, not an unknown engine.
-          if (kind === "empty-visitor" && request.method === "GET") return catalogueResponse(momentsError("badRequest", { problem: "the visitor identifier is empty" }));
-          if (kind !== null && request.method !== "GET") return catalogueResponse(momentsError("methodNotAllowed"));
-        }
         return catalogueResponse(refusalFor(style, "not-found"));
       case "PARSE":
         return catalogueResponse(refusalFor(style, "bad-request"));

@@ -3,6 +3,7 @@ import { MomentsService } from "../services/moments.service.ts";
 import type { AppDeps } from "./app-deps.ts";
 import { preflight, setCredentialedCors } from "./cors.ts";
 import { failWith } from "./error-mapping.ts";
+import { momentsError } from "../../core/errors/moments.errors.ts";
 
 const MessageBody = t.Object({ message: t.String() });
 const VisitorData = t.Object(
@@ -83,5 +84,23 @@ export function momentsRoutes(deps: AppDeps) {
       },
     )
     .options(`${base}/visitors/:visitor`, ({ request, set }) => preflight(request, set.headers, "GET, OPTIONS"), { detail: { hide: true } })
-    .options(base, ({ request, set }) => preflight(request, set.headers, "GET, OPTIONS"), { detail: { hide: true } });
+    .options(base, ({ request, set }) => preflight(request, set.headers, "GET, OPTIONS"), { detail: { hide: true } })
+    // MOM-12: a lookup without its visitor identifier is a bad request, not an unknown engine.
+    .get(
+      `${base}/visitors/`,
+      ({ request, set }) => {
+        setCredentialedCors(request, set.headers);
+        failWith(momentsError("badRequest", { problem: "the visitor identifier is empty" }));
+      },
+      { detail: { hide: true } },
+    )
+    // Any other method (RFC 9110): 405 with the methods the lookups take; the routes above keep theirs.
+    .all(`${base}/visitors/:visitor`, ({ request, set }) => notAllowed(request, set.headers), { detail: { hide: true } })
+    .all(base, ({ request, set }) => notAllowed(request, set.headers), { detail: { hide: true } });
+}
+
+function notAllowed(request: Request, headers: Record<string, string | number>): never {
+  setCredentialedCors(request, headers);
+  headers.allow = "GET, HEAD, OPTIONS";
+  failWith(momentsError("methodNotAllowed"));
 }
