@@ -49,6 +49,13 @@ describe("rows to events (DEC-FIL-03, DEC-FIL-04)", () => {
     assert.deepEqual(planRows(purchases, ["email", "amount"]), { ok: false, error: fileFailureMessage("columnCountMismatch", { columns: 2, processors: 3 }) });
   });
 
+  it("a mapped column named twice in the header is the column count failure: which of the two holds the value cannot be told", () => {
+    assert.deepEqual(planRows(purchases, ["email", "amount", "purchased_at", "amount "]), { ok: false, error: fileFailureMessage("columnCountMismatch", { columns: 4, processors: 3 }) });
+    assert.deepEqual(planRows(purchases, ["email", "amount", "email", "purchased_at"]), { ok: false, error: fileFailureMessage("columnCountMismatch", { columns: 4, processors: 3 }) });
+    // A column no mapping reads may repeat: nothing is read from it.
+    assert.equal(plan(["email", "note", "amount", "note", "purchased_at"]).columns.length, 2);
+  });
+
   it("columns may come in any order, with spaces around names, beside columns that are not mapped", () => {
     const planned = plan([" purchased_at", "note", "email ", "amount"]);
     assert.equal(planned.visitorIndex, 2);

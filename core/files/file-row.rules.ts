@@ -40,13 +40,21 @@ export function findDefinition(config: ProfileConfig | null, prefix: string): Re
  * DEC-FIL-03: reads the header row. The visitor ID column must be there (else "Secondary visitor ID
  * column= <name> does not exist..."), and so must every mapped column (else the column count message:
  * how many of the mapped columns, the visitor ID column included, were found, against how many are
- * mapped). Other columns are ignored. Header names are compared without surrounding spaces.
+ * mapped). A mapped column named twice fails with the same message, counting both: which of the two holds
+ * the value cannot be told. Other columns are ignored, repeated or not. Header names are compared without
+ * surrounding spaces.
  */
 export function planRows(definition: FileDefinition, header: readonly string[]): Result<RowPlan, string> {
   const names = header.map((name) => name.trim());
   const indexOf = (column: string) => names.indexOf(column.trim());
   const visitorIndex = indexOf(definition.visitorId.column);
   if (visitorIndex === -1) return err(fileFailureMessage("visitorIdColumnMissing", { column_name: definition.visitorId.column }));
+  const mapped = [definition.visitorId.column, ...definition.columns.map((column) => column.column)];
+  const occurrences = mapped.map((column) => names.filter((name) => name === column.trim()).length);
+  if (occurrences.some((count) => count > 1)) {
+    const found = occurrences.reduce((sum, count) => sum + count, 0);
+    return err(fileFailureMessage("columnCountMismatch", { columns: found, processors: mapped.length }));
+  }
   const columns: PlannedColumn[] = [];
   for (const column of definition.columns) {
     const index = indexOf(column.column);
