@@ -120,6 +120,15 @@ describe("the server process", () => {
     expect(stderr).toContain("SVC_TEST_MISSING_PASSWORD");
   });
 
+  it("[DEC-OPS-01] refuses an SVC_ADMIN_TOKEN that is short or that no Authorization header can carry", async () => {
+    const short = await runToExit({ SVC_ADMIN_TOKEN: "fifteen-chars-x" });
+    expect(short.code).toBe(2);
+    expect(short.stderr).toContain("at least 16 characters");
+    const spaced = await runToExit({ SVC_ADMIN_TOKEN: "a token with spaces in it" });
+    expect(spaced.code).toBe(2);
+    expect(spaced.stderr).toContain("visible ASCII");
+  });
+
   it("refuses a missing SVC_CONFIG file and a bad PORT with a clear message", async () => {
     const missing = await runToExit({ SVC_CONFIG: "/nonexistent/svc.config.json" });
     expect(missing.code).toBe(2);

@@ -69,7 +69,23 @@ function readBackgroundMode(): boolean {
   return mode === "thread";
 }
 
+/** Shortest SVC_ADMIN_TOKEN taken: failed tries are not slowed down, so the token's length is its only guard. */
+const minimumAdminTokenLength = 16;
+
+/**
+ * SVC_ADMIN_TOKEN, if set: at least 16 characters, all visible ASCII, as `Authorization: Bearer <token>` can
+ * carry it (a space or a character beyond ASCII would make a token no request can present).
+ */
+function readAdminToken(): string | undefined {
+  const token = env.SVC_ADMIN_TOKEN;
+  if (token === undefined || token === "") return undefined;
+  if (!/^[\x21-\x7e]+$/.test(token)) fail("SVC_ADMIN_TOKEN must be visible ASCII characters only (no spaces), as an Authorization header carries it");
+  if (token.length < minimumAdminTokenLength) fail(`SVC_ADMIN_TOKEN must be at least ${minimumAdminTokenLength} characters long, not ${token.length}: failed tries are not slowed down`);
+  return token;
+}
+
 const port = readPort();
+const adminToken = readAdminToken();
 const host = env.SVC_HOST ?? "127.0.0.1";
 const timing = readTiming();
 const dataDir = dataDirFromEnv(env);
@@ -87,7 +103,7 @@ const opened = await openService({
   config: loaded.value,
   logger,
   env,
-  adminToken: env.SVC_ADMIN_TOKEN || undefined,
+  adminToken,
   timing,
   dataDir,
   backgroundThread,

@@ -4,7 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Stores } from "../../core/ports/index.ts";
 import { fullProfileConfig, sampleUser } from "../store-contract.ts";
+import { createClient } from "@libsql/client";
+import { drizzle } from "drizzle-orm/libsql";
 import { openLibsqlStores } from "./libsql.stores.ts";
+import { ReadCache, keptNotFoundAnswers } from "./tenancy.repo.ts";
 
 /*
  * Performance changes of the libSQL store (issue 12, bench/FINDINGS.md) that must not change what is read:
@@ -83,6 +86,35 @@ describe("libsql tenancy reads kept in memory", () => {
     const [during] = await Promise.all([stores.tenancy.findProfile("acme", "main"), stores.tenancy.putProfile("acme", fullProfileConfig("main"), 2)]);
     expect(during?.config.name).toBe("main");
     expect((await stores.tenancy.findProfile("acme", "main"))?.config).toEqual(fullProfileConfig("main"));
+  });
+
+  test("\"not found\" answers are kept for a bounded number of names: made-up names sent by anyone cannot fill the memory", async () => {
+    const client = createClient({ url: ":memory:" });
+    try {
+      const cache = new ReadCache(drizzle({ client }));
+      const loads = new Map<string, number>();
+      const read = (key: string, value: string | null = null) =>
+        cache.read(key, async () => {
+          loads.set(key, (loads.get(key) ?? 0) + 1);
+          return value;
+        });
+      for (let n = 0; n <= keptNotFoundAnswers; n += 1) await read(`missing-${n}`);
+      await read("missing-0");
+      await read(`missing-${keptNotFoundAnswers}`);
+      expect(loads.get("missing-0")).toBe(1);
+      expect(loads.get(`missing-${keptNotFoundAnswers}`)).toBe(2);
+      // Found answers are still kept once the "not found" ones reached their bound.
+      await read("found", "a record");
+      expect(await read("found", "a record")).toBe("a record");
+      expect(loads.get("found")).toBe(1);
+      // A write empties the cache, and with it the count.
+      cache.clear();
+      await read(`missing-${keptNotFoundAnswers}`);
+      await read(`missing-${keptNotFoundAnswers}`);
+      expect(loads.get(`missing-${keptNotFoundAnswers}`)).toBe(3);
+    } finally {
+      client.close();
+    }
   });
 
   test("a list handed out is a copy: changing it does not change the next answer", async () => {

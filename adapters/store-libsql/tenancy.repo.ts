@@ -34,10 +34,15 @@ const profileConfigTables = [visitorIdAttributes, attributes, audiences, engines
  * version is asked at most once per turn of the event loop: the requests handled in one turn share it. It is
  * asked on the client's own connection, whose own commits leave it unchanged: asked on another (the statement
  * reader), every session touch would empty the cache (bench/FINDINGS.md, sixth round).
+ *
+ * "Not found" is kept too (a moments lookup of an unknown engine reads its profile each time), but only for
+ * `keptNotFoundAnswers` names between two writes: anyone can ask for made-up accounts, profiles or users.
  */
-class ReadCache {
+export class ReadCache {
   /** Each answer, frozen (TenancyStore: records are shared by every reader; a list is a new array each time). */
   private readonly entries = new Map<string, unknown>();
+  /** How many of the entries are "not found" (null). */
+  private notFoundKept = 0;
   private version: unknown = null;
   /** Counts local writes: a read that began before one must not store what it read. */
   private generation = 0;
@@ -56,21 +61,33 @@ class ReadCache {
   async read<T>(key: string, load: () => Promise<T>): Promise<T> {
     const version = await this.currentVersion();
     if (version === null || version !== this.version) {
-      this.entries.clear();
+      this.empty();
       this.version = version;
     }
     if (this.entries.has(key)) return handedOut(this.entries.get(key) as T);
     const generation = this.generation;
     const value = deepFreeze(await load());
-    if (version !== null && generation === this.generation && version === this.version) this.entries.set(key, value);
+    const unchanged = version !== null && generation === this.generation && version === this.version;
+    if (unchanged && !this.entries.has(key) && (value !== null || this.notFoundKept < keptNotFoundAnswers)) {
+      if (value === null) this.notFoundKept += 1;
+      this.entries.set(key, value);
+    }
     return handedOut(value);
   }
 
   clear(): void {
     this.generation += 1;
+    this.empty();
+  }
+
+  private empty(): void {
     this.entries.clear();
+    this.notFoundKept = 0;
   }
 }
+
+/** How many "not found" answers the tenancy reads keep at most between two writes. */
+export const keptNotFoundAnswers = 1024;
 
 /** A kept answer as a reader gets it: the frozen record itself, or a new array of frozen records. */
 function handedOut<T>(value: T): T {
