@@ -4,6 +4,7 @@ import fc from "fast-check";
 import { firstPartyIdFromUtagMain, readCookieValue } from "./cookies.rules.ts";
 import {
   encodeTapidId,
+  maxTapidCookieLength,
   parseTapid,
   planTapidCookie,
   serializeTapid,
@@ -118,6 +119,23 @@ describe("TAPID cookie plan (DEC-COL-10, VID-04 to VID-07)", () => {
     assert.equal(tapidSetCookie({ kind: "none" }), null);
   });
 
+  it("a value browsers would drop (name and value over 4,096 bytes) keeps the entries that fit, newest first", () => {
+    const long = (n: number) => ({ account: `a${n}`, profile: "main", visitorId: "x".repeat(1200) });
+    const result = plan({ entries: [long(1), long(2), long(3), long(4)], resolvedVisitorId: "r" });
+    assert.equal(result.action.kind, "write");
+    const value = (result.action as { value: string }).value;
+    assert.ok(`TAPID=${value}`.length <= maxTapidCookieLength, `${value.length}`);
+    assert.deepEqual(parseTapid(value).map((entry) => entry.account), ["acme", "a1", "a2", "a3"]);
+  });
+
+  it("an ID whose own entry cannot fit in a cookie (1,024 characters beyond ASCII, percent-encoded) is not written: the cookie stays as it was", () => {
+    const wide = "é".repeat(1024);
+    assert.deepEqual(plan({ entries: [own], override: wide }), { action: { kind: "none" }, thirdPartyVisitorId: wide });
+    assert.deepEqual(plan({ entries: [], resolvedVisitorId: wide }), { action: { kind: "none" }, thirdPartyVisitorId: wide });
+    // 1,024 ASCII characters fit.
+    assert.equal(plan({ entries: [], override: "x".repeat(1024) }).action.kind, "write");
+  });
+
   it("for every combination: other accounts' entries are kept, in order, and ours is first or gone", () => {
     fc.assert(
       fc.property(entries, fc.option(visitorId, { nil: null }), fc.boolean(), fc.boolean(), (list, override, skip, del) => {
@@ -128,7 +146,8 @@ describe("TAPID cookie plan (DEC-COL-10, VID-04 to VID-07)", () => {
           const written = parseTapid(result.action.value);
           const ownEntries = written.filter((item) => item.account === "acme" && item.profile === "main");
           assert.ok(ownEntries.length <= 1);
-          assert.deepEqual(written.slice(ownEntries.length), others);
+          // Others in order, as many as fit in a cookie (all of them, for entries this short).
+          assert.deepEqual(written.slice(ownEntries.length), others.slice(0, written.length - ownEntries.length));
           if (ownEntries.length === 1) assert.equal(ownEntries[0]!.visitorId, result.thirdPartyVisitorId);
         }
         if (override !== null) assert.equal(result.action.kind, "write");

@@ -69,8 +69,39 @@ export function parseTapid(value: string): TapidEntry[] {
 /** DEC-COL-10: the cookie value for `entries`, each entry followed by `|`. */
 export function serializeTapid(entries: readonly TapidEntry[]): string {
   let value = "";
-  for (const entry of entries) value += `${entry.account}/${entry.profile}>${encodeTapidId(entry.visitorId)}|`;
+  for (const entry of entries) value += serializeEntry(entry);
   return value;
+}
+
+function serializeEntry(entry: TapidEntry): string {
+  return `${entry.account}/${entry.profile}>${encodeTapidId(entry.visitorId)}|`;
+}
+
+/**
+ * The longest `TAPID=<value>` browsers keep: a cookie whose name and value pass 4,096 bytes is dropped
+ * whole (RFC 6265 section 6.1 asks for at least that much; browsers keep no more), so that the visitor would
+ * keep the old cookie, or none.
+ */
+export const maxTapidCookieLength = 4096;
+
+/**
+ * The value to write: the entries in order, as many as fit in a cookie browsers keep (the last ones are the
+ * oldest: new entries go first), or null when not even the first fits. Values are ASCII, so length is bytes.
+ */
+function serializeWithinCookie(entries: readonly TapidEntry[]): string | null {
+  let value = "";
+  for (const entry of entries) {
+    const next = value + serializeEntry(entry);
+    if (tapidCookieName.length + 1 + next.length > maxTapidCookieLength) break;
+    value = next;
+  }
+  return value === "" ? null : value;
+}
+
+/** A write of `entries`, or no change when not even the first entry fits in a cookie. */
+function writeOf(entries: readonly TapidEntry[]): TapidCookieAction {
+  const value = serializeWithinCookie(entries);
+  return value === null ? { kind: "none" } : { kind: "write", value };
 }
 
 /** VID-03: the ID this account/profile has in the cookie (the first entry, should there be two), or null. */
@@ -109,22 +140,25 @@ export interface TapidPlan {
  * - delete removes the entry; a cookie left empty is expired with Max-Age=0; no entry, no change;
  * - skip neither reads nor writes;
  * - otherwise, with no entry yet, the resolved ID is written as a new first entry.
+ * A value is written only with the entries that fit in a cookie browsers keep (`maxTapidCookieLength`); an
+ * ID whose own entry does not fit (up to 1,024 characters beyond ASCII, percent-encoded) is not written at
+ * all, and the event keeps it as its TAPID all the same.
  */
 export function planTapidCookie(input: TapidPlanInput): TapidPlan {
   const own = findTapidId(input.entries, input.account, input.profile);
   const others = input.entries.filter((entry) => entry.account !== input.account || entry.profile !== input.profile);
   if (input.override) {
     const first = { account: input.account, profile: input.profile, visitorId: input.override };
-    return { action: { kind: "write", value: serializeTapid([first, ...others]) }, thirdPartyVisitorId: input.override };
+    return { action: writeOf([first, ...others]), thirdPartyVisitorId: input.override };
   }
   if (input.delete) {
     if (own === null) return { action: { kind: "none" }, thirdPartyVisitorId: null };
-    return { action: others.length === 0 ? { kind: "expire" } : { kind: "write", value: serializeTapid(others) }, thirdPartyVisitorId: null };
+    return { action: others.length === 0 ? { kind: "expire" } : writeOf(others), thirdPartyVisitorId: null };
   }
   if (input.skip) return { action: { kind: "none" }, thirdPartyVisitorId: null };
   if (own !== null) return { action: { kind: "none" }, thirdPartyVisitorId: own };
   const first = { account: input.account, profile: input.profile, visitorId: input.resolvedVisitorId };
-  return { action: { kind: "write", value: serializeTapid([first, ...input.entries]) }, thirdPartyVisitorId: input.resolvedVisitorId };
+  return { action: writeOf([first, ...input.entries]), thirdPartyVisitorId: input.resolvedVisitorId };
 }
 
 /** DEC-COL-10: the Set-Cookie header of an action, or null when the cookie stays as it is. */
