@@ -155,4 +155,18 @@ describe("the server process", () => {
     expect(second.stderr).toContain(`127.0.0.1:${port} is in use`);
     expect((await fetch(`${first.url}/healthz`)).status).toBe(200);
   });
+
+  it("a start refused for its port leaves the data directory as it was: the port is taken before the configuration is applied", async () => {
+    const dataDir = tempDir();
+    const first = await start(dataDir);
+    const port = new URL(first.url).port;
+    const config = join(tempDir(), "svc.config.json");
+    writeFileSync(config, JSON.stringify({ accounts: [{ name: "initech", profiles: [{ name: "main" }] }] }));
+    const second = await runToExit({ PORT: port, SVC_DATA_DIR: dataDir, SVC_CONFIG: config });
+    expect(second.code).toBe(2);
+    expect(second.stderr).toContain("is in use");
+    const accounts = await fetch(`${first.url}/admin/accounts`, { headers: { authorization: `Bearer ${adminTokenOf(first)}` } });
+    expect(accounts.status).toBe(200);
+    expect(await accounts.text()).not.toContain("initech");
+  });
 });

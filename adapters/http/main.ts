@@ -96,6 +96,9 @@ if (!loaded.ok) fail(`the configuration is not valid, nothing was started:\n${lo
 
 // The data directory also holds the file import drop folders (inbox/) and received files (files/), whatever the store.
 const backgroundThread = readBackgroundMode();
+// The port first: a start that cannot listen (another svc-hub on it) must stop before it changes the store,
+// which may be the one the other server uses. Until the service is open every request is answered 503.
+const server = listen();
 /** Set once the server listens and `shutdown` can run. */
 let started = false;
 const opened = await openService({
@@ -111,13 +114,18 @@ const opened = await openService({
   // (systemd, a container runtime) starts it again, rather than answering 503 until someone notices.
   onBackgroundFailure: (error) => (started ? void shutdown("background thread stopped", 1) : fail(`the background thread stopped while starting: ${error.message}`)),
 });
-if (!opened.ok) fail(`the configuration could not be applied, nothing was started:\n${opened.error.format()}`);
+if (!opened.ok) {
+  server.stop(true);
+  fail(`the configuration could not be applied, nothing was started:\n${opened.error.format()}`);
+}
 const service = opened.value;
-
-const server = listen();
+server.reload({ fetch: withRequestLog((request) => service.app.handle(request), logger), error: unhandledError });
 service.start();
 
-/** The server, or a clear exit: a port in use is refused (Bun otherwise let a second server listen beside the first and split the requests). */
+/**
+ * The server, answering 503 until the service is open (then `reload` hands it the app), or a clear exit: a
+ * port in use is refused (Bun otherwise let a second server listen beside the first and split the requests).
+ */
 function listen(): ReturnType<typeof Bun.serve> {
   try {
     return Bun.serve({
@@ -126,17 +134,22 @@ function listen(): ReturnType<typeof Bun.serve> {
       // Never Bun's development error page (it shows messages and stacks): DEC-GEN-07.
       development: false,
       reusePort: false,
-      fetch: withRequestLog((request) => service.app.handle(request), logger),
-      error(error) {
-        logger.error("unhandled error", { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error), stack: error instanceof Error ? error.stack : undefined });
-        return new Response(JSON.stringify({ returnCode: 1500, message: "Internal error" }), { status: 500, headers: { "content-type": "application/json" } });
-      },
+      fetch: () =>
+        new Response(JSON.stringify({ returnCode: 1503, message: "The service is starting. Please retry later." }), {
+          status: 503,
+          headers: { "content-type": "application/json", "retry-after": "1", "cache-control": "no-store" },
+        }),
+      error: unhandledError,
     });
   } catch (error) {
     const inUse = (error as { code?: string }).code === "EADDRINUSE";
-    void service.close();
     fail(inUse ? `${host}:${port} is in use (another svc-hub?); choose another PORT` : `cannot listen on ${host}:${port}: ${error instanceof Error ? error.message : String(error)}`);
   }
+}
+
+function unhandledError(error: Error): Response {
+  logger.error("unhandled error", { error: `${error.name}: ${error.message}`, stack: error.stack });
+  return new Response(JSON.stringify({ returnCode: 1500, message: "Internal error" }), { status: 500, headers: { "content-type": "application/json" } });
 }
 
 const url = `http://${host.includes(":") ? `[${host}]` : host}:${server.port}`;
