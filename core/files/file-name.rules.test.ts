@@ -17,7 +17,11 @@ describe("file names (FIL-10, DEC-FIL-04, FIL-ERR-05)", () => {
   const importable: Array<[string, boolean]> = [
     ["purchases_2024-01-31.csv", true],
     ["purchases_2024-01-31T0930.csv", true],
-    ["nounderscore.csv", true],
+    // FIL-10: `<prefix>_<id>.csv`; a name of no prefix group would be imported only to fail as an unknown prefix.
+    ["nounderscore.csv", false],
+    ["purchases_.csv", false],
+    ["_2024.csv", false],
+    ["web_orders_1.csv", true],
     [`${"p".repeat(140)}_12345.csv`, true],
     [`${"p".repeat(141)}_12345.csv`, false],
     ["purchases_2024.txt", false],

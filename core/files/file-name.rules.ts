@@ -26,13 +26,15 @@ export function checkStatusFileName(name: string): Result<string, ManagementErro
 }
 
 /**
- * DEC-FIL-04, DEC-OPS-04: a name a file can be imported under: at most 150 characters, ending in `.csv`,
- * of safe characters. Whether its prefix is known is decided later, by the import (FIL-09).
+ * DEC-FIL-04, DEC-OPS-04, FIL-10: a name a file can be imported under: at most 150 characters, of the shape
+ * `<prefix>_<id>.csv` (text on both sides of an `_`), of safe characters. Whether its prefix is known is
+ * decided later, by the import (FIL-09); a name of no prefix group at all is refused here, so that a dropped
+ * `report.csv` goes to `rejected/` instead of being imported only to fail.
  */
 export function checkImportFileName(name: string): Result<string, ManagementError> {
   const invalid = (problem: string) => err(managementError("invalidParameter", { parameter: "fileName", problem }));
   if (name.length > maxFileNameLength) return invalid(`longer than ${maxFileNameLength} characters`);
-  if (!name.endsWith(csvExtension) || name.length === csvExtension.length) return invalid("must be <prefix>_<id>.csv");
+  if (!name.endsWith(csvExtension) || prefixOfFileName(name, []) === "") return invalid("must be <prefix>_<id>.csv");
   if (!safeName.test(name)) return invalid("may contain only the characters A-Z a-z 0-9 _ - ~ . and must not start with a period");
   return ok(name);
 }

@@ -94,6 +94,9 @@ describe("rows to events (DEC-FIL-03, DEC-FIL-04)", () => {
     assert.deepEqual(importRow(planned, context, ["", "1", "2024-01-31 09:30"], 2), { kind: "skipped" });
     assert.deepEqual(importRow(planned, context, ["  ", "1", "2024-01-31 09:30"], 2), { kind: "skipped" });
     assert.deepEqual(importRow(planned, context, [""], 2), { kind: "skipped" });
+    // A line of spaces or tabs only is blank too.
+    assert.deepEqual(importRow(planned, context, ["   "], 2), { kind: "skipped" });
+    assert.deepEqual(importRow(planned, context, ["\t"], 2), { kind: "skipped" });
   });
 
   it("empty values of mapped columns are left out, not failed", () => {

@@ -118,13 +118,13 @@ export type RowOutcome =
   | { readonly kind: "event"; readonly event: CollectedEvent };
 
 /**
- * DEC-FIL-03, DEC-FIL-04: one data row. A blank line, or a row without a visitor ID value, is skipped; a row
- * whose number of fields is not the header's, or with a value that cannot be read as its type, fails; any
- * other row becomes an event of the known visitor, with the mapped columns as parameters named after their
+ * DEC-FIL-03, DEC-FIL-04: one data row. A blank line (nothing, or nothing but spaces and tabs), or a row
+ * without a visitor ID value, is skipped; a row whose number of fields is not the header's, or with a value
+ * that cannot be read as its type, fails; any other row becomes an event of the known visitor, with the mapped columns as parameters named after their
  * column (empty values left out), `_source_file` and `_file_line_num`.
  */
 export function importRow(plan: RowPlan, context: RowContext, fields: readonly string[], line: number): RowOutcome {
-  if (fields.length === 1 && fields[0] === "") return { kind: "skipped" };
+  if (fields.length === 1 && (fields[0] as string).trim() === "") return { kind: "skipped" };
   if (fields.length !== plan.width) {
     return { kind: "failed", failure: fileFailureMessage("columnCountMismatch", { columns: fields.length, processors: plan.width }) };
   }
