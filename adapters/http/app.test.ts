@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "bun:test";
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import { openInProcessTarget, type InProcessService } from "../../harness/in-process.ts";
 import { inProcessBase } from "../../harness/target.ts";
 import { createMemoryLogger } from "../runtime/logger.ts";
@@ -170,6 +170,30 @@ describe("error mapping (DEC-GEN-01, DEC-GEN-07)", () => {
     expect(response.status).toBe(503);
     expect(response.headers.get("x-error")).toBe("Storage unavailable");
     expect(await response.text()).toBe("");
+  });
+
+  it("[DEC-GEN-07] an answer that fails its route's own response schema is the 500, not a 400, logged without the answer", async () => {
+    const logger = createMemoryLogger();
+    const Record = t.Object({ dates: t.Record(t.String(), t.Integer()), email: t.String() });
+    const app = new Elysia()
+      .onError(mapUnhandledError(logger))
+      .get("/v1/record", () => ({ dates: { "5207": 12.5 }, email: "ann@example.com" }), { query: t.Object({ n: t.Optional(t.Numeric()) }), response: { 200: Record } })
+      .get("/personalization/record", () => ({ dates: { "5207": 12.5 }, email: "ann@example.com" }), { response: { 200: Record } });
+
+    const response = await app.handle(get("/v1/record"));
+    expect(response.status).toBe(500);
+    expect(await response.json()).toEqual({ returnCode: 1500, message: "Internal error" });
+    const logged = logger.lines.find((line) => line.msg === "response failed its schema");
+    expect(logged).toMatchObject({ level: "error", path: "/v1/record", problems: [expect.objectContaining({ path: "/dates/5207" })] });
+    expect(JSON.stringify(logger.lines)).not.toContain("ann@example.com");
+
+    const moments = await app.handle(get("/personalization/record"));
+    expect(moments.status).toBe(500);
+    expect(await moments.json()).toEqual({ message: "Internal error" });
+    // The request's own validation stays the client's fault.
+    const badQuery = await app.handle(get("/v1/record?n=abc"));
+    expect(badQuery.status).toBe(400);
+    expect(await badQuery.json()).toEqual({ returnCode: 1400, message: "Invalid request submission. Please check supplied parameters or request body." });
   });
 
   it("the moments API answers {message}", async () => {

@@ -1,3 +1,4 @@
+import { ValidationError } from "elysia";
 import {
   collectError,
   managementError,
@@ -147,8 +148,26 @@ function validationTarget(error: unknown): string | undefined {
 }
 
 /**
+ * Whether an Elysia validation error is about the answer a route built (it failed the route's own response
+ * schema) rather than about the request: Elysia throws its ValidationError with type "response" then.
+ */
+function isResponseValidationError(error: unknown): boolean {
+  return error instanceof ValidationError && error.type === "response";
+}
+
+/**
+ * What to log of a failed response schema: where and why, not the answer itself (it may hold a visitor's
+ * personal data, which the log must not keep after a deletion, PRV-09).
+ */
+function describeResponseValidation(error: unknown): { problems: Array<{ path?: string; message?: string }> } {
+  const all = (error as { all?: Array<{ path?: string; message?: string }> }).all;
+  return { problems: (Array.isArray(all) ? all : []).map(({ path, message }) => ({ path, message })) };
+}
+
+/**
  * Elysia's onError: its own parse, validation and not-found errors are remapped to the catalogue and never
  * shown raw; anything unexpected is logged in full and answered with the generic 500 that leaks nothing.
+ * An answer that fails its route's response schema is the service's fault: the 500 too (DEC-GEN-07).
  */
 export function mapUnhandledError(logger: Logger) {
   return ({ code, error, request, set }: { code: string | number; error: unknown; request: Request; set: { headers: Record<string, string | number> } }): Response => {
@@ -165,6 +184,10 @@ export function mapUnhandledError(logger: Logger) {
       case "PARSE":
         return catalogueResponse(refusalFor(style, "bad-request"));
       case "VALIDATION":
+        if (isResponseValidationError(error)) {
+          logger.error("response failed its schema", { method: request.method, path: pathname, ...describeResponseValidation(error) });
+          return catalogueResponse(refusalFor(style, "internal"));
+        }
         return catalogueResponse(refusalFor(style, "bad-request", validationTarget(error)));
       case "INVALID_COOKIE_SIGNATURE":
         return catalogueResponse(managementError("authenticationFailed"));

@@ -248,6 +248,32 @@ describe("visitor privacy in-process", () => {
     expect((await client.visitor(email)).status).toBe(404);
   });
 
+  it("[DEC-PRV-01, DEC-GEN-07] a number stored under an attribute since configured as a date is left out, and the record still answers 200", async () => {
+    const service = await open();
+    service.start();
+    const client = await clientOf(service);
+    const email = `retyped-${crypto.randomUUID()}@example.com`;
+    await client.event({ svc_visitor_id: "anon-t", svc_event: "purchase", email_address: email, amount: 12.5 });
+    await client.drain();
+    const before = await client.visitor(email, true);
+    expect(before.status).toBe(200);
+    expect((before.body.visitor as { metrics: unknown }).metrics).toEqual({ "Lifetime event count": 1, "Last purchase amount": 12.5 });
+
+    // The configuration changes attribute 5207 from number to date; the stored 12.5 stays as it was.
+    const stored = await service.deps.stores.tenancy.findProfile("acme", "main");
+    if (!stored) throw new Error("the demo profile acme/main is missing");
+    const retyped = stored.config.attributes.map((attribute) => (attribute.id === 5207 ? { ...attribute, type: "date" as const } : attribute));
+    await service.deps.stores.tenancy.putProfile("acme", { ...stored.config, attributes: retyped }, service.deps.clock.now());
+
+    for (const prettyName of [true, false]) {
+      const after = await client.visitor(email, prettyName);
+      expect(after.status).toBe(200);
+      const visitor = after.body.visitor as { metrics: Record<string, number>; dates: Record<string, number> };
+      expect(Object.keys(visitor.dates)).toEqual([prettyName ? "Last purchase" : "5204"]);
+      expect(visitor.metrics).toEqual(prettyName ? { "Lifetime event count": 1 } : { "5201": 1 });
+    }
+  });
+
   it("[PRV-06] concurrent identical delete requests answer one transactionId", async () => {
     const service = await open();
     const client = await clientOf(service);

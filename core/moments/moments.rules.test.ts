@@ -1,9 +1,9 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import type { EngineDefinition, ProfileConfig } from "../config/config.model.ts";
-import type { VisitorProfile } from "../profiles/profile.rules.ts";
-import { checkEngineAccess, hostOf, readAttributeLookup, readFlag, refererAllowed, visitorDataFor } from "./moments.rules.ts";
+import type { AttributeType, EngineDefinition, ProfileConfig } from "../config/config.model.ts";
+import { maxEpochMs, type AttributeValue, type VisitorProfile } from "../profiles/profile.rules.ts";
+import { checkEngineAccess, hostOf, placeAttributeValue, readAttributeLookup, readFlag, refererAllowed, visitorDataFor, type TypedSections } from "./moments.rules.ts";
 
 const config: ProfileConfig = {
   name: "main",
@@ -81,6 +81,102 @@ describe("the visitor data answer (MOM-03..05, MOM-11, DEC-MOM-01/04)", () => {
         assert.ok(!text.includes("Email") && !text.includes("5206"));
       }),
       { seed: 3, numRuns: 100 },
+    );
+  });
+});
+
+/** The section each attribute type answers in, and what fits it (MOM-03, DEC-MOM-04): the test's own oracle. */
+const sectionOf = { number: "metrics", string: "properties", boolean: "flags", date: "dates" } as const;
+function fitsSection(section: keyof TypedSections, value: unknown): boolean {
+  switch (section) {
+    case "metrics":
+      return typeof value === "number" && Number.isFinite(value);
+    case "properties":
+      return typeof value === "string";
+    case "flags":
+      return typeof value === "boolean";
+    case "dates":
+      return typeof value === "number" && Number.isInteger(value) && Math.abs(value) <= maxEpochMs;
+  }
+}
+
+/** Stored values of every kind, the awkward numbers among them (fractions, NaN, ±Infinity, -0, beyond a Date). */
+const anyStoredValue: fc.Arbitrary<AttributeValue> = fc.oneof(
+  fc.double(),
+  fc.integer(),
+  fc.maxSafeInteger(),
+  fc.constantFrom(12.5, -0, Number.NaN, Number.POSITIVE_INFINITY, maxEpochMs, -maxEpochMs, maxEpochMs + 1, 9e20),
+  fc.string(),
+  fc.boolean(),
+);
+const anyAttributeType = fc.constantFrom<AttributeType>("number", "string", "boolean", "date", "badge");
+
+describe("stored values against the attribute's current type (MOM-03, DEC-MOM-04)", () => {
+  const empty = (): TypedSections => ({ metrics: {}, properties: {}, flags: {}, dates: {} });
+
+  it("each type takes only the values that fit its section, unconverted", () => {
+    const cases: Array<[AttributeType, unknown, Partial<TypedSections>]> = [
+      ["number", 12.5, { metrics: { k: 12.5 } }],
+      ["number", Number.NaN, {}],
+      ["number", Number.POSITIVE_INFINITY, {}],
+      ["number", "12", {}],
+      ["string", "purchase", { properties: { k: "purchase" } }],
+      ["string", 7, {}],
+      ["boolean", false, { flags: { k: false } }],
+      ["boolean", "true", {}],
+      ["date", 1_700_000_000_000, { dates: { k: 1_700_000_000_000 } }],
+      ["date", -maxEpochMs, { dates: { k: -maxEpochMs } }],
+      ["date", 12.5, {}],
+      ["date", maxEpochMs + 1, {}],
+      ["date", "2025-01-02", {}],
+      ["date", true, {}],
+      ["badge", 1, {}],
+      ["number", undefined, {}],
+    ];
+    for (const [type, value, expected] of cases) {
+      const sections = empty();
+      placeAttributeValue(sections, type, "k", value);
+      assert.deepEqual(sections, { ...empty(), ...expected }, `${type} ${String(value)}`);
+    }
+  });
+
+  it("a number stored before its attribute became a date is left out of the answer, the rest answered", () => {
+    const retyped: ProfileConfig = {
+      ...config,
+      attributes: config.attributes.map((attribute) => (attribute.id === 5207 ? { ...attribute, name: "Last purchase amount", type: "date" as const } : attribute)),
+    };
+    const data = visitorDataFor({ account: "acme", profileName: "main", config: retyped, engine: { ...engine, attributes: [...engine.attributes, 5207] }, profile: { ...profile, values: { ...profile.values, "5207": 12.5 } } });
+    assert.deepEqual(data.dates, { "Last purchase": 1_700_000_000_000 });
+    assert.deepEqual(data.metrics, { "Lifetime event count": 2 });
+  });
+
+  it("for any stored values and any attribute types, every answered value fits its section and is the stored one", () => {
+    const ids = [1, 2, 3, 4, 5, 6];
+    fc.assert(
+      fc.property(fc.tuple(...ids.map(() => anyAttributeType)), fc.dictionary(fc.constantFrom(...ids.map(String)), anyStoredValue), (types, values) => {
+        const attributes = ids.map((id, index) => ({ id, name: `a${id}`, type: types[index] as AttributeType, pii: false, enrichments: [] }));
+        const data = visitorDataFor({
+          account: "a",
+          profileName: "p",
+          config: { ...config, attributes, audiences: [] },
+          engine: { ...engine, keys: "ids", audiences: [], badges: [], attributes: ids },
+          profile: { ...profile, values, badges: [] },
+        });
+        for (const section of ["metrics", "properties", "flags", "dates"] as const) {
+          for (const [key, value] of Object.entries(data[section])) {
+            assert.ok(fitsSection(section, value), `${section}.${key} = ${String(value)}`);
+            assert.ok(Object.is(value, values[key]), `${section}.${key} is the stored value`);
+          }
+        }
+        // Nothing that fits is dropped: the answer holds exactly the fitting values.
+        for (const attribute of attributes) {
+          if (attribute.type === "badge") continue;
+          const section = sectionOf[attribute.type];
+          const stored = values[String(attribute.id)];
+          assert.equal(String(attribute.id) in data[section], stored !== undefined && fitsSection(section, stored));
+        }
+      }),
+      { seed: 7, numRuns: 300 },
     );
   });
 });

@@ -1,10 +1,10 @@
 /**
  * The visitor-data (moments) answer and its checks: MOM-03..06, MOM-11, MOM-12, DEC-MOM-01/02/04.
  */
-import type { AttributeDefinition, EngineDefinition, ProfileConfig } from "../config/config.model.ts";
+import type { AttributeDefinition, AttributeType, EngineDefinition, ProfileConfig } from "../config/config.model.ts";
 import { momentsError, type MomentsError } from "../errors/moments.errors.ts";
 import type { VisitorProfile } from "../profiles/profile.rules.ts";
-import { audiencesOf } from "../profiles/profile.rules.ts";
+import { audiencesOf, maxEpochMs } from "../profiles/profile.rules.ts";
 import { err, ok, type Result } from "../result.ts";
 
 /** MOM-03: all six sections, present even when empty (DEC-MOM-04). */
@@ -17,6 +17,39 @@ export interface VisitorData {
   readonly dates: Record<string, number>;
 }
 
+/** The typed sections shared by the moments answer (MOM-03) and the privacy visitor record (DEC-PRV-01). */
+export interface TypedSections {
+  readonly metrics: Record<string, number>;
+  readonly properties: Record<string, string>;
+  readonly flags: Record<string, boolean>;
+  readonly dates: Record<string, number>;
+}
+
+/**
+ * MOM-03, DEC-MOM-04, DEC-PRV-01: puts a stored value in the section of its attribute's current type, when
+ * it fits that type: metrics a finite number, properties a string, flags a boolean, dates an integer of
+ * epoch milliseconds a Date can hold. A value stored before the attribute's type changed (12.5 under an
+ * attribute now a date) does not fit and is left out, not converted: the answer never breaks its schema.
+ */
+export function placeAttributeValue(sections: TypedSections, type: AttributeType, key: string, value: unknown): void {
+  switch (type) {
+    case "number":
+      if (typeof value === "number" && Number.isFinite(value)) sections.metrics[key] = value;
+      return;
+    case "string":
+      if (typeof value === "string") sections.properties[key] = value;
+      return;
+    case "boolean":
+      if (typeof value === "boolean") sections.flags[key] = value;
+      return;
+    case "date":
+      if (typeof value === "number" && Number.isInteger(value) && Math.abs(value) <= maxEpochMs) sections.dates[key] = value;
+      return;
+    case "badge":
+      return;
+  }
+}
+
 /** DEC-MOM-01: the UID of an audience is `<account>_<profile>_<audienceId>`. */
 export function audienceUid(account: string, profile: string, audienceId: number): string {
   return `${account}_${profile}_${audienceId}`;
@@ -24,7 +57,8 @@ export function audienceUid(account: string, profile: string, audienceId: number
 
 /**
  * MOM-04, MOM-05, MOM-11, DEC-MOM-01, DEC-MOM-04: what the engine selects of a profile, keyed by names or
- * ids as the engine says; PII attributes never, whatever the selection.
+ * ids as the engine says; PII attributes never, whatever the selection; a stored value only when it fits
+ * its attribute's current type (`placeAttributeValue`).
  */
 export function visitorDataFor(input: {
   readonly account: string;
@@ -52,24 +86,7 @@ export function visitorDataFor(input: {
   for (const attributeId of engine.attributes) {
     const attribute = attributes.get(attributeId);
     if (!attribute || attribute.pii) continue;
-    const value = profile.values[String(attributeId)];
-    if (value === undefined) continue;
-    switch (attribute.type) {
-      case "number":
-        if (typeof value === "number") data.metrics[keyOf(attribute)] = value;
-        break;
-      case "string":
-        if (typeof value === "string") data.properties[keyOf(attribute)] = value;
-        break;
-      case "boolean":
-        if (typeof value === "boolean") data.flags[keyOf(attribute)] = value;
-        break;
-      case "date":
-        if (typeof value === "number") data.dates[keyOf(attribute)] = value;
-        break;
-      case "badge":
-        break;
-    }
+    placeAttributeValue(data, attribute.type, keyOf(attribute), profile.values[String(attributeId)]);
   }
   return data;
 }

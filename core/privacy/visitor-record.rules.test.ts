@@ -1,8 +1,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import type { ProfileConfig } from "../config/config.model.ts";
-import type { VisitorProfile } from "../profiles/profile.rules.ts";
+import type { AttributeType, ProfileConfig } from "../config/config.model.ts";
+import { maxEpochMs, type AttributeValue, type VisitorProfile } from "../profiles/profile.rules.ts";
 import { buildVisitorRecord, visitorRecordAnswer } from "./visitor-record.rules.ts";
 
 const config: ProfileConfig = {
@@ -99,6 +99,57 @@ describe("the visitor record (PRV-02, PRV-03, DEC-PRV-01)", () => {
         for (const value of Object.values(record.properties)) assert.equal(typeof value, "string");
         for (const value of Object.values(record.flags)) assert.equal(typeof value, "boolean");
       }),
+    );
+  });
+
+  it("[DEC-PRV-01] a number stored before its attribute became a date is left out of the record, the rest answered", () => {
+    const retyped: ProfileConfig = { ...config, attributes: [...config.attributes, { id: 5207, name: "Last purchase amount", type: "date", pii: false, enrichments: [] }] };
+    const record = buildVisitorRecord({ account: "acme", profileName: "main", config: retyped, profile: { ...profile, values: { ...profile.values, "5207": 12.5 } }, prettyName: true });
+    assert.deepEqual(record.dates, { "Last purchase": 1_700_000_000_000 });
+    assert.deepEqual(record.metrics, { "Lifetime event count": 2 });
+  });
+
+  it("[DEC-PRV-01] for any stored values and any attribute types, every answered value fits its section and is the stored one", () => {
+    const sectionOf = { number: "metrics", string: "properties", boolean: "flags", date: "dates" } as const;
+    const fitsSection: Record<(typeof sectionOf)[keyof typeof sectionOf], (value: unknown) => boolean> = {
+      metrics: (value) => typeof value === "number" && Number.isFinite(value),
+      properties: (value) => typeof value === "string",
+      flags: (value) => typeof value === "boolean",
+      dates: (value) => typeof value === "number" && Number.isInteger(value) && Math.abs(value) <= maxEpochMs,
+    };
+    const anyStoredValue: fc.Arbitrary<AttributeValue> = fc.oneof(
+      fc.double(),
+      fc.integer(),
+      fc.maxSafeInteger(),
+      fc.constantFrom(12.5, Number.NaN, Number.NEGATIVE_INFINITY, maxEpochMs, -maxEpochMs, -maxEpochMs - 1, 9e20),
+      fc.string(),
+      fc.boolean(),
+    );
+    const ids = [1, 2, 3, 4, 5, 6];
+    fc.assert(
+      fc.property(
+        fc.tuple(...ids.map(() => fc.constantFrom<AttributeType>("number", "string", "boolean", "date", "badge"))),
+        fc.dictionary(fc.constantFrom(...ids.map(String)), anyStoredValue),
+        fc.boolean(),
+        (types, values, pii) => {
+          const attributes = ids.map((id, index) => ({ id, name: `a${id}`, type: types[index] as AttributeType, pii, enrichments: [] }));
+          const record = buildVisitorRecord({ account: "acme", profileName: "main", config: { ...config, attributes, audiences: [] }, profile: { ...profile, values, badges: [] }, prettyName: false });
+          for (const section of ["metrics", "properties", "flags", "dates"] as const) {
+            for (const [key, value] of Object.entries(record[section])) {
+              assert.ok(fitsSection[section](value), `${section}.${key} = ${String(value)}`);
+              assert.ok(Object.is(value, values[key]), `${section}.${key} is the stored value`);
+            }
+          }
+          // Nothing that fits is dropped, PII included (the data subject's own record).
+          for (const attribute of attributes) {
+            if (attribute.type === "badge") continue;
+            const section = sectionOf[attribute.type];
+            const stored = values[String(attribute.id)];
+            assert.equal(String(attribute.id) in record[section], stored !== undefined && fitsSection[section](stored));
+          }
+        },
+      ),
+      { seed: 11, numRuns: 300 },
     );
   });
 });

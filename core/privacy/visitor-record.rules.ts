@@ -3,7 +3,7 @@
  * holds about the data subject, PII included, keyed by attribute ids or by names.
  */
 import type { AttributeDefinition, ProfileConfig } from "../config/config.model.ts";
-import { audienceUid } from "../moments/moments.rules.ts";
+import { audienceUid, placeAttributeValue } from "../moments/moments.rules.ts";
 import { audiencesOf, isVisitOpen, type ProfilePolicy, type VisitorProfile } from "../profiles/profile.rules.ts";
 
 /** DEC-PRV-01: the seven sections, each present even when empty. */
@@ -29,6 +29,7 @@ export interface VisitorRecordAnswer {
 /**
  * PRV-03, DEC-PRV-01: with prettyName false, attributes, badges and secondary ids are keyed by their ids and
  * audiences are UIDs `<account>_<profile>_<id>`; with true, by their names. Dates are epoch milliseconds.
+ * A stored value that does not fit its attribute's current type is left out (`placeAttributeValue`).
  * Unlike the moments API (MOM-11), PII attributes are included: this is the data subject's own record.
  */
 export function buildVisitorRecord(input: {
@@ -61,21 +62,7 @@ function placeValue(record: VisitorRecord, attribute: AttributeDefinition, key: 
     if (profile.badges.includes(attribute.id)) record.badges.push(key);
     return;
   }
-  const value = profile.values[String(attribute.id)];
-  switch (attribute.type) {
-    case "number":
-      if (typeof value === "number") record.metrics[key] = value;
-      return;
-    case "date":
-      if (typeof value === "number") record.dates[key] = value;
-      return;
-    case "string":
-      if (typeof value === "string") record.properties[key] = value;
-      return;
-    case "boolean":
-      if (typeof value === "boolean") record.flags[key] = value;
-      return;
-  }
+  placeAttributeValue(record, attribute.type, key, profile.values[String(attribute.id)]);
 }
 
 /** DEC-PRV-01: the whole answer; `live` while the visitor's visit is open at `now` (DEC-PRO-02). */

@@ -1,0 +1,64 @@
+/**
+ * The visitor-data (moments) API in-process, beyond what the black-box conformance scenarios can see: a
+ * configuration changed under stored profiles (the scenarios cannot change the configuration).
+ */
+import { openDemoService } from "../../harness/in-process.ts";
+import { afterEach, describe, expect, it } from "bun:test";
+import { inProcessBase } from "../../harness/target.ts";
+import type { Service } from "../service.ts";
+
+const cleanups: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function open(): Promise<Service> {
+  const service = await openDemoService({ timing: "fast", adminToken: "test-admin-token" });
+  cleanups.push(() => service.close());
+  service.start();
+  return service;
+}
+
+/** A page on a subdomain of example.com, which the demo engines allow. */
+const page = { referer: "https://shop.example.com/product/42", origin: "https://shop.example.com" };
+
+describe("visitor data in-process", () => {
+  it("[MOM-03, DEC-MOM-04] a number stored under an attribute since configured as a date is left out, and the visitor still answers 200", async () => {
+    const service = await open();
+    const call = (path: string, init: RequestInit = {}) => service.app.handle(new Request(`${inProcessBase}${path}`, init));
+    const visitor = `retyped-${crypto.randomUUID()}`;
+    const event = await call("/event", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ svc_account: "acme", svc_profile: "main", svc_visitor_id: visitor, svc_event: "purchase", amount: 12.5 }),
+    });
+    expect(event.status).toBe(200);
+    expect((await call("/admin/wait", { method: "POST", headers: { authorization: `Bearer ${service.deps.adminToken}` } })).status).toBe(200);
+
+    // The configuration changes attribute 5207 from number to date, and the demo engines now select it;
+    // the stored 12.5 stays as it was.
+    const stored = await service.deps.stores.tenancy.findProfile("acme", "main");
+    if (!stored) throw new Error("the demo profile acme/main is missing");
+    await service.deps.stores.tenancy.putProfile(
+      "acme",
+      {
+        ...stored.config,
+        attributes: stored.config.attributes.map((attribute) => (attribute.id === 5207 ? { ...attribute, type: "date" as const } : attribute)),
+        engines: stored.config.engines.map((engine) => ({ ...engine, attributes: [...engine.attributes, 5207] })),
+      },
+      service.deps.clock.now(),
+    );
+
+    for (const [engine, purchasedKey] of [
+      ["demo-engine", "Last purchase"],
+      ["demo-engine-ids", "5204"],
+    ] as const) {
+      const response = await call(`/personalization/accounts/acme/profiles/main/engines/${engine}/visitors/${visitor}`, { headers: page });
+      expect(response.status).toBe(200);
+      const data = (await response.json()) as { metrics: Record<string, number>; dates: Record<string, number> };
+      expect(Object.keys(data.dates)).toEqual([purchasedKey]);
+      expect(Number.isInteger(data.dates[purchasedKey])).toBe(true);
+      expect(Object.keys(data.metrics)).toEqual([engine === "demo-engine" ? "Lifetime event count" : "5201"]);
+    }
+  });
+});
