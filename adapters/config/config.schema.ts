@@ -285,6 +285,7 @@ const LimitsSchema = Type.Object(
     maxBodyBytes: positive(defaultLimits.maxBodyBytes),
     dataLayerListMax: positive(defaultLimits.dataLayerListMax),
     maxImportRecordBytes: positive(defaultLimits.maxImportRecordBytes),
+    maxUploadBytes: positive(defaultLimits.maxUploadBytes),
   },
   closed,
 );

@@ -4,6 +4,7 @@ import { fileStatusView } from "../../core/files/file-record.rules.ts";
 import type { AppDeps } from "./app-deps.ts";
 import { failWith } from "./error-mapping.ts";
 import { FileStatusSchema } from "./files.routes.ts";
+import { capped } from "./request-body.ts";
 
 const ErrorBody = t.Object({ returnCode: t.Integer(), message: t.String() });
 
@@ -20,6 +21,17 @@ function refuseCodedBody(contentEncoding: string | null): void {
 }
 
 /**
+ * DEC-OPS-04: at most `limits.maxUploadBytes`. A larger declared length is 400 1400 naming the body before
+ * anything is stored; a body sent without a length is cut where it passes the limit, which the import records
+ * as a download that failed (the name may then be sent again).
+ */
+function limitedBody(request: Request, maxBytes: number): ReadableStream<Uint8Array> | null {
+  const declared = Number(request.headers.get("content-length") ?? Number.NaN);
+  if (declared > maxBytes) failWith(managementError("invalidParameter", { parameter: "body", problem: `larger than ${maxBytes} bytes (limits.maxUploadBytes)` }));
+  return request.body ? request.body.pipeThrough(capped(maxBytes)) : null;
+}
+
+/**
  * DEC-OPS-04, DEC-FIL-02, DEC-FIL-04: uploading a file to import, behind the admin token. The raw body is
  * the CSV; it is streamed to the data directory (never held whole), and the answer 202 comes once it is
  * stored (DOWNLOADED); processing runs in the background (`POST /admin/wait` drains it).
@@ -30,7 +42,8 @@ export function adminFileRoutes(deps: AppDeps) {
       "/:fileName",
       async ({ params, request, set }) => {
         refuseCodedBody(request.headers.get("content-encoding"));
-        const received = await deps.fileImports.receive(params.account, params.profile, params.fileName, "upload", request.body);
+        const body = limitedBody(request, deps.config.limits.maxUploadBytes);
+        const received = await deps.fileImports.receive(params.account, params.profile, params.fileName, "upload", body);
         if (!received.ok) failWith(received.error);
         set.status = 202;
         return fileStatusView(received.value) as never;
@@ -42,7 +55,7 @@ export function adminFileRoutes(deps: AppDeps) {
           tags: ["admin: files"],
           summary: "Upload a CSV file to import",
           description:
-            "The body is the CSV as it is (any Content-Type), uncompressed: a Content-Encoding other than identity is 400 1400. The file name is <prefix>_<id>.csv, at most 150 characters, of A-Z a-z 0-9 _ - ~ . " +
+            "The body is the CSV as it is (any Content-Type), uncompressed: a Content-Encoding other than identity is 400 1400, and so is a Content-Length over limits.maxUploadBytes (4 GiB by default). The file name is <prefix>_<id>.csv, at most 150 characters, of A-Z a-z 0-9 _ - ~ . " +
             "A name already imported into the profile: 409 {message}. The answer is the file's status record (DOWNLOADED, or DOWNLOADING with " +
             "the download failure); the import then runs in the background like a file of the drop folder SVC_DATA_DIR/inbox/{account}/{profile}/.",
         },

@@ -5,6 +5,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { openInProcessTarget, type InProcessService } from "../../harness/in-process.ts";
 import { inProcessBase } from "../../harness/target.ts";
+import { loadConfigFile } from "../config/config.loader.ts";
+import { demoConfigPath } from "../config/demo-config.ts";
+import { createMemoryLogger } from "../runtime/logger.ts";
+import { openService } from "../service.ts";
 
 let opened: InProcessService;
 let token: string;
@@ -113,5 +117,43 @@ describe("file routes", () => {
     expect(answer.status).toBe(401);
     expect(await answer.json()).toEqual({ returnCode: 1401, message: "Authentication Failed" });
     expect((await v2("/purchases_noauth-1.csv")).status).toBe(404);
+  });
+});
+
+describe("the admin upload's size limit (DEC-OPS-04, limits.maxUploadBytes)", () => {
+  it("a declared length over the limit is 400 1400 naming the body, nothing stored; a body sent without one is cut at the limit and recorded as a failed download", async () => {
+    const demo = await loadConfigFile(demoConfigPath);
+    if (!demo.ok) throw new Error(demo.error.format());
+    const opened = await openService({ store: { kind: "memory" }, config: { ...demo.value, limits: { ...demo.value.limits, maxUploadBytes: 100 } }, logger: createMemoryLogger(), env: {}, adminToken: "upload-limit-admin-token" });
+    if (!opened.ok) throw new Error(opened.error.format());
+    const service = opened.value;
+    try {
+      const admin = { authorization: "Bearer upload-limit-admin-token" };
+      const call = (path: string, init?: RequestInit) => service.app.handle(new Request(`${inProcessBase}${path}`, init));
+      const csv = `email,amount,purchased_at\n${"ann@example.com,1,2024-01-31 09:30\n".repeat(4)}`;
+      expect(csv.length).toBeGreaterThan(100);
+
+      const declared = await call("/admin/accounts/acme/profiles/main/files/purchases_big-1.csv", { method: "POST", headers: { ...admin, "content-length": String(csv.length) }, body: csv });
+      expect(declared.status).toBe(400);
+      expect(await declared.json()).toEqual({ returnCode: 1400, message: "Invalid request submission. Invalid body: larger than 100 bytes (limits.maxUploadBytes)." });
+      expect(await service.deps.stores.files.find("acme", "main", "purchases_big-1.csv")).toBeNull();
+
+      const bytes = new TextEncoder().encode(csv);
+      const streamed = new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (let at = 0; at < bytes.length; at += 40) controller.enqueue(bytes.slice(at, at + 40));
+          controller.close();
+        },
+      });
+      const cut = await call("/admin/accounts/acme/profiles/main/files/purchases_big-2.csv", { method: "POST", headers: admin, body: streamed });
+      expect(cut.status).toBe(202);
+      const record = (await cut.json()) as { status: Array<{ state: string; last_failure?: string }> };
+      expect(record.status.at(-1)).toMatchObject({ state: "DOWNLOADING", last_failure: "Failed to download (FTP, SFTP, S3) file" });
+
+      const within = await call("/admin/accounts/acme/profiles/main/files/purchases_small-1.csv", { method: "POST", headers: admin, body: "email,amount,purchased_at\n" });
+      expect(within.status).toBe(202);
+    } finally {
+      await service.close();
+    }
   });
 });

@@ -16,6 +16,7 @@ import { batchedWriter, createJsonLogger } from "../runtime/logger.ts";
 import { dataDirFromEnv, defaultConfigFiles, fromInvocation } from "../runtime/paths.ts";
 import { openService, type StoreChoice } from "../service.ts";
 import { databaseUrlForDataDir } from "../store-libsql/libsql.stores.ts";
+import { maxPublishBodyBytes } from "./admin-revisions.routes.ts";
 import { withRequestLog } from "./request-log.ts";
 
 const env = process.env;
@@ -93,6 +94,7 @@ const store = readStore(dataDir);
 const configSource = chooseConfigPath();
 const loaded = await loadConfigFile(configSource.path);
 if (!loaded.ok) fail(`the configuration is not valid, nothing was started:\n${loaded.error.format()}`);
+const config = loaded.value;
 
 // The data directory also holds the file import drop folders (inbox/) and received files (files/), whatever the store.
 const backgroundThread = readBackgroundMode();
@@ -103,7 +105,7 @@ const server = listen();
 let started = false;
 const opened = await openService({
   store,
-  config: loaded.value,
+  config,
   logger,
   env,
   adminToken,
@@ -134,6 +136,7 @@ function listen(): ReturnType<typeof Bun.serve> {
       // Never Bun's development error page (it shows messages and stacks): DEC-GEN-07.
       development: false,
       reusePort: false,
+      maxRequestBodySize: largestBodyBytes(config.limits),
       fetch: () =>
         new Response(JSON.stringify({ returnCode: 1503, message: "The service is starting. Please retry later." }), {
           status: 503,
@@ -145,6 +148,16 @@ function listen(): ReturnType<typeof Bun.serve> {
     const inUse = (error as { code?: string }).code === "EADDRINUSE";
     fail(inUse ? `${host}:${port} is in use (another svc-hub?); choose another PORT` : `cannot listen on ${host}:${port}: ${error instanceof Error ? error.message : String(error)}`);
   }
+}
+
+/**
+ * Bun's own cap on a request body (128 MiB unless told), answered with a bare 413 before any route: above
+ * every limit the routes apply themselves (an upload's `limits.maxUploadBytes`, a revision's 64 MiB, a data
+ * layer's `limits.maxBodyBytes`), so that those answer with their own message, 1 MiB above them so that a
+ * declared length just past a limit reaches its route too.
+ */
+function largestBodyBytes(limits: { readonly maxUploadBytes: number; readonly maxBodyBytes: number }): number {
+  return Math.max(limits.maxUploadBytes, limits.maxBodyBytes, maxPublishBodyBytes) + 1024 * 1024;
 }
 
 function unhandledError(error: Error): Response {

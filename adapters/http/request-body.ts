@@ -23,7 +23,7 @@ function compressedAllowance(maxBytes: number): number {
 class StreamTooLarge extends Error {}
 
 /** A stream that errors once more than `maxBytes` went through it, and says how many it saw. */
-function capped(maxBytes: number): TransformStream<Uint8Array, Uint8Array> & { readonly seen: () => number } {
+export function capped(maxBytes: number): TransformStream<Uint8Array, Uint8Array> & { readonly seen: () => number } {
   let seen = 0;
   const stream = new TransformStream<Uint8Array, Uint8Array>({
     transform(chunk, controller) {

@@ -157,6 +157,8 @@ export interface Limits {
   readonly dataLayerListMax: number;
   /** DEC-FIL-03: the largest document one imported row may make ("Max BSON size"), in bytes. */
   readonly maxImportRecordBytes: number;
+  /** DEC-OPS-04: the largest file the admin upload takes, in bytes (drop folder files have no limit). */
+  readonly maxUploadBytes: number;
 }
 
 export const defaultLimits: Limits = {
@@ -170,6 +172,7 @@ export const defaultLimits: Limits = {
   maxBodyBytes: 1_048_576,
   dataLayerListMax: 1000,
   maxImportRecordBytes: 16 * 1024 * 1024,
+  maxUploadBytes: 4 * 1024 * 1024 * 1024,
 };
 
 /** One file of a configured revision, given as text in the configuration. */
