@@ -445,6 +445,26 @@ engines: [{ id: e1, audiences: [7, 8] }]`).replace("name: Buyer, type: badge", "
     ]);
   });
 
+  test("DEC-PRO-01: the number of greater_than and less_than is decimal, as events are read (no hex, binary or Infinity)", () => {
+    expect(
+      problems(
+        withProfile(`audiences:
+  - id: 7
+    name: A
+    conditions: [[{ attribute: 5201, operator: greater_than, value: "0x10" }, { attribute: 5201, operator: less_than, value: "Infinity" }],
+                 [{ attribute: 5201, operator: greater_than, value: " 1e3 " }, { attribute: 5201, operator: less_than, value: "-.5" }]]`),
+      ),
+    ).toEqual([
+      '/accounts/0/profiles/0/audiences/0/conditions/0/0/value: must be a number for the operator greater_than (found "0x10")',
+      '/accounts/0/profiles/0/audiences/0/conditions/0/1/value: must be a number for the operator less_than (found "Infinity")',
+    ]);
+  });
+
+  test("DEC-PRO-01, VID-08: an audience may test a visitor ID attribute", () => {
+    const audiences = parsed(withProfile(`audiences: [{ id: 7, name: Known, conditions: [[{ attribute: 5120, operator: exists }]] }]`)).accounts[0]?.profiles[0]?.audiences;
+    expect(audiences).toEqual([{ id: 7, name: "Known", conditions: [[{ attribute: 5120, operator: "exists" }]] }]);
+  });
+
   test("DEC-DLE-02: an account and a profile name may have 250 characters together, not more", () => {
     const names = (account: number, profile: number) => `accounts: [{ name: ${"a".repeat(account)}, profiles: [{ name: ${"p".repeat(profile)} }, { name: p }] }]`;
     expect(problems(names(200, 51))).toEqual([

@@ -5,7 +5,7 @@ import { profilePolicyFromLimits } from "../../core/profiles/profile.rules.ts";
 import { createMemoryLogger } from "../runtime/logger.ts";
 import { createMemoryStores } from "../store-memory/memory.stores.ts";
 import { profileWorker } from "../workers/profile.worker.ts";
-import { ProfilesService } from "./profiles.service.ts";
+import { profileEventOf, ProfilesService } from "./profiles.service.ts";
 
 const config: ProfileConfig = {
   name: "main",
@@ -232,6 +232,83 @@ describe("profiles from stored events (DEC-PRO-03)", () => {
     const eventsOf = async (visitorId: string) => (await stores.profiles.findByMember("acme", "main", visitorId))?.data.eventCount;
     expect(await eventsOf("anon-1")).toBe(3);
     expect(await eventsOf("anon-2")).toBe(2);
+  });
+});
+
+describe("what the worker reads of a stored event (DEC-PRO-01, DEC-COL-11, VID-08)", () => {
+  const stored = (visitorId: string, data: Record<string, unknown>, account = "acme", profile = "main") => ({
+    seq: 1,
+    account,
+    profile,
+    visitorId,
+    visitorIdSource: "visitor_id" as const,
+    thirdPartyVisitorId: null,
+    firstPartyVisitorId: null,
+    event: "view",
+    datasource: null,
+    traceId: null,
+    receivedAt: 1,
+    data,
+  });
+
+  it("[DEC-PRO-01] the parameters are the event's own: names of Object.prototype are absent unless stored", () => {
+    for (const name of ["constructor", "toString", "valueOf", "__proto__", "hasOwnProperty"]) {
+      const params = profileEventOf(stored("anon", { color: "red" })).params;
+      expect(Object.hasOwn(params, name)).toBe(false);
+      expect(params[name]).toBeUndefined();
+      const sent = profileEventOf(stored("anon", JSON.parse(`{${JSON.stringify(name)}:"x"}`) as Record<string, unknown>)).params;
+      expect(Object.hasOwn(sent, name)).toBe(true);
+      expect(sent[name]).toBe("x");
+    }
+    expect(profileEventOf(stored("anon", { color: "red" })).params).toEqual(Object.assign(Object.create(null) as object, { color: "red", svc_event: "view" }));
+  });
+
+  it("[DEC-COL-11, VID-02] the event's visitor ID, when it is a known visitor ID of the event's own account/profile", () => {
+    expect(profileEventOf(stored("__acme_main__5121_cust77__", {})).knownVisitor).toEqual({ attributeId: 5121, value: "cust77" });
+    expect(profileEventOf(stored("__acme_main__5121_cust77__", {}, "acme", "dev")).knownVisitor).toBeNull();
+    expect(profileEventOf(stored("anon", {})).knownVisitor).toBeNull();
+  });
+
+  it("[DEC-COL-11] a visitor known only by its known visitor ID has that visitor ID attribute captured", async () => {
+    const { send, drain, stores } = await setup();
+    await send("__acme_main__5121_cust77__");
+    await send("__acme_main__5121_cust77__", { color: "red" });
+    await drain();
+    const profile = await stores.profiles.find("acme", "main", "__acme_main__5121_cust77__");
+    expect(profile?.visitorIds).toEqual({ "5121": "cust77" });
+  });
+
+  it("[DEC-COL-11, VID-08] a known visitor ID joined into another group keeps its captured value in the joined profile", async () => {
+    const { send, drain, stores } = await setup();
+    await send(email("ann@example.com"));
+    await send("__acme_main__5121_cust77__", { email_address: "ann@example.com" });
+    await drain();
+    const canonical = await stores.profiles.canonicalOf("acme", "main", "__acme_main__5121_cust77__");
+    expect(canonical).toBe(email("ann@example.com"));
+    expect((await stores.profiles.find("acme", "main", canonical as string))?.visitorIds).toEqual({ "5120": "ann@example.com", "5121": "cust77" });
+  });
+
+  it("[VID-08, PRV-09] a visitor who gave two e-mail addresses shows the later one, and either finds the visitor", async () => {
+    const { send, drain, stores } = await setup();
+    await send("anon-1", { email_address: "ann@example.com" });
+    await send("anon-1", { email_address: "ann@work.example" });
+    await drain();
+    const canonical = await stores.profiles.canonicalOf("acme", "main", email("ann@example.com"));
+    expect(canonical).not.toBeNull();
+    expect(await stores.profiles.canonicalOf("acme", "main", email("ann@work.example"))).toBe(canonical);
+    expect((await stores.profiles.find("acme", "main", canonical as string))?.visitorIds).toEqual({ "5120": "ann@work.example" });
+  });
+
+  it("[VID-08] an e-mail parameter the moments API could not look up (a control character, not text) neither stitches nor is captured", async () => {
+    const { send, drain, stores } = await setup();
+    await send("anon-1", { email_address: "ann\t@example.com" });
+    await send("anon-2", { email_address: true });
+    await drain();
+    for (const visitorId of ["anon-1", "anon-2"]) {
+      expect(await stores.profiles.canonicalOf("acme", "main", visitorId)).toBe(visitorId);
+      expect((await stores.profiles.find("acme", "main", visitorId))?.visitorIds).toEqual({});
+    }
+    expect(await stores.profiles.canonicalOf("acme", "main", email("true"))).toBeNull();
   });
 });
 

@@ -6,12 +6,18 @@ import { BufferedProfileStore } from "./buffered-profiles.ts";
 import { nextEventLoopTurn } from "../runtime/event-loop.ts";
 import { applyEvent, type ProfileEvent, type ProfilePolicy, type VisitorProfile } from "../../core/profiles/profile.rules.ts";
 import { chooseCanonical, identitiesOfEvent, isKnownVisitorKey, type GroupSummary } from "../../core/profiles/stitching.rules.ts";
+import { matchKnownVisitorId } from "../../core/visitors/visitor-id.rules.ts";
 
-/** The parameters the engine reads from a stored event: everything stored, with svc_event. */
+/**
+ * What the engine reads of a stored event: its parameters (everything stored, with svc_event) in an object
+ * without a prototype, so that a parameter named `constructor` or `toString` is one only when stored; and
+ * the visitor ID attribute its visitor ID names when that is a known visitor ID of the event's own
+ * account/profile (DEC-COL-11: it sets that attribute).
+ */
 export function profileEventOf(event: StoredEvent): ProfileEvent {
-  const params: Record<string, unknown> = { ...event.data };
+  const params: Record<string, unknown> = Object.assign(Object.create(null) as Record<string, unknown>, event.data);
   if (event.event !== null) params.svc_event = event.event;
-  return { at: event.receivedAt, seq: event.seq, params };
+  return { at: event.receivedAt, seq: event.seq, params, knownVisitor: matchKnownVisitorId(event.visitorId, event.account, event.profile) };
 }
 
 const defaultPageSize = 1000;

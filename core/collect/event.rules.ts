@@ -16,9 +16,9 @@ export interface AddedParam {
  * (identitiesOfEvent reads the parameters of the visitor ID attributes). The event then carries the value in
  * that attribute's parameter (for example `customer_id`), unless the request sent that parameter itself:
  * what the caller says in so many words is kept as sent. Nothing is added when the known ID is the resolved
- * one (the worker reads it as the visitor ID), names another account/profile, or names an attribute that is
- * not a visitor ID attribute of the profile: there is no such attribute to set, and neither the moments nor
- * the privacy API could look it up.
+ * one (the worker reads it as the visitor ID: it stitches by it and sets its attribute, profileEventOf and
+ * applyEvent), names another account/profile, or names an attribute that is not a visitor ID attribute of
+ * the profile: there is no such attribute to set, and neither the moments nor the privacy API could look it up.
  */
 export function knownVisitorIdParam(
   request: CollectRequest,

@@ -7,6 +7,7 @@ import { fileFailureMessage } from "../errors/index.ts";
 import type { CollectedEvent } from "../ports/events.store.ts";
 import { err, ok, type Result } from "../result.ts";
 import { buildKnownVisitorId, isUsableVisitorId } from "../visitors/visitor-id.rules.ts";
+import { decimalNumberText as numberText } from "../values/value-text.rules.ts";
 import { compileDatePattern, parseDateWithPattern, type DatePattern } from "./date-pattern.rules.ts";
 
 /** The attributes every imported event carries (DEC-FIL-04). */
@@ -74,7 +75,6 @@ export function planRows(definition: FileDefinition, header: readonly string[]):
   return ok({ width: header.length, visitorIndex, columns });
 }
 
-const numberText = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 const trueTexts = new Set(["true", "1", "y", "yes", "t"]);
 const falseTexts = new Set(["false", "0", "n", "no", "f"]);
 

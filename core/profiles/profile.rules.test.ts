@@ -167,6 +167,201 @@ describe("profile engine (DEC-PRO-01, DEC-PRO-02)", () => {
   });
 });
 
+describe("visitor ID attributes in conditions (DEC-PRO-01, VID-08)", () => {
+  it("[DEC-PRO-01, VID-08] an audience over a visitor ID attribute reads the value the profile captured", () => {
+    const audiences = [
+      { id: 8, name: "Known by e-mail", conditions: [[{ attribute: 5120, operator: "exists" as const }]] },
+      { id: 9, name: "Ann", conditions: [[{ attribute: 5120, operator: "equals" as const, value: "ann@example.com" }]] },
+      { id: 10, name: "Anonymous", conditions: [[{ attribute: 5120, operator: "not_exists" as const }]] },
+    ];
+    const known = buildProfile([event(1, { email_address: "ann@example.com" })], demo, policy);
+    const anonymous = buildProfile([event(1, {})], demo, policy);
+    assert.ok(known && anonymous);
+    assert.deepEqual(audiencesOf(known, audiences), [8, 9]);
+    assert.deepEqual(audiencesOf(anonymous, audiences), [10]);
+  });
+
+  it("[DEC-PRO-01, VID-08] an enrichment condition over an attribute reads visitor ID values and badges as audiences do", () => {
+    const config: ProfileConfig = {
+      ...demo,
+      attributes: [
+        ...demo.attributes,
+        { id: 5400, name: "Known", type: "string", pii: false, enrichments: [{ when: "any_event", conditions: [[{ attribute: 5120, operator: "exists" }]], action: { type: "set_value", value: "yes" } }] },
+        { id: 5401, name: "Buyer seen", type: "boolean", pii: false, enrichments: [{ when: "any_event", conditions: [[{ attribute: 5205, operator: "equals", value: true }]], action: { type: "set_value", value: true } }] },
+      ],
+    };
+    const first = buildProfile([event(1, { svc_event: "view" })], config, policy);
+    assert.equal(first?.values["5400"], undefined);
+    assert.equal(first?.values["5401"], undefined);
+    const later = buildProfile([event(1, { svc_event: "view" }), event(2, { svc_event: "purchase", email_address: "ann@example.com" })], config, policy);
+    assert.equal(later?.values["5400"], "yes");
+    assert.equal(later?.values["5401"], true);
+  });
+});
+
+describe("known visitor IDs (DEC-COL-11, VID-02)", () => {
+  it("[DEC-COL-11] the event's known visitor ID sets its visitor ID attribute", () => {
+    const profile = buildProfile([{ at: 1, seq: 1, params: {}, knownVisitor: { attributeId: 5121, value: "cust77" } }], demo, policy);
+    assert.deepEqual(profile?.visitorIds, { "5121": "cust77" });
+  });
+
+  it("[DEC-COL-11] a known visitor ID naming an attribute that is not a visitor ID attribute of the profile sets nothing", () => {
+    for (const attributeId of [5201, 9999]) {
+      const profile = buildProfile([{ at: 1, seq: 1, params: {}, knownVisitor: { attributeId, value: "x" } }], demo, policy);
+      assert.deepEqual(profile?.visitorIds, {}, String(attributeId));
+    }
+  });
+
+  it("[DEC-COL-11] the attribute's parameter, sent in so many words, wins over the known visitor ID", () => {
+    const profile = buildProfile([{ at: 1, seq: 1, params: { customer_id: "c-2" }, knownVisitor: { attributeId: 5121, value: "cust77" } }], demo, policy);
+    assert.deepEqual(profile?.visitorIds, { "5121": "c-2" });
+  });
+});
+
+describe("counters (DEC-PRO-01)", () => {
+  const counters: ProfileConfig = {
+    ...demo,
+    attributes: [
+      { id: 5500, name: "Big steps", type: "number", pii: false, enrichments: [{ when: "any_event", conditions: [], action: { type: "increment", by: 1e308 } }] },
+      { id: 5501, name: "Total", type: "number", pii: false, enrichments: [{ when: "any_event", conditions: [], action: { type: "increment_by_parameter", parameter: "amount" } }] },
+    ],
+  };
+
+  it("[DEC-PRO-01] an increment whose result is not finite leaves the value as it was; the next one counts from it", () => {
+    const profile = buildProfile([event(1, { amount: "1e308" }), event(2, { amount: 1e308 }), event(3, { amount: "-5e307" })], counters, policy);
+    assert.equal(profile?.values["5500"], 1e308);
+    assert.equal(profile?.values["5501"], 5e307);
+  });
+
+  it("[DEC-PRO-01] a number attribute is always finite, for any amounts", () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.double(), fc.double().map(String), fc.constantFrom("1e308", "-1e308", "1e400")), { maxLength: 8 }), (amounts) => {
+        const profile = buildProfile(amounts.map((amount, index) => ({ at: index, seq: index + 1, params: { amount } })), counters, policy);
+        for (const key of ["5500", "5501"]) {
+          const value = profile?.values[key];
+          assert.ok(value === undefined || Number.isFinite(value), `${key}: ${String(value)}`);
+        }
+      }),
+    );
+  });
+});
+
+describe("parameters are the event's own (DEC-PRO-01)", () => {
+  const prototypeNames = ["constructor", "toString", "valueOf", "__proto__", "hasOwnProperty", "isPrototypeOf", "propertyIsEnumerable", "toLocaleString", "__defineGetter__", "__lookupGetter__"];
+  const configFor = (name: string): ProfileConfig => ({
+    ...demo,
+    visitorIdAttributes: [{ id: 5602, name: "odd id", parameter: name }],
+    attributes: [
+      { id: 5600, name: "Copied", type: "string", pii: false, enrichments: [{ when: "any_event", conditions: [], action: { type: "set_from_parameter", parameter: name } }] },
+      { id: 5601, name: "Seen", type: "badge", pii: false, enrichments: [{ when: "any_event", conditions: [[{ parameter: name, operator: "exists" }]], action: { type: "assign_badge" } }] },
+      { id: 5603, name: "Count", type: "number", pii: false, enrichments: [{ when: "any_event", conditions: [], action: { type: "increment_by_parameter", parameter: name } }] },
+    ],
+    audiences: [],
+  });
+
+  it("[DEC-PRO-01] a name of Object.prototype is no parameter unless the event carries it", () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...prototypeNames), fc.boolean(), (name, nullPrototype) => {
+        const config = configFor(name);
+        const params: Record<string, unknown> = nullPrototype ? Object.assign(Object.create(null) as object, { svc_event: "view" }) : { svc_event: "view" };
+        const absent = buildProfile([event(1, params)], config, policy);
+        assert.deepEqual(absent?.values, {});
+        assert.deepEqual(absent?.badges, []);
+        assert.deepEqual(absent?.visitorIds, {});
+        assert.deepEqual(identitiesOfEvent({ visitorId: "anon", params }, "acme", "main", config), []);
+
+        const sent = JSON.parse(`{"svc_event":"view",${JSON.stringify(name)}:"7"}`) as Record<string, unknown>;
+        const present = buildProfile([event(2, sent)], config, policy);
+        assert.deepEqual(present?.values, { "5600": "7", "5603": 7 });
+        assert.deepEqual(present?.badges, [5601]);
+        assert.deepEqual(present?.visitorIds, { "5602": "7" });
+        assert.deepEqual(identitiesOfEvent({ visitorId: "anon", params: sent }, "acme", "main", config), [{ key: `__acme_main__5602_7__`, attributeId: 5602, value: "7" }]);
+      }),
+    );
+  });
+});
+
+describe("values read from events (DEC-PRO-01, MOM-03)", () => {
+  it("[MOM-03, DEC-MOM-04] date text is ISO 8601 only; zone-less is UTC; days that do not exist are not dates", () => {
+    const table: Array<[unknown, number | null]> = [
+      ["2026-11-21", Date.UTC(2026, 10, 21)],
+      ["2026-11-21T09:00", Date.UTC(2026, 10, 21, 9)],
+      ["2026-11-21 09:00:00.250", Date.UTC(2026, 10, 21, 9, 0, 0, 250)],
+      ["2026-11-21T09:00:00+01:00", Date.UTC(2026, 10, 21, 8)],
+      ["2026-11-21T09:00:00-0100", Date.UTC(2026, 10, 21, 10)],
+      ["Jan 1", null],
+      ["hello 2020", null],
+      ["2024-02-30", null],
+      ["21 Nov 2026", null],
+      ["2026/11/21", null],
+      ["Sat, 21 Nov 2026 09:00:00 GMT", null],
+    ];
+    for (const [value, expected] of table) assert.equal(coerceToAttribute("date", value), expected, String(value));
+  });
+
+  it("[DEC-PRO-01] number text is decimal only: no hex, binary, octal or Infinity", () => {
+    const table: Array<[unknown, number | null]> = [
+      ["12.5", 12.5],
+      [" 3 ", 3],
+      ["-1e3", -1000],
+      ["0x10", null],
+      ["0b11", null],
+      ["0o17", null],
+      ["Infinity", null],
+      ["-Infinity", null],
+      ["1e400", null],
+      ["", null],
+      [Number.POSITIVE_INFINITY, null],
+      [true, null],
+    ];
+    for (const [value, expected] of table) assert.equal(coerceToAttribute("number", value), expected, String(value));
+    assert.equal(conditionHolds({ parameter: "p", operator: "greater_than", value: 10 }, "0x10"), false);
+    assert.equal(conditionHolds({ parameter: "p", operator: "less_than", value: 10 }, "0b11"), false);
+  });
+
+  it("[DEC-PRO-01] a boolean is true or false in any case, or 1 or 0", () => {
+    const table: Array<[unknown, boolean | null]> = [
+      [true, true],
+      ["true", true],
+      ["TRUE", true],
+      ["True", true],
+      ["1", true],
+      [1, true],
+      [false, false],
+      ["FALSE", false],
+      ["fAlSe", false],
+      ["0", false],
+      [0, false],
+      ["yes", null],
+      ["", null],
+      [2, null],
+      ["1.0", null],
+    ];
+    for (const [value, expected] of table) assert.equal(coerceToAttribute("boolean", value), expected, String(value));
+  });
+});
+
+describe("visitor ID values (VID-08, DEC-COL-11)", () => {
+  it("[VID-08] a value with a control character, over 1,024 characters or not text or a number is neither stitched nor captured", () => {
+    for (const value of ["ann\t@example.com", "ann\u0000", "a".repeat(1025), true, { a: 1 }, ["x"]]) {
+      const params = { email_address: value };
+      assert.deepEqual(identitiesOfEvent({ visitorId: "anon", params }, "acme", "main", demo), [], JSON.stringify(value));
+      assert.deepEqual(buildProfile([event(1, params)], demo, policy)?.visitorIds, {}, JSON.stringify(value));
+    }
+  });
+
+  it("[VID-08, DEC-COL-11] stitching and capture take the same values, for any parameter value", () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.jsonValue(), fc.string({ unit: "binary" }), fc.constantFrom("a\tb", "x".repeat(1025), true, 42)), (value) => {
+        const params = { email_address: value };
+        const stitched = identitiesOfEvent({ visitorId: "anon", params }, "acme", "main", demo).map((identity) => [String(identity.attributeId), identity.value]);
+        const captured = Object.entries(buildProfile([event(1, params)], demo, policy)?.visitorIds ?? {});
+        assert.deepEqual(stitched, captured);
+      }),
+    );
+  });
+});
+
 describe("stitching (VID-08, DEC-COL-11)", () => {
   it("an event names its known visitor id and every visitor ID parameter it carries", () => {
     const identities = identitiesOfEvent({ visitorId: "__acme_main__5121_c-9__", params: { email_address: "ann@example.com", customer_id: "c-9" } }, "acme", "main", demo);

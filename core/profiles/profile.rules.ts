@@ -13,12 +13,20 @@ import type {
   EnrichmentTrigger,
   ProfileConfig,
 } from "../config/config.model.ts";
+import { readDecimalNumber, readIsoDateTime } from "../values/value-text.rules.ts";
+import { readVisitorIdValue, type KnownVisitor } from "../visitors/visitor-id.rules.ts";
 
 /** What the engine reads of an event: when, its order, and its parameters (svc_event among them). */
 export interface ProfileEvent {
   readonly at: number;
   readonly seq: number;
+  /** Read as own properties only (readParameter): `constructor` or `__proto__` is a parameter only when sent. */
   readonly params: Readonly<Record<string, unknown>>;
+  /**
+   * DEC-COL-11, VID-02: the attribute and value the event's visitor ID names when it is a known visitor ID
+   * of the event's own account/profile (matchKnownVisitorId); absent or null otherwise.
+   */
+  readonly knownVisitor?: KnownVisitor | null;
 }
 
 /** A stored attribute value: numbers, strings, booleans, and dates as epoch milliseconds. */
@@ -58,13 +66,21 @@ function textOf(value: unknown): string | null {
   return JSON.stringify(value);
 }
 
-/** A finite number, or text that reads as one (not blank): what the numeric operators and actions compare. */
+/**
+ * DEC-PRO-01: an event parameter, only when the event itself carries it. A name that Object.prototype has
+ * (`constructor`, `toString`, `__proto__`) is a parameter like any other, absent unless sent.
+ */
+export function readParameter(params: Readonly<Record<string, unknown>>, name: string): unknown {
+  return Object.hasOwn(params, name) ? params[name] : undefined;
+}
+
+/**
+ * DEC-PRO-01: a finite number, or decimal text that reads as one (readDecimalNumber: `0x10`, `Infinity` and
+ * blank text are not numbers): what the numeric operators and actions compare.
+ */
 export function numberOf(value: unknown): number | null {
   if (typeof value === "number") return Number.isFinite(value) ? value : null;
-  if (typeof value === "string" && value.trim() !== "") {
-    const parsed = Number(value);
-    return Number.isFinite(parsed) ? parsed : null;
-  }
+  if (typeof value === "string") return readDecimalNumber(value);
   return null;
 }
 
@@ -105,15 +121,24 @@ export function groupsHold(groups: ConditionGroups, lookup: (condition: Conditio
 export const maxEpochMs = 8.64e15;
 
 /**
- * MOM-03, DEC-MOM-04, DEC-PRV-01: a date is an integer of epoch milliseconds a Date can hold. A number (or
- * numeric text) that is not one (1.5, 9e20) is not a date; it is not read as date text either.
+ * MOM-03, DEC-MOM-04, DEC-PRV-01: a date is an integer of epoch milliseconds a Date can hold, or ISO 8601
+ * text (readIsoDateTime: zone-less is UTC). A number (or numeric text) that is not one (1.5, 9e20) is not a
+ * date; it is not read as date text either. Other text (`Jan 1`, `hello 2020`) is not a date.
  */
 function dateOf(value: unknown): number | null {
   const number = numberOf(value);
   if (number !== null) return Number.isInteger(number) && Math.abs(number) <= maxEpochMs ? number : null;
+  return typeof value === "string" ? readIsoDateTime(value) : null;
+}
+
+/** DEC-PRO-01: true or false in any case (as flags are read, isFlagSet), or 1 or 0, as a number or text. */
+function booleanOf(value: unknown): boolean | null {
+  if (typeof value === "boolean") return value;
+  if (value === 1 || value === "1") return true;
+  if (value === 0 || value === "0") return false;
   if (typeof value !== "string") return null;
-  const parsed = Date.parse(value);
-  return Number.isNaN(parsed) ? null : parsed;
+  const lower = value.toLowerCase();
+  return lower === "true" ? true : lower === "false" ? false : null;
 }
 
 /** Reads a value as the attribute's type, or null when it cannot be one. */
@@ -124,10 +149,7 @@ export function coerceToAttribute(type: AttributeDefinition["type"], value: unkn
     case "string":
       return textOf(value);
     case "boolean":
-      if (typeof value === "boolean") return value;
-      if (value === "true" || value === 1 || value === "1") return true;
-      if (value === "false" || value === 0 || value === "0") return false;
-      return null;
+      return booleanOf(value);
     case "date":
       return dateOf(value);
     case "badge":
@@ -142,6 +164,32 @@ function triggerFires(when: EnrichmentTrigger, moment: { newVisitor: boolean; ne
 interface Draft {
   values: Record<string, AttributeValue>;
   badges: Set<number>;
+  visitorIds: Record<string, string>;
+}
+
+/** What conditions over attributes read: a profile's values, badges and visitor ID values. */
+interface AttributeState {
+  readonly values: Readonly<Record<string, AttributeValue>>;
+  readonly badges: ReadonlySet<number>;
+  readonly visitorIds: Readonly<Record<string, string>>;
+}
+
+/**
+ * DEC-PRO-01: an attribute as conditions read it: its value, a badge as true when assigned, a visitor ID
+ * attribute as its captured value. Audiences and enrichment conditions both read attributes through it.
+ */
+function attributeValueOf(state: AttributeState, attributeId: number): unknown {
+  const key = String(attributeId);
+  return state.values[key] ?? (state.badges.has(attributeId) ? true : undefined) ?? state.visitorIds[key];
+}
+
+/**
+ * DEC-PRO-01: a counter plus a step. A sum that is not finite (past about 1.8e308) leaves the counter as it
+ * was: JSON cannot hold it, and storing it would lose the count.
+ */
+function incremented(current: AttributeValue | undefined, by: number): number | null {
+  const sum = (numberOf(current) ?? 0) + by;
+  return Number.isFinite(sum) ? sum : null;
 }
 
 function applyAction(draft: Draft, attribute: AttributeDefinition, action: EnrichmentAction, event: ProfileEvent): void {
@@ -151,15 +199,15 @@ function applyAction(draft: Draft, attribute: AttributeDefinition, action: Enric
   };
   switch (action.type) {
     case "increment":
-      set((numberOf(draft.values[key]) ?? 0) + action.by);
+      set(incremented(draft.values[key], action.by));
       return;
     case "increment_by_parameter": {
-      const by = numberOf(event.params[action.parameter]);
-      if (by !== null) set((numberOf(draft.values[key]) ?? 0) + by);
+      const by = numberOf(readParameter(event.params, action.parameter));
+      if (by !== null) set(incremented(draft.values[key], by));
       return;
     }
     case "set_from_parameter":
-      set(coerceToAttribute(attribute.type, event.params[action.parameter]));
+      set(coerceToAttribute(attribute.type, readParameter(event.params, action.parameter)));
       return;
     case "set_value":
       set(coerceToAttribute(attribute.type, action.value));
@@ -176,23 +224,45 @@ function applyAction(draft: Draft, attribute: AttributeDefinition, action: Enric
   }
 }
 
-/** DEC-PRO-01, DEC-PRO-02: the profile after one more event (null: the visitor's first event). */
+/**
+ * VID-08, DEC-COL-11: the visitor ID attribute values an event sets, in order (a later one wins): the known
+ * visitor ID the event is identified by, when it names a visitor ID attribute of the profile, then every
+ * visitor ID attribute whose parameter the event carries (what the caller sent in so many words). A value is
+ * taken only when readVisitorIdValue takes it, as stitching (identitiesOfEvent) does.
+ */
+function capturedVisitorIds(event: ProfileEvent, config: ProfileConfig): Array<[string, string]> {
+  const captured: Array<[string, string]> = [];
+  const known = event.knownVisitor;
+  if (known && config.visitorIdAttributes.some((attribute) => attribute.id === known.attributeId)) {
+    const value = readVisitorIdValue(known.value);
+    if (value !== null) captured.push([String(known.attributeId), value]);
+  }
+  for (const idAttribute of config.visitorIdAttributes) {
+    const value = readVisitorIdValue(readParameter(event.params, idAttribute.parameter));
+    if (value !== null) captured.push([String(idAttribute.id), value]);
+  }
+  return captured;
+}
+
+/**
+ * DEC-PRO-01, DEC-PRO-02: the profile after one more event (null: the visitor's first event). The event's
+ * visitor ID values are captured first, so its enrichment conditions over a visitor ID attribute see them.
+ */
 export function applyEvent(profile: VisitorProfile | null, event: ProfileEvent, config: ProfileConfig, policy: ProfilePolicy): VisitorProfile {
   const newVisitor = profile === null;
   const newVisit = newVisitor || event.at - profile.lastSeenAt >= policy.visitTimeoutMs;
-  const draft: Draft = { values: { ...(profile?.values ?? {}) }, badges: new Set(profile?.badges ?? []) };
-  const parameterOf = (condition: Condition) => ("parameter" in condition ? event.params[condition.parameter] : draft.values[String(condition.attribute)]);
+  const draft: Draft = {
+    values: { ...(profile?.values ?? {}) },
+    badges: new Set(profile?.badges ?? []),
+    visitorIds: { ...(profile?.visitorIds ?? {}), ...Object.fromEntries(capturedVisitorIds(event, config)) },
+  };
+  const lookup = (condition: Condition) => ("parameter" in condition ? readParameter(event.params, condition.parameter) : attributeValueOf(draft, condition.attribute));
   for (const attribute of config.attributes) {
     for (const enrichment of attribute.enrichments) {
-      if (triggerFires(enrichment.when, { newVisitor, newVisit }) && groupsHold(enrichment.conditions, parameterOf)) {
+      if (triggerFires(enrichment.when, { newVisitor, newVisit }) && groupsHold(enrichment.conditions, lookup)) {
         applyAction(draft, attribute, enrichment.action, event);
       }
     }
-  }
-  const visitorIds: Record<string, string> = { ...(profile?.visitorIds ?? {}) };
-  for (const idAttribute of config.visitorIdAttributes) {
-    const value = textOf(event.params[idAttribute.parameter]);
-    if (value !== null) visitorIds[String(idAttribute.id)] = value;
   }
   return {
     firstSeenAt: profile ? Math.min(profile.firstSeenAt, event.at) : event.at,
@@ -202,7 +272,7 @@ export function applyEvent(profile: VisitorProfile | null, event: ProfileEvent, 
     visitCount: (profile?.visitCount ?? 0) + (newVisit ? 1 : 0),
     values: draft.values,
     badges: [...draft.badges].sort((a, b) => a - b),
-    visitorIds,
+    visitorIds: draft.visitorIds,
     lastSeq: Math.max(profile?.lastSeq ?? 0, event.seq),
   };
 }
@@ -226,13 +296,13 @@ export function isVisitOpen(profile: VisitorProfile, now: number, policy: Profil
   return now - profile.lastSeenAt < policy.visitTimeoutMs;
 }
 
-/** Audiences the profile belongs to: conditions over its attribute values (badges read as true). DEC-PRO-01 */
+/**
+ * Audiences the profile belongs to: conditions over its attributes (attributeValueOf: badges read as true,
+ * visitor ID attributes as their captured values). DEC-PRO-01, VID-08
+ */
 export function audiencesOf(profile: VisitorProfile, audiences: readonly AudienceDefinition[]): number[] {
-  const badges = new Set(profile.badges);
-  const attributeValue = (condition: Condition): unknown => {
-    if (!("attribute" in condition)) return undefined;
-    return profile.values[String(condition.attribute)] ?? (badges.has(condition.attribute) ? true : undefined);
-  };
+  const state: AttributeState = { values: profile.values, badges: new Set(profile.badges), visitorIds: profile.visitorIds };
+  const attributeValue = (condition: Condition): unknown => ("attribute" in condition ? attributeValueOf(state, condition.attribute) : undefined);
   return audiences.filter((audience) => groupsHold(audience.conditions, attributeValue)).map((audience) => audience.id);
 }
 

@@ -4,7 +4,8 @@
  * visitors form one group under one canonical id; the group's profile is the fold of all its events.
  */
 import type { ProfileConfig } from "../config/config.model.ts";
-import { buildKnownVisitorId, matchKnownVisitorId } from "../visitors/visitor-id.rules.ts";
+import { buildKnownVisitorId, matchKnownVisitorId, readVisitorIdValue } from "../visitors/visitor-id.rules.ts";
+import { readParameter } from "./profile.rules.ts";
 
 export interface KnownIdentity {
   /** `__<account>_<profile>__<attributeId>_<value>__` (VID-02). */
@@ -15,7 +16,8 @@ export interface KnownIdentity {
 
 /**
  * The known identities an event names: its own visitor id when it is a known id of this account and
- * profile, then every visitor ID attribute (in configuration order) whose parameter the event carries.
+ * profile, then every visitor ID attribute (in configuration order) whose parameter the event carries with
+ * a value readVisitorIdValue takes (the values applyEvent captures).
  */
 export function identitiesOfEvent(
   event: { readonly visitorId: string; readonly params: Readonly<Record<string, unknown>> },
@@ -27,9 +29,8 @@ export function identitiesOfEvent(
   const known = matchKnownVisitorId(event.visitorId, account, profile);
   if (known) found.push({ key: event.visitorId, attributeId: known.attributeId, value: known.value });
   for (const attribute of config.visitorIdAttributes) {
-    const raw = event.params[attribute.parameter];
-    const value = typeof raw === "string" ? raw : typeof raw === "number" ? String(raw) : null;
-    if (value === null || value === "") continue;
+    const value = readVisitorIdValue(readParameter(event.params, attribute.parameter));
+    if (value === null) continue;
     const key = buildKnownVisitorId(account, profile, attribute.id, value);
     if (!found.some((identity) => identity.key === key)) found.push({ key, attributeId: attribute.id, value });
   }

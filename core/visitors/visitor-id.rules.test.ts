@@ -12,6 +12,7 @@ import {
   matchKnownVisitorId,
   maxVisitorIdLength,
   readVisitorIdParam,
+  readVisitorIdValue,
   resolveVisitorId,
   visitorIdPrecedence,
   type VisitorIdInputs,
@@ -190,6 +191,42 @@ describe("usable visitor IDs (DEC-COL-09)", () => {
       fc.property(fc.jsonValue(), (value) => {
         const read = readVisitorIdParam("svc_visitor_id", value);
         if (read.ok && read.value !== null) assert.ok(isUsableVisitorId(read.value));
+      }),
+    );
+  });
+});
+
+describe("visitor ID attribute values (VID-08, DEC-COL-11)", () => {
+  it("[VID-08] text and finite numbers (as their text) that isUsableVisitorId takes; nothing else", () => {
+    const table: Array<[unknown, string | null]> = [
+      ["ann@example.com", "ann@example.com"],
+      [77, "77"],
+      [1.5, "1.5"],
+      ["", null],
+      [undefined, null],
+      [null, null],
+      [true, null],
+      [false, null],
+      [Number.NaN, null],
+      [Number.POSITIVE_INFINITY, null],
+      [{ email: "a" }, null],
+      [["a"], null],
+      ["ann\t@example.com", null],
+      ["ann\u0000", null],
+      ["v".repeat(maxVisitorIdLength), "v".repeat(maxVisitorIdLength)],
+      ["v".repeat(maxVisitorIdLength + 1), null],
+    ];
+    for (const [value, expected] of table) assert.equal(readVisitorIdValue(value), expected, JSON.stringify(value));
+  });
+
+  it("[VID-08] what it takes is usable and non-empty, for any JSON value", () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.jsonValue(), fc.string({ unit: "binary" })), (value) => {
+        const read = readVisitorIdValue(value);
+        if (read !== null) {
+          assert.ok(read !== "" && isUsableVisitorId(read));
+          assert.ok(typeof value === "string" || typeof value === "number");
+        }
       }),
     );
   });

@@ -19,6 +19,19 @@ export function isUsableVisitorId(value: string): boolean {
   return value.length <= maxVisitorIdLength && !/[\u0000-\u001f\u007f]/.test(value);
 }
 
+/**
+ * VID-08, DEC-COL-11: a parameter's value as the value of a visitor ID attribute, or null when it is none.
+ * Text is taken as it is and a finite number as its text (as readVisitorIdParam reads visitor ID parameters);
+ * absent, null, "", booleans, objects and arrays are none, and so is text that isUsableVisitorId refuses,
+ * which the moments and privacy APIs could not look up. Stitching (identitiesOfEvent) and the profile's
+ * captured values (applyEvent) both read values through it, so every value that stitches is captured and
+ * every captured value finds its visitor.
+ */
+export function readVisitorIdValue(value: unknown): string | null {
+  const text = typeof value === "string" ? value : typeof value === "number" && Number.isFinite(value) ? String(value) : null;
+  return text !== null && text !== "" && isUsableVisitorId(text) ? text : null;
+}
+
 /** DEC-COL-09: the parameters that carry a visitor ID, in the order they are checked. */
 export const visitorIdParams = ["svc_override_tapid", "svc_visitor_id", "svc_firstparty_visitor_id"] as const;
 
