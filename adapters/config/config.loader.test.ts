@@ -465,6 +465,22 @@ engines: [{ id: e1, audiences: [7, 8] }]`).replace("name: Buyer, type: badge", "
     expect(audiences).toEqual([{ id: 7, name: "Known", conditions: [[{ attribute: 5120, operator: "exists" }]] }]);
   });
 
+  test("DEC-PRO-01: an audience may test a built-in; an unknown built-in, or a built-in in an enrichment, is refused", () => {
+    const audiences = parsed(
+      withProfile(`audiences: [{ id: 7, name: Returning, conditions: [[{ builtin: returning_visitor, operator: equals, value: true }], [{ builtin: lifetime_visit_count, operator: greater_than, value: 3 }]] }]`),
+    ).accounts[0]?.profiles[0]?.audiences;
+    expect(audiences?.[0]?.conditions).toEqual([[{ builtin: "returning_visitor", operator: "equals", value: true }], [{ builtin: "lifetime_visit_count", operator: "greater_than", value: 3 }]]);
+    expect(problems(withProfile(`audiences: [{ id: 7, name: R, conditions: [[{ builtin: visits, operator: exists }]] }]`))).toEqual([
+      '/accounts/0/profiles/0/audiences/0/conditions/0/0/builtin: must be one of: lifetime_event_count, lifetime_visit_count, first_visit, last_visit, returning_visitor (found "visits")',
+    ]);
+    // Enrichments test event parameters only.
+    const enrichment = `accounts: [{ name: acme, profiles: [{ name: main, attributes: [{ id: 5201, name: Count, type: number, enrichments: [{ when: any_event, conditions: [[{ builtin: returning_visitor, operator: exists }]], action: { type: increment, by: 1 } }] }] }] }]`;
+    expect(problems(enrichment).join("\n")).toContain("/accounts/0/profiles/0/attributes/0/enrichments/0/conditions/0/0");
+    expect(problems(withProfile(`audiences: [{ id: 7, name: R, conditions: [[{ builtin: first_visit, operator: greater_than, value: soon }]] }]`))).toEqual([
+      '/accounts/0/profiles/0/audiences/0/conditions/0/0/value: must be a number for the operator greater_than (found "soon")',
+    ]);
+  });
+
   test("DEC-DLE-02: an account and a profile name may have 250 characters together, not more", () => {
     const names = (account: number, profile: number) => `accounts: [{ name: ${"a".repeat(account)}, profiles: [{ name: ${"p".repeat(profile)} }, { name: p }] }]`;
     expect(problems(names(200, 51))).toEqual([

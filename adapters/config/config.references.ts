@@ -119,7 +119,7 @@ function checkProfile(profile: ProfileFile, path: string, report: (path: string,
     checkConditionValues(audience.conditions ?? [], `${audiencePath}/conditions`, report);
     (audience.conditions ?? []).forEach((group, g) =>
       group.forEach((condition, c) => {
-        if (!kinds.has(condition.attribute)) {
+        if ("attribute" in condition && !kinds.has(condition.attribute)) {
           report(`${audiencePath}/conditions/${g}/${c}/attribute`, `no attribute ${condition.attribute} in this profile`);
         }
       }),

@@ -8,7 +8,7 @@
  * written a password in clear where its hash belongs).
  */
 import { Type, type Static, type TLiteral, type TSchema, type TUnion } from "@sinclair/typebox";
-import { defaultLimits } from "../../core/config/config.model.ts";
+import { builtinNames, defaultLimits } from "../../core/config/config.model.ts";
 import { timingPresetNames } from "../../core/timing/timing.presets.ts";
 
 const closed = { additionalProperties: false } as const;
@@ -136,6 +136,12 @@ const AttributeConditionSchema = Type.Object(
   closed,
 );
 
+/** DEC-PRO-01: audiences may also test the built-ins every profile keeps. */
+const AudienceConditionSchema = Type.Union(
+  [AttributeConditionSchema, Type.Object({ builtin: literals(builtinNames), operator: OperatorSchema, value: Type.Optional(ConditionValueSchema) }, closed)],
+  { errorMessage: `must be {attribute, operator, value} or {builtin, operator, value}, builtin one of: ${builtinNames.join(", ")}` },
+);
+
 /** Groups are ANDed inside and ORed across; no group at all means always. */
 function conditionGroups<T extends TSchema>(condition: T) {
   return Type.Optional(Type.Array(Type.Array(condition, { minItems: 1 }), { default: [] }));
@@ -178,7 +184,7 @@ const AudienceSchema = Type.Object(
   {
     id: IdSchema,
     name: TextSchema,
-    conditions: conditionGroups(AttributeConditionSchema),
+    conditions: conditionGroups(AudienceConditionSchema),
   },
   closed,
 );

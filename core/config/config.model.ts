@@ -49,10 +49,22 @@ export type ConditionOperator =
 
 export type ConditionValue = string | number | boolean;
 
-/** A test of one event parameter (enrichments) or one visitor attribute (audiences). DEC-PRO-01 */
+/**
+ * DEC-PRO-01: what every profile keeps without configuration, and audiences may test: the lifetime counts
+ * of events and visits, the start of the first and of the latest visit (epoch milliseconds), and whether the
+ * visitor came back (more than one visit).
+ */
+export const builtinNames = ["lifetime_event_count", "lifetime_visit_count", "first_visit", "last_visit", "returning_visitor"] as const;
+export type BuiltinName = (typeof builtinNames)[number];
+
+/**
+ * A test of one event parameter (enrichments), or of one visitor attribute or built-in (audiences).
+ * DEC-PRO-01
+ */
 export type Condition =
   | { readonly parameter: string; readonly operator: ConditionOperator; readonly value?: ConditionValue }
-  | { readonly attribute: number; readonly operator: ConditionOperator; readonly value?: ConditionValue };
+  | { readonly attribute: number; readonly operator: ConditionOperator; readonly value?: ConditionValue }
+  | { readonly builtin: BuiltinName; readonly operator: ConditionOperator; readonly value?: ConditionValue };
 
 /** Groups are ANDed inside and ORed across; no group at all means always. DEC-PRO-01 */
 export type ConditionGroups = readonly (readonly Condition[])[];

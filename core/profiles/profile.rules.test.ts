@@ -383,3 +383,38 @@ describe("stitching (VID-08, DEC-COL-11)", () => {
     assert.equal(chooseCanonical(older, known), older.canonical);
   });
 });
+
+describe("built-ins in audiences (DEC-PRO-01)", () => {
+  const audiences = [
+    { id: 20, name: "Returning", conditions: [[{ builtin: "returning_visitor" as const, operator: "equals" as const, value: true }]] },
+    { id: 21, name: "Three events or more", conditions: [[{ builtin: "lifetime_event_count" as const, operator: "greater_than" as const, value: 2 }]] },
+    { id: 22, name: "Two visits", conditions: [[{ builtin: "lifetime_visit_count" as const, operator: "equals" as const, value: 2 }]] },
+    { id: 23, name: "First seen before t0 + 1", conditions: [[{ builtin: "first_visit" as const, operator: "less_than" as const, value: 1_000_001 }]] },
+    { id: 24, name: "Visit started after t0 + 1 h", conditions: [[{ builtin: "last_visit" as const, operator: "greater_than" as const, value: 1_000_000 + 60 * minute }]] },
+    { id: 25, name: "New", conditions: [[{ builtin: "returning_visitor" as const, operator: "equals" as const, value: false }]] },
+  ];
+  const t0 = 1_000_000;
+
+  it("[DEC-PRO-01] lifetime event count, lifetime visit count, first visit, last visit and returning visitor are tested like attributes", () => {
+    const once = buildProfile([event(t0, {})], demo, policy);
+    const back = buildProfile([event(t0, {}), event(t0 + 5 * minute, {}), event(t0 + 2 * 60 * minute, {})], demo, policy);
+    assert.ok(once && back);
+    assert.deepEqual(audiencesOf(once, audiences), [23, 25]);
+    // Three events in two visits, the second starting two hours after the first.
+    assert.deepEqual(audiencesOf(back, audiences), [20, 21, 22, 23, 24]);
+  });
+
+  it("[DEC-PRO-01] a built-in reads the same whether the profile was built at once or event by event", () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 10 * 60 }), { minLength: 1, maxLength: 12 }), (gaps) => {
+        let at = t0;
+        const events = gaps.map((gap, index) => event((at += gap * minute), { n: index }));
+        const whole = buildProfile(events, demo, policy);
+        const stepwise = events.reduce<ReturnType<typeof buildProfile>>((profile, entry) => applyEvent(profile, entry, demo, policy), null);
+        assert.ok(whole && stepwise);
+        assert.deepEqual(audiencesOf(whole, audiences), audiencesOf(stepwise, audiences));
+        assert.equal(audiencesOf(whole, audiences).includes(20), whole.visitCount > 1);
+      }),
+    );
+  });
+});

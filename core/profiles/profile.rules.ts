@@ -6,6 +6,7 @@
 import type {
   AttributeDefinition,
   AudienceDefinition,
+  BuiltinName,
   Condition,
   ConditionGroups,
   ConditionValue,
@@ -256,7 +257,8 @@ export function applyEvent(profile: VisitorProfile | null, event: ProfileEvent, 
     badges: new Set(profile?.badges ?? []),
     visitorIds: { ...(profile?.visitorIds ?? {}), ...Object.fromEntries(capturedVisitorIds(event, config)) },
   };
-  const lookup = (condition: Condition) => ("parameter" in condition ? readParameter(event.params, condition.parameter) : attributeValueOf(draft, condition.attribute));
+  const lookup = (condition: Condition) =>
+    "parameter" in condition ? readParameter(event.params, condition.parameter) : "attribute" in condition ? attributeValueOf(draft, condition.attribute) : undefined;
   for (const attribute of config.attributes) {
     for (const enrichment of attribute.enrichments) {
       if (triggerFires(enrichment.when, { newVisitor, newVisit }) && groupsHold(enrichment.conditions, lookup)) {
@@ -302,8 +304,25 @@ export function isVisitOpen(profile: VisitorProfile, now: number, policy: Profil
  */
 export function audiencesOf(profile: VisitorProfile, audiences: readonly AudienceDefinition[]): number[] {
   const state: AttributeState = { values: profile.values, badges: new Set(profile.badges), visitorIds: profile.visitorIds };
-  const attributeValue = (condition: Condition): unknown => ("attribute" in condition ? attributeValueOf(state, condition.attribute) : undefined);
+  const attributeValue = (condition: Condition): unknown =>
+    "attribute" in condition ? attributeValueOf(state, condition.attribute) : "builtin" in condition ? builtinValueOf(profile, condition.builtin) : undefined;
   return audiences.filter((audience) => groupsHold(audience.conditions, attributeValue)).map((audience) => audience.id);
+}
+
+/** DEC-PRO-01: a built-in of the profile, as audiences test it (dates in epoch milliseconds). */
+export function builtinValueOf(profile: VisitorProfile, name: BuiltinName): number | boolean {
+  switch (name) {
+    case "lifetime_event_count":
+      return profile.eventCount;
+    case "lifetime_visit_count":
+      return profile.visitCount;
+    case "first_visit":
+      return profile.firstSeenAt;
+    case "last_visit":
+      return profile.visitStartedAt;
+    case "returning_visitor":
+      return profile.visitCount > 1;
+  }
 }
 
 /** The value of a condition as configured (re-exported for callers that build conditions). */
