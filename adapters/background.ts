@@ -68,7 +68,7 @@ export async function openBackground(deps: BackgroundDeps, part: BackgroundPart 
   const scheduler = new Scheduler({ clock, logger, pollMs: deps.pollMs, ...(part === "events" ? { coalesceMs: eventsPassGapMs } : {}) });
   clock.onChange(() => scheduler.notify());
   if (part !== "events") {
-    scheduler.register(sessionJanitor({ sessions: stores.sessions, clock, policy: sessionPolicyFromLimits(config.limits) }));
+    scheduler.register(sessionJanitor({ sessions: stores.sessions, lockouts: stores.lockouts, clock, policy: sessionPolicyFromLimits(config.limits) }));
     scheduler.register(dataLayerPublisher({ store: stores.dataLayers, logger }));
   }
   // The file import use-cases of this node: the admin upload (on the HTTP side) and the import itself.

@@ -59,17 +59,48 @@ export function describeSessionStoreContract(name: string, open: () => Promise<S
 
     test("lockout state is written only when the version is the one read", async () => {
       expect(await stores.lockouts.read("password", "a@b.c")).toBeNull();
-      expect(await stores.lockouts.compareAndSet("password", "a@b.c", null, "s1")).toBe(true);
-      expect(await stores.lockouts.compareAndSet("password", "a@b.c", null, "lost")).toBe(false);
+      expect(await stores.lockouts.compareAndSet("password", "a@b.c", null, "s1", 5_000)).toBe(true);
+      expect(await stores.lockouts.compareAndSet("password", "a@b.c", null, "lost", 5_000)).toBe(false);
       expect(await stores.lockouts.read("password", "a@b.c")).toEqual({ state: "s1", version: 1 });
-      expect(await stores.lockouts.compareAndSet("password", "a@b.c", 1, "s2")).toBe(true);
-      expect(await stores.lockouts.compareAndSet("password", "a@b.c", 1, "lost")).toBe(false);
+      expect(await stores.lockouts.compareAndSet("password", "a@b.c", 1, "s2", 5_000)).toBe(true);
+      expect(await stores.lockouts.compareAndSet("password", "a@b.c", 1, "lost", 5_000)).toBe(false);
       expect(await stores.lockouts.read("password", "a@b.c")).toEqual({ state: "s2", version: 2 });
     });
 
     test("password and API key lockouts of one name are separate", async () => {
-      await stores.lockouts.compareAndSet("password", "a@b.c", null, "p");
+      await stores.lockouts.compareAndSet("password", "a@b.c", null, "p", 5_000);
       expect(await stores.lockouts.read("api-key", "a@b.c")).toBeNull();
+    });
+
+    test("[DEC-SES-01] deleteExpired removes the lockouts that no longer matter at the time given (up to it included) and says how many", async () => {
+      await stores.lockouts.compareAndSet("password", "cleared@b.c", null, "cleared", 0);
+      await stores.lockouts.compareAndSet("password", "old@b.c", null, "old", 4_000);
+      await stores.lockouts.compareAndSet("api-key", "ends-now@b.c", null, "ends now", 5_000);
+      await stores.lockouts.compareAndSet("password", "locked@b.c", null, "locked", 5_001);
+      await stores.lockouts.compareAndSet("api-key", "locked@b.c", null, "locked", 9_000);
+      expect(await stores.lockouts.deleteExpired(5_000)).toBe(3);
+      for (const [kind, name] of [["password", "cleared@b.c"], ["password", "old@b.c"], ["api-key", "ends-now@b.c"]] as const) {
+        expect(await stores.lockouts.read(kind, name)).toBeNull();
+      }
+      expect(await stores.lockouts.read("password", "locked@b.c")).toEqual({ state: "locked", version: 1 });
+      expect(await stores.lockouts.read("api-key", "locked@b.c")).toEqual({ state: "locked", version: 1 });
+      expect(await stores.lockouts.deleteExpired(5_000)).toBe(0);
+    });
+
+    test("[DEC-SES-01] a lockout rewritten to matter longer outlives a sweep its earlier state would not have", async () => {
+      await stores.lockouts.compareAndSet("password", "a@b.c", null, "one failure", 4_000);
+      expect(await stores.lockouts.compareAndSet("password", "a@b.c", 1, "locked", 9_000)).toBe(true);
+      expect(await stores.lockouts.deleteExpired(5_000)).toBe(0);
+      expect(await stores.lockouts.read("password", "a@b.c")).toEqual({ state: "locked", version: 2 });
+    });
+
+    test("[DEC-SES-01] a removed lockout starts again from no record: a writer holding its old version loses and reads again", async () => {
+      await stores.lockouts.compareAndSet("password", "a@b.c", null, "s1", 4_000);
+      expect(await stores.lockouts.deleteExpired(4_000)).toBe(1);
+      expect(await stores.lockouts.compareAndSet("password", "a@b.c", 1, "lost", 9_000)).toBe(false);
+      expect(await stores.lockouts.read("password", "a@b.c")).toBeNull();
+      expect(await stores.lockouts.compareAndSet("password", "a@b.c", null, "s2", 9_000)).toBe(true);
+      expect(await stores.lockouts.read("password", "a@b.c")).toEqual({ state: "s2", version: 1 });
     });
   });
 }

@@ -419,6 +419,19 @@ export function describeStoreContract(name: string, open: () => Promise<Stores>)
         expect(await stores.settings.get("lease")).toBe("c");
       });
 
+      test("deleteIf removes the key only while it holds the value read, and says whether it did", async () => {
+        await stores.settings.set("lease.file-import.1", "a");
+        await stores.settings.set("lease.file-import.2", "a");
+        expect(await stores.settings.deleteIf("lease.file-import.1", "b")).toBe(false);
+        expect(await stores.settings.get("lease.file-import.1")).toBe("a");
+        expect(await stores.settings.deleteIf("lease.file-import.1", "a")).toBe(true);
+        expect(await stores.settings.get("lease.file-import.1")).toBeNull();
+        expect(await stores.settings.deleteIf("lease.file-import.1", "a")).toBe(false);
+        expect(await stores.settings.get("lease.file-import.2")).toBe("a");
+        // Gone is gone: the key can be taken again as a new one.
+        expect(await stores.settings.compareAndSet("lease.file-import.1", null, "c")).toBe(true);
+      });
+
       test("setIfAbsent keeps the first value and answers the one kept", async () => {
         expect(await stores.settings.setIfAbsent("auth.jwtSecret", "first")).toBe("first");
         expect(await stores.settings.setIfAbsent("auth.jwtSecret", "second")).toBe("first");

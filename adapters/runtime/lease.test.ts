@@ -29,6 +29,7 @@ describe("leases", () => {
       get: settings.get.bind(settings),
       set: settings.set.bind(settings),
       setIfAbsent: settings.setIfAbsent.bind(settings),
+      deleteIf: settings.deleteIf.bind(settings),
       compareAndSet: async (key: string, expected: string | null, next: string) => {
         writes += 1;
         return settings.compareAndSet(key, expected, next);
@@ -57,6 +58,53 @@ describe("leases", () => {
     expect(await b.acquire()).toBe(false);
     await a.release();
     expect(await b.acquire()).toBe(true);
+  });
+
+  it("ending a lease removes its row, and another takes it at once", async () => {
+    const { settings } = createMemoryStores();
+    const a = createLease(settings, "file-import.1", "node-a", 60_000, () => 5);
+    const b = createLease(settings, "file-import.1", "node-b", 60_000, () => 5);
+    expect(await a.acquire()).toBe(true);
+    await a.end();
+    expect(await settings.get("lease.file-import.1")).toBeNull();
+    expect(await b.acquire()).toBe(true);
+  });
+
+  it("ending a lease this holder lost removes nothing: the new holder keeps it", async () => {
+    const { settings } = createMemoryStores();
+    let now = 1_000;
+    const a = createLease(settings, "file-import.1", "node-a", 10_000, () => now);
+    const b = createLease(settings, "file-import.1", "node-b", 10_000, () => now);
+    expect(await a.acquire()).toBe(true);
+    now += 10_001;
+    expect(await b.acquire()).toBe(true);
+    const held = await settings.get("lease.file-import.1");
+    await a.end();
+    expect(await settings.get("lease.file-import.1")).toBe(held);
+    expect(await a.acquire()).toBe(false);
+  });
+
+  it("ending a lease taken over between its look and its delete removes nothing", async () => {
+    const { settings } = createMemoryStores();
+    let now = 1_000;
+    const b = createLease(settings, "file-import.1", "node-b", 10_000, () => now);
+    // The store as `a` saw it, then `b` took the lease before `a` deleted: the delete is of the value seen.
+    const racing = {
+      ...settings,
+      get: settings.get.bind(settings),
+      set: settings.set.bind(settings),
+      setIfAbsent: settings.setIfAbsent.bind(settings),
+      compareAndSet: settings.compareAndSet.bind(settings),
+      deleteIf: async (key: string, expected: string) => {
+        now += 10_001;
+        expect(await b.acquire()).toBe(true);
+        return settings.deleteIf(key, expected);
+      },
+    };
+    const a = createLease(racing, "file-import.1", "node-a", 10_000, () => now);
+    expect(await a.acquire()).toBe(true);
+    await a.end();
+    expect(await settings.get("lease.file-import.1")).toStartWith("node-b|");
   });
 
   it("of two takers at once, one wins", async () => {

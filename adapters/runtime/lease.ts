@@ -100,5 +100,15 @@ export function createLease(settings: SettingsStore, name: string, holder: strin
       const current = await settings.get(key);
       if (current !== null && parseLease(current).owner === holder) await settings.compareAndSet(key, current, valueUntil(0));
     },
+    /**
+     * Gives the lease up for good once the work it guards is done, removing its row: a lease per piece of work
+     * (one per file import) would otherwise leave a row each forever. Nothing when another holder has it now,
+     * even if it took it between this look and the delete.
+     */
+    async end(): Promise<void> {
+      heldUntil = 0;
+      const current = await settings.get(key);
+      if (current !== null && parseLease(current).owner === holder) await settings.deleteIf(key, current);
+    },
   };
 }

@@ -8,6 +8,7 @@ import type { Stores } from "../../core/ports/stores.ts";
 import { cryptoIds, ServiceBusyError } from "../runtime/crypto.ts";
 import { createMemoryStores } from "../store-memory/memory.stores.ts";
 import { openLibsqlStores } from "../store-libsql/libsql.stores.ts";
+import { sessionJanitor } from "../workers/session-janitor.worker.ts";
 import { AuthService } from "./auth.service.ts";
 import { UsersService } from "./users.service.ts";
 
@@ -210,6 +211,58 @@ describe("AuthService: lockout (DEC-SES-01)", () => {
     const right = await b.login("ann@example.com", "ann-password");
     expect(right.ok ? 200 : right.error.returnCode).toBe(1402);
   });
+});
+
+describe("AuthService: lockout records and the session janitor (DEC-SES-01, DEC-AUT-01)", () => {
+  const minute = 60_000;
+
+  for (const [name, open] of [
+    ["memory", async () => createMemoryStores()],
+    ["libsql", () => openLibsqlStores({ url: ":memory:" })],
+  ] as const) {
+    async function setupWithJanitor() {
+      const stores = await open();
+      cleanups.push(() => stores.close());
+      const setUp = await setup(stores);
+      const janitor = sessionJanitor({ sessions: stores.sessions, lockouts: stores.lockouts, clock: setUp.clock, policy: { idleMs: 30 * minute, absoluteMs: 12 * 60 * minute } });
+      return { ...setUp, sweep: () => janitor.runDue(setUp.clock.now()) };
+    }
+
+    it(`[DEC-SES-01] a locked account stays locked through janitor runs until its lock ends, then its record goes (${name})`, async () => {
+      const { auth, clock, stores, sweep } = await setupWithJanitor();
+      for (let i = 0; i < 5; i += 1) await auth.login("ann@example.com", "wrong");
+      // A janitor run every minute of the lock, the last one a millisecond before it ends.
+      clock.advance(minute - 1);
+      for (let run = 1; run <= 10; run += 1) {
+        expect(await sweep()).toBe(0);
+        const refused = await auth.login("ann@example.com", "ann-password");
+        expect(refused.ok ? 200 : refused.error.returnCode).toBe(1402);
+        if (run < 10) clock.advance(minute);
+      }
+      clock.advance(minute);
+      expect(await sweep()).toBe(1);
+      expect(await stores.lockouts.read("password", "ann@example.com")).toBeNull();
+      expect((await auth.login("ann@example.com", "ann-password")).ok).toBe(true);
+    });
+
+    it(`[DEC-SES-01, DEC-AUT-01] the records of made-up names go once their failures leave the window, not before (${name})`, async () => {
+      const { auth, clock, stores, sweep } = await setupWithJanitor();
+      for (let i = 0; i < 3; i += 1) await auth.login(`made-up-${i}@example.com`, "x");
+      await auth.issueToken("made-up-0@example.com", "x");
+      for (let i = 0; i < 4; i += 1) await auth.login("ann@example.com", "wrong");
+      clock.advance(10 * minute - 1);
+      expect(await sweep()).toBe(0);
+      // The 4 failures still count: one more locks the account.
+      await auth.login("ann@example.com", "wrong");
+      const locked = await auth.login("ann@example.com", "ann-password");
+      expect(locked.ok ? 200 : locked.error.returnCode).toBe(1402);
+      clock.advance(minute);
+      expect(await sweep()).toBe(4);
+      expect(await stores.lockouts.read("password", "made-up-0@example.com")).toBeNull();
+      expect(await stores.lockouts.read("api-key", "made-up-0@example.com")).toBeNull();
+      expect(await stores.lockouts.read("password", "ann@example.com")).not.toBeNull();
+    });
+  }
 });
 
 describe("AuthService: bearer tokens (AUT-01, AUT-02, DEC-AUT-01/02)", () => {

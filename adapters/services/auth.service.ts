@@ -10,6 +10,7 @@ import type { Stores } from "../../core/ports/stores.ts";
 import { err, ok, type Result } from "../../core/result.ts";
 import {
   lockoutPolicyFromLimits,
+  lockoutRelevantUntil,
   noFailures,
   reserveAttempt,
   settleAttempt,
@@ -223,7 +224,7 @@ export class AuthService {
       const row = await lockouts.read(kind, name);
       const { decision, next } = reserveAttempt(parseLockout(row?.state), at, this.lockoutPolicy);
       if (decision.kind === "locked") return err(managementError("tooManyLoginAttempts"));
-      if (await lockouts.compareAndSet(kind, name, row?.version ?? null, JSON.stringify(next))) reserved = next;
+      if (await this.writeLockout(kind, name, row?.version ?? null, next)) reserved = next;
     }
     let succeeded: boolean;
     try {
@@ -241,8 +242,13 @@ export class AuthService {
   private async updateLockout(kind: LockoutKind, name: string, next: (state: LockoutState) => LockoutState): Promise<void> {
     for (let tries = 0; tries < maxLockoutRetries; tries += 1) {
       const row = await this.deps.stores.lockouts.read(kind, name);
-      if (await this.deps.stores.lockouts.compareAndSet(kind, name, row?.version ?? null, JSON.stringify(next(parseLockout(row?.state))))) return;
+      if (await this.writeLockout(kind, name, row?.version ?? null, next(parseLockout(row?.state)))) return;
     }
+  }
+
+  /** Compare-and-set of a state, with the time from which the session janitor may delete it. */
+  private writeLockout(kind: LockoutKind, name: string, expectedVersion: number | null, state: LockoutState): Promise<boolean> {
+    return this.deps.stores.lockouts.compareAndSet(kind, name, expectedVersion, JSON.stringify(state), lockoutRelevantUntil(state, this.lockoutPolicy));
   }
 
   /** A hash of a random secret, checked against for unknown users so that they cost the same time. */

@@ -304,6 +304,49 @@ describe("receiving (DEC-FIL-02, DEC-FIL-04)", () => {
   });
 });
 
+describe("the leases of imports (DEC-FIL-05)", () => {
+  const leaseOf = (record: FileStatusRecord) => stores.settings.get(`lease.file-import.${record.id}`);
+
+  test("an import that completed leaves no lease row", async () => {
+    const record = await importText("purchases_30.csv", `${header}ann,1,2024-01-31 09:30\n`);
+    expect(record.status.at(-1)?.state).toBe("PROCESSED");
+    expect(await leaseOf(record)).toBeNull();
+  });
+
+  test("an import that failed leaves no lease row: while processing, or while receiving", async () => {
+    const unknownPrefix = await importText("orders_1.csv", `${header}ann,1,2024-01-31 09:30\n`);
+    expect(unknownPrefix.status.at(-1)?.lastFailure).toBe(fileFailureMessage("unknownPrefix"));
+    expect(await leaseOf(unknownPrefix)).toBeNull();
+
+    async function* broken(): AsyncIterable<Uint8Array> {
+      yield new TextEncoder().encode(header);
+      throw new Error("connection reset");
+    }
+    const received = await service().receive("acme", "main", "purchases_31.csv", "upload", broken());
+    if (!received.ok) throw new Error("refused");
+    expect(received.value.finished).toBe(true);
+    expect(await leaseOf(received.value)).toBeNull();
+  });
+
+  test("an import stopped early keeps its lease row, given up, so another process takes over at once; it goes when that one finishes", async () => {
+    const appendOnce = stores.events.append.bind(stores.events);
+    stores.events.append = async () => {
+      throw new Error("disk gone");
+    };
+    const imports = service();
+    await imports.receive("acme", "main", "purchases_32.csv", "upload", chunks(header, "ann,1,2024-01-31 09:30\n"));
+    await expect(imports.processNext()).rejects.toThrow("disk gone");
+    const interrupted = (await stores.files.find("acme", "main", "purchases_32.csv")) as FileStatusRecord;
+    expect(interrupted.finished).toBe(false);
+    expect(await leaseOf(interrupted)).toEndWith("|0");
+
+    stores.events.append = appendOnce;
+    while ((await service({ nodeId: "node-b" }).processNext()) > 0);
+    expect(await stores.files.find("acme", "main", "purchases_32.csv")).toMatchObject({ finished: true, nodeId: "node-b" });
+    expect(await leaseOf(interrupted)).toBeNull();
+  });
+});
+
 describe("imports left by a process that stopped (FIL-08, DEC-FIL-03)", () => {
   // A process is named in a lease by its machine and process id; these stand for two processes of one machine.
   const machine = "machine-1";

@@ -160,7 +160,9 @@ export class FileImportService {
     } finally {
       clearInterval(renewal);
       this.receiving.delete(record.id);
-      await lease.release().catch(() => undefined);
+      // A failed download ends the import, and its lease row goes; a received file's lease is given up for
+      // the processing to take, as is that of a receipt stopped by an error, for another node to finish.
+      await (record.finished ? lease.end() : lease.release()).catch(() => undefined);
     }
     this.deps.logger.info("file received", { account, profile, file: name, source: sourceType, size: record.file.size, lines: record.file.lineCount });
     this.deps.notify();
@@ -315,6 +317,7 @@ export class FileImportService {
       if (!downloading && !receivedHere && !(await pathExists(this.storedPath(found.account, found.profile, found.name)))) continue;
       const lease = this.leaseOf(found.id);
       if (!(await lease.acquire())) continue;
+      let finished = false;
       try {
         let record = found;
         if (record.nodeId !== this.deps.nodeId) {
@@ -325,17 +328,27 @@ export class FileImportService {
         if (downloading) {
           // What its receiver had written: the receiver is gone, since the lease was free.
           await rm(`${this.storedPath(record.account, record.profile, record.name)}.part`, { force: true });
-          await this.apply(record, { type: "failed", at: this.deps.clock.now(), failure: fileFailureMessage("downloadFailed") });
+          finished = (await this.apply(record, { type: "failed", at: this.deps.clock.now(), failure: fileFailureMessage("downloadFailed") })).finished;
           return 1;
         }
-        return 1 + (await this.process(record, lease));
+        const rowsRead = await this.process(record, lease);
+        finished = true;
+        return 1 + rowsRead;
       } finally {
-        await lease.release().catch(() => undefined);
+        // A finished import needs its lease no more, and its row goes (else one stays per import). One stopped
+        // early (a store failure, the lease lost, the store closed at shutdown) gives its lease up instead, so
+        // another node goes on with it at once.
+        await (finished ? lease.end() : lease.release()).catch(() => undefined);
       }
     }
     return 0;
   }
 
+  /**
+   * Reads the rows of a received import into events, a batch a commit. Answers the rows read once the import
+   * has finished (PROCESSED, or a file-level failure recorded); one that cannot go on (a store write failed,
+   * the lease was lost) throws and stays PROCESSING, to resume after its last committed batch.
+   */
   private async process(received: FileStatusRecord, lease: { acquire(): Promise<boolean> }): Promise<number> {
     let record = currentState(received) === "DOWNLOADED" ? await this.apply(received, { type: "processing-started", at: this.deps.clock.now() }) : received;
     const { account, profile, name } = record;

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createClient } from "@libsql/client";
+import { drizzle } from "drizzle-orm/libsql";
 import type { Stores } from "../../core/ports/index.ts";
 import { describeStoreContract, fullProfileConfig, sampleApiKey, sampleUser } from "../store-contract.ts";
 import { describeSessionStoreContract } from "../store-contract.sessions.ts";
@@ -14,6 +15,7 @@ import { describeRevisionStoreContract } from "../store-contract.revisions.ts";
 import { auditFor, describePrivacyStoreContract, sampleTransaction } from "../store-contract.privacy.ts";
 import { describeFileStatusStoreContract } from "../store-contract.files.ts";
 import { databaseUrlForDataDir, openLibsqlStores } from "./libsql.stores.ts";
+import { LibsqlLockoutRepo } from "./sessions.repo.ts";
 
 const temporaryDirectories: string[] = [];
 
@@ -143,6 +145,48 @@ describe("libsql store", () => {
       ]);
       const plan = await client.execute("explain query plan select canonical from visitor_members where account = 'acme' and profile = 'main' and canonical = 'c-1'");
       expect(String(plan.rows[0]?.detail)).toContain("visitor_members_canonical_idx");
+    } finally {
+      client.close();
+    }
+  });
+
+  test("[DEC-SES-01] migration 0010 deletes no lockout made before it too early: a lock holds until it ends, failures until the name is tried again", async () => {
+    const url = freshDatabaseUrl();
+    const migrations = fileURLToPath(new URL("./migrations/", import.meta.url));
+    const statementsOf = (file: string) =>
+      readFileSync(join(migrations, file), "utf8")
+        .split("--> statement-breakpoint")
+        .map((statement) => statement.trim())
+        .filter((statement) => statement.length > 0);
+    const client = createClient({ url });
+    try {
+      // The table as migration 0001 made it, with the states the service wrote then.
+      for (const statement of statementsOf("0001_sessions.sql")) await client.execute(statement);
+      await client.execute(`insert into lockouts (kind, name, state, version) values
+        ('password', 'locked', '{"failures":[1,2,3,4,5],"lockedUntil":600005}', 5),
+        ('api-key', 'cleared', '{"failures":[],"lockedUntil":null}', 2),
+        ('password', 'failed', '{"failures":[1000,2000],"lockedUntil":null}', 2),
+        ('password', 'unreadable', 'not json', 1)`);
+      for (const statement of statementsOf("0010_lockouts_relevant_until.sql")) await client.execute(statement);
+      const rows = await client.execute("select name, relevant_until from lockouts order by name");
+      expect(rows.rows.map((row) => Array.from(row))).toEqual([
+        ["cleared", 0],
+        ["failed", Number.MAX_SAFE_INTEGER],
+        ["locked", 600_005],
+        ["unreadable", Number.MAX_SAFE_INTEGER],
+      ]);
+      const plan = await client.execute("explain query plan delete from lockouts where relevant_until <= 600005");
+      expect(String(plan.rows[0]?.detail)).toContain("lockouts_relevant_until_idx");
+
+      const lockouts = new LibsqlLockoutRepo(drizzle({ client }));
+      expect(await lockouts.deleteExpired(600_004)).toBe(1);
+      expect(await lockouts.read("password", "locked")).not.toBeNull();
+      expect(await lockouts.deleteExpired(600_005)).toBe(1);
+      expect(await lockouts.read("password", "locked")).toBeNull();
+      // The next attempt for a name writes its time.
+      expect(await lockouts.compareAndSet("password", "failed", 2, '{"failures":[],"lockedUntil":null}', 0)).toBe(true);
+      expect(await lockouts.deleteExpired(600_005)).toBe(1);
+      expect(await lockouts.read("password", "failed")).toBeNull();
     } finally {
       client.close();
     }

@@ -1,4 +1,4 @@
-import { and, eq, lt, or, sql } from "drizzle-orm";
+import { and, eq, lt, lte, or, sql } from "drizzle-orm";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import type { LockoutKind, LockoutStore, SessionRecord, SessionStore, VersionedLockout } from "../../core/ports/index.ts";
 import { GroupCommitWriter } from "../collect/group-commit.ts";
@@ -101,15 +101,24 @@ export class LibsqlLockoutRepo implements LockoutStore {
     return row ?? null;
   }
 
-  async compareAndSet(kind: LockoutKind, name: string, expectedVersion: number | null, state: string): Promise<boolean> {
+  async compareAndSet(kind: LockoutKind, name: string, expectedVersion: number | null, state: string, relevantUntil: number): Promise<boolean> {
     if (expectedVersion === null) {
-      const inserted = await this.db.insert(lockouts).values({ kind, name, state, version: 1 }).onConflictDoNothing();
+      const inserted = await this.db.insert(lockouts).values({ kind, name, state, version: 1, relevantUntil }).onConflictDoNothing();
       return inserted.rowsAffected === 1;
     }
     const updated = await this.db
       .update(lockouts)
-      .set({ state, version: expectedVersion + 1 })
+      .set({ state, version: expectedVersion + 1, relevantUntil })
       .where(and(eq(lockouts.kind, kind), eq(lockouts.name, name), eq(lockouts.version, expectedVersion)));
     return updated.rowsAffected === 1;
+  }
+
+  /**
+   * One statement, so it judges each row as it is when deleted: a compare-and-set that made a row matter again
+   * has moved its relevant_until past `before`, and the row stays.
+   */
+  async deleteExpired(before: number): Promise<number> {
+    const result = await this.db.delete(lockouts).where(lte(lockouts.relevantUntil, before));
+    return result.rowsAffected;
   }
 }

@@ -18,7 +18,10 @@ export const sessions = sqliteTable(
   (table) => [index("sessions_user_idx").on(table.userEmailKey), index("sessions_last_seen_idx").on(table.lastSeenAt)],
 );
 
-/** DEC-SES-01, DEC-AUT-01: lockout state per kind and name, updated by compare-and-set on `version`. */
+/**
+ * DEC-SES-01, DEC-AUT-01: lockout state per kind and name, updated by compare-and-set on `version`.
+ * `relevant_until`: from when the state no longer matters, so the session janitor may delete the row.
+ */
 export const lockouts = sqliteTable(
   "lockouts",
   {
@@ -26,6 +29,7 @@ export const lockouts = sqliteTable(
     name: text("name").notNull(),
     state: text("state").notNull(),
     version: integer("version").notNull(),
+    relevantUntil: integer("relevant_until").notNull(),
   },
-  (table) => [primaryKey({ columns: [table.kind, table.name] })],
+  (table) => [primaryKey({ columns: [table.kind, table.name] }), index("lockouts_relevant_until_idx").on(table.relevantUntil)],
 );

@@ -25,6 +25,11 @@ export class LibsqlSettingsRepo implements SettingsStore {
     return updated.rowsAffected === 1;
   }
 
+  async deleteIf(key: string, expected: string): Promise<boolean> {
+    const deleted = await this.db.delete(settings).where(and(eq(settings.key, key), eq(settings.value, expected)));
+    return deleted.rowsAffected === 1;
+  }
+
   async setIfAbsent(key: string, value: string): Promise<string> {
     await this.db.insert(settings).values({ key, value }).onConflictDoNothing();
     return (await this.get(key)) ?? value;

@@ -127,6 +127,11 @@ class MemorySettingsStore implements SettingsStore {
     if (!this.values.has(key)) this.values.set(key, value);
     return this.values.get(key) as string;
   }
+
+  async deleteIf(key: string, expected: string): Promise<boolean> {
+    if (this.values.get(key) !== expected) return false;
+    return this.values.delete(key);
+  }
 }
 
 class MemorySessionStore implements SessionStore {
@@ -174,18 +179,28 @@ class MemorySessionStore implements SessionStore {
 }
 
 class MemoryLockoutStore implements LockoutStore {
-  private readonly rows = new Map<string, VersionedLockout>();
+  private readonly rows = new Map<string, { readonly lockout: VersionedLockout; readonly relevantUntil: number }>();
 
   async read(kind: LockoutKind, name: string): Promise<VersionedLockout | null> {
-    return this.rows.get(`${kind}\u0000${name}`) ?? null;
+    return this.rows.get(`${kind}\u0000${name}`)?.lockout ?? null;
   }
 
-  async compareAndSet(kind: LockoutKind, name: string, expectedVersion: number | null, state: string): Promise<boolean> {
+  async compareAndSet(kind: LockoutKind, name: string, expectedVersion: number | null, state: string, relevantUntil: number): Promise<boolean> {
     const key = `${kind}\u0000${name}`;
     const current = this.rows.get(key);
-    if ((current?.version ?? null) !== expectedVersion) return false;
-    this.rows.set(key, { state, version: (expectedVersion ?? 0) + 1 });
+    if ((current?.lockout.version ?? null) !== expectedVersion) return false;
+    this.rows.set(key, { lockout: { state, version: (expectedVersion ?? 0) + 1 }, relevantUntil });
     return true;
+  }
+
+  async deleteExpired(before: number): Promise<number> {
+    let count = 0;
+    for (const [key, row] of this.rows) {
+      if (row.relevantUntil > before) continue;
+      this.rows.delete(key);
+      count += 1;
+    }
+    return count;
   }
 }
 

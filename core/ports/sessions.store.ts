@@ -38,7 +38,14 @@ export interface LockoutStore {
   read(kind: LockoutKind, name: string): Promise<VersionedLockout | null>;
   /**
    * Writes `state` if the stored version is still `expectedVersion` (null: no row yet) and says whether it
-   * did. The new version is expectedVersion + 1 (1 for a new row).
+   * did. The new version is expectedVersion + 1 (1 for a new row). `relevantUntil` is the time from which
+   * the state no longer matters (core's lockoutRelevantUntil), when deleteExpired may remove it.
    */
-  compareAndSet(kind: LockoutKind, name: string, expectedVersion: number | null, state: string): Promise<boolean>;
+  compareAndSet(kind: LockoutKind, name: string, expectedVersion: number | null, state: string, relevantUntil: number): Promise<boolean>;
+  /**
+   * Removes the records whose state no longer matters at `before` (relevantUntil <= before) and says how
+   * many: anyone can make records, one per name tried. A removed name starts again from no record. A record
+   * rewritten meanwhile to matter longer is kept, so a removal never undoes a concurrent compare-and-set.
+   */
+  deleteExpired(before: number): Promise<number>;
 }

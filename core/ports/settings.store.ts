@@ -9,4 +9,9 @@ export interface SettingsStore {
    * building block of leases and of changes several nodes may make at once.
    */
   compareAndSet(key: string, expected: string | null, next: string): Promise<boolean>;
+  /**
+   * Removes the key only if it still holds `expected` and says whether it did: how a value that is no longer
+   * needed (the lease of a finished import) goes without undoing another node's write made since it was read.
+   */
+  deleteIf(key: string, expected: string): Promise<boolean>;
 }

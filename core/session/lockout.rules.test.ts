@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { lockoutPolicyFromLimits, noFailures, reserveAttempt, settleAttempt, withdrawAttempt, type LockoutState } from "./lockout.rules.ts";
+import { lockoutPolicyFromLimits, lockoutRelevantUntil, noFailures, reserveAttempt, settleAttempt, withdrawAttempt, type LockoutState } from "./lockout.rules.ts";
 
 const policy = lockoutPolicyFromLimits({ lockoutAttempts: 5, lockoutMinutes: 10 });
 const minute = 60_000;
@@ -115,5 +115,49 @@ describe("withdrawing an attempt whose secret was never checked (the service was
     const locked = { failures: [1, 2, 3, 4, 5], lockedUntil: 600_005 };
     assert.deepEqual(withdrawAttempt(locked, 9, policy), locked);
     assert.deepEqual(withdrawAttempt({ failures: [1, 2, 3, 4, 5, 6].slice(-5), lockedUntil: 600_005 }, 6, policy).lockedUntil, 600_005);
+  });
+});
+
+describe("when a lockout record stops mattering, so the store may delete it (DEC-SES-01, DEC-AUT-01)", () => {
+  it("a record without failures never matters; one with failures matters for a window after the newest; a locked one until its lock ends", () => {
+    assert.equal(lockoutRelevantUntil(noFailures, policy), 0);
+    assert.equal(lockoutRelevantUntil({ failures: [1_000, 2_000], lockedUntil: null }, policy), 2_000 + 10 * minute);
+    assert.equal(lockoutRelevantUntil({ failures: [1, 2, 3, 4, 5], lockedUntil: 5 + 10 * minute }, policy), 5 + 10 * minute);
+  });
+
+  /** Any state the service can store: attempts right and wrong, and attempts withdrawn because the service was busy. */
+  const storedStates = fc
+    .array(fc.record({ waitMs: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 4 * minute }), fc.integer({ min: 9 * minute, max: 11 * minute })), outcome: fc.oneof({ arbitrary: fc.constant("wrong"), weight: 6 }, fc.constant("right"), fc.constant("busy")) }), { maxLength: 30 })
+    .map((steps) => {
+      let state = noFailures;
+      let now = 1_000_000;
+      for (const { waitMs, outcome } of steps) {
+        now += waitMs;
+        const { decision, next } = reserveAttempt(state, now, policy);
+        if (decision.kind === "locked") continue;
+        state = outcome === "busy" ? withdrawAttempt(next, now, policy) : settleAttempt(next, outcome === "right");
+      }
+      return state;
+    });
+
+  it("from that time on, every attempt is answered and counted as if there were no record (deleting it changes nothing)", () => {
+    fc.assert(
+      fc.property(storedStates, fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 30 * minute })), (state, laterMs) => {
+        const at = lockoutRelevantUntil(state, policy) + laterMs;
+        assert.deepEqual(reserveAttempt(state, at, policy), reserveAttempt(noFailures, at, policy));
+      }),
+      { seed: 20261121, numRuns: 500 },
+    );
+  });
+
+  it("and not a moment sooner: just before it, a lock still refuses or a failure still counts", () => {
+    fc.assert(
+      fc.property(storedStates, (state) => {
+        const until = lockoutRelevantUntil(state, policy);
+        if (until === 0) return;
+        assert.notDeepEqual(reserveAttempt(state, until - 1, policy), reserveAttempt(noFailures, until - 1, policy));
+      }),
+      { seed: 20261121, numRuns: 500 },
+    );
   });
 });

@@ -55,3 +55,16 @@ export function withdrawAttempt(state: LockoutState, at: number, policy: Lockout
   const lockedByIt = state.lockedUntil === at + policy.lockMs && failures.length < policy.maxFailures;
   return { failures, lockedUntil: lockedByIt ? null : state.lockedUntil };
 }
+
+/**
+ * DEC-SES-01, DEC-AUT-01: the time from which a stored lockout state no longer matters, so that its record
+ * may be deleted (anyone can make records, one per name tried): the end of its lock, or else the time its
+ * newest failure leaves the window; 0 for a state without failures, which is the same as no record.
+ * A lock's end is the end even for the failures before it: once a lock is over, the next attempt starts the
+ * count again (reserveAttempt).
+ */
+export function lockoutRelevantUntil(state: LockoutState, policy: LockoutPolicy): number {
+  if (state.lockedUntil !== null) return state.lockedUntil;
+  if (state.failures.length === 0) return 0;
+  return Math.max(...state.failures) + policy.windowMs;
+}
