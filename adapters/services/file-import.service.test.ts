@@ -345,6 +345,29 @@ describe("the leases of imports (DEC-FIL-05)", () => {
     expect(await stores.files.find("acme", "main", "purchases_32.csv")).toMatchObject({ finished: true, nodeId: "node-b" });
     expect(await leaseOf(interrupted)).toBeNull();
   });
+
+  test("an import another node finished after this one listed it, and whose lease row is gone, is not processed again from the stale list", async () => {
+    const imports = service();
+    await imports.receive("acme", "main", "purchases_33.csv", "upload", chunks(header, "ann,1,2024-01-31 09:30\n"));
+    const listed = await stores.files.unfinished();
+    expect(listed.map((record) => record.name)).toContain("purchases_33.csv");
+    while ((await imports.processNext()) > 0);
+    const done = (await stores.files.find("acme", "main", "purchases_33.csv")) as FileStatusRecord;
+    expect(done.finished).toBe(true);
+    expect(await leaseOf(done)).toBeNull();
+    const eventsBefore = (await stores.events.query({ account: "acme", limit: 100_000 })).length;
+
+    // node-b read the list before node-a finished: its lease is free (the row went), the list is stale.
+    const unfinished = stores.files.unfinished.bind(stores.files);
+    stores.files.unfinished = async () => listed;
+    try {
+      expect(await service({ nodeId: "node-b" }).processNext()).toBe(0);
+    } finally {
+      stores.files.unfinished = unfinished;
+    }
+    expect(await stores.files.find("acme", "main", "purchases_33.csv")).toEqual(done);
+    expect((await stores.events.query({ account: "acme", limit: 100_000 })).length).toBe(eventsBefore);
+  });
 });
 
 describe("imports left by a process that stopped (FIL-08, DEC-FIL-03)", () => {

@@ -319,13 +319,20 @@ export class FileImportService {
       if (!(await lease.acquire())) continue;
       let finished = false;
       try {
-        let record = found;
+        // The list may be stale: another node may have finished the import (and ended its lease) since. Its
+        // record as the store holds it now decides, so rows are never read twice from old counts.
+        const current = await this.deps.stores.files.find(found.account, found.profile, found.name);
+        if (!current || current.id !== found.id || current.finished) {
+          finished = true;
+          continue;
+        }
+        let record = current;
         if (record.nodeId !== this.deps.nodeId) {
           this.deps.logger.info("file import taken over", { account: record.account, profile: record.profile, file: record.name, from: record.nodeId, state: currentState(record) });
           record = { ...record, nodeId: this.deps.nodeId };
           await this.deps.stores.files.update(record);
         }
-        if (downloading) {
+        if (currentState(record) === "DOWNLOADING") {
           // What its receiver had written: the receiver is gone, since the lease was free.
           await rm(`${this.storedPath(record.account, record.profile, record.name)}.part`, { force: true });
           finished = (await this.apply(record, { type: "failed", at: this.deps.clock.now(), failure: fileFailureMessage("downloadFailed") })).finished;
