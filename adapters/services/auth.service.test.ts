@@ -185,6 +185,26 @@ describe("AuthService: lockout (DEC-SES-01)", () => {
     expect(codes.filter((code) => code === 1402)).toHaveLength(45);
   });
 
+  it("[SES-09, DEC-SES-01] 12 parallel logins with the right password all succeed: those beyond the limit wait for the ones in flight, none is refused", async () => {
+    const stores = createMemoryStores();
+    const clock = manualClock();
+    await seed(stores, clock.now());
+    // A check that takes time, as argon2id does, so that the attempts are really in flight together.
+    const hasher: SecretHasher = { hash: fakeHasher.hash, verify: async (secret, hash) => (await Bun.sleep(20), fakeHasher.verify(secret, hash)) };
+    const auth = new AuthService({ stores, hasher, ids: cryptoIds, clock, limits: defaultLimits });
+    const results = await Promise.all(Array.from({ length: 12 }, () => auth.login("ann@example.com", "ann-password")));
+    expect(results.map((result) => (result.ok ? 200 : result.error.returnCode))).toEqual(Array(12).fill(200));
+    const tokens = await Promise.all(Array.from({ length: 12 }, () => auth.issueToken("ann@example.com", "ann-api-key")));
+    expect(tokens.map((result) => (result.ok ? 200 : result.error.returnCode))).toEqual(Array(12).fill(200));
+  });
+
+  it("[SES-09, DEC-SES-01] four failures, then two right passwords at once: both succeed", async () => {
+    const { auth } = await setup();
+    for (let i = 0; i < 4; i += 1) await auth.login("ann@example.com", "wrong");
+    const both = await Promise.all([auth.login("ann@example.com", "ann-password"), auth.login("ann@example.com", "ann-password")]);
+    expect(both.map((result) => result.ok)).toEqual([true, true]);
+  });
+
   it("the password lockout and the API key lockout are separate (DEC-AUT-01)", async () => {
     const { auth } = await setup();
     for (let i = 0; i < 5; i += 1) await auth.issueToken("ann@example.com", "wrong-key");

@@ -1,4 +1,5 @@
 import { createHash, timingSafeEqual } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import { SignJWT, errors as joseErrors, jwtVerify } from "jose";
 import type { Grant, Limits } from "../../core/config/config.model.ts";
 import { managementError, type ManagementError } from "../../core/errors/index.ts";
@@ -57,6 +58,12 @@ const tokenIssuer = "svc-hub";
 const jwtSecretKey = "auth.jwtSecret";
 /** Attempts to write a lockout state before giving up on a store that keeps changing under us. */
 const maxLockoutRetries = 100;
+/**
+ * How long an attempt waits for the attempts in flight beside it (a burst of logins for one name) before it
+ * is answered busy (503 with Retry-After), and how often it looks again.
+ */
+const lockoutWaitMs = 10_000;
+const lockoutPollMs = 15;
 
 function sha256Hex(value: string): string {
   return createHash("sha256").update(value).digest("hex");
@@ -77,7 +84,8 @@ function parseLockout(text: string | undefined): LockoutState {
   if (!text) return noFailures;
   try {
     const value = JSON.parse(text) as LockoutState;
-    return Array.isArray(value.failures) ? value : noFailures;
+    if (!Array.isArray(value.failures)) return noFailures;
+    return Array.isArray(value.pending) ? value : { ...value, pending: [] };
   } catch {
     return noFailures;
   }
@@ -217,24 +225,31 @@ export class AuthService {
    */
   private async attemptUnderLockout(kind: LockoutKind, name: string, check: () => Promise<boolean>): Promise<Result<void, ManagementError>> {
     const { lockouts } = this.deps.stores;
-    let reserved: LockoutState | null = null;
     const at = this.deps.clock.now();
-    for (let tries = 0; reserved === null; tries += 1) {
+    const waitUntil = Date.now() + lockoutWaitMs;
+    for (let tries = 0; ; ) {
       if (tries >= maxLockoutRetries) throw new Error(`lockout state of ${kind} kept changing; gave up after ${tries} tries`);
       const row = await lockouts.read(kind, name);
       const { decision, next } = reserveAttempt(parseLockout(row?.state), at, this.lockoutPolicy);
       if (decision.kind === "locked") return err(managementError("tooManyLoginAttempts"));
-      if (await this.writeLockout(kind, name, row?.version ?? null, next)) reserved = next;
+      if (decision.kind === "wait") {
+        // As many attempts as the limit are being checked: this one is checked once one of them is known.
+        if (Date.now() >= waitUntil) throw new ServiceBusyError(`${kind} attempts for one name kept the limit in flight for ${lockoutWaitMs} ms`);
+        await sleep(lockoutPollMs + Math.random() * lockoutPollMs);
+        continue;
+      }
+      if (await this.writeLockout(kind, name, row?.version ?? null, next)) break;
+      tries += 1;
     }
     let succeeded: boolean;
     try {
       succeeded = await check();
     } catch (error) {
-      // Turned away before the secret was checked (503 busy): not a failure of the user's (DEC-SES-01).
-      if (error instanceof ServiceBusyError) await this.updateLockout(kind, name, (state) => withdrawAttempt(state, at, this.lockoutPolicy));
+      // Never checked (503 busy), or the check itself failed: not a failure of the user's (DEC-SES-01).
+      await this.updateLockout(kind, name, (state) => withdrawAttempt(state, at)).catch(() => undefined);
       throw error;
     }
-    if (succeeded) await this.updateLockout(kind, name, () => settleAttempt(reserved, true));
+    await this.updateLockout(kind, name, (state) => settleAttempt(state, at, succeeded, this.lockoutPolicy));
     return succeeded ? ok(undefined) : err(managementError("authenticationFailed"));
   }
 

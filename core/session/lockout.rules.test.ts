@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { lockoutPolicyFromLimits, lockoutRelevantUntil, noFailures, reserveAttempt, settleAttempt, withdrawAttempt, type LockoutState } from "./lockout.rules.ts";
+import { lockoutPolicyFromLimits, lockoutRelevantUntil, noFailures, pendingAttemptMs, reserveAttempt, settleAttempt, withdrawAttempt, type LockoutState } from "./lockout.rules.ts";
 
 const policy = lockoutPolicyFromLimits({ lockoutAttempts: 5, lockoutMinutes: 10 });
 const minute = 60_000;
@@ -10,7 +10,8 @@ const minute = 60_000;
 function attempt(state: LockoutState, now: number, rightSecret: boolean): { answer: "ok" | 1401 | 1402; state: LockoutState } {
   const { decision, next } = reserveAttempt(state, now, policy);
   if (decision.kind === "locked") return { answer: 1402, state: next };
-  return { answer: rightSecret ? "ok" : 1401, state: settleAttempt(next, rightSecret) };
+  assert.equal(decision.kind, "proceed", "one attempt after another never waits");
+  return { answer: rightSecret ? "ok" : 1401, state: settleAttempt(next, now, rightSecret, policy) };
 }
 
 describe("login lockout (DEC-SES-01, SES-09)", () => {
@@ -99,43 +100,125 @@ describe("login lockout (DEC-SES-01, SES-09)", () => {
   });
 });
 
-describe("withdrawing an attempt whose secret was never checked (the service was too busy)", () => {
-  const policy = { maxFailures: 5, windowMs: 600_000, lockMs: 600_000 };
+describe("attempts made together (DEC-SES-01, SES-09): at most five secrets in flight or failed, and the right one is never refused", () => {
+  /** Reserves `count` attempts at `now`, one after another as the store serializes them: the decisions and the state. */
+  function reserveMany(state: LockoutState, now: number, count: number): { decisions: string[]; state: LockoutState } {
+    const decisions: string[] = [];
+    for (let i = 0; i < count; i += 1) {
+      const { decision, next } = reserveAttempt(state, now, policy);
+      decisions.push(decision.kind);
+      if (decision.kind === "proceed") state = next;
+    }
+    return { decisions, state };
+  }
 
-  it("leaves the state as if the attempt had not been made, the lock it would have set included", () => {
+  it("twelve right secrets at once: five are checked, seven wait; once those succeed, the seven go on, and none is refused", () => {
+    const first = reserveMany(noFailures, 1_000, 12);
+    assert.deepEqual(first.decisions, [...Array(5).fill("proceed"), ...Array(7).fill("wait")]);
+    let state = first.state;
+    for (let i = 0; i < 5; i += 1) state = settleAttempt(state, 1_000, true, policy);
+    assert.deepEqual(state, noFailures);
+    assert.deepEqual(reserveMany(state, 1_001, 7).decisions, Array(5).fill("proceed").concat(Array(2).fill("wait")));
+  });
+
+  it("fifty wrong secrets at once: five are checked and fail, which locks the name; the forty-five waiting are refused unchecked", () => {
+    const first = reserveMany(noFailures, 1_000, 50);
+    assert.equal(first.decisions.filter((kind) => kind === "proceed").length, 5);
+    let state = first.state;
+    for (let i = 0; i < 5; i += 1) state = settleAttempt(state, 1_000, false, policy);
+    assert.equal(state.lockedUntil, 1_000 + 10 * minute);
+    assert.deepEqual(reserveMany(state, 1_002, 45).decisions, Array(45).fill("locked"));
+  });
+
+  it("a right secret among four failures in flight: it succeeds, and the failures that settle after it count again from there", () => {
+    let { state } = reserveMany(noFailures, 1_000, 4);
+    ({ state } = reserveMany(state, 1_001, 1));
+    state = settleAttempt(state, 1_001, true, policy);
+    assert.deepEqual(state.failures, []);
+    for (let i = 0; i < 4; i += 1) state = settleAttempt(state, 1_000, false, policy);
+    assert.deepEqual(state, { failures: [1_000, 1_000, 1_000, 1_000], pending: [], lockedUntil: null });
+  });
+
+  it("an attempt still in flight after a minute (its process stopped) counts as a failure", () => {
+    let { state } = reserveMany(noFailures, 1_000, 5);
+    const later = reserveAttempt(state, 1_000 + pendingAttemptMs, policy);
+    assert.equal(later.decision.kind, "locked");
+    // One stopped, four settled as failures: the fifth failure is the stopped one's, at its own time.
+    ({ state } = reserveMany(noFailures, 1_000, 1));
+    state = reserveMany(state, 2_000, 4).state;
+    for (let i = 0; i < 4; i += 1) state = settleAttempt(state, 2_000, false, policy);
+    assert.equal(reserveAttempt(state, 3_000, policy).decision.kind, "wait");
+    assert.deepEqual(reserveAttempt(state, 1_000 + pendingAttemptMs, policy).decision, { kind: "locked", until: 2_000 + 10 * minute });
+  });
+
+  it("for any interleaving of attempts, no more secrets fail than the limit before the lock, and the right ones are only waited, never refused, while no lock is set", () => {
+    const step = fc.record({ reserve: fc.boolean(), right: fc.boolean(), waitMs: fc.integer({ min: 0, max: 900 }) });
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 60 }), (steps) => {
+        let state = noFailures;
+        let now = 1_000_000;
+        const inFlight: Array<{ at: number; right: boolean }> = [];
+        let failedBeforeLock = 0;
+        for (const { reserve, right, waitMs } of steps) {
+          now += waitMs;
+          if (reserve || inFlight.length === 0) {
+            const { decision, next } = reserveAttempt(state, now, policy);
+            if (decision.kind === "proceed") {
+              state = next;
+              inFlight.push({ at: now, right });
+            } else if (decision.kind === "locked") {
+              assert.notEqual(state.lockedUntil, null, "refused only under a lock");
+            }
+          } else {
+            const settled = inFlight.shift() as { at: number; right: boolean };
+            if (!settled.right && state.lockedUntil === null) failedBeforeLock += 1;
+            state = settleAttempt(state, settled.at, settled.right, policy);
+            if (settled.right) failedBeforeLock = 0;
+          }
+          assert.ok(inFlight.length + state.failures.length <= policy.maxFailures || state.lockedUntil !== null);
+          assert.ok(failedBeforeLock <= policy.maxFailures);
+        }
+      }),
+      { seed: 20261121, numRuns: 300 },
+    );
+  });
+});
+
+describe("withdrawing an attempt whose secret was never checked (the service was too busy)", () => {
+  it("leaves the state as if the attempt had not been made", () => {
     let state = noFailures;
-    for (let at = 1; at <= 4; at += 1) state = reserveAttempt(state, at * 1000, policy).next;
+    for (let at = 1; at <= 4; at += 1) state = settleAttempt(reserveAttempt(state, at * 1000, policy).next, at * 1000, false, policy);
     const fifth = reserveAttempt(state, 5000, policy).next;
-    assert.equal(fifth.lockedUntil, 5000 + policy.lockMs);
-    assert.deepEqual(withdrawAttempt(fifth, 5000, policy), state);
-    assert.deepEqual(withdrawAttempt(reserveAttempt(noFailures, 7, policy).next, 7, policy), noFailures);
+    assert.deepEqual(withdrawAttempt(fifth, 5000), state);
+    assert.deepEqual(withdrawAttempt(reserveAttempt(noFailures, 7, policy).next, 7), noFailures);
   });
 
   it("keeps a lock that earlier failures set, and a state without that attempt as it is", () => {
-    const locked = { failures: [1, 2, 3, 4, 5], lockedUntil: 600_005 };
-    assert.deepEqual(withdrawAttempt(locked, 9, policy), locked);
-    assert.deepEqual(withdrawAttempt({ failures: [1, 2, 3, 4, 5, 6].slice(-5), lockedUntil: 600_005 }, 6, policy).lockedUntil, 600_005);
+    const locked = { failures: [1, 2, 3, 4, 5], pending: [], lockedUntil: 600_005 };
+    assert.deepEqual(withdrawAttempt(locked, 9), locked);
   });
 });
 
 describe("when a lockout record stops mattering, so the store may delete it (DEC-SES-01, DEC-AUT-01)", () => {
   it("a record without failures never matters; one with failures matters for a window after the newest; a locked one until its lock ends", () => {
     assert.equal(lockoutRelevantUntil(noFailures, policy), 0);
-    assert.equal(lockoutRelevantUntil({ failures: [1_000, 2_000], lockedUntil: null }, policy), 2_000 + 10 * minute);
-    assert.equal(lockoutRelevantUntil({ failures: [1, 2, 3, 4, 5], lockedUntil: 5 + 10 * minute }, policy), 5 + 10 * minute);
+    assert.equal(lockoutRelevantUntil({ failures: [1_000, 2_000], pending: [], lockedUntil: null }, policy), 2_000 + 10 * minute);
+    assert.equal(lockoutRelevantUntil({ failures: [1, 2, 3, 4, 5], pending: [], lockedUntil: 5 + 10 * minute }, policy), 5 + 10 * minute);
+    // An attempt in flight matters as a failure would: it may become one.
+    assert.equal(lockoutRelevantUntil({ failures: [1_000], pending: [3_000], lockedUntil: null }, policy), 3_000 + 10 * minute);
   });
 
-  /** Any state the service can store: attempts right and wrong, and attempts withdrawn because the service was busy. */
+  /** Any state the service can store: attempts right and wrong, withdrawn because the service was busy, or left in flight by a process that stopped. */
   const storedStates = fc
-    .array(fc.record({ waitMs: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 4 * minute }), fc.integer({ min: 9 * minute, max: 11 * minute })), outcome: fc.oneof({ arbitrary: fc.constant("wrong"), weight: 6 }, fc.constant("right"), fc.constant("busy")) }), { maxLength: 30 })
+    .array(fc.record({ waitMs: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 4 * minute }), fc.integer({ min: 9 * minute, max: 11 * minute })), outcome: fc.oneof({ arbitrary: fc.constant("wrong"), weight: 6 }, fc.constant("right"), fc.constant("busy"), fc.constant("stopped")) }), { maxLength: 30 })
     .map((steps) => {
       let state = noFailures;
       let now = 1_000_000;
       for (const { waitMs, outcome } of steps) {
         now += waitMs;
         const { decision, next } = reserveAttempt(state, now, policy);
-        if (decision.kind === "locked") continue;
-        state = outcome === "busy" ? withdrawAttempt(next, now, policy) : settleAttempt(next, outcome === "right");
+        if (decision.kind !== "proceed") continue;
+        state = outcome === "busy" ? withdrawAttempt(next, now) : outcome === "stopped" ? next : settleAttempt(next, now, outcome === "right", policy);
       }
       return state;
     });

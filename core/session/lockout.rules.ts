@@ -3,8 +3,10 @@
  * window lock it until `lockMs` after the failure that reached the limit; while locked every attempt is
  * refused (even with the right secret) and is not counted. A success resets the count.
  *
- * The attempt is counted *before* the secret is checked (a reservation), so that parallel attempts cannot
- * check more secrets than the limit allows; a success then clears the state.
+ * An attempt is reserved before its secret is checked (`pending`), so that parallel attempts cannot check
+ * more secrets than the limit allows: while the failures and the attempts in flight together reach the
+ * limit, the next attempt waits for one of them to settle. A right secret is so never refused for the
+ * attempts made beside it, only held back until they are known; the lock comes from failures alone.
  */
 export interface LockoutPolicy {
   readonly maxFailures: number;
@@ -13,58 +15,104 @@ export interface LockoutPolicy {
 }
 
 export interface LockoutState {
-  /** Times of the counted attempts still inside the window, oldest first (at most maxFailures). */
+  /** Times of the failed attempts still inside the window, oldest first (at most maxFailures). */
   readonly failures: readonly number[];
+  /**
+   * Times of the attempts whose secret is being checked. Absent in records written before attempts in
+   * flight were kept apart from failures (read as none).
+   */
+  readonly pending?: readonly number[];
   readonly lockedUntil: number | null;
 }
 
-export const noFailures: LockoutState = { failures: [], lockedUntil: null };
+export const noFailures: LockoutState = { failures: [], pending: [], lockedUntil: null };
 
-export type AttemptDecision = { readonly kind: "locked"; readonly until: number } | { readonly kind: "proceed" };
+/**
+ * How long an attempt may stay in flight: one still pending after this (its process stopped during the
+ * check) is counted as a failure at its own time.
+ */
+export const pendingAttemptMs = 60_000;
+
+export type AttemptDecision =
+  | { readonly kind: "locked"; readonly until: number }
+  | { readonly kind: "proceed" }
+  /** The failures and the attempts in flight reach the limit: try again once one of those settles. */
+  | { readonly kind: "wait" };
 
 export function lockoutPolicyFromLimits(limits: { readonly lockoutAttempts: number; readonly lockoutMinutes: number }): LockoutPolicy {
   const minutes = limits.lockoutMinutes * 60_000;
   return { maxFailures: limits.lockoutAttempts, windowMs: minutes, lockMs: minutes };
 }
 
-/** Whether an attempt at `now` may check its secret, and the state with the attempt counted. */
+function byTime(a: number, b: number): number {
+  return a - b;
+}
+
+/** `times` without one occurrence of `at`, or null when `at` is not among them. */
+function withoutOne(times: readonly number[], at: number): number[] | null {
+  const index = times.indexOf(at);
+  return index < 0 ? null : [...times.slice(0, index), ...times.slice(index + 1)];
+}
+
+/** Whether an attempt at `now` may check its secret, and the state with the attempt reserved (in flight). */
 export function reserveAttempt(state: LockoutState, now: number, policy: LockoutPolicy): { decision: AttemptDecision; next: LockoutState } {
   if (state.lockedUntil !== null && now < state.lockedUntil) {
     return { decision: { kind: "locked", until: state.lockedUntil }, next: state };
   }
+  const pending = state.pending ?? [];
+  const live = pending.filter((at) => now - at < pendingAttemptMs);
+  const stopped = pending.filter((at) => now - at >= pendingAttemptMs);
   const lockOver = state.lockedUntil !== null;
-  const recent = lockOver ? [] : state.failures.filter((at) => at > now - policy.windowMs && at <= now);
-  const failures = [...recent, now].slice(-policy.maxFailures);
-  const lockedUntil = failures.length >= policy.maxFailures ? now + policy.lockMs : null;
-  return { decision: { kind: "proceed" }, next: { failures, lockedUntil } };
+  const failures = [...(lockOver ? [] : state.failures), ...stopped]
+    .filter((at) => at > now - policy.windowMs && at <= now)
+    .sort(byTime)
+    .slice(-policy.maxFailures);
+  if (failures.length >= policy.maxFailures) {
+    // Attempts whose process stopped reached the limit: the lock their failures set.
+    const until = (failures[failures.length - 1] as number) + policy.lockMs;
+    if (now < until) return { decision: { kind: "locked", until }, next: { failures, pending: live, lockedUntil: until } };
+  }
+  if (failures.length + live.length >= policy.maxFailures) return { decision: { kind: "wait" }, next: state };
+  return { decision: { kind: "proceed" }, next: { failures, pending: [...live, now], lockedUntil: null } };
 }
 
-/** The state after the attempt's secret was checked: a success clears everything, a failure stays counted. */
-export function settleAttempt(reserved: LockoutState, succeeded: boolean): LockoutState {
-  return succeeded ? noFailures : reserved;
+/**
+ * The state once the attempt reserved at `at` has had its secret checked: a success clears the failures and
+ * any lock; a failure is counted at `at`, and locks the name when it reaches the limit. An attempt no longer
+ * in flight (counted already as stopped) is not counted twice.
+ */
+export function settleAttempt(state: LockoutState, at: number, succeeded: boolean, policy: LockoutPolicy): LockoutState {
+  const remaining = withoutOne(state.pending ?? [], at);
+  const pending = remaining ?? [...(state.pending ?? [])];
+  if (succeeded) return { failures: [], pending, lockedUntil: null };
+  if (remaining === null) return state;
+  const failures = [...state.failures, at].sort(byTime).slice(-policy.maxFailures);
+  const reached = state.lockedUntil === null && failures.filter((time) => time > at - policy.windowMs).length >= policy.maxFailures;
+  return { failures, pending, lockedUntil: reached ? at + policy.lockMs : state.lockedUntil };
 }
 
 /**
  * The state once a reserved attempt is withdrawn, its secret never checked (the service was too busy to
- * check it): as if it had not been made, the lock it would have set included. Locks of earlier failures stay.
+ * check it, or failed on its own): as if it had not been made.
  */
-export function withdrawAttempt(state: LockoutState, at: number, policy: LockoutPolicy): LockoutState {
-  const index = state.failures.lastIndexOf(at);
-  if (index < 0) return state;
-  const failures = [...state.failures.slice(0, index), ...state.failures.slice(index + 1)];
-  const lockedByIt = state.lockedUntil === at + policy.lockMs && failures.length < policy.maxFailures;
-  return { failures, lockedUntil: lockedByIt ? null : state.lockedUntil };
+export function withdrawAttempt(state: LockoutState, at: number): LockoutState {
+  const pending = withoutOne(state.pending ?? [], at);
+  return pending === null ? state : { ...state, pending };
 }
 
 /**
  * DEC-SES-01, DEC-AUT-01: the time from which a stored lockout state no longer matters, so that its record
  * may be deleted (anyone can make records, one per name tried): the end of its lock, or else the time its
- * newest failure leaves the window; 0 for a state without failures, which is the same as no record.
+ * newest failure leaves the window, or later while an attempt is in flight (it may become a failure); 0 for
+ * a state without failures or attempts in flight, which is the same as no record.
  * A lock's end is the end even for the failures before it: once a lock is over, the next attempt starts the
  * count again (reserveAttempt).
  */
 export function lockoutRelevantUntil(state: LockoutState, policy: LockoutPolicy): number {
-  if (state.lockedUntil !== null) return state.lockedUntil;
-  if (state.failures.length === 0) return 0;
-  return Math.max(...state.failures) + policy.windowMs;
+  const pending = state.pending ?? [];
+  // An attempt in flight matters as long as the failure it may become would.
+  const fromPending = pending.length === 0 ? 0 : Math.max(...pending) + Math.max(policy.windowMs, pendingAttemptMs);
+  if (state.lockedUntil !== null) return Math.max(state.lockedUntil, fromPending);
+  if (state.failures.length === 0) return fromPending;
+  return Math.max(Math.max(...state.failures) + policy.windowMs, fromPending);
 }
