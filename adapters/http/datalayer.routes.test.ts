@@ -52,6 +52,9 @@ async function clientOf(service: Service) {
       });
       return { status: response.status, body: (await response.json()) as Record<string, unknown> };
     },
+    raw(method: string, dlId: string): Promise<Response> {
+      return call(`${base}/${dlId}?utk=${utk}`, { method, headers: { cookie, "content-type": "application/json" }, body: method === "PUT" ? "{}" : undefined });
+    },
     async status(dlId: string) {
       return (await this.send("GET", dlId)).body.status;
     },
@@ -155,6 +158,22 @@ describe("hosted data layer: serving (DEC-DLE-07)", () => {
 });
 
 describe("hosted data layer: the OpenAPI document", () => {
+  it("[DEC-GEN-06] another method on a data layer is 405 with Allow; a path the routes do not take (two trailing slashes) is 404, not 405", async () => {
+    const service = await open({ timing: "instant" });
+    const client = await clientOf(service);
+    expect((await client.send("POST", "home", { page: "home" })).status).toBe(201);
+    const patch = await client.raw("PATCH", "home");
+    expect(patch.status).toBe(405);
+    expect(patch.headers.get("allow")).toBe("GET, HEAD, POST, PUT, DELETE");
+    expect(await patch.json()).toEqual({ returnCode: 1405, message: "Method not allowed" });
+    for (const method of ["GET", "PUT", "DELETE"]) {
+      const doubled = await client.raw(method, "home//");
+      expect([method, doubled.status]).toEqual([method, 404]);
+      expect(await doubled.json()).toEqual({ returnCode: 1404, message: "Resource not found" });
+    }
+    expect((await client.send("GET", "home/")).status).toBe(200);
+  });
+
   it("lists the five operations and the served forms with their statuses", async () => {
     const service = await open();
     const response = await service.app.handle(new Request(`${inProcessBase}/openapi.json`));

@@ -30,6 +30,9 @@ function unwrap<T>(result: Result<T, ManagementError>): T {
   return result.value;
 }
 
+/** The methods a data layer's path takes (HEAD with GET), as a 405 names them in `Allow` (RFC 9110). */
+const dataLayerMethods = ["GET", "HEAD", "POST", "PUT", "DELETE"];
+
 /**
  * The hosted data layer API (v1): upload, update, delete, get status and list, under
  * /v1/dle/accounts/{account}/profiles/{profile}/datalayers. DLE-01..12, DLE-ERR-01..09, DEC-DLE-01..09.
@@ -142,11 +145,15 @@ export function dataLayerRoutes(deps: AppDeps) {
     )
     .all(
       "/*",
-      async ({ params, principal }) => {
+      async ({ params, principal, request, set }) => {
         const rest = ((params as PathParams)["*"] ?? "").replace(/\/+$/, "");
         // DEC-DLE-02: a "/" sent unencoded in a dl_id is a restricted character, as %2F is.
         if (rest.includes("/")) failWith(managementError("invalidRequest"));
         await dataLayerOf({ ...(params as PathParams), dl_id: rest }, principal);
+        // A method the routes above take reached here by its path (`home//`, more than the one trailing "/"
+        // the router forgives): no such resource, rather than a method it does take refused.
+        if (dataLayerMethods.includes(request.method)) failWith(managementError("resourceNotFound"));
+        set.headers.allow = dataLayerMethods.join(", ");
         failWith(managementError("methodNotAllowed"));
       },
       { parse: "none", detail: { hide: true } },
