@@ -61,10 +61,11 @@ export function describeSessionStoreContract(name: string, open: () => Promise<S
       expect(await stores.lockouts.read("password", "a@b.c")).toBeNull();
       expect(await stores.lockouts.compareAndSet("password", "a@b.c", null, "s1", 5_000)).toBe(true);
       expect(await stores.lockouts.compareAndSet("password", "a@b.c", null, "lost", 5_000)).toBe(false);
-      expect(await stores.lockouts.read("password", "a@b.c")).toEqual({ state: "s1", version: 1 });
-      expect(await stores.lockouts.compareAndSet("password", "a@b.c", 1, "s2", 5_000)).toBe(true);
-      expect(await stores.lockouts.compareAndSet("password", "a@b.c", 1, "lost", 5_000)).toBe(false);
-      expect(await stores.lockouts.read("password", "a@b.c")).toEqual({ state: "s2", version: 2 });
+      const first = (await stores.lockouts.read("password", "a@b.c"))?.version as number;
+      expect(await stores.lockouts.read("password", "a@b.c")).toEqual({ state: "s1", version: first });
+      expect(await stores.lockouts.compareAndSet("password", "a@b.c", first, "s2", 5_000)).toBe(true);
+      expect(await stores.lockouts.compareAndSet("password", "a@b.c", first, "lost", 5_000)).toBe(false);
+      expect(await stores.lockouts.read("password", "a@b.c")).toEqual({ state: "s2", version: first + 1 });
     });
 
     test("password and API key lockouts of one name are separate", async () => {
@@ -82,25 +83,29 @@ export function describeSessionStoreContract(name: string, open: () => Promise<S
       for (const [kind, name] of [["password", "cleared@b.c"], ["password", "old@b.c"], ["api-key", "ends-now@b.c"]] as const) {
         expect(await stores.lockouts.read(kind, name)).toBeNull();
       }
-      expect(await stores.lockouts.read("password", "locked@b.c")).toEqual({ state: "locked", version: 1 });
-      expect(await stores.lockouts.read("api-key", "locked@b.c")).toEqual({ state: "locked", version: 1 });
+      expect((await stores.lockouts.read("password", "locked@b.c"))?.state).toBe("locked");
+      expect((await stores.lockouts.read("api-key", "locked@b.c"))?.state).toBe("locked");
       expect(await stores.lockouts.deleteExpired(5_000)).toBe(0);
     });
 
     test("[DEC-SES-01] a lockout rewritten to matter longer outlives a sweep its earlier state would not have", async () => {
       await stores.lockouts.compareAndSet("password", "a@b.c", null, "one failure", 4_000);
-      expect(await stores.lockouts.compareAndSet("password", "a@b.c", 1, "locked", 9_000)).toBe(true);
+      const version = (await stores.lockouts.read("password", "a@b.c"))?.version as number;
+      expect(await stores.lockouts.compareAndSet("password", "a@b.c", version, "locked", 9_000)).toBe(true);
       expect(await stores.lockouts.deleteExpired(5_000)).toBe(0);
-      expect(await stores.lockouts.read("password", "a@b.c")).toEqual({ state: "locked", version: 2 });
+      expect(await stores.lockouts.read("password", "a@b.c")).toEqual({ state: "locked", version: version + 1 });
     });
 
-    test("[DEC-SES-01] a removed lockout starts again from no record: a writer holding its old version loses and reads again", async () => {
+    test("[DEC-SES-01] a removed lockout starts again from no record: a writer holding its old version loses, also against the record made after it", async () => {
       await stores.lockouts.compareAndSet("password", "a@b.c", null, "s1", 4_000);
+      const old = (await stores.lockouts.read("password", "a@b.c"))?.version as number;
       expect(await stores.lockouts.deleteExpired(4_000)).toBe(1);
-      expect(await stores.lockouts.compareAndSet("password", "a@b.c", 1, "lost", 9_000)).toBe(false);
+      expect(await stores.lockouts.compareAndSet("password", "a@b.c", old, "lost", 9_000)).toBe(false);
       expect(await stores.lockouts.read("password", "a@b.c")).toBeNull();
       expect(await stores.lockouts.compareAndSet("password", "a@b.c", null, "s2", 9_000)).toBe(true);
-      expect(await stores.lockouts.read("password", "a@b.c")).toEqual({ state: "s2", version: 1 });
+      expect((await stores.lockouts.read("password", "a@b.c"))?.version).not.toBe(old);
+      expect(await stores.lockouts.compareAndSet("password", "a@b.c", old, "lost", 9_000)).toBe(false);
+      expect((await stores.lockouts.read("password", "a@b.c"))?.state).toBe("s2");
     });
   });
 }

@@ -64,6 +64,9 @@ const maxLockoutRetries = 100;
  */
 const lockoutWaitMs = 10_000;
 const lockoutPollMs = 15;
+const lockoutMaxPollMs = 250;
+/** Attempts for one name that wait in this process at once; more are answered busy at once. */
+const maxWaitersPerName = 256;
 
 function sha256Hex(value: string): string {
   return createHash("sha256").update(value).digest("hex");
@@ -100,6 +103,8 @@ export class AuthService {
   private readonly sessionPolicy: SessionPolicy;
   private jwtKey: Uint8Array | null = null;
   private dummyHash: Promise<string> | null = null;
+  /** Attempts waiting for the attempts in flight, per kind and name, in this process. */
+  private readonly waiters = new Map<string, number>();
 
   constructor(private readonly deps: AuthServiceDeps) {
     this.lockoutPolicy = lockoutPolicyFromLimits(deps.limits);
@@ -220,33 +225,57 @@ export class AuthService {
   }
 
   /**
-   * Counts the attempt before the secret is checked (compare-and-set on the stored state, retried when
-   * another attempt got in first), so the lockout holds across processes and parallel attempts.
+   * DEC-SES-01, DEC-AUT-01: reserves the attempt before the secret is checked (compare-and-set on the stored
+   * state, retried when another attempt got in first), so the lockout holds across processes and parallel
+   * attempts; waits while the failures and the attempts in flight reach the limit.
    */
   private async attemptUnderLockout(kind: LockoutKind, name: string, check: () => Promise<boolean>): Promise<Result<void, ManagementError>> {
     const { lockouts } = this.deps.stores;
-    const at = this.deps.clock.now();
+    const waitKey = `${kind}\u0000${name}`;
     const waitUntil = Date.now() + lockoutWaitMs;
-    for (let tries = 0; ; ) {
-      if (tries >= maxLockoutRetries) throw new Error(`lockout state of ${kind} kept changing; gave up after ${tries} tries`);
-      const row = await lockouts.read(kind, name);
-      const { decision, next } = reserveAttempt(parseLockout(row?.state), at, this.lockoutPolicy);
-      if (decision.kind === "locked") return err(managementError("tooManyLoginAttempts"));
-      if (decision.kind === "wait") {
-        // As many attempts as the limit are being checked: this one is checked once one of them is known.
-        if (Date.now() >= waitUntil) throw new ServiceBusyError(`${kind} attempts for one name kept the limit in flight for ${lockoutWaitMs} ms`);
-        await sleep(lockoutPollMs + Math.random() * lockoutPollMs);
-        continue;
+    let at = 0;
+    let pauseMs = lockoutPollMs;
+    let waiting = false;
+    try {
+      for (let tries = 0; ; ) {
+        if (tries >= maxLockoutRetries) throw new Error(`lockout state of ${kind} kept changing; gave up after ${tries} tries`);
+        // The time of the attempt is when it is reserved, not when it began to wait: an earlier time would
+        // date it before failures recorded while it waited.
+        at = this.deps.clock.now();
+        const row = await lockouts.read(kind, name);
+        const { decision, next } = reserveAttempt(parseLockout(row?.state), at, this.lockoutPolicy);
+        if (decision.kind === "locked") return err(managementError("tooManyLoginAttempts"));
+        if (decision.kind === "wait") {
+          // As many attempts as the limit are being checked: this one is checked once one of them is known.
+          // Waiters are few a name and back off, so that a burst does not turn into reads of the store.
+          if (!waiting) {
+            const count = this.waiters.get(waitKey) ?? 0;
+            if (count >= maxWaitersPerName) throw new ServiceBusyError(`${count} ${kind} attempts for one name are waiting already`);
+            this.waiters.set(waitKey, count + 1);
+            waiting = true;
+          }
+          if (Date.now() >= waitUntil) throw new ServiceBusyError(`${kind} attempts for one name kept the limit in flight for ${lockoutWaitMs} ms`);
+          await sleep(pauseMs + Math.random() * pauseMs);
+          pauseMs = Math.min(pauseMs * 2, lockoutMaxPollMs);
+          continue;
+        }
+        if (await this.writeLockout(kind, name, row?.version ?? null, next)) break;
+        tries += 1;
       }
-      if (await this.writeLockout(kind, name, row?.version ?? null, next)) break;
-      tries += 1;
+    } finally {
+      if (waiting) {
+        const left = (this.waiters.get(waitKey) ?? 1) - 1;
+        if (left > 0) this.waiters.set(waitKey, left);
+        else this.waiters.delete(waitKey);
+      }
     }
     let succeeded: boolean;
     try {
       succeeded = await check();
     } catch (error) {
-      // Never checked (503 busy), or the check itself failed: not a failure of the user's (DEC-SES-01).
-      await this.updateLockout(kind, name, (state) => withdrawAttempt(state, at)).catch(() => undefined);
+      // Turned away before the secret was checked (503 busy): not a failure of the user's (DEC-SES-01). Any
+      // other error leaves the attempt in flight, to count as a failure once it is a minute old.
+      if (error instanceof ServiceBusyError) await this.updateLockout(kind, name, (state) => withdrawAttempt(state, at)).catch(() => undefined);
       throw error;
     }
     await this.updateLockout(kind, name, (state) => settleAttempt(state, at, succeeded, this.lockoutPolicy));

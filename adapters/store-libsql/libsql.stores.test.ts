@@ -150,7 +150,7 @@ describe("libsql store", () => {
     }
   });
 
-  test("[DEC-SES-01] migration 0010 deletes no lockout made before it too early: a lock holds until it ends, failures until the name is tried again", async () => {
+  test("[DEC-SES-01] migration 0010 deletes no lockout made before it too early: a lock holds until it ends, failures a week; given-up import leases go", async () => {
     const url = freshDatabaseUrl();
     const migrations = fileURLToPath(new URL("./migrations/", import.meta.url));
     const statementsOf = (file: string) =>
@@ -162,6 +162,10 @@ describe("libsql store", () => {
     try {
       // The table as migration 0001 made it, with the states the service wrote then.
       for (const statement of statementsOf("0001_sessions.sql")) await client.execute(statement);
+      await client.execute("create table settings (key text primary key not null, value text not null)");
+      await client.execute(`insert into settings (key, value) values
+        ('lease.file-import.a', 'node-1|4001@boot/ns|0'), ('lease.file-import.b', 'node-1|0'),
+        ('lease.file-import.c', 'node-1|4001@boot/ns|1800000000010'), ('lease.profiles', 'node-1|0'), ('admin.token', 'x|0')`);
       await client.execute(`insert into lockouts (kind, name, state, version) values
         ('password', 'locked', '{"failures":[1,2,3,4,5],"lockedUntil":600005}', 5),
         ('api-key', 'cleared', '{"failures":[],"lockedUntil":null}', 2),
@@ -171,10 +175,12 @@ describe("libsql store", () => {
       const rows = await client.execute("select name, relevant_until from lockouts order by name");
       expect(rows.rows.map((row) => Array.from(row))).toEqual([
         ["cleared", 0],
-        ["failed", Number.MAX_SAFE_INTEGER],
+        ["failed", 2_000 + 7 * 24 * 60 * 60_000],
         ["locked", 600_005],
         ["unreadable", Number.MAX_SAFE_INTEGER],
       ]);
+      const settingsLeft = await client.execute("select key from settings order by key");
+      expect(settingsLeft.rows.map((row) => row[0])).toEqual(["admin.token", "lease.file-import.c", "lease.profiles"]);
       const plan = await client.execute("explain query plan delete from lockouts where relevant_until <= 600005");
       expect(String(plan.rows[0]?.detail)).toContain("lockouts_relevant_until_idx");
 
@@ -183,10 +189,12 @@ describe("libsql store", () => {
       expect(await lockouts.read("password", "locked")).not.toBeNull();
       expect(await lockouts.deleteExpired(600_005)).toBe(1);
       expect(await lockouts.read("password", "locked")).toBeNull();
-      // The next attempt for a name writes its time.
-      expect(await lockouts.compareAndSet("password", "failed", 2, '{"failures":[],"lockedUntil":null}', 0)).toBe(true);
-      expect(await lockouts.deleteExpired(600_005)).toBe(1);
+      // Failures of an unlocked state go a week after the newest; an unreadable state when its name is tried again.
+      expect(await lockouts.deleteExpired(2_000 + 7 * 24 * 60 * 60_000)).toBe(1);
       expect(await lockouts.read("password", "failed")).toBeNull();
+      expect(await lockouts.compareAndSet("password", "unreadable", 1, '{"failures":[],"lockedUntil":null}', 0)).toBe(true);
+      expect(await lockouts.deleteExpired(600_005)).toBe(1);
+      expect(await lockouts.read("password", "unreadable")).toBeNull();
     } finally {
       client.close();
     }

@@ -2,6 +2,7 @@ import { and, eq, lt, lte, or, sql } from "drizzle-orm";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import type { LockoutKind, LockoutStore, SessionRecord, SessionStore, VersionedLockout } from "../../core/ports/index.ts";
 import { GroupCommitWriter } from "../collect/group-commit.ts";
+import { newLockoutVersion } from "../runtime/crypto.ts";
 import { lockouts, sessions } from "./sessions.schema.ts";
 import { readerQuery, type ReaderQuery, type StatementReader } from "./statement-reader.ts";
 
@@ -103,7 +104,7 @@ export class LibsqlLockoutRepo implements LockoutStore {
 
   async compareAndSet(kind: LockoutKind, name: string, expectedVersion: number | null, state: string, relevantUntil: number): Promise<boolean> {
     if (expectedVersion === null) {
-      const inserted = await this.db.insert(lockouts).values({ kind, name, state, version: 1, relevantUntil }).onConflictDoNothing();
+      const inserted = await this.db.insert(lockouts).values({ kind, name, state, version: newLockoutVersion(), relevantUntil }).onConflictDoNothing();
       return inserted.rowsAffected === 1;
     }
     const updated = await this.db

@@ -14,6 +14,7 @@ import type {
 } from "../../core/ports/index.ts";
 import type { ProfileConfig } from "../../core/config/config.model.ts";
 import { deepFreeze } from "../../core/json/deep-freeze.rules.ts";
+import { newLockoutVersion } from "../runtime/crypto.ts";
 import { MemoryDataLayerStore } from "./memory.datalayers.ts";
 import { MemoryEventStore } from "./memory.events.ts";
 import { MemoryFileStatusStore } from "./memory.files.ts";
@@ -189,7 +190,7 @@ class MemoryLockoutStore implements LockoutStore {
     const key = `${kind}\u0000${name}`;
     const current = this.rows.get(key);
     if ((current?.lockout.version ?? null) !== expectedVersion) return false;
-    this.rows.set(key, { lockout: { state, version: (expectedVersion ?? 0) + 1 }, relevantUntil });
+    this.rows.set(key, { lockout: { state, version: expectedVersion === null ? newLockoutVersion() : expectedVersion + 1 }, relevantUntil });
     return true;
   }
 

@@ -38,8 +38,10 @@ export interface LockoutStore {
   read(kind: LockoutKind, name: string): Promise<VersionedLockout | null>;
   /**
    * Writes `state` if the stored version is still `expectedVersion` (null: no row yet) and says whether it
-   * did. The new version is expectedVersion + 1 (1 for a new row). `relevantUntil` is the time from which
-   * the state no longer matters (core's lockoutRelevantUntil), when deleteExpired may remove it.
+   * did. The new version is expectedVersion + 1; a new row's is random (newLockoutVersion), never the 1 of
+   * every new row, so that a writer holding the version of a row deleteExpired removed cannot win against
+   * the row made after it. `relevantUntil` is the time from which the state no longer matters (core's
+   * lockoutRelevantUntil), when deleteExpired may remove it.
    */
   compareAndSet(kind: LockoutKind, name: string, expectedVersion: number | null, state: string, relevantUntil: number): Promise<boolean>;
   /**

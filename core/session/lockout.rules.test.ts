@@ -152,23 +152,28 @@ describe("attempts made together (DEC-SES-01, SES-09): at most five secrets in f
   });
 
   it("for any interleaving of attempts, no more secrets fail than the limit before the lock, and the right ones are only waited, never refused, while no lock is set", () => {
-    const step = fc.record({ reserve: fc.boolean(), right: fc.boolean(), waitMs: fc.integer({ min: 0, max: 900 }) });
+    const step = fc.record({ reserve: fc.boolean(), right: fc.boolean(), busy: fc.boolean(), waitMs: fc.integer({ min: 0, max: 900 }), earlierMs: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 2_000 })) });
     fc.assert(
       fc.property(fc.array(step, { maxLength: 60 }), (steps) => {
         let state = noFailures;
         let now = 1_000_000;
         const inFlight: Array<{ at: number; right: boolean }> = [];
         let failedBeforeLock = 0;
-        for (const { reserve, right, waitMs } of steps) {
+        for (const { reserve, right, busy, waitMs, earlierMs } of steps) {
           now += waitMs;
           if (reserve || inFlight.length === 0) {
-            const { decision, next } = reserveAttempt(state, now, policy);
+            // A reservation may carry an earlier time than the last one recorded (another process's clock).
+            const at = now - earlierMs;
+            const { decision, next } = reserveAttempt(state, at, policy);
             if (decision.kind === "proceed") {
               state = next;
-              inFlight.push({ at: now, right });
+              inFlight.push({ at, right });
             } else if (decision.kind === "locked") {
               assert.notEqual(state.lockedUntil, null, "refused only under a lock");
             }
+          } else if (busy) {
+            const withdrawn = inFlight.shift() as { at: number; right: boolean };
+            state = withdrawAttempt(state, withdrawn.at);
           } else {
             const settled = inFlight.shift() as { at: number; right: boolean };
             if (!settled.right && state.lockedUntil === null) failedBeforeLock += 1;
@@ -180,6 +185,31 @@ describe("attempts made together (DEC-SES-01, SES-09): at most five secrets in f
         }
       }),
       { seed: 20261121, numRuns: 300 },
+    );
+  });
+});
+
+describe("an attempt reserved at a time earlier than recorded failures (it waited, or another process's clock runs ahead)", () => {
+  it("keeps those failures: it never dates them out of the window", () => {
+    const state: LockoutState = { failures: [2_000, 2_000, 2_000, 2_000], pending: [], lockedUntil: null };
+    const { decision, next } = reserveAttempt(state, 1_000, policy);
+    assert.equal(decision.kind, "proceed");
+    assert.deepEqual(next.failures, [2_000, 2_000, 2_000, 2_000]);
+    assert.equal(reserveAttempt(next, 1_500, policy).decision.kind, "wait");
+  });
+
+  it("for any state and time, a reservation keeps every failure inside the window, and the failures, the attempts in flight and it never pass the limit", () => {
+    const times = fc.array(fc.integer({ min: 0, max: 20 * minute }), { maxLength: 6 });
+    fc.assert(
+      fc.property(times, times, fc.integer({ min: 0, max: 20 * minute }), (failures, pending, now) => {
+        const state: LockoutState = { failures: [...failures].sort((a, b) => a - b).slice(-5), pending, lockedUntil: null };
+        const { decision, next } = reserveAttempt(state, now, policy);
+        const inWindow = state.failures.filter((at) => at > now - policy.windowMs);
+        if (decision.kind !== "proceed") return;
+        for (const at of inWindow) assert.ok(next.failures.includes(at), `failure at ${at} kept at ${now}`);
+        assert.ok(next.failures.length + (next.pending ?? []).length <= policy.maxFailures);
+      }),
+      { seed: 20261121, numRuns: 1000 },
     );
   });
 });

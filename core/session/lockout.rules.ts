@@ -54,7 +54,7 @@ function withoutOne(times: readonly number[], at: number): number[] | null {
   return index < 0 ? null : [...times.slice(0, index), ...times.slice(index + 1)];
 }
 
-/** Whether an attempt at `now` may check its secret, and the state with the attempt reserved (in flight). */
+/** DEC-SES-01, SES-09: whether an attempt at `now` may check its secret, and the state with it reserved (in flight). */
 export function reserveAttempt(state: LockoutState, now: number, policy: LockoutPolicy): { decision: AttemptDecision; next: LockoutState } {
   if (state.lockedUntil !== null && now < state.lockedUntil) {
     return { decision: { kind: "locked", until: state.lockedUntil }, next: state };
@@ -63,8 +63,9 @@ export function reserveAttempt(state: LockoutState, now: number, policy: Lockout
   const live = pending.filter((at) => now - at < pendingAttemptMs);
   const stopped = pending.filter((at) => now - at >= pendingAttemptMs);
   const lockOver = state.lockedUntil !== null;
+  // Failures later than `now` stay: another process's clock may run a little ahead.
   const failures = [...(lockOver ? [] : state.failures), ...stopped]
-    .filter((at) => at > now - policy.windowMs && at <= now)
+    .filter((at) => at > now - policy.windowMs)
     .sort(byTime)
     .slice(-policy.maxFailures);
   if (failures.length >= policy.maxFailures) {
@@ -77,9 +78,10 @@ export function reserveAttempt(state: LockoutState, now: number, policy: Lockout
 }
 
 /**
- * The state once the attempt reserved at `at` has had its secret checked: a success clears the failures and
- * any lock; a failure is counted at `at`, and locks the name when it reaches the limit. An attempt no longer
- * in flight (counted already as stopped) is not counted twice.
+ * DEC-SES-01, SES-09: the state once the attempt reserved at `at` has had its secret checked: a success
+ * clears the failures and any lock; a failure is counted at `at`, and locks the name when it reaches the
+ * limit (until `lockMs` after the newest failure counted). An attempt no longer in flight (counted already as
+ * stopped) is not counted twice.
  */
 export function settleAttempt(state: LockoutState, at: number, succeeded: boolean, policy: LockoutPolicy): LockoutState {
   const remaining = withoutOne(state.pending ?? [], at);
@@ -88,12 +90,12 @@ export function settleAttempt(state: LockoutState, at: number, succeeded: boolea
   if (remaining === null) return state;
   const failures = [...state.failures, at].sort(byTime).slice(-policy.maxFailures);
   const reached = state.lockedUntil === null && failures.filter((time) => time > at - policy.windowMs).length >= policy.maxFailures;
-  return { failures, pending, lockedUntil: reached ? at + policy.lockMs : state.lockedUntil };
+  return { failures, pending, lockedUntil: reached ? (failures[failures.length - 1] as number) + policy.lockMs : state.lockedUntil };
 }
 
 /**
- * The state once a reserved attempt is withdrawn, its secret never checked (the service was too busy to
- * check it, or failed on its own): as if it had not been made.
+ * DEC-SES-01: the state once a reserved attempt is withdrawn, its secret never checked (the service was too
+ * busy to check it): as if it had not been made.
  */
 export function withdrawAttempt(state: LockoutState, at: number): LockoutState {
   const pending = withoutOne(state.pending ?? [], at);
