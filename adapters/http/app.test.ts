@@ -3,7 +3,7 @@ import { Elysia, t } from "elysia";
 import { openInProcessTarget, type InProcessService } from "../../harness/in-process.ts";
 import { inProcessBase } from "../../harness/target.ts";
 import { createMemoryLogger } from "../runtime/logger.ts";
-import { errorStyleFor, isStorageUnavailable, mapUnhandledError, StorageUnavailableError } from "./error-mapping.ts";
+import { errorStyleFor, isStorageUnavailable, mapUnhandledError, StorageUnavailableError, unavailableResponse } from "./error-mapping.ts";
 
 let opened: InProcessService | null = null;
 afterEach(async () => {
@@ -144,6 +144,32 @@ describe("error mapping (DEC-GEN-01, DEC-GEN-07)", () => {
     });
     return { app, logger };
   }
+
+  it("every route a client without the admin token reaches reads its body itself, with its own limit: Elysia's parser would read up to the server's cap (limits.maxUploadBytes)", async () => {
+    const service = await openInProcessTarget();
+    try {
+      const routes = (service.service.app as unknown as { routes: Array<{ method: string; path: string; hooks?: { parse?: unknown } }> }).routes;
+      const parsing = routes
+        .filter((route) => !["GET", "HEAD", "OPTIONS"].includes(route.method) && !route.path.startsWith("/admin"))
+        .filter((route) => JSON.stringify(route.hooks?.parse ?? null) !== JSON.stringify([{ fn: "none" }]))
+        .map((route) => `${route.method} ${route.path}`);
+      expect(parsing).toEqual([]);
+      expect(routes.some((route) => route.method === "POST" && route.path === "/event")).toBe(true);
+    } finally {
+      await service.close();
+    }
+  });
+
+  it("[DEC-GEN-07] a request before the service is open is 503 with Retry-After, in the style of its path", async () => {
+    const management = unavailableResponse(new Request(`${inProcessBase}/v1/login`));
+    expect([management.status, management.headers.get("retry-after")]).toEqual([503, "1"]);
+    expect(await management.json()).toEqual({ returnCode: 1503, message: "Storage unavailable. Please retry later." });
+    const collect = unavailableResponse(new Request(`${inProcessBase}/event?svc_account=acme`));
+    expect([collect.status, collect.headers.get("x-error"), collect.headers.get("retry-after"), await collect.text()]).toEqual([503, "Storage unavailable", "1", ""]);
+    const moments = unavailableResponse(new Request(`${inProcessBase}/personalization/accounts/acme/profiles/main/engines/e/visitors/v`));
+    expect(moments.status).toBe(503);
+    expect(((await moments.json()) as { message: string }).message).toBeString();
+  });
 
   it("an unexpected error is 500 1500 'Internal error', leaks nothing, and is logged in full", async () => {
     const { app, logger } = appThatThrows(new Error("SQLITE_ERROR: no such table: users at /srv/secret/path.ts"));

@@ -101,7 +101,7 @@ export function collectRoutes(deps: AppDeps) {
         set.headers.allow = "GET, HEAD, POST, OPTIONS";
         failWith(collectError("methodNotAllowed"));
       },
-      { detail: { hide: true } },
+      { parse: "none", detail: { hide: true } },
     )
     .use(collectAdminRoutes(deps, collector));
 }

@@ -169,6 +169,14 @@ function describeResponseValidation(error: unknown): { problems: Array<{ path?: 
  * shown raw; anything unexpected is logged in full and answered with the generic 500 that leaks nothing.
  * An answer that fails its route's response schema is the service's fault: the 500 too (DEC-GEN-07).
  */
+/**
+ * The 503 of a request that arrives before the service can answer it (the server listens while the store is
+ * opened at start), in the style of its path, with Retry-After.
+ */
+export function unavailableResponse(request: Request): Response {
+  return catalogueResponse(refusalFor(errorStyleFor(pathnameOf(request.url)), "unavailable"));
+}
+
 export function mapUnhandledError(logger: Logger) {
   return ({ code, error, request, set }: { code: string | number; error: unknown; request: Request; set: { headers: Record<string, string | number> } }): Response => {
     const pathname = pathnameOf(request.url);

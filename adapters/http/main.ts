@@ -17,6 +17,7 @@ import { dataDirFromEnv, defaultConfigFiles, fromInvocation } from "../runtime/p
 import { openService, type StoreChoice } from "../service.ts";
 import { databaseUrlForDataDir } from "../store-libsql/libsql.stores.ts";
 import { maxPublishBodyBytes } from "./admin-revisions.routes.ts";
+import { unavailableResponse } from "./error-mapping.ts";
 import { withRequestLog } from "./request-log.ts";
 
 const env = process.env;
@@ -137,11 +138,7 @@ function listen(): ReturnType<typeof Bun.serve> {
       development: false,
       reusePort: false,
       maxRequestBodySize: largestBodyBytes(config.limits),
-      fetch: () =>
-        new Response(JSON.stringify({ returnCode: 1503, message: "The service is starting. Please retry later." }), {
-          status: 503,
-          headers: { "content-type": "application/json", "retry-after": "1", "cache-control": "no-store" },
-        }),
+      fetch: unavailableResponse,
       error: unhandledError,
     });
   } catch (error) {

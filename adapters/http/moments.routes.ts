@@ -95,8 +95,8 @@ export function momentsRoutes(deps: AppDeps) {
       { detail: { hide: true } },
     )
     // Any other method (RFC 9110): 405 with the methods the lookups take; the routes above keep theirs.
-    .all(`${base}/visitors/:visitor`, ({ request, set }) => notAllowed(request, set.headers), { detail: { hide: true } })
-    .all(base, ({ request, set }) => notAllowed(request, set.headers), { detail: { hide: true } });
+    .all(`${base}/visitors/:visitor`, ({ request, set }) => notAllowed(request, set.headers), { parse: "none", detail: { hide: true } })
+    .all(base, ({ request, set }) => notAllowed(request, set.headers), { parse: "none", detail: { hide: true } });
 }
 
 function notAllowed(request: Request, headers: Record<string, string | number>): never {
