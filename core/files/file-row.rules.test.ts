@@ -97,6 +97,8 @@ describe("rows to events (DEC-FIL-03, DEC-FIL-04)", () => {
     // A line of spaces or tabs only is blank too.
     assert.deepEqual(importRow(planned, context, ["   "], 2), { kind: "skipped" });
     assert.deepEqual(importRow(planned, context, ["\t"], 2), { kind: "skipped" });
+    // Only spaces and tabs: a no-break space is a value (and this row then has too few fields).
+    assert.equal(importRow(planned, context, ["\u00a0"], 2).kind, "failed");
   });
 
   it("empty values of mapped columns are left out, not failed", () => {

@@ -124,7 +124,7 @@ export type RowOutcome =
  * column (empty values left out), `_source_file` and `_file_line_num`.
  */
 export function importRow(plan: RowPlan, context: RowContext, fields: readonly string[], line: number): RowOutcome {
-  if (fields.length === 1 && (fields[0] as string).trim() === "") return { kind: "skipped" };
+  if (fields.length === 1 && /^[ \t]*$/.test(fields[0] as string)) return { kind: "skipped" };
   if (fields.length !== plan.width) {
     return { kind: "failed", failure: fileFailureMessage("columnCountMismatch", { columns: fields.length, processors: plan.width }) };
   }

@@ -128,6 +128,11 @@ describe("TAPID cookie plan (DEC-COL-10, VID-04 to VID-07)", () => {
     assert.deepEqual(parseTapid(value).map((entry) => entry.account), ["acme", "a1", "a2", "a3"]);
   });
 
+  it("[VID-06] a delete whose other entries cannot fit in a cookie at all expires the cookie instead of leaving the entry", () => {
+    const huge = { account: "globex", profile: "main", visitorId: "x".repeat(5000) };
+    assert.deepEqual(plan({ entries: [own, huge], delete: true }).action, { kind: "expire" });
+  });
+
   it("an ID whose own entry cannot fit in a cookie (1,024 characters beyond ASCII, percent-encoded) is not written: the cookie stays as it was", () => {
     const wide = "é".repeat(1024);
     assert.deepEqual(plan({ entries: [own], override: wide }), { action: { kind: "none" }, thirdPartyVisitorId: wide });
@@ -146,8 +151,10 @@ describe("TAPID cookie plan (DEC-COL-10, VID-04 to VID-07)", () => {
           const written = parseTapid(result.action.value);
           const ownEntries = written.filter((item) => item.account === "acme" && item.profile === "main");
           assert.ok(ownEntries.length <= 1);
-          // Others in order, as many as fit in a cookie (all of them, for entries this short).
+          // Others in order, as many as fit in a cookie: all of them whenever the whole value fits.
           assert.deepEqual(written.slice(ownEntries.length), others.slice(0, written.length - ownEntries.length));
+          const whole = serializeTapid([...written.slice(0, ownEntries.length), ...others]);
+          if (`TAPID=${whole}`.length <= maxTapidCookieLength) assert.deepEqual(written.slice(ownEntries.length), others);
           if (ownEntries.length === 1) assert.equal(ownEntries[0]!.visitorId, result.thirdPartyVisitorId);
         }
         if (override !== null) assert.equal(result.action.kind, "write");

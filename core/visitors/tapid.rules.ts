@@ -153,7 +153,10 @@ export function planTapidCookie(input: TapidPlanInput): TapidPlan {
   }
   if (input.delete) {
     if (own === null) return { action: { kind: "none" }, thirdPartyVisitorId: null };
-    return { action: others.length === 0 ? { kind: "expire" } : writeOf(others), thirdPartyVisitorId: null };
+    // Others that do not fit in a cookie at all (only a client that is not a browser sends such a cookie):
+    // the cookie is expired rather than left holding the entry to delete.
+    const rest = writeOf(others);
+    return { action: rest.kind === "write" ? rest : { kind: "expire" }, thirdPartyVisitorId: null };
   }
   if (input.skip) return { action: { kind: "none" }, thirdPartyVisitorId: null };
   if (own !== null) return { action: { kind: "none" }, thirdPartyVisitorId: own };
