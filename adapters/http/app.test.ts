@@ -3,7 +3,7 @@ import { Elysia, t } from "elysia";
 import { openInProcessTarget, type InProcessService } from "../../harness/in-process.ts";
 import { inProcessBase } from "../../harness/target.ts";
 import { createMemoryLogger } from "../runtime/logger.ts";
-import { errorStyleFor, isStorageUnavailable, mapUnhandledError, StorageUnavailableError, unavailableResponse } from "./error-mapping.ts";
+import { errorStyleFor, isStorageUnavailable, mapUnhandledError, routeMethodsOf, StorageUnavailableError, unavailableResponse } from "./error-mapping.ts";
 
 let opened: InProcessService | null = null;
 afterEach(async () => {
@@ -144,6 +144,42 @@ describe("error mapping (DEC-GEN-01, DEC-GEN-07)", () => {
     });
     return { app, logger };
   }
+
+  it("[DEC-GEN-01] a management path that exists with other methods is 405 1405 with Allow; a path that does not exist stays 404", async () => {
+    const service = await openInProcessTarget();
+    try {
+      const call = (method: string, path: string) => service.service.app.handle(new Request(`${inProcessBase}${path}`, { method }));
+      const cases: Array<[string, string, string]> = [
+        ["GET", "/v1/login", "POST"],
+        ["POST", "/v1/dle/accounts/acme/profiles/main/datalayers", "GET, HEAD"],
+        ["POST", "/v2/visitor/accounts/acme/profiles/main/ids/", "GET, HEAD"],
+      ];
+      for (const [method, path, allow] of cases) {
+        const answer = await call(method, path);
+        expect([method, path, answer.status, answer.headers.get("allow")]).toEqual([method, path, 405, allow]);
+        expect(await answer.json()).toEqual({ returnCode: 1405, message: "Method not allowed" });
+      }
+      const unknown = await call("GET", "/v1/nothing-here");
+      expect([unknown.status, unknown.headers.get("allow")]).toEqual([404, null]);
+    } finally {
+      await service.close();
+    }
+  });
+
+  it("routeMethodsOf: parameters match one segment, one trailing slash is forgiven, catch-alls are left out", () => {
+    const allowed = routeMethodsOf([
+      { method: "GET", path: "/a/:id" },
+      { method: "PUT", path: "/a/:id" },
+      { method: "POST", path: "/b/" },
+      { method: "ALL", path: "/a/:id" },
+      { method: "DELETE", path: "/c/*" },
+    ]);
+    expect(allowed("/a/x")).toEqual(["GET", "HEAD", "PUT"]);
+    expect(allowed("/a/x/")).toEqual(["GET", "HEAD", "PUT"]);
+    expect(allowed("/a/x/y")).toEqual([]);
+    expect(allowed("/b")).toEqual(["POST"]);
+    expect(allowed("/c/z")).toEqual([]);
+  });
 
   it("every route a client without the admin token reaches reads its body itself, with its own limit: Elysia's parser would read up to the server's cap (limits.maxUploadBytes)", async () => {
     const service = await openInProcessTarget();

@@ -4,7 +4,7 @@ import type { AppDeps } from "./app-deps.ts";
 import { assertAdmin } from "./admin-guard.ts";
 import { adminRoutes } from "./admin.routes.ts";
 import { collectRoutes } from "./collect.routes.ts";
-import { InvalidHostError, mapUnhandledError, rawPathOf } from "./error-mapping.ts";
+import { InvalidHostError, mapUnhandledError, rawPathOf, routeMethodsOf, type AllowedMethodsOf } from "./error-mapping.ts";
 import { healthRoutes } from "./health.routes.ts";
 import { momentsRoutes } from "./moments.routes.ts";
 import { adminUsersRoutes } from "./admin-users.routes.ts";
@@ -25,7 +25,11 @@ export function createApp(deps: AppDeps) {
   // standardHostname: false makes Elysia look for the path after "http://" rather than 11 characters in,
   // which assumed a host of at least four characters: `Host: x` had it route /aaa/admin/users as
   // /admin/users. The server and the in-process harness only make http: URLs.
-  return new Elysia({ name: "svc-hub", handler: { standardHostname: false } })
+  // The route table, read once the routes are all there (at the first 404 that needs it).
+  let built: { readonly routes: ReadonlyArray<{ readonly method: string; readonly path: string }> } | null = null;
+  let allowedMethodsOf: AllowedMethodsOf | null = null;
+  const allowedMethods = (pathname: string): readonly string[] => (built ? (allowedMethodsOf ??= routeMethodsOf(built.routes))(pathname) : []);
+  const app = new Elysia({ name: "svc-hub", handler: { standardHostname: false } })
     .onRequest(({ request, set }) => {
       // Bun gives a bare path as the URL when the Host header is not a valid host (`a/b`, empty), and a URL
       // that does not parse for others (`a:b`): the router and the admin check below could then read
@@ -39,7 +43,7 @@ export function createApp(deps: AppDeps) {
       // read, so that a caller without it learns nothing about admin requests (not even their shape).
       if (isAdminPath(request.url)) assertAdmin(request.headers.get("authorization") ?? undefined, deps.adminToken);
     })
-    .onError(mapUnhandledError(deps.logger))
+    .onError(mapUnhandledError(deps.logger, allowedMethods))
     .use(
       openapi({
         path: "/openapi",
@@ -74,6 +78,8 @@ export function createApp(deps: AppDeps) {
     .use(dataLayerRoutes(deps))
     .use(dleServingRoutes(deps))
     .use(momentsRoutes(deps));
+  built = app;
+  return app;
 }
 
 /** `/admin` or anything under it, read from the URL's text as Elysia routes it (rawPathOf). */

@@ -177,7 +177,34 @@ export function unavailableResponse(request: Request): Response {
   return catalogueResponse(refusalFor(errorStyleFor(pathnameOf(request.url)), "unavailable"));
 }
 
-export function mapUnhandledError(logger: Logger) {
+/** The methods the app's routes take on a path, or none when no route has the path (RouteMethods). */
+export type AllowedMethodsOf = (pathname: string) => readonly string[];
+
+/**
+ * The methods of each route path of an app, for the 405 of a path that exists with another method (RFC 9110:
+ * with `Allow`), instead of the router's 404. Catch-all routes (`ALL`, `*`) are answers of their own and are
+ * left out. One trailing "/" is forgiven, as the router forgives it.
+ */
+export function routeMethodsOf(routes: ReadonlyArray<{ readonly method: string; readonly path: string }>): AllowedMethodsOf {
+  const byPattern = new Map<string, { pattern: RegExp; methods: Set<string> }>();
+  for (const route of routes) {
+    if (route.method === "ALL" || route.path.includes("*")) continue;
+    const path = route.path.length > 1 ? route.path.replace(/\/$/, "") : route.path;
+    const source = path.split("/").map((segment) => (segment.startsWith(":") ? "[^/]+" : segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))).join("/");
+    const entry = byPattern.get(source) ?? { pattern: new RegExp(`^${source}/?$`), methods: new Set<string>() };
+    entry.methods.add(route.method);
+    if (route.method === "GET") entry.methods.add("HEAD");
+    byPattern.set(source, entry);
+  }
+  const entries = [...byPattern.values()];
+  return (pathname) => {
+    const methods = new Set<string>();
+    for (const { pattern, methods: taken } of entries) if (pattern.test(pathname)) for (const method of taken) methods.add(method);
+    return [...methods].sort();
+  };
+}
+
+export function mapUnhandledError(logger: Logger, allowedMethodsOf: AllowedMethodsOf = () => []) {
   return ({ code, error, request, set }: { code: string | number; error: unknown; request: Request; set: { headers: Record<string, string | number> } }): Response => {
     const pathname = pathnameOf(request.url);
     const style = errorStyleFor(pathname);
@@ -187,8 +214,15 @@ export function mapUnhandledError(logger: Logger) {
     if (error instanceof CatalogueFailure) return catalogueResponse(error.error);
     if (error instanceof InvalidHostError) return catalogueResponse(invalidHostFor(style));
     switch (code) {
-      case "NOT_FOUND":
+      case "NOT_FOUND": {
+        // A management path that exists with other methods: 405 naming them, as /event and moments do.
+        const allowed = style === "management" || style === "admin" ? allowedMethodsOf(pathname) : [];
+        if (allowed.length > 0 && !allowed.includes(request.method)) {
+          set.headers.allow = allowed.join(", ");
+          return catalogueResponse(managementError("methodNotAllowed"));
+        }
         return catalogueResponse(refusalFor(style, "not-found"));
+      }
       case "PARSE":
         return catalogueResponse(refusalFor(style, "bad-request"));
       case "VALIDATION":
