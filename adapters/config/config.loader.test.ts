@@ -473,9 +473,16 @@ engines: [{ id: e1, audiences: [7, 8] }]`).replace("name: Buyer, type: badge", "
     expect(problems(withProfile(`audiences: [{ id: 7, name: R, conditions: [[{ builtin: visits, operator: exists }]] }]`))).toEqual([
       '/accounts/0/profiles/0/audiences/0/conditions/0/0/builtin: must be one of: lifetime_event_count, lifetime_visit_count, first_visit, last_visit, returning_visitor (found "visits")',
     ]);
-    // Enrichments test event parameters only.
+    // Enrichments test parameters and attributes, not built-ins.
     const enrichment = `accounts: [{ name: acme, profiles: [{ name: main, attributes: [{ id: 5201, name: Count, type: number, enrichments: [{ when: any_event, conditions: [[{ builtin: returning_visitor, operator: exists }]], action: { type: increment, by: 1 } }] }] }] }]`;
     expect(problems(enrichment).join("\n")).toContain("/accounts/0/profiles/0/attributes/0/enrichments/0/conditions/0/0");
+  });
+
+  test("DEC-PRO-01: an enrichment may test an attribute of the profile, not one it does not have", () => {
+    const withCondition = (attribute: number) =>
+      `accounts: [{ name: acme, profiles: [{ name: main, attributes: [{ id: 5201, name: Count, type: number }, { id: 5202, name: Regular, type: boolean, enrichments: [{ when: any_event, conditions: [[{ attribute: ${attribute}, operator: greater_than, value: 3 }]], action: { type: set_value, value: true } }] }] }] }]`;
+    expect(parsed(withCondition(5201)).accounts[0]?.profiles[0]?.attributes[1]?.enrichments[0]?.conditions).toEqual([[{ attribute: 5201, operator: "greater_than", value: 3 }]]);
+    expect(problems(withCondition(5999))).toEqual(["/accounts/0/profiles/0/attributes/1/enrichments/0/conditions/0/0/attribute: no attribute 5999 in this profile"]);
     expect(problems(withProfile(`audiences: [{ id: 7, name: R, conditions: [[{ builtin: first_visit, operator: greater_than, value: soon }]] }]`))).toEqual([
       '/accounts/0/profiles/0/audiences/0/conditions/0/0/value: must be a number for the operator greater_than (found "soon")',
     ]);

@@ -107,6 +107,13 @@ function checkProfile(profile: ProfileFile, path: string, report: (path: string,
         );
       }
       checkConditionValues(enrichment.conditions ?? [], `${enrichmentPath}/conditions`, report);
+      (enrichment.conditions ?? []).forEach((group, g) =>
+        group.forEach((condition, c) => {
+          if ("attribute" in condition && !kinds.has(condition.attribute)) {
+            report(`${enrichmentPath}/conditions/${g}/${c}/attribute`, `no attribute ${condition.attribute} in this profile`);
+          }
+        }),
+      );
     });
   });
 

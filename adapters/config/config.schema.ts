@@ -136,6 +136,14 @@ const AttributeConditionSchema = Type.Object(
   closed,
 );
 
+/**
+ * DEC-PRO-01: an enrichment tests the event's parameters, or the visitor's attributes as they stand when the
+ * event arrives (a badge as true when assigned, a visitor ID attribute as its captured value).
+ */
+const EnrichmentConditionSchema = Type.Union([ParameterConditionSchema, AttributeConditionSchema], {
+  errorMessage: "must be {parameter, operator, value} or {attribute, operator, value}",
+});
+
 /** DEC-PRO-01: audiences may also test the built-ins every profile keeps. */
 const AudienceConditionSchema = Type.Union(
   [AttributeConditionSchema, Type.Object({ builtin: literals(builtinNames), operator: OperatorSchema, value: Type.Optional(ConditionValueSchema) }, closed)],
@@ -163,7 +171,7 @@ const ActionSchema = Type.Union(
 const EnrichmentSchema = Type.Object(
   {
     when: literals(["new_visitor", "new_visit", "any_event"]),
-    conditions: conditionGroups(ParameterConditionSchema),
+    conditions: conditionGroups(EnrichmentConditionSchema),
     action: ActionSchema,
   },
   closed,

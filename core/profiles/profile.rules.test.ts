@@ -194,8 +194,21 @@ describe("visitor ID attributes in conditions (DEC-PRO-01, VID-08)", () => {
     assert.equal(first?.values["5400"], undefined);
     assert.equal(first?.values["5401"], undefined);
     const later = buildProfile([event(1, { svc_event: "view" }), event(2, { svc_event: "purchase", email_address: "ann@example.com" })], config, policy);
+    // The visitor ID value the event brings is read at once; the badge the same event assigns, from the next.
     assert.equal(later?.values["5400"], "yes");
-    assert.equal(later?.values["5401"], true);
+    assert.equal(later?.values["5401"], undefined);
+    const next = buildProfile([event(1, { svc_event: "view" }), event(2, { svc_event: "purchase", email_address: "ann@example.com" }), event(3, { svc_event: "view" })], config, policy);
+    assert.equal(next?.values["5401"], true);
+  });
+
+  it("[DEC-PRO-01] enrichment conditions over attributes read them as they stood before the event, whatever the order of the attributes", () => {
+    const counter = { id: 5500, name: "Views", type: "number" as const, pii: false, enrichments: [{ when: "any_event" as const, conditions: [], action: { type: "increment" as const, by: 1 } }] };
+    const second = { id: 5501, name: "Came back", type: "boolean" as const, pii: false, enrichments: [{ when: "any_event" as const, conditions: [[{ attribute: 5500, operator: "greater_than" as const, value: 0 }]], action: { type: "set_value" as const, value: true } }] };
+    for (const attributes of [[counter, second], [second, counter]]) {
+      const config: ProfileConfig = { ...demo, attributes };
+      assert.equal(buildProfile([event(1, {})], config, policy)?.values["5501"], undefined);
+      assert.equal(buildProfile([event(1, {}), event(2, {})], config, policy)?.values["5501"], true);
+    }
   });
 });
 

@@ -257,8 +257,15 @@ export function applyEvent(profile: VisitorProfile | null, event: ProfileEvent, 
     badges: new Set(profile?.badges ?? []),
     visitorIds: { ...(profile?.visitorIds ?? {}), ...Object.fromEntries(capturedVisitorIds(event, config)) },
   };
-  const lookup = (condition: Condition) =>
-    "parameter" in condition ? readParameter(event.params, condition.parameter) : "attribute" in condition ? attributeValueOf(draft, condition.attribute) : undefined;
+  // Conditions over attributes read them as they stood before this event's enrichments (with the visitor ID
+  // values it brings), so that the order of the attributes in the configuration changes nothing.
+  let before: AttributeState | null = null;
+  const lookup = (condition: Condition) => {
+    if ("parameter" in condition) return readParameter(event.params, condition.parameter);
+    if (!("attribute" in condition)) return undefined;
+    before ??= { values: profile?.values ?? {}, badges: new Set(profile?.badges ?? []), visitorIds: draft.visitorIds };
+    return attributeValueOf(before, condition.attribute);
+  };
   for (const attribute of config.attributes) {
     for (const enrichment of attribute.enrichments) {
       if (triggerFires(enrichment.when, { newVisitor, newVisit }) && groupsHold(enrichment.conditions, lookup)) {
