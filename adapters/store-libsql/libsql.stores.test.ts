@@ -47,6 +47,15 @@ describeRevisionStoreContract("libsql (file)", () => openLibsqlStores({ url: fre
 describeFileStatusStoreContract("libsql (file)", () => openLibsqlStores({ url: freshDatabaseUrl() }));
 describePrivacyStoreContract("libsql (file)", () => openLibsqlStores({ url: freshDatabaseUrl() }));
 
+/** The statements of one committed migration, to build a database as an earlier version left it. */
+function migrationStatements(file: string): string[] {
+  const migrations = fileURLToPath(new URL("./migrations/", import.meta.url));
+  return readFileSync(join(migrations, file), "utf8")
+    .split("--> statement-breakpoint")
+    .map((statement) => statement.trim())
+    .filter((statement) => statement.length > 0);
+}
+
 describe("libsql store", () => {
   const open: Stores[] = [];
 
@@ -119,19 +128,13 @@ describe("libsql store", () => {
 
   test("the WITHOUT ROWID migration keeps every profile and member of a database made before it", async () => {
     const url = freshDatabaseUrl();
-    const migrations = fileURLToPath(new URL("./migrations/", import.meta.url));
-    const statementsOf = (file: string) =>
-      readFileSync(join(migrations, file), "utf8")
-        .split("--> statement-breakpoint")
-        .map((statement) => statement.trim())
-        .filter((statement) => statement.length > 0);
     const client = createClient({ url });
     try {
       // The tables as migration 0005 made them, with rows in them.
-      for (const statement of statementsOf("0005_profiles.sql")) await client.execute(statement);
+      for (const statement of migrationStatements("0005_profiles.sql")) await client.execute(statement);
       await client.execute("insert into visitor_profiles values ('acme', 'main', 'c-1', '{\"eventCount\":3}', 7), ('acme', 'dev', 'c-1', '{}', 8)");
       await client.execute("insert into visitor_members values ('acme', 'main', 'v-1', 'c-1'), ('acme', 'main', 'v-2', 'c-1'), ('acme', 'dev', 'v-1', 'c-1')");
-      for (const statement of statementsOf("0008_profiles_without_rowid.sql")) await client.execute(statement);
+      for (const statement of migrationStatements("0008_profiles_without_rowid.sql")) await client.execute(statement);
       const profiles = await client.execute("select account, profile, canonical, data, last_seen_at from visitor_profiles order by profile");
       expect(profiles.rows.map((row) => Array.from(row))).toEqual([
         ["acme", "dev", "c-1", "{}", 8],
@@ -152,16 +155,10 @@ describe("libsql store", () => {
 
   test("[DEC-SES-01] migration 0010 deletes no lockout made before it too early: a lock holds until it ends, failures a week; given-up import leases go", async () => {
     const url = freshDatabaseUrl();
-    const migrations = fileURLToPath(new URL("./migrations/", import.meta.url));
-    const statementsOf = (file: string) =>
-      readFileSync(join(migrations, file), "utf8")
-        .split("--> statement-breakpoint")
-        .map((statement) => statement.trim())
-        .filter((statement) => statement.length > 0);
     const client = createClient({ url });
     try {
       // The table as migration 0001 made it, with the states the service wrote then.
-      for (const statement of statementsOf("0001_sessions.sql")) await client.execute(statement);
+      for (const statement of migrationStatements("0001_sessions.sql")) await client.execute(statement);
       await client.execute("create table settings (key text primary key not null, value text not null)");
       await client.execute(`insert into settings (key, value) values
         ('lease.file-import.a', 'node-1|4001@boot/ns|0'), ('lease.file-import.b', 'node-1|0'),
@@ -171,7 +168,7 @@ describe("libsql store", () => {
         ('api-key', 'cleared', '{"failures":[],"lockedUntil":null}', 2),
         ('password', 'failed', '{"failures":[1000,2000],"lockedUntil":null}', 2),
         ('password', 'unreadable', 'not json', 1)`);
-      for (const statement of statementsOf("0010_lockouts_relevant_until.sql")) await client.execute(statement);
+      for (const statement of migrationStatements("0010_lockouts_relevant_until.sql")) await client.execute(statement);
       const rows = await client.execute("select name, relevant_until from lockouts order by name");
       expect(rows.rows.map((row) => Array.from(row))).toEqual([
         ["cleared", 0],
