@@ -72,6 +72,23 @@ async function importText(name: string, text: string, imports = service()): Prom
   return (await stores.files.find("acme", "main", name)) as FileStatusRecord;
 }
 
+/**
+ * Makes the store's appends fail with `message` at the `failing`th call (every call from it on when
+ * `thereafter`), as a process that stops mid-import sees them; answers how to restore them.
+ */
+function failAppends(failing: number, message: string, thereafter = false): () => void {
+  const append = stores.events.append.bind(stores.events);
+  let calls = 0;
+  stores.events.append = async (events) => {
+    calls += 1;
+    if (calls === failing || (thereafter && calls > failing)) throw new Error(message);
+    return append(events);
+  };
+  return () => {
+    stores.events.append = append;
+  };
+}
+
 async function allEvents(): Promise<CollectedEvent[]> {
   return stores.events.query({ limit: 1_000_000 });
 }
@@ -278,13 +295,7 @@ describe("receiving (DEC-FIL-02, DEC-FIL-04)", () => {
   });
 
   test("an import left DOWNLOADING by a crash ends with the download failure; one left PROCESSING resumes after its last batch", async () => {
-    const appendOnce = stores.events.append.bind(stores.events);
-    let calls = 0;
-    stores.events.append = async (events) => {
-      calls += 1;
-      if (calls === 2) throw new Error("disk gone");
-      return appendOnce(events);
-    };
+    failAppends(2, "disk gone");
     const imports = service({ batchRows: 2 });
     await imports.receive("acme", "main", "purchases_12.csv", "upload", chunks(header, ...Array.from({ length: 5 }, (_, index) => `u${index},${index},2024-01-31 09:30\n`)));
     await expect(imports.processNext()).rejects.toThrow("disk gone");
@@ -329,10 +340,7 @@ describe("the leases of imports (DEC-FIL-05)", () => {
   });
 
   test("an import stopped early keeps its lease row, given up, so another process takes over at once; it goes when that one finishes", async () => {
-    const appendOnce = stores.events.append.bind(stores.events);
-    stores.events.append = async () => {
-      throw new Error("disk gone");
-    };
+    const restore = failAppends(1, "disk gone", true);
     const imports = service();
     await imports.receive("acme", "main", "purchases_32.csv", "upload", chunks(header, "ann,1,2024-01-31 09:30\n"));
     await expect(imports.processNext()).rejects.toThrow("disk gone");
@@ -340,7 +348,7 @@ describe("the leases of imports (DEC-FIL-05)", () => {
     expect(interrupted.finished).toBe(false);
     expect(await leaseOf(interrupted)).toEndWith("|0");
 
-    stores.events.append = appendOnce;
+    restore();
     while ((await service({ nodeId: "node-b" }).processNext()) > 0);
     expect(await stores.files.find("acme", "main", "purchases_32.csv")).toMatchObject({ finished: true, nodeId: "node-b" });
     expect(await leaseOf(interrupted)).toBeNull();
@@ -378,17 +386,11 @@ describe("imports left by a process that stopped (FIL-08, DEC-FIL-03)", () => {
 
   /** An import of 5 rows left PROCESSING after its first batch of 2 by node-old, whose lease names `holder`. */
   async function leftBehind(holder: LeaseProcess): Promise<FileStatusRecord> {
-    const appendOnce = stores.events.append.bind(stores.events);
-    let calls = 0;
-    stores.events.append = async (events) => {
-      calls += 1;
-      if (calls === 2) throw new Error("stopped");
-      return appendOnce(events);
-    };
+    const restore = failAppends(2, "stopped");
     const old = service({ batchRows: 2, nodeId: "node-old", lease: { process: holder } });
     await old.receive("acme", "main", "purchases_20.csv", "upload", chunks(header, ...Array.from({ length: 5 }, (_, index) => `r${index},${index},2024-01-31 09:30\n`)));
     await expect(old.processNext()).rejects.toThrow("stopped");
-    stores.events.append = appendOnce;
+    restore();
     const record = (await stores.files.find("acme", "main", "purchases_20.csv")) as FileStatusRecord;
     // The process stopped while it held the import's lease (a failure lets it go; a crash does not).
     expect(await createLease(stores.settings, `file-import.${record.id}`, "node-old#0000", importLeaseMs, Date.now, holder).acquire()).toBe(true);
