@@ -1,10 +1,11 @@
 import { describe, expect, it } from "bun:test";
+import fc from "fast-check";
 import { isbot } from "isbot";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { vendorBotTokens } from "../../core/collect/bot-tokens.ts";
 import { genericHttpClientUserAgents } from "../../core/collect/bot.rules.ts";
-import { isBotUserAgent, removedCrawlerPatterns } from "./bot-filter.ts";
+import { isBotUserAgent, judgeUserAgent, longestRememberedUserAgent, rememberedUserAgents, rememberedVerdictCount, removedCrawlerPatterns } from "./bot-filter.ts";
 
 const crawlers = [
   "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
@@ -77,5 +78,24 @@ describe("bot filter (DEC-COL-06, COL-13)", () => {
     if (!existsSync(path)) return;
     const tokens = readFileSync(path, "utf8").split("\n").filter((line) => line.trim() !== "" && !line.startsWith("#"));
     expect([...vendorBotTokens]).toEqual(tokens);
+  });
+
+  it("[DEC-COL-06] a remembered verdict is the verdict: any stream of User-Agents, longer than what is kept, gets the answers of a fresh judgement", () => {
+    const known = [...crawlers, ...people, ...genericHttpClientUserAgents, "python-requests/2.31.0 (compatible; ExampleCrawler/1.0)", ""];
+    const userAgent = fc.oneof(
+      fc.constantFrom(...known),
+      fc.string({ maxLength: 40 }),
+      fc.tuple(fc.constantFrom(...known), fc.string({ maxLength: 12 })).map(([base, tail]) => `${base}${tail}`),
+      fc.string({ minLength: longestRememberedUserAgent - 5, maxLength: longestRememberedUserAgent + 5 }),
+    );
+    fc.assert(
+      fc.property(fc.array(userAgent, { maxLength: 200 }), fc.nat(rememberedUserAgents), (stream, filler) => {
+        // Fill the memory with other User-Agents first, so that the stream's own are evicted on the way.
+        for (let index = 0; index < filler; index += 1) isBotUserAgent(`Mozilla/5.0 filler ${index}`);
+        for (const each of [...stream, ...stream]) expect(isBotUserAgent(each)).toBe(judgeUserAgent(each));
+        expect(rememberedVerdictCount()).toBeLessThanOrEqual(rememberedUserAgents);
+      }),
+      { numRuns: 60 },
+    );
   });
 });

@@ -42,8 +42,39 @@ const leadingGenericClient = new RegExp(
  * the patterns such a client trips by itself, so curl or Go-http-client passes but `python-requests …
  * ExampleCrawler` does not. A missing or empty User-Agent is not a bot.
  */
-export function isBotUserAgent(userAgent: string | null | undefined): boolean {
+export function judgeUserAgent(userAgent: string | null | undefined): boolean {
   if (!userAgent) return false;
   if (matchesVendorBotToken(userAgent)) return true;
   return leadingGenericClient.test(userAgent) ? isCrawlerLedByClient(userAgent) : isCrawler(userAgent);
+}
+
+/** How many User-Agents' verdicts are kept, and the longest kept (a longer one is judged every time). */
+export const rememberedUserAgents = 4096;
+export const longestRememberedUserAgent = 512;
+
+/** Verdicts in the order they were first reached; the oldest goes when the map is full. */
+const verdicts = new Map<string, boolean>();
+
+/**
+ * `judgeUserAgent`, remembered. isbot's list is one regular expression of several hundred alternatives,
+ * tried on every collected event: about 15% of the HTTP thread's time under GET /event load
+ * (bench/FINDINGS.md, ninth round), for the same few browser User-Agents again and again. The verdict
+ * depends on the User-Agent alone, so a kept one is the same answer; at most `rememberedUserAgents` of at
+ * most 512 characters each (about 2 MB) are kept.
+ */
+export function isBotUserAgent(userAgent: string | null | undefined): boolean {
+  if (!userAgent) return false;
+  const known = verdicts.get(userAgent);
+  if (known !== undefined) return known;
+  const verdict = judgeUserAgent(userAgent);
+  if (userAgent.length <= longestRememberedUserAgent) {
+    if (verdicts.size >= rememberedUserAgents) verdicts.delete(verdicts.keys().next().value as string);
+    verdicts.set(userAgent, verdict);
+  }
+  return verdict;
+}
+
+/** How many verdicts are kept now (for tests). */
+export function rememberedVerdictCount(): number {
+  return verdicts.size;
 }
