@@ -78,6 +78,17 @@ describe("the stored event (DEC-COL-09, COL-14)", () => {
     assert.equal(event.data.customer_id, "cust-1");
   });
 
+  it("[DEC-COL-11, VID-08] a parameter sent with a value no visitor ID takes gives way to the known visitor ID", () => {
+    for (const unusable of ["%09", "%00abc", "a%0Ab"]) {
+      const event = collect(`svc_account=acme&svc_visitor_id=__acme_main__5121_cust-9__&customer_id=${unusable}`, "TAPID=acme/main>anon-z|");
+      assert.equal(event.data.customer_id, "cust-9", unusable);
+      const config = { name: "main", visitorIdAttributes, attributes: [], audiences: [], engines: [], fileDefinitions: [] };
+      assert.deepEqual(identitiesOfEvent({ visitorId: event.visitorId, params: event.data }, "acme", "main", config), [
+        { key: "__acme_main__5121_cust-9__", attributeId: 5121, value: "cust-9" },
+      ]);
+    }
+  });
+
   it("[DEC-COL-11] nothing is added when the known ID is the resolved one, names another profile, or no visitor ID attribute", () => {
     const resolved = collect("svc_account=acme&svc_visitor_id=__acme_main__5121_cust-9__");
     assert.equal(resolved.visitorId, "__acme_main__5121_cust-9__");

@@ -1,6 +1,6 @@
 import type { VisitorIdAttribute } from "../config/config.model.ts";
 import type { CollectedEvent } from "../ports/events.store.ts";
-import { matchKnownVisitorId, type VisitorIdentity } from "../visitors/visitor-id.rules.ts";
+import { matchKnownVisitorId, readVisitorIdValue, type VisitorIdentity } from "../visitors/visitor-id.rules.ts";
 import { emptyParams, type CollectRequest, type EventParams } from "./collect.rules.ts";
 
 /** A parameter the stored event gains: the name of a visitor ID attribute's parameter and its value. */
@@ -14,8 +14,9 @@ export interface AddedParam {
  * svc_visitor_id "sets that visitor ID attribute" even when another source won the precedence (DEC-COL-09:
  * svc_override_tapid or a TAPID entry), so that the profile worker still stitches the visitor
  * (identitiesOfEvent reads the parameters of the visitor ID attributes). The event then carries the value in
- * that attribute's parameter (for example `customer_id`), unless the request sent that parameter itself:
- * what the caller says in so many words is kept as sent. Nothing is added when the known ID is the resolved
+ * that attribute's parameter (for example `customer_id`), unless the request sent that parameter itself
+ * with a value a visitor ID takes (readVisitorIdValue): what the caller says in so many words is kept as
+ * sent. A value no visitor ID takes (a TAB, a boolean) names no one, so the known value replaces it. Nothing is added when the known ID is the resolved
  * one (the worker reads it as the visitor ID: it stitches by it and sets its attribute, profileEventOf and
  * applyEvent), names another account/profile, or names an attribute that is not a visitor ID attribute of
  * the profile: there is no such attribute to set, and neither the moments nor the privacy API could look it up.
@@ -31,8 +32,7 @@ export function knownVisitorIdParam(
   if (!known) return null;
   const attribute = visitorIdAttributes.find((candidate) => candidate.id === known.attributeId);
   if (!attribute) return null;
-  const sent = request.params[attribute.parameter];
-  if (sent !== undefined && sent !== null && sent !== "") return null;
+  if (readVisitorIdValue(request.params[attribute.parameter]) !== null) return null;
   return { parameter: attribute.parameter, value: known.value };
 }
 
