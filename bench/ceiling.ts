@@ -29,7 +29,7 @@ import { createMemoryLogger } from "../adapters/runtime/logger.ts";
 import { createMemoryStores } from "../adapters/store-memory/memory.stores.ts";
 import { getScenario } from "./cases/collect.ts";
 import { cpuPercent, cpuTicksOf } from "./lib/proc.ts";
-import { benchEventsPerSecond } from "./lib/servers.ts";
+import { benchEventsPerSecond, startListening, type BareProcess } from "./lib/servers.ts";
 import { ensureWrk, runWrk, type WrkResult, type WrkSettings } from "./lib/wrk.ts";
 
 const modes = ["answer", "rules", "durable"] as const;
@@ -82,39 +82,13 @@ async function serve(mode: Mode, file: string): Promise<void> {
   process.on("SIGTERM", () => process.exit(0));
 }
 
-interface Started {
-  readonly url: string;
-  readonly pid: number;
-  stop(): Promise<void>;
-}
-
-async function start(command: string[]): Promise<Started> {
-  const child = Bun.spawn(command, { stdout: "pipe", stderr: "inherit" });
-  const reader = child.stdout.getReader();
-  let text = "";
-  while (!/listening (\d+)/.test(text)) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`${command.join(" ")} exited: ${text}`);
-    text += new TextDecoder().decode(value);
-  }
-  reader.releaseLock();
-  return {
-    url: `http://127.0.0.1:${/listening (\d+)/.exec(text)?.[1]}`,
-    pid: child.pid,
-    async stop() {
-      child.kill("SIGTERM");
-      await child.exited;
-    },
-  };
-}
-
 interface Row {
   readonly name: string;
   readonly wrk: WrkResult;
   readonly cpu: number;
 }
 
-async function measure(name: string, server: Started, settings: WrkSettings, scratch: string): Promise<Row> {
+async function measure(name: string, server: BareProcess, settings: WrkSettings, scratch: string): Promise<Row> {
   const scenario = getScenario();
   await runWrk(server.url, { ...scenario, name: `${name}-warmup` }, settings, settings.warmupSeconds, scratch);
   const before = cpuTicksOf(server.pid);
@@ -142,9 +116,9 @@ async function main(args: readonly string[]): Promise<void> {
   try {
     for (let round = 1; round <= rounds; round += 1) {
       for (const mode of modes) {
-        const bare = await start([bun, join(root, "bench", "bare-server.ts")]);
+        const bare = await startListening([bun, join(root, "bench", "bare-server.ts")], root);
         const bareRow = await measure("bare", bare, settings, scratch).finally(() => bare.stop());
-        const server = await start([bun, import.meta.path, "serve", mode, join(scratch, `${mode}.log`)]);
+        const server = await startListening([bun, import.meta.path, "serve", mode, join(scratch, `${mode}.log`)], root);
         const row = await measure(mode, server, settings, scratch).finally(() => server.stop());
         for (const measured of [bareRow, row]) {
           const ratio = measured.wrk.requestsPerSecond / bareRow.wrk.requestsPerSecond;

@@ -78,16 +78,16 @@ export interface BareProcess {
   stop(): Promise<void>;
 }
 
-/** bench/bare-server.ts on a free port. */
-export async function startBare(ctx: BenchContext): Promise<BareProcess> {
-  const child = Bun.spawn([join(ctx.root, "node_modules", ".bin", "bun"), join(ctx.root, "bench", "bare-server.ts")], { cwd: ctx.root, stdout: "pipe", stderr: "inherit" });
+/** A process that prints `listening <port>` once it listens on 127.0.0.1 (bench/bare-server.ts, bench/ceiling.ts serve). */
+export async function startListening(command: readonly string[], cwd: string): Promise<BareProcess> {
+  const child = Bun.spawn([...command], { cwd, stdout: "pipe", stderr: "inherit" });
   const reader = child.stdout.getReader();
   let text = "";
   const deadline = Date.now() + 30_000;
   while (!/listening (\d+)/.test(text)) {
-    if (Date.now() > deadline) throw new Error("the bare server did not start");
+    if (Date.now() > deadline) throw new Error(`${command.join(" ")} did not start`);
     const { value, done } = await reader.read();
-    if (done) throw new Error(`the bare server exited: ${text}`);
+    if (done) throw new Error(`${command.join(" ")} exited: ${text}`);
     text += new TextDecoder().decode(value);
   }
   reader.releaseLock();
@@ -100,6 +100,11 @@ export async function startBare(ctx: BenchContext): Promise<BareProcess> {
       await child.exited;
     },
   };
+}
+
+/** bench/bare-server.ts on a free port. */
+export function startBare(ctx: BenchContext): Promise<BareProcess> {
+  return startListening([join(ctx.root, "node_modules", ".bin", "bun"), join(ctx.root, "bench", "bare-server.ts")], ctx.root);
 }
 
 /**
