@@ -4,7 +4,8 @@
  * folder (DEC-OPS-04) and recovery after a crash.
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { FileDefinition, ProfileConfig } from "../../core/config/config.model.ts";
@@ -14,7 +15,7 @@ import { createMemoryLogger } from "../runtime/logger.ts";
 import { cryptoIds } from "../runtime/crypto.ts";
 import { createMemoryStores } from "../store-memory/memory.stores.ts";
 import { createLease, type LeaseProcess } from "../runtime/lease.ts";
-import { FileImportService, importLeaseMs, type FileImportServiceDeps } from "./file-import.service.ts";
+import { dropSettleMs, FileImportService, importLeaseMs, type FileImportServiceDeps } from "./file-import.service.ts";
 
 const purchases: FileDefinition = {
   prefix: "purchases",
@@ -43,7 +44,8 @@ let dataDir: string;
 let now: number;
 let notified: number;
 
-function service(options: { maxRecordBytes?: number; batchRows?: number; stores?: Stores; nodeId?: string; host?: string; lease?: FileImportServiceDeps["lease"]; claimGiveBackMs?: number } = {}): FileImportService {
+/** An import service of `node-a` on `host-a`; dropped files are taken at once unless `dropSettleMs` says otherwise. */
+function service(options: { maxRecordBytes?: number; batchRows?: number; stores?: Stores; nodeId?: string; host?: string; lease?: FileImportServiceDeps["lease"]; claimGiveBackMs?: number; dropSettleMs?: number } = {}): FileImportService {
   return new FileImportService({
     stores: options.stores ?? stores,
     clock: { now: () => now },
@@ -51,6 +53,7 @@ function service(options: { maxRecordBytes?: number; batchRows?: number; stores?
     nodeId: options.nodeId ?? "node-a",
     ...(options.lease ? { lease: options.lease } : {}),
     ...(options.claimGiveBackMs === undefined ? {} : { claimGiveBackMs: options.claimGiveBackMs }),
+    dropSettleMs: options.dropSettleMs ?? 0,
     host: options.host ?? "host-a",
     dataDir,
     maxRecordBytes: options.maxRecordBytes ?? 16 * 1024 * 1024,
@@ -260,6 +263,14 @@ describe("every failure message an import can meet, each reproduced by a file (F
     expect(record.status).toEqual([{ state: "DOWNLOADING", at: now, lastFailure: "Failed to download (FTP, SFTP, S3) file" }]);
     expect(record.finished).toBe(true);
     expect(existsSync(join(dataDir, "files", "acme", "main", "purchases_10.csv.part"))).toBe(false);
+    // DEC-FIL-05: the size and MD5 of the bytes that came, never an empty checksum.
+    expect(record.file).toMatchObject({ size: header.length, checksum: createHash("md5").update(header).digest("hex"), lineCount: 1 });
+    async function* nothing(): AsyncIterable<Uint8Array> {
+      yield* [];
+      throw new Error("connection reset");
+    }
+    await service().receive("acme", "main", "purchases_11.csv", "upload", nothing());
+    expect((await stores.files.find("acme", "main", "purchases_11.csv"))?.file).toMatchObject({ size: 0, checksum: "d41d8cd98f00b204e9800998ecf8427e", lineCount: 0 });
   });
 
   test("Exception thrown while processing file: a received file that is gone when it is processed", async () => {
@@ -316,6 +327,25 @@ describe("receiving (DEC-FIL-02, DEC-FIL-04)", () => {
 });
 
 describe("the leases of imports (DEC-FIL-05)", () => {
+  test("a receipt holds its import's lease from before its record exists: another node looking for unfinished imports leaves it alone", async () => {
+    const other = service({ nodeId: "node-b", host: "host-b" });
+    const create = stores.files.create.bind(stores.files);
+    let looked: number | null = null;
+    // The other node looks right after the record is committed, before the receipt goes on.
+    stores.files.create = async (record) => {
+      const created = await create(record);
+      looked = await other.processNext();
+      return created;
+    };
+    try {
+      const received = await service().receive("acme", "main", "purchases_12.csv", "upload", chunks(header, "ann,1,2024-01-31 09:30\n"));
+      expect(looked).toBe(0);
+      expect(received.ok && received.value.status).toEqual([{ state: "DOWNLOADING", at: now }, { state: "DOWNLOADED", at: now }]);
+    } finally {
+      stores.files.create = create;
+    }
+  });
+
   const leaseOf = (record: FileStatusRecord) => stores.settings.get(`lease.file-import.${record.id}`);
 
   test("an import that completed leaves no lease row", async () => {
@@ -490,6 +520,26 @@ describe("the drop folder (DEC-FIL-02, DEC-OPS-04)", () => {
     expect(await imports.pickUpDropped()).toBe(1);
     while ((await imports.processNext()) > 0);
     expect((await stores.files.find("acme", "main", "purchases_30.csv"))?.status.at(-1)).toMatchObject({ state: "PROCESSED", counts: { skipped: 0, failed: 0, succeeded: 1 } });
+  });
+
+  test("a dropped file is taken once it stayed unchanged for the settle time: one still being written is left alone", async () => {
+    const imports = service({ dropSettleMs: 400 });
+    const inbox = join(dataDir, "inbox", "acme", "main");
+    mkdirSync(inbox, { recursive: true });
+    const path = join(inbox, "purchases_33.csv");
+    writeFileSync(path, header);
+    expect(await imports.pickUpDropped()).toBe(0);
+    await Bun.sleep(250);
+    appendFileSync(path, "ann,1,2024-01-31 09:30\n");
+    await Bun.sleep(250);
+    // 500 ms after it was written, but changed 250 ms ago.
+    expect(await imports.pickUpDropped()).toBe(0);
+    expect(existsSync(path)).toBe(true);
+    await Bun.sleep(250);
+    expect(await imports.pickUpDropped()).toBe(1);
+    while ((await imports.processNext()) > 0);
+    expect((await stores.files.find("acme", "main", "purchases_33.csv"))?.status.at(-1)).toMatchObject({ state: "PROCESSED", counts: { succeeded: 1 } });
+    expect(dropSettleMs).toBe(2_000);
   });
 
   test("a file claimed by a process that stopped while it received it is given back and taken again", async () => {

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { createReadStream, readdirSync, type Dirent } from "node:fs";
+import { createReadStream, readdirSync, statSync, type Dirent } from "node:fs";
 import { link, mkdir, open, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { parse, CsvError } from "csv-parse";
@@ -39,6 +39,8 @@ export interface FileImportServiceDeps {
   readonly lease?: { readonly process?: LeaseProcess; readonly now?: () => number };
   /** For tests: how old an abandoned drop-folder claim must be before it is given back (default claimGiveBackMs). */
   readonly claimGiveBackMs?: number;
+  /** For tests: how long a dropped file must stay unchanged before it is taken (default dropSettleMs). */
+  readonly dropSettleMs?: number;
 }
 
 /**
@@ -131,46 +133,55 @@ export class FileImportService {
       prefix: prefixOfFileName(name, found.config.fileDefinitions.map((definition) => definition.prefix)),
       createdAt: now,
       nodeId: this.deps.nodeId,
-      file: { size: 0, checksum: "", sourceType, sourceHost: this.deps.host, lineCount: 0 },
+      file: { size: 0, checksum: md5OfNothing, sourceType, sourceHost: this.deps.host, lineCount: 0 },
       ...startImport(now),
       progress: null,
     };
-    if (!(await stores.files.create(record))) {
-      const previous = await stores.files.find(account, profile, name);
-      if (!previous || !mayBeReceivedAgain(previous) || !(await stores.files.replace(previous, record))) {
-        return err(fileImportError("alreadyImported", { file_name: name, account, profile }));
-      }
-      this.deps.logger.info("file received again after a failed import", { account, profile, file: name, failure: previous.status.at(-1)?.lastFailure ?? null });
-    }
-
-    this.receiving.add(record.id);
+    // The import's lease is taken before its record exists: a DOWNLOADING record whose lease is free is a
+    // receipt its process left, which any node's processNext fails as a download failure.
     const lease = this.leaseOf(record.id);
-    await lease.acquire();
+    if (!(await lease.acquire())) throw new Error(`file import ${record.id}: the lease of a new import is held elsewhere`);
+    this.receiving.add(record.id);
+    let created = false;
     // An upload can take longer than the lease: renewed while the bytes come, so no other node takes the
     // import for a crash's leftover.
     const renewal = setInterval(() => void lease.acquire().catch(() => undefined), importLeaseMs / 3);
     try {
+      if (!(await stores.files.create(record))) {
+        const previous = await stores.files.find(account, profile, name);
+        if (!previous || !mayBeReceivedAgain(previous) || !(await stores.files.replace(previous, record))) {
+          return err(fileImportError("alreadyImported", { file_name: name, account, profile }));
+        }
+        this.deps.logger.info("file received again after a failed import", { account, profile, file: name, failure: previous.status.at(-1)?.lastFailure ?? null });
+      }
+      created = true;
       const stored = await this.store(record, body);
+      // DEC-FIL-05: size, MD5 and lines of the bytes received, also when the download failed part way.
+      record = { ...record, file: { ...record.file, ...stored.received } };
       if (!stored.ok) {
         this.deps.logger.warn("file download failed", { account, profile, file: name, error: stored.error });
         record = await this.apply(record, { type: "failed", at: this.deps.clock.now(), failure: fileFailureMessage("downloadFailed") });
         return ok(record);
       }
-      record = await this.apply({ ...record, file: { ...record.file, ...stored.value } }, { type: "downloaded", at: this.deps.clock.now() });
+      record = await this.apply(record, { type: "downloaded", at: this.deps.clock.now() });
     } finally {
       clearInterval(renewal);
       this.receiving.delete(record.id);
-      // A failed download ends the import, and its lease row goes; a received file's lease is given up for
-      // the processing to take, as is that of a receipt stopped by an error, for another node to finish.
-      await (record.finished ? lease.end() : lease.release()).catch(() => undefined);
+      // A failed download (or a refused name) ends the import, and its lease row goes; a received file's
+      // lease is given up for the processing to take, as is that of a receipt stopped by an error, for
+      // another node to finish.
+      await (record.finished || !created ? lease.end() : lease.release()).catch(() => undefined);
     }
     this.deps.logger.info("file received", { account, profile, file: name, source: sourceType, size: record.file.size, lines: record.file.lineCount });
     this.deps.notify();
     return ok(record);
   }
 
-  /** Streams the bytes to `files/` (through a `.part` file renamed at the end), counting size, MD5 and lines. */
-  private async store(record: FileStatusRecord, body: ByteSource | null): Promise<Result<{ size: number; checksum: string; lineCount: number }, string>> {
+  /**
+   * Streams the bytes to `files/` (through a `.part` file renamed at the end), counting size, MD5 and lines
+   * of what was received, whether or not the whole file was.
+   */
+  private async store(record: FileStatusRecord, body: ByteSource | null): Promise<StoredBytes> {
     const path = this.storedPath(record.account, record.profile, record.name);
     const partial = `${path}.part`;
     const md5 = createHash("md5");
@@ -197,9 +208,13 @@ export class FileImportService {
       await rename(partial, path);
     } catch (error) {
       await rm(partial, { force: true }).catch(() => undefined);
-      return err(describeError(error));
+      return { ok: false, error: describeError(error), received: received() };
     }
-    return ok({ size, checksum: md5.digest("hex"), lineCount: newlines + (size > 0 && lastByte !== newline ? 1 : 0) });
+    return { ok: true, received: received() };
+
+    function received() {
+      return { size, checksum: md5.digest("hex"), lineCount: newlines + (size > 0 && lastByte !== newline ? 1 : 0) };
+    }
   }
 
   /**
@@ -240,8 +255,10 @@ export class FileImportService {
         const folder = join(inbox, account, profile);
         let entries = entriesOf(folder);
         if ((await this.giveBackAbandoned(folder, entries)) > 0) entries = entriesOf(folder);
+        const settleMs = this.deps.dropSettleMs ?? dropSettleMs;
+        const settledBy = Date.now() - settleMs;
         const names = entries
-          .filter((entry) => entry.isFile() && !entry.name.startsWith("."))
+          .filter((entry) => entry.isFile() && !entry.name.startsWith(".") && (settleMs <= 0 || unchangedSince(join(folder, entry.name), settledBy)))
           .map((entry) => entry.name)
           .sort();
         for (const name of names) {
@@ -483,6 +500,35 @@ const claimPrefix = ".importing.";
 const claimPattern = /^\.importing\.(\d+)\.[0-9a-f]{8}\.(.+)$/;
 /** How old a claim of a process that is not alive here must be before it is given back (see giveBackAbandoned). */
 export const claimGiveBackMs = 10 * 60_000;
+
+/**
+ * How long a dropped file must stay unchanged (its content and its entry: mtime and ctime) before it is
+ * taken. Tools such as cp, scp and SFTP servers write under the final name; a file taken while they write
+ * would be imported cut short, and the rest written into a file no longer in the folder. Writing under a
+ * name starting with a period and renaming stays the way to hand a file over at once.
+ */
+export const dropSettleMs = 2_000;
+
+/** MD5 of no bytes: the checksum of a file of which nothing was received yet (DEC-FIL-05). */
+const md5OfNothing = createHash("md5").digest("hex");
+
+interface ReceivedBytes {
+  readonly size: number;
+  readonly checksum: string;
+  readonly lineCount: number;
+}
+
+type StoredBytes = { readonly ok: true; readonly received: ReceivedBytes } | { readonly ok: false; readonly error: string; readonly received: ReceivedBytes };
+
+/** A file whose content and entry last changed at `at` or before (a file gone meanwhile: false). */
+function unchangedSince(path: string, at: number): boolean {
+  try {
+    const found = statSync(path);
+    return Math.max(found.mtimeMs, found.ctimeMs) <= at;
+  } catch {
+    return false;
+  }
+}
 /** A longer name could not be claimed: the claim adds about 30 bytes, and a file system allows 255. */
 const maxClaimableNameBytes = 200;
 
