@@ -77,6 +77,22 @@ describe("file routes", () => {
     expect(found.map((each) => each.file.name)).toEqual(["web_orders_2024-03-01.csv"]);
   });
 
+  it("[DEC-FIL-06] a profile without file definitions counts 0 and finds none, even for a file received for it; its status is still read by name", async () => {
+    const dev = (path: string) => handle(`/v2/omnichannel/accounts/acme/profiles/dev/files${path}`, { headers: { authorization: `Bearer ${token}` } });
+    const answer = await handle("/admin/accounts/acme/profiles/dev/files/purchases_dev-1.csv", {
+      method: "POST",
+      headers: { authorization: `Bearer ${opened.service.deps.adminToken}` },
+      body: "email\nann@example.com\n",
+    });
+    expect(answer.status).toBe(202);
+    await drain();
+    const range = "startDate=2000-01-01T00:00Z&endDate=2100-01-01T00:00Z";
+    expect(await (await dev(`/count?filePrefix=purchases&${range}`)).json()).toEqual({ count: 0 });
+    expect(await (await dev(`/search?filePrefix=purchases&${range}`)).json()).toEqual([]);
+    const record = (await (await dev("/purchases_dev-1.csv")).json()) as { status: Array<Record<string, unknown>> };
+    expect(record.status.at(-1)).toMatchObject({ last_failure: expect.stringContaining("Unknown file prefix") });
+  });
+
   it("the OpenAPI document lists the v1, v2 and admin file routes", async () => {
     const document = (await (await handle("/openapi.json")).json()) as { paths: Record<string, unknown> };
     const paths = Object.keys(document.paths);

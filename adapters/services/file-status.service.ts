@@ -17,15 +17,26 @@ export class FileStatusService {
   async count(account: string, profile: string, parameters: FileQueryParameters): Promise<Result<number, ManagementError>> {
     const query = validateFileQuery(parameters);
     if (!query.ok) return query;
+    if (!(await this.hasFileDefinitions(account, profile))) return ok(0);
     return ok(await this.deps.stores.files.count(account, profile, query.value.prefix, query.value.from, query.value.to));
   }
 
-  /** FIL-05, DEC-FIL-06: their records, oldest first. */
+  /** FIL-05, DEC-FIL-06: their records, oldest first; none for a profile without definitions, as count says. */
   async search(account: string, profile: string, parameters: FileQueryParameters): Promise<Result<FileStatusView[], ManagementError>> {
     const query = validateFileQuery(parameters);
     if (!query.ok) return query;
+    if (!(await this.hasFileDefinitions(account, profile))) return ok([]);
     const records = await this.deps.stores.files.search(account, profile, query.value.prefix, query.value.from, query.value.to);
     return ok(records.map(fileStatusView));
+  }
+
+  /**
+   * DEC-FIL-06: a profile without file definitions counts 0, even for files received for it (each failed as
+   * an unknown prefix; the single file status still finds them by name).
+   */
+  private async hasFileDefinitions(account: string, profile: string): Promise<boolean> {
+    const found = await this.deps.stores.tenancy.findProfile(account, profile);
+    return (found?.config.fileDefinitions.length ?? 0) > 0;
   }
 
   /** FIL-04, FIL-ERR-05, FIL-ERR-06 */

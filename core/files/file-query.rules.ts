@@ -13,11 +13,12 @@ export interface FileQuery {
 }
 
 /**
- * FIL-11, DEC-FIL-06: `YYYY-MM-DDTHH:MM`, optionally `:SS` and `.s` to `.sss`, then `Z`, `±hhmm`, `±hh:mm`
- * or `±hh`. A space where the sign of the offset belongs is read as `+`: an unencoded `+` in a query
- * string arrives as a space.
+ * FIL-11, DEC-FIL-06: `YYYY-MM-DDTHH:MM`, optionally `:SS` and a fraction of one to nine digits, then `Z`,
+ * `±hhmm`, `±hh:mm` or `±hh`. Fractions past milliseconds (Java's `Instant.toString()`, Python's
+ * `isoformat()`) are cut to the millisecond; `t` and `z` may be lower case (RFC 3339). A space where the
+ * sign of the offset belongs is read as `+`: an unencoded `+` in a query string arrives as a space.
  */
-const dateTime = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?(?:(Z)|([+\- ])(\d{2})(?::?(\d{2}))?)$/;
+const dateTime = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:([Zz])|([+\- ])(\d{2})(?::?(\d{2}))?)$/;
 
 /** FIL-11, DEC-FIL-06: the epoch milliseconds a date parameter names, or null when it has another shape or names no real time. */
 export function parseQueryDate(text: string): number | null {
@@ -27,7 +28,7 @@ export function parseQueryDate(text: string): number | null {
   const numbers = [year, month, day, hour, minute].map(Number) as [number, number, number, number, number];
   const [y, mo, d, h, mi] = numbers;
   const s = Number(second ?? "0");
-  const ms = Number((fraction ?? "0").padEnd(3, "0"));
+  const ms = Number((fraction ?? "0").slice(0, 3).padEnd(3, "0"));
   if (mo < 1 || mo > 12 || d < 1 || d > new Date(Date.UTC(y, mo, 0)).getUTCDate() || h > 23 || mi > 59 || s > 59) return null;
   let offset = 0;
   if (!zulu) {
