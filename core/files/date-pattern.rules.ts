@@ -1,6 +1,8 @@
 /**
  * DEC-FIL-01: Java-style date patterns of file definitions (`yyyy-MM-dd HH:mm`, `dd/MM/yyyy`, ...), the
- * common subset of java.text.SimpleDateFormat: the letters y M d H m s S and literal text. A pattern
+ * common subset of java.text.SimpleDateFormat and java.time.format.DateTimeFormatter: the letters y M d H m
+ * s S and literal text, read strictly as DateTimeFormatter reads them (a doubled letter is exactly two
+ * digits, and the whole value must match: no trailing text). A pattern
  * using anything else is refused when the configuration is loaded, so an import never meets one.
  * Dates without a zone are read as UTC.
  */
