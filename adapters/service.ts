@@ -139,6 +139,14 @@ async function openWork(options: ServiceOptions, deps: BackgroundDeps): Promise<
   return { stores: deps.stores, scheduler: background.scheduler, eventCommitsInFlight: 1, fileImports: background.fileImports, background, start: () => background.start(), stop: () => background.stop() };
 }
 
+/** DEC-GEN-05: the node id answers carry, the configuration's or this host and process. */
+export function nodeIdOf(config: ServiceConfig): string {
+  return config.nodeId ?? `${hostname()}-${process.pid}`;
+}
+
+/** DEC-GEN-05: the version answers carry. */
+export const serviceVersion: string = packageJson.version;
+
 async function openStores(options: ServiceOptions): Promise<Stores> {
   const choice = options.store;
   if (choice.kind === "memory") return createMemoryStores();
@@ -179,7 +187,7 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
     const adminToken = options.adminToken ?? storedToken ?? (await stores.settings.setIfAbsent(adminTokenKey, cryptoIds.randomToken(24)));
 
     await syncEngineStates(stores, options.config, clock.now());
-    const nodeId = options.config.nodeId ?? `${hostname()}-${process.pid}`;
+    const nodeId = nodeIdOf(options.config);
     const dataDir = options.dataDir ? resolve(options.dataDir) : mkdtempSync(join(tmpdir(), "svc-hub-data-"));
     cleanups.push(() => {
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
@@ -197,7 +205,7 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
       hasher,
       config: options.config,
       timing: timingPresets[options.timing ?? options.config.timing],
-      version: packageJson.version,
+      version: serviceVersion,
       nodeId,
       adminToken,
       auth: new AuthService({ stores, hasher, ids: cryptoIds, clock, limits: options.config.limits }),

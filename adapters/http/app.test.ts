@@ -203,8 +203,23 @@ describe("error mapping (DEC-GEN-01, DEC-GEN-07)", () => {
     const collect = unavailableResponse(new Request(`${inProcessBase}/event?svc_account=acme`));
     expect([collect.status, collect.headers.get("x-error"), collect.headers.get("retry-after"), await collect.text()]).toEqual([503, "Storage unavailable", "1", ""]);
     const moments = unavailableResponse(new Request(`${inProcessBase}/personalization/accounts/acme/profiles/main/engines/e/visitors/v`));
-    expect(moments.status).toBe(503);
+    expect([moments.status, moments.headers.get("retry-after")]).toEqual([503, "1"]);
     expect(((await moments.json()) as { message: string }).message).toBeString();
+    // DEC-GEN-05: the headers every answer carries, given by the server before the app can add them.
+    const general = { "x-version": "1.2.3", "x-nodeid": "node-7", "cache-control": "no-cache, no-store, must-revalidate" };
+    for (const path of ["/v1/login", "/admin/clock", "/event", "/personalization/accounts/acme/profiles/main/engines/e/visitors/v"]) {
+      const answer = unavailableResponse(new Request(`${inProcessBase}${path}`), general);
+      expect([answer.headers.get("x-version"), answer.headers.get("x-nodeid"), answer.headers.get("retry-after")]).toEqual(["1.2.3", "node-7", "1"]);
+      expect(answer.headers.get("cache-control")).toBe("no-cache, no-store, must-revalidate");
+    }
+  });
+
+  it("[DEC-GEN-01] an admin body that fails its schema is 400 1400 naming the field and what is wrong with it", async () => {
+    const service = await app();
+    const admin = { authorization: `Bearer ${service.deps.adminToken}`, "content-type": "application/json" };
+    const post = async (path: string, body: unknown) => (await service.app.handle(new Request(`${inProcessBase}${path}`, { method: "POST", headers: admin, body: JSON.stringify(body) }))).json();
+    expect(await post("/admin/clock/advance", {})).toEqual({ returnCode: 1400, message: "Invalid request submission. Invalid by: missing." });
+    expect(await post("/admin/wait", { scheduled: "yes" })).toEqual({ returnCode: 1400, message: "Invalid request submission. Invalid scheduled: expected boolean." });
   });
 
   it("an unexpected error is 500 1500 'Internal error', leaks nothing, and is logged in full", async () => {

@@ -72,9 +72,8 @@ export function catalogueResponse(error: CatalogueError): Response {
         },
       });
     case "moments":
-      return jsonResponse(error.status, { message: error.message });
     case "file-import":
-      return jsonResponse(error.status, { message: error.message });
+      return jsonResponse(error.status, { message: error.message }, error.status === 503 ? { "retry-after": retryAfterSeconds } : {});
   }
 }
 
@@ -113,15 +112,15 @@ function invalidHostFor(style: ErrorStyle): CatalogueError {
   }
 }
 
-function refusalFor(style: ErrorStyle, kind: "bad-request" | "not-found" | "unavailable" | "internal", detail?: string): CatalogueError {
+function refusalFor(style: ErrorStyle, kind: "bad-request" | "not-found" | "unavailable" | "internal", detail?: { readonly target?: string | undefined; readonly problem?: string | undefined }): CatalogueError {
   switch (style) {
     case "collect":
       return collectError({ "bad-request": "invalidJson", "not-found": "unknownPath", unavailable: "storageUnavailable", internal: "internalError" }[kind] as CollectErrorCode);
     case "moments":
-      if (kind === "bad-request") return momentsError("badRequest", { problem: detail ?? "invalid parameters" });
+      if (kind === "bad-request") return momentsError("badRequest", { problem: detail?.target ?? "invalid parameters" });
       return momentsError(({ "not-found": "engineNotFound", unavailable: "storageUnavailable", internal: "internalError" } as const)[kind]);
     case "admin":
-      if (kind === "bad-request" && detail) return managementError("invalidParameter", { parameter: detail, problem: "not valid here" });
+      if (kind === "bad-request" && detail?.target) return managementError("invalidParameter", { parameter: detail.target, problem: detail.problem ?? "not valid here" });
       break;
     case "management":
       break;
@@ -138,13 +137,18 @@ function refusalFor(style: ErrorStyle, kind: "bad-request" | "not-found" | "unav
   }
 }
 
-/** The first offending property of an Elysia validation error, as a path such as `/by` (or the part validated). */
-function validationTarget(error: unknown): string | undefined {
-  const all = (error as { all?: Array<{ path?: string }> }).all;
-  const path = Array.isArray(all) ? all.find((entry) => entry.path)?.path : undefined;
-  if (path) return path.replace(/^\//, "");
+/**
+ * The first offending property of an Elysia validation error, as a path such as `/by` (or the part
+ * validated), and what is wrong with it in TypeBox's words (`missing`, `expected boolean`).
+ */
+function validationDetail(error: unknown): { target: string | undefined; problem: string | undefined } {
+  const all = (error as { all?: Array<{ path?: string; message?: string }> }).all;
+  const first = Array.isArray(all) ? all.find((entry) => entry.path) : undefined;
   const on = (error as { type?: string }).type;
-  return typeof on === "string" ? on : undefined;
+  const target = first?.path ? first.path.replace(/^\//, "") : typeof on === "string" ? on : undefined;
+  const message = first?.message?.trim();
+  const problem = !message ? undefined : /required property/i.test(message) ? "missing" : `${message.charAt(0).toLowerCase()}${message.slice(1)}`;
+  return { target, problem };
 }
 
 /**
@@ -173,8 +177,10 @@ function describeResponseValidation(error: unknown): { problems: Array<{ path?: 
  * The 503 of a request that arrives before the service can answer it (the server listens while the store is
  * opened at start), in the style of its path, with Retry-After.
  */
-export function unavailableResponse(request: Request): Response {
-  return catalogueResponse(refusalFor(errorStyleFor(pathnameOf(request.url)), "unavailable"));
+export function unavailableResponse(request: Request, headers: Readonly<Record<string, string>> = {}): Response {
+  const response = catalogueResponse(refusalFor(errorStyleFor(pathnameOf(request.url)), "unavailable"));
+  for (const [name, value] of Object.entries(headers)) if (!response.headers.has(name)) response.headers.set(name, value);
+  return response;
 }
 
 /** The methods the app's routes take on a path, or none when no route has the path (RouteMethods). */
@@ -230,7 +236,7 @@ export function mapUnhandledError(logger: Logger, allowedMethodsOf: AllowedMetho
           logger.error("response failed its schema", { method: request.method, path: pathname, ...describeResponseValidation(error) });
           return catalogueResponse(refusalFor(style, "internal"));
         }
-        return catalogueResponse(refusalFor(style, "bad-request", validationTarget(error)));
+        return catalogueResponse(refusalFor(style, "bad-request", validationDetail(error)));
       case "INVALID_COOKIE_SIGNATURE":
         return catalogueResponse(managementError("authenticationFailed"));
     }

@@ -3,7 +3,7 @@
  * broken configuration (DEC-OPS-01, DEC-OPS-03).
  */
 import { afterEach, describe, expect, it } from "bun:test";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { spawnServer, type SpawnedServer } from "../../tools/spawn-server.ts";
@@ -26,9 +26,9 @@ async function start(dataDir: string, env: Record<string, string> = {}): Promise
   return server;
 }
 
-async function runToExit(env: Record<string, string>): Promise<{ code: number; stderr: string }> {
+async function runToExit(env: Record<string, string>, cwd = root): Promise<{ code: number; stderr: string }> {
   const child = Bun.spawn([join(root, "node_modules/.bin/bun"), join(root, "adapters/http/main.ts")], {
-    cwd: root,
+    cwd,
     env: { ...process.env, PORT: "0", SVC_DATA_DIR: tempDir(), ...env },
     stdout: "pipe",
     stderr: "pipe",
@@ -168,5 +168,81 @@ describe("the server process", () => {
     const accounts = await fetch(`${first.url}/admin/accounts`, { headers: { authorization: `Bearer ${adminTokenOf(first)}` } });
     expect(accounts.status).toBe(200);
     expect(await accounts.text()).not.toContain("initech");
+  });
+
+  it("a start refused for its port does not make a data directory that was missing", async () => {
+    const first = await start(tempDir());
+    const missing = join(tempDir(), "mistyped");
+    const second = await runToExit({ PORT: new URL(first.url).port, SVC_DATA_DIR: missing });
+    expect(second.code).toBe(2);
+    expect(existsSync(missing)).toBe(false);
+  });
+
+  it("an empty SVC_HOST is unset: the server listens on 127.0.0.1, never on every interface", async () => {
+    const server = await start(tempDir(), { SVC_HOST: "" });
+    expect(server.url).toStartWith("http://127.0.0.1:");
+    expect(server.output()).toContain("is listening on http://127.0.0.1:");
+  });
+
+  it("a data directory or database it cannot use stops the start with one line saying why, not a stack", async () => {
+    const file = join(tempDir(), "a-file");
+    writeFileSync(file, "not a folder");
+    for (const kind of ["libsql", "memory"]) {
+      const notFolder = await runToExit({ SVC_DATA_DIR: file, SVC_STORE: kind });
+      expect([notFolder.code, notFolder.stderr.trim()]).toEqual([2, `svc-hub: the data directory ${file} is not a directory (or holds a file where a folder belongs): choose another SVC_DATA_DIR`]);
+    }
+    const dataDir = tempDir();
+    writeFileSync(join(dataDir, "svc-hub.db"), Buffer.alloc(8192, 7));
+    const notDatabase = await runToExit({ SVC_DATA_DIR: dataDir });
+    expect([notDatabase.code, notDatabase.stderr.trim()]).toEqual([2, `svc-hub: ${join(dataDir, "svc-hub.db")} is not a SQLite database: move it away, or choose another SVC_DATA_DIR`]);
+  });
+
+  it("refuses to choose between two default configuration files", async () => {
+    const folder = tempDir();
+    writeFileSync(join(folder, "svc.config.json"), JSON.stringify({ accounts: [{ name: "acme", profiles: [{ name: "main" }] }] }));
+    writeFileSync(join(folder, "svc.config.yaml"), "accounts: []\n");
+    const both = await runToExit({}, folder);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain(`${join(folder, "svc.config.json")} and ${join(folder, "svc.config.yaml")} are both here`);
+  });
+
+  it("warns when a store first started with the demo still holds the demo's public credentials under another configuration", async () => {
+    const dataDir = tempDir();
+    expect(await (await start(dataDir)).stop()).toBe(0);
+    const config = join(tempDir(), "svc.config.json");
+    writeFileSync(config, JSON.stringify({ accounts: [{ name: "mine", profiles: [{ name: "main" }] }] }));
+    const server = await start(dataDir, { SVC_CONFIG: config });
+    expect(server.output()).toContain("WARNING:     this store still holds the demo's public credentials: demo@example.com, globex@example.com, nogrant@example.com, API key demo-acme, API key demo-globex.");
+    const fresh = await start(tempDir(), { SVC_CONFIG: config });
+    expect(fresh.output()).not.toContain("WARNING");
+  });
+
+  it("npm start hands SIGTERM to the server, which stops cleanly (a supervisor signals npm)", async () => {
+    const child = Bun.spawn(["npm", "start", "--silent"], {
+      cwd: root,
+      env: { ...process.env, PORT: "0", SVC_DATA_DIR: tempDir(), SVC_STORE: "memory" },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+    const reader = child.stdout.getReader();
+    let output = "";
+    while (!/"msg":"listening","url":"([^"]+)"/.test(output)) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      output += new TextDecoder().decode(value);
+    }
+    const url = /"msg":"listening","url":"([^"]+)"/.exec(output)?.[1] as string;
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    child.kill("SIGTERM");
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      output += new TextDecoder().decode(value);
+    }
+    clearTimeout(timer);
+    expect(await child.exited).toBe(0);
+    expect(output).toContain('"msg":"server stopped"');
+    expect(await fetch(`${url}/healthz`).then(() => "answered", () => "closed")).toBe("closed");
   });
 });

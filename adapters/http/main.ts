@@ -8,14 +8,15 @@
  * the default: background work in a thread of its own with libSQL; or inline).
  */
 import { existsSync } from "node:fs";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { timingPresetNames, type TimingPresetName } from "../../core/timing/timing.presets.ts";
 import { demoConfigPath } from "../config/demo-config.ts";
 import { loadConfigFile } from "../config/config.loader.ts";
 import { batchedWriter, createJsonLogger } from "../runtime/logger.ts";
 import { dataDirFromEnv, defaultConfigFiles, fromInvocation } from "../runtime/paths.ts";
-import { openService, type StoreChoice } from "../service.ts";
-import { databaseUrlForDataDir } from "../store-libsql/libsql.stores.ts";
+import { describeError } from "../runtime/scheduler.ts";
+import { nodeIdOf, openService, serviceVersion, type StoreChoice } from "../service.ts";
+import { databaseFileName, databaseUrlForDataDir } from "../store-libsql/libsql.stores.ts";
 import { maxPublishBodyBytes } from "./admin-revisions.routes.ts";
 import { unavailableResponse } from "./error-mapping.ts";
 import { withRequestLog } from "./request-log.ts";
@@ -37,10 +38,10 @@ function chooseConfigPath(): { path: string; demo: boolean } {
     if (!existsSync(path)) fail(`SVC_CONFIG names ${path}, which does not exist`);
     return { path, demo: false };
   }
-  for (const name of defaultConfigFiles) {
-    if (existsSync(resolve(name))) return { path: resolve(name), demo: false };
-  }
-  return { path: demoConfigPath, demo: true };
+  const present = defaultConfigFiles.map((name) => resolve(name)).filter((path) => existsSync(path));
+  // Two of them is a mistake to point out, not a choice to make silently (the one taken might be the stale one).
+  if (present.length > 1) fail(`${present.join(" and ")} are both here: keep one, or set SVC_CONFIG to the one to use`);
+  return present[0] ? { path: present[0], demo: false } : { path: demoConfigPath, demo: true };
 }
 
 function readPort(): number {
@@ -57,11 +58,49 @@ function readTiming(): TimingPresetName | undefined {
   return raw as TimingPresetName;
 }
 
-function readStore(dataDir: string): StoreChoice {
+function readStoreKind(): StoreChoice["kind"] {
   const kind = env.SVC_STORE ?? "libsql";
-  if (kind === "memory") return { kind: "memory" };
-  if (kind !== "libsql") fail(`SVC_STORE must be libsql or memory, not "${kind}"`);
-  return { kind: "libsql", url: databaseUrlForDataDir(dataDir) };
+  if (kind !== "libsql" && kind !== "memory") fail(`SVC_STORE must be libsql or memory, not "${kind}"`);
+  return kind;
+}
+
+/** The store of the data directory (made if missing): called once the port is taken. */
+function openStoreChoice(kind: StoreChoice["kind"]): StoreChoice {
+  return kind === "memory" ? { kind: "memory" } : { kind: "libsql", url: databaseUrlForDataDir(dataDir) };
+}
+
+/** The innermost `code` of an error's chain of causes (SQLITE_BUSY, ENOTDIR, ...). */
+function codeOf(error: unknown): string | undefined {
+  let found: string | undefined;
+  for (let current: unknown = error, depth = 0; current instanceof Error && depth < 6; current = current.cause, depth += 1) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string") found = code;
+  }
+  return found;
+}
+
+/** Why the store or the data directory could not be opened, in one line an operator can act on. */
+function startFailure(error: unknown): string {
+  const database = join(dataDir, databaseFileName);
+  switch (codeOf(error)) {
+    case "SQLITE_BUSY":
+    case "SQLITE_LOCKED":
+      return `the database ${database} is locked by another process (a tool holding it, or another svc-hub upgrading it); try again once it lets go`;
+    case "SQLITE_NOTADB":
+      return `${database} is not a SQLite database: move it away, or choose another SVC_DATA_DIR`;
+    case "SQLITE_CANTOPEN":
+    case "SQLITE_READONLY":
+    case "EACCES":
+    case "EPERM":
+      return `cannot write in the data directory ${dataDir} (${describeError(error)}): check its permissions, or choose another SVC_DATA_DIR`;
+    case "ENOTDIR":
+    case "EEXIST":
+      return `the data directory ${dataDir} is not a directory (or holds a file where a folder belongs): choose another SVC_DATA_DIR`;
+    case "ENOSPC":
+      return `no space left for the data directory ${dataDir}`;
+    default:
+      return `cannot open the store in ${dataDir}: ${describeError(error)}`;
+  }
 }
 
 /** SVC_BACKGROUND: `thread` (the default with libSQL) or `inline` (on the HTTP thread, as with the memory store). */
@@ -88,10 +127,11 @@ function readAdminToken(): string | undefined {
 
 const port = readPort();
 const adminToken = readAdminToken();
-const host = env.SVC_HOST ?? "127.0.0.1";
+// An empty SVC_HOST (a compose file's unset variable) is unset, as for the other variables: never every interface.
+const host = env.SVC_HOST || "127.0.0.1";
 const timing = readTiming();
 const dataDir = dataDirFromEnv(env);
-const store = readStore(dataDir);
+const storeKind = readStoreKind();
 const configSource = chooseConfigPath();
 const loaded = await loadConfigFile(configSource.path);
 if (!loaded.ok) fail(`the configuration is not valid, nothing was started:\n${loaded.error.format()}`);
@@ -99,24 +139,35 @@ const config = loaded.value;
 
 // The data directory also holds the file import drop folders (inbox/) and received files (files/), whatever the store.
 const backgroundThread = readBackgroundMode();
+/** DEC-GEN-05: what every answer carries, the 503s of the start included. */
+const startingHeaders = { "x-version": serviceVersion, "x-nodeid": nodeIdOf(config), "cache-control": "no-cache, no-store, must-revalidate" };
+
 // The port first: a start that cannot listen (another svc-hub on it) must stop before it changes the store,
 // which may be the one the other server uses. Until the service is open every request is answered 503.
 const server = listen();
 /** Set once the server listens and `shutdown` can run. */
 let started = false;
-const opened = await openService({
-  store,
-  config,
-  logger,
-  env,
-  adminToken,
-  timing,
-  dataDir,
-  backgroundThread,
-  // Without its background thread the service can no longer commit events: stop, so that whatever runs it
-  // (systemd, a container runtime) starts it again, rather than answering 503 until someone notices.
-  onBackgroundFailure: (error) => (started ? void shutdown("background thread stopped", 1) : fail(`the background thread stopped while starting: ${error.message}`)),
-});
+let store: StoreChoice;
+let opened: Awaited<ReturnType<typeof openService>>;
+try {
+  store = openStoreChoice(storeKind);
+  opened = await openService({
+    store,
+    config,
+    logger,
+    env,
+    adminToken,
+    timing,
+    dataDir,
+    backgroundThread,
+    // Without its background thread the service can no longer commit events: stop, so that whatever runs it
+    // (systemd, a container runtime) starts it again, rather than answering 503 until someone notices.
+    onBackgroundFailure: (error) => (started ? void shutdown("background thread stopped", 1) : fail(`the background thread stopped while starting: ${error.message}`)),
+  });
+} catch (error) {
+  server.stop(true);
+  fail(startFailure(error));
+}
 if (!opened.ok) {
   server.stop(true);
   fail(`the configuration could not be applied, nothing was started:\n${opened.error.format()}`);
@@ -138,7 +189,7 @@ function listen(): ReturnType<typeof Bun.serve> {
       development: false,
       reusePort: false,
       maxRequestBodySize: largestBodyBytes(config.limits),
-      fetch: unavailableResponse,
+      fetch: (request) => unavailableResponse(request, startingHeaders),
       error: unhandledError,
     });
   } catch (error) {
@@ -192,6 +243,33 @@ function adminTokenLine(): string {
   if (showAdminToken) return `${token} (${service.adminTokenGenerated ? "new, kept in the store" : "kept in the store"})`;
   return `${token.slice(0, 4)}… (hidden: it was printed when it was made; set SVC_ADMIN_TOKEN to choose one)`;
 }
+/**
+ * The demo's users and API keys that still hold the demo's public secrets in this store, when another
+ * configuration runs on it: a store first started with the demo keeps them (a configuration deletes nothing
+ * it does not mention), and their passwords and keys are printed in the README.
+ */
+async function publicDemoCredentials(): Promise<string[]> {
+  if (configSource.demo) return [];
+  const demo = await loadConfigFile(demoConfigPath);
+  if (!demo.ok) return [];
+  const mentioned = new Set(config.users.map((user) => user.email));
+  const found: string[] = [];
+  for (const user of demo.value.users) {
+    if (mentioned.has(user.email) || !("hash" in user.password)) continue;
+    const stored = await service.deps.stores.tenancy.findUser(user.email);
+    if (stored && !stored.disabled && stored.passwordHash === user.password.hash) found.push(user.email);
+  }
+  const mentionedKeys = new Set(config.apiKeys.map((key) => key.id));
+  for (const key of demo.value.apiKeys) {
+    if (mentionedKeys.has(key.id) || !("hash" in key.key)) continue;
+    const stored = await service.deps.stores.tenancy.findApiKey(key.id);
+    if (stored && stored.revokedAt === null && stored.keyHash === key.key.hash) found.push(`API key ${key.id}`);
+  }
+  return found;
+}
+const demoLeft = await publicDemoCredentials();
+if (demoLeft.length > 0) logger.warn("the store holds the demo's users and API keys with their public secrets", { credentials: demoLeft });
+
 const banner = [
   "",
   `  svc-hub ${service.deps.version} is listening on ${url}`,
@@ -204,6 +282,13 @@ const banner = [
         "  demo users:  demo@example.com / demo-password-1 (acme), globex@example.com / globex-password-1 (globex),",
         "               nogrant@example.com / nogrant-password-1 (no grants)",
         "  demo keys:   demo-key-0001-acme, demo-key-0002-globex",
+      ]
+    : []),
+  ...(demoLeft.length > 0
+    ? [
+        `  WARNING:     this store still holds the demo's public credentials: ${demoLeft.join(", ")}.`,
+        "               Disable them (PUT /admin/users/<email>/disabled, DELETE /admin/users/<email>/api-keys/<id>),",
+        "               or start on a fresh SVC_DATA_DIR.",
       ]
     : []),
   `  try:         curl ${url}/healthz`,

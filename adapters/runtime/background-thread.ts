@@ -3,7 +3,7 @@ import type { ServiceConfig } from "../../core/config/config.model.ts";
 import type { CollectedEvent } from "../../core/ports/events.store.ts";
 import type { Logger, LogLevel } from "./logger.ts";
 import { isStorageUnavailable, StorageUnavailableError } from "./storage-errors.ts";
-import type { DrainOptions, DrainReport, WorkScheduler } from "./scheduler.ts";
+import { describeErrorMessage, type DrainOptions, type DrainReport, type WorkScheduler } from "./scheduler.ts";
 
 /** What the background thread is started with (structured-cloned into it). */
 export interface BackgroundThreadInit {
@@ -41,7 +41,7 @@ export type FromThread =
 
 export function threadErrorOf(error: unknown): ThreadError {
   const unavailable = isStorageUnavailable(error);
-  return error instanceof Error ? { name: error.name, message: error.message, unavailable } : { name: "Error", message: String(error), unavailable };
+  return error instanceof Error ? { name: error.name, message: describeErrorMessage(error), unavailable } : { name: "Error", message: String(error), unavailable };
 }
 
 /** The thread's error on the HTTP side: storage trouble stays storage trouble, so it is still answered 503. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "bun:test";
+import { DrizzleQueryError } from "drizzle-orm";
 import { createMemoryLogger } from "./logger.ts";
-import { Scheduler, type BackgroundWorker } from "./scheduler.ts";
+import { describeError, Scheduler, type BackgroundWorker } from "./scheduler.ts";
 
 /** A worker over a list of items due at given virtual times, like the store-backed workers. */
 function listWorker(name: string, dueTimes: number[], done: number[] = []): BackgroundWorker & { done: number[] } {
@@ -201,5 +202,19 @@ describe("Scheduler fairness", () => {
     scheduler.register(other);
     await scheduler.drain();
     expect(order).toEqual(["other after 1 busy batches"]);
+  });
+});
+
+describe("describeError", () => {
+  it("names what caused an error, and leaves out a failed query's SQL and bound values (personal data)", () => {
+    const locked = Object.assign(new Error("SQLITE_BUSY: database is locked"), { name: "LibsqlError" });
+    const failed = new DrizzleQueryError('insert into "lockouts" ("kind", "name") values (?, ?)', ["password", "ann@example.com"], locked);
+    const described = describeError(failed);
+    expect(described).toBe("Error: LibsqlError: SQLITE_BUSY: database is locked");
+    expect(described).not.toContain("ann@example.com");
+    expect(described).not.toContain("insert into");
+    expect(describeError(new Error("file import 1: stopped", { cause: new TypeError("x is not a function") }))).toBe("Error: file import 1: stopped; caused by TypeError: x is not a function");
+    expect(describeError(new DrizzleQueryError("select 1", ["bob@example.com"], undefined as unknown as Error))).toBe("Error: Failed query: select 1");
+    expect(describeError("plain")).toBe("plain");
   });
 });

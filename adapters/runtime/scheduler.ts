@@ -196,6 +196,31 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/**
+ * An error for the log: `Name: message`, then what caused it (`; caused by Name: message`, a few levels
+ * deep), so that the driver's own reason (`SQLITE_BUSY: database is locked`) is seen. A query wrapper's
+ * message (drizzle's `Failed query: <sql>\nparams: <values>`) is left out where it has a cause: its bound
+ * values are the request's data, e-mail addresses and visitor IDs among them, which the log must not keep.
+ */
 export function describeError(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return error instanceof Error ? `${error.name}: ${describeErrorMessage(error)}` : String(error);
+}
+
+/** describeError without the first error's name. */
+export function describeErrorMessage(error: unknown): string {
+  const parts: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current !== undefined && current !== null; depth += 1) {
+    if (!(current instanceof Error)) {
+      parts.push(String(current));
+      break;
+    }
+    const wrapsQuery = current.message.startsWith("Failed query:");
+    if (!wrapsQuery || current.cause === undefined) {
+      const message = wrapsQuery ? current.message.split("\nparams:")[0] ?? "" : current.message;
+      parts.push(depth === 0 ? message : `${current.name}: ${message}`);
+    }
+    current = current.cause;
+  }
+  return parts.join("; caused by ");
 }

@@ -330,7 +330,7 @@ describe("the leases of imports (DEC-FIL-05)", () => {
   test("a receipt holds its import's lease from before its record exists: another node looking for unfinished imports leaves it alone", async () => {
     const other = service({ nodeId: "node-b", host: "host-b" });
     const create = stores.files.create.bind(stores.files);
-    let looked: number | null = null;
+    let looked = null as number | null;
     // The other node looks right after the record is committed, before the receipt goes on.
     stores.files.create = async (record) => {
       const created = await create(record);
