@@ -43,6 +43,15 @@ export function pathnameOf(url: string): string {
 }
 
 /**
+ * The path of a request as the log keeps it: a moments lookup's visitor segment, which may be a known visitor
+ * ID holding an e-mail address (`__acme_main__5120_ann@example.com__`), becomes `…`. The log must not keep
+ * personal data that a privacy deletion cannot reach (PRV-09).
+ */
+export function loggedPathOf(url: string): string {
+  return pathnameOf(url).replace(/^(\/personalization\/.*?\/visitors\/)[^/]+/, "$1…");
+}
+
+/**
  * The path of a URL as its text says it, without normalising anything: from the first "/" after "//" (or
  * the first "/" of a bare path) to the query. Where Elysia routes from (standardHostname: false).
  */
@@ -213,6 +222,7 @@ export function routeMethodsOf(routes: ReadonlyArray<{ readonly method: string; 
 export function mapUnhandledError(logger: Logger, allowedMethodsOf: AllowedMethodsOf = () => []) {
   return ({ code, error, request, set }: { code: string | number; error: unknown; request: Request; set: { headers: Record<string, string | number> } }): Response => {
     const pathname = pathnameOf(request.url);
+    const loggedPath = loggedPathOf(request.url);
     const style = errorStyleFor(pathname);
     if (style === "collect") setEventHeaders(request, set.headers);
     // DEC-MOM-04: the moments API's refusals are readable cross-origin, the router's own included.
@@ -233,7 +243,7 @@ export function mapUnhandledError(logger: Logger, allowedMethodsOf: AllowedMetho
         return catalogueResponse(refusalFor(style, "bad-request"));
       case "VALIDATION":
         if (isResponseValidationError(error)) {
-          logger.error("response failed its schema", { method: request.method, path: pathname, ...describeResponseValidation(error) });
+          logger.error("response failed its schema", { method: request.method, path: loggedPath, ...describeResponseValidation(error) });
           return catalogueResponse(refusalFor(style, "internal"));
         }
         return catalogueResponse(refusalFor(style, "bad-request", validationDetail(error)));
@@ -243,26 +253,26 @@ export function mapUnhandledError(logger: Logger, allowedMethodsOf: AllowedMetho
     if (error instanceof RangeError && /call stack/i.test(error.message)) {
       // A body nested too deep for the validator (Elysia's ValidationError stringifies the value): the
       // client's input, so a 400 and not the 500 of an unexpected failure.
-      logger.warn("input nested too deep", { method: request.method, path: pathname });
+      logger.warn("input nested too deep", { method: request.method, path: loggedPath });
       return catalogueResponse(refusalFor(style, "bad-request"));
     }
     if (request.signal.aborted) {
       // The client closed the connection before its request was read (a slow or stalled upload): no one
       // receives the answer, and it is not a failure of the service.
-      logger.info("client closed the connection", { method: request.method, path: pathname });
+      logger.info("client closed the connection", { method: request.method, path: loggedPath });
       return catalogueResponse(refusalFor(style, "bad-request"));
     }
     if (error instanceof ServiceBusyError) {
-      logger.warn("service busy", { method: request.method, path: pathname, error: describeError(error) });
+      logger.warn("service busy", { method: request.method, path: loggedPath, error: describeError(error) });
       return catalogueResponse(managementError("serviceBusy"));
     }
     if (isStorageUnavailable(error)) {
-      logger.warn("storage unavailable", { method: request.method, path: pathname, error: describeError(error) });
+      logger.warn("storage unavailable", { method: request.method, path: loggedPath, error: describeError(error) });
       return catalogueResponse(refusalFor(style, "unavailable"));
     }
     logger.error("unexpected error", {
       method: request.method,
-      path: pathname,
+      path: loggedPath,
       error: describeError(error),
       stack: error instanceof Error ? error.stack : undefined,
     });

@@ -67,6 +67,12 @@ describe("the server process", () => {
     expect(line).toMatchObject({ level: "info", method: "GET", path: "/v1/nothing-here", status: 404 });
     expect(typeof line?.ms).toBe("number");
     expect(server.output()).not.toContain("secret-token-value");
+    // PRV-09: a moments lookup's visitor (here a known visitor ID holding an e-mail address) is not kept.
+    const lookup = await fetch(`${server.url}/personalization/accounts/acme/profiles/main/engines/demo-engine/visitors/__acme_main__5120_ann@example.com__`);
+    expect(lookup.status).toBeLessThan(500);
+    await Bun.sleep(50);
+    expect(server.output()).toContain('"path":"/personalization/accounts/acme/profiles/main/engines/demo-engine/visitors/…"');
+    expect(server.output()).not.toContain("ann@example.com");
   });
 
   it("a restart on the same data directory keeps what was stored: the clock, the admin token, the tenants once", async () => {

@@ -1,14 +1,14 @@
 import type { Logger } from "../runtime/logger.ts";
-import { pathnameOf } from "./error-mapping.ts";
+import { loggedPathOf } from "./error-mapping.ts";
 
 /**
- * One structured line per request: method, path (never the query string, which can hold a utk), status and
- * duration in milliseconds.
+ * One structured line per request: method, path (never the query string, which can hold a utk; a moments
+ * lookup's visitor as `…`, loggedPathOf), status and duration in milliseconds.
  */
 export function withRequestLog(handle: (request: Request) => Promise<Response> | Response, logger: Logger) {
   return async (request: Request): Promise<Response> => {
     const started = performance.now();
-    const pathname = pathnameOf(request.url);
+    const pathname = loggedPathOf(request.url);
     try {
       const response = await handle(request);
       logger.info("request", { method: request.method, path: pathname, status: response.status, ms: round(performance.now() - started) });
