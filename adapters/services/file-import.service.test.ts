@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { FileDefinition, ProfileConfig } from "../../core/config/config.model.ts";
@@ -540,6 +540,13 @@ describe("the drop folder (DEC-FIL-02, DEC-OPS-04)", () => {
     while ((await imports.processNext()) > 0);
     expect((await stores.files.find("acme", "main", "purchases_33.csv"))?.status.at(-1)).toMatchObject({ state: "PROCESSED", counts: { succeeded: 1 } });
     expect(dropSettleMs).toBe(2_000);
+
+    // Finished a while ago and renamed into the folder: taken at once (a rename keeps the mtime).
+    const staging = join(inbox, ".purchases_34.csv");
+    writeFileSync(staging, `${header}bob,2,2024-01-31 09:30\n`);
+    utimesSync(staging, new Date(Date.now() - 1_000), new Date(Date.now() - 1_000));
+    renameSync(staging, join(inbox, "purchases_34.csv"));
+    expect(await imports.pickUpDropped()).toBe(1);
   });
 
   test("a file claimed by a process that stopped while it received it is given back and taken again", async () => {

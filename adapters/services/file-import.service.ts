@@ -502,10 +502,10 @@ const claimPattern = /^\.importing\.(\d+)\.[0-9a-f]{8}\.(.+)$/;
 export const claimGiveBackMs = 10 * 60_000;
 
 /**
- * How long a dropped file must stay unchanged (its content and its entry: mtime and ctime) before it is
- * taken. Tools such as cp, scp and SFTP servers write under the final name; a file taken while they write
- * would be imported cut short, and the rest written into a file no longer in the folder. Writing under a
- * name starting with a period and renaming stays the way to hand a file over at once.
+ * How long a dropped file's content must stay unchanged (its mtime) before it is taken. Tools such as cp, scp
+ * and SFTP servers write under the final name; a file taken while they write would be imported cut short,
+ * and the rest written into a file no longer in the folder. A rename keeps the file's mtime: a file finished
+ * earlier and renamed into the folder is taken at once, one renamed right after it was written 2 s later.
  */
 export const dropSettleMs = 2_000;
 
@@ -520,11 +520,10 @@ interface ReceivedBytes {
 
 type StoredBytes = { readonly ok: true; readonly received: ReceivedBytes } | { readonly ok: false; readonly error: string; readonly received: ReceivedBytes };
 
-/** A file whose content and entry last changed at `at` or before (a file gone meanwhile: false). */
+/** A file whose content last changed at `at` or before (a file gone meanwhile: false). */
 function unchangedSince(path: string, at: number): boolean {
   try {
-    const found = statSync(path);
-    return Math.max(found.mtimeMs, found.ctimeMs) <= at;
+    return statSync(path).mtimeMs <= at;
   } catch {
     return false;
   }
