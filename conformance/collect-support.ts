@@ -3,7 +3,7 @@
  * suite's own (from DEC-COL-10), independent of any implementation's code, so it can judge one.
  */
 import type { HttpAnswer, RequestOptions } from "../harness/client.ts";
-import { expectEqual, expectHeader, expectStatus, expectTrue, fail } from "../harness/expect.ts";
+import { about, expectEqual, expectHeader, expectStatus, expectTrue, fail, isPlainObject, jsonObject } from "../harness/expect.ts";
 import type { ScenarioContext } from "../harness/scenario.ts";
 
 /** An event as svc-hub's admin events query shows it. */
@@ -22,22 +22,34 @@ export interface StoredEventView {
   readonly data: Record<string, unknown>;
 }
 
-/** The events stored with this trace id (svc-hub's admin query; the scenario declares needs: ["admin"]). */
-export async function eventsWithTrace(ctx: ScenarioContext, traceId: string): Promise<StoredEventView[]> {
-  const answer = await ctx.base.get("/admin/events", { headers: ctx.adminHeaders(), query: { traceId, limit: 1000 } });
+/**
+ * Stored events through svc-hub's admin query GET /admin/events (not part of the specified admin API: the
+ * scenario declares needs: ["svc-hub-admin"]), with the answer they came in. The body must be
+ * `{events: [...]}` with a `data` object in each event; anything else fails, showing the body.
+ */
+export async function queryEvents(ctx: ScenarioContext, query: Record<string, string | number>): Promise<{ events: StoredEventView[]; answer: HttpAnswer }> {
+  const answer = await ctx.base.get("/admin/events", { headers: ctx.svcHubAdminHeaders(), query });
   expectStatus(answer, 200);
-  return answer.json<{ events: StoredEventView[] }>().events;
+  const events = jsonObject(answer).events;
+  expectTrue(Array.isArray(events) && events.every((event) => isPlainObject(event) && isPlainObject(event.data)), "expected {events: [{..., data: {...}}]}", answer);
+  return { events: events as StoredEventView[], answer };
+}
+
+/** The events stored with this trace id. */
+export async function eventsWithTrace(ctx: ScenarioContext, traceId: string): Promise<StoredEventView[]> {
+  return (await queryEvents(ctx, { traceId, limit: 1000 })).events;
 }
 
 /** The one event stored with this trace id. */
 export async function storedEvent(ctx: ScenarioContext, traceId: string): Promise<StoredEventView> {
-  const events = await eventsWithTrace(ctx, traceId);
-  if (events.length !== 1) fail(`expected one stored event with svc_trace_id ${traceId}, found ${events.length}`);
+  const { events, answer } = await queryEvents(ctx, { traceId, limit: 1000 });
+  if (events.length !== 1) fail(about(answer, `expected one stored event with svc_trace_id ${traceId}, found ${events.length}`));
   return events[0] as StoredEventView;
 }
 
 export async function expectNotStored(ctx: ScenarioContext, traceId: string): Promise<void> {
-  expectEqual((await eventsWithTrace(ctx, traceId)).length, 0, `events stored with svc_trace_id ${traceId}`);
+  const { events, answer } = await queryEvents(ctx, { traceId, limit: 1000 });
+  expectEqual(events.length, 0, `events stored with svc_trace_id ${traceId}`, answer);
 }
 
 /**
@@ -84,15 +96,17 @@ export function expectTransparentPixel(answer: HttpAnswer): void {
   expectStatus(answer, 200);
   expectHeader(answer, "content-type", /^image\/gif\b/);
   const bytes = answer.bytes;
-  expectEqual(bytes.byteLength, 43, "size of the GIF in bytes");
-  expectEqual(new TextDecoder().decode(bytes.subarray(0, 6)), "GIF89a", "GIF signature");
-  expectEqual([bytes[6]! | (bytes[7]! << 8), bytes[8]! | (bytes[9]! << 8)], [1, 1], "width and height");
+  expectEqual(bytes.byteLength, 43, "size of the GIF in bytes", answer);
+  expectEqual(new TextDecoder().decode(bytes.subarray(0, 6)), "GIF89a", "GIF signature", answer);
+  expectEqual([bytes[6]! | (bytes[7]! << 8), bytes[8]! | (bytes[9]! << 8)], [1, 1], "width and height", answer);
   const extension = bytes.findIndex((byte, index) => byte === 0x21 && bytes[index + 1] === 0xf9);
-  expectTrue(extension > 0 && ((bytes[extension + 3] ?? 0) & 1) === 1, "the GIF has a Graphic Control Extension marking a transparent colour");
-  expectEqual(bytes.at(-1), 0x3b, "GIF trailer");
+  expectTrue(extension > 0 && ((bytes[extension + 3] ?? 0) & 1) === 1, "the GIF has no Graphic Control Extension marking a transparent colour", answer);
+  expectEqual(bytes.at(-1), 0x3b, "GIF trailer", answer);
 }
 
 export interface SetCookie {
+  /** The whole Set-Cookie header, for messages. */
+  readonly header: string;
   readonly value: string;
   readonly attributes: ReadonlyMap<string, string>;
 }
@@ -103,6 +117,7 @@ export function tapidSetCookie(answer: HttpAnswer): SetCookie | null {
   if (header === undefined) return null;
   const [pair, ...attributes] = header.split(";");
   return {
+    header,
     value: (pair as string).slice("TAPID=".length),
     attributes: new Map(attributes.map((attribute) => {
       const [name, ...rest] = attribute.trim().split("=");
@@ -134,8 +149,9 @@ export function writeTapid(entries: readonly TapidEntryView[]): string {
 
 /** DEC-COL-10: the attributes of a TAPID that is written. */
 export function expectTapidAttributes(cookie: SetCookie, maxAge: string): void {
-  expectEqual(cookie.attributes.get("path"), "/", "TAPID Path");
-  expectEqual(cookie.attributes.get("max-age"), maxAge, "TAPID Max-Age");
-  for (const flag of ["httponly", "secure"]) expectTrue(cookie.attributes.has(flag), `TAPID carries ${flag}`);
-  expectEqual(cookie.attributes.get("samesite")?.toLowerCase(), "none", "TAPID SameSite");
+  const of = `of Set-Cookie: ${cookie.header}`;
+  expectEqual(cookie.attributes.get("path"), "/", `TAPID Path ${of}`);
+  expectEqual(cookie.attributes.get("max-age"), maxAge, `TAPID Max-Age ${of}`);
+  for (const flag of ["httponly", "secure"]) expectTrue(cookie.attributes.has(flag), `TAPID must carry ${flag}; Set-Cookie: ${cookie.header}`);
+  expectEqual(cookie.attributes.get("samesite")?.toLowerCase(), "none", `TAPID SameSite ${of}`);
 }

@@ -3,7 +3,7 @@
  * client; the admin calls (virtual clock, wait) are svc-hub's and used only by scenarios that declare them.
  */
 import { ScenarioFailure, type HttpAnswer, type RequestOptions } from "../harness/client.ts";
-import { expectEqual, expectErrorBody, expectHeader, expectStatus, expectTrue } from "../harness/expect.ts";
+import { expectEqual, expectErrorBody, expectHeader, expectStatus, expectTrue, jsonObject } from "../harness/expect.ts";
 import type { ScenarioContext } from "../harness/scenario.ts";
 import { loginV1, type V1Session } from "../harness/sessions.ts";
 
@@ -95,7 +95,7 @@ export class DataLayerApi {
 export function expectPending(answer: HttpAnswer, status: 200 | 201): void {
   expectStatus(answer, status);
   expectHeader(answer, "content-type", /^application\/json\b/);
-  expectEqual(answer.json(), { status: "pending" }, "body");
+  expectEqual(answer.json(), { status: "pending" }, "body", answer);
 }
 
 /** DLE-ERR-*: 400 1400 with the data layer wording. */
@@ -111,8 +111,8 @@ export function expectInvalid(answer: HttpAnswer, what: string): void {
 export async function statusOf(api: DataLayerApi, dlId: string): Promise<string> {
   const answer = await api.status(dlId);
   expectStatus(answer, 200);
-  const status = answer.json<{ status?: unknown }>().status;
-  expectTrue(status === "pending" || status === "completed" || status === "failed", `status must be pending, completed or failed, got ${answer.text}`);
+  const status = jsonObject(answer).status;
+  expectTrue(status === "pending" || status === "completed" || status === "failed", "status must be pending, completed or failed", answer);
   return status as string;
 }
 
@@ -123,7 +123,7 @@ export async function statusOf(api: DataLayerApi, dlId: string): Promise<string>
 async function publishAdvance(ctx: ScenarioContext): Promise<string> {
   const clock = await ctx.base.get("/admin/clock", { headers: ctx.adminHeaders() });
   expectStatus(clock, 200);
-  const timing = clock.json<{ timing?: string }>().timing;
+  const timing = jsonObject(clock).timing;
   return timing === "instant" || timing === "fast" ? "5s" : "61m";
 }
 

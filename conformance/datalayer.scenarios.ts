@@ -1,7 +1,7 @@
 import { gzipSync } from "node:zlib";
 import fc from "fast-check";
 import type { RequestOptions } from "../harness/client.ts";
-import { expectEqual, expectErrorBody, expectHeader, expectStatus, expectTrue, fail } from "../harness/expect.ts";
+import { expectEqual, expectErrorBody, expectHeader, expectStatus, expectTrue, fail, jsonArray, jsonObject } from "../harness/expect.ts";
 import { defineScenarios, type ScenarioContext } from "../harness/scenario.ts";
 import {
   advanceClock,
@@ -66,11 +66,11 @@ async function expectNotServed(api: DataLayerApi, dlId: string): Promise<void> {
 async function listed(api: DataLayerApi): Promise<string[]> {
   const answer = await api.list();
   expectStatus(answer, 200);
-  const names = answer.json<unknown>();
-  expectTrue(Array.isArray(names) && names.every((name) => typeof name === "string"), `the list must be a JSON array of strings, got ${answer.text.slice(0, 200)}`);
+  const names = jsonArray(answer);
+  expectTrue(names.every((name) => typeof name === "string"), "the list must be a JSON array of strings", answer);
   const sorted = [...(names as string[])].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  expectEqual(names, sorted, "the list is in code-unit order");
-  expectEqual(new Set(names as string[]).size, (names as string[]).length, "names in the list are unique");
+  expectEqual(names, sorted, "the list is in code-unit order", answer);
+  expectEqual(new Set(names as string[]).size, (names as string[]).length, "names in the list are unique", answer);
   return names as string[];
 }
 
@@ -203,7 +203,9 @@ export const dataLayerScenarios = defineScenarios("datalayer", [
       expectEqual(ours(await listed(api)), expected.filter((name) => name !== `${stem}_a`), "the list once one is deleted");
       const slashed = await ctx.base.get(`${api.path()}/`, { headers: api.session.headers, query: api.session.query });
       expectStatus(slashed, 200);
-      expectTrue(ours(slashed.json<string[]>()).length === dlIds.length - 1, "a trailing slash answers the same list");
+      const names = jsonArray(slashed);
+      expectTrue(names.every((name) => typeof name === "string"), "the list must be a JSON array of strings", slashed);
+      expectEqual([...ours(names as string[])].sort(), expected.filter((name) => name !== `${stem}_a`).sort(), "the data layers of this scenario in the list asked with a trailing slash", slashed);
       await api.cleanUp(dlIds.filter((name) => name !== `${stem}_a`));
     },
   },
@@ -225,7 +227,8 @@ export const dataLayerScenarios = defineScenarios("datalayer", [
       await api.relogin();
       expectErrorBody(await api.status(dlId), 404, 1404, statusUnavailableMessage);
       await expectServed(api, dlId, '{"kept":true}');
-      expectTrue((await listed(api)).includes(dlId), "the data layer is still listed");
+      const names = await listed(api);
+      expectTrue(names.includes(dlId), `${dlId} must still be listed; the list: ${JSON.stringify(names).slice(0, 300)}`);
       expectStatus(await api.upload(dlId, { json: { again: true } }), 405);
       expectPending(await api.update(dlId, { json: { kept: "again" } }), 200);
       expectEqual(await statusOf(api, dlId), "pending", "a new change has a status again");
@@ -238,7 +241,7 @@ export const dataLayerScenarios = defineScenarios("datalayer", [
       const api = await DataLayerApi.open(ctx);
       const answer = await api.status(ctx.uniqueId("never"));
       expectErrorBody(answer, 404, 1404, statusUnavailableMessage);
-      expectEqual(Object.keys(answer.json<object>()).sort(), ["message", "returnCode"], "error body fields");
+      expectEqual(Object.keys(expectErrorBody(answer, 404)).sort(), ["message", "returnCode"], "error body fields", answer);
     },
   },
   {
@@ -453,7 +456,7 @@ export const dataLayerScenarios = defineScenarios("datalayer", [
       await publishPending(ctx, api);
       await expectServed(api, dlId, text);
       const assigned = runServedScript((await api.served(dlId, "js")).text, dlId) as Record<string, unknown>;
-      expectTrue(Object.hasOwn(assigned, "__proto__") && Object.getPrototypeOf(assigned) === Object.prototype, "__proto__ is an own key, not the prototype");
+      expectTrue(Object.hasOwn(assigned, "__proto__") && Object.getPrototypeOf(assigned) === Object.prototype, `__proto__ must be an own key, not the prototype; the script assigned ${JSON.stringify(assigned).slice(0, 300)}`);
       await api.cleanUp([dlId]);
     },
   },
@@ -572,7 +575,7 @@ async function runModel(ctx: ScenarioContext, steps: readonly Step[]): Promise<v
           if (!layer.touched || layer.expired) expectErrorBody(answer, 404, 1404, statusUnavailableMessage);
           else {
             expectStatus(answer, 200);
-            const status = answer.json<{ status: string }>().status;
+            const status = jsonObject(answer).status as string;
             // Not yet drained: the publisher may or may not have got to it in real time.
             const allowed = layer.drained ? ["completed"] : ["pending", "completed"];
             expectTrue(allowed.includes(status), `status of #${step.id} is ${status}, expected ${allowed.join(" or ")} ${at()}`);

@@ -9,9 +9,10 @@
 import { createHash } from "node:crypto";
 import fc from "fast-check";
 import type { HttpAnswer } from "../harness/client.ts";
-import { deepEqual, expectEqual, expectErrorBody, expectHeader, expectStatus, expectTrue, fail } from "../harness/expect.ts";
+import { deepEqual, expectEqual, expectErrorBody, expectHeader, expectStatus, expectTrue, fail, isNonEmptyString, isPlainObject, jsonArray, jsonField, jsonObject } from "../harness/expect.ts";
 import { defineScenarios, type ScenarioContext } from "../harness/scenario.ts";
 import { loginV1 } from "../harness/sessions.ts";
+import { queryEvents } from "./collect-support.ts";
 
 interface DateView {
   $date: string;
@@ -118,24 +119,48 @@ class FilesApi {
   async countOf(query: Record<string, string | undefined>): Promise<number> {
     const answer = await this.count(query);
     expectStatus(answer, 200);
-    const body = answer.json<{ count?: unknown }>();
-    expectTrue(Number.isInteger(body.count) && Object.keys(body).length === 1, `count answers {count: integer}, got ${answer.text}`);
+    const body = jsonObject(answer);
+    expectTrue(Number.isInteger(body.count) && Object.keys(body).length === 1, "count answers {count: integer}", answer);
     return body.count as number;
   }
 
   async records(query: Record<string, string | undefined>): Promise<FileRecord[]> {
     const answer = await this.search(query);
     expectStatus(answer, 200);
-    const body = answer.json<FileRecord[]>();
-    expectTrue(Array.isArray(body), `search answers a JSON array, got ${answer.text.slice(0, 200)}`);
-    return body;
+    const body = jsonArray(answer);
+    body.forEach((record) => expectRecordReadable(record, answer));
+    return body as FileRecord[];
   }
 
   async record(name: string): Promise<FileRecord> {
-    const answer = await this.file(name);
-    expectStatus(answer, 200);
-    return answer.json<FileRecord>();
+    return recordOf(await this.file(name));
   }
+}
+
+/**
+ * The parts of a record (FIL-06) that scenarios read before they check its shape: _id, created_at.$date,
+ * file {name, source} and the status array. Without them the scenario fails here, showing the body,
+ * rather than breaking on a missing field; expectRecordShape checks every field.
+ */
+function expectRecordReadable(record: unknown, answer: HttpAnswer): asserts record is FileRecord {
+  const readable =
+    isPlainObject(record) &&
+    isPlainObject(record._id) &&
+    isPlainObject(record.created_at) &&
+    typeof record.created_at.$date === "string" &&
+    isPlainObject(record.file) &&
+    isPlainObject(record.file.source) &&
+    Array.isArray(record.status) &&
+    record.status.every((entry) => isPlainObject(entry) && (entry.timestamp === undefined || isPlainObject(entry.timestamp)));
+  expectTrue(readable, `expected a file record {_id, account, profile, created_at: {$date}, node_id, file: {name, ..., source}, status: [...]}, got ${JSON.stringify(record)?.slice(0, 300)}`, answer);
+}
+
+/** A single-file answer with this status, and its record. */
+function recordOf(answer: HttpAnswer, status = 200): FileRecord {
+  expectStatus(answer, status);
+  const record = jsonObject(answer);
+  expectRecordReadable(record, answer);
+  return record;
 }
 
 async function v1Api(ctx: ScenarioContext, user = ctx.fixtures.user): Promise<FilesApi> {
@@ -146,9 +171,7 @@ async function v1Api(ctx: ScenarioContext, user = ctx.fixtures.user): Promise<Fi
 async function v2Token(ctx: ScenarioContext, user: { email: string; apiKey: string } = ctx.fixtures.user): Promise<string> {
   const answer = await ctx.base.post("/v2/auth", { form: { username: user.email, key: user.apiKey } });
   expectStatus(answer, 200);
-  const token = answer.json<{ token?: unknown }>().token;
-  if (typeof token !== "string" || !token) fail(`POST /v2/auth answered no token: ${answer.text.slice(0, 200)}`);
-  return token;
+  return jsonField(answer, "token", isNonEmptyString, "a non-empty string");
 }
 
 async function v2Api(ctx: ScenarioContext, user: { email: string; apiKey: string } = ctx.fixtures.user): Promise<FilesApi> {
@@ -198,16 +221,16 @@ function expectRecordShape(record: FileRecord, expected: { name: string; account
   expectTrue(isoMillis.test(record.created_at?.$date ?? ""), `created_at.$date is ISO 8601 with milliseconds in UTC, got ${JSON.stringify(record.created_at)}`);
   expectTrue(typeof record.node_id === "string" && record.node_id !== "", `node_id is a non-empty string, got ${JSON.stringify(record.node_id)}`);
   expectEqual(record.file.name, expected.name, "file.name");
-  expectTrue(Number.isInteger(record.file.size), "file.size is an integer");
-  expectTrue(typeof record.file.checksum === "string", "file.checksum is a string");
+  expectTrue(Number.isInteger(record.file.size), `file.size must be an integer, got ${JSON.stringify(record.file.size)}`);
+  expectTrue(typeof record.file.checksum === "string", `file.checksum must be a string, got ${JSON.stringify(record.file.checksum)}`);
   expectTrue(typeof record.file.source?.type === "string" && typeof record.file.source?.host === "string", `file.source has type and host, got ${JSON.stringify(record.file.source)}`);
-  expectTrue(Number.isInteger(record.file.line_count), "file.line_count is an integer");
+  expectTrue(Number.isInteger(record.file.line_count), `file.line_count must be an integer, got ${JSON.stringify(record.file.line_count)}`);
   if (expected.bytes) {
     expectEqual(record.file.size, expected.bytes.byteLength, "file.size (bytes)");
     expectEqual(record.file.checksum, createHash("md5").update(expected.bytes).digest("hex"), "file.checksum (MD5 hex, DEC-FIL-05)");
   }
   if (expected.lines !== undefined) expectEqual(record.file.line_count, expected.lines, "file.line_count");
-  expectTrue(Array.isArray(record.status) && record.status.length > 0, "status is a non-empty array");
+  expectTrue(Array.isArray(record.status) && record.status.length > 0, `status must be a non-empty array, got ${JSON.stringify(record.status)}`);
   for (const entry of record.status) {
     expectTrue(typeof entry.state === "string", `a status entry has a state: ${JSON.stringify(entry)}`);
     expectTrue(isoMillis.test(entry.timestamp?.$date ?? ""), `a status entry has timestamp.$date, got ${JSON.stringify(entry)}`);
@@ -303,7 +326,7 @@ export const fileScenarios = defineScenarios("files", [
       expectEqual(records.map((record) => record.file.name), names, "the names found, oldest first");
       for (const record of records) expectRecordShape(record, { name: record.file.name, account: ctx.fixtures.account, profile: ctx.fixtures.profile });
       const times = records.map((record) => Date.parse(record.created_at.$date));
-      expectTrue(times.every((time, index) => index === 0 || time >= (times[index - 1] as number)), "created_at ascending");
+      expectTrue(times.every((time, index) => index === 0 || time >= (times[index - 1] as number)), `search must answer oldest first; created_at: ${JSON.stringify(records.map((record) => record.created_at.$date))}`);
     },
   },
   {
@@ -593,23 +616,21 @@ export const fileScenarios = defineScenarios("files", [
       const again = await upload(ctx, file.name, file.text);
       expectStatus(again, 409);
       expectHeader(again, "content-type", /^application\/json\b/);
-      const body = again.json<Record<string, unknown>>();
-      expectTrue(Object.keys(body).length === 1 && typeof body.message === "string" && body.message !== "", `409 body is {"message"}: ${again.text}`);
+      const body = jsonObject(again);
+      expectTrue(Object.keys(body).length === 1 && typeof body.message === "string" && body.message !== "", `409 body is {"message"}`, again);
       await waitForImports(ctx);
       expectEqual(await (await v1Api(ctx)).record(file.name), first, "the first import's record");
     },
   },
   {
     title: "[DEC-FIL-04, DEC-FIL-01, VID-02] each row becomes an event of the known visitor with _source_file and _file_line_num, and reaches the visitor's profile",
-    needs: ["admin"],
+    needs: ["admin", "svc-hub-admin"],
     async run(ctx) {
       const email = `${uniquePrefix(ctx, "buyer")}@example.com`;
       const file = demoFile(ctx, [demoRow(email, "12.50", "2024-01-31 09:30"), demoRow(email, "7", "2024-02-01 10:00")]);
       await importFile(ctx, file.name, file.text);
       const visitor = `__${ctx.fixtures.account}_${ctx.fixtures.profile}__5120_${email}__`;
-      const events = await ctx.base.get("/admin/events", { headers: ctx.adminHeaders(), query: { account: ctx.fixtures.account, profile: ctx.fixtures.profile, visitor } });
-      expectStatus(events, 200);
-      const stored = events.json<{ events: Array<{ event: string; visitorId: string; data: Record<string, unknown> }> }>().events;
+      const { events: stored, answer: events } = await queryEvents(ctx, { account: ctx.fixtures.account, profile: ctx.fixtures.profile, visitor });
       expectEqual(
         stored.map((event) => [event.event, event.data._source_file, event.data._file_line_num, event.data.amount, event.data.purchased_at]),
         [
@@ -617,17 +638,20 @@ export const fileScenarios = defineScenarios("files", [
           ["purchase", file.name, 3, 7, Date.UTC(2024, 1, 1, 10)],
         ],
         "the events of the visitor: the definition's event, the file, the line, amount as a number, purchased_at read with yyyy-MM-dd HH:mm",
+        events,
       );
       const moments = await ctx.moments.get(`/personalization/accounts/${ctx.fixtures.account}/profiles/${ctx.fixtures.profile}/engines/demo-engine`, {
         query: { attributeId: "5120", attributeValue: email },
         headers: page,
       });
       expectStatus(moments, 200);
-      const data = moments.json<{ audiences: string[]; badges: string[]; metrics: Record<string, number>; properties: Record<string, string>; flags: Record<string, boolean> }>();
-      expectEqual(data.metrics["Lifetime event count"], 2, "Lifetime event count");
-      expectEqual(data.properties["Last event name"], "purchase", "Last event name");
-      expectEqual(data.flags["Has purchased"], true, "Has purchased");
-      expectTrue(data.audiences.includes("Purchasers") && data.badges.includes("Buyer"), `audience Purchasers and badge Buyer: ${moments.text}`);
+      const data = jsonObject(moments);
+      const section = (name: string): Record<string, unknown> => (isPlainObject(data[name]) ? data[name] : {});
+      const list = (name: string): unknown[] => (Array.isArray(data[name]) ? data[name] : []);
+      expectEqual(section("metrics")["Lifetime event count"], 2, "Lifetime event count", moments);
+      expectEqual(section("properties")["Last event name"], "purchase", "Last event name", moments);
+      expectEqual(section("flags")["Has purchased"], true, "Has purchased", moments);
+      expectTrue(list("audiences").includes("Purchasers") && list("badges").includes("Buyer"), "expected the audience Purchasers and the badge Buyer", moments);
     },
   },
   {
@@ -636,12 +660,11 @@ export const fileScenarios = defineScenarios("files", [
     async run(ctx) {
       const file = demoFile(ctx, [demoRow(`${uniquePrefix(ctx, "src")}@example.com`)]);
       const answer = await upload(ctx, file.name, file.text);
-      expectStatus(answer, 202);
-      const accepted = answer.json<FileRecord>();
+      const accepted = recordOf(answer, 202);
       expectRecordShape(accepted, { name: file.name, account: ctx.fixtures.account, profile: ctx.fixtures.profile, bytes: file.bytes, lines: 2 });
       expectEqual(accepted.file.source.type, "upload", "file.source.type");
-      expectTrue(accepted.file.source.host !== "", "file.source.host names the host");
-      expectTrue(!accepted.status.some((entry) => entry.state === "PROCESSED") || deepEqual(accepted.status.map((entry) => entry.state), completed), "states in order");
+      expectTrue(accepted.file.source.host !== "", "file.source.host must name the host", answer);
+      expectTrue(!accepted.status.some((entry) => entry.state === "PROCESSED") || deepEqual(accepted.status.map((entry) => entry.state), completed), `states must come in the order ${completed.join(", ")}`, answer);
       await waitForImports(ctx);
       const record = await (await v2Api(ctx)).record(file.name);
       expectEqual(record._id, accepted._id, "_id");

@@ -87,24 +87,24 @@ function checkCookie(ctx: ScenarioContext, given: IdentityCase, answer: HttpAnsw
   const expected = expectedCookie(ctx, given);
   const cookie = tapidSetCookie(answer);
   if (expected.kind === "none") {
-    if (cookie !== null) fail(`expected no TAPID Set-Cookie, got TAPID=${cookie.value}`);
+    if (cookie !== null) fail(`${answer.request}: expected no TAPID Set-Cookie, got ${cookie.header}`);
     return;
   }
-  if (cookie === null) fail(`expected a TAPID Set-Cookie (${expected.kind}), got none`);
+  if (cookie === null) fail(`${answer.request}: expected a TAPID Set-Cookie (${expected.kind}), got none; Set-Cookie headers: ${JSON.stringify(answer.setCookies)}`);
   if (expected.kind === "expire") {
-    expectEqual(cookie.attributes.get("max-age"), "0", "Max-Age of the emptied TAPID");
-    expectEqual(readTapid(cookie.value), [], "entries of the emptied TAPID");
+    expectEqual(cookie.attributes.get("max-age"), "0", "Max-Age of the emptied TAPID", answer);
+    expectEqual(readTapid(cookie.value), [], "entries of the emptied TAPID", answer);
     return;
   }
   expectTapidAttributes(cookie, "31536000");
-  expectEqual(readTapid(cookie.value), expected.entries(resolved), "TAPID entries");
+  expectEqual(readTapid(cookie.value), expected.entries(resolved), "TAPID entries", answer);
 }
 
 /** VID-*, DEC-COL-09 to 11: how events are tied to visitors, and the TAPID cookie. */
 export const identityScenarios = defineScenarios("identity", [
   {
     title: "[VID-01, DEC-COL-09] events with the same svc_visitor_id are stored under that one visitor",
-    needs: ["admin"],
+    needs: ["svc-hub-admin"],
     async run(ctx) {
       const visitor = ctx.uniqueId("visitor");
       const first = await sendCase(ctx, { override: null, tapid: null, otherEntry: false, visitorId: visitor, firstParty: null, skip: false, delete: false });
@@ -117,7 +117,7 @@ export const identityScenarios = defineScenarios("identity", [
   },
   {
     title: "[VID-09, DEC-COL-09] events without any visitor ID each start a new visitor with a new random ID, which the TAPID cookie then carries",
-    needs: ["admin"],
+    needs: ["svc-hub-admin"],
     async run(ctx) {
       const none: IdentityCase = { override: null, tapid: null, otherEntry: false, visitorId: null, firstParty: null, skip: false, delete: false };
       const first = await sendCase(ctx, none);
@@ -130,7 +130,7 @@ export const identityScenarios = defineScenarios("identity", [
   },
   {
     title: "[VID-03, DEC-COL-09] the TAPID entry beats svc_visitor_id, which beats the first-party ID (svc_firstparty_visitor_id or v_id in utag_main)",
-    needs: ["admin"],
+    needs: ["svc-hub-admin"],
     async run(ctx) {
       const base: IdentityCase = { override: null, tapid: null, otherEntry: true, visitorId: null, firstParty: null, skip: false, delete: false };
       const cases: Array<[IdentityCase, string]> = [
@@ -148,7 +148,7 @@ export const identityScenarios = defineScenarios("identity", [
   {
     title: "[VID-03, VID-04, VID-05, VID-06, VID-09, DEC-COL-09] for any override, TAPID, svc_visitor_id, first-party ID, skip and delete, the stored visitor follows the precedence",
     kind: "property",
-    needs: ["admin"],
+    needs: ["svc-hub-admin"],
     async run(ctx) {
       await ctx.checkProperty(
         fc.asyncProperty(identityCase, async (given) => {
@@ -180,7 +180,7 @@ export const identityScenarios = defineScenarios("identity", [
   },
   {
     title: "[VID-04, DEC-COL-10] svc_override_tapid overrides svc_visitor_id and the TAPID, and is written as the first TAPID entry",
-    needs: ["admin"],
+    needs: ["svc-hub-admin"],
     async run(ctx) {
       const given: IdentityCase = { override: "override-visitor", tapid: "tapid-visitor", otherEntry: true, visitorId: "param-visitor", firstParty: null, skip: false, delete: false };
       const { answer, traceId } = await sendCase(ctx, given);
@@ -191,7 +191,7 @@ export const identityScenarios = defineScenarios("identity", [
   },
   {
     title: "[VID-05] svc_skip_3rd_party_vid_cookies=true: the TAPID cookie is neither read nor set",
-    needs: ["admin"],
+    needs: ["svc-hub-admin"],
     async run(ctx) {
       for (const tapid of ["tapid-visitor", null]) {
         const given: IdentityCase = { override: null, tapid, otherEntry: false, visitorId: "param-visitor", firstParty: null, skip: "true", delete: false };
@@ -203,7 +203,7 @@ export const identityScenarios = defineScenarios("identity", [
   },
   {
     title: "[VID-06] svc_delete_3rd_party_vid_cookies=true removes this account/profile's TAPID entry and keeps the others; an override prevents the deletion",
-    needs: ["admin"],
+    needs: ["svc-hub-admin"],
     async run(ctx) {
       const deleting: IdentityCase = { override: null, tapid: "tapid-visitor", otherEntry: true, visitorId: "param-visitor", firstParty: null, skip: false, delete: true };
       const deleted = await sendCase(ctx, deleting);
@@ -237,7 +237,7 @@ export const identityScenarios = defineScenarios("identity", [
   },
   {
     title: "[DEC-COL-10] a TAPID ID with characters not allowed in a cookie is percent-encoded, and read back decoded",
-    needs: ["admin"],
+    needs: ["svc-hub-admin"],
     async run(ctx) {
       const special = "ann b|c>d;é,\"x\"";
       const written = await sendCase(ctx, { override: special, tapid: null, otherEntry: false, visitorId: null, firstParty: null, skip: false, delete: false });
@@ -253,7 +253,7 @@ export const identityScenarios = defineScenarios("identity", [
   },
   {
     title: "[VID-02, DEC-COL-11] a known visitor ID __<account>_<profile>__<attribute_id>_<value>__ is stored as the event's visitor ID",
-    needs: ["admin"],
+    needs: ["svc-hub-admin"],
     async run(ctx) {
       const known = `__${ctx.fixtures.account}_${ctx.fixtures.profile}__5120_${ctx.uniqueId("ann")}@example.com__`;
       const { traceId } = await sendCase(ctx, { override: null, tapid: null, otherEntry: false, visitorId: known, firstParty: null, skip: true, delete: false });
@@ -263,7 +263,7 @@ export const identityScenarios = defineScenarios("identity", [
   },
   {
     title: "[VID-08, COL-14, DEC-COL-11] a known user identifier sent as a custom parameter (email_address) is stored with the event for the visitor ID attribute",
-    needs: ["admin"],
+    needs: ["svc-hub-admin"],
     async run(ctx) {
       const email = `${ctx.uniqueId("known")}@example.com`;
       const anonymous = ctx.uniqueId("anon");
@@ -274,7 +274,7 @@ export const identityScenarios = defineScenarios("identity", [
   },
   {
     title: "[DEC-COL-09] the event stores svc_thirdparty_visitor_id and svc_firstparty_visitor_id where known",
-    needs: ["admin"],
+    needs: ["svc-hub-admin"],
     async run(ctx) {
       const { traceId } = await sendCase(ctx, { override: null, tapid: "third-party", otherEntry: false, visitorId: "param-visitor", firstParty: { via: "utag_main", value: "first-party" }, skip: false, delete: false });
       const event = await storedEvent(ctx, traceId);

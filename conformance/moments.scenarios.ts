@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import type { HttpAnswer } from "../harness/client.ts";
-import { expectEqual, expectHeader, expectStatus, expectTrue, fail } from "../harness/expect.ts";
+import { expectEqual, expectHeader, expectStatus, expectTrue, fail, isPlainObject, isString, jsonField, jsonObject } from "../harness/expect.ts";
 import { defineScenarios, type ScenarioContext } from "../harness/scenario.ts";
 import { collect } from "./collect-support.ts";
 
@@ -41,14 +41,29 @@ async function readVisitor(ctx: ScenarioContext, path: string, ready: (answer: H
   }
 }
 
-const found = (eventCount: number, key = "Lifetime event count") => (answer: HttpAnswer) =>
-  answer.status === 200 && answer.text !== "" && answer.json<VisitorData>().metrics?.[key] === eventCount;
-
-function expectSixSections(data: VisitorData): void {
-  for (const [section, shape] of [["audiences", "array"], ["badges", "array"], ["metrics", "object"], ["properties", "object"], ["flags", "object"], ["dates", "object"]] as const) {
-    const value = (data as unknown as Record<string, unknown>)[section];
-    expectTrue(shape === "array" ? Array.isArray(value) : value !== null && typeof value === "object" && !Array.isArray(value), `${section} must be present as an ${shape}, got ${JSON.stringify(value)}`);
+/** Whether the answer holds the visitor with this count yet; any other answer (not JSON, another shape) is "not yet". */
+const found = (eventCount: number, key = "Lifetime event count") => (answer: HttpAnswer) => {
+  if (answer.status !== 200 || answer.text === "") return false;
+  let body: unknown;
+  try {
+    body = JSON.parse(answer.text);
+  } catch {
+    return false;
   }
+  return isPlainObject(body) && isPlainObject(body.metrics) && body.metrics[key] === eventCount;
+};
+
+const sections = [["audiences", "array"], ["badges", "array"], ["metrics", "object"], ["properties", "object"], ["flags", "object"], ["dates", "object"]] as const;
+
+/** MOM-03: a 200 answer whose body has the six sections; anything else fails, naming the request and showing the body. */
+function visitorDataOf(answer: HttpAnswer): VisitorData {
+  expectStatus(answer, 200);
+  const body = jsonObject(answer);
+  for (const [section, shape] of sections) {
+    const value = body[section];
+    expectTrue(shape === "array" ? Array.isArray(value) : isPlainObject(value), `${section} must be present as an ${shape}, got ${JSON.stringify(value)}`, answer);
+  }
+  return body as unknown as VisitorData;
 }
 
 /** MOM-*, DEC-MOM-*, DEC-PRO-*, VID-01/08: events sent to /event, read back through the demo engines. */
@@ -61,14 +76,12 @@ export const momentsScenarios = defineScenarios("moments", [
       await sendEvent(ctx, visitor, { svc_event: "view" });
       await sendEvent(ctx, visitor, { svc_event: "purchase" });
       const answer = await readVisitor(ctx, `${enginePath(ctx, "demo-engine")}/visitors/${visitor}`, found(2));
-      expectStatus(answer, 200);
-      const data = answer.json<VisitorData>();
-      expectSixSections(data);
-      expectEqual(data.audiences, ["Purchasers"], "audiences");
-      expectEqual(data.badges, ["Buyer"], "badges");
-      expectEqual(data.metrics, { "Lifetime event count": 2 }, "metrics");
-      expectEqual(data.properties, { "Last event name": "purchase" }, "properties");
-      expectEqual(data.flags, { "Has purchased": true }, "flags");
+      const data = visitorDataOf(answer);
+      expectEqual(data.audiences, ["Purchasers"], "audiences", answer);
+      expectEqual(data.badges, ["Buyer"], "badges", answer);
+      expectEqual(data.metrics, { "Lifetime event count": 2 }, "metrics", answer);
+      expectEqual(data.properties, { "Last event name": "purchase" }, "properties", answer);
+      expectEqual(data.flags, { "Has purchased": true }, "flags", answer);
       const lastPurchase = data.dates["Last purchase"];
       expectTrue(Number.isInteger(lastPurchase) && (lastPurchase as number) > 1_500_000_000_000, `Last purchase must be epoch milliseconds, got ${lastPurchase}`);
     },
@@ -82,10 +95,9 @@ export const momentsScenarios = defineScenarios("moments", [
       await sendEvent(ctx, visitor, { svc_event: "view" });
       await sendEvent(ctx, visitor, { svc_event: "purchase", email_address: email });
       const byAttribute = await readVisitor(ctx, `${enginePath(ctx, "demo-engine")}?attributeId=5120&attributeValue=${encodeURIComponent(email)}`, found(2));
-      expectStatus(byAttribute, 200);
-      expectEqual(byAttribute.json<VisitorData>().metrics, { "Lifetime event count": 2 }, "metrics of the known visitor");
+      expectEqual(visitorDataOf(byAttribute).metrics, { "Lifetime event count": 2 }, "metrics of the known visitor", byAttribute);
       const byAnonymousId = await readVisitor(ctx, `${enginePath(ctx, "demo-engine")}/visitors/${visitor}`, found(2));
-      expectEqual(byAnonymousId.json<VisitorData>(), byAttribute.json<VisitorData>(), "the anonymous id answers the merged visitor");
+      expectEqual(visitorDataOf(byAnonymousId), visitorDataOf(byAttribute), "the anonymous id answers the merged visitor", byAnonymousId);
     },
   },
   {
@@ -99,7 +111,7 @@ export const momentsScenarios = defineScenarios("moments", [
       await sendEvent(ctx, anonymous, { svc_event: "view" });
       await sendEvent(ctx, anonymous, { svc_event: "view", email_address: email });
       const answer = await readVisitor(ctx, `${enginePath(ctx, "demo-engine")}?attributeId=5120&attributeValue=${encodeURIComponent(email)}`, found(3));
-      expectEqual(answer.json<VisitorData>().metrics, { "Lifetime event count": 3 }, "metrics of the one profile");
+      expectEqual(visitorDataOf(answer).metrics, { "Lifetime event count": 3 }, "metrics of the one profile", answer);
     },
   },
   {
@@ -109,13 +121,13 @@ export const momentsScenarios = defineScenarios("moments", [
       const visitor = ctx.uniqueId("ids-visitor");
       await sendEvent(ctx, visitor, { svc_event: "purchase" });
       const answer = await readVisitor(ctx, `${enginePath(ctx, "demo-engine-ids")}/visitors/${visitor}`, found(1, "5201"));
-      const data = answer.json<VisitorData>();
-      expectEqual(data.audiences, [`${ctx.fixtures.account}_${ctx.fixtures.profile}_7`], "audiences");
-      expectEqual(data.badges, ["5205"], "badges");
-      expectEqual(data.metrics, { "5201": 1 }, "metrics");
-      expectEqual(data.flags, { "5203": true }, "flags");
-      expectEqual(Object.keys(data.properties), ["5202"], "properties keys");
-      expectEqual(Object.keys(data.dates), ["5204"], "dates keys");
+      const data = visitorDataOf(answer);
+      expectEqual(data.audiences, [`${ctx.fixtures.account}_${ctx.fixtures.profile}_7`], "audiences", answer);
+      expectEqual(data.badges, ["5205"], "badges", answer);
+      expectEqual(data.metrics, { "5201": 1 }, "metrics", answer);
+      expectEqual(data.flags, { "5203": true }, "flags", answer);
+      expectEqual(Object.keys(data.properties), ["5202"], "properties keys", answer);
+      expectEqual(Object.keys(data.dates), ["5204"], "dates keys", answer);
     },
   },
   {
@@ -130,7 +142,7 @@ export const momentsScenarios = defineScenarios("moments", [
       expectTrue(!answer.text.includes(email), `the PII e-mail must never be answered: ${answer.text}`);
       expectTrue(!answer.text.includes("Email"), `the PII attribute must not appear: ${answer.text}`);
       // The amount (99) must not appear as a value; the text may still hold "99" inside a timestamp.
-      const values = Object.values(answer.json<Record<string, unknown>>()).flatMap((section) => (section && typeof section === "object" ? Object.values(section) : [section]));
+      const values = Object.values(jsonObject(answer)).flatMap((section) => (section && typeof section === "object" ? Object.values(section) : [section]));
       expectTrue(!answer.text.includes("Last purchase amount") && !values.some((value) => value === 99 || value === "99"), `an attribute the engine does not select must not appear: ${answer.text}`);
     },
   },
@@ -140,7 +152,7 @@ export const momentsScenarios = defineScenarios("moments", [
       const path = `${enginePath(ctx, "demo-engine")}/visitors/${ctx.uniqueId("any")}?suppressNotFound=true`;
       const outside = await ctx.moments.get(path, { headers: { referer: "https://example.net/page", origin: "https://example.net" } });
       expectStatus(outside, 403);
-      expectTrue(typeof outside.json<{ message: unknown }>().message === "string", "the 403 body is {message}");
+      jsonField(outside, "message", isString, "a string (the 403 body is {message})");
       expectStatus(await ctx.moments.get(path, { headers: { referer: "https://notexample.com/" } }), 403);
       expectStatus(await ctx.moments.get(path), 403);
       expectStatus(await ctx.moments.get(path, { headers: page }), 200);
@@ -155,7 +167,7 @@ export const momentsScenarios = defineScenarios("moments", [
       expectHeader(answer, "access-control-allow-credentials", "true");
       expectHeader(answer, "vary", /Origin/);
       const preflight = await ctx.moments.request("OPTIONS", path, { headers: { origin: page.origin, "access-control-request-method": "GET" } });
-      expectTrue(preflight.status === 200 || preflight.status === 204, `preflight status ${preflight.status}`);
+      expectStatus(preflight, [200, 204]);
       expectHeader(preflight, "access-control-allow-origin", page.origin);
       expectHeader(preflight, "access-control-allow-methods", /GET/);
     },
@@ -165,7 +177,7 @@ export const momentsScenarios = defineScenarios("moments", [
     async run(ctx) {
       const answer = await ctx.moments.get(`${enginePath(ctx, "disabled-engine")}/visitors/${ctx.uniqueId("v")}`, { headers: page });
       expectStatus(answer, 403);
-      expectTrue(typeof answer.json<{ message: unknown }>().message === "string", "the 403 body is {message}");
+      jsonField(answer, "message", isString, "a string (the 403 body is {message})");
     },
   },
   {
@@ -174,7 +186,7 @@ export const momentsScenarios = defineScenarios("moments", [
       const path = `${enginePath(ctx, "demo-engine")}/visitors/${ctx.uniqueId("nobody")}`;
       const missing = await ctx.moments.get(path, { headers: page });
       expectStatus(missing, 404);
-      expectTrue(typeof missing.json<{ message: unknown }>().message === "string", "the 404 body is {message}");
+      jsonField(missing, "message", isString, "a string (the 404 body is {message})");
       expectStatus(await ctx.moments.get(path, { headers: page, query: { suppressNotFound: "false" } }), 404);
       const suppressed = await ctx.moments.get(path, { headers: page, query: { suppressNotFound: "true" } });
       expectStatus(suppressed, 200);
@@ -188,7 +200,7 @@ export const momentsScenarios = defineScenarios("moments", [
       for (const query of [{ attributeId: "email", attributeValue: "a@b.c" }, { attributeId: "5201", attributeValue: "x" }, { attributeId: "5120" }, { attributeValue: "x" }]) {
         const answer = await ctx.moments.get(form, { headers: page, query });
         expectStatus(answer, 400);
-        expectTrue(typeof answer.json<{ message: unknown }>().message === "string", `the 400 body is {message} for ${JSON.stringify(query)}`);
+        jsonField(answer, "message", isString, "a string (the 400 body is {message})");
       }
       expectStatus(await ctx.moments.get(`${form}/visitors/v?suppressNotFound=maybe`, { headers: page }), 400);
       expectStatus(await ctx.moments.get(`${enginePath(ctx, ctx.uniqueId("no-engine"))}/visitors/v`, { headers: page }), 404);
@@ -208,9 +220,9 @@ export const momentsScenarios = defineScenarios("moments", [
       const cookie = `TAPID=${ctx.fixtures.account}/${ctx.fixtures.profile}>${tapidVisitor}|`;
       const path = `${enginePath(ctx, "demo-engine")}/visitors/${pathVisitor}`;
       const withTapid = await readVisitor(ctx, path, found(2), { ...page, cookie });
-      expectEqual(withTapid.json<VisitorData>().metrics, { "Lifetime event count": 2 }, "the TAPID visitor's metrics");
+      expectEqual(visitorDataOf(withTapid).metrics, { "Lifetime event count": 2 }, "the TAPID visitor's metrics", withTapid);
       const ignoring = await readVisitor(ctx, `${path}?ignoreTapid=true`, found(1), { ...page, cookie });
-      expectEqual(ignoring.json<VisitorData>().metrics, { "Lifetime event count": 1 }, "the path visitor's metrics");
+      expectEqual(visitorDataOf(ignoring).metrics, { "Lifetime event count": 1 }, "the path visitor's metrics", ignoring);
     },
   },
   {
@@ -223,8 +235,7 @@ export const momentsScenarios = defineScenarios("moments", [
           const visitor = ctx.uniqueId("prop-visitor");
           for (const name of events) await sendEvent(ctx, visitor, { svc_event: name });
           const answer = await readVisitor(ctx, `${enginePath(ctx, "demo-engine")}/visitors/${visitor}`, found(events.length));
-          expectStatus(answer, 200);
-          const data = answer.json<VisitorData>();
+          const data = visitorDataOf(answer);
           const purchased = events.includes("purchase");
           expectEqual(data.metrics, { "Lifetime event count": events.length }, "metrics");
           expectEqual(data.properties, { "Last event name": events.at(-1) as string }, "properties");

@@ -1,11 +1,19 @@
-import { expectEqual, expectErrorBody, expectStatus, expectTrue } from "../harness/expect.ts";
+import type { HttpAnswer } from "../harness/client.ts";
+import { expectEqual, expectErrorBody, expectStatus, expectTrue, isString, jsonObject } from "../harness/expect.ts";
 import { defineScenarios } from "../harness/scenario.ts";
 
 interface ClockView {
   now: string;
   nowMs: number;
   offsetMs: number;
-  timing: string;
+}
+
+/** DEC-OPS-02: the clock answer, `{now, nowMs, offsetMs, ...}`; another shape fails, showing it. */
+function clockView(answer: HttpAnswer): ClockView {
+  expectStatus(answer, 200);
+  const body = jsonObject(answer);
+  expectTrue(isString(body.now) && Number.isFinite(body.nowMs) && Number.isFinite(body.offsetMs), "expected {now: string, nowMs: number, offsetMs: number}", answer);
+  return body as unknown as ClockView;
 }
 
 /** DEC-OPS-*: health, readiness, the virtual clock and the wait call of the admin API. */
@@ -15,7 +23,7 @@ export const operationsScenarios = defineScenarios("operations", [
     async run({ base }) {
       const answer = await base.get("/healthz");
       expectStatus(answer, 200);
-      expectEqual(answer.json<{ status: string }>().status, "ok", "status");
+      expectEqual(jsonObject(answer).status, "ok", "status", answer);
     },
   },
   {
@@ -23,7 +31,7 @@ export const operationsScenarios = defineScenarios("operations", [
     async run({ base }) {
       const answer = await base.get("/readyz");
       expectStatus(answer, 200);
-      expectEqual(answer.json<{ status: string }>().status, "ready", "status");
+      expectEqual(jsonObject(answer).status, "ready", "status", answer);
     },
   },
   {
@@ -39,21 +47,18 @@ export const operationsScenarios = defineScenarios("operations", [
     needs: ["admin"],
     async run({ base, adminHeaders }) {
       const read = await base.get("/admin/clock", { headers: adminHeaders() });
-      expectStatus(read, 200);
-      const before = read.json<ClockView>();
-      expectEqual(new Date(before.now).getTime(), before.nowMs, "now and nowMs are the same instant");
+      const before = clockView(read);
+      expectEqual(new Date(before.now).getTime(), before.nowMs, "now and nowMs are the same instant", read);
 
       const advanced = await base.post("/admin/clock/advance", { headers: adminHeaders(), json: { by: "90s" } });
-      expectStatus(advanced, 200);
-      const after = advanced.json<ClockView>();
-      expectTrue(after.nowMs - before.nowMs >= 90_000, `advancing by 90s moved the clock by ${after.nowMs - before.nowMs} ms`);
-      expectTrue(after.offsetMs - before.offsetMs === 90_000, `the offset grew by ${after.offsetMs - before.offsetMs} ms, not 90000`);
+      const after = clockView(advanced);
+      expectTrue(after.nowMs - before.nowMs >= 90_000, `advancing by 90s moved the clock by ${after.nowMs - before.nowMs} ms`, advanced);
+      expectTrue(after.offsetMs - before.offsetMs === 90_000, `the offset grew by ${after.offsetMs - before.offsetMs} ms, not 90000`, advanced);
 
       const target = after.nowMs + 60_000;
       const set = await base.put("/admin/clock", { headers: adminHeaders(), json: { now: new Date(target).toISOString() } });
-      expectStatus(set, 200);
-      const setView = set.json<ClockView>();
-      expectTrue(setView.nowMs >= target && setView.nowMs - target < 5_000, `set to ${target}, the clock reads ${setView.nowMs}`);
+      const setView = clockView(set);
+      expectTrue(setView.nowMs >= target && setView.nowMs - target < 5_000, `set to ${target}, the clock reads ${setView.nowMs}`, set);
     },
   },
   {
@@ -61,9 +66,9 @@ export const operationsScenarios = defineScenarios("operations", [
     needs: ["admin"],
     async run({ base, adminHeaders }) {
       const badDuration = expectErrorBody(await base.post("/admin/clock/advance", { headers: adminHeaders(), json: { by: "-3 days" } }), 400, 1400);
-      expectTrue(badDuration.message.includes("by"), `the message should name "by": ${badDuration.message}`);
+      expectTrue(badDuration.message.includes("by"), `POST /admin/clock/advance {"by":"-3 days"}: the message should name "by": ${badDuration.message}`);
       const badTime = expectErrorBody(await base.put("/admin/clock", { headers: adminHeaders(), json: { now: "yesterday-ish" } }), 400, 1400);
-      expectTrue(badTime.message.includes("now"), `the message should name "now": ${badTime.message}`);
+      expectTrue(badTime.message.includes("now"), `PUT /admin/clock {"now":"yesterday-ish"}: the message should name "now": ${badTime.message}`);
     },
   },
   {
@@ -72,7 +77,7 @@ export const operationsScenarios = defineScenarios("operations", [
     async run({ base, adminHeaders }) {
       const answer = await base.post("/admin/wait", { headers: adminHeaders() });
       expectStatus(answer, 200);
-      expectEqual(answer.json<{ complete: boolean }>().complete, true, "complete");
+      expectEqual(jsonObject(answer).complete, true, "complete", answer);
     },
   },
 ]);

@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import type { HttpAnswer } from "../harness/client.ts";
-import { expectEqual, expectErrorBody, expectHeader, expectStatus, expectTrue, fail } from "../harness/expect.ts";
+import { expectEqual, expectErrorBody, expectHeader, expectStatus, expectTrue, fail, isNonEmptyString, isPlainObject, jsonField, jsonObject } from "../harness/expect.ts";
 import { defineScenarios, type ScenarioContext } from "../harness/scenario.ts";
-import { collect } from "./collect-support.ts";
+import { collect, queryEvents } from "./collect-support.ts";
 
 /** The demo tenants' visitor ID attributes (demo.md): 5120 email_address, 5121 customer_id. */
 const emailAttribute = "5120";
@@ -75,9 +75,9 @@ class PrivacyApi {
   async requestDeletion(value: string, attributeId = emailAttribute): Promise<string> {
     const answer = await this.remove({ attributeId, attributeValue: value });
     expectStatus(answer, 202);
-    const body = answer.json<Record<string, unknown>>();
-    expectTrue(typeof body.transactionId === "string" && body.transactionId !== "", `202 body must be {transactionId: string}, got ${answer.text}`);
-    expectEqual(Object.keys(body), ["transactionId"], "the 202 body's fields");
+    const body = jsonObject(answer);
+    expectTrue(isNonEmptyString(body.transactionId), "202 body must be {transactionId: string}", answer);
+    expectEqual(Object.keys(body), ["transactionId"], "the 202 body's fields", answer);
     return body.transactionId as string;
   }
 
@@ -89,9 +89,9 @@ class PrivacyApi {
   async state(id: string): Promise<string> {
     const answer = await this.transaction(id);
     expectStatus(answer, 200);
-    const body = answer.json<Record<string, unknown>>();
-    expectEqual(Object.keys(body), [id], "the transaction answer's keys");
-    expectTrue(body[id] === "PENDING" || body[id] === "SUCCESS" || body[id] === "FAILED", `state must be PENDING, SUCCESS or FAILED, got ${answer.text}`);
+    const body = jsonObject(answer);
+    expectEqual(Object.keys(body), [id], "the transaction answer's keys", answer);
+    expectTrue(body[id] === "PENDING" || body[id] === "SUCCESS" || body[id] === "FAILED", "state must be PENDING, SUCCESS or FAILED", answer);
     return body[id] as string;
   }
 }
@@ -99,7 +99,7 @@ class PrivacyApi {
 async function issueToken(ctx: ScenarioContext, user: { email: string; apiKey: string }): Promise<string> {
   const answer = await ctx.base.post("/v2/auth", { form: { username: user.email, key: user.apiKey } });
   expectStatus(answer, 200);
-  return answer.json<{ token: string }>().token;
+  return jsonField(answer, "token", isNonEmptyString, "a non-empty string");
 }
 
 function uniqueEmail(ctx: ScenarioContext, prefix: string): string {
@@ -140,29 +140,37 @@ async function advanceClock(ctx: ScenarioContext, by: string): Promise<void> {
  * waits for the deletion worker. A move of days outlives the tokens, so the APIs given get new ones.
  */
 async function runDueDeletions(ctx: ScenarioContext, ...apis: PrivacyApi[]): Promise<void> {
-  const clock = await ctx.base.get("/admin/clock", { headers: ctx.adminHeaders() });
-  expectStatus(clock, 200);
-  const timing = clock.json<{ timing?: string }>().timing;
+  const timing = await timingOf(ctx);
   const by = timing === "instant" || timing === "fast" ? "5s" : "4d";
   await advanceClock(ctx, by);
   await drain(ctx);
   if (by !== "5s") for (const api of apis) await api.renew();
 }
 
+/** The timing preset svc-hub's clock names (DEC-OPS-02), or undefined when it names none. */
+async function timingOf(ctx: ScenarioContext): Promise<string | undefined> {
+  const clock = await ctx.base.get("/admin/clock", { headers: ctx.adminHeaders() });
+  expectStatus(clock, 200);
+  const timing = jsonObject(clock).timing;
+  return typeof timing === "string" ? timing : undefined;
+}
+
 function expectVisitorAnswer(answer: HttpAnswer): VisitorAnswer {
   expectStatus(answer, 200);
-  const body = answer.json<VisitorAnswer>();
-  expectEqual(Object.keys(body).sort(), ["live", "transactionId", "transaction_id", "visitor"], "the answer's fields");
-  expectTrue(typeof body.transaction_id === "string" && body.transaction_id !== "", `transaction_id must be a string, got ${answer.text}`);
-  expectEqual(body.transactionId, body.transaction_id, "transactionId (the same value as transaction_id)");
-  expectTrue(typeof body.live === "boolean", `live must be a boolean, got ${answer.text}`);
+  const body = jsonObject(answer);
+  expectEqual(Object.keys(body).sort(), ["live", "transactionId", "transaction_id", "visitor"], "the answer's fields", answer);
+  expectTrue(isNonEmptyString(body.transaction_id), "transaction_id must be a non-empty string", answer);
+  expectEqual(body.transactionId, body.transaction_id, "transactionId (the same value as transaction_id)", answer);
+  expectTrue(typeof body.live === "boolean", "live must be a boolean", answer);
+  const visitor = body.visitor;
+  if (!isPlainObject(visitor)) fail(`${answer.request}: visitor must be an object, got ${JSON.stringify(visitor)}`);
   const sections = [["metrics", "object"], ["dates", "object"], ["properties", "object"], ["flags", "object"], ["badges", "array"], ["audiences", "array"], ["secondary_ids", "object"]] as const;
-  expectEqual(Object.keys(body.visitor).sort(), sections.map(([name]) => name).sort(), "the visitor's sections");
+  expectEqual(Object.keys(visitor).sort(), sections.map(([name]) => name).sort(), "the visitor's sections", answer);
   for (const [section, shape] of sections) {
-    const value = (body.visitor as unknown as Record<string, unknown>)[section];
-    expectTrue(shape === "array" ? Array.isArray(value) : value !== null && typeof value === "object" && !Array.isArray(value), `${section} must be an ${shape}, got ${JSON.stringify(value)}`);
+    const value = visitor[section];
+    expectTrue(shape === "array" ? Array.isArray(value) : isPlainObject(value), `${section} must be an ${shape}, got ${JSON.stringify(value)}`, answer);
   }
-  return body;
+  return body as unknown as VisitorAnswer;
 }
 
 /** A known visitor of the demo profile: an anonymous visit, then a purchase naming the e-mail address. */
@@ -266,8 +274,8 @@ export const privacyScenarios = defineScenarios("privacy", [
       const burst = await Promise.all(Array.from({ length: 8 }, () => api.requestDeletion(email)));
       expectEqual([...new Set(burst)], [first], "transactionIds of concurrent requests");
       const other = await api.requestDeletion(uniqueEmail(ctx, "other"));
-      expectTrue(other !== first, "another value makes another transaction");
-      expectTrue((await api.requestDeletion(email, customerAttribute)) !== first, "another attribute makes another transaction");
+      expectTrue(other !== first, `another value must make another transaction; both got ${first}`);
+      expectTrue((await api.requestDeletion(email, customerAttribute)) !== first, `another attribute must make another transaction; both got ${first}`);
     },
   },
   {
@@ -280,7 +288,7 @@ export const privacyScenarios = defineScenarios("privacy", [
       await runDueDeletions(ctx, api);
       expectEqual(await api.state(first), "SUCCESS", "the first transaction");
       const second = await api.requestDeletion(email);
-      expectTrue(second !== first, "a settled transaction is not answered again");
+      expectTrue(second !== first, `a settled transaction must not be answered again: the new DELETE answered ${first} once more`);
       expectEqual(await api.state(second), "PENDING", "the new transaction");
     },
   },
@@ -292,7 +300,8 @@ export const privacyScenarios = defineScenarios("privacy", [
       const answer = await api.transaction(id);
       expectStatus(answer, 200);
       expectHeader(answer, "content-type", /^application\/json\b/);
-      expectTrue(["PENDING", "SUCCESS"].includes(await api.state(id)), "a new deletion is PENDING (or already SUCCESS)");
+      const state = await api.state(id);
+      expectTrue(["PENDING", "SUCCESS"].includes(state), `a new deletion must be PENDING (or already SUCCESS), got ${state}`);
       expectErrorBody(await api.transaction(ctx.uniqueId("no-such-transaction")), 404, 1404, "Transaction not found");
     },
   },
@@ -313,8 +322,8 @@ export const privacyScenarios = defineScenarios("privacy", [
       const api = await PrivacyApi.open(ctx);
       const ids = await ctx.base.get(`${api.base}/ids`, { headers: api.headers });
       expectStatus(ids, 200);
-      const attributes = Object.keys(ids.json<Record<string, string>>());
-      expectTrue(attributes.includes(emailAttribute) && attributes.includes(customerAttribute), `expected ${emailAttribute} and ${customerAttribute} in ${ids.text}`);
+      const attributes = Object.keys(jsonObject(ids));
+      expectTrue(attributes.includes(emailAttribute) && attributes.includes(customerAttribute), `expected the attributes ${emailAttribute} and ${customerAttribute}`, ids);
       for (const attributeId of attributes) {
         const answer = await api.visitor(uniqueEmail(ctx, "listed"), { attributeId });
         expectErrorBody(answer, 404, 1404, "Visitor not found");
@@ -324,7 +333,7 @@ export const privacyScenarios = defineScenarios("privacy", [
   {
     title: "[PRV-09, DEC-PRV-04] deletion removes the visitor, every stitched visitor, their events and what engines serve; others stay",
     kind: "e2e",
-    needs: ["admin"],
+    needs: ["admin", "svc-hub-admin"],
     async run(ctx) {
       const api = await PrivacyApi.open(ctx);
       const email = uniqueEmail(ctx, "stitched");
@@ -345,9 +354,8 @@ export const privacyScenarios = defineScenarios("privacy", [
       const engine = `/personalization/accounts/${ctx.fixtures.account}/profiles/${ctx.fixtures.profile}/engines/demo-engine`;
       for (const visitor of [anonymous, secondDevice, known]) {
         expectStatus(await ctx.moments.get(`${engine}/visitors/${encodeURIComponent(visitor)}`, { headers: page }), 404);
-        const events = await ctx.base.get("/admin/events", { headers: ctx.adminHeaders(), query: { account: ctx.fixtures.account, visitor, limit: 10 } });
-        expectStatus(events, 200);
-        expectEqual(events.json<{ events: unknown[] }>().events.length, 0, `stored events of ${visitor}`);
+        const { events, answer } = await queryEvents(ctx, { account: ctx.fixtures.account, visitor, limit: 10 });
+        expectEqual(events.length, 0, `stored events of ${visitor}`, answer);
       }
       expectStatus(await ctx.moments.get(`${engine}/visitors/${bystander}`, { headers: page }), 200);
     },
@@ -407,7 +415,7 @@ export const privacyScenarios = defineScenarios("privacy", [
       const found = expectVisitorAnswer(await readVisitor(ctx, api, email));
       expectEqual(await api.state(found.transaction_id), "SUCCESS", "the get's transaction");
       const second = expectVisitorAnswer(await api.visitor(email));
-      expectTrue(second.transaction_id !== found.transaction_id, "every get is a transaction of its own");
+      expectTrue(second.transaction_id !== found.transaction_id, `every get must be a transaction of its own; two gets answered ${found.transaction_id}`);
       const missing = await api.visitor(uniqueEmail(ctx, "nobody"));
       const body = expectErrorBody(missing, 404, 1404, "Visitor not found") as { transaction_id?: unknown };
       expectTrue(typeof body.transaction_id === "string", `the 404 names its transaction, got ${missing.text}`);
@@ -419,9 +427,8 @@ export const privacyScenarios = defineScenarios("privacy", [
     async run(ctx) {
       const api = await PrivacyApi.open(ctx);
       const answer = await api.visitor(uniqueEmail(ctx, "unknown"));
-      expectErrorBody(answer, 404, 1404, "Visitor not found");
-      const body = answer.json<Record<string, unknown>>();
-      expectEqual(Object.keys(body).sort(), ["message", "returnCode", "transaction_id"], "the 404 body's fields");
+      const body = expectErrorBody(answer, 404, 1404, "Visitor not found");
+      expectEqual(Object.keys(body).sort(), ["message", "returnCode", "transaction_id"], "the 404 body's fields", answer);
     },
   },
   {
@@ -470,9 +477,7 @@ export const privacyScenarios = defineScenarios("privacy", [
     title: "[DEC-PRV-04] the delay follows the timing preset: nothing is deleted before it, and the transaction is SUCCESS after",
     needs: ["admin"],
     async run(ctx) {
-      const clock = await ctx.base.get("/admin/clock", { headers: ctx.adminHeaders() });
-      expectStatus(clock, 200);
-      const timing = clock.json<{ timing?: string }>().timing;
+      const timing = await timingOf(ctx);
       if (timing === "instant") fail("the suite expects a delay (fast or realistic timing), the target runs instant");
       const api = await PrivacyApi.open(ctx);
       const email = uniqueEmail(ctx, "preset");

@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import fc from "fast-check";
 import type { HttpAnswer } from "../harness/client.ts";
-import { expectEqual, expectErrorBody, expectHeader, expectStatus, expectTrue, fail } from "../harness/expect.ts";
+import { about, expectEqual, expectErrorBody, expectHeader, expectStatus, expectTrue, fail, isPlainObject, jsonArray, jsonObject } from "../harness/expect.ts";
 import { encodeMultipart, type MultipartFile } from "../harness/multipart.ts";
 import { defineScenarios, type ScenarioContext } from "../harness/scenario.ts";
 import { loginV1, type V1Session } from "../harness/sessions.ts";
@@ -82,15 +82,11 @@ class RevisionsApi {
   }
 
   async ids(): Promise<string[]> {
-    const answer = await this.list();
-    expectStatus(answer, 200);
-    return answer.json<string[]>();
+    return revisionIdsOf(await this.list());
   }
 
   async readDetails(revisionId: string): Promise<Details> {
-    const answer = await this.details(revisionId);
-    expectStatus(answer, 200);
-    return answer.json<Details>();
+    return detailsOf(await this.details(revisionId));
   }
 
   /** The bundle's bytes and members, after checking it is served as a zip. */
@@ -107,17 +103,45 @@ class RevisionsApi {
   }
 }
 
+/** REV-01: a list answer, 200 with a JSON array of strings; another shape fails, showing it. */
+function revisionIdsOf(answer: HttpAnswer): string[] {
+  expectStatus(answer, 200);
+  const ids = jsonArray(answer);
+  expectTrue(ids.every((id) => typeof id === "string"), "expected a JSON array of revision_id strings", answer);
+  return ids as string[];
+}
+
+/**
+ * REV-03: a details answer, 200 with an object whose revision_id, targets_published and checksums the
+ * scenarios read; another shape fails, showing the body (expectDetailsShape checks every field).
+ */
+function detailsOf(answer: HttpAnswer, status = 200): Details {
+  expectStatus(answer, status);
+  const body = jsonObject(answer);
+  expectTrue(
+    typeof body.revision_id === "string" &&
+      Array.isArray(body.targets_published) &&
+      body.targets_published.every((target) => typeof target === "string") &&
+      isPlainObject(body.checksums) &&
+      Object.values(body.checksums).every(isPlainObject),
+    "expected a revision object with revision_id (string), targets_published (array of strings) and checksums ({target: {file: sha256}})",
+    answer,
+  );
+  return body as unknown as Details;
+}
+
 async function revisionsApi(ctx: ScenarioContext, user = ctx.fixtures.user): Promise<RevisionsApi> {
   return new RevisionsApi(ctx, await loginV1(ctx, user));
 }
 
 /** The newest revision published to prod: the demo revision of demo.md (no scenario publishes to prod). */
 async function demoRevision(api: RevisionsApi): Promise<Details> {
-  for (const id of await api.ids()) {
+  const ids = await api.ids();
+  for (const id of ids) {
     const details = await api.readDetails(id);
     if (details.targets_published.includes("prod")) return details;
   }
-  fail("no revision of the fixtures' profile is published to target prod (demo.md: one revision on prod)");
+  fail(`no revision of ${api.account}/${api.profile} is published to target prod (demo.md: one revision on prod); the list answered ${JSON.stringify(ids.slice(0, 20))}`);
 }
 
 function file(filename: string, text = `/* ${filename} */\n`): MultipartFile {
@@ -154,15 +178,15 @@ function postPublication(ctx: ScenarioContext, publication: Publication): Promis
 }
 
 async function publish(ctx: ScenarioContext, publication: Publication): Promise<Details> {
-  const answer = await postPublication(ctx, publication);
-  expectStatus(answer, 201);
-  return answer.json<Details>();
+  return detailsOf(await postPublication(ctx, publication), 201);
 }
 
 async function clockNow(ctx: ScenarioContext): Promise<number> {
   const answer = await ctx.base.get("/admin/clock", { headers: ctx.adminHeaders() });
   expectStatus(answer, 200);
-  return answer.json<{ nowMs: number }>().nowMs;
+  const nowMs = jsonObject(answer).nowMs;
+  if (typeof nowMs !== "number" || !Number.isFinite(nowMs)) fail(about(answer, "expected {nowMs: number, ...}"));
+  return nowMs;
 }
 
 /** REV-07: the manifest a details object implies: the details without the bundle.zip and manifest.json entries. */
@@ -185,7 +209,7 @@ function expectDetailsShape(details: Details, account: string, profile: string):
   expectTrue(time !== null, `time_created must read <weekday> YYYY.MM.DD HH:MM GMT, got ${JSON.stringify(details.time_created)}`);
   const [weekday, year, month, day] = [time[1], Number(time[2]), Number(time[3]), Number(time[4])];
   expectEqual(weekday, weekdays[new Date(Date.UTC(year, month - 1, day)).getUTCDay()], `the weekday of ${details.time_created}`);
-  expectTrue(Array.isArray(details.targets_published) && details.targets_published.length > 0, "targets_published is a non-empty array");
+  expectTrue(Array.isArray(details.targets_published) && details.targets_published.length > 0, `targets_published must be a non-empty array, got ${JSON.stringify(details.targets_published)}`);
   expectEqual(Object.keys(details.checksums).sort(), [...details.targets_published].sort(), "checksums are keyed by the targets published");
   for (const [target, files] of Object.entries(details.checksums)) {
     for (const required of ["manifest.json", "bundle.zip", "utag.js"]) expectTrue(required in files, `checksums.${target} names ${required}`);
@@ -222,8 +246,8 @@ export const revisionScenarios = defineScenarios("revisions", [
       const answer = await api.list();
       expectStatus(answer, 200);
       expectHeader(answer, "content-type", /^application\/json\b/);
-      const ids = answer.json<unknown[]>();
-      expectTrue(Array.isArray(ids) && ids.length > 0, `expected a non-empty array (demo.md publishes one revision), got ${answer.text.slice(0, 200)}`);
+      const ids = jsonArray(answer);
+      expectTrue(ids.length > 0, "expected a non-empty array (demo.md publishes one revision)", answer);
       for (const id of ids) expectTrue(typeof id === "string" && !Number.isNaN(minuteOfId(id)), `not a YYYYMMDDHHMM revision_id: ${JSON.stringify(id)}`);
       const sorted = [...(ids as string[])].sort().reverse();
       expectEqual(ids, sorted, "revision ids newest first");
@@ -243,7 +267,7 @@ export const revisionScenarios = defineScenarios("revisions", [
       const session = await loginV1(ctx);
       const slashed = await ctx.base.get(`/v1/accounts/${ctx.fixtures.account}/${ctx.fixtures.profile}/revisions/`, { headers: session.headers, query: session.query });
       expectStatus(slashed, 200);
-      expectEqual(slashed.json<string[]>().slice(0, 2), [second.revision_id, first.revision_id], "the two newest revision ids, asked with a trailing slash");
+      expectEqual(revisionIdsOf(slashed).slice(0, 2), [second.revision_id, first.revision_id], "the two newest revision ids, asked with a trailing slash", slashed);
     },
   },
   {
@@ -276,9 +300,8 @@ export const revisionScenarios = defineScenarios("revisions", [
     async run(ctx) {
       const api = await revisionsApi(ctx);
       const answer = await api.details((await demoRevision(api)).revision_id);
-      expectStatus(answer, 200);
+      const details = detailsOf(answer);
       expectHeader(answer, "content-type", /^application\/json\b/);
-      const details = answer.json<Details>();
       expectDetailsShape(details, ctx.fixtures.account, ctx.fixtures.profile);
       expectEqual(Object.keys(details.checksums.prod ?? {}).filter((name) => memberName.test(name)).sort(), [...demoMembers].sort(), "the demo revision's files (demo.md)");
     },
@@ -292,8 +315,7 @@ export const revisionScenarios = defineScenarios("revisions", [
       const before = await clockNow(ctx);
       const answer = await postPublication(ctx, { targets, name: "Release 7 – ünïcode", comment: "a comment\nover two lines", createdBy: "author@example.com" });
       const after = await clockNow(ctx);
-      expectStatus(answer, 201);
-      const published = answer.json<Details>();
+      const published = detailsOf(answer, 201);
       expectDetailsShape(published, ctx.fixtures.account, ctx.fixtures.profile);
       expectEqual(await api.readDetails(published.revision_id), published, "the details call answers what the publication answered");
       expectEqual(
@@ -345,13 +367,13 @@ export const revisionScenarios = defineScenarios("revisions", [
       const a = await api.download(first.revision_id, first.targets_published[0] as string);
       const again = await api.download(first.revision_id, first.targets_published[0] as string);
       const b = await api.download(second.revision_id, second.targets_published[0] as string);
-      expectTrue(sha256(a.bytes) === sha256(again.bytes), "two downloads of one bundle differ: it is not served as stored");
+      expectTrue(sha256(a.bytes) === sha256(again.bytes), `two downloads of the bundle of ${first.revision_id} differ (SHA-256 ${sha256(a.bytes)}, then ${sha256(again.bytes)}): it is not served as stored`);
       const times = new Set([...a.members, ...b.members].map((member) => member.dosDateTime));
       expectEqual(times.size, 1, "every entry of both bundles carries one fixed time");
       const manifestAt = (members: ZipMember[]) => (members.find((member) => member.name === "manifest.json") as ZipMember).localHeaderOffset;
       expectEqual(manifestAt(a.members), manifestAt(b.members), "where manifest.json starts");
       expectEqual(sha256(a.bytes.subarray(0, manifestAt(a.members))), sha256(b.bytes.subarray(0, manifestAt(b.members))), "the bytes of the same files, before manifest.json");
-      expectTrue(first.revision_id !== second.revision_id, "two publications have two revision ids");
+      expectTrue(first.revision_id !== second.revision_id, `two publications must have two revision ids; both got ${first.revision_id}`);
     },
   },
   {

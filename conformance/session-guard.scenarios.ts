@@ -12,11 +12,11 @@ function listAs(ctx: ScenarioContext, session: V1Session) {
   return listWith(ctx, { headers: session.headers, query: session.query });
 }
 
-/** A user of the target's own, made through svc-hub's admin API. */
+/** A user of the target's own, made through svc-hub's admin route POST /admin/users (needs "svc-hub-admin"). */
 async function makeUser(ctx: ScenarioContext, grants: unknown[]): Promise<{ email: string; password: string }> {
   const email = `${ctx.uniqueId("guard").toLowerCase()}@example.com`;
   const password = `pw-${ctx.uniqueId("secret")}`;
-  expectStatus(await ctx.base.post("/admin/users", { headers: ctx.adminHeaders(), json: { email, password, grants } }), 201);
+  expectStatus(await ctx.base.post("/admin/users", { headers: ctx.svcHubAdminHeaders(), json: { email, password, grants } }), 201);
   return { email, password };
 }
 
@@ -103,7 +103,7 @@ export const sessionGuardScenarios = defineScenarios("session", [
   },
   {
     title: "[DLE-ERR-04, DEC-GEN-03] a user whose grants exclude the profile gets 401 1469 on every data layer call there, and 200 on the profile granted",
-    needs: ["admin"],
+    needs: ["admin", "svc-hub-admin"],
     async run(ctx) {
       const user = await makeUser(ctx, [{ account: ctx.fixtures.account, profiles: [ctx.fixtures.otherProfile] }]);
       const session = await loginV1(ctx, user);

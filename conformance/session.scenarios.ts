@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import type { HttpAnswer } from "../harness/client.ts";
-import { expectEqual, expectErrorBody, expectHeader, expectStatus, expectTrue, fail } from "../harness/expect.ts";
+import { expectEqual, expectErrorBody, expectHeader, expectStatus, expectTrue, fail, isInteger, isNonEmptyString, isPlainObject, jsonArray, jsonField, jsonObject } from "../harness/expect.ts";
 import { defineScenarios, type ScenarioContext } from "../harness/scenario.ts";
 
 const loginWording = "Although the user is authenticated, the request is denied due of lack of proper permissions";
@@ -14,29 +14,44 @@ function issueToken(ctx: ScenarioContext, username: string, key: string): Promis
   return ctx.base.post("/v2/auth", { form: { username, key } });
 }
 
-/** The attributes of one Set-Cookie header, lower-cased names, keyed by name; the cookie itself under "value". */
-function cookieNamed(answer: HttpAnswer, name: string): Map<string, string> {
+/** One Set-Cookie header: the whole header (for messages), and its attributes by lower-cased name, the cookie itself under "value". */
+interface CookieView {
+  readonly header: string;
+  get(attribute: string): string | undefined;
+  has(attribute: string): boolean;
+}
+
+function cookieNamed(answer: HttpAnswer, name: string): CookieView {
   const header = answer.setCookies.find((cookie) => cookie.startsWith(`${name}=`));
-  if (!header) fail(`expected a Set-Cookie for ${name}, got ${JSON.stringify(answer.setCookies)}`);
+  if (!header) fail(`${answer.request}: expected a Set-Cookie for ${name}, got ${JSON.stringify(answer.setCookies)} (status ${answer.status})`);
   const [pair, ...attributes] = header.split(";").map((part) => part.trim());
   const parts = new Map<string, string>([["value", (pair as string).slice(name.length + 1)]]);
   for (const attribute of attributes) {
     const [key, ...rest] = attribute.split("=");
     parts.set((key as string).toLowerCase(), rest.join("="));
   }
-  return parts;
+  return { header, get: (attribute) => parts.get(attribute), has: (attribute) => parts.has(attribute) };
 }
 
-/** A user of the target's own, made through svc-hub's admin API, so lockouts and clock moves touch no one else. */
+/** The token of a POST /v2/auth answer: 200 `{token: string}`, or the scenario fails showing what came back. */
+function tokenOf(answer: HttpAnswer): string {
+  expectStatus(answer, 200);
+  return jsonField(answer, "token", isNonEmptyString, "a non-empty string");
+}
+
+/**
+ * A user of the target's own, made through svc-hub's admin routes for users and API keys (not part of the
+ * specified admin API: the scenario declares needs: ["svc-hub-admin"]), so lockouts and clock moves touch no one else.
+ */
 async function makeUser(ctx: ScenarioContext, options: { grants?: unknown[]; withKey?: boolean } = {}): Promise<{ email: string; password: string; key?: string }> {
   const email = `${ctx.uniqueId("user").toLowerCase()}@example.com`;
   const password = `pw-${ctx.uniqueId("secret")}`;
   const grants = options.grants ?? [{ account: ctx.fixtures.account, profiles: "*" }];
-  expectStatus(await ctx.base.post("/admin/users", { headers: ctx.adminHeaders(), json: { email, password, grants } }), 201);
+  expectStatus(await ctx.base.post("/admin/users", { headers: ctx.svcHubAdminHeaders(), json: { email, password, grants } }), 201);
   if (!options.withKey) return { email, password };
-  const issued = await ctx.base.post(`/admin/users/${encodeURIComponent(email)}/api-keys`, { headers: ctx.adminHeaders(), json: {} });
+  const issued = await ctx.base.post(`/admin/users/${encodeURIComponent(email)}/api-keys`, { headers: ctx.svcHubAdminHeaders(), json: {} });
   expectStatus(issued, 201);
-  return { email, password, key: issued.json<{ key: string }>().key };
+  return { email, password, key: jsonField(issued, "key", isNonEmptyString, "a non-empty string") };
 }
 
 /**
@@ -66,8 +81,15 @@ async function advanceClock(ctx: ScenarioContext, by: string): Promise<void> {
 
 function tokenClaims(token: string): Record<string, unknown> {
   const parts = token.split(".");
-  expectEqual(parts.length, 3, "a JWT has three parts");
-  return JSON.parse(Buffer.from(parts[1] as string, "base64url").toString("utf8")) as Record<string, unknown>;
+  expectEqual(parts.length, 3, `the parts of the JWT ${JSON.stringify(token)}`);
+  let claims: unknown;
+  try {
+    claims = JSON.parse(Buffer.from(parts[1] as string, "base64url").toString("utf8"));
+  } catch {
+    fail(`the token's payload is not base64url JSON: ${JSON.stringify(token)}`);
+  }
+  if (!isPlainObject(claims)) fail(`the token's payload is not a JSON object: ${JSON.stringify(claims)}`);
+  return claims;
 }
 
 /** SES-*, AUT-01/02, DEC-SES-*, DEC-AUT-*: logging in and out, tokens, lockout. */
@@ -78,27 +100,27 @@ export const sessionScenarios = defineScenarios("session", [
       const answer = await login(ctx, ctx.fixtures.user.email, ctx.fixtures.user.password);
       expectStatus(answer, 200);
       expectHeader(answer, "content-type", /^application\/json\b/);
-      const body = answer.json<Record<string, unknown>>();
-      expectTrue(typeof body.utk === "string" && body.utk.length > 0, `utk must be a non-empty string, got ${JSON.stringify(body)}`);
+      jsonField(answer, "utk", isNonEmptyString, "a non-empty string");
     },
   },
   {
     title: "[SES-03, DEC-SES-03] the login sets JSESSIONID with Path=/, Secure, HttpOnly and SameSite=Lax",
     async run(ctx) {
       const cookie = cookieNamed(await login(ctx, ctx.fixtures.user.email, ctx.fixtures.user.password), "JSESSIONID");
-      expectTrue((cookie.get("value") ?? "").length > 0, "JSESSIONID has a value");
-      expectTrue(cookie.has("secure"), "JSESSIONID is Secure");
-      expectTrue(cookie.has("httponly"), "JSESSIONID is HttpOnly");
-      expectEqual(cookie.get("path"), "/", "JSESSIONID Path");
-      expectEqual(cookie.get("samesite")?.toLowerCase(), "lax", "JSESSIONID SameSite");
+      const of = `Set-Cookie: ${cookie.header}`;
+      expectTrue((cookie.get("value") ?? "").length > 0, `JSESSIONID must have a value; ${of}`);
+      expectTrue(cookie.has("secure"), `JSESSIONID must be Secure; ${of}`);
+      expectTrue(cookie.has("httponly"), `JSESSIONID must be HttpOnly; ${of}`);
+      expectEqual(cookie.get("path"), "/", `JSESSIONID Path of ${of}`);
+      expectEqual(cookie.get("samesite")?.toLowerCase(), "lax", `JSESSIONID SameSite of ${of}`);
     },
   },
   {
     title: "[SES-04, DEC-SES-03] the login sets rememberMe=deleteMe with Max-Age=0",
     async run(ctx) {
       const cookie = cookieNamed(await login(ctx, ctx.fixtures.user.email, ctx.fixtures.user.password), "rememberMe");
-      expectEqual(cookie.get("value"), "deleteMe", "rememberMe value");
-      expectEqual(cookie.get("max-age"), "0", "rememberMe Max-Age");
+      expectEqual(cookie.get("value"), "deleteMe", `rememberMe value of Set-Cookie: ${cookie.header}`);
+      expectEqual(cookie.get("max-age"), "0", `rememberMe Max-Age of Set-Cookie: ${cookie.header}`);
     },
   },
   {
@@ -117,11 +139,11 @@ export const sessionScenarios = defineScenarios("session", [
       const first = await login(ctx, ctx.fixtures.user.email, ctx.fixtures.user.password);
       const second = await login(ctx, ctx.fixtures.user.email, ctx.fixtures.user.password);
       const cookies = [cookieNamed(first, "JSESSIONID").get("value"), cookieNamed(second, "JSESSIONID").get("value")];
-      const utks = [first.json<{ utk: string }>().utk, second.json<{ utk: string }>().utk];
-      expectTrue(cookies[0] !== cookies[1], "two logins got the same JSESSIONID");
-      expectTrue(utks[0] !== utks[1], "two logins got the same utk");
+      const utks = [jsonField(first, "utk", isNonEmptyString, "a non-empty string"), jsonField(second, "utk", isNonEmptyString, "a non-empty string")];
+      expectTrue(cookies[0] !== cookies[1], `two logins got the same JSESSIONID ${cookies[0]}`);
+      expectTrue(utks[0] !== utks[1], `two logins got the same utk ${utks[0]}`);
       // 128 bits are at least 22 base64 characters or 32 hex characters; fewer characters cannot hold them.
-      for (const value of [...cookies, ...utks]) expectTrue((value ?? "").length >= 22, `too short to hold 128 random bits: ${value}`);
+      for (const value of [...cookies, ...utks]) expectTrue((value ?? "").length >= 22, `too short to hold 128 random bits: ${JSON.stringify(value)}`);
     },
   },
   {
@@ -148,11 +170,11 @@ export const sessionScenarios = defineScenarios("session", [
   },
   {
     title: "[SES-13, DEC-SES-04] only users with a valid account can log in: a disabled user is refused",
-    needs: ["admin"],
+    needs: ["svc-hub-admin"],
     async run(ctx) {
       const user = await makeUser(ctx);
       expectStatus(await login(ctx, user.email, user.password), 200);
-      expectStatus(await ctx.base.put(`/admin/users/${encodeURIComponent(user.email)}/disabled`, { headers: ctx.adminHeaders(), json: { disabled: true } }), 200);
+      expectStatus(await ctx.base.put(`/admin/users/${encodeURIComponent(user.email)}/disabled`, { headers: ctx.svcHubAdminHeaders(), json: { disabled: true } }), 200);
       expectErrorBody(await login(ctx, user.email, user.password), 401, 1469, loginWording);
     },
   },
@@ -166,7 +188,7 @@ export const sessionScenarios = defineScenarios("session", [
   },
   {
     title: "[SES-09, DEC-SES-01] a locked username is refused even with the right password, until 10 minutes after the fifth failure",
-    needs: ["admin"],
+    needs: ["admin", "svc-hub-admin"],
     async run(ctx) {
       const user = await makeUser(ctx);
       for (let attempt = 1; attempt <= 5; attempt += 1) expectErrorBody(await login(ctx, user.email, "wrong"), 401, 1401);
@@ -179,7 +201,7 @@ export const sessionScenarios = defineScenarios("session", [
   },
   {
     title: "[SES-09, DEC-SES-01] a successful login resets the count of failures",
-    needs: ["admin"],
+    needs: ["svc-hub-admin"],
     async run(ctx) {
       const user = await makeUser(ctx);
       for (let attempt = 1; attempt <= 4; attempt += 1) expectErrorBody(await login(ctx, user.email, "wrong"), 401, 1401);
@@ -191,7 +213,7 @@ export const sessionScenarios = defineScenarios("session", [
   {
     title: "[SES-09, DEC-SES-01] for any sequence of good and bad logins and waits on the virtual clock, the answers match the lockout model",
     kind: "property",
-    needs: ["admin"],
+    needs: ["admin", "svc-hub-admin"],
     async run(ctx) {
       const step = fc.record({
         wait: fc.constantFrom(0, 0, 60, 240, 541, 601),
@@ -223,8 +245,8 @@ export const sessionScenarios = defineScenarios("session", [
               }
             }
             const answer = await login(ctx, user.email, right ? user.password : "wrong");
-            const got = answer.status === 200 ? 200 : answer.json<{ returnCode: number }>().returnCode;
-            expectEqual(got, expected, `after ${JSON.stringify(steps)} at +${now}s`);
+            const got = answer.status === 200 ? 200 : jsonField(answer, "returnCode", isInteger, "an integer");
+            expectEqual(got, expected, `after ${JSON.stringify(steps)} at +${now}s`, answer);
           }
         }),
         { numRuns: 8 },
@@ -234,25 +256,23 @@ export const sessionScenarios = defineScenarios("session", [
   {
     title: "[AUT-01, DEC-AUT-01] POST /v2/auth with username and key answers {token}: a JWT with sub, iat, nbf and exp = iat + 1800",
     async run(ctx) {
-      const answer = await issueToken(ctx, ctx.fixtures.user.email, ctx.fixtures.user.apiKey);
-      expectStatus(answer, 200);
-      const token = answer.json<{ token: string }>().token;
-      expectTrue(typeof token === "string", "token is a string");
+      const token = tokenOf(await issueToken(ctx, ctx.fixtures.user.email, ctx.fixtures.user.apiKey));
       const claims = tokenClaims(token);
-      expectEqual(claims.sub, ctx.fixtures.user.email, "sub");
-      expectEqual(Number(claims.exp) - Number(claims.iat), 1800, "exp - iat");
-      expectEqual(claims.nbf, claims.iat, "nbf");
-      expectTrue(typeof claims.iss === "string", "iss is present");
+      const of = `of the claims ${JSON.stringify(claims)}`;
+      expectEqual(claims.sub, ctx.fixtures.user.email, `sub ${of}`);
+      expectEqual(Number(claims.exp) - Number(claims.iat), 1800, `exp - iat ${of}`);
+      expectEqual(claims.nbf, claims.iat, `nbf ${of}`);
+      expectTrue(typeof claims.iss === "string", `iss must be a string; the claims are ${JSON.stringify(claims)}`);
     },
   },
   {
     title: "[AUT-01, PRV-01, PRV-08] the token opens v2 calls: GET .../ids answers the visitor ID attributes",
     async run(ctx) {
-      const token = (await issueToken(ctx, ctx.fixtures.user.email, ctx.fixtures.user.apiKey)).json<{ token: string }>().token;
+      const token = tokenOf(await issueToken(ctx, ctx.fixtures.user.email, ctx.fixtures.user.apiKey));
       const path = `/v2/visitor/accounts/${ctx.fixtures.account}/profiles/${ctx.fixtures.profile}/ids`;
       const answer = await ctx.base.get(path, { headers: { authorization: `Bearer ${token}` } });
       expectStatus(answer, 200);
-      const ids = answer.json<Record<string, unknown>>();
+      const ids = jsonObject(answer);
       expectTrue(Object.keys(ids).length > 0 && Object.entries(ids).every(([id, name]) => /^\d+$/.test(id) && typeof name === "string"), `expected {numeric id: name}, got ${answer.text}`);
       expectErrorBody(await ctx.base.get(path), 401, 1401, "Authentication Failed");
     },
@@ -268,7 +288,7 @@ export const sessionScenarios = defineScenarios("session", [
   {
     title: "[AUT-03, DEC-GEN-03, DEC-GEN-04] a key of one account never reads another's data: 1469 on an existing account, 1240/1250 for unknown names",
     async run(ctx) {
-      const token = (await issueToken(ctx, ctx.fixtures.otherUser.email, ctx.fixtures.otherUser.apiKey)).json<{ token: string }>().token;
+      const token = tokenOf(await issueToken(ctx, ctx.fixtures.otherUser.email, ctx.fixtures.otherUser.apiKey));
       const headers = { authorization: `Bearer ${token}` };
       expectErrorBody(await ctx.base.get(`/v2/visitor/accounts/${ctx.fixtures.account}/profiles/${ctx.fixtures.profile}/ids`, { headers }), 401, 1469, "although the user is authenticated, the request is denied because of a lack of proper permissions");
       expectErrorBody(await ctx.base.get(`/v2/visitor/accounts/${ctx.uniqueId("noacct")}/profiles/main/ids`, { headers }), 404, 1240, "Account was not found");
@@ -291,7 +311,7 @@ export const sessionScenarios = defineScenarios("session", [
   },
   {
     title: "[DEC-AUT-01] a user without a key, or an unknown user, is 401 1401",
-    needs: ["admin"],
+    needs: ["svc-hub-admin"],
     async run(ctx) {
       // A user of the scenario's own: key failures of a keyless fixture user could never be cleared.
       const user = await makeUser(ctx);
@@ -301,7 +321,7 @@ export const sessionScenarios = defineScenarios("session", [
   },
   {
     title: "[DEC-AUT-01] key failures lock the key login (1402) but not the password login of the same user",
-    needs: ["admin"],
+    needs: ["svc-hub-admin"],
     async run(ctx) {
       const user = await makeUser(ctx, { withKey: true });
       for (let attempt = 1; attempt <= 5; attempt += 1) expectErrorBody(await issueToken(ctx, user.email, "stale-key"), 401, 1401);
@@ -311,10 +331,10 @@ export const sessionScenarios = defineScenarios("session", [
   },
   {
     title: "[DEC-AUT-01] a token is refused once 30 minutes have passed on the virtual clock",
-    needs: ["admin"],
+    needs: ["admin", "svc-hub-admin"],
     async run(ctx) {
       const user = await makeUser(ctx, { withKey: true });
-      const token = (await issueToken(ctx, user.email, user.key as string)).json<{ token: string }>().token;
+      const token = tokenOf(await issueToken(ctx, user.email, user.key as string));
       const path = `/v2/visitor/accounts/${ctx.fixtures.account}/profiles/${ctx.fixtures.profile}/ids`;
       expectStatus(await ctx.base.get(path, { headers: { authorization: `Bearer ${token}` } }), 200);
       await advanceClock(ctx, "30m");
@@ -323,12 +343,15 @@ export const sessionScenarios = defineScenarios("session", [
   },
   {
     title: "[DEC-AUT-02] revoking a key stops it at once; tokens already issued from it live until they expire",
-    needs: ["admin"],
+    needs: ["svc-hub-admin"],
     async run(ctx) {
       const user = await makeUser(ctx, { withKey: true });
-      const token = (await issueToken(ctx, user.email, user.key as string)).json<{ token: string }>().token;
-      const keys = (await ctx.base.get(`/admin/users/${encodeURIComponent(user.email)}/api-keys`, { headers: ctx.adminHeaders() })).json<Array<{ id: string }>>();
-      expectStatus(await ctx.base.delete(`/admin/users/${encodeURIComponent(user.email)}/api-keys/${keys[0]?.id}`, { headers: ctx.adminHeaders() }), 200);
+      const token = tokenOf(await issueToken(ctx, user.email, user.key as string));
+      const listed = await ctx.base.get(`/admin/users/${encodeURIComponent(user.email)}/api-keys`, { headers: ctx.svcHubAdminHeaders() });
+      expectStatus(listed, 200);
+      const keyId = (jsonArray(listed)[0] as { id?: unknown } | undefined)?.id;
+      expectTrue(isNonEmptyString(keyId), "expected [{id: string, ...}], the user's one key", listed);
+      expectStatus(await ctx.base.delete(`/admin/users/${encodeURIComponent(user.email)}/api-keys/${encodeURIComponent(keyId)}`, { headers: ctx.svcHubAdminHeaders() }), 200);
       expectErrorBody(await issueToken(ctx, user.email, user.key as string), 401, 1401);
       const path = `/v2/visitor/accounts/${ctx.fixtures.account}/profiles/${ctx.fixtures.profile}/ids`;
       expectStatus(await ctx.base.get(path, { headers: { authorization: `Bearer ${token}` } }), 200);

@@ -3,7 +3,7 @@
  * against a running implementation; `--in-process` runs them against svc-hub's own app without a socket.
  * `--help` lists the options.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdirSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import packageJson from "../package.json" with { type: "json" };
@@ -11,13 +11,19 @@ import { allScenarios } from "../conformance/index.ts";
 import { checkAdminToken } from "./admin-token.ts";
 import { loadExpectations, loadExpectationsFile, staleExpectations, type Expectations } from "./expectations.ts";
 import { openInProcessTarget } from "./in-process.ts";
+import { checkFixtureLogins } from "./fixture-check.ts";
 import { defaultPropertySeed } from "./property.ts";
 import { buildCompatibilityMarkdown, buildJsonReport, buildJunitXml, type RunInfo } from "./report.ts";
-import { countOutcomes, formatResult, runScenarios, selectScenarios, summaryLine, tally } from "./runner.ts";
+import { areasOf, countOutcomes, formatResult, runScenarios, selectScenarios, summaryLine, tally, unmatchedSelections } from "./runner.ts";
+import { probeSvcHubAdmin, svcHubAdminRoutes, type SvcHubAdminProbe } from "./svc-hub-admin.ts";
 import { fixturesOf, readTargetFile, type TargetFile } from "./target-file.ts";
 import { urlTarget, type Target } from "./target.ts";
 
-const usage = `usage: bun run conformance -- (--target <base-url> | --target-file <file.json> | --in-process) [options]
+const areas = areasOf(allScenarios);
+/** fast-check takes a 32-bit seed and would silently cut a larger one down: refused instead. */
+const maxSeed = 4_294_967_295;
+
+const usage = `usage: npm run conformance -- (--target <base-url> | --target-file <file.json> | --in-process) [options]
 
   --target <url>          the management root ({base_url}) of the implementation
   --collect-url <url>     the collection root ({collect_url}); default: the target
@@ -25,31 +31,48 @@ const usage = `usage: bun run conformance -- (--target <base-url> | --target-fil
   --target-file <file>    JSON with base/collect/moments/adminToken and the tenants, users and keys to use
                           (see conformance/targets/svc-hub-demo.json); flags win over the file
   --in-process            svc-hub's own app with its demo tenants, without a socket
-  --admin-token <token>   svc-hub's admin token (default SVC_ADMIN_TOKEN); scenarios needing it are skipped without
+  --admin-token <token>   the target's admin token (default SVC_ADMIN_TOKEN); scenarios needing it are skipped without
   --impl <name>           apply conformance/implementations/<name>/expectations.json (known failures)
   --expectations <file>   apply known failures from a file of your own (same format), instead of --impl
-  --only <id-or-area>     run only scenarios naming this clause ID, ID prefix (DEC-GEN) or area; repeatable
-  --seed <n>              seed of every property run (default ${defaultPropertySeed}, fixed so CI replays the same cases)
+  --only <selection>      run only the scenarios it selects; repeatable. A selection is a clause or decision ID
+                          (SES-01, DEC-GEN-05) or the start of one (DLE, DEC-GEN), in any case; an area
+                          (${areas.join(", ")});
+                          or a scenario's whole title, as a failure's replay line gives it. A value that selects
+                          nothing stops the run (exit 2).
+  --seed <n>              seed of every property run, 0 to ${maxSeed} (default ${defaultPropertySeed}, fixed so CI replays the same cases)
   --runs <n>              runs per property, at least 1 (default: each scenario's own)
-  --path <path>           counterexample path to replay, with --seed and --only, as a failure report gives it
+  --path <path>           counterexample path to replay (digits and colons, such as 3:0:1), as a failure report gives
+                          it; goes with --seed and with --only '<the scenario's whole title>'
   --report-dir <dir>      where report.json, junit.xml and COMPATIBILITY.md go (default ./conformance-report)
   --compatibility <file>  also write COMPATIBILITY.md to this file
   --timeout-ms <n>        limit per scenario (default 120000); a scenario over it is abandoned and reported as error
 
   Relative paths are taken from the directory you ran the command in (npm's INIT_CWD when run through
-  \`npm --prefix <suite> run conformance\`), not from the suite's checkout.
-  With an admin token, the runner first checks it (GET /admin/clock) and stops with exit code 2 if refused.`;
+  \`npm --prefix <suite> run conformance\`), not from the suite's checkout. The report folder and the
+  --compatibility file are checked before any scenario runs: one that cannot be written stops the run (exit 2).
+  Before the run, the runner checks that the fixtures' users can log in (POST /v1/login): a login the target
+  refuses (401) stops the run with exit code 2, naming the user. With an admin token it also checks the token
+  (GET /admin/clock; refused: exit 2) and asks whether the target has svc-hub's own admin routes besides the
+  specified admin API (${svcHubAdminRoutes.map((route) => route.replace(/\?.*/, "")).join(", ")}): without them,
+  the scenarios that need them are skipped, each with that reason.`;
 
 function fail(message: string): never {
   process.stderr.write(`conformance: ${message}\n${usage}\n`);
   process.exit(2);
 }
 
-function wholeNumber(name: string, raw: string | undefined, least = 0): number | undefined {
+/** Stops before or after the run on a problem of the environment (not of the command line): one line, exit 2. */
+function stop(message: string): never {
+  process.stderr.write(`conformance: ${message}\n`);
+  process.exit(2);
+}
+
+function wholeNumber(name: string, raw: string | undefined, least = 0, most = Number.MAX_SAFE_INTEGER): number | undefined {
   if (raw === undefined) return undefined;
   if (!/^\d+$/.test(raw)) fail(`--${name} takes a whole number, not "${raw}"`);
   const value = Number(raw);
   if (value < least) fail(`--${name} must be at least ${least}, not ${raw}`);
+  if (value > most) fail(`--${name} must be at most ${most}, not ${raw}`);
   return value;
 }
 
@@ -66,6 +89,50 @@ function checkUrl(name: string, raw: string | undefined): string | undefined {
     fail(`--${name} must be an http(s) URL such as http://localhost:8080, not "${raw}"`);
   }
   return raw;
+}
+
+/**
+ * Makes the report folder and the --compatibility file's folder, and checks both can be written, before any
+ * scenario runs: a path that cannot take the reports must not cost a whole run and then a stack trace.
+ */
+function prepareOutputs(reportDir: string, compatibilityFile: string | null): void {
+  try {
+    if (existsSync(reportDir) && !statSync(reportDir).isDirectory()) throw new Error("it exists and is not a folder");
+    mkdirSync(reportDir, { recursive: true });
+    checkWritableFolder(reportDir);
+  } catch (error) {
+    stop(`--report-dir ${reportDir} cannot take the reports: ${reasonOf(error)}`);
+  }
+  if (compatibilityFile === null) return;
+  try {
+    if (existsSync(compatibilityFile) && statSync(compatibilityFile).isDirectory()) throw new Error("it is a folder; give a file name, such as COMPATIBILITY.md");
+    mkdirSync(dirname(compatibilityFile), { recursive: true });
+    checkWritableFolder(dirname(compatibilityFile));
+    if (existsSync(compatibilityFile)) accessSync(compatibilityFile, constants.W_OK);
+  } catch (error) {
+    stop(`--compatibility ${compatibilityFile} cannot be written: ${reasonOf(error)}`);
+  }
+}
+
+/** Writes and removes a file in the folder: the one check that holds whatever the permissions model. */
+function checkWritableFolder(folder: string): void {
+  const probe = join(folder, `.conformance-write-check-${process.pid}`);
+  writeFileSync(probe, "");
+  unlinkSync(probe);
+}
+
+function reasonOf(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const code = (error as NodeJS.ErrnoException).code;
+  const known: Record<string, string> = {
+    EEXIST: "a file of that name is in the way of a folder",
+    ENOTDIR: "a part of the path is a file, not a folder",
+    EACCES: "permission denied",
+    EPERM: "permission denied",
+    EROFS: "the file system is read-only",
+    EISDIR: "it is a folder",
+  };
+  return code && known[code] ? `${known[code]} (${code})` : error.message;
 }
 
 let parsed: ReturnType<typeof parse>;
@@ -120,10 +187,25 @@ try {
 } catch (error) {
   fail(error instanceof Error ? error.message : String(error));
 }
-const seed = wholeNumber("seed", values.seed) ?? defaultPropertySeed;
+const seed = wholeNumber("seed", values.seed, 0, maxSeed) ?? defaultPropertySeed;
+if (values.path !== undefined) {
+  if (!/^\d+(:\d+)*$/.test(values.path)) fail(`--path takes a counterexample path of digits and colons such as 3:0:1, as a failure report gives it, not "${values.path}"`);
+  if (!values.only?.length) fail("--path replays one property's counterexample: give its scenario with --only '<the scenario's whole title>' (and the --seed of the failure)");
+}
+const unmatched = unmatchedSelections(allScenarios, values.only);
+if (unmatched.length > 0) {
+  fail(
+    `${unmatched.map((value) => `--only "${value}"`).join(", ")} ${unmatched.length === 1 ? "selects" : "select"} no scenario; ` +
+      `give a clause or decision ID (SES-01), the start of one (DEC-GEN), an area (${areas.join(", ")}) or a scenario's whole title`,
+  );
+}
 const runs = wholeNumber("runs", values.runs, 1);
 const timeoutMs = wholeNumber("timeout-ms", values["timeout-ms"], 1);
 const fixtures = fixturesOf(file);
+
+const reportDir = fromInvocation(values["report-dir"] ?? "conformance-report");
+const compatibilityFile = values.compatibility ? fromInvocation(values.compatibility) : null;
+prepareOutputs(reportDir, compatibilityFile);
 
 let target: Target;
 let close: () => Promise<void> = async () => undefined;
@@ -143,15 +225,21 @@ if (values["in-process"]) {
 }
 
 const selected = selectScenarios(allScenarios, values.only);
-if (selected.length === 0) {
-  await close();
-  fail(`--only ${values.only?.join(", ")} selects no scenario`);
-}
 const adminCheck = await checkAdminToken(target);
 if (!adminCheck.ok) {
   await close();
-  process.stderr.write(`conformance: ${adminCheck.reason}\n`);
-  process.exit(2);
+  stop(adminCheck.reason);
+}
+const fixtureCheck = await checkFixtureLogins(target);
+if (!fixtureCheck.ok) {
+  await close();
+  stop(fixtureCheck.reason);
+}
+const needingSvcHubAdmin = selected.filter((scenario) => scenario.needs.includes("svc-hub-admin")).length;
+let svcHubAdmin: SvcHubAdminProbe | undefined;
+if (target.adminToken && needingSvcHubAdmin > 0) {
+  svcHubAdmin = await probeSvcHubAdmin(target);
+  if (!svcHubAdmin.available) process.stdout.write(`conformance: ${needingSvcHubAdmin} scenario(s) will be skipped: ${svcHubAdmin.reason}\n`);
 }
 process.stdout.write(`conformance: ${selected.length} of ${allScenarios.length} scenarios against ${target.name} (property seed ${seed}${runs ? `, ${runs} runs each` : ""})\n`);
 const startedAt = new Date();
@@ -160,6 +248,7 @@ const results = await runScenarios(allScenarios, target, {
   timeoutMs,
   property: { seed, runs, path: values.path },
   expectations,
+  svcHubAdmin,
   onResult: (result) => process.stdout.write(`${formatResult(result)}\n`),
 });
 await close();
@@ -173,21 +262,25 @@ const info: RunInfo = {
   propertySeed: seed,
   propertyRuns: runs ?? null,
 };
-const reportDir = fromInvocation(values["report-dir"] ?? "conformance-report");
-const stale = staleExpectations(expectations, allScenarios);
-mkdirSync(reportDir, { recursive: true });
-writeFileSync(join(reportDir, "report.json"), `${JSON.stringify(buildJsonReport(info, results, stale), null, 2)}\n`);
-writeFileSync(join(reportDir, "junit.xml"), buildJunitXml(info, results, stale));
+const stale = staleExpectations(expectations, allScenarios, results);
 const compatibility = buildCompatibilityMarkdown(info, results, undefined, new Set(allScenarios.flatMap((scenario) => scenario.clauses)));
-writeFileSync(join(reportDir, "COMPATIBILITY.md"), compatibility);
-if (values.compatibility) {
-  const compatibilityFile = fromInvocation(values.compatibility);
-  mkdirSync(dirname(compatibilityFile), { recursive: true });
-  writeFileSync(compatibilityFile, compatibility);
+const outputs: Array<[string, string]> = [
+  [join(reportDir, "report.json"), `${JSON.stringify(buildJsonReport(info, results, stale), null, 2)}\n`],
+  [join(reportDir, "junit.xml"), buildJunitXml(info, results, stale)],
+  [join(reportDir, "COMPATIBILITY.md"), compatibility],
+  ...(compatibilityFile ? [[compatibilityFile, compatibility] as [string, string]] : []),
+];
+for (const [path, text] of outputs) {
+  try {
+    writeFileSync(path, text);
+  } catch (error) {
+    // Checked before the run; this is for a path that changed meanwhile.
+    stop(`${path} could not be written after the run: ${reasonOf(error)}`);
+  }
 }
 
 const expectationsSource = expectationsFile ?? `${values.impl}'s expectations.json`;
-for (const entry of stale) process.stdout.write(`! stale expectation: ${entry} matches no scenario; remove it from ${expectationsSource}\n`);
+for (const entry of stale) process.stdout.write(`! stale expectation: ${entry}; remove it from ${expectationsSource}\n`);
 const counts = countOutcomes(results);
 process.stdout.write(
   `reports: ${reportDir}/report.json, junit.xml, COMPATIBILITY.md\n` +

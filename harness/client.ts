@@ -25,16 +25,72 @@ export interface HttpAnswer {
   readonly setCookies: string[];
 }
 
+/** The request as a failure message names it: `METHOD path`, and the full URL when asked. */
+interface SentRequest {
+  readonly what: string;
+  readonly url: string;
+}
+
+/**
+ * The requests of one scenario, shared by its clients: which are on their way and the last one answered, so
+ * that an error or a time limit can say which request was in flight and what the target last answered.
+ */
+export class RequestTrail {
+  private readonly inFlight = new Set<SentRequest>();
+  private last: { readonly request: SentRequest; readonly answer: HttpAnswer } | null = null;
+
+  sent(request: SentRequest): void {
+    this.inFlight.add(request);
+  }
+
+  settled(request: SentRequest, answer: HttpAnswer | null): void {
+    this.inFlight.delete(request);
+    if (answer) this.last = { request, answer };
+  }
+
+  /** The last answer received, or null before the first. */
+  lastAnswer(): HttpAnswer | null {
+    return this.last?.answer ?? null;
+  }
+
+  /** One or two lines: the requests in flight, and the last answer with its status and the start of its body. */
+  describe(): string | null {
+    const lines: string[] = [];
+    const pending = [...this.inFlight];
+    if (pending.length > 0) {
+      const shown = pending.slice(0, 3).map((request) => `${request.what} (${request.url})`).join(", ");
+      lines.push(`in flight: ${shown}${pending.length > 3 ? ` and ${pending.length - 3} more` : ""}`);
+    }
+    if (this.last) lines.push(`last answer: ${this.last.request.what} (${this.last.request.url}) answered ${describeAnswer(this.last.answer)}`);
+    return lines.length > 0 ? lines.join("\n") : null;
+  }
+}
+
+/** `200 application/json {"a":1}`: the status, the content type and the start of the body (its size when binary). */
+export function describeAnswer(answer: Pick<HttpAnswer, "status" | "headers" | "text" | "bytes">, max = 300): string {
+  const type = answer.headers.get("content-type") ?? "";
+  const textual = answer.bytes.byteLength === 0 || type === "" || /json|text|javascript|xml|html|x-www-form-urlencoded/i.test(type);
+  const body = answer.bytes.byteLength === 0
+    ? "(empty body)"
+    : textual
+      ? JSON.stringify(answer.text.length > max ? `${answer.text.slice(0, max)}…` : answer.text)
+      : `(${answer.bytes.byteLength} bytes)`;
+  return `${answer.status}${type ? ` ${type}` : ""} ${body}`;
+}
+
 /**
  * Speaks HTTP to one area of a target (base, collect or moments). Black-box: nothing but requests.
  * Once `signal` is aborted (the runner abandoned the scenario, say after its time limit) the client sends
  * nothing more, so abandoned work cannot move the target's state (or its virtual clock) under the next scenario.
+ * Every request and answer goes into `trail`, which the runner reads to say what was in flight when a
+ * scenario broke.
  */
 export class HttpClient {
   constructor(
     private readonly target: Target,
     private readonly area: TargetArea,
     private readonly signal?: AbortSignal,
+    private readonly trail: RequestTrail = new RequestTrail(),
   ) {}
 
   url(path: string, query?: RequestOptions["query"]): string {
@@ -59,12 +115,21 @@ export class HttpClient {
     } else if (options.body !== undefined) {
       body = options.body as BodyInit;
     }
-    // A request already on its way is let finish (aborting it would reject promises nobody may await any more);
-    // the scenario stops at its next request.
-    const response = await this.target.send(new Request(this.url(path, options.query), { method, headers, body }));
-    return readAnswer(response, what);
+    const sent: SentRequest = { what, url: this.url(path, options.query) };
+    this.trail.sent(sent);
+    let answer: HttpAnswer | null = null;
+    try {
+      // A request already on its way is let finish (aborting it would reject promises nobody may await any more);
+      // the scenario stops at its next request.
+      const response = await this.target.send(new Request(sent.url, { method, headers, body }));
+      answer = await readAnswer(response, what);
+      return answer;
+    } catch (error) {
+      throw new TargetDidNotAnswer(`${what} (${sent.url}) did not answer: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    } finally {
+      this.trail.settled(sent, answer);
+    }
   }
-
   get(path: string, options?: RequestOptions): Promise<HttpAnswer> {
     return this.request("GET", path, options);
   }
@@ -85,7 +150,7 @@ export class HttpClient {
 async function readAnswer(response: Response, what: string): Promise<HttpAnswer> {
   const bytes = new Uint8Array(await response.arrayBuffer());
   const text = new TextDecoder().decode(bytes);
-  return {
+  const answer: HttpAnswer = {
     request: what,
     status: response.status,
     headers: response.headers,
@@ -96,10 +161,11 @@ async function readAnswer(response: Response, what: string): Promise<HttpAnswer>
       try {
         return JSON.parse(text) as T;
       } catch {
-        throw new ScenarioFailure(`${what}: expected a JSON body, got ${JSON.stringify(text.slice(0, 200))}`);
+        throw new ScenarioFailure(`${what}: expected a JSON body, got ${describeAnswer(answer, 200)}`);
       }
     },
   };
+  return answer;
 }
 
 /** An expectation of a scenario that the target did not meet. */
@@ -110,6 +176,11 @@ export class ScenarioFailure extends Error {
 /** A scenario that cannot run against this target (and says why). */
 export class ScenarioSkip extends Error {
   override readonly name = "ScenarioSkip";
+}
+
+/** A request the target did not answer (refused connection, reset, DNS): an error of the run, not a verdict. */
+export class TargetDidNotAnswer extends Error {
+  override readonly name = "TargetDidNotAnswer";
 }
 
 /** A request of a scenario the runner has abandoned: refused by the client, never sent. */

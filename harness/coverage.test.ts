@@ -1,8 +1,8 @@
 /**
  * Coverage of the interface by the conformance scenarios: every scenario names only known clause and
- * decision IDs, titles are unique, and every clause ID of clauses.md is named by a scenario, except those
- * listed, each with the work that will cover it, in conformance/coverage-pending.json. A pending entry
- * that has become covered fails too, so the list only shrinks.
+ * decision IDs, titles are unique, and every ID of clauses.md and of decisions.md is named by a scenario,
+ * except those listed in conformance/coverage-pending.json, each with the work that will cover it or why no
+ * black-box scenario can. A pending entry that has become covered fails too, so the list only shrinks.
  */
 import { describe, expect, it } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
@@ -30,9 +30,28 @@ describe("conformance coverage", () => {
     expect(uncovered).toEqual([]);
   });
 
+  it("every decision of decisions.md is named by a scenario, or listed as pending with the work that will cover it", () => {
+    const uncovered = clauseCatalogue.filter((entry) => entry.kind === "decision" && !named.has(entry.id) && !pendingIds.has(entry.id)).map((entry) => entry.id);
+    expect(uncovered).toEqual([]);
+  });
+
+  it("every pending entry says why, in a sentence", () => {
+    const terse = [...pendingIds].filter(([, why]) => typeof why !== "string" || why.trim().length < 20).map(([id]) => id);
+    expect(terse).toEqual([]);
+  });
+
   it("no pending entry is covered already (remove it from conformance/coverage-pending.json) or unknown", () => {
     const stale = [...pendingIds.keys()].filter((id) => named.has(id) || !isKnownClause(id));
     expect(stale).toEqual([]);
+  });
+
+  it("every scenario that calls svc-hub's own admin routes (users, events, collection counters) declares the need svc-hub-admin", () => {
+    // The helpers that reach those routes; a scenario calling one without the need would fail, not skip, against
+    // an implementation that has only the specified admin API.
+    const helpers = /\b(storedEvent|eventsWithTrace|expectNotStored|queryEvents|collectStats|makeUser|svcHubAdminHeaders)\(|\/admin\/(users|events|collect)/;
+    const undeclared = allScenarios.filter((scenario) => helpers.test(scenario.run.toString()) && !scenario.needs.includes("svc-hub-admin")).map((scenario) => scenario.title);
+    expect(undeclared).toEqual([]);
+    expect(allScenarios.filter((scenario) => scenario.needs.includes("svc-hub-admin")).length).toBeGreaterThan(30);
   });
 
   const specDir = join(import.meta.dir, "..", "..", "shared", "spec");

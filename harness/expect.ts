@@ -1,4 +1,4 @@
-import { ScenarioFailure, type HttpAnswer } from "./client.ts";
+import { describeAnswer, ScenarioFailure, type HttpAnswer } from "./client.ts";
 
 /** Assertions for scenarios: each failure says which request it is about, what was expected and what the target answered. */
 function show(value: unknown): string {
@@ -10,17 +10,60 @@ export function fail(message: string): never {
   throw new ScenarioFailure(message);
 }
 
-export function expectTrue(condition: unknown, message: string): asserts condition {
-  if (!condition) fail(message);
+/**
+ * A failure message about `answer`: it starts with the request and ends with what came back, so that a
+ * reader sees both without the scenario's code. Without an answer, the message as it is.
+ */
+export function about(answer: HttpAnswer | undefined, message: string): string {
+  if (!answer) return message;
+  const head = message.startsWith(`${answer.request}:`) ? message : `${answer.request}: ${message}`;
+  return `${head} (answered ${describeAnswer(answer)})`;
 }
 
-export function expectEqual<T>(actual: T, expected: T, what: string): void {
-  if (!deepEqual(actual, expected)) fail(`${what}: expected ${show(expected)}, got ${show(actual)}`);
+/** Fails with `message` unless `condition` holds; given the answer the condition is about, the message names it and its body. */
+export function expectTrue(condition: unknown, message: string, answer?: HttpAnswer): asserts condition {
+  if (!condition) fail(about(answer, message));
 }
 
-export function expectStatus(answer: HttpAnswer, expected: number): void {
-  if (answer.status !== expected) fail(`${answer.request}: expected status ${expected}, got ${answer.status} with body ${show(answer.text.slice(0, 300))}`);
+/** Fails unless `actual` deep-equals `expected`; given the answer they come from, the message names it and its body. */
+export function expectEqual<T>(actual: T, expected: T, what: string, answer?: HttpAnswer): void {
+  if (!deepEqual(actual, expected)) fail(about(answer, `${what}: expected ${show(expected)}, got ${show(actual)}`));
 }
+
+/** The status, or one of the statuses, expected. */
+export function expectStatus(answer: HttpAnswer, expected: number | readonly number[]): void {
+  const allowed = typeof expected === "number" ? [expected] : expected;
+  if (!allowed.includes(answer.status)) {
+    fail(`${answer.request}: expected status ${allowed.join(" or ")}, got ${answer.status} with body ${show(answer.text.slice(0, 300))}`);
+  }
+}
+
+/** The body as a JSON object (not an array or null); anything else fails, naming the request and what came back. */
+export function jsonObject(answer: HttpAnswer): Record<string, unknown> {
+  const body = answer.json<unknown>();
+  if (body === null || typeof body !== "object" || Array.isArray(body)) fail(about(answer, "expected a JSON object"));
+  return body as Record<string, unknown>;
+}
+
+/** The body as a JSON array; anything else fails, naming the request and what came back. */
+export function jsonArray(answer: HttpAnswer): unknown[] {
+  const body = answer.json<unknown>();
+  if (!Array.isArray(body)) fail(about(answer, "expected a JSON array"));
+  return body;
+}
+
+/** A field of a JSON object body, checked by `check` (say, `isString`); anything else fails, naming the request and the body. */
+export function jsonField<T>(answer: HttpAnswer, field: string, check: (value: unknown) => value is T, shape: string): T {
+  const value = jsonObject(answer)[field];
+  if (!check(value)) fail(about(answer, `expected ${field} to be ${shape}, got ${show(value)}`));
+  return value;
+}
+
+export const isString = (value: unknown): value is string => typeof value === "string";
+export const isNonEmptyString = (value: unknown): value is string => typeof value === "string" && value !== "";
+export const isInteger = (value: unknown): value is number => Number.isInteger(value);
+export const isArray = (value: unknown): value is unknown[] => Array.isArray(value);
+export const isPlainObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);
 
 export function expectHeader(answer: HttpAnswer, name: string, expected?: string | RegExp): string {
   const value = answer.headers.get(name);
@@ -35,7 +78,7 @@ export function expectErrorBody(answer: HttpAnswer, status: number, returnCode?:
   expectStatus(answer, status);
   expectHeader(answer, "content-type", /^application\/json\b/);
   const body = answer.json<Record<string, unknown>>();
-  expectTrue(body !== null && typeof body === "object" && !Array.isArray(body), `${answer.request}: error body must be a JSON object, got ${show(body)}`);
+  expectTrue(isPlainObject(body), `${answer.request}: error body must be a JSON object, got ${show(body)}`);
   expectTrue(Number.isInteger(body.returnCode), `${answer.request}: error body needs an integer returnCode, got ${show(body)}`);
   expectTrue(typeof body.message === "string", `${answer.request}: error body needs a string message, got ${show(body)}`);
   if (returnCode !== undefined) expectEqual(body.returnCode, returnCode, `${answer.request}: returnCode`);

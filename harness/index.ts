@@ -11,3 +11,5 @@ export * from "./report.ts";
 export * from "./target-file.ts";
 export * from "./clauses.ts";
 export * from "./admin-token.ts";
+export * from "./svc-hub-admin.ts";
+export * from "./fixture-check.ts";

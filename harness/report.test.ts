@@ -1,7 +1,10 @@
 import { describe, expect, it } from "bun:test";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import fc from "fast-check";
 import { ScenarioFailure } from "./client.ts";
-import { expectedFailureReason, staleExpectations, type Expectations } from "./expectations.ts";
+import { expectationsProblem, expectedFailureReason, loadExpectationsFile, staleExpectations, type Expectations } from "./expectations.ts";
 import { checkProperty, type PropertyRecord } from "./property.ts";
 import { buildCompatibilityMarkdown, buildJsonReport, buildJunitXml, clauseStatus, type RunInfo } from "./report.ts";
 import { runScenarios, tally, type ScenarioResult } from "./runner.ts";
@@ -36,7 +39,7 @@ describe("outcomes and expectations", () => {
       expectedFailures: [
         { scenario: "[SES-02] fails", reason: "not built" },
         { clause: "SES-03", reason: "known bug" },
-        { clause: "SES-01", reason: "stale" },
+        { scenario: "[SES-01] passes", reason: "stale" },
       ],
     };
     const results = await runScenarios(scenarios, target, { expectations });
@@ -46,8 +49,61 @@ describe("outcomes and expectations", () => {
   });
 
   it("an expectation that matches no scenario is stale", () => {
-    const expectations: Expectations = { implementation: "x", expectedFailures: [{ scenario: "gone", reason: "r" }, { clause: "SES-02", reason: "r" }] };
-    expect(staleExpectations(expectations, scenarios)).toEqual(['scenario "gone"']);
+    const expectations: Expectations = { implementation: "x", expectedFailures: [{ scenario: "gone", reason: "r" }, { clause: "SES-02", reason: "r" }, { clause: "LIM-01", reason: "r" }] };
+    expect(staleExpectations(expectations, scenarios)).toEqual(['scenario "gone" matches no scenario', "clause LIM-01 matches no scenario"]);
+  });
+
+  describe("a clause entry, for a clause with several scenarios", () => {
+    const clauseScenarios = defineScenarios("demo", [
+      { title: "[SES-09] the part that works", run: async () => undefined },
+      { title: "[SES-09] the part not built yet", run: async () => Promise.reject(new ScenarioFailure("no lockout")) },
+      { title: "[SES-09, SES-10] another part that works", run: async () => undefined },
+    ]);
+    const expectations: Expectations = { implementation: "x", expectedFailures: [{ clause: "SES-09", reason: "lockout not built" }] };
+
+    it("makes the failing scenarios expected-fail and leaves the passing ones pass, so the run is green", async () => {
+      const results = await runScenarios(clauseScenarios, target, { expectations });
+      expect(results.map((entry) => entry.outcome)).toEqual(["pass", "expected-fail", "pass"]);
+      expect(tally(results)).toEqual({ passed: 3, failed: 0, skipped: 0 });
+      expect(staleExpectations(expectations, clauseScenarios, results)).toEqual([]);
+    });
+
+    it("is stale once none of its scenarios fails, and not when a run left some out or skipped them", async () => {
+      const fixed = clauseScenarios.map((scenario) => ({ ...scenario, run: async () => undefined }));
+      const results = await runScenarios(fixed, target, { expectations });
+      expect(results.map((entry) => entry.outcome)).toEqual(["pass", "pass", "pass"]);
+      expect(staleExpectations(expectations, fixed, results)).toEqual(["clause SES-09: all 3 of its scenarios passed"]);
+      const narrowed = await runScenarios(fixed, target, { expectations, only: ["SES-10"] });
+      expect(staleExpectations(expectations, fixed, narrowed)).toEqual([]);
+    });
+
+    it("gives way to an entry naming the scenario's title, which makes its pass unexpected", async () => {
+      const both: Expectations = { implementation: "x", expectedFailures: [...expectations.expectedFailures, { scenario: "[SES-09] the part that works", reason: "listed by title" }] };
+      const results = await runScenarios(clauseScenarios, target, { expectations: both });
+      expect(results.map((entry) => entry.outcome)).toEqual(["unexpected-pass", "expected-fail", "pass"]);
+      expect(results[0]?.message).toContain("listed by title");
+    });
+  });
+});
+
+describe("an expectations file", () => {
+  it("that is wrong says what is missing or allowed, not \"Expected union value\"", () => {
+    const file = (entry: unknown) => ({ implementation: "x", expectedFailures: [entry] });
+    expect(expectationsProblem(file({ clause: "SES-01" }))).toStartWith('/expectedFailures/0: missing "reason" (a non-empty string saying why it fails)');
+    expect(expectationsProblem(file({ reason: "r" }))).toStartWith('/expectedFailures/0: missing "scenario" or "clause"');
+    expect(expectationsProblem(file({ clause: "SES-01", scenario: "t", reason: "r" }))).toStartWith('/expectedFailures/0: give either "scenario" or "clause", not both');
+    expect(expectationsProblem(file({ clause: "SES-01", reason: "r", why: "x" }))).toStartWith("/expectedFailures/0: unknown property why");
+    expect(expectationsProblem(file({ clause: "", reason: "r" }))).toStartWith("/expectedFailures/0/clause: must be a non-empty string");
+    expect(expectationsProblem(file({ clause: "SES-01", reason: "" }))).toStartWith("/expectedFailures/0/reason: must be a non-empty string");
+    expect(expectationsProblem({ expectedFailures: [] })).toStartWith("/implementation: must be a string");
+    expect(expectationsProblem(file({ clause: "SES-01", reason: "r" }))).toBeNull();
+    for (const entry of [{ clause: "SES-01" }, { reason: "r" }, "SES-01"]) expect(expectationsProblem(file(entry))).toContain('{"clause": "<clause or decision ID>", "reason": "<why it fails>"}');
+  });
+
+  it("is refused with the file's name and the problem", () => {
+    const path = join(mkdtempSync(join(tmpdir(), "svc-hub-expectations-")), "mine.json");
+    writeFileSync(path, JSON.stringify({ implementation: "x", expectedFailures: [{ clause: "SES-01" }] }));
+    expect(() => loadExpectationsFile(path)).toThrow(`${path}: /expectedFailures/0: missing "reason"`);
   });
 });
 
@@ -96,18 +152,19 @@ describe("reports", () => {
     expect(markdown).toContain("| SES-01 | Login | 2 | partial (1 of 2 skipped) |");
     expect(markdown).toContain("| SES-02 | Answer | 0 | not run |");
     expect(markdown).toContain("| SES-03 | Cookie | 0 | not covered |");
-    expect(markdown).toContain("Clauses: 2 of 3 covered, 0 passing, 1 partial, 1 not run");
+    expect(markdown).toContain("Clauses: 2 of 3 covered, 0 passing, 0 failing, 1 partial, 0 skipped, 1 not run");
   });
 
   it("stale expectation entries fail report.json's summary and appear as failing JUnit test cases", () => {
-    const stale = ['scenario "gone"'];
+    const stale = ['scenario "gone" matches no scenario'];
     const report = buildJsonReport(info, [result("pass")], stale);
     expect(report.staleExpectations).toEqual(stale);
     expect(report.summary).toEqual({ passed: 1, failed: 1, skipped: 0 });
     const junit = buildJunitXml(info, [result("pass")], stale);
     expect(junit).toContain('tests="2" failures="1" errors="0"');
     expect(junit).toContain('<testsuite name="expectations" tests="1" failures="1"');
-    expect(junit).toContain('name="scenario &quot;gone&quot;"');
+    expect(junit).toContain('name="scenario &quot;gone&quot; matches no scenario"');
+    expect(junit).toContain("stale expectation: scenario &quot;gone&quot; matches no scenario; remove it from the expectations file");
   });
 
   it("COMPATIBILITY.md lists every ID of the catalogue with its status and holds no times", () => {
@@ -122,6 +179,21 @@ describe("reports", () => {
     expect(markdown).toContain("| DEC-SES-01 | Lockout | 1 | fail |");
     expect(markdown).toContain("Clauses: 1 of 2 covered, 0 passing");
     expect(markdown).not.toMatch(/\d{4}-\d{2}-\d{2}T/);
+  });
+
+  it("COMPATIBILITY.md says how it was made in words true of any implementation, and counts failing and skipped", () => {
+    const catalogue = [
+      { id: "SES-01", kind: "clause" as const, section: "Session (v1)", text: "Login" },
+      { id: "SES-02", kind: "clause" as const, section: "Session (v1)", text: "Answer" },
+      { id: "SES-03", kind: "clause" as const, section: "Session (v1)", text: "Cookie" },
+      { id: "DEC-SES-01", kind: "decision" as const, section: "Session", text: "Lockout" },
+    ];
+    const results = [result("pass", ["SES-01"]), result("fail", ["SES-02"], "broken"), result("skip", ["SES-03", "DEC-SES-01"], "skipped")];
+    const markdown = buildCompatibilityMarkdown({ target: "http://127.0.0.1:9999", implementation: "theirs", suiteVersion: "1.2.3" }, results, catalogue);
+    expect(markdown).not.toContain("npm test");
+    expect(markdown).toContain("Generated by the svc-hub conformance suite 1.2.3 from its run against this implementation");
+    expect(markdown).toContain("- Clauses: 3 of 3 covered, 1 passing, 1 failing, 1 skipped.");
+    expect(markdown).toContain("- Decisions: 1 of 1 covered, 0 passing, 0 failing, 1 skipped.");
   });
 
   it("JUnit XML escapes text and marks each outcome the way CI systems read it", () => {

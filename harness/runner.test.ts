@@ -1,9 +1,9 @@
 import { describe, expect, it } from "bun:test";
 import fc from "fast-check";
 import { checkAdminToken } from "./admin-token.ts";
-import { HttpClient, ScenarioAbandoned } from "./client.ts";
-import { expectErrorBody, expectStatus } from "./expect.ts";
-import { runScenarios } from "./runner.ts";
+import { HttpClient, ScenarioAbandoned, ScenarioFailure } from "./client.ts";
+import { expectEqual, expectErrorBody, expectStatus, expectTrue, isNonEmptyString, jsonArray, jsonField, jsonObject } from "./expect.ts";
+import { runScenarios, selectScenarios, unmatchedSelections } from "./runner.ts";
 import { defineScenarios } from "./scenario.ts";
 import { inProcessTarget } from "./target.ts";
 
@@ -98,5 +98,124 @@ describe("the admin token check before a run", () => {
     const target = inProcessTarget({ adminToken: null, handle: () => new Response("{}", { status: 401 }) });
     expect(await checkAdminToken(target)).toEqual({ ok: true });
     expect(paths).toEqual([]);
+  });
+});
+
+describe("an error says which request was in flight and what came back", () => {
+  it("a scenario that breaks on a body names the last request and its answer", async () => {
+    const { target } = recordingTarget(() => new Response("{}", { headers: { "content-type": "application/json" } }));
+    const scenarios = defineScenarios("demo", [
+      {
+        title: "[SES-01] reads a field that is not there",
+        async run({ base }) {
+          const body = (await base.get("/admin/events", { query: { traceId: "t1" } })).json<{ events: unknown[] }>();
+          void body.events.length;
+        },
+      },
+    ]);
+    const [result] = await runScenarios(scenarios, target);
+    expect(result?.outcome).toBe("error");
+    expect(result?.message).toContain("TypeError");
+    expect(result?.message).toContain('last answer: GET /admin/events (http://svc-hub.in-process/admin/events?traceId=t1) answered 200 application/json "{}"');
+  });
+
+  it("a request the target does not answer names the method, path and URL", async () => {
+    const target = inProcessTarget({ adminToken: null, handle: () => Promise.reject(new Error("Unable to connect")) });
+    const scenarios = defineScenarios("demo", [{ title: "[SES-01] asks", run: async ({ base }) => void (await base.post("/v1/login", { query: { a: 1 } })) }]);
+    const [result] = await runScenarios(scenarios, target);
+    expect(result?.outcome).toBe("error");
+    expect(result?.message).toStartWith("TargetDidNotAnswer: POST /v1/login (http://svc-hub.in-process/v1/login?a=1) did not answer: Unable to connect");
+  });
+
+  it("a time limit names the request still in flight and the last answer", async () => {
+    const target = inProcessTarget({
+      adminToken: null,
+      handle: (request) => (new URL(request.url).pathname === "/slow" ? new Promise<Response>(() => undefined) : new Response("ok", { status: 201 })),
+    });
+    const scenarios = defineScenarios("demo", [
+      {
+        title: "[SES-01] waits forever",
+        async run({ base }) {
+          await base.get("/fast");
+          await base.get("/slow");
+        },
+      },
+    ]);
+    const [result] = await runScenarios(scenarios, target, { timeoutMs: 50 });
+    expect(result?.outcome).toBe("error");
+    expect(result?.message).toContain("did not finish within 50 ms");
+    expect(result?.message).toContain("in flight: GET /slow (http://svc-hub.in-process/slow)");
+    expect(result?.message).toContain('last answer: GET /fast (http://svc-hub.in-process/fast) answered 201 "ok"');
+  });
+
+  it("a failure whose message does not name a request gets the last answer added; one that does is left as it is", async () => {
+    const { target } = recordingTarget(() => new Response('{"status":"WRONG"}', { headers: { "content-type": "application/json" } }));
+    const scenarios = defineScenarios("demo", [
+      {
+        title: "[SES-01] compares without the answer",
+        async run({ base }) {
+          const status = (await base.get("/readyz")).json<{ status: string }>().status;
+          expectEqual(status, "ready", "status");
+        },
+      },
+      {
+        title: "[SES-02] compares with the answer",
+        async run({ base }) {
+          const answer = await base.get("/readyz");
+          expectEqual(answer.json<{ status: string }>().status, "ready", "status", answer);
+        },
+      },
+    ]);
+    const [bare, named] = await runScenarios(scenarios, target);
+    expect(bare?.message).toBe('status: expected "ready", got "WRONG"\nlast answer: GET /readyz (http://svc-hub.in-process/readyz) answered 200 application/json "{\\"status\\":\\"WRONG\\"}"');
+    expect(named?.message).toBe('GET /readyz: status: expected "ready", got "WRONG" (answered 200 application/json "{\\"status\\":\\"WRONG\\"}")');
+  });
+});
+
+describe("assertions about an answer", () => {
+  const answerOf = async (body: string, status = 200, type = "application/json") =>
+    new HttpClient(inProcessTarget({ adminToken: null, handle: () => new Response(body, { status, headers: { "content-type": type } }) }), "base").get("/thing");
+
+  it("jsonObject and jsonArray fail (not break) on another shape, naming the request and the body", async () => {
+    for (const body of ["null", "[1]", '"text"']) {
+      const answer = await answerOf(body);
+      expect(() => jsonObject(answer)).toThrow(ScenarioFailure);
+    }
+    const array = await answerOf("[1]");
+    expect(() => jsonObject(array)).toThrow(new ScenarioFailure('GET /thing: expected a JSON object (answered 200 application/json "[1]")'));
+    const object = await answerOf("{}");
+    expect(() => jsonArray(object)).toThrow(new ScenarioFailure('GET /thing: expected a JSON array (answered 200 application/json "{}")'));
+    const html = await answerOf("<html>", 502, "text/html");
+    expect(() => jsonObject(html)).toThrow('GET /thing: expected a JSON body, got 502 text/html "<html>"');
+    const token = await answerOf('{"token":1}');
+    expect(() => jsonField(token, "token", isNonEmptyString, "a non-empty string")).toThrow("GET /thing: expected token to be a non-empty string, got 1");
+  });
+
+  it("expectStatus takes one status or several; expectTrue with the answer names it", async () => {
+    const answer = await answerOf("", 404, "text/plain");
+    expect(() => expectStatus(answer, [200, 204])).toThrow("GET /thing: expected status 200 or 204, got 404");
+    expect(() => expectTrue(false, "preflight allowed", answer)).toThrow("GET /thing: preflight allowed (answered 404 text/plain (empty body))");
+    expect(() => expectTrue(false, "plain")).toThrow(new ScenarioFailure("plain"));
+  });
+});
+
+describe("--only values", () => {
+  const scenarios = defineScenarios("session", [
+    { title: "[SES-01, DEC-GEN-05] one", run: async () => undefined },
+    { title: "[DLE-ERR-05] two", run: async () => undefined },
+  ]);
+
+  it("match IDs and ID prefixes in any case, areas in any case, and whole titles exactly", () => {
+    expect(selectScenarios(scenarios, ["ses-01"]).map((scenario) => scenario.title)).toEqual(["[SES-01, DEC-GEN-05] one"]);
+    expect(selectScenarios(scenarios, ["dec-gen"]).length).toBe(1);
+    expect(selectScenarios(scenarios, ["dle-err"]).length).toBe(1);
+    expect(selectScenarios(scenarios, ["Session"]).length).toBe(2);
+    expect(selectScenarios(scenarios, ["[DLE-ERR-05] two"]).length).toBe(1);
+    expect(selectScenarios(scenarios, ["[dle-err-05] two"]).length).toBe(0);
+  });
+
+  it("each value that selects nothing is named, even when another value selects something", () => {
+    expect(unmatchedSelections(scenarios, ["SES-01", "SES-99", "DLE-ERR-5", "dle"])).toEqual(["SES-99", "DLE-ERR-5"]);
+    expect(unmatchedSelections(scenarios, undefined)).toEqual([]);
   });
 });

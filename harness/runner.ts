@@ -1,14 +1,16 @@
-import { ScenarioFailure, ScenarioSkip } from "./client.ts";
-import { expectedFailureReason, type Expectations } from "./expectations.ts";
+import { RequestTrail, ScenarioFailure, ScenarioSkip } from "./client.ts";
+import { expectedFailureOf, type Expectations, type ExpectedFailure } from "./expectations.ts";
 import { defaultPropertySeed, type PropertyRecord, type PropertySettings } from "./property.ts";
 import { createContext, type Scenario } from "./scenario.ts";
+import { adminTokenNeeded, probeSvcHubAdmin, type SvcHubAdminProbe } from "./svc-hub-admin.ts";
 import type { Target } from "./target.ts";
 
 /**
  * pass and fail are the scenario's verdict; expected-fail and unexpected-pass are those verdicts for a
  * scenario the implementation's expectations list as failing; skip means it could not run here (with the
  * reason); error means it broke unexpectedly (for example the target did not answer, or the scenario did not
- * end within its time limit). An expectation turns fail into expected-fail, never error.
+ * end within its time limit). An expectation turns fail into expected-fail, never error. A scenario listed
+ * through a clause entry that passes is a plain pass (only an entry naming its title makes it unexpected-pass).
  */
 export type Outcome = "pass" | "fail" | "expected-fail" | "unexpected-pass" | "skip" | "error";
 
@@ -25,19 +27,40 @@ export interface ScenarioResult {
 }
 
 export interface RunOptions {
-  /** Run only scenarios naming this clause ID or area, or whose ID starts with it (`DLE`, `DEC-GEN`, `health`). */
+  /**
+   * Run only scenarios naming this clause ID, or an ID starting with it (`DLE`, `DEC-GEN`), in any case; of
+   * this area (`session`); or with exactly this title.
+   */
   readonly only?: readonly string[];
   readonly timeoutMs?: number;
   readonly property?: Partial<PropertySettings>;
   readonly expectations?: Expectations | null;
   readonly onResult?: (result: ScenarioResult) => void;
+  /** Whether the target has svc-hub's own admin routes, as probed before the run; absent: probed here when a scenario needs them. */
+  readonly svcHubAdmin?: SvcHubAdminProbe;
+}
+
+/** Whether one `--only` value selects a scenario: its title exactly, its area, or one of its IDs or an ID prefix, in any case. */
+export function scenarioMatches(scenario: Pick<Scenario, "title" | "area" | "clauses">, wanted: string): boolean {
+  if (scenario.title === wanted) return true;
+  const folded = wanted.toUpperCase();
+  if (scenario.area.toUpperCase() === folded) return true;
+  return scenario.clauses.some((id) => id === folded || id.startsWith(`${folded}-`));
 }
 
 export function selectScenarios(scenarios: readonly Scenario[], only: readonly string[] | undefined): Scenario[] {
   if (!only || only.length === 0) return [...scenarios];
-  return scenarios.filter((scenario) =>
-    only.some((wanted) => scenario.area === wanted || scenario.title === wanted || scenario.clauses.some((id) => id === wanted || id.startsWith(`${wanted}-`))),
-  );
+  return scenarios.filter((scenario) => only.some((wanted) => scenarioMatches(scenario, wanted)));
+}
+
+/** The `--only` values that select no scenario at all: a typo, most likely, which must not pass unnoticed. */
+export function unmatchedSelections(scenarios: readonly Scenario[], only: readonly string[] | undefined): string[] {
+  return (only ?? []).filter((wanted) => !scenarios.some((scenario) => scenarioMatches(scenario, wanted)));
+}
+
+/** The areas of the scenarios, in the suite's order (for --help and error messages). */
+export function areasOf(scenarios: readonly Scenario[]): string[] {
+  return [...new Set(scenarios.map((scenario) => scenario.area))];
 }
 
 /** A scenario that did not end within its time limit: the target did not answer in time, an error, not a verdict. */
@@ -50,12 +73,13 @@ export class ScenarioTimeout extends Error {
  * every further request: abandoned work must not move the target (or its virtual clock) under the next scenario.
  * The signal is aborted when the scenario ends too, for stray requests it left unawaited.
  */
-async function runWithTimeout(run: (signal: AbortSignal) => Promise<void>, ms: number): Promise<void> {
+async function runWithTimeout(run: (signal: AbortSignal) => Promise<void>, ms: number, trail: RequestTrail): Promise<void> {
   const controller = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      const error = new ScenarioTimeout(`did not finish within ${ms} ms; abandoned, its further requests are refused`);
+      const requests = trail.describe();
+      const error = new ScenarioTimeout(`did not finish within ${ms} ms; abandoned, its further requests are refused${requests ? `\n${requests}` : " (it had sent no request)"}`);
       controller.abort(error);
       reject(error);
     }, ms);
@@ -68,12 +92,40 @@ async function runWithTimeout(run: (signal: AbortSignal) => Promise<void>, ms: n
   }
 }
 
-/** An expectation turns only a verdict around: a listed scenario that errored (say ECONNREFUSED) stays an error. */
-function verdict(raw: Outcome, expectedReason: string | null): Outcome {
-  if (expectedReason === null) return raw;
-  if (raw === "pass") return "unexpected-pass";
+/**
+ * An expectation turns only a verdict around: a listed scenario that errored (say ECONNREFUSED) stays an
+ * error. A pass is unexpected only for an entry naming the scenario: a clause entry lists whichever of the
+ * clause's scenarios fail, and the others pass as usual.
+ */
+function verdict(raw: Outcome, expected: ExpectedFailure | null): Outcome {
+  if (expected === null) return raw;
+  if (raw === "pass") return expected.by === "scenario" ? "unexpected-pass" : "pass";
   if (raw === "fail") return "expected-fail";
   return raw;
+}
+
+/** Why a scenario cannot run against this target, or null: a need the target does not meet. */
+function unmetNeed(scenario: Scenario, target: Target, svcHubAdmin: SvcHubAdminProbe | undefined): string | null {
+  if ((scenario.needs.includes("admin") || scenario.needs.includes("svc-hub-admin")) && !target.adminToken) return adminTokenNeeded;
+  if (scenario.needs.includes("svc-hub-admin") && svcHubAdmin && !svcHubAdmin.available) return svcHubAdmin.reason;
+  return null;
+}
+
+/**
+ * A failure or error message with what the trail knows: for an error, always (it is the only clue to what
+ * broke); for a failure, when its message does not already name the last request answered. Property runs
+ * are left alone: after shrinking, the last request is not the counterexample's.
+ */
+function withTrail(message: string, raw: Outcome, scenario: Scenario, trail: RequestTrail): string {
+  if (raw === "error") {
+    const requests = trail.describe();
+    return requests && !message.includes(requests) ? `${message}\n${requests}` : message;
+  }
+  if (raw === "fail" && scenario.kind !== "property") {
+    const last = trail.lastAnswer();
+    if (last && !message.includes(last.request)) return `${message}\n${trail.describe()}`;
+  }
+  return message;
 }
 
 /** Runs the scenarios one after another (they share the target) and reports each as it ends. */
@@ -81,28 +133,41 @@ export async function runScenarios(scenarios: readonly Scenario[], target: Targe
   const runId = Date.now().toString(36);
   const propertySettings: PropertySettings = { seed: options.property?.seed ?? defaultPropertySeed, runs: options.property?.runs, path: options.property?.path };
   const results: ScenarioResult[] = [];
-  for (const scenario of selectScenarios(scenarios, options.only)) {
+  const selected = selectScenarios(scenarios, options.only);
+  let svcHubAdmin = options.svcHubAdmin;
+  if (svcHubAdmin === undefined && target.adminToken && selected.some((scenario) => scenario.needs.includes("svc-hub-admin"))) {
+    svcHubAdmin = await probeSvcHubAdmin(target);
+  }
+  for (const scenario of selected) {
     const started = performance.now();
     const properties: PropertyRecord[] = [];
+    const trail = new RequestTrail();
     let raw: Outcome = "pass";
     let message: string | undefined;
-    if (scenario.needs.includes("admin") && !target.adminToken) {
+    const unmet = unmetNeed(scenario, target, svcHubAdmin);
+    if (unmet !== null) {
       raw = "skip";
-      message = "needs the admin token of the target (--admin-token or SVC_ADMIN_TOKEN)";
+      message = unmet;
     } else {
       try {
-        await runWithTimeout((signal) => scenario.run(createContext(target, runId, propertySettings, properties, { signal, title: scenario.title })), options.timeoutMs ?? 120_000);
+        await runWithTimeout(
+          (signal) => scenario.run(createContext(target, runId, propertySettings, properties, { signal, title: scenario.title, trail, svcHubAdmin })),
+          options.timeoutMs ?? 120_000,
+          trail,
+        );
       } catch (error) {
         if (error instanceof ScenarioSkip) raw = "skip";
         else if (error instanceof ScenarioFailure) raw = "fail";
         else raw = "error";
-        message = error instanceof Error ? (raw === "error" ? `${error.name}: ${error.message}` : error.message) : String(error);
+        const text = error instanceof Error ? (raw === "error" ? `${error.name}: ${error.message}` : error.message) : String(error);
+        // A timeout's message holds the trail as it was when the time ran out.
+        message = error instanceof ScenarioTimeout ? text : withTrail(text, raw, scenario, trail);
       }
     }
-    const expectedReason = expectedFailureReason(options.expectations ?? null, scenario);
-    const outcome = verdict(raw, expectedReason);
-    if (outcome === "expected-fail") message = `expected to fail (${expectedReason}): ${message ?? ""}`;
-    if (outcome === "unexpected-pass") message = `listed as an expected failure (${expectedReason}) but passed: remove the entry`;
+    const expected = expectedFailureOf(options.expectations ?? null, scenario);
+    const outcome = verdict(raw, expected);
+    if (outcome === "expected-fail") message = `expected to fail (${expected?.reason}): ${message ?? ""}`;
+    if (outcome === "unexpected-pass") message = `listed as an expected failure (${expected?.reason}) but passed: remove the entry`;
     const result: ScenarioResult = {
       title: scenario.title,
       area: scenario.area,

@@ -1,13 +1,19 @@
 import type fc from "fast-check";
-import { HttpClient, ScenarioSkip } from "./client.ts";
+import { HttpClient, RequestTrail, ScenarioSkip } from "./client.ts";
 import { checkProperty, type PropertyRecord, type PropertySettings } from "./property.ts";
+import { adminTokenNeeded, type SvcHubAdminProbe } from "./svc-hub-admin.ts";
 import type { Target, TargetFixtures } from "./target.ts";
 
 /** example: one case from the spec; property: fast-check over many cases; e2e: a flow across several APIs. */
 export type ScenarioKind = "example" | "property" | "e2e";
 
-/** What a scenario needs beyond plain HTTP; without it the scenario is skipped, with the reason. */
-export type ScenarioNeed = "admin";
+/**
+ * What a scenario needs beyond plain HTTP; without it the scenario is skipped, with the reason. admin: the
+ * admin token, for the admin API the interface specifies (DEC-OPS-02/04: clock, wait, file upload, revision
+ * publish). svc-hub-admin: svc-hub's own admin routes besides (users and API keys, stored events, collection
+ * counters), probed once before the run; it implies the admin token.
+ */
+export type ScenarioNeed = "admin" | "svc-hub-admin";
 
 export interface ScenarioContext {
   readonly target: Target;
@@ -23,8 +29,13 @@ export interface ScenarioContext {
    * then refuse to send. Long waits of a scenario of its own (polling, sleeping) should check it too.
    */
   readonly signal: AbortSignal;
-  /** Headers that authorise a call of svc-hub's admin API. */
+  /** Headers that authorise a call of the admin API (the specified one: clock, wait, file upload, revision publish). */
   adminHeaders(): Record<string, string>;
+  /**
+   * Headers that authorise a call of svc-hub's own admin routes (users, events, collection counters); skips
+   * the scenario when the target does not have them (a scenario using them declares needs: ["svc-hub-admin"]).
+   */
+  svcHubAdminHeaders(): Record<string, string>;
   /** A name no other scenario or run uses, for data this scenario makes. */
   uniqueId(prefix: string): string;
   /**
@@ -72,26 +83,33 @@ let sequence = 0;
 
 /**
  * A context for one scenario; `properties` collects what its property runs did. `scenario.signal` stops its
- * requests once aborted; `scenario.title` goes into the replay hint of a failed property.
+ * requests once aborted; `scenario.title` goes into the replay hint of a failed property; `scenario.trail`
+ * records its requests (for messages); `scenario.svcHubAdmin` is what the probe before the run found.
  */
 export function createContext(
   target: Target,
   runId: string,
   propertySettings: PropertySettings,
   properties: PropertyRecord[],
-  scenario: { readonly signal?: AbortSignal; readonly title?: string } = {},
+  scenario: { readonly signal?: AbortSignal; readonly title?: string; readonly trail?: RequestTrail; readonly svcHubAdmin?: SvcHubAdminProbe } = {},
 ): ScenarioContext {
   const signal = scenario.signal ?? new AbortController().signal;
+  const trail = scenario.trail ?? new RequestTrail();
+  const adminHeaders = () => {
+    if (!target.adminToken) throw new ScenarioSkip(adminTokenNeeded);
+    return { authorization: `Bearer ${target.adminToken}` };
+  };
   return {
     target,
     fixtures: target.fixtures,
-    base: new HttpClient(target, "base", signal),
-    collect: new HttpClient(target, "collect", signal),
-    moments: new HttpClient(target, "moments", signal),
+    base: new HttpClient(target, "base", signal, trail),
+    collect: new HttpClient(target, "collect", signal, trail),
+    moments: new HttpClient(target, "moments", signal, trail),
     signal,
-    adminHeaders() {
-      if (!target.adminToken) throw new ScenarioSkip("needs the admin token of the target (--admin-token or SVC_ADMIN_TOKEN)");
-      return { authorization: `Bearer ${target.adminToken}` };
+    adminHeaders,
+    svcHubAdminHeaders() {
+      if (scenario.svcHubAdmin && !scenario.svcHubAdmin.available) throw new ScenarioSkip(scenario.svcHubAdmin.reason);
+      return adminHeaders();
     },
     uniqueId(prefix) {
       sequence += 1;

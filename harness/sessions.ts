@@ -1,4 +1,4 @@
-import { ScenarioFailure } from "./client.ts";
+import { about, fail, isNonEmptyString, jsonObject } from "./expect.ts";
 import type { ScenarioContext } from "./scenario.ts";
 
 /** A v1 session (SES-07): the JSESSIONID cookie and the utk, ready to send. */
@@ -27,10 +27,10 @@ function sessionCookieOf(setCookies: readonly string[]): string | null {
  */
 export async function loginV1(ctx: Pick<ScenarioContext, "base" | "fixtures">, user: { readonly email: string; readonly password: string } = ctx.fixtures.user): Promise<V1Session> {
   const answer = await ctx.base.post("/v1/login", { form: { username: user.email, password: user.password } });
-  if (answer.status !== 200) throw new ScenarioFailure(`login of ${user.email} answered ${answer.status}: ${answer.text.slice(0, 200)}`);
-  const utk = answer.json<{ utk?: unknown }>().utk;
+  if (answer.status !== 200) fail(about(answer, `the login of ${user.email} must answer 200`));
+  const utk = jsonObject(answer).utk;
   const cookie = sessionCookieOf(answer.setCookies);
-  if (typeof utk !== "string" || !utk) throw new ScenarioFailure(`login of ${user.email} answered no utk: ${answer.text.slice(0, 200)}`);
-  if (!cookie) throw new ScenarioFailure(`login of ${user.email} set no JSESSIONID cookie: ${JSON.stringify(answer.setCookies)}`);
+  if (!isNonEmptyString(utk)) fail(about(answer, `the login of ${user.email} answered no utk`));
+  if (!cookie) fail(`${answer.request}: the login of ${user.email} set no JSESSIONID cookie: Set-Cookie ${JSON.stringify(answer.setCookies)}`);
   return { cookie, utk, headers: { cookie: `JSESSIONID=${cookie}` }, query: { utk } };
 }

@@ -1,0 +1,151 @@
+/**
+ * The suite's own scenarios against targets that are not svc-hub: small fakes that answer the requests a
+ * scenario makes, some of them wrongly. A wrong body must be a failure (which an expectations entry can
+ * turn into expected-fail) naming the request and showing what came back, never a TypeError; svc-hub's own
+ * admin routes, absent from an implementation with only the specified admin API, must make their scenarios
+ * skip, not fail.
+ */
+import { describe, expect, it } from "bun:test";
+import { allScenarios } from "../conformance/index.ts";
+import { checkFixtureLogins } from "./fixture-check.ts";
+import { runScenarios } from "./runner.ts";
+import type { Scenario } from "./scenario.ts";
+import { probeSvcHubAdmin } from "./svc-hub-admin.ts";
+import { inProcessTarget } from "./target.ts";
+
+const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+
+/** A target with a working v1 login and admin clock, answering `route` for the rest (404 when it answers nothing). */
+function fakeTarget(route: (method: string, path: string, url: URL) => Response | undefined, adminToken: string | null = "admin-token-of-theirs") {
+  const asked: string[] = [];
+  const target = inProcessTarget({
+    adminToken,
+    handle: (request) => {
+      const url = new URL(request.url);
+      asked.push(`${request.method} ${url.pathname}${url.search}`);
+      const answer = route(request.method, url.pathname, url);
+      if (answer) return answer;
+      if (request.method === "POST" && url.pathname === "/v1/login") {
+        const answer = json({ utk: "u".repeat(32) });
+        answer.headers.append("set-cookie", `JSESSIONID=${"c".repeat(40)}; Path=/; Secure; HttpOnly; SameSite=Lax`);
+        return answer;
+      }
+      if (url.pathname === "/admin/clock") return json({ now: new Date(0).toISOString(), nowMs: 0, offsetMs: 0 });
+      return json({ returnCode: 1404, message: "not here" }, 404);
+    },
+  });
+  return { target, asked };
+}
+
+function scenario(titleStart: string): Scenario {
+  const found = allScenarios.find((entry) => entry.title.startsWith(titleStart));
+  if (!found) throw new Error(`no scenario starts with ${titleStart}`);
+  return found;
+}
+
+describe("a wrong answer body", () => {
+  it("of /readyz fails naming the request and showing the body", async () => {
+    const { target } = fakeTarget((_, path) => (path === "/readyz" ? json({ status: "WRONG" }) : undefined));
+    const [result] = await runScenarios([scenario("[DEC-OPS-01] GET /readyz")], target);
+    expect(result?.outcome).toBe("fail");
+    expect(result?.message).toBe('GET /readyz: status: expected "ready", got "WRONG" (answered 200 application/json "{\\"status\\":\\"WRONG\\"}")');
+  });
+
+  it("of the stored events fails (and an expectations entry makes it expected-fail), instead of breaking on events.length", async () => {
+    const { target } = fakeTarget((_, path, url) => {
+      if (path === "/event") return new Response(null, { status: 200 });
+      if (path === "/admin/events" && url.searchParams.has("traceId")) return json({});
+      if (path === "/admin/users" || path === "/admin/events" || path === "/admin/collect/stats") return json({ filteredBots: 0, events: [] });
+      return undefined;
+    });
+    const subject = scenario("[COL-03, DEC-COL-01] without svc_profile the event is stored");
+    const [result] = await runScenarios([subject], target);
+    expect(result?.outcome).toBe("fail");
+    expect(result?.message).toStartWith("GET /admin/events: expected {events: [{..., data: {...}}]} (answered 200 application/json \"{}\")");
+    const [listed] = await runScenarios([subject], target, { expectations: { implementation: "theirs", expectedFailures: [{ clause: "COL-03", reason: "events are not queryable yet" }] } });
+    expect(listed?.outcome).toBe("expected-fail");
+  });
+
+  it("of the revision list, or of a revision's details, fails naming the request", async () => {
+    const list = fakeTarget((_, path) => (path === "/v1/accounts/acme/main/revisions" ? json({}) : undefined));
+    const [notArray] = await runScenarios([scenario("[REV-03, REV-04, REV-05] the details of the demo revision")], list.target);
+    expect(notArray?.outcome).toBe("fail");
+    expect(notArray?.message).toStartWith('GET /v1/accounts/acme/main/revisions: expected a JSON array (answered 200 application/json "{}")');
+
+    const details = fakeTarget((_, path) => {
+      if (path === "/v1/accounts/acme/main/revisions") return json(["202501021953"]);
+      if (path === "/v1/accounts/acme/main/revisions/202501021953/details") return json({ revision_id: "202501021953" });
+      return undefined;
+    });
+    const [noTargets] = await runScenarios([scenario("[REV-06, REV-07, REV-08, DEC-REV-02] the demo bundle on prod")], details.target);
+    expect(noTargets?.outcome).toBe("fail");
+    expect(noTargets?.message).toStartWith("GET /v1/accounts/acme/main/revisions/202501021953/details: expected a revision object with revision_id (string), targets_published");
+  });
+
+  it("of a collection preflight that is refused names the request and its status", async () => {
+    const { target } = fakeTarget((method) => (method === "OPTIONS" ? new Response("no", { status: 404 }) : undefined));
+    const [result] = await runScenarios([scenario("[COL-10, DEC-COL-12] the OPTIONS preflight")], target);
+    expect(result?.outcome).toBe("fail");
+    expect(result?.message).toStartWith('OPTIONS /event: expected status 200 or 204, got 404 with body "no"');
+  });
+
+  it("of a JSESSIONID without Secure shows the Set-Cookie header", async () => {
+    const { target } = fakeTarget((method, path) => {
+      if (method !== "POST" || path !== "/v1/login") return undefined;
+      const answer = json({ utk: "u".repeat(32) });
+      answer.headers.append("set-cookie", "JSESSIONID=abc; Path=/; HttpOnly; SameSite=Lax");
+      return answer;
+    });
+    const [result] = await runScenarios([scenario("[SES-03, DEC-SES-03] the login sets JSESSIONID")], target);
+    expect(result?.outcome).toBe("fail");
+    expect(result?.message).toStartWith("JSESSIONID must be Secure; Set-Cookie: JSESSIONID=abc; Path=/; HttpOnly; SameSite=Lax");
+  });
+});
+
+describe("a target with only the specified admin API (clock, wait, file upload, revision publish)", () => {
+  const needing = allScenarios.filter((entry) => entry.needs.includes("svc-hub-admin"));
+
+  it("is probed once before the run, and every scenario needing svc-hub's own admin routes is skipped with the reason", async () => {
+    const { target, asked } = fakeTarget(() => undefined);
+    const results = await runScenarios(needing, target);
+    expect(results.length).toBeGreaterThan(30);
+    expect(results.filter((result) => result.outcome !== "skip").map((result) => result.title)).toEqual([]);
+    expect(results[0]?.message).toBe(
+      "needs svc-hub's own admin routes (/admin/users, /admin/events, /admin/collect/stats; not part of the specified admin API), which the target does not have: GET /admin/users answered 404 before the run",
+    );
+    expect(asked).toEqual(["GET /admin/users"]);
+  });
+
+  it("a scenario that calls those routes without declaring the need is skipped too, not failed", async () => {
+    const { target } = fakeTarget(() => undefined);
+    const undeclared = { ...scenario("[SES-13, DEC-SES-04]"), needs: [] };
+    const [result] = await runScenarios([undeclared], target, { svcHubAdmin: await probeSvcHubAdmin(target) });
+    expect(result?.outcome).toBe("skip");
+    expect(result?.message).toContain("svc-hub's own admin routes");
+  });
+
+  it("svc-hub itself has them", async () => {
+    const { target } = fakeTarget((_, path) => (["/admin/users", "/admin/events", "/admin/collect/stats"].includes(path) ? json({}) : undefined));
+    expect(await probeSvcHubAdmin(target)).toEqual({ available: true });
+    expect(await probeSvcHubAdmin(fakeTarget(() => undefined, null).target)).toMatchObject({ available: false, reason: expect.stringContaining("admin token") });
+  });
+});
+
+describe("the check of the fixtures' users before a run", () => {
+  it("stops on a refused login, naming the user and the field of the target file; lets a target without the v1 login through", async () => {
+    const refusing = fakeTarget((_, path) => (path === "/v1/login" ? json({ returnCode: 1401, message: "Authentication Failed" }, 401) : undefined));
+    const refused = await checkFixtureLogins(refusing.target);
+    expect(refused.ok).toBe(false);
+    expect(refused.ok ? "" : refused.reason).toStartWith(
+      'the fixture user demo@example.com cannot log in: POST http://svc-hub.in-process/v1/login answered 401 application/json "{\\"returnCode\\":1401,',
+    );
+    expect(refused.ok ? "" : refused.reason).toContain('"fixtures.user"');
+
+    const accepting = fakeTarget(() => undefined);
+    expect(await checkFixtureLogins(accepting.target)).toEqual({ ok: true });
+    expect(accepting.asked).toEqual(["POST /v1/login", "POST /v1/login"]);
+
+    const noLogin = fakeTarget((_, path) => (path === "/v1/login" ? json({ returnCode: 1404, message: "no" }, 404) : undefined));
+    expect(await checkFixtureLogins(noLogin.target)).toEqual({ ok: true });
+  });
+});

@@ -1,0 +1,38 @@
+import type { Target } from "./target.ts";
+
+/** The reason of a skip for want of the admin token. */
+export const adminTokenNeeded = "needs the admin token of the target (--admin-token or SVC_ADMIN_TOKEN)";
+
+/**
+ * svc-hub's own admin routes, beyond the admin API the interface specifies (DEC-OPS-02/04: the clock,
+ * `/admin/wait`, the file upload and the revision publish): the users and API keys, the stored events and
+ * the collection counters. Scenarios that read or make data through them declare the need "svc-hub-admin".
+ */
+export const svcHubAdminRoutes = ["/admin/users", "/admin/events?limit=1", "/admin/collect/stats"] as const;
+
+/** Whether the target has svc-hub's own admin routes, and if not, why scenarios needing them are skipped. */
+export type SvcHubAdminProbe = { readonly available: true } | { readonly available: false; readonly reason: string };
+
+const needsThem = "needs svc-hub's own admin routes (/admin/users, /admin/events, /admin/collect/stats; not part of the specified admin API)";
+
+/**
+ * Asks the target once, before the run, for each of svc-hub's own admin routes with the admin token: all of
+ * them answering 200 means they are there. Anything else (404 from an implementation with only the specified
+ * admin API, say) makes every scenario that needs them a skip with the reason, instead of a failure.
+ */
+export async function probeSvcHubAdmin(target: Target): Promise<SvcHubAdminProbe> {
+  if (!target.adminToken) return { available: false, reason: adminTokenNeeded };
+  for (const route of svcHubAdminRoutes) {
+    const url = `${target.urls.base}${route}`;
+    let status: number;
+    try {
+      const response = await target.send(new Request(url, { headers: { authorization: `Bearer ${target.adminToken}` } }));
+      status = response.status;
+      await response.arrayBuffer().catch(() => undefined);
+    } catch (error) {
+      return { available: false, reason: `${needsThem}; GET ${url} did not answer before the run: ${error instanceof Error ? error.message : String(error)}` };
+    }
+    if (status !== 200) return { available: false, reason: `${needsThem}, which the target does not have: GET ${route} answered ${status} before the run` };
+  }
+  return { available: true };
+}
