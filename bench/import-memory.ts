@@ -12,7 +12,7 @@
  * (failed), so the counters to expect are known exactly.
  */
 import { spawnSync } from "node:child_process";
-import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { once } from "node:events";
@@ -88,10 +88,11 @@ export async function runImport(rows: number): Promise<ImportRun> {
     mkdirSync(inbox, { recursive: true });
     const staging = join(inbox, `.${name}.tmp`);
     const fileBytes = await writeCsv(staging, rows);
-    // Finished before the measured import starts: a file is taken once its content has been unchanged for
-    // dropSettleMs, and the wait is not the import's time.
-    const finishedAt = new Date(Date.now() - dropSettleMs);
-    utimesSync(staging, finishedAt, finishedAt);
+    renameSync(staging, join(inbox, name));
+    // A dropped file is taken once the node has seen it unchanged for dropSettleMs: seen here, and the wait
+    // is not the import's time.
+    if ((await imports.pickUpDropped()) !== 0) throw new Error("a dropped file was taken before it settled");
+    await Bun.sleep(dropSettleMs + 50);
     Bun.gc(true);
     const baseline = process.memoryUsage().rss;
     let peak = baseline;
@@ -99,8 +100,7 @@ export async function runImport(rows: number): Promise<ImportRun> {
       peak = Math.max(peak, process.memoryUsage().rss);
     }, 10);
     const started = performance.now();
-    renameSync(staging, join(inbox, name));
-    await imports.pickUpDropped();
+    if ((await imports.pickUpDropped()) !== 1) throw new Error("the dropped file was not taken once it settled");
     while ((await imports.processNext()) > 0) peak = Math.max(peak, process.memoryUsage().rss);
     const seconds = (performance.now() - started) / 1000;
     clearInterval(sampler);

@@ -90,7 +90,7 @@ describe("bot filter (DEC-COL-06, COL-13)", () => {
     );
     fc.assert(
       fc.property(fc.array(userAgent, { maxLength: 200 }), fc.nat(rememberedUserAgents), (stream, filler) => {
-        // Fill the memory with other User-Agents first, so that the stream's own are evicted on the way.
+        // Other User-Agents first, up to a full memory, so that the stream's own make the oldest go.
         for (let index = 0; index < filler; index += 1) isBotUserAgent(`Mozilla/5.0 filler ${index}`);
         for (const each of [...stream, ...stream]) expect(isBotUserAgent(each)).toBe(judgeUserAgent(each));
         expect(rememberedVerdictCount()).toBeLessThanOrEqual(rememberedUserAgents);

@@ -3,7 +3,7 @@ import { Elysia, t } from "elysia";
 import { openInProcessTarget, type InProcessService } from "../../harness/in-process.ts";
 import { inProcessBase } from "../../harness/target.ts";
 import { createMemoryLogger } from "../runtime/logger.ts";
-import { errorStyleFor, isStorageUnavailable, mapUnhandledError, routeMethodsOf, StorageUnavailableError, unavailableResponse } from "./error-mapping.ts";
+import { errorStyleFor, isStorageUnavailable, loggedPathOf, mapUnhandledError, routeMethodsOf, StorageUnavailableError, unavailableResponse } from "./error-mapping.ts";
 
 let opened: InProcessService | null = null;
 afterEach(async () => {
@@ -278,6 +278,14 @@ describe("error mapping (DEC-GEN-01, DEC-GEN-07)", () => {
     const response = await app.handle(get("/personalization/x"));
     expect(response.status).toBe(500);
     expect(await response.json()).toEqual({ message: "Internal error" });
+  });
+
+  it("[PRV-09] the log's path of a moments lookup holds no visitor, whatever the account, profile or engine is named", () => {
+    const logged = (path: string) => loggedPathOf(`${inProcessBase}${path}`);
+    expect(logged("/personalization/accounts/acme/profiles/main/engines/demo-engine/visitors/__acme_main__5120_ann@example.com__")).toBe("/personalization/accounts/acme/profiles/main/engines/demo-engine/visitors/…");
+    expect(logged("/personalization/accounts/visitors/profiles/visitors/engines/visitors/visitors/ann@example.com")).toBe("/personalization/accounts/visitors/profiles/visitors/engines/visitors/visitors/…");
+    expect(logged("/personalization/accounts/a/profiles/p/engines/e/visitors/")).toBe("/personalization/accounts/a/profiles/p/engines/e/visitors/");
+    expect(logged("/v1/login")).toBe("/v1/login");
   });
 
   it("knows which family of answers a path belongs to", () => {

@@ -14,7 +14,7 @@ import type { Logger } from "../runtime/logger.ts";
 import { setCredentialedCors, setEventHeaders } from "./cors.ts";
 import { ServiceBusyError } from "../runtime/crypto.ts";
 import { isStorageUnavailable } from "../runtime/storage-errors.ts";
-import { describeError } from "../runtime/scheduler.ts";
+import { describeError, stackFramesOf } from "../runtime/scheduler.ts";
 
 export { isStorageUnavailable, StorageUnavailableError } from "../runtime/storage-errors.ts";
 
@@ -48,7 +48,13 @@ export function pathnameOf(url: string): string {
  * personal data that a privacy deletion cannot reach (PRV-09).
  */
 export function loggedPathOf(url: string): string {
-  return pathnameOf(url).replace(/^(\/personalization\/.*?\/visitors\/)[^/]+/, "$1…");
+  const path = pathnameOf(url);
+  if (!path.startsWith("/personalization/")) return path;
+  // By position, as the route reads it (/personalization/accounts/:a/profiles/:p/engines/:e/visitors/:v):
+  // an account, profile or engine may itself be named "visitors".
+  const segments = path.split("/");
+  if (segments[8] === "visitors" && segments.length > 9 && segments[9] !== "") segments[9] = "…";
+  return segments.join("/");
 }
 
 /**
@@ -274,7 +280,7 @@ export function mapUnhandledError(logger: Logger, allowedMethodsOf: AllowedMetho
       method: request.method,
       path: loggedPath,
       error: describeError(error),
-      stack: error instanceof Error ? error.stack : undefined,
+      stack: stackFramesOf(error),
     });
     return catalogueResponse(refusalFor(style, "internal"));
   };

@@ -14,7 +14,8 @@ import { demoConfigPath } from "../config/demo-config.ts";
 import { loadConfigFile } from "../config/config.loader.ts";
 import { batchedWriter, createJsonLogger } from "../runtime/logger.ts";
 import { dataDirFromEnv, defaultConfigFiles, fromInvocation } from "../runtime/paths.ts";
-import { describeError } from "../runtime/scheduler.ts";
+import { describeError, stackFramesOf } from "../runtime/scheduler.ts";
+import { errorCodeOf } from "../runtime/storage-errors.ts";
 import { nodeIdOf, openService, serviceVersion, type StoreChoice } from "../service.ts";
 import { databaseFileName, databaseUrlForDataDir } from "../store-libsql/libsql.stores.ts";
 import { maxPublishBodyBytes } from "./admin-revisions.routes.ts";
@@ -69,20 +70,11 @@ function openStoreChoice(kind: StoreChoice["kind"]): StoreChoice {
   return kind === "memory" ? { kind: "memory" } : { kind: "libsql", url: databaseUrlForDataDir(dataDir) };
 }
 
-/** The innermost `code` of an error's chain of causes (SQLITE_BUSY, ENOTDIR, ...). */
-function codeOf(error: unknown): string | undefined {
-  let found: string | undefined;
-  for (let current: unknown = error, depth = 0; current instanceof Error && depth < 6; current = current.cause, depth += 1) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === "string") found = code;
-  }
-  return found;
-}
 
 /** Why the store or the data directory could not be opened, in one line an operator can act on. */
 function startFailure(error: unknown): string {
   const database = join(dataDir, databaseFileName);
-  switch (codeOf(error)) {
+  switch (errorCodeOf(error)) {
     case "SQLITE_BUSY":
     case "SQLITE_LOCKED":
       return `the database ${database} is locked by another process (a tool holding it, or another svc-hub upgrading it); try again once it lets go`;
@@ -99,7 +91,8 @@ function startFailure(error: unknown): string {
     case "ENOSPC":
       return `no space left for the data directory ${dataDir}`;
     default:
-      return `cannot open the store in ${dataDir}: ${describeError(error)}`;
+      // Not a storage reason we know: the whole error, so that a bug can be found from it.
+      return `the service could not be opened on ${dataDir}: ${describeError(error)}${stackFramesOf(error) ? `\n${stackFramesOf(error)}` : ""}`;
   }
 }
 
@@ -209,7 +202,7 @@ function largestBodyBytes(limits: { readonly maxUploadBytes: number; readonly ma
 }
 
 function unhandledError(error: Error): Response {
-  logger.error("unhandled error", { error: `${error.name}: ${error.message}`, stack: error.stack });
+  logger.error("unhandled error", { error: describeError(error), stack: stackFramesOf(error) });
   return new Response(JSON.stringify({ returnCode: 1500, message: "Internal error" }), { status: 500, headers: { "content-type": "application/json" } });
 }
 
@@ -263,11 +256,18 @@ async function publicDemoCredentials(): Promise<string[]> {
   for (const key of demo.value.apiKeys) {
     if (mentionedKeys.has(key.id) || !("hash" in key.key)) continue;
     const stored = await service.deps.stores.tenancy.findApiKey(key.id);
-    if (stored && stored.revokedAt === null && stored.keyHash === key.key.hash) found.push(`API key ${key.id}`);
+    if (!stored || stored.revokedAt !== null || stored.keyHash !== key.key.hash) continue;
+    // A key of a disabled user issues no token: not usable, so not worth a warning.
+    const owner = await service.deps.stores.tenancy.findUser(stored.userEmail);
+    if (owner && !owner.disabled) found.push(`API key ${key.id}`);
   }
   return found;
 }
-const demoLeft = await publicDemoCredentials();
+// A look that fails (the store busy) must not stop a server that is already serving: said in the log.
+const demoLeft = await publicDemoCredentials().catch((error: unknown) => {
+  logger.warn("could not look for the demo's public credentials in the store", { error: describeError(error) });
+  return [];
+});
 if (demoLeft.length > 0) logger.warn("the store holds the demo's users and API keys with their public secrets", { credentials: demoLeft });
 
 const banner = [

@@ -74,6 +74,10 @@ describe("background work in its own thread", () => {
     expect(other.name).toBe("TypeError");
     expect(other.message).toBe("not storage");
     expect(threadErrorOf("plain")).toEqual({ name: "Error", message: "plain", unavailable: false });
+    // The code crosses too, for the start's one-line reason (main.ts).
+    const notDatabase = errorFromThread(threadErrorOf(new Error("open failed", { cause: Object.assign(new Error("file is not a database"), { code: "SQLITE_NOTADB" }) })));
+    expect((notDatabase as { code?: string }).code).toBe("SQLITE_NOTADB");
+    expect(notDatabase.message).toBe("open failed; caused by Error: file is not a database");
   });
 });
 

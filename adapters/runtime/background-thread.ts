@@ -2,7 +2,7 @@ import { Worker } from "node:worker_threads";
 import type { ServiceConfig } from "../../core/config/config.model.ts";
 import type { CollectedEvent } from "../../core/ports/events.store.ts";
 import type { Logger, LogLevel } from "./logger.ts";
-import { isStorageUnavailable, StorageUnavailableError } from "./storage-errors.ts";
+import { errorCodeOf, isStorageUnavailable, StorageUnavailableError } from "./storage-errors.ts";
 import { describeErrorMessage, type DrainOptions, type DrainReport, type WorkScheduler } from "./scheduler.ts";
 
 /** What the background thread is started with (structured-cloned into it). */
@@ -29,6 +29,8 @@ export interface ThreadError {
   readonly name: string;
   readonly message: string;
   readonly unavailable: boolean;
+  /** The innermost code of the error's causes (SQLITE_NOTADB, ENOTDIR, ...), for the start's message. */
+  readonly code?: string;
 }
 
 /** Messages from the thread. */
@@ -41,15 +43,15 @@ export type FromThread =
 
 export function threadErrorOf(error: unknown): ThreadError {
   const unavailable = isStorageUnavailable(error);
-  return error instanceof Error ? { name: error.name, message: describeErrorMessage(error), unavailable } : { name: "Error", message: String(error), unavailable };
+  const code = errorCodeOf(error);
+  const described = error instanceof Error ? { name: error.name, message: describeErrorMessage(error), unavailable } : { name: "Error", message: String(error), unavailable };
+  return code === undefined ? described : { ...described, code };
 }
 
 /** The thread's error on the HTTP side: storage trouble stays storage trouble, so it is still answered 503. */
 export function errorFromThread(error: ThreadError): Error {
-  if (error.unavailable) return new StorageUnavailableError(error.message);
-  const rebuilt = new Error(error.message);
-  rebuilt.name = error.name;
-  return rebuilt;
+  const rebuilt = error.unavailable ? new StorageUnavailableError(error.message) : Object.assign(new Error(error.message), { name: error.name });
+  return error.code === undefined ? rebuilt : Object.assign(rebuilt, { code: error.code });
 }
 
 /**

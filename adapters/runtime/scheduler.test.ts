@@ -1,7 +1,7 @@
 import { describe, expect, it } from "bun:test";
 import { DrizzleQueryError } from "drizzle-orm";
 import { createMemoryLogger } from "./logger.ts";
-import { describeError, Scheduler, type BackgroundWorker } from "./scheduler.ts";
+import { describeError, Scheduler, stackFramesOf, type BackgroundWorker } from "./scheduler.ts";
 
 /** A worker over a list of items due at given virtual times, like the store-backed workers. */
 function listWorker(name: string, dueTimes: number[], done: number[] = []): BackgroundWorker & { done: number[] } {
@@ -216,5 +216,21 @@ describe("describeError", () => {
     expect(describeError(new Error("file import 1: stopped", { cause: new TypeError("x is not a function") }))).toBe("Error: file import 1: stopped; caused by TypeError: x is not a function");
     expect(describeError(new DrizzleQueryError("select 1", ["bob@example.com"], undefined as unknown as Error))).toBe("Error: Failed query: select 1");
     expect(describeError("plain")).toBe("plain");
+  });
+
+  it("never throws and never loops: a cause that cannot be printed, a cause that is the error itself", () => {
+    expect(describeError(new Error("outer", { cause: Object.create(null) }))).toBe("Error: outer; caused by (unprintable)");
+    const looped = new Error("again");
+    looped.cause = looped;
+    expect(describeError(looped)).toBe("Error: again");
+  });
+
+  it("the stack's frames, without its first lines, which repeat a failed query's bound values", () => {
+    const failed = new DrizzleQueryError("insert into x values (?)", ["ann@example.com"], new Error("constraint failed"));
+    expect(failed.stack).toContain("ann@example.com");
+    const frames = stackFramesOf(failed) as string;
+    expect(frames).toContain(" at ");
+    expect(frames).not.toContain("ann@example.com");
+    expect(stackFramesOf("not an error")).toBeUndefined();
   });
 });

@@ -18,3 +18,14 @@ export function isStorageUnavailable(error: unknown): boolean {
   }
   return false;
 }
+
+/** The innermost `code` down an error's chain of causes (SQLITE_BUSY, ENOTDIR, ...), if any. */
+export function errorCodeOf(error: unknown): string | undefined {
+  let found: string | undefined;
+  for (let current: unknown = error, depth = 0; current && depth < 8; depth += 1) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string") found = code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return found;
+}

@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { FileDefinition, ProfileConfig } from "../../core/config/config.model.ts";
@@ -45,7 +45,7 @@ let now: number;
 let notified: number;
 
 /** An import service of `node-a` on `host-a`; dropped files are taken at once unless `dropSettleMs` says otherwise. */
-function service(options: { maxRecordBytes?: number; batchRows?: number; stores?: Stores; nodeId?: string; host?: string; lease?: FileImportServiceDeps["lease"]; claimGiveBackMs?: number; dropSettleMs?: number } = {}): FileImportService {
+function service(options: { maxRecordBytes?: number; batchRows?: number; stores?: Stores; nodeId?: string; host?: string; lease?: FileImportServiceDeps["lease"]; claimGiveBackMs?: number; dropSettleMs?: number; settleClock?: () => number } = {}): FileImportService {
   return new FileImportService({
     stores: options.stores ?? stores,
     clock: { now: () => now },
@@ -54,6 +54,7 @@ function service(options: { maxRecordBytes?: number; batchRows?: number; stores?
     ...(options.lease ? { lease: options.lease } : {}),
     ...(options.claimGiveBackMs === undefined ? {} : { claimGiveBackMs: options.claimGiveBackMs }),
     dropSettleMs: options.dropSettleMs ?? 0,
+    ...(options.settleClock ? { settleClock: options.settleClock } : {}),
     host: options.host ?? "host-a",
     dataDir,
     maxRecordBytes: options.maxRecordBytes ?? 16 * 1024 * 1024,
@@ -522,30 +523,33 @@ describe("the drop folder (DEC-FIL-02, DEC-OPS-04)", () => {
     expect((await stores.files.find("acme", "main", "purchases_30.csv"))?.status.at(-1)).toMatchObject({ state: "PROCESSED", counts: { skipped: 0, failed: 0, succeeded: 1 } });
   });
 
-  test("a dropped file is taken once it stayed unchanged for the settle time: one still being written is left alone", async () => {
-    const imports = service({ dropSettleMs: 400 });
+  test("a dropped file is taken once this node has seen it unchanged for the settle time, by its own clock", async () => {
+    let clock = 1_000_000;
+    const imports = service({ dropSettleMs: 2_000, settleClock: () => clock });
     const inbox = join(dataDir, "inbox", "acme", "main");
     mkdirSync(inbox, { recursive: true });
     const path = join(inbox, "purchases_33.csv");
     writeFileSync(path, header);
     expect(await imports.pickUpDropped()).toBe(0);
-    await Bun.sleep(250);
+    clock += 1_500;
     appendFileSync(path, "ann,1,2024-01-31 09:30\n");
-    await Bun.sleep(250);
-    // 500 ms after it was written, but changed 250 ms ago.
+    // Still being written: the wait starts again from this look.
+    expect(await imports.pickUpDropped()).toBe(0);
+    clock += 1_999;
     expect(await imports.pickUpDropped()).toBe(0);
     expect(existsSync(path)).toBe(true);
-    await Bun.sleep(250);
+    clock += 1;
     expect(await imports.pickUpDropped()).toBe(1);
     while ((await imports.processNext()) > 0);
     expect((await stores.files.find("acme", "main", "purchases_33.csv"))?.status.at(-1)).toMatchObject({ state: "PROCESSED", counts: { succeeded: 1 } });
     expect(dropSettleMs).toBe(2_000);
 
-    // Finished a while ago and renamed into the folder: taken at once (a rename keeps the mtime).
-    const staging = join(inbox, ".purchases_34.csv");
-    writeFileSync(staging, `${header}bob,2,2024-01-31 09:30\n`);
-    utimesSync(staging, new Date(Date.now() - 1_000), new Date(Date.now() - 1_000));
-    renameSync(staging, join(inbox, "purchases_34.csv"));
+    // Stamped by a clock an hour ahead (cp -p from such a machine): taken once seen unchanged, not in an hour.
+    const ahead = join(inbox, "purchases_34.csv");
+    writeFileSync(ahead, `${header}bob,2,2024-01-31 09:30\n`);
+    utimesSync(ahead, new Date(Date.now() + 3_600_000), new Date(Date.now() + 3_600_000));
+    expect(await imports.pickUpDropped()).toBe(0);
+    clock += 2_000;
     expect(await imports.pickUpDropped()).toBe(1);
   });
 

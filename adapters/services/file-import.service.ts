@@ -39,8 +39,9 @@ export interface FileImportServiceDeps {
   readonly lease?: { readonly process?: LeaseProcess; readonly now?: () => number };
   /** For tests: how old an abandoned drop-folder claim must be before it is given back (default claimGiveBackMs). */
   readonly claimGiveBackMs?: number;
-  /** For tests: how long a dropped file must stay unchanged before it is taken (default dropSettleMs). */
+  /** For tests: how long a dropped file must stay unchanged before it is taken (default dropSettleMs), by which clock (default Date.now). */
   readonly dropSettleMs?: number;
+  readonly settleClock?: () => number;
 }
 
 /**
@@ -73,6 +74,8 @@ class StoreFailure extends Error {
 export class FileImportService {
   /** Imports this process is receiving right now (their DOWNLOADING is not a crash's leftover). */
   private readonly receiving = new Set<string>();
+  /** What each dropped file looked like when this node first saw it so (dropSettleMs). */
+  private readonly dropped = new DroppedFiles();
   private readonly batchRows: number;
   /** This service's name in the imports' leases: unique, since two processes may share a configured node id. */
   private readonly holder: string;
@@ -256,9 +259,9 @@ export class FileImportService {
         let entries = entriesOf(folder);
         if ((await this.giveBackAbandoned(folder, entries)) > 0) entries = entriesOf(folder);
         const settleMs = this.deps.dropSettleMs ?? dropSettleMs;
-        const settledBy = Date.now() - settleMs;
+        const now = (this.deps.settleClock ?? Date.now)();
         const names = entries
-          .filter((entry) => entry.isFile() && !entry.name.startsWith(".") && (settleMs <= 0 || unchangedSince(join(folder, entry.name), settledBy)))
+          .filter((entry) => entry.isFile() && !entry.name.startsWith(".") && (settleMs <= 0 || this.dropped.settled(join(folder, entry.name), now, settleMs)))
           .map((entry) => entry.name)
           .sort();
         for (const name of names) {
@@ -502,12 +505,42 @@ const claimPattern = /^\.importing\.(\d+)\.[0-9a-f]{8}\.(.+)$/;
 export const claimGiveBackMs = 10 * 60_000;
 
 /**
- * How long a dropped file's content must stay unchanged (its mtime) before it is taken. Tools such as cp, scp
- * and SFTP servers write under the final name; a file taken while they write would be imported cut short,
- * and the rest written into a file no longer in the folder. A rename keeps the file's mtime: a file finished
- * earlier and renamed into the folder is taken at once, one renamed right after it was written 2 s later.
+ * How long this node must have seen a dropped file unchanged (its size and modification time) before it is
+ * taken. Tools such as cp, scp and SFTP servers write under the final name; a file taken while they write
+ * would be imported cut short, and the rest written into a file no longer in the folder. Measured on this
+ * node's clock between its own looks, so a file stamped by another machine's clock (cp -p, rsync -t, a
+ * network share) is neither taken early nor left waiting for a time in the future.
  */
 export const dropSettleMs = 2_000;
+
+/** The dropped files seen so far, with what they looked like and since when (this node's clock). */
+class DroppedFiles {
+  private readonly seen = new Map<string, { readonly size: number; readonly mtimeMs: number; readonly since: number }>();
+
+  /** Whether `path` has been seen unchanged for `settleMs` up to `now`; remembers it as it is otherwise. */
+  settled(path: string, now: number, settleMs: number): boolean {
+    let found: { size: number; mtimeMs: number };
+    try {
+      found = statSync(path);
+    } catch {
+      this.seen.delete(path);
+      return false;
+    }
+    const before = this.seen.get(path);
+    if (before && before.size === found.size && before.mtimeMs === found.mtimeMs) {
+      if (now - before.since < settleMs) return false;
+      this.seen.delete(path);
+      return true;
+    }
+    // A path seen for the first time, or changed since: from now on. The map holds what the folders hold.
+    if (this.seen.size >= maxRememberedDrops) this.seen.delete(this.seen.keys().next().value as string);
+    this.seen.set(path, { size: found.size, mtimeMs: found.mtimeMs, since: now });
+    return false;
+  }
+}
+
+/** Files of the drop folders remembered at most (a folder holding more waits longer for the rest). */
+const maxRememberedDrops = 10_000;
 
 /** MD5 of no bytes: the checksum of a file of which nothing was received yet (DEC-FIL-05). */
 const md5OfNothing = createHash("md5").digest("hex");
@@ -520,14 +553,6 @@ interface ReceivedBytes {
 
 type StoredBytes = { readonly ok: true; readonly received: ReceivedBytes } | { readonly ok: false; readonly error: string; readonly received: ReceivedBytes };
 
-/** A file whose content last changed at `at` or before (a file gone meanwhile: false). */
-function unchangedSince(path: string, at: number): boolean {
-  try {
-    return statSync(path).mtimeMs <= at;
-  } catch {
-    return false;
-  }
-}
 /** A longer name could not be claimed: the claim adds about 30 bytes, and a file system allows 255. */
 const maxClaimableNameBytes = 200;
 
