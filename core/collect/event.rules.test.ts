@@ -60,6 +60,14 @@ describe("the stored event (DEC-COL-09, COL-14)", () => {
     assert.equal(event.data.email_address, "ann@example.com");
   });
 
+  it("[DEC-COL-09] a svc_thirdparty_visitor_id the client sent is not stored as the service's own: only the TAPID's is", () => {
+    const skipped = collect("svc_account=acme&svc_visitor_id=V2&svc_thirdparty_visitor_id=spoof&svc_skip_3rd_party_vid_cookies=true");
+    assert.equal(skipped.thirdPartyVisitorId, null);
+    assert.equal("svc_thirdparty_visitor_id" in skipped.data, false);
+    const fromCookie = collect("svc_account=acme&svc_thirdparty_visitor_id=spoof", "TAPID=acme/main>t1|");
+    assert.equal(fromCookie.data.svc_thirdparty_visitor_id, "t1");
+  });
+
   it("[DEC-COL-11, VID-02] a known svc_visitor_id that loses to the TAPID still sets its visitor ID attribute's parameter", () => {
     const event = collect("svc_account=acme&svc_visitor_id=__acme_main__5121_cust-9__", "TAPID=acme/main>anon-z|");
     assert.equal(event.visitorId, "anon-z");

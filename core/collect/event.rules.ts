@@ -39,7 +39,8 @@ export function knownVisitorIdParam(
 /**
  * DEC-COL-09, DEC-COL-11, COL-14, COL-16: the event as it is stored. Its data is every parameter of the
  * request (custom parameters included, cache-busters not), with svc_visitor_id replaced by the resolved ID,
- * svc_thirdparty_visitor_id and svc_firstparty_visitor_id added where known, and the visitor ID attribute
+ * svc_thirdparty_visitor_id and svc_firstparty_visitor_id added where known (a svc_thirdparty_visitor_id the
+ * client sent is dropped: only the service knows the TAPID's), and the visitor ID attribute
  * parameter of a known svc_visitor_id that lost the precedence (knownVisitorIdParam). `visitorIdAttributes`
  * are those of the event's profile (ProfileConfig.visitorIdAttributes); without them, that last step adds nothing.
  */
@@ -53,7 +54,9 @@ export function describeCollectedEvent(
   const added = knownVisitorIdParam(request, identity.visitorId, visitorIdAttributes);
   if (added) data[added.parameter] = added.value;
   data.svc_visitor_id = identity.visitorId;
+  // The TAPID's ID is the service's to state: one a client sent (with skip, say) is not stored as if it were.
   if (identity.thirdPartyVisitorId !== null) data.svc_thirdparty_visitor_id = identity.thirdPartyVisitorId;
+  else delete data.svc_thirdparty_visitor_id;
   if (identity.firstPartyVisitorId !== null) data.svc_firstparty_visitor_id = identity.firstPartyVisitorId;
   return {
     account: request.account,

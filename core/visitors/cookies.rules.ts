@@ -6,14 +6,24 @@
 
 /** The raw value of the first cookie called `name` in a Cookie header (surrounding quotes removed), or null. */
 export function readCookieValue(header: string | null | undefined, name: string): string | null {
-  if (!header) return null;
+  return readCookieValues(header, name)[0] ?? null;
+}
+
+/**
+ * The raw values of every cookie called `name` in a Cookie header, in its order (surrounding quotes
+ * removed). A browser sends several when cookies of one name were set for different domains or paths (an
+ * older deployment's `Domain=` cookie beside the host's own).
+ */
+export function readCookieValues(header: string | null | undefined, name: string): string[] {
+  if (!header) return [];
+  const values: string[] = [];
   for (const part of header.split(";")) {
     const separator = part.indexOf("=");
     if (separator < 0 || part.slice(0, separator).trim() !== name) continue;
     const value = part.slice(separator + 1).trim();
-    return value.length >= 2 && value.startsWith('"') && value.endsWith('"') ? value.slice(1, -1) : value;
+    values.push(value.length >= 2 && value.startsWith('"') && value.endsWith('"') ? value.slice(1, -1) : value);
   }
-  return null;
+  return values;
 }
 
 /** decodeURIComponent that keeps the text as it is when it is not valid percent-encoding. */

@@ -26,7 +26,8 @@ export interface TapidEntry {
  * and `|`, and `%`, which marks percent-encoding. Anything else makes the ID percent-encoded.
  */
 const rawSafeId = /^[\x21\x23\x24\x26-\x2B\x2D-\x3A\x3C\x3D\x3F-\x5B\x5D-\x7B\x7D\x7E]+$/;
-const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+/** An unpaired UTF-16 surrogate: no UTF-8 can carry it. */
+export const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /** DEC-COL-10: raw when every character is allowed in a cookie value, else percent-encoded (UTF-8). */
 export function encodeTapidId(visitorId: string): string {

@@ -109,6 +109,16 @@ describe("identifyVisitor: parameters and cookies together", () => {
     assert.deepEqual(identity.tapidCookie, { kind: "none" });
   });
 
+  it("[VID-03, DEC-COL-09, DEC-COL-10] every TAPID cookie the browser sent is read (one set for another domain or path beside the host's), the first entry of an account/profile wins", () => {
+    const second = identifyVisitor({ ...base, params: { svc_visitor_id: "vv1" }, cookieHeader: "TAPID=globex/main>g1|; other=1; TAPID=acme/main>tap3|" }, fixedIds);
+    assert.deepEqual([second.visitorId, second.source, second.tapidCookie], ["tap3", "tapid", { kind: "none" }]);
+    const twice = identifyVisitor({ ...base, params: {}, cookieHeader: 'TAPID="acme/main>a|"; TAPID=acme/main>b|globex/main>g|' }, fixedIds);
+    assert.equal(twice.visitorId, "a");
+    // The answer's cookie gathers the entries of all of them, each account/profile once.
+    const overridden = identifyVisitor({ ...base, params: { svc_override_tapid: "o" }, cookieHeader: "TAPID=acme/main>a|; TAPID=acme/main>b|globex/main>g|" }, fixedIds);
+    assert.deepEqual(overridden.tapidCookie, { kind: "write", value: "acme/main>o|globex/main>g|" });
+  });
+
   it("[DEC-COL-09] the first-party ID comes from svc_firstparty_visitor_id, else v_id of utag_main", () => {
     const fromCookie = identifyVisitor({ ...base, params: { svc_skip_3rd_party_vid_cookies: "true" }, cookieHeader: "utag_main=v_id:0190abc$_sn:1$ses_id:17%3Bexp-session" }, fixedIds);
     assert.deepEqual([fromCookie.visitorId, fromCookie.source, fromCookie.firstPartyVisitorId], ["0190abc", "first_party", "0190abc"]);
@@ -184,6 +194,18 @@ describe("usable visitor IDs (DEC-COL-09)", () => {
     for (const bad of ["a\u0000b", "a\tb", "a\u007fb"]) assert.equal(isUsableVisitorId(bad), false, JSON.stringify(bad));
     assert.equal(isUsableVisitorId("ann@example.com ü ✓"), true);
     assert.match(collectError("unusableVisitorId", { source: "x" }).xError, new RegExp(`at most ${maxVisitorIdLength} characters`));
+  });
+
+  it("[DEC-COL-09] a whole number past 2^53 is refused: JSON.parse has already rounded it, so its text is not the ID sent", () => {
+    assert.deepEqual(readVisitorIdParam("svc_visitor_id", JSON.parse("12345678901234567890")), { ok: false, error: collectError("paramNotString", { parameter: "svc_visitor_id" }) });
+    assert.deepEqual(readVisitorIdParam("svc_visitor_id", Number.MAX_SAFE_INTEGER), { ok: true, value: "9007199254740991" });
+    assert.deepEqual(readVisitorIdParam("svc_visitor_id", 12.25), { ok: true, value: "12.25" });
+    assert.equal(readVisitorIdValue(JSON.parse("98765432109876543210")), null);
+  });
+
+  it("[DEC-COL-09] a lone surrogate becomes U+FFFD, as the store and the cookie would write it: one ID everywhere", () => {
+    assert.deepEqual(readVisitorIdParam("svc_override_tapid", "ab\ud800cd"), { ok: true, value: "ab\ufffdcd" });
+    assert.deepEqual(readVisitorIdParam("svc_visitor_id", "ok\ud83d\ude00"), { ok: true, value: "ok\ud83d\ude00" });
   });
 
   it("readVisitorIdParam never throws and takes only usable text, for any JSON value", () => {

@@ -1,8 +1,8 @@
 import { collectError, type CollectError } from "../errors/collect.errors.ts";
 import type { IdSource } from "../ports/ids.port.ts";
 import { err, ok, type Result } from "../result.ts";
-import { firstPartyIdFromUtagMain, readCookieValue, utagMainCookieName } from "./cookies.rules.ts";
-import { findTapidId, parseTapid, planTapidCookie, tapidCookieName, type TapidCookieAction } from "./tapid.rules.ts";
+import { firstPartyIdFromUtagMain, readCookieValue, readCookieValues, utagMainCookieName } from "./cookies.rules.ts";
+import { findTapidId, loneSurrogate, parseTapid, planTapidCookie, tapidCookieName, type TapidCookieAction, type TapidEntry } from "./tapid.rules.ts";
 
 /** Where an event's visitor ID came from: a row of the precedence table, or a new random ID. */
 export type VisitorIdSource = "override" | "tapid" | "visitor_id" | "first_party" | "new";
@@ -21,15 +21,25 @@ export function isUsableVisitorId(value: string): boolean {
 
 /**
  * VID-08, DEC-COL-11: a parameter's value as the value of a visitor ID attribute, or null when it is none.
- * Text is taken as it is and a finite number as its text (as readVisitorIdParam reads visitor ID parameters);
+ * Text is taken as it is and a number as its text (numberAsIdText) (as readVisitorIdParam reads visitor ID parameters);
  * absent, null, "", booleans, objects and arrays are none, and so is text that isUsableVisitorId refuses,
  * which the moments and privacy APIs could not look up. Stitching (identitiesOfEvent) and the profile's
  * captured values (applyEvent) both read values through it, so every value that stitches is captured and
  * every captured value finds its visitor.
  */
 export function readVisitorIdValue(value: unknown): string | null {
-  const text = typeof value === "string" ? value : typeof value === "number" && Number.isFinite(value) ? String(value) : null;
+  const text = typeof value === "string" ? value : numberAsIdText(value);
   return text !== null && text !== "" && isUsableVisitorId(text) ? text : null;
+}
+
+/**
+ * A JSON number as the text of a visitor ID, or null when it is not one: not finite, or a whole number past
+ * 2^53, which JSON.parse has already rounded (12345678901234567890 arrives as 12345678901234567000), so its
+ * text is no longer what the client sent. Such an ID must be sent as a string.
+ */
+function numberAsIdText(value: unknown): string | null {
+  if (typeof value !== "number" || !Number.isFinite(value)) return null;
+  return Number.isInteger(value) && !Number.isSafeInteger(value) ? null : String(value);
 }
 
 /** DEC-COL-09: the parameters that carry a visitor ID, in the order they are checked. */
@@ -38,14 +48,17 @@ export const visitorIdParams = ["svc_override_tapid", "svc_visitor_id", "svc_fir
 export type VisitorIdParam = (typeof visitorIdParams)[number];
 
 /**
- * DEC-COL-09, VID-01: a visitor ID parameter as the service takes it. A string is taken as it is and a finite
- * number as its text (JSON clients send numeric ids; identitiesOfEvent reads visitor ID attribute parameters
- * the same way); absent, null and "" are no ID (null). Anything else (a boolean, an object, an array) is
- * refused as not a string, and text that isUsableVisitorId refuses is refused as unusable.
+ * DEC-COL-09, VID-01: a visitor ID parameter as the service takes it. A string is taken as it is and a number
+ * as its text (numberAsIdText: JSON clients send numeric ids; identitiesOfEvent reads visitor ID attribute
+ * parameters the same way); absent, null and "" are no ID (null). Anything else (a boolean, an object, an
+ * array, a whole number past 2^53) is refused as not a string, and text that isUsableVisitorId refuses is
+ * refused as unusable.
  */
 export function readVisitorIdParam(name: VisitorIdParam, value: unknown): Result<string | null, CollectError> {
   if (value === undefined || value === null || value === "") return ok(null);
-  const text = typeof value === "string" ? value : typeof value === "number" && Number.isFinite(value) ? String(value) : null;
+  // A lone surrogate cannot be stored or sent as UTF-8 (the store would write U+FFFD for it, the stored
+  // event's JSON the escape): it becomes U+FFFD here, so the ID is the same everywhere.
+  const text = typeof value === "string" ? value.replace(loneSurrogate, "\uFFFD") : numberAsIdText(value);
   if (text === null) return err(collectError("paramNotString", { parameter: name }));
   return isUsableVisitorId(text) ? ok(text) : err(collectError("unusableVisitorId", { source: `${name} param value` }));
 }
@@ -161,10 +174,28 @@ export interface VisitorIdentity extends ResolvedVisitorId {
  * refuse every event of that browser for a year. Ignored, the entry is also left out of the cookie written
  * back, so an answer that writes the cookie replaces it.
  */
+/**
+ * DEC-COL-09, DEC-COL-10: the usable TAPID entries of every TAPID cookie the browser sent, in its order; of
+ * two entries for one account/profile the first is kept, so the answer's cookie (which gathers them all)
+ * holds each once.
+ */
+function tapidEntriesOf(cookieHeader: string | null): TapidEntry[] {
+  const entries: TapidEntry[] = [];
+  const seen = new Set<string>();
+  for (const raw of readCookieValues(cookieHeader, tapidCookieName)) {
+    for (const entry of parseTapid(raw)) {
+      const key = `${entry.account}/${entry.profile}`;
+      if (!isUsableVisitorId(entry.visitorId) || seen.has(key)) continue;
+      seen.add(key);
+      entries.push(entry);
+    }
+  }
+  return entries;
+}
+
 export function identifyVisitor(input: IdentifyInput, ids: IdSource): VisitorIdentity {
   const { account, profile, params } = input;
-  const rawTapid = readCookieValue(input.cookieHeader, tapidCookieName);
-  const entries = rawTapid === null ? [] : parseTapid(rawTapid).filter((entry) => isUsableVisitorId(entry.visitorId));
+  const entries = tapidEntriesOf(input.cookieHeader);
   const inputs: VisitorIdInputs = {
     override: idOf("svc_override_tapid", params.svc_override_tapid),
     tapid: findTapidId(entries, account, profile),
