@@ -61,7 +61,7 @@ export const collectScenarios = defineScenarios("collect", [
     title: "[AUT-04] the collection endpoint takes no credentials: the account and profile are named in the request",
     async run(ctx) {
       expectStatus(await collectGet(ctx, { svc_account: ctx.fixtures.account, svc_profile: ctx.fixtures.otherProfile }), 200);
-      expectStatus(await collectPost(ctx, { svc_account: ctx.fixtures.otherAccount, svc_profile: "main" }), 200);
+      expectStatus(await collectPost(ctx, { svc_account: ctx.fixtures.otherAccount, svc_profile: ctx.fixtures.otherAccountProfile }), 200);
     },
   },
   {

@@ -1,10 +1,11 @@
 /**
  * FIL-01..12, FIL-ERR-01..07, LIM-04, DEC-FIL-01..06: file import and the file status API (v1 and v2).
  * Files are uploaded through svc-hub's admin API (DEC-OPS-04) with names no other scenario uses, and read
- * back through the status API once `POST /admin/wait` has drained the import. Files of the demo's file
- * definition (demo.md: acme/main, prefix `purchases`, visitor ID column `email` → 5120, `amount` number,
- * `purchased_at` date `yyyy-MM-dd HH:mm`, event `purchase`) are imported; files of a prefix of the
- * scenario's own (no definition) give each scenario its own prefix group, so counts are exact.
+ * back through the status API once `POST /admin/wait` has drained the import. Files of the fixtures' file
+ * definition (TargetFixtures.fileDefinition; demo.md: acme/main, prefix `purchases`, visitor ID column
+ * `email` → 5120, `amount` number, `purchased_at` date `yyyy-MM-dd HH:mm`, event `purchase`) are imported;
+ * files of a prefix of the scenario's own (no definition) give each scenario its own prefix group, so counts
+ * are exact.
  */
 import { createHash } from "node:crypto";
 import fc from "fast-check";
@@ -37,9 +38,6 @@ interface FileRecord {
   status: StatusEntry[];
 }
 
-const demoPrefix = "purchases";
-const demoHeader = "email,amount,purchased_at";
-const dateFormat = "yyyy-MM-dd HH:mm";
 const isoMillis = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const completed = ["DOWNLOADING", "DOWNLOADED", "PROCESSING", "PROCESSED"];
 const notFoundMessage = "Supplied file name not found";
@@ -68,8 +66,38 @@ function uniquePrefix(ctx: ScenarioContext, what: string): string {
   return ctx.uniqueId(what).replace(/_/g, "-");
 }
 
+/** The prefix of the fixtures' file definition (demo: purchases). */
+function demoPrefix(ctx: ScenarioContext): string {
+  return ctx.fixtures.fileDefinition.prefix;
+}
+
+/** The header of a file of the fixtures' definition: the visitor ID column, the amount and the date. */
+function demoHeader(ctx: ScenarioContext): string {
+  const { visitorIdColumn, amountColumn, dateColumn } = ctx.fixtures.fileDefinition;
+  return `${visitorIdColumn},${amountColumn},${dateColumn}`;
+}
+
 function demoFileName(ctx: ScenarioContext): string {
-  return `${demoPrefix}_${uniquePrefix(ctx, "f")}.csv`;
+  return `${ctx.fixtures.fileDefinition.prefix}_${uniquePrefix(ctx, "f")}.csv`;
+}
+
+/**
+ * A UTC time written with a date format of the letters yyyy, MM, dd, HH, mm, ss and SSS, and 'quoted'
+ * text (the file definition's dateFormat); any other character is itself.
+ */
+export function formatDate(ms: number, format: string): string {
+  const date = new Date(ms);
+  const pad = (value: number, width = 2) => String(value).padStart(width, "0");
+  const fields: Record<string, string> = {
+    yyyy: pad(date.getUTCFullYear(), 4),
+    MM: pad(date.getUTCMonth() + 1),
+    dd: pad(date.getUTCDate()),
+    HH: pad(date.getUTCHours()),
+    mm: pad(date.getUTCMinutes()),
+    ss: pad(date.getUTCSeconds()),
+    SSS: pad(date.getUTCMilliseconds(), 3),
+  };
+  return format.replace(/'([^']*)'|yyyy|MM|dd|HH|mm|ss|SSS/g, (token, quoted: string | undefined) => (quoted !== undefined ? quoted : (fields[token] as string)));
 }
 
 /** The minute of `ms` as YYYY-MM-DDTHH:MMZ (FIL-11). */
@@ -197,8 +225,12 @@ async function importFile(ctx: ScenarioContext, name: string, text: string | Uin
   return (api ?? (await v1Api(ctx))).record(name);
 }
 
-function demoRow(email: string, amount = "12.50", at = "2024-01-31 09:30"): string {
-  return `${email},${amount},${at}`;
+/** 2024-01-31 09:30 UTC, the default purchase time of a row. */
+const purchaseTime = Date.UTC(2024, 0, 31, 9, 30);
+
+/** A row of the fixtures' definition; `at` is a time (written with its dateFormat) or the date column's text. */
+function demoRow(ctx: ScenarioContext, email: string, amount = "12.50", at: number | string = purchaseTime): string {
+  return `${email},${amount},${typeof at === "number" ? formatDate(at, ctx.fixtures.fileDefinition.dateFormat) : at}`;
 }
 
 function lastEntry(record: FileRecord): StatusEntry {
@@ -251,7 +283,7 @@ function expectBadParameter(answer: HttpAnswer, parameter: string): void {
 
 /** A file of `rows` demo rows for visitors of its own, and its text as bytes. */
 function demoFile(ctx: ScenarioContext, rows: string[]): { name: string; text: string; bytes: Uint8Array } {
-  const text = `${[demoHeader, ...rows].join("\n")}\n`;
+  const text = `${[demoHeader(ctx), ...rows].join("\n")}\n`;
   return { name: demoFileName(ctx), text, bytes: new TextEncoder().encode(text) };
 }
 
@@ -269,7 +301,7 @@ export const fileScenarios = defineScenarios("files", [
     title: "[FIL-01, FIL-04, FIL-06, FIL-07, FIL-08, DEC-FIL-05] v1 single file status: a completed file's record has every field, its MD5 and size, and the four states in order",
     needs: ["admin"],
     async run(ctx) {
-      const file = demoFile(ctx, [demoRow(`${uniquePrefix(ctx, "ann")}@example.com`), demoRow(`${uniquePrefix(ctx, "bob")}@example.com`, "3")]);
+      const file = demoFile(ctx, [demoRow(ctx, `${uniquePrefix(ctx, "ann")}@example.com`), demoRow(ctx, `${uniquePrefix(ctx, "bob")}@example.com`, "3")]);
       const api = await v1Api(ctx);
       const record = await importFile(ctx, file.name, file.text, api);
       expectRecordShape(record, { name: file.name, account: ctx.fixtures.account, profile: ctx.fixtures.profile, bytes: file.bytes, lines: 3 });
@@ -286,7 +318,7 @@ export const fileScenarios = defineScenarios("files", [
     title: "[FIL-02, FIL-04] v2 single file status with a bearer token and no utk answers the same record",
     needs: ["admin"],
     async run(ctx) {
-      const file = demoFile(ctx, [demoRow(`${uniquePrefix(ctx, "v2")}@example.com`)]);
+      const file = demoFile(ctx, [demoRow(ctx, `${uniquePrefix(ctx, "v2")}@example.com`)]);
       const v1 = await importFile(ctx, file.name, file.text);
       const v2 = await (await v2Api(ctx)).record(file.name);
       expectEqual(v2, v1, "the v2 record");
@@ -411,7 +443,7 @@ export const fileScenarios = defineScenarios("files", [
   {
     title: "[FIL-ERR-02, DEC-FIL-06] a missing filePrefix, startDate or endDate is 400 1400 naming it (count, search, v1, v2)",
     async run(ctx) {
-      const full = { filePrefix: demoPrefix, startDate: "2024-01-01T00:00Z", endDate: "2024-01-02T00:00Z" };
+      const full = { filePrefix: demoPrefix(ctx), startDate: "2024-01-01T00:00Z", endDate: "2024-01-02T00:00Z" };
       for (const api of [await v1Api(ctx), await v2Api(ctx)]) {
         for (const missing of ["filePrefix", "startDate", "endDate"] as const) {
           const query: Record<string, string | undefined> = { ...full, [missing]: undefined };
@@ -428,8 +460,8 @@ export const fileScenarios = defineScenarios("files", [
       const bad = ["2024-01-01", "2024-01-01T00:00", "01/01/2024 00:00", "2024-13-01T00:00Z", "2024-01-01T25:00Z", "yesterday", "1704067200000"];
       for (const api of [await v1Api(ctx), await v2Api(ctx)]) {
         for (const date of bad) {
-          expectBadParameter(await api.count({ filePrefix: demoPrefix, startDate: date, endDate: good }), "startDate");
-          expectBadParameter(await api.search({ filePrefix: demoPrefix, startDate: good, endDate: date }), "endDate");
+          expectBadParameter(await api.count({ filePrefix: demoPrefix(ctx), startDate: date, endDate: good }), "startDate");
+          expectBadParameter(await api.search({ filePrefix: demoPrefix(ctx), startDate: good, endDate: date }), "endDate");
         }
       }
     },
@@ -441,7 +473,7 @@ export const fileScenarios = defineScenarios("files", [
       const api = await v2Api(ctx);
       await ctx.checkProperty(
         fc.asyncProperty(fc.string({ maxLength: 40 }), async (date) => {
-          const answer = await api.count({ filePrefix: demoPrefix, startDate: date, endDate: "2100-01-01T00:00Z" });
+          const answer = await api.count({ filePrefix: demoPrefix(ctx), startDate: date, endDate: "2100-01-01T00:00Z" });
           if (answer.status === 200) return;
           expectBadParameter(answer, "startDate");
         }),
@@ -452,7 +484,7 @@ export const fileScenarios = defineScenarios("files", [
   {
     title: "[FIL-ERR-04, DEC-FIL-06] an end date before the start date is 400 1400 naming endDate (count, search, v1, v2)",
     async run(ctx) {
-      const query = { filePrefix: demoPrefix, startDate: "2024-01-02T00:00Z", endDate: "2024-01-01T23:59Z" };
+      const query = { filePrefix: demoPrefix(ctx), startDate: "2024-01-02T00:00Z", endDate: "2024-01-01T23:59Z" };
       for (const api of [await v1Api(ctx), await v2Api(ctx)]) {
         expectBadParameter(await api.count(query), "endDate");
         expectBadParameter(await api.search(query), "endDate");
@@ -463,8 +495,8 @@ export const fileScenarios = defineScenarios("files", [
     title: "[FIL-ERR-05, DEC-FIL-04] a file name longer than 150 characters (.csv included) is 400 1400 naming fileName; 150 is looked up",
     async run(ctx) {
       for (const api of [await v1Api(ctx), await v2Api(ctx)]) {
-        expectBadParameter(await api.file(`${demoPrefix}_${"9".repeat(150 - demoPrefix.length - 5)}x.csv`), "fileName");
-        expectErrorBody(await api.file(`${demoPrefix}_${"9".repeat(150 - demoPrefix.length - 5)}.csv`), 404, 1404, notFoundMessage);
+        expectBadParameter(await api.file(`${demoPrefix(ctx)}_${"9".repeat(150 - demoPrefix(ctx).length - 5)}x.csv`), "fileName");
+        expectErrorBody(await api.file(`${demoPrefix(ctx)}_${"9".repeat(150 - demoPrefix(ctx).length - 5)}.csv`), 404, 1404, notFoundMessage);
       }
     },
   },
@@ -479,8 +511,8 @@ export const fileScenarios = defineScenarios("files", [
     async run(ctx) {
       const session = await loginV1(ctx);
       const base = filesBase("v1", ctx.fixtures.account, ctx.fixtures.profile);
-      const query = { filePrefix: demoPrefix, startDate: "2024-01-01T00:00Z", endDate: "2024-01-02T00:00Z" };
-      for (const path of ["/count", "/search", `/${demoPrefix}_1.csv`]) {
+      const query = { filePrefix: demoPrefix(ctx), startDate: "2024-01-01T00:00Z", endDate: "2024-01-02T00:00Z" };
+      for (const path of ["/count", "/search", `/${demoPrefix(ctx)}_1.csv`]) {
         expectErrorBody(await ctx.base.get(`${base}${path}`, { query }), 401, 1401, "Authentication Failed");
         expectErrorBody(await ctx.base.get(`${base}${path}`, { query, headers: session.headers }), 401, 1401, "Authentication Failed");
         expectErrorBody(await ctx.base.get(`${base}${path}`, { query: { ...query, ...session.query } }), 401, 1401, "Authentication Failed");
@@ -492,7 +524,7 @@ export const fileScenarios = defineScenarios("files", [
     async run(ctx) {
       const base = filesBase("v2", ctx.fixtures.account, ctx.fixtures.profile);
       const session = await loginV1(ctx);
-      const query = { filePrefix: demoPrefix, startDate: "2024-01-01T00:00Z", endDate: "2024-01-02T00:00Z" };
+      const query = { filePrefix: demoPrefix(ctx), startDate: "2024-01-01T00:00Z", endDate: "2024-01-02T00:00Z" };
       const refused: Array<Record<string, string>> = [
         {},
         { authorization: "Bearer not-a-token" },
@@ -501,7 +533,7 @@ export const fileScenarios = defineScenarios("files", [
         session.headers,
       ];
       for (const headers of refused) {
-        for (const path of ["/count", "/search", `/${demoPrefix}_1.csv`]) {
+        for (const path of ["/count", "/search", `/${demoPrefix(ctx)}_1.csv`]) {
           expectErrorBody(await ctx.base.get(`${base}${path}`, { query: { ...query, ...session.query }, headers }), 401, 1401, "Authentication Failed");
         }
       }
@@ -510,12 +542,12 @@ export const fileScenarios = defineScenarios("files", [
   {
     title: "[FIL-01, FIL-02, DEC-GEN-04, DEC-GEN-03] unknown account 404 1240, unknown profile 404 1250, no grant 401 1469 (v1, v2)",
     async run(ctx) {
-      const query = { filePrefix: demoPrefix, startDate: "2024-01-01T00:00Z", endDate: "2024-01-02T00:00Z" };
+      const query = { filePrefix: demoPrefix(ctx), startDate: "2024-01-01T00:00Z", endDate: "2024-01-02T00:00Z" };
       for (const api of [await v1Api(ctx), await v2Api(ctx)]) {
-        for (const path of ["/count", "/search", `/${demoPrefix}_1.csv`]) {
+        for (const path of ["/count", "/search", `/${demoPrefix(ctx)}_1.csv`]) {
           expectErrorBody(await api.at(uniquePrefix(ctx, "noacct"), ctx.fixtures.profile).get(path, query), 404, 1240, "Account was not found");
           expectErrorBody(await api.at(ctx.fixtures.account, uniquePrefix(ctx, "noprof")).get(path, query), 404, 1250, "Profile was not found");
-          expectErrorBody(await api.at(ctx.fixtures.otherAccount, "main").get(path, query), 401, 1469, permissionWording);
+          expectErrorBody(await api.at(ctx.fixtures.otherAccount, ctx.fixtures.otherAccountProfile).get(path, query), 401, 1469, permissionWording);
         }
       }
     },
@@ -525,8 +557,8 @@ export const fileScenarios = defineScenarios("files", [
     needs: ["admin"],
     async run(ctx) {
       const email = (what: string) => `${uniquePrefix(ctx, what)}@example.com`;
-      const rows = [demoRow(email("a")), demoRow(""), "", demoRow(email("b"), "lots"), demoRow(email("c"), "4", "31.01.2024 09:30"), demoRow(email("d"), "5")];
-      const record = await importFailing(ctx, demoFile(ctx, rows).name, `${[demoHeader, ...rows].join("\n")}\n`);
+      const rows = [demoRow(ctx, email("a")), demoRow(ctx, ""), "", demoRow(ctx, email("b"), "lots"), demoRow(ctx, email("c"), "4", "31.01.2024 09:30"), demoRow(ctx, email("d"), "5")];
+      const record = await importFailing(ctx, demoFile(ctx, rows).name, `${[demoHeader(ctx), ...rows].join("\n")}\n`);
       expectStates(record, completed);
       expectEqual(
         { ...lastEntry(record), timestamp: undefined },
@@ -536,7 +568,7 @@ export const fileScenarios = defineScenarios("files", [
           lines_skipped: 2,
           lines_failed_processing: 2,
           lines_successfully_processed: 2,
-          last_failure: `${dateFormat} could not be parsed as a Date`,
+          last_failure: `${ctx.fixtures.fileDefinition.dateFormat} could not be parsed as a Date`,
         },
         "the PROCESSED entry",
       );
@@ -546,7 +578,7 @@ export const fileScenarios = defineScenarios("files", [
     title: "[FIL-09, DEC-FIL-03] unknown prefix: \"Unknown file prefix, unable to parse file\" on PROCESSING, which the file never leaves",
     needs: ["admin"],
     async run(ctx) {
-      const record = await importFailing(ctx, `${uniquePrefix(ctx, "nodef")}_1.csv`, `${demoHeader}\n${demoRow("x@example.com")}\n`);
+      const record = await importFailing(ctx, `${uniquePrefix(ctx, "nodef")}_1.csv`, `${demoHeader(ctx)}\n${demoRow(ctx, "x@example.com")}\n`);
       expectStates(record, ["DOWNLOADING", "DOWNLOADED", "PROCESSING"]);
       expectEqual(lastEntry(record).last_failure, "Unknown file prefix, unable to parse file", "last_failure");
     },
@@ -555,16 +587,18 @@ export const fileScenarios = defineScenarios("files", [
     title: "[FIL-09, DEC-FIL-03] visitor ID column missing: \"Secondary visitor ID column= email does not exist in the file, unable to continue\"",
     needs: ["admin"],
     async run(ctx) {
-      const record = await importFailing(ctx, demoFileName(ctx), `mail,amount,purchased_at\n${demoRow("x@example.com")}\n`);
+      const { visitorIdColumn, amountColumn, dateColumn } = ctx.fixtures.fileDefinition;
+      const record = await importFailing(ctx, demoFileName(ctx), `not_${visitorIdColumn},${amountColumn},${dateColumn}\n${demoRow(ctx, "x@example.com")}\n`);
       expectStates(record, ["DOWNLOADING", "DOWNLOADED", "PROCESSING"]);
-      expectEqual(lastEntry(record).last_failure, "Secondary visitor ID column= email does not exist in the file, unable to continue", "last_failure");
+      expectEqual(lastEntry(record).last_failure, `Secondary visitor ID column= ${visitorIdColumn} does not exist in the file, unable to continue`, "last_failure");
     },
   },
   {
     title: "[FIL-09, DEC-FIL-03] mapped column missing: \"The number of columns to be processed n must match the number of CellProcessors n...\"",
     needs: ["admin"],
     async run(ctx) {
-      const record = await importFailing(ctx, demoFileName(ctx), "email,amount\nx@example.com,1\n");
+      const { visitorIdColumn, amountColumn } = ctx.fixtures.fileDefinition;
+      const record = await importFailing(ctx, demoFileName(ctx), `${visitorIdColumn},${amountColumn}\nx@example.com,1\n`);
       expectStates(record, ["DOWNLOADING", "DOWNLOADED", "PROCESSING"]);
       const failure = lastEntry(record).last_failure ?? "";
       expectTrue(/^The number of columns to be processed \d+ must match the number of CellProcessors \d+: check that/.test(failure), `last_failure: ${failure}`);
@@ -574,9 +608,9 @@ export const fileScenarios = defineScenarios("files", [
     title: "[FIL-09, DEC-FIL-03] date format mismatch: \"yyyy-MM-dd HH:mm could not be parsed as a Date\", the file still PROCESSED",
     needs: ["admin"],
     async run(ctx) {
-      const record = await importFailing(ctx, demoFileName(ctx), `${demoHeader}\n${demoRow(`${uniquePrefix(ctx, "d")}@example.com`, "1", "2024-01-31T09:30:00Z")}\n`);
+      const record = await importFailing(ctx, demoFileName(ctx), `${demoHeader(ctx)}\n${demoRow(ctx, `${uniquePrefix(ctx, "d")}@example.com`, "1", "2024-01-31T09:30:00Z")}\n`);
       expectStates(record, completed);
-      expectEqual(lastEntry(record).last_failure, `${dateFormat} could not be parsed as a Date`, "last_failure");
+      expectEqual(lastEntry(record).last_failure, `${ctx.fixtures.fileDefinition.dateFormat} could not be parsed as a Date`, "last_failure");
       expectEqual(lastEntry(record).lines_failed_processing, 1, "lines_failed_processing");
     },
   },
@@ -584,7 +618,7 @@ export const fileScenarios = defineScenarios("files", [
     title: "[FIL-09, DEC-FIL-03] a value that cannot be parsed: \"Exception thrown while processing file\", the file still PROCESSED",
     needs: ["admin"],
     async run(ctx) {
-      const record = await importFailing(ctx, demoFileName(ctx), `${demoHeader}\n${demoRow(`${uniquePrefix(ctx, "v")}@example.com`, "twelve")}\n`);
+      const record = await importFailing(ctx, demoFileName(ctx), `${demoHeader(ctx)}\n${demoRow(ctx, `${uniquePrefix(ctx, "v")}@example.com`, "twelve")}\n`);
       expectStates(record, completed);
       expectEqual(lastEntry(record).last_failure, "Exception thrown while processing file", "last_failure");
     },
@@ -594,7 +628,7 @@ export const fileScenarios = defineScenarios("files", [
     needs: ["admin"],
     async run(ctx) {
       // 17 MiB in one row: over BSON's 16 MiB, the default limit.
-      const head = new TextEncoder().encode(`${demoHeader}\n${uniquePrefix(ctx, "big")}@example.com,1,2024-01-31 09:30,`);
+      const head = new TextEncoder().encode(`${demoHeader(ctx)}\n${uniquePrefix(ctx, "big")}@example.com,1,${formatDate(purchaseTime, ctx.fixtures.fileDefinition.dateFormat)},`);
       const bytes = new Uint8Array(head.byteLength + 17 * 1024 * 1024 + 1);
       bytes.set(head);
       bytes.fill(0x78, head.byteLength);
@@ -611,7 +645,7 @@ export const fileScenarios = defineScenarios("files", [
     title: "[DEC-FIL-04, FIL-09] a file name already imported is not imported twice: the admin upload answers 409 {\"message\"}",
     needs: ["admin"],
     async run(ctx) {
-      const file = demoFile(ctx, [demoRow(`${uniquePrefix(ctx, "twice")}@example.com`)]);
+      const file = demoFile(ctx, [demoRow(ctx, `${uniquePrefix(ctx, "twice")}@example.com`)]);
       const first = await importFile(ctx, file.name, file.text);
       const again = await upload(ctx, file.name, file.text);
       expectStatus(again, 409);
@@ -627,38 +661,45 @@ export const fileScenarios = defineScenarios("files", [
     needs: ["admin", "svc-hub-admin"],
     async run(ctx) {
       const email = `${uniquePrefix(ctx, "buyer")}@example.com`;
-      const file = demoFile(ctx, [demoRow(email, "12.50", "2024-01-31 09:30"), demoRow(email, "7", "2024-02-01 10:00")]);
+      const { fileDefinition: definition, purchaseEvent, attributes, audience, badge } = ctx.fixtures;
+      const secondPurchase = Date.UTC(2024, 1, 1, 10);
+      const file = demoFile(ctx, [demoRow(ctx, email, "12.50", purchaseTime), demoRow(ctx, email, "7", secondPurchase)]);
       await importFile(ctx, file.name, file.text);
-      const visitor = `__${ctx.fixtures.account}_${ctx.fixtures.profile}__5120_${email}__`;
+      const emailAttribute = ctx.fixtures.visitorIdAttributes.email.id;
+      const visitor = `__${ctx.fixtures.account}_${ctx.fixtures.profile}__${emailAttribute}_${email}__`;
       const { events: stored, answer: events } = await queryEvents(ctx, { account: ctx.fixtures.account, profile: ctx.fixtures.profile, visitor });
       expectEqual(
-        stored.map((event) => [event.event, event.data._source_file, event.data._file_line_num, event.data.amount, event.data.purchased_at]),
+        stored.map((event) => [event.event, event.data._source_file, event.data._file_line_num, event.data[definition.amountColumn], event.data[definition.dateColumn]]),
         [
-          ["purchase", file.name, 2, 12.5, Date.UTC(2024, 0, 31, 9, 30)],
-          ["purchase", file.name, 3, 7, Date.UTC(2024, 1, 1, 10)],
+          [purchaseEvent, file.name, 2, 12.5, purchaseTime],
+          [purchaseEvent, file.name, 3, 7, secondPurchase],
         ],
-        "the events of the visitor: the definition's event, the file, the line, amount as a number, purchased_at read with yyyy-MM-dd HH:mm",
+        `the events of the visitor: the definition's event, the file, the line, ${definition.amountColumn} as a number, ${definition.dateColumn} read with ${definition.dateFormat}`,
         events,
       );
-      const moments = await ctx.moments.get(`/personalization/accounts/${ctx.fixtures.account}/profiles/${ctx.fixtures.profile}/engines/demo-engine`, {
-        query: { attributeId: "5120", attributeValue: email },
+      const moments = await ctx.moments.get(`/personalization/accounts/${ctx.fixtures.account}/profiles/${ctx.fixtures.profile}/engines/${ctx.fixtures.engines.names}`, {
+        query: { attributeId: String(emailAttribute), attributeValue: email },
         headers: page,
       });
       expectStatus(moments, 200);
       const data = jsonObject(moments);
       const section = (name: string): Record<string, unknown> => (isPlainObject(data[name]) ? data[name] : {});
       const list = (name: string): unknown[] => (Array.isArray(data[name]) ? data[name] : []);
-      expectEqual(section("metrics")["Lifetime event count"], 2, "Lifetime event count", moments);
-      expectEqual(section("properties")["Last event name"], "purchase", "Last event name", moments);
-      expectEqual(section("flags")["Has purchased"], true, "Has purchased", moments);
-      expectTrue(list("audiences").includes("Purchasers") && list("badges").includes("Buyer"), "expected the audience Purchasers and the badge Buyer", moments);
+      expectEqual(section("metrics")[attributes.eventCount.name], 2, attributes.eventCount.name, moments);
+      expectEqual(section("properties")[attributes.lastEventName.name], purchaseEvent, attributes.lastEventName.name, moments);
+      expectEqual(section("flags")[attributes.hasPurchased.name], true, attributes.hasPurchased.name, moments);
+      expectTrue(
+        list("audiences").includes(audience.name) && list("badges").includes(badge.name),
+        `expected the audience ${audience.name} and the badge ${badge.name}`,
+        moments,
+      );
     },
   },
   {
     title: "[DEC-FIL-02, DEC-OPS-04] an admin upload answers 202 with the record, source.type upload and the node's host; the import runs in the background",
     needs: ["admin"],
     async run(ctx) {
-      const file = demoFile(ctx, [demoRow(`${uniquePrefix(ctx, "src")}@example.com`)]);
+      const file = demoFile(ctx, [demoRow(ctx, `${uniquePrefix(ctx, "src")}@example.com`)]);
       const answer = await upload(ctx, file.name, file.text);
       const accepted = recordOf(answer, 202);
       expectRecordShape(accepted, { name: file.name, account: ctx.fixtures.account, profile: ctx.fixtures.profile, bytes: file.bytes, lines: 2 });
@@ -676,10 +717,10 @@ export const fileScenarios = defineScenarios("files", [
     title: "[DEC-FIL-04, DEC-OPS-04] an upload to an unknown account or profile is 404 1240 / 1250, a bad file name 400 naming fileName",
     needs: ["admin"],
     async run(ctx) {
-      expectErrorBody(await upload(ctx, demoFileName(ctx), "a\n", uniquePrefix(ctx, "noacct"), "main"), 404, 1240, "Account was not found");
+      expectErrorBody(await upload(ctx, demoFileName(ctx), "a\n", uniquePrefix(ctx, "noacct"), ctx.fixtures.profile), 404, 1240, "Account was not found");
       expectErrorBody(await upload(ctx, demoFileName(ctx), "a\n", ctx.fixtures.account, uniquePrefix(ctx, "noprof")), 404, 1250, "Profile was not found");
-      expectBadParameter(await upload(ctx, `${demoPrefix}_${"1".repeat(150)}.csv`, "a\n"), "fileName");
-      expectBadParameter(await upload(ctx, `${demoPrefix}_1.txt`, "a\n"), "fileName");
+      expectBadParameter(await upload(ctx, `${demoPrefix(ctx)}_${"1".repeat(150)}.csv`, "a\n"), "fileName");
+      expectBadParameter(await upload(ctx, `${demoPrefix(ctx)}_1.txt`, "a\n"), "fileName");
     },
   },
   {

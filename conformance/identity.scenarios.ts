@@ -37,10 +37,13 @@ const identityCase: fc.Arbitrary<IdentityCase> = fc.record({
   delete: flag,
 });
 
-const otherEntry: TapidEntryView = { key: "globex/main", id: "other-visitor" };
-
 function ownKey(ctx: ScenarioContext): string {
   return `${ctx.fixtures.account}/${ctx.fixtures.profile}`;
+}
+
+/** The TAPID entry of another account/profile (the fixtures' other account; demo: globex/main). */
+function otherEntryOf(ctx: ScenarioContext): TapidEntryView {
+  return { key: `${ctx.fixtures.otherAccount}/${ctx.fixtures.otherAccountProfile}`, id: "other-visitor" };
 }
 
 /** Sends the case as a POST with its parameters and cookies; the answer and the trace id. */
@@ -52,7 +55,7 @@ async function sendCase(ctx: ScenarioContext, given: IdentityCase, extra: Record
   if (given.firstParty?.via === "param") body.svc_firstparty_visitor_id = given.firstParty.value;
   if (given.skip) body.svc_skip_3rd_party_vid_cookies = given.skip;
   if (given.delete) body.svc_delete_3rd_party_vid_cookies = given.delete;
-  const entries = [...(given.otherEntry ? [otherEntry] : []), ...(given.tapid !== null ? [{ key: ownKey(ctx), id: given.tapid }] : [])];
+  const entries = [...(given.otherEntry ? [otherEntryOf(ctx)] : []), ...(given.tapid !== null ? [{ key: ownKey(ctx), id: given.tapid }] : [])];
   const cookies = [
     ...(entries.length ? [`TAPID=${writeTapid(entries)}`] : []),
     ...(given.firstParty?.via === "utag_main" ? [`utag_main=v_id:${given.firstParty.value}$_sn:2$_ss:0$ses_id:1700000000000%3Bexp-session`] : []),
@@ -72,7 +75,7 @@ type CookieExpectation = { kind: "none" } | { kind: "expire" } | { kind: "write"
 
 /** DEC-COL-10: what the answer must do to TAPID. */
 function expectedCookie(ctx: ScenarioContext, given: IdentityCase): CookieExpectation {
-  const others = given.otherEntry ? [otherEntry] : [];
+  const others = given.otherEntry ? [otherEntryOf(ctx)] : [];
   const own = (value: string) => ({ key: ownKey(ctx), id: value });
   if (given.override !== null) return { kind: "write", entries: () => [own(given.override as string), ...others] };
   if (given.delete) {
@@ -255,7 +258,7 @@ export const identityScenarios = defineScenarios("identity", [
     title: "[VID-02, DEC-COL-11] a known visitor ID __<account>_<profile>__<attribute_id>_<value>__ is stored as the event's visitor ID",
     needs: ["svc-hub-admin"],
     async run(ctx) {
-      const known = `__${ctx.fixtures.account}_${ctx.fixtures.profile}__5120_${ctx.uniqueId("ann")}@example.com__`;
+      const known = `__${ctx.fixtures.account}_${ctx.fixtures.profile}__${ctx.fixtures.visitorIdAttributes.email.id}_${ctx.uniqueId("ann")}@example.com__`;
       const { traceId } = await sendCase(ctx, { override: null, tapid: null, otherEntry: false, visitorId: known, firstParty: null, skip: true, delete: false });
       const event = await storedEvent(ctx, traceId);
       expectEqual([event.visitorId, event.data.svc_visitor_id], [known, known], "known visitor ID");
@@ -267,9 +270,15 @@ export const identityScenarios = defineScenarios("identity", [
     async run(ctx) {
       const email = `${ctx.uniqueId("known")}@example.com`;
       const anonymous = ctx.uniqueId("anon");
-      const { traceId } = await sendCase(ctx, { override: null, tapid: null, otherEntry: false, visitorId: anonymous, firstParty: null, skip: true, delete: false }, { email_address: email, customer_id: "C-1" });
+      const { email: emailAttribute, customer: customerAttribute } = ctx.fixtures.visitorIdAttributes;
+      const identifiers = { [emailAttribute.parameter]: email, [customerAttribute.parameter]: "C-1" };
+      const { traceId } = await sendCase(ctx, { override: null, tapid: null, otherEntry: false, visitorId: anonymous, firstParty: null, skip: true, delete: false }, identifiers);
       const event = await storedEvent(ctx, traceId);
-      expectEqual([event.visitorId, event.data.email_address, event.data.customer_id], [anonymous, email, "C-1"], "anonymous visitor and identifiers");
+      expectEqual(
+        [event.visitorId, event.data[emailAttribute.parameter], event.data[customerAttribute.parameter]],
+        [anonymous, email, "C-1"],
+        "anonymous visitor and identifiers",
+      );
     },
   },
   {

@@ -4,7 +4,7 @@ import { expectEqual, expectHeader, expectStatus, expectTrue, fail, isPlainObjec
 import { defineScenarios, type ScenarioContext } from "../harness/scenario.ts";
 import { collect } from "./collect-support.ts";
 
-/** The demo engine's allow list holds example.com, so a page on one of its subdomains may ask. */
+/** The engines' allow list holds example.com (TargetFixtures.engines), so a page on one of its subdomains may ask. */
 const page = { referer: "https://shop.example.com/product/42", origin: "https://shop.example.com" };
 
 interface VisitorData {
@@ -41,8 +41,11 @@ async function readVisitor(ctx: ScenarioContext, path: string, ready: (answer: H
   }
 }
 
-/** Whether the answer holds the visitor with this count yet; any other answer (not JSON, another shape) is "not yet". */
-const found = (eventCount: number, key = "Lifetime event count") => (answer: HttpAnswer) => {
+/**
+ * Whether the answer holds the visitor with this count yet (under the key of the event count attribute, its
+ * name unless an id is given); any other answer (not JSON, another shape) is "not yet".
+ */
+const found = (ctx: ScenarioContext, eventCount: number, key = ctx.fixtures.attributes.eventCount.name) => (answer: HttpAnswer) => {
   if (answer.status !== 200 || answer.text === "") return false;
   let body: unknown;
   try {
@@ -66,24 +69,52 @@ function visitorDataOf(answer: HttpAnswer): VisitorData {
   return body as unknown as VisitorData;
 }
 
-/** MOM-*, DEC-MOM-*, DEC-PRO-*, VID-01/08: events sent to /event, read back through the demo engines. */
+/**
+ * The visitor data an engine keyed by names answers for these events (TargetFixtures: the attributes, badge
+ * and audience the engines select), without the date, which is the time of the last purchase.
+ */
+function expectedByName(ctx: ScenarioContext, events: readonly string[]): Omit<VisitorData, "dates"> {
+  const { attributes, badge, audience, purchaseEvent } = ctx.fixtures;
+  const purchased = events.includes(purchaseEvent);
+  return {
+    audiences: purchased ? [audience.name] : [],
+    badges: purchased ? [badge.name] : [],
+    metrics: { [attributes.eventCount.name]: events.length },
+    properties: { [attributes.lastEventName.name]: events.at(-1) as string },
+    flags: purchased ? { [attributes.hasPurchased.name]: true } : {},
+  };
+}
+
+/** The known visitor of an e-mail address (VID-02): `__<account>_<profile>__<attribute_id>_<value>__`. */
+function knownVisitor(ctx: ScenarioContext, email: string): string {
+  return `__${ctx.fixtures.account}_${ctx.fixtures.profile}__${ctx.fixtures.visitorIdAttributes.email.id}_${email}__`;
+}
+
+/** The attribute form of the engine path, looking the visitor up by the e-mail visitor ID attribute. */
+function byEmail(ctx: ScenarioContext, email: string): string {
+  return `${enginePath(ctx, ctx.fixtures.engines.names)}?attributeId=${ctx.fixtures.visitorIdAttributes.email.id}&attributeValue=${encodeURIComponent(email)}`;
+}
+
+/** MOM-*, DEC-MOM-*, DEC-PRO-*, VID-01/08: events sent to /event, read back through the engines of the fixtures. */
 export const momentsScenarios = defineScenarios("moments", [
   {
     title: "[MOM-01, MOM-03, VID-01, DEC-PRO-01, DEC-PRO-03, DEC-MOM-04] events of one visitor show up as audiences, badges, metrics, properties, flags and dates",
     kind: "e2e",
     async run(ctx) {
       const visitor = ctx.uniqueId("moments-visitor");
-      await sendEvent(ctx, visitor, { svc_event: "view" });
-      await sendEvent(ctx, visitor, { svc_event: "purchase" });
-      const answer = await readVisitor(ctx, `${enginePath(ctx, "demo-engine")}/visitors/${visitor}`, found(2));
+      const events = ["view", ctx.fixtures.purchaseEvent];
+      for (const name of events) await sendEvent(ctx, visitor, { svc_event: name });
+      const answer = await readVisitor(ctx, `${enginePath(ctx, ctx.fixtures.engines.names)}/visitors/${visitor}`, found(ctx, 2));
       const data = visitorDataOf(answer);
-      expectEqual(data.audiences, ["Purchasers"], "audiences", answer);
-      expectEqual(data.badges, ["Buyer"], "badges", answer);
-      expectEqual(data.metrics, { "Lifetime event count": 2 }, "metrics", answer);
-      expectEqual(data.properties, { "Last event name": "purchase" }, "properties", answer);
-      expectEqual(data.flags, { "Has purchased": true }, "flags", answer);
-      const lastPurchase = data.dates["Last purchase"];
-      expectTrue(Number.isInteger(lastPurchase) && (lastPurchase as number) > 1_500_000_000_000, `Last purchase must be epoch milliseconds, got ${lastPurchase}`);
+      const expected = expectedByName(ctx, events);
+      expectEqual(data.audiences, expected.audiences, "audiences", answer);
+      expectEqual(data.badges, expected.badges, "badges", answer);
+      expectEqual(data.metrics, expected.metrics, "metrics", answer);
+      expectEqual(data.properties, expected.properties, "properties", answer);
+      expectEqual(data.flags, expected.flags, "flags", answer);
+      const lastPurchaseName = ctx.fixtures.attributes.lastPurchase.name;
+      const lastPurchase = data.dates[lastPurchaseName];
+      expectTrue(Number.isInteger(lastPurchase) && (lastPurchase as number) > 1_500_000_000_000, `${lastPurchaseName} must be epoch milliseconds, got ${lastPurchase}`);
     },
   },
   {
@@ -93,10 +124,10 @@ export const momentsScenarios = defineScenarios("moments", [
       const visitor = ctx.uniqueId("stitch-visitor");
       const email = `${ctx.uniqueId("buyer").toLowerCase()}@example.com`;
       await sendEvent(ctx, visitor, { svc_event: "view" });
-      await sendEvent(ctx, visitor, { svc_event: "purchase", email_address: email });
-      const byAttribute = await readVisitor(ctx, `${enginePath(ctx, "demo-engine")}?attributeId=5120&attributeValue=${encodeURIComponent(email)}`, found(2));
-      expectEqual(visitorDataOf(byAttribute).metrics, { "Lifetime event count": 2 }, "metrics of the known visitor", byAttribute);
-      const byAnonymousId = await readVisitor(ctx, `${enginePath(ctx, "demo-engine")}/visitors/${visitor}`, found(2));
+      await sendEvent(ctx, visitor, { svc_event: ctx.fixtures.purchaseEvent, [ctx.fixtures.visitorIdAttributes.email.parameter]: email });
+      const byAttribute = await readVisitor(ctx, byEmail(ctx, email), found(ctx, 2));
+      expectEqual(visitorDataOf(byAttribute).metrics, { [ctx.fixtures.attributes.eventCount.name]: 2 }, "metrics of the known visitor", byAttribute);
+      const byAnonymousId = await readVisitor(ctx, `${enginePath(ctx, ctx.fixtures.engines.names)}/visitors/${visitor}`, found(ctx, 2));
       expectEqual(visitorDataOf(byAnonymousId), visitorDataOf(byAttribute), "the anonymous id answers the merged visitor", byAnonymousId);
     },
   },
@@ -105,13 +136,13 @@ export const momentsScenarios = defineScenarios("moments", [
     kind: "e2e",
     async run(ctx) {
       const email = `${ctx.uniqueId("known").toLowerCase()}@example.com`;
-      const known = `__${ctx.fixtures.account}_${ctx.fixtures.profile}__5120_${email}__`;
+      const known = knownVisitor(ctx, email);
       const anonymous = ctx.uniqueId("anon");
       await sendEvent(ctx, known, { svc_event: "login" });
       await sendEvent(ctx, anonymous, { svc_event: "view" });
-      await sendEvent(ctx, anonymous, { svc_event: "view", email_address: email });
-      const answer = await readVisitor(ctx, `${enginePath(ctx, "demo-engine")}?attributeId=5120&attributeValue=${encodeURIComponent(email)}`, found(3));
-      expectEqual(visitorDataOf(answer).metrics, { "Lifetime event count": 3 }, "metrics of the one profile", answer);
+      await sendEvent(ctx, anonymous, { svc_event: "view", [ctx.fixtures.visitorIdAttributes.email.parameter]: email });
+      const answer = await readVisitor(ctx, byEmail(ctx, email), found(ctx, 3));
+      expectEqual(visitorDataOf(answer).metrics, { [ctx.fixtures.attributes.eventCount.name]: 3 }, "metrics of the one profile", answer);
     },
   },
   {
@@ -119,15 +150,16 @@ export const momentsScenarios = defineScenarios("moments", [
     kind: "e2e",
     async run(ctx) {
       const visitor = ctx.uniqueId("ids-visitor");
-      await sendEvent(ctx, visitor, { svc_event: "purchase" });
-      const answer = await readVisitor(ctx, `${enginePath(ctx, "demo-engine-ids")}/visitors/${visitor}`, found(1, "5201"));
+      const { attributes, audience, badge } = ctx.fixtures;
+      await sendEvent(ctx, visitor, { svc_event: ctx.fixtures.purchaseEvent });
+      const answer = await readVisitor(ctx, `${enginePath(ctx, ctx.fixtures.engines.ids)}/visitors/${visitor}`, found(ctx, 1, String(attributes.eventCount.id)));
       const data = visitorDataOf(answer);
-      expectEqual(data.audiences, [`${ctx.fixtures.account}_${ctx.fixtures.profile}_7`], "audiences", answer);
-      expectEqual(data.badges, ["5205"], "badges", answer);
-      expectEqual(data.metrics, { "5201": 1 }, "metrics", answer);
-      expectEqual(data.flags, { "5203": true }, "flags", answer);
-      expectEqual(Object.keys(data.properties), ["5202"], "properties keys", answer);
-      expectEqual(Object.keys(data.dates), ["5204"], "dates keys", answer);
+      expectEqual(data.audiences, [`${ctx.fixtures.account}_${ctx.fixtures.profile}_${audience.id}`], "audiences", answer);
+      expectEqual(data.badges, [String(badge.id)], "badges", answer);
+      expectEqual(data.metrics, { [attributes.eventCount.id]: 1 }, "metrics", answer);
+      expectEqual(data.flags, { [attributes.hasPurchased.id]: true }, "flags", answer);
+      expectEqual(Object.keys(data.properties), [String(attributes.lastEventName.id)], "properties keys", answer);
+      expectEqual(Object.keys(data.dates), [String(attributes.lastPurchase.id)], "dates keys", answer);
     },
   },
   {
@@ -136,20 +168,24 @@ export const momentsScenarios = defineScenarios("moments", [
     async run(ctx) {
       const visitor = ctx.uniqueId("pii-visitor");
       const email = `${ctx.uniqueId("private").toLowerCase()}@example.com`;
-      await sendEvent(ctx, visitor, { svc_event: "purchase", amount: 99, email_address: email });
-      const answer = await readVisitor(ctx, `${enginePath(ctx, "demo-engine")}/visitors/${visitor}`, found(1));
+      const { attributes, visitorIdAttributes } = ctx.fixtures;
+      await sendEvent(ctx, visitor, { svc_event: ctx.fixtures.purchaseEvent, [attributes.lastPurchaseAmount.parameter]: 99, [visitorIdAttributes.email.parameter]: email });
+      const answer = await readVisitor(ctx, `${enginePath(ctx, ctx.fixtures.engines.names)}/visitors/${visitor}`, found(ctx, 1));
       expectStatus(answer, 200);
       expectTrue(!answer.text.includes(email), `the PII e-mail must never be answered: ${answer.text}`);
-      expectTrue(!answer.text.includes("Email"), `the PII attribute must not appear: ${answer.text}`);
+      expectTrue(!answer.text.includes(JSON.stringify(attributes.email.name)), `the PII attribute must not appear: ${answer.text}`);
       // The amount (99) must not appear as a value; the text may still hold "99" inside a timestamp.
       const values = Object.values(jsonObject(answer)).flatMap((section) => (section && typeof section === "object" ? Object.values(section) : [section]));
-      expectTrue(!answer.text.includes("Last purchase amount") && !values.some((value) => value === 99 || value === "99"), `an attribute the engine does not select must not appear: ${answer.text}`);
+      expectTrue(
+        !answer.text.includes(JSON.stringify(attributes.lastPurchaseAmount.name)) && !values.some((value) => value === 99 || value === "99"),
+        `an attribute the engine does not select must not appear: ${answer.text}`,
+      );
     },
   },
   {
     title: "[MOM-06, DEC-MOM-02] a Referer outside the allow list, or none, is 403; a subdomain of an allowed domain is served",
     async run(ctx) {
-      const path = `${enginePath(ctx, "demo-engine")}/visitors/${ctx.uniqueId("any")}?suppressNotFound=true`;
+      const path = `${enginePath(ctx, ctx.fixtures.engines.names)}/visitors/${ctx.uniqueId("any")}?suppressNotFound=true`;
       const outside = await ctx.moments.get(path, { headers: { referer: "https://example.net/page", origin: "https://example.net" } });
       expectStatus(outside, 403);
       jsonField(outside, "message", isString, "a string (the 403 body is {message})");
@@ -161,7 +197,7 @@ export const momentsScenarios = defineScenarios("moments", [
   {
     title: "[MOM-07, DEC-MOM-04, DEC-COL-12] the Origin is echoed with credentials allowed, and the preflight is answered",
     async run(ctx) {
-      const path = `${enginePath(ctx, "demo-engine")}/visitors/${ctx.uniqueId("cors")}?suppressNotFound=true`;
+      const path = `${enginePath(ctx, ctx.fixtures.engines.names)}/visitors/${ctx.uniqueId("cors")}?suppressNotFound=true`;
       const answer = await ctx.moments.get(path, { headers: page });
       expectHeader(answer, "access-control-allow-origin", page.origin);
       expectHeader(answer, "access-control-allow-credentials", "true");
@@ -175,7 +211,7 @@ export const momentsScenarios = defineScenarios("moments", [
   {
     title: "[MOM-08, DEC-MOM-02] a disabled engine is 403",
     async run(ctx) {
-      const answer = await ctx.moments.get(`${enginePath(ctx, "disabled-engine")}/visitors/${ctx.uniqueId("v")}`, { headers: page });
+      const answer = await ctx.moments.get(`${enginePath(ctx, ctx.fixtures.engines.disabled)}/visitors/${ctx.uniqueId("v")}`, { headers: page });
       expectStatus(answer, 403);
       jsonField(answer, "message", isString, "a string (the 403 body is {message})");
     },
@@ -183,7 +219,7 @@ export const momentsScenarios = defineScenarios("moments", [
   {
     title: "[MOM-09, MOM-10] a visitor without data is 404 by default and 200 with an empty body with suppressNotFound=true",
     async run(ctx) {
-      const path = `${enginePath(ctx, "demo-engine")}/visitors/${ctx.uniqueId("nobody")}`;
+      const path = `${enginePath(ctx, ctx.fixtures.engines.names)}/visitors/${ctx.uniqueId("nobody")}`;
       const missing = await ctx.moments.get(path, { headers: page });
       expectStatus(missing, 404);
       jsonField(missing, "message", isString, "a string (the 404 body is {message})");
@@ -196,16 +232,18 @@ export const momentsScenarios = defineScenarios("moments", [
   {
     title: "[MOM-12, DEC-MOM-02] bad parameters are 400 {message}; an unknown account, profile or engine is 404",
     async run(ctx) {
-      const form = enginePath(ctx, "demo-engine");
-      for (const query of [{ attributeId: "email", attributeValue: "a@b.c" }, { attributeId: "5201", attributeValue: "x" }, { attributeId: "5120" }, { attributeValue: "x" }]) {
+      const { engines, attributes, visitorIdAttributes } = ctx.fixtures;
+      const form = enginePath(ctx, engines.names);
+      const bad = [{ attributeId: "email", attributeValue: "a@b.c" }, { attributeId: String(attributes.eventCount.id), attributeValue: "x" }, { attributeId: String(visitorIdAttributes.email.id) }, { attributeValue: "x" }];
+      for (const query of bad) {
         const answer = await ctx.moments.get(form, { headers: page, query });
         expectStatus(answer, 400);
         jsonField(answer, "message", isString, "a string (the 400 body is {message})");
       }
       expectStatus(await ctx.moments.get(`${form}/visitors/v?suppressNotFound=maybe`, { headers: page }), 400);
       expectStatus(await ctx.moments.get(`${enginePath(ctx, ctx.uniqueId("no-engine"))}/visitors/v`, { headers: page }), 404);
-      expectStatus(await ctx.moments.get(`/personalization/accounts/${ctx.uniqueId("noacct")}/profiles/main/engines/demo-engine/visitors/v`, { headers: page }), 404);
-      expectStatus(await ctx.moments.get(`/personalization/accounts/${ctx.fixtures.account}/profiles/${ctx.uniqueId("noprof")}/engines/demo-engine/visitors/v`, { headers: page }), 404);
+      expectStatus(await ctx.moments.get(`/personalization/accounts/${ctx.uniqueId("noacct")}/profiles/${ctx.fixtures.profile}/engines/${engines.names}/visitors/v`, { headers: page }), 404);
+      expectStatus(await ctx.moments.get(`/personalization/accounts/${ctx.fixtures.account}/profiles/${ctx.uniqueId("noprof")}/engines/${engines.names}/visitors/v`, { headers: page }), 404);
     },
   },
   {
@@ -218,11 +256,12 @@ export const momentsScenarios = defineScenarios("moments", [
       await sendEvent(ctx, tapidVisitor, { svc_event: "view" });
       await sendEvent(ctx, pathVisitor, { svc_event: "view" });
       const cookie = `TAPID=${ctx.fixtures.account}/${ctx.fixtures.profile}>${tapidVisitor}|`;
-      const path = `${enginePath(ctx, "demo-engine")}/visitors/${pathVisitor}`;
-      const withTapid = await readVisitor(ctx, path, found(2), { ...page, cookie });
-      expectEqual(visitorDataOf(withTapid).metrics, { "Lifetime event count": 2 }, "the TAPID visitor's metrics", withTapid);
-      const ignoring = await readVisitor(ctx, `${path}?ignoreTapid=true`, found(1), { ...page, cookie });
-      expectEqual(visitorDataOf(ignoring).metrics, { "Lifetime event count": 1 }, "the path visitor's metrics", ignoring);
+      const path = `${enginePath(ctx, ctx.fixtures.engines.names)}/visitors/${pathVisitor}`;
+      const eventCount = ctx.fixtures.attributes.eventCount.name;
+      const withTapid = await readVisitor(ctx, path, found(ctx, 2), { ...page, cookie });
+      expectEqual(visitorDataOf(withTapid).metrics, { [eventCount]: 2 }, "the TAPID visitor's metrics", withTapid);
+      const ignoring = await readVisitor(ctx, `${path}?ignoreTapid=true`, found(ctx, 1), { ...page, cookie });
+      expectEqual(visitorDataOf(ignoring).metrics, { [eventCount]: 1 }, "the path visitor's metrics", ignoring);
     },
   },
   {
@@ -231,18 +270,19 @@ export const momentsScenarios = defineScenarios("moments", [
     needs: ["admin"],
     async run(ctx) {
       await ctx.checkProperty(
-        fc.asyncProperty(fc.array(fc.constantFrom("view", "cart", "purchase"), { minLength: 1, maxLength: 6 }), async (events) => {
+        fc.asyncProperty(fc.array(fc.constantFrom("view", "cart", ctx.fixtures.purchaseEvent), { minLength: 1, maxLength: 6 }), async (events) => {
           const visitor = ctx.uniqueId("prop-visitor");
           for (const name of events) await sendEvent(ctx, visitor, { svc_event: name });
-          const answer = await readVisitor(ctx, `${enginePath(ctx, "demo-engine")}/visitors/${visitor}`, found(events.length));
+          const answer = await readVisitor(ctx, `${enginePath(ctx, ctx.fixtures.engines.names)}/visitors/${visitor}`, found(ctx, events.length));
           const data = visitorDataOf(answer);
-          const purchased = events.includes("purchase");
-          expectEqual(data.metrics, { "Lifetime event count": events.length }, "metrics");
-          expectEqual(data.properties, { "Last event name": events.at(-1) as string }, "properties");
-          expectEqual(data.flags, purchased ? { "Has purchased": true } : {}, "flags");
-          expectEqual(data.badges, purchased ? ["Buyer"] : [], "badges");
-          expectEqual(data.audiences, purchased ? ["Purchasers"] : [], "audiences");
-          if (purchased !== "Last purchase" in data.dates) fail(`dates ${JSON.stringify(data.dates)} after ${events.join(", ")}`);
+          const expected = expectedByName(ctx, events);
+          expectEqual(data.metrics, expected.metrics, "metrics");
+          expectEqual(data.properties, expected.properties, "properties");
+          expectEqual(data.flags, expected.flags, "flags");
+          expectEqual(data.badges, expected.badges, "badges");
+          expectEqual(data.audiences, expected.audiences, "audiences");
+          const purchased = events.includes(ctx.fixtures.purchaseEvent);
+          if (purchased !== ctx.fixtures.attributes.lastPurchase.name in data.dates) fail(`dates ${JSON.stringify(data.dates)} after ${events.join(", ")}`);
         }),
         { numRuns: 8 },
       );

@@ -4,12 +4,19 @@ import { expectEqual, expectErrorBody, expectHeader, expectStatus, expectTrue, f
 import { defineScenarios, type ScenarioContext } from "../harness/scenario.ts";
 import { collect, queryEvents } from "./collect-support.ts";
 
-/** The demo tenants' visitor ID attributes (demo.md): 5120 email_address, 5121 customer_id. */
-const emailAttribute = "5120";
-const customerAttribute = "5121";
+/** The id of the e-mail visitor ID attribute of the fixtures (demo: 5120 email_address). */
+function emailAttributeOf(ctx: ScenarioContext): string {
+  return String(ctx.fixtures.visitorIdAttributes.email.id);
+}
+
+/** The id of the customer visitor ID attribute of the fixtures (demo: 5121 customer_id). */
+function customerAttributeOf(ctx: ScenarioContext): string {
+  return String(ctx.fixtures.visitorIdAttributes.customer.id);
+}
+
 const invalidRequestMessage = "Invalid request submission. Please check supplied parameters or request body.";
 const permissionWording = "although the user is authenticated, the request is denied because of a lack of proper permissions";
-/** The demo engine's allow list holds example.com. */
+/** The engines' allow list holds example.com (TargetFixtures.engines). */
 const page = { referer: "https://shop.example.com/", origin: "https://shop.example.com" };
 
 interface VisitorRecord {
@@ -62,7 +69,7 @@ class PrivacyApi {
   }
 
   visitor(value: string, options: { attributeId?: string; prettyName?: string } = {}): Promise<HttpAnswer> {
-    const query: Record<string, string> = { attributeId: options.attributeId ?? emailAttribute, attributeValue: value };
+    const query: Record<string, string> = { attributeId: options.attributeId ?? emailAttributeOf(this.ctx), attributeValue: value };
     if (options.prettyName !== undefined) query.prettyName = options.prettyName;
     return this.get(query);
   }
@@ -72,7 +79,7 @@ class PrivacyApi {
   }
 
   /** PRV-05: DELETE with form fields; expects 202 {transactionId} and answers the id. */
-  async requestDeletion(value: string, attributeId = emailAttribute): Promise<string> {
+  async requestDeletion(value: string, attributeId = emailAttributeOf(this.ctx)): Promise<string> {
     const answer = await this.remove({ attributeId, attributeValue: value });
     expectStatus(answer, 202);
     const body = jsonObject(answer);
@@ -173,11 +180,12 @@ function expectVisitorAnswer(answer: HttpAnswer): VisitorAnswer {
   return body as unknown as VisitorAnswer;
 }
 
-/** A known visitor of the demo profile: an anonymous visit, then a purchase naming the e-mail address. */
+/** A known visitor of the fixtures' profile: an anonymous visit, then a purchase naming the e-mail address and the amount 42. */
 async function makeBuyer(ctx: ScenarioContext, email: string): Promise<{ anonymous: string }> {
+  const { purchaseEvent, visitorIdAttributes, attributes } = ctx.fixtures;
   const anonymous = ctx.uniqueId("privacy-anon");
   await sendEvent(ctx, anonymous, { svc_event: "view" });
-  await sendEvent(ctx, anonymous, { svc_event: "purchase", email_address: email, amount: 42 });
+  await sendEvent(ctx, anonymous, { svc_event: purchaseEvent, [visitorIdAttributes.email.parameter]: email, [attributes.lastPurchaseAmount.parameter]: 42 });
   return { anonymous };
 }
 
@@ -190,9 +198,10 @@ export const privacyScenarios = defineScenarios("privacy", [
       const api = await PrivacyApi.open(ctx);
       const email = uniqueEmail(ctx, "record");
       await makeBuyer(ctx, email);
+      const { attributes, visitorIdAttributes } = ctx.fixtures;
       const body = expectVisitorAnswer(await readVisitor(ctx, api, email));
-      expectEqual(body.visitor.metrics[5201], 2, "metrics 5201 (Lifetime event count)");
-      expectEqual(body.visitor.secondary_ids[emailAttribute], email, "secondary_ids 5120");
+      expectEqual(body.visitor.metrics[attributes.eventCount.id], 2, `metrics ${attributes.eventCount.id} (${attributes.eventCount.name})`);
+      expectEqual(body.visitor.secondary_ids[visitorIdAttributes.email.id], email, `secondary_ids ${visitorIdAttributes.email.id}`);
       expectEqual(body.live, true, "live right after the events");
     },
   },
@@ -203,26 +212,29 @@ export const privacyScenarios = defineScenarios("privacy", [
       const api = await PrivacyApi.open(ctx);
       const email = uniqueEmail(ctx, "pretty");
       await makeBuyer(ctx, email);
+      const { attributes: a, badge, audience, purchaseEvent } = ctx.fixtures;
+      const emailId = ctx.fixtures.visitorIdAttributes.email;
       const byDefault = expectVisitorAnswer(await readVisitor(ctx, api, email)).visitor;
       const byIds = expectVisitorAnswer(await api.visitor(email, { prettyName: "false" })).visitor;
       expectEqual(byIds, byDefault, "prettyName=false and no prettyName");
-      expectEqual(byIds.metrics, { "5201": 2, "5207": 42 }, "metrics by id");
-      expectEqual(byIds.properties, { "5202": "purchase", "5206": email }, "properties by id (5206 is PII, and included)");
-      expectEqual(byIds.flags, { "5203": true }, "flags by id");
-      expectEqual(Object.keys(byIds.dates), ["5204"], "dates by id");
-      expectTrue(Number.isInteger(byIds.dates[5204]) && (byIds.dates[5204] as number) > 1_500_000_000_000, `dates are epoch milliseconds, got ${JSON.stringify(byIds.dates)}`);
-      expectEqual(byIds.badges, ["5205"], "badges by id");
-      expectEqual(byIds.audiences, [`${ctx.fixtures.account}_${ctx.fixtures.profile}_7`], "audiences by UID");
-      expectEqual(byIds.secondary_ids, { [emailAttribute]: email }, "secondary_ids by id");
+      expectEqual(byIds.metrics, { [a.eventCount.id]: 2, [a.lastPurchaseAmount.id]: 42 }, "metrics by id");
+      expectEqual(byIds.properties, { [a.lastEventName.id]: purchaseEvent, [a.email.id]: email }, `properties by id (${a.email.id} is PII, and included)`);
+      expectEqual(byIds.flags, { [a.hasPurchased.id]: true }, "flags by id");
+      expectEqual(Object.keys(byIds.dates), [String(a.lastPurchase.id)], "dates by id");
+      const purchasedAt = byIds.dates[a.lastPurchase.id];
+      expectTrue(Number.isInteger(purchasedAt) && (purchasedAt as number) > 1_500_000_000_000, `dates are epoch milliseconds, got ${JSON.stringify(byIds.dates)}`);
+      expectEqual(byIds.badges, [String(badge.id)], "badges by id");
+      expectEqual(byIds.audiences, [`${ctx.fixtures.account}_${ctx.fixtures.profile}_${audience.id}`], "audiences by UID");
+      expectEqual(byIds.secondary_ids, { [emailId.id]: email }, "secondary_ids by id");
 
       const byNames = expectVisitorAnswer(await api.visitor(email, { prettyName: "true" })).visitor;
-      expectEqual(byNames.metrics, { "Lifetime event count": 2, "Last purchase amount": 42 }, "metrics by name");
-      expectEqual(byNames.properties, { "Last event name": "purchase", Email: email }, "properties by name");
-      expectEqual(byNames.flags, { "Has purchased": true }, "flags by name");
-      expectEqual(byNames.dates, { "Last purchase": byIds.dates[5204] as number }, "dates by name");
-      expectEqual(byNames.badges, ["Buyer"], "badges by name");
-      expectEqual(byNames.audiences, ["Purchasers"], "audiences by name");
-      expectEqual(byNames.secondary_ids, { email_address: email }, "secondary_ids by name");
+      expectEqual(byNames.metrics, { [a.eventCount.name]: 2, [a.lastPurchaseAmount.name]: 42 }, "metrics by name");
+      expectEqual(byNames.properties, { [a.lastEventName.name]: purchaseEvent, [a.email.name]: email }, "properties by name");
+      expectEqual(byNames.flags, { [a.hasPurchased.name]: true }, "flags by name");
+      expectEqual(byNames.dates, { [a.lastPurchase.name]: purchasedAt as number }, "dates by name");
+      expectEqual(byNames.badges, [badge.name], "badges by name");
+      expectEqual(byNames.audiences, [audience.name], "audiences by name");
+      expectEqual(byNames.secondary_ids, { [emailId.name]: email }, "secondary_ids by name");
     },
   },
   {
@@ -234,10 +246,10 @@ export const privacyScenarios = defineScenarios("privacy", [
       await ctx.checkProperty(
         fc.asyncProperty(fc.array(special, { minLength: 1, maxLength: 6 }), async (parts) => {
           const value = `${ctx.uniqueId("cust")}${parts.join("")}`;
-          await sendEvent(ctx, ctx.uniqueId("privacy-cust"), { svc_event: "view", customer_id: value });
-          const answer = await readVisitor(ctx, api, value, { attributeId: customerAttribute });
+          await sendEvent(ctx, ctx.uniqueId("privacy-cust"), { svc_event: "view", [ctx.fixtures.visitorIdAttributes.customer.parameter]: value });
+          const answer = await readVisitor(ctx, api, value, { attributeId: customerAttributeOf(ctx) });
           const body = expectVisitorAnswer(answer);
-          expectEqual(body.visitor.secondary_ids[customerAttribute], value, "the customer id read back");
+          expectEqual(body.visitor.secondary_ids[customerAttributeOf(ctx)], value, "the customer id read back");
         }),
         { numRuns: 6 },
       );
@@ -256,6 +268,7 @@ export const privacyScenarios = defineScenarios("privacy", [
     async run(ctx) {
       const api = await PrivacyApi.open(ctx);
       const email = uniqueEmail(ctx, "delete-query");
+      const emailAttribute = emailAttributeOf(ctx);
       expectErrorBody(await ctx.base.delete(api.base, { headers: api.headers, query: { attributeId: emailAttribute, attributeValue: email } }), 400, 1400, invalidRequestMessage);
       expectErrorBody(await api.remove({ attributeId: emailAttribute, attributeValue: email }, { attributeValue: email }), 400, 1400, invalidRequestMessage);
       const json = await ctx.base.delete(api.base, { headers: api.headers, json: { attributeId: emailAttribute, attributeValue: email } });
@@ -275,7 +288,7 @@ export const privacyScenarios = defineScenarios("privacy", [
       expectEqual([...new Set(burst)], [first], "transactionIds of concurrent requests");
       const other = await api.requestDeletion(uniqueEmail(ctx, "other"));
       expectTrue(other !== first, `another value must make another transaction; both got ${first}`);
-      expectTrue((await api.requestDeletion(email, customerAttribute)) !== first, `another attribute must make another transaction; both got ${first}`);
+      expectTrue((await api.requestDeletion(email, customerAttributeOf(ctx))) !== first, `another attribute must make another transaction; both got ${first}`);
     },
   },
   {
@@ -323,6 +336,7 @@ export const privacyScenarios = defineScenarios("privacy", [
       const ids = await ctx.base.get(`${api.base}/ids`, { headers: api.headers });
       expectStatus(ids, 200);
       const attributes = Object.keys(jsonObject(ids));
+      const [emailAttribute, customerAttribute] = [emailAttributeOf(ctx), customerAttributeOf(ctx)];
       expectTrue(attributes.includes(emailAttribute) && attributes.includes(customerAttribute), `expected the attributes ${emailAttribute} and ${customerAttribute}`, ids);
       for (const attributeId of attributes) {
         const answer = await api.visitor(uniqueEmail(ctx, "listed"), { attributeId });
@@ -337,21 +351,23 @@ export const privacyScenarios = defineScenarios("privacy", [
     async run(ctx) {
       const api = await PrivacyApi.open(ctx);
       const email = uniqueEmail(ctx, "stitched");
-      const known = `__${ctx.fixtures.account}_${ctx.fixtures.profile}__${emailAttribute}_${email}__`;
+      const { visitorIdAttributes, attributes, engines } = ctx.fixtures;
+      const emailParameter = visitorIdAttributes.email.parameter;
+      const known = `__${ctx.fixtures.account}_${ctx.fixtures.profile}__${visitorIdAttributes.email.id}_${email}__`;
       const { anonymous } = await makeBuyer(ctx, email);
       const secondDevice = ctx.uniqueId("privacy-device");
-      await sendEvent(ctx, secondDevice, { svc_event: "view", email_address: email });
+      await sendEvent(ctx, secondDevice, { svc_event: "view", [emailParameter]: email });
       await sendEvent(ctx, known, { svc_event: "login" });
       const bystander = ctx.uniqueId("privacy-bystander");
-      await sendEvent(ctx, bystander, { svc_event: "purchase", email_address: uniqueEmail(ctx, "bystander") });
-      expectEqual(expectVisitorAnswer(await readVisitor(ctx, api, email)).visitor.metrics[5201], 4, "events of the stitched visitor before");
+      await sendEvent(ctx, bystander, { svc_event: ctx.fixtures.purchaseEvent, [emailParameter]: uniqueEmail(ctx, "bystander") });
+      expectEqual(expectVisitorAnswer(await readVisitor(ctx, api, email)).visitor.metrics[attributes.eventCount.id], 4, "events of the stitched visitor before");
 
       const id = await api.requestDeletion(email);
       await runDueDeletions(ctx, api);
       expectEqual(await api.state(id), "SUCCESS", "the deletion");
       const gone = await api.visitor(email);
       expectErrorBody(gone, 404, 1404, "Visitor not found");
-      const engine = `/personalization/accounts/${ctx.fixtures.account}/profiles/${ctx.fixtures.profile}/engines/demo-engine`;
+      const engine = `/personalization/accounts/${ctx.fixtures.account}/profiles/${ctx.fixtures.profile}/engines/${engines.names}`;
       for (const visitor of [anonymous, secondDevice, known]) {
         expectStatus(await ctx.moments.get(`${engine}/visitors/${encodeURIComponent(visitor)}`, { headers: page }), 404);
         const { events, answer } = await queryEvents(ctx, { account: ctx.fixtures.account, visitor, limit: 10 });
@@ -381,6 +397,7 @@ export const privacyScenarios = defineScenarios("privacy", [
     async run(ctx) {
       const token = await issueToken(ctx, ctx.fixtures.user);
       const headers = { authorization: `Bearer ${token}` };
+      const emailAttribute = emailAttributeOf(ctx);
       const cases = [
         { base: `/v2/visitor/accounts/${ctx.uniqueId("noacct")}/profiles/${ctx.fixtures.profile}`, code: 1240, message: "Account was not found" },
         { base: `/v2/visitor/accounts/${ctx.fixtures.account}/profiles/${ctx.uniqueId("noprof")}`, code: 1250, message: "Profile was not found" },
@@ -396,7 +413,7 @@ export const privacyScenarios = defineScenarios("privacy", [
     title: "[PRV-01, DEC-GEN-02, AUT-03] every call needs a bearer token (401 1401), and a grant on the account (401 1469)",
     async run(ctx) {
       const api = await PrivacyApi.open(ctx);
-      const query = { attributeId: emailAttribute, attributeValue: "a@example.com" };
+      const query = { attributeId: emailAttributeOf(ctx), attributeValue: "a@example.com" };
       expectErrorBody(await ctx.base.get(api.base, { query }), 401, 1401, "Authentication Failed");
       expectErrorBody(await ctx.base.delete(api.base, { form: query }), 401, 1401, "Authentication Failed");
       expectErrorBody(await ctx.base.get(`${api.base}/transactions/any`), 401, 1401, "Authentication Failed");
@@ -449,10 +466,11 @@ export const privacyScenarios = defineScenarios("privacy", [
     async run(ctx) {
       const api = await PrivacyApi.open(ctx);
       const email = "someone@example.com";
+      const emailAttribute = emailAttributeOf(ctx);
       const bad: Array<Record<string, string>> = [
         { attributeValue: email },
         { attributeId: "email", attributeValue: email },
-        { attributeId: "5201", attributeValue: email },
+        { attributeId: String(ctx.fixtures.attributes.eventCount.id), attributeValue: email },
         { attributeId: emailAttribute },
         { attributeId: emailAttribute, attributeValue: "" },
       ];

@@ -1,8 +1,8 @@
 /**
  * REV-01..12, DEC-REV-01..03: the revisions API (v1). Scenarios without the admin API read the published
- * revision of the demo tenants (demo.md: acme/main, target prod); scenarios that publish do it through
- * svc-hub's admin API (DEC-OPS-04), each on targets of its own, so that no scenario changes another's
- * "latest" (and the demo revision stays the latest of prod).
+ * revision of the fixtures (TargetFixtures.revision; demo.md: acme/main, target prod); scenarios that
+ * publish do it through svc-hub's admin API (DEC-OPS-04), each on targets of its own, so that no scenario
+ * changes another's "latest" (and the demo revision stays the latest of its target).
  */
 import { createHash } from "node:crypto";
 import fc from "fast-check";
@@ -33,7 +33,6 @@ const notLatest = "The revision bundle requested is not the latest";
 const permissionWording = "although the user is authenticated, the request is denied because of a lack of proper permissions";
 /** The member names of the default prefix (DEC-REV-02), and the two names the service adds. */
 const memberName = /^(utag\.js|utag\.[1-9][0-9]*\.js|utag\.sync\.js|mobile\.html)$/;
-const demoMembers = ["utag.js", "utag.1.js", "utag.2.js", "utag.sync.js", "mobile.html"];
 const minuteMs = 60_000;
 
 function sha256(bytes: Uint8Array): string {
@@ -134,14 +133,18 @@ async function revisionsApi(ctx: ScenarioContext, user = ctx.fixtures.user): Pro
   return new RevisionsApi(ctx, await loginV1(ctx, user));
 }
 
-/** The newest revision published to prod: the demo revision of demo.md (no scenario publishes to prod). */
-async function demoRevision(api: RevisionsApi): Promise<Details> {
+/**
+ * The newest revision published to the fixtures' revision target: the demo revision (demo.md: one revision
+ * on prod; no scenario publishes to that target).
+ */
+async function demoRevision(ctx: ScenarioContext, api: RevisionsApi): Promise<Details> {
+  const target = ctx.fixtures.revision.target;
   const ids = await api.ids();
   for (const id of ids) {
     const details = await api.readDetails(id);
-    if (details.targets_published.includes("prod")) return details;
+    if (details.targets_published.includes(target)) return details;
   }
-  fail(`no revision of ${api.account}/${api.profile} is published to target prod (demo.md: one revision on prod); the list answered ${JSON.stringify(ids.slice(0, 20))}`);
+  fail(`no revision of ${api.account}/${api.profile} is published to target ${target} (fixtures.revision; demo.md: one revision on prod); the list answered ${JSON.stringify(ids.slice(0, 20))}`);
 }
 
 function file(filename: string, text = `/* ${filename} */\n`): MultipartFile {
@@ -299,11 +302,12 @@ export const revisionScenarios = defineScenarios("revisions", [
     title: "[REV-03, REV-04, REV-05] the details of the demo revision on prod: every field, time_created as <weekday> YYYY.MM.DD HH:MM GMT, checksums by target",
     async run(ctx) {
       const api = await revisionsApi(ctx);
-      const answer = await api.details((await demoRevision(api)).revision_id);
+      const { target, files } = ctx.fixtures.revision;
+      const answer = await api.details((await demoRevision(ctx, api)).revision_id);
       const details = detailsOf(answer);
       expectHeader(answer, "content-type", /^application\/json\b/);
       expectDetailsShape(details, ctx.fixtures.account, ctx.fixtures.profile);
-      expectEqual(Object.keys(details.checksums.prod ?? {}).filter((name) => memberName.test(name)).sort(), [...demoMembers].sort(), "the demo revision's files (demo.md)");
+      expectEqual(Object.keys(details.checksums[target] ?? {}).filter((name) => memberName.test(name)).sort(), [...files].sort(), "the demo revision's files (fixtures.revision)");
     },
   },
   {
@@ -332,10 +336,11 @@ export const revisionScenarios = defineScenarios("revisions", [
     title: "[REV-06, REV-07, REV-08, DEC-REV-02] the demo bundle on prod unzips to its members and manifest.json, and every SHA-256 matches the details",
     async run(ctx) {
       const api = await revisionsApi(ctx);
-      const details = await demoRevision(api);
-      const bundle = await api.download(details.revision_id, "prod");
-      expectBundleMatches(details, "prod", bundle);
-      expectEqual(bundle.members.map((member) => member.name).filter((name) => name !== "manifest.json").sort(), [...demoMembers].sort(), "the demo bundle's files (demo.md)");
+      const { target, files } = ctx.fixtures.revision;
+      const details = await demoRevision(ctx, api);
+      const bundle = await api.download(details.revision_id, target);
+      expectBundleMatches(details, target, bundle);
+      expectEqual(bundle.members.map((member) => member.name).filter((name) => name !== "manifest.json").sort(), [...files].sort(), "the demo bundle's files (fixtures.revision)");
     },
   },
   {
@@ -397,8 +402,8 @@ export const revisionScenarios = defineScenarios("revisions", [
     title: "[REV-09, DEC-REV-03] a bundle for a target not in targets_published is 404 1260",
     async run(ctx) {
       const api = await revisionsApi(ctx);
-      const details = await demoRevision(api);
-      for (const target of [ctx.uniqueId("nope"), "qa", "PROD"]) {
+      const details = await demoRevision(ctx, api);
+      for (const target of [ctx.uniqueId("nope"), "qa", ctx.fixtures.revision.target.toUpperCase()]) {
         if (details.targets_published.includes(target)) continue;
         expectErrorBody(await api.bundle(details.revision_id, target), 404, 1260, notFound);
       }
@@ -412,7 +417,7 @@ export const revisionScenarios = defineScenarios("revisions", [
       const unknown = ["199001010000", "197001010000"].find((id) => !ids.has(id)) as string;
       for (const id of [unknown, "2025", "abcdefghijkl", "202513010000", "202502300000", "2025010100000", "latest"]) {
         expectErrorBody(await api.details(id), 404, 1260, notFound);
-        expectErrorBody(await api.bundle(id, "prod"), 404, 1260, notFound);
+        expectErrorBody(await api.bundle(id, ctx.fixtures.revision.target), 404, 1260, notFound);
       }
     },
   },
@@ -436,18 +441,19 @@ export const revisionScenarios = defineScenarios("revisions", [
     async run(ctx) {
       const session = await loginV1(ctx);
       const id = "202501021953";
+      const target = ctx.fixtures.revision.target;
       const unknownAccount = new RevisionsApi(ctx, session, ctx.uniqueId("noacct"), ctx.fixtures.profile);
       const unknownProfile = new RevisionsApi(ctx, session, ctx.fixtures.account, ctx.uniqueId("noprof"));
-      for (const answer of [await unknownAccount.list(), await unknownAccount.details(id), await unknownAccount.bundle(id, "prod")]) expectErrorBody(answer, 404, 1240, "Account was not found");
-      for (const answer of [await unknownProfile.list(), await unknownProfile.details(id), await unknownProfile.bundle(id, "prod")]) expectErrorBody(answer, 404, 1250, "Profile was not found");
+      for (const answer of [await unknownAccount.list(), await unknownAccount.details(id), await unknownAccount.bundle(id, target)]) expectErrorBody(answer, 404, 1240, "Account was not found");
+      for (const answer of [await unknownProfile.list(), await unknownProfile.details(id), await unknownProfile.bundle(id, target)]) expectErrorBody(answer, 404, 1250, "Profile was not found");
     },
   },
   {
     title: "[DEC-GEN-03, AUT-03, REV-12] a user without a grant on the account gets 401 1469 on list, details and bundle",
     async run(ctx) {
-      const demo = await demoRevision(await revisionsApi(ctx));
+      const demo = await demoRevision(ctx, await revisionsApi(ctx));
       const other = await revisionsApi(ctx, ctx.fixtures.otherUser);
-      for (const answer of [await other.list(), await other.details(demo.revision_id), await other.bundle(demo.revision_id, "prod")]) {
+      for (const answer of [await other.list(), await other.details(demo.revision_id), await other.bundle(demo.revision_id, ctx.fixtures.revision.target)]) {
         expectErrorBody(answer, 401, 1469, permissionWording);
       }
     },

@@ -91,13 +91,13 @@ export const sessionGuardScenarios = defineScenarios("session", [
       const owner = await DataLayerApi.open(ctx);
       const dlId = ctx.uniqueId("dl");
       expectPending(await owner.upload(dlId, { json: { owner: true } }), 201);
-      const globexSession = await loginV1(ctx, ctx.fixtures.otherUser);
-      await expectDeniedEverywhere(new DataLayerApi(ctx, globexSession, ctx.fixtures.account, ctx.fixtures.profile), dlId);
+      const otherSession = await loginV1(ctx, ctx.fixtures.otherUser);
+      await expectDeniedEverywhere(new DataLayerApi(ctx, otherSession, ctx.fixtures.account, ctx.fixtures.profile), dlId);
       // The denied delete and update changed nothing: the data layer still exists for its owner.
       expectErrorBody(await owner.upload(dlId, { json: { again: true } }), 405, 1464);
       expectStatus(await owner.status(dlId), 200);
-      // And the other way round: the acme user on globex.
-      await expectDeniedEverywhere(new DataLayerApi(ctx, owner.session, ctx.fixtures.otherAccount, ctx.fixtures.profile), ctx.uniqueId("dl"));
+      // And the other way round: the user on the other account.
+      await expectDeniedEverywhere(new DataLayerApi(ctx, owner.session, ctx.fixtures.otherAccount, ctx.fixtures.otherAccountProfile), ctx.uniqueId("dl"));
       await owner.cleanUp([dlId]);
     },
   },

@@ -291,7 +291,7 @@ export const sessionScenarios = defineScenarios("session", [
       const token = tokenOf(await issueToken(ctx, ctx.fixtures.otherUser.email, ctx.fixtures.otherUser.apiKey));
       const headers = { authorization: `Bearer ${token}` };
       expectErrorBody(await ctx.base.get(`/v2/visitor/accounts/${ctx.fixtures.account}/profiles/${ctx.fixtures.profile}/ids`, { headers }), 401, 1469, "although the user is authenticated, the request is denied because of a lack of proper permissions");
-      expectErrorBody(await ctx.base.get(`/v2/visitor/accounts/${ctx.uniqueId("noacct")}/profiles/main/ids`, { headers }), 404, 1240, "Account was not found");
+      expectErrorBody(await ctx.base.get(`/v2/visitor/accounts/${ctx.uniqueId("noacct")}/profiles/${ctx.fixtures.profile}/ids`, { headers }), 404, 1240, "Account was not found");
       expectErrorBody(await ctx.base.get(`/v2/visitor/accounts/${ctx.fixtures.otherAccount}/profiles/${ctx.uniqueId("noprof")}/ids`, { headers }), 404, 1250, "Profile was not found");
     },
   },

@@ -28,8 +28,10 @@ const usage = `usage: npm run conformance -- (--target <base-url> | --target-fil
   --target <url>          the management root ({base_url}) of the implementation
   --collect-url <url>     the collection root ({collect_url}); default: the target
   --moments-url <url>     the visitor-data root ({moments_url}); default: the target
-  --target-file <file>    JSON with base/collect/moments/adminToken and the tenants, users and keys to use
-                          (see conformance/targets/svc-hub-demo.json); flags win over the file
+  --target-file <file>    JSON with base/collect/moments/adminToken and the fixtures: the tenants, users and keys to
+                          use, and the attributes, audience, badge, engines, file definition and published revision
+                          the scenarios read (see conformance/targets/svc-hub-demo.json; a fixture left out is
+                          svc-hub's demo value); flags win over the file
   --in-process            svc-hub's own app with its demo tenants, without a socket
   --admin-token <token>   the target's admin token (default SVC_ADMIN_TOKEN); scenarios needing it are skipped without
   --impl <name>           apply conformance/implementations/<name>/expectations.json (known failures)

@@ -1,0 +1,113 @@
+/**
+ * The target file's fixtures: every fixture of the demo can be named, a file without the newer fields
+ * (visitor data, file definition, revision) keeps svc-hub's demo values, and a fixture of the wrong type is
+ * refused before the run with the field's place, what it must be and what was given.
+ */
+import { afterAll, describe, expect, it } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { formatDate } from "../conformance/files.scenarios.ts";
+import { fixturesOf, readTargetFile } from "./target-file.ts";
+import { demoFixtures } from "./target.ts";
+
+const folder = mkdtempSync(join(tmpdir(), "svc-hub-target-file-"));
+afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+let written = 0;
+function targetFile(content: unknown): string {
+  written += 1;
+  const path = join(folder, `target-${written}.json`);
+  writeFileSync(path, typeof content === "string" ? content : JSON.stringify(content));
+  return path;
+}
+
+/** The message readTargetFile refuses the content with. */
+function refusal(content: unknown): string {
+  try {
+    readTargetFile(targetFile(content));
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+  throw new Error(`expected ${JSON.stringify(content)} to be refused`);
+}
+
+describe("a target file's fixtures", () => {
+  it("the shipped svc-hub-demo.json names every fixture, with the demo's values", () => {
+    const file = readTargetFile(join(import.meta.dir, "..", "conformance", "targets", "svc-hub-demo.json"));
+    expect(Object.keys(file.fixtures ?? {}).sort()).toEqual(Object.keys(demoFixtures).sort());
+    expect(file.fixtures as unknown).toEqual(demoFixtures);
+    expect(fixturesOf(file)).toEqual(demoFixtures);
+  });
+
+  it("a file with only the tenants and users of before gets the demo's attributes, audience, engines, file definition and revision", () => {
+    const file = readTargetFile(targetFile({ base: "http://localhost:9", fixtures: { account: "theirs", user: { email: "a@b.c", password: "p", apiKey: "k" } } }));
+    const fixtures = fixturesOf(file);
+    expect(fixtures.account).toBe("theirs");
+    expect(fixtures.user).toEqual({ email: "a@b.c", password: "p", apiKey: "k" });
+    expect({ ...fixtures, account: demoFixtures.account, user: demoFixtures.user }).toEqual(demoFixtures);
+    expect(fixturesOf(null)).toEqual(demoFixtures);
+  });
+
+  it("a group given in part keeps the demo's values for the members it leaves out", () => {
+    const file = readTargetFile(
+      targetFile({
+        fixtures: {
+          engines: { names: "their-engine" },
+          attributes: { eventCount: { id: 1, name: "Visits" } },
+          fileDefinition: { prefix: "orders", dateFormat: "dd.MM.yyyy" },
+          revision: { target: "live" },
+          audience: { id: 42, name: "Buyers" },
+        },
+      }),
+    );
+    const fixtures = fixturesOf(file);
+    expect(fixtures.engines).toEqual({ ...demoFixtures.engines, names: "their-engine" });
+    expect(fixtures.attributes).toEqual({ ...demoFixtures.attributes, eventCount: { id: 1, name: "Visits" } });
+    expect(fixtures.fileDefinition).toEqual({ ...demoFixtures.fileDefinition, prefix: "orders", dateFormat: "dd.MM.yyyy" });
+    expect(fixtures.revision).toEqual({ target: "live", files: demoFixtures.revision.files });
+    expect(fixtures.audience).toEqual({ id: 42, name: "Buyers" });
+    expect(fixtures.visitorIdAttributes).toEqual(demoFixtures.visitorIdAttributes);
+  });
+
+  it("an attribute id that is not an integer is refused, naming the field and the value given", () => {
+    const message = refusal({ fixtures: { audience: { id: "7", name: "Purchasers" } } });
+    expect(message).toStartWith("target file ");
+    expect(message).toContain('/fixtures/audience/id: Expected integer, got "7"');
+    expect(refusal({ fixtures: { attributes: { eventCount: { id: 5201.5, name: "Lifetime event count" } } } })).toContain("/fixtures/attributes/eventCount/id: Expected integer, got 5201.5");
+  });
+
+  it("an engine, prefix, column or target that is not a non-empty string is refused", () => {
+    expect(refusal({ fixtures: { engines: { names: 5 } } })).toContain("/fixtures/engines/names: Expected string, got 5");
+    expect(refusal({ fixtures: { fileDefinition: { prefix: "" } } })).toContain('/fixtures/fileDefinition/prefix: Expected string length greater or equal to 1, got ""');
+    expect(refusal({ fixtures: { revision: { target: ["prod"] } } })).toContain('/fixtures/revision/target: Expected string, got ["prod"]');
+    expect(refusal({ fixtures: { purchaseEvent: true } })).toContain("/fixtures/purchaseEvent: Expected string, got true");
+    expect(refusal({ fixtures: { otherAccountProfile: null } })).toContain("/fixtures/otherAccountProfile: Expected string, got null");
+  });
+
+  it("revision files must be a non-empty list of names", () => {
+    expect(refusal({ fixtures: { revision: { files: "utag.js" } } })).toContain('/fixtures/revision/files: Expected array, got "utag.js"');
+    expect(refusal({ fixtures: { revision: { files: [] } } })).toContain("/fixtures/revision/files: Expected array length to be greater or equal to 1, got []");
+  });
+
+  it("an attribute is given whole: without its name, or a visitor ID attribute without its parameter, it is refused", () => {
+    expect(refusal({ fixtures: { badge: { id: 5205 } } })).toContain("/fixtures/badge/name: Expected required property");
+    expect(refusal({ fixtures: { visitorIdAttributes: { email: { id: 5120, name: "email_address" } } } })).toContain(
+      "/fixtures/visitorIdAttributes/email/parameter: Expected required property",
+    );
+  });
+
+  it("a misspelt fixture or group member is refused rather than silently left at the demo's value", () => {
+    expect(refusal({ fixtures: { engine: { names: "x" } } })).toContain("/fixtures/engine: Unexpected property");
+    expect(refusal({ fixtures: { engines: { enabled: "x" } } })).toContain("/fixtures/engines/enabled: Unexpected property");
+  });
+});
+
+describe("the file definition's date format", () => {
+  it("writes a time with the letters yyyy, MM, dd, HH, mm, ss, SSS and quoted text", () => {
+    const time = Date.UTC(2024, 0, 31, 9, 30, 5, 7);
+    expect(formatDate(time, "yyyy-MM-dd HH:mm")).toBe("2024-01-31 09:30");
+    expect(formatDate(time, "dd.MM.yyyy HH:mm:ss.SSS")).toBe("31.01.2024 09:30:05.007");
+    expect(formatDate(time, "yyyy-MM-dd'T'HH:mm'Z'")).toBe("2024-01-31T09:30Z");
+  });
+});
