@@ -432,6 +432,12 @@ export function describeStoreContract(name: string, open: () => Promise<Stores>)
         expect(await stores.settings.compareAndSet("lease.file-import.1", null, "c")).toBe(true);
       });
 
+      test("keysStartingWith lists the keys of a prefix in order, with `_` and `%` taken as themselves", async () => {
+        for (const key of ["lease.file-import.b", "lease.file-import.a", "lease.profiles", "lease_file-import.c", "lease.file-import%d"]) await stores.settings.set(key, "x");
+        expect(await stores.settings.keysStartingWith("lease.file-import.")).toEqual(["lease.file-import.a", "lease.file-import.b"]);
+        expect(await stores.settings.keysStartingWith("nothing.")).toEqual([]);
+      });
+
       test("setIfAbsent keeps the first value and answers the one kept", async () => {
         expect(await stores.settings.setIfAbsent("auth.jwtSecret", "first")).toBe("first");
         expect(await stores.settings.setIfAbsent("auth.jwtSecret", "second")).toBe("first");

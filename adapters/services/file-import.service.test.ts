@@ -15,7 +15,7 @@ import { createMemoryLogger } from "../runtime/logger.ts";
 import { cryptoIds } from "../runtime/crypto.ts";
 import { createMemoryStores } from "../store-memory/memory.stores.ts";
 import { createLease, type LeaseProcess } from "../runtime/lease.ts";
-import { dropSettleMs, FileImportService, importLeaseMs, type FileImportServiceDeps } from "./file-import.service.ts";
+import { dropSettleMs, FileImportService, importLeaseMs, leaseSweepMs, type FileImportServiceDeps } from "./file-import.service.ts";
 
 const purchases: FileDefinition = {
   prefix: "purchases",
@@ -328,6 +328,27 @@ describe("receiving (DEC-FIL-02, DEC-FIL-04)", () => {
 });
 
 describe("the leases of imports (DEC-FIL-05)", () => {
+  test("a lease row no unfinished import needs (left by a crash between the lease and the record) is removed; one still held, or of an unfinished import, stays", async () => {
+    const machine = "machine-1";
+    // Process 4001 has stopped; the others run.
+    const processOf = (pid: number): LeaseProcess => ({ host: machine, pid, isAlive: (other) => other !== 4001 });
+    const take = (id: string, holder: string, process: LeaseProcess) => createLease(stores.settings, `file-import.${id}`, holder, importLeaseMs, Date.now, process).acquire();
+    await take("a".repeat(24), "node-gone#0001", processOf(4001));
+    await take("b".repeat(24), "node-live#0002", processOf(4002));
+    const unfinished = await service().receive("acme", "main", "purchases_60.csv", "upload", chunks(header));
+    expect(unfinished.ok).toBe(true);
+    const record = (unfinished as { value: FileStatusRecord }).value;
+    await take(record.id, "node-gone#0001", processOf(4001));
+
+    const sweeper = service({ lease: { process: processOf(4003) } });
+    expect(await sweeper.sweepLeftLeases()).toBe(1);
+    expect(await stores.settings.keysStartingWith("lease.file-import.")).toEqual([`lease.file-import.${"b".repeat(24)}`, `lease.file-import.${record.id}`].sort());
+    // At most once per leaseSweepMs.
+    await take("c".repeat(24), "node-gone#0001", processOf(4001));
+    expect(await sweeper.sweepLeftLeases()).toBe(0);
+    expect(leaseSweepMs).toBe(600_000);
+  });
+
   test("a receipt holds its import's lease from before its record exists: another node looking for unfinished imports leaves it alone", async () => {
     const other = service({ nodeId: "node-b", host: "host-b" });
     const create = stores.files.create.bind(stores.files);

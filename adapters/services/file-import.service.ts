@@ -50,6 +50,12 @@ export interface FileImportServiceDeps {
  */
 export const importLeaseMs = 15_000;
 
+/** The leases of imports are `lease.file-import.<id>` in the settings. */
+const importLeasePrefix = "file-import.";
+
+/** How often sweepLeftLeases looks (real time): rows are left only by a crash at one precise moment. */
+export const leaseSweepMs = 10 * 60_000;
+
 export type ReceiveRefusal = ManagementError | FileImportError;
 
 /** A source of bytes: a request body, a file stream. */
@@ -91,7 +97,37 @@ export class FileImportService {
    * holds the received file, at once on the same machine, after the lease expires elsewhere.
    */
   private leaseOf(id: string) {
-    return createLease(this.deps.stores.settings, `file-import.${id}`, this.holder, importLeaseMs, this.deps.lease?.now, this.deps.lease?.process);
+    return createLease(this.deps.stores.settings, `${importLeasePrefix}${id}`, this.holder, importLeaseMs, this.deps.lease?.now, this.deps.lease?.process);
+  }
+
+  /** When sweepLeftLeases last looked (real time). */
+  private leasesSweptAt = Number.NEGATIVE_INFINITY;
+
+  /**
+   * Removes the lease rows that no unfinished import needs: a process that stopped between taking a new
+   * import's lease and creating its record (receive takes the lease first) left one behind, and nothing else
+   * would ever remove it. A row is removed only through its lease, so one still held (a receipt in that very
+   * window) stays. At most once per `leaseSweepMs`; answers how many went.
+   */
+  async sweepLeftLeases(): Promise<number> {
+    const now = (this.deps.lease?.now ?? Date.now)();
+    if (now - this.leasesSweptAt < leaseSweepMs) return 0;
+    this.leasesSweptAt = now;
+    const settings = this.deps.stores.settings;
+    const keys = await settings.keysStartingWith(`lease.${importLeasePrefix}`);
+    if (keys.length === 0) return 0;
+    const unfinished = new Set((await this.deps.stores.files.unfinished()).map((record) => record.id));
+    let removed = 0;
+    for (const key of keys) {
+      const id = key.slice(`lease.${importLeasePrefix}`.length);
+      if (unfinished.has(id) || this.receiving.has(id)) continue;
+      const lease = this.leaseOf(id);
+      if (!(await lease.acquire())) continue;
+      await lease.end();
+      removed += 1;
+    }
+    if (removed > 0) this.deps.logger.info("import lease rows left behind removed", { removed });
+    return removed;
   }
 
   /** Where a received file is kept. */

@@ -1,4 +1,4 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, gte, lt, sql } from "drizzle-orm";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import type { SettingsStore } from "../../core/ports/index.ts";
 import { settings } from "./settings.schema.ts";
@@ -28,6 +28,17 @@ export class LibsqlSettingsRepo implements SettingsStore {
   async deleteIf(key: string, expected: string): Promise<boolean> {
     const deleted = await this.db.delete(settings).where(and(eq(settings.key, key), eq(settings.value, expected)));
     return deleted.rowsAffected === 1;
+  }
+
+  async keysStartingWith(prefix: string): Promise<string[]> {
+    // A range of the primary key (LIKE would treat `_` and `%` in the prefix as patterns): every key that
+    // starts with the prefix sorts at or after it and before the prefix followed by the largest character.
+    const rows = await this.db
+      .select({ key: settings.key })
+      .from(settings)
+      .where(and(gte(settings.key, prefix), lt(settings.key, `${prefix}\u{10FFFF}`)))
+      .orderBy(settings.key);
+    return rows.map((row) => row.key).filter((key) => key.startsWith(prefix));
   }
 
   async setIfAbsent(key: string, value: string): Promise<string> {

@@ -133,6 +133,10 @@ class MemorySettingsStore implements SettingsStore {
     if (this.values.get(key) !== expected) return false;
     return this.values.delete(key);
   }
+
+  async keysStartingWith(prefix: string): Promise<string[]> {
+    return [...this.values.keys()].filter((key) => key.startsWith(prefix)).sort();
+  }
 }
 
 class MemorySessionStore implements SessionStore {

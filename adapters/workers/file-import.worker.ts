@@ -10,6 +10,7 @@ export function fileImportWorker(deps: { imports: FileImportService }): Backgrou
   return {
     name: "file-imports",
     async runDue() {
+      await deps.imports.sweepLeftLeases();
       const taken = await deps.imports.pickUpDropped();
       return taken + (await deps.imports.processNext());
     },

@@ -14,4 +14,6 @@ export interface SettingsStore {
    * needed (the lease of a finished import) goes without undoing another node's write made since it was read.
    */
   deleteIf(key: string, expected: string): Promise<boolean>;
+  /** The keys that start with `prefix`, in order (the leases of file imports, to find those left behind). */
+  keysStartingWith(prefix: string): Promise<string[]>;
 }
