@@ -165,6 +165,9 @@ async function openStores(options: ServiceOptions): Promise<Stores> {
 export async function openService(options: ServiceOptions): Promise<Result<Service, ConfigError>> {
   const stores = await openStores(options);
   const hasher = options.hasher ?? createArgon2Hasher();
+  // The admin API's hashes (a password reset, a new key) queue apart from logins: a flood of logins for
+  // made-up names fills the login queue (503), and must not turn the operator's reset away with it.
+  const adminHasher = options.hasher ?? createArgon2Hasher(1, 16);
   const cleanups: Array<() => void> = [];
   try {
     const clock = await openVirtualClock(stores.settings);
@@ -209,7 +212,7 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
       nodeId,
       adminToken,
       auth: new AuthService({ stores, hasher, ids: cryptoIds, clock, limits: options.config.limits }),
-      users: new UsersService({ stores, hasher, ids: cryptoIds, clock }),
+      users: new UsersService({ stores, hasher: adminHasher, ids: cryptoIds, clock }),
       revisions,
       fileImports: work.fileImports,
       fileStatus: new FileStatusService({ stores }),

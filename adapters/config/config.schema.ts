@@ -9,6 +9,7 @@
  */
 import { Type, type Static, type TLiteral, type TSchema, type TUnion } from "@sinclair/typebox";
 import { builtinNames, defaultLimits } from "../../core/config/config.model.ts";
+import { emailPatternSource } from "../../core/names/names.rules.ts";
 import { timingPresetNames } from "../../core/timing/timing.presets.ts";
 
 const closed = { additionalProperties: false } as const;
@@ -30,7 +31,7 @@ export const NameSchema = Type.String({
 const TextSchema = Type.String({ minLength: 1 });
 
 export const EmailSchema = Type.String({
-  pattern: "^[^\\s@]+@[^\\s@]+\\.[^\\s@.]+$",
+  pattern: emailPatternSource,
   errorMessage: "must be an e-mail address",
 });
 

@@ -40,6 +40,9 @@ describe("admin API: users and keys", () => {
   it("names the bad field of a user it refuses", async () => {
     const cases: Array<[unknown, string]> = [
       [{ email: "not-an-email", password: "a-long-password" }, "email"],
+      // A NUL cut the address short in the store (a reset then reached another row); a zero-width space reads the same as none.
+      [{ email: "n\u0000m@example.com", password: "a-long-password" }, "email"],
+      [{ email: "a\u200bb@example.com", password: "a-long-password" }, "email"],
       [{ email: "short@example.com", password: "short" }, "password"],
       [{ email: "grant@example.com", password: "a-long-password", grants: [{ account: "initech", profiles: "*" }] }, "grants/0/account"],
       [{ email: "grant@example.com", password: "a-long-password", grants: [{ account: "acme", profiles: ["nope"] }] }, "grants/0/profiles"],
@@ -74,6 +77,22 @@ describe("admin API: users and keys", () => {
     expect(missing.status).toBe(404);
     expect(await missing.json()).toEqual({ returnCode: 1404, message: "User nobody@example.com does not exist" });
     expect((await call("DELETE", "/admin/users/demo@example.com/api-keys/no-such-key")).status).toBe(404);
+  });
+
+  it("[DEC-GEN-01] issuing a key takes no body or {\"id\"} only: anything else is 400 1400 and issues nothing", async () => {
+    const raw = (body: string) => opened.service.app.handle(new Request(`${inProcessBase}/admin/users/demo@example.com/api-keys`, { method: "POST", headers: { authorization: `Bearer ${opened.service.deps.adminToken}`, "content-type": "application/json" }, body }));
+    const before = await (await call("GET", "/admin/users/demo@example.com/api-keys")).text();
+    for (const [body, message] of [
+      ["garbage", "Invalid body: not JSON."],
+      ["[1]", 'Invalid body: must be {} or {"id": "<id>"}.'],
+      ['{"id":"k","extra":1}', 'Invalid body: must be {} or {"id": "<id>"}.'],
+      ['{"id":5}', "Invalid id: must be a string."],
+    ]) {
+      const answer = await raw(body as string);
+      expect([body, answer.status, ((await answer.json()) as { message: string }).message]).toEqual([body, 400, `Invalid request submission. ${message}`]);
+    }
+    expect(await (await call("GET", "/admin/users/demo@example.com/api-keys")).text()).toBe(before);
+    expect((await raw("")).status).toBe(201);
   });
 
   it("issues a key with a chosen id once, and refuses the same id again", async () => {

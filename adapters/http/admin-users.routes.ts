@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import type { AppDeps } from "./app-deps.ts";
 import { failWith } from "./error-mapping.ts";
 import type { Result } from "../../core/result.ts";
-import type { ManagementError } from "../../core/errors/index.ts";
+import { managementError, type ManagementError } from "../../core/errors/index.ts";
 
 const ErrorBody = t.Object({ returnCode: t.Integer(), message: t.String() });
 const Grant = t.Object({ account: t.String(), profiles: t.Union([t.Literal("*"), t.Array(t.String())]) });
@@ -66,15 +66,17 @@ export function adminUsersRoutes(deps: AppDeps) {
     })
     .post(
       "/:email/api-keys",
-      async ({ params, body, set }) => {
-        const issued = unwrap(await deps.users.issueApiKey(params.email, body?.id));
+      async ({ params, request, set }) => {
+        const issued = unwrap(await deps.users.issueApiKey(params.email, await keyIdOfBody(request)));
         set.status = 201;
         return issued;
       },
       {
         params: EmailParams,
-        body: t.Optional(t.Object({ id: t.Optional(t.String()) })),
-        detail: { tags, summary: "Issue an API key; the key is in this answer only" },
+        // Read by keyIdOfBody: Elysia checks nothing against a body schema that is optional at its root, so
+        // `garbage` or `[1]` issued a key.
+        parse: "none",
+        detail: { tags, summary: "Issue an API key; the key is in this answer only. Body: none, or {\"id\": \"<id>\"} (A-Z a-z 0-9 _ - ~)" },
         response: { 201: t.Composite([ApiKeyView, t.Object({ key: t.String() })]), 400: ErrorBody, 401: ErrorBody, 404: ErrorBody },
       },
     )
@@ -83,4 +85,21 @@ export function adminUsersRoutes(deps: AppDeps) {
       detail: { tags, summary: "Revoke an API key at once (tokens already issued live until they expire)" },
       response: { 200: ApiKeyView, 401: ErrorBody, 404: ErrorBody },
     });
+}
+
+/** The body of an API key's issue: none (or only white space), or a JSON object with at most a string `id`. */
+async function keyIdOfBody(request: Request): Promise<string | undefined> {
+  const text = await request.text();
+  if (text.trim() === "") return undefined;
+  const refuse = (parameter: string, problem: string): never => failWith(managementError("invalidParameter", { parameter, problem }));
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return refuse("body", "not JSON");
+  }
+  if (typeof body !== "object" || body === null || Array.isArray(body) || Object.keys(body).some((key) => key !== "id")) return refuse("body", 'must be {} or {"id": "<id>"}');
+  const id = (body as { id?: unknown }).id;
+  if (id !== undefined && typeof id !== "string") return refuse("id", "must be a string");
+  return id;
 }

@@ -47,6 +47,55 @@ async function setup(stores: Stores = createMemoryStores()) {
   return { stores, clock, auth: new AuthService(deps), users: new UsersService(deps) };
 }
 
+describe("AuthService: changes committed while an attempt waited its turn (SES-13, DEC-AUT-02)", () => {
+  /** A hasher that runs `meanwhile` (once) while it checks: a change committed while the attempt was in flight. */
+  function hasherWith(meanwhile: () => Promise<unknown>): SecretHasher {
+    let ran = false;
+    return {
+      hash: fakeHasher.hash,
+      verify: async (secret, hash) => {
+        if (!ran) {
+          ran = true;
+          await meanwhile();
+        }
+        return fakeHasher.verify(secret, hash);
+      },
+    };
+  }
+
+  async function withHasher(hasher: SecretHasher) {
+    const stores = createMemoryStores();
+    const clock = manualClock();
+    await seed(stores, clock.now());
+    const users = new UsersService({ stores, hasher: fakeHasher, ids: cryptoIds, clock });
+    return { stores, users, auth: new AuthService({ stores, hasher, ids: cryptoIds, clock, limits: defaultLimits }) };
+  }
+
+  it("[SES-13] a login with the old password that was checked while a reset committed leaves no session", async () => {
+    let users: UsersService | null = null;
+    const { auth, stores, ...rest } = await withHasher(hasherWith(async () => users?.resetPassword("ann@example.com", "a-new-password-1")));
+    users = rest.users;
+    expect(await auth.login("ann@example.com", "ann-password")).toMatchObject({ ok: false, error: { returnCode: 1401 } });
+    expect(await stores.sessions.deleteForUser("ann@example.com")).toBe(0);
+    expect((await auth.login("ann@example.com", "a-new-password-1")).ok).toBe(true);
+  });
+
+  it("[SES-13] a login checked while its user was disabled leaves no session", async () => {
+    let users: UsersService | null = null;
+    const { auth, stores, ...rest } = await withHasher(hasherWith(async () => users?.setDisabled("ann@example.com", true)));
+    users = rest.users;
+    expect(await auth.login("ann@example.com", "ann-password")).toMatchObject({ ok: false, error: { returnCode: 1469 } });
+    expect(await stores.sessions.deleteForUser("ann@example.com")).toBe(0);
+  });
+
+  it("[DEC-AUT-02] a key revoked while the attempt using it was checked mints no token", async () => {
+    let users: UsersService | null = null;
+    const { auth, ...rest } = await withHasher(hasherWith(async () => users?.revokeApiKey("ann@example.com", "ann-key")));
+    users = rest.users;
+    expect(await auth.issueToken("ann@example.com", "ann-api-key")).toMatchObject({ ok: false, error: { returnCode: 1401 } });
+  });
+});
+
 describe("AuthService: attempts the service could not check, and names no user can have", () => {
   it("[DEC-SES-01] a login turned away because the hasher is busy does not count as a failure", async () => {
     const stores = createMemoryStores();

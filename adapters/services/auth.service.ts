@@ -128,14 +128,23 @@ export class AuthService {
     const now = this.deps.clock.now();
     const cookie = this.deps.ids.randomToken(32);
     const utk = this.deps.ids.randomToken(24);
+    const sessionId = this.deps.ids.randomHex(16);
     await this.deps.stores.sessions.create({
-      id: this.deps.ids.randomHex(16),
+      id: sessionId,
       userEmail: user.email,
       cookieHash: sha256Hex(cookie),
       utkHash: sha256Hex(utk),
       createdAt: now,
       lastSeenAt: now,
     });
+    // SES-13: the password was checked against the hash read before this attempt waited its turn. A reset
+    // (or a disable) committed since then ends the session made from it here; one that commits after this
+    // read deletes the user's sessions itself after its write, this one included.
+    const current = await this.deps.stores.tenancy.findUser(user.email);
+    if (!current || current.passwordHash !== user.passwordHash || !mayLogIn(current)) {
+      await this.deps.stores.sessions.delete(sessionId);
+      return err(managementError(current && current.passwordHash !== user.passwordHash ? "authenticationFailed" : "loginPermissionDenied"));
+    }
     return ok({ cookie, utk });
   }
 
@@ -170,23 +179,33 @@ export class AuthService {
     if (!username?.trim() || username.trim().length > maxEmailLength) return err(managementError("authenticationFailed"));
     const user = await this.deps.stores.tenancy.findUser(username.trim());
     const keys = user ? (await this.deps.stores.tenancy.listApiKeys(user.email)).filter((apiKey) => apiKey.revokedAt === null) : [];
+    let matched: (typeof keys)[number] | null = null;
     const attempt = await this.attemptUnderLockout("api-key", lockoutName(username), async () => {
       if (keys.length === 0 || !key) {
         await this.deps.hasher.verify(key ?? "", await this.hashOfNothing());
         return false;
       }
       for (const apiKey of keys) {
-        if (await this.deps.hasher.verify(key, apiKey.keyHash)) return true;
+        if (await this.deps.hasher.verify(key, apiKey.keyHash)) {
+          matched = apiKey;
+          return true;
+        }
       }
       return false;
     });
     if (!attempt.ok) return attempt;
-    if (!user || !mayLogIn(user)) return err(managementError("loginPermissionDenied"));
+    // DEC-AUT-02: the key and its user as they stand now, not as they were read before this attempt waited
+    // its turn: a key revoked or reset, or a user disabled, meanwhile mints no token.
+    const checked = matched as (typeof keys)[number] | null;
+    const stored = checked ? await this.deps.stores.tenancy.findApiKey(checked.id) : null;
+    if (!checked || !stored || stored.revokedAt !== null || stored.keyHash !== checked.keyHash) return err(managementError("authenticationFailed"));
+    const current = user ? await this.deps.stores.tenancy.findUser(user.email) : null;
+    if (!current || !mayLogIn(current)) return err(managementError("loginPermissionDenied"));
 
     const issuedAt = Math.floor(this.deps.clock.now() / 1000);
     const token = await new SignJWT({})
       .setProtectedHeader({ alg: "HS256", typ: "JWT" })
-      .setSubject(user.email)
+      .setSubject(current.email)
       .setIssuer(tokenIssuer)
       .setIssuedAt(issuedAt)
       .setNotBefore(issuedAt)

@@ -6,6 +6,7 @@ import type { IdSource } from "../../core/ports/ids.port.ts";
 import type { Stores } from "../../core/ports/stores.ts";
 import type { ApiKeyRecord, UserRecord } from "../../core/ports/tenancy.store.ts";
 import { err, ok, type Result } from "../../core/result.ts";
+import { isEmailAddress } from "../../core/names/names.rules.ts";
 
 /** A grant as JSON answers carry it. */
 export interface GrantView {
@@ -30,7 +31,6 @@ export interface ApiKeyView {
 }
 
 const minPasswordLength = 8;
-const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@.]+$/;
 /** The longest e-mail address (RFC 5321's path limit); a login with a longer name is refused unread. */
 export const maxEmailLength = 254;
 const keyIdPattern = /^[A-Za-z0-9_~-]{1,100}$/;
@@ -74,7 +74,7 @@ export class UsersService {
   }
 
   async create(input: { email: string; password: string; grants?: readonly Grant[]; disabled?: boolean }): Promise<Result<UserView, ManagementError>> {
-    if (!emailPattern.test(input.email) || input.email.length > maxEmailLength) return err(invalid("email", `must be an e-mail address of at most ${maxEmailLength} characters`));
+    if (!isEmailAddress(input.email) || input.email.length > maxEmailLength) return err(invalid("email", `must be an e-mail address of at most ${maxEmailLength} characters`));
     const password = this.checkPassword(input.password);
     if (!password.ok) return password;
     const grants = await this.checkGrants(input.grants ?? []);

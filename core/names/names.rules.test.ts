@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { fitsCombinedLength, isAllowedName, maxCombinedNameLength } from "./names.rules.ts";
+import { fitsCombinedLength, isAllowedName, isEmailAddress, maxCombinedNameLength } from "./names.rules.ts";
 
 describe("names (DEC-DLE-02)", () => {
   it("allow only A-Z a-z 0-9 _ - ~, at least one", () => {
@@ -28,5 +28,14 @@ describe("names (DEC-DLE-02)", () => {
         assert.equal(fitsCombinedLength(...names), names.join("").length <= 250);
       }),
     );
+  });
+});
+
+describe("users' e-mail addresses (DEC-SES-04)", () => {
+  it("local@domain.tld, with any letters, but no white space, control or invisible formatting character", () => {
+    for (const email of ["ann@example.com", "Ops@Example.com", "ü@exämple.de", "a+tag@sub.example.co"]) assert.equal(isEmailAddress(email), true, email);
+    for (const email of ["", "ann", "a@b", "a@@b.c", "a b@c.de", "n\u0000m@example.com", "a\u0007@example.com", "a\u0085b@example.com", "a\u200bb@example.com", "a\u202eb@example.com", "\ufeffa@example.com", "a@example.com\n"]) {
+      assert.equal(isEmailAddress(email), false, JSON.stringify(email));
+    }
   });
 });

@@ -19,3 +19,21 @@ export function fitsCombinedLength(...names: readonly string[]): boolean {
   for (const name of names) total += name.length;
   return total <= maxCombinedNameLength;
 }
+
+/**
+ * Characters no e-mail address of a user holds: white space, `@` (but the one), control characters (a NUL
+ * cut the address short in the store, so that a reset or a disable reached another row) and invisible
+ * formatting characters (zero-width spaces and joiners, bidirectional controls, the byte order mark), which
+ * would make two addresses that read the same.
+ */
+const notInEmail = "\\s@\\u0000-\\u001f\\u007f-\\u009f\\u200b-\\u200f\\u202a-\\u202e\\u2060-\\u206f\\ufeff";
+
+/** DEC-SES-04: a user's e-mail address as a pattern (the configuration schema's too): `local@domain.tld`. */
+export const emailPatternSource = `^[^${notInEmail}]+@[^${notInEmail}]+\\.[^${notInEmail}.]+$`;
+
+const emailPattern = new RegExp(emailPatternSource);
+
+/** DEC-SES-04: whether `text` has the shape of a user's e-mail address (emailPatternSource). */
+export function isEmailAddress(text: string): boolean {
+  return emailPattern.test(text);
+}
