@@ -16,6 +16,7 @@ import type { ApiKeyConfig, SecretSource, ServiceConfig, UserConfig } from "../.
 import type { SecretHasher } from "../../core/ports/hashing.port.ts";
 import type { Stores } from "../../core/ports/stores.ts";
 import type { ApiKeyRecord, UserRecord } from "../../core/ports/tenancy.store.ts";
+import { mergeGrants } from "../../core/session/session.rules.ts";
 import { err, ok, type Result } from "../../core/result.ts";
 import { ConfigError, type ConfigProblem } from "./config.problems.ts";
 
@@ -84,7 +85,7 @@ export async function applyConfig(deps: SeedDeps, config: ServiceConfig): Promis
       passwordHash: password.hash,
       passwordSeed: password.seed,
       disabled: user.disabled,
-      grants: user.grants,
+      grants: mergeGrants(user.grants),
       createdAt: existing?.createdAt ?? deps.now,
       updatedAt: deps.now,
     };

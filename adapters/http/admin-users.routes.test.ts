@@ -44,6 +44,7 @@ describe("admin API: users and keys", () => {
       [{ email: "n\u0000m@example.com", password: "a-long-password" }, "email"],
       [{ email: "a\u200bb@example.com", password: "a-long-password" }, "email"],
       [{ email: "short@example.com", password: "short" }, "password"],
+      [{ email: "emoji@example.com", password: "😀😀😀😀" }, "password"],
       [{ email: "grant@example.com", password: "a-long-password", grants: [{ account: "initech", profiles: "*" }] }, "grants/0/account"],
       [{ email: "grant@example.com", password: "a-long-password", grants: [{ account: "acme", profiles: ["nope"] }] }, "grants/0/profiles"],
     ];

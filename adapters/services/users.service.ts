@@ -7,6 +7,7 @@ import type { Stores } from "../../core/ports/stores.ts";
 import type { ApiKeyRecord, UserRecord } from "../../core/ports/tenancy.store.ts";
 import { err, ok, type Result } from "../../core/result.ts";
 import { isEmailAddress } from "../../core/names/names.rules.ts";
+import { mergeGrants } from "../../core/session/session.rules.ts";
 
 /** A grant as JSON answers carry it. */
 export interface GrantView {
@@ -155,7 +156,8 @@ export class UsersService {
   }
 
   private checkPassword(password: string): Result<string, ManagementError> {
-    return password.length >= minPasswordLength ? ok(password) : err(invalid("password", `must be at least ${minPasswordLength} characters`));
+    // Characters, not UTF-16 units: four emoji are four characters, not eight.
+    return [...password].length >= minPasswordLength ? ok(password) : err(invalid("password", `must be at least ${minPasswordLength} characters`));
   }
 
   /** Grants must name accounts and profiles that exist, so that a typo is not a silent lack of access. */
@@ -170,6 +172,6 @@ export class UsersService {
         }
       }
     }
-    return ok(grants.map((grant) => ({ account: grant.account, profiles: grant.profiles === "*" ? "*" : [...grant.profiles] })));
+    return ok(mergeGrants(grants));
   }
 }

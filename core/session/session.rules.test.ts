@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { decideTenantAccess, grantCovers, isSessionLive, mayLogIn, sessionPolicyFromLimits, shouldTouchSession } from "./session.rules.ts";
+import { decideTenantAccess, grantCovers, grantCoversAccount, isSessionLive, mayLogIn, mergeGrants, sessionPolicyFromLimits, shouldTouchSession } from "./session.rules.ts";
 
 const policy = sessionPolicyFromLimits({ sessionIdleMinutes: 30, sessionAbsoluteHours: 12 });
 
@@ -57,5 +57,25 @@ describe("grants and tenant access (AUT-03, DEC-GEN-03/04, DEC-SES-04)", () => {
     assert.equal(mayLogIn({ disabled: true, grants: [{ account: "acme", profiles: "*" }] }), false);
     assert.equal(mayLogIn({ disabled: false, grants: [] }), false);
     assert.equal(mayLogIn({ disabled: false, grants: [{ account: "acme", profiles: [] }] }), false);
+  });
+});
+
+describe("grants kept as one per account (DEC-SES-04)", () => {
+  it("merging allows exactly what the list given allows, with each account once and each profile once", () => {
+    const name = fc.constantFrom("acme", "globex", "main", "dev", "eu");
+    const grant = fc.record({ account: name, profiles: fc.oneof(fc.constant("*" as const), fc.array(name, { maxLength: 4 })) });
+    fc.assert(
+      fc.property(fc.array(grant, { maxLength: 8 }), name, name, (grants, account, profile) => {
+        const merged = mergeGrants(grants);
+        assert.equal(grantCovers(merged, account, profile), grantCovers(grants, account, profile));
+        assert.equal(grantCoversAccount(merged, account), grantCoversAccount(grants, account));
+        assert.equal(new Set(merged.map((each) => each.account)).size, merged.length);
+        for (const each of merged) if (each.profiles !== "*") assert.equal(new Set(each.profiles).size, each.profiles.length);
+      }),
+    );
+    assert.deepEqual(mergeGrants([{ account: "acme", profiles: ["main", "main"] }, { account: "acme", profiles: "*" }, { account: "globex", profiles: ["main"] }]), [
+      { account: "acme", profiles: "*" },
+      { account: "globex", profiles: ["main"] },
+    ]);
   });
 });

@@ -33,6 +33,20 @@ export function grantCovers(grants: readonly Grant[], account: string, profile: 
   return grants.some((grant) => grant.account === account && (grant.profiles === "*" || grant.profiles.includes(profile)));
 }
 
+/**
+ * DEC-SES-04: grants as one per account, in the order first named: `*` where any grant of the account says
+ * `*`, else its profiles once each. What they allow is the same as the list given.
+ */
+export function mergeGrants(grants: readonly Grant[]): Grant[] {
+  const byAccount = new Map<string, "*" | string[]>();
+  for (const grant of grants) {
+    const known = byAccount.get(grant.account);
+    if (known === "*" || grant.profiles === "*") byAccount.set(grant.account, "*");
+    else byAccount.set(grant.account, [...new Set([...(known ?? []), ...grant.profiles])]);
+  }
+  return [...byAccount].map(([account, profiles]) => ({ account, profiles }));
+}
+
 /** DEC-GEN-03: does the principal hold a grant on any profile of this account? */
 export function grantCoversAccount(grants: readonly Grant[], account: string): boolean {
   return grants.some((grant) => grant.account === account && (grant.profiles === "*" || grant.profiles.length > 0));
