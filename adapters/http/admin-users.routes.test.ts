@@ -65,6 +65,23 @@ describe("admin API: users and keys", () => {
     expect((await login("reset@example.com", "second-password")).status).toBe(200);
   });
 
+  it("[DEC-SES-01] a locked name is unlocked by the admin API, and by a password reset", async () => {
+    await call("POST", "/admin/users", { email: "locked@example.com", password: "right-password", grants: [{ account: "acme", profiles: "*" }] });
+    const code = async (password: string, name = "locked@example.com") => ((await (await login(name, password)).json()) as { returnCode?: number }).returnCode ?? 200;
+    const lock = async () => {
+      for (let attempt = 0; attempt < 5; attempt += 1) await code("wrong-password");
+      expect(await code("right-password", " LOCKED@example.com")).toBe(1402);
+    };
+    await lock();
+    const unlocked = await call("DELETE", "/admin/users/locked@example.com/lockout");
+    expect(unlocked.status).toBe(200);
+    expect(await code("right-password")).toBe(200);
+    await lock();
+    expect((await call("PUT", "/admin/users/locked@example.com/password", { password: "new-password-1" })).status).toBe(200);
+    expect(await code("new-password-1")).toBe(200);
+    expect((await call("DELETE", "/admin/users/nobody@example.com/lockout")).status).toBe(404);
+  });
+
   it("replaces grants: without any, login is 1469", async () => {
     await call("POST", "/admin/users", { email: "grants@example.com", password: "a-long-password", grants: [{ account: "acme", profiles: "*" }] });
     const changed = await call("PUT", "/admin/users/grants@example.com/grants", { grants: [] });

@@ -41,12 +41,34 @@ export function adminUsersRoutes(deps: AppDeps) {
       detail: { tags, summary: "One user" },
       response: { 200: UserView, 401: ErrorBody, 404: ErrorBody },
     })
-    .put("/:email/password", async ({ params, body }) => unwrap(await deps.users.resetPassword(params.email, body.password)), {
-      params: EmailParams,
-      body: t.Object({ password: t.String() }),
-      detail: { tags, summary: "Reset the password (ends the user's sessions)" },
-      response: { 200: UserView, 400: ErrorBody, 401: ErrorBody, 404: ErrorBody },
-    })
+    .put(
+      "/:email/password",
+      async ({ params, body }) => {
+        const user = unwrap(await deps.users.resetPassword(params.email, body.password));
+        // The new password works at once, whatever failures an attacker piled up on the name before.
+        await deps.auth.unlock(user.email);
+        return user;
+      },
+      {
+        params: EmailParams,
+        body: t.Object({ password: t.String() }),
+        detail: { tags, summary: "Reset the password (ends the user's sessions and unlocks the name)" },
+        response: { 200: UserView, 400: ErrorBody, 401: ErrorBody, 404: ErrorBody },
+      },
+    )
+    .delete(
+      "/:email/lockout",
+      async ({ params }) => {
+        const user = unwrap(await deps.users.get(params.email));
+        await deps.auth.unlock(user.email);
+        return user;
+      },
+      {
+        params: EmailParams,
+        detail: { tags, summary: "Unlock the user's name: its failed logins and key checks are forgotten (DEC-SES-01)" },
+        response: { 200: UserView, 401: ErrorBody, 404: ErrorBody },
+      },
+    )
     .put("/:email/grants", async ({ params, body }) => unwrap(await deps.users.setGrants(params.email, body.grants)), {
       params: EmailParams,
       body: t.Object({ grants: t.Array(Grant) }),

@@ -15,6 +15,7 @@ import {
   noFailures,
   reserveAttempt,
   settleAttempt,
+  unlockAttempts,
   withdrawAttempt,
   type LockoutPolicy,
   type LockoutState,
@@ -299,6 +300,18 @@ export class AuthService {
     }
     await this.updateLockout(kind, name, (state) => settleAttempt(state, at, succeeded, this.lockoutPolicy));
     return succeeded ? ok(undefined) : err(managementError("authenticationFailed"));
+  }
+
+  /**
+   * DEC-SES-01: ends the lock and forgets the failures of a user name, for its passwords and its keys alike:
+   * the admin API's unlock, and a password reset (the user must be able to log in with the new password
+   * at once, whatever an attacker tried before).
+   */
+  async unlock(username: string): Promise<void> {
+    for (const kind of ["password", "api-key"] as const) {
+      // No record is no lock: none is written for it.
+      if (await this.deps.stores.lockouts.read(kind, lockoutName(username))) await this.updateLockout(kind, lockoutName(username), unlockAttempts);
+    }
   }
 
   /** Writes the state `next` makes of the stored one, trying again while another attempt changes it first. */

@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { lockoutPolicyFromLimits, lockoutRelevantUntil, noFailures, pendingAttemptMs, reserveAttempt, settleAttempt, withdrawAttempt, type LockoutState } from "./lockout.rules.ts";
+import { lockoutPolicyFromLimits, lockoutRelevantUntil, type LockoutState, noFailures, pendingAttemptMs, reserveAttempt, settleAttempt, unlockAttempts, withdrawAttempt } from "./lockout.rules.ts";
 
 const policy = lockoutPolicyFromLimits({ lockoutAttempts: 5, lockoutMinutes: 10 });
 const minute = 60_000;
@@ -272,5 +272,13 @@ describe("when a lockout record stops mattering, so the store may delete it (DEC
       }),
       { seed: 20261121, numRuns: 500 },
     );
+  });
+});
+
+describe("unlocking a name (DEC-SES-01)", () => {
+  it("forgets the failures and the lock, and keeps the attempts in flight, which still settle", () => {
+    const locked = { failures: [1, 2, 3, 4, 5], pending: [6], lockedUntil: 600_005 };
+    assert.deepEqual(unlockAttempts(locked), { failures: [], pending: [6], lockedUntil: null });
+    assert.deepEqual(unlockAttempts({ failures: [1], lockedUntil: null } as never), { failures: [], pending: [], lockedUntil: null });
   });
 });

@@ -94,6 +94,14 @@ export function settleAttempt(state: LockoutState, at: number, succeeded: boolea
 }
 
 /**
+ * DEC-SES-01: the state once an operator unlocks the name (or resets its password): no failures and no lock,
+ * the attempts in flight kept, so that each still settles its own.
+ */
+export function unlockAttempts(state: LockoutState): LockoutState {
+  return { failures: [], pending: [...(state.pending ?? [])], lockedUntil: null };
+}
+
+/**
  * DEC-SES-01: the state once a reserved attempt is withdrawn, its secret never checked (the service was too
  * busy to check it): as if it had not been made.
  */
