@@ -198,6 +198,7 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
     const backgroundDeps = { stores, clock, config: options.config, logger: options.logger, nodeId, dataDir, pollMs: options.pollMs };
     const work = await openWork(options, backgroundDeps);
     clock.onChange(() => work.scheduler.notify());
+    const auth = new AuthService({ stores, hasher, ids: cryptoIds, clock, limits: options.config.limits });
     const deps: AppDeps = {
       stores: work.stores,
       clock,
@@ -211,8 +212,8 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
       version: serviceVersion,
       nodeId,
       adminToken,
-      auth: new AuthService({ stores, hasher, ids: cryptoIds, clock, limits: options.config.limits }),
-      users: new UsersService({ stores, hasher: adminHasher, ids: cryptoIds, clock }),
+      auth,
+      users: new UsersService({ stores, hasher: adminHasher, ids: cryptoIds, clock, unlock: (email) => auth.unlock(email) }),
       revisions,
       fileImports: work.fileImports,
       fileStatus: new FileStatusService({ stores }),

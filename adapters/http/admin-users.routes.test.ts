@@ -109,6 +109,8 @@ describe("admin API: users and keys", () => {
       const answer = await raw(body as string);
       expect([body, answer.status, ((await answer.json()) as { message: string }).message]).toEqual([body, 400, `Invalid request submission. ${message}`]);
     }
+    const huge = await raw(JSON.stringify({ id: "k", pad: "x".repeat(20_000) }));
+    expect([huge.status, ((await huge.json()) as { message: string }).message]).toEqual([400, "Invalid request submission. Invalid body: larger than 16384 bytes."]);
     expect(await (await call("GET", "/admin/users/demo@example.com/api-keys")).text()).toBe(before);
     expect((await raw("")).status).toBe(201);
   });

@@ -1,6 +1,7 @@
 import { Elysia, t } from "elysia";
 import type { AppDeps } from "./app-deps.ts";
 import { failWith } from "./error-mapping.ts";
+import { readRequestBody } from "./request-body.ts";
 import type { Result } from "../../core/result.ts";
 import { managementError, type ManagementError } from "../../core/errors/index.ts";
 
@@ -43,12 +44,7 @@ export function adminUsersRoutes(deps: AppDeps) {
     })
     .put(
       "/:email/password",
-      async ({ params, body }) => {
-        const user = unwrap(await deps.users.resetPassword(params.email, body.password));
-        // The new password works at once, whatever failures an attacker piled up on the name before.
-        await deps.auth.unlock(user.email);
-        return user;
-      },
+      async ({ params, body }) => unwrap(await deps.users.resetPassword(params.email, body.password)),
       {
         params: EmailParams,
         body: t.Object({ password: t.String() }),
@@ -58,11 +54,7 @@ export function adminUsersRoutes(deps: AppDeps) {
     )
     .delete(
       "/:email/lockout",
-      async ({ params }) => {
-        const user = unwrap(await deps.users.get(params.email));
-        await deps.auth.unlock(user.email);
-        return user;
-      },
+      async ({ params }) => unwrap(await deps.users.unlock(params.email)),
       {
         params: EmailParams,
         detail: { tags, summary: "Unlock the user's name: its failed logins and key checks are forgotten (DEC-SES-01)" },
@@ -109,11 +101,16 @@ export function adminUsersRoutes(deps: AppDeps) {
     });
 }
 
+/** The most of a key's issue body read: `{"id": …}` needs far less. */
+const maxKeyBodyBytes = 16 * 1024;
+
 /** The body of an API key's issue: none (or only white space), or a JSON object with at most a string `id`. */
 async function keyIdOfBody(request: Request): Promise<string | undefined> {
-  const text = await request.text();
-  if (text.trim() === "") return undefined;
   const refuse = (parameter: string, problem: string): never => failWith(managementError("invalidParameter", { parameter, problem }));
+  const bytes = await readRequestBody(request, maxKeyBodyBytes, "identity");
+  if (!bytes.ok) return refuse("body", `larger than ${maxKeyBodyBytes} bytes`);
+  const text = new TextDecoder().decode(bytes.value);
+  if (text.trim() === "") return undefined;
   let body: unknown;
   try {
     body = JSON.parse(text);

@@ -30,6 +30,7 @@ import {
   type TenantAccess,
 } from "../../core/session/session.rules.ts";
 import { ServiceBusyError } from "../runtime/crypto.ts";
+import { nextEventLoopTurn } from "../runtime/event-loop.ts";
 import { maxEmailLength } from "./users.service.ts";
 
 /** Who made an authenticated call, and what they may reach. */
@@ -140,7 +141,10 @@ export class AuthService {
     });
     // SES-13: the password was checked against the hash read before this attempt waited its turn. A reset
     // (or a disable) committed since then ends the session made from it here; one that commits after this
-    // read deletes the user's sessions itself after its write, this one included.
+    // read deletes the user's sessions itself after its write, this one included. The read must see every
+    // commit made before it: the store's read cache asks for other processes' commits once per turn of the
+    // event loop, so it is read in a later turn than the session's insert.
+    await nextEventLoopTurn();
     const current = await this.deps.stores.tenancy.findUser(user.email);
     if (!current || current.passwordHash !== user.passwordHash || !mayLogIn(current)) {
       await this.deps.stores.sessions.delete(sessionId);
@@ -196,10 +200,14 @@ export class AuthService {
     });
     if (!attempt.ok) return attempt;
     // DEC-AUT-02: the key and its user as they stand now, not as they were read before this attempt waited
-    // its turn: a key revoked or reset, or a user disabled, meanwhile mints no token.
+    // its turn: a key revoked, reset or given to another user, or a user disabled, meanwhile mints no token.
+    // (In a later turn of the event loop than the check, for the store's read cache: see login.)
+    await nextEventLoopTurn();
     const checked = matched as (typeof keys)[number] | null;
     const stored = checked ? await this.deps.stores.tenancy.findApiKey(checked.id) : null;
-    if (!checked || !stored || stored.revokedAt !== null || stored.keyHash !== checked.keyHash) return err(managementError("authenticationFailed"));
+    if (!checked || !stored || stored.revokedAt !== null || stored.keyHash !== checked.keyHash || stored.userEmail.toLowerCase() !== checked.userEmail.toLowerCase()) {
+      return err(managementError("authenticationFailed"));
+    }
     const current = user ? await this.deps.stores.tenancy.findUser(user.email) : null;
     if (!current || !mayLogIn(current)) return err(managementError("loginPermissionDenied"));
 

@@ -287,7 +287,15 @@ export class FileImportService {
    * many files it took.
    */
   async pickUpDropped(): Promise<number> {
-    const inbox = join(this.deps.dataDir, "inbox");
+    this.dropped.startLook();
+    try {
+      return await this.pickUpDroppedIn(join(this.deps.dataDir, "inbox"));
+    } finally {
+      this.dropped.endLook();
+    }
+  }
+
+  private async pickUpDroppedIn(inbox: string): Promise<number> {
     let taken = 0;
     for (const account of directoriesIn(inbox)) {
       for (const profile of directoriesIn(join(inbox, account))) {
@@ -552,9 +560,22 @@ export const dropSettleMs = 2_000;
 /** The dropped files seen so far, with what they looked like and since when (this node's clock). */
 class DroppedFiles {
   private readonly seen = new Map<string, { readonly size: number; readonly mtimeMs: number; readonly since: number }>();
+  /** The paths looked at since `startLook`: what the folders hold now. */
+  private looked = new Set<string>();
+
+  /** A new look at the folders begins. */
+  startLook(): void {
+    this.looked = new Set();
+  }
+
+  /** The look is over: files no longer in the folders are forgotten, so the map holds what the folders hold. */
+  endLook(): void {
+    for (const path of this.seen.keys()) if (!this.looked.has(path)) this.seen.delete(path);
+  }
 
   /** Whether `path` has been seen unchanged for `settleMs` up to `now`; remembers it as it is otherwise. */
   settled(path: string, now: number, settleMs: number): boolean {
+    this.looked.add(path);
     let found: { size: number; mtimeMs: number };
     try {
       found = statSync(path);
@@ -568,15 +589,11 @@ class DroppedFiles {
       this.seen.delete(path);
       return true;
     }
-    // A path seen for the first time, or changed since: from now on. The map holds what the folders hold.
-    if (this.seen.size >= maxRememberedDrops) this.seen.delete(this.seen.keys().next().value as string);
+    // A path seen for the first time, or changed since: from now on.
     this.seen.set(path, { size: found.size, mtimeMs: found.mtimeMs, since: now });
     return false;
   }
 }
-
-/** Files of the drop folders remembered at most (a folder holding more waits longer for the rest). */
-const maxRememberedDrops = 10_000;
 
 /** MD5 of no bytes: the checksum of a file of which nothing was received yet (DEC-FIL-05). */
 const md5OfNothing = createHash("md5").digest("hex");

@@ -59,11 +59,20 @@ function notFound(what: string): ManagementError {
 
 /**
  * The admin use-cases for users and API keys (issue: sessions and tenancy): create users, reset
- * passwords, change grants, enable or disable, issue, list and revoke API keys. Changing a password or
- * disabling a user ends that user's sessions.
+ * passwords, change grants, enable or disable, unlock, issue, list and revoke API keys. Changing a password or
+ * disabling a user ends that user's sessions; a reset also unlocks the name.
  */
 export class UsersService {
-  constructor(private readonly deps: { stores: Stores; hasher: SecretHasher; ids: IdSource; clock: Clock }) {}
+  constructor(
+    private readonly deps: {
+      stores: Stores;
+      hasher: SecretHasher;
+      ids: IdSource;
+      clock: Clock;
+      /** DEC-SES-01: forgets a name's failed logins and key checks (AuthService.unlock); none: nothing to unlock. */
+      unlock?: (email: string) => Promise<void>;
+    },
+  ) {}
 
   async list(): Promise<UserView[]> {
     return (await this.deps.stores.tenancy.listUsers()).map(userView);
@@ -95,10 +104,20 @@ export class UsersService {
     return ok(userView(user));
   }
 
+  /** Sets a new password: the user's sessions end, and the name is unlocked so the new password works at once. */
   async resetPassword(email: string, password: string): Promise<Result<UserView, ManagementError>> {
     const checked = this.checkPassword(password);
     if (!checked.ok) return checked;
-    return this.update(email, async (user) => ({ ...user, passwordHash: await this.deps.hasher.hash(password) }), { endSessions: true });
+    const reset = await this.update(email, async (user) => ({ ...user, passwordHash: await this.deps.hasher.hash(password) }), { endSessions: true });
+    if (reset.ok) await this.deps.unlock?.(reset.value.email);
+    return reset;
+  }
+
+  /** DEC-SES-01: the admin's unlock of a user whom failed attempts (an attacker's, say) locked out. */
+  async unlock(email: string): Promise<Result<UserView, ManagementError>> {
+    const found = await this.get(email);
+    if (found.ok) await this.deps.unlock?.(found.value.email);
+    return found;
   }
 
   async setGrants(email: string, grants: readonly Grant[]): Promise<Result<UserView, ManagementError>> {

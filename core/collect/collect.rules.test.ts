@@ -82,6 +82,18 @@ describe("collection parameters", () => {
     );
   });
 
+  it("[DEC-COL-09] a visitor ID sent as a whole number past 2^53 keeps the digits sent; other large numbers are JSON's", () => {
+    const body = parseEventBody('{"svc_account":"acme","svc_visitor_id":12345678901234567890,"svc_override_tapid":9007199254740993,"amount":12345678901234567890,"nested":{"svc_visitor_id":12345678901234567890}}');
+    assert.ok(body.ok);
+    assert.equal(body.value.svc_visitor_id, "12345678901234567890");
+    assert.equal(body.value.svc_override_tapid, "9007199254740993");
+    assert.equal(body.value.amount, 12345678901234567000);
+    assert.deepEqual(body.value.nested, { svc_visitor_id: 12345678901234567000 });
+    const small = parseEventBody('{"svc_account":"acme","svc_visitor_id":42}');
+    assert.ok(small.ok);
+    assert.equal(small.value.svc_visitor_id, 42);
+  });
+
   it("parameter names such as __proto__ and constructor stay plain data", () => {
     const body = parseEventBody('{"svc_account":"acme","__proto__":{"x":1},"hasOwnProperty":2}');
     assert.ok(body.ok);

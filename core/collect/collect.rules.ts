@@ -40,8 +40,11 @@ const bodyProblems: Readonly<Record<JsonBodyProblem, CollectErrorCode>> = {
  * depth checked before parsing). JSON.parse keeps `__proto__` as an own key; the top level is copied into
  * a null-prototype object, so no parameter name ever reaches a prototype.
  */
+/** DEC-COL-04: the body's rules; a visitor ID sent as a 64-bit number keeps its digits (readVisitorIdParam). */
+const eventBodyRules = { ...defaultJsonBodyRules, exactLargeIntegers: new Set<string>(visitorIdParams) };
+
 export function parseEventBody(text: string): Result<EventParams, CollectError> {
-  const read = readJsonObjectBody(text, defaultJsonBodyRules);
+  const read = readJsonObjectBody(text, eventBodyRules);
   if (!read.ok) return err(collectError(bodyProblems[read.error]));
   const params = emptyParams();
   for (const key of Object.keys(read.value)) params[key] = read.value[key] as JsonValue;

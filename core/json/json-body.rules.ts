@@ -13,6 +13,11 @@ export type JsonBodyProblem = "empty" | "too-deep" | "invalid-json" | "not-an-ob
 export interface JsonBodyRules {
   /** The deepest nesting allowed; the top-level object is level 1 and an array is a level too (DEC-DLE-03). */
   readonly maxDepth: number;
+  /**
+   * Top-level properties whose whole numbers past 2^53 are read as the text the client sent, not as the
+   * number JSON.parse rounds them to (a 64-bit numeric visitor ID must stay that ID).
+   */
+  readonly exactLargeIntegers?: ReadonlySet<string>;
 }
 
 /** DEC-DLE-03: 64 levels. */
@@ -79,12 +84,27 @@ export function readJsonObjectBody(text: string, rules: JsonBodyRules = defaultJ
   if (text.trim() === "") return err("empty");
   if (measureNesting(text, rules.maxDepth) > rules.maxDepth) return err("too-deep");
   let parsed: unknown;
+  // The source text of each whole number past 2^53, by the object holding it (JSON.parse's reviver is given
+  // the number's text where the engine supports it, as Bun's and Deno's do).
+  const largeIntegers = new Map<object, Map<string, string>>();
+  // A reviver costs a call for every value: only where the text holds a number of 16 digits or more.
+  const exact = rules.exactLargeIntegers && /\d{16}/.test(text) ? rules.exactLargeIntegers : undefined;
   try {
-    parsed = JSON.parse(text);
+    parsed = exact
+      ? JSON.parse(text, function (this: object, key: string, value: unknown, context?: { source?: string }) {
+          if (typeof value === "number" && Number.isInteger(value) && !Number.isSafeInteger(value) && typeof context?.source === "string") {
+            const held = largeIntegers.get(this) ?? new Map<string, string>();
+            held.set(key, context.source);
+            largeIntegers.set(this, held);
+          }
+          return value;
+        } as (key: string, value: unknown) => unknown)
+      : JSON.parse(text);
   } catch {
     return err("invalid-json");
   }
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) return err("not-an-object");
+  for (const [key, source] of largeIntegers.get(parsed) ?? []) if (exact?.has(key)) (parsed as Record<string, unknown>)[key] = source;
   const problem = findStructureProblem(parsed, rules);
   return problem === null ? ok(parsed as JsonObject) : err(problem);
 }

@@ -166,15 +166,6 @@ export interface VisitorIdentity extends ResolvedVisitorId {
 }
 
 /**
- * DEC-COL-09, DEC-COL-10, VID-01 to VID-07, VID-09: the event's visitor and the answer's TAPID cookie.
- * The event's visitor ID is always usable (isUsableVisitorId). readCollectRequest has already refused
- * parameters and a utag_main v_id that are not; should one reach this rule anyway, it counts as absent.
- * A TAPID entry that is not usable is ignored, never refused: the cookie is this service's own, written by
- * an earlier answer (or altered by someone else), not what the caller sends now, and refusing it would
- * refuse every event of that browser for a year. Ignored, the entry is also left out of the cookie written
- * back, so an answer that writes the cookie replaces it.
- */
-/**
  * DEC-COL-09, DEC-COL-10: the usable TAPID entries of every TAPID cookie the browser sent, in its order; of
  * two entries for one account/profile the first is kept, so the answer's cookie (which gathers them all)
  * holds each once.
@@ -193,6 +184,15 @@ function tapidEntriesOf(cookieHeader: string | null): TapidEntry[] {
   return entries;
 }
 
+/**
+ * DEC-COL-09, DEC-COL-10, VID-01 to VID-07, VID-09: the event's visitor and the answer's TAPID cookie.
+ * The event's visitor ID is always usable (isUsableVisitorId). readCollectRequest has already refused
+ * parameters and a utag_main v_id that are not; should one reach this rule anyway, it counts as absent.
+ * A TAPID entry that is not usable is ignored, never refused: the cookie is this service's own, written by
+ * an earlier answer (or altered by someone else), not what the caller sends now, and refusing it would
+ * refuse every event of that browser for a year. Ignored, the entry is also left out of the cookie written
+ * back, so an answer that writes the cookie replaces it.
+ */
 export function identifyVisitor(input: IdentifyInput, ids: IdSource): VisitorIdentity {
   const { account, profile, params } = input;
   const entries = tapidEntriesOf(input.cookieHeader);
