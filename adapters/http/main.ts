@@ -90,9 +90,11 @@ function startFailure(error: unknown): string {
       return `the data directory ${dataDir} is not a directory (or holds a file where a folder belongs): choose another SVC_DATA_DIR`;
     case "ENOSPC":
       return `no space left for the data directory ${dataDir}`;
-    default:
+    default: {
       // Not a storage reason we know: the whole error, so that a bug can be found from it.
-      return `the service could not be opened on ${dataDir}: ${describeError(error)}${stackFramesOf(error) ? `\n${stackFramesOf(error)}` : ""}`;
+      const frames = stackFramesOf(error);
+      return `the service could not be opened on ${dataDir}: ${describeError(error)}${frames ? `\n${frames}` : ""}`;
+    }
   }
 }
 
