@@ -13,6 +13,7 @@ import { applyConfiguredRevisions } from "./config/seed-revisions.ts";
 import type { AppDeps } from "./http/app-deps.ts";
 import { createApp, type App } from "./http/app.ts";
 import { createArgon2Hasher, cryptoIds } from "./runtime/crypto.ts";
+import { preparingSecrets } from "../core/session/secrets.rules.ts";
 import type { FileImportService } from "./services/file-import.service.ts";
 import { FileStatusService } from "./services/file-status.service.ts";
 import type { Logger } from "./runtime/logger.ts";
@@ -164,10 +165,11 @@ async function openStores(options: ServiceOptions): Promise<Stores> {
  */
 export async function openService(options: ServiceOptions): Promise<Result<Service, ConfigError>> {
   const stores = await openStores(options);
-  const hasher = options.hasher ?? createArgon2Hasher();
+  // Secrets are hashed and checked in Unicode's composed form (core/session/secrets.rules.ts).
+  const hasher = preparingSecrets(options.hasher ?? createArgon2Hasher());
   // The admin API's hashes (a password reset, a new key) queue apart from logins: a flood of logins for
   // made-up names fills the login queue (503), and must not turn the operator's reset away with it.
-  const adminHasher = options.hasher ?? createArgon2Hasher(1, 16);
+  const adminHasher = preparingSecrets(options.hasher ?? createArgon2Hasher(1, 16));
   const cleanups: Array<() => void> = [];
   try {
     const clock = await openVirtualClock(stores.settings);

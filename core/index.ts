@@ -10,6 +10,7 @@ export * from "./timing/timing.presets.ts";
 export * from "./clock/virtual-clock.rules.ts";
 export * from "./session/lockout.rules.ts";
 export * from "./session/session.rules.ts";
+export * from "./session/secrets.rules.ts";
 export * from "./json/json-body.rules.ts";
 export * from "./json/deep-freeze.rules.ts";
 export * from "./datalayer/datalayer.rules.ts";

@@ -4,10 +4,11 @@
  *   printf '%s' 'my-password' | npm run --silent hash-secret
  */
 import { createArgon2Hasher } from "../adapters/runtime/crypto.ts";
+import { preparingSecrets } from "../core/session/secrets.rules.ts";
 
 const secret = (await new Response(Bun.stdin.stream()).text()).replace(/\r?\n$/, "");
 if (secret.length === 0) {
   process.stderr.write("hash-secret: give the secret on standard input, e.g. printf '%s' 'my-password' | npm run --silent hash-secret\n");
   process.exit(2);
 }
-process.stdout.write(`${await createArgon2Hasher().hash(secret)}\n`);
+process.stdout.write(`${await preparingSecrets(createArgon2Hasher()).hash(secret)}\n`);

@@ -57,6 +57,16 @@ describe("admin API: users and keys", () => {
     }
   });
 
+  it("takes a password typed in another Unicode form as the same password (DEC-SES-05, NFC)", async () => {
+    const created = await call("POST", "/admin/users", { email: "accent@example.com", password: "cafe\u0301-password", grants: [{ account: "acme", profiles: "*" }] });
+    expect(created.status).toBe(201);
+    expect((await login("accent@example.com", "caf\u00e9-password")).status).toBe(200);
+    expect((await login("accent@example.com", "cafe-password")).status).toBe(401);
+    const composed = await call("POST", "/admin/users", { email: "accent2@example.com", password: "caf\u00e9-password", grants: [{ account: "acme", profiles: "*" }] });
+    expect(composed.status).toBe(201);
+    expect((await login("accent2@example.com", "cafe\u0301-password")).status).toBe(200);
+  });
+
   it("resets a password: the old one stops working, the new one works", async () => {
     await call("POST", "/admin/users", { email: "reset@example.com", password: "first-password", grants: [{ account: "acme", profiles: "*" }] });
     expect((await login("reset@example.com", "first-password")).status).toBe(200);
