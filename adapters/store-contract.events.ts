@@ -1,6 +1,7 @@
 /** The collected-events part of the store contract (COL-16, DEC-COL-08), run against every store implementation. */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { CollectedEvent, StoredEvent, Stores } from "../core/ports/index.ts";
+import { maxVisitorIdsPerQuery } from "../core/ports/events.store.ts";
 
 export function sampleEvent(overrides: Partial<CollectedEvent> = {}): CollectedEvent {
   return {
@@ -95,6 +96,25 @@ export function describeEventStoreContract(name: string, open: () => Promise<Sto
       expect(await traces({ limit: 10, from: 2000, to: 3000 })).toEqual(["2", "3"]);
       expect(await traces({ limit: 10, account: "acme", from: 1500 })).toEqual(["2", "4"]);
       expect(await traces({ limit: 10, traceId: "nope" })).toEqual([]);
+    });
+
+    test("a query for several visitors pages through their events together, in sequence order", async () => {
+      await stores.events.append([
+        sampleEvent({ traceId: "1", visitorId: "v1" }),
+        sampleEvent({ traceId: "2", visitorId: "v2" }),
+        sampleEvent({ traceId: "3", visitorId: "v3" }),
+        sampleEvent({ traceId: "4", visitorId: "v1" }),
+        sampleEvent({ traceId: "5", visitorId: "v2", account: "globex" }),
+        sampleEvent({ traceId: "6", visitorId: "v2" }),
+      ]);
+      const traces = async (query: Parameters<Stores["events"]["query"]>[0]) => (await stores.events.query(query)).map((event) => event.traceId);
+      const first = await stores.events.query({ limit: 2, account: "acme", profile: "main", visitorIds: ["v1", "v2"] });
+      expect(first.map((event) => event.traceId)).toEqual(["1", "2"]);
+      expect(await traces({ limit: 10, account: "acme", profile: "main", visitorIds: ["v1", "v2"], afterSeq: first[1]!.seq })).toEqual(["4", "6"]);
+      expect(await traces({ limit: 10, visitorIds: ["v2"], beforeSeq: first[1]!.seq + 4 })).toEqual(["2", "5"]);
+      expect(await traces({ limit: 10, visitorIds: [] })).toEqual([]);
+      await expect(stores.events.query({ limit: 10, visitorIds: Array.from({ length: maxVisitorIdsPerQuery + 1 }, (_, index) => `v${index}`) })).rejects.toThrow(RangeError);
+      expect(await traces({ limit: 10, visitorIds: Array.from({ length: maxVisitorIdsPerQuery }, (_, index) => `v${index}`) })).toEqual(["1", "2", "3", "4", "5", "6"]);
     });
 
     test("order, limit and paging by sequence number", async () => {

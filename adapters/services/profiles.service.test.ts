@@ -5,7 +5,7 @@ import { profilePolicyFromLimits } from "../../core/profiles/profile.rules.ts";
 import { createMemoryLogger } from "../runtime/logger.ts";
 import { createMemoryStores } from "../store-memory/memory.stores.ts";
 import { profileWorker } from "../workers/profile.worker.ts";
-import { profileEventOf, ProfilesService } from "./profiles.service.ts";
+import { profileEventOf, ProfileLeaseLost, ProfilesService } from "./profiles.service.ts";
 
 const config: ProfileConfig = {
   name: "main",
@@ -309,6 +309,76 @@ describe("what the worker reads of a stored event (DEC-PRO-01, DEC-COL-11, VID-0
       expect((await stores.profiles.find("acme", "main", visitorId))?.visitorIds).toEqual({});
     }
     expect(await stores.profiles.canonicalOf("acme", "main", email("true"))).toBeNull();
+  });
+});
+
+describe("joins into a large group (DEC-PRO-03, VID-08)", () => {
+  async function largeGroup(members: number, options: { sliceMs?: number } = {}) {
+    const stores = createMemoryStores();
+    await stores.tenancy.ensureAccount("acme", 0);
+    await stores.tenancy.putProfile("acme", config, 0);
+    const service = new ProfilesService({ stores, policy, ...options });
+    const event = (visitorId: string, receivedAt: number, data: Record<string, unknown> = {}): CollectedEvent => ({ account: "acme", profile: "main", visitorId, visitorIdSource: "visitor_id", thirdPartyVisitorId: null, firstPartyVisitorId: null, event: "view", datasource: null, traceId: null, receivedAt, data });
+    // Every visitor views a page, then logs in with one shared customer id (a "guest" id sent for everyone).
+    const views = Array.from({ length: members }, (_, index) => event(`anon-${index}`, 1_000 + index));
+    const logins = Array.from({ length: members }, (_, index) => event(`anon-${index}`, 10_000 + index, { customer_id: "guest" }));
+    await stores.events.append([...views, ...logins]);
+    return { stores, service, worker: profileWorker({ stores, profiles: service, logger: createMemoryLogger() }) };
+  }
+
+  it("a join reads its members' events a chunk of members at a time, not one query a member", async () => {
+    const { stores, worker } = await largeGroup(250);
+    const query = stores.events.query.bind(stores.events);
+    let queriesByMember = 0;
+    let membersNamed = 0;
+    stores.events.query = async (asked) => {
+      if (asked.visitorId !== undefined) queriesByMember += 1;
+      membersNamed = Math.max(membersNamed, asked.visitorIds?.length ?? 0);
+      return query(asked);
+    };
+    while ((await worker.runDue(0)) > 0);
+    expect(queriesByMember).toBe(0);
+    expect(membersNamed).toBeGreaterThan(1);
+    const group = await stores.profiles.findByMember("acme", "main", "anon-0");
+    expect(group?.canonical).toBe("__acme_main__5121_guest__");
+    expect(group?.data.eventCount).toBe(500);
+    expect(group?.data.values["5201"]).toBe(500);
+  });
+
+  it("a batch gives the thread back while it works, so group commits of collected events are not held up", async () => {
+    const { worker } = await largeGroup(100, { sliceMs: 0 });
+    let turns = 0;
+    let counting = true;
+    const count = () => {
+      turns += 1;
+      if (counting) setImmediate(count);
+    };
+    setImmediate(count);
+    while ((await worker.runDue(0)) > 0);
+    counting = false;
+    // The three pauses between a batch's steps alone would give three turns; the joins' slices give many.
+    expect(turns).toBeGreaterThan(50);
+  });
+
+  it("a batch stops, writing nothing more, once the lease has passed to another process", async () => {
+    const { stores, service } = await largeGroup(50, { sliceMs: 0 });
+    const events = await stores.events.query({ limit: 1000 });
+    let asked = 0;
+    await expect(service.applyBatch(events, async () => config, { stillHeld: async () => (asked += 1) < 3 })).rejects.toBeInstanceOf(ProfileLeaseLost);
+    expect(await stores.profiles.findByMember("acme", "main", "anon-49")).toBeNull();
+  });
+
+  it("the worker leaves the cursor to the process that took the lease over", async () => {
+    const { stores } = await largeGroup(3);
+    const service = new ProfilesService({ stores, policy });
+    service.applyBatch = async () => {
+      throw new ProfileLeaseLost();
+    };
+    const logger = createMemoryLogger();
+    const worker = profileWorker({ stores, profiles: service, logger });
+    expect(await worker.runDue(0)).toBe(0);
+    expect(await stores.settings.get("profiles.cursor")).toBeNull();
+    expect(logger.lines.some((line) => line.level === "warn" && String(line.msg ?? line.message).includes("lease"))).toBe(true);
   });
 });
 

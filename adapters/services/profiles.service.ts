@@ -21,6 +21,16 @@ export function profileEventOf(event: StoredEvent): ProfileEvent {
 }
 
 const defaultPageSize = 1000;
+/** Members named by one query of a join's fold (at most maxVisitorIdsPerQuery). */
+const membersPerQuery = 100;
+/** How long a batch works before it gives the thread back (to the group commits of collected events). */
+const sliceMs = 5;
+
+function chunked<T>(items: readonly T[], size: number): T[][] {
+  const chunks: T[][] = [];
+  for (let start = 0; start < items.length; start += size) chunks.push(items.slice(start, start + size));
+  return chunks;
+}
 
 interface EventReading {
   readonly input: ProfileEvent;
@@ -36,6 +46,17 @@ export class ProfileBatchError extends Error {
     cause: unknown,
   ) {
     super(cause instanceof Error ? cause.message : String(cause), { cause });
+  }
+}
+
+/**
+ * A batch stopped because its worker no longer holds the profiles lease: another process applies these
+ * events now, so nothing more of this batch is written.
+ */
+export class ProfileLeaseLost extends Error {
+  override readonly name = "ProfileLeaseLost";
+  constructor() {
+    super("the profiles lease passed to another process during a batch");
   }
 }
 
@@ -60,6 +81,8 @@ export class ProfilesService {
        * more under load, bench/FINDINGS.md). Default: the next turn of the event loop.
        */
       pause?: () => Promise<void>;
+      /** For tests: how long work runs before it gives the thread back (default sliceMs). */
+      sliceMs?: number;
     },
   ) {
     this.pageSize = deps.pageSize ?? defaultPageSize;
@@ -67,7 +90,21 @@ export class ProfilesService {
   }
 
   async apply(event: StoredEvent, config: ProfileConfig): Promise<void> {
-    await this.applyWith(this.deps.stores.profiles, event, config);
+    await this.applyWith(this.deps.stores.profiles, event, config, this.slicer());
+  }
+
+  /**
+   * What long work awaits between its small steps: once it has run for sliceMs, the thread is given back
+   * (the pause) and, when the work holds a lease, the lease is renewed; a lease lost stops the work.
+   */
+  private slicer(stillHeld?: () => Promise<boolean>): () => Promise<void> {
+    let since = performance.now();
+    return async () => {
+      if (performance.now() - since < (this.deps.sliceMs ?? sliceMs)) return;
+      await nextEventLoopTurn();
+      if (stillHeld && !(await stillHeld())) throw new ProfileLeaseLost();
+      since = performance.now();
+    };
   }
 
   /**
@@ -75,8 +112,20 @@ export class ProfilesService {
    * commits on its own). Answers how many events were applied; when one fails, the ones before it are still
    * written and the error says which event to start again from.
    */
-  async applyBatch(events: readonly StoredEvent[], configOf: (event: StoredEvent) => Promise<ProfileConfig | null>): Promise<{ applied: number }> {
+  async applyBatch(
+    events: readonly StoredEvent[],
+    configOf: (event: StoredEvent) => Promise<ProfileConfig | null>,
+    options: {
+      /**
+       * Renews the worker's lease and says whether it still holds it: asked between slices of the work and
+       * before the commit. Without it a batch longer than the lease (joins into a large group) went on
+       * writing after another process had taken over the same events.
+       */
+      readonly stillHeld?: () => Promise<boolean>;
+    } = {},
+  ): Promise<{ applied: number }> {
     const buffered = new BufferedProfileStore(this.deps.stores.profiles);
+    const slice = this.slicer(options.stillHeld);
     let applied = 0;
     try {
       // Each event's configuration and the ids it touches, worked out once; those ids are read together (per
@@ -100,14 +149,17 @@ export class ProfilesService {
       for (const { account, profile, ids } of idsByScope.values()) await buffered.prefetch(account, profile, ids);
       await this.pause();
       for (const item of work) {
-        if (item) await this.applyWith(buffered, item.event, item.config, item.reading);
+        await slice();
+        if (item) await this.applyWith(buffered, item.event, item.config, slice, item.reading);
         applied += 1;
       }
     } catch (error) {
+      if (error instanceof ProfileLeaseLost) throw error;
       await buffered.flush();
       throw new ProfileBatchError(applied, error);
     }
     await this.pause();
+    if (options.stillHeld && !(await options.stillHeld())) throw new ProfileLeaseLost();
     await buffered.flush();
     return { applied };
   }
@@ -119,7 +171,7 @@ export class ProfilesService {
     return { input, identities, involved: [...new Set([event.visitorId, ...identities.map((identity) => identity.key)])] };
   }
 
-  private async applyWith(profiles: ProfileStore, event: StoredEvent, config: ProfileConfig, reading = this.readEvent(event, config)): Promise<void> {
+  private async applyWith(profiles: ProfileStore, event: StoredEvent, config: ProfileConfig, slice: () => Promise<void>, reading = this.readEvent(event, config)): Promise<void> {
     const { account, profile } = event;
     const { input, identities, involved } = reading;
     const groups = [...new Set((await Promise.all(involved.map((id) => profiles.canonicalOf(account, profile, id)))).filter((id): id is string => id !== null))];
@@ -153,7 +205,7 @@ export class ProfilesService {
     // A join: the joined profile is the fold of every member's events up to this one, in order.
     const members = new Set<string>(involved);
     for (const canonical of groups) for (const member of await profiles.membersOf(account, profile, canonical)) members.add(member);
-    const joined = await this.foldMembers(account, profile, [...members], event.seq, config);
+    const joined = await this.foldMembers(account, profile, [...members], event.seq, config, slice);
     if (!joined) return;
     await profiles.merge(account, profile, into, groups, joined, input.at);
     await profiles.save(account, profile, into, joined, involved);
@@ -161,16 +213,18 @@ export class ProfilesService {
 
   /**
    * The profile of the members' events up to `upToSeq`, folded in sequence order while reading them page by
-   * page (a merge of one ascending stream per member), so memory stays at a page per member however many
-   * events the visitors have.
+   * page: a merge of one ascending stream per chunk of members (a query names up to membersPerQuery of
+   * them, so a group of a thousand visitors is a few queries a page, not a thousand), so memory stays at a
+   * page per chunk however many events the visitors have. Between pages the thread is given back.
    */
-  private async foldMembers(account: string, profile: string, visitorIds: readonly string[], upToSeq: number, config: ProfileConfig): Promise<VisitorProfile | null> {
-    const streams = visitorIds.map((visitorId) => ({ visitorId, page: [] as StoredEvent[], index: 0, afterSeq: 0, exhausted: false }));
+  private async foldMembers(account: string, profile: string, visitorIds: readonly string[], upToSeq: number, config: ProfileConfig, slice: () => Promise<void>): Promise<VisitorProfile | null> {
+    const streams = chunked(visitorIds, membersPerQuery).map((members) => ({ members, page: [] as StoredEvent[], index: 0, afterSeq: 0, exhausted: false }));
     let folded: VisitorProfile | null = null;
     for (;;) {
       for (const stream of streams) {
         if (stream.index < stream.page.length || stream.exhausted) continue;
-        stream.page = await this.deps.stores.events.query({ account, profile, visitorId: stream.visitorId, afterSeq: stream.afterSeq, beforeSeq: upToSeq + 1, limit: this.pageSize, order: "asc" });
+        await slice();
+        stream.page = await this.deps.stores.events.query({ account, profile, visitorIds: stream.members, afterSeq: stream.afterSeq, beforeSeq: upToSeq + 1, limit: this.pageSize, order: "asc" });
         stream.index = 0;
         stream.exhausted = stream.page.length < this.pageSize;
         if (stream.page.length > 0) stream.afterSeq = (stream.page.at(-1) as StoredEvent).seq;

@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, gt, gte, inArray, lt, lte, sql, type SQL } from "drizzle-orm";
 import type { CollectedEvent, EventQuery, EventStore, StoredEvent } from "../../core/ports/index.ts";
+import { checkVisitorIds, maxVisitorIdsPerQuery } from "../../core/ports/events.store.ts";
 import { events } from "./events.schema.ts";
 import { chunks, rowStatements, type ClientDatabase } from "./row-statements.ts";
 import { readerQuery, type ReaderQuery, type StatementReader } from "./statement-reader.ts";
@@ -12,7 +13,7 @@ import { readerQuery, type ReaderQuery, type StatementReader } from "./statement
 const rowsPerStatement = 250;
 
 /** Visitor ids per DELETE statement (bound values), far below SQLite's limit. */
-const idsPerStatement = 500;
+const idsPerStatement = maxVisitorIdsPerQuery;
 
 type EventRow = typeof events.$inferInsert;
 
@@ -73,6 +74,7 @@ function isInOrderRead(query: EventQuery): boolean {
     query.account === undefined &&
     query.profile === undefined &&
     query.visitorId === undefined &&
+    query.visitorIds === undefined &&
     query.event === undefined &&
     query.traceId === undefined &&
     query.from === undefined &&
@@ -124,6 +126,8 @@ export class LibsqlEventRepo implements EventStore {
   }
 
   async query(query: EventQuery): Promise<StoredEvent[]> {
+    checkVisitorIds(query);
+    if (query.visitorIds?.length === 0) return [];
     if (this.reader && this.inOrder && isInOrderRead(query)) {
       return this.reader.rows(this.inOrder, { afterSeq: query.afterSeq ?? 0, limit: query.limit }).map(storedEventOf);
     }
@@ -131,6 +135,7 @@ export class LibsqlEventRepo implements EventStore {
     if (query.account !== undefined) conditions.push(eq(events.account, query.account));
     if (query.profile !== undefined) conditions.push(eq(events.profile, query.profile));
     if (query.visitorId !== undefined) conditions.push(eq(events.visitorId, query.visitorId));
+    if (query.visitorIds !== undefined) conditions.push(inArray(events.visitorId, [...query.visitorIds]));
     if (query.event !== undefined) conditions.push(eq(events.event, query.event));
     if (query.traceId !== undefined) conditions.push(eq(events.traceId, query.traceId));
     if (query.from !== undefined) conditions.push(gte(events.receivedAt, query.from));

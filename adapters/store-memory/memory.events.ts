@@ -1,4 +1,5 @@
 import type { CollectedEvent, EventQuery, EventStore, StoredEvent } from "../../core/ports/index.ts";
+import { checkVisitorIds } from "../../core/ports/events.store.ts";
 
 /** Where an event passes a query's filters (shared with nothing else: the libSQL repo does it in SQL). */
 function matches(event: StoredEvent, query: EventQuery): boolean {
@@ -6,6 +7,7 @@ function matches(event: StoredEvent, query: EventQuery): boolean {
     (query.account === undefined || event.account === query.account) &&
     (query.profile === undefined || event.profile === query.profile) &&
     (query.visitorId === undefined || event.visitorId === query.visitorId) &&
+    (query.visitorIds === undefined || query.visitorIds.includes(event.visitorId)) &&
     (query.event === undefined || event.event === query.event) &&
     (query.traceId === undefined || event.traceId === query.traceId) &&
     (query.from === undefined || event.receivedAt >= query.from) &&
@@ -32,6 +34,7 @@ export class MemoryEventStore implements EventStore {
   }
 
   async query(query: EventQuery): Promise<StoredEvent[]> {
+    checkVisitorIds(query);
     const found: StoredEvent[] = [];
     const descending = query.order === "desc";
     for (let index = descending ? this.events.length - 1 : 0; index >= 0 && index < this.events.length && found.length < query.limit; index += descending ? -1 : 1) {

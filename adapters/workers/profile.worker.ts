@@ -3,7 +3,7 @@ import type { Stores } from "../../core/ports/stores.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { createLease } from "../runtime/lease.ts";
 import { describeError, type BackgroundWorker } from "../runtime/scheduler.ts";
-import { ProfileBatchError, type ProfilesService } from "../services/profiles.service.ts";
+import { ProfileBatchError, ProfileLeaseLost, type ProfilesService } from "../services/profiles.service.ts";
 
 const cursorKey = "profiles.cursor";
 
@@ -39,8 +39,14 @@ export function profileWorker(deps: {
         return configs.get(key) ?? null;
       };
       try {
-        await deps.profiles.applyBatch(events, configOf);
+        await deps.profiles.applyBatch(events, configOf, { stillHeld: () => lease.acquire() });
       } catch (error) {
+        // Another process took the lease over during the batch (it was longer than the lease): it applies
+        // these events from the cursor, which is its to move now.
+        if (error instanceof ProfileLeaseLost) {
+          deps.logger.warn("profile batch stopped: the profiles lease passed to another process", { firstSeq: (events[0] as { seq: number }).seq });
+          return 0;
+        }
         // A store failure stops the batch at one event; those before it are written, and the cursor stays
         // before the failed one, so it is retried.
         const failed = events[error instanceof ProfileBatchError ? error.applied : 0] as { seq: number };
@@ -48,6 +54,7 @@ export function profileWorker(deps: {
         await deps.stores.settings.set(cursorKey, String(failed.seq - 1));
         throw error;
       }
+      if (!(await lease.acquire())) return 0;
       await deps.stores.settings.set(cursorKey, String((events.at(-1) as { seq: number }).seq));
       return events.length;
     },

@@ -30,10 +30,22 @@ export interface StoredEvent extends CollectedEvent {
 }
 
 /** A filter over stored events; every given field must match. Times are inclusive. */
+/** The most visitor ids one EventQuery may name (one statement's worth). */
+export const maxVisitorIdsPerQuery = 500;
+
+/** Refuses a query naming more visitor ids than one statement takes: a caller asks in chunks. */
+export function checkVisitorIds(query: { readonly visitorIds?: readonly string[] }): void {
+  if (query.visitorIds && query.visitorIds.length > maxVisitorIdsPerQuery) {
+    throw new RangeError(`an event query names at most ${maxVisitorIdsPerQuery} visitor ids, not ${query.visitorIds.length}`);
+  }
+}
+
 export interface EventQuery {
   readonly account?: string;
   readonly profile?: string;
   readonly visitorId?: string;
+  /** Only events of one of these visitor ids (at most maxVisitorIdsPerQuery; none: no event). */
+  readonly visitorIds?: readonly string[];
   readonly event?: string;
   readonly traceId?: string;
   readonly from?: number;
