@@ -61,4 +61,23 @@ describe("visitor data in-process", () => {
       expect(Object.keys(data.metrics)).toEqual([engine === "demo-engine" ? "Lifetime event count" : "5201"]);
     }
   });
+
+  it("[DEC-MOM-02] an identifier that is not valid percent-encoding names no visitor: 404, not a 500; a TAPID entry still wins", async () => {
+    const service = await open();
+    const call = (path: string, init: RequestInit = {}) => service.app.handle(new Request(`${inProcessBase}${path}`, init));
+    const base = "/personalization/accounts/acme/profiles/main/engines/demo-engine/visitors";
+    for (const identifier of ["%FF", "%E0%A4%A", "a%"]) {
+      const answer = await call(`${base}/${identifier}`, { headers: page });
+      expect(answer.status).toBe(404);
+      expect(((await answer.json()) as { message: string }).message).toBeString();
+      const suppressed = await call(`${base}/${identifier}?suppressNotFound=true`, { headers: page });
+      expect(suppressed.status).toBe(200);
+    }
+    const visitor = `pct-${crypto.randomUUID()}`;
+    const event = await call("/event", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ svc_account: "acme", svc_profile: "main", svc_visitor_id: visitor, svc_event: "view" }) });
+    expect(event.status).toBe(200);
+    expect((await call("/admin/wait", { method: "POST", headers: { authorization: `Bearer ${service.deps.adminToken}` } })).status).toBe(200);
+    const withTapid = await call(`${base}/%FF`, { headers: { ...page, cookie: `TAPID=acme/main>${visitor}|` } });
+    expect(withTapid.status).toBe(200);
+  });
 });

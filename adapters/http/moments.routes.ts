@@ -54,7 +54,8 @@ export function momentsRoutes(deps: AppDeps) {
           account: params.account,
           profile: params.profile,
           engineId: params.engine,
-          visitorId: params.visitor,
+          // Elysia gives null for a segment it cannot percent-decode (`%FF`): an identifier no visitor has.
+          visitorId: (params.visitor as string | null) ?? null,
           suppressNotFound: query.suppressNotFound,
           ignoreTapid: query.ignoreTapid,
           referer: request.headers.get("referer"),

@@ -12,7 +12,8 @@ export interface MomentsQuery {
   readonly profile: string;
   readonly engineId: string;
   /** The path identifier (anonymous visitor ID) of the first form, or absent for the attribute form. */
-  readonly visitorId?: string;
+  /** The path's visitor identifier; null when it could not be decoded (bad percent-encoding), which no visitor has. */
+  readonly visitorId?: string | null;
   readonly attributeId?: string;
   readonly attributeValue?: string;
   readonly suppressNotFound?: string;
@@ -48,13 +49,14 @@ export class MomentsService {
     let visitorId: string;
     let usable: boolean;
     if (query.visitorId !== undefined) {
-      visitorId = query.visitorId;
+      let chosen = query.visitorId;
       // DEC-MOM-03: unless told to ignore it, the TAPID entry of this account/profile wins over the path.
       const tapid = ignoreTapid.value ? null : readCookieValue(query.cookieHeader, tapidCookieName);
       const fromTapid = tapid ? findTapidId(parseTapid(tapid), query.account, query.profile) : null;
       // An entry that cannot be a visitor id is ignored, as collection ignores it (DEC-COL-09).
-      if (fromTapid && isUsableVisitorId(fromTapid)) visitorId = fromTapid;
-      usable = isUsableVisitorId(visitorId);
+      if (fromTapid && isUsableVisitorId(fromTapid)) chosen = fromTapid;
+      usable = chosen !== null && isUsableVisitorId(chosen);
+      visitorId = chosen ?? "";
     } else {
       const lookup = readAttributeLookup(profileRecord.config, query.attributeId, query.attributeValue);
       if (!lookup.ok) return lookup;

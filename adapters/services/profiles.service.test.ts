@@ -382,6 +382,35 @@ describe("joins into a large group (DEC-PRO-03, VID-08)", () => {
   });
 });
 
+describe("visitor ID values the store keeps otherwise than JavaScript (VID-08)", () => {
+  it("an e-mail with a lone surrogate joins the same group every time in the libSQL store", async () => {
+    const { mkdtempSync, rmSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const { openLibsqlStores } = await import("../store-libsql/libsql.stores.ts");
+    const dir = mkdtempSync(join(tmpdir(), "svc-hub-profiles-surrogate-"));
+    const stores = await openLibsqlStores({ url: `file:${join(dir, "profiles.db")}` });
+    try {
+      await stores.tenancy.ensureAccount("acme", 0);
+      await stores.tenancy.putProfile("acme", config, 0);
+      const worker = profileWorker({ stores, profiles: new ProfilesService({ stores, policy }), logger: createMemoryLogger() });
+      const send = async (visitorId: string, data: Record<string, unknown>) => {
+        await stores.events.append([{ account: "acme", profile: "main", visitorId, visitorIdSource: "visitor_id", thirdPartyVisitorId: null, firstPartyVisitorId: null, event: "view", datasource: null, traceId: null, receivedAt: 1_000, data }]);
+        while ((await worker.runDue(0)) > 0);
+      };
+      await send("ls-a", { email_address: "lone\ud800@x.com" });
+      await send("ls-a", {});
+      await send("ls-z", { email_address: "lone\ud800@x.com" });
+      for (const member of ["ls-a", "ls-z", email("lone\ufffd@x.com")]) {
+        expect((await stores.profiles.findByMember("acme", "main", member))?.data.eventCount).toBe(3);
+      }
+    } finally {
+      await stores.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("profiles with two processes on one database", () => {
   it("two nodes working at once apply every event exactly once", async () => {
     const { mkdtempSync, rmSync } = await import("node:fs");

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { collectError } from "../errors/collect.errors.ts";
 import type { IdSource } from "../ports/ids.port.ts";
-import { parseTapid, serializeTapid } from "./tapid.rules.ts";
+import { loneSurrogate, parseTapid, serializeTapid } from "./tapid.rules.ts";
 import {
   buildKnownVisitorId,
   identifyVisitor,
@@ -237,6 +237,10 @@ describe("visitor ID attribute values (VID-08, DEC-COL-11)", () => {
       ["ann\u0000", null],
       ["v".repeat(maxVisitorIdLength), "v".repeat(maxVisitorIdLength)],
       ["v".repeat(maxVisitorIdLength + 1), null],
+      // As the store would keep it: a lone surrogate is U+FFFD, so the group is found again by the same value.
+      ["lone\ud800@x.com", "lone\ufffd@x.com"],
+      ["\udc00tail", "\ufffdtail"],
+      ["pair\ud83d\ude00", "pair\ud83d\ude00"],
     ];
     for (const [value, expected] of table) assert.equal(readVisitorIdValue(value), expected, JSON.stringify(value));
   });
@@ -247,6 +251,7 @@ describe("visitor ID attribute values (VID-08, DEC-COL-11)", () => {
         const read = readVisitorIdValue(value);
         if (read !== null) {
           assert.ok(read !== "" && isUsableVisitorId(read));
+          assert.ok(!new RegExp(loneSurrogate.source).test(read), "what a visitor ID value is read as has no lone surrogate");
           assert.ok(typeof value === "string" || typeof value === "number");
         }
       }),

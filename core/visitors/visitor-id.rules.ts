@@ -28,7 +28,9 @@ export function isUsableVisitorId(value: string): boolean {
  * every captured value finds its visitor.
  */
 export function readVisitorIdValue(value: unknown): string | null {
-  const text = typeof value === "string" ? value : numberAsIdText(value);
+  // A lone surrogate becomes U+FFFD, as in readVisitorIdParam: the store writes U+FFFD for it, so a group
+  // keyed by the raw text would not be found again, and the next event would start the group anew.
+  const text = typeof value === "string" ? value.replace(loneSurrogate, "\uFFFD") : numberAsIdText(value);
   return text !== null && text !== "" && isUsableVisitorId(text) ? text : null;
 }
 
