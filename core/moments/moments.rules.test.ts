@@ -49,6 +49,17 @@ const profile: VisitorProfile = {
 };
 
 describe("the visitor data answer (MOM-03..05, MOM-11, DEC-MOM-01/04)", () => {
+  it("an attribute of any name is answered under that name, __proto__ and constructor too", () => {
+    const names = ["__proto__", "constructor", "toString", "hasOwnProperty"];
+    const named: ProfileConfig = { ...config, attributes: names.map((name, index) => ({ id: 6000 + index, name, type: "number" as const, pii: false, enrichments: [] })) };
+    const selecting: EngineDefinition = { ...engine, audiences: [], badges: [], attributes: names.map((_, index) => 6000 + index) };
+    const values = Object.fromEntries(names.map((_, index) => [String(6000 + index), index + 1]));
+    const data = visitorDataFor({ account: "acme", profileName: "main", config: named, engine: selecting, profile: { ...profile, values } });
+    assert.equal(JSON.stringify(data.metrics), '{"__proto__":1,"constructor":2,"toString":3,"hasOwnProperty":4}');
+    assert.equal(Object.getPrototypeOf(data.metrics), Object.prototype);
+  });
+
+
   it("keys by names: selected items only, each in its section, PII never", () => {
     assert.deepEqual(visitorDataFor({ account: "acme", profileName: "main", config, engine, profile }), {
       audiences: ["Purchasers"],

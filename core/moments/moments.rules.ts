@@ -26,6 +26,14 @@ export interface TypedSections {
 }
 
 /**
+ * Sets `key` of a section keyed by attribute names or ids as an own property: a name is free text, and
+ * `section["__proto__"] = value` would set the object's prototype instead, leaving the value out of the answer.
+ */
+export function setKeyed<T>(section: Record<string, T>, key: string, value: T): void {
+  Object.defineProperty(section, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/**
  * MOM-03, DEC-MOM-04, DEC-PRV-01: puts a stored value in the section of its attribute's current type, when
  * it fits that type: metrics a finite number, properties a string, flags a boolean, dates an integer of
  * epoch milliseconds a Date can hold. A value stored before the attribute's type changed (12.5 under an
@@ -34,16 +42,16 @@ export interface TypedSections {
 export function placeAttributeValue(sections: TypedSections, type: AttributeType, key: string, value: unknown): void {
   switch (type) {
     case "number":
-      if (typeof value === "number" && Number.isFinite(value)) sections.metrics[key] = value;
+      if (typeof value === "number" && Number.isFinite(value)) setKeyed(sections.metrics, key, value);
       return;
     case "string":
-      if (typeof value === "string") sections.properties[key] = value;
+      if (typeof value === "string") setKeyed(sections.properties, key, value);
       return;
     case "boolean":
-      if (typeof value === "boolean") sections.flags[key] = value;
+      if (typeof value === "boolean") setKeyed(sections.flags, key, value);
       return;
     case "date":
-      if (typeof value === "number" && Number.isInteger(value) && Math.abs(value) <= maxEpochMs) sections.dates[key] = value;
+      if (typeof value === "number" && Number.isInteger(value) && Math.abs(value) <= maxEpochMs) setKeyed(sections.dates, key, value);
       return;
     case "badge":
       return;

@@ -41,6 +41,19 @@ const profile: VisitorProfile = {
 };
 
 describe("the visitor record (PRV-02, PRV-03, DEC-PRV-01)", () => {
+  it("[DEC-PRV-01] with prettyName=true, an attribute or a visitor ID attribute named __proto__ is in the record", () => {
+    const named: ProfileConfig = {
+      ...config,
+      visitorIdAttributes: [{ id: 5120, name: "__proto__", parameter: "email_address" }],
+      attributes: [{ id: 5201, name: "__proto__", type: "number", pii: false, enrichments: [] }],
+      audiences: [],
+    };
+    const record = buildVisitorRecord({ account: "acme", profileName: "main", config: named, profile, prettyName: true });
+    assert.equal(JSON.stringify(record.metrics), '{"__proto__":2}');
+    assert.equal(JSON.stringify(record.secondary_ids), '{"__proto__":"ann@example.com"}');
+  });
+
+
   it("[PRV-03, DEC-PRV-01] prettyName=false keys attributes, badges and secondary ids by id, audiences by UID; PII included", () => {
     assert.deepEqual(buildVisitorRecord({ account: "acme", profileName: "main", config, profile, prettyName: false }), {
       metrics: { "5201": 2 },

@@ -3,7 +3,7 @@
  * holds about the data subject, PII included, keyed by attribute ids or by names.
  */
 import type { AttributeDefinition, ProfileConfig } from "../config/config.model.ts";
-import { audienceUid, placeAttributeValue } from "../moments/moments.rules.ts";
+import { audienceUid, placeAttributeValue, setKeyed } from "../moments/moments.rules.ts";
 import { audiencesOf, isVisitOpen, type ProfilePolicy, type VisitorProfile } from "../profiles/profile.rules.ts";
 
 /** DEC-PRV-01: the seven sections, each present even when empty. */
@@ -52,7 +52,7 @@ export function buildVisitorRecord(input: {
   }
   for (const idAttribute of config.visitorIdAttributes) {
     const value = profile.visitorIds[String(idAttribute.id)];
-    if (value !== undefined) record.secondary_ids[keyOf(idAttribute)] = value;
+    if (value !== undefined) setKeyed(record.secondary_ids, keyOf(idAttribute), value);
   }
   return record;
 }
