@@ -80,4 +80,19 @@ describe("visitor data in-process", () => {
     const withTapid = await call(`${base}/%FF`, { headers: { ...page, cookie: `TAPID=acme/main>${visitor}|` } });
     expect(withTapid.status).toBe(200);
   });
+
+  it("[DEC-MOM-02] a query parameter given twice keeps its first value, as the privacy API reads it", async () => {
+    const service = await open();
+    const call = (path: string, init: RequestInit = {}) => service.app.handle(new Request(`${inProcessBase}${path}`, init));
+    const event = await call("/event", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ svc_account: "acme", svc_profile: "main", svc_visitor_id: `twice-${crypto.randomUUID()}`, svc_event: "view", email_address: "twice+1@example.com" }) });
+    expect(event.status).toBe(200);
+    expect((await call("/admin/wait", { method: "POST", headers: { authorization: `Bearer ${service.deps.adminToken}` } })).status).toBe(200);
+    const base = "/personalization/accounts/acme/profiles/main/engines/demo-engine";
+    const status = async (query: string) => (await call(`${base}?${query}`, { headers: page })).status;
+    expect(await status("attributeId=5120&attributeId=5121&attributeValue=twice%2B1%40example.com")).toBe(200);
+    expect(await status("attributeId=5121&attributeId=5120&attributeValue=twice%2B1%40example.com")).toBe(404);
+    expect(await status("attributeId=5120&attributeValue=twice%2B1%40example.com&attributeValue=other")).toBe(200);
+    expect(await status("attributeId=5120&attributeValue=twice+1%40example.com")).toBe(404);
+    expect(await status("attributeId=5120&attributeValue=nobody&suppressNotFound=true&suppressNotFound=false")).toBe(200);
+  });
 });

@@ -32,6 +32,17 @@ const responses = {
 };
 
 /**
+ * The query's parameters, each with its first value, as the privacy API reads them (Elysia's own `query`
+ * keeps the last of a repeated name). A lookup without a query string parses nothing.
+ */
+function firstValuesOf(request: Request) {
+  const at = request.url.indexOf("?");
+  const params = at < 0 ? null : new URLSearchParams(request.url.slice(at + 1).split("#", 1)[0]);
+  const first = (name: string) => params?.get(name) ?? undefined;
+  return { suppressNotFound: first("suppressNotFound"), ignoreTapid: first("ignoreTapid"), attributeId: first("attributeId"), attributeValue: first("attributeValue") };
+}
+
+/**
  * The visitor-data (moments) API: by anonymous visitor ID (MOM-01) or by visitor ID attribute (MOM-02).
  * Referer is checked against the engine's allow list; Origin gets CORS with credentials (DEC-MOM-04).
  */
@@ -49,8 +60,9 @@ export function momentsRoutes(deps: AppDeps) {
   return new Elysia({ name: "moments" })
     .get(
       `${base}/visitors/:visitor`,
-      ({ request, params, query, set }) =>
-        answer(request, set.headers, {
+      ({ request, params, set }) => {
+        const query = firstValuesOf(request);
+        return answer(request, set.headers, {
           account: params.account,
           profile: params.profile,
           engineId: params.engine,
@@ -60,7 +72,8 @@ export function momentsRoutes(deps: AppDeps) {
           ignoreTapid: query.ignoreTapid,
           referer: request.headers.get("referer"),
           cookieHeader: request.headers.get("cookie"),
-        }),
+        });
+      },
       {
         query: Query,
         detail: { tags: ["visitor data (moments)"], summary: "The visitor data of an anonymous visitor ID (headers Referer and Origin)", responses },
@@ -68,8 +81,9 @@ export function momentsRoutes(deps: AppDeps) {
     )
     .get(
       base,
-      ({ request, params, query, set }) =>
-        answer(request, set.headers, {
+      ({ request, params, set }) => {
+        const query = firstValuesOf(request);
+        return answer(request, set.headers, {
           account: params.account,
           profile: params.profile,
           engineId: params.engine,
@@ -78,7 +92,8 @@ export function momentsRoutes(deps: AppDeps) {
           suppressNotFound: query.suppressNotFound,
           referer: request.headers.get("referer"),
           cookieHeader: request.headers.get("cookie"),
-        }),
+        });
+      },
       {
         query: Query,
         detail: { tags: ["visitor data (moments)"], summary: "The visitor data of a known visitor, by visitor ID attribute (attributeId, attributeValue)", responses },
