@@ -25,6 +25,24 @@ export interface ImportedFilesErasure extends Record<string, number> {
   readonly importsUnfinished: number;
 }
 
+/**
+ * A deletion that must wait: an import of its account/profile has not finished (on another node, or one
+ * whose holder died and whose lease has not expired yet). Erasing now would leave the rows the import has
+ * still to read, and it would write the visitor back after the deletion said SUCCESS.
+ */
+export class ImportsStillRunning extends Error {
+  override readonly name = "ImportsStillRunning";
+  constructor(readonly files: readonly string[]) {
+    super(`imports not finished: ${files.join(", ")}`);
+  }
+}
+
+/** Throws ImportsStillRunning while an import of the transaction's account/profile has not finished. */
+export async function checkNoImportRunning(stores: Stores, transaction: PrivacyTransaction): Promise<void> {
+  const running = (await stores.files.unfinished()).filter((record) => record.account === transaction.account && record.profile === transaction.profile);
+  if (running.length > 0) throw new ImportsStillRunning(running.map((record) => record.name));
+}
+
 /** A byte range [start, end) of a file: one CSV record with its line end. */
 type Range = readonly [number, number];
 
@@ -47,8 +65,9 @@ const temporarySuffix = ".erasing";
  * before the rename leaves the original and a stray copy, which the next run removes before it erases again.
  * Running it again finds nothing more to remove.
  *
- * An import still running reads its file by position, so its file is left alone (the deletion worker
- * finishes this node's imports before it erases; what is left is counted in `importsUnfinished`).
+ * An import still running reads its file by position, so its file is left alone. The deletion worker finishes
+ * this node's imports before it erases and waits for the others' (checkNoImportRunning); one that started in
+ * between is counted in `importsUnfinished`.
  * Files refused at the drop folder (`inbox/.../rejected/`) were never imported and stay the operator's.
  */
 export async function eraseFromImportedFiles(

@@ -10,7 +10,7 @@ import { visitorRecordAnswer, type VisitorRecordAnswer } from "../../core/privac
 import type { ProfilePolicy } from "../../core/profiles/profile.rules.ts";
 import { err, ok, type Result } from "../../core/result.ts";
 import type { TimingPreset } from "../../core/timing/timing.presets.ts";
-import { eraseFromImportedFiles, type ImportedFilesErasure, type ImportedFilesEraserDeps } from "./imported-files.eraser.ts";
+import { checkNoImportRunning, eraseFromImportedFiles, type ImportedFilesErasure, type ImportedFilesEraserDeps } from "./imported-files.eraser.ts";
 
 export interface PrivacyServiceDeps {
   readonly stores: Stores;
@@ -235,6 +235,7 @@ async function removeGroup(stores: Stores, group: FoundGroup): Promise<ErasureCo
  * removes nothing more and fails nothing.
  */
 export async function eraseVisitor(deps: ImportedFilesEraserDeps, transaction: PrivacyTransaction): Promise<ErasureCounts & ImportedFilesErasure> {
+  await checkNoImportRunning(deps.stores, transaction);
   const group = await findGroup(deps.stores, transaction);
   const visitorIds = visitorIdsOfGroup(group.account, group.profile, group);
   const files = await eraseFromImportedFiles(deps, transaction, visitorIds);

@@ -8,7 +8,7 @@ import { eraseVisitor, privacyAuditRecord } from "../services/privacy.service.ts
 import { ProfilesService } from "../services/profiles.service.ts";
 import { createMemoryStores } from "../store-memory/memory.stores.ts";
 import { profileWorker } from "./profile.worker.ts";
-import { visitorDeletionWorker } from "./visitor-deletion.worker.ts";
+import { importWaitMs, visitorDeletionWorker } from "./visitor-deletion.worker.ts";
 
 /** A data directory without kept import files: these tests are about the worker and the store. */
 const noKeptFiles = join(tmpdir(), "svc-hub-no-kept-files");
@@ -130,6 +130,36 @@ describe("the visitor deletion worker (PRV-09, PRV-10, DEC-PRV-04)", () => {
     may = true;
     expect(await worker.runDue(3_000)).toBe(1);
     expect((await stores.privacy.find("acme", "main", "t1"))?.state).toBe("SUCCESS");
+  });
+
+  it("waits, erasing nothing and counting no failure, while an import of the profile has not finished (another node's, or a dead holder's lease)", async () => {
+    const stores = await storesWithProfile();
+    const { deletions } = workersOf(stores);
+    await stores.events.append([event("anon-1", { email_address: "ann@example.com" })]);
+    const importing = {
+      id: "0".repeat(24),
+      account: "acme",
+      profile: "main",
+      name: "purchases_2.csv",
+      prefix: "purchases",
+      createdAt: 0,
+      nodeId: "other-node",
+      file: { size: 0, checksum: "", sourceType: "upload" as const, sourceHost: "host", lineCount: 0 },
+      status: [{ state: "PROCESSING" as const, at: 0 }],
+      finished: false,
+      progress: null,
+    };
+    await stores.files.create(importing);
+    await request(stores);
+    expect(await deletions.runDue(3_000)).toBe(0);
+    expect(await stores.privacy.find("acme", "main", "t1")).toMatchObject({ state: "PENDING", attempts: 0, runAt: 3_000 + importWaitMs });
+    expect((await stores.events.query({ limit: 10 })).length).toBe(1);
+    expect(await deletions.nextDueAt()).toBe(3_000 + importWaitMs);
+    // The import ends (its rows would be events by then); the deletion runs at its next look.
+    await stores.files.update({ ...importing, status: [...importing.status, { state: "PROCESSED" as const, at: 4_000 }], finished: true });
+    expect(await deletions.runDue(3_000 + importWaitMs)).toBe(1);
+    expect(await stores.privacy.find("acme", "main", "t1")).toMatchObject({ state: "SUCCESS" });
+    expect(await stores.events.query({ limit: 10 })).toEqual([]);
   });
 
   it("a WAL checkpoint that could not finish is tried again at the next look", async () => {

@@ -2,10 +2,13 @@ import { deletionRetryPolicy, lifecycleOf, transitionPrivacy, type DeletionRetry
 import type { PrivacyStore, PrivacyTransaction } from "../../core/ports/privacy.store.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { describeError, type BackgroundWorker } from "../runtime/scheduler.ts";
+import { ImportsStillRunning } from "../services/imported-files.eraser.ts";
 import { privacyAuditRecord, type ErasureCounts } from "../services/privacy.service.ts";
 
 /** Deletions run per look, so one pass stays short however many are waiting. */
 const batchSize = 20;
+/** How long (virtual clock) a deletion waits before it looks again at imports of its profile still running. */
+export const importWaitMs = 5_000;
 
 export interface VisitorDeletionWorkerDeps {
   readonly store: PrivacyStore;
@@ -72,6 +75,12 @@ export function visitorDeletionWorker(deps: VisitorDeletionWorkerDeps): Backgrou
         audit: privacyAuditRecord(transaction, "deletion-succeeded", now, counts),
       });
     } catch (error) {
+      if (error instanceof ImportsStillRunning) {
+        // Not a failure: nothing was erased, and the deletion runs once the imports are done.
+        deps.logger.info("visitor deletion waits for imports to finish", { transaction: transaction.id, files: error.files });
+        await deps.store.retryDeletion(transaction.id, transaction.attempts, now + importWaitMs);
+        return false;
+      }
       return settleFailed(transaction, now, error);
     }
   }
