@@ -583,11 +583,32 @@ describe("the drop folder (DEC-FIL-02, DEC-OPS-04)", () => {
     expect(await service().pickUpDropped()).toBe(0);
     expect(readdirSync(inbox).sort()).toEqual([`.importing.${process.pid}.0123abcd.purchases_32.csv`, ".importing.4194305.0123abcd.purchases_31.csv"].sort());
 
+    // Both are given back once old enough: the second names this process's id but is none of its claims (an
+    // earlier process given the same id, as PID 1 in a container after a restart).
     const imports = service({ claimGiveBackMs: 0 });
-    expect(await imports.pickUpDropped()).toBe(1);
+    expect(await imports.pickUpDropped()).toBe(2);
     while ((await imports.processNext()) > 0);
     expect((await stores.files.find("acme", "main", "purchases_31.csv"))?.status.at(-1)).toMatchObject({ state: "PROCESSED", counts: { succeeded: 1 } });
-    expect(readdirSync(inbox)).toEqual([`.importing.${process.pid}.0123abcd.purchases_32.csv`]);
+    expect((await stores.files.find("acme", "main", "purchases_32.csv"))?.status.at(-1)).toMatchObject({ state: "PROCESSED" });
+    expect(readdirSync(inbox)).toEqual([]);
+  });
+
+  test("a dropped file whose receipt failed on a store error is given back and imported at a later look, without a restart", async () => {
+    const inbox = join(dataDir, "inbox", "acme", "main");
+    mkdirSync(inbox, { recursive: true });
+    writeFileSync(join(inbox, "purchases_33.csv"), `${header}bob,2,2024-01-31 09:30\n`);
+    const create = stores.files.create.bind(stores.files);
+    stores.files.create = async () => {
+      throw new Error("SQLITE_BUSY: database is locked");
+    };
+    const imports = service();
+    await expect(imports.pickUpDropped()).rejects.toThrow("SQLITE_BUSY");
+    expect(readdirSync(inbox).filter((name) => name.startsWith(".importing."))).toHaveLength(1);
+    stores.files.create = create;
+    expect(await imports.pickUpDropped()).toBe(1);
+    while ((await imports.processNext()) > 0);
+    expect((await stores.files.find("acme", "main", "purchases_33.csv"))?.status.at(-1)).toMatchObject({ state: "PROCESSED", counts: { succeeded: 1 } });
+    expect(readdirSync(inbox)).toEqual([]);
   });
 });
 

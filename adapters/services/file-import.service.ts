@@ -301,7 +301,7 @@ export class FileImportService {
       for (const profile of directoriesIn(join(inbox, account))) {
         const folder = join(inbox, account, profile);
         let entries = entriesOf(folder);
-        if ((await this.giveBackAbandoned(folder, entries)) > 0) entries = entriesOf(folder);
+        if ((await this.giveBackAbandoned(folder, entries, account, profile)) > 0) entries = entriesOf(folder);
         const settleMs = this.deps.dropSettleMs ?? dropSettleMs;
         const now = (this.deps.settleClock ?? Date.now)();
         const names = entries
@@ -318,21 +318,34 @@ export class FileImportService {
           // Renaming first claims the file: of two nodes sharing the folder, one wins and the other skips it.
           // The claim names its process and the file, so a claim its process left is given back (below).
           const claimed = join(folder, `${claimPrefix}${process.pid}.${randomBytes(4).toString("hex")}.${name}`);
+          activeClaims.add(claimed);
           try {
-            await rename(join(folder, name), claimed);
-          } catch {
-            continue;
+            try {
+              await rename(join(folder, name), claimed);
+            } catch {
+              continue;
+            }
+            taken += 1;
+            let received: Awaited<ReturnType<FileImportService["receive"]>>;
+            try {
+              received = await this.receive(account, profile, name, "file", readLazily(claimed));
+            } catch (error) {
+              // The store failed (busy, full): the claim is given back at a later look, once no import of the
+              // name is left unfinished, and taken again then. Without this it stayed hidden until a restart.
+              failedClaims.add(claimed);
+              throw error;
+            }
+            if (received.ok && currentState(received.value) !== "DOWNLOADING") {
+              await rm(claimed, { force: true });
+              continue;
+            }
+            const reason = received.ok ? "it could not be stored" : received.error.message;
+            this.deps.logger.warn("dropped file refused", { account, profile, file: name, reason });
+            const kept = await moveToRejected(folder, claimed, name);
+            if (kept !== name) this.deps.logger.info("rejected file kept under another name", { account, profile, file: name, as: kept });
+          } finally {
+            activeClaims.delete(claimed);
           }
-          taken += 1;
-          const received = await this.receive(account, profile, name, "file", readLazily(claimed));
-          if (received.ok && currentState(received.value) !== "DOWNLOADING") {
-            await rm(claimed, { force: true });
-            continue;
-          }
-          const reason = received.ok ? "it could not be stored" : received.error.message;
-          this.deps.logger.warn("dropped file refused", { account, profile, file: name, reason });
-          const kept = await moveToRejected(folder, claimed, name);
-          if (kept !== name) this.deps.logger.info("rejected file kept under another name", { account, profile, file: name, as: kept });
         }
       }
     }
@@ -340,23 +353,34 @@ export class FileImportService {
   }
 
   /**
-   * Claims left in a drop folder by a process that stopped while it received them (`.importing.<pid>.…`):
-   * renamed back to the dropped file's name, so the next look takes it again (its import failed to download
-   * and may be received again). A claim is given back when its process is not alive on this machine and it
-   * was made more than `claimGiveBackMs` ago: a node of another machine sharing the folder may still be
-   * reading it until then.
+   * Claims left in a drop folder (`.importing.<pid>.…`), renamed back to the dropped file's name so the next
+   * look takes it again (its import failed to download and may be received again):
+   * - one whose receipt in this process failed with an error, once no import of its name is unfinished (a
+   *   record the failed receipt left is first failed as a download by processNext; taken again before that,
+   *   the file would be refused as a name being imported);
+   * - one left by a process that stopped while it received it: its process is not alive on this machine (or
+   *   it names this process's id but is none of its claims: a restart given the same id, as PID 1 in a
+   *   container) and it was made more than `claimGiveBackMs` ago, since a node of another machine sharing the
+   *   folder may still be reading it until then.
    */
-  private async giveBackAbandoned(folder: string, entries: readonly Dirent[]): Promise<number> {
+  private async giveBackAbandoned(folder: string, entries: readonly Dirent[], account: string, profile: string): Promise<number> {
     let givenBack = 0;
     for (const entry of entries) {
       const match = claimPattern.exec(entry.name);
       if (!entry.isFile() || !match) continue;
       const pid = Number(match[1]);
-      if (pid === process.pid || processIsAlive(pid)) continue;
       const claimed = join(folder, entry.name);
-      const claimedAt = await stat(claimed).then((found) => found.ctimeMs, () => null);
-      if (claimedAt === null || Date.now() - claimedAt < (this.deps.claimGiveBackMs ?? claimGiveBackMs)) continue;
       const name = match[2] as string;
+      if (activeClaims.has(claimed)) continue;
+      if (failedClaims.has(claimed)) {
+        const record = await this.deps.stores.files.find(account, profile, name);
+        if (record && !record.finished) continue;
+        failedClaims.delete(claimed);
+      } else {
+        if (pid !== process.pid && processIsAlive(pid)) continue;
+        const claimedAt = await stat(claimed).then((found) => found.ctimeMs, () => null);
+        if (claimedAt === null || Date.now() - claimedAt < (this.deps.claimGiveBackMs ?? claimGiveBackMs)) continue;
+      }
       // A file dropped again under the same name meanwhile stays as it is.
       const given = await moveWithoutReplacing(claimed, join(folder, name));
       if (given) givenBack += 1;
@@ -541,6 +565,14 @@ export class FileImportService {
     return rowsRead;
   }
 }
+
+/**
+ * Drop-folder claims this process is receiving now, whichever service instance made them: any other claim
+ * naming this process's id is left over (from an earlier process given the same id).
+ */
+const activeClaims = new Set<string>();
+/** Claims of this process whose receipt failed with an error (the store busy or full): given back once nothing imports the name. */
+const failedClaims = new Set<string>();
 
 /** A drop folder's claim on a file: `.importing.<pid>.<random>.<the file's name>`. */
 const claimPrefix = ".importing.";
