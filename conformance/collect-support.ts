@@ -5,6 +5,7 @@
 import type { HttpAnswer, RequestOptions } from "../harness/client.ts";
 import { about, expectEqual, expectHeader, expectStatus, expectTrue, fail, isPlainObject, jsonObject } from "../harness/expect.ts";
 import type { ScenarioContext } from "../harness/scenario.ts";
+import { advanceClock } from "./admin-support.ts";
 
 /** An event as svc-hub's admin events query shows it. */
 export interface StoredEventView {
@@ -53,17 +54,13 @@ export async function expectNotStored(ctx: ScenarioContext, traceId: string): Pr
 }
 
 /**
- * Lets the rate window of one second pass: on the virtual clock when the admin API is there, else in real
+ * Lets the rate window of one second pass: on svc-hub's virtual clock when the target has it, else in real
  * time. Scenarios send events quickly one after another, so a valid event can meet the limit of 100 per
  * second that the suite itself filled (COL-15); that is the suite's load, not the scenario's subject.
  */
 export async function letRateWindowPass(ctx: ScenarioContext): Promise<void> {
-  if (ctx.target.adminToken) {
-    const answer = await ctx.base.post("/admin/clock/advance", { headers: ctx.adminHeaders(), json: { by: "1s" } });
-    expectStatus(answer, 200);
-  } else {
-    await new Promise((resolve) => setTimeout(resolve, 1100));
-  }
+  if (ctx.hasClock) await advanceClock(ctx, "1s");
+  else await new Promise((resolve) => setTimeout(resolve, 1100));
 }
 
 /** Sends one request to the collection endpoint; a 429 of the suite's own load is waited out and retried. */
@@ -84,7 +81,7 @@ export const collectPost = (ctx: ScenarioContext, json: unknown, options: Omit<R
 /** COL-04: a refusal is the status, an empty body and an X-Error header (with this text, when given). */
 export function expectRefusal(answer: HttpAnswer, status: number, xError?: string | RegExp): string {
   expectStatus(answer, status);
-  expectEqual(answer.text, "", `${answer.request}: the body of a refusal`);
+  expectTrue(answer.bytes.byteLength === 0, "the body of a refusal must be empty", answer);
   return expectHeader(answer, "x-error", xError ?? /\S/);
 }
 

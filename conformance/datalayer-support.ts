@@ -1,11 +1,13 @@
 /**
  * Helpers of the hosted data layer scenarios (DLE-*, DEC-DLE-*). Black-box: HTTP only, through the harness
- * client; the admin calls (virtual clock, wait) are svc-hub's and used only by scenarios that declare them.
+ * client; the admin calls (POST /admin/wait, svc-hub's virtual clock) are used only by scenarios that declare
+ * them (needs "admin", "svc-hub-clock").
  */
 import { ScenarioFailure, type HttpAnswer, type RequestOptions } from "../harness/client.ts";
 import { expectEqual, expectErrorBody, expectHeader, expectStatus, expectTrue, jsonObject } from "../harness/expect.ts";
 import type { ScenarioContext } from "../harness/scenario.ts";
 import { loginV1, type V1Session } from "../harness/sessions.ts";
+import { advanceClock, isShortTiming, readClock, waitForBackgroundWork } from "./admin-support.ts";
 
 export const invalidRequestMessage = "Invalid request submission. Please check supplied parameters or request body.";
 export const listTooLargeMessage = "Invalid request submission. Data layer list size exceeds maximum permissible (1000).";
@@ -85,9 +87,15 @@ export class DataLayerApi {
     expectPending(await this.upload(dlId, { json }), 201);
   }
 
-  /** Deletes each data layer that still exists (best effort), so a target's list does not grow run after run. */
+  /**
+   * Deletes each data layer that still exists (best effort: answers and failures are not judged), so a target's
+   * list does not grow run after run. Sent through the cleanup client, 25 at a time: it still runs after the
+   * scenario was abandoned at its time limit, from a `finally`.
+   */
   async cleanUp(dlIds: readonly string[]): Promise<void> {
-    for (const dlId of dlIds) await this.remove(dlId);
+    for (let start = 0; start < dlIds.length; start += 25) {
+      await Promise.all(dlIds.slice(start, start + 25).map((dlId) => this.ctx.cleanupBase.delete(this.path(dlId), this.options()).catch(() => undefined)));
+    }
   }
 }
 
@@ -117,35 +125,15 @@ export async function statusOf(api: DataLayerApi, dlId: string): Promise<string>
 }
 
 /**
- * How far to move the virtual clock so that every accepted change is due (DEC-DLE-06): the longest delay
- * of the target's timing preset (svc-hub's admin clock names it), with room to spare.
- */
-async function publishAdvance(ctx: ScenarioContext): Promise<string> {
-  const clock = await ctx.base.get("/admin/clock", { headers: ctx.adminHeaders() });
-  expectStatus(clock, 200);
-  const timing = jsonObject(clock).timing;
-  return timing === "instant" || timing === "fast" ? "5s" : "61m";
-}
-
-export async function advanceClock(ctx: ScenarioContext, by: string): Promise<void> {
-  expectStatus(await ctx.base.post("/admin/clock/advance", { headers: ctx.adminHeaders(), json: { by } }), 200);
-}
-
-/** Runs the background work that is due now (svc-hub's POST /admin/wait). */
-export async function drain(ctx: ScenarioContext): Promise<void> {
-  const answer = await ctx.base.post("/admin/wait", { headers: ctx.adminHeaders() });
-  expectStatus(answer, 200);
-}
-
-/**
- * Moves the virtual clock past every pending change's delay and waits for the publisher. A move of 30
- * minutes or more ends idle sessions (DEC-SES-02), so the APIs given log in again after it.
+ * Moves svc-hub's virtual clock past every pending change's delay (DEC-DLE-06: the longest delay of the timing
+ * preset the clock names, with room to spare) and waits for the publisher (DEC-OPS-04). A move of 30 minutes or
+ * more ends idle sessions (DEC-SES-02), so the APIs given log in again after it.
  */
 export async function publishPending(ctx: ScenarioContext, ...apis: DataLayerApi[]): Promise<void> {
-  const by = await publishAdvance(ctx);
-  await advanceClock(ctx, by);
-  await drain(ctx);
-  if (by !== "5s") for (const api of apis) await api.relogin();
+  const short = isShortTiming((await readClock(ctx)).timing);
+  await advanceClock(ctx, short ? "5s" : "61m");
+  await waitForBackgroundWork(ctx);
+  if (!short) for (const api of apis) await api.relogin();
 }
 
 /** A JSON object nested exactly `levels` deep (DEC-DLE-03: the top object is level 1, an array is a level). */

@@ -1,6 +1,6 @@
 /**
  * FIL-01..12, FIL-ERR-01..07, LIM-04, DEC-FIL-01..06: file import and the file status API (v1 and v2).
- * Files are uploaded through svc-hub's admin API (DEC-OPS-04) with names no other scenario uses, and read
+ * Files are uploaded through the admin upload route (DEC-OPS-04) with names no other scenario uses, and read
  * back through the status API once `POST /admin/wait` has drained the import. Files of the fixtures' file
  * definition (TargetFixtures.fileDefinition; demo.md: acme/main, prefix `purchases`, visitor ID column
  * `email` → 5120, `amount` number, `purchased_at` date `yyyy-MM-dd HH:mm`, event `purchase`) are imported;
@@ -13,6 +13,7 @@ import type { HttpAnswer } from "../harness/client.ts";
 import { deepEqual, expectEqual, expectErrorBody, expectHeader, expectStatus, expectTrue, fail, isNonEmptyString, isPlainObject, jsonArray, jsonField, jsonObject } from "../harness/expect.ts";
 import { defineScenarios, type ScenarioContext } from "../harness/scenario.ts";
 import { loginV1 } from "../harness/sessions.ts";
+import { waitForBackgroundWork } from "./admin-support.ts";
 import { queryEvents } from "./collect-support.ts";
 
 interface DateView {
@@ -214,14 +215,10 @@ async function upload(ctx: ScenarioContext, name: string, text: string | Uint8Ar
   });
 }
 
-async function waitForImports(ctx: ScenarioContext): Promise<void> {
-  expectStatus(await ctx.base.post("/admin/wait", { headers: ctx.adminHeaders() }), 200);
-}
-
 /** Uploads, waits, and answers the record as v1 reads it. */
 async function importFile(ctx: ScenarioContext, name: string, text: string | Uint8Array, api?: FilesApi): Promise<FileRecord> {
   expectStatus(await upload(ctx, name, text), 202);
-  await waitForImports(ctx);
+  await waitForBackgroundWork(ctx);
   return (api ?? (await v1Api(ctx))).record(name);
 }
 
@@ -330,7 +327,7 @@ export const fileScenarios = defineScenarios("files", [
     async run(ctx) {
       const prefix = uniquePrefix(ctx, "cnt");
       for (const id of ["2024-01-01", "2024-01-02"]) expectStatus(await upload(ctx, `${prefix}_${id}.csv`, "a,b\n"), 202);
-      await waitForImports(ctx);
+      await waitForBackgroundWork(ctx);
       const api = await v1Api(ctx);
       const created = Date.parse((await api.record(`${prefix}_2024-01-01.csv`)).created_at.$date);
       expectEqual(await api.countOf({ filePrefix: prefix, ...windowAround(created) }), 2, "count");
@@ -344,14 +341,14 @@ export const fileScenarios = defineScenarios("files", [
       const names = [`${prefix}_2024-01-01.csv`, `${prefix}_2024-01-02.csv`, `${prefix}_2024-01-03.csv`];
       for (const name of names) {
         expectStatus(await upload(ctx, name, "a,b\n"), 202);
-        await waitForImports(ctx);
+        await waitForBackgroundWork(ctx);
       }
       // Neither of these is in the group: another prefix, and a name that only starts like it (which an
       // implementation may refuse outright, as it is no <prefix>_<id>.csv at all: FIL-10).
       expectStatus(await upload(ctx, `${prefix}x_2024-01-01.csv`, "a\n"), 202);
       const bare = await upload(ctx, `${prefix}.csv`, "a\n");
       expectTrue(bare.status === 202 || bare.status === 400, `${prefix}.csv is taken (202) or refused (400), not ${bare.status}`);
-      await waitForImports(ctx);
+      await waitForBackgroundWork(ctx);
       const api = await v1Api(ctx);
       const created = Date.parse((await api.record(names[0] as string)).created_at.$date);
       const records = await api.records({ filePrefix: prefix, ...windowAround(created) });
@@ -367,7 +364,7 @@ export const fileScenarios = defineScenarios("files", [
     async run(ctx) {
       const prefix = uniquePrefix(ctx, "fmt");
       expectStatus(await upload(ctx, `${prefix}_1.csv`, "a\n"), 202);
-      await waitForImports(ctx);
+      await waitForBackgroundWork(ctx);
       const v1 = await v1Api(ctx);
       const created = Date.parse((await v1.record(`${prefix}_1.csv`)).created_at.$date);
       const local = (ms: number, offsetMinutes: number) => new Date(ms + offsetMinutes * 60_000).toISOString();
@@ -396,7 +393,7 @@ export const fileScenarios = defineScenarios("files", [
     async run(ctx) {
       const prefix = uniquePrefix(ctx, "one");
       for (const name of [`${prefix}_1.csv`, `${prefix}_2.csv`, `${prefix}more_1.csv`, `${prefix}-b_1.csv`]) expectStatus(await upload(ctx, name, "a\n"), 202);
-      await waitForImports(ctx);
+      await waitForBackgroundWork(ctx);
       const api = await v2Api(ctx);
       const created = Date.parse((await api.record(`${prefix}_1.csv`)).created_at.$date);
       const window = windowAround(created);
@@ -652,7 +649,7 @@ export const fileScenarios = defineScenarios("files", [
       expectHeader(again, "content-type", /^application\/json\b/);
       const body = jsonObject(again);
       expectTrue(Object.keys(body).length === 1 && typeof body.message === "string" && body.message !== "", `409 body is {"message"}`, again);
-      await waitForImports(ctx);
+      await waitForBackgroundWork(ctx);
       expectEqual(await (await v1Api(ctx)).record(file.name), first, "the first import's record");
     },
   },
@@ -706,7 +703,7 @@ export const fileScenarios = defineScenarios("files", [
       expectEqual(accepted.file.source.type, "upload", "file.source.type");
       expectTrue(accepted.file.source.host !== "", "file.source.host must name the host", answer);
       expectTrue(!accepted.status.some((entry) => entry.state === "PROCESSED") || deepEqual(accepted.status.map((entry) => entry.state), completed), `states must come in the order ${completed.join(", ")}`, answer);
-      await waitForImports(ctx);
+      await waitForBackgroundWork(ctx);
       const record = await (await v2Api(ctx)).record(file.name);
       expectEqual(record._id, accepted._id, "_id");
       expectEqual(record.created_at, accepted.created_at, "created_at");
@@ -729,7 +726,7 @@ export const fileScenarios = defineScenarios("files", [
     async run(ctx) {
       const prefix = uniquePrefix(ctx, "many");
       for (let index = 1; index <= 51; index += 1) expectStatus(await upload(ctx, `${prefix}_${String(index).padStart(3, "0")}.csv`, "a\n"), 202);
-      await waitForImports(ctx);
+      await waitForBackgroundWork(ctx);
       const api = await v1Api(ctx);
       const created = Date.parse((await api.record(`${prefix}_001.csv`)).created_at.$date);
       const window = windowAround(created);

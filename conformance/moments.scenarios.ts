@@ -2,6 +2,7 @@ import fc from "fast-check";
 import type { HttpAnswer } from "../harness/client.ts";
 import { expectEqual, expectHeader, expectStatus, expectTrue, fail, isPlainObject, isString, jsonField, jsonObject } from "../harness/expect.ts";
 import { defineScenarios, type ScenarioContext } from "../harness/scenario.ts";
+import { waitForBackgroundWork } from "./admin-support.ts";
 import { collect } from "./collect-support.ts";
 
 /** The engines' allow list holds example.com (TargetFixtures.engines), so a page on one of its subdomains may ask. */
@@ -28,11 +29,11 @@ async function sendEvent(ctx: ScenarioContext, visitorId: string, params: Record
 }
 
 /**
- * Reads the visitor once the service has processed the events sent before: after svc-hub's wait call when
- * the admin API is there, otherwise by asking again until the answer holds what `ready` looks for.
+ * Reads the visitor once the service has processed the events sent before: after the wait call (DEC-OPS-04)
+ * when the admin token is given, otherwise by asking again until the answer holds what `ready` looks for.
  */
 async function readVisitor(ctx: ScenarioContext, path: string, ready: (answer: HttpAnswer) => boolean, headers: Record<string, string> = page): Promise<HttpAnswer> {
-  if (ctx.target.adminToken) expectStatus(await ctx.base.post("/admin/wait", { headers: ctx.adminHeaders() }), 200);
+  if (ctx.target.adminToken) await waitForBackgroundWork(ctx);
   const deadline = Date.now() + 30_000;
   for (;;) {
     const answer = await ctx.moments.get(path, { headers });

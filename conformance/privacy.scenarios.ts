@@ -2,6 +2,7 @@ import fc from "fast-check";
 import type { HttpAnswer } from "../harness/client.ts";
 import { expectEqual, expectErrorBody, expectHeader, expectStatus, expectTrue, fail, isNonEmptyString, isPlainObject, jsonField, jsonObject } from "../harness/expect.ts";
 import { defineScenarios, type ScenarioContext } from "../harness/scenario.ts";
+import { advanceClock, isShortTiming, readClock, waitForBackgroundWork } from "./admin-support.ts";
 import { collect, queryEvents } from "./collect-support.ts";
 
 /** The id of the e-mail visitor ID attribute of the fixtures (demo: 5120 email_address). */
@@ -121,11 +122,11 @@ async function sendEvent(ctx: ScenarioContext, visitorId: string, params: Record
 }
 
 /**
- * Reads the visitor once the events sent before are applied: after svc-hub's wait call when the admin API
- * is there, otherwise by asking again until it is found.
+ * Reads the visitor once the events sent before are applied: after the wait call (DEC-OPS-04) when the admin
+ * token is given, otherwise by asking again until it is found.
  */
 async function readVisitor(ctx: ScenarioContext, api: PrivacyApi, value: string, options: { attributeId?: string; prettyName?: string } = {}): Promise<HttpAnswer> {
-  if (ctx.target.adminToken) await drain(ctx);
+  if (ctx.target.adminToken) await waitForBackgroundWork(ctx);
   const deadline = Date.now() + 30_000;
   for (;;) {
     const answer = await api.visitor(value, options);
@@ -134,32 +135,15 @@ async function readVisitor(ctx: ScenarioContext, api: PrivacyApi, value: string,
   }
 }
 
-async function drain(ctx: ScenarioContext): Promise<void> {
-  expectStatus(await ctx.base.post("/admin/wait", { headers: ctx.adminHeaders() }), 200);
-}
-
-async function advanceClock(ctx: ScenarioContext, by: string): Promise<void> {
-  expectStatus(await ctx.base.post("/admin/clock/advance", { headers: ctx.adminHeaders(), json: { by } }), 200);
-}
-
 /**
  * Moves svc-hub's virtual clock past the deletion delay of its timing preset (LIM-05, DEC-PRV-04) and
  * waits for the deletion worker. A move of days outlives the tokens, so the APIs given get new ones.
  */
 async function runDueDeletions(ctx: ScenarioContext, ...apis: PrivacyApi[]): Promise<void> {
-  const timing = await timingOf(ctx);
-  const by = timing === "instant" || timing === "fast" ? "5s" : "4d";
-  await advanceClock(ctx, by);
-  await drain(ctx);
-  if (by !== "5s") for (const api of apis) await api.renew();
-}
-
-/** The timing preset svc-hub's clock names (DEC-OPS-02), or undefined when it names none. */
-async function timingOf(ctx: ScenarioContext): Promise<string | undefined> {
-  const clock = await ctx.base.get("/admin/clock", { headers: ctx.adminHeaders() });
-  expectStatus(clock, 200);
-  const timing = jsonObject(clock).timing;
-  return typeof timing === "string" ? timing : undefined;
+  const short = isShortTiming((await readClock(ctx)).timing);
+  await advanceClock(ctx, short ? "5s" : "4d");
+  await waitForBackgroundWork(ctx);
+  if (!short) for (const api of apis) await api.renew();
 }
 
 function expectVisitorAnswer(answer: HttpAnswer): VisitorAnswer {
@@ -293,7 +277,7 @@ export const privacyScenarios = defineScenarios("privacy", [
   },
   {
     title: "[PRV-06, PRV-10] once a deletion has settled, the same DELETE starts a new transaction",
-    needs: ["admin"],
+    needs: ["admin", "svc-hub-clock"],
     async run(ctx) {
       const api = await PrivacyApi.open(ctx);
       const email = uniqueEmail(ctx, "again-later");
@@ -347,7 +331,7 @@ export const privacyScenarios = defineScenarios("privacy", [
   {
     title: "[PRV-09, DEC-PRV-04] deletion removes the visitor, every stitched visitor, their events and what engines serve; others stay",
     kind: "e2e",
-    needs: ["admin", "svc-hub-admin"],
+    needs: ["admin", "svc-hub-clock", "svc-hub-admin"],
     async run(ctx) {
       const api = await PrivacyApi.open(ctx);
       const email = uniqueEmail(ctx, "stitched");
@@ -378,14 +362,14 @@ export const privacyScenarios = defineScenarios("privacy", [
   },
   {
     title: "[PRV-10, LIM-05, DEC-PRV-04] a deletion stays PENDING until its delay has passed, then becomes SUCCESS",
-    needs: ["admin"],
+    needs: ["admin", "svc-hub-clock"],
     async run(ctx) {
       const api = await PrivacyApi.open(ctx);
       const email = uniqueEmail(ctx, "delay");
       await makeBuyer(ctx, email);
-      await drain(ctx);
+      await waitForBackgroundWork(ctx);
       const id = await api.requestDeletion(email);
-      await drain(ctx);
+      await waitForBackgroundWork(ctx);
       expectEqual(await api.state(id), "PENDING", "the state before the delay passed");
       expectVisitorAnswer(await api.visitor(email));
       await runDueDeletions(ctx, api);
@@ -450,7 +434,7 @@ export const privacyScenarios = defineScenarios("privacy", [
   },
   {
     title: "[DEC-PRV-01, DEC-PRO-02] live is true while the visit is open and false once 30 minutes passed without events",
-    needs: ["admin"],
+    needs: ["admin", "svc-hub-clock"],
     async run(ctx) {
       const api = await PrivacyApi.open(ctx);
       const email = uniqueEmail(ctx, "live");
@@ -483,7 +467,7 @@ export const privacyScenarios = defineScenarios("privacy", [
   },
   {
     title: "[DEC-PRV-04] deleting a visitor nobody knows ends SUCCESS",
-    needs: ["admin"],
+    needs: ["admin", "svc-hub-clock"],
     async run(ctx) {
       const api = await PrivacyApi.open(ctx);
       const id = await api.requestDeletion(uniqueEmail(ctx, "never-seen"));
@@ -493,17 +477,17 @@ export const privacyScenarios = defineScenarios("privacy", [
   },
   {
     title: "[DEC-PRV-04] the delay follows the timing preset: nothing is deleted before it, and the transaction is SUCCESS after",
-    needs: ["admin"],
+    needs: ["admin", "svc-hub-clock"],
     async run(ctx) {
-      const timing = await timingOf(ctx);
+      const { timing } = await readClock(ctx);
       if (timing === "instant") fail("the suite expects a delay (fast or realistic timing), the target runs instant");
       const api = await PrivacyApi.open(ctx);
       const email = uniqueEmail(ctx, "preset");
       await makeBuyer(ctx, email);
-      await drain(ctx);
+      await waitForBackgroundWork(ctx);
       const id = await api.requestDeletion(email);
       await advanceClock(ctx, "1s");
-      await drain(ctx);
+      await waitForBackgroundWork(ctx);
       expectEqual(await api.state(id), "PENDING", "one second after the request");
       expectVisitorAnswer(await api.visitor(email));
       await runDueDeletions(ctx, api);

@@ -1,7 +1,8 @@
 import { expectErrorBody, expectStatus } from "../harness/expect.ts";
 import { defineScenarios, type ScenarioContext } from "../harness/scenario.ts";
 import { loginV1, type V1Session } from "../harness/sessions.ts";
-import { advanceClock, DataLayerApi, expectPending, permissionWording } from "./datalayer-support.ts";
+import { advanceClock } from "./admin-support.ts";
+import { DataLayerApi, expectPending, permissionWording } from "./datalayer-support.ts";
 
 /** A v1 data route (the data layer list of the fixtures' account and profile), called with what is given. */
 function listWith(ctx: ScenarioContext, options: { headers?: Record<string, string>; query?: Record<string, string> }) {
@@ -60,7 +61,7 @@ export const sessionGuardScenarios = defineScenarios("session", [
   },
   {
     title: "[SES-12, DEC-SES-02] a session unused for 30 minutes on the virtual clock ends; one used within 30 minutes goes on",
-    needs: ["admin"],
+    needs: ["svc-hub-clock"],
     async run(ctx) {
       const session = await loginV1(ctx);
       await advanceClock(ctx, "29m");
@@ -73,7 +74,7 @@ export const sessionGuardScenarios = defineScenarios("session", [
   },
   {
     title: "[SES-12, DEC-SES-02] a session in steady use ends 12 hours after the login",
-    needs: ["admin"],
+    needs: ["svc-hub-clock"],
     async run(ctx) {
       const session = await loginV1(ctx);
       // 28 uses 25 minutes apart: 11 h 40 min after the login, still within both limits.
@@ -103,7 +104,7 @@ export const sessionGuardScenarios = defineScenarios("session", [
   },
   {
     title: "[DLE-ERR-04, DEC-GEN-03] a user whose grants exclude the profile gets 401 1469 on every data layer call there, and 200 on the profile granted",
-    needs: ["admin", "svc-hub-admin"],
+    needs: ["svc-hub-admin"],
     async run(ctx) {
       const user = await makeUser(ctx, [{ account: ctx.fixtures.account, profiles: [ctx.fixtures.otherProfile] }]);
       const session = await loginV1(ctx, user);

@@ -1,7 +1,8 @@
 import fc from "fast-check";
-import type { HttpAnswer } from "../harness/client.ts";
+import type { HttpAnswer, HttpClient } from "../harness/client.ts";
 import { expectEqual, expectErrorBody, expectHeader, expectStatus, expectTrue, fail, isInteger, isNonEmptyString, isPlainObject, jsonArray, jsonField, jsonObject } from "../harness/expect.ts";
 import { defineScenarios, type ScenarioContext } from "../harness/scenario.ts";
+import { advanceClock } from "./admin-support.ts";
 
 const loginWording = "Although the user is authenticated, the request is denied due of lack of proper permissions";
 const lockoutWording = "Too many unsuccessful login attempts. Please try again in 10 minutes";
@@ -57,26 +58,21 @@ async function makeUser(ctx: ScenarioContext, options: { grants?: unknown[]; wit
 /**
  * Runs checks that send wrong credentials for a fixture user, then the good login `reset`, which clears the
  * failure count (DEC-SES-01, DEC-AUT-01): a run never leaves a fixture user locked for the scenarios after it
- * or for the next run. The reset runs even when a check failed; the check's failure is the one reported.
+ * or for the next run. The reset runs even when a check failed, and is sent through the cleanup client, so it
+ * runs even when the scenario was abandoned at its time limit; the check's failure is the one reported.
  */
-async function thenClearFailures(ctx: ScenarioContext, checks: () => Promise<void>, reset: () => Promise<HttpAnswer>): Promise<void> {
+async function thenClearFailures(ctx: ScenarioContext, checks: () => Promise<void>, reset: (client: HttpClient) => Promise<HttpAnswer>): Promise<void> {
   let failure: unknown = null;
   try {
     await checks();
   } catch (error) {
     failure = error;
   }
-  if (!ctx.signal.aborted) {
-    const answer = await reset();
-    if (failure === null && answer.status !== 200) {
-      fail(`${answer.request}: the fixture user's good login after the wrong ones answered ${answer.status}; it may stay locked for 10 minutes (DEC-SES-01)`);
-    }
+  const answer = await reset(ctx.cleanupBase);
+  if (failure === null && answer.status !== 200) {
+    fail(`${answer.request}: the fixture user's good login after the wrong ones answered ${answer.status}; it may stay locked for 10 minutes (DEC-SES-01)`);
   }
   if (failure !== null) throw failure;
-}
-
-async function advanceClock(ctx: ScenarioContext, by: string): Promise<void> {
-  expectStatus(await ctx.base.post("/admin/clock/advance", { headers: ctx.adminHeaders(), json: { by } }), 200);
 }
 
 function tokenClaims(token: string): Record<string, unknown> {
@@ -157,7 +153,7 @@ export const sessionScenarios = defineScenarios("session", [
           expectErrorBody(await login(ctx, ctx.fixtures.user.email, "not-the-password"), 401, 1401, "Authentication Failed");
           expectErrorBody(await ctx.base.post("/v1/login", { form: { username: ctx.fixtures.user.email } }), 401, 1401, "Authentication Failed");
         },
-        () => login(ctx, ctx.fixtures.user.email, ctx.fixtures.user.password),
+        (client) => client.post("/v1/login", { form: { username: ctx.fixtures.user.email, password: ctx.fixtures.user.password } }),
       );
       expectErrorBody(await login(ctx, `${ctx.uniqueId("nobody")}@example.com`, "whatever"), 401, 1401, "Authentication Failed");
     },
@@ -188,7 +184,7 @@ export const sessionScenarios = defineScenarios("session", [
   },
   {
     title: "[SES-09, DEC-SES-01] a locked username is refused even with the right password, until 10 minutes after the fifth failure",
-    needs: ["admin", "svc-hub-admin"],
+    needs: ["svc-hub-clock", "svc-hub-admin"],
     async run(ctx) {
       const user = await makeUser(ctx);
       for (let attempt = 1; attempt <= 5; attempt += 1) expectErrorBody(await login(ctx, user.email, "wrong"), 401, 1401);
@@ -213,7 +209,7 @@ export const sessionScenarios = defineScenarios("session", [
   {
     title: "[SES-09, DEC-SES-01] for any sequence of good and bad logins and waits on the virtual clock, the answers match the lockout model",
     kind: "property",
-    needs: ["admin", "svc-hub-admin"],
+    needs: ["svc-hub-clock", "svc-hub-admin"],
     async run(ctx) {
       const step = fc.record({
         wait: fc.constantFrom(0, 0, 60, 240, 541, 601),
@@ -305,7 +301,7 @@ export const sessionScenarios = defineScenarios("session", [
         async () => {
           expectErrorBody(await issueToken(ctx, ctx.fixtures.user.email, "not-a-key"), 401, 1401, "Authentication Failed");
         },
-        () => issueToken(ctx, ctx.fixtures.user.email, ctx.fixtures.user.apiKey),
+        (client) => client.post("/v2/auth", { form: { username: ctx.fixtures.user.email, key: ctx.fixtures.user.apiKey } }),
       );
     },
   },
@@ -331,7 +327,7 @@ export const sessionScenarios = defineScenarios("session", [
   },
   {
     title: "[DEC-AUT-01] a token is refused once 30 minutes have passed on the virtual clock",
-    needs: ["admin", "svc-hub-admin"],
+    needs: ["svc-hub-clock", "svc-hub-admin"],
     async run(ctx) {
       const user = await makeUser(ctx, { withKey: true });
       const token = tokenOf(await issueToken(ctx, user.email, user.key as string));

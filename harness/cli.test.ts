@@ -54,6 +54,39 @@ describe("the conformance command line", () => {
     expect(alone.stderr).toContain("--path replays one property's counterexample: give its scenario with --only");
   });
 
+  it("refuses a --path whose --only does not select exactly one property scenario (exit 2)", () => {
+    const several = runCli(["--in-process", "--path", "0", "--only", "COL-09"]);
+    expect(several.code).toBe(2);
+    expect(several.stderr).toStartWith("conformance: --path replays one property's counterexample: --only must select exactly one property scenario (by its whole title), not ");
+    const example = runCli(["--in-process", "--path", "0", "--only", "[DEC-OPS-01] GET /healthz answers 200 while the process is up"]);
+    expect(example.code).toBe(2);
+    expect(example.stderr).toContain('not "[DEC-OPS-01] GET /healthz answers 200 while the process is up", which is not a property scenario');
+    expect(example.stdout).not.toContain("scenarios against");
+  });
+
+  it("stops with one line when the target does not answer, with or without an admin token (exit 2)", () => {
+    for (const extra of [[], ["--admin-token", "any"]]) {
+      const run = runCli(["--target", "http://127.0.0.1:9", ...extra, "--only", "DEC-GEN-05", "--report-dir", "out-down"]);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toStartWith("conformance: the target does not answer: GET http://127.0.0.1:9/healthz failed (");
+      expect(run.stderr).toEndWith("); check --target and that the implementation is running\n");
+      expect(run.stderr.trim().split("\n").length).toBe(1);
+      expect(run.stdout).not.toContain("scenarios against");
+    }
+  });
+
+  it("stops with one message when a fixture user's API key is refused, naming the target file's field (exit 2)", () => {
+    writeFileSync(
+      join(invocation, "wrong-key.json"),
+      JSON.stringify({ fixtures: { otherUser: { email: "globex@example.com", password: "globex-password-1", apiKey: "not-the-key" } } }),
+    );
+    const run = runCli(["--in-process", "--target-file", "wrong-key.json", "--only", "DEC-GEN-05", "--report-dir", "out4"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toStartWith("conformance: the API key of the fixture user globex@example.com is refused: POST http://svc-hub.in-process/v2/auth answered 401");
+    expect(run.stderr).toContain('Set "fixtures.otherUser.apiKey" in a target file');
+    expect(run.stdout).not.toContain("scenarios against");
+  });
+
   it("refuses each --only value that selects no scenario, even when another one does (exit 2)", () => {
     const run = runCli(["--in-process", "--only", "ses-01", "--only", "SES-1O"]);
     expect(run.code).toBe(2);
@@ -95,6 +128,6 @@ describe("the conformance command line", () => {
     expect(run.stdout).toContain("(general, operations, session, datalayer, collect, identity, revisions, moments, privacy, files)");
     expect(run.stdout).toContain("or a scenario's whole title");
     expect(run.stdout).toContain("goes with --seed and with --only '<the scenario's whole title>'");
-    expect(run.stdout).toContain("svc-hub's own admin routes besides the\n  specified admin API (/admin/users, /admin/events, /admin/collect/stats)");
+    expect(run.stdout).toContain("svc-hub's own routes besides the admin routes of DEC-OPS-04: its virtual clock (/admin/clock) and\n  /admin/users, /admin/events, /admin/collect/stats");
   });
 });

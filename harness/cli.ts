@@ -11,11 +11,13 @@ import { allScenarios } from "../conformance/index.ts";
 import { checkAdminToken } from "./admin-token.ts";
 import { loadExpectations, loadExpectationsFile, staleExpectations, type Expectations } from "./expectations.ts";
 import { openInProcessTarget } from "./in-process.ts";
-import { checkFixtureLogins } from "./fixture-check.ts";
+import { checkFixtureApiKeys, checkFixtureLogins } from "./fixture-check.ts";
 import { defaultPropertySeed } from "./property.ts";
+import { checkReachable } from "./reachability.ts";
 import { buildCompatibilityMarkdown, buildJsonReport, buildJunitXml, type RunInfo } from "./report.ts";
 import { areasOf, countOutcomes, formatResult, runScenarios, selectScenarios, summaryLine, tally, unmatchedSelections } from "./runner.ts";
 import { probeSvcHubAdmin, svcHubAdminRoutes, type SvcHubAdminProbe } from "./svc-hub-admin.ts";
+import { probeSvcHubClock, type SvcHubClockProbe } from "./svc-hub-clock.ts";
 import { fixturesOf, readTargetFile, type TargetFile } from "./target-file.ts";
 import { urlTarget, type Target } from "./target.ts";
 
@@ -44,7 +46,8 @@ const usage = `usage: npm run conformance -- (--target <base-url> | --target-fil
   --seed <n>              seed of every property run, 0 to ${maxSeed} (default ${defaultPropertySeed}, fixed so CI replays the same cases)
   --runs <n>              runs per property, at least 1 (default: each scenario's own)
   --path <path>           counterexample path to replay (digits and colons, such as 3:0:1), as a failure report gives
-                          it; goes with --seed and with --only '<the scenario's whole title>'
+                          it; goes with --seed and with --only '<the scenario's whole title>', which must select
+                          exactly one property scenario
   --report-dir <dir>      where report.json, junit.xml and COMPATIBILITY.md go (default ./conformance-report)
   --compatibility <file>  also write COMPATIBILITY.md to this file
   --timeout-ms <n>        limit per scenario (default 120000); a scenario over it is abandoned and reported as error
@@ -52,11 +55,13 @@ const usage = `usage: npm run conformance -- (--target <base-url> | --target-fil
   Relative paths are taken from the directory you ran the command in (npm's INIT_CWD when run through
   \`npm --prefix <suite> run conformance\`), not from the suite's checkout. The report folder and the
   --compatibility file are checked before any scenario runs: one that cannot be written stops the run (exit 2).
-  Before the run, the runner checks that the fixtures' users can log in (POST /v1/login): a login the target
-  refuses (401) stops the run with exit code 2, naming the user. With an admin token it also checks the token
-  (GET /admin/clock; refused: exit 2) and asks whether the target has svc-hub's own admin routes besides the
-  specified admin API (${svcHubAdminRoutes.map((route) => route.replace(/\?.*/, "")).join(", ")}): without them,
-  the scenarios that need them are skipped, each with that reason.`;
+  Before the run, the runner checks that the target answers (GET /healthz at each root; no answer: exit 2),
+  that the fixtures' users can log in (POST /v1/login) and that their API keys are accepted (POST /v2/auth): a
+  login or key the target refuses (401) stops the run with exit code 2, naming the target file's field. With an
+  admin token it also checks the token (POST /admin/wait, DEC-OPS-04; refused: exit 2) and asks whether the
+  target has svc-hub's own routes besides the admin routes of DEC-OPS-04: its virtual clock (/admin/clock) and
+  ${svcHubAdminRoutes.map((route) => route.replace(/\?.*/, "")).join(", ")}; without them, the scenarios
+  that need them are skipped, each with that reason.`;
 
 function fail(message: string): never {
   process.stderr.write(`conformance: ${message}\n${usage}\n`);
@@ -201,6 +206,14 @@ if (unmatched.length > 0) {
       `give a clause or decision ID (SES-01), the start of one (DEC-GEN), an area (${areas.join(", ")}) or a scenario's whole title`,
   );
 }
+if (values.path !== undefined && values.only?.length) {
+  // A path names a case of one property: with several scenarios selected it would be replayed against each.
+  const chosen = selectScenarios(allScenarios, values.only);
+  if (chosen.length !== 1 || chosen[0]?.kind !== "property") {
+    const which = chosen.length === 1 ? `"${chosen[0]?.title}", which is not a property scenario` : `${chosen.length} scenarios`;
+    fail(`--path replays one property's counterexample: --only must select exactly one property scenario (by its whole title), not ${which}`);
+  }
+}
 const runs = wholeNumber("runs", values.runs, 1);
 const timeoutMs = wholeNumber("timeout-ms", values["timeout-ms"], 1);
 const fixtures = fixturesOf(file);
@@ -227,21 +240,25 @@ if (values["in-process"]) {
 }
 
 const selected = selectScenarios(allScenarios, values.only);
-const adminCheck = await checkAdminToken(target);
-if (!adminCheck.ok) {
-  await close();
-  stop(adminCheck.reason);
-}
-const fixtureCheck = await checkFixtureLogins(target);
-if (!fixtureCheck.ok) {
-  await close();
-  stop(fixtureCheck.reason);
+// Each check stops the run with one line (exit 2) rather than letting every scenario fail for the same cause.
+for (const check of [checkReachable, checkAdminToken, checkFixtureLogins, checkFixtureApiKeys]) {
+  const found = await check(target);
+  if (!found.ok) {
+    await close();
+    stop(found.reason);
+  }
 }
 const needingSvcHubAdmin = selected.filter((scenario) => scenario.needs.includes("svc-hub-admin")).length;
 let svcHubAdmin: SvcHubAdminProbe | undefined;
 if (target.adminToken && needingSvcHubAdmin > 0) {
   svcHubAdmin = await probeSvcHubAdmin(target);
   if (!svcHubAdmin.available) process.stdout.write(`conformance: ${needingSvcHubAdmin} scenario(s) will be skipped: ${svcHubAdmin.reason}\n`);
+}
+const needingSvcHubClock = selected.filter((scenario) => scenario.needs.includes("svc-hub-clock")).length;
+let svcHubClock: SvcHubClockProbe | undefined;
+if (target.adminToken && needingSvcHubClock > 0) {
+  svcHubClock = await probeSvcHubClock(target);
+  if (!svcHubClock.available) process.stdout.write(`conformance: ${needingSvcHubClock} scenario(s) will be skipped: ${svcHubClock.reason}\n`);
 }
 process.stdout.write(`conformance: ${selected.length} of ${allScenarios.length} scenarios against ${target.name} (property seed ${seed}${runs ? `, ${runs} runs each` : ""})\n`);
 const startedAt = new Date();
@@ -251,6 +268,7 @@ const results = await runScenarios(allScenarios, target, {
   property: { seed, runs, path: values.path },
   expectations,
   svcHubAdmin,
+  svcHubClock,
   onResult: (result) => process.stdout.write(`${formatResult(result)}\n`),
 });
 await close();

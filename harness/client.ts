@@ -13,7 +13,10 @@ export interface RequestOptions {
 
 /** An answer, read once: status, headers and the body as bytes and text. */
 export interface HttpAnswer {
-  /** The request it answers, `METHOD path`, so that a failure can say which request it was about. */
+  /**
+   * The request it answers, `METHOD path?query` (secrets such as the utk redacted), so that a failure can say
+   * which request, with which values, it was about.
+   */
   readonly request: string;
   readonly status: number;
   readonly headers: Headers;
@@ -25,7 +28,7 @@ export interface HttpAnswer {
   readonly setCookies: string[];
 }
 
-/** The request as a failure message names it: `METHOD path`, and the full URL when asked. */
+/** The request as a failure message names it: `METHOD path?query`, and the full URL when asked; secrets redacted. */
 interface SentRequest {
   readonly what: string;
   readonly url: string;
@@ -66,16 +69,46 @@ export class RequestTrail {
   }
 }
 
-/** `200 application/json {"a":1}`: the status, the content type and the start of the body (its size when binary). */
+/** Query parameters whose values are secrets: never written into a message or a report. */
+const secretParameters = ["utk", "key", "apikey", "api_key", "token", "access_token", "password"];
+/** A secret's value in a URL: up to the next parameter or the end of the URL (a value in a URL has its `:` encoded). */
+const secretInText = new RegExp(`([?&](?:${secretParameters.join("|")})=)(?!\\[redacted\\])[^&#\\s)"':,;]*`, "gi");
+
+/** A utk or token in a JSON body as a message quotes it (`"utk":"…"`, also with the quotes escaped). */
+const secretInJson = /(\\?"(?:utk|token)\\?"\s*:\s*\\?")(?!\[redacted\])[^"\\]*/gi;
+
+/**
+ * A URL, or any text holding URLs or quoting answers, with the values of secret query parameters (the v1
+ * session's utk, keys, tokens, passwords) and the utk or token of a JSON body replaced by `[redacted]`, for
+ * failure messages and the reports.
+ */
+export function redactSecrets(text: string): string {
+  return text.replace(secretInText, "$1[redacted]").replace(secretInJson, "$1[redacted]");
+}
+
+/**
+ * `200 application/json {"a":1}`: the status, the content type, the X-Error and Retry-After headers when
+ * present (the collection endpoint's refusals say why in X-Error), and the start of the body; a body that is
+ * not text (the pixel GIF, a zip) is described by its size, never dumped.
+ */
 export function describeAnswer(answer: Pick<HttpAnswer, "status" | "headers" | "text" | "bytes">, max = 300): string {
   const type = answer.headers.get("content-type") ?? "";
-  const textual = answer.bytes.byteLength === 0 || type === "" || /json|text|javascript|xml|html|x-www-form-urlencoded/i.test(type);
   const body = answer.bytes.byteLength === 0
     ? "(empty body)"
-    : textual
+    : isTextual(type)
       ? JSON.stringify(answer.text.length > max ? `${answer.text.slice(0, max)}…` : answer.text)
       : `(${answer.bytes.byteLength} bytes)`;
-  return `${answer.status}${type ? ` ${type}` : ""} ${body}`;
+  const told = ["X-Error", "Retry-After"]
+    .map((name) => [name, answer.headers.get(name)] as const)
+    .filter((entry): entry is readonly [string, string] => entry[1] !== null)
+    .map(([name, value]) => ` ${name}: ${JSON.stringify(value)}`)
+    .join("");
+  return `${answer.status}${type ? ` ${type}` : ""}${told} ${body}`;
+}
+
+/** Whether a body of this Content-Type reads as text (no type at all is taken as text: the body shows what it is). */
+function isTextual(contentType: string): boolean {
+  return contentType === "" || /json|text|javascript|xml|html|x-www-form-urlencoded/i.test(contentType);
 }
 
 /**
@@ -83,7 +116,8 @@ export function describeAnswer(answer: Pick<HttpAnswer, "status" | "headers" | "
  * Once `signal` is aborted (the runner abandoned the scenario, say after its time limit) the client sends
  * nothing more, so abandoned work cannot move the target's state (or its virtual clock) under the next scenario.
  * Every request and answer goes into `trail`, which the runner reads to say what was in flight when a
- * scenario broke.
+ * scenario broke. With `boundMs`, a request not answered within that many milliseconds is given up (a
+ * cleanup's requests, which must not hold up the run).
  */
 export class HttpClient {
   constructor(
@@ -91,6 +125,7 @@ export class HttpClient {
     private readonly area: TargetArea,
     private readonly signal?: AbortSignal,
     private readonly trail: RequestTrail = new RequestTrail(),
+    private readonly boundMs?: number,
   ) {}
 
   url(path: string, query?: RequestOptions["query"]): string {
@@ -102,7 +137,9 @@ export class HttpClient {
   }
 
   async request(method: string, path: string, options: RequestOptions = {}): Promise<HttpAnswer> {
-    const what = `${method} ${path}`;
+    const url = this.url(path, options.query);
+    // The query string names the values sent (which datasource, which visitor), so a failure says which one failed.
+    const what = redactSecrets(`${method} ${path.split("?")[0]}${new URL(url).search}`);
     if (this.signal?.aborted) throw new ScenarioAbandoned(`${what} not sent: ${abandonReason(this.signal)}`);
     const headers = new Headers(options.headers);
     let body: BodyInit | undefined;
@@ -115,14 +152,13 @@ export class HttpClient {
     } else if (options.body !== undefined) {
       body = options.body as BodyInit;
     }
-    const sent: SentRequest = { what, url: this.url(path, options.query) };
+    const sent: SentRequest = { what, url: redactSecrets(url) };
     this.trail.sent(sent);
     let answer: HttpAnswer | null = null;
     try {
       // A request already on its way is let finish (aborting it would reject promises nobody may await any more);
       // the scenario stops at its next request.
-      const response = await this.target.send(new Request(sent.url, { method, headers, body }));
-      answer = await readAnswer(response, what);
+      answer = await this.within(this.target.send(new Request(url, { method, headers, body })).then((response) => readAnswer(response, what)));
       return answer;
     } catch (error) {
       throw new TargetDidNotAnswer(`${what} (${sent.url}) did not answer: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
@@ -130,6 +166,19 @@ export class HttpClient {
       this.trail.settled(sent, answer);
     }
   }
+
+  /** The answer, or a rejection once `boundMs` has passed without one (the late answer is then dropped). */
+  private within(answer: Promise<HttpAnswer>): Promise<HttpAnswer> {
+    const bound = this.boundMs;
+    if (bound === undefined) return answer;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${bound} ms`)), bound);
+    });
+    answer.catch(() => undefined);
+    return Promise.race([answer, late]).finally(() => clearTimeout(timer));
+  }
+
   get(path: string, options?: RequestOptions): Promise<HttpAnswer> {
     return this.request("GET", path, options);
   }

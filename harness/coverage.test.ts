@@ -54,6 +54,15 @@ describe("conformance coverage", () => {
     expect(allScenarios.filter((scenario) => scenario.needs.includes("svc-hub-admin")).length).toBeGreaterThan(30);
   });
 
+  it("every scenario that moves or reads svc-hub's virtual clock declares the need svc-hub-clock", () => {
+    // DEC-OPS-02 names no route for the clock: a scenario using svc-hub's without the need would fail, not skip,
+    // against an implementation whose clock has other routes (or none).
+    const helpers = /\b(advanceClock|readClock|clockNow|clockHeaders|publishPending|runDueDeletions)\(|\/admin\/clock/;
+    const undeclared = allScenarios.filter((scenario) => helpers.test(scenario.run.toString()) && !scenario.needs.includes("svc-hub-clock")).map((scenario) => scenario.title);
+    expect(undeclared).toEqual([]);
+    expect(allScenarios.filter((scenario) => scenario.needs.includes("svc-hub-clock")).length).toBeGreaterThan(20);
+  });
+
   const specDir = join(import.meta.dir, "..", "..", "shared", "spec");
   it("the clause catalogue shipped in conformance/clauses.json matches the interface's clauses.md and decisions.md", () => {
     // The suite ships its own copy so it runs without the spec folder; where the folder is beside the

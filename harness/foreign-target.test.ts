@@ -2,21 +2,27 @@
  * The suite's own scenarios against targets that are not svc-hub: small fakes that answer the requests a
  * scenario makes, some of them wrongly. A wrong body must be a failure (which an expectations entry can
  * turn into expected-fail) naming the request and showing what came back, never a TypeError; svc-hub's own
- * admin routes, absent from an implementation with only the specified admin API, must make their scenarios
- * skip, not fail.
+ * admin routes and clock routes, absent from an implementation with only the admin routes of DEC-OPS-04,
+ * must make their scenarios skip, not fail.
  */
 import { describe, expect, it } from "bun:test";
 import { allScenarios } from "../conformance/index.ts";
-import { checkFixtureLogins } from "./fixture-check.ts";
+import { checkAdminToken } from "./admin-token.ts";
+import { checkFixtureApiKeys, checkFixtureLogins } from "./fixture-check.ts";
+import { checkReachable } from "./reachability.ts";
 import { runScenarios } from "./runner.ts";
 import type { Scenario } from "./scenario.ts";
 import { probeSvcHubAdmin } from "./svc-hub-admin.ts";
+import { probeSvcHubClock } from "./svc-hub-clock.ts";
 import { inProcessTarget } from "./target.ts";
 
 const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
 
-/** A target with a working v1 login and admin clock, answering `route` for the rest (404 when it answers nothing). */
-function fakeTarget(route: (method: string, path: string, url: URL) => Response | undefined, adminToken: string | null = "admin-token-of-theirs") {
+/**
+ * A target with a working v1 login, v2 token call, POST /admin/wait and (unless `clock` is false) svc-hub's
+ * admin clock, answering `route` for the rest (404 when it answers nothing).
+ */
+function fakeTarget(route: (method: string, path: string, url: URL) => Response | undefined, adminToken: string | null = "admin-token-of-theirs", clock = true) {
   const asked: string[] = [];
   const target = inProcessTarget({
     adminToken,
@@ -30,7 +36,9 @@ function fakeTarget(route: (method: string, path: string, url: URL) => Response 
         answer.headers.append("set-cookie", `JSESSIONID=${"c".repeat(40)}; Path=/; Secure; HttpOnly; SameSite=Lax`);
         return answer;
       }
-      if (url.pathname === "/admin/clock") return json({ now: new Date(0).toISOString(), nowMs: 0, offsetMs: 0 });
+      if (request.method === "POST" && url.pathname === "/v2/auth") return json({ token: "t".repeat(40) });
+      if (request.method === "POST" && url.pathname === "/admin/wait") return json({});
+      if (clock && url.pathname === "/admin/clock") return json({ now: new Date(0).toISOString(), nowMs: 0, offsetMs: 0 });
       return json({ returnCode: 1404, message: "not here" }, 404);
     },
   });
@@ -61,7 +69,7 @@ describe("a wrong answer body", () => {
     const subject = scenario("[COL-03, DEC-COL-01] without svc_profile the event is stored");
     const [result] = await runScenarios([subject], target);
     expect(result?.outcome).toBe("fail");
-    expect(result?.message).toStartWith("GET /admin/events: expected {events: [{..., data: {...}}]} (answered 200 application/json \"{}\")");
+    expect(result?.message).toMatch(/^GET \/admin\/events\?traceId=default-profile_\w+&limit=1000: expected \{events: \[\{\.\.\., data: \{\.\.\.\}\}\]\} \(answered 200 application\/json "\{\}"\)/);
     const [listed] = await runScenarios([subject], target, { expectations: { implementation: "theirs", expectedFailures: [{ clause: "COL-03", reason: "events are not queryable yet" }] } });
     expect(listed?.outcome).toBe("expected-fail");
   });
@@ -70,7 +78,7 @@ describe("a wrong answer body", () => {
     const list = fakeTarget((_, path) => (path === "/v1/accounts/acme/main/revisions" ? json({}) : undefined));
     const [notArray] = await runScenarios([scenario("[REV-03, REV-04, REV-05] the details of the demo revision")], list.target);
     expect(notArray?.outcome).toBe("fail");
-    expect(notArray?.message).toStartWith('GET /v1/accounts/acme/main/revisions: expected a JSON array (answered 200 application/json "{}")');
+    expect(notArray?.message).toStartWith('GET /v1/accounts/acme/main/revisions?utk=[redacted]: expected a JSON array (answered 200 application/json "{}")');
 
     const details = fakeTarget((_, path) => {
       if (path === "/v1/accounts/acme/main/revisions") return json(["202501021953"]);
@@ -79,14 +87,14 @@ describe("a wrong answer body", () => {
     });
     const [noTargets] = await runScenarios([scenario("[REV-06, REV-07, REV-08, DEC-REV-02] the demo bundle on prod")], details.target);
     expect(noTargets?.outcome).toBe("fail");
-    expect(noTargets?.message).toStartWith("GET /v1/accounts/acme/main/revisions/202501021953/details: expected a revision object with revision_id (string), targets_published");
+    expect(noTargets?.message).toStartWith("GET /v1/accounts/acme/main/revisions/202501021953/details?utk=[redacted]: expected a revision object with revision_id (string), targets_published");
   });
 
   it("of a collection preflight that is refused names the request and its status", async () => {
     const { target } = fakeTarget((method) => (method === "OPTIONS" ? new Response("no", { status: 404 }) : undefined));
     const [result] = await runScenarios([scenario("[COL-10, DEC-COL-12] the OPTIONS preflight")], target);
     expect(result?.outcome).toBe("fail");
-    expect(result?.message).toStartWith('OPTIONS /event: expected status 200 or 204, got 404 with body "no"');
+    expect(result?.message).toStartWith('OPTIONS /event: expected status 200 or 204, got 404 "no"');
   });
 
   it("of a JSESSIONID without Secure shows the Set-Cookie header", async () => {
@@ -102,7 +110,7 @@ describe("a wrong answer body", () => {
   });
 });
 
-describe("a target with only the specified admin API (clock, wait, file upload, revision publish)", () => {
+describe("a target with only the admin routes of DEC-OPS-04 and a clock (wait, file upload, revision publish)", () => {
   const needing = allScenarios.filter((entry) => entry.needs.includes("svc-hub-admin"));
 
   it("is probed once before the run, and every scenario needing svc-hub's own admin routes is skipped with the reason", async () => {
@@ -113,7 +121,8 @@ describe("a target with only the specified admin API (clock, wait, file upload, 
     expect(results[0]?.message).toBe(
       "needs svc-hub's own admin routes (/admin/users, /admin/events, /admin/collect/stats; not part of the specified admin API), which the target does not have: GET /admin/users answered 404 before the run",
     );
-    expect(asked).toEqual(["GET /admin/users"]);
+    // The clock is probed too, for the scenarios that also move it (it is there).
+    expect(asked).toEqual(["GET /admin/users", "GET /admin/clock"]);
   });
 
   it("a scenario that calls those routes without declaring the need is skipped too, not failed", async () => {
@@ -147,5 +156,73 @@ describe("the check of the fixtures' users before a run", () => {
 
     const noLogin = fakeTarget((_, path) => (path === "/v1/login" ? json({ returnCode: 1404, message: "no" }, 404) : undefined));
     expect(await checkFixtureLogins(noLogin.target)).toEqual({ ok: true });
+  });
+});
+
+describe("a target with the admin routes of DEC-OPS-04 but without svc-hub's virtual clock routes", () => {
+  const noClock = () => fakeTarget(() => undefined, "admin-token-of-theirs", false);
+
+  it("has its admin token accepted (POST /admin/wait), so the scenarios of DEC-OPS-04 still run", async () => {
+    const { target, asked } = noClock();
+    expect(await checkAdminToken(target)).toEqual({ ok: true });
+    expect(asked).toEqual(["POST /admin/wait"]);
+  });
+
+  it("is probed once, and every scenario that moves or reads the clock is skipped with the reason", async () => {
+    const { target, asked } = noClock();
+    const needing = allScenarios.filter((entry) => entry.needs.includes("svc-hub-clock") && !entry.needs.includes("svc-hub-admin"));
+    const results = await runScenarios(needing, target);
+    expect(results.length).toBeGreaterThan(15);
+    expect(results.filter((result) => result.outcome !== "skip").map((result) => result.title)).toEqual([]);
+    expect(results[0]?.message).toBe(
+      "needs svc-hub's virtual clock routes (GET and PUT /admin/clock, POST /admin/clock/advance; DEC-OPS-02 asks for a virtual clock but names no route), which the target does not have: GET /admin/clock answered 404 before the run",
+    );
+    expect(asked).toEqual(["GET /admin/clock"]);
+  });
+
+  it("a scenario that reads the clock without declaring the need is skipped too, not failed", async () => {
+    const { target } = noClock();
+    const undeclared = { ...scenario("[DEC-REV-01, REV-02] revision_id is the publish minute"), needs: ["admin" as const] };
+    const [result] = await runScenarios([undeclared], target, { svcHubClock: await probeSvcHubClock(target) });
+    expect(result?.outcome).toBe("skip");
+    expect(result?.message).toContain("virtual clock routes");
+  });
+
+  it("svc-hub itself has them", async () => {
+    expect(await probeSvcHubClock(fakeTarget(() => undefined).target)).toEqual({ available: true });
+  });
+});
+
+describe("the checks before a run", () => {
+  it("stop on a refused API key, naming the user and the target file's field; one POST /v2/auth per user", async () => {
+    const refused = json({ returnCode: 1401, message: "Authentication Failed" }, 401);
+    const refusing = fakeTarget((method, path) => (method === "POST" && path === "/v2/auth" ? refused.clone() : undefined));
+    const found = await checkFixtureApiKeys(refusing.target);
+    expect(found.ok ? "" : found.reason).toStartWith(
+      'the API key of the fixture user demo@example.com is refused: POST http://svc-hub.in-process/v2/auth answered 401 application/json "{\\"returnCode\\":1401,',
+    );
+    expect(found.ok ? "" : found.reason).toContain('"fixtures.user.apiKey"');
+    expect(refusing.asked).toEqual(["POST /v2/auth"]);
+
+    const otherKeyWrong = inProcessTarget({
+      adminToken: null,
+      handle: async (request) => (new URLSearchParams(await request.text()).get("key") === "demo-key-0002-globex" ? refused.clone() : json({ token: "t" }, 200)),
+    });
+    const other = await checkFixtureApiKeys(otherKeyWrong);
+    expect(other.ok ? "" : other.reason).toContain('the API key of the fixture user globex@example.com is refused');
+    expect(other.ok ? "" : other.reason).toContain('"fixtures.otherUser.apiKey"');
+
+    const accepting = fakeTarget(() => undefined);
+    expect(await checkFixtureApiKeys(accepting.target)).toEqual({ ok: true });
+    expect(accepting.asked).toEqual(["POST /v2/auth", "POST /v2/auth"]);
+  });
+
+  it("stop when the target does not answer at all, naming the URL; any answer, even 404, is an answer", async () => {
+    const down = inProcessTarget({ adminToken: null, handle: () => Promise.reject(new Error("Unable to connect. Is the computer able to access the url?")) });
+    expect(await checkReachable(down)).toEqual({
+      ok: false,
+      reason: "the target does not answer: GET http://svc-hub.in-process/healthz failed (Unable to connect. Is the computer able to access the url?); check --target and that the implementation is running",
+    });
+    expect(await checkReachable(fakeTarget(() => undefined).target)).toEqual({ ok: true });
   });
 });

@@ -1,3 +1,4 @@
+import type { ServiceConfig } from "../core/config/config.model.ts";
 import type { SecretHasher } from "../core/ports/hashing.port.ts";
 import { loadConfigFile } from "../adapters/config/config.loader.ts";
 import { demoConfigPath } from "../adapters/config/demo-config.ts";
@@ -20,15 +21,21 @@ export interface DemoServiceOptions {
   readonly adminToken?: string;
   /** libSQL only: the background work in its own thread, as main.ts runs it. */
   readonly backgroundThread?: boolean;
+  /** Tenants of another configuration instead of the demo's (for a suite run against other names). */
+  readonly config?: ServiceConfig;
 }
 
-/** svc-hub with the demo tenants, built as main.ts builds it but not started (its workers run when drained). */
+/** svc-hub with the demo tenants (or `options.config`'s), built as main.ts builds it but not started (its workers run when drained). */
 export async function openDemoService(options: DemoServiceOptions = {}): Promise<Service> {
-  const config = await loadConfigFile(demoConfigPath);
-  if (!config.ok) throw new Error(`the demo configuration does not load: ${config.error.format()}`);
+  let config = options.config;
+  if (config === undefined) {
+    const loaded = await loadConfigFile(demoConfigPath);
+    if (!loaded.ok) throw new Error(`the demo configuration does not load: ${loaded.error.format()}`);
+    config = loaded.value;
+  }
   const opened = await openService({
     store: options.store ?? { kind: "memory" },
-    config: config.value,
+    config,
     logger: createMemoryLogger(),
     env: {},
     adminToken: options.adminToken ?? "in-process-admin-token",
@@ -41,11 +48,11 @@ export async function openDemoService(options: DemoServiceOptions = {}): Promise
   return opened.value;
 }
 
-/** svc-hub's own app with the demo tenants, reached without a socket: the fastest target there is. */
+/** svc-hub's own app with the demo tenants (or `options.config`'s), reached without a socket: the fastest target there is. */
 export async function openInProcessTarget(
-  options: { readonly store?: StoreChoice; readonly fixtures?: TargetFixtures; readonly hasher?: SecretHasher } = {},
+  options: { readonly store?: StoreChoice; readonly fixtures?: TargetFixtures; readonly hasher?: SecretHasher; readonly config?: ServiceConfig } = {},
 ): Promise<InProcessService> {
-  const service = await openDemoService({ store: options.store, hasher: options.hasher });
+  const service = await openDemoService({ store: options.store, hasher: options.hasher, config: options.config });
   service.start();
   return {
     target: inProcessTarget({ handle: (request) => service.app.handle(request), adminToken: service.deps.adminToken, fixtures: options.fixtures }),

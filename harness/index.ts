@@ -13,3 +13,5 @@ export * from "./clauses.ts";
 export * from "./admin-token.ts";
 export * from "./svc-hub-admin.ts";
 export * from "./fixture-check.ts";
+export * from "./svc-hub-clock.ts";
+export * from "./reachability.ts";

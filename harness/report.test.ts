@@ -8,7 +8,7 @@ import { expectationsProblem, expectedFailureReason, loadExpectationsFile, stale
 import { checkProperty, type PropertyRecord } from "./property.ts";
 import { buildCompatibilityMarkdown, buildJsonReport, buildJunitXml, clauseStatus, type RunInfo } from "./report.ts";
 import { runScenarios, tally, type ScenarioResult } from "./runner.ts";
-import { defineScenarios } from "./scenario.ts";
+import { defineScenarios, type Scenario } from "./scenario.ts";
 import { inProcessTarget } from "./target.ts";
 
 const info: RunInfo = { target: "t", implementation: "x", suiteVersion: "0", startedAt: "2026-01-01T00:00:00.000Z", durationMs: 10, propertySeed: 1, propertyRuns: null };
@@ -127,6 +127,57 @@ describe("property runs", () => {
     const records: PropertyRecord[] = [];
     await checkProperty(fc.property(fc.nat(), () => true), { seed: 1, runs: 7 }, records, { numRuns: 500 });
     expect(records[0]).toMatchObject({ numRuns: 7, failed: false, path: null });
+  });
+
+  const propertyScenarios = (run: (n: number, ctx: Parameters<Scenario["run"]>[0]) => Promise<void>) =>
+    defineScenarios("demo", [{ title: "[SES-09] a property", kind: "property", run: (ctx) => ctx.checkProperty(fc.asyncProperty(fc.nat(), (n) => run(n, ctx)), { numRuns: 20 }) }]);
+
+  it("a target that does not answer makes a property an error, after one case, never a failure an expectation could turn into expected-fail", async () => {
+    let asked = 0;
+    const refusing = inProcessTarget({
+      adminToken: null,
+      handle: () => {
+        asked += 1;
+        return Promise.reject(new Error("connect ECONNREFUSED 127.0.0.1:1"));
+      },
+    });
+    const scenarios = propertyScenarios(async (n, ctx) => void (await ctx.base.get("/thing", { query: { n } })));
+    const expectations: Expectations = { implementation: "x", expectedFailures: [{ clause: "SES-09", reason: "listed" }] };
+    const [result] = await runScenarios(scenarios, refusing, { expectations });
+    expect(result?.outcome).toBe("error");
+    expect(result?.message).toStartWith("TargetDidNotAnswer: GET /thing?n=");
+    expect(result?.message).toContain("did not answer: connect ECONNREFUSED 127.0.0.1:1");
+    expect(result?.message).not.toContain("property failed");
+    expect(asked).toBe(1);
+  });
+
+  it("a skip inside a property skips the scenario, with its reason", async () => {
+    const [result] = await runScenarios(propertyScenarios(async (_, ctx) => void ctx.adminHeaders()), target);
+    expect(result?.outcome).toBe("skip");
+    expect(result?.message).toContain("needs the admin token");
+  });
+
+  it("a failure found before the target stopped answering is still the failure, saying shrinking stopped", async () => {
+    let calls = 0;
+    const [result] = await runScenarios(
+      propertyScenarios(async () => {
+        calls += 1;
+        if (calls === 1) throw new ScenarioFailure("first case wrong");
+        throw new TypeError("fetch failed");
+      }),
+      target,
+    );
+    expect(result?.outcome).toBe("fail");
+    expect(result?.message).toContain("first case wrong\n(shrinking stopped: TypeError: fetch failed)");
+  });
+
+  it("a property that ran no case is an error, not a pass: no runs, or a --path naming no case", async () => {
+    const [result] = await runScenarios(propertyScenarios(async () => undefined), target, { property: { runs: 0 } });
+    expect(result?.outcome).toBe("error");
+    expect(result?.message).toStartWith("PropertyRanNoCase: the property ran no case");
+    const [replayed] = await runScenarios(propertyScenarios(async () => undefined), target, { property: { path: "0:999" } });
+    expect(replayed?.outcome).toBe("error");
+    expect(replayed?.message).toContain("--path 0:999: it names no case of this property");
   });
 });
 

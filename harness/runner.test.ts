@@ -3,7 +3,8 @@ import fc from "fast-check";
 import { checkAdminToken } from "./admin-token.ts";
 import { HttpClient, ScenarioAbandoned, ScenarioFailure } from "./client.ts";
 import { expectEqual, expectErrorBody, expectStatus, expectTrue, isNonEmptyString, jsonArray, jsonField, jsonObject } from "./expect.ts";
-import { runScenarios, selectScenarios, unmatchedSelections } from "./runner.ts";
+import { buildJsonReport, buildJunitXml } from "./report.ts";
+import { runScenarios, selectScenarios, unmatchedSelections, type ScenarioResult } from "./runner.ts";
 import { defineScenarios } from "./scenario.ts";
 import { inProcessTarget } from "./target.ts";
 
@@ -44,6 +45,57 @@ describe("a scenario over its time limit", () => {
     await pause(60);
     expect(paths.slice(sentBeforeNext + 1)).toEqual([]);
     expect(paths.filter((path) => path === "/admin/clock/advance").length).toBe(sentBeforeNext);
+  });
+
+  it("may still clean up through cleanupBase (its finally blocks), before the next scenario starts; its other requests are refused", async () => {
+    const { target, paths } = recordingTarget();
+    const scenarios = defineScenarios("demo", [
+      {
+        title: "[DLE-12] makes data and times out",
+        async run({ base, cleanupBase }) {
+          try {
+            for (;;) {
+              await base.post("/made");
+              await pause(5);
+            }
+          } finally {
+            await cleanupBase.delete("/made/1");
+            await base.delete("/made/2").catch(() => undefined);
+            await cleanupBase.delete("/made/3");
+          }
+        },
+      },
+      { title: "[SES-01] next", run: async ({ base }) => void (await base.get("/next")) },
+    ]);
+    const results = await runScenarios(scenarios, target, { timeoutMs: 60 });
+    expect(results.map((result) => result.outcome)).toEqual(["error", "pass"]);
+    expect(paths.slice(-3)).toEqual(["/made/1", "/made/3", "/next"]);
+  });
+
+  it("a cleanup that hangs holds the next scenario up for its cleanup time at most", async () => {
+    const target = inProcessTarget({ adminToken: null, handle: (request) => (new URL(request.url).pathname === "/hang" ? new Promise<Response>(() => undefined) : new Response("{}")) });
+    const scenarios = defineScenarios("demo", [
+      {
+        title: "[DLE-12] hangs, then cleans up",
+        async run({ base, cleanupBase }) {
+          try {
+            await base.get("/hang");
+          } finally {
+            await cleanupBase.delete("/hang");
+          }
+        },
+      },
+    ]);
+    const started = performance.now();
+    const [result] = await runScenarios(scenarios, target, { timeoutMs: 40, cleanupMs: 80 });
+    expect(result?.outcome).toBe("error");
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+
+  it("a cleanup request is given up once its own bound has passed", async () => {
+    const target = inProcessTarget({ adminToken: null, handle: () => new Promise<Response>(() => undefined) });
+    const client = new HttpClient(target, "base", undefined, undefined, 30);
+    await expect(client.delete("/made/1")).rejects.toThrow("DELETE /made/1 (http://svc-hub.in-process/made/1) did not answer: no answer within 30 ms");
   });
 
   it("the client refuses to send once its signal is aborted", async () => {
@@ -88,7 +140,7 @@ describe("the admin token check before a run", () => {
     const refused = await checkAdminToken(refusing.target);
     expect(refused.ok).toBe(false);
     expect(refused.ok ? "" : refused.reason).toContain("refused the admin token");
-    expect(refusing.paths).toEqual(["/admin/clock"]);
+    expect(refusing.paths).toEqual(["/admin/wait"]);
 
     expect(await checkAdminToken(recordingTarget().target)).toEqual({ ok: true });
   });
@@ -116,7 +168,7 @@ describe("an error says which request was in flight and what came back", () => {
     const [result] = await runScenarios(scenarios, target);
     expect(result?.outcome).toBe("error");
     expect(result?.message).toContain("TypeError");
-    expect(result?.message).toContain('last answer: GET /admin/events (http://svc-hub.in-process/admin/events?traceId=t1) answered 200 application/json "{}"');
+    expect(result?.message).toContain('last answer: GET /admin/events?traceId=t1 (http://svc-hub.in-process/admin/events?traceId=t1) answered 200 application/json "{}"');
   });
 
   it("a request the target does not answer names the method, path and URL", async () => {
@@ -124,7 +176,7 @@ describe("an error says which request was in flight and what came back", () => {
     const scenarios = defineScenarios("demo", [{ title: "[SES-01] asks", run: async ({ base }) => void (await base.post("/v1/login", { query: { a: 1 } })) }]);
     const [result] = await runScenarios(scenarios, target);
     expect(result?.outcome).toBe("error");
-    expect(result?.message).toStartWith("TargetDidNotAnswer: POST /v1/login (http://svc-hub.in-process/v1/login?a=1) did not answer: Unable to connect");
+    expect(result?.message).toStartWith("TargetDidNotAnswer: POST /v1/login?a=1 (http://svc-hub.in-process/v1/login?a=1) did not answer: Unable to connect");
   });
 
   it("a time limit names the request still in flight and the last answer", async () => {
@@ -141,7 +193,7 @@ describe("an error says which request was in flight and what came back", () => {
         },
       },
     ]);
-    const [result] = await runScenarios(scenarios, target, { timeoutMs: 50 });
+    const [result] = await runScenarios(scenarios, target, { timeoutMs: 50, cleanupMs: 20 });
     expect(result?.outcome).toBe("error");
     expect(result?.message).toContain("did not finish within 50 ms");
     expect(result?.message).toContain("in flight: GET /slow (http://svc-hub.in-process/slow)");
@@ -169,6 +221,46 @@ describe("an error says which request was in flight and what came back", () => {
     const [bare, named] = await runScenarios(scenarios, target);
     expect(bare?.message).toBe('status: expected "ready", got "WRONG"\nlast answer: GET /readyz (http://svc-hub.in-process/readyz) answered 200 application/json "{\\"status\\":\\"WRONG\\"}"');
     expect(named?.message).toBe('GET /readyz: status: expected "ready", got "WRONG" (answered 200 application/json "{\\"status\\":\\"WRONG\\"}")');
+  });
+});
+
+describe("what a failure shows of the request and the answer", () => {
+  const client = (answer: () => Response) => new HttpClient(inProcessTarget({ adminToken: null, handle: answer }), "collect");
+
+  it("a collection refusal shows its X-Error and Retry-After; a GIF is described by its type and size, not dumped", async () => {
+    const limited = await client(() => new Response(null, { status: 429, headers: { "x-error": "Rate limit exceeded", "retry-after": "1" } })).get("/event", { query: { svc_account: "acme" } });
+    expect(() => expectStatus(limited, 200)).toThrow('GET /event?svc_account=acme: expected status 200, got 429 X-Error: "Rate limit exceeded" Retry-After: "1" (empty body)');
+    const gif = new Uint8Array(43).fill(0x47);
+    const pixel = await client(() => new Response(gif, { headers: { "content-type": "image/gif" } })).get("/event", { query: { svc_account: "acme", svc_profile: "" } });
+    expect(() => expectStatus(pixel, 400)).toThrow("GET /event?svc_account=acme&svc_profile=: expected status 400, got 200 image/gif (43 bytes)");
+    expect(() => expectTrue(pixel.bytes.byteLength === 0, "the body of a refusal must be empty", pixel)).toThrow("(answered 200 image/gif (43 bytes))");
+  });
+
+  it("a returnCode that differs shows the answer's message", async () => {
+    const answer = await client(() => new Response('{"returnCode":1400,"message":"Invalid by: missing."}', { status: 401, headers: { "content-type": "application/json" } })).post("/v1/login");
+    expect(() => expectErrorBody(answer, 401, 1401)).toThrow('POST /v1/login: returnCode: expected 1401, got 1400 with message "Invalid by: missing."');
+  });
+
+  it("a failure naming the method and path but not the query gets the request's whole URL added; the utk is redacted everywhere", async () => {
+    const { target } = recordingTarget(() => new Response('{"status":"WRONG","utk":"secret-utk-in-a-body"}', { status: 500, headers: { "content-type": "application/json" } }));
+    const scenarios = defineScenarios("demo", [
+      {
+        title: "[DLE-04] names the path only",
+        async run({ base }) {
+          const answer = await base.get("/v1/dle/accounts/acme/profiles/main/datalayers/x", { query: { utk: "secret-utk-value", probe: "a b" } });
+          if (answer.status !== 200) throw new ScenarioFailure(`GET /v1/dle/accounts/acme/profiles/main/datalayers/x: expected 200`);
+        },
+      },
+    ]);
+    const [result] = await runScenarios(scenarios, target);
+    expect(result?.message).toBe(
+      "GET /v1/dle/accounts/acme/profiles/main/datalayers/x: expected 200\n" +
+        'last answer: GET /v1/dle/accounts/acme/profiles/main/datalayers/x?utk=[redacted]&probe=a+b (http://svc-hub.in-process/v1/dle/accounts/acme/profiles/main/datalayers/x?utk=[redacted]&probe=a+b) answered 500 application/json "{\\"status\\":\\"WRONG\\",\\"utk\\":\\"[redacted]\\"}"',
+    );
+    const info = { target: "t", implementation: null, suiteVersion: "0", startedAt: "2026-01-01T00:00:00.000Z", durationMs: 1, propertySeed: 1, propertyRuns: null };
+    for (const report of [JSON.stringify(buildJsonReport(info, [result as ScenarioResult])), buildJunitXml(info, [result as ScenarioResult])]) {
+      expect(report).not.toContain("secret-utk");
+    }
   });
 });
 

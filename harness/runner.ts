@@ -1,8 +1,9 @@
-import { RequestTrail, ScenarioFailure, ScenarioSkip } from "./client.ts";
+import { redactSecrets, RequestTrail, ScenarioFailure, ScenarioSkip } from "./client.ts";
 import { expectedFailureOf, type Expectations, type ExpectedFailure } from "./expectations.ts";
 import { defaultPropertySeed, type PropertyRecord, type PropertySettings } from "./property.ts";
 import { createContext, type Scenario } from "./scenario.ts";
 import { adminTokenNeeded, probeSvcHubAdmin, type SvcHubAdminProbe } from "./svc-hub-admin.ts";
+import { probeSvcHubClock, type SvcHubClockProbe } from "./svc-hub-clock.ts";
 import type { Target } from "./target.ts";
 
 /**
@@ -38,7 +39,17 @@ export interface RunOptions {
   readonly onResult?: (result: ScenarioResult) => void;
   /** Whether the target has svc-hub's own admin routes, as probed before the run; absent: probed here when a scenario needs them. */
   readonly svcHubAdmin?: SvcHubAdminProbe;
+  /** Whether the target has svc-hub's clock routes, as probed before the run; absent: probed here when a scenario needs them. */
+  readonly svcHubClock?: SvcHubClockProbe;
+  /**
+   * How long an abandoned scenario's cleanup (its requests through `cleanupBase`) may still run before the next
+   * scenario starts (default 15 s).
+   */
+  readonly cleanupMs?: number;
 }
+
+/** The bound of each cleanup request: one that hangs must not hold up the run. */
+const cleanupRequestMs = 5_000;
 
 /** Whether one `--only` value selects a scenario: its title exactly, its area, or one of its IDs or an ID prefix, in any case. */
 export function scenarioMatches(scenario: Pick<Scenario, "title" | "area" | "clauses">, wanted: string): boolean {
@@ -71,25 +82,44 @@ export class ScenarioTimeout extends Error {
 /**
  * Runs one scenario with a time limit. On timeout the scenario's signal is aborted, so its clients refuse
  * every further request: abandoned work must not move the target (or its virtual clock) under the next scenario.
- * The signal is aborted when the scenario ends too, for stray requests it left unawaited.
+ * Only its cleanup (`cleanupBase`, in its `finally` blocks) may still send, for up to `cleanupMs`, which the
+ * runner waits for before the next scenario starts. The signals are aborted when the scenario ends too, for
+ * stray requests it left unawaited.
  */
-async function runWithTimeout(run: (signal: AbortSignal) => Promise<void>, ms: number, trail: RequestTrail): Promise<void> {
+async function runWithTimeout(run: (signal: AbortSignal, cleanupSignal: AbortSignal) => Promise<void>, ms: number, cleanupMs: number, trail: RequestTrail): Promise<void> {
   const controller = new AbortController();
+  const cleanup = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       const requests = trail.describe();
-      const error = new ScenarioTimeout(`did not finish within ${ms} ms; abandoned, its further requests are refused${requests ? `\n${requests}` : " (it had sent no request)"}`);
+      const error = new ScenarioTimeout(`did not finish within ${ms} ms; abandoned, its further requests but for its cleanup's are refused${requests ? `\n${requests}` : " (it had sent no request)"}`);
       controller.abort(error);
       reject(error);
     }, ms);
   });
+  const running = run(controller.signal, cleanup.signal);
+  running.catch(() => undefined);
   try {
-    await Promise.race([run(controller.signal), timeout]);
+    await Promise.race([running, timeout]);
+  } catch (error) {
+    if (error instanceof ScenarioTimeout) await waitUntilSettled(running, cleanupMs);
+    throw error;
   } finally {
     clearTimeout(timer);
     if (!controller.signal.aborted) controller.abort(new Error("the scenario has ended"));
+    cleanup.abort(new Error("the scenario's time for its cleanup has run out"));
   }
+}
+
+/** Waits until `work` has settled, or `ms` have passed, whichever is first. */
+async function waitUntilSettled(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const elapsed = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  await Promise.race([work.then(() => undefined, () => undefined), elapsed]);
+  clearTimeout(timer);
 }
 
 /**
@@ -105,16 +135,18 @@ function verdict(raw: Outcome, expected: ExpectedFailure | null): Outcome {
 }
 
 /** Why a scenario cannot run against this target, or null: a need the target does not meet. */
-function unmetNeed(scenario: Scenario, target: Target, svcHubAdmin: SvcHubAdminProbe | undefined): string | null {
-  if ((scenario.needs.includes("admin") || scenario.needs.includes("svc-hub-admin")) && !target.adminToken) return adminTokenNeeded;
-  if (scenario.needs.includes("svc-hub-admin") && svcHubAdmin && !svcHubAdmin.available) return svcHubAdmin.reason;
+function unmetNeed(scenario: Scenario, target: Target, probes: { readonly svcHubAdmin?: SvcHubAdminProbe; readonly svcHubClock?: SvcHubClockProbe }): string | null {
+  if (scenario.needs.length > 0 && !target.adminToken) return adminTokenNeeded;
+  if (scenario.needs.includes("svc-hub-clock") && probes.svcHubClock && !probes.svcHubClock.available) return probes.svcHubClock.reason;
+  if (scenario.needs.includes("svc-hub-admin") && probes.svcHubAdmin && !probes.svcHubAdmin.available) return probes.svcHubAdmin.reason;
   return null;
 }
 
 /**
  * A failure or error message with what the trail knows: for an error, always (it is the only clue to what
- * broke); for a failure, when its message does not already name the last request answered. Property runs
- * are left alone: after shrinking, the last request is not the counterexample's.
+ * broke); for a failure, unless its message already names the last request answered with its whole query
+ * string (`METHOD path?query`: naming the method and path alone does not say which values were sent).
+ * Property runs are left alone: after shrinking, the last request is not the counterexample's.
  */
 function withTrail(message: string, raw: Outcome, scenario: Scenario, trail: RequestTrail): string {
   if (raw === "error") {
@@ -138,21 +170,29 @@ export async function runScenarios(scenarios: readonly Scenario[], target: Targe
   if (svcHubAdmin === undefined && target.adminToken && selected.some((scenario) => scenario.needs.includes("svc-hub-admin"))) {
     svcHubAdmin = await probeSvcHubAdmin(target);
   }
+  let svcHubClock = options.svcHubClock;
+  if (svcHubClock === undefined && target.adminToken && selected.some((scenario) => scenario.needs.includes("svc-hub-clock"))) {
+    svcHubClock = await probeSvcHubClock(target);
+  }
+  const timeoutMs = options.timeoutMs ?? 120_000;
+  const cleanupMs = options.cleanupMs ?? 15_000;
   for (const scenario of selected) {
     const started = performance.now();
     const properties: PropertyRecord[] = [];
     const trail = new RequestTrail();
     let raw: Outcome = "pass";
     let message: string | undefined;
-    const unmet = unmetNeed(scenario, target, svcHubAdmin);
+    const unmet = unmetNeed(scenario, target, { svcHubAdmin, svcHubClock });
     if (unmet !== null) {
       raw = "skip";
       message = unmet;
     } else {
       try {
         await runWithTimeout(
-          (signal) => scenario.run(createContext(target, runId, propertySettings, properties, { signal, title: scenario.title, trail, svcHubAdmin })),
-          options.timeoutMs ?? 120_000,
+          (signal, cleanupSignal) =>
+            scenario.run(createContext(target, runId, propertySettings, properties, { signal, cleanupSignal, cleanupRequestMs, title: scenario.title, trail, svcHubAdmin, svcHubClock })),
+          timeoutMs,
+          cleanupMs,
           trail,
         );
       } catch (error) {
@@ -175,7 +215,8 @@ export async function runScenarios(scenarios: readonly Scenario[], target: Targe
       kind: scenario.kind,
       outcome,
       durationMs: Math.round(performance.now() - started),
-      ...(message === undefined ? {} : { message }),
+      // Messages name URLs and answers: a utk (or another secret) in them must not reach the reports.
+      ...(message === undefined ? {} : { message: redactSecrets(message) }),
       ...(properties.length > 0 ? { properties } : {}),
     };
     results.push(result);

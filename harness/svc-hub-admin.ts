@@ -4,9 +4,10 @@ import type { Target } from "./target.ts";
 export const adminTokenNeeded = "needs the admin token of the target (--admin-token or SVC_ADMIN_TOKEN)";
 
 /**
- * svc-hub's own admin routes, beyond the admin API the interface specifies (DEC-OPS-02/04: the clock,
- * `/admin/wait`, the file upload and the revision publish): the users and API keys, the stored events and
- * the collection counters. Scenarios that read or make data through them declare the need "svc-hub-admin".
+ * svc-hub's own admin routes, beyond those the interface's decisions name (DEC-OPS-04: `/admin/wait`, the file
+ * upload and the revision publish): the users and API keys, the stored events and the collection counters.
+ * Scenarios that read or make data through them declare the need "svc-hub-admin". (svc-hub's virtual clock
+ * routes are another need of their own: svc-hub-clock.ts.)
  */
 export const svcHubAdminRoutes = ["/admin/users", "/admin/events?limit=1", "/admin/collect/stats"] as const;
 

@@ -104,9 +104,18 @@ export interface RevisionFixture {
  * maps each to its own configuration; the doc comments say what that configuration must do.
  */
 export interface TargetFixtures {
+  /**
+   * Demo: acme. The collection scenarios name the profile in every event (svc_profile), so no profile needs a
+   * particular name; only the check of DEC-COL-01's default (svc_profile absent means main) sends an event
+   * without one, for the first of profile and otherProfile (of account) and otherAccountProfile (of
+   * otherAccount) that is named main, and is skipped when none is.
+   */
   readonly account: string;
+  /** Demo: main. */
   readonly profile: string;
+  /** Demo: dev. Another profile of account. */
   readonly otherProfile: string;
+  /** Demo: globex. */
   readonly otherAccount: string;
   /** A profile of otherAccount (demo: main). */
   readonly otherAccountProfile: string;
@@ -132,7 +141,7 @@ export interface TargetFixtures {
 export interface Target {
   readonly name: string;
   readonly urls: TargetUrls;
-  /** The bearer token of svc-hub's admin API, when the target has one and it is known. */
+  /** The bearer token of the target's admin routes (DEC-OPS-01, DEC-OPS-04), when it has them and it is known. */
   readonly adminToken: string | null;
   readonly fixtures: TargetFixtures;
   send(request: Request): Promise<Response>;

@@ -1,0 +1,44 @@
+import { adminTokenNeeded } from "./svc-hub-admin.ts";
+import type { Target } from "./target.ts";
+
+/**
+ * svc-hub's virtual clock routes: `GET /admin/clock` answers `{now, nowMs, offsetMs, timing}`, `PUT
+ * /admin/clock` takes `{now}`, `POST /admin/clock/advance` takes `{by: "90s"}`. DEC-OPS-02 asks for a virtual
+ * clock the admin API can read, set and advance, but names no route, so these are svc-hub's own. Scenarios that
+ * move or read the clock declare the need "svc-hub-clock".
+ */
+export const svcHubClockRoute = "/admin/clock";
+
+/** Whether the target has svc-hub's clock routes, and if not, why scenarios needing them are skipped. */
+export type SvcHubClockProbe = { readonly available: true } | { readonly available: false; readonly reason: string };
+
+const needsIt =
+  "needs svc-hub's virtual clock routes (GET and PUT /admin/clock, POST /admin/clock/advance; DEC-OPS-02 asks for a virtual clock but names no route)";
+
+/**
+ * Asks the target once, before the run, for its clock (GET /admin/clock with the admin token): a 200 JSON
+ * answer with a numeric nowMs means the routes are there. Anything else makes every scenario that needs them
+ * a skip with the reason, instead of a failure.
+ */
+export async function probeSvcHubClock(target: Target): Promise<SvcHubClockProbe> {
+  if (!target.adminToken) return { available: false, reason: adminTokenNeeded };
+  const url = `${target.urls.base}${svcHubClockRoute}`;
+  let response: Response;
+  try {
+    response = await target.send(new Request(url, { headers: { authorization: `Bearer ${target.adminToken}` } }));
+  } catch (error) {
+    return { available: false, reason: `${needsIt}; GET ${url} did not answer before the run: ${error instanceof Error ? error.message : String(error)}` };
+  }
+  const text = await response.text().catch(() => "");
+  if (response.status !== 200) return { available: false, reason: `${needsIt}, which the target does not have: GET ${svcHubClockRoute} answered ${response.status} before the run` };
+  let nowMs: unknown;
+  try {
+    nowMs = (JSON.parse(text) as { nowMs?: unknown }).nowMs;
+  } catch {
+    nowMs = undefined;
+  }
+  if (typeof nowMs !== "number" || !Number.isFinite(nowMs)) {
+    return { available: false, reason: `${needsIt}, which the target does not have: GET ${svcHubClockRoute} answered 200 without a numeric nowMs before the run` };
+  }
+  return { available: true };
+}
