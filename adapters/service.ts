@@ -125,7 +125,12 @@ async function openWork(options: ServiceOptions, deps: BackgroundDeps): Promise<
         await deps.stores.ping();
         thread.assertRunning();
       },
-      events: { append: (batch) => thread.append(batch), query: (query) => events.query(query), deleteVisitors: (account, profile, ids) => events.deleteVisitors(account, profile, ids) },
+      events: {
+        // Only collection appends here; imports (whose appends mark their progress) run in the thread.
+        append: (batch, options) => (options?.mark ? Promise.reject(new Error("an append with a mark runs in the background thread")) : thread.append(batch)),
+        query: (query) => events.query(query),
+        deleteVisitors: (account, profile, ids) => events.deleteVisitors(account, profile, ids),
+      },
     };
     // Uploads are accepted here and imported in the thread.
     const light = await openBackground({ ...deps, stores, notifyImports: () => thread.notify() }, "light");

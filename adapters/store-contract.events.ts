@@ -98,6 +98,16 @@ export function describeEventStoreContract(name: string, open: () => Promise<Sto
       expect(await traces({ limit: 10, traceId: "nope" })).toEqual([]);
     });
 
+    test("an append with a mark sets that settings entry in the same commit, with or without events", async () => {
+      await stores.events.append([sampleEvent({ traceId: "m1" })], { mark: { key: "import-progress.x", value: "1" } });
+      expect(await stores.settings.get("import-progress.x")).toBe("1");
+      await stores.events.append(Array.from({ length: 300 }, (_, index) => sampleEvent({ traceId: `n${index}` })), { mark: { key: "import-progress.x", value: "301" } });
+      expect(await stores.settings.get("import-progress.x")).toBe("301");
+      await stores.events.append([], { mark: { key: "import-progress.y", value: "0" } });
+      expect(await stores.settings.get("import-progress.y")).toBe("0");
+      expect((await stores.events.query({ limit: 1000 })).length).toBe(301);
+    });
+
     test("a query for several visitors pages through their events together, in sequence order", async () => {
       await stores.events.append([
         sampleEvent({ traceId: "1", visitorId: "v1" }),

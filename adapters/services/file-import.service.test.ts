@@ -83,10 +83,10 @@ async function importText(name: string, text: string, imports = service()): Prom
 function failAppends(failing: number, message: string, thereafter = false): () => void {
   const append = stores.events.append.bind(stores.events);
   let calls = 0;
-  stores.events.append = async (events) => {
+  stores.events.append = async (events, options) => {
     calls += 1;
     if (calls === failing || (thereafter && calls > failing)) throw new Error(message);
-    return append(events);
+    return append(events, options);
   };
   return () => {
     stores.events.append = append;
@@ -324,6 +324,43 @@ describe("receiving (DEC-FIL-02, DEC-FIL-04)", () => {
     expect(created).toBe(true);
     while ((await service().processNext()) > 0);
     expect((await stores.files.find("acme", "main", "purchases_13.csv"))?.status).toEqual([{ state: "DOWNLOADING", at: now, lastFailure: "Failed to download (FTP, SFTP, S3) file" }]);
+  });
+});
+
+describe("a crash between a batch's events and the import's progress (DEC-FIL-03)", () => {
+  test("the import resumes after the rows stored, not before them: every row is one event, the counters exact, and the mark goes at the end", async () => {
+    const update = stores.files.update.bind(stores.files);
+    let failed = false;
+    // The first batch's events commit; the record's progress write after them fails (the process dies there).
+    stores.files.update = async (record) => {
+      if (!failed && record.progress?.rowsRead === 2) {
+        failed = true;
+        throw new Error("killed");
+      }
+      return update(record);
+    };
+    const imports = service({ batchRows: 2 });
+    await imports.receive("acme", "main", "purchases_14.csv", "upload", chunks(header, ...Array.from({ length: 5 }, (_, index) => `m${index},${index},2024-01-31 09:30\n`)));
+    await expect(imports.processNext()).rejects.toThrow("killed");
+    const interrupted = (await stores.files.find("acme", "main", "purchases_14.csv")) as FileStatusRecord;
+    expect(interrupted.progress).toBeNull();
+    expect((await allEvents()).map((event) => event.data.email_address)).toEqual(["m0", "m1"]);
+
+    while ((await service({ batchRows: 2 }).processNext()) > 0);
+    const record = (await stores.files.find("acme", "main", "purchases_14.csv")) as FileStatusRecord;
+    expect(record.status.at(-1)).toMatchObject({ state: "PROCESSED", counts: { skipped: 0, failed: 0, succeeded: 5 } });
+    expect((await allEvents()).map((event) => event.data.email_address)).toEqual(["m0", "m1", "m2", "m3", "m4"]);
+    expect(await stores.settings.keysStartingWith("import-progress.")).toEqual([]);
+  });
+
+  test("a progress mark left by a finished import is swept with the lease rows; one of an unfinished import stays", async () => {
+    const done = await importText("purchases_15.csv", `${header}a,1,2024-01-31 09:30\n`, service());
+    await stores.settings.set(`import-progress.${done.id}`, JSON.stringify({ rowsRead: 1, counts: { skipped: 0, failed: 0, succeeded: 1 }, lastRowFailure: null }));
+    const waiting = await service().receive("acme", "main", "purchases_16.csv", "upload", chunks(header));
+    const waitingId = (waiting as { value: FileStatusRecord }).value.id;
+    await stores.settings.set(`import-progress.${waitingId}`, "{}");
+    await service().sweepLeftLeases();
+    expect(await stores.settings.keysStartingWith("import-progress.")).toEqual([`import-progress.${waitingId}`]);
   });
 });
 

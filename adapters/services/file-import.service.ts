@@ -52,6 +52,29 @@ export const importLeaseMs = 15_000;
 
 /** The leases of imports are `lease.file-import.<id>` in the settings. */
 const importLeasePrefix = "file-import.";
+/**
+ * Each import's progress as its last batch of events committed it (`import-progress.<id>` in the settings,
+ * written in the same commit as the events): the import record's progress is written after, so a crash
+ * between the two would resume before rows already stored and store them twice.
+ */
+const progressMarkPrefix = "import-progress.";
+
+type ImportProgress = NonNullable<FileStatusRecord["progress"]>;
+
+/** A progress mark as stored, or null when it is none (absent, or not of this shape). */
+function progressOfMark(text: string | null): ImportProgress | null {
+  if (text === null) return null;
+  try {
+    const value = JSON.parse(text) as Partial<ImportProgress> | null;
+    const counts = value?.counts;
+    const isCount = (count: unknown) => Number.isSafeInteger(count) && (count as number) >= 0;
+    if (!value || !isCount(value.rowsRead) || !counts || !isCount(counts.skipped) || !isCount(counts.failed) || !isCount(counts.succeeded)) return null;
+    if (value.lastRowFailure !== null && typeof value.lastRowFailure !== "string") return null;
+    return { rowsRead: value.rowsRead as number, counts: { skipped: counts.skipped, failed: counts.failed, succeeded: counts.succeeded }, lastRowFailure: value.lastRowFailure ?? null };
+  } catch {
+    return null;
+  }
+}
 
 /** How often sweepLeftLeases looks (real time): rows are left only by a crash at one precise moment. */
 export const leaseSweepMs = 10 * 60_000;
@@ -115,7 +138,6 @@ export class FileImportService {
     this.leasesSweptAt = now;
     const settings = this.deps.stores.settings;
     const keys = await settings.keysStartingWith(`lease.${importLeasePrefix}`);
-    if (keys.length === 0) return 0;
     const unfinished = new Set((await this.deps.stores.files.unfinished()).map((record) => record.id));
     let removed = 0;
     for (const key of keys) {
@@ -127,7 +149,19 @@ export class FileImportService {
       removed += 1;
     }
     if (removed > 0) this.deps.logger.info("import lease rows left behind removed", { removed });
+    // Progress marks of imports that finished (a crash between the end and the mark's removal left them).
+    for (const key of await settings.keysStartingWith(progressMarkPrefix)) {
+      if (unfinished.has(key.slice(progressMarkPrefix.length))) continue;
+      await this.forgetProgressMark(key.slice(progressMarkPrefix.length));
+    }
     return removed;
+  }
+
+  /** Removes an import's progress mark once the import has finished. */
+  private async forgetProgressMark(id: string): Promise<void> {
+    const key = `${progressMarkPrefix}${id}`;
+    const mark = await this.deps.stores.settings.get(key);
+    if (mark !== null) await this.deps.stores.settings.deleteIf(key, mark);
   }
 
   /** Where a received file is kept. */
@@ -434,6 +468,7 @@ export class FileImportService {
         // early (a store failure, the lease lost, the store closed at shutdown) gives its lease up instead, so
         // another node goes on with it at once.
         await (finished ? lease.end() : lease.release()).catch(() => undefined);
+        if (finished) await this.forgetProgressMark(found.id).catch(() => undefined);
       }
     }
     return 0;
@@ -465,6 +500,14 @@ export class FileImportService {
     }
     const visitorIdParameter = config?.visitorIdAttributes.find((attribute) => attribute.id === definition.value.visitorId.attribute)?.parameter ?? null;
 
+    // The last batch's own mark wins over a progress the record did not get to (a crash between the two).
+    const progressKey = `${progressMarkPrefix}${record.id}`;
+    const marked = progressOfMark(await this.deps.stores.settings.get(progressKey));
+    if (marked && marked.rowsRead > (record.progress?.rowsRead ?? 0)) {
+      this.deps.logger.info("file import resumes after its last stored batch", { account, profile, file: name, rowsRead: marked.rowsRead });
+      record = { ...record, progress: marked };
+      await this.deps.stores.files.update(record);
+    }
     const resumeAfter = record.progress?.rowsRead ?? 0;
     let counts: RowCounts = record.progress?.counts ?? noRows;
     let lastRowFailure = record.progress?.lastRowFailure ?? null;
@@ -478,10 +521,11 @@ export class FileImportService {
       try {
         // Renewed at every batch; lost only when this process stalled past the lease and another took over.
         if (!(await lease.acquire())) throw new Error(`file import ${record.id}: another node took the import over`);
-        if (batch.length > 0) await this.deps.stores.events.append(batch);
+        const progress = { rowsRead, counts, lastRowFailure };
+        if (batch.length > 0) await this.deps.stores.events.append(batch, { mark: { key: progressKey, value: JSON.stringify(progress) } });
         batch = [];
         at = this.deps.clock.now();
-        record = { ...record, progress: { rowsRead, counts, lastRowFailure } };
+        record = { ...record, progress };
         await this.deps.stores.files.update(record);
       } catch (error) {
         // Not the file's fault: the import stays PROCESSING and resumes after its last committed batch.

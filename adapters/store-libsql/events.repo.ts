@@ -115,14 +115,15 @@ export class LibsqlEventRepo implements EventStore {
    * (synchronous=FULL) and is stored whole or not at all. A larger group is split into statements that
    * run in one `db.batch` (one transaction).
    */
-  async append(collected: readonly CollectedEvent[]): Promise<void> {
-    if (collected.length === 0) return;
+  async append(collected: readonly CollectedEvent[], options: { readonly mark?: { readonly key: string; readonly value: string } } = {}): Promise<void> {
     const rows = collected.map(toRow);
-    if (rows.length <= rowsPerStatement) {
+    const mark = options.mark ? [{ sql: "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", args: [options.mark.key, options.mark.value] }] : [];
+    if (rows.length === 0 && mark.length === 0) return;
+    if (rows.length <= rowsPerStatement && mark.length === 0) {
       await this.db.$client.execute(this.insertEvents(rows));
       return;
     }
-    await this.db.$client.batch(chunks(rows, rowsPerStatement).map(this.insertEvents), "write");
+    await this.db.$client.batch([...chunks(rows, rowsPerStatement).map(this.insertEvents), ...mark], "write");
   }
 
   async query(query: EventQuery): Promise<StoredEvent[]> {

@@ -25,12 +25,19 @@ export class MemoryEventStore implements EventStore {
   private readonly events: StoredEvent[] = [];
   private nextSeq = 1;
 
-  constructor(private readonly isClosed: () => boolean = () => false) {}
+  constructor(
+    private readonly isClosed: () => boolean = () => false,
+    /** Sets a settings entry (append's `mark`), synchronously, so it lands with the events or not at all. */
+    private readonly setSetting: (key: string, value: string) => void = () => {
+      throw new Error("this event store has no settings to mark");
+    },
+  ) {}
 
-  async append(events: readonly CollectedEvent[]): Promise<void> {
+  async append(events: readonly CollectedEvent[], options: { readonly mark?: { readonly key: string; readonly value: string } } = {}): Promise<void> {
     if (this.isClosed()) throw new Error("store is closed");
     const copies = structuredClone(events);
     for (const event of copies) this.events.push({ ...event, seq: this.nextSeq++ });
+    if (options.mark) this.setSetting(options.mark.key, options.mark.value);
   }
 
   async query(query: EventQuery): Promise<StoredEvent[]> {

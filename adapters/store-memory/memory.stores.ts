@@ -115,6 +115,11 @@ class MemorySettingsStore implements SettingsStore {
   }
 
   async set(key: string, value: string): Promise<void> {
+    this.setNow(key, value);
+  }
+
+  /** For the event store's marks, which land in the same step as the events. */
+  setNow(key: string, value: string): void {
     this.values.set(key, value);
   }
 
@@ -217,14 +222,18 @@ function compareCodeUnits(a: string, b: string): number {
 export function createMemoryStores(): Stores {
   let closed = false;
   const tenancy = new MemoryTenancyStore();
+  const settings = new MemorySettingsStore();
   return {
     kind: "memory",
     tenancy,
-    settings: new MemorySettingsStore(),
+    settings,
     sessions: new MemorySessionStore(),
     lockouts: new MemoryLockoutStore(),
     dataLayers: new MemoryDataLayerStore(),
-    events: new MemoryEventStore(() => closed),
+    events: new MemoryEventStore(
+      () => closed,
+      (key, value) => settings.setNow(key, value),
+    ),
     profiles: new MemoryProfileStore(() => closed),
     files: new MemoryFileStatusStore(() => closed),
     privacy: new MemoryPrivacyStore(() => closed),

@@ -61,8 +61,12 @@ export interface EventQuery {
 
 /** The collected events (COL-16, DEC-COL-08), kept in commit order for per-visitor processing. */
 export interface EventStore {
-  /** Commits the events together: when the promise resolves every one is durable; when it rejects none is stored. */
-  append(events: readonly CollectedEvent[]): Promise<void>;
+  /**
+   * Commits the events together: when the promise resolves every one is durable; when it rejects none is
+   * stored. With `mark`, that settings entry is set in the same commit (a file import's progress: after a
+   * crash it says exactly which rows are events already).
+   */
+  append(events: readonly CollectedEvent[], options?: { readonly mark?: { readonly key: string; readonly value: string } }): Promise<void>;
   query(query: EventQuery): Promise<StoredEvent[]>;
   /**
    * PRV-09, DEC-PRV-04: removes every event of these visitor ids in the account and profile (collected and
