@@ -16,6 +16,7 @@ import { cryptoIds } from "../runtime/crypto.ts";
 import { createMemoryStores } from "../store-memory/memory.stores.ts";
 import { createLease, type LeaseProcess } from "../runtime/lease.ts";
 import { dropSettleMs, FileImportService, importLeaseMs, leaseSweepMs, type FileImportServiceDeps } from "./file-import.service.ts";
+import { mayBeReceivedAgain } from "../../core/files/file-import.machine.ts";
 
 const purchases: FileDefinition = {
   prefix: "purchases",
@@ -353,6 +354,17 @@ describe("a crash between a batch's events and the import's progress (DEC-FIL-03
     expect(await stores.settings.keysStartingWith("import-progress.")).toEqual([]);
   });
 
+  test("the copy of an import that imported nothing, left by a crash before its removal, is removed by the sweep", async () => {
+    const failed = await importText("purchases_17.csv", "no,such,columns\n1,2,3\n");
+    expect(mayBeReceivedAgain(failed)).toBe(true);
+    const copy = service().storedPath("acme", "main", "purchases_17.csv");
+    writeFileSync(copy, "no,such,columns\n1,2,3\n");
+    const kept = await importText("purchases_18.csv", `${header}a,1,2024-01-31 09:30\n`);
+    await service().sweepLeftLeases();
+    expect(existsSync(copy)).toBe(false);
+    expect(existsSync(service().storedPath("acme", "main", kept.name))).toBe(true);
+  });
+
   test("a progress mark left by a finished import is swept with the lease rows; one of an unfinished import stays", async () => {
     const done = await importText("purchases_15.csv", `${header}a,1,2024-01-31 09:30\n`, service());
     await stores.settings.set(`import-progress.${done.id}`, JSON.stringify({ rowsRead: 1, counts: { skipped: 0, failed: 0, succeeded: 1 }, lastRowFailure: null }));
@@ -628,6 +640,20 @@ describe("the drop folder (DEC-FIL-02, DEC-OPS-04)", () => {
     expect((await stores.files.find("acme", "main", "purchases_31.csv"))?.status.at(-1)).toMatchObject({ state: "PROCESSED", counts: { succeeded: 1 } });
     expect((await stores.files.find("acme", "main", "purchases_32.csv"))?.status.at(-1)).toMatchObject({ state: "PROCESSED" });
     expect(readdirSync(inbox)).toEqual([]);
+  });
+
+  test("a claim left after its file was received whole (the process stopped before removing it) is removed, not given back to be refused", async () => {
+    const inbox = join(dataDir, "inbox", "acme", "main");
+    mkdirSync(inbox, { recursive: true });
+    const text = `${header}bob,2,2024-01-31 09:30\n`;
+    await importText("purchases_34.csv", text);
+    writeFileSync(join(inbox, ".importing.4194305.0123abcd.purchases_34.csv"), text);
+    // The same name, other bytes: a new file, which is given back (and then refused as a name imported).
+    writeFileSync(join(inbox, ".importing.4194305.0123abce.purchases_34.csv"), `${text}carl,3,2024-01-31 09:31\n`);
+    expect(await service({ claimGiveBackMs: 0 }).pickUpDropped()).toBe(1);
+    expect(readdirSync(inbox).sort()).toEqual(["rejected"]);
+    expect(readdirSync(join(inbox, "rejected"))).toEqual(["purchases_34.csv"]);
+    expect(readFileSync(join(inbox, "rejected", "purchases_34.csv"), "utf8")).toContain("carl");
   });
 
   test("a dropped file whose receipt failed on a store error is given back and imported at a later look, without a restart", async () => {

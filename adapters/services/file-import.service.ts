@@ -149,6 +149,18 @@ export class FileImportService {
       removed += 1;
     }
     if (removed > 0) this.deps.logger.info("import lease rows left behind removed", { removed });
+    // Copies of imports that ended without a row imported, which a crash between the end and the removal left
+    // (dropUnusedCopy): the personal data in them would stay where no deletion reaches it.
+    const filesRoot = join(this.deps.dataDir, "files");
+    for (const account of directoriesIn(filesRoot)) {
+      for (const profile of directoriesIn(join(filesRoot, account))) {
+        for (const entry of entriesOf(join(filesRoot, account, profile))) {
+          if (!entry.isFile() || entry.name.startsWith(".") || !entry.name.endsWith(".csv")) continue;
+          const record = await this.deps.stores.files.find(account, profile, entry.name);
+          if (record && mayBeReceivedAgain(record)) await this.dropUnusedCopy(record);
+        }
+      }
+    }
     // Progress marks of imports that finished (a crash between the end and the mark's removal left them).
     for (const key of await settings.keysStartingWith(progressMarkPrefix)) {
       if (unfinished.has(key.slice(progressMarkPrefix.length))) continue;
@@ -412,8 +424,16 @@ export class FileImportService {
         failedClaims.delete(claimed);
       } else {
         if (pid !== process.pid && processIsAlive(pid)) continue;
-        const claimedAt = await stat(claimed).then((found) => found.ctimeMs, () => null);
-        if (claimedAt === null || Date.now() - claimedAt < (this.deps.claimGiveBackMs ?? claimGiveBackMs)) continue;
+        const claim = await stat(claimed).catch(() => null);
+        if (claim === null || Date.now() - claim.ctimeMs < (this.deps.claimGiveBackMs ?? claimGiveBackMs)) continue;
+        // Its process stopped after the file was received whole (DOWNLOADED committed) but before it removed the
+        // claim: the file is imported, and giving it back would have it refused as a name already imported.
+        const record = await this.deps.stores.files.find(account, profile, name);
+        if (record && currentState(record) !== "DOWNLOADING" && !mayBeReceivedAgain(record) && record.file.size === claim.size && record.file.checksum === (await md5Of(claimed))) {
+          await rm(claimed, { force: true });
+          this.deps.logger.info("a dropped file's claim left after its receipt is removed", { folder, file: name });
+          continue;
+        }
       }
       // A file dropped again under the same name meanwhile stays as it is.
       const given = await moveWithoutReplacing(claimed, join(folder, name));
@@ -748,6 +768,17 @@ function entriesOf(path: string): Dirent[] {
 
 function directoriesIn(path: string): string[] {
   return entriesOf(path).filter((entry) => entry.isDirectory() && !entry.name.startsWith(".")).map((entry) => entry.name).sort();
+}
+
+/** The MD5 of a file's bytes (hex), or null when it cannot be read. */
+async function md5Of(path: string): Promise<string | null> {
+  const md5 = createHash("md5");
+  try {
+    for await (const chunk of createReadStream(path)) md5.update(chunk as Buffer);
+  } catch {
+    return null;
+  }
+  return md5.digest("hex");
 }
 
 /** Whether a path exists (for tests and the bench). */
