@@ -7,6 +7,7 @@ import { nextEventLoopTurn } from "../runtime/event-loop.ts";
 import { applyEvent, type ProfileEvent, type ProfilePolicy, type VisitorProfile } from "../../core/profiles/profile.rules.ts";
 import { chooseCanonical, identitiesOfEvent, isKnownVisitorKey, type GroupSummary } from "../../core/profiles/stitching.rules.ts";
 import { matchKnownVisitorId } from "../../core/visitors/visitor-id.rules.ts";
+import { chunks } from "../../core/values/chunks.ts";
 
 /**
  * What the engine reads of a stored event: its parameters (everything stored, with svc_event) in an object
@@ -25,12 +26,6 @@ const defaultPageSize = 1000;
 const membersPerQuery = 100;
 /** How long a batch works before it gives the thread back (to the group commits of collected events). */
 const sliceMs = 5;
-
-function chunked<T>(items: readonly T[], size: number): T[][] {
-  const chunks: T[][] = [];
-  for (let start = 0; start < items.length; start += size) chunks.push(items.slice(start, start + size));
-  return chunks;
-}
 
 interface EventReading {
   readonly input: ProfileEvent;
@@ -218,7 +213,7 @@ export class ProfilesService {
    * page per chunk however many events the visitors have. Between pages the thread is given back.
    */
   private async foldMembers(account: string, profile: string, visitorIds: readonly string[], upToSeq: number, config: ProfileConfig, slice: () => Promise<void>): Promise<VisitorProfile | null> {
-    const streams = chunked(visitorIds, membersPerQuery).map((members) => ({ members, page: [] as StoredEvent[], index: 0, afterSeq: 0, exhausted: false }));
+    const streams = chunks(visitorIds, membersPerQuery).map((members) => ({ members, page: [] as StoredEvent[], index: 0, afterSeq: 0, exhausted: false }));
     let folded: VisitorProfile | null = null;
     for (;;) {
       for (const stream of streams) {

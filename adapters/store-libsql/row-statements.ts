@@ -22,12 +22,7 @@ export function placeholderName(param: unknown): string {
   return String(placeholder.name);
 }
 
-/** `items` in slices of at most `size` (the rows or ids of one statement). */
-export function chunks<T>(items: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let start = 0; start < items.length; start += size) out.push(items.slice(start, start + size));
-  return out;
-}
+export { chunks } from "../../core/values/chunks.ts";
 
 /**
  * Multi-row statements (the events of a group commit, a batch's profile upserts) whose text drizzle builds
