@@ -1,4 +1,4 @@
-import { adminTokenNeeded } from "./svc-hub-admin.ts";
+import { adminTokenNeeded, probeAdminRoute, type SvcHubAdminProbe } from "./svc-hub-admin.ts";
 import type { Target } from "./target.ts";
 
 /**
@@ -10,7 +10,7 @@ import type { Target } from "./target.ts";
 export const svcHubClockRoute = "/admin/clock";
 
 /** Whether the target has svc-hub's clock routes, and if not, why scenarios needing them are skipped. */
-export type SvcHubClockProbe = { readonly available: true } | { readonly available: false; readonly reason: string };
+export type SvcHubClockProbe = SvcHubAdminProbe;
 
 const needsIt =
   "needs svc-hub's virtual clock routes (GET and PUT /admin/clock, POST /admin/clock/advance; DEC-OPS-02 asks for a virtual clock but names no route)";
@@ -21,24 +21,15 @@ const needsIt =
  * a skip with the reason, instead of a failure.
  */
 export async function probeSvcHubClock(target: Target): Promise<SvcHubClockProbe> {
-  if (!target.adminToken) return { available: false, reason: adminTokenNeeded };
-  const url = `${target.urls.base}${svcHubClockRoute}`;
-  let response: Response;
-  try {
-    response = await target.send(new Request(url, { headers: { authorization: `Bearer ${target.adminToken}` } }));
-  } catch (error) {
-    return { available: false, reason: `${needsIt}; GET ${url} did not answer before the run: ${error instanceof Error ? error.message : String(error)}` };
-  }
-  const text = await response.text().catch(() => "");
-  if (response.status !== 200) return { available: false, reason: `${needsIt}, which the target does not have: GET ${svcHubClockRoute} answered ${response.status} before the run` };
-  let nowMs: unknown;
-  try {
-    nowMs = (JSON.parse(text) as { nowMs?: unknown }).nowMs;
-  } catch {
-    nowMs = undefined;
-  }
-  if (typeof nowMs !== "number" || !Number.isFinite(nowMs)) {
-    return { available: false, reason: `${needsIt}, which the target does not have: GET ${svcHubClockRoute} answered 200 without a numeric nowMs before the run` };
-  }
-  return { available: true };
+  const { adminToken } = target;
+  if (!adminToken) return { available: false, reason: adminTokenNeeded };
+  return probeAdminRoute({ ...target, adminToken }, svcHubClockRoute, needsIt, (body) => {
+    let nowMs: unknown;
+    try {
+      nowMs = (JSON.parse(body) as { nowMs?: unknown }).nowMs;
+    } catch {
+      nowMs = undefined;
+    }
+    return typeof nowMs === "number" && Number.isFinite(nowMs) ? null : "answered 200 without a numeric nowMs";
+  });
 }
