@@ -95,4 +95,17 @@ describe("visitor data in-process", () => {
     expect(await status("attributeId=5120&attributeValue=twice+1%40example.com")).toBe(404);
     expect(await status("attributeId=5120&attributeValue=nobody&suppressNotFound=true&suppressNotFound=false")).toBe(200);
   });
+
+  it("[DEC-MOM-04] a preflight allows the methods a 405 names in Allow, HEAD among them", async () => {
+    const service = await open();
+    const path = "/personalization/accounts/acme/profiles/main/engines/demo-engine/visitors/someone";
+    const preflight = await service.app.handle(
+      new Request(`${inProcessBase}${path}`, { method: "OPTIONS", headers: { origin: page.origin, "access-control-request-method": "HEAD" } }),
+    );
+    expect(preflight.status).toBe(204);
+    const refused = await service.app.handle(new Request(`${inProcessBase}${path}`, { method: "DELETE", headers: { origin: page.origin } }));
+    expect(refused.status).toBe(405);
+    expect(preflight.headers.get("access-control-allow-methods")).toBe(refused.headers.get("allow"));
+    expect(refused.headers.get("allow")?.split(", ")).toContain("HEAD");
+  });
 });

@@ -99,8 +99,8 @@ export function momentsRoutes(deps: AppDeps) {
         detail: { tags: ["visitor data (moments)"], summary: "The visitor data of a known visitor, by visitor ID attribute (attributeId, attributeValue)", responses },
       },
     )
-    .options(`${base}/visitors/:visitor`, ({ request, set }) => preflight(request, set.headers, "GET, OPTIONS"), { detail: { hide: true } })
-    .options(base, ({ request, set }) => preflight(request, set.headers, "GET, OPTIONS"), { detail: { hide: true } })
+    .options(`${base}/visitors/:visitor`, ({ request, set }) => preflight(request, set.headers, lookupMethods), { detail: { hide: true } })
+    .options(base, ({ request, set }) => preflight(request, set.headers, lookupMethods), { detail: { hide: true } })
     // MOM-12: a lookup without its visitor identifier is a bad request, not an unknown engine.
     .get(
       `${base}/visitors/`,
@@ -115,8 +115,11 @@ export function momentsRoutes(deps: AppDeps) {
     .all(base, ({ request, set }) => notAllowed(request, set.headers), { parse: "none", detail: { hide: true } });
 }
 
+/** The methods a lookup path takes: a 405's `Allow` and a preflight's allowed methods name the same ones. */
+const lookupMethods = "GET, HEAD, OPTIONS";
+
 function notAllowed(request: Request, headers: Record<string, string | number>): never {
   setCredentialedCors(request, headers);
-  headers.allow = "GET, HEAD, OPTIONS";
+  headers.allow = lookupMethods;
   failWith(momentsError("methodNotAllowed"));
 }
