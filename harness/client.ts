@@ -77,13 +77,26 @@ const secretInText = new RegExp(`([?&](?:${secretParameters.join("|")})=)(?!\\[r
 /** A utk or token in a JSON body as a message quotes it (`"utk":"…"`, also with the quotes escaped). */
 const secretInJson = /(\\?"(?:utk|token)\\?"\s*:\s*\\?")(?!\[redacted\])[^"\\]*/gi;
 
+/** The v1 session cookie's value, as a message quotes a `Set-Cookie` or `Cookie` header (up to its `;`). */
+const sessionCookie = /(\bJSESSIONID=)(?!\[redacted\])[^;\s"',\\]*/gi;
+
+/**
+ * A bearer token, as a message quotes an `Authorization` header; not the parameters of a `WWW-Authenticate`
+ * challenge (`Bearer realm="…"`), whose `=` is followed by a value (a token's `=` only pads its end).
+ */
+const bearerToken = /(\bBearer\s+)(?!\[redacted\])(?![\w-]+=[^=\s])[^\s"',;\\]+/gi;
+
 /**
  * A URL, or any text holding URLs or quoting answers, with the values of secret query parameters (the v1
- * session's utk, keys, tokens, passwords) and the utk or token of a JSON body replaced by `[redacted]`, for
- * failure messages and the reports.
+ * session's utk, keys, tokens, passwords), the utk or token of a JSON body, the session cookie's value and a
+ * bearer token replaced by `[redacted]`, for failure messages and the reports.
  */
 export function redactSecrets(text: string): string {
-  return text.replace(secretInText, "$1[redacted]").replace(secretInJson, "$1[redacted]");
+  return text
+    .replace(secretInText, "$1[redacted]")
+    .replace(secretInJson, "$1[redacted]")
+    .replace(sessionCookie, "$1[redacted]")
+    .replace(bearerToken, "$1[redacted]");
 }
 
 /**

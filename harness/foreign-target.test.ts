@@ -97,16 +97,17 @@ describe("a wrong answer body", () => {
     expect(result?.message).toStartWith('OPTIONS /event: expected status 200 or 204, got 404 "no"');
   });
 
-  it("of a JSESSIONID without Secure shows the Set-Cookie header", async () => {
+  it("of a JSESSIONID without Secure shows the Set-Cookie header, with the session's value redacted", async () => {
     const { target } = fakeTarget((method, path) => {
       if (method !== "POST" || path !== "/v1/login") return undefined;
       const answer = json({ utk: "u".repeat(32) });
-      answer.headers.append("set-cookie", "JSESSIONID=abc; Path=/; HttpOnly; SameSite=Lax");
+      answer.headers.append("set-cookie", "JSESSIONID=session-value-abc; Path=/; HttpOnly; SameSite=Lax");
       return answer;
     });
     const [result] = await runScenarios([scenario("[SES-03, DEC-SES-03] the login sets JSESSIONID")], target);
     expect(result?.outcome).toBe("fail");
-    expect(result?.message).toStartWith("JSESSIONID must be Secure; Set-Cookie: JSESSIONID=abc; Path=/; HttpOnly; SameSite=Lax");
+    expect(result?.message).toStartWith("JSESSIONID must be Secure; Set-Cookie: JSESSIONID=[redacted]; Path=/; HttpOnly; SameSite=Lax");
+    expect(result?.message).not.toContain("session-value-abc");
   });
 });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "bun:test";
 import fc from "fast-check";
 import { checkAdminToken } from "./admin-token.ts";
-import { HttpClient, ScenarioAbandoned, ScenarioFailure } from "./client.ts";
+import { HttpClient, redactSecrets, ScenarioAbandoned, ScenarioFailure } from "./client.ts";
 import { expectEqual, expectErrorBody, expectStatus, expectTrue, isNonEmptyString, jsonArray, jsonField, jsonObject } from "./expect.ts";
 import { buildJsonReport, buildJunitXml } from "./report.ts";
 import { runScenarios, selectScenarios, unmatchedSelections, type ScenarioResult } from "./runner.ts";
@@ -261,6 +261,18 @@ describe("what a failure shows of the request and the answer", () => {
     for (const report of [JSON.stringify(buildJsonReport(info, [result as ScenarioResult])), buildJunitXml(info, [result as ScenarioResult])]) {
       expect(report).not.toContain("secret-utk");
     }
+  });
+});
+
+describe("redactSecrets", () => {
+  it("hides the session cookie's value and a bearer token, and keeps a challenge's parameters", () => {
+    expect(redactSecrets("Set-Cookie: JSESSIONID=abc123; Path=/; HttpOnly")).toBe("Set-Cookie: JSESSIONID=[redacted]; Path=/; HttpOnly");
+    expect(redactSecrets('{"cookie":"jsessionid=xyz"}')).toBe('{"cookie":"jsessionid=[redacted]"}');
+    expect(redactSecrets("authorization: Bearer eyJhbGciOi.payload.sig")).toBe("authorization: Bearer [redacted]");
+    expect(redactSecrets("Bearer padded==")).toBe("Bearer [redacted]");
+    expect(redactSecrets('WWW-Authenticate: Bearer realm="svc", error="invalid_token"')).toBe('WWW-Authenticate: Bearer realm="svc", error="invalid_token"');
+    const once = redactSecrets("JSESSIONID=a; Bearer b; /x?utk=c");
+    expect(redactSecrets(once)).toBe(once);
   });
 });
 
