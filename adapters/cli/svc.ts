@@ -20,6 +20,7 @@ import { openVirtualClock } from "../runtime/virtual-clock.ts";
 import { RevisionsService, type PublishedFile, type PublishRequest } from "../services/revisions.service.ts";
 import { databaseFileName, databaseUrlForDataDir, openLibsqlStores } from "../store-libsql/libsql.stores.ts";
 import { dataDirFromEnv, defaultConfigFiles, fromInvocation } from "../runtime/paths.ts";
+import { settingOf } from "../runtime/server-settings.ts";
 
 const defaultAuthor = "cli@svc-hub.invalid";
 
@@ -95,12 +96,12 @@ function readPublishOptions(args: string[]): PublishOptions {
     profile: values.profile as string,
     dir: values.dir as string,
     url: values.url,
-    adminToken: values["admin-token"] ?? process.env.SVC_ADMIN_TOKEN,
+    adminToken: values["admin-token"] ?? settingOf(process.env, "SVC_ADMIN_TOKEN"),
     config: values.config,
     request: {
       name: values.name as string,
       comment: values.comment ?? "",
-      createdBy: values["created-by"] ?? process.env.SVC_CREATED_BY ?? defaultAuthor,
+      createdBy: values["created-by"] ?? settingOf(process.env, "SVC_CREATED_BY") ?? defaultAuthor,
       targets,
     },
   };
@@ -139,7 +140,7 @@ async function readMemberFiles(dir: string): Promise<PublishedFile[]> {
 
 /** The configuration the server would read, for the file prefix. */
 async function readConfig(explicit: string | undefined): Promise<ServiceConfig> {
-  const named = explicit || process.env.SVC_CONFIG;
+  const named = explicit || settingOf(process.env, "SVC_CONFIG");
   // A named file is the user's path; the default files are the server's, in the directory `npm start` runs in.
   const candidates = named ? [fromInvocation(named)] : defaultConfigFiles.map((name) => resolve(name));
   const path = candidates.find((candidate) => existsSync(candidate));
@@ -150,7 +151,7 @@ async function readConfig(explicit: string | undefined): Promise<ServiceConfig> 
 }
 
 async function publishToStore(options: PublishOptions, files: PublishedFile[]): Promise<void> {
-  if ((process.env.SVC_STORE ?? "libsql") !== "libsql") throw new UsageError("SVC_STORE is not libsql: a publication into a memory store would be lost at once; use --url");
+  if ((settingOf(process.env, "SVC_STORE") ?? "libsql") !== "libsql") throw new UsageError("SVC_STORE is not libsql: a publication into a memory store would be lost at once; use --url");
   const config = await readConfig(options.config);
   const dataDir = dataDirFromEnv();
   // Opening a store creates and migrates it: a mistyped directory would get a new, empty database.

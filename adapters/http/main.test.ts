@@ -184,8 +184,8 @@ describe("the server process", () => {
     expect(existsSync(missing)).toBe(false);
   });
 
-  it("an empty SVC_HOST is unset: the server listens on 127.0.0.1, never on every interface", async () => {
-    const server = await start(tempDir(), { SVC_HOST: "" });
+  it("empty variables are unset: the server starts with their defaults, on 127.0.0.1, never on every interface", async () => {
+    const server = await start(tempDir(), { SVC_HOST: "", SVC_STORE: "", SVC_BACKGROUND: "", SVC_TIMING: "", SVC_ADMIN_TOKEN: "", SVC_CONFIG: "" });
     expect(server.url).toStartWith("http://127.0.0.1:");
     expect(server.output()).toContain("is listening on http://127.0.0.1:");
   });

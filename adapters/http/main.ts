@@ -9,12 +9,12 @@
  */
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { timingPresetNames, type TimingPresetName } from "../../core/timing/timing.presets.ts";
 import { demoConfigPath } from "../config/demo-config.ts";
 import { loadConfigFile } from "../config/config.loader.ts";
 import { batchedWriter, createJsonLogger } from "../runtime/logger.ts";
 import { dataDirFromEnv, defaultConfigFiles, fromInvocation } from "../runtime/paths.ts";
 import { describeError, stackFramesOf } from "../runtime/scheduler.ts";
+import { readServerSettings, SettingRefused, settingOf, type ServerSettings } from "../runtime/server-settings.ts";
 import { errorCodeOf } from "../runtime/storage-errors.ts";
 import { nodeIdOf, openService, serviceVersion, type StoreChoice } from "../service.ts";
 import { databaseFileName, databaseUrlForDataDir } from "../store-libsql/libsql.stores.ts";
@@ -34,8 +34,9 @@ function fail(message: string): never {
 }
 
 function chooseConfigPath(): { path: string; demo: boolean } {
-  if (env.SVC_CONFIG) {
-    const path = fromInvocation(env.SVC_CONFIG, env);
+  const named = settingOf(env, "SVC_CONFIG");
+  if (named) {
+    const path = fromInvocation(named, env);
     if (!existsSync(path)) fail(`SVC_CONFIG names ${path}, which does not exist`);
     return { path, demo: false };
   }
@@ -43,26 +44,6 @@ function chooseConfigPath(): { path: string; demo: boolean } {
   // Two of them is a mistake to point out, not a choice to make silently (the one taken might be the stale one).
   if (present.length > 1) fail(`${present.join(" and ")} are both here: keep one, or set SVC_CONFIG to the one to use`);
   return present[0] ? { path: present[0], demo: false } : { path: demoConfigPath, demo: true };
-}
-
-function readPort(): number {
-  const raw = env.PORT ?? "8080";
-  const port = Number(raw);
-  if (!/^\d+$/.test(raw) || port > 65535) fail(`PORT must be a number from 0 to 65535, not "${raw}"`);
-  return port;
-}
-
-function readTiming(): TimingPresetName | undefined {
-  const raw = env.SVC_TIMING;
-  if (raw === undefined || raw === "") return undefined;
-  if (!(timingPresetNames as string[]).includes(raw)) fail(`SVC_TIMING must be one of ${timingPresetNames.join(", ")}, not "${raw}"`);
-  return raw as TimingPresetName;
-}
-
-function readStoreKind(): StoreChoice["kind"] {
-  const kind = env.SVC_STORE ?? "libsql";
-  if (kind !== "libsql" && kind !== "memory") fail(`SVC_STORE must be libsql or memory, not "${kind}"`);
-  return kind;
 }
 
 /** The store of the data directory (made if missing): called once the port is taken. */
@@ -98,42 +79,20 @@ function startFailure(error: unknown): string {
   }
 }
 
-/** SVC_BACKGROUND: `thread` (the default with libSQL) or `inline` (on the HTTP thread, as with the memory store). */
-function readBackgroundMode(): boolean {
-  const mode = env.SVC_BACKGROUND ?? "thread";
-  if (mode !== "thread" && mode !== "inline") fail(`SVC_BACKGROUND must be thread or inline, not "${mode}"`);
-  return mode === "thread";
+let settings: ServerSettings;
+try {
+  settings = readServerSettings(env);
+} catch (error) {
+  if (error instanceof SettingRefused) fail(error.message);
+  throw error;
 }
-
-/** Shortest SVC_ADMIN_TOKEN taken: failed tries are not slowed down, so the token's length is its only guard. */
-const minimumAdminTokenLength = 16;
-
-/**
- * SVC_ADMIN_TOKEN, if set: at least 16 characters, all visible ASCII, as `Authorization: Bearer <token>` can
- * carry it (a space or a character beyond ASCII would make a token no request can present).
- */
-function readAdminToken(): string | undefined {
-  const token = env.SVC_ADMIN_TOKEN;
-  if (token === undefined || token === "") return undefined;
-  if (!/^[\x21-\x7e]+$/.test(token)) fail("SVC_ADMIN_TOKEN must be visible ASCII characters only (no spaces), as an Authorization header carries it");
-  if (token.length < minimumAdminTokenLength) fail(`SVC_ADMIN_TOKEN must be at least ${minimumAdminTokenLength} characters long, not ${token.length}: failed tries are not slowed down`);
-  return token;
-}
-
-const port = readPort();
-const adminToken = readAdminToken();
-// An empty SVC_HOST (a compose file's unset variable) is unset, as for the other variables: never every interface.
-const host = env.SVC_HOST || "127.0.0.1";
-const timing = readTiming();
+const { port, host, timing, storeKind, backgroundThread, adminToken } = settings;
 const dataDir = dataDirFromEnv(env);
-const storeKind = readStoreKind();
 const configSource = chooseConfigPath();
 const loaded = await loadConfigFile(configSource.path);
 if (!loaded.ok) fail(`the configuration is not valid, nothing was started:\n${loaded.error.format()}`);
 const config = loaded.value;
 
-// The data directory also holds the file import drop folders (inbox/) and received files (files/), whatever the store.
-const backgroundThread = readBackgroundMode();
 /** DEC-GEN-05: what every answer carries, the 503s of the start included. */
 const startingHeaders = { "x-version": serviceVersion, "x-nodeid": nodeIdOf(config), "cache-control": "no-cache, no-store, must-revalidate" };
 
@@ -234,7 +193,7 @@ process.on("SIGTERM", () => void shutdown("SIGTERM"));
 const showAdminToken = service.adminTokenGenerated || configSource.demo;
 function adminTokenLine(): string {
   const token = service.deps.adminToken;
-  if (env.SVC_ADMIN_TOKEN) return showAdminToken ? `${token} (from SVC_ADMIN_TOKEN)` : `${token.slice(0, 4)}… (from SVC_ADMIN_TOKEN)`;
+  if (settingOf(env, "SVC_ADMIN_TOKEN")) return showAdminToken ? `${token} (from SVC_ADMIN_TOKEN)` : `${token.slice(0, 4)}… (from SVC_ADMIN_TOKEN)`;
   if (showAdminToken) return `${token} (${service.adminTokenGenerated ? "new, kept in the store" : "kept in the store"})`;
   return `${token.slice(0, 4)}… (hidden: it was printed when it was made; set SVC_ADMIN_TOKEN to choose one)`;
 }

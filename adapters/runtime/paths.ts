@@ -1,6 +1,5 @@
 import { resolve } from "node:path";
-
-type Env = Readonly<Record<string, string | undefined>>;
+import { settingOf, type Env } from "./server-settings.ts";
 
 /**
  * A path as the user typed it, read from the folder the command was run in: `npm start` and `npm run` move
@@ -12,7 +11,8 @@ export function fromInvocation(path: string, env: Env = process.env): string {
 
 /** The data directory: SVC_DATA_DIR as typed, or `./.svc-data` of the folder `npm start` runs in. The server and the svc CLI both read it here. */
 export function dataDirFromEnv(env: Env = process.env): string {
-  return env.SVC_DATA_DIR ? fromInvocation(env.SVC_DATA_DIR, env) : resolve("./.svc-data");
+  const named = settingOf(env, "SVC_DATA_DIR");
+  return named ? fromInvocation(named, env) : resolve("./.svc-data");
 }
 
 /** The configuration files looked for, in this order, in the folder `npm start` runs in when SVC_CONFIG is not set. */

@@ -1,0 +1,36 @@
+/** The server's environment variables (README "Running it"): defaults, refusals, and an empty value as unset. */
+import { describe, expect, it } from "bun:test";
+import { dataDirFromEnv } from "./paths.ts";
+import { readServerSettings, SettingRefused } from "./server-settings.ts";
+
+describe("the server's environment variables", () => {
+  it("unset, each takes its default", () => {
+    expect(readServerSettings({})).toEqual({ port: 8080, host: "127.0.0.1", timing: undefined, storeKind: "libsql", backgroundThread: true, adminToken: undefined });
+  });
+
+  it("empty, each is unset, as a compose file's `PORT=` or an unset ${VAR} arrives", () => {
+    const empty = { PORT: "", SVC_HOST: "", SVC_TIMING: "", SVC_STORE: "", SVC_BACKGROUND: "", SVC_ADMIN_TOKEN: "" };
+    expect(readServerSettings(empty)).toEqual(readServerSettings({}));
+    expect(dataDirFromEnv({ SVC_DATA_DIR: "" })).toBe(dataDirFromEnv({}));
+  });
+
+  it("set, each is taken", () => {
+    const settings = readServerSettings({ PORT: "0", SVC_HOST: "0.0.0.0", SVC_TIMING: "instant", SVC_STORE: "memory", SVC_BACKGROUND: "inline", SVC_ADMIN_TOKEN: "a-token-of-16-ch" });
+    expect(settings).toEqual({ port: 0, host: "0.0.0.0", timing: "instant", storeKind: "memory", backgroundThread: false, adminToken: "a-token-of-16-ch" });
+  });
+
+  it("a value it cannot take is refused with a message naming the variable, the value and what it takes", () => {
+    const refusals: Array<[Record<string, string>, string]> = [
+      [{ PORT: "80a" }, 'PORT must be a number from 0 to 65535, not "80a"'],
+      [{ PORT: "65536" }, 'PORT must be a number from 0 to 65535, not "65536"'],
+      [{ SVC_TIMING: "slow" }, 'SVC_TIMING must be one of instant, fast, realistic, not "slow"'],
+      [{ SVC_STORE: "postgres" }, 'SVC_STORE must be libsql or memory, not "postgres"'],
+      [{ SVC_BACKGROUND: "yes" }, 'SVC_BACKGROUND must be thread or inline, not "yes"'],
+      [{ SVC_ADMIN_TOKEN: "short" }, "SVC_ADMIN_TOKEN must be at least 16 characters long, not 5: failed tries are not slowed down"],
+      [{ SVC_ADMIN_TOKEN: "sixteen chars here" }, "SVC_ADMIN_TOKEN must be visible ASCII characters only (no spaces), as an Authorization header carries it"],
+    ];
+    for (const [env, message] of refusals) {
+      expect(() => readServerSettings(env)).toThrow(new SettingRefused(message));
+    }
+  });
+});

@@ -1,0 +1,74 @@
+/**
+ * The server's environment variables, read and checked before anything starts. An empty variable is unset,
+ * for every one of them: a compose file's `PORT=` or an unset `${VAR}` arrives as the empty string.
+ */
+import { timingPresetNames, type TimingPresetName } from "../../core/timing/timing.presets.ts";
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/** A variable's value, or undefined when it is unset or empty. */
+export function settingOf(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value === "" ? undefined : value;
+}
+
+/** A variable whose value the server cannot take; the message names it, its value and what it takes. */
+export class SettingRefused extends Error {}
+
+export interface ServerSettings {
+  readonly port: number;
+  readonly host: string;
+  /** SVC_TIMING, overriding the configuration file's `timing`; undefined leaves the file's. */
+  readonly timing: TimingPresetName | undefined;
+  readonly storeKind: "libsql" | "memory";
+  /** SVC_BACKGROUND: background work in a thread of its own (the default) rather than on the HTTP thread. */
+  readonly backgroundThread: boolean;
+  /** SVC_ADMIN_TOKEN; undefined keeps the one in the store (made at first start). */
+  readonly adminToken: string | undefined;
+}
+
+/** Shortest SVC_ADMIN_TOKEN taken: failed tries are not slowed down, so the token's length is its only guard. */
+export const minimumAdminTokenLength = 16;
+
+/** PORT, SVC_HOST, SVC_TIMING, SVC_STORE, SVC_BACKGROUND and SVC_ADMIN_TOKEN; throws SettingRefused on the first bad one. */
+export function readServerSettings(env: Env): ServerSettings {
+  return {
+    port: readPort(settingOf(env, "PORT") ?? "8080"),
+    // Never every interface unless asked for by name.
+    host: settingOf(env, "SVC_HOST") ?? "127.0.0.1",
+    timing: readTiming(settingOf(env, "SVC_TIMING")),
+    storeKind: oneOf("SVC_STORE", settingOf(env, "SVC_STORE") ?? "libsql", ["libsql", "memory"] as const),
+    backgroundThread: oneOf("SVC_BACKGROUND", settingOf(env, "SVC_BACKGROUND") ?? "thread", ["thread", "inline"] as const) === "thread",
+    adminToken: readAdminToken(settingOf(env, "SVC_ADMIN_TOKEN")),
+  };
+}
+
+function readPort(raw: string): number {
+  const port = Number(raw);
+  if (!/^\d+$/.test(raw) || port > 65535) throw new SettingRefused(`PORT must be a number from 0 to 65535, not "${raw}"`);
+  return port;
+}
+
+function readTiming(raw: string | undefined): TimingPresetName | undefined {
+  if (raw === undefined) return undefined;
+  if (!(timingPresetNames as readonly string[]).includes(raw)) throw new SettingRefused(`SVC_TIMING must be one of ${timingPresetNames.join(", ")}, not "${raw}"`);
+  return raw as TimingPresetName;
+}
+
+function oneOf<const T extends string>(name: string, raw: string, allowed: readonly T[]): T {
+  if (!(allowed as readonly string[]).includes(raw)) throw new SettingRefused(`${name} must be ${allowed.join(" or ")}, not "${raw}"`);
+  return raw as T;
+}
+
+/**
+ * At least 16 characters, all visible ASCII, as `Authorization: Bearer <token>` can carry it (a space or a
+ * character beyond ASCII would make a token no request can present).
+ */
+function readAdminToken(token: string | undefined): string | undefined {
+  if (token === undefined) return undefined;
+  if (!/^[\x21-\x7e]+$/.test(token)) throw new SettingRefused("SVC_ADMIN_TOKEN must be visible ASCII characters only (no spaces), as an Authorization header carries it");
+  if (token.length < minimumAdminTokenLength) {
+    throw new SettingRefused(`SVC_ADMIN_TOKEN must be at least ${minimumAdminTokenLength} characters long, not ${token.length}: failed tries are not slowed down`);
+  }
+  return token;
+}
