@@ -48,13 +48,14 @@ describe("bot filter (DEC-COL-06, COL-13)", () => {
     expect(isBotUserAgent("")).toBe(false);
   });
 
-  it("[COL-13, DEC-COL-06] crawlers that isbot recognises by their URL, a .com or a bare name/version are bots", () => {
+  it("[COL-13, DEC-COL-06] crawlers that isbot recognises by their URL or a .com are bots", () => {
     const recognisedByBroadPatterns = [
       "Mozilla/5.0 (compatible; Yeti/1.1; +http://naver.me/spd)",
       "Dataprovider.com",
       "Mozilla/5.0 (compatible; Qwantify/2.4w; +https://www.qwant.com/)/2.4w",
       "heritrix/3.4.0 +https://www.kb.se/",
-      "Qwantify/1.0",
+      "Screaming Frog SEO Spider/19.0",
+      "ia_archiver",
     ];
     for (const userAgent of recognisedByBroadPatterns) {
       expect(isbot(userAgent)).toBe(true);
@@ -62,9 +63,17 @@ describe("bot filter (DEC-COL-06, COL-13)", () => {
     }
   });
 
-  it("[DEC-COL-06] removes from isbot's list only the patterns that name a client library, in isbot's own spelling", () => {
-    expect([...removedCrawlerPatterns].sort()).toEqual(["\\bperl\\b", "^postman", "^python", "^rest", "^wget", "java(?!;)", "node\\b"]);
+  it("[DEC-COL-06] removes from isbot's list only the patterns that name a client library, in isbot's own spelling, and the one of a lone product token", () => {
+    const productToken = "^[\\w \\.\\-\\(?:\\):%]+(?:/v?\\d+(?:\\.\\d+)?(?:\\.\\d{1,10})*?)?(?:,|$)";
+    expect([...removedCrawlerPatterns].sort()).toEqual([productToken, "\\bperl\\b", "^postman", "^python", "^rest", "^wget", "java(?!;)", "node\\b"].sort());
     for (const broad of ["(?<!lib)http", "\\.com\\b", "url"]) expect(removedCrawlerPatterns.has(broad)).toBe(false);
+  });
+
+  it("[DEC-COL-06] a User-Agent of one product token is a program sending server-to-server, not a bot, whatever its name", () => {
+    for (const userAgent of ["checkout-service/2.3.1", "AcmeBackend/1.0", "orders-api", "Qwantify/1.0", "MyApp/2024.11.3"]) {
+      expect(isbot(userAgent)).toBe(true);
+      expect(isBotUserAgent(userAgent)).toBe(false);
+    }
   });
 
   it("[DEC-COL-06] a generic client's User-Agent that names a crawler is still a bot", () => {

@@ -4,13 +4,22 @@ import { genericHttpClientUserAgents, matchesVendorBotToken } from "../../core/c
 /**
  * DEC-COL-06: the isbot patterns that name a generic HTTP client library (wget, node, python-requests and
  * urllib, Java, libwww-perl, rest-client and RestSharp, PostmanRuntime), in isbot's own spelling. Only these
- * leave isbot's list: its broad patterns (`http`, `.com`, `url`, a bare `name/version`) also describe
- * crawlers such as Yeti, heritrix or Dataprovider.com, so they stay (COL-13).
+ * leave isbot's list, with the one of a lone product token (below): its other broad patterns (`http`, `.com`,
+ * `url`) also describe crawlers such as Yeti, heritrix or Dataprovider.com, so they stay (COL-13).
  */
 const clientLibraryPatterns: ReadonlySet<string> = new Set(["^wget", "node\\b", "^python", "java(?!;)", "\\bperl\\b", "^rest", "^postman"]);
 
-/** DEC-COL-06: the patterns removed from isbot's list for every User-Agent (those of isbot's list that name a client library). */
-export const removedCrawlerPatterns: ReadonlySet<string> = new Set(list.filter((pattern) => clientLibraryPatterns.has(pattern)));
+/**
+ * DEC-COL-06: the pattern isbot holds against a User-Agent that is one product token and nothing else
+ * (`checkout-service/2.3.1`, `Ktor client`), asked of isbot as for the clients below. That is what a
+ * program sends, a company's own backend as much as a library: server-to-server collection is legitimate,
+ * and an event dropped for it is lost behind a 200. A crawler that names itself this way alone (`Qwantify/1.0`)
+ * is let through; one that adds a URL, a .com, or a word such as bot, spider or archive is still filtered.
+ */
+const productTokenPatterns: ReadonlySet<string> = new Set(findBotPatterns("checkout-service/2.3.1"));
+
+/** DEC-COL-06: the patterns removed from isbot's list for every User-Agent (those that name a client library, and the one of a lone product token). */
+export const removedCrawlerPatterns: ReadonlySet<string> = new Set(list.filter((pattern) => clientLibraryPatterns.has(pattern) || productTokenPatterns.has(pattern)));
 
 const isCrawler = createIsBotFromList(list.filter((pattern) => !removedCrawlerPatterns.has(pattern)));
 
@@ -21,7 +30,7 @@ const isCrawler = createIsBotFromList(list.filter((pattern) => !removedCrawlerPa
  */
 const patternsOfGenericClients: ReadonlySet<string> = new Set(genericHttpClientUserAgents.flatMap((userAgent) => findBotPatterns(userAgent)));
 
-const isCrawlerLedByClient = createIsBotFromList(list.filter((pattern) => !patternsOfGenericClients.has(pattern)));
+const isCrawlerLedByClient = createIsBotFromList(list.filter((pattern) => !removedCrawlerPatterns.has(pattern) && !patternsOfGenericClients.has(pattern)));
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");

@@ -63,4 +63,11 @@ export const genericHttpClientUserAgents: readonly string[] = [
   "fasthttp",
   "Dart/3.3 (dart:io)",
   "Cloudflare-Workers",
+  "Jakarta Commons-HttpClient/3.1",
+  "HTTPClient/1.0 (2.8.3, ruby 3.0.0 (2020-12-25))",
+  "PycURL/7.45.2 libcurl/7.88.1 OpenSSL/3.0.11",
+  "go-resty/2.12.0 (https://github.com/go-resty/resty)",
+  "AHC/2.1",
+  "Ktor client",
+  "Vert.x-WebClient/4.4.0",
 ];
