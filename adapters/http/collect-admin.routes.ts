@@ -4,6 +4,7 @@ import type { EventQuery, StoredEvent } from "../../core/ports/index.ts";
 import type { CollectService } from "../collect/collect.service.ts";
 import type { AppDeps } from "./app-deps.ts";
 import { failWith, jsonResponse } from "./error-mapping.ts";
+import { firstQueryValues } from "./query-values.ts";
 
 const ErrorBody = t.Object({ returnCode: t.Integer(), message: t.String() });
 const nullable = <T extends Parameters<typeof t.Union>[0][number]>(schema: T) => t.Union([schema, t.Null()]);
@@ -70,6 +71,25 @@ function present(value: string | undefined): string | undefined {
   return value === undefined || value === "" ? undefined : value;
 }
 
+/** A whole number from `min` to `max` (digits only); empty is unset; anything else is 400 1400 naming the field. */
+function readWholeNumber(field: string, input: string | undefined, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
+  const given = present(input?.trim());
+  if (given === undefined) return undefined;
+  const value = /^\d{1,16}$/.test(given) ? Number(given) : Number.NaN;
+  if (!(value >= min && value <= max)) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `from ${min}` : `from ${min} to ${max}`;
+    failWith(managementError("invalidParameter", { parameter: field, problem: `must be a whole number ${range}, not "${given}"` }));
+  }
+  return value;
+}
+
+function readOrder(input: string | undefined): "asc" | "desc" {
+  const given = present(input?.trim());
+  if (given === undefined) return "asc";
+  if (given !== "asc" && given !== "desc") failWith(managementError("invalidParameter", { parameter: "order", problem: `must be asc or desc, not "${given}"` }));
+  return given;
+}
+
 function viewOf(event: StoredEvent) {
   const { seq, ...rest } = event;
   return { seq, ...rest, receivedAt: new Date(event.receivedAt).toISOString(), receivedAtMs: event.receivedAt };
@@ -84,21 +104,24 @@ export function collectAdminRoutes(deps: AppDeps, collector: CollectService) {
   return new Elysia({ name: "collect-admin", prefix: "/admin" })
     .get(
       "/events",
-      async ({ query }) => {
-        const from = readTime("from", query.from);
-        const to = readTime("to", query.to);
-        const order = query.order ?? "asc";
+      async ({ request }) => {
+        // Each parameter's first value, as the other query APIs read a repeated one; checked here, so that a
+        // bad value is named with what it should be.
+        const query = firstQueryValues(request);
+        const from = readTime("from", query("from"));
+        const to = readTime("to", query("to"));
+        const order = readOrder(query("order"));
         const eventQuery: EventQuery = {
-          account: present(query.account),
-          profile: present(query.profile),
-          visitorId: present(query.visitor),
-          event: present(query.event),
-          traceId: present(query.traceId),
+          account: present(query("account")),
+          profile: present(query("profile")),
+          visitorId: present(query("visitor")),
+          event: present(query("event")),
+          traceId: present(query("traceId")),
           from,
           to,
-          afterSeq: query.afterSeq,
-          beforeSeq: query.beforeSeq,
-          limit: query.limit ?? defaultLimit,
+          afterSeq: readWholeNumber("afterSeq", query("afterSeq"), 0),
+          beforeSeq: readWholeNumber("beforeSeq", query("beforeSeq"), 0),
+          limit: readWholeNumber("limit", query("limit"), 1, maxLimit) ?? defaultLimit,
           order,
         };
         const events = await deps.stores.events.query(eventQuery);
@@ -120,10 +143,10 @@ export function collectAdminRoutes(deps: AppDeps, collector: CollectService) {
           traceId: t.Optional(t.String({ description: "svc_trace_id" })),
           from: t.Optional(t.String({ description: "Received at or after: ISO 8601 or epoch ms (virtual clock)" })),
           to: t.Optional(t.String({ description: "Received at or before: ISO 8601 or epoch ms (virtual clock)" })),
-          afterSeq: t.Optional(t.Numeric({ minimum: 0 })),
-          beforeSeq: t.Optional(t.Numeric({ minimum: 0 })),
-          limit: t.Optional(t.Numeric({ minimum: 1, maximum: maxLimit, description: `At most ${maxLimit} (default ${defaultLimit})` })),
-          order: t.Optional(t.Union([t.Literal("asc"), t.Literal("desc")], { description: "By sequence number (default asc)" })),
+          afterSeq: t.Optional(t.String({ description: "Sequence numbers above this one: a whole number from 0" })),
+          beforeSeq: t.Optional(t.String({ description: "Sequence numbers below this one: a whole number from 0" })),
+          limit: t.Optional(t.String({ description: `How many: a whole number from 1 to ${maxLimit} (default ${defaultLimit})` })),
+          order: t.Optional(t.String({ description: "asc or desc, by sequence number (default asc)" })),
         }),
         detail: { tags: ["admin", "collect"], summary: "Query the stored events" },
         response: { 200: EventsView, 400: ErrorBody, 401: ErrorBody },

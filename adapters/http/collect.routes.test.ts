@@ -99,9 +99,20 @@ describe("the collection endpoint in-process", () => {
     const badTime = await admin(service, "/admin/events?from=yesterday");
     expect(badTime.status).toBe(400);
     expect(((await badTime.json()) as { message: string }).message).toContain("from");
-    const badLimit = await admin(service, "/admin/events?limit=5000");
-    expect(badLimit.status).toBe(400);
-    expect(((await badLimit.json()) as { returnCode: number }).returnCode).toBe(1400);
+    const refusals: Array<[string, string]> = [
+      ["limit=5000", 'Invalid request submission. Invalid limit: must be a whole number from 1 to 1000, not "5000".'],
+      ["limit=0", 'Invalid request submission. Invalid limit: must be a whole number from 1 to 1000, not "0".'],
+      ["limit=2.5", 'Invalid request submission. Invalid limit: must be a whole number from 1 to 1000, not "2.5".'],
+      ["limit=abc", 'Invalid request submission. Invalid limit: must be a whole number from 1 to 1000, not "abc".'],
+      ["afterSeq=-1", 'Invalid request submission. Invalid afterSeq: must be a whole number from 0, not "-1".'],
+      ["beforeSeq=0.5", 'Invalid request submission. Invalid beforeSeq: must be a whole number from 0, not "0.5".'],
+      ["order=newest", 'Invalid request submission. Invalid order: must be asc or desc, not "newest".'],
+    ];
+    for (const [query, message] of refusals) {
+      const refused = await admin(service, `/admin/events?${query}`);
+      expect([query, refused.status, await refused.json()]).toEqual([query, 400, { returnCode: 1400, message }]);
+    }
+    expect((await admin(service, "/admin/events?limit=&afterSeq=&order=")).status).toBe(200);
     expect((await send(service, "/admin/events")).status).toBe(401);
     expect((await send(service, "/admin/collect/stats")).status).toBe(401);
   });
@@ -115,6 +126,8 @@ describe("the collection endpoint in-process", () => {
     expect(secondPage.map((event) => event.traceId)).toEqual(["p2", "p3"]);
     const newest = await storedEvents(service, "event=paged&limit=1&order=desc");
     expect(newest.map((event) => event.traceId)).toEqual(["p4"]);
+    // A repeated parameter keeps its first value, as the privacy and moments APIs read one.
+    expect((await storedEvents(service, "event=paged&event=other&limit=1&limit=3&order=desc&order=asc")).map((event) => event.traceId)).toEqual(["p4"]);
     const future = new Date(service.service.deps.clock.now() + 60_000).toISOString();
     expect(await storedEvents(service, `event=paged&from=${future}`)).toEqual([]);
     expect((await storedEvents(service, `event=paged&to=${future}`)).length).toBe(5);

@@ -3,6 +3,7 @@ import { MomentsService } from "../services/moments.service.ts";
 import type { AppDeps } from "./app-deps.ts";
 import { preflight, setCredentialedCors } from "./cors.ts";
 import { failWith } from "./error-mapping.ts";
+import { firstQueryValues } from "./query-values.ts";
 import { momentsError } from "../../core/errors/moments.errors.ts";
 
 const MessageBody = t.Object({ message: t.String() });
@@ -31,14 +32,9 @@ const responses = {
   404: { description: "Visitor not found (MOM-09), or unknown account, profile or engine", content: { "application/json": { schema: MessageBody } } },
 };
 
-/**
- * The query's parameters, each with its first value, as the privacy API reads them (Elysia's own `query`
- * keeps the last of a repeated name). A lookup without a query string parses nothing.
- */
+/** The lookup's parameters, each with its first value. */
 function firstValuesOf(request: Request) {
-  const at = request.url.indexOf("?");
-  const params = at < 0 ? null : new URLSearchParams(request.url.slice(at + 1).split("#", 1)[0]);
-  const first = (name: string) => params?.get(name) ?? undefined;
+  const first = firstQueryValues(request);
   return { suppressNotFound: first("suppressNotFound"), ignoreTapid: first("ignoreTapid"), attributeId: first("attributeId"), attributeValue: first("attributeValue") };
 }
 

@@ -82,6 +82,21 @@ describe("collection parameters", () => {
     );
   });
 
+  it("[DEC-COL-04] an event name or trace id sent as a JSON number is its text, in the event's data too; a lone surrogate is U+FFFD", () => {
+    const numbers = read({ method: "POST", body: params({ svc_account: "acme", svc_event: 42, svc_trace_id: 9001.5 }) });
+    assert.ok(numbers.ok);
+    assert.deepEqual([numbers.value.event, numbers.value.traceId], ["42", "9001.5"]);
+    assert.deepEqual([numbers.value.params.svc_event, numbers.value.params.svc_trace_id], ["42", "9001.5"]);
+    const surrogate = read({ method: "POST", body: params({ svc_account: "acme", svc_trace_id: "t\uD800" }) });
+    assert.ok(surrogate.ok);
+    assert.equal(surrogate.value.traceId, "t\uFFFD");
+    assert.equal(surrogate.value.params.svc_trace_id, "t\uFFFD");
+    const none = read({ method: "POST", body: params({ svc_account: "acme", svc_event: true, svc_trace_id: { id: 1 } }) });
+    assert.ok(none.ok);
+    assert.deepEqual([none.value.event, none.value.traceId], [null, null]);
+    assert.equal(none.value.params.svc_event, true);
+  });
+
   it("[DEC-COL-09] a visitor ID sent as a whole number past 2^53 keeps the digits sent; other large numbers are JSON's", () => {
     const body = parseEventBody('{"svc_account":"acme","svc_visitor_id":12345678901234567890,"svc_override_tapid":9007199254740993,"amount":12345678901234567890,"nested":{"svc_visitor_id":12345678901234567890}}');
     assert.ok(body.ok);

@@ -3,6 +3,7 @@ import { defaultJsonBodyRules, readJsonObjectBody, type JsonBodyProblem } from "
 import { fitsCombinedLength, isAllowedName } from "../names/names.rules.ts";
 import { err, ok, type Result } from "../result.ts";
 import { checkFirstPartyCookie, readVisitorIdParam, visitorIdParams } from "../visitors/visitor-id.rules.ts";
+import { loneSurrogate } from "../visitors/tapid.rules.ts";
 
 export type JsonValue = null | boolean | number | string | readonly JsonValue[] | { readonly [key: string]: JsonValue };
 
@@ -89,8 +90,18 @@ export interface CollectRequest {
   readonly params: EventParams;
 }
 
-function textOf(value: JsonValue | undefined): string | null {
-  return typeof value === "string" && value !== "" ? value : null;
+/**
+ * svc_event or svc_trace_id as the text the event is found by (the admin events query, the profile rules):
+ * a number as its text, as a visitor ID is read (a JSON client may send `"svc_trace_id": 9001`), a lone
+ * surrogate as U+FFFD, as the store writes it. The parameter is set to that text too, so that the event's
+ * data and its columns agree. Anything else (absent, "", a boolean, an object) is none.
+ */
+function readTextParam(params: EventParams, name: "svc_event" | "svc_trace_id"): string | null {
+  const value = params[name];
+  const text = typeof value === "string" ? value.replace(loneSurrogate, "\uFFFD") : typeof value === "number" && Number.isFinite(value) ? String(value) : null;
+  if (text === null || text === "") return null;
+  params[name] = text;
+  return text;
 }
 
 /**
@@ -156,8 +167,8 @@ export function readCollectRequest(input: CollectRequestInput): Result<CollectRe
     account,
     profile,
     datasource,
-    event: textOf(params.svc_event),
-    traceId: textOf(params.svc_trace_id),
+    event: readTextParam(params, "svc_event"),
+    traceId: readTextParam(params, "svc_trace_id"),
     params,
   });
 }
