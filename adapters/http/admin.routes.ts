@@ -92,7 +92,7 @@ export function adminRoutes(deps: AppDeps) {
         body: t.Optional(
           t.Object({
             scheduled: t.Optional(t.Boolean({ description: "Also wait (in real time) for work scheduled later on the virtual clock" })),
-            timeoutMs: t.Optional(t.Integer({ minimum: 0, maximum: 600_000 })),
+            timeoutMs: t.Optional(t.Integer({ minimum: 0, maximum: 600_000, description: "Milliseconds to wait at most, a whole number from 0 to 600000 (default 30000)" })),
           }),
         ),
         detail: { tags: ["admin"], summary: "Wait until the background work accepted so far is done" },

@@ -220,6 +220,12 @@ describe("error mapping (DEC-GEN-01, DEC-GEN-07)", () => {
     const post = async (path: string, body: unknown) => (await service.app.handle(new Request(`${inProcessBase}${path}`, { method: "POST", headers: admin, body: JSON.stringify(body) }))).json();
     expect(await post("/admin/clock/advance", {})).toEqual({ returnCode: 1400, message: "Invalid request submission. Invalid by: missing." });
     expect(await post("/admin/wait", { scheduled: "yes" })).toEqual({ returnCode: 1400, message: "Invalid request submission. Invalid scheduled: expected boolean." });
+    // A field that takes one of several shapes says which, from its description.
+    expect(await post("/admin/clock/advance", { by: true })).toEqual({
+      returnCode: 1400,
+      message: "Invalid request submission. Invalid by: expected milliseconds, or a duration such as 90s, 10m, 30d, 1d12h.",
+    });
+    expect(await post("/admin/wait", { timeoutMs: 700_000 })).toEqual({ returnCode: 1400, message: "Invalid request submission. Invalid timeoutMs: expected milliseconds to wait at most, a whole number from 0 to 600000 (default 30000)." });
   });
 
   it("an unexpected error is 500 1500 'Internal error', leaks nothing, and is logged in full", async () => {

@@ -157,12 +157,21 @@ function refusalFor(style: ErrorStyle, kind: "bad-request" | "not-found" | "unav
  * validated), and what is wrong with it in TypeBox's words (`missing`, `expected boolean`).
  */
 function validationDetail(error: unknown): { target: string | undefined; problem: string | undefined } {
-  const all = (error as { all?: Array<{ path?: string; message?: string }> }).all;
+  const all = (error as { all?: Array<{ path?: string; message?: string; schema?: { description?: unknown } }> }).all;
   const first = Array.isArray(all) ? all.find((entry) => entry.path) : undefined;
   const on = (error as { type?: string }).type;
   const target = first?.path ? first.path.replace(/^\//, "") : typeof on === "string" ? on : undefined;
   const message = first?.message?.trim();
-  const problem = !message ? undefined : /required property/i.test(message) ? "missing" : `${message.charAt(0).toLowerCase()}${message.slice(1)}`;
+  // "Expected union value" says nothing of what is taken; the field's description says it (`ISO 8601 time,
+  // or epoch milliseconds`).
+  const described = typeof first?.schema?.description === "string" ? first.schema.description : undefined;
+  const problem = !message
+    ? undefined
+    : /required property/i.test(message)
+      ? "missing"
+      : /^expected union value$/i.test(message) && described
+        ? `expected ${described.charAt(0).toLowerCase()}${described.slice(1)}`
+        : `${message.charAt(0).toLowerCase()}${message.slice(1)}`;
   return { target, problem };
 }
 
