@@ -7,9 +7,18 @@
 import { about, expectStatus, fail, jsonObject } from "../harness/expect.ts";
 import type { ScenarioContext } from "../harness/scenario.ts";
 
-/** DEC-OPS-04, DEC-PRO-03: returns once all background work accepted before the call is done. */
+/** DEC-OPS-04, DEC-PRO-03: returns once all background work accepted before the call is done, its delays included. */
 export async function waitForBackgroundWork(ctx: ScenarioContext): Promise<void> {
   expectStatus(await ctx.base.post("/admin/wait", { headers: ctx.adminHeaders() }), 200);
+}
+
+/**
+ * svc-hub's own form of the wait: `POST /admin/wait {"scheduled": false}` runs only the work due on the
+ * virtual clock now, leaving what is scheduled later, so that a scenario can see a state before its delay
+ * has passed. A scenario using it declares needs: ["svc-hub-clock"], as for moving the clock.
+ */
+export async function runDueWork(ctx: ScenarioContext): Promise<void> {
+  expectStatus(await ctx.base.post("/admin/wait", { headers: ctx.clockHeaders(), json: { scheduled: false } }), 200);
 }
 
 /** svc-hub's clock: `POST /admin/clock/advance {"by": "90s"}`. */

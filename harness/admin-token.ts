@@ -21,12 +21,14 @@ export async function checkAdminToken(target: Target): Promise<AdminTokenCheck> 
     return { ok: false, reason: `POST ${url} did not answer: ${error instanceof Error ? error.message : String(error)}` };
   }
   await response.arrayBuffer().catch(() => undefined);
-  if (response.status >= 200 && response.status < 300) return { ok: true };
+  // A 504 is the wait's own timeout (DEC-OPS-04 waits for all the work accepted so far, which may be long on a
+  // busy target): the token was taken.
+  if ((response.status >= 200 && response.status < 300) || response.status === 504) return { ok: true };
   if (response.status === 401 || response.status === 403) {
     return { ok: false, reason: `the target refused the admin token: POST ${url} answered ${response.status}; check --admin-token, the target file's adminToken or SVC_ADMIN_TOKEN` };
   }
   return {
     ok: false,
-    reason: `POST ${url} with the admin token answered ${response.status}, not 2xx; scenarios that need the admin routes of DEC-OPS-04 cannot run (leave the admin token out to skip them)`,
+    reason: `POST ${url} with the admin token answered ${response.status}, not 2xx (or the wait's 504); scenarios that need the admin routes of DEC-OPS-04 cannot run (leave the admin token out to skip them)`,
   };
 }

@@ -143,6 +143,10 @@ describe("the admin token check before a run", () => {
     expect(refusing.paths).toEqual(["/admin/wait"]);
 
     expect(await checkAdminToken(recordingTarget().target)).toEqual({ ok: true });
+    // The wait's own timeout: the token was taken, the target is busy.
+    expect(await checkAdminToken(recordingTarget(() => new Response('{"returnCode":1504}', { status: 504 })).target)).toEqual({ ok: true });
+    const missing = await checkAdminToken(recordingTarget(() => new Response("", { status: 404 })).target);
+    expect(missing.ok ? "" : missing.reason).toContain("answered 404, not 2xx");
   });
 
   it("asks nothing when no admin token is given", async () => {

@@ -84,14 +84,17 @@ export function adminRoutes(deps: AppDeps) {
       "/wait",
       async ({ body }) => {
         const timeoutMs = body?.timeoutMs ?? 30_000;
-        const report = await deps.scheduler.drain({ includeScheduled: body?.scheduled ?? false, timeoutMs });
-        if (!report.complete) failWith(managementError("waitTimedOut", { timeout_ms: timeoutMs }));
-        return { complete: true, processed: report.processed, nextDueAt: report.nextDueAt === null ? null : new Date(report.nextDueAt).toISOString() };
+        // DEC-OPS-04: all the work accepted before the call, also the work scheduled later on the virtual
+        // clock (a data layer change's delay, a deletion's); `scheduled: false` runs only what is due now.
+        const scheduled = body?.scheduled ?? true;
+        const report = await deps.scheduler.drain({ includeScheduled: scheduled, timeoutMs });
+        if (scheduled && !report.complete) failWith(managementError("waitTimedOut", { timeout_ms: timeoutMs }));
+        return { complete: report.complete, processed: report.processed, nextDueAt: report.nextDueAt === null ? null : new Date(report.nextDueAt).toISOString() };
       },
       {
         body: t.Optional(
           t.Object({
-            scheduled: t.Optional(t.Boolean({ description: "Also wait (in real time) for work scheduled later on the virtual clock" })),
+            scheduled: t.Optional(t.Boolean({ description: "Also wait (in real time) for work scheduled later on the virtual clock (default true); false runs only the work due now" })),
             timeoutMs: t.Optional(t.Integer({ minimum: 0, maximum: 600_000, description: "Milliseconds to wait at most, a whole number from 0 to 600000 (default 30000)" })),
           }),
         ),

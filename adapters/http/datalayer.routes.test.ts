@@ -64,7 +64,8 @@ async function clientOf(service: Service) {
     },
     async advance(by: string) {
       expect((await call("/admin/clock/advance", { method: "POST", headers: admin, body: JSON.stringify({ by }) })).status).toBe(200);
-      expect((await call("/admin/wait", { method: "POST", headers: admin })).status).toBe(200);
+      // Only what is due at the clock's new time: these tests step through the delays.
+      expect((await call("/admin/wait", { method: "POST", headers: admin, body: JSON.stringify({ scheduled: false }) })).status).toBe(200);
     },
   };
 }
@@ -97,6 +98,25 @@ describe("hosted data layer: publishing (DEC-DLE-06, LIM-03)", () => {
     await client.advance("20m");
     expect(await client.status("ordered")).toBe("completed");
     expect(await client.served("ordered")).toBe('{"v":2}');
+  });
+
+  it("[DEC-OPS-04] POST /admin/wait returns once the changes accepted before it are published, their delay included; scheduled:false runs only what is due", async () => {
+    const service = await open({ timing: "fast" });
+    const client = await clientOf(service);
+    const wait = async (body?: unknown) => {
+      const init: RequestInit = { method: "POST", headers: { authorization: `Bearer ${service.deps.adminToken}`, "content-type": "application/json" } };
+      if (body !== undefined) init.body = JSON.stringify(body);
+      const answer = await service.app.handle(new Request(`${inProcessBase}/admin/wait`, init));
+      return { status: answer.status, body: (await answer.json()) as { complete: boolean; nextDueAt: string | null } };
+    };
+    expect((await client.send("POST", "waited", { a: 1 })).status).toBe(201);
+    const onlyDue = await wait({ scheduled: false });
+    expect([onlyDue.status, onlyDue.body.complete, onlyDue.body.nextDueAt === null]).toEqual([200, false, false]);
+    expect(await client.status("waited")).toBe("pending");
+    const all = await wait();
+    expect([all.status, all.body.complete, all.body.nextDueAt]).toEqual([200, true, null]);
+    expect(await client.status("waited")).toBe("completed");
+    expect(await client.served("waited")).toBe('{"a":1}');
   });
 });
 

@@ -114,7 +114,8 @@ export class Scheduler implements WorkScheduler {
 
   /**
    * Runs every due item of every worker until none is left; with includeScheduled, also waits for the items
-   * scheduled later. The wait/drain call of the admin API (DEC-OPS-04, DEC-PRO-03).
+   * scheduled later. The wait/drain call of the admin API (DEC-OPS-04, DEC-PRO-03). `complete` says whether
+   * nothing is left, due or scheduled.
    */
   async drain(options: DrainOptions = {}): Promise<DrainReport> {
     const deadline = Date.now() + (options.timeoutMs ?? 30_000);
@@ -124,7 +125,7 @@ export class Scheduler implements WorkScheduler {
       for (const [name, count] of Object.entries(done)) processed[name] = (processed[name] ?? 0) + count;
       if (Object.values(done).some((count) => count > 0)) continue;
       const nextDueAt = await this.nextDueAt();
-      if (nextDueAt === null || !options.includeScheduled) return { complete: nextDueAt === null || !options.includeScheduled, processed, nextDueAt };
+      if (nextDueAt === null || !options.includeScheduled) return { complete: nextDueAt === null, processed, nextDueAt };
       const waitMs = Math.max(0, nextDueAt - this.options.clock.now());
       if (Date.now() + waitMs > deadline) return { complete: false, processed, nextDueAt };
       await sleep(Math.min(waitMs, 50));
