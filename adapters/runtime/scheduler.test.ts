@@ -1,7 +1,7 @@
 import { describe, expect, it } from "bun:test";
 import { DrizzleQueryError } from "drizzle-orm";
 import { createMemoryLogger } from "./logger.ts";
-import { describeError, Scheduler, stackFramesOf, type BackgroundWorker } from "./scheduler.ts";
+import { describeError, failureBackoffMs, Scheduler, stackFramesOf, type BackgroundWorker } from "./scheduler.ts";
 
 /** A worker over a list of items due at given virtual times, like the store-backed workers. */
 function listWorker(name: string, dueTimes: number[], done: number[] = []): BackgroundWorker & { done: number[] } {
@@ -183,6 +183,60 @@ describe("Scheduler coalescing", () => {
     } finally {
       await scheduler.stop();
     }
+  });
+});
+
+describe("Scheduler and a worker that keeps failing", () => {
+  /** A worker whose one item is due and whose store fails (full, unreachable) until told otherwise. */
+  function failingWorker(clock: { now(): number }) {
+    const state = { tries: 0, failing: true, done: 0 };
+    const worker: BackgroundWorker = {
+      name: "publisher",
+      async runDue() {
+        state.tries += 1;
+        if (state.failing) throw new Error("SQLITE_FULL: database or disk is full");
+        if (state.done > 0) return 0;
+        state.done += 1;
+        return 1;
+      },
+      async nextDueAt() {
+        return state.done > 0 ? null : clock.now() - 1_000;
+      },
+    };
+    return { worker, state };
+  }
+
+  it("backs off (100 ms, doubling, at most 30 s) instead of running it again at once, and runs it once it works", async () => {
+    expect([1, 2, 3, 9, 10, 50].map(failureBackoffMs)).toEqual([100, 200, 400, 25_600, 30_000, 30_000]);
+    const clock = manualClock();
+    const logger = createMemoryLogger();
+    const scheduler = new Scheduler({ clock, logger, pollMs: 1000, coalesceMs: 1 });
+    const { worker, state } = failingWorker(clock);
+    scheduler.register(worker);
+    scheduler.start();
+    try {
+      await Bun.sleep(500);
+      // At 0, 100 and 300 ms (fewer when the machine is slow): not the thousands of a loop.
+      expect(state.tries).toBeGreaterThanOrEqual(2);
+      expect(state.tries).toBeLessThanOrEqual(4);
+      expect(logger.lines.filter((line) => line.msg === "background worker failed").length).toBe(state.tries);
+      state.failing = false;
+      await Bun.sleep(1_700);
+      expect(state.done).toBe(1);
+    } finally {
+      await scheduler.stop();
+    }
+  });
+
+  it("a wait for the scheduled work looks again every 50 ms at most, and gives up at its timeout", async () => {
+    const clock = manualClock();
+    const scheduler = new Scheduler({ clock, logger: createMemoryLogger() });
+    const { worker, state } = failingWorker(clock);
+    scheduler.register(worker);
+    const report = await scheduler.drain({ includeScheduled: true, timeoutMs: 400 });
+    expect(report.complete).toBe(false);
+    // The worker itself runs at its backoff's pace (0, 100, 300 ms), whatever the wait's looks.
+    expect(state.tries).toBeLessThanOrEqual(4);
   });
 });
 

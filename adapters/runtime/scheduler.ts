@@ -73,6 +73,10 @@ export class Scheduler implements WorkScheduler {
   private timerAt = 0;
   /** Real time at which the last pass of the timer ended. */
   private lastPassEndedAt = Number.NEGATIVE_INFINITY;
+  /** Virtual time the last pass ran its workers at: an item due by then and still waiting is stuck, not new. */
+  private lastPassNow = Number.NEGATIVE_INFINITY;
+  /** Workers whose last passes failed: how many in a row, and the real time before which they are not run. */
+  private readonly failing = new Map<string, { failures: number; until: number }>();
 
   constructor(private readonly options: SchedulerOptions) {
     this.pollMs = options.pollMs ?? 1000;
@@ -126,7 +130,10 @@ export class Scheduler implements WorkScheduler {
       if (Object.values(done).some((count) => count > 0)) continue;
       const nextDueAt = await this.nextDueAt();
       if (nextDueAt === null || !options.includeScheduled) return { complete: nextDueAt === null, processed, nextDueAt };
-      const waitMs = Math.max(0, nextDueAt - this.options.clock.now());
+      // An item that was due at the pass and is still waiting belongs to a worker that failed (and waits out
+      // its backoff): look again shortly, not at once.
+      const stuck = nextDueAt <= this.lastPassNow;
+      const waitMs = stuck ? 50 : Math.max(0, nextDueAt - this.options.clock.now());
       if (Date.now() + waitMs > deadline) return { complete: false, processed, nextDueAt };
       await sleep(Math.min(waitMs, 50));
     }
@@ -149,18 +156,37 @@ export class Scheduler implements WorkScheduler {
   private pass(): Promise<Record<string, number>> {
     const run = this.passChain.then(async () => {
       const done: Record<string, number> = {};
+      this.lastPassNow = this.options.clock.now();
       for (const worker of this.workers) {
+        const failing = this.failing.get(worker.name);
+        // A worker that keeps failing (its store full or unreachable) waits out its backoff: its due items
+        // would otherwise be run again at once, pass after pass, and log each time.
+        if (failing && failing.until > Date.now()) {
+          done[worker.name] = 0;
+          continue;
+        }
         try {
           done[worker.name] = await worker.runDue(this.options.clock.now());
+          this.failing.delete(worker.name);
         } catch (error) {
           done[worker.name] = 0;
-          this.options.logger.error("background worker failed", { worker: worker.name, error: describeError(error) });
+          const failures = (failing?.failures ?? 0) + 1;
+          const retryInMs = failureBackoffMs(failures);
+          this.failing.set(worker.name, { failures, until: Date.now() + retryInMs });
+          this.options.logger.error("background worker failed", { worker: worker.name, failures, retryInMs, error: describeError(error) });
         }
       }
       return done;
     });
     this.passChain = run.catch(() => undefined);
     return run;
+  }
+
+  /** Real time until the soonest failing worker may run again (the poll interval when none is failing). */
+  private soonestRetryInMs(): number {
+    let soonest = Number.POSITIVE_INFINITY;
+    for (const { until } of this.failing.values()) soonest = Math.min(soonest, until);
+    return Number.isFinite(soonest) ? Math.max(1, soonest - Date.now()) : this.pollMs;
   }
 
   private arm(delayMs: number): void {
@@ -182,7 +208,9 @@ export class Scheduler implements WorkScheduler {
       else if (some) delay = this.coalesceMs;
       else {
         const next = await this.nextDueAt();
-        if (next !== null) delay = Math.min(delay, Math.max(0, next - this.options.clock.now()));
+        // Due at the pass and not done: its worker failed; look again when the soonest backoff ends.
+        if (next !== null && next <= this.lastPassNow) delay = Math.min(delay, this.soonestRetryInMs());
+        else if (next !== null) delay = Math.min(delay, Math.max(0, next - this.options.clock.now()));
       }
     } catch (error) {
       this.options.logger.error("scheduler pass failed", { error: describeError(error) });
@@ -191,6 +219,11 @@ export class Scheduler implements WorkScheduler {
     // this pass asks for (at once, after a full batch): the sooner wins.
     if (this.running && (this.timer === null || Date.now() + delay < this.timerAt)) this.arm(delay);
   }
+}
+
+/** Real time a worker waits after failing passes in a row: 100 ms, doubling, at most 30 s. */
+export function failureBackoffMs(failures: number): number {
+  return Math.min(30_000, 100 * 2 ** Math.min(Math.max(failures - 1, 0), 20));
 }
 
 function sleep(ms: number): Promise<void> {
