@@ -221,9 +221,9 @@ export class Scheduler implements WorkScheduler {
   }
 }
 
-/** Real time a worker waits after failing passes in a row: 100 ms, doubling, at most 30 s. */
+/** Real time a worker waits after failing passes in a row: 100 ms, doubling, at most 5 s (a store that works again is used within 5 s). */
 export function failureBackoffMs(failures: number): number {
-  return Math.min(30_000, 100 * 2 ** Math.min(Math.max(failures - 1, 0), 20));
+  return Math.min(5_000, 100 * 2 ** Math.min(Math.max(failures - 1, 0), 20));
 }
 
 function sleep(ms: number): Promise<void> {
