@@ -100,6 +100,14 @@ describe("publishing a revision (DEC-REV-01, DEC-REV-02)", () => {
     expect(await opened.service.list("acme", "main")).toEqual(["202501021956", "202501021955", "202501021954", "202501021953"]);
   });
 
+  test("[DEC-REV-01] many publications at once each take the next free minute: none is refused, no minute twice", async () => {
+    const results = await Promise.all(Array.from({ length: 80 }, (_, index) => opened.service.publish("acme", "main", request({ name: `burst ${index}` }))));
+    expect(results.every((result) => result.ok)).toBe(true);
+    const ids = results.map((result) => (result.ok ? result.value.revision_id : ""));
+    expect(new Set(ids).size).toBe(80);
+    expect(ids.sort()[0]).toBe("202501021953");
+  });
+
   test("refusals: unknown account 1240, unknown profile 1250, bad files and targets 400 1400 naming the problem", async () => {
     const refusal = async (account: string, profile: string, overrides: Partial<PublishRequest> = {}) => {
       const result = await opened.service.publish(account, profile, request(overrides));

@@ -19,6 +19,7 @@ import {
   type RevisionDetails,
 } from "../../core/revisions/revision.rules.ts";
 import { buildDeterministicZip } from "../runtime/deterministic-zip.ts";
+import { KeyedTurns } from "../runtime/keyed-turns.ts";
 
 /** One file of a publication: its member name (the multipart filename, or the file's name in --dir) and bytes. */
 export interface PublishedFile {
@@ -66,6 +67,9 @@ function sha256Hex(bytes: Uint8Array | string): string {
  * store), list, details, bundle. Access (1240/1250/1469) is the route's guard; everything after it is here.
  */
 export class RevisionsService {
+  /** The publications of each profile, one at a time (publishWithSeed). */
+  private readonly publishing = new KeyedTurns();
+
   constructor(private readonly deps: RevisionsServiceDeps) {}
 
   /** REV-01: revision ids, newest first. */
@@ -136,35 +140,42 @@ export class RevisionsService {
 
     const members = publication.files.map((member) => ({ name: member.name, bytes: request.files[member.index]?.bytes ?? new Uint8Array(0) }));
     const memberChecksums = members.map((member) => [member.name, sha256Hex(member.bytes)] as const);
-    const now = clock.now();
-    const taken = new Set(await stores.revisions.listIds(account, profile));
-    for (let attempt = 0; attempt < maxPublishAttempts; attempt += 1) {
-      const revisionId = nextFreeRevisionId(now, (id) => taken.has(id));
-      const manifest = buildManifest({
-        revisionId,
-        account,
-        profile,
-        name: publication.name,
-        timeCreated: formatTimeCreated(now),
-        comment: publication.comment,
-        createdBy: publication.createdBy,
-        targets: publication.targets,
-        memberChecksums,
-      });
-      const manifestBytes = new TextEncoder().encode(serializeManifest(manifest));
-      const bundle = await buildDeterministicZip([...members, { name: manifestFileName, bytes: manifestBytes }]);
-      const details = completeDetails(manifest, { manifest: sha256Hex(manifestBytes), bundle: sha256Hex(bundle) });
-      if (await stores.revisions.insert({ account, profile, revisionId, createdAt: now, seed: storedSeed, details, bundle })) {
-        return ok({ details, created: true });
+    // One publication of a profile at a time in this process: each then reads the minutes taken before it and
+    // takes the next free one at its first attempt (80 at once all read the same minute, and the k-th
+    // needed k attempts). Another process's publication at the same minute is the retry's case.
+    return this.publishing.run(`${account}/${profile}`, async () => {
+      const now = clock.now();
+      const taken = new Set(await stores.revisions.listIds(account, profile));
+      for (let attempt = 0; attempt < maxPublishAttempts; attempt += 1) {
+        const revisionId = nextFreeRevisionId(now, (id) => taken.has(id));
+        const manifest = buildManifest({
+          revisionId,
+          account,
+          profile,
+          name: publication.name,
+          timeCreated: formatTimeCreated(now),
+          comment: publication.comment,
+          createdBy: publication.createdBy,
+          targets: publication.targets,
+          memberChecksums,
+        });
+        const manifestBytes = new TextEncoder().encode(serializeManifest(manifest));
+        const bundle = await buildDeterministicZip([...members, { name: manifestFileName, bytes: manifestBytes }]);
+        const details = completeDetails(manifest, { manifest: sha256Hex(manifestBytes), bundle: sha256Hex(bundle) });
+        if (await stores.revisions.insert({ account, profile, revisionId, createdAt: now, seed: storedSeed, details, bundle })) {
+          return ok({ details, created: true });
+        }
+        // Another publication took the minute (or, for a configured revision, another node published it).
+        if (storedSeed !== null) {
+          const existing = await stores.revisions.findBySeed(account, profile, storedSeed);
+          if (existing) return ok({ details: existing.details, created: false });
+        }
+        // The minutes other processes took meanwhile.
+        taken.add(revisionId);
+        for (const id of await stores.revisions.listIds(account, profile)) taken.add(id);
       }
-      // Another publication took the minute (or, for a configured revision, another node published it).
-      if (storedSeed !== null) {
-        const existing = await stores.revisions.findBySeed(account, profile, storedSeed);
-        if (existing) return ok({ details: existing.details, created: false });
-      }
-      taken.add(revisionId);
-    }
-    throw new Error(`could not find a free revision minute for ${account}/${profile} after ${maxPublishAttempts} attempts`);
+      throw new Error(`could not find a free revision minute for ${account}/${profile} after ${maxPublishAttempts} attempts`);
+    });
   }
 
   /**
