@@ -197,6 +197,16 @@ describe("passwords and keys from environment variables", () => {
     expect((await stores.tenancy.findUser("a@example.com"))?.passwordHash).toBe("fake$secret-2");
   });
 
+  test("a password variable shorter than 8 characters is an error naming the path, as the admin API refuses it; a key may be shorter", async () => {
+    const stores = createMemoryStores();
+    const result = await applyConfig({ stores, hasher: fakeHasher(), now: 1000, env: { SHORT_PW: "abc", A_KEY: "k1" } }, oneUser(`{ env: SHORT_PW }`, `{ env: A_KEY }`));
+    if (result.ok) throw new Error("expected an error");
+    expect(result.error.problems).toEqual([
+      { path: "/users/0/password/env", message: "environment variable SHORT_PW holds a password of 3 characters: a password must be at least 8 characters" },
+    ]);
+    expect(await stores.tenancy.listAccounts()).toEqual([]);
+  });
+
   test("a variable that is not set is an error naming the path, and nothing is written", async () => {
     const stores = createMemoryStores();
     const result = await applyConfig(

@@ -17,6 +17,7 @@ import type { SecretHasher } from "../../core/ports/hashing.port.ts";
 import type { Stores } from "../../core/ports/stores.ts";
 import type { ApiKeyRecord, UserRecord } from "../../core/ports/tenancy.store.ts";
 import { mergeGrants } from "../../core/session/session.rules.ts";
+import { characterCount, passwordProblem } from "../../core/session/secrets.rules.ts";
 import { err, ok, type Result } from "../../core/result.ts";
 import { ConfigError, type ConfigProblem } from "./config.problems.ts";
 
@@ -158,7 +159,9 @@ function readEnvironmentSecrets(
     const path = `${owner}/${field}/env`;
     if (value === undefined) problems.push({ path, message: `environment variable ${source.env} is not set` });
     else if (value === "") problems.push({ path, message: `environment variable ${source.env} is empty` });
-    else values.set(owner, value);
+    else if (field === "password" && passwordProblem(value) !== null) {
+      problems.push({ path, message: `environment variable ${source.env} holds a password of ${characterCount(value)} characters: a password ${passwordProblem(value)}` });
+    } else values.set(owner, value);
   };
   config.users.forEach((user: UserConfig, index) => read(`/users/${index}`, "password", user.password));
   config.apiKeys.forEach((apiKey: ApiKeyConfig, index) => read(`/apiKeys/${index}`, "key", apiKey.key));

@@ -8,6 +8,7 @@ import type { ApiKeyRecord, UserRecord } from "../../core/ports/tenancy.store.ts
 import { err, ok, type Result } from "../../core/result.ts";
 import { isEmailAddress } from "../../core/names/names.rules.ts";
 import { mergeGrants } from "../../core/session/session.rules.ts";
+import { passwordProblem } from "../../core/session/secrets.rules.ts";
 
 /** A grant as JSON answers carry it. */
 export interface GrantView {
@@ -31,7 +32,6 @@ export interface ApiKeyView {
   readonly revokedAt: string | null;
 }
 
-const minPasswordLength = 8;
 /** The longest e-mail address (RFC 5321's path limit); a login with a longer name is refused unread. */
 export const maxEmailLength = 254;
 const keyIdPattern = /^[A-Za-z0-9_~-]{1,100}$/;
@@ -175,8 +175,8 @@ export class UsersService {
   }
 
   private checkPassword(password: string): Result<string, ManagementError> {
-    // Characters, not UTF-16 units: four emoji are four characters, not eight.
-    return [...password].length >= minPasswordLength ? ok(password) : err(invalid("password", `must be at least ${minPasswordLength} characters`));
+    const problem = passwordProblem(password);
+    return problem === null ? ok(password) : err(invalid("password", problem));
   }
 
   /** Grants must name accounts and profiles that exist, so that a typo is not a silent lack of access. */

@@ -9,6 +9,21 @@ export function preparedSecret(secret: string): string {
   return secret.normalize("NFC");
 }
 
+/** The shortest password taken, wherever it is set (the admin API, a configuration's `{ env }`, hash-secret). */
+export const minimumPasswordLength = 8;
+
+/** A text's length in characters (code points), not UTF-16 units: four emoji are four characters, not eight. */
+export function characterCount(text: string): number {
+  let count = 0;
+  for (const _ of text) count += 1;
+  return count;
+}
+
+/** Why a password is refused, or null when it is long enough. */
+export function passwordProblem(password: string): string | null {
+  return characterCount(password) >= minimumPasswordLength ? null : `must be at least ${minimumPasswordLength} characters`;
+}
+
 /**
  * Hashes and checks secrets in their prepared form. A hash stored before secrets were prepared (from a
  * secret not in NFC) still verifies with the secret exactly as it was typed then.
