@@ -5,7 +5,8 @@
  * A password is at least 8 characters, as the admin API takes it; `-- --key` hashes an API key of any length.
  */
 import { createArgon2Hasher } from "../adapters/runtime/crypto.ts";
-import { characterCount, passwordProblem, preparingSecrets } from "../core/session/secrets.rules.ts";
+import { passwordProblem, preparingSecrets } from "../core/session/secrets.rules.ts";
+import { characterCount } from "../core/values/characters.ts";
 
 const secret = (await new Response(Bun.stdin.stream()).text()).replace(/\r?\n$/, "");
 if (secret.length === 0) {

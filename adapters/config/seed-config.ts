@@ -17,7 +17,8 @@ import type { SecretHasher } from "../../core/ports/hashing.port.ts";
 import type { Stores } from "../../core/ports/stores.ts";
 import type { ApiKeyRecord, UserRecord } from "../../core/ports/tenancy.store.ts";
 import { mergeGrants } from "../../core/session/session.rules.ts";
-import { characterCount, passwordProblem } from "../../core/session/secrets.rules.ts";
+import { passwordProblem } from "../../core/session/secrets.rules.ts";
+import { characterCount } from "../../core/values/characters.ts";
 import { err, ok, type Result } from "../../core/result.ts";
 import { ConfigError, type ConfigProblem } from "./config.problems.ts";
 

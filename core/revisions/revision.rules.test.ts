@@ -83,6 +83,12 @@ describe("publishing (DEC-REV-01, DEC-REV-02)", () => {
     assert.match(problemsOf(input({ files: [{ name: "utag.js", size: 10 * 1024 * 1024 + 1 }] }))[0] ?? "", /larger than/);
     assert.match(problemsOf(input({ name: "n".repeat(257) }))[0] ?? "", /at most 256/);
     assert.match(problemsOf(input({ comment: "c".repeat(4097) }))[0] ?? "", /at most 4096/);
+    // Characters, as the message says: 256 emoji (512 UTF-16 units) are 256 characters.
+    assert.deepEqual(problemsOf(input({ name: "\u{1F600}".repeat(256), comment: "\u{1F600}".repeat(4096) })), []);
+    assert.match(problemsOf(input({ name: "\u{1F600}".repeat(257) }))[0] ?? "", /at most 256/);
+    const targets = Array.from({ length: 101 }, (_, index) => `t${index}`);
+    assert.deepEqual(problemsOf(input({ targets: targets.slice(0, 100) })), []);
+    assert.deepEqual(problemsOf(input({ targets })), ["targets: must name at most 100 targets"]);
   });
 
   it("the first problem becomes a 400 1400 naming it", () => {

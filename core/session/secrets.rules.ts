@@ -1,4 +1,5 @@
 import type { SecretHasher } from "../ports/hashing.port.ts";
+import { characterCount } from "../values/characters.ts";
 
 /**
  * A password or key as it is hashed: in Unicode's composed form (NFC), as RFC 8265's OpaqueString profile
@@ -11,13 +12,6 @@ export function preparedSecret(secret: string): string {
 
 /** The shortest password taken, wherever it is set (the admin API, a configuration's `{ env }`, hash-secret). */
 export const minimumPasswordLength = 8;
-
-/** A text's length in characters (code points), not UTF-16 units: four emoji are four characters, not eight. */
-export function characterCount(text: string): number {
-  let count = 0;
-  for (const _ of text) count += 1;
-  return count;
-}
 
 /** Why a password is refused, or null when it is long enough. */
 export function passwordProblem(password: string): string | null {
