@@ -21,6 +21,7 @@ import { momentsCase } from "./cases/moments.ts";
 import { mergeResults, renderResults, type CaseReport, type RunInfo } from "./lib/report.ts";
 import { benchEventsPerSecond, startBare, writeBenchConfig, type BareProcess, type BenchContext } from "./lib/servers.ts";
 import { ensureWrk, type WrkSettings } from "./lib/wrk.ts";
+import { fromInvocation } from "../adapters/runtime/paths.ts";
 
 export const caseIds = ["get", "post", "moments", "import", "datalayer"] as const;
 export type CaseId = (typeof caseIds)[number];
@@ -33,7 +34,8 @@ export interface BenchOptions {
   readonly keep: boolean;
 }
 
-export function parseArgs(args: readonly string[]): BenchOptions {
+/** `--out` and `--json` are read from the folder the command was typed in (npm's INIT_CWD), as `svc` and `conformance` read their paths. */
+export function parseArgs(args: readonly string[], env: Readonly<Record<string, string | undefined>> = process.env): BenchOptions {
   const only: CaseId[] = [];
   let quick = false;
   let out: string | null = null;
@@ -53,8 +55,8 @@ export function parseArgs(args: readonly string[]): BenchOptions {
       const id = value();
       if (!(caseIds as readonly string[]).includes(id)) throw new Error(`--only takes one of ${caseIds.join(", ")}, not "${id}"`);
       only.push(id as CaseId);
-    } else if (arg === "--out") out = resolve(value());
-    else if (arg === "--json") json = resolve(value());
+    } else if (arg === "--out") out = fromInvocation(value(), env);
+    else if (arg === "--json") json = fromInvocation(value(), env);
     else throw new Error(`unknown argument "${arg}" (known: --quick, --only <case>, --out <file>, --json <file>, --keep)`);
   }
   return { quick, only, out, json, keep };

@@ -72,7 +72,9 @@ describe("bench: wrk", () => {
 
 describe("bench: arguments and the results file", () => {
   test("--quick, --only and --out are read; an unknown case or argument is refused", () => {
-    expect(parseArgs(["--quick", "--only", "get", "--only", "moments", "--out", "x.md"])).toMatchObject({ quick: true, only: ["get", "moments"], out: resolve("x.md") });
+    expect(parseArgs(["--quick", "--only", "get", "--only", "moments", "--out", "x.md"], {})).toMatchObject({ quick: true, only: ["get", "moments"], out: resolve("x.md") });
+    // Through npm, from the folder the command was typed in, not the project's.
+    expect(parseArgs(["--out", "x.md", "--json", "x.json"], { INIT_CWD: "/tmp/typed-here" })).toMatchObject({ out: "/tmp/typed-here/x.md", json: "/tmp/typed-here/x.json" });
     expect(() => parseArgs(["--only", "nope"])).toThrow(/--only takes one of/);
     expect(() => parseArgs(["--fast"])).toThrow(/unknown argument/);
   });

@@ -187,6 +187,13 @@ const suites: Array<{ name: string; run: () => Promise<void> }> = [
   },
 ];
 
+// A mistyped suite name would run nothing and print `0 passed, 0 failed`: a green run that tested nothing.
+const unknown = only.filter((name) => !suites.some((suite) => suite.name === name));
+if (unknown.length > 0) {
+  process.stderr.write(`test-all: no suite named ${unknown.join(", ")}; the suites are ${suites.map((suite) => suite.name).join(", ")}\n`);
+  process.exit(2);
+}
+
 for (const suite of suites) {
   if (only.length > 0 && !only.includes(suite.name)) continue;
   await suite.run();
