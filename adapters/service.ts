@@ -104,7 +104,12 @@ function bothSchedulers(local: WorkScheduler, thread: WorkScheduler): WorkSchedu
       const processed: Record<string, number> = {};
       for (const report of reports) for (const [name, count] of Object.entries(report.processed)) processed[name] = (processed[name] ?? 0) + count;
       const due = reports.map((report) => report.nextDueAt).filter((at): at is number => at !== null);
-      return { complete: reports.every((report) => report.complete), processed, nextDueAt: due.length > 0 ? Math.min(...due) : null };
+      return {
+        complete: reports.every((report) => report.complete),
+        timedOut: reports.some((report) => report.timedOut),
+        processed,
+        nextDueAt: due.length > 0 ? Math.min(...due) : null,
+      };
     },
   };
 }

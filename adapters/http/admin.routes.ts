@@ -85,10 +85,11 @@ export function adminRoutes(deps: AppDeps) {
       async ({ body }) => {
         const timeoutMs = body?.timeoutMs ?? 30_000;
         // DEC-OPS-04: all the work accepted before the call, also the work scheduled later on the virtual
-        // clock (a data layer change's delay, a deletion's); `scheduled: false` runs only what is due now.
-        const scheduled = body?.scheduled ?? true;
-        const report = await deps.scheduler.drain({ includeScheduled: scheduled, timeoutMs });
-        if (scheduled && !report.complete) failWith(managementError("waitTimedOut", { timeout_ms: timeoutMs }));
+        // clock (a data layer change's delay, a deletion's) as it falls due within the timeout; what falls due
+        // after it (realistic timing: minutes to days) is left, `complete: false` with its `nextDueAt`.
+        // `scheduled: false` runs only what is due now.
+        const report = await deps.scheduler.drain({ includeScheduled: body?.scheduled ?? true, timeoutMs });
+        if (report.timedOut) failWith(managementError("waitTimedOut", { timeout_ms: timeoutMs }));
         return { complete: report.complete, processed: report.processed, nextDueAt: report.nextDueAt === null ? null : new Date(report.nextDueAt).toISOString() };
       },
       {

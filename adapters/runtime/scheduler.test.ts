@@ -36,7 +36,7 @@ describe("Scheduler", () => {
     scheduler.register(worker);
     const report = await scheduler.drain();
     // Not complete: an item is left, scheduled a minute later (includeScheduled would wait for it).
-    expect(report).toEqual({ complete: false, processed: { publisher: 2 }, nextDueAt: clock.now() + 60_000 });
+    expect(report).toEqual({ complete: false, timedOut: false, processed: { publisher: 2 }, nextDueAt: clock.now() + 60_000 });
     expect(worker.done).toHaveLength(2);
   });
 
@@ -60,13 +60,21 @@ describe("Scheduler", () => {
     expect(worker.done).toHaveLength(1);
   });
 
-  it("with includeScheduled, drain gives up (incomplete) when the work is due after the timeout", async () => {
+  it("with includeScheduled, work due after the timeout is left at once: incomplete, not timed out", async () => {
     const clock = manualClock();
     const scheduler = new Scheduler({ clock, logger: createMemoryLogger() });
     scheduler.register(listWorker("far", [clock.now() + 3_600_000]));
-    const report = await scheduler.drain({ includeScheduled: true, timeoutMs: 50 });
-    expect(report.complete).toBe(false);
-    expect(report.nextDueAt).toBe(clock.now() + 3_600_000);
+    const started = Date.now();
+    const report = await scheduler.drain({ includeScheduled: true, timeoutMs: 10_000 });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(report).toEqual({ complete: false, timedOut: false, processed: { far: 0 }, nextDueAt: clock.now() + 3_600_000 });
+  });
+
+  it("a wait under work that keeps coming ends at its timeout, timed out", async () => {
+    const scheduler = new Scheduler({ clock: manualClock(), logger: createMemoryLogger() });
+    scheduler.register({ name: "endless", runDue: async () => 1, nextDueAt: async () => null });
+    const report = await scheduler.drain({ includeScheduled: true, timeoutMs: 100 });
+    expect([report.complete, report.timedOut]).toEqual([false, true]);
   });
 
   it("a failing worker is logged and does not stop the others", async () => {
@@ -209,23 +217,41 @@ describe("Scheduler and a worker that keeps failing", () => {
   it("backs off (100 ms, doubling, at most 5 s) instead of running it again at once, and runs it once it works", async () => {
     expect([1, 2, 3, 6, 7, 50].map(failureBackoffMs)).toEqual([100, 200, 400, 3_200, 5_000, 5_000]);
     const clock = manualClock();
+    let real = 0;
     const logger = createMemoryLogger();
-    const scheduler = new Scheduler({ clock, logger, pollMs: 1000, coalesceMs: 1 });
+    const scheduler = new Scheduler({ clock, logger, realNow: () => real });
     const { worker, state } = failingWorker(clock);
     scheduler.register(worker);
-    scheduler.start();
-    try {
-      await Bun.sleep(500);
-      // At 0, 100 and 300 ms (fewer when the machine is slow): not the thousands of a loop.
-      expect(state.tries).toBeGreaterThanOrEqual(2);
-      expect(state.tries).toBeLessThanOrEqual(4);
-      expect(logger.lines.filter((line) => line.msg === "background worker failed").length).toBe(state.tries);
-      state.failing = false;
-      await Bun.sleep(1_700);
-      expect(state.done).toBe(1);
-    } finally {
-      await scheduler.stop();
-    }
+    // Each wait runs what is due now; a worker in its backoff is skipped, and the wait is not complete.
+    const triesAt = async (at: number) => {
+      real = at;
+      const report = await scheduler.drain({ includeScheduled: false });
+      return [state.tries, report.complete];
+    };
+    expect(await triesAt(0)).toEqual([1, false]);
+    expect(await triesAt(99)).toEqual([1, false]);
+    expect(await triesAt(100)).toEqual([2, false]);
+    expect(await triesAt(299)).toEqual([2, false]);
+    expect(await triesAt(300)).toEqual([3, false]);
+    expect(logger.lines.filter((line) => line.msg === "background worker failed").map((line) => line.retryInMs)).toEqual([100, 200, 400]);
+    state.failing = false;
+    expect(await triesAt(500)).toEqual([3, false]);
+    // Its backoff over, it publishes, and the wait's next look finds nothing left.
+    expect(await triesAt(700)).toEqual([5, true]);
+    expect(state.done).toBe(1);
+  });
+
+  it("a wait is not complete while a worker waits out its backoff, even with nothing scheduled", async () => {
+    const clock = manualClock();
+    let real = 0;
+    const scheduler = new Scheduler({ clock, logger: createMemoryLogger(), realNow: () => real });
+    const state = { tries: 0 };
+    // Like the profile worker: never anything scheduled, its work is found at each look.
+    scheduler.register({ name: "profiles", runDue: async () => ((state.tries += 1), Promise.reject(new Error("SQLITE_BUSY"))), nextDueAt: async () => null });
+    expect((await scheduler.drain()).complete).toBe(false);
+    real = 50;
+    expect((await scheduler.drain()).complete).toBe(false);
+    expect(state.tries).toBe(1);
   });
 
   it("a wait for the scheduled work looks again every 50 ms at most, and gives up at its timeout", async () => {

@@ -25,7 +25,14 @@ export interface DrainOptions {
 }
 
 export interface DrainReport {
+  /** Nothing is left: no item due, none scheduled, no worker failing. */
   readonly complete: boolean;
+  /**
+   * The wait ran out of time on work it could have finished: work kept coming, a worker kept failing, or an
+   * item falls due inside the wait and was not done by its end. Work scheduled past the end of the wait is
+   * left without this (with realistic timing a deletion is days away).
+   */
+  readonly timedOut: boolean;
   /** Items finished during the drain, per worker. */
   readonly processed: Readonly<Record<string, number>>;
   /** Virtual time of the next scheduled item left waiting, if any. */
@@ -56,6 +63,8 @@ export interface SchedulerOptions {
    * would start a pass of its own, paying every worker's look at the store for a few events.
    */
   readonly coalesceMs?: number;
+  /** Real time, for a failing worker's backoff and the wait's end (default Date.now; tests pass their own). */
+  readonly realNow?: () => number;
 }
 
 /**
@@ -77,10 +86,12 @@ export class Scheduler implements WorkScheduler {
   private lastPassNow = Number.NEGATIVE_INFINITY;
   /** Workers whose last passes failed: how many in a row, and the real time before which they are not run. */
   private readonly failing = new Map<string, { failures: number; until: number }>();
+  private readonly realNow: () => number;
 
   constructor(private readonly options: SchedulerOptions) {
     this.pollMs = options.pollMs ?? 1000;
     this.coalesceMs = options.coalesceMs ?? 20;
+    this.realNow = options.realNow ?? Date.now;
   }
 
   register(worker: BackgroundWorker): void {
@@ -118,30 +129,39 @@ export class Scheduler implements WorkScheduler {
 
   /**
    * Runs every due item of every worker until none is left; with includeScheduled, also waits for the items
-   * scheduled later. The wait/drain call of the admin API (DEC-OPS-04, DEC-PRO-03). `complete` says whether
-   * nothing is left, due or scheduled.
+   * scheduled later, as they fall due within the timeout. The wait/drain call of the admin API (DEC-OPS-04,
+   * DEC-PRO-03). Under steady work it still ends at its timeout.
    */
   async drain(options: DrainOptions = {}): Promise<DrainReport> {
-    const deadline = Date.now() + (options.timeoutMs ?? 30_000);
+    const deadline = this.realNow() + (options.timeoutMs ?? 30_000);
     const processed: Record<string, number> = Object.fromEntries(this.workers.map((worker) => [worker.name, 0]));
     for (;;) {
       const done = await this.pass();
       for (const [name, count] of Object.entries(done)) processed[name] = (processed[name] ?? 0) + count;
-      if (Object.values(done).some((count) => count > 0)) continue;
+      const worked = Object.values(done).some((count) => count > 0);
       const nextDueAt = await this.nextDueAt();
-      if (nextDueAt === null || !options.includeScheduled) return { complete: nextDueAt === null, processed, nextDueAt };
-      // An item that was due at the pass and is still waiting belongs to a worker that failed (and waits out
-      // its backoff): look again shortly, not at once.
-      const stuck = nextDueAt <= this.lastPassNow;
-      const waitMs = stuck ? 50 : Math.max(0, nextDueAt - this.options.clock.now());
-      if (Date.now() + waitMs > deadline) return { complete: false, processed, nextDueAt };
-      await sleep(Math.min(waitMs, 50));
+      // A worker in its backoff has work it could not do: not complete, whatever the others say.
+      const failing = this.failing.size > 0;
+      if (!worked && nextDueAt === null && !failing) return { complete: true, timedOut: false, processed, nextDueAt };
+      if (!worked && !options.includeScheduled) return { complete: false, timedOut: false, processed, nextDueAt };
+      const remainingMs = deadline - this.realNow();
+      if (remainingMs <= 0) return { complete: false, timedOut: true, processed, nextDueAt };
+      if (worked) continue;
+      // Nothing done: wait for the soonest item to fall due, or a failing worker's next try. An item still
+      // waiting that was due at the pass belongs to no failing worker yet did not run: look again shortly.
+      let waitMs = Number.POSITIVE_INFINITY;
+      if (nextDueAt !== null) waitMs = nextDueAt <= this.lastPassNow ? 50 : Math.max(0, nextDueAt - this.options.clock.now());
+      if (failing) waitMs = Math.min(waitMs, this.soonestRetryInMs());
+      if (!failing && waitMs > remainingMs) return { complete: false, timedOut: false, processed, nextDueAt };
+      await sleep(Math.max(1, Math.min(waitMs, 50)));
     }
   }
 
+  /** The virtual time the soonest item falls due, of the workers not waiting out a backoff. */
   private async nextDueAt(): Promise<number | null> {
     let next: number | null = null;
     for (const worker of this.workers) {
+      if (this.inBackoff(worker.name)) continue;
       const due = await worker.nextDueAt();
       if (due !== null && (next === null || due < next)) next = due;
     }
@@ -161,7 +181,7 @@ export class Scheduler implements WorkScheduler {
         const failing = this.failing.get(worker.name);
         // A worker that keeps failing (its store full or unreachable) waits out its backoff: its due items
         // would otherwise be run again at once, pass after pass, and log each time.
-        if (failing && failing.until > Date.now()) {
+        if (this.inBackoff(worker.name)) {
           done[worker.name] = 0;
           continue;
         }
@@ -172,7 +192,7 @@ export class Scheduler implements WorkScheduler {
           done[worker.name] = 0;
           const failures = (failing?.failures ?? 0) + 1;
           const retryInMs = failureBackoffMs(failures);
-          this.failing.set(worker.name, { failures, until: Date.now() + retryInMs });
+          this.failing.set(worker.name, { failures, until: this.realNow() + retryInMs });
           this.options.logger.error("background worker failed", { worker: worker.name, failures, retryInMs, error: describeError(error) });
         }
       }
@@ -182,11 +202,16 @@ export class Scheduler implements WorkScheduler {
     return run;
   }
 
+  private inBackoff(name: string): boolean {
+    const failing = this.failing.get(name);
+    return failing !== undefined && failing.until > this.realNow();
+  }
+
   /** Real time until the soonest failing worker may run again (the poll interval when none is failing). */
   private soonestRetryInMs(): number {
     let soonest = Number.POSITIVE_INFINITY;
     for (const { until } of this.failing.values()) soonest = Math.min(soonest, until);
-    return Number.isFinite(soonest) ? Math.max(1, soonest - Date.now()) : this.pollMs;
+    return Number.isFinite(soonest) ? Math.max(1, soonest - this.realNow()) : this.pollMs;
   }
 
   private arm(delayMs: number): void {
@@ -208,9 +233,10 @@ export class Scheduler implements WorkScheduler {
       else if (some) delay = this.coalesceMs;
       else {
         const next = await this.nextDueAt();
-        // Due at the pass and not done: its worker failed; look again when the soonest backoff ends.
-        if (next !== null && next <= this.lastPassNow) delay = Math.min(delay, this.soonestRetryInMs());
-        else if (next !== null) delay = Math.min(delay, Math.max(0, next - this.options.clock.now()));
+        // An item due at the pass and not done (its worker answered without doing it): the next poll.
+        if (next !== null) delay = Math.min(delay, next <= this.lastPassNow ? this.pollMs : Math.max(0, next - this.options.clock.now()));
+        // A failing worker: when its backoff ends.
+        if (this.failing.size > 0) delay = Math.min(delay, this.soonestRetryInMs());
       }
     } catch (error) {
       this.options.logger.error("scheduler pass failed", { error: describeError(error) });
