@@ -8,6 +8,7 @@ import { err, ok, type Result } from "../../core/result.ts";
 import { tapidSetCookie } from "../../core/visitors/tapid.rules.ts";
 import { identifyVisitor } from "../../core/visitors/visitor-id.rules.ts";
 import type { Logger } from "../runtime/logger.ts";
+import { queryParamsOf } from "../runtime/query-values.ts";
 import { describeError } from "../runtime/scheduler.ts";
 import { isBotUserAgent } from "./bot-filter.ts";
 import { readBodyWithin } from "./body-reader.ts";
@@ -44,11 +45,6 @@ function mediaTypeOf(contentType: string | null): string {
   return (end < 0 ? (contentType ?? "") : (contentType ?? "").slice(0, end)).trim().toLowerCase();
 }
 
-function queryOf(url: string): URLSearchParams {
-  const start = url.indexOf("?");
-  return new URLSearchParams(start < 0 ? "" : url.slice(start + 1));
-}
-
 function hint(value: unknown): string | null {
   return typeof value === "string" && value !== "" ? value.slice(0, 300) : null;
 }
@@ -75,7 +71,7 @@ export class CollectService {
       this.stats.filteredBots += 1;
       return ok({ stored: false, setCookie: null });
     }
-    const query = queryOf(request.url);
+    const query = queryParamsOf(request.url);
     let body: EventParams | null = null;
     if (method === "POST") {
       const read = await this.readBody(request);

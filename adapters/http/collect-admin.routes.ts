@@ -4,7 +4,7 @@ import type { EventQuery, StoredEvent } from "../../core/ports/index.ts";
 import type { CollectService } from "../collect/collect.service.ts";
 import type { AppDeps } from "./app-deps.ts";
 import { failWith, jsonResponse } from "./error-mapping.ts";
-import { firstQueryValues } from "./query-values.ts";
+import { firstQueryValues } from "../runtime/query-values.ts";
 
 const ErrorBody = t.Object({ returnCode: t.Integer(), message: t.String() });
 const nullable = <T extends Parameters<typeof t.Union>[0][number]>(schema: T) => t.Union([schema, t.Null()]);

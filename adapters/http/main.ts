@@ -193,7 +193,7 @@ process.on("SIGTERM", () => void shutdown("SIGTERM"));
 const showAdminToken = service.adminTokenGenerated || configSource.demo;
 function adminTokenLine(): string {
   const token = service.deps.adminToken;
-  if (settingOf(env, "SVC_ADMIN_TOKEN")) return showAdminToken ? `${token} (from SVC_ADMIN_TOKEN)` : `${token.slice(0, 4)}… (from SVC_ADMIN_TOKEN)`;
+  if (adminToken !== undefined) return showAdminToken ? `${token} (from SVC_ADMIN_TOKEN)` : `${token.slice(0, 4)}… (from SVC_ADMIN_TOKEN)`;
   if (showAdminToken) return `${token} (${service.adminTokenGenerated ? "new, kept in the store" : "kept in the store"})`;
   return `${token.slice(0, 4)}… (hidden: it was printed when it was made; set SVC_ADMIN_TOKEN to choose one)`;
 }

@@ -3,7 +3,7 @@ import { MomentsService } from "../services/moments.service.ts";
 import type { AppDeps } from "./app-deps.ts";
 import { preflight, setCredentialedCors } from "./cors.ts";
 import { failWith } from "./error-mapping.ts";
-import { firstQueryValues } from "./query-values.ts";
+import { firstQueryValues } from "../runtime/query-values.ts";
 import { momentsError } from "../../core/errors/moments.errors.ts";
 
 const MessageBody = t.Object({ message: t.String() });

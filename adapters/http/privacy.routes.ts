@@ -6,6 +6,7 @@ import type { Result } from "../../core/result.ts";
 import { nodeDigests } from "../runtime/crypto.ts";
 import { PrivacyService } from "../services/privacy.service.ts";
 import type { AppDeps } from "./app-deps.ts";
+import { queryParamsOf } from "../runtime/query-values.ts";
 import { bearerGuard, requireAccess } from "./auth-guards.ts";
 import { failWith } from "./error-mapping.ts";
 import { readFormFields } from "./request-body.ts";
@@ -42,9 +43,9 @@ function unwrap<T>(result: Result<T, ManagementError>): T {
   return result.value;
 }
 
-/** The query string's parameters, each with its first value (percent-decoded, `+` as a space). */
+/** The query string's parameters (their first values are read: URLSearchParams.get). */
 function queryOf(request: Request): URLSearchParams {
-  return new URL(request.url).searchParams;
+  return queryParamsOf(request.url);
 }
 
 /**

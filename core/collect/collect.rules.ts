@@ -2,7 +2,7 @@ import { collectError, type CollectError, type CollectErrorCode } from "../error
 import { defaultJsonBodyRules, readJsonObjectBody, type JsonBodyProblem } from "../json/json-body.rules.ts";
 import { fitsCombinedLength, isAllowedName } from "../names/names.rules.ts";
 import { err, ok, type Result } from "../result.ts";
-import { checkFirstPartyCookie, readVisitorIdParam, visitorIdParams } from "../visitors/visitor-id.rules.ts";
+import { checkFirstPartyCookie, numberAsIdText, readVisitorIdParam, visitorIdParams } from "../visitors/visitor-id.rules.ts";
 import { loneSurrogate } from "../visitors/tapid.rules.ts";
 
 export type JsonValue = null | boolean | number | string | readonly JsonValue[] | { readonly [key: string]: JsonValue };
@@ -92,13 +92,14 @@ export interface CollectRequest {
 
 /**
  * svc_event or svc_trace_id as the text the event is found by (the admin events query, the profile rules):
- * a number as its text, as a visitor ID is read (a JSON client may send `"svc_trace_id": 9001`), a lone
- * surrogate as U+FFFD, as the store writes it. The parameter is set to that text too, so that the event's
- * data and its columns agree. Anything else (absent, "", a boolean, an object) is none.
+ * a number as its text, as a visitor ID is read (numberAsIdText: a JSON client may send `"svc_trace_id":
+ * 9001`; a whole number past 2^53 has lost its digits and is none), a lone surrogate as U+FFFD, as the
+ * store writes it. The parameter is set to that text too, so that the event's data and its columns agree.
+ * Anything else (absent, "", a boolean, an object) is none.
  */
 function readTextParam(params: EventParams, name: "svc_event" | "svc_trace_id"): string | null {
   const value = params[name];
-  const text = typeof value === "string" ? value.replace(loneSurrogate, "\uFFFD") : typeof value === "number" && Number.isFinite(value) ? String(value) : null;
+  const text = typeof value === "string" ? value.replace(loneSurrogate, "\uFFFD") : numberAsIdText(value);
   if (text === null || text === "") return null;
   params[name] = text;
   return text;
