@@ -81,10 +81,11 @@ const secretInJson = /(\\?"(?:utk|token)\\?"\s*:\s*\\?")(?!\[redacted\])[^"\\]*/
 const sessionCookie = /(\bJSESSIONID=)(?!\[redacted\])[^;\s"',\\]*/gi;
 
 /**
- * A bearer token, as a message quotes an `Authorization` header; not the parameters of a `WWW-Authenticate`
+ * A bearer token, as a message quotes an `Authorization` header: `Bearer` and a token of 8 characters or
+ * more on the same line. Not prose ("a bearer token"), and not the parameters of a `WWW-Authenticate`
  * challenge (`Bearer realm="…"`), whose `=` is followed by a value (a token's `=` only pads its end).
  */
-const bearerToken = /(\bBearer\s+)(?!\[redacted\])(?![\w-]+=[^=\s])[^\s"',;\\]+/gi;
+const bearerToken = /(\bBearer[ \t]+)(?!\[redacted\])(?![\w-]+=[^=\s])[A-Za-z0-9._~+/-]{8,}=*/g;
 
 /**
  * A URL, or any text holding URLs or quoting answers, with the values of secret query parameters (the v1

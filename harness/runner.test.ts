@@ -273,7 +273,9 @@ describe("redactSecrets", () => {
     expect(redactSecrets("Set-Cookie: JSESSIONID=abc123; Path=/; HttpOnly")).toBe("Set-Cookie: JSESSIONID=[redacted]; Path=/; HttpOnly");
     expect(redactSecrets('{"cookie":"jsessionid=xyz"}')).toBe('{"cookie":"jsessionid=[redacted]"}');
     expect(redactSecrets("authorization: Bearer eyJhbGciOi.payload.sig")).toBe("authorization: Bearer [redacted]");
-    expect(redactSecrets("Bearer padded==")).toBe("Bearer [redacted]");
+    expect(redactSecrets("Bearer padded-token==")).toBe("Bearer [redacted]");
+    // Prose is left alone: "a bearer token", "the Bearer token below".
+    expect(redactSecrets("needs a bearer token; the Bearer token\nwas refused")).toBe("needs a bearer token; the Bearer token\nwas refused");
     expect(redactSecrets('WWW-Authenticate: Bearer realm="svc", error="invalid_token"')).toBe('WWW-Authenticate: Bearer realm="svc", error="invalid_token"');
     const once = redactSecrets("JSESSIONID=a; Bearer b; /x?utk=c");
     expect(redactSecrets(once)).toBe(once);

@@ -74,6 +74,8 @@ describe("bot filter (DEC-COL-06, COL-13)", () => {
       expect(isbot(userAgent)).toBe(true);
       expect(isBotUserAgent(userAgent)).toBe(false);
     }
+    // Except a browser's token alone: a scraper passing for a browser.
+    for (const userAgent of ["Mozilla/5.0", "mozilla", "Mozilla/4.0 "]) expect(judgeUserAgent(userAgent)).toBe(true);
   });
 
   it("[DEC-COL-06] a generic client's User-Agent that names a crawler is still a bot", () => {

@@ -18,6 +18,9 @@ const clientLibraryPatterns: ReadonlySet<string> = new Set(["^wget", "node\\b", 
  */
 const productTokenPatterns: ReadonlySet<string> = new Set(findBotPatterns("checkout-service/2.3.1"));
 
+/** `Mozilla`, `Mozilla/5.0`: the token every browser's User-Agent starts with, and nothing after it. */
+const browserTokenAlone = /^\s*mozilla(?:\/[\d.]*)?\s*$/i;
+
 /** DEC-COL-06: the patterns removed from isbot's list for every User-Agent (those that name a client library, and the one of a lone product token). */
 export const removedCrawlerPatterns: ReadonlySet<string> = new Set(list.filter((pattern) => clientLibraryPatterns.has(pattern) || productTokenPatterns.has(pattern)));
 
@@ -54,6 +57,9 @@ const leadingGenericClient = new RegExp(
 export function judgeUserAgent(userAgent: string | null | undefined): boolean {
   if (!userAgent) return false;
   if (matchesVendorBotToken(userAgent)) return true;
+  // A lone product token is a program (productTokenPatterns), except a browser's own token without the rest
+  // of a browser's User-Agent: `Mozilla/5.0` alone is a scraper passing for a browser, not a backend.
+  if (browserTokenAlone.test(userAgent)) return true;
   return leadingGenericClient.test(userAgent) ? isCrawlerLedByClient(userAgent) : isCrawler(userAgent);
 }
 
