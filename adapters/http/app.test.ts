@@ -112,16 +112,25 @@ describe("the HTTP app", () => {
     expect(Object.keys(document.paths["/admin/wait"]?.post?.responses ?? {})).toEqual(expect.arrayContaining(["200", "401", "504"]));
   });
 
-  it("[DEC-OPS-04] /admin/wait with scheduled work answers 504 1504 when it cannot finish in time", async () => {
+  it("[DEC-OPS-04] /admin/wait leaves work due after its timeout (200, not complete), and answers 504 1504 for work it could not finish in time", async () => {
     const service = await app();
-    service.background?.scheduler.register({ name: "far-future", runDue: async () => 0, nextDueAt: async () => service.deps.clock.now() + 3_600_000 });
-    const response = await service.app.handle(
-      new Request(`${inProcessBase}/admin/wait`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${service.deps.adminToken}`, "content-type": "application/json" },
-        body: JSON.stringify({ scheduled: true, timeoutMs: 20 }),
-      }),
-    );
+    const wait = () =>
+      service.app.handle(
+        new Request(`${inProcessBase}/admin/wait`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${service.deps.adminToken}`, "content-type": "application/json" },
+          body: JSON.stringify({ timeoutMs: 20 }),
+        }),
+      );
+    const due = service.deps.clock.now() + 3_600_000;
+    service.background?.scheduler.register({ name: "far-future", runDue: async () => 0, nextDueAt: async () => due });
+    const left = await wait();
+    expect(left.status).toBe(200);
+    expect(await left.json()).toMatchObject({ complete: false, nextDueAt: new Date(due).toISOString() });
+
+    // Work that keeps coming cannot be finished within 20 ms.
+    service.background?.scheduler.register({ name: "endless", runDue: async () => 1, nextDueAt: async () => null });
+    const response = await wait();
     expect(response.status).toBe(504);
     expect(await response.json()).toEqual({ returnCode: 1504, message: "Background work did not finish within 20 ms" });
   });
