@@ -1,7 +1,10 @@
 /** The query string of a request's URL as parameters (percent-decoded, `+` as a space); none without a `?`. */
 export function queryParamsOf(url: string): URLSearchParams {
   const at = url.indexOf("?");
-  return new URLSearchParams(at < 0 ? "" : url.slice(at + 1).split("#", 1)[0]);
+  if (at < 0) return new URLSearchParams();
+  // A request's URL carries no fragment over HTTP; one made in-process may (`new Request("…?a=1#top")`).
+  const end = url.indexOf("#", at);
+  return new URLSearchParams(end < 0 ? url.slice(at + 1) : url.slice(at + 1, end));
 }
 
 /**
