@@ -130,7 +130,7 @@ describe("admin API: users and keys", () => {
     expect(issued.status).toBe(201);
     const body = (await issued.json()) as { id: string; key: string };
     expect(body.id).toBe("ci-key");
-    expect(body.key).toMatch(/^svc_[\w-]{40,}$/);
+    expect(body.key).toMatch(new RegExp(`^svc_${body.id}\\.[\\w-]{43}$`));
     expect((await call("POST", "/admin/users/demo@example.com/api-keys", { id: "ci-key" })).status).toBe(400);
     const listed = await (await call("GET", "/admin/users/demo@example.com/api-keys")).text();
     expect(listed).toContain("ci-key");

@@ -382,6 +382,52 @@ describe("AuthService: bearer tokens (AUT-01, AUT-02, DEC-AUT-01/02)", () => {
   });
 });
 
+describe("AuthService: the hash checks of a token request (DEC-AUT-01)", () => {
+  async function counting() {
+    const checked: string[] = [];
+    const hasher: SecretHasher = { hash: fakeHasher.hash, verify: async (secret, hash) => (checked.push(hash), fakeHasher.verify(secret, hash)) };
+    const stores = createMemoryStores();
+    const clock = manualClock();
+    await seed(stores, clock.now());
+    const deps = { stores, hasher, ids: cryptoIds, clock, limits: defaultLimits };
+    return { checked, auth: new AuthService(deps), users: new UsersService(deps) };
+  }
+
+  it("an issued key costs one check however many keys its user holds, and a wrong key costs no more than a user of one key", async () => {
+    const { checked, auth, users } = await counting();
+    const issued: string[] = [];
+    for (let i = 0; i < 12; i += 1) {
+      const key = await users.issueApiKey("ann@example.com");
+      if (!key.ok) throw new Error(key.error.message);
+      issued.push(key.value.key);
+    }
+    expect(issued[7]).toMatch(/^svc_key-[0-9a-f]{16}\.[A-Za-z0-9_-]{43}$/);
+
+    checked.length = 0;
+    expect((await auth.issueToken("ann@example.com", issued[7])).ok).toBe(true);
+    expect(checked).toHaveLength(1);
+
+    // Wrong keys, of any shape: checked against ann's one key from before keys named themselves, as for a user of one key.
+    for (const wrong of ["wrong-key", `${issued[3]!.slice(0, -1)}A`, "svc_key-0000000000000000.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"]) {
+      checked.length = 0;
+      expect((await auth.issueToken("ann@example.com", wrong)).ok).toBe(false);
+      expect(checked).toHaveLength(1);
+    }
+    // A key issued before keys named their record still works.
+    expect((await auth.issueToken("ann@example.com", "ann-api-key")).ok).toBe(true);
+  });
+
+  it("a user with no keys but issued ones still costs one check for a wrong key (an unknown user too)", async () => {
+    const { checked, auth, users } = await counting();
+    for (let i = 0; i < 5; i += 1) await users.issueApiKey("gus@example.com");
+    for (const user of ["gus@example.com", "nobody@example.com"]) {
+      checked.length = 0;
+      expect((await auth.issueToken(user, "wrong-key")).ok).toBe(false);
+      expect(checked).toHaveLength(1);
+    }
+  });
+});
+
 describe("AuthService: tenant access (AUT-03)", () => {
   it("a principal of one account never reaches another's profile", async () => {
     const { auth } = await setup();

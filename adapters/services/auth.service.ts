@@ -7,6 +7,7 @@ import type { Clock } from "../../core/ports/clock.port.ts";
 import type { SecretHasher } from "../../core/ports/hashing.port.ts";
 import type { IdSource } from "../../core/ports/ids.port.ts";
 import type { LockoutKind } from "../../core/ports/sessions.store.ts";
+import { apiKeysToCheck } from "../../core/session/secrets.rules.ts";
 import type { Stores } from "../../core/ports/stores.ts";
 import { err, ok, type Result } from "../../core/result.ts";
 import {
@@ -186,11 +187,14 @@ export class AuthService {
     const keys = user ? (await this.deps.stores.tenancy.listApiKeys(user.email)).filter((apiKey) => apiKey.revokedAt === null) : [];
     let matched: (typeof keys)[number] | null = null;
     const attempt = await this.attemptUnderLockout("api-key", lockoutName(username), async () => {
-      if (keys.length === 0 || !key) {
+      // One hash for an issued key, however many keys the user holds; a wrong key costs as many as the user's
+      // configured keys, and at least one, as an unknown user's does.
+      const candidates = key ? apiKeysToCheck(key, keys) : [];
+      if (candidates.length === 0 || !key) {
         await this.deps.hasher.verify(key ?? "", await this.hashOfNothing());
         return false;
       }
-      for (const apiKey of keys) {
+      for (const apiKey of candidates) {
         if (await this.deps.hasher.verify(key, apiKey.keyHash)) {
           matched = apiKey;
           return true;

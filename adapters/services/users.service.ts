@@ -8,7 +8,7 @@ import type { ApiKeyRecord, UserRecord } from "../../core/ports/tenancy.store.ts
 import { err, ok, type Result } from "../../core/result.ts";
 import { isEmailAddress } from "../../core/names/names.rules.ts";
 import { mergeGrants } from "../../core/session/session.rules.ts";
-import { passwordProblem } from "../../core/session/secrets.rules.ts";
+import { issuedApiKey, issuedApiKeySeed, passwordProblem } from "../../core/session/secrets.rules.ts";
 
 /** A grant as JSON answers carry it. */
 export interface GrantView {
@@ -137,12 +137,12 @@ export class UsersService {
     const keyId = id ?? `key-${this.deps.ids.randomHex(8)}`;
     if (!keyIdPattern.test(keyId)) return err(invalid("id", "may contain only A-Z a-z 0-9 _ - ~ (at most 100)"));
     if (await this.deps.stores.tenancy.findApiKey(keyId)) return err(invalid("id", `an API key ${keyId} exists already`));
-    const key = `svc_${this.deps.ids.randomToken(32)}`;
+    const key = issuedApiKey(keyId, this.deps.ids.randomToken(32));
     const record: ApiKeyRecord = {
       id: keyId,
       userEmail: user.email,
       keyHash: await this.deps.hasher.hash(key),
-      keySeed: null,
+      keySeed: issuedApiKeySeed,
       createdAt: this.deps.clock.now(),
       revokedAt: null,
     };

@@ -2,7 +2,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import type { SecretHasher } from "../ports/hashing.port.ts";
-import { preparedSecret, preparingSecrets } from "./secrets.rules.ts";
+import { apiKeyIdNamedBy, apiKeysToCheck, issuedApiKey, issuedApiKeySeed, preparedSecret, preparingSecrets } from "./secrets.rules.ts";
 
 /** A hasher that stores the secret itself, so a test sees exactly what was hashed. */
 const plain: SecretHasher = { hash: async (secret) => `plain:${secret}`, verify: async (secret, hash) => hash === `plain:${secret}` };
@@ -30,6 +30,37 @@ describe("secrets are hashed in their composed form (DEC-SES-05)", () => {
         const hasher = preparingSecrets(plain);
         const accepted = await hasher.verify(typed, await hasher.hash(set));
         assert.equal(accepted, preparedSecret(typed) === preparedSecret(set));
+      }),
+    );
+  });
+});
+
+describe("issued API keys name their record (one hash a check, however many keys a user holds)", () => {
+  const key = (id: string, keySeed: string | null) => ({ id, keySeed });
+  const keys = [key("ci", issuedApiKeySeed), key("deploy", issuedApiKeySeed), key("from-file", "env:KEY:abc"), key("old", null)];
+
+  it("an issued key reads back its id; other shapes name nothing", () => {
+    assert.equal(apiKeyIdNamedBy(issuedApiKey("ci", "x".repeat(43))), "ci");
+    for (const other of ["svc_" + "x".repeat(43), "demo-key-0001-acme", "svc_ci.", "svc_ci.short", "svc_a b.xxxxxxxxxxxxxxxxxxxx", ""]) {
+      assert.equal(apiKeyIdNamedBy(other), null, other);
+    }
+  });
+
+  it("a key naming one of the user's keys is checked against that key alone", () => {
+    assert.deepEqual(apiKeysToCheck(issuedApiKey("deploy", "y".repeat(43)), keys), [key("deploy", issuedApiKeySeed)]);
+    assert.deepEqual(apiKeysToCheck(issuedApiKey("from-file", "y".repeat(43)), keys), [key("from-file", "env:KEY:abc")]);
+  });
+
+  it("anything else is checked against the keys that do not name themselves, never the issued ones", () => {
+    for (const presented of ["wrong", issuedApiKey("gone", "z".repeat(43)), "svc_" + "z".repeat(43)]) {
+      assert.deepEqual(apiKeysToCheck(presented, keys), [key("from-file", "env:KEY:abc"), key("old", null)]);
+    }
+  });
+
+  it("property: an issued key's id always reads back, whatever its id and secret", () => {
+    fc.assert(
+      fc.property(fc.stringMatching(/^[A-Za-z0-9_~-]{1,100}$/), fc.stringMatching(/^[A-Za-z0-9_-]{16,64}$/), (id, secret) => {
+        assert.equal(apiKeyIdNamedBy(issuedApiKey(id, secret)), id);
       }),
     );
   });

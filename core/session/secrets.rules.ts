@@ -32,3 +32,33 @@ export function preparingSecrets(hasher: SecretHasher): SecretHasher {
     },
   };
 }
+
+/**
+ * Keys issued by the admin API name their record: `svc_<key id>.<secret>`, so checking one costs one hash
+ * whatever number of keys its user holds (a user's keys tried one by one made /v2/auth take as long as the
+ * user had keys: its timing told how many, and each attempt against a user of many keys cost many hashes).
+ */
+export function issuedApiKey(keyId: string, secret: string): string {
+  return `svc_${keyId}.${secret}`;
+}
+
+/** The `keySeed` of a key issued in the form of `issuedApiKey` (configured keys have their own seeds). */
+export const issuedApiKeySeed = "issued";
+
+const issuedKeyShape = /^svc_([A-Za-z0-9_~-]{1,100})\.[A-Za-z0-9_-]{16,}$/;
+
+/** The key id a presented key names, when it has the shape of an issued key; otherwise null. */
+export function apiKeyIdNamedBy(presented: string): string | null {
+  return issuedKeyShape.exec(presented)?.[1] ?? null;
+}
+
+/**
+ * The stored keys a presented key is checked against, out of its user's active keys: the key it names when
+ * the user holds one of that id; otherwise only the keys not issued in the naming form (configured keys,
+ * and keys issued before keys named their record), since an issued key verifies only under its own name.
+ */
+export function apiKeysToCheck<K extends { readonly id: string; readonly keySeed: string | null }>(presented: string, activeKeys: readonly K[]): K[] {
+  const named = apiKeyIdNamedBy(presented);
+  const own = named === null ? undefined : activeKeys.find((key) => key.id === named);
+  return own ? [own] : activeKeys.filter((key) => key.keySeed !== issuedApiKeySeed);
+}
