@@ -175,6 +175,21 @@ describe("hosted data layer: serving (DEC-DLE-07)", () => {
     expect(changed.headers.get("etag")).not.toBe(etag);
     expect(await changed.text()).toContain('{\\"v\\":2}');
   });
+
+  it("every refusal under /dle is readable from any origin, as what it serves is: 404, 405 with Allow, a path no route takes", async () => {
+    const service = await open({ timing: "instant" });
+    for (const [method, path, status] of [
+      ["GET", "/dle/acme/main/missing.js", 404],
+      ["POST", "/dle/acme/main/missing.js", 405],
+      ["DELETE", "/dle/acme/main/missing.json", 405],
+      ["GET", "/dle/acme/main", 404],
+      ["GET", "/dle/acme/main/a/b.js", 404],
+    ] as const) {
+      const answer = await service.app.handle(new Request(`${inProcessBase}${path}`, { method, headers: { origin: "https://shop.example" } }));
+      expect([method, path, answer.status, answer.headers.get("access-control-allow-origin")]).toEqual([method, path, status, "*"]);
+      if (status === 405) expect(answer.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+    }
+  });
 });
 
 describe("hosted data layer: the OpenAPI document", () => {

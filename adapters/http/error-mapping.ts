@@ -234,6 +234,10 @@ export function routeMethodsOf(routes: ReadonlyArray<{ readonly method: string; 
   };
 }
 
+function isServedDataLayerPath(pathname: string): boolean {
+  return pathname === "/dle" || pathname.startsWith("/dle/");
+}
+
 export function mapUnhandledError(logger: Logger, allowedMethodsOf: AllowedMethodsOf = () => []) {
   return ({ code, error, request, set }: { code: string | number; error: unknown; request: Request; set: { headers: Record<string, string | number> } }): Response => {
     const pathname = pathnameOf(request.url);
@@ -242,6 +246,8 @@ export function mapUnhandledError(logger: Logger, allowedMethodsOf: AllowedMetho
     if (style === "collect") setEventHeaders(request, set.headers);
     // DEC-MOM-04: the moments API's refusals are readable cross-origin, the router's own included.
     if (style === "moments") setCredentialedCors(request, set.headers);
+    // DEC-DLE-07: what is under /dle is public, its refusals too (a page can read why its script is missing).
+    if (isServedDataLayerPath(pathname)) set.headers["access-control-allow-origin"] = "*";
     if (error instanceof CatalogueFailure) return catalogueResponse(error.error);
     if (error instanceof InvalidHostError) return catalogueResponse(invalidHostFor(style));
     switch (code) {
