@@ -3,6 +3,7 @@ import { managementError, type ManagementError } from "../../core/errors/index.t
 import type { TenantAccess } from "../../core/session/session.rules.ts";
 import type { AuthService, Principal } from "../services/auth.service.ts";
 import { readCookieValue } from "../../core/visitors/cookies.rules.ts";
+import { firstQueryValues } from "../runtime/query-values.ts";
 import { failWith } from "./error-mapping.ts";
 
 /**
@@ -11,8 +12,10 @@ import { failWith } from "./error-mapping.ts";
  * does not deduplicate it away between route plugins.
  */
 export function sessionGuard(auth: AuthService) {
-  return new Elysia().resolve({ as: "scoped" }, async ({ request, query }): Promise<{ principal: Principal }> => {
-    const result = await auth.authenticateSession(readCookieValue(request.headers.get("cookie"), "JSESSIONID") ?? undefined, query.utk);
+  return new Elysia().resolve({ as: "scoped" }, async ({ request }): Promise<{ principal: Principal }> => {
+    // The first utk of the query string, as every other parameter is read (Elysia's `query` keeps the last).
+    const utk = firstQueryValues(request)("utk");
+    const result = await auth.authenticateSession(readCookieValue(request.headers.get("cookie"), "JSESSIONID") ?? undefined, utk);
     if (!result.ok) failWith(result.error);
     return { principal: result.value };
   });

@@ -52,6 +52,10 @@ async function clientOf(service: Service) {
       });
       return { status: response.status, body: (await response.json()) as Record<string, unknown> };
     },
+    /** The list call with a query string of the caller's, `UTK` standing for the session's utk. */
+    list(query: string): Promise<Response> {
+      return call(`${base}?${query.replaceAll("UTK", utk)}`, { headers: { cookie } });
+    },
     raw(method: string, dlId: string): Promise<Response> {
       return call(`${base}/${dlId}?utk=${utk}`, { method, headers: { cookie, "content-type": "application/json" }, body: method === "PUT" ? "{}" : undefined });
     },
@@ -149,6 +153,21 @@ describe("hosted data layer: durability (DEC-DLE-05, DEC-DLE-06)", () => {
     await client.advance("1s");
     expect(await client.served("busy")).toBe(recorded?.newest.body ?? "missing");
     expect(await client.status("busy")).toBe("completed");
+  });
+});
+
+describe("hosted data layer: the session's utk (SES-07)", () => {
+  it("a repeated utk is read by its first value, as every query parameter is", async () => {
+    const client = await clientOf(await open({ timing: "instant" }));
+    for (const [query, status] of [
+      ["utk=UTK", 200],
+      ["utk=UTK&utk=other", 200],
+      ["utk=other&utk=UTK", 401],
+      ["utk=&utk=UTK", 401],
+      ["utk=UTK&utk=UTK", 200],
+    ] as const) {
+      expect([query, (await client.list(query)).status]).toEqual([query, status]);
+    }
   });
 });
 
