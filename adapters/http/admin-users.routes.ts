@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import type { AppDeps } from "./app-deps.ts";
 import { failWith } from "./error-mapping.ts";
-import { readRequestBody } from "./request-body.ts";
+import { readOptionalJsonObject, strictJsonBody } from "./strict-body.ts";
 import type { Result } from "../../core/result.ts";
 import { managementError, type ManagementError } from "../../core/errors/index.ts";
 
@@ -32,7 +32,7 @@ export function adminUsersRoutes(deps: AppDeps) {
         return created;
       },
       {
-        body: t.Object({ email: t.String(), password: t.String(), grants: t.Optional(t.Array(Grant)), disabled: t.Optional(t.Boolean()) }),
+        ...strictJsonBody(t.Object({ email: t.String(), password: t.String(), grants: t.Optional(t.Array(Grant)), disabled: t.Optional(t.Boolean()) })),
         detail: { tags, summary: "Create a user" },
         response: { 201: UserView, 400: ErrorBody, 401: ErrorBody },
       },
@@ -47,7 +47,7 @@ export function adminUsersRoutes(deps: AppDeps) {
       async ({ params, body }) => unwrap(await deps.users.resetPassword(params.email, body.password)),
       {
         params: EmailParams,
-        body: t.Object({ password: t.String() }),
+        ...strictJsonBody(t.Object({ password: t.String() })),
         detail: { tags, summary: "Reset the password (ends the user's sessions and unlocks the name)" },
         response: { 200: UserView, 400: ErrorBody, 401: ErrorBody, 404: ErrorBody },
       },
@@ -63,13 +63,13 @@ export function adminUsersRoutes(deps: AppDeps) {
     )
     .put("/:email/grants", async ({ params, body }) => unwrap(await deps.users.setGrants(params.email, body.grants)), {
       params: EmailParams,
-      body: t.Object({ grants: t.Array(Grant) }),
+      ...strictJsonBody(t.Object({ grants: t.Array(Grant) })),
       detail: { tags, summary: "Replace the user's grants" },
       response: { 200: UserView, 400: ErrorBody, 401: ErrorBody, 404: ErrorBody },
     })
     .put("/:email/disabled", async ({ params, body }) => unwrap(await deps.users.setDisabled(params.email, body.disabled)), {
       params: EmailParams,
-      body: t.Object({ disabled: t.Boolean() }),
+      ...strictJsonBody(t.Object({ disabled: t.Boolean() })),
       detail: { tags, summary: "Disable (ends the user's sessions) or enable a user" },
       response: { 200: UserView, 401: ErrorBody, 404: ErrorBody },
     })
@@ -101,24 +101,12 @@ export function adminUsersRoutes(deps: AppDeps) {
     });
 }
 
-/** The most of a key's issue body read: `{"id": …}` needs far less. */
-const maxKeyBodyBytes = 16 * 1024;
+const KeyIssueBody = t.Object({ id: t.Optional(t.String()) });
 
 /** The body of an API key's issue: none (or only white space), or a JSON object with at most a string `id`. */
 async function keyIdOfBody(request: Request): Promise<string | undefined> {
-  const refuse = (parameter: string, problem: string): never => failWith(managementError("invalidParameter", { parameter, problem }));
-  const bytes = await readRequestBody(request, maxKeyBodyBytes, "identity");
-  if (!bytes.ok) return refuse("body", `larger than ${maxKeyBodyBytes} bytes`);
-  const text = new TextDecoder().decode(bytes.value);
-  if (text.trim() === "") return undefined;
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    return refuse("body", "not JSON");
-  }
-  if (typeof body !== "object" || body === null || Array.isArray(body) || Object.keys(body).some((key) => key !== "id")) return refuse("body", 'must be {} or {"id": "<id>"}');
-  const id = (body as { id?: unknown }).id;
-  if (id !== undefined && typeof id !== "string") return refuse("id", "must be a string");
-  return id;
+  const body = await readOptionalJsonObject(request, KeyIssueBody);
+  const id = body?.id;
+  if (id !== undefined && typeof id !== "string") failWith(managementError("invalidParameter", { parameter: "id", problem: "must be a string" }));
+  return id as string | undefined;
 }

@@ -3,6 +3,7 @@ import { parseDuration } from "../../core/clock/virtual-clock.rules.ts";
 import { managementError } from "../../core/errors/index.ts";
 import type { AppDeps } from "./app-deps.ts";
 import { failWith } from "./error-mapping.ts";
+import { readOptionalJsonObject, strictJsonBody } from "./strict-body.ts";
 
 const ErrorBody = t.Object({ returnCode: t.Integer(), message: t.String() });
 const ClockView = t.Object({
@@ -20,6 +21,25 @@ function readTime(input: string | number): number | null {
   if (/^\d+$/.test(trimmed)) return Number(trimmed);
   const parsed = Date.parse(trimmed);
   return Number.isNaN(parsed) ? null : parsed;
+}
+
+const maxWaitMs = 600_000;
+const WaitBody = t.Object({
+  scheduled: t.Optional(t.Boolean({ description: "Also wait (in real time) for work scheduled later on the virtual clock (default true); false runs only the work due now" })),
+  timeoutMs: t.Optional(t.Integer({ minimum: 0, maximum: maxWaitMs, description: `Milliseconds to wait at most, a whole number from 0 to ${maxWaitMs} (default 30000)` })),
+});
+
+/** The wait's options: no body, `{}`, or the fields of WaitBody; anything else is 400 1400 naming it. */
+async function waitOptionsOf(request: Request): Promise<{ scheduled: boolean; timeoutMs: number }> {
+  const body = await readOptionalJsonObject(request, WaitBody);
+  const refuse = (parameter: string, problem: string): never => failWith(managementError("invalidParameter", { parameter, problem }));
+  const scheduled = body?.scheduled ?? true;
+  if (typeof scheduled !== "boolean") refuse("scheduled", "must be true or false");
+  const timeoutMs = body?.timeoutMs ?? 30_000;
+  if (typeof timeoutMs !== "number" || !Number.isInteger(timeoutMs) || timeoutMs < 0 || timeoutMs > maxWaitMs) {
+    refuse("timeoutMs", `must be a whole number of milliseconds from 0 to ${maxWaitMs}`);
+  }
+  return { scheduled: scheduled as boolean, timeoutMs: timeoutMs as number };
 }
 
 /**
@@ -58,7 +78,7 @@ export function adminRoutes(deps: AppDeps) {
         return clockView();
       },
       {
-        body: t.Object({ now: TimeInput }),
+        ...strictJsonBody(t.Object({ now: TimeInput })),
         detail: { tags: ["admin"], summary: "Set the virtual clock" },
         response: { 200: ClockView, 400: ErrorBody, 401: ErrorBody },
       },
@@ -75,33 +95,35 @@ export function adminRoutes(deps: AppDeps) {
         return clockView();
       },
       {
-        body: t.Object({ by: DurationInput }),
+        ...strictJsonBody(t.Object({ by: DurationInput })),
         detail: { tags: ["admin"], summary: "Move the virtual clock forward" },
         response: { 200: ClockView, 400: ErrorBody, 401: ErrorBody },
       },
     )
     .post(
       "/wait",
-      async ({ body }) => {
-        const timeoutMs = body?.timeoutMs ?? 30_000;
+      async ({ request }) => {
+        const { scheduled, timeoutMs } = await waitOptionsOf(request);
         // DEC-OPS-04: all the work accepted before the call, also the work scheduled later on the virtual
         // clock (a data layer change's delay, a deletion's) as it falls due within the timeout; what falls due
         // after it (realistic timing: minutes to days) is left, `complete: false` with its `nextDueAt`.
         // `scheduled: false` runs only what is due now.
-        const report = await deps.scheduler.drain({ includeScheduled: body?.scheduled ?? true, timeoutMs });
+        const report = await deps.scheduler.drain({ includeScheduled: scheduled, timeoutMs });
         if (report.timedOut) failWith(managementError("waitTimedOut", { timeout_ms: timeoutMs }));
         return { complete: report.complete, processed: report.processed, nextDueAt: report.nextDueAt === null ? null : new Date(report.nextDueAt).toISOString() };
       },
       {
-        body: t.Optional(
-          t.Object({
-            scheduled: t.Optional(t.Boolean({ description: "Also wait (in real time) for work scheduled later on the virtual clock (default true); false runs only the work due now" })),
-            timeoutMs: t.Optional(t.Integer({ minimum: 0, maximum: 600_000, description: "Milliseconds to wait at most, a whole number from 0 to 600000 (default 30000)" })),
-          }),
-        ),
-        detail: { tags: ["admin"], summary: "Wait until the background work accepted so far is done" },
+        // Read by waitOptionsOf: Elysia checks nothing against a body schema that is optional at its root.
+        parse: "none",
+        detail: {
+          tags: ["admin"],
+          summary: "Wait until the background work accepted so far is done",
+          // The schema as plain JSON (without TypeBox's symbols) for the OpenAPI document.
+          requestBody: { required: false, content: { "application/json": { schema: JSON.parse(JSON.stringify(WaitBody)) } } },
+        },
         response: {
           200: t.Object({ complete: t.Boolean(), processed: t.Record(t.String(), t.Integer()), nextDueAt: t.Union([t.String(), t.Null()]) }),
+          400: ErrorBody,
           401: ErrorBody,
           504: ErrorBody,
         },

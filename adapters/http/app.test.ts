@@ -228,13 +228,46 @@ describe("error mapping (DEC-GEN-01, DEC-GEN-07)", () => {
     const admin = { authorization: `Bearer ${service.deps.adminToken}`, "content-type": "application/json" };
     const post = async (path: string, body: unknown) => (await service.app.handle(new Request(`${inProcessBase}${path}`, { method: "POST", headers: admin, body: JSON.stringify(body) }))).json();
     expect(await post("/admin/clock/advance", {})).toEqual({ returnCode: 1400, message: "Invalid request submission. Invalid by: missing." });
-    expect(await post("/admin/wait", { scheduled: "yes" })).toEqual({ returnCode: 1400, message: "Invalid request submission. Invalid scheduled: expected boolean." });
+    expect(await post("/admin/wait", { scheduled: "yes" })).toEqual({ returnCode: 1400, message: "Invalid request submission. Invalid scheduled: must be true or false." });
     // A field that takes one of several shapes says which, from its description.
     expect(await post("/admin/clock/advance", { by: true })).toEqual({
       returnCode: 1400,
       message: "Invalid request submission. Invalid by: expected milliseconds, or a duration such as 90s, 10m, 30d, 1d12h.",
     });
-    expect(await post("/admin/wait", { timeoutMs: 700_000 })).toEqual({ returnCode: 1400, message: "Invalid request submission. Invalid timeoutMs: expected milliseconds to wait at most, a whole number from 0 to 600000 (default 30000)." });
+    expect(await post("/admin/wait", { timeoutMs: 700_000 })).toEqual({ returnCode: 1400, message: "Invalid request submission. Invalid timeoutMs: must be a whole number of milliseconds from 0 to 600000." });
+  });
+
+  it("[DEC-GEN-01] an admin body with a field its call does not take is 400 1400 naming it, at any depth, and changes nothing", async () => {
+    const service = await app();
+    const admin = { authorization: `Bearer ${service.deps.adminToken}`, "content-type": "application/json" };
+    const send = async (method: string, path: string, body: string) => {
+      const answer = await service.app.handle(new Request(`${inProcessBase}${path}`, { method, headers: admin, body }));
+      return [answer.status, ((await answer.json()) as { message: string }).message];
+    };
+    const refused = (message: string) => [400, `Invalid request submission. ${message}`];
+    const clockBefore = await (await service.app.handle(new Request(`${inProcessBase}/admin/clock`, { headers: admin }))).json();
+    expect(await send("POST", "/admin/clock/advance", '{"by":"1d","extra":1}')).toEqual(refused("Invalid extra: is not a field of this call (it takes only by)."));
+    expect(await send("PUT", "/admin/clock", '{"now":"2031-01-01T00:00:00Z","nw":1}')).toEqual(refused("Invalid nw: is not a field of this call (it takes only now)."));
+    expect(((await (await service.app.handle(new Request(`${inProcessBase}/admin/clock`, { headers: admin }))).json()) as { offsetMs: number }).offsetMs).toBe((clockBefore as { offsetMs: number }).offsetMs);
+    // A misspelled `grants` made a user without grants, answered 201.
+    expect(await send("POST", "/admin/users", '{"email":"ops@example.com","password":"a-long-password","grant":[]}')).toEqual(
+      refused("Invalid grant: is not a field of this call (it takes only email, password, grants, disabled)."),
+    );
+    expect(await send("POST", "/admin/users", '{"email":"ops@example.com","password":"a-long-password","grants":[{"account":"acme","profile":["main"]}]}')).toEqual(
+      refused("Invalid grants/0/profile: is not a field of this call (it takes only account, profiles)."),
+    );
+    expect((await service.app.handle(new Request(`${inProcessBase}/admin/users/ops@example.com`, { headers: admin }))).status).toBe(404);
+    // The wait's body is optional, but when there is one it is a JSON object of its fields.
+    for (const [body, message] of [
+      ['{"timeout":5000}', "Invalid timeout: is not a field of this call (it takes only scheduled, timeoutMs)."],
+      ['{"timeoutMs":', "Invalid body: not JSON."],
+      ["garbage", "Invalid body: not JSON."],
+      ["[1]", "Invalid body: must be a JSON object."],
+      ['{"timeoutMs":1.5}', "Invalid timeoutMs: must be a whole number of milliseconds from 0 to 600000."],
+    ]) {
+      expect([body, ...(await send("POST", "/admin/wait", body as string))]).toEqual([body, ...refused(message as string)]);
+    }
+    for (const body of ["", "  ", "{}", '{"scheduled":false,"timeoutMs":1000}']) expect([body, (await send("POST", "/admin/wait", body))[0]]).toEqual([body, 200]);
   });
 
   it("an unexpected error is 500 1500 'Internal error', leaks nothing, and is logged in full", async () => {
