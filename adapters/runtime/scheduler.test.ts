@@ -40,6 +40,20 @@ describe("Scheduler", () => {
     expect(worker.done).toHaveLength(2);
   });
 
+  it("the counts of a drain include the items its timer finished meanwhile, not only the drain's own passes", async () => {
+    const clock = manualClock();
+    const scheduler = new Scheduler({ clock, logger: createMemoryLogger() });
+    const inner = listWorker("deleter", [clock.now()]);
+    // A slow batch: the timer's pass is still running it when the drain is called.
+    scheduler.register({ ...inner, runDue: async (now) => (await Bun.sleep(100), inner.runDue(now)) });
+    scheduler.start();
+    await Bun.sleep(20);
+    const report = await scheduler.drain();
+    await scheduler.stop();
+    expect(inner.done).toHaveLength(1);
+    expect(report).toEqual({ complete: true, timedOut: false, processed: { deleter: 1 }, nextDueAt: null });
+  });
+
   it("work scheduled later runs once the virtual clock reaches it", async () => {
     const clock = manualClock();
     const scheduler = new Scheduler({ clock, logger: createMemoryLogger() });

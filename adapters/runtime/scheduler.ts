@@ -33,7 +33,7 @@ export interface DrainReport {
    * left without this (with realistic timing a deletion is days away).
    */
   readonly timedOut: boolean;
-  /** Items finished during the drain, per worker. */
+  /** Items finished while the drain ran, per worker: by the drain's passes and by the timer's alike. */
   readonly processed: Readonly<Record<string, number>>;
   /** Virtual time of the next scheduled item left waiting, if any. */
   readonly nextDueAt: number | null;
@@ -86,6 +86,8 @@ export class Scheduler implements WorkScheduler {
   private lastPassNow = Number.NEGATIVE_INFINITY;
   /** Workers whose last passes failed: how many in a row, and the real time before which they are not run. */
   private readonly failing = new Map<string, { failures: number; until: number }>();
+  /** Items each worker finished since this scheduler began, by any pass (the drain reports the difference). */
+  private readonly finished = new Map<string, number>();
   private readonly realNow: () => number;
 
   constructor(private readonly options: SchedulerOptions) {
@@ -134,10 +136,11 @@ export class Scheduler implements WorkScheduler {
    */
   async drain(options: DrainOptions = {}): Promise<DrainReport> {
     const deadline = this.realNow() + (options.timeoutMs ?? 30_000);
+    const finishedBefore = new Map(this.finished);
     const processed: Record<string, number> = Object.fromEntries(this.workers.map((worker) => [worker.name, 0]));
     for (;;) {
       const done = await this.pass();
-      for (const [name, count] of Object.entries(done)) processed[name] = (processed[name] ?? 0) + count;
+      for (const worker of this.workers) processed[worker.name] = (this.finished.get(worker.name) ?? 0) - (finishedBefore.get(worker.name) ?? 0);
       const worked = Object.values(done).some((count) => count > 0);
       const nextDueAt = await this.nextDueAt();
       // A worker in its backoff has work it could not do: not complete, whatever the others say.
@@ -187,6 +190,7 @@ export class Scheduler implements WorkScheduler {
         }
         try {
           done[worker.name] = await worker.runDue(this.options.clock.now());
+          this.finished.set(worker.name, (this.finished.get(worker.name) ?? 0) + (done[worker.name] ?? 0));
           this.failing.delete(worker.name);
         } catch (error) {
           done[worker.name] = 0;
