@@ -6,6 +6,8 @@ export interface SpawnedServer {
   readonly pid: number;
   /** Output so far (stdout and stderr). */
   output(): string;
+  /** What the server wrote on stdout alone so far (its log). */
+  stdout(): string;
   /** SIGTERM, then the exit code (SIGKILL after the grace period). */
   stop(graceMs?: number): Promise<number>;
   /** SIGKILL at once (crash tests). */
@@ -47,26 +49,31 @@ export async function spawnServer(options: SpawnOptions): Promise<SpawnedServer>
   });
   const log = options.logFile ? createWriteStream(options.logFile) : null;
   let output = "";
+  let stdout = "";
   let resolveUrl: (url: string) => void = () => undefined;
   let listening = false;
   const urlSeen = new Promise<string>((resolve) => (resolveUrl = resolve));
-  const pump = async (stream: ReadableStream<Uint8Array>) => {
+  const pump = async (stream: ReadableStream<Uint8Array>, isStdout: boolean) => {
     const decoder = new TextDecoder();
     for await (const chunk of stream) {
       if (listening && options.keepOutput === false && !log) continue;
       const text = decoder.decode(chunk, { stream: true });
-      if (!listening || options.keepOutput !== false) output += text;
+      if (!listening || options.keepOutput !== false) {
+        output += text;
+        if (isStdout) stdout += text;
+      }
       log?.write(text);
       // Only until the line is seen: a server under load logs megabytes, and scanning all of it per chunk is quadratic.
       if (listening) continue;
-      const match = /"msg":"listening","url":"([^"]+)"/.exec(output);
+      // The log's line, or the banner's (the log may be set to leave info lines out).
+      const match = /"msg":"listening","url":"([^"]+)"|is listening on (\S+)/.exec(output);
       if (match) {
         listening = true;
-        resolveUrl(match[1] as string);
+        resolveUrl((match[1] ?? match[2]) as string);
       }
     }
   };
-  const pumping = Promise.all([pump(child.stdout), pump(child.stderr)]);
+  const pumping = Promise.all([pump(child.stdout, true), pump(child.stderr, false)]);
   const timeoutMs = options.startTimeoutMs ?? 30_000;
   let startTimer: ReturnType<typeof setTimeout> | undefined;
   const url = await Promise.race([
@@ -91,6 +98,7 @@ export async function spawnServer(options: SpawnOptions): Promise<SpawnedServer>
     url,
     pid: child.pid,
     output: () => output,
+    stdout: () => stdout,
     async stop(graceMs = 10_000) {
       if (exitCode !== null) return exitCode;
       child.kill("SIGTERM");

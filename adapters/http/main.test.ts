@@ -75,6 +75,26 @@ describe("the server process", () => {
     expect(server.output()).not.toContain("ann@example.com");
   });
 
+  it("stdout is the log, JSON lines only (the banner is on stderr); SVC_LOG_LEVEL=warn leaves the request lines out", async () => {
+    const server = await start(tempDir());
+    await fetch(`${server.url}/healthz`);
+    await Bun.sleep(50);
+    const lines = server.stdout().split("\n").filter((line) => line !== "");
+    expect(lines.length).toBeGreaterThan(1);
+    for (const line of lines) expect(() => JSON.parse(line)).not.toThrow();
+    expect(lines.some((line) => line.includes('"msg":"request"'))).toBe(true);
+    expect(server.stdout()).not.toContain("admin token:");
+    expect(server.output()).toContain("admin token:");
+
+    // The listening line is info too: the banner (stderr) says where it listens.
+    const quiet = await start(tempDir(), { SVC_LOG_LEVEL: "warn" });
+    await fetch(`${quiet.url}/healthz`);
+    await fetch(`${quiet.url}/v1/nothing-here`);
+    await Bun.sleep(50);
+    expect(quiet.stdout()).not.toContain('"msg":"request"');
+    expect(quiet.output()).toContain(`is listening on ${quiet.url}`);
+  });
+
   it("a restart on the same data directory keeps what was stored: the clock, the admin token, the tenants once", async () => {
     const dataDir = tempDir();
     const first = await start(dataDir);

@@ -25,7 +25,6 @@ import { withRequestLog } from "./request-log.ts";
 const env = process.env;
 const output = batchedWriter((text) => process.stdout.write(text));
 process.on("exit", () => output.flush());
-const logger = createJsonLogger(output.write);
 
 function fail(message: string): never {
   output.flush();
@@ -86,7 +85,8 @@ try {
   if (error instanceof SettingRefused) fail(error.message);
   throw error;
 }
-const { port, host, timing, storeKind, backgroundThread, adminToken } = settings;
+const { port, host, timing, storeKind, backgroundThread, adminToken, logLevel } = settings;
+const logger = createJsonLogger(output.write, Date.now, logLevel);
 const dataDir = dataDirFromEnv(env);
 const configSource = chooseConfigPath();
 const loaded = await loadConfigFile(configSource.path);
@@ -256,7 +256,8 @@ const banner = [
   "",
 ];
 output.flush();
-process.stdout.write(`${banner.join("\n")}\n`);
+// On stderr: stdout is the log, JSON lines only.
+process.stderr.write(`${banner.join("\n")}\n`);
 // Last line of the start: tools wait for it (tools/spawn-server.ts).
 logger.info("listening", { url, dataDir: store.kind === "libsql" ? dataDir : null, store: store.kind, config: configSource.path, timing: service.deps.timing.name, nodeId: service.deps.nodeId });
 

@@ -1,4 +1,6 @@
-export type LogLevel = "info" | "warn" | "error";
+/** The levels, least severe first. */
+export const logLevels = ["info", "warn", "error"] as const;
+export type LogLevel = (typeof logLevels)[number];
 
 export interface Logger {
   info(message: string, fields?: Record<string, unknown>): void;
@@ -6,10 +8,16 @@ export interface Logger {
   error(message: string, fields?: Record<string, unknown>): void;
 }
 
-/** Structured logging: one JSON object a line, with the time, the level and the message first. */
-export function createJsonLogger(write: (line: string) => void, now: () => number = Date.now): Logger {
-  const log = (level: LogLevel) => (message: string, fields: Record<string, unknown> = {}) =>
-    write(`${JSON.stringify({ time: new Date(now()).toISOString(), level, msg: message, ...fields })}\n`);
+/**
+ * Structured logging: one JSON object a line, with the time, the level and the message first. Lines below
+ * `least` (SVC_LOG_LEVEL) are not written.
+ */
+export function createJsonLogger(write: (line: string) => void, now: () => number = Date.now, least: LogLevel = "info"): Logger {
+  const ignored = () => undefined;
+  const log = (level: LogLevel) =>
+    logLevels.indexOf(level) < logLevels.indexOf(least)
+      ? ignored
+      : (message: string, fields: Record<string, unknown> = {}) => write(`${JSON.stringify({ time: new Date(now()).toISOString(), level, msg: message, ...fields })}\n`);
   return { info: log("info"), warn: log("warn"), error: log("error") };
 }
 

@@ -3,6 +3,7 @@
  * for every one of them: a compose file's `PORT=` or an unset `${VAR}` arrives as the empty string.
  */
 import { timingPresetNames, type TimingPresetName } from "../../core/timing/timing.presets.ts";
+import { logLevels, type LogLevel } from "./logger.ts";
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -25,12 +26,14 @@ export interface ServerSettings {
   readonly backgroundThread: boolean;
   /** SVC_ADMIN_TOKEN; undefined keeps the one in the store (made at first start). */
   readonly adminToken: string | undefined;
+  /** SVC_LOG_LEVEL: the least severe level logged (`warn` leaves the request lines out). */
+  readonly logLevel: LogLevel;
 }
 
 /** Shortest SVC_ADMIN_TOKEN taken: failed tries are not slowed down, so the token's length is its only guard. */
 export const minimumAdminTokenLength = 16;
 
-/** PORT, SVC_HOST, SVC_TIMING, SVC_STORE, SVC_BACKGROUND and SVC_ADMIN_TOKEN; throws SettingRefused on the first bad one. */
+/** PORT, SVC_HOST, SVC_TIMING, SVC_STORE, SVC_BACKGROUND, SVC_ADMIN_TOKEN and SVC_LOG_LEVEL; throws SettingRefused on the first bad one. */
 export function readServerSettings(env: Env): ServerSettings {
   return {
     port: readPort(settingOf(env, "PORT") ?? "8080"),
@@ -40,6 +43,7 @@ export function readServerSettings(env: Env): ServerSettings {
     storeKind: oneOf("SVC_STORE", settingOf(env, "SVC_STORE") ?? "libsql", ["libsql", "memory"] as const),
     backgroundThread: oneOf("SVC_BACKGROUND", settingOf(env, "SVC_BACKGROUND") ?? "thread", ["thread", "inline"] as const) === "thread",
     adminToken: readAdminToken(settingOf(env, "SVC_ADMIN_TOKEN")),
+    logLevel: oneOf("SVC_LOG_LEVEL", settingOf(env, "SVC_LOG_LEVEL") ?? "info", logLevels),
   };
 }
 
