@@ -20,12 +20,12 @@ function unwrap<T>(result: Result<T, ManagementError>): T {
 export function adminUsersRoutes(deps: AppDeps) {
   const tags = ["admin: users and keys"];
   return new Elysia({ name: "admin-users", prefix: "/admin/users" })
-    .get("/", () => deps.users.list(), {
+    .get("", () => deps.users.list(), {
       detail: { tags, summary: "List users (never their hashes)" },
       response: { 200: t.Array(UserView), 401: ErrorBody },
     })
     .post(
-      "/",
+      "",
       async ({ body, set }) => {
         const created = unwrap(await deps.users.create(body));
         set.status = 201;

@@ -73,7 +73,7 @@ export function dataLayerRoutes(deps: AppDeps) {
   return new Elysia({ name: "datalayers", prefix: "/v1/dle/accounts/:account/profiles/:profile/datalayers" })
     .use(sessionGuard(deps.auth))
     .get(
-      "/",
+      "",
       async ({ params, principal }) => {
         const tenant = unwrap(validateProfilePath((params as PathParams).account, (params as PathParams).profile));
         await requireAccess(deps.auth, principal, tenant.account, tenant.profile, dataLayerAccessError);

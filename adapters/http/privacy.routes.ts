@@ -67,7 +67,7 @@ export function privacyRoutes(deps: AppDeps) {
   return new Elysia({ name: "privacy", prefix: "/v2/visitor/accounts/:account/profiles/:profile" })
     .use(bearerGuard(deps.auth))
     .get(
-      "/",
+      "",
       async ({ params, principal, request }) => {
         await requireAccess(deps.auth, principal, params.account, params.profile);
         const query = queryOf(request);
@@ -94,7 +94,7 @@ export function privacyRoutes(deps: AppDeps) {
       },
     )
     .delete(
-      "/",
+      "",
       async ({ params, principal, request, set }) => {
         await requireAccess(deps.auth, principal, params.account, params.profile);
         unwrap(refuseQueryParameters(queryOf(request).keys()));
