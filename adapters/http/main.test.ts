@@ -95,6 +95,29 @@ describe("the server process", () => {
     expect(quiet.output()).toContain(`is listening on ${quiet.url}`);
   });
 
+  it("[DEC-OPS-04] a wait longer than the server's 10 s idle timeout still gets its answer (the connection was dropped, an empty reply)", async () => {
+    const server = await spawnServer({ root, dataDir: tempDir(), adminToken: "admin-token-0123456789", env: { SVC_TIMING: "realistic" } });
+    cleanups.push(() => server.stop());
+    const admin = { authorization: "Bearer admin-token-0123456789", "content-type": "application/json" };
+    const issued = await fetch(`${server.url}/v2/auth`, { method: "POST", body: new URLSearchParams({ username: "demo@example.com", key: "demo-key-0001-acme" }) });
+    const { token } = (await issued.json()) as { token: string };
+    const deletion = await fetch(`${server.url}/v2/visitor/accounts/acme/profiles/main`, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${token}` },
+      body: new URLSearchParams({ attributeId: "5120", attributeValue: "idle@example.com" }),
+    });
+    expect(deletion.status).toBe(202);
+    // A realistic deletion runs 3 days after it is asked: 16 s of them are left to wait for, in real time (Bun's
+    // idle timer fires 10 to 14 s after the request was read).
+    await fetch(`${server.url}/admin/clock/advance`, { method: "POST", headers: admin, body: JSON.stringify({ by: 3 * 86_400_000 - 16_000 }) });
+    const started = Date.now();
+    // No body, as `curl -X POST` sends it.
+    const waited = await fetch(`${server.url}/admin/wait`, { method: "POST", headers: { authorization: admin.authorization } });
+    expect(Date.now() - started).toBeGreaterThan(14_000);
+    expect(waited.status).toBe(200);
+    expect(await waited.json()).toMatchObject({ complete: true });
+  }, 40_000);
+
   it("a restart on the same data directory keeps what was stored: the clock, the admin token, the tenants once", async () => {
     const dataDir = tempDir();
     const first = await start(dataDir);

@@ -19,7 +19,7 @@ import { errorCodeOf } from "../runtime/storage-errors.ts";
 import { nodeIdOf, openService, serviceVersion, type StoreChoice } from "../service.ts";
 import { databaseFileName, databaseUrlForDataDir } from "../store-libsql/libsql.stores.ts";
 import { maxPublishBodyBytes } from "./admin-revisions.routes.ts";
-import { unavailableResponse } from "./error-mapping.ts";
+import { rawPathOf, unavailableResponse } from "./error-mapping.ts";
 import { withRequestLog } from "./request-log.ts";
 
 const env = process.env;
@@ -127,7 +127,17 @@ if (!opened.ok) {
   fail(`the configuration could not be applied, nothing was started:\n${opened.error.format()}`);
 }
 const service = opened.value;
-server.reload({ fetch: withRequestLog((request) => service.app.handle(request), logger), error: unhandledError });
+const serve = withRequestLog((request) => service.app.handle(request), logger);
+server.reload({
+  fetch(request, bun) {
+    // Bun closes a connection idle for 10 s, also one waiting for its answer: a wait (DEC-OPS-04, up to its
+    // timeoutMs) would get an empty reply. Only that route answers late on purpose; without the admin token
+    // it is answered at once.
+    if (request.method === "POST" && /^\/admin\/wait\/?$/.test(rawPathOf(request.url))) bun.timeout(request, 0);
+    return serve(request);
+  },
+  error: unhandledError,
+});
 service.start();
 
 /**
