@@ -1,6 +1,7 @@
 /**
  * DEC-SES-01: the lockout is counted in the store, so it holds across two server processes on one
- * database file (and so across the nodes of a shared database).
+ * database file (and so across the nodes of a shared database). DEC-OPS-04: a wait on either process
+ * waits for the work the other one does (its profiles lease, its imports).
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -70,5 +71,31 @@ describe("two server processes on one database file", () => {
     const { token: jwt } = (await token.json()) as { token: string };
     const ids = await fetch(`${first.url}/v2/visitor/accounts/acme/profiles/main/ids`, { headers: { authorization: `Bearer ${jwt}` } });
     expect(ids.status).toBe(200);
+  });
+
+  it("[DEC-OPS-04] a wait on either waits for the work the other does: the events it applies, the file it imports", async () => {
+    const admin = { authorization: `Bearer ${adminToken}` };
+    // The first process started first and holds the profiles lease: events sent to the second, and a wait
+    // on the second, must still find them applied.
+    const visitor = `two-nodes-${crypto.randomUUID()}`;
+    for (let n = 0; n < 5; n += 1) {
+      const sent = await fetch(`${second.url}/event?svc_account=acme&svc_profile=main&svc_visitor_id=${visitor}&svc_event=view${n}`);
+      expect(sent.status).toBe(200);
+    }
+    expect((await fetch(`${second.url}/admin/wait`, { method: "POST", headers: admin })).status).toBe(200);
+    const lookup = await fetch(`${second.url}/personalization/accounts/acme/profiles/main/engines/demo-engine/visitors/${visitor}`, { headers: { referer: "https://example.com/" } });
+    expect(lookup.status).toBe(200);
+    expect(((await lookup.json()) as { metrics: Record<string, number> }).metrics["Lifetime event count"]).toBe(5);
+
+    // A file uploaded to the first is imported by the first: a wait on the second returns once it is.
+    const name = `purchases_two-nodes-${Date.now()}.csv`;
+    const rows = Array.from({ length: 3_000 }, (_, n) => `buyer-${n}@example.com,${n},2024-01-31 09:30`).join("\n");
+    const uploaded = await fetch(`${first.url}/admin/accounts/acme/profiles/main/files/${name}`, { method: "POST", headers: admin, body: `email,amount,purchased_at\n${rows}\n` });
+    expect(uploaded.status).toBe(202);
+    expect((await fetch(`${second.url}/admin/wait`, { method: "POST", headers: admin })).status).toBe(200);
+    const jwt = ((await (await fetch(`${second.url}/v2/auth`, { method: "POST", body: new URLSearchParams({ username: "demo@example.com", key: "demo-key-0001-acme" }) })).json()) as { token: string }).token;
+    const status = await fetch(`${second.url}/v2/omnichannel/accounts/acme/profiles/main/files/${name}`, { headers: { authorization: `Bearer ${jwt}` } });
+    const states = ((await status.json()) as { status: Array<{ state: string }> }).status.map((entry) => entry.state);
+    expect(states.at(-1)).toBe("PROCESSED");
   });
 });

@@ -126,6 +126,10 @@ describe("leases", () => {
     const worker = profileWorker({ stores, profiles: new ProfilesService({ stores, policy: { visitTimeoutMs: 1_800_000 } }), logger: createMemoryLogger(), nodeId: "this-node" });
     expect(await worker.runDue(0)).toBe(0);
     expect(await stores.profiles.canonicalOf("acme", "main", "v")).toBeNull();
+    // DEC-OPS-04: its events are still due, so a wait on this node waits for the holder to apply them.
+    expect(await worker.nextDueAt()).toBe(1);
+    await stores.settings.set("profiles.cursor", "1");
+    expect(await worker.nextDueAt()).toBeNull();
   });
 
   describe("a holder whose process is gone", () => {

@@ -623,6 +623,31 @@ describe("the drop folder (DEC-FIL-02, DEC-OPS-04)", () => {
     expect(await imports.pickUpDropped()).toBe(1);
   });
 
+  test("[DEC-OPS-04] what a wait waits for: a dropped file until it is taken, an import another node holds until it is finished", async () => {
+    let clock = 1_000_000;
+    const imports = service({ dropSettleMs: 2_000, settleClock: () => clock });
+    const inbox = join(dataDir, "inbox", "acme", "main");
+    mkdirSync(inbox, { recursive: true });
+    expect(await imports.nextDueAt()).toBeNull();
+    writeFileSync(join(inbox, "purchases_35.csv"), `${header}ann,1,2024-01-31 09:30\n`);
+    expect(await imports.pickUpDropped()).toBe(0);
+    // Seen, not yet settled: due when it will be, on the virtual clock.
+    expect(await imports.nextDueAt()).toBe(now + 2_000);
+    clock += 1_500;
+    expect(await imports.nextDueAt()).toBe(now + 500);
+    clock += 500;
+    expect(await imports.pickUpDropped()).toBe(1);
+
+    // Received, and its lease held by another node: due since its last state, until that node finishes it.
+    const record = (await stores.files.find("acme", "main", "purchases_35.csv")) as FileStatusRecord;
+    expect(await createLease(stores.settings, `file-import.${record.id}`, "node-b#0001", importLeaseMs).acquire()).toBe(true);
+    expect(await imports.processNext()).toBe(0);
+    expect(await imports.nextDueAt()).toBe(record.status.at(-1)?.at ?? -1);
+    await createLease(stores.settings, `file-import.${record.id}`, "node-b#0001", importLeaseMs).release();
+    while ((await imports.processNext()) > 0);
+    expect(await imports.nextDueAt()).toBeNull();
+  });
+
   test("a file claimed by a process that stopped while it received it is given back and taken again", async () => {
     const inbox = join(dataDir, "inbox", "acme", "main");
     mkdirSync(inbox, { recursive: true });

@@ -444,6 +444,21 @@ export class FileImportService {
   }
 
   /**
+   * DEC-OPS-04: when the import work left falls due, on the virtual clock: an unfinished import, whichever
+   * node holds it, since its last state (a wait on this node waits for the node importing it); a dropped file
+   * not yet settled, when it will be. Null when there is none.
+   */
+  async nextDueAt(): Promise<number | null> {
+    let next: number | null = null;
+    const consider = (at: number) => void (next = next === null ? at : Math.min(next, at));
+    for (const record of await this.deps.stores.files.unfinished()) consider(record.status.at(-1)?.at ?? record.createdAt);
+    const settleMs = this.deps.dropSettleMs ?? dropSettleMs;
+    const settledAt = this.dropped.soonestSettledAt(settleMs);
+    if (settledAt !== null) consider(this.deps.clock.now() + Math.max(0, settledAt - (this.deps.settleClock ?? Date.now)()));
+    return next;
+  }
+
+  /**
    * Processes the oldest unfinished import whose lease it can take: a received file is read and imported;
    * one left in DOWNLOADING by a process that stopped failed to download; one left in PROCESSING resumes after
    * its last committed batch. A node takes over another's import only when it holds the received file, or
@@ -667,6 +682,13 @@ class DroppedFiles {
   /** The look is over: files no longer in the folders are forgotten, so the map holds what the folders hold. */
   endLook(): void {
     for (const path of this.seen.keys()) if (!this.looked.has(path)) this.seen.delete(path);
+  }
+
+  /** When the soonest file seen but not yet taken will have been unchanged for `settleMs` (this node's clock), or null. */
+  soonestSettledAt(settleMs: number): number | null {
+    let soonest: number | null = null;
+    for (const { since } of this.seen.values()) soonest = soonest === null ? since + settleMs : Math.min(soonest, since + settleMs);
+    return soonest;
   }
 
   /** Whether `path` has been seen unchanged for `settleMs` up to `now`; remembers it as it is otherwise. */

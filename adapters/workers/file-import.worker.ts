@@ -14,8 +14,8 @@ export function fileImportWorker(deps: { imports: FileImportService }): Backgrou
       const taken = await deps.imports.pickUpDropped();
       return taken + (await deps.imports.processNext());
     },
-    async nextDueAt() {
-      return null;
+    nextDueAt() {
+      return deps.imports.nextDueAt();
     },
   };
 }

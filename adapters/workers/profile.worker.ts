@@ -59,7 +59,11 @@ export function profileWorker(deps: {
       return events.length;
     },
     async nextDueAt() {
-      return null;
+      // DEC-OPS-04: events past the cursor are due, whichever process holds the lease: a wait on a process
+      // that does not hold it waits for the one that does (and takes over once that one's lease runs out).
+      const cursor = Number((await deps.stores.settings.get(cursorKey)) ?? "0");
+      const [next] = await deps.stores.events.query({ afterSeq: cursor, limit: 1, order: "asc" });
+      return next ? next.receivedAt : null;
     },
   };
 }
