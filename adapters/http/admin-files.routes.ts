@@ -2,6 +2,7 @@ import { Elysia, t } from "elysia";
 import { managementError } from "../../core/errors/index.ts";
 import { fileStatusView } from "../../core/files/file-record.rules.ts";
 import type { AppDeps } from "./app-deps.ts";
+import { openApiSecurity } from "./auth-guards.ts";
 import { failWith } from "./error-mapping.ts";
 import { FileStatusSchema } from "./files.routes.ts";
 import { capped } from "./request-body.ts";
@@ -38,6 +39,7 @@ function limitedBody(request: Request, maxBytes: number): ReadableStream<Uint8Ar
  */
 export function adminFileRoutes(deps: AppDeps) {
   return new Elysia({ name: "admin-files", prefix: "/admin/accounts/:account/profiles/:profile/files" })
+    .guard({ detail: { security: openApiSecurity.admin } })
     .post(
       "/:fileName",
       async ({ params, request, set }) => {

@@ -3,6 +3,7 @@ import { managementError, type ManagementError } from "../../core/errors/index.t
 import { err, ok, type Result } from "../../core/result.ts";
 import type { PublishedFile, PublishRequest } from "../services/revisions.service.ts";
 import type { AppDeps } from "./app-deps.ts";
+import { openApiSecurity } from "./auth-guards.ts";
 import { failWith } from "./error-mapping.ts";
 import { mediaType, readBodyBytes } from "./request-body.ts";
 import { detailsView, RevisionDetailsSchema } from "./revisions.routes.ts";
@@ -64,6 +65,7 @@ export async function readPublishForm(request: Request): Promise<Result<PublishR
 /** DEC-OPS-04, DEC-REV-01: publishing a revision through the admin API (behind the admin token). */
 export function adminRevisionRoutes(deps: AppDeps) {
   return new Elysia({ name: "admin-revisions", prefix: "/admin/accounts/:account/profiles/:profile/revisions" })
+    .guard({ detail: { security: openApiSecurity.admin } })
     .post(
       "",
       async ({ params, request, set }) => {

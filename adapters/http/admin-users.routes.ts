@@ -1,5 +1,6 @@
 import { Elysia, t } from "elysia";
 import type { AppDeps } from "./app-deps.ts";
+import { openApiSecurity } from "./auth-guards.ts";
 import { failWith } from "./error-mapping.ts";
 import { readOptionalJsonObject, strictJsonBody } from "./strict-body.ts";
 import type { Result } from "../../core/result.ts";
@@ -20,6 +21,7 @@ function unwrap<T>(result: Result<T, ManagementError>): T {
 export function adminUsersRoutes(deps: AppDeps) {
   const tags = ["admin: users and keys"];
   return new Elysia({ name: "admin-users", prefix: "/admin/users" })
+    .guard({ detail: { security: openApiSecurity.admin } })
     .get("", () => deps.users.list(), {
       detail: { tags, summary: "List users (never their hashes)" },
       response: { 200: t.Array(UserView), 401: ErrorBody },

@@ -2,6 +2,7 @@ import { Elysia, t } from "elysia";
 import { parseDuration } from "../../core/clock/virtual-clock.rules.ts";
 import { managementError } from "../../core/errors/index.ts";
 import type { AppDeps } from "./app-deps.ts";
+import { openApiSecurity } from "./auth-guards.ts";
 import { failWith } from "./error-mapping.ts";
 import { readOptionalJsonObject, strictJsonBody } from "./strict-body.ts";
 
@@ -53,6 +54,7 @@ export function adminRoutes(deps: AppDeps) {
   };
 
   return new Elysia({ name: "admin", prefix: "/admin" })
+    .guard({ detail: { security: openApiSecurity.admin } })
     .get("/clock", async () => {
       await deps.clock.refresh();
       return clockView();

@@ -112,6 +112,29 @@ describe("the HTTP app", () => {
     expect(Object.keys(document.paths["/admin/wait"]?.post?.responses ?? {})).toEqual(expect.arrayContaining(["200", "401", "504"]));
   });
 
+  it("the OpenAPI document says what each route asks for: the admin token, the session's cookie and utk, a bearer token", async () => {
+    const service = await app();
+    const document = (await (await service.app.handle(get("/openapi.json"))).json()) as {
+      paths: Record<string, Record<string, { security?: unknown }>>;
+      components: { securitySchemes: Record<string, unknown> };
+    };
+    expect(document.components.securitySchemes.utk).toEqual(expect.objectContaining({ type: "apiKey", in: "query", name: "utk" }));
+    expect(document.components.securitySchemes.session).toEqual(expect.objectContaining({ type: "apiKey", in: "cookie", name: "JSESSIONID" }));
+    const open = new Set(["/v1/login", "/v1/logout", "/v2/auth"]);
+    for (const [path, operations] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        const expected = path.startsWith("/admin")
+          ? [{ admin: [] }]
+          : path.startsWith("/v1/") && !open.has(path)
+            ? [{ session: [], utk: [] }]
+            : path.startsWith("/v2/") && !open.has(path)
+              ? [{ bearer: [] }]
+              : undefined;
+        expect([method, path, operation.security]).toEqual([method, path, expected]);
+      }
+    }
+  });
+
   it("[DEC-OPS-04] /admin/wait leaves work due after its timeout (200, not complete), and answers 504 1504 for work it could not finish in time", async () => {
     const service = await app();
     const wait = () =>

@@ -58,6 +58,8 @@ export function createApp(deps: AppDeps) {
           components: {
             securitySchemes: {
               admin: { type: "http", scheme: "bearer", description: "SVC_ADMIN_TOKEN" },
+              session: { type: "apiKey", in: "cookie", name: "JSESSIONID", description: "The session cookie from POST /v1/login (with its utk)" },
+              utk: { type: "apiKey", in: "query", name: "utk", description: "The utk POST /v1/login answered (with its session cookie)" },
               bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "A token from POST /v2/auth" },
             },
           },

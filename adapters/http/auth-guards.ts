@@ -58,3 +58,13 @@ export async function requireAccess(
   const access = await auth.decideAccess(principal, account, profile);
   if (access !== "granted") failWith(errorFor(access));
 }
+
+/**
+ * What each guard asks for, for the OpenAPI document (app.ts names the schemes): the admin token; the
+ * session's cookie and utk together; a v2 bearer token.
+ */
+export const openApiSecurity: Record<"admin" | "session" | "bearer", Array<Record<string, string[]>>> = {
+  admin: [{ admin: [] }],
+  session: [{ session: [], utk: [] }],
+  bearer: [{ bearer: [] }],
+};

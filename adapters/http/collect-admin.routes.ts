@@ -3,6 +3,7 @@ import { managementError } from "../../core/errors/index.ts";
 import type { EventQuery, StoredEvent } from "../../core/ports/index.ts";
 import type { CollectService } from "../collect/collect.service.ts";
 import type { AppDeps } from "./app-deps.ts";
+import { openApiSecurity } from "./auth-guards.ts";
 import { failWith, jsonResponse } from "./error-mapping.ts";
 import { firstQueryValues } from "../runtime/query-values.ts";
 
@@ -102,6 +103,7 @@ function viewOf(event: StoredEvent) {
  */
 export function collectAdminRoutes(deps: AppDeps, collector: CollectService) {
   return new Elysia({ name: "collect-admin", prefix: "/admin" })
+    .guard({ detail: { security: openApiSecurity.admin } })
     .get(
       "/events",
       async ({ request }) => {

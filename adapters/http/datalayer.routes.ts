@@ -12,7 +12,7 @@ import type { Result } from "../../core/result.ts";
 import type { Principal } from "../services/auth.service.ts";
 import { DataLayerService } from "../services/datalayer.service.ts";
 import type { AppDeps } from "./app-deps.ts";
-import { dataLayerAccessError, requireAccess, sessionGuard } from "./auth-guards.ts";
+import { dataLayerAccessError, requireAccess, sessionGuard, openApiSecurity } from "./auth-guards.ts";
 import { decodeUtf8, readRequestBody } from "./request-body.ts";
 import { failWith } from "./error-mapping.ts";
 
@@ -71,6 +71,7 @@ export function dataLayerRoutes(deps: AppDeps) {
   }
 
   return new Elysia({ name: "datalayers", prefix: "/v1/dle/accounts/:account/profiles/:profile/datalayers" })
+    .guard({ detail: { security: openApiSecurity.session } })
     .use(sessionGuard(deps.auth))
     .get(
       "",

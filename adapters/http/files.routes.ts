@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import type { FileQueryParameters } from "../../core/files/file-query.rules.ts";
 import type { AppDeps } from "./app-deps.ts";
-import { bearerGuard, requireAccess, sessionGuard } from "./auth-guards.ts";
+import { bearerGuard, requireAccess, sessionGuard, openApiSecurity } from "./auth-guards.ts";
 import { failWith } from "./error-mapping.ts";
 
 const ErrorBody = t.Object({ returnCode: t.Integer(), message: t.String() });
@@ -63,6 +63,7 @@ function fileStatusRoutes(deps: AppDeps, version: "v1" | "v2") {
   const tags = [`file status (${version})`];
   const guard = version === "v1" ? sessionGuard(deps.auth) : bearerGuard(deps.auth);
   return new Elysia({ name: `files-${version}`, prefix: `/${version}/omnichannel/accounts/:account/profiles/:profile/files` })
+    .guard({ detail: { security: openApiSecurity[version === "v1" ? "session" : "bearer"] } })
     .use(guard)
     .get(
       "/count",

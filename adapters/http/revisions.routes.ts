@@ -1,7 +1,7 @@
 import { Elysia, t, type Static } from "elysia";
 import type { RevisionDetails } from "../../core/revisions/revision.rules.ts";
 import type { AppDeps } from "./app-deps.ts";
-import { requireAccess, sessionGuard } from "./auth-guards.ts";
+import { requireAccess, sessionGuard, openApiSecurity } from "./auth-guards.ts";
 import { failWith } from "./error-mapping.ts";
 
 const ErrorBody = t.Object({ returnCode: t.Integer(), message: t.String() });
@@ -32,6 +32,7 @@ export function detailsView(details: RevisionDetails): Static<typeof RevisionDet
  */
 export function revisionRoutes(deps: AppDeps) {
   return new Elysia({ name: "revisions", prefix: "/v1/accounts/:account/:profile/revisions" })
+    .guard({ detail: { security: openApiSecurity.session } })
     .use(sessionGuard(deps.auth))
     .get(
       "",
