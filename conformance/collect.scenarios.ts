@@ -282,12 +282,20 @@ export const collectScenarios = defineScenarios("collect", [
     },
   },
   {
-    title: "[COL-08, DEC-COL-04] file-type json or javascript is accepted; any other value is 400 with X-Error",
+    title: "[COL-08, DEC-COL-04] file-type json or javascript is accepted; any other value (another case, a trailing space, not a string) is 400 with X-Error on GET and POST",
     async run(ctx) {
       const { account, profile } = ctx.fixtures;
       expectStatus(await collectGet(ctx, { svc_account: account, svc_profile: profile, "file-type": "json" }), 200);
       expectStatus(await collectPost(ctx, { svc_account: account, svc_profile: profile, "file-type": "javascript" }), 200);
-      for (const value of ["xml", "csv", "JSONP", ""]) expectRefusal(await collectGet(ctx, { svc_account: account, svc_profile: profile, "file-type": value }), 400);
+      // Exact, case-sensitive values: a case or a space away from json is refused, on GET and on POST alike.
+      for (const value of ["xml", "csv", "JSONP", "", "JSON", "Javascript", "json "]) {
+        expectRefusal(await collectGet(ctx, { svc_account: account, svc_profile: profile, "file-type": value }), 400);
+        expectRefusal(await collectPost(ctx, { svc_account: account, svc_profile: profile, "file-type": value }), 400);
+      }
+      // A JSON body's file-type that is not a string is not json or javascript either.
+      for (const value of [1, true, ["json"], { json: true }]) {
+        expectRefusal(await collectPost(ctx, { svc_account: account, svc_profile: profile, "file-type": value }), 400);
+      }
     },
   },
   {
