@@ -367,6 +367,10 @@ export const collectScenarios = defineScenarios("collect", [
         "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
         "Pingdom.com_bot_version_1.4_(http://www.pingdom.com/)",
         "Mozilla/5.0 (compatible; AhrefsBot/7.0; +http://ahrefs.com/robot/)",
+        // Crawlers isbot recognises that the vendor's list does not name: either source alone is a bot.
+        "Mozilla/5.0 (compatible; SemrushBot/7~bl; +http://www.semrush.com/bot.html)",
+        "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.0; +https://openai.com/gptbot)",
+        "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/120.0.0.0 Safari/537.36",
       ];
       const traces: string[] = [];
       for (const userAgent of crawlers) {
