@@ -184,7 +184,7 @@ export const momentsScenarios = defineScenarios("moments", [
     },
   },
   {
-    title: "[MOM-06, DEC-MOM-02] a Referer outside the allow list, or none, is 403; a subdomain of an allowed domain is served",
+    title: "[MOM-06, DEC-MOM-02] a Referer outside the allow list, or none (also with an allowed Origin), is 403; a subdomain of an allowed domain is served",
     async run(ctx) {
       const path = `${enginePath(ctx, ctx.fixtures.engines.names)}/visitors/${ctx.uniqueId("any")}?suppressNotFound=true`;
       const outside = await ctx.moments.get(path, { headers: { referer: "https://example.net/page", origin: "https://example.net" } });
@@ -192,6 +192,10 @@ export const momentsScenarios = defineScenarios("moments", [
       jsonField(outside, "message", isString, "a string (the 403 body is {message})");
       expectStatus(await ctx.moments.get(path, { headers: { referer: "https://notexample.com/" } }), 403);
       expectStatus(await ctx.moments.get(path), 403);
+      // MOM-06 asks for the Referer: an allowed Origin (example.com is on the list) does not stand in for it.
+      const originOnly = await ctx.moments.get(path, { headers: { origin: "https://example.com" } });
+      expectStatus(originOnly, 403);
+      jsonField(originOnly, "message", isString, "a string (the 403 of a missing Referer is {message}, even with an allowed Origin)");
       expectStatus(await ctx.moments.get(path, { headers: page }), 200);
     },
   },
