@@ -119,6 +119,27 @@ export const momentsScenarios = defineScenarios("moments", [
     },
   },
   {
+    title: "[MOM-03, DEC-MOM-04] a visitor with a single view has all six sections, the empty audiences, badges, flags and dates too",
+    kind: "e2e",
+    async run(ctx) {
+      const visitor = ctx.uniqueId("one-view");
+      await sendEvent(ctx, visitor, { svc_event: "view" });
+      const answer = await readVisitor(ctx, `${enginePath(ctx, ctx.fixtures.engines.names)}/visitors/${visitor}`, found(ctx, 1));
+      expectStatus(answer, 200);
+      const body = jsonObject(answer);
+      for (const [section] of sections) expectTrue(Object.hasOwn(body, section), `DEC-MOM-04: the section ${section} must be present even when empty`, answer);
+      expectEqual(Object.keys(body).sort(), sections.map(([section]) => section).sort(), "the sections of the answer", answer);
+      const data = visitorDataOf(answer);
+      const expected = expectedByName(ctx, ["view"]);
+      expectEqual(data.audiences, [], "audiences after a single view", answer);
+      expectEqual(data.badges, [], "badges after a single view", answer);
+      expectEqual(data.flags, {}, "flags after a single view", answer);
+      expectEqual(data.dates, {}, "dates after a single view", answer);
+      expectEqual(data.metrics, expected.metrics, "metrics", answer);
+      expectEqual(data.properties, expected.properties, "properties", answer);
+    },
+  },
+  {
     title: "[MOM-02, VID-08, DEC-COL-11, DEC-MOM-04] an email_address parameter stitches the visitor: the attribute form and the anonymous id both find the merged visitor",
     kind: "e2e",
     async run(ctx) {
