@@ -282,12 +282,20 @@ export const collectScenarios = defineScenarios("collect", [
     },
   },
   {
-    title: "[COL-08, DEC-COL-04] file-type json or javascript is accepted; any other value is 400 with X-Error",
+    title: "[COL-08, DEC-COL-04] file-type json or javascript is accepted; any other value (another case, a trailing space, not a string) is 400 with X-Error on GET and POST",
     async run(ctx) {
       const { account, profile } = ctx.fixtures;
       expectStatus(await collectGet(ctx, { svc_account: account, svc_profile: profile, "file-type": "json" }), 200);
       expectStatus(await collectPost(ctx, { svc_account: account, svc_profile: profile, "file-type": "javascript" }), 200);
-      for (const value of ["xml", "csv", "JSONP", ""]) expectRefusal(await collectGet(ctx, { svc_account: account, svc_profile: profile, "file-type": value }), 400);
+      // Exact, case-sensitive values: a case or a space away from json is refused, on GET and on POST alike.
+      for (const value of ["xml", "csv", "JSONP", "", "JSON", "Javascript", "json "]) {
+        expectRefusal(await collectGet(ctx, { svc_account: account, svc_profile: profile, "file-type": value }), 400);
+        expectRefusal(await collectPost(ctx, { svc_account: account, svc_profile: profile, "file-type": value }), 400);
+      }
+      // A JSON body's file-type that is not a string is not json or javascript either.
+      for (const value of [1, true, ["json"], { json: true }]) {
+        expectRefusal(await collectPost(ctx, { svc_account: account, svc_profile: profile, "file-type": value }), 400);
+      }
     },
   },
   {
@@ -359,6 +367,10 @@ export const collectScenarios = defineScenarios("collect", [
         "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
         "Pingdom.com_bot_version_1.4_(http://www.pingdom.com/)",
         "Mozilla/5.0 (compatible; AhrefsBot/7.0; +http://ahrefs.com/robot/)",
+        // Crawlers isbot recognises that the vendor's list does not name: either source alone is a bot.
+        "Mozilla/5.0 (compatible; SemrushBot/7~bl; +http://www.semrush.com/bot.html)",
+        "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.0; +https://openai.com/gptbot)",
+        "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/120.0.0.0 Safari/537.36",
       ];
       const traces: string[] = [];
       for (const userAgent of crawlers) {

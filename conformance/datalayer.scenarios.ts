@@ -3,7 +3,7 @@ import fc from "fast-check";
 import type { HttpAnswer, RequestOptions } from "../harness/client.ts";
 import { expectEqual, expectErrorBody, expectHeader, expectStatus, expectTrue, fail, jsonArray, jsonObject } from "../harness/expect.ts";
 import { defineScenarios, type ScenarioContext } from "../harness/scenario.ts";
-import { advanceClock, waitForBackgroundWork } from "./admin-support.ts";
+import { advanceClock, readClock, waitForBackgroundWork } from "./admin-support.ts";
 import {
   alreadyExistsMessage,
   DataLayerApi,
@@ -18,6 +18,14 @@ import {
 } from "./datalayer-support.ts";
 
 const mebibyte = 1_048_576;
+const minuteMs = 60_000;
+const dayMs = 86_400_000;
+
+/** Moves svc-hub's clock forward to `targetMs` (it keeps flowing at the real pace, so it is read first). */
+async function advanceClockTo(ctx: ScenarioContext, targetMs: number): Promise<void> {
+  const { nowMs } = await readClock(ctx);
+  if (targetMs > nowMs) await advanceClock(ctx, String(targetMs - nowMs));
+}
 
 /** A JSON object whose serialised form is exactly `bytes` long: `{"pad":"xxx..."}`. */
 function bodyOfSize(bytes: number): string {
@@ -214,14 +222,19 @@ export const dataLayerScenarios = defineScenarios("datalayer", [
     async run(ctx) {
       const api = await DataLayerApi.open(ctx);
       const dlId = ctx.uniqueId("dl");
+      // The status settles at a time inside [before, settled]: a minute inside the 30 days counted from the
+      // earliest it can have settled, and a minute past them counted from the latest, pins the retention to
+      // 30 days within a minute (29.5 or 30.5 days fail one side or the other).
+      const before = (await readClock(ctx)).nowMs;
       await api.uploaded(dlId, { kept: true });
       await publishPending(ctx, api);
+      const settled = (await readClock(ctx)).nowMs;
       expectEqual(await statusOf(api, dlId), "completed", "status once published");
-      await advanceClock(ctx, "29d");
+      await advanceClockTo(ctx, before + 30 * dayMs - minuteMs);
       await waitForBackgroundWork(ctx);
       await api.relogin();
-      expectEqual(await statusOf(api, dlId), "completed", "status 29 days later");
-      await advanceClock(ctx, "2d");
+      expectEqual(await statusOf(api, dlId), "completed", "status 30 days minus 1 minute after its last change (LIM-02: kept 30 days)");
+      await advanceClockTo(ctx, settled + 30 * dayMs + minuteMs);
       await waitForBackgroundWork(ctx);
       await api.relogin();
       expectErrorBody(await api.status(dlId), 404, 1404, statusUnavailableMessage);

@@ -196,6 +196,19 @@ export const sessionScenarios = defineScenarios("session", [
     },
   },
   {
+    title: "[SES-09, DEC-SES-01] failures older than 10 minutes no longer count: 4 failures, 601 s, then 2 more answer 1401, not 1402",
+    needs: ["svc-hub-clock"],
+    async run(ctx) {
+      // A fixed case beside the property below, which meets it only at some seeds and run counts.
+      const username = `${ctx.uniqueId("aged").toLowerCase()}@example.com`;
+      for (let attempt = 1; attempt <= 4; attempt += 1) expectErrorBody(await login(ctx, username, `wrong-${attempt}`), 401, 1401, "Authentication Failed");
+      await advanceClock(ctx, "601s");
+      expectErrorBody(await login(ctx, username, "wrong-5"), 401, 1401, "Authentication Failed");
+      // The sixth attempt: only 2 failures lie within the last 10 minutes, so the name is not locked.
+      expectErrorBody(await login(ctx, username, "wrong-6"), 401, 1401, "Authentication Failed");
+    },
+  },
+  {
     title: "[SES-09, DEC-SES-01] a successful login resets the count of failures",
     needs: ["svc-hub-admin"],
     async run(ctx) {
