@@ -3,6 +3,7 @@ import { parseDuration } from "../../core/clock/virtual-clock.rules.ts";
 import { managementError } from "../../core/errors/index.ts";
 import type { AppDeps } from "./app-deps.ts";
 import { failWith } from "./error-mapping.ts";
+import { readRequestBody } from "./request-body.ts";
 
 const ErrorBody = t.Object({ returnCode: t.Integer(), message: t.String() });
 const ClockView = t.Object({
@@ -13,6 +14,53 @@ const ClockView = t.Object({
 });
 const TimeInput = t.Union([t.String(), t.Number()], { description: "ISO 8601 time, or epoch milliseconds" });
 const DurationInput = t.Union([t.String(), t.Number()], { description: "Milliseconds, or a duration such as 90s, 10m, 30d, 1d12h" });
+const Count = t.Integer({ minimum: 0 });
+const ResetView = t.Object({
+  erased: t.Object(
+    {
+      accounts: Count,
+      profiles: Count,
+      users: Count,
+      apiKeys: Count,
+      sessions: Count,
+      lockouts: Count,
+      events: Count,
+      visitorProfiles: Count,
+      dataLayers: Count,
+      revisions: Count,
+      privacyTransactions: Count,
+      fileImports: Count,
+      receivedFiles: Count,
+      droppedFiles: Count,
+    },
+    { description: "How many records of each kind were erased, and files removed from the data directory" },
+  ),
+  configuration: t.Object(
+    { accounts: Count, profiles: Count, users: Count, apiKeys: Count, revisions: Count },
+    { description: "What the configuration put back: accounts, profiles, users and API keys created, revisions published" },
+  ),
+});
+
+/** The most of a reset's body read: it takes none, or `{}`. */
+const maxResetBodyBytes = 16 * 1024;
+
+/** The body of a reset: none (or only white space), or a JSON object without fields; anything else is 400 1400 naming it. */
+async function checkResetBody(request: Request): Promise<void> {
+  const refuse = (parameter: string, problem: string): never => failWith(managementError("invalidParameter", { parameter, problem }));
+  const bytes = await readRequestBody(request, maxResetBodyBytes, "identity");
+  if (!bytes.ok) return refuse("body", `larger than ${maxResetBodyBytes} bytes`);
+  const text = new TextDecoder().decode(bytes.value);
+  if (text.trim() === "") return;
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return refuse("body", "not JSON; a reset takes no body, or {}");
+  }
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return refuse("body", "must be a JSON object; a reset takes no body, or {}");
+  const [field] = Object.keys(body);
+  if (field !== undefined) refuse(field, "not a field of a reset, which takes none");
+}
 
 function readTime(input: string | number): number | null {
   if (typeof input === "number") return Number.isFinite(input) ? input : null;
@@ -23,7 +71,7 @@ function readTime(input: string | number): number | null {
 }
 
 /**
- * The admin API (DEC-OPS-01, DEC-OPS-02, DEC-OPS-04): the virtual clock, the wait/drain call and the tenants
+ * The admin API (DEC-OPS-01, DEC-OPS-02, DEC-OPS-04): the virtual clock, the wait/drain call, the reset and the tenants
  * loaded, behind the admin bearer token. Not part of the specified interface; tools and tests use it.
  */
 export function adminRoutes(deps: AppDeps) {
@@ -105,6 +153,26 @@ export function adminRoutes(deps: AppDeps) {
           401: ErrorBody,
           504: ErrorBody,
         },
+      },
+    )
+    .post(
+      "/reset",
+      async ({ request }) => {
+        // svc-hub's own: the isolation of test cases without a restart (README, The admin API). The body is
+        // checked before anything is erased.
+        await checkResetBody(request);
+        return deps.resets.reset();
+      },
+      {
+        // Read by checkResetBody: Elysia checks nothing against a body schema that is optional at its root.
+        parse: "none",
+        detail: {
+          tags: ["admin"],
+          summary: "Reset the service to its configuration, as a fresh start on an empty store (the admin token stays)",
+          description:
+            "Erases every event, visitor profile, data layer, file import (and its files), privacy transaction, revision, session, lockout, rate-limit window and background work item; users and API keys return to the configuration's; the virtual clock to real time; tokens issued before stop working. The configuration is then applied again. Body: none, or {}.",
+        },
+        response: { 200: ResetView, 400: ErrorBody, 401: ErrorBody, 503: ErrorBody },
       },
     )
     .get(
