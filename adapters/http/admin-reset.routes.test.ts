@@ -180,6 +180,23 @@ for (const variant of variants) {
         droppedFiles: 2,
       });
       for (const kind of ["sessions", "lockouts", "visitorProfiles"]) expect(report.erased[kind]).toBeGreaterThanOrEqual(1);
+      // The same answer, key for key, whichever store made it.
+      expect(Object.keys(report.erased)).toEqual([
+        "accounts",
+        "profiles",
+        "users",
+        "apiKeys",
+        "sessions",
+        "lockouts",
+        "events",
+        "visitorProfiles",
+        "dataLayers",
+        "revisions",
+        "privacyTransactions",
+        "fileImports",
+        "receivedFiles",
+        "droppedFiles",
+      ]);
       expect(report.configuration).toEqual({ accounts: 2, profiles: 3, users: 3, apiKeys: 2, revisions: 1 });
 
       // The clock reads real time again.

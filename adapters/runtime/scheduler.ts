@@ -122,8 +122,8 @@ export class Scheduler implements WorkScheduler {
   /**
    * svc-hub's own admin API (POST /admin/reset): waits for the pass in progress to end and keeps every other
    * pass (the timer's, a drain's) waiting until the answer's `release` is called, so the store can be erased
-   * with no worker halfway through a batch. `release` also forgets the failures kept (their backoff) and looks
-   * for work at once.
+   * with no worker halfway through a batch. `release` also forgets the failures kept (their backoff) and the
+   * virtual time of the last pass (the clock may have gone back), and looks for work at once.
    */
   async hold(): Promise<() => void> {
     let release!: () => void;
@@ -137,6 +137,7 @@ export class Scheduler implements WorkScheduler {
     await holding;
     return () => {
       this.failing.clear();
+      this.lastPassNow = Number.NEGATIVE_INFINITY;
       release();
       this.notify();
     };

@@ -51,6 +51,12 @@ export interface ResetServiceDeps {
  */
 export const settingsKeptByReset = ["admin.token", "privacy.valueHashKey", "lease.profiles"] as const;
 
+/** The counts of every store in one order, whichever store made them (the answer reads the same on each). */
+function inReportOrder(records: ErasedRecords): Omit<ErasedRecords, "settings"> {
+  const { accounts, profiles, users, apiKeys, sessions, lockouts, events, visitorProfiles, dataLayers, revisions, privacyTransactions, fileImports } = records;
+  return { accounts, profiles, users, apiKeys, sessions, lockouts, events, visitorProfiles, dataLayers, revisions, privacyTransactions, fileImports };
+}
+
 /** Changes at every reset, so the other processes on the store learn of it (ResetService.follow). */
 const resetEpochKey = "reset.epoch";
 
@@ -126,8 +132,7 @@ export class ResetService {
       // The erasure's pages also leave the WAL, as after a privacy deletion (DEC-PRV-04).
       await stores.privacy.flushErasures().catch(() => false);
       requests.refuseAll(false);
-      const { settings: _settings, ...records } = erasedRecords;
-      const report: ResetReport = { erased: { ...records, receivedFiles: files.received, droppedFiles: files.dropped }, configuration };
+      const report: ResetReport = { erased: { ...inReportOrder(erasedRecords), receivedFiles: files.received, droppedFiles: files.dropped }, configuration };
       logger.info("service reset", { ...report, ms: Math.round(performance.now() - started) });
       return report;
     } catch (error) {
