@@ -26,6 +26,8 @@ try {
   // and at every notification and drain.
   const clockRefresh = setInterval(() => void clock.refresh().catch(() => undefined), 250);
   let stopping = false;
+  /** While the HTTP side resets the service: lets the workers run again. */
+  let held: (() => void) | null = null;
 
   port.on("message", (message: ToThread) => {
     if (message.kind === "notify") {
@@ -48,10 +50,28 @@ try {
       case "drain":
         void reply(clock.refresh().then(() => background.scheduler.drain(message.options)));
         return;
+      case "pause":
+        void reply(
+          background.hold().then((release) => {
+            held = release;
+          }),
+        );
+        return;
+      case "resume":
+        void reply(
+          clock.refresh().finally(() => {
+            held?.();
+            held = null;
+          }),
+        );
+        return;
       case "stop":
         if (stopping) return;
         stopping = true;
         clearInterval(clockRefresh);
+        // A reset cut short by the stop: its hold would keep the scheduler's stop waiting.
+        held?.();
+        held = null;
         void reply(background.stop().then(() => stores.close()));
         return;
     }

@@ -45,6 +45,20 @@ export interface Background {
   start(): void;
   /** Stops the workers and gives the profiles lease up; the store stays open. */
   stop(): Promise<void>;
+  /**
+   * svc-hub's own admin API (POST /admin/reset): waits for the pass in progress and keeps the workers from
+   * running until `release`, which also has them forget what they kept in memory of the store and the folders.
+   */
+  hold(): Promise<() => void>;
+}
+
+/** Background.hold: the scheduler's, and what the import service keeps of the drop folders forgotten at release. */
+async function holdWorkers(scheduler: Scheduler, fileImports: FileImportService): Promise<() => void> {
+  const release = await scheduler.hold();
+  return () => {
+    fileImports.forget();
+    release();
+  };
 }
 
 /**
@@ -84,7 +98,7 @@ export async function openBackground(deps: BackgroundDeps, part: BackgroundPart 
     notify: deps.notifyImports ?? (() => scheduler.notify()),
   });
   await fileImports.prepareInboxes();
-  if (part === "light") return { scheduler, fileImports, start: () => scheduler.start(), stop: () => scheduler.stop() };
+  if (part === "light") return { scheduler, fileImports, start: () => scheduler.start(), stop: () => scheduler.stop(), hold: () => holdWorkers(scheduler, fileImports) };
   // DEC-FIL-01..05: registered before the profile worker, so one pass imports rows and applies them.
   scheduler.register(fileImportWorker({ imports: fileImports }));
   const profiles = new ProfilesService({ stores, policy: profilePolicyFromLimits(config.limits) });
@@ -118,5 +132,6 @@ export async function openBackground(deps: BackgroundDeps, part: BackgroundPart 
       await scheduler.stop();
       await profilesLease.release().catch(() => undefined);
     },
+    hold: () => holdWorkers(scheduler, fileImports),
   };
 }

@@ -10,6 +10,7 @@ import { configSourceOf } from "./config/config.loader.ts";
 import type { ConfigError } from "./config/config.problems.ts";
 import { applyConfig, type SeedReport } from "./config/seed-config.ts";
 import { applyConfiguredRevisions } from "./config/seed-revisions.ts";
+import { CollectService } from "./collect/collect.service.ts";
 import type { AppDeps } from "./http/app-deps.ts";
 import { createApp, type App } from "./http/app.ts";
 import { createArgon2Hasher, cryptoIds } from "./runtime/crypto.ts";
@@ -19,11 +20,13 @@ import { FileStatusService } from "./services/file-status.service.ts";
 import type { Logger } from "./runtime/logger.ts";
 import type { WorkScheduler } from "./runtime/scheduler.ts";
 import { startBackgroundThread } from "./runtime/background-thread.ts";
+import { RequestGate } from "./runtime/request-gate.ts";
 import { openBackground, type Background, type BackgroundDeps } from "./background.ts";
-import { openVirtualClock } from "./runtime/virtual-clock.ts";
+import { openVirtualClock, type VirtualClock } from "./runtime/virtual-clock.ts";
 import { AuthService } from "./services/auth.service.ts";
 import { UsersService } from "./services/users.service.ts";
 import { RevisionsService } from "./services/revisions.service.ts";
+import { ResetService, type ConfigurationApplied } from "./services/reset.service.ts";
 import { syncEngineStates } from "./services/profiles.service.ts";
 import { createMemoryStores } from "./store-memory/memory.stores.ts";
 import { openLibsqlStores } from "./store-libsql/libsql.stores.ts";
@@ -74,18 +77,27 @@ export interface Service {
   close(): Promise<void>;
 }
 
+/** How often a process looks at what other processes on the store changed: the virtual clock, a reset. */
+const sharedStateRefreshMs = 250;
+
 const adminTokenKey = "admin.token";
 
 /** The background work as the HTTP side sees it, on this thread or in its own. */
 interface Work {
   readonly stores: Stores;
   readonly scheduler: WorkScheduler;
-  /** AppDeps.eventCommitsInFlight. */
+  /**
+   * How many groups of collected events may be committing at once (CollectService's commitsInFlight): 2 where
+   * the background thread commits them (it then goes from one group to the next without waiting for this
+   * thread to send it), 1 on this thread.
+   */
   readonly eventCommitsInFlight: number;
   readonly fileImports: FileImportService;
   readonly background: Background | null;
   start(): void;
   stop(): Promise<void>;
+  /** Every background worker held, here and in the background thread (Background.hold); the answer releases them. */
+  hold(): Promise<() => Promise<void>>;
 }
 
 /** The schedulers of the HTTP thread and of the background thread, as one: notified together, drained together. */
@@ -144,10 +156,30 @@ async function openWork(options: ServiceOptions, deps: BackgroundDeps): Promise<
       await light.stop();
       await thread.close();
     };
-    return { stores, scheduler, eventCommitsInFlight: 2, fileImports: light.fileImports, background: null, start: () => light.start(), stop };
+    const hold = async () => {
+      const releaseLight = await light.hold();
+      try {
+        await thread.pause();
+      } catch (error) {
+        releaseLight();
+        throw error;
+      }
+      return async () => {
+        try {
+          await thread.resume();
+        } finally {
+          releaseLight();
+        }
+      };
+    };
+    return { stores, scheduler, eventCommitsInFlight: 2, fileImports: light.fileImports, background: null, start: () => light.start(), stop, hold };
   }
   const background = await openBackground(deps);
-  return { stores: deps.stores, scheduler: background.scheduler, eventCommitsInFlight: 1, fileImports: background.fileImports, background, start: () => background.start(), stop: () => background.stop() };
+  const hold = async () => {
+    const release = await background.hold();
+    return async () => release();
+  };
+  return { stores: deps.stores, scheduler: background.scheduler, eventCommitsInFlight: 1, fileImports: background.fileImports, background, start: () => background.start(), stop: () => background.stop(), hold };
 }
 
 /** DEC-GEN-05: the node id answers carry, the configuration's or this host and process. */
@@ -169,6 +201,27 @@ async function openStores(options: ServiceOptions): Promise<Stores> {
   });
 }
 
+/** What applying the configuration changed: the users, keys and tenants, and the revisions published. */
+interface ConfigurationReport {
+  readonly seed: SeedReport;
+  readonly revisionsPublished: number;
+}
+
+/**
+ * DEC-OPS-03: the configuration applied to the store, idempotently: tenants, users and API keys, the configured
+ * revisions and the engines' states. At every start, and by a reset (POST /admin/reset) to the erased store.
+ */
+async function applyConfiguration(stores: Stores, hasher: SecretHasher, clock: VirtualClock, revisions: RevisionsService, options: ServiceOptions): Promise<Result<ConfigurationReport, ConfigError>> {
+  // Problems found while applying name the file, like the loader's (main.ts loads it with loadConfigFile).
+  const source = configSourceOf(options.config) ?? "configuration";
+  const seeded = await applyConfig({ stores, hasher, now: clock.now(), env: options.env, source }, options.config);
+  if (!seeded.ok) return err(seeded.error);
+  const published = await applyConfiguredRevisions(revisions, options.config, source);
+  if (!published.ok) return err(published.error);
+  await syncEngineStates(stores, options.config, clock.now());
+  return ok({ seed: seeded.value, revisionsPublished: published.value.revisionsPublished });
+}
+
 /**
  * The composition root: opens the store, applies the configuration (idempotently), and wires the clock,
  * the scheduler and the HTTP app. main.ts and the tests build the service the same way.
@@ -183,25 +236,17 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
   const cleanups: Array<() => void> = [];
   try {
     const clock = await openVirtualClock(stores.settings);
-    // DEC-OPS-03: problems found while applying name the file, like the loader's (main.ts loads it with loadConfigFile).
-    const source = configSourceOf(options.config) ?? "configuration";
-    const seeded = await applyConfig({ stores, hasher, now: clock.now(), env: options.env, source }, options.config);
-    if (!seeded.ok) {
-      await stores.close();
-      return err(seeded.error);
-    }
     const revisions = new RevisionsService({ stores, clock, filePrefix: options.config.revisionFilePrefix });
-    const revisionsSeeded = await applyConfiguredRevisions(revisions, options.config, source);
-    if (!revisionsSeeded.ok) {
+    const configured = await applyConfiguration(stores, hasher, clock, revisions, options);
+    if (!configured.ok) {
       await stores.close();
-      return err(revisionsSeeded.error);
+      return err(configured.error);
     }
 
     const storedToken = options.adminToken ? null : await stores.settings.get(adminTokenKey);
     const adminTokenGenerated = !options.adminToken && !storedToken;
     const adminToken = options.adminToken ?? storedToken ?? (await stores.settings.setIfAbsent(adminTokenKey, cryptoIds.randomToken(24)));
 
-    await syncEngineStates(stores, options.config, clock.now());
     const nodeId = nodeIdOf(options.config);
     const dataDir = options.dataDir ? resolve(options.dataDir) : mkdtempSync(join(tmpdir(), "svc-hub-data-"));
     cleanups.push(() => {
@@ -211,11 +256,43 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
     const work = await openWork(options, backgroundDeps);
     clock.onChange(() => work.scheduler.notify());
     const auth = new AuthService({ stores, hasher, ids: cryptoIds, clock, limits: options.config.limits });
+    const collector = new CollectService({
+      stores: work.stores,
+      clock,
+      ids: cryptoIds,
+      logger: options.logger,
+      limits: options.config.limits,
+      onCommitted: () => work.scheduler.eventsCommitted(),
+      commitsInFlight: work.eventCommitsInFlight,
+    });
+    const requests = new RequestGate();
+    const resets = new ResetService({
+      stores,
+      requests,
+      holdWorkers: () => work.hold(),
+      eventsSettled: () => collector.settled(),
+      forgetInMemory: async () => {
+        auth.forgetSigningKey();
+        collector.forget();
+        await clock.refresh();
+      },
+      eraseFiles: () => work.fileImports.eraseFiles(),
+      applyConfiguration: async (): Promise<ConfigurationApplied> => {
+        const applied = await applyConfiguration(stores, hasher, clock, revisions, options);
+        if (!applied.ok) throw new Error(`the configuration could not be applied again: ${applied.error.format()}`);
+        await work.fileImports.prepareInboxes();
+        const { seed, revisionsPublished } = applied.value;
+        return { accounts: seed.accountsCreated, profiles: seed.profilesCreated, users: seed.usersCreated, apiKeys: seed.apiKeysCreated, revisions: revisionsPublished };
+      },
+      ids: cryptoIds,
+      logger: options.logger,
+    });
+    // The reset epoch as it is now, so that only a later reset by another process counts as one.
+    await resets.follow();
     const deps: AppDeps = {
       stores: work.stores,
       clock,
       scheduler: work.scheduler,
-      eventCommitsInFlight: work.eventCommitsInFlight,
       logger: options.logger,
       ids: cryptoIds,
       hasher,
@@ -229,18 +306,26 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
       revisions,
       fileImports: work.fileImports,
       fileStatus: new FileStatusService({ stores }),
+      collector,
+      requests,
+      resets,
     };
     let clockRefresh: ReturnType<typeof setInterval> | undefined;
     return ok({
       app: createApp(deps),
       deps,
-      seed: seeded.value,
+      seed: configured.value.seed,
       adminTokenGenerated,
       background: work.background,
       start() {
         work.start();
-        // DEC-OPS-02: another process on the same database may move the virtual clock; look four times a second.
-        clockRefresh ??= setInterval(() => void clock.refresh().catch(() => undefined), 250);
+        // DEC-OPS-02: another process on the same database may move the virtual clock, or reset the service
+        // (POST /admin/reset); look four times a second.
+        const followOthers = async () => {
+          await clock.refresh();
+          await resets.follow();
+        };
+        clockRefresh ??= setInterval(() => void followOthers().catch(() => undefined), sharedStateRefreshMs);
         clockRefresh.unref?.();
       },
       async close() {

@@ -40,6 +40,14 @@ export class CollectStats {
   private readonly rejected = new Map<CollectErrorCode, number>();
   private readonly recent: Rejection[] = [];
 
+  /** Every counter back to zero, the latest refusals forgotten (POST /admin/reset). */
+  clear(): void {
+    this.accepted = 0;
+    this.filteredBots = 0;
+    this.rejected.clear();
+    this.recent.length = 0;
+  }
+
   recordRejection(rejection: Rejection): void {
     this.rejected.set(rejection.reason, (this.rejected.get(rejection.reason) ?? 0) + 1);
     const userAgent = rejection.userAgent === null ? null : rejection.userAgent.slice(0, userAgentChars);

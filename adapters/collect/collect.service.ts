@@ -112,6 +112,16 @@ export class CollectService {
     return this.writer.settled();
   }
 
+  /**
+   * svc-hub's own admin API (POST /admin/reset), once no event is waiting for its commit (`settled`): the rate
+   * windows, the counters and the tenants read are forgotten, as a fresh start has none of them.
+   */
+  forget(): void {
+    this.windows.clear();
+    this.stats.clear();
+    this.directory.refresh();
+  }
+
   commitStats() {
     return this.writer.stats();
   }

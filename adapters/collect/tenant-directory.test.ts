@@ -31,4 +31,20 @@ describe("TenantDirectory", () => {
     expect(snapshot.visitorIdAttributesOf("acme", "dev")).toEqual([]);
     expect(snapshot.isKnownProfile("acme", "main")).toBe(true);
   });
+
+  it("a read of the store begun before refresh() never becomes the copy (a reset, POST /admin/reset, erased what it read)", async () => {
+    const stores = createMemoryStores();
+    await stores.tenancy.ensureAccount("acme", 0);
+    await stores.tenancy.putProfile("acme", emptyProfile("main"), 0);
+    let now = 0;
+    const directory = new TenantDirectory(stores.tenancy, 10_000, () => now);
+    expect((await directory.snapshot()).isKnownProfile("acme", "main")).toBe(true);
+    now = 10_001;
+    // The background read starts here, then the store is erased and the directory told before it ends.
+    await directory.snapshot();
+    await stores.eraseAll({ keepSettings: [] });
+    directory.refresh();
+    await Bun.sleep(1);
+    expect((await directory.snapshot()).isKnownProfile("acme", "main")).toBe(false);
+  });
 });

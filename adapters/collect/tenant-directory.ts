@@ -21,6 +21,8 @@ export class TenantDirectory {
   private current: TenantSnapshot | null = null;
   private loading: Promise<TenantSnapshot> | null = null;
   private loadedAt = 0;
+  /** Counts `refresh` calls: a read begun before one must not become the copy. */
+  private generation = 0;
 
   constructor(
     private readonly tenancy: TenancyStore,
@@ -33,14 +35,17 @@ export class TenantDirectory {
       if (!this.loading && this.realNow() - this.loadedAt > this.maxAgeMs) this.reloadInBackground();
       return this.current;
     }
+    const generation = this.generation;
     this.loading ??= this.load().then(
       (snapshot) => {
-        this.current = snapshot;
-        this.loading = null;
+        if (generation === this.generation) {
+          this.current = snapshot;
+          this.loading = null;
+        }
         return snapshot;
       },
       (error: unknown) => {
-        this.loading = null; // a store that was down is asked again by the next request
+        if (generation === this.generation) this.loading = null; // a store that was down is asked again by the next request
         throw error;
       },
     );
@@ -48,21 +53,27 @@ export class TenantDirectory {
   }
 
   refresh(): void {
+    this.generation += 1;
     this.current = null;
     this.loading = null;
   }
 
   /** Keeps answering from the current copy while a fresh one is read; a failed read is tried again later. */
   private reloadInBackground(): void {
+    const generation = this.generation;
     this.loading = this.load().then(
       (snapshot) => {
-        this.current = snapshot;
-        this.loading = null;
+        if (generation === this.generation) {
+          this.current = snapshot;
+          this.loading = null;
+        }
         return snapshot;
       },
       () => {
-        this.loading = null;
-        this.loadedAt = this.realNow();
+        if (generation === this.generation) {
+          this.loading = null;
+          this.loadedAt = this.realNow();
+        }
         return this.current as TenantSnapshot;
       },
     );

@@ -15,6 +15,40 @@ const ClockView = t.Object({
 });
 const TimeInput = t.Union([t.String(), t.Number()], { description: "ISO 8601 time, or epoch milliseconds" });
 const DurationInput = t.Union([t.String(), t.Number()], { description: "Milliseconds, or a duration such as 90s, 10m, 30d, 1d12h" });
+const Count = t.Integer({ minimum: 0 });
+const ResetView = t.Object({
+  erased: t.Object(
+    {
+      accounts: Count,
+      profiles: Count,
+      users: Count,
+      apiKeys: Count,
+      sessions: Count,
+      lockouts: Count,
+      events: Count,
+      visitorProfiles: Count,
+      dataLayers: Count,
+      revisions: Count,
+      privacyTransactions: Count,
+      fileImports: Count,
+      receivedFiles: Count,
+      droppedFiles: Count,
+    },
+    { description: "How many records of each kind were erased, and files removed from the data directory" },
+  ),
+  configuration: t.Object(
+    { accounts: Count, profiles: Count, users: Count, apiKeys: Count, revisions: Count },
+    { description: "What the configuration put back: accounts, profiles, users and API keys created, revisions published" },
+  ),
+});
+
+/** A reset takes no body, or `{}`. */
+const ResetBody = t.Object({});
+
+/** The body of a reset: none (or only white space), or `{}`; anything else is 400 1400 naming it. */
+async function checkResetBody(request: Request): Promise<void> {
+  await readOptionalJsonObject(request, ResetBody);
+}
 
 function readTime(input: string | number): number | null {
   if (typeof input === "number") return Number.isFinite(input) ? input : null;
@@ -44,7 +78,7 @@ async function waitOptionsOf(request: Request): Promise<{ scheduled: boolean; ti
 }
 
 /**
- * The admin API (DEC-OPS-01, DEC-OPS-02, DEC-OPS-04): the virtual clock, the wait/drain call and the tenants
+ * The admin API (DEC-OPS-01, DEC-OPS-02, DEC-OPS-04): the virtual clock, the wait/drain call, the reset and the tenants
  * loaded, behind the admin bearer token. Not part of the specified interface; tools and tests use it.
  */
 export function adminRoutes(deps: AppDeps) {
@@ -129,6 +163,26 @@ export function adminRoutes(deps: AppDeps) {
           401: ErrorBody,
           504: ErrorBody,
         },
+      },
+    )
+    .post(
+      "/reset",
+      async ({ request }) => {
+        // svc-hub's own: the isolation of test cases without a restart (README, The admin API). The body is
+        // checked before anything is erased.
+        await checkResetBody(request);
+        return deps.resets.reset();
+      },
+      {
+        // Read by checkResetBody: Elysia checks nothing against a body schema that is optional at its root.
+        parse: "none",
+        detail: {
+          tags: ["admin"],
+          summary: "Reset the service to its configuration, as a fresh start on an empty store (the admin token stays)",
+          description:
+            "Erases every event, visitor profile, data layer, file import (and its files), privacy transaction, revision, session, lockout, rate-limit window and background work item; users and API keys return to the configuration's; the virtual clock to real time; tokens issued before stop working. The configuration is then applied again. Body: none, or {}.",
+        },
+        response: { 200: ResetView, 400: ErrorBody, 401: ErrorBody, 503: ErrorBody },
       },
     )
     .get(

@@ -9,6 +9,9 @@ import type { UsersService } from "../services/users.service.ts";
 import type { RevisionsService } from "../services/revisions.service.ts";
 import type { FileImportService } from "../services/file-import.service.ts";
 import type { FileStatusService } from "../services/file-status.service.ts";
+import type { CollectService } from "../collect/collect.service.ts";
+import type { ResetService } from "../services/reset.service.ts";
+import type { RequestGate } from "../runtime/request-gate.ts";
 import type { WorkScheduler } from "../runtime/scheduler.ts";
 import type { VirtualClock } from "../runtime/virtual-clock.ts";
 
@@ -17,11 +20,6 @@ export interface AppDeps {
   readonly stores: Stores;
   readonly clock: VirtualClock;
   readonly scheduler: WorkScheduler;
-  /**
-   * How many groups of collected events may be committing at once: 2 where the background thread commits them
-   * (it then goes from one group to the next without waiting for this thread to send it), 1 on this thread.
-   */
-  readonly eventCommitsInFlight: number;
   readonly logger: Logger;
   readonly ids: IdSource;
   readonly hasher: SecretHasher;
@@ -43,4 +41,10 @@ export interface AppDeps {
   readonly fileImports: FileImportService;
   /** The file status API, v1 and v2 (FIL-*, DEC-FIL-05/06). */
   readonly fileStatus: FileStatusService;
+  /** The collection use-case (COL-*, VID-*, DEC-COL-*), with its rate windows and group commit. */
+  readonly collector: CollectService;
+  /** The requests in flight: a reset runs while no other does (POST /admin/reset). */
+  readonly requests: RequestGate;
+  /** svc-hub's own admin API: POST /admin/reset. */
+  readonly resets: ResetService;
 }

@@ -4,7 +4,7 @@ import type { AppDeps } from "./app-deps.ts";
 import { assertAdmin } from "./admin-guard.ts";
 import { adminRoutes } from "./admin.routes.ts";
 import { collectRoutes } from "./collect.routes.ts";
-import { InvalidHostError, mapUnhandledError, rawPathOf, routeMethodsOf, type AllowedMethodsOf } from "./error-mapping.ts";
+import { InvalidHostError, mapUnhandledError, rawPathOf, routeMethodsOf, unavailableResponse, type AllowedMethodsOf } from "./error-mapping.ts";
 import { healthRoutes } from "./health.routes.ts";
 import { momentsRoutes } from "./moments.routes.ts";
 import { adminUsersRoutes } from "./admin-users.routes.ts";
@@ -81,7 +81,22 @@ export function createApp(deps: AppDeps) {
     .use(dleServingRoutes(deps))
     .use(momentsRoutes(deps));
   built = app;
+  // svc-hub's own admin API: a reset (POST /admin/reset) runs while no other request does. Every request goes
+  // through the gate (adapters/runtime/request-gate.ts), but the reset itself, and /admin/wait, whose passes
+  // a reset holds anyway (Scheduler.hold), so a wait in flight neither delays a reset nor sees half of one.
+  const handle = app.handle;
+  const answeredHeaders = { "x-version": deps.version, "x-nodeid": deps.nodeId, "cache-control": "no-cache, no-store, must-revalidate" };
+  app.handle = (request) =>
+    passesTheGate(request) ? handle(request) : deps.requests.pass(() => handle(request), () => unavailableResponse(request, answeredHeaders));
   return app;
+}
+
+/** POST /admin/reset and POST /admin/wait (one trailing "/" forgiven, as the router forgives it). */
+function passesTheGate(request: Request): boolean {
+  // Most requests leave at the first look: the hot path (/event, moments lookups) parses nothing here.
+  if (request.method !== "POST" || !request.url.includes("/admin/")) return false;
+  const path = rawPathOf(request.url).replace(/(.)\/$/, "$1");
+  return path === "/admin/reset" || path === "/admin/wait";
 }
 
 /** `/admin` or anything under it, read from the URL's text as Elysia routes it (rawPathOf). */

@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import { collectError } from "../../core/errors/index.ts";
-import { CollectService, type CollectMethod } from "../collect/collect.service.ts";
+import type { CollectMethod } from "../collect/collect.service.ts";
 import type { AppDeps } from "./app-deps.ts";
 import { collectAdminRoutes } from "./collect-admin.routes.ts";
 import { preflight, setEventHeaders } from "./cors.ts";
@@ -23,15 +23,7 @@ const refusals = {
  * mapping (400/429/503 with X-Error and an empty body).
  */
 export function collectRoutes(deps: AppDeps) {
-  const collector = new CollectService({
-    stores: deps.stores,
-    clock: deps.clock,
-    ids: deps.ids,
-    logger: deps.logger,
-    limits: deps.config.limits,
-    onCommitted: () => deps.scheduler.eventsCommitted(),
-    commitsInFlight: deps.eventCommitsInFlight,
-  });
+  const collector = deps.collector;
 
   async function collect(request: Request, headers: Record<string, string | number>, method: CollectMethod): Promise<void> {
     setEventHeaders(request, headers);

@@ -19,6 +19,10 @@ export type ThreadCall =
   /** The events as JSON: one string crosses threads far cheaper than the structured clone of the objects. */
   | { readonly kind: "append"; readonly events: string }
   | { readonly kind: "drain"; readonly options: DrainOptions }
+  /** svc-hub's own admin API (POST /admin/reset): answered once no pass runs, and none starts until `resume`. */
+  | { readonly kind: "pause" }
+  /** The store was erased (or not): read the clock again, forget what the workers kept, and run them again. */
+  | { readonly kind: "resume" }
   | { readonly kind: "stop" };
 
 /** Messages to the thread. */
@@ -69,6 +73,10 @@ export interface BackgroundThread extends WorkScheduler {
   append(events: readonly CollectedEvent[]): Promise<void>;
   /** Stops the thread's workers, closes its store and ends it. */
   close(): Promise<void>;
+  /** svc-hub's own admin API (POST /admin/reset): resolves once the thread's workers are held (Background.hold). */
+  pause(): Promise<void>;
+  /** Releases what `pause` held, the thread's clock read again from the store first. */
+  resume(): Promise<void>;
 }
 
 /**
@@ -159,6 +167,12 @@ export async function startBackgroundThread(
     eventsCommitted() {},
     async drain(options = {}) {
       return (await call({ kind: "drain", options })) as DrainReport;
+    },
+    async pause() {
+      await call({ kind: "pause" });
+    },
+    async resume() {
+      await call({ kind: "resume" });
     },
     async close() {
       closing = true;

@@ -329,3 +329,42 @@ describe("describeError", () => {
     expect(stackFramesOf("not an error")).toBeUndefined();
   });
 });
+
+describe("Scheduler hold (svc-hub's own admin API, POST /admin/reset)", () => {
+  it("waits for the pass in progress, keeps drains from running any worker until released, then runs them", async () => {
+    const clock = manualClock();
+    const scheduler = new Scheduler({ clock, logger: createMemoryLogger() });
+    let finishPass!: () => void;
+    const passes: string[] = [];
+    scheduler.register({
+      name: "slow",
+      async runDue() {
+        passes.push("started");
+        await new Promise<void>((resolve) => (finishPass = resolve));
+        passes.push("ended");
+        return 0;
+      },
+      async nextDueAt() {
+        return null;
+      },
+    });
+    const first = scheduler.drain();
+    await Bun.sleep(5);
+    let held = false;
+    const holding = scheduler.hold().then((release) => ((held = true), release));
+    await Bun.sleep(5);
+    expect(held).toBe(false);
+    finishPass();
+    const release = await holding;
+    expect(passes).toEqual(["started", "ended"]);
+    await first;
+    const second = scheduler.drain();
+    await Bun.sleep(5);
+    expect(passes).toEqual(["started", "ended"]);
+    release();
+    await Bun.sleep(5);
+    expect(passes).toEqual(["started", "ended", "started"]);
+    finishPass();
+    expect((await second).complete).toBe(true);
+  });
+});

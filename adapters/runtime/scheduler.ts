@@ -121,6 +121,30 @@ export class Scheduler implements WorkScheduler {
     this.notify();
   }
 
+  /**
+   * svc-hub's own admin API (POST /admin/reset): waits for the pass in progress to end and keeps every other
+   * pass (the timer's, a drain's) waiting until the answer's `release` is called, so the store can be erased
+   * with no worker halfway through a batch. `release` also forgets the failures kept (their backoff) and the
+   * virtual time of the last pass (the clock may have gone back), and looks for work at once.
+   */
+  async hold(): Promise<() => void> {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let entered!: () => void;
+    const holding = new Promise<void>((resolve) => (entered = resolve));
+    this.passChain = this.passChain.then(() => {
+      entered();
+      return released;
+    });
+    await holding;
+    return () => {
+      this.failing.clear();
+      this.lastPassNow = Number.NEGATIVE_INFINITY;
+      release();
+      this.notify();
+    };
+  }
+
   /** New work was accepted, or the clock moved: look now, or once the coalescing delay since the last pass has passed. */
   notify(): void {
     if (!this.running) return;

@@ -346,6 +346,14 @@ export class AuthService {
   }
 
   /** The HS256 key, made at first start and kept in the store so every node verifies every token. */
+  /**
+   * svc-hub's own admin API (POST /admin/reset): the store's signing key was erased; the next token is signed
+   * (and every token checked) with the one the store holds then, a new one. Tokens signed before stop working.
+   */
+  forgetSigningKey(): void {
+    this.jwtKey = null;
+  }
+
   private async signingKey(): Promise<Uint8Array> {
     if (this.jwtKey) return this.jwtKey;
     const secret = await this.deps.stores.settings.setIfAbsent(jwtSecretKey, this.deps.ids.randomToken(32));

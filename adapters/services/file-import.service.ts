@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { createReadStream, readdirSync, statSync, type Dirent } from "node:fs";
-import { link, mkdir, open, rename, rm, stat } from "node:fs/promises";
+import { link, lstat, mkdir, open, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { parse, CsvError } from "csv-parse";
 import { fileFailureMessage, fileImportError, managementError, type FileImportError, type ManagementError } from "../../core/errors/index.ts";
@@ -104,7 +104,7 @@ export class FileImportService {
   /** Imports this process is receiving right now (their DOWNLOADING is not a crash's leftover). */
   private readonly receiving = new Set<string>();
   /** What each dropped file looked like when this node first saw it so (dropSettleMs). */
-  private readonly dropped = new DroppedFiles();
+  private dropped = new DroppedFiles();
   private readonly batchRows: number;
   /** This service's name in the imports' leases: unique, since two processes may share a configured node id. */
   private readonly holder: string;
@@ -174,6 +174,33 @@ export class FileImportService {
     const key = `${progressMarkPrefix}${id}`;
     const mark = await this.deps.stores.settings.get(key);
     if (mark !== null) await this.deps.stores.settings.deleteIf(key, mark);
+  }
+
+  /**
+   * svc-hub's own admin API (POST /admin/reset), once the store is erased and while no import runs: removes
+   * every received file (`files/`) and every file waiting in the drop folders (`inbox/<account>/<profile>/`,
+   * with its `rejected/` and any claim), leaving the folders themselves (an operator may have mounted one).
+   * Answers how many files of each went.
+   */
+  async eraseFiles(): Promise<{ readonly received: number; readonly dropped: number }> {
+    const filesRoot = join(this.deps.dataDir, "files");
+    let received = 0;
+    for (const entry of entriesOf(filesRoot)) received += await removeCounting(join(filesRoot, entry.name));
+    const inbox = join(this.deps.dataDir, "inbox");
+    let dropped = 0;
+    for (const account of directoriesIn(inbox)) {
+      for (const profile of directoriesIn(join(inbox, account))) {
+        const folder = join(inbox, account, profile);
+        for (const entry of entriesOf(folder)) dropped += await removeCounting(join(folder, entry.name));
+      }
+    }
+    return { received, dropped };
+  }
+
+  /** svc-hub's own admin API (POST /admin/reset): forgets the dropped files seen, whose folders were emptied. */
+  forget(): void {
+    this.dropped = new DroppedFiles();
+    failedClaims.clear();
   }
 
   /** Where a received file is kept. */
@@ -801,6 +828,16 @@ async function md5Of(path: string): Promise<string | null> {
     return null;
   }
   return md5.digest("hex");
+}
+
+/** Removes a file or a folder with everything in it, and answers how many files (not folders) went. A link is removed, never followed. */
+async function removeCounting(path: string): Promise<number> {
+  let files = 0;
+  const entry = await lstat(path).catch(() => null);
+  if (entry?.isDirectory()) for (const inner of entriesOf(path)) files += await removeCounting(join(path, inner.name));
+  else if (entry) files = 1;
+  await rm(path, { recursive: true, force: true });
+  return files;
 }
 
 /** Whether a path exists (for tests and the bench). */

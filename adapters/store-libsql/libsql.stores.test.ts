@@ -14,6 +14,7 @@ import { describeEventStoreContract } from "../store-contract.events.ts";
 import { describeRevisionStoreContract } from "../store-contract.revisions.ts";
 import { auditFor, describePrivacyStoreContract, sampleTransaction } from "../store-contract.privacy.ts";
 import { describeFileStatusStoreContract } from "../store-contract.files.ts";
+import { describeEraseContract, fillEveryStore } from "../store-contract.erase.ts";
 import { databaseUrlForDataDir, openLibsqlStores } from "./libsql.stores.ts";
 import { LibsqlLockoutRepo } from "./sessions.repo.ts";
 
@@ -46,6 +47,7 @@ describeEventStoreContract("libsql (file)", () => openLibsqlStores({ url: freshD
 describeRevisionStoreContract("libsql (file)", () => openLibsqlStores({ url: freshDatabaseUrl() }));
 describeFileStatusStoreContract("libsql (file)", () => openLibsqlStores({ url: freshDatabaseUrl() }));
 describePrivacyStoreContract("libsql (file)", () => openLibsqlStores({ url: freshDatabaseUrl() }));
+describeEraseContract("libsql (file)", () => openLibsqlStores({ url: freshDatabaseUrl() }));
 
 /** The statements of one committed migration, to build a database as an earlier version left it. */
 function migrationStatements(file: string): string[] {
@@ -229,6 +231,40 @@ describe("libsql store", () => {
     await b.settings.set("owner", "b");
     expect(await a.tenancy.findUser("ann@example.com")).toEqual(sampleUser("ann@example.com"));
     expect(await a.settings.get("owner")).toBe("b");
+  });
+
+  test("eraseAll (svc-hub's own admin API, POST /admin/reset) leaves no row in any table of the schema but the settings kept", async () => {
+    const url = freshDatabaseUrl();
+    const stores = await openStores(url);
+    await fillEveryStore(stores);
+    await stores.eraseAll({ keepSettings: ["admin.token"] });
+    const client = createClient({ url });
+    try {
+      const tables = (await client.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '__drizzle%'")).rows.map((row) => String(row[0]));
+      expect(tables.length).toBeGreaterThan(20);
+      const left: Record<string, number> = {};
+      for (const table of tables) {
+        const count = Number((await client.execute(`SELECT count(*) FROM "${table}"`)).rows[0]?.[0]);
+        if (count > 0) left[table] = count;
+      }
+      expect(left).toEqual({ settings: 1 });
+    } finally {
+      client.close();
+    }
+  });
+
+  test("another store on the same file sees eraseAll at once, its kept tenancy reads included", async () => {
+    const url = freshDatabaseUrl();
+    const a = await openStores(url);
+    const b = await openStores(url);
+    await fillEveryStore(a);
+    expect(await b.tenancy.findAccount("acme")).not.toBeNull();
+    expect(await a.tenancy.findUser("ops@example.com")).not.toBeNull();
+    await a.eraseAll({ keepSettings: [] });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await b.tenancy.findAccount("acme")).toBeNull();
+    expect(await a.tenancy.findUser("ops@example.com")).toBeNull();
+    expect(await b.events.query({ limit: 10 })).toEqual([]);
   });
 
   test("two stores opening a fresh file at the same time both migrate and work", async () => {

@@ -101,6 +101,11 @@ export class LibsqlTenancyRepo implements TenancyStore {
     this.cache = new ReadCache(db);
   }
 
+  /** Forgets every kept answer: the store was changed on this connection by someone else than this repository (Stores.eraseAll). */
+  forgetReads(): void {
+    this.cache.clear();
+  }
+
   listAccounts(): Promise<AccountRecord[]> {
     return this.cache.read("accounts", async () => sortByCodeUnits(await this.db.select().from(accounts), (account) => account.name));
   }

@@ -25,6 +25,13 @@ function compareCodeUnits(a: string, b: string): number {
 export class MemoryDataLayerStore implements DataLayerStore {
   private readonly entries = new Map<string, Entry>();
 
+  /** Removes every record at once, without awaiting (POST /admin/reset, Stores.eraseAll); answers how many there were. */
+  eraseAll(): number {
+    const count = this.entries.size;
+    this.entries.clear();
+    return count;
+  }
+
   async read(key: DataLayerKey): Promise<{ layer: DataLayerRecord; newest: DataLayerChange } | null> {
     const entry = this.entries.get(keyOf(key));
     const newest = entry?.changes.get(entry.layer.lastSeq);

@@ -40,6 +40,13 @@ export class MemoryEventStore implements EventStore {
     if (options.mark) this.setSetting(options.mark.key, options.mark.value);
   }
 
+  /** Removes every record at once, without awaiting (POST /admin/reset, Stores.eraseAll); answers how many there were; `nextSeq` goes on. */
+  eraseAll(): number {
+    const count = this.events.length;
+    this.events.length = 0;
+    return count;
+  }
+
   async query(query: EventQuery): Promise<StoredEvent[]> {
     checkVisitorIds(query);
     const found: StoredEvent[] = [];

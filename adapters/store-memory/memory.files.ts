@@ -19,6 +19,14 @@ export class MemoryFileStatusStore implements FileStatusStore {
     if (this.isClosed()) throw new Error("store is closed");
   }
 
+  /** Removes every record at once, without awaiting (POST /admin/reset, Stores.eraseAll); answers how many there were. */
+  eraseAll(): number {
+    this.check();
+    const count = this.records.size;
+    this.records.clear();
+    return count;
+  }
+
   async create(record: FileStatusRecord): Promise<boolean> {
     this.check();
     const key = keyOf(record.account, record.profile, record.name);

@@ -14,6 +14,15 @@ export class MemoryPrivacyStore implements PrivacyStore {
     if (this.isClosed()) throw new Error("store is closed");
   }
 
+  /** Removes every record at once, without awaiting (POST /admin/reset, Stores.eraseAll); answers how many there were. */
+  eraseAll(): number {
+    this.check();
+    const count = this.transactions.size;
+    this.transactions.clear();
+    this.audit.length = 0;
+    return count;
+  }
+
   async recordRead(transaction: PrivacyTransaction, audit: PrivacyAuditRecord): Promise<void> {
     this.check();
     if (this.transactions.has(transaction.id)) throw new Error(`transaction ${transaction.id} exists`);

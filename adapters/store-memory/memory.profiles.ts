@@ -20,6 +20,17 @@ export class MemoryProfileStore implements ProfileStore {
     if (this.isClosed()) throw new Error("store is closed");
   }
 
+  /** Removes every record at once, without awaiting (POST /admin/reset, Stores.eraseAll); answers how many profiles there were. */
+  eraseAll(): number {
+    this.check();
+    const count = this.profiles.size;
+    this.canonical.clear();
+    this.profiles.clear();
+    this.merges.length = 0;
+    this.engines.clear();
+    return count;
+  }
+
   async canonicalOf(account: string, profile: string, visitorId: string): Promise<string | null> {
     this.check();
     return this.canonical.get(this.key(account, profile, visitorId)) ?? null;

@@ -6,6 +6,7 @@ import { describeEventStoreContract } from "../store-contract.events.ts";
 import { describeRevisionStoreContract } from "../store-contract.revisions.ts";
 import { describePrivacyStoreContract } from "../store-contract.privacy.ts";
 import { describeFileStatusStoreContract } from "../store-contract.files.ts";
+import { describeEraseContract } from "../store-contract.erase.ts";
 import { createMemoryStores } from "./memory.stores.ts";
 
 describeFileStatusStoreContract("memory", async () => createMemoryStores());
@@ -17,3 +18,4 @@ describeDataLayerStoreContract("memory", async () => createMemoryStores());
 describeEventStoreContract("memory", async () => createMemoryStores());
 describeRevisionStoreContract("memory", async () => createMemoryStores());
 describePrivacyStoreContract("memory", async () => createMemoryStores());
+describeEraseContract("memory", async () => createMemoryStores());

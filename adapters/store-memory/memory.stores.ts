@@ -1,6 +1,7 @@
 import type {
   AccountRecord,
   ApiKeyRecord,
+  ErasedRecords,
   LockoutKind,
   LockoutStore,
   SessionRecord,
@@ -41,6 +42,18 @@ class MemoryTenancyStore implements TenancyStore {
   private readonly profiles = new Map<string, Map<string, ProfileRecord>>();
   private readonly users = new Map<string, UserRecord>();
   private readonly apiKeys = new Map<string, ApiKeyRecord>();
+
+  /** Removes every record at once (Stores.eraseAll); answers how many of each there were. */
+  eraseAll(): Pick<ErasedRecords, "accounts" | "profiles" | "users" | "apiKeys"> {
+    let profiles = 0;
+    for (const ofAccount of this.profiles.values()) profiles += ofAccount.size;
+    const counts = { accounts: this.accounts.size, profiles, users: this.users.size, apiKeys: this.apiKeys.size };
+    this.accounts.clear();
+    this.profiles.clear();
+    this.users.clear();
+    this.apiKeys.clear();
+    return counts;
+  }
 
   async listAccounts(): Promise<AccountRecord[]> {
     return [...this.accounts.values()].sort((a, b) => compareCodeUnits(a.name, b.name));
@@ -114,6 +127,17 @@ class MemorySettingsStore implements SettingsStore {
     return this.values.get(key) ?? null;
   }
 
+  /** Removes every setting but those named (Stores.eraseAll); answers how many went. */
+  eraseAllBut(keep: readonly string[]): number {
+    let count = 0;
+    for (const key of [...this.values.keys()]) {
+      if (keep.includes(key)) continue;
+      this.values.delete(key);
+      count += 1;
+    }
+    return count;
+  }
+
   async set(key: string, value: string): Promise<void> {
     this.setNow(key, value);
   }
@@ -146,6 +170,13 @@ class MemorySettingsStore implements SettingsStore {
 
 class MemorySessionStore implements SessionStore {
   private readonly byId = new Map<string, SessionRecord>();
+
+  /** Removes every session (Stores.eraseAll); answers how many there were. */
+  eraseAll(): number {
+    const count = this.byId.size;
+    this.byId.clear();
+    return count;
+  }
 
   async create(session: SessionRecord): Promise<void> {
     for (const existing of this.byId.values()) {
@@ -191,6 +222,13 @@ class MemorySessionStore implements SessionStore {
 class MemoryLockoutStore implements LockoutStore {
   private readonly rows = new Map<string, { readonly lockout: VersionedLockout; readonly relevantUntil: number }>();
 
+  /** Removes every lockout record (Stores.eraseAll); answers how many there were. */
+  eraseAll(): number {
+    const count = this.rows.size;
+    this.rows.clear();
+    return count;
+  }
+
   async read(kind: LockoutKind, name: string): Promise<VersionedLockout | null> {
     return this.rows.get(`${kind}\u0000${name}`)?.lockout ?? null;
   }
@@ -223,21 +261,45 @@ export function createMemoryStores(): Stores {
   let closed = false;
   const tenancy = new MemoryTenancyStore();
   const settings = new MemorySettingsStore();
+  const sessions = new MemorySessionStore();
+  const lockouts = new MemoryLockoutStore();
+  const dataLayers = new MemoryDataLayerStore();
+  const events = new MemoryEventStore(
+    () => closed,
+    (key, value) => settings.setNow(key, value),
+  );
+  const profiles = new MemoryProfileStore(() => closed);
+  const files = new MemoryFileStatusStore(() => closed);
+  const privacy = new MemoryPrivacyStore(() => closed);
+  const revisions = new MemoryRevisionStore(tenancy, () => closed);
   return {
     kind: "memory",
     tenancy,
     settings,
-    sessions: new MemorySessionStore(),
-    lockouts: new MemoryLockoutStore(),
-    dataLayers: new MemoryDataLayerStore(),
-    events: new MemoryEventStore(
-      () => closed,
-      (key, value) => settings.setNow(key, value),
-    ),
-    profiles: new MemoryProfileStore(() => closed),
-    files: new MemoryFileStatusStore(() => closed),
-    privacy: new MemoryPrivacyStore(() => closed),
-    revisions: new MemoryRevisionStore(tenancy, () => closed),
+    sessions,
+    lockouts,
+    dataLayers,
+    events,
+    profiles,
+    files,
+    privacy,
+    revisions,
+    // Every store in one step, with no await in between: no other caller sees part of it done.
+    async eraseAll({ keepSettings }) {
+      if (closed) throw new Error("store is closed");
+      return {
+        ...tenancy.eraseAll(),
+        sessions: sessions.eraseAll(),
+        lockouts: lockouts.eraseAll(),
+        events: events.eraseAll(),
+        visitorProfiles: profiles.eraseAll(),
+        dataLayers: dataLayers.eraseAll(),
+        revisions: revisions.eraseAll(),
+        privacyTransactions: privacy.eraseAll(),
+        fileImports: files.eraseAll(),
+        settings: settings.eraseAllBut(keepSettings),
+      };
+    },
     async ping() {
       if (closed) throw new Error("store is closed");
     },

@@ -8,6 +8,31 @@ import type { LockoutStore, SessionStore } from "./sessions.store.ts";
 import type { SettingsStore } from "./settings.store.ts";
 import type { TenancyStore } from "./tenancy.store.ts";
 
+/** What `Stores.eraseAll` removed: the records of each kind (the rows that hang off them are not counted). */
+export interface ErasedRecords {
+  readonly accounts: number;
+  readonly profiles: number;
+  readonly users: number;
+  readonly apiKeys: number;
+  readonly sessions: number;
+  readonly lockouts: number;
+  readonly events: number;
+  /** Visitor profiles: one per stitched group. */
+  readonly visitorProfiles: number;
+  /** Data layers: one per name ever uploaded to a profile. */
+  readonly dataLayers: number;
+  readonly revisions: number;
+  readonly privacyTransactions: number;
+  readonly fileImports: number;
+  /** Settings: the virtual clock's offset, the token signing key, the workers' cursors, leases and marks. */
+  readonly settings: number;
+}
+
+export interface EraseOptions {
+  /** Settings that stay (the admin token, keys of the installation, the lease a running process holds). */
+  readonly keepSettings: readonly string[];
+}
+
 /** Every store of the service, as one implementation (libSQL or in-memory) provides them. */
 export interface Stores {
   readonly kind: "libsql" | "memory";
@@ -27,6 +52,12 @@ export interface Stores {
   readonly privacy: PrivacyStore;
   /** File imports and their status (FIL-*, DEC-FIL-*). */
   readonly files: FileStatusStore;
+  /**
+   * svc-hub's own admin API (POST /admin/reset): removes every record of every store, except the settings
+   * named, all at once: no reader sees part of it done. Sequence numbers (the events') go on from where they
+   * were, so a number read before never names a record made after.
+   */
+  eraseAll(options: EraseOptions): Promise<ErasedRecords>;
   /** Resolves when the store answers a trivial query (readiness, DEC-OPS-01); rejects otherwise. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -1,0 +1,104 @@
+/** Stores.eraseAll, the store side of svc-hub's own POST /admin/reset, run against every store implementation. */
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import type { Stores } from "../core/ports/index.ts";
+import { sampleEvent } from "./store-contract.events.ts";
+import { auditFor, sampleTransaction } from "./store-contract.privacy.ts";
+import { fullProfileConfig, sampleApiKey, sampleUser } from "./store-contract.ts";
+
+/** One record of every kind the stores keep, and settings of every kind the service writes. */
+export async function fillEveryStore(stores: Stores): Promise<void> {
+  await stores.tenancy.ensureAccount("acme", 1_000);
+  await stores.tenancy.putProfile("acme", fullProfileConfig("main"), 1_000);
+  await stores.tenancy.putProfile("acme", fullProfileConfig("dev"), 1_000);
+  await stores.tenancy.putUser(sampleUser("ops@example.com"));
+  await stores.tenancy.putApiKey(sampleApiKey("key-1", "ops@example.com"));
+  await stores.sessions.create({ id: "s1", userEmail: "ops@example.com", cookieHash: "c".repeat(64), utkHash: "u".repeat(64), createdAt: 1_000, lastSeenAt: 1_000 });
+  expect(await stores.lockouts.compareAndSet("password", "ops@example.com", null, '{"failures":[1000]}', 9_000)).toBe(true);
+  await stores.events.append([sampleEvent({ visitorId: "v1" }), sampleEvent({ visitorId: "v2" })]);
+  await stores.profiles.save("acme", "main", "v1", { firstSeenAt: 1_000, lastSeenAt: 1_000, visitStartedAt: 1_000, eventCount: 1, visitCount: 1, values: {}, badges: [], visitorIds: {}, lastSeq: 1 }, ["v1", "v2"]);
+  await stores.profiles.setEngineEnabledSince("acme", "main", "engine-1", 1_000);
+  const key = { account: "acme", profile: "main", dlId: "homepage" };
+  const change = { key, seq: 1, kind: "upload", body: "{}", state: "pending", acceptedAt: 1_000, dueAt: 2_000, runAt: 2_000, attempts: 0, settledAt: null } as const;
+  expect(await stores.dataLayers.append(change, true)).toBe(true);
+  const details = { revision_id: "202501021953", account: "acme", profile: "main", name: "r", time_created: "Thu 2025.01.02 19:53 GMT", checksums: {}, comment: "", created_by: "a@example.com", targets_published: ["prod"] };
+  expect(await stores.revisions.insert({ account: "acme", profile: "main", revisionId: "202501021953", createdAt: 1_000, seed: null, details, bundle: new Uint8Array([1, 2]) })).toBe(true);
+  const transaction = sampleTransaction();
+  await stores.privacy.requestDeletion(transaction, auditFor(transaction, "deletion-requested"));
+  const file = {
+    id: "0".repeat(24),
+    account: "acme",
+    profile: "main",
+    name: "purchases_1.csv",
+    prefix: "purchases",
+    createdAt: 1_000,
+    nodeId: "node-a",
+    file: { size: 0, checksum: "", sourceType: "upload", sourceHost: "host-a", lineCount: 0 },
+    status: [{ state: "DOWNLOADING", at: 1_000 }],
+    finished: false,
+    progress: null,
+  } as const;
+  expect(await stores.files.create(file)).toBe(true);
+  for (const [name, value] of [["admin.token", "kept-token"], ["lease.profiles", "node|1"], ["clock.offsetMs", "86400000"], ["auth.jwtSecret", "secret"], ["profiles.cursor", "2"]]) {
+    await stores.settings.set(name as string, value as string);
+  }
+}
+
+export function describeEraseContract(name: string, open: () => Promise<Stores>): void {
+  describe(`${name}: erasing everything (svc-hub's own admin API, POST /admin/reset)`, () => {
+    let stores: Stores;
+    beforeEach(async () => {
+      stores = await open();
+      await fillEveryStore(stores);
+    });
+    afterEach(async () => {
+      await stores.close();
+    });
+
+    test("eraseAll removes every record, says how many of each, and keeps only the settings named", async () => {
+      const erased = await stores.eraseAll({ keepSettings: ["admin.token", "lease.profiles"] });
+      expect(erased).toEqual({
+        accounts: 1,
+        profiles: 2,
+        users: 1,
+        apiKeys: 1,
+        sessions: 1,
+        lockouts: 1,
+        events: 2,
+        visitorProfiles: 1,
+        dataLayers: 1,
+        revisions: 1,
+        privacyTransactions: 1,
+        fileImports: 1,
+        settings: 3,
+      });
+      expect(await stores.tenancy.listAccounts()).toEqual([]);
+      expect(await stores.tenancy.findProfile("acme", "main")).toBeNull();
+      expect(await stores.tenancy.listUsers()).toEqual([]);
+      expect(await stores.tenancy.findApiKey("key-1")).toBeNull();
+      expect(await stores.sessions.findByCookieHash("c".repeat(64))).toBeNull();
+      expect(await stores.lockouts.read("password", "ops@example.com")).toBeNull();
+      expect(await stores.events.query({ limit: 10 })).toEqual([]);
+      expect(await stores.profiles.canonicalOf("acme", "main", "v2")).toBeNull();
+      expect(await stores.profiles.engineEnabledSince("acme", "main", "engine-1")).toBeNull();
+      expect(await stores.dataLayers.read({ account: "acme", profile: "main", dlId: "homepage" })).toBeNull();
+      expect(await stores.dataLayers.nextRunAt()).toBeNull();
+      expect(await stores.revisions.listIds("acme", "main")).toEqual([]);
+      expect(await stores.privacy.find("acme", "main", "t1")).toBeNull();
+      expect(await stores.privacy.auditOf("t1")).toEqual([]);
+      expect(await stores.files.unfinished()).toEqual([]);
+      expect(await stores.settings.keysStartingWith("")).toEqual(["admin.token", "lease.profiles"]);
+      expect(await stores.settings.get("admin.token")).toBe("kept-token");
+    });
+
+    test("after eraseAll the stores take the same records again, and events' sequence numbers go on", async () => {
+      const [before] = await stores.events.query({ limit: 1, order: "desc" });
+      await stores.eraseAll({ keepSettings: [] });
+      expect(await stores.settings.keysStartingWith("")).toEqual([]);
+      await fillEveryStore(stores);
+      expect((await stores.tenancy.listAccounts()).map((account) => account.name)).toEqual(["acme"]);
+      const after = await stores.events.query({ limit: 10 });
+      expect(after.map((event) => event.visitorId)).toEqual(["v1", "v2"]);
+      expect(after[0]?.seq).toBeGreaterThan(before?.seq ?? Number.POSITIVE_INFINITY);
+    });
+  });
+}
