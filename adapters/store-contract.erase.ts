@@ -2,6 +2,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { Stores } from "../core/ports/index.ts";
 import { sampleEvent } from "./store-contract.events.ts";
+import { sampleFileRecord } from "./store-contract.files.ts";
 import { auditFor, sampleTransaction } from "./store-contract.privacy.ts";
 import { fullProfileConfig, sampleApiKey, sampleUser } from "./store-contract.ts";
 
@@ -24,19 +25,7 @@ export async function fillEveryStore(stores: Stores): Promise<void> {
   expect(await stores.revisions.insert({ account: "acme", profile: "main", revisionId: "202501021953", createdAt: 1_000, seed: null, details, bundle: new Uint8Array([1, 2]) })).toBe(true);
   const transaction = sampleTransaction();
   await stores.privacy.requestDeletion(transaction, auditFor(transaction, "deletion-requested"));
-  const file = {
-    id: "0".repeat(24),
-    account: "acme",
-    profile: "main",
-    name: "purchases_1.csv",
-    prefix: "purchases",
-    createdAt: 1_000,
-    nodeId: "node-a",
-    file: { size: 0, checksum: "", sourceType: "upload", sourceHost: "host-a", lineCount: 0 },
-    status: [{ state: "DOWNLOADING", at: 1_000 }],
-    finished: false,
-    progress: null,
-  } as const;
+  const file = sampleFileRecord();
   expect(await stores.files.create(file)).toBe(true);
   for (const [name, value] of [["admin.token", "kept-token"], ["lease.profiles", "node|1"], ["clock.offsetMs", "86400000"], ["auth.jwtSecret", "secret"], ["profiles.cursor", "2"]]) {
     await stores.settings.set(name as string, value as string);

@@ -4,7 +4,8 @@ import type { FileStatusRecord, Stores } from "../core/ports/index.ts";
 
 let sequence = 0;
 
-function record(overrides: Partial<FileStatusRecord> = {}): FileStatusRecord {
+/** A file import just received (DOWNLOADING), of a new id and name each call. */
+export function sampleFileRecord(overrides: Partial<FileStatusRecord> = {}): FileStatusRecord {
   sequence += 1;
   return {
     id: sequence.toString(16).padStart(24, "0"),
@@ -33,7 +34,7 @@ export function describeFileStatusStoreContract(name: string, open: () => Promis
     });
 
     test("a created record is found by account, profile and name, as given", async () => {
-      const created = record({ name: "purchases_ünï \"q\".csv", file: { size: 12, checksum: "a".repeat(32), sourceType: "file", sourceHost: "h", lineCount: 3 } });
+      const created = sampleFileRecord({ name: "purchases_ünï \"q\".csv", file: { size: 12, checksum: "a".repeat(32), sourceType: "file", sourceHost: "h", lineCount: 3 } });
       expect(await stores.files.create(created)).toBe(true);
       expect(await stores.files.find("acme", "main", created.name)).toEqual(created);
       expect(await stores.files.find("acme", "dev", created.name)).toBeNull();
@@ -41,15 +42,15 @@ export function describeFileStatusStoreContract(name: string, open: () => Promis
     });
 
     test("DEC-FIL-04: a second record of the same name in the same profile is refused and changes nothing", async () => {
-      const first = record({ name: "purchases_same.csv" });
+      const first = sampleFileRecord({ name: "purchases_same.csv" });
       expect(await stores.files.create(first)).toBe(true);
-      expect(await stores.files.create(record({ name: "purchases_same.csv", nodeId: "node-b" }))).toBe(false);
+      expect(await stores.files.create(sampleFileRecord({ name: "purchases_same.csv", nodeId: "node-b" }))).toBe(false);
       expect(await stores.files.find("acme", "main", "purchases_same.csv")).toEqual(first);
-      expect(await stores.files.create(record({ name: "purchases_same.csv", profile: "dev" }))).toBe(true);
+      expect(await stores.files.create(sampleFileRecord({ name: "purchases_same.csv", profile: "dev" }))).toBe(true);
     });
 
     test("update replaces the file, the status, finished and the progress", async () => {
-      const created = record();
+      const created = sampleFileRecord();
       await stores.files.create(created);
       const updated: FileStatusRecord = {
         ...created,
@@ -68,13 +69,13 @@ export function describeFileStatusStoreContract(name: string, open: () => Promis
     });
 
     test("DEC-FIL-06: count and search match one prefix, created_at inclusive at both ends, oldest first", async () => {
-      const inside = [record({ createdAt: 2_000 }), record({ createdAt: 1_000 }), record({ createdAt: 3_000 })];
+      const inside = [sampleFileRecord({ createdAt: 2_000 }), sampleFileRecord({ createdAt: 1_000 }), sampleFileRecord({ createdAt: 3_000 })];
       const outside = [
-        record({ createdAt: 999 }),
-        record({ createdAt: 3_001 }),
-        record({ createdAt: 2_000, prefix: "purchases2" }),
-        record({ createdAt: 2_000, profile: "dev" }),
-        record({ createdAt: 2_000, account: "globex" }),
+        sampleFileRecord({ createdAt: 999 }),
+        sampleFileRecord({ createdAt: 3_001 }),
+        sampleFileRecord({ createdAt: 2_000, prefix: "purchases2" }),
+        sampleFileRecord({ createdAt: 2_000, profile: "dev" }),
+        sampleFileRecord({ createdAt: 2_000, account: "globex" }),
       ];
       for (const each of [...inside, ...outside]) expect(await stores.files.create(each)).toBe(true);
       expect(await stores.files.count("acme", "main", "purchases", 1_000, 3_000)).toBe(3);
@@ -85,11 +86,11 @@ export function describeFileStatusStoreContract(name: string, open: () => Promis
     });
 
     test("DEC-FIL-06: a file of an unknown prefix holding \"_\" (recorded under the text before its first \"_\") is found by its whole prefix", async () => {
-      const unknown = record({ name: "web_orders_2024-03-01.csv", prefix: "web", createdAt: 2_000 });
+      const unknown = sampleFileRecord({ name: "web_orders_2024-03-01.csv", prefix: "web", createdAt: 2_000 });
       const others = [
-        record({ name: "web_returns_2024-03-01.csv", prefix: "web", createdAt: 2_000 }),
-        record({ name: "purchasesX_1.csv", prefix: "purchasesX", createdAt: 2_000 }),
-        record({ name: "purchases_1.csv", prefix: "purchases", createdAt: 2_000 }),
+        sampleFileRecord({ name: "web_returns_2024-03-01.csv", prefix: "web", createdAt: 2_000 }),
+        sampleFileRecord({ name: "purchasesX_1.csv", prefix: "purchasesX", createdAt: 2_000 }),
+        sampleFileRecord({ name: "purchases_1.csv", prefix: "purchases", createdAt: 2_000 }),
       ];
       for (const each of [unknown, ...others]) expect(await stores.files.create(each)).toBe(true);
       expect(await stores.files.count("acme", "main", "web_orders", 0, 10_000)).toBe(1);
@@ -103,8 +104,8 @@ export function describeFileStatusStoreContract(name: string, open: () => Promis
 
     test("DEC-FIL-06: a file of a longer definition is not found by a shorter prefix, and a shorter definition's file is found by a longer prefix its name starts with", async () => {
       for (const each of [
-        record({ name: "sales_eu_1.csv", prefix: "sales_eu" }),
-        record({ name: "sales_us_1.csv", prefix: "sales" }),
+        sampleFileRecord({ name: "sales_eu_1.csv", prefix: "sales_eu" }),
+        sampleFileRecord({ name: "sales_us_1.csv", prefix: "sales" }),
       ]) {
         expect(await stores.files.create(each)).toBe(true);
       }
@@ -114,23 +115,23 @@ export function describeFileStatusStoreContract(name: string, open: () => Promis
     });
 
     test("replace puts a new import in the place of a finished one, once", async () => {
-      const first = record({ name: "purchases_again.csv" });
+      const first = sampleFileRecord({ name: "purchases_again.csv" });
       await stores.files.create(first);
-      const second = record({ name: "purchases_again.csv", createdAt: 2_000 });
+      const second = sampleFileRecord({ name: "purchases_again.csv", createdAt: 2_000 });
       expect(await stores.files.replace(first, second)).toBe(false);
       const finished = { ...first, finished: true, status: [{ state: "DOWNLOADING" as const, at: 1_000, lastFailure: "Failed to download (FTP, SFTP, S3) file" }] };
       await stores.files.update(finished);
       expect(await stores.files.replace(finished, second)).toBe(true);
       expect(await stores.files.find("acme", "main", "purchases_again.csv")).toEqual(second);
-      expect(await stores.files.replace(finished, record({ name: "purchases_again.csv", createdAt: 3_000 }))).toBe(false);
+      expect(await stores.files.replace(finished, sampleFileRecord({ name: "purchases_again.csv", createdAt: 3_000 }))).toBe(false);
       expect((await stores.files.find("acme", "main", "purchases_again.csv"))?.id).toBe(second.id);
     });
 
     test("unfinished lists the imports not yet finished, of every node, oldest first", async () => {
-      const older = record({ createdAt: 1 });
-      const newer = record({ createdAt: 2 });
-      const done = record({ createdAt: 0, finished: true });
-      const elsewhere = record({ createdAt: 3, nodeId: "node-b" });
+      const older = sampleFileRecord({ createdAt: 1 });
+      const newer = sampleFileRecord({ createdAt: 2 });
+      const done = sampleFileRecord({ createdAt: 0, finished: true });
+      const elsewhere = sampleFileRecord({ createdAt: 3, nodeId: "node-b" });
       for (const each of [newer, done, elsewhere, older]) await stores.files.create(each);
       expect((await stores.files.unfinished()).map((found) => found.id)).toEqual([older.id, newer.id, elsewhere.id]);
       await stores.files.update({ ...older, finished: true });

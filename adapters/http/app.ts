@@ -87,12 +87,12 @@ export function createApp(deps: AppDeps) {
   const handle = app.handle;
   const answeredHeaders = { "x-version": deps.version, "x-nodeid": deps.nodeId, "cache-control": "no-cache, no-store, must-revalidate" };
   app.handle = (request) =>
-    passesTheGate(request) ? handle(request) : deps.requests.pass(() => handle(request), () => unavailableResponse(request, answeredHeaders));
+    bypassesTheGate(request) ? handle(request) : deps.requests.pass(() => handle(request), () => unavailableResponse(request, answeredHeaders));
   return app;
 }
 
-/** POST /admin/reset and POST /admin/wait (one trailing "/" forgiven, as the router forgives it). */
-function passesTheGate(request: Request): boolean {
+/** The requests that do not wait at the gate: POST /admin/reset and POST /admin/wait (one trailing "/" forgiven, as the router forgives it). */
+function bypassesTheGate(request: Request): boolean {
   // Most requests leave at the first look: the hot path (/event, moments lookups) parses nothing here.
   if (request.method !== "POST" || !request.url.includes("/admin/")) return false;
   const path = rawPathOf(request.url).replace(/(.)\/$/, "$1");
