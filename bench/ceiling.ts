@@ -5,6 +5,10 @@
  * Elysia, the request log or libSQL:
  *
  * - `answer`: the pixel and a TAPID cookie, nothing else;
+ * - `deferred`: the same answer from an async handler, after one `await`: what an answer that is not ready at
+ *   once costs Bun's server;
+ * - `turn`: the same answer once a turn of the event loop has passed, requests grouped as the group commit
+ *   groups them (one `setImmediate` a group), with nothing stored;
  * - `rules`: the collection use-case itself (adapters/collect/collect.service.ts: bot filter, the request's
  *   checks, the rate limit, the visitor ID, the event record), each event accepted at once;
  * - `durable`: the same use-case, each event appended as a line to a flat file, a 200 only once its group's
@@ -13,7 +17,7 @@
  * `durable` is what no store can beat: an append that costs one sequential write a group. Its ratio to the
  * bare server bounds what any design of the collection endpoint can reach here (bench/FINDINGS.md, ninth
  * round). Prints a Markdown table; `--out file` writes it there too. `--rounds N` (default 2) alternates the
- * bare server with each mode N times.
+ * bare server with each mode N times; `--modes a,b` measures only those modes.
  *
  * `bun bench/ceiling.ts serve <mode> <file>` is one of the servers (prints `listening <port>`).
  */
@@ -32,7 +36,7 @@ import { cpuPercent, cpuTicksOf } from "./lib/proc.ts";
 import { benchEventsPerSecond, startListening, type BareProcess } from "./lib/servers.ts";
 import { ensureWrk, runWrk, type WrkResult, type WrkSettings } from "./lib/wrk.ts";
 
-const modes = ["answer", "rules", "durable"] as const;
+const modes = ["answer", "deferred", "turn", "rules", "durable"] as const;
 type Mode = (typeof modes)[number];
 
 /** Appends each group of events as JSON lines to `path`; resolves once the group's fdatasync returned. */
@@ -64,6 +68,17 @@ async function serve(mode: Mode, file: string): Promise<void> {
   const pixel = (setCookie: string | null) =>
     new Response(transparentGif, { headers: { "content-type": "image/gif", "cache-control": "no-store", ...(setCookie ? { "set-cookie": setCookie } : {}) } });
   const fixedCookie = "TAPID=acme/main>0190f1e2d3c4b5a60190f1e2d3c4b5a6|; Path=/; Max-Age=31536000; HttpOnly; Secure; SameSite=None";
+  let waiting: (() => void)[] = [];
+  const nextTurn = () =>
+    new Promise<void>((resolveTurn) => {
+      if (waiting.length === 0)
+        setImmediate(() => {
+          const group = waiting;
+          waiting = [];
+          for (const resume of group) resume();
+        });
+      waiting.push(resolveTurn);
+    });
   const server = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
@@ -71,6 +86,16 @@ async function serve(mode: Mode, file: string): Promise<void> {
       "/event":
         mode === "answer"
           ? () => pixel(fixedCookie)
+          : mode === "deferred"
+            ? async () => {
+                await null;
+                return pixel(fixedCookie);
+              }
+            : mode === "turn"
+              ? async () => {
+                  await nextTurn();
+                  return pixel(fixedCookie);
+                }
           : async (request) => {
               const outcome = await collector.collect(request, "GET");
               return outcome.ok ? pixel(outcome.value.setCookie) : new Response(null, { status: outcome.error.status });
@@ -100,6 +125,8 @@ async function main(args: readonly string[]): Promise<void> {
   if (args[0] === "serve") return serve(args[1] as Mode, args[2] as string);
   const roundsAt = args.indexOf("--rounds");
   const rounds = roundsAt >= 0 ? Number(args[roundsAt + 1]) : 2;
+  const modesAt = args.indexOf("--modes");
+  const chosen = modesAt >= 0 ? (args[modesAt + 1] as string).split(",").filter((mode): mode is Mode => (modes as readonly string[]).includes(mode)) : modes;
   const outAt = args.indexOf("--out");
   const out = outAt >= 0 ? resolve(args[outAt + 1] as string) : null;
   const root = resolve(import.meta.dir, "..");
@@ -115,7 +142,7 @@ async function main(args: readonly string[]): Promise<void> {
   ];
   try {
     for (let round = 1; round <= rounds; round += 1) {
-      for (const mode of modes) {
+      for (const mode of chosen) {
         const bare = await startListening([bun, join(root, "bench", "bare-server.ts")], root);
         const bareRow = await measure("bare", bare, settings, scratch).finally(() => bare.stop());
         const server = await startListening([bun, import.meta.path, "serve", mode, join(scratch, `${mode}.log`)], root);
