@@ -51,7 +51,8 @@ describe("core purity", () => {
 
   for (const file of files) {
     const name = relative(coreDir, file);
-    const isTest = /\.test\.ts$/.test(file);
+    // A test's own module (`*.test-support.ts`, shared assertions) is test code: it may use node:assert.
+    const isTest = /\.test(-support)?\.ts$/.test(file);
     it(`${name} imports only from core/`, () => {
       const source = withoutComments(readFileSync(file, "utf8"));
       for (const specifier of importSpecifiers(source)) {

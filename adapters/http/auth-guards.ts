@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { managementError, type ManagementError } from "../../core/errors/index.ts";
+import { invalidRequestBecause, managementError, quoted, type ManagementError } from "../../core/errors/index.ts";
 import type { TenantAccess } from "../../core/session/session.rules.ts";
 import type { AuthService, Principal } from "../services/auth.service.ts";
 import { readCookieValue } from "../../core/visitors/cookies.rules.ts";
@@ -43,8 +43,15 @@ export function standardAccessError(access: Exclude<TenantAccess, "granted">): M
 }
 
 /** DEC-GEN-04, DLE-ERR-05: the data layer API says 400 1400 for an unknown (mistyped) account or profile. */
-export function dataLayerAccessError(access: Exclude<TenantAccess, "granted">): ManagementError {
-  return access === "no-grant" ? managementError("permissionDenied") : managementError("invalidRequest");
+export function dataLayerAccessError(access: Exclude<TenantAccess, "granted">, account: string, profile: string): ManagementError {
+  switch (access) {
+    case "no-grant":
+      return managementError("permissionDenied");
+    case "unknown-account":
+      return invalidRequestBecause(`there is no account ${quoted(account)}`);
+    case "unknown-profile":
+      return invalidRequestBecause(`the account ${quoted(account)} has no profile ${quoted(profile)}`);
+  }
 }
 
 /** Lets the call through when access is granted; otherwise answers the API's error for it. */
@@ -53,10 +60,10 @@ export async function requireAccess(
   principal: Principal,
   account: string,
   profile: string,
-  errorFor: (access: Exclude<TenantAccess, "granted">) => ManagementError = standardAccessError,
+  errorFor: (access: Exclude<TenantAccess, "granted">, account: string, profile: string) => ManagementError = standardAccessError,
 ): Promise<void> {
   const access = await auth.decideAccess(principal, account, profile);
-  if (access !== "granted") failWith(errorFor(access));
+  if (access !== "granted") failWith(errorFor(access, account, profile));
 }
 
 /**

@@ -44,6 +44,8 @@ async function clientOf(service: Service) {
   const base = "/v1/dle/accounts/acme/profiles/main/datalayers";
   const admin = { authorization: `Bearer ${service.deps.adminToken}`, "content-type": "application/json" };
   return {
+    utk,
+    cookie,
     async send(method: string, dlId: string, json?: unknown) {
       const response = await call(`${base}/${dlId}?utk=${utk}`, {
         method,
@@ -208,6 +210,42 @@ describe("hosted data layer: serving (DEC-DLE-07)", () => {
       expect([method, path, answer.status, answer.headers.get("access-control-allow-origin")]).toEqual([method, path, status, "*"]);
       if (status === 405) expect(answer.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
     }
+  });
+});
+
+describe("hosted data layer: why a 400 1400 was refused", () => {
+  /** The contract's body, the same for every refusal, and the reason header that tells them apart. */
+  async function refusal(service: Service, path: string, init: RequestInit): Promise<string | null> {
+    const client = await clientOf(service);
+    const response = await service.app.handle(new Request(`${inProcessBase}${path.replace("UTK", client.utk)}`, { ...init, headers: { cookie: client.cookie, ...init.headers } }));
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ returnCode: 1400, message: "Invalid request submission. Please check supplied parameters or request body." });
+    return response.headers.get("x-svc-hub-reason");
+  }
+
+  it("says in a header of its own which refusal it was, the body staying the contract's", async () => {
+    const service = await open();
+    const base = "/v1/dle/accounts/acme/profiles/main/datalayers";
+    const json = { "content-type": "application/json" };
+    const cases: Array<[string, RequestInit, string]> = [
+      [`${base}/home?utk=UTK`, { method: "POST", headers: json, body: '{"page":{"type.name":"x"}}' }, "no key may hold a period (.), and /page/type.name does"],
+      [`${base}/home?utk=UTK`, { method: "POST", headers: json, body: "[1]" }, "the body must be a JSON object, not an array"],
+      [`${base}/home?utk=UTK`, { method: "POST", headers: json, body: "{" }, "the body is not valid JSON"],
+      [`${base}/home?utk=UTK`, { method: "POST", headers: { "content-type": "text/plain" }, body: "{}" }, 'the Content-Type must be application/json, not "text/plain"'],
+      [`${base}/home?utk=UTK`, { method: "POST", headers: { ...json, "content-encoding": "br" }, body: "{}" }, 'the Content-Encoding "br" is not taken: gzip, or none'],
+      [`${base}/home?utk=UTK`, { method: "POST", headers: { ...json, "content-encoding": "gzip" }, body: "{}" }, "the body is not valid gzip"],
+      [`${base}/home%20page?utk=UTK`, { method: "POST", headers: json, body: "{}" }, 'the data layer id "home page" holds a character names may not: only A-Z a-z 0-9 _ - ~'],
+      [`${base}/a/b?utk=UTK`, { method: "POST", headers: json, body: "{}" }, 'the data layer id "a/b" holds a "/", which names may not'],
+      [`/v1/dle/accounts/acne/profiles/main/datalayers/home?utk=UTK`, { method: "POST", headers: json, body: "{}" }, 'there is no account "acne"'],
+      [`/v1/dle/accounts/acme/profiles/mian/datalayers?utk=UTK`, { method: "GET" }, 'the account "acme" has no profile "mian"'],
+    ];
+    for (const [path, init, reason] of cases) expect(await refusal(service, path, init)).toBe(reason);
+  });
+
+  it("spells a name outside printable ASCII as \\u escapes, so the header is always a valid one", async () => {
+    const service = await open();
+    const reason = await refusal(service, "/v1/dle/accounts/acme/profiles/main/datalayers/caf%C3%A9%0A?utk=UTK", { method: "DELETE" });
+    expect(reason).toBe('the data layer id "caf\\u00e9\\n" holds a character names may not: only A-Z a-z 0-9 _ - ~');
   });
 });
 

@@ -6,7 +6,7 @@ import {
   validateDataLayerPath,
   validateProfilePath,
 } from "../../core/datalayer/datalayer.rules.ts";
-import { managementError, type ManagementError } from "../../core/errors/index.ts";
+import { invalidRequestBecause, managementError, quoted, type ManagementError } from "../../core/errors/index.ts";
 import type { DataLayerKey } from "../../core/ports/datalayer.store.ts";
 import type { Result } from "../../core/result.ts";
 import type { Principal } from "../services/auth.service.ts";
@@ -64,9 +64,13 @@ export function dataLayerRoutes(deps: AppDeps) {
     unwrap(validateDataLayerContentType(request.headers.get("content-type")));
     const encoding = unwrap(readDataLayerEncoding(request.headers.get("content-encoding")));
     const bytes = await readRequestBody(request, deps.config.limits.maxBodyBytes, encoding);
-    if (!bytes.ok) failWith(managementError("invalidRequest"));
+    if (!bytes.ok) {
+      failWith(
+        invalidRequestBecause(bytes.error === "too-large" ? `the body is over ${deps.config.limits.maxBodyBytes} bytes (limits.maxBodyBytes)` : "the body is not valid gzip"),
+      );
+    }
     const text = decodeUtf8(bytes.value);
-    if (text === null) failWith(managementError("invalidRequest"));
+    if (text === null) failWith(invalidRequestBecause("the body is not UTF-8"));
     return unwrap(validateDataLayerBody(text));
   }
 
@@ -149,7 +153,7 @@ export function dataLayerRoutes(deps: AppDeps) {
       async ({ params, principal, request, set }) => {
         const rest = ((params as PathParams)["*"] ?? "").replace(/\/+$/, "");
         // DEC-DLE-02: a "/" sent unencoded in a dl_id is a restricted character, as %2F is.
-        if (rest.includes("/")) failWith(managementError("invalidRequest"));
+        if (rest.includes("/")) failWith(invalidRequestBecause(`the data layer id ${quoted(rest)} holds a "/", which names may not`));
         await dataLayerOf({ ...(params as PathParams), dl_id: rest }, principal);
         // A method the routes above take reached here by its path (`home//`, more than the one trailing "/"
         // the router forgives): no such resource, rather than a method it does take refused.

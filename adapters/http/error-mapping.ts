@@ -2,6 +2,7 @@ import { ValidationError } from "elysia";
 import {
   collectError,
   managementError,
+  invalidRequestBecause,
   managementErrorBody,
   momentsError,
   type CollectError,
@@ -74,10 +75,26 @@ export function jsonResponse(status: number, body: unknown, headers: Record<stri
   });
 }
 
+/**
+ * The header that says why a request was refused where the body's wording is the contract's and the same for
+ * every refusal (ManagementError.reason): not part of the interface, for the developer reading the answer.
+ * The request log keeps it as `reason`.
+ */
+export const reasonHeader = "x-svc-hub-reason";
+
+/** `text` as a header value: printable ASCII (anything else as `\uXXXX`), at most 300 characters. */
+export function headerValueOf(text: string): string {
+  const ascii = text.replace(/[^\x20-\x7e]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return ascii.length > 300 ? `${ascii.slice(0, 299)}~` : ascii;
+}
+
 export function catalogueResponse(error: CatalogueError): Response {
   switch (error.kind) {
     case "management":
-      return jsonResponse(error.status, managementErrorBody(error), error.status === 503 ? { "retry-after": retryAfterSeconds } : {});
+      return jsonResponse(error.status, managementErrorBody(error), {
+        ...(error.status === 503 ? { "retry-after": retryAfterSeconds } : {}),
+        ...(error.reason === undefined ? {} : { [reasonHeader]: headerValueOf(error.reason) }),
+      });
     case "collect":
       return new Response(null, {
         status: error.status,
@@ -127,7 +144,15 @@ function invalidHostFor(style: ErrorStyle): CatalogueError {
   }
 }
 
-function refusalFor(style: ErrorStyle, kind: "bad-request" | "not-found" | "unavailable" | "internal", detail?: { readonly target?: string | undefined; readonly problem?: string | undefined }): CatalogueError {
+interface RefusalDetail {
+  /** The part of the request refused (`/by`, `body`) and what is wrong with it, from a validation error. */
+  readonly target?: string | undefined;
+  readonly problem?: string | undefined;
+  /** Why, in a sentence, when there is no part to name (ManagementError.reason). */
+  readonly reason?: string;
+}
+
+function refusalFor(style: ErrorStyle, kind: "bad-request" | "not-found" | "unavailable" | "internal", detail?: RefusalDetail): CatalogueError {
   switch (style) {
     case "collect":
       return collectError({ "bad-request": "invalidJson", "not-found": "unknownPath", unavailable: "storageUnavailable", internal: "internalError" }[kind] as CollectErrorCode);
@@ -141,8 +166,10 @@ function refusalFor(style: ErrorStyle, kind: "bad-request" | "not-found" | "unav
       break;
   }
   switch (kind) {
-    case "bad-request":
-      return managementError("invalidRequest");
+    case "bad-request": {
+      const reason = detail?.reason ?? (detail?.target ? `${detail.target}: ${detail.problem ?? "not valid here"}` : undefined);
+      return reason === undefined ? managementError("invalidRequest") : invalidRequestBecause(reason);
+    }
     case "not-found":
       return managementError("resourceNotFound");
     case "unavailable":
@@ -261,7 +288,7 @@ export function mapUnhandledError(logger: Logger, allowedMethodsOf: AllowedMetho
         return catalogueResponse(refusalFor(style, "not-found"));
       }
       case "PARSE":
-        return catalogueResponse(refusalFor(style, "bad-request"));
+        return catalogueResponse(refusalFor(style, "bad-request", { reason: "the body could not be read as this call's type of body" }));
       case "VALIDATION":
         if (isResponseValidationError(error)) {
           logger.error("response failed its schema", { method: request.method, path: loggedPath, ...describeResponseValidation(error) });
@@ -275,13 +302,13 @@ export function mapUnhandledError(logger: Logger, allowedMethodsOf: AllowedMetho
       // A body nested too deep for the validator (Elysia's ValidationError stringifies the value): the
       // client's input, so a 400 and not the 500 of an unexpected failure.
       logger.warn("input nested too deep", { method: request.method, path: loggedPath });
-      return catalogueResponse(refusalFor(style, "bad-request"));
+      return catalogueResponse(refusalFor(style, "bad-request", { reason: "the body is nested too deep to be checked" }));
     }
     if (request.signal.aborted) {
       // The client closed the connection before its request was read (a slow or stalled upload): no one
       // receives the answer, and it is not a failure of the service.
       logger.info("client closed the connection", { method: request.method, path: loggedPath });
-      return catalogueResponse(refusalFor(style, "bad-request"));
+      return catalogueResponse(refusalFor(style, "bad-request", { reason: "the client closed the connection before the request was read" }));
     }
     if (error instanceof ServiceBusyError) {
       logger.warn("service busy", { method: request.method, path: loggedPath, error: describeError(error) });

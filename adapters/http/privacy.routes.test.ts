@@ -45,6 +45,7 @@ async function clientOf(service: Service) {
   const admin = { authorization: `Bearer ${service.deps.adminToken}`, "content-type": "application/json" };
   return {
     call,
+    bearer,
     async event(params: Record<string, string | number>) {
       const response = await call("/event", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ svc_account: "acme", svc_profile: "main", ...params }) });
       expect(response.status).toBe(200);
@@ -281,6 +282,28 @@ describe("visitor privacy in-process", () => {
     const email = `burst-${crypto.randomUUID()}@example.com`;
     const ids = await Promise.all(Array.from({ length: 12 }, () => client.requestDeletion(email)));
     expect(new Set(ids).size).toBe(1);
+  });
+
+  it("[DEC-PRV-02] says in a header of its own which refusal a 400 1400 was, never quoting attributeValue", async () => {
+    const service = await open();
+    const client = await clientOf(service);
+    const ask = async (path: string, init: RequestInit = {}) => {
+      const response = await service.app.handle(new Request(`${inProcessBase}${path}`, { ...init, headers: { ...client.bearer, ...init.headers } }));
+      expect(response.status).toBe(400);
+      expect(await response.json()).toEqual({ returnCode: 1400, message: "Invalid request submission. Please check supplied parameters or request body." });
+      return response.headers.get("x-svc-hub-reason");
+    };
+    const form = { "content-type": "application/x-www-form-urlencoded" };
+    expect(await ask(`${base}?attributeId=5201&attributeValue=ann%40example.com`)).toBe("attribute 5201 is not a visitor ID attribute of this profile (those are 5120, 5121)");
+    expect(await ask(`${base}?attributeId=email&attributeValue=ann%40example.com`)).toBe('attributeId must be the number of a visitor ID attribute, not "email"');
+    expect(await ask(`${base}?attributeId=5120&attributeValue=ann%40example.com&prettyName=yes`)).toBe('prettyName must be true or false, not "yes"');
+    expect(await ask(base, { method: "DELETE", headers: form, body: "attributeId=5120" })).toBe("attributeValue is missing");
+    expect(await ask(`${base}?attributeValue=ann%40example.com`, { method: "DELETE", headers: form, body: "attributeId=5120" })).toBe(
+      "attributeValue belongs in the form body of a deletion, not in the query string",
+    );
+    expect(await ask(base, { method: "DELETE", headers: { "content-type": "application/json" }, body: "{}" })).toBe(
+      "the body must be a form (Content-Type application/x-www-form-urlencoded)",
+    );
   });
 
   it("the OpenAPI document declares the privacy routes with their statuses", async () => {

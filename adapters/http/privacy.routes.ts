@@ -1,5 +1,5 @@
 import { Elysia, t } from "elysia";
-import { managementError, type ManagementError } from "../../core/errors/index.ts";
+import { invalidRequestBecause, managementError, type ManagementError } from "../../core/errors/index.ts";
 import { refuseQueryParameters } from "../../core/privacy/privacy.rules.ts";
 import { profilePolicyFromLimits } from "../../core/profiles/profile.rules.ts";
 import type { Result } from "../../core/result.ts";
@@ -100,7 +100,13 @@ export function privacyRoutes(deps: AppDeps) {
         unwrap(refuseQueryParameters(queryOf(request).keys()));
         const form = await readFormFields(request, maxFormBytes);
         // DEC-PRV-02: not a form (or an oversized one) is a bad request like any other.
-        if (!form.ok) failWith(managementError("invalidRequest"));
+        if (!form.ok) {
+          failWith(
+            invalidRequestBecause(
+              form.error === "not-a-form" ? "the body must be a form (Content-Type application/x-www-form-urlencoded)" : `the form is over ${maxFormBytes} bytes`,
+            ),
+          );
+        }
         const accepted = unwrap(
           await privacy.requestDeletion({
             account: params.account,

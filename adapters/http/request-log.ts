@@ -1,9 +1,10 @@
 import type { Logger } from "../runtime/logger.ts";
-import { loggedPathOf } from "./error-mapping.ts";
+import { loggedPathOf, reasonHeader } from "./error-mapping.ts";
 
 /**
  * One structured line per request: method, path (never the query string, which can hold a utk; a moments
- * lookup's visitor as `…`, loggedPathOf), status and duration in milliseconds.
+ * lookup's visitor as `…`, loggedPathOf), status and duration in milliseconds; a refusal whose body is the
+ * contract's one wording for every refusal also says why (`reason`, the answer's reason header).
  */
 export function withRequestLog(handle: (request: Request) => Promise<Response> | Response, logger: Logger) {
   return async (request: Request): Promise<Response> => {
@@ -11,7 +12,8 @@ export function withRequestLog(handle: (request: Request) => Promise<Response> |
     const pathname = loggedPathOf(request.url);
     try {
       const response = await handle(request);
-      logger.info("request", { method: request.method, path: pathname, status: response.status, ms: round(performance.now() - started) });
+      const reason = response.status >= 400 ? response.headers.get(reasonHeader) : null;
+      logger.info("request", { method: request.method, path: pathname, status: response.status, ms: round(performance.now() - started), ...(reason === null ? {} : { reason }) });
       return response;
     } catch (error) {
       logger.error("request failed", { method: request.method, path: pathname, status: 500, ms: round(performance.now() - started), error: String(error) });

@@ -2,6 +2,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { managementError } from "../errors/index.ts";
+import { assertInvalidRequest } from "../errors/refusal.test-support.ts";
 import {
   compareCodeUnits,
   dataLayerScript,
@@ -15,7 +16,6 @@ import {
   validateProfilePath,
 } from "./datalayer.rules.ts";
 
-const invalid = { ok: false, error: managementError("invalidRequest") };
 const allowedChars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-~";
 const day = 86_400_000;
 
@@ -28,24 +28,25 @@ describe("data layer names (DLE-ERR-02, DLE-ERR-03, DEC-DLE-02)", () => {
   const restricted = [" ", "\t", "\n", "/", ":", "?", "#", "[", "]", "@", "!", "$", "&", "'", "(", ")", "*", "+", ",", ";", "=", "%", ".", '"', "\\", "<", ">", "{", "}", "|", "^", "`", "é", "ü", "😀", "\u0000", "\u00a0"];
   for (const char of restricted) {
     it(`refuses ${JSON.stringify(char)} in a dl_id, account or profile with 400 1400`, () => {
-      assert.deepEqual(validateDataLayerPath("acme", "main", `prod${char}1`), invalid);
-      assert.deepEqual(validateDataLayerPath(`ac${char}me`, "main", "prod"), invalid);
-      assert.deepEqual(validateDataLayerPath("acme", `ma${char}in`, "prod"), invalid);
+      assertInvalidRequest(validateDataLayerPath("acme", "main", `prod${char}1`), /^the data layer id "prod.+1" holds a character names may not: only A-Z a-z 0-9 _ - ~$/);
+      assertInvalidRequest(validateDataLayerPath(`ac${char}me`, "main", "prod"), /^the account "ac.+me" holds a character/);
+      assertInvalidRequest(validateDataLayerPath("acme", `ma${char}in`, "prod"), /^the profile "ma.+in" holds a character/);
     });
   }
 
   it("refuses an empty name and a path segment that could not be decoded (null)", () => {
-    assert.deepEqual(validateDataLayerPath("acme", "main", ""), invalid);
-    assert.deepEqual(validateDataLayerPath("acme", "main", null), invalid);
-    assert.deepEqual(validateDataLayerPath(undefined, "main", "x"), invalid);
-    assert.deepEqual(validateProfilePath("acme", null), invalid);
+    assertInvalidRequest(validateDataLayerPath("acme", "main", ""), /^the data layer id in the path is empty$/);
+    assertInvalidRequest(validateDataLayerPath("acme", "main", null), /^the data layer id in the path is not valid percent-encoding$/);
+    assertInvalidRequest(validateDataLayerPath(undefined, "main", "x"), /^the account in the path is not valid percent-encoding$/);
+    assertInvalidRequest(validateProfilePath("acme", null), /^the profile in the path is not valid percent-encoding$/);
   });
 
   it("counts account + profile + dl_id without separators: 250 passes, 251 is refused", () => {
     assert.ok(validateDataLayerPath("acme", "main", "x".repeat(242)).ok);
-    assert.deepEqual(validateDataLayerPath("acme", "main", "x".repeat(243)), invalid);
+    assertInvalidRequest(validateDataLayerPath("acme", "main", "x".repeat(243)), /^the account, profile and data layer id are 251 characters together, and may be 250 at most$/);
     assert.ok(validateDataLayerPath("a".repeat(124), "p".repeat(125), "d").ok);
-    assert.deepEqual(validateDataLayerPath("a".repeat(125), "p".repeat(125), "d"), invalid);
+    assertInvalidRequest(validateDataLayerPath("a".repeat(125), "p".repeat(125), "d"), /^the account, profile and data layer id are 251 characters together/);
+    assertInvalidRequest(validateProfilePath("a".repeat(125), "p".repeat(126)), /^the account and profile are 251 characters together/);
   });
 
   it("accepts allowed names exactly when their lengths add up to at most 250", () => {
@@ -76,8 +77,10 @@ describe("upload and update requests (DEC-DLE-03, DEC-DLE-04)", () => {
 
   it("refuses any other Content-Type, or none, with 400 1400", () => {
     for (const type of [null, undefined, "", "text/plain", "application/x-www-form-urlencoded", "application/json-patch+json", "application/jsonx", "text/json"]) {
-      assert.deepEqual(validateDataLayerContentType(type), invalid, String(type));
+      assertInvalidRequest(validateDataLayerContentType(type), /^the Content-Type must be application\/json, not /, String(type));
     }
+    assertInvalidRequest(validateDataLayerContentType("text/plain"), /^the Content-Type must be application\/json, not "text\/plain"$/);
+    assertInvalidRequest(validateDataLayerContentType(null), /^the Content-Type must be application\/json, not missing$/);
   });
 
   it("accepts gzip (and x-gzip, identity, none) and refuses other encodings with 400 1400", () => {
@@ -86,7 +89,9 @@ describe("upload and update requests (DEC-DLE-03, DEC-DLE-04)", () => {
     assert.deepEqual(readDataLayerEncoding("x-gzip"), { ok: true, value: "gzip" });
     assert.deepEqual(readDataLayerEncoding(null), { ok: true, value: "identity" });
     assert.deepEqual(readDataLayerEncoding("identity"), { ok: true, value: "identity" });
-    for (const coding of ["br", "deflate", "compress", "gzip, br", "zstd"]) assert.deepEqual(readDataLayerEncoding(coding), invalid, coding);
+    for (const coding of ["br", "deflate", "compress", "gzip, br", "zstd"]) {
+      assertInvalidRequest(readDataLayerEncoding(coding), new RegExp(`^the Content-Encoding "${coding}" is not taken: gzip, or none$`), coding);
+    }
   });
 
   it("answers the body's text exactly as sent, so that it is served as sent", () => {
@@ -95,9 +100,18 @@ describe("upload and update requests (DEC-DLE-03, DEC-DLE-04)", () => {
   });
 
   it("refuses an empty, invalid, non-object, too deep body or a key with a period with 400 1400", () => {
-    for (const text of ["", "{", "[]", "null", '"x"', '{"a":{"b.c":1}}', "[".repeat(65) + "]".repeat(65), `{"a":${"[".repeat(64)}${"]".repeat(64)}}`]) {
-      assert.deepEqual(validateDataLayerBody(text), invalid, text.slice(0, 40));
-    }
+    const refused: Array<[string, RegExp]> = [
+      ["", /^the body is empty$/],
+      ["{", /^the body is not valid JSON$/],
+      ["[]", /^the body must be a JSON object, not an array$/],
+      ["null", /^the body must be a JSON object, not null$/],
+      ['"x"', /^the body must be a JSON object, not a string$/],
+      ['{"a":{"b.c":1}}', /^no key may hold a period \(\.\), and \/a\/b\.c does$/],
+      ['{"a/b":[0,{"~c.":1}]}', /^no key may hold a period \(\.\), and \/a~1b\/1\/~0c\. does$/],
+      ["[".repeat(65) + "]".repeat(65), /^the body nests objects and arrays deeper than 64 levels$/],
+      [`{"a":${"[".repeat(64)}${"]".repeat(64)}}`, /^the body nests objects and arrays deeper than 64 levels$/],
+    ];
+    for (const [text, reason] of refused) assertInvalidRequest(validateDataLayerBody(text), reason, text.slice(0, 40));
   });
 });
 

@@ -1,12 +1,24 @@
-import { managementError, type ManagementError } from "../errors/index.ts";
-import { defaultJsonBodyRules, readJsonObjectBody, type JsonBodyRules } from "../json/json-body.rules.ts";
-import { fitsCombinedLength, isAllowedName } from "../names/names.rules.ts";
+import { invalidRequestBecause, managementError, quoted, type ManagementError } from "../errors/index.ts";
+import { defaultJsonBodyRules, describeJsonBodyProblem, readJsonObjectBody, type JsonBodyRules } from "../json/json-body.rules.ts";
+import { fitsCombinedLength, isAllowedName, maxCombinedNameLength } from "../names/names.rules.ts";
 import type { DataLayerChangeState, DataLayerKey } from "../ports/datalayer.store.ts";
 import { err, ok, type Result } from "../result.ts";
 
-/** The hosted data layer API answers every refusal of its input with this one 400 1400 (DLE-ERR-*). */
-function invalidRequest(): ManagementError {
-  return managementError("invalidRequest");
+/** The hosted data layer API answers every refusal of its input with one 400 1400 (DLE-ERR-*), saying which. */
+const invalidRequest = invalidRequestBecause;
+
+/** DLE-ERR-03, DEC-DLE-02: a name of the path; a segment that could not be decoded arrives as null. */
+function readName(what: string, name: string | null | undefined): Result<string, ManagementError> {
+  if (typeof name !== "string") return err(invalidRequest(`the ${what} in the path is not valid percent-encoding`));
+  if (name === "") return err(invalidRequest(`the ${what} in the path is empty`));
+  if (!isAllowedName(name)) return err(invalidRequest(`the ${what} ${quoted(name)} holds a character names may not: only A-Z a-z 0-9 _ - ~`));
+  return ok(name);
+}
+
+function combinedLengthProblem(names: readonly string[]): string {
+  const length = names.reduce((sum, name) => sum + name.length, 0);
+  const what = names.length === 2 ? "the account and profile" : "the account, profile and data layer id";
+  return `${what} are ${length} characters together, and may be ${maxCombinedNameLength} at most`;
 }
 
 /**
@@ -14,10 +26,13 @@ function invalidRequest(): ManagementError {
  * hold only `A-Z a-z 0-9 _ - ~`; a segment that could not be decoded arrives as null and is refused too.
  */
 export function validateProfilePath(account: string | null | undefined, profile: string | null | undefined): Result<{ account: string; profile: string }, ManagementError> {
-  if (typeof account !== "string" || typeof profile !== "string") return err(invalidRequest());
-  if (!isAllowedName(account) || !isAllowedName(profile)) return err(invalidRequest());
-  if (!fitsCombinedLength(account, profile)) return err(invalidRequest());
-  return ok({ account, profile });
+  const checkedAccount = readName("account", account);
+  if (!checkedAccount.ok) return checkedAccount;
+  const checkedProfile = readName("profile", profile);
+  if (!checkedProfile.ok) return checkedProfile;
+  const names = [checkedAccount.value, checkedProfile.value];
+  if (!fitsCombinedLength(...names)) return err(invalidRequest(combinedLengthProblem(names)));
+  return ok({ account: checkedAccount.value, profile: checkedProfile.value });
 }
 
 /**
@@ -31,15 +46,18 @@ export function validateDataLayerPath(
 ): Result<DataLayerKey, ManagementError> {
   const tenant = validateProfilePath(account, profile);
   if (!tenant.ok) return tenant;
-  if (typeof dlId !== "string" || !isAllowedName(dlId)) return err(invalidRequest());
-  if (!fitsCombinedLength(tenant.value.account, tenant.value.profile, dlId)) return err(invalidRequest());
-  return ok({ account: tenant.value.account, profile: tenant.value.profile, dlId });
+  const checkedId = readName("data layer id", dlId);
+  if (!checkedId.ok) return checkedId;
+  const names = [tenant.value.account, tenant.value.profile, checkedId.value];
+  if (!fitsCombinedLength(...names)) return err(invalidRequest(combinedLengthProblem(names)));
+  return ok({ ...tenant.value, dlId: checkedId.value });
 }
 
 /** DEC-DLE-04: the media type must be application/json; parameters such as charset are allowed. */
 export function validateDataLayerContentType(contentType: string | null | undefined): Result<void, ManagementError> {
   const media = (contentType ?? "").split(";")[0]?.trim().toLowerCase();
-  return media === "application/json" ? ok(undefined) : err(invalidRequest());
+  if (media === "application/json") return ok(undefined);
+  return err(invalidRequest(`the Content-Type must be application/json, not ${contentType ? quoted(contentType) : "missing"}`));
 }
 
 export type BodyEncoding = "identity" | "gzip";
@@ -49,7 +67,7 @@ export function readDataLayerEncoding(contentEncoding: string | null | undefined
   const coding = (contentEncoding ?? "").trim().toLowerCase();
   if (coding === "" || coding === "identity") return ok("identity");
   if (coding === "gzip" || coding === "x-gzip") return ok("gzip");
-  return err(invalidRequest());
+  return err(invalidRequest(`the Content-Encoding ${quoted(contentEncoding ?? "")} is not taken: gzip, or none`));
 }
 
 /**
@@ -59,7 +77,7 @@ export function readDataLayerEncoding(contentEncoding: string | null | undefined
  */
 export function validateDataLayerBody(text: string, rules: JsonBodyRules = defaultJsonBodyRules): Result<string, ManagementError> {
   const parsed = readJsonObjectBody(text, rules);
-  return parsed.ok ? ok(text) : err(invalidRequest());
+  return parsed.ok ? ok(text) : err(invalidRequest(describeJsonBodyProblem(text, parsed.error, rules)));
 }
 
 /** DEC-DLE-09, DLE-12, LIM-01: the names of the existing data layers, or 400 1400 when there are more than `max`. */

@@ -177,6 +177,27 @@ export interface ManagementError {
   readonly message: string;
   /** Extra fields some answers carry beside returnCode and message (DEC-PRV-01: transaction_id). */
   readonly extra?: Readonly<Record<string, string>>;
+  /**
+   * What exactly was refused, where the contract's message is the same for every refusal (1400's "Please
+   * check supplied parameters or request body."). Never in the body, whose wording the contract fixes: the
+   * HTTP adapter sends it in a header of its own and logs it. Holds no value a visitor could be known by.
+   */
+  readonly reason?: string;
+}
+
+/** `error` with the reason it was refused, for the client and the log (never in the body). */
+export function withReason(error: ManagementError, reason: string): ManagementError {
+  return { ...error, reason };
+}
+
+/** The one 400 1400 of the data layer and privacy APIs (and of an Elysia validation), saying which refusal it was. */
+export function invalidRequestBecause(reason: string): ManagementError {
+  return withReason(managementError("invalidRequest"), reason);
+}
+
+/** A value of the request, quoted for a reason: JSON-quoted and cut at 64 characters (`...` says so). */
+export function quoted(value: string): string {
+  return value.length > 64 ? `${JSON.stringify(value.slice(0, 64)).slice(0, -1)}..."` : JSON.stringify(value);
 }
 
 type ManagementArgs<C extends ManagementErrorCode> = TemplateArgs<(typeof managementErrors)[C]["message"]>;

@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { findStructureProblem, measureNesting, readJsonObjectBody, type JsonBodyProblem } from "./json-body.rules.ts";
+import { describeJsonBodyProblem, findStructureProblem, locateStructureProblem, measureNesting, readJsonObjectBody, type JsonBodyProblem } from "./json-body.rules.ts";
 
 /** Reference definitions, written recursively (fine for the small values the properties generate). */
 function depthOf(value: unknown): number {
@@ -113,5 +113,42 @@ describe("JSON object bodies (DLE-ERR-01, DLE-ERR-06, DLE-ERR-07, DEC-DLE-03)", 
 
   it("measures the nesting of any serialised JSON value as its depth", () => {
     fc.assert(fc.property(fc.jsonValue({ maxDepth: 8 }), (value) => assert.equal(measureNesting(JSON.stringify(value), 100), depthOf(value))));
+  });
+
+  it("says where a key with a period is, as a JSON Pointer (RFC 6901: ~ as ~0, / as ~1)", () => {
+    assert.deepEqual(locateStructureProblem({ "a.b": 1 }, { maxDepth: 64 }), { kind: "key-with-period", at: "/a.b" });
+    assert.deepEqual(locateStructureProblem({ a: [0, { "x/~.y": 1 }] }, { maxDepth: 64 }), { kind: "key-with-period", at: "/a/1/x~1~0.y" });
+    assert.deepEqual(locateStructureProblem({ a: { b: {} } }, { maxDepth: 2 }), { kind: "too-deep", at: "/a/b" });
+    assert.equal(locateStructureProblem({ a: ["b.c"] }, { maxDepth: 64 }), null);
+  });
+
+  it("the pointer of a key with a period leads, step by step, to a key that holds one", () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 5 }), (value) => {
+        const located = locateStructureProblem(value, { maxDepth: 64 });
+        assert.equal(located?.kind ?? null, hasPeriodKey(value) ? "key-with-period" : null);
+        if (!located) return;
+        const steps = located.at.split("/").slice(1).map((step) => step.replaceAll("~1", "/").replaceAll("~0", "~"));
+        const last = steps.pop() as string;
+        let node: unknown = value;
+        for (const step of steps) node = (node as Record<string, unknown>)[step];
+        assert.ok(last.includes(".") && node !== null && typeof node === "object" && !Array.isArray(node) && Object.hasOwn(node, last));
+      }),
+    );
+  });
+
+  it("describes each refusal in words, naming no value of the body (a key only by where it is)", () => {
+    const described: Array<[string, JsonBodyProblem, string]> = [
+      ["", "empty", "the body is empty"],
+      ["{", "invalid-json", "the body is not valid JSON"],
+      ["[1]", "not-an-object", "the body must be a JSON object, not an array"],
+      ["7", "not-an-object", "the body must be a JSON object, not a number"],
+      ["false", "not-an-object", "the body must be a JSON object, not a boolean"],
+      ["null", "not-an-object", "the body must be a JSON object, not null"],
+      ['{"a":[{"secret.value":1}]}', "key-with-period", "no key may hold a period (.), and /a/0/secret.value does"],
+      ["[[[]]]", "too-deep", "the body nests objects and arrays deeper than 64 levels"],
+    ];
+    for (const [text, problem, words] of described) assert.equal(describeJsonBodyProblem(text, problem), words, text);
+    assert.equal(describeJsonBodyProblem("[[[]]]", "too-deep", { maxDepth: 2 }), "the body nests objects and arrays deeper than 2 levels");
   });
 });

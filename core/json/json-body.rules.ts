@@ -52,27 +52,52 @@ export function measureNesting(text: string, stopAbove: number): number {
   return deepest;
 }
 
+/** A structure problem of a parsed value and where it is, as a JSON Pointer (`/a/0/c.d`, RFC 6901). */
+export interface StructureProblem {
+  readonly kind: "too-deep" | "key-with-period";
+  readonly at: string;
+}
+
+interface Visit {
+  readonly node: unknown;
+  readonly depth: number;
+  /** How the node was reached, kept so that its path is only spelled out when a problem is found there. */
+  readonly parent: Visit | null;
+  readonly step: string;
+}
+
+function pointerOf(visit: Visit, last?: string): string {
+  const steps: string[] = last === undefined ? [] : [last];
+  for (let at: Visit | null = visit; at?.parent; at = at.parent) steps.push(at.step);
+  return steps.reverse().map((step) => `/${step.replaceAll("~", "~0").replaceAll("/", "~1")}`).join("");
+}
+
 /**
- * DLE-ERR-01, DEC-DLE-03: the first problem of a parsed value: a key containing a period at any depth
- * (in nested objects and in objects inside arrays), or nesting deeper than `maxDepth`. Walks with an
- * explicit stack, never recursion.
+ * DLE-ERR-01, DEC-DLE-03: the first problem of a parsed value and where it is: a key containing a period at
+ * any depth (in nested objects and in objects inside arrays), or nesting deeper than `maxDepth`. Walks with
+ * an explicit stack, never recursion.
  */
-export function findStructureProblem(root: unknown, rules: JsonBodyRules): "too-deep" | "key-with-period" | null {
-  const pending: Array<{ readonly node: unknown; readonly depth: number }> = [{ node: root, depth: 1 }];
+export function locateStructureProblem(root: unknown, rules: JsonBodyRules): StructureProblem | null {
+  const pending: Visit[] = [{ node: root, depth: 1, parent: null, step: "" }];
   for (let item = pending.pop(); item !== undefined; item = pending.pop()) {
     const { node, depth } = item;
     if (node === null || typeof node !== "object") continue;
-    if (depth > rules.maxDepth) return "too-deep";
+    if (depth > rules.maxDepth) return { kind: "too-deep", at: pointerOf(item) };
     if (Array.isArray(node)) {
-      for (const child of node) pending.push({ node: child, depth: depth + 1 });
+      for (let index = 0; index < node.length; index += 1) pending.push({ node: node[index], depth: depth + 1, parent: item, step: String(index) });
       continue;
     }
     for (const key of Object.keys(node)) {
-      if (key.includes(".")) return "key-with-period";
-      pending.push({ node: (node as Record<string, unknown>)[key], depth: depth + 1 });
+      if (key.includes(".")) return { kind: "key-with-period", at: pointerOf(item, key) };
+      pending.push({ node: (node as Record<string, unknown>)[key], depth: depth + 1, parent: item, step: key });
     }
   }
   return null;
+}
+
+/** DLE-ERR-01, DEC-DLE-03: the first problem of a parsed value (locateStructureProblem), without where. */
+export function findStructureProblem(root: unknown, rules: JsonBodyRules): "too-deep" | "key-with-period" | null {
+  return locateStructureProblem(root, rules)?.kind ?? null;
 }
 
 /**
@@ -107,4 +132,28 @@ export function readJsonObjectBody(text: string, rules: JsonBodyRules = defaultJ
   for (const [key, source] of largeIntegers.get(parsed) ?? []) if (exact?.has(key)) (parsed as Record<string, unknown>)[key] = source;
   const problem = findStructureProblem(parsed, rules);
   return problem === null ? ok(parsed as JsonObject) : err(problem);
+}
+
+/**
+ * What a refused body's problem is, in words for the client and the log: which key holds a period and where,
+ * what the body is instead of an object. Parses `text` again, so it is for refusals only. Quotes no value.
+ */
+export function describeJsonBodyProblem(text: string, problem: JsonBodyProblem, rules: JsonBodyRules = defaultJsonBodyRules): string {
+  switch (problem) {
+    case "empty":
+      return "the body is empty";
+    case "too-deep":
+      return `the body nests objects and arrays deeper than ${rules.maxDepth} levels`;
+    case "invalid-json":
+      return "the body is not valid JSON";
+    case "not-an-object": {
+      const value: unknown = JSON.parse(text);
+      const found = Array.isArray(value) ? "an array" : value === null ? "null" : `a ${typeof value}`;
+      return `the body must be a JSON object, not ${found}`;
+    }
+    case "key-with-period": {
+      const located = locateStructureProblem(JSON.parse(text), rules);
+      return `no key may hold a period (.), and ${located?.at ?? "a key"} does`;
+    }
+  }
 }

@@ -2,7 +2,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import type { ProfileConfig } from "../config/config.model.ts";
-import { managementError } from "../errors/index.ts";
+import { assertInvalidRequest } from "../errors/refusal.test-support.ts";
 import { knownVisitorIdOf, readPrettyName, readVisitorLookup, refuseQueryParameters, transactionAnswer, valueHashInput, visitorIdsOfGroup } from "./privacy.rules.ts";
 
 const config: ProfileConfig = {
@@ -17,8 +17,6 @@ const config: ProfileConfig = {
   fileDefinitions: [],
 };
 
-const invalid = { ok: false, error: managementError("invalidRequest") };
-
 describe("privacy parameters (PRV-02..05, DEC-PRV-02)", () => {
   it("[PRV-02, PRV-04] a visitor ID attribute and any non-empty value, special characters kept as given", () => {
     assert.deepEqual(readVisitorLookup(config, "5120", "ann+tag@example.com"), { ok: true, value: { attributeId: 5120, value: "ann+tag@example.com" } });
@@ -26,26 +24,35 @@ describe("privacy parameters (PRV-02..05, DEC-PRV-02)", () => {
   });
 
   it("[DEC-PRV-02] attributeId missing, not numeric, or not a visitor ID attribute of the profile is 400 1400", () => {
-    for (const id of [undefined, "", "email", "5120.0", "-5120", "5201", "99999", "1e3"]) {
-      assert.deepEqual(readVisitorLookup(config, id, "ann@example.com"), invalid, `attributeId ${id}`);
-    }
+    const refused: Array<[string | undefined, RegExp]> = [
+      [undefined, /^attributeId is missing$/],
+      ["", /^attributeId must be the number of a visitor ID attribute, not ""$/],
+      ["email", /^attributeId must be the number of a visitor ID attribute, not "email"$/],
+      ["5120.0", /not "5120\.0"$/],
+      ["-5120", /not "-5120"$/],
+      ["1e3", /not "1e3"$/],
+      ["5201", /^attribute 5201 is not a visitor ID attribute of this profile \(those are 5120, 5121\)$/],
+      ["99999", /^attribute 99999 is not a visitor ID attribute of this profile/],
+    ];
+    for (const [id, reason] of refused) assertInvalidRequest(readVisitorLookup(config, id, "ann@example.com"), reason, `attributeId ${id}`);
+    assertInvalidRequest(readVisitorLookup({ ...config, visitorIdAttributes: [] }, "5120", "a"), /\(it has none\)$/);
   });
 
   it("[DEC-PRV-02] attributeValue missing or empty is 400 1400", () => {
-    assert.deepEqual(readVisitorLookup(config, "5120", undefined), invalid);
-    assert.deepEqual(readVisitorLookup(config, "5120", ""), invalid);
+    assertInvalidRequest(readVisitorLookup(config, "5120", undefined), /^attributeValue is missing$/);
+    assertInvalidRequest(readVisitorLookup(config, "5120", ""), /^attributeValue is empty$/);
   });
 
   it("[PRV-03, DEC-PRV-01] prettyName is true or false in any case, false when absent; anything else is 400 1400", () => {
     assert.deepEqual(readPrettyName(undefined), { ok: true, value: false });
     assert.deepEqual(readPrettyName("TRUE"), { ok: true, value: true });
     assert.deepEqual(readPrettyName("false"), { ok: true, value: false });
-    for (const raw of ["", "yes", "1", "truee"]) assert.deepEqual(readPrettyName(raw), invalid, raw);
+    for (const raw of ["", "yes", "1", "truee"]) assertInvalidRequest(readPrettyName(raw), new RegExp(`^prettyName must be true or false, not "${raw}"$`), raw);
   });
 
   it("[PRV-05, DEC-PRV-02] a delete with attributeId or attributeValue in the query string is 400 1400; other query parameters are ignored", () => {
-    assert.deepEqual(refuseQueryParameters(["attributeValue"]), invalid);
-    assert.deepEqual(refuseQueryParameters(["cb", "attributeId"]), invalid);
+    assertInvalidRequest(refuseQueryParameters(["attributeValue"]), /^attributeValue belongs in the form body of a deletion, not in the query string$/);
+    assertInvalidRequest(refuseQueryParameters(["cb", "attributeId"]), /^attributeId belongs in the form body/);
     assert.deepEqual(refuseQueryParameters(["cb", "_"]), { ok: true, value: undefined });
   });
 

@@ -3,7 +3,7 @@
  * (PRV-07). Every refusal is 400 1400 with the catalogue's wording.
  */
 import type { ProfileConfig } from "../config/config.model.ts";
-import { managementError, type ManagementError } from "../errors/index.ts";
+import { invalidRequestBecause, quoted, type ManagementError } from "../errors/index.ts";
 import type { PrivacyTransactionState } from "../ports/privacy.store.ts";
 import { err, ok, type Result } from "../result.ts";
 import { buildKnownVisitorId, matchKnownVisitorId } from "../visitors/visitor-id.rules.ts";
@@ -14,7 +14,8 @@ export interface VisitorLookup {
   readonly value: string;
 }
 
-const invalid = (): Result<never, ManagementError> => err(managementError("invalidRequest"));
+/** Every refusal is the one 400 1400; `reason` says which (ManagementError.reason), never quoting attributeValue (an e-mail address, say). */
+const invalid = (reason: string): Result<never, ManagementError> => err(invalidRequestBecause(reason));
 
 /**
  * PRV-02, PRV-04, PRV-05, DEC-PRV-02: attributeId must be the numeric id of a visitor ID attribute of the
@@ -22,10 +23,15 @@ const invalid = (): Result<never, ManagementError> => err(managementError("inval
  * trimmed: special characters are part of it.
  */
 export function readVisitorLookup(config: ProfileConfig, attributeId: string | undefined, attributeValue: string | undefined): Result<VisitorLookup, ManagementError> {
-  if (attributeId === undefined || !/^\d{1,15}$/.test(attributeId)) return invalid();
+  if (attributeId === undefined) return invalid("attributeId is missing");
+  if (!/^\d{1,15}$/.test(attributeId)) return invalid(`attributeId must be the number of a visitor ID attribute, not ${quoted(attributeId)}`);
   const id = Number(attributeId);
-  if (!config.visitorIdAttributes.some((attribute) => attribute.id === id)) return invalid();
-  if (attributeValue === undefined || attributeValue === "") return invalid();
+  if (!config.visitorIdAttributes.some((attribute) => attribute.id === id)) {
+    const ids = config.visitorIdAttributes.map((attribute) => attribute.id).join(", ");
+    return invalid(`attribute ${id} is not a visitor ID attribute of this profile (${ids === "" ? "it has none" : `those are ${ids}`})`);
+  }
+  if (attributeValue === undefined) return invalid("attributeValue is missing");
+  if (attributeValue === "") return invalid("attributeValue is empty");
   return ok({ attributeId: id, value: attributeValue });
 }
 
@@ -34,7 +40,7 @@ export function readPrettyName(raw: string | undefined): Result<boolean, Managem
   if (raw === undefined) return ok(false);
   const lower = raw.toLowerCase();
   if (lower === "true" || lower === "false") return ok(lower === "true");
-  return invalid();
+  return invalid(`prettyName must be true or false, not ${quoted(raw)}`);
 }
 
 /** The parameters of a delete request, which belong in the form body (PRV-05). */
@@ -43,7 +49,7 @@ export const deleteParameters = ["attributeId", "attributeValue"] as const;
 /** PRV-05, DEC-PRV-02: a delete request that carries its parameters in the query string is 400 1400. */
 export function refuseQueryParameters(queryNames: Iterable<string>): Result<void, ManagementError> {
   for (const name of queryNames) {
-    if ((deleteParameters as readonly string[]).includes(name)) return invalid();
+    if ((deleteParameters as readonly string[]).includes(name)) return invalid(`${name} belongs in the form body of a deletion, not in the query string`);
   }
   return ok(undefined);
 }
