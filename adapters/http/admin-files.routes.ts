@@ -6,8 +6,8 @@ import { openApiSecurity } from "./auth-guards.ts";
 import { failWith } from "./error-mapping.ts";
 import { FileStatusSchema } from "./files.routes.ts";
 import { capped } from "./request-body.ts";
+import { binarySchema, ErrorBody, requestBodyOf } from "./openapi-parts.ts";
 
-const ErrorBody = t.Object({ returnCode: t.Integer(), message: t.String() });
 
 /**
  * DEC-OPS-04: the body is the raw CSV, so a coded body (gzip, br, ...) is refused before anything is stored
@@ -60,6 +60,7 @@ export function adminFileRoutes(deps: AppDeps) {
             "The body is the CSV as it is (any Content-Type), uncompressed: a Content-Encoding other than identity is 400 1400, and so is a Content-Length over limits.maxUploadBytes (4 GiB by default). The file name is <prefix>_<id>.csv, at most 150 characters, of A-Z a-z 0-9 _ - ~ . " +
             "A name already imported into the profile: 409 {message}. The answer is the file's status record (DOWNLOADED, or DOWNLOADING with " +
             "the download failure); the import then runs in the background like a file of the drop folder SVC_DATA_DIR/inbox/{account}/{profile}/.",
+          requestBody: requestBodyOf({ "text/csv": binarySchema, "application/octet-stream": binarySchema }, "The CSV file as it is (any Content-Type is taken)"),
         },
         response: { 202: FileStatusSchema, 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 409: t.Object({ message: t.String() }) },
       },

@@ -7,11 +7,11 @@ import { openApiSecurity } from "./auth-guards.ts";
 import { failWith } from "./error-mapping.ts";
 import { mediaType, readBodyBytes } from "./request-body.ts";
 import { detailsView, RevisionDetailsSchema } from "./revisions.routes.ts";
+import { binarySchema, ErrorBody, requestBodyOf } from "./openapi-parts.ts";
 
 /** The whole multipart body of one publication; member files are limited one by one in the core as well. */
 export const maxPublishBodyBytes = 64 * 1024 * 1024;
 
-const ErrorBody = t.Object({ returnCode: t.Integer(), message: t.String() });
 const textFields = ["name", "comment", "created_by", "targets"] as const;
 type TextField = (typeof textFields)[number];
 
@@ -86,6 +86,22 @@ export function adminRevisionRoutes(deps: AppDeps) {
             "multipart/form-data: fields name, comment (optional), created_by (an e-mail), targets (comma-separated), and one file part " +
             "per bundle member whose filename is the member name: utag.js (required), utag.<n>.js, utag.sync.js, mobile.html " +
             "(the prefix is the configuration's revisionFilePrefix). revision_id is the publish minute (UTC) or the next free one.",
+          requestBody: requestBodyOf(
+            {
+              "multipart/form-data": {
+                type: "object",
+                required: ["name", "created_by", "targets"],
+                properties: {
+                  name: { type: "string" },
+                  comment: { type: "string" },
+                  created_by: { type: "string", description: "An e-mail address" },
+                  targets: { type: "string", description: "Comma-separated targets, such as prod,qa" },
+                },
+                additionalProperties: { ...binarySchema, description: "A bundle member: a file part whose filename is the member's name (utag.js, utag.1.js, ...)" },
+              },
+            },
+            "The revision's fields and its files",
+          ),
         },
         response: { 201: RevisionDetailsSchema, 400: ErrorBody, 401: ErrorBody, 404: ErrorBody },
       },

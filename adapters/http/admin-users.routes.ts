@@ -5,8 +5,8 @@ import { failWith } from "./error-mapping.ts";
 import { readOptionalJsonObject, strictJsonBody } from "./strict-body.ts";
 import type { Result } from "../../core/result.ts";
 import { managementError, type ManagementError } from "../../core/errors/index.ts";
+import { ErrorBody, requestBodyOf } from "./openapi-parts.ts";
 
-const ErrorBody = t.Object({ returnCode: t.Integer(), message: t.String() });
 const Grant = t.Object({ account: t.String(), profiles: t.Union([t.Literal("*"), t.Array(t.String())]) });
 const UserView = t.Object({ email: t.String(), disabled: t.Boolean(), grants: t.Array(Grant), createdAt: t.String(), updatedAt: t.String() });
 const ApiKeyView = t.Object({ id: t.String(), user: t.String(), createdAt: t.String(), revokedAt: t.Union([t.String(), t.Null()]) });
@@ -92,7 +92,11 @@ export function adminUsersRoutes(deps: AppDeps) {
         // Read by keyIdOfBody: Elysia checks nothing against a body schema that is optional at its root, so
         // `garbage` or `[1]` issued a key.
         parse: "none",
-        detail: { tags, summary: "Issue an API key; the key is in this answer only. Body: none, or {\"id\": \"<id>\"} (A-Z a-z 0-9 _ - ~)" },
+        detail: {
+          tags,
+          summary: "Issue an API key; the key is in this answer only",
+          requestBody: requestBodyOf({ "application/json": KeyIssueBody }, "None, or the id the key is to have (A-Z a-z 0-9 _ - ~)", false),
+        },
         response: { 201: t.Composite([ApiKeyView, t.Object({ key: t.String() })]), 400: ErrorBody, 401: ErrorBody, 404: ErrorBody },
       },
     )

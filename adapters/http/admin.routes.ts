@@ -5,8 +5,8 @@ import type { AppDeps } from "./app-deps.ts";
 import { openApiSecurity } from "./auth-guards.ts";
 import { failWith } from "./error-mapping.ts";
 import { readOptionalJsonObject, strictJsonBody } from "./strict-body.ts";
+import { ErrorBody, requestBodyOf } from "./openapi-parts.ts";
 
-const ErrorBody = t.Object({ returnCode: t.Integer(), message: t.String() });
 const ClockView = t.Object({
   now: t.String({ description: "Virtual time, ISO 8601 UTC" }),
   nowMs: t.Integer({ description: "Virtual time, epoch milliseconds" }),
@@ -154,8 +154,7 @@ export function adminRoutes(deps: AppDeps) {
         detail: {
           tags: ["admin"],
           summary: "Wait until the background work accepted so far is done",
-          // The schema as plain JSON (without TypeBox's symbols) for the OpenAPI document.
-          requestBody: { required: false, content: { "application/json": { schema: JSON.parse(JSON.stringify(WaitBody)) } } },
+          requestBody: requestBodyOf({ "application/json": WaitBody }, "None, or the options of the wait", false),
         },
         response: {
           200: t.Object({ complete: t.Boolean(), processed: t.Record(t.String(), t.Integer()), nextDueAt: t.Union([t.String(), t.Null()]) }),
@@ -180,7 +179,8 @@ export function adminRoutes(deps: AppDeps) {
           tags: ["admin"],
           summary: "Reset the service to its configuration, as a fresh start on an empty store (the admin token stays)",
           description:
-            "Erases every event, visitor profile, data layer, file import (and its files), privacy transaction, revision, session, lockout, rate-limit window and background work item; users and API keys return to the configuration's; the virtual clock to real time; tokens issued before stop working. The configuration is then applied again. Body: none, or {}.",
+            "Erases every event, visitor profile, data layer, file import (and its files), privacy transaction, revision, session, lockout, rate-limit window and background work item; users and API keys return to the configuration's; the virtual clock to real time; tokens issued before stop working. The configuration is then applied again.",
+          requestBody: requestBodyOf({ "application/json": ResetBody }, "None, or {}", false),
         },
         response: { 200: ResetView, 400: ErrorBody, 401: ErrorBody, 503: ErrorBody },
       },

@@ -135,6 +135,34 @@ describe("the HTTP app", () => {
     }
   });
 
+  it("the OpenAPI document describes every body a route reads and every answer's media type, forms and zips included", async () => {
+    const service = await app();
+    type Operation = { requestBody?: { required: boolean; content: Record<string, { schema?: { properties?: Record<string, unknown> } }> }; responses: Record<string, { content?: Record<string, unknown> }> };
+    const document = (await (await service.app.handle(get("/openapi.json"))).json()) as { paths: Record<string, Record<string, Operation>> };
+    const mediaType = /^[a-z]+\/[a-z0-9.+-]+(; charset=utf-8)?$/;
+    for (const [path, operations] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        const where = `${method.toUpperCase()} ${path}`;
+        if (operation.requestBody) expect([where, Object.keys(operation.requestBody.content).length > 0]).toEqual([where, true]);
+        const types = [...Object.keys(operation.requestBody?.content ?? {}), ...Object.values(operation.responses).flatMap((answer) => Object.keys(answer.content ?? {}))];
+        for (const type of types) expect([where, type, mediaType.test(type)]).toEqual([where, type, true]);
+      }
+    }
+    const { paths } = document;
+    const formFields = (operation: Operation | undefined) => Object.keys(operation?.requestBody?.content["application/x-www-form-urlencoded"]?.schema?.properties ?? {});
+    expect(formFields(paths["/v1/login"]?.post)).toEqual(["username", "password"]);
+    expect(formFields(paths["/v2/auth"]?.post)).toEqual(["username", "key"]);
+    expect(formFields(paths["/v2/visitor/accounts/{account}/profiles/{profile}"]?.delete)).toEqual(["attributeId", "attributeValue"]);
+    expect(Object.keys(paths["/v1/accounts/{account}/{profile}/revisions/{revisionId}/{target}"]?.get?.responses["200"]?.content ?? {})).toEqual(["application/zip"]);
+    expect(Object.keys(paths["/v1/accounts/{account}/{profile}/revisions/{revisionId}/{target}"]?.get?.responses ?? {})).toEqual(["200", "400", "401", "404"]);
+    expect(Object.keys(paths["/dle/{account}/{profile}/{file}"]?.get?.responses["200"]?.content ?? {})).toEqual(["application/json; charset=utf-8", "text/javascript; charset=utf-8"]);
+    expect(paths["/v1/logout"]?.post?.responses["200"]?.content).toBeUndefined();
+    expect(Object.keys(paths["/event"]?.post?.requestBody?.content ?? {})).toEqual(["application/json", "text/plain"]);
+    expect(Object.keys(paths["/v1/dle/accounts/{account}/profiles/{profile}/datalayers/{dl_id}"]?.put?.requestBody?.content ?? {})).toEqual(["application/json"]);
+    expect(Object.keys(paths["/admin/accounts/{account}/profiles/{profile}/revisions"]?.post?.requestBody?.content ?? {})).toEqual(["multipart/form-data"]);
+    expect(paths["/admin/reset"]?.post?.requestBody?.required).toBe(false);
+  });
+
   it("[DEC-OPS-04] /admin/wait leaves work due after its timeout (200, not complete), and answers 504 1504 for work it could not finish in time", async () => {
     const service = await app();
     const wait = () =>

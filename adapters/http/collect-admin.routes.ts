@@ -6,8 +6,8 @@ import type { AppDeps } from "./app-deps.ts";
 import { openApiSecurity } from "./auth-guards.ts";
 import { failWith, jsonResponse } from "./error-mapping.ts";
 import { firstQueryValues } from "../runtime/query-values.ts";
+import { ErrorBody } from "./openapi-parts.ts";
 
-const ErrorBody = t.Object({ returnCode: t.Integer(), message: t.String() });
 const nullable = <T extends Parameters<typeof t.Union>[0][number]>(schema: T) => t.Union([schema, t.Null()]);
 
 const EventView = t.Object({

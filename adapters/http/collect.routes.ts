@@ -5,10 +5,17 @@ import type { AppDeps } from "./app-deps.ts";
 import { collectAdminRoutes } from "./collect-admin.routes.ts";
 import { preflight, setEventHeaders } from "./cors.ts";
 import { failWith } from "./error-mapping.ts";
+import { requestBodyOf } from "./openapi-parts.ts";
 
 /** DEC-COL-03: the 43-byte 1x1 transparent GIF. A Blob can be the body of any number of answers. */
 export const transparentGif = new Blob([Buffer.from("R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==", "base64")], { type: "image/gif" });
 
+/** COL-06, DEC-COL-04: a POST's parameters: svc_account and svc_profile (else in the query string), svc_event, any others. */
+const eventBodySchema = {
+  type: "object",
+  properties: { svc_account: { type: "string" }, svc_profile: { type: "string" }, svc_event: { type: "string" }, svc_visitor_id: { type: "string" } },
+  additionalProperties: true,
+} as const;
 
 const refusals = {
   400: { description: "Refused: the reason is in the X-Error header; the body is empty (COL-04)" },
@@ -74,6 +81,10 @@ export function collectRoutes(deps: AppDeps) {
         detail: {
           tags: ["collect"],
           summary: "Collect an event from a JSON object body (application/json or text/plain, gzip allowed) and the query string",
+          requestBody: requestBodyOf(
+            { "application/json": eventBodySchema, "text/plain": eventBodySchema },
+            "The event's parameters as one JSON object (text/plain is what navigator.sendBeacon sends); Content-Encoding gzip is taken. No key may hold a period, at most 64 levels of nesting, at most 1 MiB",
+          ),
           responses: { 200: { description: "Stored (or a filtered bot); empty body" }, ...refusals },
         },
       },

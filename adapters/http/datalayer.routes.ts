@@ -15,8 +15,14 @@ import type { AppDeps } from "./app-deps.ts";
 import { dataLayerAccessError, requireAccess, sessionGuard, openApiSecurity } from "./auth-guards.ts";
 import { decodeUtf8, readRequestBody } from "./request-body.ts";
 import { failWith } from "./error-mapping.ts";
+import { ErrorBody, requestBodyOf } from "./openapi-parts.ts";
 
-const ErrorBody = t.Object({ returnCode: t.Integer(), message: t.String() });
+/** DLE-ERR-01, DLE-ERR-06, DLE-ERR-07, DEC-DLE-03, DEC-DLE-04: what an upload or update sends. */
+const dataLayerBody = requestBodyOf(
+  { "application/json": { type: "object", additionalProperties: true } },
+  "The data layer: a JSON object of at most 1 MiB (limits.maxBodyBytes) once decompressed (Content-Encoding gzip is taken), no key holding a period at any depth, at most 64 levels of nesting",
+);
+
 const Pending = t.Object({ status: t.Literal("pending") });
 const Status = t.Object({ status: t.Union([t.Literal("pending"), t.Literal("completed"), t.Literal("failed")]) });
 const tags = ["hosted data layer (v1)"];
@@ -118,7 +124,8 @@ export function dataLayerRoutes(deps: AppDeps) {
         detail: {
           tags,
           summary: "Upload a new data layer (a JSON object, at most 1 MiB, gzip accepted)",
-          description: `${v1Auth} Content-Type application/json. A dl_id that exists: 405 1464 (use PUT to update).`,
+          description: `${v1Auth} A dl_id that exists: 405 1464 (use PUT to update).`,
+          requestBody: dataLayerBody,
         },
         response: { 201: Pending, 400: ErrorBody, 401: ErrorBody, 405: ErrorBody },
       },
@@ -134,7 +141,8 @@ export function dataLayerRoutes(deps: AppDeps) {
         detail: {
           tags,
           summary: "Update an existing data layer (the whole JSON object)",
-          description: `${v1Auth} Content-Type application/json. A dl_id that does not exist: 404 1404.`,
+          description: `${v1Auth} A dl_id that does not exist: 404 1404.`,
+          requestBody: dataLayerBody,
         },
         response: { 200: Pending, 400: ErrorBody, 401: ErrorBody, 404: ErrorBody },
       },

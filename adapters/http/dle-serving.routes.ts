@@ -1,10 +1,10 @@
-import { Elysia, t } from "elysia";
+import { Elysia } from "elysia";
 import { dataLayerScript, validateDataLayerPath } from "../../core/datalayer/datalayer.rules.ts";
 import { managementError } from "../../core/errors/index.ts";
 import type { AppDeps } from "./app-deps.ts";
 import { failWith } from "./error-mapping.ts";
+import { answersOf } from "./openapi-parts.ts";
 
-const ErrorBody = t.Object({ returnCode: t.Integer(), message: t.String() });
 const servedFile = /^(.+)\.(json|js)$/;
 
 const contentTypes = {
@@ -85,8 +85,15 @@ export function dleServingRoutes(deps: AppDeps) {
       detail: {
         tags: ["hosted data layer (served)"],
         summary: "A published data layer as JSON ({dl_id}.json) or as a script ({dl_id}.js), without credentials",
+        responses: answersOf({
+          200: {
+            description: "The data layer as published: {dl_id}.json the object itself, {dl_id}.js a script that assigns it to window.utag.globals.dle.enrichments[dl_id]",
+            content: { [contentTypes.json]: { type: "object" }, [contentTypes.js]: { type: "string" } },
+          },
+          304: { description: "Not modified: If-None-Match named the ETag of what is served; no body" },
+          404: "No such data layer published (1404)",
+        }),
       },
-      response: { 200: t.String({ description: "The JSON, or the script" }), 304: t.Void({ description: "Not modified (If-None-Match)" }), 404: ErrorBody },
     },
   );
 }

@@ -3,8 +3,8 @@ import type { FileQueryParameters } from "../../core/files/file-query.rules.ts";
 import type { AppDeps } from "./app-deps.ts";
 import { bearerGuard, requireAccess, sessionGuard, openApiSecurity } from "./auth-guards.ts";
 import { failWith } from "./error-mapping.ts";
+import { ErrorBody } from "./openapi-parts.ts";
 
-const ErrorBody = t.Object({ returnCode: t.Integer(), message: t.String() });
 const DateView = t.Object({ $date: t.String({ description: "ISO 8601 with milliseconds, UTC" }) });
 
 /** FIL-06, FIL-07, DEC-FIL-03, DEC-FIL-05: the file status record. */

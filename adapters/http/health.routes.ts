@@ -2,8 +2,8 @@ import { Elysia, t } from "elysia";
 import { managementError } from "../../core/errors/index.ts";
 import type { AppDeps } from "./app-deps.ts";
 import { failWith } from "./error-mapping.ts";
+import { ErrorBody } from "./openapi-parts.ts";
 
-const ErrorBody = t.Object({ returnCode: t.Integer(), message: t.String() }, { description: "DEC-GEN-01 error body" });
 
 /** DEC-OPS-01: `/healthz` says the process is up; `/readyz` says the store answers. */
 export function healthRoutes(deps: AppDeps) {

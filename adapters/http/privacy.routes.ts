@@ -10,8 +10,8 @@ import { queryParamsOf } from "../runtime/query-values.ts";
 import { bearerGuard, requireAccess } from "./auth-guards.ts";
 import { failWith } from "./error-mapping.ts";
 import { readFormFields } from "./request-body.ts";
+import { ErrorBody, formBodyOf } from "./openapi-parts.ts";
 
-const ErrorBody = t.Object({ returnCode: t.Integer(), message: t.String() });
 const NotFoundBody = t.Object({ returnCode: t.Integer(), message: t.String(), transaction_id: t.Optional(t.String()) });
 const TenantParams = t.Object({ account: t.String(), profile: t.String() });
 const TransactionState = t.Union([t.Literal("PENDING"), t.Literal("SUCCESS"), t.Literal("FAILED")]);
@@ -122,17 +122,14 @@ export function privacyRoutes(deps: AppDeps) {
       {
         parse: "none",
         params: TenantParams,
-        body: t.Optional(
-          t.Object({
-            attributeId: t.String({ description: "The numeric id of a visitor ID attribute of the profile" }),
-            attributeValue: t.String({ description: "Its value" }),
-          }),
-        ),
         detail: {
           tags,
           summary: "Request the deletion of a visitor and every visitor stitched to it (asynchronous)",
-          description:
-            "Form fields (application/x-www-form-urlencoded), never the query string. While a deletion of the same attribute and value is PENDING, its transactionId is answered again.",
+          description: "The fields go in the form body, never the query string. While a deletion of the same attribute and value is PENDING, its transactionId is answered again.",
+          requestBody: formBodyOf(
+            { attributeId: "The numeric id of a visitor ID attribute of the profile", attributeValue: "Its value" },
+            "The visitor to delete, as form fields",
+          ),
           security,
         },
         response: { 202: t.Object({ transactionId: t.String() }), 400: ErrorBody, 401: ErrorBody, 404: ErrorBody },

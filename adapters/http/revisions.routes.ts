@@ -3,8 +3,8 @@ import type { RevisionDetails } from "../../core/revisions/revision.rules.ts";
 import type { AppDeps } from "./app-deps.ts";
 import { requireAccess, sessionGuard, openApiSecurity } from "./auth-guards.ts";
 import { failWith } from "./error-mapping.ts";
+import { answersOf, binarySchema, ErrorBody } from "./openapi-parts.ts";
 
-const ErrorBody = t.Object({ returnCode: t.Integer(), message: t.String() });
 const TenantParams = t.Object({ account: t.String(), profile: t.String() });
 const tags = ["revisions (v1)"];
 
@@ -80,9 +80,13 @@ export function revisionRoutes(deps: AppDeps) {
           description:
             "application/zip holding <prefix>.js, <prefix>.<n>.js, optional <prefix>.sync.js and mobile.html, and manifest.json. " +
             "A target not in targets_published or an unknown id: 404 1260; a revision that is not the newest of the target: 400 1270.",
-          responses: { 200: { description: "The zip, as stored", content: { "application/zip": { schema: { type: "string", format: "binary" } } } } },
+          responses: answersOf({
+            200: { description: "The zip, as stored", content: { "application/zip": binarySchema } },
+            400: "Not the newest revision of the target (1270)",
+            401: "No session, a bad utk, or no grant on the profile",
+            404: "An unknown account, profile, revision or target (1240, 1250, 1260)",
+          }),
         },
-        response: { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody },
       },
     );
 }

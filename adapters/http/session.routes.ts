@@ -4,13 +4,10 @@ import type { AppDeps } from "./app-deps.ts";
 import { readCookieValue } from "../../core/visitors/cookies.rules.ts";
 import { failWith, jsonResponse } from "./error-mapping.ts";
 import { readFormFields } from "./request-body.ts";
+import { answersOf, ErrorBody, formBodyOf } from "./openapi-parts.ts";
 
 /** Form bodies of login and token calls are small; anything larger is refused unread. */
 const maxFormBytes = 16 * 1024;
-
-const ErrorBody = t.Object({ returnCode: t.Integer(), message: t.String() });
-const FormFields = (fields: Record<string, string>) =>
-  t.Object(Object.fromEntries(Object.entries(fields).map(([name, description]) => [name, t.String({ description })])));
 
 async function formOf(request: Request): Promise<Map<string, string>> {
   const fields = await readFormFields(request, maxFormBytes);
@@ -52,11 +49,11 @@ export function sessionRoutes(deps: AppDeps) {
       },
       {
         parse: "none",
-        body: t.Optional(FormFields({ username: "The user's e-mail", password: "The user's password" })),
         detail: {
           tags: ["session"],
           summary: "Log in: a JSESSIONID cookie and a utk for later v1 calls",
-          description: "Form fields (application/x-www-form-urlencoded). Five failures within 10 minutes lock the username for 10 minutes (1402).",
+          description: "Five failures within 10 minutes lock the username for 10 minutes (1402).",
+          requestBody: formBodyOf({ username: "The user's e-mail", password: "The user's password" }, "The credentials, as form fields"),
         },
         response: { 200: t.Object({ utk: t.String() }), 400: ErrorBody, 401: ErrorBody },
       },
@@ -70,8 +67,11 @@ export function sessionRoutes(deps: AppDeps) {
       },
       {
         parse: "none",
-        detail: { tags: ["session"], summary: "Log out: the session and its utk stop working (cookie JSESSIONID)" },
-        response: { 200: t.Void(), 401: ErrorBody },
+        detail: {
+          tags: ["session"],
+          summary: "Log out: the session and its utk stop working (cookie JSESSIONID)",
+          responses: answersOf({ 200: { description: "Logged out: the cookie is cleared; no body" }, 401: "No session, or one that has ended (1401)" }),
+        },
       },
     )
     .post(
@@ -84,11 +84,11 @@ export function sessionRoutes(deps: AppDeps) {
       },
       {
         parse: "none",
-        body: t.Optional(FormFields({ username: "The user's e-mail", key: "One of the user's API keys" })),
         detail: {
           tags: ["session"],
           summary: "Issue a bearer token (JWT, 30 minutes) from an API key, for the v2 APIs",
-          description: "Form fields username and key. Failures lock the key login (not the password login) like /v1/login.",
+          description: "Failures lock the key login (not the password login) like /v1/login.",
+          requestBody: formBodyOf({ username: "The user's e-mail", key: "One of the user's API keys" }, "The user and an API key, as form fields"),
         },
         response: { 200: t.Object({ token: t.String() }), 400: ErrorBody, 401: ErrorBody },
       },
