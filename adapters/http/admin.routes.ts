@@ -2,6 +2,8 @@ import { Elysia, t } from "elysia";
 import { parseDuration } from "../../core/clock/virtual-clock.rules.ts";
 import { managementError } from "../../core/errors/index.ts";
 import type { AppDeps } from "./app-deps.ts";
+import { drainAdvancingClock } from "../runtime/fast-forward.ts";
+import type { DrainReport } from "../runtime/scheduler.ts";
 import { openApiSecurity } from "./auth-guards.ts";
 import { failWith } from "./error-mapping.ts";
 import { readOptionalJsonObject, strictJsonBody } from "./strict-body.ts";
@@ -62,10 +64,23 @@ const maxWaitMs = 600_000;
 const WaitBody = t.Object({
   scheduled: t.Optional(t.Boolean({ description: "Also wait (in real time) for work scheduled later on the virtual clock (default true); false runs only the work due now" })),
   timeoutMs: t.Optional(t.Integer({ minimum: 0, maximum: maxWaitMs, description: `Milliseconds to wait at most, a whole number from 0 to ${maxWaitMs} (default 30000)` })),
+  advanceClock: t.Optional(
+    t.Union([t.String(), t.Number()], {
+      description:
+        "Instead of waiting in real time for work scheduled later, move the virtual clock to each item's time, by this much at most in all: milliseconds, or a duration such as 10m, 3d",
+    }),
+  ),
 });
 
+interface WaitOptions {
+  readonly scheduled: boolean;
+  readonly timeoutMs: number;
+  /** How far the wait may move the virtual clock (`advanceClock`), or null to wait in real time. */
+  readonly advanceUpToMs: number | null;
+}
+
 /** The wait's options: no body, `{}`, or the fields of WaitBody; anything else is 400 1400 naming it. */
-async function waitOptionsOf(request: Request): Promise<{ scheduled: boolean; timeoutMs: number }> {
+async function waitOptionsOf(request: Request): Promise<WaitOptions> {
   const body = await readOptionalJsonObject(request, WaitBody);
   const refuse = (parameter: string, problem: string): never => failWith(managementError("invalidParameter", { parameter, problem }));
   const scheduled = body?.scheduled ?? true;
@@ -74,7 +89,15 @@ async function waitOptionsOf(request: Request): Promise<{ scheduled: boolean; ti
   if (typeof timeoutMs !== "number" || !Number.isInteger(timeoutMs) || timeoutMs < 0 || timeoutMs > maxWaitMs) {
     refuse("timeoutMs", `must be a whole number of milliseconds from 0 to ${maxWaitMs}`);
   }
-  return { scheduled: scheduled as boolean, timeoutMs: timeoutMs as number };
+  let advanceUpToMs: number | null = null;
+  if (body?.advanceClock !== undefined) {
+    const duration = typeof body.advanceClock === "string" || typeof body.advanceClock === "number" ? parseDuration(body.advanceClock) : null;
+    if (!duration?.ok) return refuse("advanceClock", "must be a non-negative duration such as 1500, 90s, 10m, 3d");
+    // Moving the clock is how scheduled work gets run: with scheduled work left out there is nothing to move it for.
+    if (scheduled === false) refuse("scheduled", "cannot be false with advanceClock, which runs the work scheduled later");
+    advanceUpToMs = duration.value;
+  }
+  return { scheduled: scheduled as boolean, timeoutMs: timeoutMs as number, advanceUpToMs };
 }
 
 /**
@@ -139,14 +162,19 @@ export function adminRoutes(deps: AppDeps) {
     .post(
       "/wait",
       async ({ request }) => {
-        const { scheduled, timeoutMs } = await waitOptionsOf(request);
+        const { scheduled, timeoutMs, advanceUpToMs } = await waitOptionsOf(request);
         // DEC-OPS-04: all the work accepted before the call, also the work scheduled later on the virtual
         // clock (a data layer change's delay, a deletion's) as it falls due within the timeout; what falls due
         // after it (realistic timing: minutes to days) is left, `complete: false` with its `nextDueAt`.
-        // `scheduled: false` runs only what is due now.
-        const report = await deps.scheduler.drain({ includeScheduled: scheduled, timeoutMs });
-        if (report.timedOut) failWith(managementError("waitTimedOut", { timeout_ms: timeoutMs }));
-        return { complete: report.complete, processed: report.processed, nextDueAt: report.nextDueAt === null ? null : new Date(report.nextDueAt).toISOString() };
+        // `scheduled: false` runs only what is due now; `advanceClock` moves the clock to the work instead.
+        const viewOf = (report: DrainReport) => {
+          if (report.timedOut) failWith(managementError("waitTimedOut", { timeout_ms: timeoutMs }));
+          return { complete: report.complete, processed: report.processed, nextDueAt: report.nextDueAt === null ? null : new Date(report.nextDueAt).toISOString() };
+        };
+        if (advanceUpToMs === null) return viewOf(await deps.scheduler.drain({ includeScheduled: scheduled, timeoutMs }));
+        const report = await drainAdvancingClock(deps.scheduler, deps.clock, { upToMs: advanceUpToMs, timeoutMs });
+        if (report.advancedMs > 0) deps.logger.info("virtual clock advanced by a wait", { byMs: report.advancedMs, now: new Date(deps.clock.now()).toISOString() });
+        return { ...viewOf(report), advancedMs: report.advancedMs };
       },
       {
         // Read by waitOptionsOf: Elysia checks nothing against a body schema that is optional at its root.
@@ -157,7 +185,12 @@ export function adminRoutes(deps: AppDeps) {
           requestBody: requestBodyOf({ "application/json": WaitBody }, "None, or the options of the wait", false),
         },
         response: {
-          200: t.Object({ complete: t.Boolean(), processed: t.Record(t.String(), t.Integer()), nextDueAt: t.Union([t.String(), t.Null()]) }),
+          200: t.Object({
+            complete: t.Boolean(),
+            processed: t.Record(t.String(), t.Integer()),
+            nextDueAt: t.Union([t.String(), t.Null()]),
+            advancedMs: t.Optional(t.Integer({ description: "With advanceClock: how far the wait moved the virtual clock" })),
+          }),
           400: ErrorBody,
           401: ErrorBody,
           504: ErrorBody,

@@ -126,6 +126,69 @@ describe("hosted data layer: publishing (DEC-DLE-06, LIM-03)", () => {
   });
 });
 
+describe("hosted data layer: a wait that moves the virtual clock (advanceClock)", () => {
+  async function waitOf(service: Service, body: unknown) {
+    const answer = await service.app.handle(
+      new Request(`${inProcessBase}/admin/wait`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${service.deps.adminToken}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      }),
+    );
+    return { status: answer.status, body: (await answer.json()) as { complete: boolean; nextDueAt: string | null; advancedMs?: number; processed: Record<string, number>; message?: string } };
+  }
+
+  it("with realistic timing publishes an upload at once in real time, moving the clock only to the time it fell due", async () => {
+    const service = await open();
+    const client = await clientOf(service);
+    expect((await client.send("POST", "forwarded", { a: 1 })).status).toBe(201);
+    const started = Date.now();
+    const before = service.deps.clock.offsetMs();
+    const waited = await waitOf(service, { advanceClock: "1h" });
+    expect([waited.status, waited.body.complete, waited.body.nextDueAt]).toEqual([200, true, null]);
+    // The realistic delay of an upload is 5 to 10 minutes: the clock moved that far, not the hour allowed.
+    expect(waited.body.advancedMs).toBeGreaterThanOrEqual(5 * 60_000 - 1_000);
+    expect(waited.body.advancedMs).toBeLessThanOrEqual(10 * 60_000);
+    expect(service.deps.clock.offsetMs() - before).toBe(waited.body.advancedMs as number);
+    expect(waited.body.processed["datalayer-publisher"]).toBe(1);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(await client.status("forwarded")).toBe("completed");
+    expect(await client.served("forwarded")).toBe('{"a":1}');
+  });
+
+  it("moves the clock again for each change that falls due later: an upload, then its update within the hour", async () => {
+    const service = await open();
+    const client = await clientOf(service);
+    await client.send("POST", "twice", { v: 1 });
+    await client.send("PUT", "twice", { v: 2 });
+    const waited = await waitOf(service, { advanceClock: "2h" });
+    expect([waited.status, waited.body.complete]).toEqual([200, true]);
+    expect(waited.body.processed["datalayer-publisher"]).toBe(2);
+    expect(waited.body.advancedMs).toBeLessThanOrEqual(70 * 60_000);
+    expect(await client.served("twice")).toBe('{"v":2}');
+  });
+
+  it("leaves the clock where it is when the next work is further than advanceClock allows, saying when it is due", async () => {
+    const service = await open();
+    const client = await clientOf(service);
+    await client.send("POST", "later", { a: 1 });
+    const waited = await waitOf(service, { advanceClock: "1m", timeoutMs: 200 });
+    expect([waited.status, waited.body.complete, waited.body.advancedMs]).toEqual([200, false, 0]);
+    expect(Date.parse(waited.body.nextDueAt ?? "")).toBeGreaterThan(service.deps.clock.now() + 4 * 60_000);
+    expect(await client.status("later")).toBe("pending");
+  });
+
+  it("refuses an advanceClock that is not a duration, and one with scheduled: false, naming them (400 1400)", async () => {
+    const service = await open();
+    expect((await waitOf(service, { advanceClock: "soon" })).body.message).toBe(
+      "Invalid request submission. Invalid advanceClock: must be a non-negative duration such as 1500, 90s, 10m, 3d.",
+    );
+    expect((await waitOf(service, { advanceClock: true })).status).toBe(400);
+    const contradicting = await waitOf(service, { advanceClock: "1h", scheduled: false });
+    expect([contradicting.status, contradicting.body.message]).toEqual([400, "Invalid request submission. Invalid scheduled: cannot be false with advanceClock, which runs the work scheduled later."]);
+  });
+});
+
 describe("hosted data layer: durability (DEC-DLE-05, DEC-DLE-06)", () => {
   it("a pending change survives a restart on the same libSQL file and completes after it", async () => {
     const store: StoreChoice = { kind: "libsql", url: freshDatabaseUrl() };
