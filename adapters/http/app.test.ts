@@ -310,7 +310,7 @@ describe("error mapping (DEC-GEN-01, DEC-GEN-07)", () => {
     expect((await service.app.handle(new Request(`${inProcessBase}/admin/users/ops@example.com`, { headers: admin }))).status).toBe(404);
     // The wait's body is optional, but when there is one it is a JSON object of its fields.
     for (const [body, message] of [
-      ['{"timeout":5000}', "Invalid timeout: is not a field of this call (it takes only scheduled, timeoutMs)."],
+      ['{"timeout":5000}', "Invalid timeout: is not a field of this call (it takes only scheduled, timeoutMs, advanceClock)."],
       ['{"timeoutMs":', "Invalid body: not JSON."],
       ["garbage", "Invalid body: not JSON."],
       ["[1]", "Invalid body: must be a JSON object."],
