@@ -459,4 +459,44 @@ export const collectScenarios = defineScenarios("collect", [
       expectStatus(await ctx.collect.get("/event", { query: { svc_account: account, svc_profile: profile } }), 200);
     },
   },
+  {
+    title: "[COL-15, DEC-COL-07] the 100 events per second are the account's: events spread over two of its profiles share one limit",
+    async run(ctx) {
+      const { account, profile, otherProfile } = ctx.fixtures;
+      const visitor = ctx.uniqueId("rate-two-profiles");
+      await letRateWindowPass(ctx);
+      const started = performance.now();
+      // 75 events for each profile, interleaved: under the limit of either profile alone, 50 over the account's.
+      const profiles = Array.from({ length: 150 }, (_, index) => (index % 2 === 0 ? profile : otherProfile));
+      const timed = await Promise.all(
+        profiles.map(async (name) => {
+          const sentAt = performance.now();
+          const answer = await ctx.collect.get("/event", { query: { svc_account: account, svc_profile: name, svc_visitor_id: visitor } });
+          return { profile: name, answer, sentAt, answeredAt: performance.now() };
+        }),
+      );
+      const elapsed = Math.round(performance.now() - started);
+      const accepted = timed.filter((entry) => entry.answer.status === 200);
+      const limited = timed.filter((entry) => entry.answer.status === 429);
+      expectEqual(accepted.length + limited.length, profiles.length, "every answer is 200 or 429");
+      const acceptedOn = (name: string) => accepted.filter((entry) => entry.profile === name).length;
+      const split = `${acceptedOn(profile)} on ${account}/${profile} and ${acceptedOn(otherProfile)} on ${account}/${otherProfile}`;
+      expectTrue(
+        limited.length > 0,
+        `all ${profiles.length} events of ${account} were accepted (${split}), sent in ${elapsed} ms: the limit must count the account's events, whichever profile they name`,
+      );
+      // As in the scenario above: the accepted events sent and answered within one span of 1 s were accepted
+      // inside that second, whether the second is counted sliding or fixed (DEC-COL-07 does not say).
+      const acceptedTimes = accepted.sort((a, b) => a.sentAt - b.sentAt);
+      for (const first of acceptedTimes) {
+        const within = acceptedTimes.filter((entry) => entry.sentAt >= first.sentAt && entry.answeredAt <= first.sentAt + 1000).length;
+        expectTrue(within <= 100, `${within} events of ${account} accepted within one second (at most 100): ${split}, of ${profiles.length} sent in ${elapsed} ms`);
+      }
+      for (const { answer } of limited.slice(0, 5)) {
+        expectRefusal(answer, 429, "Rate limit exceeded");
+        expectHeader(answer, "retry-after", "1");
+      }
+      await letRateWindowPass(ctx);
+    },
+  },
 ]);

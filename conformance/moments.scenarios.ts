@@ -1,6 +1,6 @@
 import fc from "fast-check";
-import type { HttpAnswer } from "../harness/client.ts";
-import { expectEqual, expectHeader, expectStatus, expectTrue, fail, isPlainObject, isString, jsonField, jsonObject } from "../harness/expect.ts";
+import { ScenarioSkip, type HttpAnswer } from "../harness/client.ts";
+import { about, expectEqual, expectHeader, expectStatus, expectTrue, fail, isPlainObject, isString, jsonField, jsonObject } from "../harness/expect.ts";
 import { defineScenarios, type ScenarioContext } from "../harness/scenario.ts";
 import { waitForBackgroundWork } from "./admin-support.ts";
 import { collect } from "./collect-support.ts";
@@ -202,6 +202,37 @@ export const momentsScenarios = defineScenarios("moments", [
         !answer.text.includes(JSON.stringify(attributes.lastPurchaseAmount.name)) && !values.some((value) => value === 99 || value === "99"),
         `an attribute the engine does not select must not appear: ${answer.text}`,
       );
+    },
+  },
+  {
+    title: "[MOM-05, DEC-MOM-01] an engine that selects neither the audience nor the badge answers neither, though the visitor is in the audience and has the badge",
+    kind: "e2e",
+    async run(ctx) {
+      const { engines, attributes, audience, badge, purchaseEvent } = ctx.fixtures;
+      const engine = engines.attributesOnly;
+      if (engine === undefined) {
+        throw new ScenarioSkip(
+          "needs fixtures.engines.attributesOnly: an enabled engine keyed by names that selects only the attributes eventCount and lastEventName, " +
+            "neither the audience nor the badge. demo.md has none (svc-hub's demo has demo-engine-attributes); name one in a target file",
+        );
+      }
+      // MOM-09, MOM-10: an enabled engine answers 200 for a visitor it has no data of, with suppressNotFound=true.
+      const served = await ctx.moments.get(`${enginePath(ctx, engine)}/visitors/${ctx.uniqueId("nobody")}`, { headers: page, query: { suppressNotFound: "true" } });
+      if (served.status !== 200) fail(about(served, `fixtures.engines.attributesOnly names ${engine}, which the target does not serve as an enabled engine`));
+      const visitor = ctx.uniqueId("unselected-visitor");
+      await sendEvent(ctx, visitor, { svc_event: purchaseEvent });
+      // The engine that selects them shows the visitor is in the audience and has the badge.
+      const selecting = await readVisitor(ctx, `${enginePath(ctx, engines.names)}/visitors/${visitor}`, found(ctx, 1));
+      const all = visitorDataOf(selecting);
+      expectEqual([all.audiences, all.badges], [[audience.name], [badge.name]], `audiences and badges through ${engines.names}`, selecting);
+      const answer = await readVisitor(ctx, `${enginePath(ctx, engine)}/visitors/${visitor}`, found(ctx, 1));
+      const data = visitorDataOf(answer);
+      expectEqual(data.audiences, [], `audiences through ${engine}, which selects none`, answer);
+      expectEqual(data.badges, [], `badges through ${engine}, which selects none`, answer);
+      expectEqual(data.metrics, { [attributes.eventCount.name]: 1 }, "metrics", answer);
+      expectEqual(data.properties, { [attributes.lastEventName.name]: purchaseEvent }, "properties", answer);
+      expectEqual(data.flags, {}, `flags through ${engine}, which does not select ${attributes.hasPurchased.name}`, answer);
+      expectEqual(data.dates, {}, `dates through ${engine}, which does not select ${attributes.lastPurchase.name}`, answer);
     },
   },
   {

@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import type { HttpAnswer } from "../harness/client.ts";
+import { ScenarioSkip, type HttpAnswer } from "../harness/client.ts";
 import { expectEqual, expectErrorBody, expectHeader, expectStatus, expectTrue, fail, isNonEmptyString, isPlainObject, jsonField, jsonObject } from "../harness/expect.ts";
 import { defineScenarios, type ScenarioContext } from "../harness/scenario.ts";
 import { advanceClock, isShortTiming, readClock, runDueWork, waitForBackgroundWork } from "./admin-support.ts";
@@ -173,6 +173,21 @@ async function makeBuyer(ctx: ScenarioContext, email: string): Promise<{ anonymo
   return { anonymous };
 }
 
+/**
+ * Skips the scenario unless the API's profile has the visitor ID attribute `attributeId` (GET .../ids, PRV-08):
+ * demo.md gives acme/dev none, so a target may leave fixtures.otherProfile without it; svc-hub's demo gives
+ * it the visitor ID attributes of acme/main.
+ */
+async function requireVisitorIdAttribute(ctx: ScenarioContext, api: PrivacyApi, attributeId: string): Promise<void> {
+  const answer = await ctx.base.get(`${api.base}/ids`, { headers: api.headers });
+  expectStatus(answer, 200);
+  if (Object.hasOwn(jsonObject(answer), attributeId)) return;
+  throw new ScenarioSkip(
+    `needs the visitor ID attribute ${attributeId} (fixtures.visitorIdAttributes.email) on fixtures.otherProfile ${api.account}/${api.profile} too, ` +
+      `and GET ${api.base}/ids answered ${answer.text.slice(0, 200)}`,
+  );
+}
+
 /** PRV-*, LIM-05, DEC-PRV-*: the visitor privacy API (v2), with visitors made through /event. */
 export const privacyScenarios = defineScenarios("privacy", [
   {
@@ -273,6 +288,27 @@ export const privacyScenarios = defineScenarios("privacy", [
       const other = await api.requestDeletion(uniqueEmail(ctx, "other"));
       expectTrue(other !== first, `another value must make another transaction; both got ${first}`);
       expectTrue((await api.requestDeletion(email, customerAttributeOf(ctx))) !== first, `another attribute must make another transaction; both got ${first}`);
+    },
+  },
+  {
+    title: "[PRV-06] a pending deletion is answered again only in its own profile: the same attribute and value on another profile of the account get their own transaction",
+    async run(ctx) {
+      const api = await PrivacyApi.open(ctx);
+      const other = await PrivacyApi.open(ctx, { profile: ctx.fixtures.otherProfile });
+      await requireVisitorIdAttribute(ctx, other, emailAttributeOf(ctx));
+      const email = uniqueEmail(ctx, "two-profiles");
+      const first = await api.requestDeletion(email);
+      expectEqual(await api.state(first), "PENDING", `the state of the deletion on ${api.profile} while it waits`);
+      const elsewhere = await other.requestDeletion(email);
+      expectTrue(
+        elsewhere !== first,
+        `a DELETE on ${other.account}/${other.profile} answered ${first}, the transaction pending on ${api.account}/${api.profile}: ` +
+          "PRV-06 answers the pending one only for the same account, profile, attributeId and attributeValue",
+      );
+      expectEqual(await other.state(elsewhere), "PENDING", `the state of the deletion on ${other.profile}`);
+      expectEqual(await api.state(first), "PENDING", `the state of the deletion on ${api.profile} after the other profile's`);
+      expectEqual(await other.requestDeletion(email), elsewhere, `a second DELETE on ${other.profile}: its own pending transactionId`);
+      expectEqual(await api.requestDeletion(email), first, `a second DELETE on ${api.profile}: its own pending transactionId`);
     },
   },
   {

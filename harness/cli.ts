@@ -19,7 +19,7 @@ import { areasOf, countOutcomes, formatResult, runScenarios, selectScenarios, su
 import { probeSvcHubAdmin, svcHubAdminRoutes, type SvcHubAdminProbe } from "./svc-hub-admin.ts";
 import { probeSvcHubClock, type SvcHubClockProbe } from "./svc-hub-clock.ts";
 import { fixturesOf, readTargetFile, type TargetFile } from "./target-file.ts";
-import { urlTarget, type Target } from "./target.ts";
+import { demoFixtures, svcHubDemoFixtures, urlTarget, type Target } from "./target.ts";
 
 const areas = areasOf(allScenarios);
 /** fast-check takes a 32-bit seed and would silently cut a larger one down: refused instead. */
@@ -33,8 +33,10 @@ const usage = `usage: npm run conformance -- (--target <base-url> | --target-fil
   --target-file <file>    JSON with base/collect/moments/adminToken and the fixtures: the tenants, users and keys to
                           use, and the attributes, audience, badge, engines, file definition and published revision
                           the scenarios read (see conformance/targets/svc-hub-demo.json; a fixture left out is
-                          svc-hub's demo value); flags win over the file
-  --in-process            svc-hub's own app with its demo tenants, without a socket
+                          the demo tenants' value, but an optional one, such as engines.attributesOnly, is absent
+                          and the scenarios needing it are skipped); flags win over the file
+  --in-process            svc-hub's own app with its demo tenants, without a socket (its fixtures include the
+                          optional ones its demo has)
   --admin-token <token>   the target's admin token (default SVC_ADMIN_TOKEN); scenarios needing it are skipped without
   --impl <name>           apply conformance/implementations/<name>/expectations.json (known failures)
   --expectations <file>   apply known failures from a file of your own (same format), instead of --impl
@@ -216,7 +218,8 @@ if (values.path !== undefined && values.only?.length) {
 }
 const runs = wholeNumber("runs", values.runs, 1);
 const timeoutMs = wholeNumber("timeout-ms", values["timeout-ms"], 1);
-const fixtures = fixturesOf(file);
+// In-process the target is svc-hub's demo, which has the optional fixtures too; elsewhere only a target file names them.
+const fixtures = fixturesOf(file, values["in-process"] ? svcHubDemoFixtures : demoFixtures);
 
 const reportDir = fromInvocation(values["report-dir"] ?? "conformance-report");
 const compatibilityFile = values.compatibility ? fromInvocation(values.compatibility) : null;

@@ -5,7 +5,7 @@ import { demoConfigPath } from "../adapters/config/demo-config.ts";
 import { createMemoryLogger } from "../adapters/runtime/logger.ts";
 import { openService, type Service, type StoreChoice } from "../adapters/service.ts";
 import type { TimingPresetName } from "../core/timing/timing.presets.ts";
-import { inProcessTarget, type Target, type TargetFixtures } from "./target.ts";
+import { inProcessTarget, svcHubDemoFixtures, type Target, type TargetFixtures } from "./target.ts";
 
 export interface InProcessService {
   readonly target: Target;
@@ -48,14 +48,21 @@ export async function openDemoService(options: DemoServiceOptions = {}): Promise
   return opened.value;
 }
 
-/** svc-hub's own app with the demo tenants (or `options.config`'s), reached without a socket: the fastest target there is. */
+/**
+ * svc-hub's own app with the demo tenants (or `options.config`'s), reached without a socket: the fastest target
+ * there is. Its fixtures default to svc-hub's demo (svcHubDemoFixtures) with the demo tenants, else to demo.md's.
+ */
 export async function openInProcessTarget(
   options: { readonly store?: StoreChoice; readonly fixtures?: TargetFixtures; readonly hasher?: SecretHasher; readonly config?: ServiceConfig } = {},
 ): Promise<InProcessService> {
   const service = await openDemoService({ store: options.store, hasher: options.hasher, config: options.config });
   service.start();
   return {
-    target: inProcessTarget({ handle: (request) => service.app.handle(request), adminToken: service.deps.adminToken, fixtures: options.fixtures }),
+    target: inProcessTarget({
+      handle: (request) => service.app.handle(request),
+      adminToken: service.deps.adminToken,
+      fixtures: options.fixtures ?? (options.config === undefined ? svcHubDemoFixtures : undefined),
+    }),
     service,
     close: () => service.close(),
   };

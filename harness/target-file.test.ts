@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { formatDate } from "../conformance/files.scenarios.ts";
 import { fixturesOf, readTargetFile } from "./target-file.ts";
-import { demoFixtures } from "./target.ts";
+import { demoFixtures, svcHubDemoFixtures } from "./target.ts";
 
 const folder = mkdtempSync(join(tmpdir(), "svc-hub-target-file-"));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
@@ -33,11 +33,20 @@ function refusal(content: unknown): string {
 }
 
 describe("a target file's fixtures", () => {
-  it("the shipped svc-hub-demo.json names every fixture, with the demo's values", () => {
+  it("the shipped svc-hub-demo.json names every fixture, with the values of svc-hub's demo, optional ones included", () => {
     const file = readTargetFile(join(import.meta.dir, "..", "conformance", "targets", "svc-hub-demo.json"));
-    expect(Object.keys(file.fixtures ?? {}).sort()).toEqual(Object.keys(demoFixtures).sort());
-    expect(file.fixtures as unknown).toEqual(demoFixtures);
-    expect(fixturesOf(file)).toEqual(demoFixtures);
+    expect(Object.keys(file.fixtures ?? {}).sort()).toEqual(Object.keys(svcHubDemoFixtures).sort());
+    expect(file.fixtures as unknown).toEqual(svcHubDemoFixtures);
+    expect(fixturesOf(file)).toEqual(svcHubDemoFixtures);
+    expect(svcHubDemoFixtures.engines.attributesOnly).toBe("demo-engine-attributes");
+  });
+
+  it("an optional fixture is absent unless the file names it: the demo tenants of demo.md have no attributes-only engine", () => {
+    expect(demoFixtures.engines.attributesOnly).toBeUndefined();
+    expect(fixturesOf(readTargetFile(targetFile({ fixtures: { engines: { names: "their-engine" } } }))).engines).toEqual({ ...demoFixtures.engines, names: "their-engine" });
+    expect(fixturesOf(readTargetFile(targetFile({ fixtures: { engines: { attributesOnly: "their-partial-engine" } } }))).engines.attributesOnly).toBe("their-partial-engine");
+    // In-process the target is svc-hub's demo, and a file's fixtures are merged over svc-hub's values.
+    expect(fixturesOf(null, svcHubDemoFixtures)).toEqual(svcHubDemoFixtures);
   });
 
   it("a file with only the tenants and users of before gets the demo's attributes, audience, engines, file definition and revision", () => {
@@ -79,6 +88,7 @@ describe("a target file's fixtures", () => {
 
   it("an engine, prefix, column or target that is not a non-empty string is refused", () => {
     expect(refusal({ fixtures: { engines: { names: 5 } } })).toContain("/fixtures/engines/names: Expected string, got 5");
+    expect(refusal({ fixtures: { engines: { attributesOnly: "" } } })).toContain('/fixtures/engines/attributesOnly: Expected string length greater or equal to 1, got ""');
     expect(refusal({ fixtures: { fileDefinition: { prefix: "" } } })).toContain('/fixtures/fileDefinition/prefix: Expected string length greater or equal to 1, got ""');
     expect(refusal({ fixtures: { revision: { target: ["prod"] } } })).toContain('/fixtures/revision/target: Expected string, got ["prod"]');
     expect(refusal({ fixtures: { purchaseEvent: true } })).toContain("/fixtures/purchaseEvent: Expected string, got true");

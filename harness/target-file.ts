@@ -9,7 +9,8 @@ import { demoFixtures, type TargetFixtures } from "./target.ts";
  * implementation with other demo data can be tested. Every field is optional; command-line flags win over
  * the file, and the file over svc-hub's demo tenants. Within a group (`visitorIdAttributes`, `attributes`,
  * `engines`, `fileDefinition`, `revision`) each member is optional too; an attribute, like a user, is given
- * whole. What each fixture must be in the implementation's configuration: TargetFixtures (target.ts).
+ * whole. What each fixture must be in the implementation's configuration: TargetFixtures (target.ts). An optional
+ * fixture (engines.attributesOnly) left out is absent, and the scenarios that need it are skipped.
  */
 const Name = Type.String({ minLength: 1 });
 const User = Type.Object({ email: Type.String(), password: Type.String(), apiKey: Type.String() }, { additionalProperties: false });
@@ -53,7 +54,10 @@ const TargetFileSchema = Type.Object(
           badge: Type.Optional(Attribute),
           audience: Type.Optional(Attribute),
           engines: Type.Optional(
-            Type.Object({ names: Type.Optional(Name), ids: Type.Optional(Name), disabled: Type.Optional(Name) }, { additionalProperties: false }),
+            Type.Object(
+              { names: Type.Optional(Name), ids: Type.Optional(Name), disabled: Type.Optional(Name), attributesOnly: Type.Optional(Name) },
+              { additionalProperties: false },
+            ),
           ),
           fileDefinition: Type.Optional(
             Type.Object(
@@ -103,10 +107,14 @@ export function targetFileProblems(value: unknown): string[] {
 /** The fixtures given by groups; a group given in part keeps the demo values of the members it leaves out. */
 const groups = ["visitorIdAttributes", "attributes", "engines", "fileDefinition", "revision"] as const;
 
-/** The fixtures of a target file, svc-hub's demo values for what it leaves out (a user or an attribute is given whole). */
-export function fixturesOf(file: TargetFile | null): TargetFixtures {
+/**
+ * The fixtures of a target file, `defaults` for what it leaves out (a user or an attribute is given whole):
+ * the demo tenants of demo.md, which have no optional fixture (such as engines.attributesOnly), unless the
+ * target is svc-hub's own demo (svcHubDemoFixtures, for --in-process).
+ */
+export function fixturesOf(file: TargetFile | null, defaults: TargetFixtures = demoFixtures): TargetFixtures {
   const given = file?.fixtures ?? {};
-  const merged: Record<string, unknown> = { ...demoFixtures, ...given };
-  for (const group of groups) merged[group] = { ...demoFixtures[group], ...given[group] };
+  const merged: Record<string, unknown> = { ...defaults, ...given };
+  for (const group of groups) merged[group] = { ...defaults[group], ...given[group] };
   return merged as unknown as TargetFixtures;
 }

@@ -57,8 +57,9 @@ export interface AttributeFixtures {
 /**
  * The engines of the fixtures' account and profile (moments API). The enabled ones allow the domain
  * example.com with its subdomains (the scenarios ask as https://shop.example.com) but not example.net or
- * notexample.com, and select exactly the audience, the badge and the attributes eventCount, lastEventName,
- * hasPurchased, lastPurchase and email (which, being PII, must never be answered), not lastPurchaseAmount.
+ * notexample.com, and, but for `attributesOnly`, select exactly the audience, the badge and the attributes
+ * eventCount, lastEventName, hasPurchased, lastPurchase and email (which, being PII, must never be answered),
+ * not lastPurchaseAmount.
  */
 export interface EngineFixtures {
   /** Demo: demo-engine. Enabled, keyed by names. */
@@ -67,6 +68,13 @@ export interface EngineFixtures {
   readonly ids: string;
   /** Demo: disabled-engine. Disabled. */
   readonly disabled: string;
+  /**
+   * Optional; demo.md has no such engine, svc-hub's demo has demo-engine-attributes. Enabled, keyed by names,
+   * allowing what the others allow, and selecting only the attributes eventCount and lastEventName: neither the
+   * audience nor the badge (MOM-05: what an engine does not select is not answered, though the visitor has it).
+   * Without it the scenario that needs it is skipped, saying so.
+   */
+  readonly attributesOnly?: string;
 }
 
 /**
@@ -113,7 +121,11 @@ export interface TargetFixtures {
   readonly account: string;
   /** Demo: main. */
   readonly profile: string;
-  /** Demo: dev. Another profile of account. */
+  /**
+   * Demo: dev. Another profile of account; collection to it must be accepted. The scenario of PRV-06 across
+   * profiles needs it to have the visitor ID attribute visitorIdAttributes.email too, and is skipped otherwise
+   * (demo.md gives dev none; svc-hub's demo gives it the visitor ID attributes of main).
+   */
   readonly otherProfile: string;
   /** Demo: globex. */
   readonly otherAccount: string;
@@ -174,6 +186,15 @@ export const demoFixtures: TargetFixtures = {
   engines: { names: "demo-engine", ids: "demo-engine-ids", disabled: "disabled-engine" },
   fileDefinition: { prefix: "purchases", visitorIdColumn: "email", amountColumn: "amount", dateColumn: "purchased_at", dateFormat: "yyyy-MM-dd HH:mm" },
   revision: { target: "prod", files: ["utag.js", "utag.1.js", "utag.2.js", "utag.sync.js", "mobile.html"] },
+};
+
+/**
+ * svc-hub's own demo configuration: the demo tenants of demo.md (demoFixtures) and the optional fixtures its
+ * demo adds. The fixtures of svc-hub in-process, and of conformance/targets/svc-hub-demo.json.
+ */
+export const svcHubDemoFixtures: TargetFixtures = {
+  ...demoFixtures,
+  engines: { ...demoFixtures.engines, attributesOnly: "demo-engine-attributes" },
 };
 
 function trimSlash(url: string): string {

@@ -141,6 +141,9 @@ const suites: Array<{ name: string; run: () => Promise<void> }> = [
           "harness/cli.ts",
           "--target",
           server.url,
+          // svc-hub's demo with the optional fixtures it has (the target file's base gives way to --target).
+          "--target-file",
+          join(root, "conformance", "targets", "svc-hub-demo.json"),
           "--admin-token",
           adminToken,
           "--impl",

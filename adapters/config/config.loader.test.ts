@@ -599,6 +599,7 @@ describe("loading a file", () => {
       ["demo-engine", true, "names"],
       ["demo-engine-ids", true, "ids"],
       ["disabled-engine", false, "names"],
+      ["demo-engine-attributes", true, "names"],
     ]);
     expect(main?.attributes.find((attribute) => attribute.id === 5206)?.pii).toBe(true);
     expect(main?.fileDefinitions[0]?.columns).toEqual([
