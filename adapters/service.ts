@@ -13,7 +13,7 @@ import { applyConfiguredRevisions } from "./config/seed-revisions.ts";
 import { CollectService } from "./collect/collect.service.ts";
 import type { AppDeps } from "./http/app-deps.ts";
 import { createApp, type App } from "./http/app.ts";
-import { createArgon2Hasher, cryptoIds } from "./runtime/crypto.ts";
+import { createArgon2Hasher, cryptoIds, rememberingVerified } from "./runtime/crypto.ts";
 import { preparingSecrets } from "../core/session/secrets.rules.ts";
 import type { FileImportService } from "./services/file-import.service.ts";
 import { FileStatusService } from "./services/file-status.service.ts";
@@ -229,7 +229,7 @@ async function applyConfiguration(stores: Stores, hasher: SecretHasher, clock: V
 export async function openService(options: ServiceOptions): Promise<Result<Service, ConfigError>> {
   const stores = await openStores(options);
   // Secrets are hashed and checked in Unicode's composed form (core/session/secrets.rules.ts).
-  const hasher = preparingSecrets(options.hasher ?? createArgon2Hasher());
+  const hasher = preparingSecrets(rememberingVerified(options.hasher ?? createArgon2Hasher()));
   // The admin API's hashes (a password reset, a new key) queue apart from logins: a flood of logins for
   // made-up names fills the login queue (503), and must not turn the operator's reset away with it.
   const adminHasher = preparingSecrets(options.hasher ?? createArgon2Hasher(1, 16));
