@@ -321,6 +321,30 @@ describe("error mapping (DEC-GEN-01, DEC-GEN-07)", () => {
     for (const body of ["", "  ", "{}", '{"scheduled":false,"timeoutMs":1000}']) expect([body, (await send("POST", "/admin/wait", body))[0]]).toEqual([body, 200]);
   });
 
+  it("[DEC-GEN-01] an admin body sent as the wrong type says what it came as and what the call takes", async () => {
+    const service = await app();
+    const send = async (path: string, contentType: string | null, body: string) => {
+      const headers: Record<string, string> = { authorization: `Bearer ${service.deps.adminToken}` };
+      if (contentType !== null) headers["content-type"] = contentType;
+      const answer = await service.app.handle(new Request(`${inProcessBase}${path}`, { method: "POST", headers, body }));
+      return [answer.status, ((await answer.json()) as { message: string }).message];
+    };
+    const refused = (message: string) => [400, `Invalid request submission. ${message}`];
+    // What `curl -d '{"by":"1h"}'` sends: a form whose one field is named by the JSON.
+    expect(await send("/admin/clock/advance", "application/x-www-form-urlencoded", '{"by":"1h"}')).toEqual(
+      refused('Invalid {"by":"1h"}: is not a field of this call (it takes only by); a JSON body needs Content-Type: application/json.'),
+    );
+    expect(await send("/admin/clock/advance", "text/plain", '{"by":"1h"}')).toEqual(
+      refused("Invalid body: must be a JSON object with Content-Type: application/json, or form fields (it came as text/plain)."),
+    );
+    expect(await send("/admin/users", null, '{"email":"a@example.com"}')).toEqual(
+      refused("Invalid body: must be a JSON object with Content-Type: application/json, or form fields (it came without a Content-Type)."),
+    );
+    expect(await send("/admin/clock/advance", "application/json", '{"by":"1h"')).toEqual(refused("Invalid body: not JSON."));
+    // Form fields are taken, as the message says.
+    expect((await send("/admin/clock/advance", "application/x-www-form-urlencoded", "by=1m"))[0]).toBe(200);
+  });
+
   it("an unexpected error is 500 1500 'Internal error', leaks nothing, and is logged in full", async () => {
     const { app, logger } = appThatThrows(new Error("SQLITE_ERROR: no such table: users at /srv/secret/path.ts"));
     const response = await app.handle(get("/v1/boom"));

@@ -144,6 +144,14 @@ function invalidHostFor(style: ErrorStyle): CatalogueError {
   }
 }
 
+/** Why a body Elysia was to parse could not be, by what its Content-Type says it is. */
+function unparsedBodyProblem(request: Request): string {
+  const type = (request.headers.get("content-type") ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+  if (type === "application/json" || type.endsWith("+json")) return "not JSON";
+  if (type === "application/x-www-form-urlencoded" || type === "multipart/form-data") return "not a valid form";
+  return `not readable as ${type === "" ? "a body without a Content-Type" : type}`;
+}
+
 interface RefusalDetail {
   /** The part of the request refused (`/by`, `body`) and what is wrong with it, from a validation error. */
   readonly target?: string | undefined;
@@ -287,8 +295,11 @@ export function mapUnhandledError(logger: Logger, allowedMethodsOf: AllowedMetho
         }
         return catalogueResponse(refusalFor(style, "not-found"));
       }
-      case "PARSE":
-        return catalogueResponse(refusalFor(style, "bad-request", { reason: "the body could not be read as this call's type of body" }));
+      case "PARSE": {
+        const problem = unparsedBodyProblem(request);
+        // The admin API names the part refused in its message; the contract's APIs keep their wording (a reason header).
+        return catalogueResponse(refusalFor(style, "bad-request", style === "admin" ? { target: "body", problem } : { reason: `the body is ${problem}` }));
+      }
       case "VALIDATION":
         if (isResponseValidationError(error)) {
           logger.error("response failed its schema", { method: request.method, path: loggedPath, ...describeResponseValidation(error) });

@@ -54,7 +54,15 @@ export function unknownFieldOf(schema: TSchema, value: unknown, path = ""): Unkn
 
 function refuseUnknown(found: UnknownField): never {
   const takes = found.known.length === 0 ? "no fields" : `only ${found.known.join(", ")}`;
-  return failWith(managementError("invalidParameter", { parameter: found.path, problem: `is not a field of this call (it takes ${takes})` }));
+  // `curl -d '{"by":"1h"}'` without a Content-Type sends the JSON as a form whose one field is named by it.
+  const hint = /^\s*[{[]/.test(found.path) ? "; a JSON body needs Content-Type: application/json" : "";
+  return failWith(managementError("invalidParameter", { parameter: found.path, problem: `is not a field of this call (it takes ${takes})${hint}` }));
+}
+
+/** What a body that is not an object came as, for the refusal: its Content-Type, or that it had none. */
+function sentAs(request: Request): string {
+  const type = request.headers.get("content-type");
+  return type ? `came as ${type.split(";")[0]?.trim()}` : "came without a Content-Type";
 }
 
 /**
@@ -65,7 +73,10 @@ function refuseUnknown(found: UnknownField): never {
 export function strictJsonBody<T extends TSchema>(schema: T) {
   return {
     body: schema,
-    transform({ body }: { body: unknown }) {
+    transform({ body, request }: { body: unknown; request: Request }) {
+      if (!isPlainObject(body)) {
+        failWith(managementError("invalidParameter", { parameter: "body", problem: `must be a JSON object with Content-Type: application/json, or form fields (it ${sentAs(request)})` }));
+      }
       const found = unknownFieldOf(schema, body);
       if (found) refuseUnknown(found);
     },
