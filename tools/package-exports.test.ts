@@ -1,4 +1,13 @@
 import { describe, expect, it } from "bun:test";
+import { accessSync, constants, existsSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+
+const root = resolve(import.meta.dir, "..");
+const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+  private?: boolean;
+  bin: Record<string, string>;
+  exports: Record<string, string | { types: string; default: string }>;
+};
 
 describe("the package's exports", () => {
   it('other hosts import the core as "svc-hub/core"', async () => {
@@ -11,5 +20,27 @@ describe("the package's exports", () => {
     const harness = await import("svc-hub/harness");
     expect(typeof harness.runScenarios).toBe("function");
     expect(typeof harness.urlTarget).toBe("function");
+  });
+
+  it('test setups import the launcher as "svc-hub/launcher": plain JavaScript for Node, with its types beside it', async () => {
+    const launcher = await import("svc-hub/launcher");
+    expect(typeof launcher.startSvcHub).toBe("function");
+    expect(launcher.SvcHubStartError.prototype).toBeInstanceOf(Error);
+    const entry = manifest.exports["./launcher"];
+    if (typeof entry !== "object") throw new Error('"./launcher" names no types');
+    expect(entry.default).toEndWith(".mjs");
+    expect(existsSync(join(root, entry.types))).toBe(true);
+    // What a Node program would get: the .d.mts describes the file it runs.
+    expect(readFileSync(join(root, entry.types), "utf8")).toContain("export declare function startSvcHub(");
+  });
+
+  it('"svc-hub" is the package\'s command: an executable Node script, which npm links into the project\'s node_modules/.bin', () => {
+    const bin = join(root, manifest.bin["svc-hub"] as string);
+    expect(readFileSync(bin, "utf8")).toStartWith("#!/usr/bin/env node\n");
+    expect(() => accessSync(bin, constants.X_OK)).not.toThrow();
+  });
+
+  it("stays private: installed from git or a tarball, never published to a registry by mistake", () => {
+    expect(manifest.private).toBe(true);
   });
 });

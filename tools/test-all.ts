@@ -2,7 +2,7 @@
  * `npm test`: every suite, one after another, then one closing line `N passed, N failed` (`, N skipped`).
  *
  *   1. type-check (tsc) and the core under Deno (deno check, deno test): core/ is runtime-neutral;
- *   2. bun test: core, adapters and harness unit and integration tests;
+ *   2. bun test: core, adapters, harness, tools, and the launcher and bin (started under Node too);
  *   3. the conformance scenarios against the in-process app;
  *   4. the conformance scenarios against a real server started on a free port;
  *   5. the reliability and security suite (reliability/: fuzzing, tenancy, crashes, sessions, full disk, slow clients);
@@ -117,7 +117,7 @@ const suites: Array<{ name: string; run: () => Promise<void> }> = [
   {
     name: "bun-test",
     async run() {
-      const { code, output } = await runCommand("bun-test", [bin("bun"), "test", "core", "adapters", "harness", "tools"]);
+      const { code, output } = await runCommand("bun-test", [bin("bun"), "test", "core", "adapters", "harness", "tools", "launcher", "bin"]);
       record("bun-test", bunCounts(output), code);
     },
   },

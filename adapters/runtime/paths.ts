@@ -9,11 +9,15 @@ export function fromInvocation(path: string, env: Env = process.env): string {
   return resolve(env.INIT_CWD ?? process.cwd(), path);
 }
 
-/** The data directory: SVC_DATA_DIR as typed, or `./.svc-data` of the folder `npm start` runs in. The server and the svc CLI both read it here. */
+/**
+ * The data directory: SVC_DATA_DIR as typed, or `./.svc-data` of the working directory: this repository under
+ * `npm start`; the project's folder under `npx svc-hub` (bin/svc-hub.mjs), which keeps the caller's. The server
+ * and the svc CLI both read it here.
+ */
 export function dataDirFromEnv(env: Env = process.env): string {
   const named = settingOf(env, "SVC_DATA_DIR");
   return named ? fromInvocation(named, env) : resolve("./.svc-data");
 }
 
-/** The configuration files looked for, in this order, in the folder `npm start` runs in when SVC_CONFIG is not set. */
+/** The configuration files looked for, in this order, in the working directory (as for `./.svc-data`) when SVC_CONFIG is not set. */
 export const defaultConfigFiles: readonly string[] = ["svc.config.json", "svc.config.yaml", "svc.config.yml"];
