@@ -3,10 +3,10 @@
  * by Node, in the project's folder.
  */
 import { afterEach, describe, expect, it } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Subprocess } from "bun";
-import { environmentWithoutServerSettings, makeConsumerProject } from "../tools/consumer-project.ts";
+import { consumerProjectCleanedBy, environmentWithoutServerSettings } from "../tools/consumer-project.ts";
 
 const repository = resolve(import.meta.dir, "..");
 const cleanups: Array<() => unknown> = [];
@@ -14,11 +14,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-function consumerProject(): string {
-  const folder = makeConsumerProject();
-  cleanups.push(() => rmSync(folder, { recursive: true, force: true }));
-  return folder;
-}
+const consumerProject = () => consumerProjectCleanedBy(cleanups);
 
 interface RunningBin {
   readonly child: Subprocess<"ignore", "pipe", "pipe">;

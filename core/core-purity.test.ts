@@ -51,8 +51,7 @@ describe("core purity", () => {
 
   for (const file of files) {
     const name = relative(coreDir, file);
-    // A test's own module (`*.test-support.ts`, shared assertions) is test code: it may use node:assert.
-    const isTest = /\.test(-support)?\.ts$/.test(file);
+    const isTest = /\.test\.ts$/.test(file);
     it(`${name} imports only from core/`, () => {
       const source = withoutComments(readFileSync(file, "utf8"));
       for (const specifier of importSpecifiers(source)) {

@@ -3,21 +3,17 @@
  * runs under Node (vitest, jest) or under Bun (bun test).
  */
 import { afterEach, describe, expect, it } from "bun:test";
-import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startSvcHub, SvcHubStartError, type SvcHub } from "svc-hub/launcher";
-import { environmentWithoutServerSettings, makeConsumerProject } from "../tools/consumer-project.ts";
+import { consumerProjectCleanedBy, environmentWithoutServerSettings } from "../tools/consumer-project.ts";
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-function consumerProject(): string {
-  const folder = makeConsumerProject();
-  cleanups.push(() => rmSync(folder, { recursive: true, force: true }));
-  return folder;
-}
+const consumerProject = () => consumerProjectCleanedBy(cleanups);
 
 /** Runs `script` with the `node` of the PATH in `folder`, as a test setup of that project runs, and parses the JSON line it prints last. */
 async function runUnderNode(folder: string, script: string, env: Record<string, string> = {}): Promise<{ code: number; result: Record<string, unknown>; stderr: string }> {

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -17,6 +17,13 @@ export function makeConsumerProject(): string {
   symlinkSync(repository, join(folder, "node_modules", "svc-hub"), "dir");
   const { bin } = JSON.parse(readFileSync(join(repository, "package.json"), "utf8")) as { bin: Record<string, string> };
   for (const [name, path] of Object.entries(bin)) symlinkSync(join("..", "svc-hub", path), join(folder, "node_modules", ".bin", name));
+  return folder;
+}
+
+/** A consumer project (makeConsumerProject) whose removal is added to a test file's `cleanups`. */
+export function consumerProjectCleanedBy(cleanups: Array<() => unknown>): string {
+  const folder = makeConsumerProject();
+  cleanups.push(() => rmSync(folder, { recursive: true, force: true }));
   return folder;
 }
 

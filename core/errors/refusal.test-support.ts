@@ -1,15 +1,21 @@
-import assert from "node:assert/strict";
 import type { Result } from "../result.ts";
 import { managementError, type ManagementError } from "./management.errors.ts";
 
 /**
- * For tests: `result` is the one 400 1400 of the data layer and privacy APIs, its body the contract's, with
- * a reason (ManagementError.reason) that matches `reason`.
+ * For tests: throws unless `result` is the one 400 1400 of the data layer and privacy APIs, its body the
+ * contract's, with a reason (ManagementError.reason) that matches `reason`. Plain throws, no assertion
+ * library: this module is not a test file, and the core imports nothing but the core.
  */
 export function assertInvalidRequest(result: Result<unknown, ManagementError>, reason: RegExp, what = ""): void {
-  assert.equal(result.ok, false, what);
-  if (result.ok) return;
+  const fail = (problem: string): never => {
+    throw new Error(`${what === "" ? "" : `${what}: `}${problem}`);
+  };
+  if (result.ok) return fail("expected 400 1400, the rule accepted");
   const { reason: said, ...error } = result.error;
-  assert.deepEqual(error, managementError("invalidRequest"), what);
-  assert.match(said ?? "", reason, what);
+  const expected: ManagementError = managementError("invalidRequest");
+  for (const field of ["kind", "code", "status", "returnCode", "message", "extra"] as const) {
+    if (error[field] !== expected[field]) fail(`${field} is ${JSON.stringify(error[field])}, not ${JSON.stringify(expected[field])}`);
+  }
+  if (Object.keys(error).length !== Object.keys(expected).length) fail(`the error has fields ${Object.keys(error).join(", ")}`);
+  if (!reason.test(said ?? "")) fail(`the reason ${JSON.stringify(said)} does not match ${reason}`);
 }
