@@ -5,6 +5,7 @@ import type { AppDeps } from "./app-deps.ts";
 import { drainAdvancingClock } from "../runtime/fast-forward.ts";
 import type { DrainReport } from "../runtime/scheduler.ts";
 import { openApiSecurity } from "./auth-guards.ts";
+import { connectionOf, idleTimeoutSeconds } from "./connection.ts";
 import { failWith } from "./error-mapping.ts";
 import { readOptionalJsonObject, strictJsonBody } from "./strict-body.ts";
 import { ErrorBody, requestBodyOf } from "./openapi-parts.ts";
@@ -110,6 +111,22 @@ export function adminRoutes(deps: AppDeps) {
     return { now: new Date(nowMs).toISOString(), nowMs, offsetMs: deps.clock.offsetMs(), timing: deps.timing.name };
   };
 
+  /** The wait itself, once its options are read and its connection kept open. */
+  async function waitFor(scheduled: boolean, timeoutMs: number, advanceUpToMs: number | null) {
+    // DEC-OPS-04: all the work accepted before the call, also the work scheduled later on the virtual
+    // clock (a data layer change's delay, a deletion's) as it falls due within the timeout; what falls due
+    // after it (realistic timing: minutes to days) is left, `complete: false` with its `nextDueAt`.
+    // `scheduled: false` runs only what is due now; `advanceClock` moves the clock to the work instead.
+    const viewOf = (report: DrainReport) => {
+      if (report.timedOut) failWith(managementError("waitTimedOut", { timeout_ms: timeoutMs }));
+      return { complete: report.complete, processed: report.processed, nextDueAt: report.nextDueAt === null ? null : new Date(report.nextDueAt).toISOString() };
+    };
+    if (advanceUpToMs === null) return viewOf(await deps.scheduler.drain({ includeScheduled: scheduled, timeoutMs }));
+    const report = await drainAdvancingClock(deps.scheduler, deps.clock, { upToMs: advanceUpToMs, timeoutMs });
+    if (report.advancedMs > 0) deps.logger.info("virtual clock advanced by a wait", { byMs: report.advancedMs, now: new Date(deps.clock.now()).toISOString() });
+    return { ...viewOf(report), advancedMs: report.advancedMs };
+  }
+
   return new Elysia({ name: "admin", prefix: "/admin" })
     .guard({ detail: { security: openApiSecurity.admin } })
     .get("/clock", async () => {
@@ -163,18 +180,16 @@ export function adminRoutes(deps: AppDeps) {
       "/wait",
       async ({ request }) => {
         const { scheduled, timeoutMs, advanceUpToMs } = await waitOptionsOf(request);
-        // DEC-OPS-04: all the work accepted before the call, also the work scheduled later on the virtual
-        // clock (a data layer change's delay, a deletion's) as it falls due within the timeout; what falls due
-        // after it (realistic timing: minutes to days) is left, `complete: false` with its `nextDueAt`.
-        // `scheduled: false` runs only what is due now; `advanceClock` moves the clock to the work instead.
-        const viewOf = (report: DrainReport) => {
-          if (report.timedOut) failWith(managementError("waitTimedOut", { timeout_ms: timeoutMs }));
-          return { complete: report.complete, processed: report.processed, nextDueAt: report.nextDueAt === null ? null : new Date(report.nextDueAt).toISOString() };
-        };
-        if (advanceUpToMs === null) return viewOf(await deps.scheduler.drain({ includeScheduled: scheduled, timeoutMs }));
-        const report = await drainAdvancingClock(deps.scheduler, deps.clock, { upToMs: advanceUpToMs, timeoutMs });
-        if (report.advancedMs > 0) deps.logger.info("virtual clock advanced by a wait", { byMs: report.advancedMs, now: new Date(deps.clock.now()).toISOString() });
-        return { ...viewOf(report), advancedMs: report.advancedMs };
+        // The server closes a connection idle for 10 s, also one waiting for its answer: a wait of up to
+        // timeoutMs would get an empty reply. Only now, the admin token checked (app.ts) and the body read, is
+        // this connection kept open, for as long as this wait may take, and back to the usual timeout after.
+        const connection = connectionOf(request);
+        connection.keepOpenFor(Math.ceil(timeoutMs / 1000) + 5);
+        try {
+          return await waitFor(scheduled, timeoutMs, advanceUpToMs);
+        } finally {
+          connection.keepOpenFor(idleTimeoutSeconds);
+        }
       },
       {
         // Read by waitOptionsOf: Elysia checks nothing against a body schema that is optional at its root.

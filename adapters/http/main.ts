@@ -19,7 +19,8 @@ import { errorCodeOf } from "../runtime/storage-errors.ts";
 import { nodeIdOf, openService, serviceVersion, type StoreChoice } from "../service.ts";
 import { databaseFileName, databaseUrlForDataDir } from "../store-libsql/libsql.stores.ts";
 import { maxPublishBodyBytes } from "./admin-revisions.routes.ts";
-import { rawPathOf, unavailableResponse } from "./error-mapping.ts";
+import { unavailableResponse } from "./error-mapping.ts";
+import { attachConnection, idleTimeoutSeconds } from "./connection.ts";
 import { withRequestLog } from "./request-log.ts";
 
 const env = process.env;
@@ -130,11 +131,10 @@ const service = opened.value;
 const serve = withRequestLog((request) => service.app.handle(request), logger);
 server.reload({
   fetch(request, bun) {
-    // Bun closes a connection idle for 10 s, also one waiting for its answer: a wait (DEC-OPS-04, up to its
-    // timeoutMs) would get an empty reply. Only that route answers late on purpose; without the admin token
-    // it is answered at once.
-    if (request.method === "POST" && /^\/admin\/wait\/?$/.test(rawPathOf(request.url))) bun.timeout(request, 0);
-    return serve(request);
+    // The peer's address as the socket saw it, and the one way to keep a connection open past the idle
+    // timeout (an authenticated admin wait asks for it, adapters/http/connection.ts).
+    const address = bun.requestIP(request)?.address ?? "unknown";
+    return serve(attachConnection(request, { address, keepOpenFor: (seconds) => bun.timeout(request, seconds) }));
   },
   error: unhandledError,
 });
@@ -152,6 +152,7 @@ function listen(): ReturnType<typeof Bun.serve> {
       // Never Bun's development error page (it shows messages and stacks): DEC-GEN-07.
       development: false,
       reusePort: false,
+      idleTimeout: idleTimeoutSeconds,
       maxRequestBodySize: largestBodyBytes(config.limits),
       fetch: (request) => unavailableResponse(request, startingHeaders),
       error: unhandledError,
