@@ -200,11 +200,13 @@ process.on("SIGINT", () => void shutdown("SIGINT"));
 process.on("SIGTERM", () => void shutdown("SIGTERM"));
 
 // DEC-OPS-01: a generated token is printed when it is made; afterwards only with the public demo tenants, whose
-// credentials are printed anyway, so that a real deployment's logs do not keep repeating a secret.
+// credentials are printed anyway, so that a real deployment's logs do not keep repeating a secret. A token
+// chosen in SVC_ADMIN_TOKEN is never printed whole: whoever set it knows it, and logs travel further than the
+// environment (a CI log, a shared terminal).
 const showAdminToken = service.adminTokenGenerated || configSource.demo;
 function adminTokenLine(): string {
   const token = service.deps.adminToken;
-  if (adminToken !== undefined) return showAdminToken ? `${token} (from SVC_ADMIN_TOKEN)` : `${token.slice(0, 4)}… (from SVC_ADMIN_TOKEN)`;
+  if (adminToken !== undefined) return `${token.slice(0, 4)}… (from SVC_ADMIN_TOKEN)`;
   if (showAdminToken) return `${token} (${service.adminTokenGenerated ? "new, kept in the store" : "kept in the store"})`;
   return `${token.slice(0, 4)}… (hidden: it was printed when it was made; set SVC_ADMIN_TOKEN to choose one)`;
 }

@@ -1,0 +1,97 @@
+/**
+ * What an anonymous client could do to a real server process that it no longer can (SECURITY.md, "Findings of
+ * the adversarial probe"): hold a connection open through the admin wait's long timeout, read the admin API's
+ * shape from the OpenAPI document, have an answer sniffed as another type, pass a foreign Referer for an
+ * allowed one, and read the admin token from the log. Loopback only; every socket is closed at the end.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { connect, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { spawnServer, type SpawnedServer } from "../tools/spawn-server.ts";
+
+const root = resolve(import.meta.dir, "..");
+const adminToken = "anonymous-client-test-admin-token";
+let server: SpawnedServer;
+let dataDir: string;
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), "svc-hub-anonymous-"));
+  server = await spawnServer({ root, dataDir, adminToken });
+});
+afterAll(async () => {
+  await server?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** A raw HTTP/1.1 connection: what it has received so far, and when the server closed it. */
+interface RawConnection {
+  readonly socket: Socket;
+  received(): string;
+  readonly closed: Promise<number>;
+}
+
+function openRaw(): Promise<RawConnection> {
+  const { port, hostname } = new URL(server.url);
+  return new Promise((resolvePromise, reject) => {
+    let text = "";
+    let markClosed: (at: number) => void = () => {};
+    const closed = new Promise<number>((resolveClosed) => (markClosed = resolveClosed));
+    const socket = connect({ host: hostname, port: Number(port) }, () => resolvePromise({ socket, received: () => text, closed }));
+    socket.setEncoding("latin1");
+    socket.on("data", (chunk: string) => (text += chunk));
+    socket.on("close", () => markClosed(performance.now()));
+    socket.once("error", reject);
+  });
+}
+
+async function until(condition: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!condition()) {
+    if (performance.now() > deadline) throw new Error(`not within ${timeoutMs} ms`);
+    await Bun.sleep(20);
+  }
+}
+
+/** Resolves with the time the connection closed, or null if it is still open after `ms`. */
+function closedWithin(connection: RawConnection, ms: number): Promise<number | null> {
+  return Promise.race([connection.closed, Bun.sleep(ms).then(() => null)]);
+}
+
+describe("a connection's idle timeout", () => {
+  it("is not lifted by an anonymous POST /admin/wait, and an authenticated wait restores it once answered", async () => {
+    const host = new URL(server.url).host;
+    const anonymous = await openRaw();
+    const admin = await openRaw();
+    try {
+      anonymous.socket.write(`POST /admin/wait HTTP/1.1\r\nHost: ${host}\r\nContent-Length: 0\r\n\r\n`);
+      const body = JSON.stringify({ timeoutMs: 1000 });
+      admin.socket.write(
+        `POST /admin/wait HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${adminToken}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+      );
+      await until(() => anonymous.received().includes("\r\n\r\n") && admin.received().includes("\r\n\r\n"), 5_000);
+      expect(anonymous.received()).toStartWith("HTTP/1.1 401");
+      expect(admin.received()).toStartWith("HTTP/1.1 200");
+      // Then each starts a request and never finishes it: the server must drop them as any idle connection
+      // (its idle timer fires 10 to 14 s after the last activity), not keep them for as long as they like.
+      const halfSent = performance.now();
+      anonymous.socket.write(`GET /healthz HTTP/1.1\r\nHost: ${host}\r\n`);
+      admin.socket.write(`GET /healthz HTTP/1.1\r\nHost: ${host}\r\n`);
+      const [anonymousClosed, adminClosed] = await Promise.all([closedWithin(anonymous, 20_000), closedWithin(admin, 20_000)]);
+      expect(anonymousClosed === null ? "still open after 20 s" : "closed").toBe("closed");
+      expect(adminClosed === null ? "still open after 20 s" : "closed").toBe("closed");
+      expect((anonymousClosed ?? 0) - halfSent).toBeGreaterThan(5_000);
+    } finally {
+      anonymous.socket.destroy();
+      admin.socket.destroy();
+    }
+  }, 40_000);
+});
+
+describe("the start banner", () => {
+  it("shows only the first 4 characters of an SVC_ADMIN_TOKEN, also with the demo tenants", () => {
+    expect(server.output()).toContain(`admin token: ${adminToken.slice(0, 4)}… (from SVC_ADMIN_TOKEN)`);
+    expect(server.output()).not.toContain(adminToken);
+  });
+});
