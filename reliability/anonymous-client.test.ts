@@ -95,3 +95,42 @@ describe("the start banner", () => {
     expect(server.output()).not.toContain(adminToken);
   });
 });
+
+describe("every answer", () => {
+  it("carries X-Content-Type-Options: nosniff: successes, refusals, the pixel, served data layers, the OpenAPI document", async () => {
+    const requests: Array<[string, RequestInit?]> = [
+      ["/healthz"],
+      ["/readyz"],
+      ["/openapi.json"],
+      ["/event?svc_account=acme&svc_event=view"],
+      ["/event?svc_account=nobody"],
+      ["/event", { method: "POST", headers: { "content-type": "application/json" }, body: '{"svc_account":"acme"}' }],
+      ["/event", { method: "OPTIONS", headers: { origin: "https://shop.example.com", "access-control-request-method": "POST" } }],
+      ["/dle/acme/main/none.json"],
+      ["/dle/acme/main/none.js"],
+      ["/admin/wait", { method: "POST" }],
+      ["/v1/login/acme", { method: "POST", body: new URLSearchParams({ username: "demo@example.com", password: "wrong" }) }],
+      ["/v2/auth", { method: "POST", body: new URLSearchParams({ username: "demo@example.com", key: "wrong" }) }],
+      ["/personalization/accounts/acme/profiles/main/engines/demo-engine/visitors/v1"],
+      ["/no/such/path"],
+      ["/healthz", { method: "DELETE" }],
+    ];
+    for (const [path, init] of requests) {
+      const answer = await fetch(`${server.url}${path}`, init);
+      await answer.arrayBuffer();
+      expect(`${init?.method ?? "GET"} ${path} ${answer.status}: ${answer.headers.get("x-content-type-options")}`).toBe(
+        `${init?.method ?? "GET"} ${path} ${answer.status}: nosniff`,
+      );
+    }
+    // A Host the URL cannot be made of is refused before any route (SECURITY.md), with the same headers.
+    const raw = await openRaw();
+    try {
+      raw.socket.write("GET /healthz HTTP/1.1\r\nHost: a/b\r\nConnection: close\r\n\r\n");
+      await raw.closed;
+      expect(raw.received()).toStartWith("HTTP/1.1 400");
+      expect(raw.received().toLowerCase()).toContain("\r\nx-content-type-options: nosniff\r\n");
+    } finally {
+      raw.socket.destroy();
+    }
+  });
+});

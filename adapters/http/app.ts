@@ -5,6 +5,7 @@ import { assertAdmin } from "./admin-guard.ts";
 import { adminRoutes } from "./admin.routes.ts";
 import { collectRoutes } from "./collect.routes.ts";
 import { InvalidHostError, mapUnhandledError, rawPathOf, routeMethodsOf, unavailableResponse, type AllowedMethodsOf } from "./error-mapping.ts";
+import { answerHeadersOf } from "./answer-headers.ts";
 import { healthRoutes } from "./health.routes.ts";
 import { momentsRoutes } from "./moments.routes.ts";
 import { adminUsersRoutes } from "./admin-users.routes.ts";
@@ -26,19 +27,17 @@ export function createApp(deps: AppDeps) {
   // which assumed a host of at least four characters: `Host: x` had it route /aaa/admin/users as
   // /admin/users. The server and the in-process harness only make http: URLs.
   // The route table, read once the routes are all there (at the first 404 that needs it).
+  const answerHeaders = answerHeadersOf(deps.version, deps.nodeId);
   let built: { readonly routes: ReadonlyArray<{ readonly method: string; readonly path: string }> } | null = null;
   let allowedMethodsOf: AllowedMethodsOf | null = null;
   const allowedMethods = (pathname: string): readonly string[] => (built ? (allowedMethodsOf ??= routeMethodsOf(built.routes))(pathname) : []);
   const app = new Elysia({ name: "svc-hub", handler: { standardHostname: false } })
     .onRequest(({ request, set }) => {
+      Object.assign(set.headers, answerHeaders);
       // Bun gives a bare path as the URL when the Host header is not a valid host (`a/b`, empty), and a URL
       // that does not parse for others (`a:b`): the router and the admin check below could then read
       // different paths, and every later `new URL` throws. Refused before anything else.
       if (!/^https?:\/\//.test(request.url) || !URL.canParse(request.url)) throw new InvalidHostError();
-      // DEC-GEN-05: every answer says which version and node made it and is not cached, unless a route says otherwise.
-      set.headers["x-version"] = deps.version;
-      set.headers["x-nodeid"] = deps.nodeId;
-      set.headers["cache-control"] = "no-cache, no-store, must-revalidate";
       // DEC-OPS-01: the whole admin API needs the admin token, checked before anything of the request is
       // read, so that a caller without it learns nothing about admin requests (not even their shape).
       if (isAdminPath(request.url)) assertAdmin(request.headers.get("authorization") ?? undefined, deps.adminToken);
@@ -85,9 +84,8 @@ export function createApp(deps: AppDeps) {
   // through the gate (adapters/runtime/request-gate.ts), but the reset itself, and /admin/wait, whose passes
   // a reset holds anyway (Scheduler.hold), so a wait in flight neither delays a reset nor sees half of one.
   const handle = app.handle;
-  const answeredHeaders = { "x-version": deps.version, "x-nodeid": deps.nodeId, "cache-control": "no-cache, no-store, must-revalidate" };
   app.handle = (request) =>
-    bypassesTheGate(request) ? handle(request) : deps.requests.pass(() => handle(request), () => unavailableResponse(request, answeredHeaders));
+    bypassesTheGate(request) ? handle(request) : deps.requests.pass(() => handle(request), () => unavailableResponse(request, answerHeaders));
   return app;
 }
 

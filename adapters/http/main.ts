@@ -20,6 +20,7 @@ import { nodeIdOf, openService, serviceVersion, type StoreChoice } from "../serv
 import { databaseFileName, databaseUrlForDataDir } from "../store-libsql/libsql.stores.ts";
 import { maxPublishBodyBytes } from "./admin-revisions.routes.ts";
 import { unavailableResponse } from "./error-mapping.ts";
+import { answerHeadersOf } from "./answer-headers.ts";
 import { attachConnection, idleTimeoutSeconds } from "./connection.ts";
 import { withRequestLog } from "./request-log.ts";
 
@@ -95,7 +96,7 @@ if (!loaded.ok) fail(`the configuration is not valid, nothing was started:\n${lo
 const config = loaded.value;
 
 /** DEC-GEN-05: what every answer carries, the 503s of the start included. */
-const startingHeaders = { "x-version": serviceVersion, "x-nodeid": nodeIdOf(config), "cache-control": "no-cache, no-store, must-revalidate" };
+const startingHeaders = answerHeadersOf(serviceVersion, nodeIdOf(config));
 
 // The port first: a start that cannot listen (another svc-hub on it) must stop before it changes the store,
 // which may be the one the other server uses. Until the service is open every request is answered 503.
@@ -175,7 +176,7 @@ function largestBodyBytes(limits: { readonly maxUploadBytes: number; readonly ma
 
 function unhandledError(error: Error): Response {
   logger.error("unhandled error", { error: describeError(error), stack: stackFramesOf(error) });
-  return new Response(JSON.stringify({ returnCode: 1500, message: "Internal error" }), { status: 500, headers: { "content-type": "application/json" } });
+  return new Response(JSON.stringify({ returnCode: 1500, message: "Internal error" }), { status: 500, headers: { ...startingHeaders, "content-type": "application/json" } });
 }
 
 const url = `http://${host.includes(":") ? `[${host}]` : host}:${server.port}`;
