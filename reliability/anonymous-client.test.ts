@@ -134,3 +134,23 @@ describe("every answer", () => {
     }
   });
 });
+
+describe("the OpenAPI document", () => {
+  it("shows the admin API only to a caller with the admin token", async () => {
+    const pathsOf = async (headers: Record<string, string>) => {
+      const answer = await fetch(`${server.url}/openapi.json`, { headers });
+      expect(answer.status).toBe(200);
+      const document = (await answer.json()) as { paths: Record<string, unknown>; components: { securitySchemes: Record<string, unknown> } };
+      return { paths: Object.keys(document.paths), schemes: Object.keys(document.components.securitySchemes) };
+    };
+    for (const headers of [{} as Record<string, string>, { authorization: "Bearer not-the-admin-token-at-all" }, { authorization: `Basic ${adminToken}` }]) {
+      const anonymous = await pathsOf(headers);
+      expect(anonymous.paths).toContain("/v2/auth");
+      expect(anonymous.paths.filter((path) => path.startsWith("/admin"))).toEqual([]);
+      expect(anonymous.schemes).not.toContain("admin");
+    }
+    const admin = await pathsOf({ authorization: `Bearer ${adminToken}` });
+    expect(admin.paths).toContain("/admin/wait");
+    expect(admin.schemes).toContain("admin");
+  });
+});

@@ -338,7 +338,7 @@ interface RouteUnderTest {
 async function routesUnderTest(): Promise<RouteUnderTest[]> {
   const fresh = await openInProcessTarget();
   try {
-    const document = (await (await fresh.service.app.handle(new Request(`${origin}/openapi.json`))).json()) as { paths: Record<string, Record<string, unknown>> };
+    const document = (await (await fresh.service.app.handle(new Request(`${origin}/openapi.json`, { headers: { authorization: `Bearer ${adminToken}` } }))).json()) as { paths: Record<string, Record<string, unknown>> };
     const routes = Object.entries(document.paths).map(([template, operations]) => ({ template, methods: Object.keys(operations).map((name) => name.toUpperCase()) }));
     const known = new Set(routes.map((route) => route.template));
     const extra: RouteUnderTest[] = [

@@ -4,8 +4,13 @@ import { failWith } from "./error-mapping.ts";
 
 /** DEC-OPS-01: the admin API takes `Authorization: Bearer <SVC_ADMIN_TOKEN>`; anything else is 401 1401. */
 export function assertAdmin(authorization: string | undefined, token: string): void {
+  if (!holdsAdminToken(authorization, token)) failWith(managementError("authenticationFailed"));
+}
+
+/** Whether an Authorization header is `Bearer <SVC_ADMIN_TOKEN>` (compared in constant time). */
+export function holdsAdminToken(authorization: string | undefined, token: string): boolean {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
   const given = Buffer.from(match?.[1] ?? "");
   const expected = Buffer.from(token);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) failWith(managementError("authenticationFailed"));
+  return given.length === expected.length && timingSafeEqual(given, expected);
 }

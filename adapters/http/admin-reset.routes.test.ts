@@ -299,7 +299,7 @@ describe("svc-hub's own admin API: POST /admin/reset refuses", () => {
 
   it("is described in the OpenAPI document under admin", async () => {
     const { service } = await open(variants[0] as Variant);
-    const document = (await (await clientOf(service).call("/openapi.json")).json()) as { paths: Record<string, Record<string, { tags: string[]; summary: string; responses: Record<string, unknown> }>> };
+    const document = (await (await clientOf(service).call("/openapi.json", { headers: clientOf(service).admin })).json()) as { paths: Record<string, Record<string, { tags: string[]; summary: string; responses: Record<string, unknown> }>> };
     const operation = document.paths["/admin/reset"]?.post;
     expect(operation?.tags).toEqual(["admin"]);
     expect(operation?.summary).toContain("Reset the service");

@@ -104,7 +104,7 @@ describe("the HTTP app", () => {
 
   it("serves an OpenAPI document at /openapi.json listing the routes and their statuses", async () => {
     const service = await app();
-    const response = await service.app.handle(get("/openapi.json"));
+    const response = await service.app.handle(get("/openapi.json", { authorization: `Bearer ${service.deps.adminToken}` }));
     expect(response.status).toBe(200);
     const document = (await response.json()) as { openapi: string; paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
     expect(document.openapi).toStartWith("3.");
@@ -114,7 +114,7 @@ describe("the HTTP app", () => {
 
   it("the OpenAPI document says what each route asks for: the admin token, the session's cookie and utk, a bearer token", async () => {
     const service = await app();
-    const document = (await (await service.app.handle(get("/openapi.json"))).json()) as {
+    const document = (await (await service.app.handle(get("/openapi.json", { authorization: `Bearer ${service.deps.adminToken}` }))).json()) as {
       paths: Record<string, Record<string, { security?: unknown }>>;
       components: { securitySchemes: Record<string, unknown> };
     };
@@ -138,7 +138,7 @@ describe("the HTTP app", () => {
   it("the OpenAPI document describes every body a route reads and every answer's media type, forms and zips included", async () => {
     const service = await app();
     type Operation = { requestBody?: { required: boolean; content: Record<string, { schema?: { properties?: Record<string, unknown> } }> }; responses: Record<string, { content?: Record<string, unknown> }> };
-    const document = (await (await service.app.handle(get("/openapi.json"))).json()) as { paths: Record<string, Record<string, Operation>> };
+    const document = (await (await service.app.handle(get("/openapi.json", { authorization: `Bearer ${service.deps.adminToken}` }))).json()) as { paths: Record<string, Record<string, Operation>> };
     const mediaType = /^[a-z]+\/[a-z0-9.+-]+(; charset=utf-8)?$/;
     for (const [path, operations] of Object.entries(document.paths)) {
       for (const [method, operation] of Object.entries(operations)) {

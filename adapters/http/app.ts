@@ -1,11 +1,12 @@
 import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
 import type { AppDeps } from "./app-deps.ts";
-import { assertAdmin } from "./admin-guard.ts";
+import { assertAdmin, holdsAdminToken } from "./admin-guard.ts";
 import { adminRoutes } from "./admin.routes.ts";
 import { collectRoutes } from "./collect.routes.ts";
 import { InvalidHostError, mapUnhandledError, rawPathOf, routeMethodsOf, unavailableResponse, type AllowedMethodsOf } from "./error-mapping.ts";
 import { answerHeadersOf } from "./answer-headers.ts";
+import { withoutAdminApi } from "./openapi-visibility.ts";
 import { healthRoutes } from "./health.routes.ts";
 import { momentsRoutes } from "./moments.routes.ts";
 import { adminUsersRoutes } from "./admin-users.routes.ts";
@@ -84,9 +85,21 @@ export function createApp(deps: AppDeps) {
   // through the gate (adapters/runtime/request-gate.ts), but the reset itself, and /admin/wait, whose passes
   // a reset holds anyway (Scheduler.hold), so a wait in flight neither delays a reset nor sees half of one.
   const handle = app.handle;
+  // The admin API's shape is for the admin token's holder, as the admin API itself (DEC-OPS-01): another caller
+  // of the OpenAPI document gets it without the admin paths.
+  const answer = (request: Request) =>
+    asksForTheDocument(request) && !holdsAdminToken(request.headers.get("authorization") ?? undefined, deps.adminToken)
+      ? handle(request).then((answered) => withoutAdminApi(request.method, answered))
+      : handle(request);
   app.handle = (request) =>
-    bypassesTheGate(request) ? handle(request) : deps.requests.pass(() => handle(request), () => unavailableResponse(request, answerHeaders));
+    bypassesTheGate(request) ? handle(request) : deps.requests.pass(() => answer(request), () => unavailableResponse(request, answerHeaders));
   return app;
+}
+
+/** GET or HEAD /openapi.json (one trailing "/" forgiven). */
+function asksForTheDocument(request: Request): boolean {
+  // The hot path (/event, moments lookups) leaves at the first look.
+  return request.url.includes("/openapi.json") && /^\/openapi\.json\/?$/.test(rawPathOf(request.url));
 }
 
 /** The requests that do not wait at the gate: POST /admin/reset and POST /admin/wait (one trailing "/" forgiven, as the router forgives it). */

@@ -305,7 +305,7 @@ describe("the collection endpoint in-process", () => {
 
   it("the OpenAPI document lists /event and the admin views of collection", async () => {
     const service = await open();
-    const document = (await (await send(service, "/openapi.json")).json()) as { paths: Record<string, Record<string, { responses?: Record<string, unknown> }>> };
+    const document = (await (await admin(service, "/openapi.json")).json()) as { paths: Record<string, Record<string, { responses?: Record<string, unknown> }>> };
     expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(["/event", "/admin/events", "/admin/collect/stats"]));
     expect(Object.keys(document.paths["/event"] ?? {})).toEqual(expect.arrayContaining(["get", "post"]));
     expect(Object.keys(document.paths["/event"]?.post?.responses ?? {})).toEqual(expect.arrayContaining(["200", "400", "429", "503"]));

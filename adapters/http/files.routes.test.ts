@@ -94,7 +94,7 @@ describe("file routes", () => {
   });
 
   it("the OpenAPI document lists the v1, v2 and admin file routes", async () => {
-    const document = (await (await handle("/openapi.json")).json()) as { paths: Record<string, unknown> };
+    const document = (await (await handle("/openapi.json", { headers: { authorization: `Bearer ${opened.service.deps.adminToken}` } })).json()) as { paths: Record<string, unknown> };
     const paths = Object.keys(document.paths);
     for (const version of ["v1", "v2"]) {
       for (const operation of ["count", "search", "{fileName}"]) expect(paths).toContain(`/${version}/omnichannel/accounts/{account}/profiles/{profile}/files/${operation}`);

@@ -155,7 +155,7 @@ describe("admin API: publishing (DEC-OPS-04)", () => {
   });
 
   it("documents the routes in the OpenAPI document", async () => {
-    const document = (await (await handle("/openapi.json")).json()) as { paths: Record<string, unknown> };
+    const document = (await (await handle("/openapi.json", { headers: { authorization: `Bearer ${opened.service.deps.adminToken}` } })).json()) as { paths: Record<string, unknown> };
     const paths = Object.keys(document.paths);
     expect(paths).toContain("/admin/accounts/{account}/profiles/{profile}/revisions");
     expect(paths).toContain("/v1/accounts/{account}/{profile}/revisions");
