@@ -154,3 +154,15 @@ describe("the OpenAPI document", () => {
     expect(admin.schemes).toContain("admin");
   });
 });
+
+describe("the moments API's Referer check", () => {
+  it("reads the Referer as a browser does: http://evil.net\\@example.com/ is evil.net, refused 403", async () => {
+    const lookup = `${server.url}/personalization/accounts/acme/profiles/main/engines/demo-engine/visitors/referer-probe`;
+    const refused = await fetch(lookup, { headers: { referer: "http://evil.net\\@example.com/" } });
+    expect(refused.status).toBe(403);
+    await refused.arrayBuffer();
+    const allowed = await fetch(lookup, { headers: { referer: "http://shop.example.com/" } });
+    expect(allowed.status).not.toBe(403);
+    await allowed.arrayBuffer();
+  });
+});

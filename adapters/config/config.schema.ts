@@ -53,7 +53,7 @@ const NodeIdSchema = Type.String({
 /**
  * DEC-MOM-01: an allowed domain is compared with the Referer's host (lower-cased; a domain allows its
  * subdomains: core/moments/moments.rules.ts refererAllowed), so only a host name, or an IPv6 literal in
- * brackets as hostOf gives it, can ever match.
+ * brackets as the URL parser gives it (core/collect/collect.rules.ts refererHost), can ever match.
  */
 const DomainSchema = Type.String({
   pattern: "^(?:[A-Za-z0-9-]+(?:\\.[A-Za-z0-9-]+)*|\\[[0-9A-Fa-f:.]+\\])$",

@@ -3,7 +3,8 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import type { AttributeType, EngineDefinition, ProfileConfig } from "../config/config.model.ts";
 import { maxEpochMs, type AttributeValue, type VisitorProfile } from "../profiles/profile.rules.ts";
-import { checkEngineAccess, hostOf, placeAttributeValue, readAttributeLookup, readFlag, refererAllowed, visitorDataFor, type TypedSections } from "./moments.rules.ts";
+import { refererHost } from "../collect/collect.rules.ts";
+import { checkEngineAccess, placeAttributeValue, readAttributeLookup, readFlag, refererAllowed, visitorDataFor, type TypedSections } from "./moments.rules.ts";
 
 const config: ProfileConfig = {
   name: "main",
@@ -212,9 +213,17 @@ describe("engine access (MOM-06, MOM-08, DEC-MOM-02)", () => {
   });
 
   it("hosts are read from URLs with ports, credentials and IPv6", () => {
-    assert.equal(hostOf("https://user:pw@Shop.Example.com:8443/a?b#c"), "shop.example.com");
-    assert.equal(hostOf("http://[::1]:8080/"), "[::1]");
-    assert.equal(hostOf("example.com"), null);
+    assert.equal(refererHost("https://user:pw@Shop.Example.com:8443/a?b#c"), "shop.example.com");
+    assert.equal(refererHost("http://[::1]:8080/"), "[::1]");
+    assert.equal(refererHost("example.com"), null);
+  });
+
+  it("a Referer is read as a browser reads the URL: a backslash ends the host, whatever follows an @", () => {
+    // A hand-written parser took what follows the last @ before a / as the host: example.com.
+    assert.equal(refererHost("http://evil.net\\@example.com/"), "evil.net");
+    assert.equal(refererAllowed(engine, "http://evil.net\\@example.com/"), false);
+    assert.equal(refererAllowed(engine, "https://evil.net\\@shop.example.com/page"), false);
+    assert.equal(refererAllowed(engine, " https://shop.example.com/ "), true);
   });
 });
 

@@ -5,6 +5,7 @@ import type { AttributeDefinition, AttributeType, EngineDefinition, ProfileConfi
 import { momentsError, type MomentsError } from "../errors/moments.errors.ts";
 import type { VisitorProfile } from "../profiles/profile.rules.ts";
 import { audiencesOf, maxEpochMs } from "../profiles/profile.rules.ts";
+import { refererHost } from "../collect/collect.rules.ts";
 import { err, ok, type Result } from "../result.ts";
 
 /** MOM-03: all six sections, present even when empty (DEC-MOM-04). */
@@ -99,18 +100,12 @@ export function visitorDataFor(input: {
   return data;
 }
 
-/** The host of a Referer or Origin value, lower-cased, or null when it is not a URL. */
-export function hostOf(url: string | null | undefined): string | null {
-  if (!url) return null;
-  const match = /^[a-z][a-z0-9+.-]*:\/\/(?:[^@/?#]*@)?(\[[^\]]*\]|[^:/?#]*)/i.exec(url.trim());
-  const host = match?.[1]?.toLowerCase();
-  return host ? host : null;
-}
-
 /** DEC-MOM-01: an empty list allows any referer; a domain allows itself and its subdomains. */
 export function refererAllowed(engine: EngineDefinition, referer: string | null | undefined): boolean {
   if (engine.allowedDomains.length === 0) return true;
-  const host = hostOf(referer);
+  // Read as a browser reads the URL (collection reads its Referer the same way): a hand-written pattern took
+  // `http://evil.net\\@example.com/` for example.com.
+  const host = referer ? refererHost(referer) : null;
   if (host === null) return false;
   return engine.allowedDomains.some((domain) => {
     const allowed = domain.toLowerCase();
