@@ -254,11 +254,12 @@ describe("AuthService: lockout (DEC-SES-01)", () => {
     expect(both.map((result) => result.ok)).toEqual([true, true]);
   });
 
-  it("the password lockout and the API key lockout are separate (DEC-AUT-01)", async () => {
+  it("the password lockout and the API key lockout are separate; a locked key login refuses wrong keys (1402) and takes the right one (DEC-AUT-01)", async () => {
     const { auth } = await setup();
     for (let i = 0; i < 5; i += 1) await auth.issueToken("ann@example.com", "wrong-key");
-    const locked = await auth.issueToken("ann@example.com", "ann-api-key");
+    const locked = await auth.issueToken("ann@example.com", "wrong-key");
     expect(locked.ok ? 0 : locked.error.returnCode).toBe(1402);
+    expect((await auth.issueToken("ann@example.com", "ann-api-key")).ok).toBe(true);
     expect((await auth.login("ann@example.com", "ann-password")).ok).toBe(true);
   });
 

@@ -16,6 +16,7 @@ import {
   noFailures,
   reserveAttempt,
   settleAttempt,
+  settleLockedCheck,
   unlockAttempts,
   withdrawAttempt,
   type LockoutPolicy,
@@ -102,7 +103,7 @@ function parseLockout(text: string | undefined): LockoutState {
  * token issue and check (AUT-01/02), and tenant access (AUT-03).
  */
 export class AuthService {
-  private readonly lockoutPolicy: LockoutPolicy;
+  private readonly lockoutPolicies: Readonly<Record<LockoutKind, LockoutPolicy>>;
   private readonly sessionPolicy: SessionPolicy;
   private jwtKey: Uint8Array | null = null;
   private dummyHash: Promise<string> | null = null;
@@ -110,7 +111,7 @@ export class AuthService {
   private readonly waiters = new Map<string, number>();
 
   constructor(private readonly deps: AuthServiceDeps) {
-    this.lockoutPolicy = lockoutPolicyFromLimits(deps.limits);
+    this.lockoutPolicies = { password: lockoutPolicyFromLimits(deps.limits, "password"), "api-key": lockoutPolicyFromLimits(deps.limits, "api-key") };
     this.sessionPolicy = sessionPolicyFromLimits(deps.limits);
   }
 
@@ -259,15 +260,18 @@ export class AuthService {
   /**
    * DEC-SES-01, DEC-AUT-01: reserves the attempt before the secret is checked (compare-and-set on the stored
    * state, retried when another attempt got in first), so the lockout holds across processes and parallel
-   * attempts; waits while the failures and the attempts in flight reach the limit.
+   * attempts; waits while the failures and the attempts in flight reach the limit. A key checked while its
+   * name is locked (DEC-AUT-01) passes when right, and is answered 1402 when wrong, without being counted.
    */
   private async attemptUnderLockout(kind: LockoutKind, name: string, check: () => Promise<boolean>): Promise<Result<void, ManagementError>> {
     const { lockouts } = this.deps.stores;
+    const policy = this.lockoutPolicies[kind];
     const waitKey = `${kind}\u0000${name}`;
     const waitUntil = Date.now() + lockoutWaitMs;
     let at = 0;
     let pauseMs = lockoutPollMs;
     let waiting = false;
+    let underLock = false;
     try {
       for (let tries = 0; ; ) {
         if (tries >= maxLockoutRetries) throw new Error(`lockout state of ${kind} kept changing; gave up after ${tries} tries`);
@@ -275,7 +279,7 @@ export class AuthService {
         // date it before failures recorded while it waited.
         at = this.deps.clock.now();
         const row = await lockouts.read(kind, name);
-        const { decision, next } = reserveAttempt(parseLockout(row?.state), at, this.lockoutPolicy);
+        const { decision, next } = reserveAttempt(parseLockout(row?.state), at, policy);
         if (decision.kind === "locked") return err(managementError("tooManyLoginAttempts"));
         if (decision.kind === "wait") {
           // As many attempts as the limit are being checked: this one is checked once one of them is known.
@@ -291,6 +295,7 @@ export class AuthService {
           pauseMs = Math.min(pauseMs * 2, lockoutMaxPollMs);
           continue;
         }
+        underLock = decision.kind === "check-locked";
         if (await this.writeLockout(kind, name, row?.version ?? null, next)) break;
         tries += 1;
       }
@@ -310,7 +315,11 @@ export class AuthService {
       if (error instanceof ServiceBusyError) await this.updateLockout(kind, name, (state) => withdrawAttempt(state, at)).catch(() => undefined);
       throw error;
     }
-    await this.updateLockout(kind, name, (state) => settleAttempt(state, at, succeeded, this.lockoutPolicy));
+    if (underLock) {
+      await this.updateLockout(kind, name, (state) => settleLockedCheck(state, at));
+      return succeeded ? ok(undefined) : err(managementError("tooManyLoginAttempts"));
+    }
+    await this.updateLockout(kind, name, (state) => settleAttempt(state, at, succeeded, policy));
     return succeeded ? ok(undefined) : err(managementError("authenticationFailed"));
   }
 
@@ -336,7 +345,7 @@ export class AuthService {
 
   /** Compare-and-set of a state, with the time from which the session janitor may delete it. */
   private writeLockout(kind: LockoutKind, name: string, expectedVersion: number | null, state: LockoutState): Promise<boolean> {
-    return this.deps.stores.lockouts.compareAndSet(kind, name, expectedVersion, JSON.stringify(state), lockoutRelevantUntil(state, this.lockoutPolicy));
+    return this.deps.stores.lockouts.compareAndSet(kind, name, expectedVersion, JSON.stringify(state), lockoutRelevantUntil(state, this.lockoutPolicies[kind]));
   }
 
   /** A hash of a random secret, checked against for unknown users so that they cost the same time. */
