@@ -267,7 +267,7 @@ describe("what the configuration owns and what it leaves alone", () => {
     const live = async (id: string) => (await stores.sessions.findByCookieHash(`c-${id}`)) !== null;
     await apply(stores, oneUser(`{ hash: "${hashA}" }`));
 
-    await stores.sessions.create(session("s1"));
+    await stores.sessions.create(session("s1"), 50);
     await apply(stores, config(`
 accounts: [{ name: acme, profiles: [{ name: main }] }]
 users:
@@ -278,7 +278,7 @@ users:
     await apply(stores, oneUser(`{ hash: "${hashB}" }`), { now: 2000 });
     expect(await live("s1")).toBe(false);
 
-    await stores.sessions.create(session("s2"));
+    await stores.sessions.create(session("s2"), 50);
     await apply(stores, config(`
 accounts: [{ name: acme, profiles: [{ name: main }] }]
 users:

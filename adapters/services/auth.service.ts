@@ -133,14 +133,11 @@ export class AuthService {
     const cookie = this.deps.ids.randomToken(32);
     const utk = this.deps.ids.randomToken(24);
     const sessionId = this.deps.ids.randomHex(16);
-    await this.deps.stores.sessions.create({
-      id: sessionId,
-      userEmail: user.email,
-      cookieHash: sha256Hex(cookie),
-      utkHash: sha256Hex(utk),
-      createdAt: now,
-      lastSeenAt: now,
-    });
+    // At most maxSessionsPerUser live sessions a user: the oldest end first.
+    await this.deps.stores.sessions.create(
+      { id: sessionId, userEmail: user.email, cookieHash: sha256Hex(cookie), utkHash: sha256Hex(utk), createdAt: now, lastSeenAt: now },
+      this.deps.limits.maxSessionsPerUser,
+    );
     // SES-13: the password was checked against the hash read before this attempt waited its turn. A reset
     // (or a disable) committed since then ends the session made from it here; one that commits after this
     // read deletes the user's sessions itself after its write, this one included. The read must see every
