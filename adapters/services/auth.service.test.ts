@@ -28,7 +28,7 @@ async function seed(stores: Stores, now: number): Promise<void> {
   await stores.tenancy.putProfile("acme", { name: "main", visitorIdAttributes: [], attributes: [], audiences: [], engines: [], fileDefinitions: [] }, now);
   await stores.tenancy.ensureAccount("globex", now);
   await stores.tenancy.putProfile("globex", { name: "main", visitorIdAttributes: [], attributes: [], audiences: [], engines: [], fileDefinitions: [] }, now);
-  const user = { passwordSeed: null, disabled: false, createdAt: now, updatedAt: now };
+  const user = { passwordSeed: null, disabled: false, tokensValidAfter: null, createdAt: now, updatedAt: now };
   await stores.tenancy.putUser({ ...user, email: "ann@example.com", passwordHash: "fake$ann-password", grants: [{ account: "acme", profiles: "*" }] });
   await stores.tenancy.putUser({ ...user, email: "gus@example.com", passwordHash: "fake$gus-password", grants: [{ account: "globex", profiles: ["main"] }] });
   await stores.tenancy.putUser({ ...user, email: "nog@example.com", passwordHash: "fake$nog-password", grants: [] });

@@ -25,9 +25,11 @@ import {
 import {
   decideTenantAccess,
   isSessionLive,
+  isTokenIssuedAfterCutoff,
   mayLogIn,
   sessionPolicyFromLimits,
   shouldTouchSession,
+  tokenIssuedAt,
   type SessionPolicy,
   type TenantAccess,
 } from "../../core/session/session.rules.ts";
@@ -213,20 +215,26 @@ export class AuthService {
     const current = user ? await this.deps.stores.tenancy.findUser(user.email) : null;
     if (!current || !mayLogIn(current)) return err(managementError("loginPermissionDenied"));
 
-    const issuedAt = Math.floor(this.deps.clock.now() / 1000);
+    const now = this.deps.clock.now();
+    // Never earlier than the second after a password reset or a disabling, which refuses every token of its
+    // own second (tokenIssuedAt); not before is now, so that such a token works at once.
+    const issuedAt = tokenIssuedAt(now, current.tokensValidAfter);
     const token = await new SignJWT({})
       .setProtectedHeader({ alg: "HS256", typ: "JWT" })
       .setSubject(current.email)
       .setIssuer(tokenIssuer)
       .setIssuedAt(issuedAt)
-      .setNotBefore(issuedAt)
+      .setNotBefore(Math.min(issuedAt, Math.floor(now / 1000)))
       .setExpirationTime(issuedAt + tokenLifetimeSeconds)
       .setJti(this.deps.ids.randomHex(16))
       .sign(await this.signingKey());
     return ok({ token });
   }
 
-  /** AUT-01, AUT-02, DEC-GEN-02: `Authorization: Bearer <JWT>` from /v2/auth, unexpired on the virtual clock. */
+  /**
+   * AUT-01, AUT-02, DEC-GEN-02: `Authorization: Bearer <JWT>` from /v2/auth, unexpired on the virtual clock,
+   * issued after the user's password was last reset and the user last disabled (UserRecord.tokensValidAfter).
+   */
   async authenticateBearer(authorization: string | undefined): Promise<Result<Principal, ManagementError>> {
     const refused = err(managementError("authenticationFailed"));
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
@@ -240,6 +248,8 @@ export class AuthService {
       });
       const user = await this.deps.stores.tenancy.findUser(payload.sub as string);
       if (!user || user.disabled) return refused;
+      // Issued before the user's password was reset or the user was disabled: it does not outlive either.
+      if (!isTokenIssuedAfterCutoff(payload.iat as number, user.tokensValidAfter)) return refused;
       return ok({ email: user.email, grants: user.grants, via: "token" });
     } catch (error) {
       if (error instanceof joseErrors.JOSEError) return refused;
