@@ -2,6 +2,7 @@ import { Elysia, t } from "elysia";
 import { managementError } from "../../core/errors/index.ts";
 import type { AppDeps } from "./app-deps.ts";
 import { readCookieValue } from "../../core/visitors/cookies.rules.ts";
+import { connectionOf } from "./connection.ts";
 import { failWith, jsonResponse } from "./error-mapping.ts";
 import { readFormFields } from "./request-body.ts";
 import { answersOf, ErrorBody, formBodyOf } from "./openapi-parts.ts";
@@ -40,7 +41,7 @@ export function sessionRoutes(deps: AppDeps) {
       "/v1/login",
       async ({ request }) => {
         const form = await formOf(request);
-        const session = await deps.auth.login(form.get("username"), form.get("password"));
+        const session = await deps.auth.login(form.get("username"), form.get("password"), connectionOf(request).address);
         if (!session.ok) failWith(session.error);
         const response = jsonResponse(200, { utk: session.value.utk });
         response.headers.append("set-cookie", sessionCookie(session.value.cookie));
@@ -78,7 +79,7 @@ export function sessionRoutes(deps: AppDeps) {
       "/v2/auth",
       async ({ request }) => {
         const form = await formOf(request);
-        const issued = await deps.auth.issueToken(form.get("username"), form.get("key"));
+        const issued = await deps.auth.issueToken(form.get("username"), form.get("key"), connectionOf(request).address);
         if (!issued.ok) failWith(issued.error);
         return issued.value;
       },

@@ -117,8 +117,11 @@ export class AuthService {
     this.sessionPolicy = sessionPolicyFromLimits(deps.limits);
   }
 
-  /** SES-01..10, DEC-SES-01..04: checks the password under the lockout and opens a session. */
-  async login(username: string | undefined, password: string | undefined): Promise<Result<IssuedSession, ManagementError>> {
+  /**
+   * SES-01..10, DEC-SES-01..04: checks the password under the lockout and opens a session. `source`: the
+   * client's address, for the hasher's fair share of its queue between addresses.
+   */
+  async login(username: string | undefined, password: string | undefined, source: string): Promise<Result<IssuedSession, ManagementError>> {
     // No user has a longer name: refused before a lockout record is written for it (anyone could fill the
     // store with records of made-up 16 KB names otherwise).
     if (!username?.trim() || username.trim().length > maxEmailLength) return err(managementError("authenticationFailed"));
@@ -126,7 +129,7 @@ export class AuthService {
     const attempt = await this.attemptUnderLockout("password", lockoutName(username), async () => {
       // An unknown user costs a hash check too, so the answer's timing does not tell which users exist.
       const hash = user?.passwordHash ?? (await this.hashOfNothing());
-      return (await this.deps.hasher.verify(password ?? "", hash)) && user !== null && password !== undefined;
+      return (await this.deps.hasher.verify(password ?? "", hash, source)) && user !== null && password !== undefined;
     });
     if (!attempt.ok) return attempt;
     if (!user || !mayLogIn(user)) return err(managementError("loginPermissionDenied"));
@@ -180,8 +183,8 @@ export class AuthService {
     return ok({ email: user.email, grants: user.grants, via: "session" });
   }
 
-  /** DEC-AUT-01, DEC-AUT-02: a JWT for a user's API key, under a lockout of its own. */
-  async issueToken(username: string | undefined, key: string | undefined): Promise<Result<{ token: string }, ManagementError>> {
+  /** DEC-AUT-01, DEC-AUT-02: a JWT for a user's API key, under a lockout of its own; `source` as for login. */
+  async issueToken(username: string | undefined, key: string | undefined, source: string): Promise<Result<{ token: string }, ManagementError>> {
     if (!username?.trim() || username.trim().length > maxEmailLength) return err(managementError("authenticationFailed"));
     const user = await this.deps.stores.tenancy.findUser(username.trim());
     const keys = user ? (await this.deps.stores.tenancy.listApiKeys(user.email)).filter((apiKey) => apiKey.revokedAt === null) : [];
@@ -191,11 +194,11 @@ export class AuthService {
       // configured keys, and at least one, as an unknown user's does.
       const candidates = key ? apiKeysToCheck(key, keys) : [];
       if (candidates.length === 0 || !key) {
-        await this.deps.hasher.verify(key ?? "", await this.hashOfNothing());
+        await this.deps.hasher.verify(key ?? "", await this.hashOfNothing(), source);
         return false;
       }
       for (const apiKey of candidates) {
-        if (await this.deps.hasher.verify(key, apiKey.keyHash)) {
+        if (await this.deps.hasher.verify(key, apiKey.keyHash, source)) {
           matched = apiKey;
           return true;
         }
