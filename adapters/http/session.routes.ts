@@ -88,7 +88,7 @@ export function sessionRoutes(deps: AppDeps) {
         detail: {
           tags: ["session"],
           summary: "Issue a bearer token (JWT, 30 minutes) from an API key, for the v2 APIs",
-          description: "Failures lock the key login (not the password login) like /v1/login.",
+          description: "Failures lock the key login (not the password login) like /v1/login; once locked, a wrong key answers 1402 and the right key still gets a token.",
           requestBody: formBodyOf({ username: "The user's e-mail", key: "One of the user's API keys" }, "The user and an API key, as form fields"),
         },
         response: { 200: t.Object({ token: t.String() }), 400: ErrorBody, 401: ErrorBody },
