@@ -227,7 +227,7 @@ export class AuthService {
       .setSubject(current.email)
       .setIssuer(tokenIssuer)
       .setIssuedAt(issuedAt)
-      .setNotBefore(Math.min(issuedAt, Math.floor(now / 1000)))
+      .setNotBefore(Math.floor(now / 1000))
       .setExpirationTime(issuedAt + tokenLifetimeSeconds)
       .setJti(this.deps.ids.randomHex(16))
       .sign(await this.signingKey());
