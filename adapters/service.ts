@@ -232,7 +232,7 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
   const hasher = preparingSecrets(rememberingVerified(options.hasher ?? createArgon2Hasher()));
   // The admin API's hashes (a password reset, a new key) queue apart from logins: a flood of logins for
   // made-up names fills the login queue (503), and must not turn the operator's reset away with it.
-  const adminHasher = preparingSecrets(options.hasher ?? createArgon2Hasher(1, 16));
+  const adminHasher = preparingSecrets(options.hasher ?? createArgon2Hasher({ concurrency: 1, maxWaiting: 16, maxWaitingPerSource: 16 }));
   const cleanups: Array<() => void> = [];
   try {
     const clock = await openVirtualClock(stores.settings);

@@ -13,7 +13,7 @@ export async function fillEveryStore(stores: Stores): Promise<void> {
   await stores.tenancy.putProfile("acme", fullProfileConfig("dev"), 1_000);
   await stores.tenancy.putUser(sampleUser("ops@example.com"));
   await stores.tenancy.putApiKey(sampleApiKey("key-1", "ops@example.com"));
-  await stores.sessions.create({ id: "s1", userEmail: "ops@example.com", cookieHash: "c".repeat(64), utkHash: "u".repeat(64), createdAt: 1_000, lastSeenAt: 1_000 });
+  await stores.sessions.create({ id: "s1", userEmail: "ops@example.com", cookieHash: "c".repeat(64), utkHash: "u".repeat(64), createdAt: 1_000, lastSeenAt: 1_000 }, 50);
   expect(await stores.lockouts.compareAndSet("password", "ops@example.com", null, '{"failures":[1000]}', 9_000)).toBe(true);
   await stores.events.append([sampleEvent({ visitorId: "v1" }), sampleEvent({ visitorId: "v2" })]);
   await stores.profiles.save("acme", "main", "v1", { firstSeenAt: 1_000, lastSeenAt: 1_000, visitStartedAt: 1_000, eventCount: 1, visitCount: 1, values: {}, badges: [], visitorIds: {}, lastSeq: 1 }, ["v1", "v2"]);

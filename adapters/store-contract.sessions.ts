@@ -27,34 +27,54 @@ export function describeSessionStoreContract(name: string, open: () => Promise<S
     });
 
     test("a session is found by its cookie hash only", async () => {
-      await stores.sessions.create(session());
+      await stores.sessions.create(session(), 50);
       expect(await stores.sessions.findByCookieHash("c".repeat(64))).toEqual(session());
       expect(await stores.sessions.findByCookieHash("u".repeat(64))).toBeNull();
     });
 
     test("two sessions cannot share a cookie hash", async () => {
-      await stores.sessions.create(session());
-      await expect(stores.sessions.create(session({ id: "s2", utkHash: "v".repeat(64) }))).rejects.toThrow();
+      await stores.sessions.create(session(), 50);
+      await expect(stores.sessions.create(session({ id: "s2", utkHash: "v".repeat(64) }), 50)).rejects.toThrow();
     });
 
     test("touch moves the last use forward, never back", async () => {
-      await stores.sessions.create(session());
+      await stores.sessions.create(session(), 50);
       await stores.sessions.touch("s1", 5_000);
       await stores.sessions.touch("s1", 4_000);
       expect((await stores.sessions.findByCookieHash("c".repeat(64)))?.lastSeenAt).toBe(5_000);
     });
 
     test("delete, deleteForUser (any case) and deleteExpired end sessions", async () => {
-      await stores.sessions.create(session());
-      await stores.sessions.create(session({ id: "s2", cookieHash: "d".repeat(64), lastSeenAt: 9_000, createdAt: 9_000 }));
-      await stores.sessions.create(session({ id: "s3", cookieHash: "e".repeat(64), lastSeenAt: 9_000, createdAt: 500 }));
+      await stores.sessions.create(session(), 50);
+      await stores.sessions.create(session({ id: "s2", cookieHash: "d".repeat(64), lastSeenAt: 9_000, createdAt: 9_000 }), 50);
+      await stores.sessions.create(session({ id: "s3", cookieHash: "e".repeat(64), lastSeenAt: 9_000, createdAt: 500 }), 50);
       expect(await stores.sessions.deleteExpired(2_000, 600)).toBe(2);
       expect(await stores.sessions.findByCookieHash("d".repeat(64))).not.toBeNull();
       expect(await stores.sessions.deleteForUser("demo@example.COM")).toBe(1);
       expect(await stores.sessions.findByCookieHash("d".repeat(64))).toBeNull();
-      await stores.sessions.create(session({ id: "s4", cookieHash: "f".repeat(64) }));
+      await stores.sessions.create(session({ id: "s4", cookieHash: "f".repeat(64) }), 50);
       await stores.sessions.delete("s4");
       expect(await stores.sessions.findByCookieHash("f".repeat(64))).toBeNull();
+    });
+
+    test("create ends the user's oldest sessions beyond the limit: never the new one, nor another user's; answers how many", async () => {
+      await stores.tenancy.putUser(sampleUser("Other@Example.com"));
+      const at = (id: string, createdAt: number, userEmail = "Demo@Example.com") => session({ id, userEmail, cookieHash: id.padEnd(64, "c"), createdAt, lastSeenAt: createdAt });
+      const live = async (...ids: string[]) => Promise.all(ids.map(async (id) => (await stores.sessions.findByCookieHash(id.padEnd(64, "c"))) !== null));
+      expect(await stores.sessions.create(at("o1", 100, "other@example.com"), 3)).toBe(0);
+      expect(await stores.sessions.create(at("s1", 1_000), 3)).toBe(0);
+      expect(await stores.sessions.create(at("s2", 3_000), 3)).toBe(0);
+      expect(await stores.sessions.create(at("s3", 2_000), 3)).toBe(0);
+      // Made with an older time than the others (another node's clock): it stays; the oldest other ends.
+      expect(await stores.sessions.create(at("s4", 500, "DEMO@example.com"), 3)).toBe(1);
+      expect(await live("s1", "s2", "s3", "s4", "o1")).toEqual([false, true, true, true, true]);
+      // Of two made at the same time, the earlier made ends first.
+      expect(await stores.sessions.create(at("s5", 2_000), 3)).toBe(1);
+      expect(await live("s2", "s3", "s4", "s5")).toEqual([true, true, false, true]);
+      expect(await stores.sessions.create(at("s6", 2_000), 3)).toBe(1);
+      expect(await live("s2", "s3", "s5", "s6")).toEqual([true, false, true, true]);
+      expect(await stores.sessions.create(at("s7", 4_000), 1)).toBe(3);
+      expect(await live("s2", "s5", "s6", "s7", "o1")).toEqual([false, false, false, true, true]);
     });
 
     test("lockout state is written only when the version is the one read", async () => {

@@ -146,6 +146,7 @@ export function sampleUser(email: string, overrides: Partial<UserRecord> = {}): 
       { account: "acme", profiles: "*" },
       { account: "globex", profiles: ["main", "dev"] },
     ],
+    tokensValidAfter: null,
     createdAt: 1_700_000_000_000,
     updatedAt: 1_700_000_000_000,
     ...overrides,
@@ -326,6 +327,7 @@ export function describeStoreContract(name: string, open: () => Promise<Stores>)
           passwordSeed: null,
           disabled: true,
           grants: [{ account: "initech", profiles: ["prod"] }],
+          tokensValidAfter: 1_799_999_999_123,
           updatedAt: 1_800_000_000_000,
         });
         await stores.tenancy.putUser(replacement);

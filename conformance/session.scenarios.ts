@@ -329,12 +329,15 @@ export const sessionScenarios = defineScenarios("session", [
     },
   },
   {
-    title: "[DEC-AUT-01] key failures lock the key login (1402) but not the password login of the same user",
+    title: "[DEC-AUT-01] key failures lock the key login (1402 for a wrong key) but the right key still gets a token, and the password login is not locked",
     needs: ["svc-hub-admin"],
     async run(ctx) {
       const user = await makeUser(ctx, { withKey: true });
       for (let attempt = 1; attempt <= 5; attempt += 1) expectErrorBody(await issueToken(ctx, user.email, "stale-key"), 401, 1401);
-      expectErrorBody(await issueToken(ctx, user.email, user.key as string), 401, 1402, lockoutWording);
+      expectErrorBody(await issueToken(ctx, user.email, "stale-key"), 401, 1402, lockoutWording);
+      const token = tokenOf(await issueToken(ctx, user.email, user.key as string));
+      const path = `/v2/visitor/accounts/${ctx.fixtures.account}/profiles/${ctx.fixtures.profile}/ids`;
+      expectStatus(await ctx.base.get(path, { headers: { authorization: `Bearer ${token}` } }), 200);
       expectStatus(await login(ctx, user.email, user.password), 200);
     },
   },

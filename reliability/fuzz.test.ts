@@ -24,7 +24,7 @@ const seed = Number(process.env.FUZZ_SEED ?? 20261121);
  * reaches the routes, not about argon2's cost), so they get the full count of runs too. Only checks against
  * the demo users' stored hashes keep the full cost.
  */
-const fuzzHasher = createArgon2Hasher(2, 1_000, { memoryCost: 8, timeCost: 1 });
+const fuzzHasher = createArgon2Hasher({ concurrency: 2, maxWaiting: 1_000, maxWaitingPerSource: 1_000, cost: { memoryCost: 8, timeCost: 1 } });
 const answerLimitMs = 5_000;
 const origin = "http://localhost";
 const adminToken = "in-process-admin-token";

@@ -294,6 +294,7 @@ const LimitsSchema = Type.Object(
     lockoutMinutes: positive(defaultLimits.lockoutMinutes),
     sessionIdleMinutes: positive(defaultLimits.sessionIdleMinutes),
     sessionAbsoluteHours: positive(defaultLimits.sessionAbsoluteHours),
+    maxSessionsPerUser: positive(defaultLimits.maxSessionsPerUser),
     collectEventsPerSecond: positive(defaultLimits.collectEventsPerSecond),
     visitTimeoutMinutes: positive(defaultLimits.visitTimeoutMinutes),
     statusRetentionDays: positive(defaultLimits.statusRetentionDays),

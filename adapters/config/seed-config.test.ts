@@ -261,33 +261,38 @@ describe("what the configuration owns and what it leaves alone", () => {
     });
   });
 
-  test("[SES-13] a password changed in the file, or a user disabled by it, ends that user's sessions; grants changed do not", async () => {
+  test("[SES-13] a password changed in the file, or a user disabled by it, ends that user's sessions and bearer tokens; grants changed do not", async () => {
     const stores = createMemoryStores();
     const session = (id: string) => ({ id, userEmail: "a@example.com", cookieHash: `c-${id}`, utkHash: `u-${id}`, createdAt: 1000, lastSeenAt: 1000 });
     const live = async (id: string) => (await stores.sessions.findByCookieHash(`c-${id}`)) !== null;
     await apply(stores, oneUser(`{ hash: "${hashA}" }`));
 
-    await stores.sessions.create(session("s1"));
+    await stores.sessions.create(session("s1"), 50);
     await apply(stores, config(`
 accounts: [{ name: acme, profiles: [{ name: main }] }]
 users:
   - { email: a@example.com, password: { hash: "${hashA}" }, grants: [] }
 `), { now: 1500 });
     expect(await live("s1")).toBe(true);
+    const tokensValidAfter = async () => (await stores.tenancy.findUser("a@example.com"))?.tokensValidAfter;
+    expect(await tokensValidAfter()).toBeNull();
 
     await apply(stores, oneUser(`{ hash: "${hashB}" }`), { now: 2000 });
     expect(await live("s1")).toBe(false);
+    expect(await tokensValidAfter()).toBe(2000);
 
-    await stores.sessions.create(session("s2"));
+    await stores.sessions.create(session("s2"), 50);
     await apply(stores, config(`
 accounts: [{ name: acme, profiles: [{ name: main }] }]
 users:
   - { email: a@example.com, password: { hash: "${hashB}" }, disabled: true, grants: [{ account: acme, profiles: "*" }] }
 `), { now: 3000 });
     expect(await live("s2")).toBe(false);
-    // Enabled again by the file: the sessions ended stay ended.
+    expect(await tokensValidAfter()).toBe(3000);
+    // Enabled again by the file: the sessions and tokens ended stay ended.
     await apply(stores, oneUser(`{ hash: "${hashB}" }`), { now: 4000 });
     expect(await live("s2")).toBe(false);
+    expect(await tokensValidAfter()).toBe(3000);
   });
 
   test("a profile's configuration is replaced when the file changes it", async () => {
@@ -310,6 +315,7 @@ users:
       passwordSeed: null,
       disabled: false,
       grants: [],
+      tokensValidAfter: null,
       createdAt: 1100,
       updatedAt: 1100,
     });
@@ -329,6 +335,7 @@ users:
       passwordSeed: null,
       disabled: false,
       grants: [],
+      tokensValidAfter: null,
       createdAt: 500,
       updatedAt: 500,
     });

@@ -82,19 +82,22 @@ export async function applyConfig(deps: SeedDeps, config: ServiceConfig): Promis
     const existing = await tenancy.findUser(user.email);
     const stored = existing ? { hash: existing.passwordHash, seed: existing.passwordSeed } : null;
     const password = await seedSecret(deps.hasher, user.password, clearValues.get(`/users/${index}`), stored);
+    // As the admin API does (SES-13): a new password, or a user disabled, ends the user's sessions and bearer
+    // tokens for good.
+    const endsSessions = existing !== null && (existing.passwordHash !== password.hash || (user.disabled && !existing.disabled));
     const next: UserRecord = {
       email: user.email,
       passwordHash: password.hash,
       passwordSeed: password.seed,
       disabled: user.disabled,
       grants: mergeGrants(user.grants),
+      tokensValidAfter: endsSessions ? deps.now : (existing?.tokensValidAfter ?? null),
       createdAt: existing?.createdAt ?? deps.now,
       updatedAt: deps.now,
     };
     if (existing && sameData({ ...existing, updatedAt: 0 }, { ...next, updatedAt: 0 })) continue;
     await tenancy.putUser(next);
-    // As the admin API does (SES-13): a new password, or a user disabled, ends the user's sessions for good.
-    if (existing && (existing.passwordHash !== next.passwordHash || (next.disabled && !existing.disabled))) await deps.stores.sessions.deleteForUser(user.email);
+    if (endsSessions) await deps.stores.sessions.deleteForUser(user.email);
     if (existing) report.usersUpdated++;
     else report.usersCreated++;
   }

@@ -2,6 +2,7 @@ import { Elysia, t } from "elysia";
 import { managementError } from "../../core/errors/index.ts";
 import type { AppDeps } from "./app-deps.ts";
 import { readCookieValue } from "../../core/visitors/cookies.rules.ts";
+import { connectionOf } from "./connection.ts";
 import { failWith, jsonResponse } from "./error-mapping.ts";
 import { readFormFields } from "./request-body.ts";
 import { answersOf, ErrorBody, formBodyOf } from "./openapi-parts.ts";
@@ -40,7 +41,7 @@ export function sessionRoutes(deps: AppDeps) {
       "/v1/login",
       async ({ request }) => {
         const form = await formOf(request);
-        const session = await deps.auth.login(form.get("username"), form.get("password"));
+        const session = await deps.auth.login(form.get("username"), form.get("password"), connectionOf(request).address);
         if (!session.ok) failWith(session.error);
         const response = jsonResponse(200, { utk: session.value.utk });
         response.headers.append("set-cookie", sessionCookie(session.value.cookie));
@@ -78,7 +79,7 @@ export function sessionRoutes(deps: AppDeps) {
       "/v2/auth",
       async ({ request }) => {
         const form = await formOf(request);
-        const issued = await deps.auth.issueToken(form.get("username"), form.get("key"));
+        const issued = await deps.auth.issueToken(form.get("username"), form.get("key"), connectionOf(request).address);
         if (!issued.ok) failWith(issued.error);
         return issued.value;
       },
@@ -87,7 +88,7 @@ export function sessionRoutes(deps: AppDeps) {
         detail: {
           tags: ["session"],
           summary: "Issue a bearer token (JWT, 30 minutes) from an API key, for the v2 APIs",
-          description: "Failures lock the key login (not the password login) like /v1/login.",
+          description: "Failures lock the key login (not the password login) like /v1/login; once locked, a wrong key answers 1402 and the right key still gets a token.",
           requestBody: formBodyOf({ username: "The user's e-mail", key: "One of the user's API keys" }, "The user and an API key, as form fields"),
         },
         response: { 200: t.Object({ token: t.String() }), 400: ErrorBody, 401: ErrorBody },

@@ -14,7 +14,7 @@ describe("argon2id hasher", () => {
   });
 
   it("refuses at once beyond its queue instead of holding every request", async () => {
-    const hasher = createArgon2Hasher(1, 2);
+    const hasher = createArgon2Hasher({ concurrency: 1, maxWaiting: 2, maxWaitingPerSource: 2 });
     const work = Array.from({ length: 6 }, () => hasher.hash("x").then(() => "done", (error: unknown) => (error instanceof ServiceBusyError ? "busy" : "other")));
     const outcomes = await Promise.all(work);
     expect(outcomes.filter((outcome) => outcome === "done")).toHaveLength(3);
@@ -52,7 +52,7 @@ describe("remembering successful checks (DEC-SES-05)", () => {
   });
 
   it("remembers a success only for the hash it matched: a new hash of the same secret (a new salt) is checked in full", async () => {
-    const argon = createArgon2Hasher(1, 1, { memoryCost: 8, timeCost: 1 });
+    const argon = createArgon2Hasher({ concurrency: 1, maxWaiting: 1, cost: { memoryCost: 8, timeCost: 1 } });
     const remembering = rememberingVerified(argon);
     const first = await argon.hash("pw");
     const second = await argon.hash("pw");

@@ -1,11 +1,9 @@
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import type { Digests, SecretHasher } from "../../core/ports/hashing.port.ts";
 import type { IdSource } from "../../core/ports/ids.port.ts";
+import { FairQueue, type FairQueueLimits } from "./fair-queue.ts";
 
-/** Work refused because the process is saturated; answered 503 with Retry-After, never queued without end. */
-export class ServiceBusyError extends Error {
-  override readonly name = "ServiceBusyError";
-}
+export { ServiceBusyError } from "./fair-queue.ts";
 
 /** Randomness from the platform's cryptographically strong generator. */
 export const cryptoIds: IdSource = {
@@ -26,29 +24,29 @@ export const nodeDigests: Digests = {
   },
 };
 
+/** The source of the hashing work no client asked for (SecretHasher: `source` absent). */
+const ownWork = "\u0000service";
+
+export interface Argon2HasherOptions extends Partial<FairQueueLimits> {
+  /** argon2id's cost (Bun's defaults: 64 MiB, 2 passes); cheaper only in tests. */
+  readonly cost?: { readonly memoryCost?: number; readonly timeCost?: number };
+}
+
 /**
- * DEC-SES-05: argon2id through Bun's built-in implementation. At most `concurrency` hashes run at once and
- * at most `maxWaiting` more queue, so a burst of logins cannot take every core and all the memory (argon2
- * uses 64 MiB each); past that a check is refused with ServiceBusyError.
+ * DEC-SES-05: argon2id through Bun's built-in implementation. At most `concurrency` (2) hashes run at once and
+ * at most `maxWaiting` (64) more queue, so a burst of logins cannot take every core and all the memory
+ * (argon2 uses 64 MiB each); past that a check is refused with ServiceBusyError (503). The queue is shared
+ * fairly by source (a login's client address, FairQueue): one address waits with at most
+ * `maxWaitingPerSource` (8) checks, and a freed slot goes to the addresses in turn, so a flood of wrong
+ * logins from one address fills its own line only, and another address's first login waits behind at most
+ * one check per address waiting.
  */
-export function createArgon2Hasher(concurrency = 2, maxWaiting = 64, cost: { memoryCost?: number; timeCost?: number } = {}): SecretHasher {
-  let active = 0;
-  const waiting: Array<() => void> = [];
-  async function bounded<T>(work: () => Promise<T>): Promise<T> {
-    // Beyond the queue, refuse at once (503 with Retry-After) rather than hold every request in memory.
-    if (active >= concurrency && waiting.length >= maxWaiting) throw new ServiceBusyError("too many password checks waiting");
-    if (active >= concurrency) await new Promise<void>((resolve) => waiting.push(resolve));
-    active += 1;
-    try {
-      return await work();
-    } finally {
-      active -= 1;
-      waiting.shift()?.();
-    }
-  }
+export function createArgon2Hasher(options: Argon2HasherOptions = {}): SecretHasher {
+  const queue = new FairQueue({ concurrency: options.concurrency ?? 2, maxWaiting: options.maxWaiting ?? 64, maxWaitingPerSource: options.maxWaitingPerSource ?? 8 });
+  const cost = options.cost ?? {};
   return {
-    hash: (secret) => bounded(() => Bun.password.hash(secret, { algorithm: "argon2id", ...cost })),
-    verify: (secret, hash) => bounded(async () => {
+    hash: (secret, source = ownWork) => queue.run(source, () => Bun.password.hash(secret, { algorithm: "argon2id", ...cost })),
+    verify: (secret, hash, source = ownWork) => queue.run(source, async () => {
       try {
         return await Bun.password.verify(secret, hash);
       } catch {
@@ -71,11 +69,11 @@ export function rememberingVerified(hasher: SecretHasher, max = 1024): SecretHas
   const verified = new Map<string, Buffer>();
   const macOf = (secret: string) => createHmac("sha256", key).update(secret, "utf8").digest();
   return {
-    hash: (secret) => hasher.hash(secret),
-    async verify(secret, hash) {
+    hash: (secret, source) => hasher.hash(secret, source),
+    async verify(secret, hash, source) {
       const known = verified.get(hash);
       if (known !== undefined && timingSafeEqual(known, macOf(secret))) return true;
-      if (!(await hasher.verify(secret, hash))) return false;
+      if (!(await hasher.verify(secret, hash, source))) return false;
       verified.delete(hash);
       verified.set(hash, macOf(secret));
       if (verified.size > max) verified.delete(verified.keys().next().value as string);

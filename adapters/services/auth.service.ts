@@ -16,6 +16,7 @@ import {
   noFailures,
   reserveAttempt,
   settleAttempt,
+  settleLockedCheck,
   unlockAttempts,
   withdrawAttempt,
   type LockoutPolicy,
@@ -24,9 +25,11 @@ import {
 import {
   decideTenantAccess,
   isSessionLive,
+  isTokenIssuedAfterCutoff,
   mayLogIn,
   sessionPolicyFromLimits,
   shouldTouchSession,
+  tokenIssuedAt,
   type SessionPolicy,
   type TenantAccess,
 } from "../../core/session/session.rules.ts";
@@ -102,7 +105,7 @@ function parseLockout(text: string | undefined): LockoutState {
  * token issue and check (AUT-01/02), and tenant access (AUT-03).
  */
 export class AuthService {
-  private readonly lockoutPolicy: LockoutPolicy;
+  private readonly lockoutPolicies: Readonly<Record<LockoutKind, LockoutPolicy>>;
   private readonly sessionPolicy: SessionPolicy;
   private jwtKey: Uint8Array | null = null;
   private dummyHash: Promise<string> | null = null;
@@ -110,12 +113,15 @@ export class AuthService {
   private readonly waiters = new Map<string, number>();
 
   constructor(private readonly deps: AuthServiceDeps) {
-    this.lockoutPolicy = lockoutPolicyFromLimits(deps.limits);
+    this.lockoutPolicies = { password: lockoutPolicyFromLimits(deps.limits, "password"), "api-key": lockoutPolicyFromLimits(deps.limits, "api-key") };
     this.sessionPolicy = sessionPolicyFromLimits(deps.limits);
   }
 
-  /** SES-01..10, DEC-SES-01..04: checks the password under the lockout and opens a session. */
-  async login(username: string | undefined, password: string | undefined): Promise<Result<IssuedSession, ManagementError>> {
+  /**
+   * SES-01..10, DEC-SES-01..04: checks the password under the lockout and opens a session. `source`: the
+   * client's address, for the hasher's fair share of its queue between addresses.
+   */
+  async login(username: string | undefined, password: string | undefined, source: string): Promise<Result<IssuedSession, ManagementError>> {
     // No user has a longer name: refused before a lockout record is written for it (anyone could fill the
     // store with records of made-up 16 KB names otherwise).
     if (!username?.trim() || username.trim().length > maxEmailLength) return err(managementError("authenticationFailed"));
@@ -123,7 +129,7 @@ export class AuthService {
     const attempt = await this.attemptUnderLockout("password", lockoutName(username), async () => {
       // An unknown user costs a hash check too, so the answer's timing does not tell which users exist.
       const hash = user?.passwordHash ?? (await this.hashOfNothing());
-      return (await this.deps.hasher.verify(password ?? "", hash)) && user !== null && password !== undefined;
+      return (await this.deps.hasher.verify(password ?? "", hash, source)) && user !== null && password !== undefined;
     });
     if (!attempt.ok) return attempt;
     if (!user || !mayLogIn(user)) return err(managementError("loginPermissionDenied"));
@@ -132,14 +138,11 @@ export class AuthService {
     const cookie = this.deps.ids.randomToken(32);
     const utk = this.deps.ids.randomToken(24);
     const sessionId = this.deps.ids.randomHex(16);
-    await this.deps.stores.sessions.create({
-      id: sessionId,
-      userEmail: user.email,
-      cookieHash: sha256Hex(cookie),
-      utkHash: sha256Hex(utk),
-      createdAt: now,
-      lastSeenAt: now,
-    });
+    // At most maxSessionsPerUser live sessions a user: the oldest end first.
+    await this.deps.stores.sessions.create(
+      { id: sessionId, userEmail: user.email, cookieHash: sha256Hex(cookie), utkHash: sha256Hex(utk), createdAt: now, lastSeenAt: now },
+      this.deps.limits.maxSessionsPerUser,
+    );
     // SES-13: the password was checked against the hash read before this attempt waited its turn. A reset
     // (or a disable) committed since then ends the session made from it here; one that commits after this
     // read deletes the user's sessions itself after its write, this one included. The read must see every
@@ -180,8 +183,8 @@ export class AuthService {
     return ok({ email: user.email, grants: user.grants, via: "session" });
   }
 
-  /** DEC-AUT-01, DEC-AUT-02: a JWT for a user's API key, under a lockout of its own. */
-  async issueToken(username: string | undefined, key: string | undefined): Promise<Result<{ token: string }, ManagementError>> {
+  /** DEC-AUT-01, DEC-AUT-02: a JWT for a user's API key, under a lockout of its own; `source` as for login. */
+  async issueToken(username: string | undefined, key: string | undefined, source: string): Promise<Result<{ token: string }, ManagementError>> {
     if (!username?.trim() || username.trim().length > maxEmailLength) return err(managementError("authenticationFailed"));
     const user = await this.deps.stores.tenancy.findUser(username.trim());
     const keys = user ? (await this.deps.stores.tenancy.listApiKeys(user.email)).filter((apiKey) => apiKey.revokedAt === null) : [];
@@ -191,11 +194,11 @@ export class AuthService {
       // configured keys, and at least one, as an unknown user's does.
       const candidates = key ? apiKeysToCheck(key, keys) : [];
       if (candidates.length === 0 || !key) {
-        await this.deps.hasher.verify(key ?? "", await this.hashOfNothing());
+        await this.deps.hasher.verify(key ?? "", await this.hashOfNothing(), source);
         return false;
       }
       for (const apiKey of candidates) {
-        if (await this.deps.hasher.verify(key, apiKey.keyHash)) {
+        if (await this.deps.hasher.verify(key, apiKey.keyHash, source)) {
           matched = apiKey;
           return true;
         }
@@ -215,20 +218,26 @@ export class AuthService {
     const current = user ? await this.deps.stores.tenancy.findUser(user.email) : null;
     if (!current || !mayLogIn(current)) return err(managementError("loginPermissionDenied"));
 
-    const issuedAt = Math.floor(this.deps.clock.now() / 1000);
+    const now = this.deps.clock.now();
+    // Never earlier than the second after a password reset or a disabling, which refuses every token of its
+    // own second (tokenIssuedAt); not before is now, so that such a token works at once.
+    const issuedAt = tokenIssuedAt(now, current.tokensValidAfter);
     const token = await new SignJWT({})
       .setProtectedHeader({ alg: "HS256", typ: "JWT" })
       .setSubject(current.email)
       .setIssuer(tokenIssuer)
       .setIssuedAt(issuedAt)
-      .setNotBefore(issuedAt)
+      .setNotBefore(Math.floor(now / 1000))
       .setExpirationTime(issuedAt + tokenLifetimeSeconds)
       .setJti(this.deps.ids.randomHex(16))
       .sign(await this.signingKey());
     return ok({ token });
   }
 
-  /** AUT-01, AUT-02, DEC-GEN-02: `Authorization: Bearer <JWT>` from /v2/auth, unexpired on the virtual clock. */
+  /**
+   * AUT-01, AUT-02, DEC-GEN-02: `Authorization: Bearer <JWT>` from /v2/auth, unexpired on the virtual clock,
+   * issued after the user's password was last reset and the user last disabled (UserRecord.tokensValidAfter).
+   */
   async authenticateBearer(authorization: string | undefined): Promise<Result<Principal, ManagementError>> {
     const refused = err(managementError("authenticationFailed"));
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
@@ -242,6 +251,8 @@ export class AuthService {
       });
       const user = await this.deps.stores.tenancy.findUser(payload.sub as string);
       if (!user || user.disabled) return refused;
+      // Issued before the user's password was reset or the user was disabled: it does not outlive either.
+      if (!isTokenIssuedAfterCutoff(payload.iat as number, user.tokensValidAfter)) return refused;
       return ok({ email: user.email, grants: user.grants, via: "token" });
     } catch (error) {
       if (error instanceof joseErrors.JOSEError) return refused;
@@ -259,15 +270,18 @@ export class AuthService {
   /**
    * DEC-SES-01, DEC-AUT-01: reserves the attempt before the secret is checked (compare-and-set on the stored
    * state, retried when another attempt got in first), so the lockout holds across processes and parallel
-   * attempts; waits while the failures and the attempts in flight reach the limit.
+   * attempts; waits while the failures and the attempts in flight reach the limit. A key checked while its
+   * name is locked (DEC-AUT-01) passes when right, and is answered 1402 when wrong, without being counted.
    */
   private async attemptUnderLockout(kind: LockoutKind, name: string, check: () => Promise<boolean>): Promise<Result<void, ManagementError>> {
     const { lockouts } = this.deps.stores;
+    const policy = this.lockoutPolicies[kind];
     const waitKey = `${kind}\u0000${name}`;
     const waitUntil = Date.now() + lockoutWaitMs;
     let at = 0;
     let pauseMs = lockoutPollMs;
     let waiting = false;
+    let underLock = false;
     try {
       for (let tries = 0; ; ) {
         if (tries >= maxLockoutRetries) throw new Error(`lockout state of ${kind} kept changing; gave up after ${tries} tries`);
@@ -275,7 +289,7 @@ export class AuthService {
         // date it before failures recorded while it waited.
         at = this.deps.clock.now();
         const row = await lockouts.read(kind, name);
-        const { decision, next } = reserveAttempt(parseLockout(row?.state), at, this.lockoutPolicy);
+        const { decision, next } = reserveAttempt(parseLockout(row?.state), at, policy);
         if (decision.kind === "locked") return err(managementError("tooManyLoginAttempts"));
         if (decision.kind === "wait") {
           // As many attempts as the limit are being checked: this one is checked once one of them is known.
@@ -291,6 +305,7 @@ export class AuthService {
           pauseMs = Math.min(pauseMs * 2, lockoutMaxPollMs);
           continue;
         }
+        underLock = decision.kind === "check-locked";
         if (await this.writeLockout(kind, name, row?.version ?? null, next)) break;
         tries += 1;
       }
@@ -310,7 +325,11 @@ export class AuthService {
       if (error instanceof ServiceBusyError) await this.updateLockout(kind, name, (state) => withdrawAttempt(state, at)).catch(() => undefined);
       throw error;
     }
-    await this.updateLockout(kind, name, (state) => settleAttempt(state, at, succeeded, this.lockoutPolicy));
+    if (underLock) {
+      await this.updateLockout(kind, name, (state) => settleLockedCheck(state, at));
+      return succeeded ? ok(undefined) : err(managementError("tooManyLoginAttempts"));
+    }
+    await this.updateLockout(kind, name, (state) => settleAttempt(state, at, succeeded, policy));
     return succeeded ? ok(undefined) : err(managementError("authenticationFailed"));
   }
 
@@ -336,7 +355,7 @@ export class AuthService {
 
   /** Compare-and-set of a state, with the time from which the session janitor may delete it. */
   private writeLockout(kind: LockoutKind, name: string, expectedVersion: number | null, state: LockoutState): Promise<boolean> {
-    return this.deps.stores.lockouts.compareAndSet(kind, name, expectedVersion, JSON.stringify(state), lockoutRelevantUntil(state, this.lockoutPolicy));
+    return this.deps.stores.lockouts.compareAndSet(kind, name, expectedVersion, JSON.stringify(state), lockoutRelevantUntil(state, this.lockoutPolicies[kind]));
   }
 
   /** A hash of a random secret, checked against for unknown users so that they cost the same time. */

@@ -97,6 +97,7 @@ export class UsersService {
       passwordSeed: null,
       disabled: input.disabled ?? false,
       grants: grants.value,
+      tokensValidAfter: null,
       createdAt: now,
       updatedAt: now,
     };
@@ -165,10 +166,16 @@ export class UsersService {
     return ok(apiKeyView(revoked));
   }
 
+  /**
+   * `endSessions`: a reset or a disabling ends the user's sessions, and the bearer tokens issued until now
+   * (tokensValidAfter), so that neither outlives it, also once the user is enabled again.
+   */
   private async update(email: string, change: (user: UserRecord) => Promise<UserRecord>, options: { endSessions: boolean }): Promise<Result<UserView, ManagementError>> {
     const user = await this.deps.stores.tenancy.findUser(email);
     if (!user) return err(notFound(`User ${email}`));
-    const next = { ...(await change(user)), updatedAt: this.deps.clock.now() };
+    const now = this.deps.clock.now();
+    const changed = await change(user);
+    const next = { ...changed, tokensValidAfter: options.endSessions ? now : changed.tokensValidAfter, updatedAt: now };
     await this.deps.stores.tenancy.putUser(next);
     if (options.endSessions) await this.deps.stores.sessions.deleteForUser(user.email);
     return ok(userView(next));

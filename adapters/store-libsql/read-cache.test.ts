@@ -139,7 +139,7 @@ describe("libsql session touches sharing a commit", () => {
     const url = freshUrl();
     const stores = await openOn(url);
     await stores.tenancy.putUser(sampleUser("ann@example.com"));
-    for (const [id, at] of [["s1", 1_000], ["s2", 1_000], ["s3", 9_000]] as const) await stores.sessions.create(session(id, at));
+    for (const [id, at] of [["s1", 1_000], ["s2", 1_000], ["s3", 9_000]] as const) await stores.sessions.create(session(id, at), 50);
     await Promise.all([
       stores.sessions.touch("s1", 5_000),
       stores.sessions.touch("s1", 4_000),
@@ -155,7 +155,7 @@ describe("libsql session touches sharing a commit", () => {
   test("a touch that cannot be committed is refused, not silently dropped", async () => {
     const stores = await openOn(freshUrl());
     await stores.tenancy.putUser(sampleUser("ann@example.com"));
-    await stores.sessions.create(session("s1", 1_000));
+    await stores.sessions.create(session("s1", 1_000), 50);
     await stores.close();
     opened.splice(opened.indexOf(stores), 1);
     await expect(stores.sessions.touch("s1", 2_000)).rejects.toThrow();

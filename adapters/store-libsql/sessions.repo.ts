@@ -1,4 +1,4 @@
-import { and, eq, lt, lte, or, sql } from "drizzle-orm";
+import { and, desc, eq, lt, lte, ne, notInArray, or, sql } from "drizzle-orm";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import type { LockoutKind, LockoutStore, SessionRecord, SessionStore, VersionedLockout } from "../../core/ports/index.ts";
 import { GroupCommitWriter } from "../collect/group-commit.ts";
@@ -33,8 +33,22 @@ export class LibsqlSessionRepo implements SessionStore {
     this.byCookieHash = reader ? readerQuery(this.selectSession().where(eq(sessions.cookieHash, sql.placeholder("cookieHash"))).toSQL()) : null;
   }
 
-  async create(session: SessionRecord): Promise<void> {
-    await this.db.insert(sessions).values({ ...session, userEmailKey: emailKey(session.userEmail) });
+  /** One batch (one transaction): the insert, then the user's sessions beyond `maxPerUser` but the new one. */
+  async create(session: SessionRecord, maxPerUser: number): Promise<number> {
+    const userEmailKey = emailKey(session.userEmail);
+    const othersOfUser = and(eq(sessions.userEmailKey, userEmailKey), ne(sessions.id, session.id));
+    // Newest first; rowid orders the sessions made in the same millisecond as they were made.
+    const kept = this.db
+      .select({ id: sessions.id })
+      .from(sessions)
+      .where(othersOfUser)
+      .orderBy(desc(sessions.createdAt), desc(sql`rowid`))
+      .limit(Math.max(maxPerUser - 1, 0));
+    const [, ended] = await this.db.batch([
+      this.db.insert(sessions).values({ ...session, userEmailKey }),
+      this.db.delete(sessions).where(and(othersOfUser, notInArray(sessions.id, kept))),
+    ]);
+    return ended.rowsAffected;
   }
 
   async findByCookieHash(cookieHash: string): Promise<SessionRecord | null> {

@@ -278,6 +278,7 @@ export class LibsqlTenancyRepo implements TenancyStore {
       passwordHash: user.passwordHash,
       passwordSeed: user.passwordSeed,
       disabled: user.disabled,
+      tokensValidAfter: user.tokensValidAfter,
       createdAt: user.createdAt,
       updatedAt: user.updatedAt,
     };
@@ -411,6 +412,7 @@ function toUserRecord(
     passwordSeed: row.passwordSeed,
     disabled: row.disabled,
     grants: grants.map((grant) => ({ account: grant.account, profiles: grant.profiles })),
+    tokensValidAfter: row.tokensValidAfter,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };

@@ -31,6 +31,8 @@ export const users = sqliteTable("users", {
   passwordHash: text("password_hash").notNull(),
   passwordSeed: text("password_seed"),
   disabled: integer("disabled", { mode: "boolean" }).notNull(),
+  /** UserRecord.tokensValidAfter: bearer tokens issued before it (epoch ms) are refused; null for none. */
+  tokensValidAfter: integer("tokens_valid_after"),
   createdAt: integer("created_at").notNull(),
   updatedAt: integer("updated_at").notNull(),
 });

@@ -178,11 +178,19 @@ class MemorySessionStore implements SessionStore {
     return count;
   }
 
-  async create(session: SessionRecord): Promise<void> {
+  async create(session: SessionRecord, maxPerUser: number): Promise<number> {
     for (const existing of this.byId.values()) {
       if (existing.cookieHash === session.cookieHash) throw new Error("a session with this cookie exists");
     }
     this.byId.set(session.id, copy(session));
+    // The user's other sessions, newest first; the map keeps the order they were made in.
+    const others = [...this.byId.values()]
+      .map((stored, made) => ({ stored, made }))
+      .filter(({ stored }) => stored.id !== session.id && emailKey(stored.userEmail) === emailKey(session.userEmail))
+      .sort((a, b) => b.stored.createdAt - a.stored.createdAt || b.made - a.made);
+    const ended = others.slice(Math.max(maxPerUser - 1, 0));
+    for (const { stored } of ended) this.byId.delete(stored.id);
+    return ended.length;
   }
 
   async findByCookieHash(cookieHash: string): Promise<SessionRecord | null> {

@@ -25,8 +25,8 @@ for (const [name, open] of [
     it("[DEC-SES-02] removes the sessions idle past the timeout, looking at most once a minute", async () => {
       const stores: Stores = await open();
       await stores.tenancy.putUser(sampleUser("ann@example.com"));
-      await stores.sessions.create(session("idle", start));
-      await stores.sessions.create(session("used", start + 90_000));
+      await stores.sessions.create(session("idle", start), 50);
+      await stores.sessions.create(session("used", start + 90_000), 50);
       const janitor = janitorOf(stores);
       expect(await janitor.runDue(start + 31 * minute)).toBe(1);
       expect(await stores.sessions.findByCookieHash(session("idle", start).cookieHash)).toBeNull();

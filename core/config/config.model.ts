@@ -157,6 +157,11 @@ export interface Limits {
   /** DEC-SES-02 */
   readonly sessionIdleMinutes: number;
   readonly sessionAbsoluteHours: number;
+  /**
+   * The live sessions one user may hold; a login beyond it ends the user's oldest session (so that logging in
+   * in a loop cannot grow the store without end).
+   */
+  readonly maxSessionsPerUser: number;
   /** DEC-COL-07 */
   readonly collectEventsPerSecond: number;
   /** DEC-PRO-02 */
@@ -178,6 +183,7 @@ export const defaultLimits: Limits = {
   lockoutMinutes: 10,
   sessionIdleMinutes: 30,
   sessionAbsoluteHours: 12,
+  maxSessionsPerUser: 50,
   collectEventsPerSecond: 100,
   visitTimeoutMinutes: 30,
   statusRetentionDays: 30,

@@ -11,7 +11,12 @@ export interface SessionRecord {
 }
 
 export interface SessionStore {
-  create(session: SessionRecord): Promise<void>;
+  /**
+   * Creates the session and, in the same transaction, ends the user's oldest sessions so that at most
+   * `maxPerUser` remain: the new one always stays; of the others the newest by `createdAt` stay (of two made
+   * at the same time, the later made). Answers how many ended.
+   */
+  create(session: SessionRecord, maxPerUser: number): Promise<number>;
   findByCookieHash(cookieHash: string): Promise<SessionRecord | null>;
   touch(id: string, lastSeenAt: number): Promise<void>;
   delete(id: string): Promise<void>;

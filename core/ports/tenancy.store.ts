@@ -25,6 +25,12 @@ export interface UserRecord {
   readonly passwordSeed: string | null;
   readonly disabled: boolean;
   readonly grants: readonly Grant[];
+  /**
+   * Bearer tokens of this user issued before this time (epoch ms, compared in the whole seconds of a JWT's
+   * `iat`: core's isTokenIssuedAfterCutoff) are refused: set when the password is reset and when the user is
+   * disabled, as the user's sessions end. Null: no token is refused for it.
+   */
+  readonly tokensValidAfter: number | null;
   readonly createdAt: number;
   readonly updatedAt: number;
 }

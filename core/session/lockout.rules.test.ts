@@ -1,9 +1,10 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { lockoutPolicyFromLimits, lockoutRelevantUntil, type LockoutState, noFailures, pendingAttemptMs, reserveAttempt, settleAttempt, unlockAttempts, withdrawAttempt } from "./lockout.rules.ts";
+import { lockoutPolicyFromLimits, lockoutRelevantUntil, type LockoutState, noFailures, pendingAttemptMs, reserveAttempt, settleAttempt, settleLockedCheck, unlockAttempts, withdrawAttempt } from "./lockout.rules.ts";
 
-const policy = lockoutPolicyFromLimits({ lockoutAttempts: 5, lockoutMinutes: 10 });
+const policy = lockoutPolicyFromLimits({ lockoutAttempts: 5, lockoutMinutes: 10 }, "password");
+const keyPolicy = lockoutPolicyFromLimits({ lockoutAttempts: 5, lockoutMinutes: 10 }, "api-key");
 const minute = 60_000;
 
 /** One login attempt through the rules: the answer the service gives and the state after it. */
@@ -97,6 +98,50 @@ describe("login lockout (DEC-SES-01, SES-09)", () => {
       }),
       { seed: 20261121, numRuns: 500 },
     );
+  });
+});
+
+describe("API key lockout (DEC-AUT-01): the right key passes a lock", () => {
+  /** One key attempt through the rules, as the service makes it. */
+  function keyAttempt(state: LockoutState, now: number, rightKey: boolean): { answer: "ok" | 1401 | 1402; state: LockoutState } {
+    const { decision, next } = reserveAttempt(state, now, keyPolicy);
+    assert.notEqual(decision.kind, "wait", "one attempt after another never waits");
+    if (decision.kind === "locked") return { answer: 1402, state: next };
+    if (decision.kind === "check-locked") return { answer: rightKey ? "ok" : 1402, state: settleLockedCheck(next, now) };
+    return { answer: rightKey ? "ok" : 1401, state: settleAttempt(next, now, rightKey, keyPolicy) };
+  }
+
+  it("after five wrong keys, a wrong key is 1402 and the right key passes; neither is counted nor lifts or extends the lock", () => {
+    let state = noFailures;
+    for (let i = 0; i < 5; i += 1) state = keyAttempt(state, i * 1000, false).state;
+    const locked = state;
+    const answers = [];
+    for (const [at, right] of [[5_000, false], [6_000, true], [7_000, false], [8_000, true]] as const) {
+      const step = keyAttempt(state, at, right);
+      answers.push(step.answer);
+      state = step.state;
+    }
+    assert.deepEqual(answers, [1402, "ok", 1402, "ok"]);
+    assert.deepEqual(state, locked);
+  });
+
+  it("while locked, at most five keys are checked at once; the sixth waits", () => {
+    let state = noFailures;
+    for (let i = 0; i < 5; i += 1) state = keyAttempt(state, i, false).state;
+    for (let i = 0; i < 5; i += 1) {
+      const { decision, next } = reserveAttempt(state, 100 + i, keyPolicy);
+      assert.equal(decision.kind, "check-locked");
+      state = next;
+    }
+    assert.equal(reserveAttempt(state, 200, keyPolicy).decision.kind, "wait");
+    state = settleLockedCheck(state, 100);
+    assert.equal(reserveAttempt(state, 200, keyPolicy).decision.kind, "check-locked");
+  });
+
+  it("the password lockout still refuses the right password while locked (DEC-SES-01)", () => {
+    let state = noFailures;
+    for (let i = 0; i < 5; i += 1) state = settleAttempt(reserveAttempt(state, i, policy).next, i, false, policy);
+    assert.equal(reserveAttempt(state, 10, policy).decision.kind, "locked");
   });
 });
 

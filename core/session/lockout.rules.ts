@@ -1,7 +1,14 @@
+import type { LockoutKind } from "../ports/sessions.store.ts";
+
 /**
  * DEC-SES-01, DEC-AUT-01, SES-09: login lockout. `maxFailures` failed attempts for one name within the
- * window lock it until `lockMs` after the failure that reached the limit; while locked every attempt is
- * refused (even with the right secret) and is not counted. A success resets the count.
+ * window lock it until `lockMs` after the failure that reached the limit; while locked every password
+ * attempt is refused (even with the right secret) and is not counted. A success resets the count.
+ *
+ * An API key lockout (`checkWhileLocked`) checks the key while locked: a wrong one is refused as locked and
+ * not counted, the right one passes and leaves the lock as it is (DEC-AUT-01: keys are high-entropy, the lock
+ * slows guessing and must not let anyone who knows a name shut its owner out). While locked, at most
+ * `maxFailures` keys are checked at once, so the lock still bounds how fast keys are tried.
  *
  * An attempt is reserved before its secret is checked (`pending`), so that parallel attempts cannot check
  * more secrets than the limit allows: while the failures and the attempts in flight together reach the
@@ -12,6 +19,8 @@ export interface LockoutPolicy {
   readonly maxFailures: number;
   readonly windowMs: number;
   readonly lockMs: number;
+  /** DEC-AUT-01: whether secrets are still checked while the name is locked (API keys; never passwords). */
+  readonly checkWhileLocked: boolean;
 }
 
 export interface LockoutState {
@@ -36,12 +45,18 @@ export const pendingAttemptMs = 60_000;
 export type AttemptDecision =
   | { readonly kind: "locked"; readonly until: number }
   | { readonly kind: "proceed" }
+  /**
+   * DEC-AUT-01: locked, but the secret is checked (reserved as in flight): a right one passes, a wrong one is
+   * answered as locked; either way the attempt is settled with settleLockedCheck, never counted.
+   */
+  | { readonly kind: "check-locked"; readonly until: number }
   /** The failures and the attempts in flight reach the limit: try again once one of those settles. */
   | { readonly kind: "wait" };
 
-export function lockoutPolicyFromLimits(limits: { readonly lockoutAttempts: number; readonly lockoutMinutes: number }): LockoutPolicy {
+/** DEC-SES-01 (passwords), DEC-AUT-01 (API keys: the same thresholds, the right key passes a lock). */
+export function lockoutPolicyFromLimits(limits: { readonly lockoutAttempts: number; readonly lockoutMinutes: number }, kind: LockoutKind): LockoutPolicy {
   const minutes = limits.lockoutMinutes * 60_000;
-  return { maxFailures: limits.lockoutAttempts, windowMs: minutes, lockMs: minutes };
+  return { maxFailures: limits.lockoutAttempts, windowMs: minutes, lockMs: minutes, checkWhileLocked: kind === "api-key" };
 }
 
 function byTime(a: number, b: number): number {
@@ -56,11 +71,9 @@ function withoutOne(times: readonly number[], at: number): number[] | null {
 
 /** DEC-SES-01, SES-09: whether an attempt at `now` may check its secret, and the state with it reserved (in flight). */
 export function reserveAttempt(state: LockoutState, now: number, policy: LockoutPolicy): { decision: AttemptDecision; next: LockoutState } {
-  if (state.lockedUntil !== null && now < state.lockedUntil) {
-    return { decision: { kind: "locked", until: state.lockedUntil }, next: state };
-  }
   const pending = state.pending ?? [];
   const live = pending.filter((at) => now - at < pendingAttemptMs);
+  if (state.lockedUntil !== null && now < state.lockedUntil) return lockedAttempt({ ...state, pending: live }, now, state.lockedUntil, policy);
   const stopped = pending.filter((at) => now - at >= pendingAttemptMs);
   const lockOver = state.lockedUntil !== null;
   // Failures later than `now` stay: another process's clock may run a little ahead.
@@ -71,10 +84,21 @@ export function reserveAttempt(state: LockoutState, now: number, policy: Lockout
   if (failures.length >= policy.maxFailures) {
     // Attempts whose process stopped reached the limit: the lock their failures set.
     const until = (failures[failures.length - 1] as number) + policy.lockMs;
-    if (now < until) return { decision: { kind: "locked", until }, next: { failures, pending: live, lockedUntil: until } };
+    if (now < until) return lockedAttempt({ failures, pending: live, lockedUntil: until }, now, until, policy);
   }
   if (failures.length + live.length >= policy.maxFailures) return { decision: { kind: "wait" }, next: state };
   return { decision: { kind: "proceed" }, next: { failures, pending: [...live, now], lockedUntil: null } };
+}
+
+/**
+ * An attempt at `now` while `locked` (its pending attempts those still live) holds the name until `until`:
+ * refused, or for an API key (DEC-AUT-01) checked, at most `maxFailures` at once.
+ */
+function lockedAttempt(locked: LockoutState, now: number, until: number, policy: LockoutPolicy): { decision: AttemptDecision; next: LockoutState } {
+  if (!policy.checkWhileLocked) return { decision: { kind: "locked", until }, next: locked };
+  const pending = locked.pending ?? [];
+  if (pending.length >= policy.maxFailures) return { decision: { kind: "wait" }, next: locked };
+  return { decision: { kind: "check-locked", until }, next: { ...locked, pending: [...pending, now] } };
 }
 
 /**
@@ -99,6 +123,14 @@ export function settleAttempt(state: LockoutState, at: number, succeeded: boolea
  */
 export function unlockAttempts(state: LockoutState): LockoutState {
   return { failures: [], pending: [...(state.pending ?? [])], lockedUntil: null };
+}
+
+/**
+ * DEC-AUT-01: the state once a key checked while locked (decision "check-locked") is known, right or wrong: the
+ * attempt is no longer in flight, and the failures and the lock stay as they are (not counted, not lifted).
+ */
+export function settleLockedCheck(state: LockoutState, at: number): LockoutState {
+  return withdrawAttempt(state, at);
 }
 
 /**

@@ -24,11 +24,11 @@ export function passwordProblem(password: string): string | null {
  */
 export function preparingSecrets(hasher: SecretHasher): SecretHasher {
   return {
-    hash: (secret) => hasher.hash(preparedSecret(secret)),
-    async verify(secret, hash) {
+    hash: (secret, source) => hasher.hash(preparedSecret(secret), source),
+    async verify(secret, hash, source) {
       const prepared = preparedSecret(secret);
-      if (await hasher.verify(prepared, hash)) return true;
-      return prepared !== secret && hasher.verify(secret, hash);
+      if (await hasher.verify(prepared, hash, source)) return true;
+      return prepared !== secret && hasher.verify(secret, hash, source);
     },
   };
 }

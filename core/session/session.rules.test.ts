@@ -1,9 +1,32 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { decideTenantAccess, grantCovers, grantCoversAccount, isSessionLive, mayLogIn, mergeGrants, sessionPolicyFromLimits, shouldTouchSession } from "./session.rules.ts";
+import { decideTenantAccess, grantCovers, grantCoversAccount, isSessionLive, isTokenIssuedAfterCutoff, mayLogIn, mergeGrants, sessionPolicyFromLimits, shouldTouchSession, tokenIssuedAt } from "./session.rules.ts";
 
 const policy = sessionPolicyFromLimits({ sessionIdleMinutes: 30, sessionAbsoluteHours: 12 });
+
+describe("bearer tokens and a password reset or a disabling (tokensValidAfter)", () => {
+  it("refuses a token of an earlier second or of the cutoff's own second, and accepts a later second; no cutoff refuses none", () => {
+    const cutoff = 1_000_500;
+    assert.deepEqual([999, 1000, 1001].map((iat) => isTokenIssuedAfterCutoff(iat, cutoff)), [false, false, true]);
+    assert.equal(isTokenIssuedAfterCutoff(0, null), true);
+  });
+
+  it("issues a token in the cutoff's own second with the next second, otherwise with its own", () => {
+    assert.equal(tokenIssuedAt(1_000_700, 1_000_500), 1001);
+    assert.equal(tokenIssuedAt(1_000_700, 999_999), 1000);
+    assert.equal(tokenIssuedAt(1_000_700, null), 1000);
+  });
+
+  it("a token issued at or after the cutoff is always accepted, one issued in an earlier second never", () => {
+    fc.assert(
+      fc.property(fc.nat(2_000_000_000_000), fc.nat(5_000), (cutoff, later) => {
+        assert.equal(isTokenIssuedAfterCutoff(tokenIssuedAt(cutoff + later, cutoff), cutoff), true);
+        assert.equal(isTokenIssuedAfterCutoff(Math.floor(cutoff / 1000) - 1 - Math.floor(later / 1000), cutoff), false);
+      }),
+    );
+  });
+});
 
 describe("session lifetime (SES-12, DEC-SES-02)", () => {
   it("ends 30 minutes after the last use", () => {

@@ -28,6 +28,25 @@ export function shouldTouchSession(session: SessionTimes, now: number): boolean 
   return now > session.lastSeenAt;
 }
 
+/**
+ * Whether a bearer token issued at `issuedAtSeconds` (its `iat`) outlives the user's `tokensValidAfter` (a
+ * password reset, a disabling): only a token of a later second does. `iat` has whole seconds, so the second of
+ * the cutoff itself is refused: tokens issued in it after the cutoff carry the next second (tokenIssuedAt).
+ */
+export function isTokenIssuedAfterCutoff(issuedAtSeconds: number, tokensValidAfter: number | null): boolean {
+  return tokensValidAfter === null || issuedAtSeconds > Math.floor(tokensValidAfter / 1000);
+}
+
+/**
+ * The `iat` of a token issued at `now` to a user whose tokens before `tokensValidAfter` are refused: the second
+ * of `now`, or the second after the cutoff's when that is later (a token issued in the cutoff's own second, after
+ * it, must be accepted; another node's clock may also run behind the one that set the cutoff).
+ */
+export function tokenIssuedAt(now: number, tokensValidAfter: number | null): number {
+  const second = Math.floor(now / 1000);
+  return tokensValidAfter === null ? second : Math.max(second, Math.floor(tokensValidAfter / 1000) + 1);
+}
+
 /** AUT-03, DEC-GEN-03: does a principal's grant list cover this account and profile? */
 export function grantCovers(grants: readonly Grant[], account: string, profile: string): boolean {
   return grants.some((grant) => grant.account === account && (grant.profiles === "*" || grant.profiles.includes(profile)));
