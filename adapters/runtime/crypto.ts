@@ -37,12 +37,12 @@ export interface Argon2HasherOptions extends Partial<FairQueueLimits> {
  * at most `maxWaiting` (64) more queue, so a burst of logins cannot take every core and all the memory
  * (argon2 uses 64 MiB each); past that a check is refused with ServiceBusyError (503). The queue is shared
  * fairly by source (a login's client address, FairQueue): one address waits with at most
- * `maxWaitingPerSource` (8) checks, and a freed slot goes to the addresses in turn, so a flood of wrong
- * logins from one address fills its own line only, and another address's first login waits behind at most
- * one check per address waiting.
+ * `maxWaitingPerSource` (32, half the queue: a test suite's parallel first logins from one machine still fit)
+ * checks, and a freed slot goes to the addresses in turn, so a flood of wrong logins from one address fills
+ * its own line only, and another address's first login waits behind at most one check per address waiting.
  */
 export function createArgon2Hasher(options: Argon2HasherOptions = {}): SecretHasher {
-  const queue = new FairQueue({ concurrency: options.concurrency ?? 2, maxWaiting: options.maxWaiting ?? 64, maxWaitingPerSource: options.maxWaitingPerSource ?? 8 });
+  const queue = new FairQueue({ concurrency: options.concurrency ?? 2, maxWaiting: options.maxWaiting ?? 64, maxWaitingPerSource: options.maxWaitingPerSource ?? 32 });
   const cost = options.cost ?? {};
   return {
     hash: (secret, source = ownWork) => queue.run(source, () => Bun.password.hash(secret, { algorithm: "argon2id", ...cost })),
