@@ -326,7 +326,7 @@ describe("visitor-ID value normalisation (DEC-PRV-05)", () => {
     );
   });
 
-  it("takes time in proportion to the text, however much white space it holds", () => {
+  it("removes a million white space characters in linear time (a regex anchored at the end would not finish)", () => {
     const long = `${" ".repeat(500_000)}a${" ".repeat(500_000)}b${"\t".repeat(500_000)}`;
     assert.equal(normaliseVisitorIdValue(long), `a${" ".repeat(500_000)}b`);
   });
