@@ -147,6 +147,7 @@ async function openWork(options: ServiceOptions, deps: BackgroundDeps): Promise<
         append: (batch, options) => (options?.mark ? Promise.reject(new Error("an append with a mark runs in the background thread")) : thread.append(batch)),
         query: (query) => events.query(query),
         deleteVisitors: (account, profile, ids) => events.deleteVisitors(account, profile, ids),
+        eraseValue: (account, profile, erased) => events.eraseValue(account, profile, erased),
       },
     };
     // Uploads are accepted here and imported in the thread.

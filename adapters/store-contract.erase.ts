@@ -1,6 +1,11 @@
-/** Stores.eraseAll, the store side of svc-hub's own POST /admin/reset, run against every store implementation. */
+/**
+ * Erasure, run against every store implementation: Stores.eraseAll (the store side of svc-hub's own POST
+ * /admin/reset), and the erasure of one deleted value from events and profiles (DEC-PRV-05, a deletion's
+ * last step: EventStore.eraseValue, ProfileStore.eraseValue).
+ */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { Stores } from "../core/ports/index.ts";
+import type { VisitorProfile } from "../core/profiles/profile.rules.ts";
 import { sampleEvent } from "./store-contract.events.ts";
 import { sampleFileRecord } from "./store-contract.files.ts";
 import { auditFor, sampleTransaction } from "./store-contract.privacy.ts";
@@ -88,6 +93,69 @@ export function describeEraseContract(name: string, open: () => Promise<Stores>)
       const after = await stores.events.query({ limit: 10 });
       expect(after.map((event) => event.visitorId)).toEqual(["v1", "v2"]);
       expect(after[0]?.seq).toBeGreaterThan(before?.seq ?? Number.POSITIVE_INFINITY);
+    });
+  });
+
+  describe(`${name}: erasing a deleted value from events and profiles (DEC-PRV-05)`, () => {
+    let stores: Stores;
+    beforeEach(async () => {
+      stores = await open();
+    });
+    afterEach(async () => {
+      await stores.close();
+    });
+
+    const erased = "pad@example.com";
+    const profileOf = (values: VisitorProfile["values"], visitorIds: VisitorProfile["visitorIds"] = {}): VisitorProfile => ({
+      firstSeenAt: 1_000,
+      lastSeenAt: 2_000,
+      visitStartedAt: 1_000,
+      eventCount: 2,
+      visitCount: 1,
+      values,
+      badges: [],
+      visitorIds,
+      lastSeq: 2,
+    });
+
+    test("events: the parameters holding the value (padded, nested) are removed with their columns, the rest kept; the data subject's events are left and named", async () => {
+      await stores.events.append([
+        sampleEvent({ visitorId: "other", event: ` ${erased}`, traceId: `${erased}\t`, data: { svc_account: "acme", svc_event: ` ${erased}`, svc_trace_id: `${erased}\t`, contacts: { work: erased }, n: 1, keep: "Pad@example.com" } }),
+        sampleEvent({ visitorId: `\u00a0${erased}`, data: { svc_account: "acme", svc_visitor_id: `\u00a0${erased}` } }),
+        sampleEvent({ visitorId: "tapid-holder", thirdPartyVisitorId: erased, data: { svc_account: "acme" } }),
+        sampleEvent({ visitorId: "untouched", data: { svc_account: "acme", note: `${erased}.org` } }),
+        sampleEvent({ profile: "dev", visitorId: "other", data: { svc_account: "acme", invited: erased } }),
+        sampleEvent({ account: "globex", visitorId: "other", data: { svc_account: "globex", invited: erased } }),
+      ]);
+      const before = await stores.events.query({ limit: 10 });
+      expect(await stores.events.eraseValue("acme", "main", erased)).toEqual({ rewritten: 1, visitorIds: ["tapid-holder", `\u00a0${erased}`].sort() });
+      const after = await stores.events.query({ limit: 10 });
+      expect(after.map((event) => event.seq)).toEqual(before.map((event) => event.seq));
+      expect(after[0]).toEqual({ ...(before[0] as (typeof before)[number]), event: null, traceId: null, data: { svc_account: "acme", n: 1, keep: "Pad@example.com" } });
+      expect(after.slice(1)).toEqual(before.slice(1));
+      // Nothing more the second time; the subject's events are named again until the caller removes them.
+      expect(await stores.events.eraseValue("acme", "main", erased)).toEqual({ rewritten: 0, visitorIds: ["tapid-holder", `\u00a0${erased}`].sort() });
+      expect(await stores.events.eraseValue("acme", "main", "nobody@example.com")).toEqual({ rewritten: 0, visitorIds: [] });
+    });
+
+    test("events: a value with characters JSON escapes is found", async () => {
+      const value = 'o"brien\\x@example.com';
+      await stores.events.append([sampleEvent({ data: { svc_account: "acme", who: ` ${value}` } })]);
+      expect(await stores.events.eraseValue("acme", "main", value)).toEqual({ rewritten: 1, visitorIds: [] });
+      expect((await stores.events.query({ limit: 1 }))[0]?.data).toEqual({ svc_account: "acme" });
+    });
+
+    test("profiles: the text attributes holding the value are removed; the groups that captured it are named, not changed", async () => {
+      await stores.profiles.save("acme", "main", "other", profileOf({ "5202": ` ${erased}`, "5206": "other@example.com", "5207": 3 }), ["other"]);
+      await stores.profiles.save("acme", "main", "known", profileOf({ "5206": erased }, { "5120": `${erased}\t` }), ["known"]);
+      await stores.profiles.save("acme", "main", "untouched", profileOf({ "5202": "view" }, { "5120": "x@example.com" }), ["untouched"]);
+      await stores.profiles.save("acme", "dev", "other", profileOf({ "5202": erased }), ["other"]);
+      expect(await stores.profiles.eraseValue("acme", "main", erased)).toEqual({ edited: 1, groups: ["known"] });
+      expect(await stores.profiles.find("acme", "main", "other")).toEqual(profileOf({ "5206": "other@example.com", "5207": 3 }));
+      expect(await stores.profiles.find("acme", "main", "known")).toEqual(profileOf({ "5206": erased }, { "5120": `${erased}\t` }));
+      expect(await stores.profiles.find("acme", "main", "untouched")).toEqual(profileOf({ "5202": "view" }, { "5120": "x@example.com" }));
+      expect(await stores.profiles.find("acme", "dev", "other")).toEqual(profileOf({ "5202": erased }));
+      expect(await stores.profiles.eraseValue("acme", "main", erased)).toEqual({ edited: 0, groups: ["known"] });
     });
   });
 }

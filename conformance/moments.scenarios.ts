@@ -305,6 +305,21 @@ export const momentsScenarios = defineScenarios("moments", [
     },
   },
   {
+    title: "[DEC-PRV-05, MOM-02] a visitor-ID value is normalised in the attribute form as at collection: white space around it is not part of it, white space only is 400",
+    kind: "e2e",
+    async run(ctx) {
+      const email = `${ctx.uniqueId("padded").toLowerCase()}@example.com`;
+      await sendEvent(ctx, ctx.uniqueId("padded-visitor"), { svc_event: "view", [ctx.fixtures.visitorIdAttributes.email.parameter]: `${email}\t` });
+      const trimmed = await readVisitor(ctx, byEmail(ctx, email), found(ctx, 1));
+      expectEqual(visitorDataOf(trimmed).metrics, { [ctx.fixtures.attributes.eventCount.name]: 1 }, "the visitor sent with a trailing tab, by the trimmed value", trimmed);
+      const padded = await ctx.moments.get(byEmail(ctx, ` ${email}\u00a0`), { headers: page });
+      expectEqual(visitorDataOf(padded), visitorDataOf(trimmed), "the same visitor by a padded value", padded);
+      const blank = await ctx.moments.get(byEmail(ctx, " \t"), { headers: page });
+      expectStatus(blank, 400);
+      jsonField(blank, "message", isString, "a string (the 400 body is {message})");
+    },
+  },
+  {
     title: "[DEC-MOM-03] the TAPID entry of the account/profile wins over the path identifier unless ignoreTapid=true",
     kind: "e2e",
     async run(ctx) {

@@ -502,6 +502,69 @@ export const privacyScenarios = defineScenarios("privacy", [
     },
   },
   {
+    title: "[DEC-PRV-05, PRV-02] an e-mail sent with white space around it (a leading space, a trailing tab) names the visitor of the trimmed value, which get visitor finds; case is kept",
+    kind: "e2e",
+    async run(ctx) {
+      const api = await PrivacyApi.open(ctx);
+      const email = uniqueEmail(ctx, "padded");
+      const { visitorIdAttributes, attributes } = ctx.fixtures;
+      await sendEvent(ctx, ctx.uniqueId("privacy-lead"), { svc_event: "view", [visitorIdAttributes.email.parameter]: ` ${email}` });
+      await sendEvent(ctx, ctx.uniqueId("privacy-trail"), { svc_event: "view", [visitorIdAttributes.email.parameter]: `${email}\t` });
+      const body = expectVisitorAnswer(await readVisitor(ctx, api, email));
+      expectEqual(body.visitor.metrics[attributes.eventCount.id], 2, "both events are the visitor's");
+      expectEqual(body.visitor.secondary_ids[visitorIdAttributes.email.id], email, "the captured value, without the white space");
+      // The lookup's value is normalised the same way (a no-break space is Unicode White_Space too).
+      expectVisitorAnswer(await api.visitor(`\u00a0${email}\n`));
+      expectErrorBody(await api.visitor(email.toUpperCase()), 404, 1404, "Visitor not found");
+    },
+  },
+  {
+    title: "[DEC-PRV-05, DEC-PRV-02] an attributeValue of white space only is 400 1400 on get and delete",
+    async run(ctx) {
+      const api = await PrivacyApi.open(ctx);
+      for (const blank of [" ", "\t", " \u00a0\n"]) {
+        const fields = { attributeId: emailAttributeOf(ctx), attributeValue: blank };
+        expectErrorBody(await api.get(fields), 400, 1400, invalidRequestMessage);
+        expectErrorBody(await api.remove(fields), 400, 1400, invalidRequestMessage);
+      }
+    },
+  },
+  {
+    title: "[DEC-PRV-05, PRV-09] a deletion of the trimmed value removes the visitor sent padded, and erases the value from another visitor's parameters, whose event stays",
+    kind: "e2e",
+    needs: ["admin", "svc-hub-clock", "svc-hub-admin"],
+    async run(ctx) {
+      const api = await PrivacyApi.open(ctx);
+      const email = uniqueEmail(ctx, "erase-padded");
+      const bystanderEmail = uniqueEmail(ctx, "bystander");
+      const emailParameter = ctx.fixtures.visitorIdAttributes.email.parameter;
+      const lead = ctx.uniqueId("privacy-lead");
+      const trail = ctx.uniqueId("privacy-trail");
+      const bystander = ctx.uniqueId("privacy-bystander");
+      await sendEvent(ctx, lead, { svc_event: "view", [emailParameter]: ` ${email}` });
+      await sendEvent(ctx, trail, { svc_event: "view", [emailParameter]: `${email}\t` });
+      // Not a visitor ID attribute's parameter: the value is not taken as a visitor ID here.
+      await sendEvent(ctx, bystander, { svc_event: "view", [emailParameter]: bystanderEmail, referred_by: ` ${email}`, amount: 3 });
+      expectVisitorAnswer(await readVisitor(ctx, api, email));
+
+      const id = await api.requestDeletion(email);
+      await runDueDeletions(ctx, api);
+      expectEqual(await api.state(id), "SUCCESS", "the deletion");
+      expectErrorBody(await api.visitor(email), 404, 1404, "Visitor not found");
+      for (const visitor of [lead, trail]) {
+        const { events, answer } = await queryEvents(ctx, { account: ctx.fixtures.account, visitor, limit: 10 });
+        expectEqual(events.length, 0, `stored events of ${visitor}`, answer);
+      }
+      const { events, answer } = await queryEvents(ctx, { account: ctx.fixtures.account, visitor: bystander, limit: 10 });
+      expectEqual(events.length, 1, `stored events of ${bystander}`, answer);
+      const data = (events[0] as { data: Record<string, unknown> }).data;
+      expectTrue(!Object.hasOwn(data, "referred_by"), "the parameter that held the deleted value is gone", answer);
+      expectEqual([data[emailParameter], data.amount, data.svc_event], [bystanderEmail, 3, "view"], "the rest of the bystander's event", answer);
+      expectTrue(!answer.text.includes(email), "no stored event holds the deleted value", answer);
+      expectVisitorAnswer(await api.visitor(bystanderEmail));
+    },
+  },
+  {
     title: "[DEC-PRV-04] deleting a visitor nobody knows ends SUCCESS",
     needs: ["admin", "svc-hub-clock"],
     async run(ctx) {

@@ -100,7 +100,7 @@ function occurrences(haystack: Buffer, needle: string): number {
 }
 
 describe("visitor privacy in-process", () => {
-  it("[PRV-09, DEC-PRV-04] after a deletion, neither the database file, its WAL nor the kept copies of imported files hold the deleted e-mail address", async () => {
+  it("[PRV-09, DEC-PRV-04, DEC-PRV-05] after a deletion, neither the database file, its WAL nor the kept copies of imported files hold the deleted e-mail address, sent padded or not", async () => {
     const dataDir = freshDataDir();
     const url = `file:${join(dataDir, "svc-hub.db")}`;
     const service = await open({ store: { kind: "libsql", url }, dataDir });
@@ -116,8 +116,11 @@ describe("visitor privacy in-process", () => {
     await client.event({ svc_visitor_id: "anon-a", svc_event: "purchase", email_address: email, amount: 12 });
     await client.pixel(`svc_visitor_id=anon-b&svc_event=view&email_address=${encodeURIComponent(email)}`);
     await client.event({ svc_visitor_id: `__acme_main__5120_${email}__`, svc_event: "login" });
-    // Someone else, who must stay.
-    await client.event({ svc_visitor_id: "anon-c", svc_event: "purchase", email_address: other });
+    // DEC-PRV-05: the same address with white space around it, as a visitor ID and as another visitor's parameter.
+    await client.event({ svc_visitor_id: "anon-d", svc_event: "view", email_address: `\t${email} ` });
+    await client.importFile("purchases_202502.csv", `email,amount,purchased_at\r\n" ${email}\t",9,2025-02-01 10:00\r\n`);
+    // Someone else, who must stay (the address they name is erased from their event).
+    await client.event({ svc_visitor_id: "anon-c", svc_event: "purchase", email_address: other, referred_by: `${email}\u00a0` });
     await client.drain();
     expect((await client.visitor(email)).status).toBe(200);
     expect(occurrences(databaseBytes(dataDir), email)).toBeGreaterThan(0);
@@ -144,13 +147,17 @@ describe("visitor privacy in-process", () => {
     const reopened = await open({ store: { kind: "libsql", url }, dataDir });
     const profiles = reopened.deps.stores.profiles;
     expect(await profiles.canonicalOf("acme", "main", "anon-c")).not.toBeNull();
-    for (const id of ["anon-a", "anon-b", `__acme_main__5120_${email}__`]) expect(await profiles.canonicalOf("acme", "main", id)).toBeNull();
+    for (const id of ["anon-a", "anon-b", "anon-d", `__acme_main__5120_${email}__`]) expect(await profiles.canonicalOf("acme", "main", id)).toBeNull();
+    const [kept] = await reopened.deps.stores.events.query({ account: "acme", visitorId: "anon-c", limit: 10 });
+    expect(kept?.data).not.toHaveProperty("referred_by");
+    expect(kept?.data.email_address).toBe(other);
     expect(await reopened.deps.stores.events.query({ account: "acme", visitorId: "anon-a", limit: 10 })).toEqual([]);
     const audit = await reopened.deps.stores.privacy.auditOf(transactionId);
     expect(audit.map((record) => record.action)).toEqual(["deletion-requested", "deletion-succeeded"]);
-    expect(audit[1]?.detail).toEqual({ visitorIds: 3, events: 6, profiles: 1, importedFiles: 1, importedRows: 2, importsUnfinished: 0 });
+    expect(audit[1]?.detail).toEqual({ visitorIds: 4, events: 8, profiles: 1, eventsRewritten: 1, profilesRewritten: 0, importedFiles: 2, importedRows: 3, importsUnfinished: 0 });
     const keptCopy = readFileSync(join(dataDir, "files", "acme", "main", "purchases_202501.csv"), "utf8");
     expect(keptCopy).toBe(`email,amount,purchased_at\r\n${other},5,2025-01-01 10:00\r\n`);
+    expect(readFileSync(join(dataDir, "files", "acme", "main", "purchases_202502.csv"), "utf8")).toBe("email,amount,purchased_at\r\n");
     for (const record of audit) {
       expect(record.valueHash).toMatch(/^[0-9a-f]{64}$/);
       expect(JSON.stringify(record)).not.toContain(email);

@@ -138,6 +138,11 @@ export class BufferedProfileStore implements ProfileStore {
     return this.inner.deleteGroup(account, profile, canonical);
   }
 
+  async eraseValue(account: string, profile: string, erased: string): Promise<{ readonly edited: number; readonly groups: readonly string[] }> {
+    await this.flushAndForget();
+    return this.inner.eraseValue(account, profile, erased);
+  }
+
   engineEnabledSince(account: string, profile: string, engineId: string): Promise<number | null> {
     return this.inner.engineEnabledSince(account, profile, engineId);
   }

@@ -44,8 +44,8 @@ async function setUp(files: Record<string, string>): Promise<{ stores: Stores; d
 }
 
 describe("erasing a visitor from the kept copies of imported files (PRV-09, DEC-PRV-04)", () => {
-  it("drops exactly the records whose visitor ID column is the value (trimmed), keeping every other byte: BOM, line ends, quotes", async () => {
-    const original = "\uFEFFemail,amount\r\nbob@example.com,1\n ann@example.com ,2\r\n\"ann@example.com\",3\n\"multi\nline é\",4\r\nann@example.com,5";
+  it("[DEC-PRV-05] drops exactly the records whose visitor ID column is the value (normalised), keeping every other byte: BOM, line ends, quotes", async () => {
+    const original = "\uFEFFemail,amount\r\nbob@example.com,1\n ann@example.com\u00a0,2\r\n\"ann@example.com\",3\n\"multi\nline é\",4\r\nann@example.com,5";
     const { stores, dataDir, folder } = await setUp({ "purchases_1.csv": original });
     expect(await eraseFromImportedFiles({ stores, dataDir }, deletion("ann@example.com"))).toEqual({ importedFiles: 1, importedRows: 3, importsUnfinished: 0 });
     expect(readFileSync(join(folder, "purchases_1.csv"), "utf8")).toBe("\uFEFFemail,amount\r\nbob@example.com,1\n\"multi\nline é\",4\r\n");
@@ -53,20 +53,41 @@ describe("erasing a visitor from the kept copies of imported files (PRV-09, DEC-
     expect(await eraseFromImportedFiles({ stores, dataDir }, deletion("ann@example.com"))).toEqual({ importedFiles: 0, importedRows: 0, importsUnfinished: 0 });
   });
 
-  it("reads only files whose definition maps the deleted attribute, and finds the column by its header name", async () => {
+  it("[DEC-PRV-05] reads every file with a definition, finds the columns by their header names, and drops the rows holding the deleted value in any text field", async () => {
     const { stores, dataDir, folder } = await setUp({
       "purchases_1.csv": "amount, email \nann@example.com,ann@example.com\n1,ann@example.com\n",
-      "crm_1.csv": "customer,note\nann@example.com,x\n",
+      "crm_1.csv": "customer,note\nann@example.com,x\nC-1, ann@example.com\t\nC-2,Ann@example.com\n",
       "unknown_1.csv": "email\nann@example.com\n",
     });
-    expect(await eraseFromImportedFiles({ stores, dataDir }, deletion("ann@example.com"))).toEqual({ importedFiles: 1, importedRows: 2, importsUnfinished: 0 });
+    expect(await eraseFromImportedFiles({ stores, dataDir }, deletion("ann@example.com"))).toEqual({ importedFiles: 2, importedRows: 4, importsUnfinished: 0 });
     expect(readFileSync(join(folder, "purchases_1.csv"), "utf8")).toBe("amount, email \n");
-    expect(readFileSync(join(folder, "crm_1.csv"), "utf8")).toBe("customer,note\nann@example.com,x\n");
-    expect(await eraseFromImportedFiles({ stores, dataDir }, deletion("ann@example.com", 5121))).toEqual({ importedFiles: 1, importedRows: 1, importsUnfinished: 0 });
-    expect(readFileSync(join(folder, "crm_1.csv"), "utf8")).toBe("customer,note\n");
+    // Case is part of the value; a file no definition reads was never imported and stays the operator's.
+    expect(readFileSync(join(folder, "crm_1.csv"), "utf8")).toBe("customer,note\nC-2,Ann@example.com\n");
+    expect(readFileSync(join(folder, "unknown_1.csv"), "utf8")).toBe("email\nann@example.com\n");
   });
 
-  it("[PRV-09, DEC-PRV-04] searches every kept file, through its own definition, for each value of the erased group under that definition's attribute", async () => {
+  it("[DEC-PRV-05] a column mapped as a number, boolean or date holds no text value; a string column and an unmapped one do", async () => {
+    const typed: ProfileConfig = {
+      ...config,
+      fileDefinitions: [
+        {
+          prefix: "orders",
+          event: "order",
+          visitorId: { column: "email", attribute: 5120 },
+          columns: [
+            { column: "quantity", attribute: 1, type: "number" },
+            { column: "label", attribute: 2, type: "string" },
+          ],
+        },
+      ],
+    };
+    const { stores, dataDir, folder } = await setUp({ "orders_1.csv": "email,quantity,label,extra\na@x.com,77,l,e\nb@x.com,1, 77 ,e\nc@x.com,2,l,77\n" });
+    await stores.tenancy.putProfile("acme", typed, 0);
+    expect(await eraseFromImportedFiles({ stores, dataDir }, deletion("77", 5121))).toEqual({ importedFiles: 1, importedRows: 2, importsUnfinished: 0 });
+    expect(readFileSync(join(folder, "orders_1.csv"), "utf8")).toBe("email,quantity,label,extra\na@x.com,77,l,e\n");
+  });
+
+  it("[PRV-09, DEC-PRV-04, DEC-PRV-05] searches every kept file, through its own definition, for each value of the erased group under that definition's attribute", async () => {
     const purchases = "email,amount\r\nbob@example.com,1\r\nann@example.com,2\r\nC-77,3\r\nann+alias@example.com,4\r\n";
     const crm = "customer,note\nC-77,x\nann@example.com,y\nC-78,z\n";
     const { stores, dataDir, folder } = await setUp({ "purchases_1.csv": purchases, "purchases_2.csv": "email,amount\nann@example.com,9\n", "crm_1.csv": crm });
@@ -75,9 +96,10 @@ describe("erasing a visitor from the kept copies of imported files (PRV-09, DEC-
       { attributeId: 5120, value: "ann@example.com" },
       { attributeId: 5120, value: "ann+alias@example.com" },
     ];
-    expect(await eraseFromImportedFiles({ stores, dataDir }, deletion("C-77", 5121), group)).toEqual({ importedFiles: 3, importedRows: 4, importsUnfinished: 0 });
-    // A value is looked for only under its own attribute: C-77 in a purchases file and ann in a CRM file are someone else's.
-    expect(readFileSync(join(folder, "purchases_1.csv"), "utf8")).toBe("email,amount\r\nbob@example.com,1\r\nC-77,3\r\n");
+    expect(await eraseFromImportedFiles({ stores, dataDir }, deletion("C-77", 5121), group)).toEqual({ importedFiles: 3, importedRows: 5, importsUnfinished: 0 });
+    // The group's other values are looked for only under their own attribute (ann in a CRM file is someone
+    // else's); the deleted value itself wherever a text field holds it (DEC-PRV-05).
+    expect(readFileSync(join(folder, "purchases_1.csv"), "utf8")).toBe("email,amount\r\nbob@example.com,1\r\n");
     expect(readFileSync(join(folder, "purchases_2.csv"), "utf8")).toBe("email,amount\n");
     expect(readFileSync(join(folder, "crm_1.csv"), "utf8")).toBe("customer,note\nann@example.com,y\nC-78,z\n");
     expect(await eraseFromImportedFiles({ stores, dataDir }, deletion("C-77", 5121), group)).toEqual({ importedFiles: 0, importedRows: 0, importsUnfinished: 0 });

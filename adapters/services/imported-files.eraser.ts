@@ -7,7 +7,9 @@ import type { FileDefinition } from "../../core/config/config.model.ts";
 import { prefixOfFileName } from "../../core/files/file-name.rules.ts";
 import type { PrivacyTransaction } from "../../core/ports/privacy.store.ts";
 import type { Stores } from "../../core/ports/stores.ts";
+import { isErasedValue } from "../../core/privacy/erasure.rules.ts";
 import type { VisitorLookup } from "../../core/privacy/privacy.rules.ts";
+import { normaliseVisitorIdValue } from "../../core/visitors/visitor-id.rules.ts";
 import type { Logger } from "../runtime/logger.ts";
 
 export interface ImportedFilesEraserDeps {
@@ -56,8 +58,11 @@ const temporarySuffix = ".erasing";
  * members' and its profile's, see `visitorIdsOfGroup`; the deletion's own value is always among them): a
  * row imported under any of them was the group's, whichever attribute the deletion named. Each finished
  * import's file is read through its own definition and rewritten without the records whose visitor ID
- * (trimmed, as the import reads it) is one of the values of that definition's attribute; a value is never
- * looked for under another attribute, where it would name someone else.
+ * (normalised, as the import reads it: DEC-PRV-05) is one of the values of that definition's attribute (a
+ * group's other values are looked for only under their own attribute, where they name this visitor), and
+ * without the records holding the deletion's own value in a text field (DEC-PRV-05: every attribute value
+ * equal to the deleted value is erased): the visitor ID column, a column mapped as `string`, or a column
+ * the definition does not map. Columns mapped as number, boolean or date become no text value, as in events.
  *
  * A file is replaced by a copy without the records (written beside it, synced, renamed over it), then the
  * records' bytes in the replaced file are overwritten with zeros, so neither the file nor its old blocks
@@ -80,11 +85,13 @@ export async function eraseFromImportedFiles(
   if (transaction.value === null) return erased;
   const valuesByAttribute = new Map<number, Set<string>>();
   for (const { attributeId, value } of [{ attributeId: transaction.attributeId, value: transaction.value }, ...visitorIds]) {
-    valuesByAttribute.set(attributeId, (valuesByAttribute.get(attributeId) ?? new Set()).add(value));
+    valuesByAttribute.set(attributeId, (valuesByAttribute.get(attributeId) ?? new Set()).add(normaliseVisitorIdValue(value)));
   }
   const config = (await deps.stores.tenancy.findProfile(account, profile))?.config;
-  const definitions = (config?.fileDefinitions ?? []).filter((definition) => valuesByAttribute.has(definition.visitorId.attribute));
+  const definitions = config?.fileDefinitions ?? [];
   if (definitions.length === 0) return erased;
+  // A deletion recorded before DEC-PRV-05 may keep its value as it was sent.
+  const deleted = normaliseVisitorIdValue(transaction.value);
   const prefixes = (config?.fileDefinitions ?? []).map((definition) => definition.prefix);
 
   const folder = join(deps.dataDir, "files", account, profile);
@@ -99,7 +106,7 @@ export async function eraseFromImportedFiles(
     const definition = definitions.find((candidate) => candidate.prefix === prefixOfFileName(name, prefixes));
     if (!definition) continue;
     const path = join(folder, name);
-    const ranges = await recordsOfVisitor(path, definition, valuesByAttribute.get(definition.visitorId.attribute) ?? new Set());
+    const ranges = await recordsOfVisitor(path, definition, valuesByAttribute.get(definition.visitorId.attribute) ?? new Set(), deleted);
     if (ranges.length === 0) continue;
     const record = await deps.stores.files.find(account, profile, name);
     if (record && !record.finished) {
@@ -114,22 +121,33 @@ export async function eraseFromImportedFiles(
   return erased;
 }
 
-/** The byte ranges of the data records whose visitor ID column holds one of `values`. */
-async function recordsOfVisitor(path: string, definition: FileDefinition, values: ReadonlySet<string>): Promise<Range[]> {
+/**
+ * The byte ranges of the data records whose visitor ID column holds one of `values` (normalised), or whose
+ * text fields (all but the columns mapped as number, boolean or date) hold `deleted` (DEC-PRV-05).
+ */
+async function recordsOfVisitor(path: string, definition: FileDefinition, values: ReadonlySet<string>, deleted: string): Promise<Range[]> {
   const parser = createReadStream(path).pipe(
     // The import's own reading of a file (both line ends, a BOM, ragged rows), with byte positions.
     parse({ bom: true, record_delimiter: ["\r\n", "\n"], info: true, relax_column_count: true, relax_quotes: true, skip_empty_lines: false }),
   );
   const ranges: Range[] = [];
   let visitorIndex: number | null = null;
+  /** Per column of the header: whether its fields are text values (see above). */
+  let textColumns: boolean[] = [];
+  const typedColumns = new Set(definition.columns.filter((column) => column.type !== "string").map((column) => column.column.trim()));
   let start = 0;
   try {
     for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { bytes: number } }>) {
       const end = info.bytes;
       if (visitorIndex === null) {
-        visitorIndex = record.map((column) => column.trim()).indexOf(definition.visitorId.column.trim());
+        const names = record.map((column) => column.trim());
+        visitorIndex = names.indexOf(definition.visitorId.column.trim());
         if (visitorIndex === -1) break;
-      } else if (values.has((record[visitorIndex] ?? "").trim())) {
+        textColumns = names.map((name, index) => index === visitorIndex || !typedColumns.has(name));
+      } else if (
+        values.has(normaliseVisitorIdValue(record[visitorIndex] ?? "")) ||
+        (deleted !== "" && record.some((field, index) => (textColumns[index] ?? true) && isErasedValue(field, deleted)))
+      ) {
         ranges.push([start, end]);
       }
       start = end;

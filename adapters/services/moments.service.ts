@@ -5,7 +5,7 @@ import type { Stores } from "../../core/ports/stores.ts";
 import { err, ok, type Result } from "../../core/result.ts";
 import { findTapidId, parseTapid, tapidCookieName } from "../../core/visitors/tapid.rules.ts";
 import { readCookieValue } from "../../core/visitors/cookies.rules.ts";
-import { buildKnownVisitorId, isUsableVisitorId } from "../../core/visitors/visitor-id.rules.ts";
+import { buildKnownVisitorId, isUsableVisitorId, normaliseKnownVisitorId } from "../../core/visitors/visitor-id.rules.ts";
 
 export interface MomentsQuery {
   readonly account: string;
@@ -56,7 +56,8 @@ export class MomentsService {
       // An entry that cannot be a visitor id is ignored, as collection ignores it (DEC-COL-09).
       if (fromTapid && isUsableVisitorId(fromTapid)) chosen = fromTapid;
       usable = chosen !== null && isUsableVisitorId(chosen);
-      visitorId = chosen ?? "";
+      // DEC-PRV-05: a known visitor ID in the path names its visitor by the normalised value, as collection keeps it.
+      visitorId = chosen === null ? "" : normaliseKnownVisitorId(chosen, query.account, query.profile);
     } else {
       const lookup = readAttributeLookup(profileRecord.config, query.attributeId, query.attributeValue);
       if (!lookup.ok) return lookup;

@@ -107,7 +107,7 @@ describe("erasing a visitor's group with its imported rows (PRV-09, DEC-PRV-04)"
     const { stores, dataDir, folder } = await setUpScene();
     const counts = await eraseVisitor({ stores, dataDir }, deletion(5121, "C-77"));
     expect(readKept(folder)).toEqual(withoutAnn);
-    expect(counts).toEqual({ visitorIds: 3, events: 4, profiles: 1, importedFiles: 2, importedRows: 3, importsUnfinished: 0 });
+    expect(counts).toEqual({ visitorIds: 3, events: 4, profiles: 1, eventsRewritten: 0, profilesRewritten: 0, importedFiles: 2, importedRows: 3, importsUnfinished: 0 });
     for (const id of [annKnownId, customerKnownId, "anon-1"]) expect(await stores.profiles.canonicalOf("acme", "main", id)).toBeNull();
     expect(await stores.profiles.canonicalOf("acme", "main", "__acme_main__5120_bob@example.com__")).not.toBeNull();
     expect((await stores.events.query({ limit: 10 })).map((stored) => stored.visitorId).sort()).toEqual(["__acme_main__5120_bob@example.com__", "__acme_main__5120_carol@example.com__"]);
@@ -131,7 +131,7 @@ describe("erasing a visitor's group with its imported rows (PRV-09, DEC-PRV-04)"
     expect(readKept(folder)).toEqual(withoutAnn);
     expect(await stores.profiles.canonicalOf("acme", "main", customerKnownId)).not.toBeNull();
 
-    expect(await eraseVisitor({ stores, dataDir }, deletion(5121, "C-77"))).toEqual({ visitorIds: 3, events: 4, profiles: 1, importedFiles: 0, importedRows: 0, importsUnfinished: 0 });
+    expect(await eraseVisitor({ stores, dataDir }, deletion(5121, "C-77"))).toEqual({ visitorIds: 3, events: 4, profiles: 1, eventsRewritten: 0, profilesRewritten: 0, importedFiles: 0, importedRows: 0, importsUnfinished: 0 });
     expect(await stores.profiles.canonicalOf("acme", "main", annKnownId)).toBeNull();
     expect(readKept(folder)).toEqual(withoutAnn);
   });

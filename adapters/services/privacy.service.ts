@@ -6,6 +6,7 @@ import type { PrivacyAuditAction, PrivacyAuditRecord, PrivacyTransaction, Privac
 import type { Stores } from "../../core/ports/stores.ts";
 import { lifecycleOf, transitionPrivacy, type PrivacyTransition } from "../../core/privacy/privacy.machine.ts";
 import { knownVisitorIdOf, readPrettyName, readVisitorLookup, transactionAnswer, valueHashInput, visitorIdsOfGroup, type VisitorLookup } from "../../core/privacy/privacy.rules.ts";
+import { normaliseVisitorIdValue } from "../../core/visitors/visitor-id.rules.ts";
 import { visitorRecordAnswer, type VisitorRecordAnswer } from "../../core/privacy/visitor-record.rules.ts";
 import type { ProfilePolicy } from "../../core/profiles/profile.rules.ts";
 import { err, ok, type Result } from "../../core/result.ts";
@@ -186,58 +187,114 @@ export interface ErasureCounts extends Record<string, number> {
   readonly visitorIds: number;
   readonly events: number;
   readonly profiles: number;
+  /** DEC-PRV-05: events of other visitors rewritten without the deleted value. */
+  readonly eventsRewritten: number;
+  /** DEC-PRV-05: profiles of other visitors rewritten without the deleted value. */
+  readonly profilesRewritten: number;
 }
 
-/** The group a deletion names, as found before anything of it is removed. */
+/** A group of stitched visitors a deletion removes, as found before anything of it is removed. */
 interface FoundGroup {
-  readonly account: string;
-  readonly profile: string;
-  readonly lookup: VisitorLookup;
-  /** The known visitor ID the deletion names (a member of the group when there is one). */
-  readonly knownId: string;
-  readonly canonical: string | null;
+  readonly canonical: string;
   readonly members: readonly string[];
   /** The group profile's captured visitor ID values (VID-08). */
   readonly captured: Readonly<Record<string, string>>;
 }
 
-async function findGroup(stores: Stores, transaction: PrivacyTransaction): Promise<FoundGroup> {
-  if (transaction.value === null) throw new Error(`deletion ${transaction.id} has no value to look the visitor up by`);
-  const { account, profile } = transaction;
-  const lookup = { attributeId: transaction.attributeId, value: transaction.value };
-  const knownId = knownVisitorIdOf(account, profile, lookup);
-  const canonical = await stores.profiles.canonicalOf(account, profile, knownId);
-  const members = canonical ? await stores.profiles.membersOf(account, profile, canonical) : [];
-  const captured = canonical ? ((await stores.profiles.find(account, profile, canonical))?.visitorIds ?? {}) : {};
-  return { account, profile, lookup, knownId, canonical, members, captured };
+/** What a deletion names, as found before anything of it is removed. */
+interface FoundVisitors {
+  readonly account: string;
+  readonly profile: string;
+  readonly lookup: VisitorLookup;
+  /**
+   * The ids the value is a visitor ID of (DEC-PRV-05: the value names its visitor whichever visitor ID
+   * attribute holds it): its known visitor ID under every visitor ID attribute of the profile (the deletion's
+   * own first), and the value itself, which an anonymous visitor may have as its id.
+   */
+  readonly ids: readonly string[];
+  readonly groups: readonly FoundGroup[];
 }
 
-/** Every event of every member id, then the group itself (its profile, members and merge records, one commit). */
-async function removeGroup(stores: Stores, group: FoundGroup): Promise<ErasureCounts> {
-  const { account, profile, canonical } = group;
-  const events = await stores.events.deleteVisitors(account, profile, [...new Set([group.knownId, ...group.members])]);
-  const visitorIds = canonical ? await stores.profiles.deleteGroup(account, profile, canonical) : 0;
-  return { visitorIds, events, profiles: canonical ? 1 : 0 };
+async function findGroupsOf(stores: Stores, account: string, profile: string, ids: readonly string[]): Promise<FoundGroup[]> {
+  const canonicals = [...new Set((await stores.profiles.canonicalsOf(account, profile, ids)).values())];
+  const found: FoundGroup[] = [];
+  for (const canonical of canonicals) {
+    const members = await stores.profiles.membersOf(account, profile, canonical);
+    const captured = (await stores.profiles.find(account, profile, canonical))?.visitorIds ?? {};
+    found.push({ canonical, members, captured });
+  }
+  return found;
+}
+
+async function findVisitors(stores: Stores, transaction: PrivacyTransaction): Promise<FoundVisitors> {
+  if (transaction.value === null) throw new Error(`deletion ${transaction.id} has no value to look the visitor up by`);
+  const { account, profile } = transaction;
+  // A deletion recorded before DEC-PRV-05 may keep its value as it was sent.
+  const lookup = { attributeId: transaction.attributeId, value: normaliseVisitorIdValue(transaction.value) || transaction.value };
+  const config = (await stores.tenancy.findProfile(account, profile))?.config;
+  const attributeIds = [...new Set([lookup.attributeId, ...(config?.visitorIdAttributes ?? []).map((attribute) => attribute.id)])];
+  const ids = [...attributeIds.map((attributeId) => knownVisitorIdOf(account, profile, { attributeId, value: lookup.value })), lookup.value];
+  return { account, profile, lookup, ids, groups: await findGroupsOf(stores, account, profile, ids) };
 }
 
 /**
- * PRV-09, DEC-PRV-04: removes the visitor a pending deletion names: the group its known visitor ID belongs
- * to (every stitched visitor: the ids that replaced it and that it replaced), every event of every member
- * id (collected and imported alike), the group's profile (what engines serve), its members and its merge
- * records; and the group's rows in the kept copies of imported files: every row imported under any visitor
- * ID value of the group (its members' known visitor IDs and its profile's captured values), not only under
- * the attribute and value the deletion named.
+ * Every event of every id and member, then each group itself (its profile, members and merge records, one
+ * commit per group), then the events of `lastIds`: whatever a try that stops halfway left is found again by
+ * the next (the groups by the ids that name them, `lastIds` by the value their events hold).
+ */
+async function removeVisitors(stores: Stores, account: string, profile: string, ids: readonly string[], groups: readonly FoundGroup[], lastIds: readonly string[] = []) {
+  const last = new Set(lastIds);
+  const first = [...new Set([...ids, ...groups.flatMap((group) => group.members)])].filter((id) => !last.has(id));
+  let events = await stores.events.deleteVisitors(account, profile, first);
+  let visitorIds = 0;
+  for (const group of groups) visitorIds += await stores.profiles.deleteGroup(account, profile, group.canonical);
+  if (last.size > 0) events += await stores.events.deleteVisitors(account, profile, [...last]);
+  return { visitorIds, events, profiles: groups.length };
+}
+
+/**
+ * PRV-09, DEC-PRV-04, DEC-PRV-05: removes the visitor a pending deletion names: the groups its value names
+ * under any visitor ID attribute (every stitched visitor: the ids that replaced it and that it replaced), and
+ * an anonymous visitor whose id is the value; every event of every member id (collected and imported alike),
+ * the groups' profiles (what engines serve), members and merge records; the groups' rows in the kept copies
+ * of imported files: every row imported under any visitor ID value of a group (its members' known visitor
+ * IDs and its profile's captured values), not only under the attribute and value the deletion named.
  *
- * The files go first, while the group is still stored, then the events, then the group: its deletion is the
- * last commit. A try that fails or crashes before that commit leaves the group as it was, and the next try
- * (the transaction stays PENDING, with its value, until it is settled) finds it again with every value; so
- * resuming needs no copy of the group's values anywhere but the store's own group, and running it twice
- * removes nothing more and fails nothing.
+ * DEC-PRV-05, then, the value wherever else it is (see erasure.rules.ts): kept file rows holding it in a text
+ * field are removed, other visitors' events and profiles are rewritten without it, and the visitors it
+ * identifies without naming them as above (an event whose own visitor ID holds it with white space around
+ * it, a group that captured such a padded copy before values were normalised) are removed with their groups.
+ *
+ * The files go first, while the named groups are still stored, then their events, then the groups. A try
+ * that fails or crashes before a group's commit leaves it as it was, and the next try (the transaction stays
+ * PENDING, with its value, until it is settled) finds it again with every value; the rewrites and the
+ * visitors the value identifies are found by the value itself, in the store, as long as any of it is left.
+ * So resuming needs no copy of the values anywhere but the store, and running it twice removes nothing more
+ * and fails nothing.
  */
 export async function eraseVisitor(deps: ImportedFilesEraserDeps, transaction: PrivacyTransaction): Promise<ErasureCounts & ImportedFilesErasure> {
-  await checkNoImportRunning(deps.stores, transaction);
-  const group = await findGroup(deps.stores, transaction);
-  const visitorIds = visitorIdsOfGroup(group.account, group.profile, group);
+  const { stores } = deps;
+  await checkNoImportRunning(stores, transaction);
+  const found = await findVisitors(stores, transaction);
+  const { account, profile, lookup } = found;
+  const visitorIds = found.groups.flatMap((group) => visitorIdsOfGroup(account, profile, { lookup, members: group.members, captured: group.captured }));
   const files = await eraseFromImportedFiles(deps, transaction, visitorIds);
-  return { ...(await removeGroup(deps.stores, group)), ...files };
+  const named = await removeVisitors(stores, account, profile, found.ids, found.groups);
+
+  const inEvents = await stores.events.eraseValue(account, profile, lookup.value);
+  const inProfiles = await stores.profiles.eraseValue(account, profile, lookup.value);
+  const identified = await findGroupsOf(stores, account, profile, inEvents.visitorIds);
+  for (const canonical of inProfiles.groups) {
+    if (identified.some((group) => group.canonical === canonical)) continue;
+    identified.push({ canonical, members: await stores.profiles.membersOf(account, profile, canonical), captured: {} });
+  }
+  const others = await removeVisitors(stores, account, profile, [], identified, inEvents.visitorIds);
+  return {
+    visitorIds: named.visitorIds + others.visitorIds,
+    events: named.events + others.events,
+    profiles: named.profiles + others.profiles,
+    eventsRewritten: inEvents.rewritten,
+    profilesRewritten: inProfiles.edited,
+    ...files,
+  };
 }

@@ -1,6 +1,7 @@
-import { and, asc, desc, eq, gt, gte, inArray, lt, lte, sql, type SQL } from "drizzle-orm";
-import type { CollectedEvent, EventQuery, EventStore, StoredEvent } from "../../core/ports/index.ts";
+import { and, asc, desc, eq, gt, gte, inArray, lt, lte, or, sql, type SQL } from "drizzle-orm";
+import type { CollectedEvent, EventQuery, EventStore, StoredEvent, ValueErasure } from "../../core/ports/index.ts";
 import { checkVisitorIds, maxVisitorIdsPerQuery } from "../../core/ports/events.store.ts";
+import { erasureNeedle, eraseValueFromEvent } from "../../core/privacy/erasure.rules.ts";
 import { events } from "./events.schema.ts";
 import { chunks, rowStatements, type ClientDatabase } from "./row-statements.ts";
 import { readerQuery, type ReaderQuery, type StatementReader } from "./statement-reader.ts";
@@ -162,5 +163,52 @@ export class LibsqlEventRepo implements EventStore {
     const deletions = chunks(ids, idsPerStatement).map((chunk) => this.db.delete(events).where(and(eq(events.account, account), eq(events.profile, profile), inArray(events.visitorId, chunk))));
     const [, ...results] = await this.db.batch([this.db.run(sql`PRAGMA secure_delete = ON`), ...deletions]);
     return results.reduce((sum, result) => sum + result.rowsAffected, 0);
+  }
+
+  /**
+   * DEC-PRV-05: the events that may hold the value are found by SQLite (its JSON text in `data`, or the text
+   * in a column: instr, no parse of the others), the rules decide on each, and the rewrites go in one
+   * `db.batch` with secure_delete on, so the old bytes are zeroed in the file. Reads every event of the
+   * account/profile once: a deletion is rare and runs in the background.
+   */
+  async eraseValue(account: string, profile: string, erased: string): Promise<ValueErasure> {
+    const inText = (column: SQL) => sql`instr(coalesce(${column}, ''), ${erased}) > 0`;
+    const candidates = await this.db
+      .select({
+        seq: events.seq,
+        visitorId: events.visitorId,
+        thirdPartyVisitorId: events.thirdPartyVisitorId,
+        firstPartyVisitorId: events.firstPartyVisitorId,
+        event: events.event,
+        datasource: events.datasource,
+        traceId: events.traceId,
+        data: events.data,
+      })
+      .from(events)
+      .where(
+        and(
+          eq(events.account, account),
+          eq(events.profile, profile),
+          or(
+            sql`instr(${events.data}, ${erasureNeedle(erased)}) > 0`,
+            ...[events.visitorId, events.thirdPartyVisitorId, events.firstPartyVisitorId, events.event, events.datasource, events.traceId].map((column) => inText(sql`${column}`)),
+          ),
+        ),
+      );
+    const visitorIds = new Set<string>();
+    const rewrites = [];
+    for (const row of candidates) {
+      const erasure = eraseValueFromEvent({ ...row, data: JSON.parse(row.data) as Record<string, unknown> }, erased);
+      if (erasure.kind === "subject") visitorIds.add(row.visitorId);
+      if (erasure.kind !== "edit") continue;
+      rewrites.push(
+        this.db
+          .update(events)
+          .set({ data: JSON.stringify(erasure.data), event: erasure.event, datasource: erasure.datasource, traceId: erasure.traceId })
+          .where(eq(events.seq, row.seq)),
+      );
+    }
+    if (rewrites.length > 0) await this.db.batch([this.db.run(sql`PRAGMA secure_delete = ON`), ...rewrites]);
+    return { rewritten: rewrites.length, visitorIds: [...visitorIds].sort() };
   }
 }

@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray, or, sql, type Placeholder } from "drizzle-orm";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import type { FoundForEngine, MergeRecord, ProfileSave, ProfileStore } from "../../core/ports/index.ts";
+import { erasureNeedle, eraseValueFromProfile } from "../../core/privacy/erasure.rules.ts";
 import type { VisitorProfile } from "../../core/profiles/profile.rules.ts";
 import { engineStates, visitorMembers, visitorMerges, visitorProfiles } from "./profiles.schema.ts";
 import { chunks, rowStatements, type ClientDatabase } from "./row-statements.ts";
@@ -257,6 +258,29 @@ export class LibsqlProfileRepo implements ProfileStore {
       this.db.delete(visitorMembers).where(and(scope(visitorMembers), eq(visitorMembers.canonical, canonical))),
     ]);
     return members.rowsAffected;
+  }
+
+  /**
+   * DEC-PRV-05: the profiles whose JSON may hold the value are found by SQLite (instr), the rules decide on
+   * each, and the rewrites go in one `db.batch` with secure_delete on (the old bytes are zeroed).
+   */
+  async eraseValue(account: string, profile: string, erased: string): Promise<{ edited: number; groups: string[] }> {
+    const scope = and(eq(visitorProfiles.account, account), eq(visitorProfiles.profile, profile));
+    const candidates = await this.db
+      .select({ canonical: visitorProfiles.canonical, data: visitorProfiles.data })
+      .from(visitorProfiles)
+      .where(and(scope, sql`instr(${visitorProfiles.data}, ${erasureNeedle(erased)}) > 0`));
+    const groups: string[] = [];
+    const rewrites = [];
+    for (const row of candidates) {
+      const erasure = eraseValueFromProfile(row.data, erased);
+      if (erasure.kind === "remove-group") groups.push(row.canonical);
+      if (erasure.kind === "edit") {
+        rewrites.push(this.db.update(visitorProfiles).set({ data: erasure.data }).where(and(scope, eq(visitorProfiles.canonical, row.canonical))));
+      }
+    }
+    if (rewrites.length > 0) await this.db.batch([this.db.run(sql`PRAGMA secure_delete = ON`), ...rewrites]);
+    return { edited: rewrites.length, groups: groups.sort() };
   }
 
   async engineEnabledSince(account: string, profile: string, engineId: string): Promise<number | null> {

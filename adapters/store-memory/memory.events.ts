@@ -1,4 +1,5 @@
-import type { CollectedEvent, EventQuery, EventStore, StoredEvent } from "../../core/ports/index.ts";
+import type { CollectedEvent, EventQuery, EventStore, StoredEvent, ValueErasure } from "../../core/ports/index.ts";
+import { eraseValueFromEvent } from "../../core/privacy/erasure.rules.ts";
 import { checkVisitorIds } from "../../core/ports/events.store.ts";
 
 /** Where an event passes a query's filters (shared with nothing else: the libSQL repo does it in SQL). */
@@ -69,5 +70,20 @@ export class MemoryEventStore implements EventStore {
     const removed = this.events.length - kept;
     this.events.length = kept;
     return removed;
+  }
+
+  async eraseValue(account: string, profile: string, erased: string): Promise<ValueErasure> {
+    if (this.isClosed()) throw new Error("store is closed");
+    const visitorIds = new Set<string>();
+    let rewritten = 0;
+    this.events.forEach((event, index) => {
+      if (event.account !== account || event.profile !== profile) return;
+      const erasure = eraseValueFromEvent(event, erased);
+      if (erasure.kind === "subject") visitorIds.add(event.visitorId);
+      if (erasure.kind !== "edit") return;
+      this.events[index] = { ...event, data: erasure.data, event: erasure.event, datasource: erasure.datasource, traceId: erasure.traceId };
+      rewritten += 1;
+    });
+    return { rewritten, visitorIds: [...visitorIds].sort() };
   }
 }

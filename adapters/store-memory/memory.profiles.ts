@@ -1,5 +1,6 @@
 import type { MergeRecord, ProfileSave, ProfileStore } from "../../core/ports/index.ts";
 import { findByMemberInTwoReads, findForEngineInTwoReads, type FoundForEngine } from "../../core/ports/profiles.store.ts";
+import { eraseValueFromProfile } from "../../core/privacy/erasure.rules.ts";
 import type { VisitorProfile } from "../../core/profiles/profile.rules.ts";
 
 /** The reference ProfileStore: groups of visitor ids per account/profile, each with one profile. */
@@ -124,6 +125,23 @@ export class MemoryProfileStore implements ProfileStore {
     const kept = this.merges.filter((record) => !(record.account === account && record.profile === profile && (record.into === canonical || memberIds.has(record.from))));
     this.merges.splice(0, this.merges.length, ...kept);
     return members.length;
+  }
+
+  async eraseValue(account: string, profile: string, erased: string): Promise<{ edited: number; groups: string[] }> {
+    this.check();
+    const prefix = this.key(account, profile, "");
+    const groups: string[] = [];
+    let edited = 0;
+    for (const [key, data] of this.profiles) {
+      if (!key.startsWith(prefix)) continue;
+      const erasure = eraseValueFromProfile(data, erased);
+      if (erasure.kind === "remove-group") groups.push(key.slice(prefix.length));
+      if (erasure.kind === "edit") {
+        this.profiles.set(key, erasure.data);
+        edited += 1;
+      }
+    }
+    return { edited, groups: groups.sort() };
   }
 
   async engineEnabledSince(account: string, profile: string, engineId: string): Promise<number | null> {

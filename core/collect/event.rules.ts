@@ -1,6 +1,6 @@
 import type { VisitorIdAttribute } from "../config/config.model.ts";
 import type { CollectedEvent } from "../ports/events.store.ts";
-import { matchKnownVisitorId, readVisitorIdValue, type VisitorIdentity } from "../visitors/visitor-id.rules.ts";
+import { matchKnownVisitorId, normaliseKnownVisitorId, readVisitorIdValue, type VisitorIdentity } from "../visitors/visitor-id.rules.ts";
 import { emptyParams, type CollectRequest, type EventParams } from "./collect.rules.ts";
 
 /** A parameter the stored event gains: the name of a visitor ID attribute's parameter and its value. */
@@ -27,7 +27,8 @@ export function knownVisitorIdParam(
   visitorIdAttributes: readonly VisitorIdAttribute[],
 ): AddedParam | null {
   const supplied = request.params.svc_visitor_id;
-  if (typeof supplied !== "string" || supplied === resolvedVisitorId) return null;
+  // DEC-PRV-05: the resolved ID is the supplied known ID with its value normalised (identifyVisitor).
+  if (typeof supplied !== "string" || normaliseKnownVisitorId(supplied, request.account, request.profile) === resolvedVisitorId) return null;
   const known = matchKnownVisitorId(supplied, request.account, request.profile);
   if (!known) return null;
   const attribute = visitorIdAttributes.find((candidate) => candidate.id === known.attributeId);

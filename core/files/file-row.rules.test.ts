@@ -4,6 +4,7 @@ import fc from "fast-check";
 import type { FileDefinition, ProfileConfig } from "../config/config.model.ts";
 import { classifyFileFailure, fileFailureMessage } from "../errors/index.ts";
 import { checkDocumentSize, checkEventDocument, findDefinition, importRow, planRows, utf8Length, type RowContext, type RowPlan } from "./file-row.rules.ts";
+import { normaliseVisitorIdValue } from "../visitors/visitor-id.rules.ts";
 
 /** The demo's definition (demo.md). */
 const purchases: FileDefinition = {
@@ -101,6 +102,17 @@ describe("rows to events (DEC-FIL-03, DEC-FIL-04)", () => {
     assert.equal(importRow(planned, context, ["\u00a0"], 2).kind, "failed");
   });
 
+  it("[DEC-PRV-05] the visitor ID value is normalised as collection normalises it: White_Space around it removed, case kept", () => {
+    const planned = plan(["email", "amount", "purchased_at"]);
+    for (const raw of [" Ann@example.com", "Ann@example.com\t", "\u00a0Ann@example.com\u2003", "\u0085Ann@example.com"]) {
+      const outcome = importRow(planned, context, [raw, "1", "2024-01-31 09:30"], 2);
+      assert.equal(outcome.kind === "event" && outcome.event.visitorId, "__acme_main__5120_Ann@example.com__", JSON.stringify(raw));
+      assert.equal(outcome.kind === "event" && outcome.event.data.email_address, "Ann@example.com");
+    }
+    // White space only is no value: the row is skipped (a no-break space included, unlike a blank line).
+    assert.deepEqual(importRow(planned, context, ["\u00a0\u3000", "1", "2024-01-31 09:30"], 2), { kind: "skipped" });
+  });
+
   it("empty values of mapped columns are left out, not failed", () => {
     const outcome = importRow(plan(["email", "amount", "purchased_at"]), context, ["ann", "", " "], 2);
     assert.equal(outcome.kind, "event");
@@ -170,7 +182,7 @@ describe("rows to events (DEC-FIL-03, DEC-FIL-04)", () => {
         if (outcome.kind === "failed") assert.notEqual(classifyFileFailure(outcome.failure), null);
         if (outcome.kind === "event") {
           assert.equal(outcome.event.data._file_line_num, line);
-          assert.equal(outcome.event.visitorId, `__acme_main__5120_${(fields[0] as string).trim()}__`);
+          assert.equal(outcome.event.visitorId, `__acme_main__5120_${normaliseVisitorIdValue(fields[0] as string)}__`);
         }
       }),
     );

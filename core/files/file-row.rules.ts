@@ -6,7 +6,7 @@ import type { FileColumn, FileDefinition, ProfileConfig } from "../config/config
 import { fileFailureMessage } from "../errors/index.ts";
 import type { CollectedEvent } from "../ports/events.store.ts";
 import { err, ok, type Result } from "../result.ts";
-import { buildKnownVisitorId, isUsableVisitorId } from "../visitors/visitor-id.rules.ts";
+import { buildKnownVisitorId, isUsableVisitorId, normaliseVisitorIdValue } from "../visitors/visitor-id.rules.ts";
 import { decimalNumberText as numberText } from "../values/value-text.rules.ts";
 import { compileDatePattern, parseDateWithPattern, type DatePattern } from "./date-pattern.rules.ts";
 
@@ -118,8 +118,8 @@ export type RowOutcome =
   | { readonly kind: "event"; readonly event: CollectedEvent };
 
 /**
- * DEC-FIL-03, DEC-FIL-04: one data row. A blank line (nothing, or nothing but spaces and tabs), or a row
- * without a visitor ID value, is skipped; a row whose number of fields is not the header's, or with a value
+ * DEC-FIL-03, DEC-FIL-04, DEC-PRV-05: one data row. A blank line (nothing, or nothing but spaces and tabs), or a row
+ * without a visitor ID value (empty or white space only once normalised, normaliseVisitorIdValue), is skipped; a row whose number of fields is not the header's, or with a value
  * that cannot be read as its type, fails; any other row becomes an event of the known visitor, with the mapped columns as parameters named after their
  * column (empty values left out), `_source_file` and `_file_line_num`.
  */
@@ -128,7 +128,7 @@ export function importRow(plan: RowPlan, context: RowContext, fields: readonly s
   if (fields.length !== plan.width) {
     return { kind: "failed", failure: fileFailureMessage("columnCountMismatch", { columns: fields.length, processors: plan.width }) };
   }
-  const visitorValue = (fields[plan.visitorIndex] as string).trim();
+  const visitorValue = normaliseVisitorIdValue(fields[plan.visitorIndex] as string);
   if (visitorValue === "") return { kind: "skipped" };
   // A value no one could name again (the privacy and moments APIs take what collection takes), or bytes that
   // were not UTF-8 (read as U+FFFD): the row fails rather than making a visitor of it.

@@ -241,6 +241,12 @@ describe("parameters (MOM-12)", () => {
     }
   });
 
+  it("[DEC-PRV-05, DEC-MOM-02] attributeValue is normalised as collection keeps it; white space only is no value (400)", () => {
+    assert.deepEqual(readAttributeLookup(config, "5120", " Ann@example.com\t"), { ok: true, value: { attributeId: 5120, value: "Ann@example.com" } });
+    const blank = readAttributeLookup(config, "5120", " \u00a0\t");
+    assert.equal(blank.ok ? "" : blank.error.message, "Bad request: attributeValue is required");
+  });
+
   it("flags are true or false", () => {
     assert.deepEqual(readFlag("suppressNotFound", "TRUE"), { ok: true, value: true });
     assert.deepEqual(readFlag("suppressNotFound", undefined), { ok: true, value: false });

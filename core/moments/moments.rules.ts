@@ -7,6 +7,7 @@ import type { VisitorProfile } from "../profiles/profile.rules.ts";
 import { audiencesOf, maxEpochMs } from "../profiles/profile.rules.ts";
 import { refererHost } from "../collect/collect.rules.ts";
 import { err, ok, type Result } from "../result.ts";
+import { normaliseVisitorIdValue } from "../visitors/visitor-id.rules.ts";
 
 /** MOM-03: all six sections, present even when empty (DEC-MOM-04). */
 export interface VisitorData {
@@ -128,7 +129,7 @@ export function readFlag(name: string, raw: string | undefined): Result<boolean,
   return err(momentsError("badRequest", { problem: `${name} must be true or false` }));
 }
 
-/** MOM-02, MOM-12, DEC-MOM-02: the visitor ID attribute and value of the attribute form. */
+/** MOM-02, MOM-12, DEC-MOM-02, DEC-PRV-05: the visitor ID attribute and (normalised) value of the attribute form. */
 export function readAttributeLookup(config: ProfileConfig, attributeId: string | undefined, attributeValue: string | undefined): Result<{ attributeId: number; value: string }, MomentsError> {
   if (attributeId === undefined || attributeId === "") return err(momentsError("badRequest", { problem: "attributeId is required" }));
   if (!/^\d+$/.test(attributeId)) return err(momentsError("badRequest", { problem: "attributeId must be numeric" }));
@@ -136,6 +137,8 @@ export function readAttributeLookup(config: ProfileConfig, attributeId: string |
   if (!config.visitorIdAttributes.some((attribute) => attribute.id === id)) {
     return err(momentsError("badRequest", { problem: `attributeId ${attributeId} is not a visitor ID attribute of this profile` }));
   }
-  if (attributeValue === undefined || attributeValue === "") return err(momentsError("badRequest", { problem: "attributeValue is required" }));
-  return ok({ attributeId: id, value: attributeValue });
+  // DEC-PRV-05: normalised as every visitor-ID value is; white space only is no value.
+  const value = attributeValue === undefined ? "" : normaliseVisitorIdValue(attributeValue);
+  if (value === "") return err(momentsError("badRequest", { problem: "attributeValue is required" }));
+  return ok({ attributeId: id, value });
 }

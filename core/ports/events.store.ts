@@ -73,4 +73,20 @@ export interface EventStore {
    * imported alike), in one commit, and answers how many were removed. Sequence numbers are never reused.
    */
   deleteVisitors(account: string, profile: string, visitorIds: readonly string[]): Promise<number>;
+  /**
+   * DEC-PRV-05: takes a deleted value (normalised) out of every event of the account and profile, as
+   * eraseValueFromEvent decides, in one commit: events rewritten without the parameters that held it, their
+   * old bytes overwritten. The events whose own visitor IDs hold it (the data subject's) are left as they
+   * are and their visitor ids answered, for the caller to remove with their visitors (deleteVisitors): so a
+   * try that stops before that finds them again.
+   */
+  eraseValue(account: string, profile: string, erased: string): Promise<ValueErasure>;
+}
+
+/** What EventStore.eraseValue did and found. */
+export interface ValueErasure {
+  /** Events rewritten without the value. */
+  readonly rewritten: number;
+  /** The visitor ids of the events whose own visitor IDs hold the value (eraseValueFromEvent: `subject`), each once. */
+  readonly visitorIds: readonly string[];
 }

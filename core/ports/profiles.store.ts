@@ -70,6 +70,13 @@ export interface ProfileStore {
    * joins that made it. Answers how many member ids were removed (0 when there was no such group).
    */
   deleteGroup(account: string, profile: string, canonical: string): Promise<number>;
+  /**
+   * DEC-PRV-05: takes a deleted value (normalised) out of every profile of the account and profile, as
+   * eraseValueFromProfile decides, in one commit: the profiles' text attributes that held it are removed.
+   * The groups known by it (a captured visitor ID value holds it) are not changed here: their canonical ids
+   * are answered, for the caller to remove with their events (deleteGroup).
+   */
+  eraseValue(account: string, profile: string, erased: string): Promise<{ readonly edited: number; readonly groups: readonly string[] }>;
   /** DEC-MOM-04: since when an engine has been enabled (null: disabled or never). */
   engineEnabledSince(account: string, profile: string, engineId: string): Promise<number | null>;
   setEngineEnabledSince(account: string, profile: string, engineId: string, since: number | null): Promise<void>;

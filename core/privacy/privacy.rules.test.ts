@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import type { ProfileConfig } from "../config/config.model.ts";
 import { assertInvalidRequest } from "../errors/refusal.test-support.ts";
+import { normaliseVisitorIdValue } from "../visitors/visitor-id.rules.ts";
 import { knownVisitorIdOf, readPrettyName, readVisitorLookup, refuseQueryParameters, transactionAnswer, valueHashInput, visitorIdsOfGroup } from "./privacy.rules.ts";
 
 const config: ProfileConfig = {
@@ -18,9 +19,12 @@ const config: ProfileConfig = {
 };
 
 describe("privacy parameters (PRV-02..05, DEC-PRV-02)", () => {
-  it("[PRV-02, PRV-04] a visitor ID attribute and any non-empty value, special characters kept as given", () => {
+  it("[PRV-02, PRV-04, DEC-PRV-05] a visitor ID attribute and any non-empty value, special characters kept as given, white space around it removed", () => {
     assert.deepEqual(readVisitorLookup(config, "5120", "ann+tag@example.com"), { ok: true, value: { attributeId: 5120, value: "ann+tag@example.com" } });
-    assert.deepEqual(readVisitorLookup(config, "5121", " ü/?&=%20 "), { ok: true, value: { attributeId: 5121, value: " ü/?&=%20 " } });
+    assert.deepEqual(readVisitorLookup(config, "5121", " ü/?&=%20 "), { ok: true, value: { attributeId: 5121, value: "ü/?&=%20" } });
+    assert.deepEqual(readVisitorLookup(config, "5120", "\t\u00a0Ann@Example.com \u2003 x\u0085"), { ok: true, value: { attributeId: 5120, value: "Ann@Example.com \u2003 x" } });
+    // U+FEFF is not White_Space (String.prototype.trim would remove it).
+    assert.deepEqual(readVisitorLookup(config, "5120", "\ufeffann@example.com"), { ok: true, value: { attributeId: 5120, value: "\ufeffann@example.com" } });
   });
 
   it("[DEC-PRV-02] attributeId missing, not numeric, or not a visitor ID attribute of the profile is 400 1400", () => {
@@ -38,9 +42,10 @@ describe("privacy parameters (PRV-02..05, DEC-PRV-02)", () => {
     assertInvalidRequest(readVisitorLookup({ ...config, visitorIdAttributes: [] }, "5120", "a"), /\(it has none\)$/);
   });
 
-  it("[DEC-PRV-02] attributeValue missing or empty is 400 1400", () => {
+  it("[DEC-PRV-02, DEC-PRV-05] attributeValue missing, empty or only white space is 400 1400", () => {
     assertInvalidRequest(readVisitorLookup(config, "5120", undefined), /^attributeValue is missing$/);
     assertInvalidRequest(readVisitorLookup(config, "5120", ""), /^attributeValue is empty$/);
+    assertInvalidRequest(readVisitorLookup(config, "5120", " \t\u3000\n"), /^attributeValue is only white space$/);
   });
 
   it("[PRV-03, DEC-PRV-01] prettyName is true or false in any case, false when absent; anything else is 400 1400", () => {
@@ -80,7 +85,7 @@ describe("privacy parameters (PRV-02..05, DEC-PRV-02)", () => {
     assert.deepEqual(visitorIdsOfGroup("acme", "main", { lookup: { attributeId: 5120, value: "ann@example.com" }, members: [], captured: {} }), [{ attributeId: 5120, value: "ann@example.com" }]);
   });
 
-  it("[PRV-09] the group's values start with the lookup's, hold no duplicate, and include every known member of this account and profile", () => {
+  it("[PRV-09, DEC-PRV-05] the group's values start with the lookup's, hold no duplicate, and include every known member of this account and profile, by its normalised value", () => {
     const lookupOf = fc.record({ attributeId: fc.integer({ min: 1, max: 9_999 }), value: fc.string({ minLength: 1 }) });
     fc.assert(
       fc.property(lookupOf, fc.array(fc.oneof(lookupOf, fc.string())), fc.dictionary(fc.string(), fc.string()), (lookup, raw, captured) => {
@@ -88,7 +93,10 @@ describe("privacy parameters (PRV-02..05, DEC-PRV-02)", () => {
         const values = visitorIdsOfGroup("acme", "main", { lookup, members, captured });
         assert.deepEqual(values[0], { attributeId: lookup.attributeId, value: lookup.value });
         assert.equal(new Set(values.map((value) => JSON.stringify(value))).size, values.length);
-        for (const member of raw) if (typeof member !== "string") assert.ok(values.some((value) => value.attributeId === member.attributeId && value.value === member.value));
+        for (const member of raw) {
+          if (typeof member === "string" || normaliseVisitorIdValue(member.value) === "") continue;
+          assert.ok(values.some((value) => value.attributeId === member.attributeId && value.value === normaliseVisitorIdValue(member.value)));
+        }
       }),
     );
   });
@@ -97,12 +105,14 @@ describe("privacy parameters (PRV-02..05, DEC-PRV-02)", () => {
     assert.deepEqual(transactionAnswer("abc", "PENDING"), { abc: "PENDING" });
   });
 
-  it("validation never throws, and accepts exactly the configured ids with a non-empty value", () => {
+  it("validation never throws, and accepts exactly the configured ids with a value that is not empty once normalised, which it answers", () => {
+    const text = fc.oneof(fc.string(), fc.string({ unit: fc.constantFrom(" ", "\t", "\u00a0", "\u0085", "a", "@") }));
     fc.assert(
-      fc.property(fc.option(fc.string(), { nil: undefined }), fc.option(fc.string(), { nil: undefined }), (id, value) => {
+      fc.property(fc.option(fc.string(), { nil: undefined }), fc.option(text, { nil: undefined }), (id, value) => {
         const result = readVisitorLookup(config, id, value);
-        const expected = id !== undefined && /^\d{1,15}$/.test(id) && [5120, 5121].includes(Number(id)) && value !== undefined && value !== "";
+        const expected = id !== undefined && /^\d{1,15}$/.test(id) && [5120, 5121].includes(Number(id)) && value !== undefined && normaliseVisitorIdValue(value) !== "";
         assert.equal(result.ok, expected);
+        if (result.ok) assert.equal(result.value.value, normaliseVisitorIdValue(value as string));
       }),
     );
   });

@@ -6,7 +6,7 @@ import type { ProfileConfig } from "../config/config.model.ts";
 import { invalidRequestBecause, quoted, type ManagementError } from "../errors/index.ts";
 import type { PrivacyTransactionState } from "../ports/privacy.store.ts";
 import { err, ok, type Result } from "../result.ts";
-import { buildKnownVisitorId, matchKnownVisitorId } from "../visitors/visitor-id.rules.ts";
+import { buildKnownVisitorId, matchKnownVisitorId, normaliseVisitorIdValue } from "../visitors/visitor-id.rules.ts";
 
 /** Which visitor a request names: a visitor ID attribute of the profile and its value. */
 export interface VisitorLookup {
@@ -18,9 +18,10 @@ export interface VisitorLookup {
 const invalid = (reason: string): Result<never, ManagementError> => err(invalidRequestBecause(reason));
 
 /**
- * PRV-02, PRV-04, PRV-05, DEC-PRV-02: attributeId must be the numeric id of a visitor ID attribute of the
- * profile, and attributeValue must not be empty. The value is taken as given (already URL-decoded), never
- * trimmed: special characters are part of it.
+ * PRV-02, PRV-04, PRV-05, DEC-PRV-02, DEC-PRV-05: attributeId must be the numeric id of a visitor ID attribute of the
+ * profile, and attributeValue must not be empty. The value (already URL-decoded) is normalised as every
+ * visitor-ID value is (normaliseVisitorIdValue: white space removed from its ends, nothing else), so special
+ * characters are part of it; a value of white space only is empty.
  */
 export function readVisitorLookup(config: ProfileConfig, attributeId: string | undefined, attributeValue: string | undefined): Result<VisitorLookup, ManagementError> {
   if (attributeId === undefined) return invalid("attributeId is missing");
@@ -31,8 +32,10 @@ export function readVisitorLookup(config: ProfileConfig, attributeId: string | u
     return invalid(`attribute ${id} is not a visitor ID attribute of this profile (${ids === "" ? "it has none" : `those are ${ids}`})`);
   }
   if (attributeValue === undefined) return invalid("attributeValue is missing");
+  const value = normaliseVisitorIdValue(attributeValue);
   if (attributeValue === "") return invalid("attributeValue is empty");
-  return ok({ attributeId: id, value: attributeValue });
+  if (value === "") return invalid("attributeValue is only white space");
+  return ok({ attributeId: id, value });
 }
 
 /** PRV-03, DEC-PRV-01: prettyName is `true` or `false` (any case); absent means false; anything else is 400 1400. */

@@ -16,7 +16,8 @@ export interface KnownIdentity {
 
 /**
  * The known identities an event names: its own visitor id when it is a known id of this account and
- * profile, then every visitor ID attribute (in configuration order) whose parameter the event carries with
+ * profile (keyed by its normalised form, DEC-PRV-05, so an event stored with a padded value joins the same
+ * identity), then every visitor ID attribute (in configuration order) whose parameter the event carries with
  * a value readVisitorIdValue takes (the values applyEvent captures).
  */
 export function identitiesOfEvent(
@@ -27,7 +28,7 @@ export function identitiesOfEvent(
 ): KnownIdentity[] {
   const found: KnownIdentity[] = [];
   const known = matchKnownVisitorId(event.visitorId, account, profile);
-  if (known) found.push({ key: event.visitorId, attributeId: known.attributeId, value: known.value });
+  if (known) found.push({ key: buildKnownVisitorId(account, profile, known.attributeId, known.value), attributeId: known.attributeId, value: known.value });
   for (const attribute of config.visitorIdAttributes) {
     const value = readVisitorIdValue(readParameter(event.params, attribute.parameter));
     if (value === null) continue;

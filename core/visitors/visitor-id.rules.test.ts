@@ -11,6 +11,8 @@ import {
   isUsableVisitorId,
   matchKnownVisitorId,
   maxVisitorIdLength,
+  normaliseKnownVisitorId,
+  normaliseVisitorIdValue,
   readVisitorIdParam,
   readVisitorIdValue,
   resolveVisitorId,
@@ -234,6 +236,11 @@ describe("visitor ID attribute values (VID-08, DEC-COL-11)", () => {
       [{ email: "a" }, null],
       [["a"], null],
       ["ann\t@example.com", null],
+      // DEC-PRV-05: white space around the value is not part of it; white space only is no value.
+      [" ann@example.com", "ann@example.com"],
+      ["ann@example.com\t", "ann@example.com"],
+      ["\u00a0Ann@Example.com\r\n", "Ann@Example.com"],
+      [" \t\u3000", null],
       ["ann\u0000", null],
       ["v".repeat(maxVisitorIdLength), "v".repeat(maxVisitorIdLength)],
       ["v".repeat(maxVisitorIdLength + 1), null],
@@ -259,6 +266,72 @@ describe("visitor ID attribute values (VID-08, DEC-COL-11)", () => {
   });
 });
 
+/** Unicode's White_Space property, listed (PropList.txt): what normaliseVisitorIdValue removes, and nothing else. */
+const whiteSpaceList = [
+  "\t", "\n", "\u000b", "\f", "\r", " ", "\u0085", "\u00a0", "\u1680",
+  "\u2000", "\u2001", "\u2002", "\u2003", "\u2004", "\u2005", "\u2006", "\u2007", "\u2008", "\u2009", "\u200a",
+  "\u2028", "\u2029", "\u202f", "\u205f", "\u3000",
+];
+
+/** The oracle: removes the listed characters from both ends. */
+function trimListed(value: string): string {
+  let start = 0;
+  let end = value.length;
+  while (start < end && whiteSpaceList.includes(value.charAt(start))) start += 1;
+  while (end > start && whiteSpaceList.includes(value.charAt(end - 1))) end -= 1;
+  return value.slice(start, end);
+}
+
+describe("visitor-ID value normalisation (DEC-PRV-05)", () => {
+  const spaceOrText = fc.string({ unit: fc.oneof(fc.constantFrom(...whiteSpaceList, "\ufeff", "\u180e", "\u200b", "\u0000"), fc.string({ minLength: 1, maxLength: 1, unit: "binary" })) });
+
+  it("removes Unicode White_Space from both ends, and nothing else: case, inner white space, U+FEFF, U+180E, U+200B stay", () => {
+    const table: Array<[string, string]> = [
+      ["ann@example.com", "ann@example.com"],
+      [" pad@example.com", "pad@example.com"],
+      ["pad@example.com\t", "pad@example.com"],
+      ["\r\n\u000b\f Ann@Example.COM \u00a0\u3000", "Ann@Example.COM"],
+      ["\u0085nel\u0085", "nel"],
+      ["\u2028a b\u2029", "a b"],
+      ["\ufeffbom\ufeff", "\ufeffbom\ufeff"],
+      ["\u180emongolian\u180e", "\u180emongolian\u180e"],
+      ["\u200bzero width\u200b", "\u200bzero width\u200b"],
+      [" \t ", ""],
+      ["", ""],
+    ];
+    for (const [value, expected] of table) assert.equal(normaliseVisitorIdValue(value), expected, JSON.stringify(value));
+  });
+
+  it("the list it is tested against is exactly the characters of the White_Space property", () => {
+    const found: string[] = [];
+    for (let code = 0; code <= 0xffff; code += 1) if (/\p{White_Space}/u.test(String.fromCharCode(code))) found.push(String.fromCharCode(code));
+    assert.deepEqual(found, whiteSpaceList);
+  });
+
+  it("equals removing exactly the White_Space characters from both ends, for any text", () => {
+    fc.assert(fc.property(fc.oneof(spaceOrText, fc.string({ unit: "binary" })), (value) => assert.equal(normaliseVisitorIdValue(value), trimListed(value))));
+  });
+
+  it("is idempotent", () => {
+    fc.assert(fc.property(spaceOrText, (value) => assert.equal(normaliseVisitorIdValue(normaliseVisitorIdValue(value)), normaliseVisitorIdValue(value))));
+  });
+
+  it("never changes the inside: white space added around a normalised value is all it removes", () => {
+    const spaces = fc.string({ unit: fc.constantFrom(...whiteSpaceList) });
+    fc.assert(
+      fc.property(spaces, spaceOrText, spaces, (before, text, after) => {
+        const inside = normaliseVisitorIdValue(text);
+        assert.equal(normaliseVisitorIdValue(before + inside + after), inside);
+      }),
+    );
+  });
+
+  it("removes a million white space characters in linear time (a regex anchored at the end would not finish)", () => {
+    const long = `${" ".repeat(500_000)}a${" ".repeat(500_000)}b${"\t".repeat(500_000)}`;
+    assert.equal(normaliseVisitorIdValue(long), `a${" ".repeat(500_000)}b`);
+  });
+});
+
 describe("known visitor ID (VID-02, DEC-COL-11)", () => {
   it("has the form __<account>_<profile>__<attributeId>_<value>__", () => {
     assert.equal(buildKnownVisitorId("acme", "main", 5120, "ann@example.com"), "__acme_main__5120_ann@example.com__");
@@ -276,13 +349,31 @@ describe("known visitor ID (VID-02, DEC-COL-11)", () => {
     }
   });
 
-  it("build then match gives back the attribute and value, for any names and values", () => {
+  it("build then match gives back the attribute and the normalised value (none when it is only white space), for any names and values", () => {
     const name = fc.stringMatching(/^[A-Za-z0-9_~-]{1,12}$/);
     fc.assert(
       fc.property(name, name, fc.integer({ min: 1, max: 2 ** 31 }), fc.string({ minLength: 1 }), (account, profile, attributeId, value) => {
-        assert.deepEqual(matchKnownVisitorId(buildKnownVisitorId(account, profile, attributeId, value), account, profile), { attributeId, value });
+        const normalised = normaliseVisitorIdValue(value);
+        const expected = normalised === "" ? null : { attributeId, value: normalised };
+        assert.deepEqual(matchKnownVisitorId(buildKnownVisitorId(account, profile, attributeId, value), account, profile), expected);
       }),
     );
+  });
+
+  it("[DEC-PRV-05] a known visitor ID names its value without the white space around it", () => {
+    assert.deepEqual(matchKnownVisitorId("__acme_main__5120_ ann@example.com\t__", "acme", "main"), { attributeId: 5120, value: "ann@example.com" });
+    assert.equal(matchKnownVisitorId("__acme_main__5120_ \u00a0__", "acme", "main"), null);
+    assert.equal(normaliseKnownVisitorId("__acme_main__5120_ ann@example.com __", "acme", "main"), "__acme_main__5120_ann@example.com__");
+    assert.equal(normaliseKnownVisitorId(" anon ", "acme", "main"), " anon ", "an anonymous ID is not a visitor-ID value");
+    assert.equal(normaliseKnownVisitorId("__globex_main__5120_ ann__", "acme", "main"), "__globex_main__5120_ ann__");
+  });
+
+  it("[DEC-PRV-05, DEC-COL-11] an event identified by a padded known visitor ID is the known visitor of the normalised value, and so is its TAPID entry", () => {
+    const identity = identifyVisitor({ account: "acme", profile: "main", params: { svc_override_tapid: "__acme_main__5120_ ann@example.com__" }, cookieHeader: null }, fixedIds);
+    assert.equal(identity.visitorId, "__acme_main__5120_ann@example.com__");
+    assert.deepEqual(identity.tapidCookie, { kind: "write", value: "acme/main>__acme_main__5120_ann@example.com__|" });
+    const byParam = identifyVisitor({ account: "acme", profile: "main", params: { svc_visitor_id: "__acme_main__5121_C-77\u2003__" }, cookieHeader: null }, fixedIds);
+    assert.equal(byParam.visitorId, "__acme_main__5121_C-77__");
   });
 
   it("never throws on any text", () => {

@@ -14,15 +14,35 @@ export type VisitorIdSource = "override" | "tapid" | "visitor_id" | "first_party
  */
 export const maxVisitorIdLength = 1024;
 
+/** One character of Unicode's White_Space property (every one is in the Basic Multilingual Plane: one code unit). */
+const whiteSpaceCharacter = /^\p{White_Space}$/u;
+
+/**
+ * DEC-PRV-05: a visitor-ID value as the service keeps and looks it up, wherever it enters (a parameter of a
+ * visitor ID attribute and the value of a known visitor ID at collection, a file's visitor ID column, the
+ * privacy and moments lookups): the characters of Unicode's White_Space property (spaces, tabs, line ends,
+ * NEL, NO-BREAK SPACE...) removed from both ends, nothing else changed (case kept). Not String.prototype.trim,
+ * which also removes U+FEFF (not White_Space) and keeps U+0085 (White_Space). Scanned from each end, so a
+ * value of a million spaces costs a million steps, never their square (a regex anchored at the end would).
+ * An empty result is no value: each entry point treats it as missing.
+ */
+export function normaliseVisitorIdValue(value: string): string {
+  let start = 0;
+  let end = value.length;
+  while (start < end && whiteSpaceCharacter.test(value.charAt(start))) start += 1;
+  while (end > start && whiteSpaceCharacter.test(value.charAt(end - 1))) end -= 1;
+  return start === 0 && end === value.length ? value : value.slice(start, end);
+}
+
 /** Whether a visitor ID (or a visitor ID attribute's value) is one the service takes: not too long, no control characters. */
 export function isUsableVisitorId(value: string): boolean {
   return value.length <= maxVisitorIdLength && !/[\u0000-\u001f\u007f]/.test(value);
 }
 
 /**
- * VID-08, DEC-COL-11: a parameter's value as the value of a visitor ID attribute, or null when it is none.
- * Text is taken as it is and a number as its text (numberAsIdText) (as readVisitorIdParam reads visitor ID parameters);
- * absent, null, "", booleans, objects and arrays are none, and so is text that isUsableVisitorId refuses,
+ * VID-08, DEC-COL-11, DEC-PRV-05: a parameter's value as the value of a visitor ID attribute, or null when it is none.
+ * Text is taken normalised (normaliseVisitorIdValue) and a number as its text (numberAsIdText);
+ * absent, null, "", white space only, booleans, objects and arrays are none, and so is text that isUsableVisitorId refuses,
  * which the moments and privacy APIs could not look up. Stitching (identitiesOfEvent) and the profile's
  * captured values (applyEvent) both read values through it, so every value that stitches is captured and
  * every captured value finds its visitor.
@@ -30,7 +50,7 @@ export function isUsableVisitorId(value: string): boolean {
 export function readVisitorIdValue(value: unknown): string | null {
   // A lone surrogate becomes U+FFFD, as in readVisitorIdParam: the store writes U+FFFD for it, so a group
   // keyed by the raw text would not be found again, and the next event would start the group anew.
-  const text = typeof value === "string" ? value.replace(loneSurrogate, "\uFFFD") : numberAsIdText(value);
+  const text = typeof value === "string" ? normaliseVisitorIdValue(value.replace(loneSurrogate, "\uFFFD")) : numberAsIdText(value);
   return text !== null && text !== "" && isUsableVisitorId(text) ? text : null;
 }
 
@@ -198,11 +218,13 @@ function tapidEntriesOf(cookieHeader: string | null): TapidEntry[] {
 export function identifyVisitor(input: IdentifyInput, ids: IdSource): VisitorIdentity {
   const { account, profile, params } = input;
   const entries = tapidEntriesOf(input.cookieHeader);
+  // DEC-PRV-05: a known visitor ID names its visitor by the normalised value, whichever source it comes from.
+  const known = (visitorId: string | null) => (visitorId === null ? null : normaliseKnownVisitorId(visitorId, account, profile));
   const inputs: VisitorIdInputs = {
-    override: idOf("svc_override_tapid", params.svc_override_tapid),
-    tapid: findTapidId(entries, account, profile),
-    visitorId: idOf("svc_visitor_id", params.svc_visitor_id),
-    firstParty: idOf("svc_firstparty_visitor_id", params.svc_firstparty_visitor_id) ?? usableOrNull(firstPartyIdFromCookies(input.cookieHeader)),
+    override: known(idOf("svc_override_tapid", params.svc_override_tapid)),
+    tapid: known(findTapidId(entries, account, profile)),
+    visitorId: known(idOf("svc_visitor_id", params.svc_visitor_id)),
+    firstParty: known(idOf("svc_firstparty_visitor_id", params.svc_firstparty_visitor_id) ?? usableOrNull(firstPartyIdFromCookies(input.cookieHeader))),
     skipTapid: isFlagSet(params.svc_skip_3rd_party_vid_cookies),
     deleteTapid: isFlagSet(params.svc_delete_3rd_party_vid_cookies),
   };
@@ -230,8 +252,9 @@ export interface KnownVisitor {
 }
 
 /**
- * VID-02, DEC-COL-11: the visitor ID attribute and value of a known visitor ID of this account/profile, or
- * null when the ID is not one (anonymous, another account/profile, no numeric attribute id, empty value).
+ * VID-02, DEC-COL-11, DEC-PRV-05: the visitor ID attribute and the normalised value (normaliseVisitorIdValue) of
+ * a known visitor ID of this account/profile, or null when the ID is not one (anonymous, another
+ * account/profile, no numeric attribute id, a value that is empty or white space only).
  * Account and profile names may hold `_`, so the ID is matched against the event's own names.
  */
 export function matchKnownVisitorId(visitorId: string, account: string, profile: string): KnownVisitor | null {
@@ -240,5 +263,15 @@ export function matchKnownVisitorId(visitorId: string, account: string, profile:
   const match = /^([1-9]\d*)_([\s\S]+)$/.exec(visitorId.slice(prefix.length, -2));
   if (!match) return null;
   const attributeId = Number(match[1]);
-  return Number.isSafeInteger(attributeId) ? { attributeId, value: match[2] as string } : null;
+  const value = normaliseVisitorIdValue(match[2] as string);
+  return Number.isSafeInteger(attributeId) && value !== "" ? { attributeId, value } : null;
+}
+
+/**
+ * DEC-PRV-05, DEC-COL-11: a known visitor ID of this account/profile written with its value normalised
+ * (`__acme_main__5120_ ann@example.com__` is `__acme_main__5120_ann@example.com__`); any other ID as it is.
+ */
+export function normaliseKnownVisitorId(visitorId: string, account: string, profile: string): string {
+  const known = matchKnownVisitorId(visitorId, account, profile);
+  return known ? buildKnownVisitorId(account, profile, known.attributeId, known.value) : visitorId;
 }
