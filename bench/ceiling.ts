@@ -97,7 +97,7 @@ async function serve(mode: Mode, file: string): Promise<void> {
                   return pixel(fixedCookie);
                 }
           : async (request) => {
-              const outcome = await collector.collect(request, "GET");
+              const outcome = await collector.collect(request, "GET", "127.0.0.1");
               return outcome.ok ? pixel(outcome.value.setCookie) : new Response(null, { status: outcome.error.status });
             },
     },

@@ -295,6 +295,8 @@ const LimitsSchema = Type.Object(
     sessionIdleMinutes: positive(defaultLimits.sessionIdleMinutes),
     sessionAbsoluteHours: positive(defaultLimits.sessionAbsoluteHours),
     collectEventsPerSecond: positive(defaultLimits.collectEventsPerSecond),
+    collectBytesPerSourcePerSecond: positive(defaultLimits.collectBytesPerSourcePerSecond),
+    eventRetentionDays: positive(defaultLimits.eventRetentionDays),
     visitTimeoutMinutes: positive(defaultLimits.visitTimeoutMinutes),
     statusRetentionDays: positive(defaultLimits.statusRetentionDays),
     maxBodyBytes: positive(defaultLimits.maxBodyBytes),
