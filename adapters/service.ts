@@ -147,6 +147,8 @@ async function openWork(options: ServiceOptions, deps: BackgroundDeps): Promise<
         append: (batch, options) => (options?.mark ? Promise.reject(new Error("an append with a mark runs in the background thread")) : thread.append(batch)),
         query: (query) => events.query(query),
         deleteVisitors: (account, profile, ids) => events.deleteVisitors(account, profile, ids),
+        // Retention runs in the thread (the events part of the background); this is the same store all the same.
+        deleteReceivedBefore: (before, options) => events.deleteReceivedBefore(before, options),
       },
     };
     // Uploads are accepted here and imported in the thread.

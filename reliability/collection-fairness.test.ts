@@ -1,15 +1,21 @@
 /**
  * Fairness and budgets at event collection. A flood of events from one client address must not spend the
  * whole of an account's 100 events per second (DEC-COL-07) while other clients send; a client alone still
- * gets all 100; and the bytes of events a client may write per second are bounded.
+ * gets all 100; the bytes of events a client may write per second are bounded; and events older than the
+ * retention are expired in the background, on the virtual clock, while the profiles built from them stay.
  * In-process: each request reads as sent from the address given to `requestFrom`.
  */
 import { afterEach, describe, expect, it } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { loadConfigFile } from "../adapters/config/config.loader.ts";
 import { demoConfigPath } from "../adapters/config/demo-config.ts";
 import { requestFrom } from "../adapters/http/connection.ts";
+import type { Service, StoreChoice } from "../adapters/service.ts";
+import { databaseUrlForDataDir } from "../adapters/store-libsql/libsql.stores.ts";
 import type { ServiceConfig } from "../core/config/config.model.ts";
-import { openInProcessTarget, type InProcessService } from "../harness/in-process.ts";
+import { openDemoService } from "../harness/in-process.ts";
 
 const origin = "http://localhost";
 const cleanups: Array<() => unknown> = [];
@@ -23,29 +29,42 @@ async function demoConfig(): Promise<ServiceConfig> {
   return loaded.value;
 }
 
-async function open(options: { config?: ServiceConfig } = {}): Promise<InProcessService> {
-  const opened = await openInProcessTarget({ config: options.config ?? (await demoConfig()) });
-  cleanups.push(() => opened.close());
-  return opened;
+/** The store variants: memory, libSQL with the background work inline, and in its own thread as main.ts runs it. */
+type StoreVariant = "memory" | "libsql" | "libsql-thread";
+
+async function open(options: { store?: StoreVariant; config?: ServiceConfig } = {}): Promise<Service> {
+  const config = options.config ?? (await demoConfig());
+  let store: StoreChoice = { kind: "memory" };
+  let dataDir: string | undefined;
+  if (options.store === "libsql" || options.store === "libsql-thread") {
+    const dir = mkdtempSync(join(tmpdir(), "svc-hub-fairness-"));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    store = { kind: "libsql", url: databaseUrlForDataDir(dir) };
+    dataDir = dir;
+  }
+  const service = await openDemoService({ store, dataDir, config, backgroundThread: options.store === "libsql-thread" });
+  service.start();
+  cleanups.push(() => service.close());
+  return service;
 }
 
-function pixel(service: InProcessService, address: string, query: Record<string, string>): Promise<Response> {
-  return Promise.resolve(service.service.app.handle(requestFrom(address, `${origin}/event?${new URLSearchParams(query)}`)));
+function pixel(service: Service, address: string, query: Record<string, string>): Promise<Response> {
+  return Promise.resolve(service.app.handle(requestFrom(address, `${origin}/event?${new URLSearchParams(query)}`)));
 }
 
-function post(service: InProcessService, address: string, body: unknown): Promise<Response> {
+function post(service: Service, address: string, body: unknown): Promise<Response> {
   const init = { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) };
-  return Promise.resolve(service.service.app.handle(requestFrom(address, `${origin}/event`, init)));
+  return Promise.resolve(service.app.handle(requestFrom(address, `${origin}/event`, init)));
 }
 
-function admin(service: InProcessService, path: string, body?: unknown): Promise<Response> {
-  const headers: Record<string, string> = { authorization: `Bearer ${service.service.deps.adminToken}` };
+function admin(service: Service, path: string, body?: unknown): Promise<Response> {
+  const headers: Record<string, string> = { authorization: `Bearer ${service.deps.adminToken}` };
   if (body !== undefined) headers["content-type"] = "application/json";
   const init = body === undefined ? { headers } : { method: "POST", headers, body: JSON.stringify(body) };
-  return Promise.resolve(service.service.app.handle(new Request(`${origin}${path}`, init)));
+  return Promise.resolve(service.app.handle(new Request(`${origin}${path}`, init)));
 }
 
-async function storedCount(service: InProcessService, query: string): Promise<number> {
+async function storedCount(service: Service, query: string): Promise<number> {
   const answer = await admin(service, `/admin/events?${query}&limit=1000`);
   expect(answer.status).toBe(200);
   return ((await answer.json()) as { events: unknown[] }).events.length;
@@ -118,5 +137,40 @@ describe("the byte budget of a source", () => {
     expect(refused.headers.get("x-error")).toBe("Rate limit exceeded");
     expect(refused.headers.get("retry-after")).toBe("1");
     expect((await post(service, "203.0.113.7", big("other"))).status).toBe(200);
+  });
+});
+
+describe("event retention", () => {
+  for (const store of ["memory", "libsql", "libsql-thread"] as const) {
+    it(`events older than the retention are expired in the background on the virtual clock; the profiles stay (${store})`, async () => {
+      const service = await open({ store });
+      const visitor = `retained-${store}`;
+      for (const name of ["view", "purchase"]) expect((await post(service, "local", { svc_account: "acme", svc_visitor_id: visitor, svc_event: name })).status).toBe(200);
+      expect((await admin(service, "/admin/wait", {})).status).toBe(200);
+      expect(await storedCount(service, `account=acme&visitor=${visitor}`)).toBe(2);
+      // The default retention is 396 days: 395 days on, the events are still kept.
+      expect((await admin(service, "/admin/clock/advance", { by: "395d" })).status).toBe(200);
+      expect((await admin(service, "/admin/wait", {})).status).toBe(200);
+      expect(await storedCount(service, `account=acme&visitor=${visitor}`)).toBe(2);
+      expect((await admin(service, "/admin/clock/advance", { by: "2d" })).status).toBe(200);
+      expect((await post(service, "local", { svc_account: "acme", svc_visitor_id: "fresh", svc_event: "view" })).status).toBe(200);
+      expect((await admin(service, "/admin/wait", {})).status).toBe(200);
+      expect(await storedCount(service, `account=acme&visitor=${visitor}`)).toBe(0);
+      expect(await storedCount(service, "account=acme&visitor=fresh")).toBe(1);
+      const profile = await service.app.handle(
+        new Request(`${origin}/personalization/accounts/acme/profiles/main/engines/demo-engine/visitors/${visitor}`, { headers: { referer: "https://shop.example.com/" } }),
+      );
+      expect(profile.status).toBe(200);
+      expect(((await profile.json()) as { metrics: Record<string, number> }).metrics["Lifetime event count"]).toBe(2);
+    });
+  }
+
+  it("the retention is a limit of the configuration file (limits.eventRetentionDays)", async () => {
+    const config = await demoConfig();
+    const service = await open({ config: { ...config, limits: { ...config.limits, eventRetentionDays: 2 } } });
+    expect((await post(service, "local", { svc_account: "acme", svc_visitor_id: "short", svc_event: "view" })).status).toBe(200);
+    expect((await admin(service, "/admin/clock/advance", { by: "3d" })).status).toBe(200);
+    expect((await admin(service, "/admin/wait", {})).status).toBe(200);
+    expect(await storedCount(service, "account=acme&visitor=short")).toBe(0);
   });
 });

@@ -73,4 +73,11 @@ export interface EventStore {
    * imported alike), in one commit, and answers how many were removed. Sequence numbers are never reused.
    */
   deleteVisitors(account: string, profile: string, visitorIds: readonly string[]): Promise<number>;
+  /**
+   * Event retention (ours): removes the oldest events in commit order, of every account, that were received
+   * before `before`: at most `limit`, none after `upToSeq`, and none after the first (in sequence order) that
+   * was received at `before` or later, so it costs what it removes and never a scan of what stays. Answers
+   * how many were removed. Sequence numbers are never reused.
+   */
+  deleteReceivedBefore(before: number, options: { readonly upToSeq: number; readonly limit: number }): Promise<number>;
 }
