@@ -86,7 +86,10 @@ export function fairShare(limit: number, activeSources: number): number {
 /** The least share of a contended account's window a source keeps (a fifth: 20 of 100). */
 export const fairShareFloor = 0.2;
 
-/** How long a source that has sent to an account counts as one of its active sources (10 s of virtual time). */
+/**
+ * The period of the clock (10 s) by which a source counts as active: one that sent to an account in this
+ * period or the one before is one of the account's active sources (for 10 to 20 s after it last sent).
+ */
 export const activeSourceMs = 10_000;
 
 /**
@@ -95,10 +98,10 @@ export const activeSourceMs = 10_000;
  * itself many sources by changing the address's last 64 bits). Anything else is taken as it is.
  */
 export function sourceOfAddress(address: string): string {
+  if (!address.includes(":")) return address;
   const bare = address.split("%")[0] as string;
   const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(bare);
   if (mapped) return mapped[1] as string;
-  if (!bare.includes(":")) return bare;
   const halves = bare.toLowerCase().split("::");
   if (halves.length > 2) return bare;
   const head = halves[0] === "" ? [] : (halves[0] as string).split(":");
@@ -133,9 +136,4 @@ export function takeBytes(bucket: ByteBucket | undefined, now: number, size: num
     bucket === undefined || bucket.at > now ? perSecond : Math.min(perSecond, bucket.bytes + ((now - bucket.at) * perSecond) / rateWindowMs);
   if (size > available) return { admitted: false, next: { bytes: available, at: now } };
   return { admitted: true, next: { bytes: available - size, at: now } };
-}
-
-/** Whether a bucket last used at `at` is full again at `now` (and can be forgotten). */
-export function isBucketFull(bucket: ByteBucket, now: number, perSecond: number): boolean {
-  return bucket.at > now || bucket.bytes + ((now - bucket.at) * perSecond) / rateWindowMs >= perSecond;
 }

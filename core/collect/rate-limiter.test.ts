@@ -51,22 +51,45 @@ describe("collection rate limiter: DEC-COL-07 per account, fair shares per sourc
     assert.equal(admitted(send(limiter, "latecomer", 100, 2_600)), 20);
   });
 
-  it("a source counts as active for 10 s after it last sent, refused or not; then the flooder is alone again", () => {
+  it("a source counts as active in the 10 s period of the clock it sent in and the next, refused or not; then the flooder is alone again", () => {
     const limiter = new CollectRateLimiter(settings);
     send(limiter, "real", 1, 0);
     assert.equal(admitted(send(limiter, "flooder", 200, 9_999)), 50);
     assert.equal(limiter.activeSources("acme"), 2);
-    // 10 s after its only event, "real" is forgotten: the flooder alone has the whole window.
-    assert.equal(admitted(send(limiter, "flooder", 200, 10_999)), 100);
+    // The next period: "real" is still active, and the flooder still held to half.
+    assert.equal(admitted(send(limiter, "flooder", 200, 19_999)), 50);
+    assert.equal(limiter.activeSources("acme"), 2);
+    // Two periods on, "real" is forgotten: the flooder alone has the whole window.
+    assert.equal(admitted(send(limiter, "flooder", 200, 20_000)), 50);
+    assert.equal(limiter.activeSources("acme"), 1);
+    assert.equal(admitted(send(limiter, "flooder", 200, 21_000)), 100);
+  });
+
+  it("a refused source counts as active: a flood that filled the window alone is held to its share from the first refusal of another", () => {
+    const limiter = new CollectRateLimiter(settings);
+    assert.equal(admitted(send(limiter, "flooder", 150, 1_000)), 100);
+    assert.deepEqual(send(limiter, "real", 1, 1_100), ["accountLimit"]);
+    // A second later the window is empty again, but the flooder may only take half of it.
+    assert.equal(admitted(send(limiter, "flooder", 150, 2_000)), 50);
+    assert.equal(admitted(send(limiter, "real", 10, 2_100)), 10);
+  });
+
+  it("a clock set back forgets the sources, and the account's window keeps DEC-COL-07", () => {
+    const limiter = new CollectRateLimiter(settings);
+    send(limiter, "real", 1, 50_000);
+    assert.equal(admitted(send(limiter, "flooder", 200, 50_000)), 50);
+    assert.equal(admitted(send(limiter, "flooder", 200, 1_000)), 100);
     assert.equal(limiter.activeSources("acme"), 1);
   });
 
-  it("what is kept stays bounded: sources quiet for 10 s and full byte buckets are forgotten", () => {
+  it("what is kept stays bounded: the sources of two 10 s periods, and the byte buckets of two seconds", () => {
     const limiter = new CollectRateLimiter(settings);
     for (let second = 0; second < 60; second += 1) {
       for (let index = 0; index < 100; index += 1) send(limiter, `s-${second}-${index}`, 1, second * 1_000 + index);
     }
-    assert.ok(limiter.activeSources("acme") <= 1_100, `kept ${limiter.activeSources("acme")} sources`);
+    // At 59.099 s: the sources of 40 s to 59.099 s.
+    assert.equal(limiter.activeSources("acme"), 2_000);
+    assert.ok(limiter.keptBuckets() <= 200, `kept ${limiter.keptBuckets()} buckets`);
     send(limiter, "last", 1, 120_000);
     assert.equal(limiter.activeSources("acme"), 1);
     assert.equal(limiter.keptBuckets(), 1);
@@ -98,13 +121,14 @@ describe("collection rate limiter: DEC-COL-07 per account, fair shares per sourc
     assert.deepEqual([big("heavy", 1_250), big("heavy", 1_250), big("heavy", 1_250)], ["admitted", "admitted", "sourceBytes"]);
   });
 
-  it("never more than the account's limit in any 1000 ms, and no source past its share while another sent in the last 10 s", () => {
+  it("never more than the account's limit in any 1000 ms, and no source past its share while another sent in this period or the last", () => {
     fc.assert(
       fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 50 }), fc.integer({ min: 0, max: 4 })), { maxLength: 1500 }), (requests) => {
         const limit = 10;
         const limiter = new CollectRateLimiter({ eventsPerSecond: limit, bytesPerSourcePerSecond: 1_000_000 });
         const log: Array<{ at: number; source: number }> = [];
         const seen = new Map<number, number>();
+        const periodOf = (at: number) => Math.floor(at / 10_000);
         let now = 1_000_000;
         for (const [gap, source] of requests) {
           now += gap;
@@ -114,7 +138,7 @@ describe("collection rate limiter: DEC-COL-07 per account, fair shares per sourc
           log.push({ at: now, source });
           const inWindow = log.filter((entry) => entry.at > now - 1000);
           assert.ok(inWindow.length <= limit);
-          const active = [...seen.values()].filter((at) => at > now - 10_000).length;
+          const active = [...seen.values()].filter((at) => periodOf(at) >= periodOf(now) - 1).length;
           const share = active <= 1 ? limit : Math.max(Math.ceil(limit / 5), Math.floor(limit / active));
           assert.ok(inWindow.filter((entry) => entry.source === source).length <= share);
         }

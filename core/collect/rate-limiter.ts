@@ -2,7 +2,7 @@ import {
   activeSourceMs,
   emptyRateWindow,
   fairShare,
-  isBucketFull,
+  rateWindowMs,
   recentWindow,
   recordAdmission,
   takeBytes,
@@ -33,26 +33,26 @@ export interface RateRequest {
 
 interface SourceRates {
   window: RateWindow;
-  lastSeen: number;
 }
 
 interface AccountRates {
   window: RateWindow;
-  /** The sources seen lately, least recently seen first (a Map keeps the order they were set in). */
-  readonly sources: Map<string, SourceRates>;
+  /** The sources that sent to the account in this period of activeSourceMs or the one before. */
+  readonly sources: RecentMap<SourceRates>;
 }
 
 /**
  * COL-15, DEC-COL-07, and fairness beneath it: an event is admitted while its account has admitted fewer than
- * `eventsPerSecond` in the last second, its source holds less than its fairShare of that window (the sources
- * that sent to the account in the last 10 s counting as active, refused ones too), and its source's bytes
- * allow it. A refusal admits nothing. Time arrives as an argument; per event the work is O(1) amortized, and
- * what is kept of a source is forgotten once it has been quiet for 10 s (its bytes once its bucket is full).
+ * `eventsPerSecond` in the last second, its source holds less than its fairShare of that window (the active
+ * sources being those that sent to the account, refused or not, in this 10 s period of the clock or the one
+ * before), and its source's bytes allow it. A refusal admits nothing. Time arrives as an argument; per event
+ * the work is O(1), and what is kept of a source is dropped two periods after it last sent (its byte bucket
+ * once it is full again), whole periods at a time, so memory is bounded by the sources of the last 20 s.
  */
 export class CollectRateLimiter {
   private readonly accounts = new Map<string, AccountRates>();
-  /** Byte buckets by source, least recently used first. */
-  private readonly buckets = new Map<string, ByteBucket>();
+  /** Byte buckets by source; one untouched for two periods of 1 s is full again, and dropped. */
+  private readonly buckets = new RecentMap<ByteBucket>(rateWindowMs);
 
   constructor(private readonly settings: CollectRateSettings) {}
 
@@ -60,25 +60,23 @@ export class CollectRateLimiter {
     const { now } = request;
     let account = this.accounts.get(request.account);
     if (account === undefined) {
-      account = { window: emptyRateWindow, sources: new Map() };
+      account = { window: emptyRateWindow, sources: new RecentMap(activeSourceMs) };
       this.accounts.set(request.account, account);
     }
-    forgetQuietSources(account.sources, now);
-    const source = account.sources.get(request.source) ?? { window: emptyRateWindow, lastSeen: now };
-    // Seen now, refused or not: moved to the end, the most recently seen.
-    account.sources.delete(request.source);
-    source.lastSeen = now;
-    account.sources.set(request.source, source);
+    // Seen now, refused or not.
+    let source = account.sources.take(request.source, now);
+    if (source === undefined) {
+      source = { window: emptyRateWindow };
+      account.sources.put(request.source, source, now);
+    }
 
     account.window = recentWindow(account.window, now);
     if (windowCount(account.window) >= this.settings.eventsPerSecond) return "accountLimit";
     source.window = recentWindow(source.window, now);
-    if (windowCount(source.window) >= fairShare(this.settings.eventsPerSecond, account.sources.size)) return "sourceShare";
+    if (windowCount(source.window) >= fairShare(this.settings.eventsPerSecond, account.sources.size())) return "sourceShare";
 
-    this.forgetFullBuckets(now);
-    const taken = takeBytes(this.buckets.get(request.source), now, request.bytes, this.settings.bytesPerSourcePerSecond);
-    this.buckets.delete(request.source);
-    this.buckets.set(request.source, taken.next);
+    const taken = takeBytes(this.buckets.take(request.source, now), now, request.bytes, this.settings.bytesPerSourcePerSecond);
+    this.buckets.put(request.source, taken.next, now);
     if (!taken.admitted) return "sourceBytes";
 
     account.window = recordAdmission(account.window, now);
@@ -86,14 +84,14 @@ export class CollectRateLimiter {
     return "admitted";
   }
 
-  /** The sources an account has seen in the last 10 s as of its latest event (what it keeps in memory). */
+  /** The sources counted active for an account as of its latest event (what it keeps of them in memory). */
   activeSources(account: string): number {
-    return this.accounts.get(account)?.sources.size ?? 0;
+    return this.accounts.get(account)?.sources.size() ?? 0;
   }
 
-  /** The byte buckets kept (sources whose bucket was not full at the latest admission). */
+  /** The byte buckets kept, as of the latest admission. */
   keptBuckets(): number {
-    return this.buckets.size;
+    return this.buckets.size();
   }
 
   /** Forgets every window and bucket (POST /admin/reset). */
@@ -101,19 +99,54 @@ export class CollectRateLimiter {
     this.accounts.clear();
     this.buckets.clear();
   }
-
-  private forgetFullBuckets(now: number): void {
-    for (const [source, bucket] of this.buckets) {
-      if (!isBucketFull(bucket, now, this.settings.bytesPerSourcePerSecond)) break;
-      this.buckets.delete(source);
-    }
-  }
 }
 
-/** Drops the sources quiet for activeSourceMs (or seen after `now`: the clock was set back), oldest first. */
-function forgetQuietSources(sources: Map<string, SourceRates>, now: number): void {
-  for (const [key, source] of sources) {
-    if (source.lastSeen > now - activeSourceMs && source.lastSeen <= now) break;
-    sources.delete(key);
+/**
+ * Values by key, kept for the period of the clock in which they were last taken or put and the period after:
+ * a new period drops the one before the last whole. O(1) per call with no scan, and bounded by the keys of
+ * two periods. A clock that skips a period, or goes back, drops everything.
+ */
+class RecentMap<V> {
+  private current = new Map<string, V>();
+  private previous = new Map<string, V>();
+  private period = Number.NEGATIVE_INFINITY;
+
+  constructor(private readonly periodMs: number) {}
+
+  /** The value of `key` if it was used in this period or the last, now counted as used in this one. */
+  take(key: string, now: number): V | undefined {
+    this.turn(now);
+    const value = this.current.get(key);
+    if (value !== undefined) return value;
+    const earlier = this.previous.get(key);
+    if (earlier === undefined) return undefined;
+    this.previous.delete(key);
+    this.current.set(key, earlier);
+    return earlier;
+  }
+
+  put(key: string, value: V, now: number): void {
+    this.turn(now);
+    this.previous.delete(key);
+    this.current.set(key, value);
+  }
+
+  /** Keys used in this period or the last (a key is in one of the two maps only). */
+  size(): number {
+    return this.current.size + this.previous.size;
+  }
+
+  clear(): void {
+    this.current = new Map();
+    this.previous = new Map();
+    this.period = Number.NEGATIVE_INFINITY;
+  }
+
+  private turn(now: number): void {
+    const period = Math.floor(now / this.periodMs);
+    if (period === this.period) return;
+    this.previous = period === this.period + 1 ? this.current : new Map();
+    this.current = new Map();
+    this.period = period;
   }
 }
