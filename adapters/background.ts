@@ -12,6 +12,7 @@ import { FileImportService } from "./services/file-import.service.ts";
 import { eraseVisitor } from "./services/privacy.service.ts";
 import { ProfilesService } from "./services/profiles.service.ts";
 import { dataLayerPublisher } from "./workers/datalayer-publisher.worker.ts";
+import { eventRetentionWorker } from "./workers/event-retention.worker.ts";
 import { fileImportWorker } from "./workers/file-import.worker.ts";
 import { profileWorker } from "./workers/profile.worker.ts";
 import { sessionJanitor } from "./workers/session-janitor.worker.ts";
@@ -31,7 +32,7 @@ export interface BackgroundDeps {
 
 /**
  * Which workers a scheduler runs: all of them, or one of two parts. `events`: the work on collected and
- * imported events (file import, profiles, visitor deletions), which commits often and runs in the
+ * imported events (file import, profiles, visitor deletions, retention), which commits often and runs in the
  * background thread beside the appends of collected events; `light`: session expiry and data layer
  * publishing, which stay beside the HTTP calls whose writes they follow, so the two connections do not
  * queue for the write lock at every data layer call.
@@ -71,9 +72,11 @@ async function holdWorkers(scheduler: Scheduler, fileImports: FileImportService)
  */
 const eventsPassGapMs = 50;
 
+const dayMs = 86_400_000;
+
 /**
  * Every asynchronous state of the service, processed by one scheduler: session expiry, data layer
- * publishing, file imports, visitor profiles and visitor deletions. The service runs it in its own
+ * publishing, file imports, visitor profiles, visitor deletions and event retention. The service runs it in its own
  * thread (adapters/runtime/background-thread.ts) or, for the in-memory store and in tests, on the
  * thread of the HTTP app; the wiring is the same.
  */
@@ -122,6 +125,8 @@ export async function openBackground(deps: BackgroundDeps, part: BackgroundPart 
       logger,
     }),
   );
+  // After the profile worker, whose cursor it reads: one pass applies events and then expires the applied.
+  scheduler.register(eventRetentionWorker({ events: stores.events, settings: stores.settings, retentionMs: config.limits.eventRetentionDays * dayMs }));
   return {
     scheduler,
     fileImports,

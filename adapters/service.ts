@@ -148,6 +148,8 @@ async function openWork(options: ServiceOptions, deps: BackgroundDeps): Promise<
         query: (query) => events.query(query),
         deleteVisitors: (account, profile, ids) => events.deleteVisitors(account, profile, ids),
         eraseValue: (account, profile, erased) => events.eraseValue(account, profile, erased),
+        // Retention runs in the thread (the events part of the background); this is the same store all the same.
+        deleteReceivedBefore: (before, options) => events.deleteReceivedBefore(before, options),
       },
     };
     // Uploads are accepted here and imported in the thread.

@@ -172,6 +172,46 @@ export function describeEventStoreContract(name: string, open: () => Promise<Sto
       expect(after!.seq).toBeGreaterThan(last);
     });
 
+    test("deleteReceivedBefore removes the oldest events in commit order received before a time, every account's alike", async () => {
+      await stores.events.append([
+        sampleEvent({ traceId: "1", receivedAt: 1_000 }),
+        sampleEvent({ traceId: "2", receivedAt: 2_000, account: "globex", profile: "web" }),
+        sampleEvent({ traceId: "3", receivedAt: 2_999, profile: "dev" }),
+        sampleEvent({ traceId: "4", receivedAt: 3_000 }),
+        sampleEvent({ traceId: "5", receivedAt: 4_000 }),
+      ]);
+      const last = (await stores.events.query({ limit: 1, order: "desc" }))[0]!.seq;
+      expect(await stores.events.deleteReceivedBefore(3_000, { upToSeq: last, limit: 100 })).toBe(3);
+      expect((await stores.events.query({ limit: 10 })).map((event) => event.traceId)).toEqual(["4", "5"]);
+      expect(await stores.events.deleteReceivedBefore(3_000, { upToSeq: last, limit: 100 })).toBe(0);
+      await stores.events.append([sampleEvent({ traceId: "after", receivedAt: 5_000 })]);
+      const [, , after] = await stores.events.query({ limit: 10 });
+      expect(after!.seq).toBeGreaterThan(last);
+    });
+
+    test("deleteReceivedBefore takes at most `limit`, none past `upToSeq`, and stops at the first event not old enough", async () => {
+      await stores.events.append([1, 2, 3, 4, 5].map((index) => sampleEvent({ traceId: String(index), receivedAt: index * 1_000 })));
+      // An event committed later but received earlier (a clock's small step back) waits for those before it.
+      await stores.events.append([sampleEvent({ traceId: "late", receivedAt: 500 })]);
+      const seqs = (await stores.events.query({ limit: 10 })).map((event) => event.seq);
+      expect(await stores.events.deleteReceivedBefore(10_000, { upToSeq: seqs[5]!, limit: 2 })).toBe(2);
+      expect(await stores.events.deleteReceivedBefore(10_000, { upToSeq: seqs[3]!, limit: 100 })).toBe(2);
+      expect((await stores.events.query({ limit: 10 })).map((event) => event.traceId)).toEqual(["5", "late"]);
+      expect(await stores.events.deleteReceivedBefore(4_500, { upToSeq: seqs[5]!, limit: 100 })).toBe(0);
+      expect(await stores.events.deleteReceivedBefore(10_000, { upToSeq: 0, limit: 100 })).toBe(0);
+      expect(await stores.events.deleteReceivedBefore(10_000, { upToSeq: seqs[5]!, limit: 100 })).toBe(2);
+      expect(await stores.events.query({ limit: 10 })).toEqual([]);
+    });
+
+    test("deleteReceivedBefore goes through more events than one statement binds", async () => {
+      await stores.events.append(Array.from({ length: 1_200 }, (_, index) => sampleEvent({ visitorId: `v${index}`, receivedAt: 1_000 + index })));
+      const last = (await stores.events.query({ limit: 1, order: "desc" }))[0]!.seq;
+      expect(await stores.events.deleteReceivedBefore(2_100, { upToSeq: last, limit: 5_000 })).toBe(1_100);
+      const left = await stores.events.query({ limit: 1_000 });
+      expect(left.length).toBe(100);
+      expect(left[0]!.receivedAt).toBe(2_100);
+    });
+
     test("a closed store refuses to append", async () => {
       await stores.close();
       await expect(stores.events.append([sampleEvent()])).rejects.toThrow();

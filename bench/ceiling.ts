@@ -33,7 +33,7 @@ import { createMemoryLogger } from "../adapters/runtime/logger.ts";
 import { createMemoryStores } from "../adapters/store-memory/memory.stores.ts";
 import { getScenario } from "./cases/collect.ts";
 import { cpuPercent, cpuTicksOf } from "./lib/proc.ts";
-import { benchEventsPerSecond, startListening, type BareProcess } from "./lib/servers.ts";
+import { benchCollectLimits, startListening, type BareProcess } from "./lib/servers.ts";
 import { ensureWrk, runWrk, type WrkResult, type WrkSettings } from "./lib/wrk.ts";
 
 const modes = ["answer", "deferred", "turn", "rules", "durable"] as const;
@@ -63,7 +63,7 @@ async function serve(mode: Mode, file: string): Promise<void> {
     clock: { now: Date.now },
     ids: cryptoIds,
     logger: createMemoryLogger(),
-    limits: { ...defaultLimits, collectEventsPerSecond: benchEventsPerSecond },
+    limits: { ...defaultLimits, ...benchCollectLimits },
   });
   const pixel = (setCookie: string | null) =>
     new Response(transparentGif, { headers: { "content-type": "image/gif", "cache-control": "no-store", ...(setCookie ? { "set-cookie": setCookie } : {}) } });
@@ -97,7 +97,7 @@ async function serve(mode: Mode, file: string): Promise<void> {
                   return pixel(fixedCookie);
                 }
           : async (request) => {
-              const outcome = await collector.collect(request, "GET");
+              const outcome = await collector.collect(request, "GET", "127.0.0.1");
               return outcome.ok ? pixel(outcome.value.setCookie) : new Response(null, { status: outcome.error.status });
             },
     },

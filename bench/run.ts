@@ -94,8 +94,8 @@ const methodNotes = (settings: WrkSettings) => [
   "- svc-hub runs as `npm start` does (adapters/http/main.ts, started by tools/spawn-server.ts), one fresh process and libSQL data directory per case, " +
     "with its structured request log on (read by the bench through a pipe). The store is durable: WAL with synchronous=FULL, and a collected event is " +
     "answered 200 only once the group commit holding it is committed.",
-  `- Configuration: the demo's (adapters/config/demo.config.json) with \`limits.collectEventsPerSecond\` raised from 100 to ${benchEventsPerSecond.toLocaleString("en")}, ` +
-    "so that the collection cases measure the service rather than its rate limit (at 100 events/s per account everything above would be 429). Timing preset `fast`.",
+  `- Configuration: the demo's (adapters/config/demo.config.json) with \`limits.collectEventsPerSecond\` raised from 100 to ${benchEventsPerSecond.toLocaleString("en")} ` +
+    "and `limits.collectBytesPerSourcePerSecond` from 8 MiB to 1 TiB, so that the collection cases measure the service rather than its rate limit (at 100 events/s per account everything above would be 429). Timing preset `fast`.",
   "- Server CPU: utime + stime of /proc/<pid>/stat before and after the measured run, in percent of one core. Peak memory: VmHWM of /proc/<pid>/status. " +
     "wrk CPU: wrk's own /proc/self/stat, read by its Lua `done` hook. On this 2-core machine wrk and the server share the cores; the bare figure carries the same cost.",
   "- p50/p99 are wrk's latency percentiles of the measured run (from the request sent to the answer read).",

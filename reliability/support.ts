@@ -11,15 +11,15 @@ function demoPasswordHash(): string {
 }
 
 /**
- * A small configuration for load tests: acme/main, the demo user, and the collection rate limit raised so
- * the test measures the service rather than the limit. Written into `dataDir`; answers its path.
+ * A small configuration for load tests: acme/main, the demo user, and the collection limits (events per
+ * second, a source's bytes per second) raised so the test measures the service rather than the limits. Written into `dataDir`; answers its path.
  */
 export function writeLoadTestConfig(dataDir: string): string {
   const configPath = join(dataDir, "svc.config.json");
   writeFileSync(
     configPath,
     JSON.stringify({
-      limits: { collectEventsPerSecond: 1_000_000 },
+      limits: { collectEventsPerSecond: 1_000_000, collectBytesPerSourcePerSecond: 1024 ** 4 },
       accounts: [{ name: "acme", profiles: [{ name: "main" }] }],
       users: [{ email: "demo@example.com", password: { hash: demoPasswordHash() }, grants: [{ account: "acme", profiles: "*" }] }],
     }),

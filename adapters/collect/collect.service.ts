@@ -1,6 +1,7 @@
 import { parseEventBody, readCollectRequest, type EventParams } from "../../core/collect/collect.rules.ts";
 import { describeCollectedEvent } from "../../core/collect/event.rules.ts";
-import { admitEvent, emptyRateWindow, type RateWindow } from "../../core/collect/rate-limit.rules.ts";
+import { sourceOfAddress } from "../../core/collect/rate-limit.rules.ts";
+import { CollectRateLimiter } from "../../core/collect/rate-limiter.ts";
 import type { Limits } from "../../core/config/config.model.ts";
 import { collectError, type CollectError } from "../../core/errors/collect.errors.ts";
 import type { Clock, CollectedEvent, IdSource, Stores } from "../../core/ports/index.ts";
@@ -45,6 +46,12 @@ function mediaTypeOf(contentType: string | null): string {
   return (end < 0 ? (contentType ?? "") : (contentType ?? "").slice(0, end)).trim().toLowerCase();
 }
 
+/** The length of a URL's query string (with its `?`): a GET event's parameters, for the byte budget. */
+function queryLengthOf(url: string): number {
+  const start = url.indexOf("?");
+  return start < 0 ? 0 : url.length - start;
+}
+
 function hint(value: unknown): string | null {
   return typeof value === "string" && value !== "" ? value.slice(0, 300) : null;
 }
@@ -52,20 +59,23 @@ function hint(value: unknown): string | null {
 /**
  * The collection use-case (COL-*, VID-*, DEC-COL-*): filter bots, read and check the request, keep to the
  * rate limit, resolve the visitor, commit the event (group commit) and say what the answer carries.
- * Per process: the rate-limit windows and the counters live in memory (README, Decisions of our own).
+ * Per process: the rate-limit windows, the sources' shares and byte budgets and the counters live in memory
+ * (README, Decisions of our own).
  */
 export class CollectService {
   readonly stats = new CollectStats();
   readonly directory: TenantDirectory;
   private readonly writer: GroupCommitWriter<CollectedEvent>;
-  private readonly windows = new Map<string, RateWindow>();
+  private readonly rates: CollectRateLimiter;
 
   constructor(private readonly deps: CollectServiceDeps) {
+    this.rates = new CollectRateLimiter({ eventsPerSecond: deps.limits.collectEventsPerSecond, bytesPerSourcePerSecond: deps.limits.collectBytesPerSourcePerSecond });
     this.directory = new TenantDirectory(deps.stores.tenancy);
     this.writer = new GroupCommitWriter((events) => this.commit(events), { inFlight: deps.commitsInFlight ?? 1 });
   }
 
-  async collect(request: Request, method: CollectMethod): Promise<Result<CollectOutcome, CollectError>> {
+  /** `address`: the client's address as the socket saw it (the source the fairness and byte budget count). */
+  async collect(request: Request, method: CollectMethod, address: string): Promise<Result<CollectOutcome, CollectError>> {
     const userAgent = request.headers.get("user-agent");
     if (isBotUserAgent(userAgent)) {
       this.stats.filteredBots += 1;
@@ -73,10 +83,12 @@ export class CollectService {
     }
     const query = queryParamsOf(request.url);
     let body: EventParams | null = null;
+    let bodyBytes = 0;
     if (method === "POST") {
       const read = await this.readBody(request);
       if (!read.ok) return this.refuse(read.error, method, userAgent, query, null);
-      body = read.value;
+      body = read.value.params;
+      bodyBytes = read.value.bytes;
     }
     const tenants = await this.directory.snapshot();
     const cookieHeader = request.headers.get("cookie");
@@ -92,9 +104,9 @@ export class CollectService {
     const collected = checked.value;
 
     const now = this.deps.clock.now();
-    const admission = admitEvent(this.windows.get(collected.account) ?? emptyRateWindow, now, this.deps.limits.collectEventsPerSecond);
-    this.windows.set(collected.account, admission.next);
-    if (!admission.admitted) return this.refuse(collectError("rateLimited"), method, userAgent, query, body);
+    const bytes = bodyBytes + queryLengthOf(request.url);
+    const decision = this.rates.admit({ account: collected.account, source: sourceOfAddress(address), bytes, now });
+    if (decision !== "admitted") return this.refuse(collectError("rateLimited"), method, userAgent, query, body);
 
     const identity = identifyVisitor({ account: collected.account, profile: collected.profile, params: collected.params, cookieHeader }, this.deps.ids);
     const visitorIdAttributes = tenants.visitorIdAttributesOf(collected.account, collected.profile);
@@ -117,7 +129,7 @@ export class CollectService {
    * windows, the counters and the tenants read are forgotten, as a fresh start has none of them.
    */
   forget(): void {
-    this.windows.clear();
+    this.rates.forget();
     this.stats.clear();
     this.directory.refresh();
   }
@@ -126,20 +138,25 @@ export class CollectService {
     return this.writer.stats();
   }
 
-  /** DEC-COL-04: JSON as application/json or text/plain (sendBeacon), gzip allowed; an empty body is null. */
-  private async readBody(request: Request): Promise<Result<EventParams | null, CollectError>> {
-    const bytes = await readBodyWithin(request, this.deps.limits.maxBodyBytes);
-    if (!bytes.ok) return bytes;
-    if (bytes.value.byteLength === 0) return ok(null);
+  /**
+   * DEC-COL-04: JSON as application/json or text/plain (sendBeacon), gzip allowed; an empty body is null.
+   * With the body's size once decompressed (what the byte budget counts).
+   */
+  private async readBody(request: Request): Promise<Result<{ params: EventParams | null; bytes: number }, CollectError>> {
+    const read = await readBodyWithin(request, this.deps.limits.maxBodyBytes);
+    if (!read.ok) return read;
+    const bytes = read.value.byteLength;
+    if (bytes === 0) return ok({ params: null, bytes });
     let text: string;
     try {
-      text = utf8.decode(bytes.value);
+      text = utf8.decode(read.value);
     } catch {
       return err(collectError("invalidJson"));
     }
-    if (text.trim() === "") return ok(null);
+    if (text.trim() === "") return ok({ params: null, bytes });
     if (!acceptedMediaTypes.has(mediaTypeOf(request.headers.get("content-type")))) return err(collectError("unsupportedContentType"));
-    return parseEventBody(text);
+    const params = parseEventBody(text);
+    return params.ok ? ok({ params: params.value, bytes }) : params;
   }
 
   private async commit(events: readonly CollectedEvent[]): Promise<void> {

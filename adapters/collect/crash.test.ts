@@ -28,7 +28,7 @@ function prepare(): { dataDir: string; configPath: string } {
   const dataDir = mkdtempSync(join(tmpdir(), "svc-hub-crash-"));
   cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
   const configPath = join(dataDir, "svc.config.json");
-  writeFileSync(configPath, JSON.stringify({ limits: { collectEventsPerSecond: 1_000_000 }, accounts: [{ name: "acme", profiles: [{ name: "main" }] }] }));
+  writeFileSync(configPath, JSON.stringify({ limits: { collectEventsPerSecond: 1_000_000, collectBytesPerSourcePerSecond: 1024 ** 4 }, accounts: [{ name: "acme", profiles: [{ name: "main" }] }] }));
   return { dataDir, configPath };
 }
 

@@ -180,6 +180,22 @@ describe("schema problems name the path and say what was expected", () => {
     ]);
   });
 
+  test("a source's byte budget smaller than the largest body is refused, naming both", () => {
+    expect(problems(`limits: { collectBytesPerSourcePerSecond: 1000 }`)).toEqual([
+      "/limits/collectBytesPerSourcePerSecond: must be at least limits.maxBodyBytes (1048576), or events that large could never be collected (found 1000)",
+    ]);
+    expect(problems(`limits: { maxBodyBytes: 16777216 }`)).toEqual([
+      "/limits/collectBytesPerSourcePerSecond: must be at least limits.maxBodyBytes (16777216), or events that large could never be collected (found 8388608, the default)",
+    ]);
+    expect(parsed(`limits: { maxBodyBytes: 16777216, collectBytesPerSourcePerSecond: 16777216, eventRetentionDays: 30 }`).limits).toEqual({
+      ...defaultLimits,
+      maxBodyBytes: 16777216,
+      collectBytesPerSourcePerSecond: 16777216,
+      eventRetentionDays: 30,
+    });
+    expect(problems(`limits: { eventRetentionDays: 0 }`)).toEqual(["/limits/eventRetentionDays: must be a positive whole number (found 0)"]);
+  });
+
   test("account, profile and engine names follow the name rule (DEC-DLE-02)", () => {
     expect(problems(`accounts: [{ name: "ac me", profiles: [{ name: "main.x", engines: [{ id: "e/1" }] }] }]`)).toEqual([
       '/accounts/0/name: may contain only the characters A-Z a-z 0-9 _ - ~ (found "ac me")',

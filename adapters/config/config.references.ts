@@ -3,6 +3,7 @@
  * declared in the same file. Runs on a file that already fits the schema; every problem names the path of
  * the offending value.
  */
+import { defaultLimits } from "../../core/config/config.model.ts";
 import { numberOf } from "../../core/profiles/profile.rules.ts";
 import type { ConfigFile, ProfileFile } from "./config.schema.ts";
 import type { ConfigProblem } from "./config.problems.ts";
@@ -54,6 +55,15 @@ export function checkReferences(file: ConfigFile): ConfigProblem[] {
       checkProfile(profile, profilePath, report);
     });
   });
+
+  // A budget smaller than the largest body would refuse every event of that size, from anyone.
+  const limits = { ...defaultLimits, ...file.limits };
+  if (limits.collectBytesPerSourcePerSecond < limits.maxBodyBytes) {
+    report(
+      "/limits/collectBytesPerSourcePerSecond",
+      `must be at least limits.maxBodyBytes (${limits.maxBodyBytes}), or events that large could never be collected (found ${limits.collectBytesPerSourcePerSecond}${file.limits?.collectBytesPerSourcePerSecond === undefined ? ", the default" : ""})`,
+    );
+  }
 
   const emails = firstOccurrences();
   (file.users ?? []).forEach((user, u) => {

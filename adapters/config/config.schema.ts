@@ -296,6 +296,8 @@ const LimitsSchema = Type.Object(
     sessionAbsoluteHours: positive(defaultLimits.sessionAbsoluteHours),
     maxSessionsPerUser: positive(defaultLimits.maxSessionsPerUser),
     collectEventsPerSecond: positive(defaultLimits.collectEventsPerSecond),
+    collectBytesPerSourcePerSecond: positive(defaultLimits.collectBytesPerSourcePerSecond),
+    eventRetentionDays: positive(defaultLimits.eventRetentionDays),
     visitTimeoutMinutes: positive(defaultLimits.visitTimeoutMinutes),
     statusRetentionDays: positive(defaultLimits.statusRetentionDays),
     maxBodyBytes: positive(defaultLimits.maxBodyBytes),

@@ -3,6 +3,7 @@ import { collectError } from "../../core/errors/index.ts";
 import type { CollectMethod } from "../collect/collect.service.ts";
 import type { AppDeps } from "./app-deps.ts";
 import { collectAdminRoutes } from "./collect-admin.routes.ts";
+import { connectionOf } from "./connection.ts";
 import { preflight, setEventHeaders } from "./cors.ts";
 import { failWith } from "./error-mapping.ts";
 import { requestBodyOf } from "./openapi-parts.ts";
@@ -19,7 +20,7 @@ const eventBodySchema = {
 
 const refusals = {
   400: { description: "Refused: the reason is in the X-Error header; the body is empty (COL-04)" },
-  429: { description: "More than the account's events per second (DEC-COL-07); X-Error and Retry-After" },
+  429: { description: "More than the account's events per second (DEC-COL-07), the source's share of them, or the source's bytes per second; X-Error and Retry-After" },
   503: { description: "The store cannot commit (DEC-COL-08); X-Error and Retry-After" },
 };
 
@@ -34,7 +35,7 @@ export function collectRoutes(deps: AppDeps) {
 
   async function collect(request: Request, headers: Record<string, string | number>, method: CollectMethod): Promise<void> {
     setEventHeaders(request, headers);
-    const outcome = await collector.collect(request, method);
+    const outcome = await collector.collect(request, method, connectionOf(request).address);
     if (!outcome.ok) failWith(outcome.error);
     if (outcome.value.setCookie) headers["set-cookie"] = outcome.value.setCookie;
   }

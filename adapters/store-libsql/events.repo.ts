@@ -211,4 +211,35 @@ export class LibsqlEventRepo implements EventStore {
     if (rewrites.length > 0) await this.db.batch([this.db.run(sql`PRAGMA secure_delete = ON`), ...rewrites]);
     return { rewritten: rewrites.length, visitorIds: [...visitorIds].sort() };
   }
+
+  /**
+   * Event retention: reads the (seq, received_at) of the first `limit` events up to `upToSeq` in key order,
+   * and deletes the run of them received before `before` as one range of the primary key, so no index is
+   * needed and nothing after the first event to keep is read. AUTOINCREMENT never gives a sequence number
+   * at or below one already used, so no event enters the range between the read and the delete.
+   */
+  async deleteReceivedBefore(before: number, options: { readonly upToSeq: number; readonly limit: number }): Promise<number> {
+    // The usual answer, nothing old enough, costs one row's read.
+    const [first] = await this.headOf(options.upToSeq, 1);
+    if (first === undefined || first.receivedAt >= before) return 0;
+    const head = await this.headOf(options.upToSeq, options.limit);
+    let last: number | null = null;
+    for (const row of head) {
+      if (row.receivedAt >= before) break;
+      last = row.seq;
+    }
+    if (last === null) return 0;
+    const result = await this.db.delete(events).where(lte(events.seq, last));
+    return result.rowsAffected;
+  }
+
+  /** The sequence numbers and receipt times of the first `limit` events up to `upToSeq`, in key order. */
+  private headOf(upToSeq: number, limit: number): Promise<Array<{ seq: number; receivedAt: number }>> {
+    return this.db
+      .select({ seq: events.seq, receivedAt: events.receivedAt })
+      .from(events)
+      .where(lte(events.seq, upToSeq))
+      .orderBy(asc(events.seq))
+      .limit(limit);
+  }
 }

@@ -86,4 +86,15 @@ export class MemoryEventStore implements EventStore {
     });
     return { rewritten, visitorIds: [...visitorIds].sort() };
   }
+
+  async deleteReceivedBefore(before: number, options: { readonly upToSeq: number; readonly limit: number }): Promise<number> {
+    if (this.isClosed()) throw new Error("store is closed");
+    let count = 0;
+    for (const event of this.events) {
+      if (count >= options.limit || event.seq > options.upToSeq || event.receivedAt >= before) break;
+      count += 1;
+    }
+    this.events.splice(0, count);
+    return count;
+  }
 }

@@ -5,7 +5,8 @@ import { createLease } from "../runtime/lease.ts";
 import { describeError, type BackgroundWorker } from "../runtime/scheduler.ts";
 import { ProfileBatchError, ProfileLeaseLost, type ProfilesService } from "../services/profiles.service.ts";
 
-const cursorKey = "profiles.cursor";
+/** The settings entry of the last sequence number the profile worker applied (event retention reads it too). */
+export const profilesCursorKey = "profiles.cursor";
 
 /**
  * DEC-PRO-03: feeds stored events, in sequence order, to the profile engine. The cursor (the last sequence
@@ -29,7 +30,7 @@ export function profileWorker(deps: {
     batchSize,
     async runDue() {
       if (!(await lease.acquire())) return 0;
-      const cursor = Number((await deps.stores.settings.get(cursorKey)) ?? "0");
+      const cursor = Number((await deps.stores.settings.get(profilesCursorKey)) ?? "0");
       const events = await deps.stores.events.query({ afterSeq: cursor, limit: batchSize, order: "asc" });
       if (events.length === 0) return 0;
       const configs = new Map<string, ProfileConfig | null>();
@@ -51,17 +52,17 @@ export function profileWorker(deps: {
         // before the failed one, so it is retried.
         const failed = events[error instanceof ProfileBatchError ? error.applied : 0] as { seq: number };
         deps.logger.error("profile update failed", { seq: failed.seq, error: describeError(error) });
-        await deps.stores.settings.set(cursorKey, String(failed.seq - 1));
+        await deps.stores.settings.set(profilesCursorKey, String(failed.seq - 1));
         throw error;
       }
       if (!(await lease.acquire())) return 0;
-      await deps.stores.settings.set(cursorKey, String((events.at(-1) as { seq: number }).seq));
+      await deps.stores.settings.set(profilesCursorKey, String((events.at(-1) as { seq: number }).seq));
       return events.length;
     },
     async nextDueAt() {
       // DEC-OPS-04: events past the cursor are due, whichever process holds the lease: a wait on a process
       // that does not hold it waits for the one that does (and takes over once that one's lease runs out).
-      const cursor = Number((await deps.stores.settings.get(cursorKey)) ?? "0");
+      const cursor = Number((await deps.stores.settings.get(profilesCursorKey)) ?? "0");
       const [next] = await deps.stores.events.query({ afterSeq: cursor, limit: 1, order: "asc" });
       return next ? next.receivedAt : null;
     },

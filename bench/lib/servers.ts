@@ -23,10 +23,16 @@ export interface BenchContext {
  */
 export const benchEventsPerSecond = 10_000_000;
 
-/** The demo configuration (adapters/config/demo.config.json) with the collection limit raised. */
+/** Likewise the bytes of events one source may send per second (limits.collectBytesPerSourcePerSecond, 8 MiB). */
+export const benchBytesPerSourcePerSecond = 1024 ** 4;
+
+/** The limits the bench raises, over the configuration's own. */
+export const benchCollectLimits = { collectEventsPerSecond: benchEventsPerSecond, collectBytesPerSourcePerSecond: benchBytesPerSourcePerSecond };
+
+/** The demo configuration (adapters/config/demo.config.json) with the collection limits raised. */
 export function writeBenchConfig(scratch: string): string {
   const demo = JSON.parse(readFileSync(demoConfigPath, "utf8")) as Record<string, unknown>;
-  const config = { ...demo, limits: { ...((demo.limits as object | undefined) ?? {}), collectEventsPerSecond: benchEventsPerSecond } };
+  const config = { ...demo, limits: { ...((demo.limits as object | undefined) ?? {}), ...benchCollectLimits } };
   const path = join(scratch, "svc.config.json");
   writeFileSync(path, `${JSON.stringify(config, null, 2)}\n`);
   return path;

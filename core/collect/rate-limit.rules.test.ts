@@ -1,7 +1,17 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { admitEvent, admittedTimes, emptyRateWindow, rateWindowMs, type RateWindow } from "./rate-limit.rules.ts";
+import {
+  admitEvent,
+  admittedTimes,
+  emptyRateWindow,
+  fairShare,
+  rateWindowMs,
+  sourceOfAddress,
+  takeBytes,
+  type ByteBucket,
+  type RateWindow,
+} from "./rate-limit.rules.ts";
 
 /** Runs requests at the given times through one window; returns the times that were admitted. */
 function admitAll(times: readonly number[], limit: number): number[] {
@@ -113,5 +123,97 @@ describe("rate limit (COL-15, DEC-COL-07)", () => {
     for (let index = 0; index < 100; index += 1) window = admitEvent(window, 10_000_000, 100).next;
     assert.equal(admitEvent(window, 10_000_000, 100).admitted, false);
     assert.equal(admitEvent(window, 1_000, 100).admitted, true);
+  });
+});
+
+describe("fair share of a contended account (ours, beneath DEC-COL-07)", () => {
+  it("a source alone has the whole limit; with others the larger of a fifth and an equal part", () => {
+    const table: Array<[limit: number, active: number, share: number]> = [
+      [100, 0, 100],
+      [100, 1, 100],
+      [100, 2, 50],
+      [100, 3, 33],
+      [100, 4, 25],
+      [100, 5, 20],
+      [100, 50, 20],
+      [7, 2, 3],
+      [7, 10, 2],
+      [1_000_000, 1000, 200_000],
+    ];
+    for (const [limit, active, share] of table) assert.equal(fairShare(limit, active), share, `fairShare(${limit}, ${active})`);
+  });
+
+  it("a share is never more than the limit and never less than one event", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 100_000 }), fc.integer({ min: 0, max: 100_000 }), (limit, active) => {
+        const share = fairShare(limit, active);
+        assert.ok(share >= 1 && share <= limit);
+      }),
+    );
+  });
+});
+
+describe("the source of a client address", () => {
+  it("an IPv4 address is its own source, an IPv4-mapped IPv6 address is its IPv4 address", () => {
+    assert.equal(sourceOfAddress("203.0.113.7"), "203.0.113.7");
+    assert.equal(sourceOfAddress("::ffff:203.0.113.7"), "203.0.113.7");
+    assert.notEqual(sourceOfAddress("203.0.113.7"), sourceOfAddress("203.0.113.8"));
+  });
+
+  it("an IPv6 address counts as its /64, however it is written", () => {
+    assert.equal(sourceOfAddress("2001:db8:1:2:aaaa::1"), "2001:db8:1:2::/64");
+    assert.equal(sourceOfAddress("2001:0DB8:0001:0002:ffff:1:2:3"), "2001:db8:1:2::/64");
+    assert.equal(sourceOfAddress("2001:db8::1"), "2001:db8:0:0::/64");
+    assert.equal(sourceOfAddress("fe80::1%eth0"), "fe80:0:0:0::/64");
+    assert.equal(sourceOfAddress("::1"), "0:0:0:0::/64");
+    assert.notEqual(sourceOfAddress("2001:db8:1:2::1"), sourceOfAddress("2001:db8:1:3::1"));
+  });
+
+  it("what is no address (an in-process request's `local`) is taken as it is", () => {
+    assert.equal(sourceOfAddress("local"), "local");
+    assert.equal(sourceOfAddress("1:2:3"), "1:2:3");
+  });
+});
+
+describe("the byte budget of a source", () => {
+  const mib = 1_048_576;
+
+  it("a bucket of perSecond bytes: full at first, refused past it, refilled at perSecond a second", () => {
+    let bucket = takeBytes(undefined, 1_000, 6 * mib, 8 * mib);
+    assert.equal(bucket.admitted, true);
+    const refused = takeBytes(bucket.next, 1_000, 3 * mib, 8 * mib);
+    assert.equal(refused.admitted, false);
+    assert.deepEqual(refused.next, { bytes: 2 * mib, at: 1_000 });
+    // 125 ms later, 1 MiB more: 3 MiB fit.
+    bucket = takeBytes(refused.next, 1_125, 3 * mib, 8 * mib);
+    assert.equal(bucket.admitted, true);
+    assert.equal(bucket.next.bytes, 0);
+    // A long quiet time fills it up to perSecond, no more.
+    assert.equal(takeBytes(bucket.next, 60_000, 8 * mib, 8 * mib).admitted, true);
+    assert.equal(takeBytes(bucket.next, 60_000, 8 * mib + 1, 8 * mib).admitted, false);
+  });
+
+  it("a clock set back finds the bucket full", () => {
+    const empty = takeBytes(undefined, 10_000, 8 * mib, 8 * mib).next;
+    assert.equal(takeBytes(empty, 10_000, 1, 8 * mib).admitted, false);
+    assert.equal(takeBytes(empty, 5_000, 8 * mib, 8 * mib).admitted, true);
+  });
+
+  it("never more than perSecond bytes at once plus perSecond a second after", () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 300 }), fc.integer({ min: 1, max: 5000 })), { maxLength: 300 }), (requests) => {
+        const perSecond = 10_000;
+        let bucket: ByteBucket | undefined;
+        let now = 0;
+        let admitted = 0;
+        for (const [gap, size] of requests) {
+          now += gap;
+          const taken = takeBytes(bucket, now, size, perSecond);
+          bucket = taken.next;
+          if (taken.admitted) admitted += size;
+          assert.ok(admitted <= perSecond + (now * perSecond) / rateWindowMs);
+        }
+      }),
+    );
   });
 });

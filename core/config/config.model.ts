@@ -164,6 +164,10 @@ export interface Limits {
   readonly maxSessionsPerUser: number;
   /** DEC-COL-07 */
   readonly collectEventsPerSecond: number;
+  /** Ours, beside DEC-COL-07: the bytes of events one source may send per second (a bucket of this size). */
+  readonly collectBytesPerSourcePerSecond: number;
+  /** Ours: how long collected and imported events are kept, in days of the virtual clock. */
+  readonly eventRetentionDays: number;
   /** DEC-PRO-02 */
   readonly visitTimeoutMinutes: number;
   /** DEC-DLE-08, LIM-02 */
@@ -185,6 +189,8 @@ export const defaultLimits: Limits = {
   sessionAbsoluteHours: 12,
   maxSessionsPerUser: 50,
   collectEventsPerSecond: 100,
+  collectBytesPerSourcePerSecond: 8 * 1_048_576,
+  eventRetentionDays: 396,
   visitTimeoutMinutes: 30,
   statusRetentionDays: 30,
   maxBodyBytes: 1_048_576,

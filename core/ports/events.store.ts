@@ -81,6 +81,13 @@ export interface EventStore {
    * try that stops before that finds them again.
    */
   eraseValue(account: string, profile: string, erased: string): Promise<ValueErasure>;
+  /**
+   * Event retention (ours): removes the oldest events in commit order, of every account, that were received
+   * before `before`: at most `limit`, none after `upToSeq`, and none after the first (in sequence order) that
+   * was received at `before` or later, so it costs what it removes and never a scan of what stays. Answers
+   * how many were removed. Sequence numbers are never reused.
+   */
+  deleteReceivedBefore(before: number, options: { readonly upToSeq: number; readonly limit: number }): Promise<number>;
 }
 
 /** What EventStore.eraseValue did and found. */
