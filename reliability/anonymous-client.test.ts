@@ -166,3 +166,40 @@ describe("the moments API's Referer check", () => {
     await allowed.arrayBuffer();
   });
 });
+
+describe("the client address behind a proxy (SVC_TRUSTED_PROXIES)", () => {
+  const pixel = (url: string, forwardedFor: string, visitor: string) =>
+    fetch(`${url}/event?svc_account=acme&svc_event=proxy_probe&svc_visitor_id=${visitor}`, { headers: { "x-forwarded-for": forwardedFor } }).then(async (answer) => {
+      await answer.arrayBuffer();
+      return answer.status;
+    });
+  /** The real client sends once, a flood from another forwarded address follows, then the real client again. */
+  async function realAfterFlood(url: string): Promise<{ flooded: number; real: number }> {
+    expect(await pixel(url, "203.0.113.7", "real")).toBe(200);
+    const flood = await Promise.all(Array.from({ length: 150 }, (_, index) => pixel(url, `198.51.100.${index % 200}`, `flood-${index}`)));
+    return { flooded: flood.filter((status) => status === 200).length, real: await pixel(url, "203.0.113.7", "real") };
+  }
+
+  it("is not taken from X-Forwarded-For unless the peer is a trusted proxy: forged addresses buy a flooder nothing", async () => {
+    // The server of this file trusts no proxy: every request is 127.0.0.1, one source taking the whole 100.
+    const { flooded, real } = await realAfterFlood(server.url);
+    expect(flooded).toBe(99);
+    expect(real).toBe(429);
+  });
+
+  it("behind a trusted proxy is the address the proxy appended, so one flooding client leaves room for another", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "svc-hub-proxy-"));
+    const proxied = await spawnServer({ root, dataDir: dir, adminToken, env: { SVC_TRUSTED_PROXIES: "loopback" } });
+    try {
+      expect(await pixel(proxied.url, "203.0.113.7", "real")).toBe(200);
+      // Each flood request names the same client (the proxy appends what it saw, after what the client wrote):
+      // one source of two, held to half of the account's 100.
+      const flood = await Promise.all(Array.from({ length: 150 }, (_, index) => pixel(proxied.url, `192.0.2.${index % 200}, 198.51.100.66`, "flood")));
+      expect(flood.filter((status) => status === 200).length).toBe(50);
+      expect(await pixel(proxied.url, "203.0.113.7", "real")).toBe(200);
+    } finally {
+      await proxied.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

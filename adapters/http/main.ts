@@ -21,6 +21,7 @@ import { databaseFileName, databaseUrlForDataDir } from "../store-libsql/libsql.
 import { maxPublishBodyBytes } from "./admin-revisions.routes.ts";
 import { unavailableResponse } from "./error-mapping.ts";
 import { answerHeadersOf } from "./answer-headers.ts";
+import { clientAddressOf, compileProxyTrust } from "../runtime/proxy-trust.ts";
 import { attachConnection, idleTimeoutSeconds } from "./connection.ts";
 import { withRequestLog } from "./request-log.ts";
 
@@ -87,7 +88,7 @@ try {
   if (error instanceof SettingRefused) fail(error.message);
   throw error;
 }
-const { port, host, timing, storeKind, backgroundThread, adminToken, logLevel } = settings;
+const { port, host, timing, storeKind, backgroundThread, adminToken, logLevel, trustedProxies } = settings;
 const logger = createJsonLogger(output.write, Date.now, logLevel);
 const dataDir = dataDirFromEnv(env);
 const configSource = chooseConfigPath();
@@ -129,12 +130,14 @@ if (!opened.ok) {
   fail(`the configuration could not be applied, nothing was started:\n${opened.error.format()}`);
 }
 const service = opened.value;
+const proxyTrust = compileProxyTrust(trustedProxies);
 const serve = withRequestLog((request) => service.app.handle(request), logger);
 server.reload({
   fetch(request, bun) {
     // The peer's address as the socket saw it, and the one way to keep a connection open past the idle
     // timeout (an authenticated admin wait asks for it, adapters/http/connection.ts).
-    const address = bun.requestIP(request)?.address ?? "unknown";
+    const peer = bun.requestIP(request)?.address ?? "unknown";
+    const address = proxyTrust === null ? peer : clientAddressOf(peer, request.headers.get("x-forwarded-for"), proxyTrust);
     return serve(attachConnection(request, { address, keepOpenFor: (seconds) => bun.timeout(request, seconds) }));
   },
   error: unhandledError,

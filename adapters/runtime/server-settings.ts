@@ -3,6 +3,7 @@
  * for every one of them: a compose file's `PORT=` or an unset `${VAR}` arrives as the empty string.
  */
 import { timingPresetNames, type TimingPresetName } from "../../core/timing/timing.presets.ts";
+import { compileProxyTrust } from "./proxy-trust.ts";
 import { logLevels, type LogLevel } from "./logger.ts";
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -28,12 +29,14 @@ export interface ServerSettings {
   readonly adminToken: string | undefined;
   /** SVC_LOG_LEVEL: the least severe level logged (`warn` leaves the request lines out). */
   readonly logLevel: LogLevel;
+  /** SVC_TRUSTED_PROXIES: the proxies whose X-Forwarded-For names the client (none unless listed). */
+  readonly trustedProxies: readonly string[];
 }
 
 /** Shortest SVC_ADMIN_TOKEN taken: failed tries are not slowed down, so the token's length is its only guard. */
 export const minimumAdminTokenLength = 16;
 
-/** PORT, SVC_HOST, SVC_TIMING, SVC_STORE, SVC_BACKGROUND, SVC_ADMIN_TOKEN and SVC_LOG_LEVEL; throws SettingRefused on the first bad one. */
+/** PORT, SVC_HOST, SVC_TIMING, SVC_STORE, SVC_BACKGROUND, SVC_ADMIN_TOKEN, SVC_LOG_LEVEL and SVC_TRUSTED_PROXIES; throws SettingRefused on the first bad one. */
 export function readServerSettings(env: Env): ServerSettings {
   return {
     port: readPort(settingOf(env, "PORT") ?? "8080"),
@@ -44,7 +47,27 @@ export function readServerSettings(env: Env): ServerSettings {
     backgroundThread: oneOf("SVC_BACKGROUND", settingOf(env, "SVC_BACKGROUND") ?? "thread", ["thread", "inline"] as const) === "thread",
     adminToken: readAdminToken(settingOf(env, "SVC_ADMIN_TOKEN")),
     logLevel: oneOf("SVC_LOG_LEVEL", settingOf(env, "SVC_LOG_LEVEL") ?? "info", logLevels),
+    trustedProxies: readTrustedProxies(settingOf(env, "SVC_TRUSTED_PROXIES")),
   };
+}
+
+/**
+ * A comma-separated list of addresses, CIDR ranges and the names loopback, linklocal and uniquelocal; each
+ * entry is checked here, so a typo stops the start instead of trusting nothing (or too much) in silence.
+ */
+function readTrustedProxies(raw: string | undefined): readonly string[] {
+  if (raw === undefined) return [];
+  const entries = raw.split(",").map((entry) => entry.trim());
+  for (const entry of entries) {
+    try {
+      compileProxyTrust([entry]);
+    } catch {
+      throw new SettingRefused(
+        `SVC_TRUSTED_PROXIES must list IP addresses, CIDR ranges (10.0.0.0/8) or loopback, linklocal, uniquelocal, separated by commas; "${entry}" is none of them`,
+      );
+    }
+  }
+  return entries;
 }
 
 function readPort(raw: string): number {

@@ -1,0 +1,30 @@
+/** Who the client is behind proxies (SVC_TRUSTED_PROXIES): README "Running it", SECURITY.md. */
+import { describe, expect, it } from "bun:test";
+import { clientAddressOf, compileProxyTrust } from "./proxy-trust.ts";
+
+describe("the client's address", () => {
+  it("is the socket's peer when no proxy is trusted, whatever X-Forwarded-For says", () => {
+    expect(clientAddressOf("198.51.100.7", "203.0.113.1", compileProxyTrust([]))).toBe("198.51.100.7");
+  });
+
+  it("is the peer when the peer is not a trusted proxy: a client cannot name itself", () => {
+    expect(clientAddressOf("198.51.100.7", "203.0.113.1", compileProxyTrust(["10.0.0.0/8"]))).toBe("198.51.100.7");
+  });
+
+  it("behind a trusted proxy, is the address the proxy appended, not one the client wrote before it", () => {
+    const trust = compileProxyTrust(["loopback"]);
+    expect(clientAddressOf("127.0.0.1", "203.0.113.1", trust)).toBe("203.0.113.1");
+    // The client sent `X-Forwarded-For: 192.0.2.99`; the proxy appended the address it saw.
+    expect(clientAddressOf("127.0.0.1", "192.0.2.99, 203.0.113.1", trust)).toBe("203.0.113.1");
+    expect(clientAddressOf("::1", "2001:db8::5", trust)).toBe("2001:db8::5");
+  });
+
+  it("walks back through a chain of trusted proxies to the first address that is not one", () => {
+    const trust = compileProxyTrust(["loopback", "10.0.0.0/8"]);
+    expect(clientAddressOf("127.0.0.1", "192.0.2.99, 203.0.113.1, 10.1.2.3", trust)).toBe("203.0.113.1");
+  });
+
+  it("is the proxy itself when the proxy sent no X-Forwarded-For", () => {
+    expect(clientAddressOf("127.0.0.1", null, compileProxyTrust(["loopback"]))).toBe("127.0.0.1");
+  });
+});
