@@ -15,13 +15,17 @@ const port = parentPort;
 if (!port) throw new Error("adapters/background.thread.ts runs as a worker thread only");
 const init = workerData as BackgroundThreadInit;
 const send = (message: FromThread) => port.postMessage(message);
-const log = (level: LogLevel) => (message: string, fields?: Record<string, unknown>) => send({ kind: "log", level, message, ...(fields ? { fields } : {}) });
+const log = (level: LogLevel) => (message: string, fields?: Record<string, unknown>) =>
+  send({ kind: "log", level, message, ...(fields ? { fields } : {}) });
 const logger: Logger = { info: log("info"), warn: log("warn"), error: log("error") };
 
 try {
   const stores = await openLibsqlStores({ url: init.url });
   const clock = await openVirtualClock(stores.settings);
-  const background = await openBackground({ stores, clock, config: init.config, logger, nodeId: init.nodeId, dataDir: init.dataDir, pollMs: init.pollMs }, "events");
+  const background = await openBackground(
+    { stores, clock, config: init.config, logger, nodeId: init.nodeId, dataDir: init.dataDir, pollMs: init.pollMs },
+    "events",
+  );
   // DEC-OPS-02: the HTTP thread (or another process) moves the clock in the store; look four times a second,
   // and at every notification and drain.
   const clockRefresh = setInterval(() => void clock.refresh().catch(() => undefined), 250);
@@ -31,7 +35,10 @@ try {
 
   port.on("message", (message: ToThread) => {
     if (message.kind === "notify") {
-      void clock.refresh().catch(() => undefined).then(() => background.scheduler.notify());
+      void clock
+        .refresh()
+        .catch(() => undefined)
+        .then(() => background.scheduler.notify());
       return;
     }
     const reply = (work: Promise<unknown>) =>

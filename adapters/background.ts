@@ -1,8 +1,8 @@
 import { hostname } from "node:os";
 import type { ServiceConfig } from "../core/config/config.model.ts";
+import type { Stores } from "../core/ports/stores.ts";
 import { profilePolicyFromLimits } from "../core/profiles/profile.rules.ts";
 import { sessionPolicyFromLimits } from "../core/session/session.rules.ts";
-import type { Stores } from "../core/ports/stores.ts";
 import { cryptoIds } from "./runtime/crypto.ts";
 import { createLease } from "./runtime/lease.ts";
 import type { Logger } from "./runtime/logger.ts";
@@ -82,10 +82,22 @@ const dayMs = 86_400_000;
  */
 export async function openBackground(deps: BackgroundDeps, part: BackgroundPart = "all"): Promise<Background> {
   const { stores, clock, config, logger } = deps;
-  const scheduler = new Scheduler({ clock, logger, pollMs: deps.pollMs, ...(part === "events" ? { coalesceMs: eventsPassGapMs } : {}) });
+  const scheduler = new Scheduler({
+    clock,
+    logger,
+    pollMs: deps.pollMs,
+    ...(part === "events" ? { coalesceMs: eventsPassGapMs } : {}),
+  });
   clock.onChange(() => scheduler.notify());
   if (part !== "events") {
-    scheduler.register(sessionJanitor({ sessions: stores.sessions, lockouts: stores.lockouts, clock, policy: sessionPolicyFromLimits(config.limits) }));
+    scheduler.register(
+      sessionJanitor({
+        sessions: stores.sessions,
+        lockouts: stores.lockouts,
+        clock,
+        policy: sessionPolicyFromLimits(config.limits),
+      }),
+    );
     scheduler.register(dataLayerPublisher({ store: stores.dataLayers, logger }));
   }
   // The file import use-cases of this node: the admin upload (on the HTTP side) and the import itself.
@@ -101,7 +113,14 @@ export async function openBackground(deps: BackgroundDeps, part: BackgroundPart 
     notify: deps.notifyImports ?? (() => scheduler.notify()),
   });
   await fileImports.prepareInboxes();
-  if (part === "light") return { scheduler, fileImports, start: () => scheduler.start(), stop: () => scheduler.stop(), hold: () => holdWorkers(scheduler, fileImports) };
+  if (part === "light")
+    return {
+      scheduler,
+      fileImports,
+      start: () => scheduler.start(),
+      stop: () => scheduler.stop(),
+      hold: () => holdWorkers(scheduler, fileImports),
+    };
   // DEC-FIL-01..05: registered before the profile worker, so one pass imports rows and applies them.
   scheduler.register(fileImportWorker({ imports: fileImports }));
   const profiles = new ProfilesService({ stores, policy: profilePolicyFromLimits(config.limits) });
@@ -126,7 +145,13 @@ export async function openBackground(deps: BackgroundDeps, part: BackgroundPart 
     }),
   );
   // After the profile worker, whose cursor it reads: one pass applies events and then expires the applied.
-  scheduler.register(eventRetentionWorker({ events: stores.events, settings: stores.settings, retentionMs: config.limits.eventRetentionDays * dayMs }));
+  scheduler.register(
+    eventRetentionWorker({
+      events: stores.events,
+      settings: stores.settings,
+      retentionMs: config.limits.eventRetentionDays * dayMs,
+    }),
+  );
   return {
     scheduler,
     fileImports,

@@ -5,32 +5,32 @@ import type { ServiceConfig } from "../core/config/config.model.ts";
 import type { SecretHasher } from "../core/ports/hashing.port.ts";
 import type { Stores } from "../core/ports/stores.ts";
 import { err, ok, type Result } from "../core/result.ts";
-import { timingPresets, type TimingPresetName } from "../core/timing/timing.presets.ts";
+import { preparingSecrets } from "../core/session/secrets.rules.ts";
+import { type TimingPresetName, timingPresets } from "../core/timing/timing.presets.ts";
+import packageJson from "../package.json" with { type: "json" };
+import { type Background, type BackgroundDeps, openBackground } from "./background.ts";
+import { CollectService } from "./collect/collect.service.ts";
 import { configSourceOf } from "./config/config.loader.ts";
 import type { ConfigError } from "./config/config.problems.ts";
 import { applyConfig, type SeedReport } from "./config/seed-config.ts";
 import { applyConfiguredRevisions } from "./config/seed-revisions.ts";
-import { CollectService } from "./collect/collect.service.ts";
+import { type App, createApp } from "./http/app.ts";
 import type { AppDeps } from "./http/app-deps.ts";
-import { createApp, type App } from "./http/app.ts";
-import { createArgon2Hasher, cryptoIds, rememberingVerified } from "./runtime/crypto.ts";
-import { preparingSecrets } from "../core/session/secrets.rules.ts";
-import type { FileImportService } from "./services/file-import.service.ts";
-import { FileStatusService } from "./services/file-status.service.ts";
-import type { Logger } from "./runtime/logger.ts";
-import type { WorkScheduler } from "./runtime/scheduler.ts";
 import { startBackgroundThread } from "./runtime/background-thread.ts";
+import { createArgon2Hasher, cryptoIds, rememberingVerified } from "./runtime/crypto.ts";
+import type { Logger } from "./runtime/logger.ts";
 import { RequestGate } from "./runtime/request-gate.ts";
-import { openBackground, type Background, type BackgroundDeps } from "./background.ts";
+import type { WorkScheduler } from "./runtime/scheduler.ts";
 import { openVirtualClock, type VirtualClock } from "./runtime/virtual-clock.ts";
 import { AuthService } from "./services/auth.service.ts";
-import { UsersService } from "./services/users.service.ts";
-import { RevisionsService } from "./services/revisions.service.ts";
-import { ResetService, type ConfigurationApplied } from "./services/reset.service.ts";
+import type { FileImportService } from "./services/file-import.service.ts";
+import { FileStatusService } from "./services/file-status.service.ts";
 import { syncEngineStates } from "./services/profiles.service.ts";
-import { createMemoryStores } from "./store-memory/memory.stores.ts";
+import { type ConfigurationApplied, ResetService } from "./services/reset.service.ts";
+import { RevisionsService } from "./services/revisions.service.ts";
+import { UsersService } from "./services/users.service.ts";
 import { openLibsqlStores } from "./store-libsql/libsql.stores.ts";
-import packageJson from "../package.json" with { type: "json" };
+import { createMemoryStores } from "./store-memory/memory.stores.ts";
 
 export type StoreChoice = { readonly kind: "memory" } | { readonly kind: "libsql"; readonly url: string };
 
@@ -114,7 +114,8 @@ function bothSchedulers(local: WorkScheduler, thread: WorkScheduler): WorkSchedu
     async drain(options = {}) {
       const reports = await Promise.all([local.drain(options), thread.drain(options)]);
       const processed: Record<string, number> = {};
-      for (const report of reports) for (const [name, count] of Object.entries(report.processed)) processed[name] = (processed[name] ?? 0) + count;
+      for (const report of reports)
+        for (const [name, count] of Object.entries(report.processed)) processed[name] = (processed[name] ?? 0) + count;
       const due = reports.map((report) => report.nextDueAt).filter((at): at is number => at !== null);
       return {
         complete: reports.every((report) => report.complete),
@@ -129,7 +130,13 @@ function bothSchedulers(local: WorkScheduler, thread: WorkScheduler): WorkSchedu
 async function openWork(options: ServiceOptions, deps: BackgroundDeps): Promise<Work> {
   if (options.store.kind === "libsql" && options.backgroundThread) {
     const thread = await startBackgroundThread(
-      { url: options.store.url, config: options.config, nodeId: deps.nodeId, dataDir: deps.dataDir, ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }) },
+      {
+        url: options.store.url,
+        config: options.config,
+        nodeId: deps.nodeId,
+        dataDir: deps.dataDir,
+        ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
+      },
       options.logger,
       options.onBackgroundFailure,
     );
@@ -144,7 +151,10 @@ async function openWork(options: ServiceOptions, deps: BackgroundDeps): Promise<
       },
       events: {
         // Only collection appends here; imports (whose appends mark their progress) run in the thread.
-        append: (batch, options) => (options?.mark ? Promise.reject(new Error("an append with a mark runs in the background thread")) : thread.append(batch)),
+        append: (batch, options) =>
+          options?.mark
+            ? Promise.reject(new Error("an append with a mark runs in the background thread"))
+            : thread.append(batch),
         query: (query) => events.query(query),
         deleteVisitors: (account, profile, ids) => events.deleteVisitors(account, profile, ids),
         eraseValue: (account, profile, erased) => events.eraseValue(account, profile, erased),
@@ -175,14 +185,32 @@ async function openWork(options: ServiceOptions, deps: BackgroundDeps): Promise<
         }
       };
     };
-    return { stores, scheduler, eventCommitsInFlight: 2, fileImports: light.fileImports, background: null, start: () => light.start(), stop, hold };
+    return {
+      stores,
+      scheduler,
+      eventCommitsInFlight: 2,
+      fileImports: light.fileImports,
+      background: null,
+      start: () => light.start(),
+      stop,
+      hold,
+    };
   }
   const background = await openBackground(deps);
   const hold = async () => {
     const release = await background.hold();
     return async () => release();
   };
-  return { stores: deps.stores, scheduler: background.scheduler, eventCommitsInFlight: 1, fileImports: background.fileImports, background, start: () => background.start(), stop: () => background.stop(), hold };
+  return {
+    stores: deps.stores,
+    scheduler: background.scheduler,
+    eventCommitsInFlight: 1,
+    fileImports: background.fileImports,
+    background,
+    start: () => background.start(),
+    stop: () => background.stop(),
+    hold,
+  };
 }
 
 /** DEC-GEN-05: the node id answers carry, the configuration's or this host and process. */
@@ -200,7 +228,10 @@ async function openStores(options: ServiceOptions): Promise<Stores> {
     url: choice.url,
     lookupThread: options.backgroundThread === true,
     // Lookups go on, on the HTTP thread: slower under load, nothing lost.
-    onLookupThreadStopped: (error) => options.logger.error("lookup thread stopped; lookups now read on the HTTP thread", { error: `${error.name}: ${error.message}` }),
+    onLookupThreadStopped: (error) =>
+      options.logger.error("lookup thread stopped; lookups now read on the HTTP thread", {
+        error: `${error.name}: ${error.message}`,
+      }),
   });
 }
 
@@ -214,7 +245,13 @@ interface ConfigurationReport {
  * DEC-OPS-03: the configuration applied to the store, idempotently: tenants, users and API keys, the configured
  * revisions and the engines' states. At every start, and by a reset (POST /admin/reset) to the erased store.
  */
-async function applyConfiguration(stores: Stores, hasher: SecretHasher, clock: VirtualClock, revisions: RevisionsService, options: ServiceOptions): Promise<Result<ConfigurationReport, ConfigError>> {
+async function applyConfiguration(
+  stores: Stores,
+  hasher: SecretHasher,
+  clock: VirtualClock,
+  revisions: RevisionsService,
+  options: ServiceOptions,
+): Promise<Result<ConfigurationReport, ConfigError>> {
   // Problems found while applying name the file, like the loader's (main.ts loads it with loadConfigFile).
   const source = configSourceOf(options.config) ?? "configuration";
   const seeded = await applyConfig({ stores, hasher, now: clock.now(), env: options.env, source }, options.config);
@@ -235,7 +272,9 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
   const hasher = preparingSecrets(rememberingVerified(options.hasher ?? createArgon2Hasher()));
   // The admin API's hashes (a password reset, a new key) queue apart from logins: a flood of logins for
   // made-up names fills the login queue (503), and must not turn the operator's reset away with it.
-  const adminHasher = preparingSecrets(options.hasher ?? createArgon2Hasher({ concurrency: 1, maxWaiting: 16, maxWaitingPerSource: 16 }));
+  const adminHasher = preparingSecrets(
+    options.hasher ?? createArgon2Hasher({ concurrency: 1, maxWaiting: 16, maxWaitingPerSource: 16 }),
+  );
   const cleanups: Array<() => void> = [];
   try {
     const clock = await openVirtualClock(stores.settings);
@@ -248,14 +287,25 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
 
     const storedToken = options.adminToken ? null : await stores.settings.get(adminTokenKey);
     const adminTokenGenerated = !options.adminToken && !storedToken;
-    const adminToken = options.adminToken ?? storedToken ?? (await stores.settings.setIfAbsent(adminTokenKey, cryptoIds.randomToken(24)));
+    const adminToken =
+      options.adminToken ??
+      storedToken ??
+      (await stores.settings.setIfAbsent(adminTokenKey, cryptoIds.randomToken(24)));
 
     const nodeId = nodeIdOf(options.config);
     const dataDir = options.dataDir ? resolve(options.dataDir) : mkdtempSync(join(tmpdir(), "svc-hub-data-"));
     cleanups.push(() => {
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
     });
-    const backgroundDeps = { stores, clock, config: options.config, logger: options.logger, nodeId, dataDir, pollMs: options.pollMs };
+    const backgroundDeps = {
+      stores,
+      clock,
+      config: options.config,
+      logger: options.logger,
+      nodeId,
+      dataDir,
+      pollMs: options.pollMs,
+    };
     const work = await openWork(options, backgroundDeps);
     clock.onChange(() => work.scheduler.notify());
     const auth = new AuthService({ stores, hasher, ids: cryptoIds, clock, limits: options.config.limits });
@@ -285,7 +335,13 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
         if (!applied.ok) throw new Error(`the configuration could not be applied again: ${applied.error.format()}`);
         await work.fileImports.prepareInboxes();
         const { seed, revisionsPublished } = applied.value;
-        return { accounts: seed.accountsCreated, profiles: seed.profilesCreated, users: seed.usersCreated, apiKeys: seed.apiKeysCreated, revisions: revisionsPublished };
+        return {
+          accounts: seed.accountsCreated,
+          profiles: seed.profilesCreated,
+          users: seed.usersCreated,
+          apiKeys: seed.apiKeysCreated,
+          revisions: revisionsPublished,
+        };
       },
       ids: cryptoIds,
       logger: options.logger,
@@ -305,7 +361,13 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
       nodeId,
       adminToken,
       auth,
-      users: new UsersService({ stores, hasher: adminHasher, ids: cryptoIds, clock, unlock: (email) => auth.unlock(email) }),
+      users: new UsersService({
+        stores,
+        hasher: adminHasher,
+        ids: cryptoIds,
+        clock,
+        unlock: (email) => auth.unlock(email),
+      }),
       revisions,
       fileImports: work.fileImports,
       fileStatus: new FileStatusService({ stores }),

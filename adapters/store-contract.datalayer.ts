@@ -76,7 +76,10 @@ export function describeDataLayerStoreContract(name: string, open: () => Promise
       for (const dlId of names) await stores.dataLayers.append(change({ key: { ...key, dlId } }), true);
       await stores.dataLayers.append(change({ key: { ...key, profile: "dev", dlId: "elsewhere" } }), true);
       await stores.dataLayers.append(change({ key: { ...key, dlId: "gone" } }), true);
-      await stores.dataLayers.append(change({ key: { ...key, dlId: "gone" }, seq: 2, kind: "delete", body: null }), false);
+      await stores.dataLayers.append(
+        change({ key: { ...key, dlId: "gone" }, seq: 2, kind: "delete", body: null }),
+        false,
+      );
       const sorted = [...names].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
       expect(await stores.dataLayers.listExisting("acme", "main", 100)).toEqual(sorted);
       expect(await stores.dataLayers.listExisting("acme", "main", 3)).toEqual(sorted.slice(0, 3));
@@ -100,12 +103,30 @@ export function describeDataLayerStoreContract(name: string, open: () => Promise
     test("settling a completed upload serves it, drops older changes and lets the next one run", async () => {
       await stores.dataLayers.append(change(), true);
       await stores.dataLayers.append(change({ seq: 2 }), true);
-      expect(await stores.dataLayers.settle({ key, seq: 1, state: "completed", settledAt: 1_500, attempts: 0, serve: '{"n":1}' })).toBe(true);
+      expect(
+        await stores.dataLayers.settle({
+          key,
+          seq: 1,
+          state: "completed",
+          settledAt: 1_500,
+          attempts: 0,
+          serve: '{"n":1}',
+        }),
+      ).toBe(true);
       expect(await stores.dataLayers.served(key)).toEqual({ body: '{"n":1}', seq: 1, publishedAt: 1_500 });
       expect((await stores.dataLayers.due(10_000, 10)).map((due) => due.seq)).toEqual([2]);
       expect(await stores.dataLayers.nextRunAt()).toBe(2_500);
 
-      expect(await stores.dataLayers.settle({ key, seq: 2, state: "completed", settledAt: 2_500, attempts: 0, serve: '{"n":2}' })).toBe(true);
+      expect(
+        await stores.dataLayers.settle({
+          key,
+          seq: 2,
+          state: "completed",
+          settledAt: 2_500,
+          attempts: 0,
+          serve: '{"n":2}',
+        }),
+      ).toBe(true);
       const read = await stores.dataLayers.read(key);
       expect(read?.newest).toEqual({ ...change({ seq: 2 }), state: "completed", settledAt: 2_500 });
       expect(read?.layer.settledSeq).toBe(2);
@@ -115,7 +136,14 @@ export function describeDataLayerStoreContract(name: string, open: () => Promise
 
     test("a completed delete stops serving; the layer stays with its status", async () => {
       await stores.dataLayers.append(change(), true);
-      await stores.dataLayers.settle({ key, seq: 1, state: "completed", settledAt: 1_500, attempts: 0, serve: '{"n":1}' });
+      await stores.dataLayers.settle({
+        key,
+        seq: 1,
+        state: "completed",
+        settledAt: 1_500,
+        attempts: 0,
+        serve: '{"n":1}',
+      });
       await stores.dataLayers.append(change({ seq: 2, kind: "delete", body: null }), false);
       expect(await stores.dataLayers.served(key)).toEqual({ body: '{"n":1}', seq: 1, publishedAt: 1_500 });
       await stores.dataLayers.settle({ key, seq: 2, state: "completed", settledAt: 2_500, attempts: 0, serve: null });
@@ -125,21 +153,58 @@ export function describeDataLayerStoreContract(name: string, open: () => Promise
 
     test("settling twice, or a change that is not pending, changes nothing", async () => {
       await stores.dataLayers.append(change(), true);
-      expect(await stores.dataLayers.settle({ key, seq: 1, state: "completed", settledAt: 1_500, attempts: 0, serve: '{"n":1}' })).toBe(true);
-      expect(await stores.dataLayers.settle({ key, seq: 1, state: "completed", settledAt: 9_999, attempts: 0, serve: '{"x":0}' })).toBe(false);
-      expect(await stores.dataLayers.settle({ key, seq: 1, state: "failed", settledAt: 9_999, attempts: 5 })).toBe(false);
+      expect(
+        await stores.dataLayers.settle({
+          key,
+          seq: 1,
+          state: "completed",
+          settledAt: 1_500,
+          attempts: 0,
+          serve: '{"n":1}',
+        }),
+      ).toBe(true);
+      expect(
+        await stores.dataLayers.settle({
+          key,
+          seq: 1,
+          state: "completed",
+          settledAt: 9_999,
+          attempts: 0,
+          serve: '{"x":0}',
+        }),
+      ).toBe(false);
+      expect(await stores.dataLayers.settle({ key, seq: 1, state: "failed", settledAt: 9_999, attempts: 5 })).toBe(
+        false,
+      );
       expect(await stores.dataLayers.served(key)).toEqual({ body: '{"n":1}', seq: 1, publishedAt: 1_500 });
-      expect(await stores.dataLayers.settle({ key: { ...key, dlId: "nope" }, seq: 1, state: "failed", settledAt: 1, attempts: 1 })).toBe(false);
+      expect(
+        await stores.dataLayers.settle({
+          key: { ...key, dlId: "nope" },
+          seq: 1,
+          state: "failed",
+          settledAt: 1,
+          attempts: 1,
+        }),
+      ).toBe(false);
     });
 
     test("a failed change keeps what is served; a retry moves the next try and counts it", async () => {
       await stores.dataLayers.append(change(), true);
-      await stores.dataLayers.settle({ key, seq: 1, state: "completed", settledAt: 1_500, attempts: 0, serve: '{"n":1}' });
+      await stores.dataLayers.settle({
+        key,
+        seq: 1,
+        state: "completed",
+        settledAt: 1_500,
+        attempts: 0,
+        serve: '{"n":1}',
+      });
       await stores.dataLayers.append(change({ seq: 2 }), true);
       await stores.dataLayers.retry(key, 2, 1, 9_000);
       expect(await stores.dataLayers.due(8_999, 10)).toEqual([]);
       expect(await stores.dataLayers.due(9_000, 10)).toEqual([{ ...change({ seq: 2 }), attempts: 1, runAt: 9_000 }]);
-      expect(await stores.dataLayers.settle({ key, seq: 2, state: "failed", settledAt: 9_000, attempts: 2 })).toBe(true);
+      expect(await stores.dataLayers.settle({ key, seq: 2, state: "failed", settledAt: 9_000, attempts: 2 })).toBe(
+        true,
+      );
       const read = await stores.dataLayers.read(key);
       expect(read?.newest.state).toBe("failed");
       expect(read?.newest.attempts).toBe(2);
@@ -148,7 +213,8 @@ export function describeDataLayerStoreContract(name: string, open: () => Promise
     });
 
     test("bodies keep every character: __proto__ keys, unicode, big numbers", async () => {
-      const body = '{"__proto__":{"polluted":true},"constructor":1,"text":"é ✓ 😀 \\u2028","big":123456789012345678901234567890}';
+      const body =
+        '{"__proto__":{"polluted":true},"constructor":1,"text":"é ✓ 😀 \\u2028","big":123456789012345678901234567890}';
       await stores.dataLayers.append(change({ body }), true);
       expect((await stores.dataLayers.read(key))?.newest.body).toBe(body);
       await stores.dataLayers.settle({ key, seq: 1, state: "completed", settledAt: 1_500, attempts: 0, serve: body });
@@ -174,7 +240,14 @@ export function describeDataLayerStoreContract(name: string, open: () => Promise
       const settled = await Promise.all([
         stores.dataLayers.settle({ key, seq: 1, state: "completed", settledAt: 1_500, attempts: 0, serve: '{"n":1}' }),
         stores.dataLayers.settle({ key: { ...key, dlId: "nope" }, seq: 1, state: "failed", settledAt: 1, attempts: 1 }),
-        stores.dataLayers.settle({ key: other, seq: 1, state: "completed", settledAt: 1_600, attempts: 0, serve: '{"other":1}' }),
+        stores.dataLayers.settle({
+          key: other,
+          seq: 1,
+          state: "completed",
+          settledAt: 1_600,
+          attempts: 0,
+          serve: '{"other":1}',
+        }),
         stores.dataLayers.settle({ key, seq: 1, state: "completed", settledAt: 9_999, attempts: 0, serve: '{"x":0}' }),
       ]);
       expect(settled).toEqual([true, false, true, false]);
@@ -183,9 +256,16 @@ export function describeDataLayerStoreContract(name: string, open: () => Promise
     });
 
     test("layers are kept apart by account, profile and dl_id", async () => {
-      const keys: DataLayerKey[] = [key, { ...key, account: "globex" }, { ...key, profile: "dev" }, { ...key, dlId: "PROD_1" }];
-      for (const [index, each] of keys.entries()) await stores.dataLayers.append(change({ key: each, body: `{"i":${index}}` }), true);
-      for (const [index, each] of keys.entries()) expect((await stores.dataLayers.read(each))?.newest.body).toBe(`{"i":${index}}`);
+      const keys: DataLayerKey[] = [
+        key,
+        { ...key, account: "globex" },
+        { ...key, profile: "dev" },
+        { ...key, dlId: "PROD_1" },
+      ];
+      for (const [index, each] of keys.entries())
+        await stores.dataLayers.append(change({ key: each, body: `{"i":${index}}` }), true);
+      for (const [index, each] of keys.entries())
+        expect((await stores.dataLayers.read(each))?.newest.body).toBe(`{"i":${index}}`);
     });
   });
 }

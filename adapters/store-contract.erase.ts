@@ -18,21 +18,86 @@ export async function fillEveryStore(stores: Stores): Promise<void> {
   await stores.tenancy.putProfile("acme", fullProfileConfig("dev"), 1_000);
   await stores.tenancy.putUser(sampleUser("ops@example.com"));
   await stores.tenancy.putApiKey(sampleApiKey("key-1", "ops@example.com"));
-  await stores.sessions.create({ id: "s1", userEmail: "ops@example.com", cookieHash: "c".repeat(64), utkHash: "u".repeat(64), createdAt: 1_000, lastSeenAt: 1_000 }, 50);
-  expect(await stores.lockouts.compareAndSet("password", "ops@example.com", null, '{"failures":[1000]}', 9_000)).toBe(true);
+  await stores.sessions.create(
+    {
+      id: "s1",
+      userEmail: "ops@example.com",
+      cookieHash: "c".repeat(64),
+      utkHash: "u".repeat(64),
+      createdAt: 1_000,
+      lastSeenAt: 1_000,
+    },
+    50,
+  );
+  expect(await stores.lockouts.compareAndSet("password", "ops@example.com", null, '{"failures":[1000]}', 9_000)).toBe(
+    true,
+  );
   await stores.events.append([sampleEvent({ visitorId: "v1" }), sampleEvent({ visitorId: "v2" })]);
-  await stores.profiles.save("acme", "main", "v1", { firstSeenAt: 1_000, lastSeenAt: 1_000, visitStartedAt: 1_000, eventCount: 1, visitCount: 1, values: {}, badges: [], visitorIds: {}, lastSeq: 1 }, ["v1", "v2"]);
+  await stores.profiles.save(
+    "acme",
+    "main",
+    "v1",
+    {
+      firstSeenAt: 1_000,
+      lastSeenAt: 1_000,
+      visitStartedAt: 1_000,
+      eventCount: 1,
+      visitCount: 1,
+      values: {},
+      badges: [],
+      visitorIds: {},
+      lastSeq: 1,
+    },
+    ["v1", "v2"],
+  );
   await stores.profiles.setEngineEnabledSince("acme", "main", "engine-1", 1_000);
   const key = { account: "acme", profile: "main", dlId: "homepage" };
-  const change = { key, seq: 1, kind: "upload", body: "{}", state: "pending", acceptedAt: 1_000, dueAt: 2_000, runAt: 2_000, attempts: 0, settledAt: null } as const;
+  const change = {
+    key,
+    seq: 1,
+    kind: "upload",
+    body: "{}",
+    state: "pending",
+    acceptedAt: 1_000,
+    dueAt: 2_000,
+    runAt: 2_000,
+    attempts: 0,
+    settledAt: null,
+  } as const;
   expect(await stores.dataLayers.append(change, true)).toBe(true);
-  const details = { revision_id: "202501021953", account: "acme", profile: "main", name: "r", time_created: "Thu 2025.01.02 19:53 GMT", checksums: {}, comment: "", created_by: "a@example.com", targets_published: ["prod"] };
-  expect(await stores.revisions.insert({ account: "acme", profile: "main", revisionId: "202501021953", createdAt: 1_000, seed: null, details, bundle: new Uint8Array([1, 2]) })).toBe(true);
+  const details = {
+    revision_id: "202501021953",
+    account: "acme",
+    profile: "main",
+    name: "r",
+    time_created: "Thu 2025.01.02 19:53 GMT",
+    checksums: {},
+    comment: "",
+    created_by: "a@example.com",
+    targets_published: ["prod"],
+  };
+  expect(
+    await stores.revisions.insert({
+      account: "acme",
+      profile: "main",
+      revisionId: "202501021953",
+      createdAt: 1_000,
+      seed: null,
+      details,
+      bundle: new Uint8Array([1, 2]),
+    }),
+  ).toBe(true);
   const transaction = sampleTransaction();
   await stores.privacy.requestDeletion(transaction, auditFor(transaction, "deletion-requested"));
   const file = sampleFileRecord();
   expect(await stores.files.create(file)).toBe(true);
-  for (const [name, value] of [["admin.token", "kept-token"], ["lease.profiles", "node|1"], ["clock.offsetMs", "86400000"], ["auth.jwtSecret", "secret"], ["profiles.cursor", "2"]]) {
+  for (const [name, value] of [
+    ["admin.token", "kept-token"],
+    ["lease.profiles", "node|1"],
+    ["clock.offsetMs", "86400000"],
+    ["auth.jwtSecret", "secret"],
+    ["profiles.cursor", "2"],
+  ]) {
     await stores.settings.set(name as string, value as string);
   }
 }
@@ -106,7 +171,10 @@ export function describeEraseContract(name: string, open: () => Promise<Stores>)
     });
 
     const erased = "pad@example.com";
-    const profileOf = (values: VisitorProfile["values"], visitorIds: VisitorProfile["visitorIds"] = {}): VisitorProfile => ({
+    const profileOf = (
+      values: VisitorProfile["values"],
+      visitorIds: VisitorProfile["visitorIds"] = {},
+    ): VisitorProfile => ({
       firstSeenAt: 1_000,
       lastSeenAt: 2_000,
       visitStartedAt: 1_000,
@@ -120,7 +188,19 @@ export function describeEraseContract(name: string, open: () => Promise<Stores>)
 
     test("events: the parameters holding the value (padded, nested) are removed with their columns, the rest kept; the data subject's events are left and named", async () => {
       await stores.events.append([
-        sampleEvent({ visitorId: "other", event: ` ${erased}`, traceId: `${erased}\t`, data: { svc_account: "acme", svc_event: ` ${erased}`, svc_trace_id: `${erased}\t`, contacts: { work: erased }, n: 1, keep: "Pad@example.com" } }),
+        sampleEvent({
+          visitorId: "other",
+          event: ` ${erased}`,
+          traceId: `${erased}\t`,
+          data: {
+            svc_account: "acme",
+            svc_event: ` ${erased}`,
+            svc_trace_id: `${erased}\t`,
+            contacts: { work: erased },
+            n: 1,
+            keep: "Pad@example.com",
+          },
+        }),
         sampleEvent({ visitorId: `\u00a0${erased}`, data: { svc_account: "acme", svc_visitor_id: `\u00a0${erased}` } }),
         sampleEvent({ visitorId: "tapid-holder", thirdPartyVisitorId: erased, data: { svc_account: "acme" } }),
         sampleEvent({ visitorId: "untouched", data: { svc_account: "acme", note: `${erased}.org` } }),
@@ -128,14 +208,28 @@ export function describeEraseContract(name: string, open: () => Promise<Stores>)
         sampleEvent({ account: "globex", visitorId: "other", data: { svc_account: "globex", invited: erased } }),
       ]);
       const before = await stores.events.query({ limit: 10 });
-      expect(await stores.events.eraseValue("acme", "main", erased)).toEqual({ rewritten: 1, visitorIds: ["tapid-holder", `\u00a0${erased}`].sort() });
+      expect(await stores.events.eraseValue("acme", "main", erased)).toEqual({
+        rewritten: 1,
+        visitorIds: ["tapid-holder", `\u00a0${erased}`].sort(),
+      });
       const after = await stores.events.query({ limit: 10 });
       expect(after.map((event) => event.seq)).toEqual(before.map((event) => event.seq));
-      expect(after[0]).toEqual({ ...(before[0] as (typeof before)[number]), event: null, traceId: null, data: { svc_account: "acme", n: 1, keep: "Pad@example.com" } });
+      expect(after[0]).toEqual({
+        ...(before[0] as (typeof before)[number]),
+        event: null,
+        traceId: null,
+        data: { svc_account: "acme", n: 1, keep: "Pad@example.com" },
+      });
       expect(after.slice(1)).toEqual(before.slice(1));
       // Nothing more the second time; the subject's events are named again until the caller removes them.
-      expect(await stores.events.eraseValue("acme", "main", erased)).toEqual({ rewritten: 0, visitorIds: ["tapid-holder", `\u00a0${erased}`].sort() });
-      expect(await stores.events.eraseValue("acme", "main", "nobody@example.com")).toEqual({ rewritten: 0, visitorIds: [] });
+      expect(await stores.events.eraseValue("acme", "main", erased)).toEqual({
+        rewritten: 0,
+        visitorIds: ["tapid-holder", `\u00a0${erased}`].sort(),
+      });
+      expect(await stores.events.eraseValue("acme", "main", "nobody@example.com")).toEqual({
+        rewritten: 0,
+        visitorIds: [],
+      });
     });
 
     test("events: a value with characters JSON escapes is found", async () => {
@@ -146,14 +240,34 @@ export function describeEraseContract(name: string, open: () => Promise<Stores>)
     });
 
     test("profiles: the text attributes holding the value are removed; the groups that captured it are named, not changed", async () => {
-      await stores.profiles.save("acme", "main", "other", profileOf({ "5202": ` ${erased}`, "5206": "other@example.com", "5207": 3 }), ["other"]);
-      await stores.profiles.save("acme", "main", "known", profileOf({ "5206": erased }, { "5120": `${erased}\t` }), ["known"]);
-      await stores.profiles.save("acme", "main", "untouched", profileOf({ "5202": "view" }, { "5120": "x@example.com" }), ["untouched"]);
+      await stores.profiles.save(
+        "acme",
+        "main",
+        "other",
+        profileOf({ "5202": ` ${erased}`, "5206": "other@example.com", "5207": 3 }),
+        ["other"],
+      );
+      await stores.profiles.save("acme", "main", "known", profileOf({ "5206": erased }, { "5120": `${erased}\t` }), [
+        "known",
+      ]);
+      await stores.profiles.save(
+        "acme",
+        "main",
+        "untouched",
+        profileOf({ "5202": "view" }, { "5120": "x@example.com" }),
+        ["untouched"],
+      );
       await stores.profiles.save("acme", "dev", "other", profileOf({ "5202": erased }), ["other"]);
       expect(await stores.profiles.eraseValue("acme", "main", erased)).toEqual({ edited: 1, groups: ["known"] });
-      expect(await stores.profiles.find("acme", "main", "other")).toEqual(profileOf({ "5206": "other@example.com", "5207": 3 }));
-      expect(await stores.profiles.find("acme", "main", "known")).toEqual(profileOf({ "5206": erased }, { "5120": `${erased}\t` }));
-      expect(await stores.profiles.find("acme", "main", "untouched")).toEqual(profileOf({ "5202": "view" }, { "5120": "x@example.com" }));
+      expect(await stores.profiles.find("acme", "main", "other")).toEqual(
+        profileOf({ "5206": "other@example.com", "5207": 3 }),
+      );
+      expect(await stores.profiles.find("acme", "main", "known")).toEqual(
+        profileOf({ "5206": erased }, { "5120": `${erased}\t` }),
+      );
+      expect(await stores.profiles.find("acme", "main", "untouched")).toEqual(
+        profileOf({ "5202": "view" }, { "5120": "x@example.com" }),
+      );
       expect(await stores.profiles.find("acme", "dev", "other")).toEqual(profileOf({ "5202": erased }));
       expect(await stores.profiles.eraseValue("acme", "main", erased)).toEqual({ edited: 0, groups: ["known"] });
     });

@@ -1,7 +1,7 @@
 /** The collected-events part of the store contract (COL-16, DEC-COL-08), run against every store implementation. */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import type { CollectedEvent, StoredEvent, Stores } from "../core/ports/index.ts";
 import { maxVisitorIdsPerQuery } from "../core/ports/events.store.ts";
+import type { CollectedEvent, StoredEvent, Stores } from "../core/ports/index.ts";
 
 export function sampleEvent(overrides: Partial<CollectedEvent> = {}): CollectedEvent {
   return {
@@ -47,7 +47,15 @@ export function describeEventStoreContract(name: string, open: () => Promise<Sto
         firstPartyVisitorId: "f-1",
         datasource: "abc123",
         traceId: "trace-1",
-        data: { svc_account: "acme", n: 1.5, flag: false, none: null, list: [1, "two", { three: 3 }], deep: { a: { b: { c: "d" } } }, text: "é 😀 \u0000" },
+        data: {
+          svc_account: "acme",
+          n: 1.5,
+          flag: false,
+          none: null,
+          list: [1, "two", { three: 3 }],
+          deep: { a: { b: { c: "d" } } },
+          text: "é 😀 \u0000",
+        },
       });
       await stores.events.append([event]);
       const [stored] = await stores.events.query({ limit: 10 });
@@ -55,7 +63,9 @@ export function describeEventStoreContract(name: string, open: () => Promise<Sto
     });
 
     test("__proto__ and constructor keys are kept as plain data (DEC-DLE-03)", async () => {
-      const data = JSON.parse('{"__proto__": {"polluted": true}, "constructor": {"prototype": 1}, "nested": {"__proto__": [1]}}') as Record<string, unknown>;
+      const data = JSON.parse(
+        '{"__proto__": {"polluted": true}, "constructor": {"prototype": 1}, "nested": {"__proto__": [1]}}',
+      ) as Record<string, unknown>;
       await stores.events.append([sampleEvent({ data })]);
       const [stored] = await stores.events.query({ limit: 1 });
       expect(Object.keys(stored!.data)).toEqual(["__proto__", "constructor", "nested"]);
@@ -82,12 +92,34 @@ export function describeEventStoreContract(name: string, open: () => Promise<Sto
 
     test("every filter narrows the result, and filters combine", async () => {
       await stores.events.append([
-        sampleEvent({ traceId: "1", account: "acme", profile: "main", visitorId: "v1", event: "view", receivedAt: 1000 }),
-        sampleEvent({ traceId: "2", account: "acme", profile: "dev", visitorId: "v1", event: "view", receivedAt: 2000 }),
-        sampleEvent({ traceId: "3", account: "globex", profile: "main", visitorId: "v2", event: "purchase", receivedAt: 3000 }),
+        sampleEvent({
+          traceId: "1",
+          account: "acme",
+          profile: "main",
+          visitorId: "v1",
+          event: "view",
+          receivedAt: 1000,
+        }),
+        sampleEvent({
+          traceId: "2",
+          account: "acme",
+          profile: "dev",
+          visitorId: "v1",
+          event: "view",
+          receivedAt: 2000,
+        }),
+        sampleEvent({
+          traceId: "3",
+          account: "globex",
+          profile: "main",
+          visitorId: "v2",
+          event: "purchase",
+          receivedAt: 3000,
+        }),
         sampleEvent({ traceId: "4", account: "acme", profile: "main", visitorId: "v2", event: null, receivedAt: 4000 }),
       ]);
-      const traces = async (query: Parameters<Stores["events"]["query"]>[0]) => (await stores.events.query(query)).map((event) => event.traceId);
+      const traces = async (query: Parameters<Stores["events"]["query"]>[0]) =>
+        (await stores.events.query(query)).map((event) => event.traceId);
       expect(await traces({ limit: 10, account: "acme" })).toEqual(["1", "2", "4"]);
       expect(await traces({ limit: 10, account: "acme", profile: "main" })).toEqual(["1", "4"]);
       expect(await traces({ limit: 10, visitorId: "v2" })).toEqual(["3", "4"]);
@@ -101,7 +133,10 @@ export function describeEventStoreContract(name: string, open: () => Promise<Sto
     test("an append with a mark sets that settings entry in the same commit, with or without events", async () => {
       await stores.events.append([sampleEvent({ traceId: "m1" })], { mark: { key: "import-progress.x", value: "1" } });
       expect(await stores.settings.get("import-progress.x")).toBe("1");
-      await stores.events.append(Array.from({ length: 300 }, (_, index) => sampleEvent({ traceId: `n${index}` })), { mark: { key: "import-progress.x", value: "301" } });
+      await stores.events.append(
+        Array.from({ length: 300 }, (_, index) => sampleEvent({ traceId: `n${index}` })),
+        { mark: { key: "import-progress.x", value: "301" } },
+      );
       expect(await stores.settings.get("import-progress.x")).toBe("301");
       await stores.events.append([], { mark: { key: "import-progress.y", value: "0" } });
       expect(await stores.settings.get("import-progress.y")).toBe("0");
@@ -117,14 +152,33 @@ export function describeEventStoreContract(name: string, open: () => Promise<Sto
         sampleEvent({ traceId: "5", visitorId: "v2", account: "globex" }),
         sampleEvent({ traceId: "6", visitorId: "v2" }),
       ]);
-      const traces = async (query: Parameters<Stores["events"]["query"]>[0]) => (await stores.events.query(query)).map((event) => event.traceId);
+      const traces = async (query: Parameters<Stores["events"]["query"]>[0]) =>
+        (await stores.events.query(query)).map((event) => event.traceId);
       const first = await stores.events.query({ limit: 2, account: "acme", profile: "main", visitorIds: ["v1", "v2"] });
       expect(first.map((event) => event.traceId)).toEqual(["1", "2"]);
-      expect(await traces({ limit: 10, account: "acme", profile: "main", visitorIds: ["v1", "v2"], afterSeq: first[1]!.seq })).toEqual(["4", "6"]);
+      expect(
+        await traces({
+          limit: 10,
+          account: "acme",
+          profile: "main",
+          visitorIds: ["v1", "v2"],
+          afterSeq: first[1]!.seq,
+        }),
+      ).toEqual(["4", "6"]);
       expect(await traces({ limit: 10, visitorIds: ["v2"], beforeSeq: first[1]!.seq + 4 })).toEqual(["2", "5"]);
       expect(await traces({ limit: 10, visitorIds: [] })).toEqual([]);
-      await expect(stores.events.query({ limit: 10, visitorIds: Array.from({ length: maxVisitorIdsPerQuery + 1 }, (_, index) => `v${index}`) })).rejects.toThrow(RangeError);
-      expect(await traces({ limit: 10, visitorIds: Array.from({ length: maxVisitorIdsPerQuery }, (_, index) => `v${index}`) })).toEqual(["1", "2", "3", "4", "5", "6"]);
+      await expect(
+        stores.events.query({
+          limit: 10,
+          visitorIds: Array.from({ length: maxVisitorIdsPerQuery + 1 }, (_, index) => `v${index}`),
+        }),
+      ).rejects.toThrow(RangeError);
+      expect(
+        await traces({
+          limit: 10,
+          visitorIds: Array.from({ length: maxVisitorIdsPerQuery }, (_, index) => `v${index}`),
+        }),
+      ).toEqual(["1", "2", "3", "4", "5", "6"]);
     });
 
     test("order, limit and paging by sequence number", async () => {
@@ -134,7 +188,10 @@ export function describeEventStoreContract(name: string, open: () => Promise<Sto
       expect(traces(await stores.events.query({ limit: 2 }))).toEqual(["a", "b"]);
       expect(traces(await stores.events.query({ limit: 2, order: "desc" }))).toEqual(["e", "d"]);
       expect(traces(await stores.events.query({ limit: 2, afterSeq: all[1]!.seq }))).toEqual(["c", "d"]);
-      expect(traces(await stores.events.query({ limit: 2, order: "desc", beforeSeq: all[3]!.seq }))).toEqual(["c", "b"]);
+      expect(traces(await stores.events.query({ limit: 2, order: "desc", beforeSeq: all[3]!.seq }))).toEqual([
+        "c",
+        "b",
+      ]);
     });
 
     test("changing an appended or a returned event does not change the stored one", async () => {
@@ -155,7 +212,14 @@ export function describeEventStoreContract(name: string, open: () => Promise<Sto
         sampleEvent({ traceId: "5", visitorId: "v1", account: "globex" }),
         sampleEvent({ traceId: "6", visitorId: "v1" }),
       ]);
-      expect(await stores.events.deleteVisitors("acme", "main", ["v1", "__acme_main__5120_ann@example.com__", "v1", "nobody"])).toBe(3);
+      expect(
+        await stores.events.deleteVisitors("acme", "main", [
+          "v1",
+          "__acme_main__5120_ann@example.com__",
+          "v1",
+          "nobody",
+        ]),
+      ).toBe(3);
       expect((await stores.events.query({ limit: 10 })).map((event) => event.traceId)).toEqual(["3", "4", "5"]);
       expect(await stores.events.deleteVisitors("acme", "main", ["v1"])).toBe(0);
       expect(await stores.events.deleteVisitors("acme", "main", [])).toBe(0);
@@ -190,7 +254,9 @@ export function describeEventStoreContract(name: string, open: () => Promise<Sto
     });
 
     test("deleteReceivedBefore takes at most `limit`, none past `upToSeq`, and stops at the first event not old enough", async () => {
-      await stores.events.append([1, 2, 3, 4, 5].map((index) => sampleEvent({ traceId: String(index), receivedAt: index * 1_000 })));
+      await stores.events.append(
+        [1, 2, 3, 4, 5].map((index) => sampleEvent({ traceId: String(index), receivedAt: index * 1_000 })),
+      );
       // An event committed later but received earlier (a clock's small step back) waits for those before it.
       await stores.events.append([sampleEvent({ traceId: "late", receivedAt: 500 })]);
       const seqs = (await stores.events.query({ limit: 10 })).map((event) => event.seq);
@@ -204,7 +270,9 @@ export function describeEventStoreContract(name: string, open: () => Promise<Sto
     });
 
     test("deleteReceivedBefore goes through more events than one statement binds", async () => {
-      await stores.events.append(Array.from({ length: 1_200 }, (_, index) => sampleEvent({ visitorId: `v${index}`, receivedAt: 1_000 + index })));
+      await stores.events.append(
+        Array.from({ length: 1_200 }, (_, index) => sampleEvent({ visitorId: `v${index}`, receivedAt: 1_000 + index })),
+      );
       const last = (await stores.events.query({ limit: 1, order: "desc" }))[0]!.seq;
       expect(await stores.events.deleteReceivedBefore(2_100, { upToSeq: last, limit: 5_000 })).toBe(1_100);
       const left = await stores.events.query({ limit: 1_000 });

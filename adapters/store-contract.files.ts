@@ -34,7 +34,10 @@ export function describeFileStatusStoreContract(name: string, open: () => Promis
     });
 
     test("a created record is found by account, profile and name, as given", async () => {
-      const created = sampleFileRecord({ name: "purchases_ünï \"q\".csv", file: { size: 12, checksum: "a".repeat(32), sourceType: "file", sourceHost: "h", lineCount: 3 } });
+      const created = sampleFileRecord({
+        name: 'purchases_ünï "q".csv',
+        file: { size: 12, checksum: "a".repeat(32), sourceType: "file", sourceHost: "h", lineCount: 3 },
+      });
       expect(await stores.files.create(created)).toBe(true);
       expect(await stores.files.find("acme", "main", created.name)).toEqual(created);
       expect(await stores.files.find("acme", "dev", created.name)).toBeNull();
@@ -59,17 +62,30 @@ export function describeFileStatusStoreContract(name: string, open: () => Promis
           { state: "DOWNLOADING", at: 1_000 },
           { state: "DOWNLOADED", at: 1_001 },
           { state: "PROCESSING", at: 1_002 },
-          { state: "PROCESSED", at: 1_003, counts: { skipped: 1, failed: 1, succeeded: 1 }, lastFailure: "Exception thrown while processing file" },
+          {
+            state: "PROCESSED",
+            at: 1_003,
+            counts: { skipped: 1, failed: 1, succeeded: 1 },
+            lastFailure: "Exception thrown while processing file",
+          },
         ],
         finished: true,
-        progress: { rowsRead: 3, counts: { skipped: 1, failed: 1, succeeded: 1 }, lastRowFailure: "Exception thrown while processing file" },
+        progress: {
+          rowsRead: 3,
+          counts: { skipped: 1, failed: 1, succeeded: 1 },
+          lastRowFailure: "Exception thrown while processing file",
+        },
       };
       await stores.files.update(updated);
       expect(await stores.files.find("acme", "main", created.name)).toEqual(updated);
     });
 
     test("DEC-FIL-06: count and search match one prefix, created_at inclusive at both ends, oldest first", async () => {
-      const inside = [sampleFileRecord({ createdAt: 2_000 }), sampleFileRecord({ createdAt: 1_000 }), sampleFileRecord({ createdAt: 3_000 })];
+      const inside = [
+        sampleFileRecord({ createdAt: 2_000 }),
+        sampleFileRecord({ createdAt: 1_000 }),
+        sampleFileRecord({ createdAt: 3_000 }),
+      ];
       const outside = [
         sampleFileRecord({ createdAt: 999 }),
         sampleFileRecord({ createdAt: 3_001 }),
@@ -79,13 +95,15 @@ export function describeFileStatusStoreContract(name: string, open: () => Promis
       ];
       for (const each of [...inside, ...outside]) expect(await stores.files.create(each)).toBe(true);
       expect(await stores.files.count("acme", "main", "purchases", 1_000, 3_000)).toBe(3);
-      expect((await stores.files.search("acme", "main", "purchases", 1_000, 3_000)).map((found) => found.createdAt)).toEqual([1_000, 2_000, 3_000]);
+      expect(
+        (await stores.files.search("acme", "main", "purchases", 1_000, 3_000)).map((found) => found.createdAt),
+      ).toEqual([1_000, 2_000, 3_000]);
       expect(await stores.files.count("acme", "main", "purchases", 2_000, 2_000)).toBe(1);
       expect(await stores.files.count("acme", "main", "purchase", 0, 10_000)).toBe(0);
       expect(await stores.files.search("acme", "main", "nothing", 0, 10_000)).toEqual([]);
     });
 
-    test("DEC-FIL-06: a file of an unknown prefix holding \"_\" (recorded under the text before its first \"_\") is found by its whole prefix", async () => {
+    test('DEC-FIL-06: a file of an unknown prefix holding "_" (recorded under the text before its first "_") is found by its whole prefix', async () => {
       const unknown = sampleFileRecord({ name: "web_orders_2024-03-01.csv", prefix: "web", createdAt: 2_000 });
       const others = [
         sampleFileRecord({ name: "web_returns_2024-03-01.csv", prefix: "web", createdAt: 2_000 }),
@@ -94,12 +112,16 @@ export function describeFileStatusStoreContract(name: string, open: () => Promis
       ];
       for (const each of [unknown, ...others]) expect(await stores.files.create(each)).toBe(true);
       expect(await stores.files.count("acme", "main", "web_orders", 0, 10_000)).toBe(1);
-      expect((await stores.files.search("acme", "main", "web_orders", 0, 10_000)).map((found) => found.name)).toEqual([unknown.name]);
+      expect((await stores.files.search("acme", "main", "web_orders", 0, 10_000)).map((found) => found.name)).toEqual([
+        unknown.name,
+      ]);
       expect(await stores.files.count("acme", "main", "web", 0, 10_000)).toBe(2);
       expect(await stores.files.count("acme", "main", "web_orders_2024-03-01", 0, 10_000)).toBe(0);
       expect(await stores.files.count("acme", "main", "WEB_orders", 0, 10_000)).toBe(0);
       expect(await stores.files.count("acme", "main", "web_orders", 2_001, 10_000)).toBe(0);
-      expect((await stores.files.search("acme", "main", "purchases", 0, 10_000)).map((found) => found.name)).toEqual(["purchases_1.csv"]);
+      expect((await stores.files.search("acme", "main", "purchases", 0, 10_000)).map((found) => found.name)).toEqual([
+        "purchases_1.csv",
+      ]);
     });
 
     test("DEC-FIL-06: a file of a longer definition is not found by a shorter prefix, and a shorter definition's file is found by a longer prefix its name starts with", async () => {
@@ -109,9 +131,15 @@ export function describeFileStatusStoreContract(name: string, open: () => Promis
       ]) {
         expect(await stores.files.create(each)).toBe(true);
       }
-      expect((await stores.files.search("acme", "main", "sales", 0, 10_000)).map((found) => found.name)).toEqual(["sales_us_1.csv"]);
-      expect((await stores.files.search("acme", "main", "sales_eu", 0, 10_000)).map((found) => found.name)).toEqual(["sales_eu_1.csv"]);
-      expect((await stores.files.search("acme", "main", "sales_us", 0, 10_000)).map((found) => found.name)).toEqual(["sales_us_1.csv"]);
+      expect((await stores.files.search("acme", "main", "sales", 0, 10_000)).map((found) => found.name)).toEqual([
+        "sales_us_1.csv",
+      ]);
+      expect((await stores.files.search("acme", "main", "sales_eu", 0, 10_000)).map((found) => found.name)).toEqual([
+        "sales_eu_1.csv",
+      ]);
+      expect((await stores.files.search("acme", "main", "sales_us", 0, 10_000)).map((found) => found.name)).toEqual([
+        "sales_us_1.csv",
+      ]);
     });
 
     test("replace puts a new import in the place of a finished one, once", async () => {
@@ -119,11 +147,17 @@ export function describeFileStatusStoreContract(name: string, open: () => Promis
       await stores.files.create(first);
       const second = sampleFileRecord({ name: "purchases_again.csv", createdAt: 2_000 });
       expect(await stores.files.replace(first, second)).toBe(false);
-      const finished = { ...first, finished: true, status: [{ state: "DOWNLOADING" as const, at: 1_000, lastFailure: "Failed to download (FTP, SFTP, S3) file" }] };
+      const finished = {
+        ...first,
+        finished: true,
+        status: [{ state: "DOWNLOADING" as const, at: 1_000, lastFailure: "Failed to download (FTP, SFTP, S3) file" }],
+      };
       await stores.files.update(finished);
       expect(await stores.files.replace(finished, second)).toBe(true);
       expect(await stores.files.find("acme", "main", "purchases_again.csv")).toEqual(second);
-      expect(await stores.files.replace(finished, sampleFileRecord({ name: "purchases_again.csv", createdAt: 3_000 }))).toBe(false);
+      expect(
+        await stores.files.replace(finished, sampleFileRecord({ name: "purchases_again.csv", createdAt: 3_000 })),
+      ).toBe(false);
       expect((await stores.files.find("acme", "main", "purchases_again.csv"))?.id).toBe(second.id);
     });
 

@@ -23,7 +23,12 @@ export function sampleTransaction(overrides: Partial<PrivacyTransaction> = {}): 
 }
 
 /** The audit record the service writes (privacyAuditRecord), with the test's defaults for time and detail. */
-export function auditFor(transaction: PrivacyTransaction, action: PrivacyAuditRecord["action"], at = transaction.createdAt, detail: Record<string, number> = {}): PrivacyAuditRecord {
+export function auditFor(
+  transaction: PrivacyTransaction,
+  action: PrivacyAuditRecord["action"],
+  at = transaction.createdAt,
+  detail: Record<string, number> = {},
+): PrivacyAuditRecord {
   return privacyAuditRecord(transaction, action, at, detail);
 }
 
@@ -60,7 +65,10 @@ export function describePrivacyStoreContract(name: string, open: () => Promise<S
 
     test("[PRV-06] a second request for the same account, profile, attribute and value answers the pending one and records nothing", async () => {
       await request(stores, sampleTransaction());
-      expect(await request(stores, sampleTransaction({ id: "t2", createdAt: 2_000, runAt: 4_000 }))).toEqual({ transaction: sampleTransaction(), created: false });
+      expect(await request(stores, sampleTransaction({ id: "t2", createdAt: 2_000, runAt: 4_000 }))).toEqual({
+        transaction: sampleTransaction(),
+        created: false,
+      });
       expect(await stores.privacy.find("acme", "main", "t2")).toBeNull();
       expect(await stores.privacy.auditOf("t2")).toEqual([]);
     });
@@ -77,7 +85,9 @@ export function describePrivacyStoreContract(name: string, open: () => Promise<S
     });
 
     test("[PRV-06] concurrent identical requests all answer one transaction, recorded once", async () => {
-      const answers = await Promise.all(Array.from({ length: 20 }, (_, index) => request(stores, sampleTransaction({ id: `t${index}` }))));
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_, index) => request(stores, sampleTransaction({ id: `t${index}` }))),
+      );
       const ids = new Set(answers.map((answer) => answer.transaction.id));
       expect(ids.size).toBe(1);
       expect(answers.filter((answer) => answer.created).length).toBe(1);
@@ -106,10 +116,25 @@ export function describePrivacyStoreContract(name: string, open: () => Promise<S
     test("[PRV-10, DEC-PRV-04] settling forgets the value, appends the audit, and ends pending; only once", async () => {
       await request(stores, sampleTransaction());
       const audit = auditFor(sampleTransaction(), "deletion-succeeded", 3_500, { events: 4, visitorIds: 2 });
-      expect(await stores.privacy.settleDeletion({ id: "t1", state: "SUCCESS", settledAt: 3_500, attempts: 0, audit })).toBe(true);
-      expect(await stores.privacy.find("acme", "main", "t1")).toEqual(sampleTransaction({ state: "SUCCESS", settledAt: 3_500, runAt: null, value: null }));
-      expect(await stores.privacy.settleDeletion({ id: "t1", state: "FAILED", settledAt: 4_000, attempts: 5, audit: { ...audit, action: "deletion-failed" } })).toBe(false);
-      expect((await stores.privacy.auditOf("t1")).map((record) => record.action)).toEqual(["deletion-requested", "deletion-succeeded"]);
+      expect(
+        await stores.privacy.settleDeletion({ id: "t1", state: "SUCCESS", settledAt: 3_500, attempts: 0, audit }),
+      ).toBe(true);
+      expect(await stores.privacy.find("acme", "main", "t1")).toEqual(
+        sampleTransaction({ state: "SUCCESS", settledAt: 3_500, runAt: null, value: null }),
+      );
+      expect(
+        await stores.privacy.settleDeletion({
+          id: "t1",
+          state: "FAILED",
+          settledAt: 4_000,
+          attempts: 5,
+          audit: { ...audit, action: "deletion-failed" },
+        }),
+      ).toBe(false);
+      expect((await stores.privacy.auditOf("t1")).map((record) => record.action)).toEqual([
+        "deletion-requested",
+        "deletion-succeeded",
+      ]);
       expect((await stores.privacy.auditOf("t1"))[1]).toEqual(audit);
       expect(await stores.privacy.dueDeletions(10_000, 10)).toEqual([]);
       expect(await stores.privacy.nextDeletionAt()).toBeNull();
@@ -117,14 +142,31 @@ export function describePrivacyStoreContract(name: string, open: () => Promise<S
 
     test("[PRV-06] once settled, the same request makes a new transaction", async () => {
       await request(stores, sampleTransaction());
-      await stores.privacy.settleDeletion({ id: "t1", state: "SUCCESS", settledAt: 3_500, attempts: 0, audit: auditFor(sampleTransaction(), "deletion-succeeded") });
-      expect(await request(stores, sampleTransaction({ id: "t2" }))).toEqual({ transaction: sampleTransaction({ id: "t2" }), created: true });
+      await stores.privacy.settleDeletion({
+        id: "t1",
+        state: "SUCCESS",
+        settledAt: 3_500,
+        attempts: 0,
+        audit: auditFor(sampleTransaction(), "deletion-succeeded"),
+      });
+      expect(await request(stores, sampleTransaction({ id: "t2" }))).toEqual({
+        transaction: sampleTransaction({ id: "t2" }),
+        created: true,
+      });
     });
 
     test("concurrent settlements of one deletion settle it once, with one audit record", async () => {
       await request(stores, sampleTransaction());
       const results = await Promise.all(
-        Array.from({ length: 10 }, () => stores.privacy.settleDeletion({ id: "t1", state: "SUCCESS", settledAt: 3_500, attempts: 0, audit: auditFor(sampleTransaction(), "deletion-succeeded") })),
+        Array.from({ length: 10 }, () =>
+          stores.privacy.settleDeletion({
+            id: "t1",
+            state: "SUCCESS",
+            settledAt: 3_500,
+            attempts: 0,
+            audit: auditFor(sampleTransaction(), "deletion-succeeded"),
+          }),
+        ),
       );
       expect(results.filter(Boolean).length).toBe(1);
       expect((await stores.privacy.auditOf("t1")).length).toBe(2);

@@ -58,19 +58,38 @@ export function describeProfileStoreContract(name: string, open: () => Promise<S
 
     test("saveMany with canonicalRecorded updates the profile and keeps the group's members", async () => {
       await stores.profiles.save("acme", "main", "a", profile({ eventCount: 1 }), ["a1"]);
-      await stores.profiles.saveMany([{ account: "acme", profile: "main", canonical: "a", data: profile({ eventCount: 2 }), members: ["a2"], canonicalRecorded: true }]);
+      await stores.profiles.saveMany([
+        {
+          account: "acme",
+          profile: "main",
+          canonical: "a",
+          data: profile({ eventCount: 2 }),
+          members: ["a2"],
+          canonicalRecorded: true,
+        },
+      ]);
       expect((await stores.profiles.findByMember("acme", "main", "a"))?.data.eventCount).toBe(2);
       expect(await stores.profiles.membersOf("acme", "main", "a")).toEqual(["a", "a1", "a2"]);
     });
 
     test("saveMany of more groups than one statement takes writes them all", async () => {
-      const entries = Array.from({ length: 1234 }, (_, i) => ({ account: "acme", profile: "main", canonical: `g${i}`, data: profile({ eventCount: i }), members: [`m${i}`] }));
+      const entries = Array.from({ length: 1234 }, (_, i) => ({
+        account: "acme",
+        profile: "main",
+        canonical: `g${i}`,
+        data: profile({ eventCount: i }),
+        members: [`m${i}`],
+      }));
       await stores.profiles.saveMany(entries);
       const ids = entries.map((entry) => entry.members[0] as string);
       const groups = await stores.profiles.canonicalsOf("acme", "main", ids);
       expect(groups.size).toBe(1234);
       expect(groups.get("m1000")).toBe("g1000");
-      const found = await stores.profiles.findMany("acme", "main", entries.map((entry) => entry.canonical));
+      const found = await stores.profiles.findMany(
+        "acme",
+        "main",
+        entries.map((entry) => entry.canonical),
+      );
       expect(found.size).toBe(1234);
       expect(found.get("g777")?.eventCount).toBe(777);
     });
@@ -79,7 +98,10 @@ export function describeProfileStoreContract(name: string, open: () => Promise<S
       await stores.profiles.save("acme", "main", "a", profile({ eventCount: 1 }), ["a1"]);
       await stores.profiles.save("acme", "dev", "b", profile({ eventCount: 2 }), ["b1"]);
       const groups = await stores.profiles.canonicalsOf("acme", "main", ["a1", "a", "b1", "nobody", "a1"]);
-      expect([...groups].sort()).toEqual([["a", "a"], ["a1", "a"]]);
+      expect([...groups].sort()).toEqual([
+        ["a", "a"],
+        ["a1", "a"],
+      ]);
       expect((await stores.profiles.canonicalsOf("acme", "main", [])).size).toBe(0);
       const found = await stores.profiles.findMany("acme", "main", ["a", "b", "nobody"]);
       expect([...found.keys()]).toEqual(["a"]);
@@ -89,7 +111,10 @@ export function describeProfileStoreContract(name: string, open: () => Promise<S
 
     test("findByMember answers the group and profile of any member id, with one read", async () => {
       await stores.profiles.save("acme", "main", "a", profile({ eventCount: 4 }), ["a1"]);
-      expect(await stores.profiles.findByMember("acme", "main", "a1")).toEqual({ canonical: "a", data: profile({ eventCount: 4 }) });
+      expect(await stores.profiles.findByMember("acme", "main", "a1")).toEqual({
+        canonical: "a",
+        data: profile({ eventCount: 4 }),
+      });
       expect((await stores.profiles.findByMember("acme", "main", "a"))?.canonical).toBe("a");
       expect(await stores.profiles.findByMember("acme", "dev", "a1")).toBeNull();
       expect(await stores.profiles.findByMember("acme", "main", "nobody")).toBeNull();
@@ -98,14 +123,34 @@ export function describeProfileStoreContract(name: string, open: () => Promise<S
     test("findForEngine answers findByMember with the engine's enabled-since, or null for an id in no group (MOM-10, DEC-MOM-04)", async () => {
       await stores.profiles.save("acme", "main", "a", profile({ eventCount: 4 }), ["a1"]);
       await stores.profiles.save("acme", "dev", "a", profile({ eventCount: 1 }), []);
-      expect(await stores.profiles.findForEngine("acme", "main", "a1", "web")).toEqual({ canonical: "a", data: profile({ eventCount: 4 }), engineEnabledSince: null });
+      expect(await stores.profiles.findForEngine("acme", "main", "a1", "web")).toEqual({
+        canonical: "a",
+        data: profile({ eventCount: 4 }),
+        engineEnabledSince: null,
+      });
       await stores.profiles.setEngineEnabledSince("acme", "main", "web", 123);
       await stores.profiles.setEngineEnabledSince("acme", "dev", "web", 456);
       await stores.profiles.setEngineEnabledSince("acme", "main", "app", 789);
-      expect(await stores.profiles.findForEngine("acme", "main", "a1", "web")).toEqual({ canonical: "a", data: profile({ eventCount: 4 }), engineEnabledSince: 123 });
-      expect(await stores.profiles.findForEngine("acme", "main", "a", "app")).toEqual({ canonical: "a", data: profile({ eventCount: 4 }), engineEnabledSince: 789 });
-      expect(await stores.profiles.findForEngine("acme", "dev", "a", "web")).toEqual({ canonical: "a", data: profile({ eventCount: 1 }), engineEnabledSince: 456 });
-      expect(await stores.profiles.findForEngine("acme", "main", "a1", "nowhere")).toEqual({ canonical: "a", data: profile({ eventCount: 4 }), engineEnabledSince: null });
+      expect(await stores.profiles.findForEngine("acme", "main", "a1", "web")).toEqual({
+        canonical: "a",
+        data: profile({ eventCount: 4 }),
+        engineEnabledSince: 123,
+      });
+      expect(await stores.profiles.findForEngine("acme", "main", "a", "app")).toEqual({
+        canonical: "a",
+        data: profile({ eventCount: 4 }),
+        engineEnabledSince: 789,
+      });
+      expect(await stores.profiles.findForEngine("acme", "dev", "a", "web")).toEqual({
+        canonical: "a",
+        data: profile({ eventCount: 1 }),
+        engineEnabledSince: 456,
+      });
+      expect(await stores.profiles.findForEngine("acme", "main", "a1", "nowhere")).toEqual({
+        canonical: "a",
+        data: profile({ eventCount: 4 }),
+        engineEnabledSince: null,
+      });
       expect(await stores.profiles.findForEngine("acme", "dev", "a1", "web")).toBeNull();
       expect(await stores.profiles.findForEngine("acme", "main", "nobody", "web")).toBeNull();
       await stores.profiles.setEngineEnabledSince("acme", "main", "web", null);
@@ -123,7 +168,14 @@ export function describeProfileStoreContract(name: string, open: () => Promise<S
       await stores.profiles.save("acme", "main", "anon-1", profile(), ["anon-1", "tapid-1"]);
       await stores.profiles.save("acme", "main", "anon-2", profile(), ["anon-2"]);
       await stores.profiles.save("acme", "main", "__acme_main__5120_x__", profile(), []);
-      await stores.profiles.merge("acme", "main", "__acme_main__5120_x__", ["anon-1", "anon-2"], profile({ eventCount: 6 }), 5_000);
+      await stores.profiles.merge(
+        "acme",
+        "main",
+        "__acme_main__5120_x__",
+        ["anon-1", "anon-2"],
+        profile({ eventCount: 6 }),
+        5_000,
+      );
       for (const id of ["anon-1", "tapid-1", "anon-2", "__acme_main__5120_x__"]) {
         expect(await stores.profiles.canonicalOf("acme", "main", id)).toBe("__acme_main__5120_x__");
       }
@@ -140,19 +192,30 @@ export function describeProfileStoreContract(name: string, open: () => Promise<S
       await stores.profiles.save("acme", "main", "b", profile(), []);
       await stores.profiles.merge("acme", "main", "b", ["a"], profile(), 1);
       await stores.profiles.merge("acme", "main", "c", ["b"], profile(), 2);
-      expect((await stores.profiles.mergesInto("acme", "main", "c")).map((record) => record.from).sort()).toEqual(["a", "b"]);
+      expect((await stores.profiles.mergesInto("acme", "main", "c")).map((record) => record.from).sort()).toEqual([
+        "a",
+        "b",
+      ]);
       expect(await stores.profiles.canonicalOf("acme", "main", "a")).toBe("c");
     });
 
     test("deleteGroup removes the profile, every member and the joins of the group, and nothing else (PRV-09)", async () => {
       await stores.profiles.save("acme", "main", "anon-1", profile(), ["anon-1", "tapid-1"]);
       await stores.profiles.save("acme", "main", "__acme_main__5120_x__", profile(), []);
-      await stores.profiles.merge("acme", "main", "__acme_main__5120_x__", ["anon-1"], profile({ eventCount: 4 }), 5_000);
+      await stores.profiles.merge(
+        "acme",
+        "main",
+        "__acme_main__5120_x__",
+        ["anon-1"],
+        profile({ eventCount: 4 }),
+        5_000,
+      );
       await stores.profiles.save("acme", "main", "other", profile(), ["other-tapid"]);
       await stores.profiles.save("acme", "dev", "__acme_main__5120_x__", profile(), ["anon-1"]);
 
       expect(await stores.profiles.deleteGroup("acme", "main", "__acme_main__5120_x__")).toBe(3);
-      for (const id of ["anon-1", "tapid-1", "__acme_main__5120_x__"]) expect(await stores.profiles.canonicalOf("acme", "main", id)).toBeNull();
+      for (const id of ["anon-1", "tapid-1", "__acme_main__5120_x__"])
+        expect(await stores.profiles.canonicalOf("acme", "main", id)).toBeNull();
       expect(await stores.profiles.find("acme", "main", "__acme_main__5120_x__")).toBeNull();
       expect(await stores.profiles.mergesInto("acme", "main", "__acme_main__5120_x__")).toEqual([]);
       expect(await stores.profiles.canonicalOf("acme", "main", "other-tapid")).toBe("other");

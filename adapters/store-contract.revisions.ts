@@ -11,8 +11,13 @@ function details(revisionId: string, targets: string[], profile = "main"): Revis
     profile,
     name: `Release ${revisionId}`,
     time_created: "Wed 2017.12.13 19:54 GMT",
-    checksums: Object.fromEntries(targets.map((target) => [target, { "manifest.json": "a".repeat(64), "bundle.zip": "b".repeat(64), "utag.js": "c".repeat(64) }])),
-    comment: "ünïcödé and \"quotes\"",
+    checksums: Object.fromEntries(
+      targets.map((target) => [
+        target,
+        { "manifest.json": "a".repeat(64), "bundle.zip": "b".repeat(64), "utag.js": "c".repeat(64) },
+      ]),
+    ),
+    comment: 'ünïcödé and "quotes"',
     created_by: "user@example.com",
     targets_published: targets,
   };
@@ -50,7 +55,9 @@ export function describeRevisionStoreContract(name: string, open: () => Promise<
       expect(await stores.revisions.insert(stored)).toBe(true);
       const { bundle, ...rest } = stored;
       expect(await stores.revisions.find("acme", "main", "201712131954")).toEqual(rest);
-      expect(Object.keys((await stores.revisions.find("acme", "main", "201712131954"))!.details)).toEqual(Object.keys(stored.details));
+      expect(Object.keys((await stores.revisions.find("acme", "main", "201712131954"))!.details)).toEqual(
+        Object.keys(stored.details),
+      );
       expect(await stores.revisions.readBundle("acme", "main", "201712131954")).toEqual(bundle);
       expect(await stores.revisions.findBySeed("acme", "main", "config:abc")).toEqual(rest);
     });
@@ -66,7 +73,8 @@ export function describeRevisionStoreContract(name: string, open: () => Promise<
     });
 
     test("ids are listed newest first, per profile", async () => {
-      for (const id of ["201712131954", "202501021953", "201612131954"]) await stores.revisions.insert(revision(id, ["prod"]));
+      for (const id of ["201712131954", "202501021953", "201612131954"])
+        await stores.revisions.insert(revision(id, ["prod"]));
       await stores.revisions.insert(revision("209901010000", ["prod"], { profile: "dev" }));
       expect(await stores.revisions.listIds("acme", "main")).toEqual(["202501021953", "201712131954", "201612131954"]);
       expect(await stores.revisions.listIds("acme", "dev")).toEqual(["209901010000"]);
@@ -74,8 +82,12 @@ export function describeRevisionStoreContract(name: string, open: () => Promise<
 
     test("an id taken in the profile is refused and changes nothing; the same id in another profile is fine", async () => {
       expect(await stores.revisions.insert(revision("201712131954", ["prod"]))).toBe(true);
-      expect(await stores.revisions.insert(revision("201712131954", ["qa"], { bundle: new Uint8Array([1]) }))).toBe(false);
-      expect((await stores.revisions.find("acme", "main", "201712131954"))!.details.targets_published).toEqual(["prod"]);
+      expect(await stores.revisions.insert(revision("201712131954", ["qa"], { bundle: new Uint8Array([1]) }))).toBe(
+        false,
+      );
+      expect((await stores.revisions.find("acme", "main", "201712131954"))!.details.targets_published).toEqual([
+        "prod",
+      ]);
       expect(await stores.revisions.latestForTarget("acme", "main", "qa")).toBeNull();
       expect((await stores.revisions.readBundle("acme", "main", "201712131954"))!.byteLength).toBe(512);
       expect(await stores.revisions.insert(revision("201712131954", ["prod"], { profile: "dev" }))).toBe(true);
@@ -124,7 +136,9 @@ export function describeRevisionStoreContract(name: string, open: () => Promise<
       expect(bundle[0]).toBe(0);
       bundle[1] = 99;
       expect((await stores.revisions.readBundle("acme", "main", "201712131954"))![1]).toBe(1);
-      expect((await stores.revisions.find("acme", "main", "201712131954"))!.details.targets_published).toEqual(["prod"]);
+      expect((await stores.revisions.find("acme", "main", "201712131954"))!.details.targets_published).toEqual([
+        "prod",
+      ]);
     });
   });
 }

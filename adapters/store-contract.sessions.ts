@@ -46,8 +46,14 @@ export function describeSessionStoreContract(name: string, open: () => Promise<S
 
     test("delete, deleteForUser (any case) and deleteExpired end sessions", async () => {
       await stores.sessions.create(session(), 50);
-      await stores.sessions.create(session({ id: "s2", cookieHash: "d".repeat(64), lastSeenAt: 9_000, createdAt: 9_000 }), 50);
-      await stores.sessions.create(session({ id: "s3", cookieHash: "e".repeat(64), lastSeenAt: 9_000, createdAt: 500 }), 50);
+      await stores.sessions.create(
+        session({ id: "s2", cookieHash: "d".repeat(64), lastSeenAt: 9_000, createdAt: 9_000 }),
+        50,
+      );
+      await stores.sessions.create(
+        session({ id: "s3", cookieHash: "e".repeat(64), lastSeenAt: 9_000, createdAt: 500 }),
+        50,
+      );
       expect(await stores.sessions.deleteExpired(2_000, 600)).toBe(2);
       expect(await stores.sessions.findByCookieHash("d".repeat(64))).not.toBeNull();
       expect(await stores.sessions.deleteForUser("demo@example.COM")).toBe(1);
@@ -59,8 +65,10 @@ export function describeSessionStoreContract(name: string, open: () => Promise<S
 
     test("create ends the user's oldest sessions beyond the limit: never the new one, nor another user's; answers how many", async () => {
       await stores.tenancy.putUser(sampleUser("Other@Example.com"));
-      const at = (id: string, createdAt: number, userEmail = "Demo@Example.com") => session({ id, userEmail, cookieHash: id.padEnd(64, "c"), createdAt, lastSeenAt: createdAt });
-      const live = async (...ids: string[]) => Promise.all(ids.map(async (id) => (await stores.sessions.findByCookieHash(id.padEnd(64, "c"))) !== null));
+      const at = (id: string, createdAt: number, userEmail = "Demo@Example.com") =>
+        session({ id, userEmail, cookieHash: id.padEnd(64, "c"), createdAt, lastSeenAt: createdAt });
+      const live = async (...ids: string[]) =>
+        Promise.all(ids.map(async (id) => (await stores.sessions.findByCookieHash(id.padEnd(64, "c"))) !== null));
       expect(await stores.sessions.create(at("o1", 100, "other@example.com"), 3)).toBe(0);
       expect(await stores.sessions.create(at("s1", 1_000), 3)).toBe(0);
       expect(await stores.sessions.create(at("s2", 3_000), 3)).toBe(0);
@@ -100,7 +108,11 @@ export function describeSessionStoreContract(name: string, open: () => Promise<S
       await stores.lockouts.compareAndSet("password", "locked@b.c", null, "locked", 5_001);
       await stores.lockouts.compareAndSet("api-key", "locked@b.c", null, "locked", 9_000);
       expect(await stores.lockouts.deleteExpired(5_000)).toBe(3);
-      for (const [kind, name] of [["password", "cleared@b.c"], ["password", "old@b.c"], ["api-key", "ends-now@b.c"]] as const) {
+      for (const [kind, name] of [
+        ["password", "cleared@b.c"],
+        ["password", "old@b.c"],
+        ["api-key", "ends-now@b.c"],
+      ] as const) {
         expect(await stores.lockouts.read(kind, name)).toBeNull();
       }
       expect((await stores.lockouts.read("password", "locked@b.c"))?.state).toBe("locked");

@@ -3,8 +3,8 @@
  * (store-memory is the reference; store-libsql must be indistinguishable from it).
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import type { ApiKeyRecord, Stores, UserRecord } from "../core/ports/index.ts";
 import type { AttributeDefinition, FileDefinition, Grant, ProfileConfig } from "../core/config/config.model.ts";
+import type { ApiKeyRecord, Stores, UserRecord } from "../core/ports/index.ts";
 
 /** A profile using every kind of definition and every variant inside them. */
 export function fullProfileConfig(name = "main"): ProfileConfig {
@@ -351,7 +351,9 @@ export function describeStoreContract(name: string, open: () => Promise<Stores>)
       });
 
       test("putApiKey refuses a user that does not exist", async () => {
-        await expect(stores.tenancy.putApiKey(sampleApiKey("k1", "nobody@example.com"))).rejects.toThrow("does not exist");
+        await expect(stores.tenancy.putApiKey(sampleApiKey("k1", "nobody@example.com"))).rejects.toThrow(
+          "does not exist",
+        );
         expect(await stores.tenancy.findApiKey("k1")).toBeNull();
       });
 
@@ -435,8 +437,18 @@ export function describeStoreContract(name: string, open: () => Promise<Stores>)
       });
 
       test("keysStartingWith lists the keys of a prefix in order, with `_` and `%` taken as themselves", async () => {
-        for (const key of ["lease.file-import.b", "lease.file-import.a", "lease.profiles", "lease_file-import.c", "lease.file-import%d"]) await stores.settings.set(key, "x");
-        expect(await stores.settings.keysStartingWith("lease.file-import.")).toEqual(["lease.file-import.a", "lease.file-import.b"]);
+        for (const key of [
+          "lease.file-import.b",
+          "lease.file-import.a",
+          "lease.profiles",
+          "lease_file-import.c",
+          "lease.file-import%d",
+        ])
+          await stores.settings.set(key, "x");
+        expect(await stores.settings.keysStartingWith("lease.file-import.")).toEqual([
+          "lease.file-import.a",
+          "lease.file-import.b",
+        ]);
         expect(await stores.settings.keysStartingWith("nothing.")).toEqual([]);
       });
 
@@ -452,7 +464,10 @@ export function describeStoreContract(name: string, open: () => Promise<Stores>)
       test("a returned profile is frozen all the way down: changing it throws, and the stored one stays", async () => {
         await stores.tenancy.ensureAccount("acme", 1000);
         await stores.tenancy.putProfile("acme", fullProfileConfig(), 2000);
-        for (const found of [await stores.tenancy.findProfile("acme", "main"), (await stores.tenancy.listProfiles("acme"))[0]]) {
+        for (const found of [
+          await stores.tenancy.findProfile("acme", "main"),
+          (await stores.tenancy.listProfiles("acme"))[0],
+        ]) {
           expect(() => ((found!.config as { name: string }).name = "changed")).toThrow(TypeError);
           expect(() => (found!.config.attributes as AttributeDefinition[]).pop()).toThrow(TypeError);
           expect(() => ((found!.config.attributes[0]!.enrichments as unknown[]).length = 0)).toThrow(TypeError);
@@ -483,7 +498,10 @@ export function describeStoreContract(name: string, open: () => Promise<Stores>)
         const key = sampleApiKey("k1", "ann@example.com");
         await stores.tenancy.putApiKey(key);
         (key as { revokedAt: number | null }).revokedAt = 5;
-        for (const found of [await stores.tenancy.findApiKey("k1"), (await stores.tenancy.listApiKeys("ann@example.com"))[0]]) {
+        for (const found of [
+          await stores.tenancy.findApiKey("k1"),
+          (await stores.tenancy.listApiKeys("ann@example.com"))[0],
+        ]) {
           expect(() => ((found as { revokedAt: number | null }).revokedAt = 6)).toThrow(TypeError);
         }
         expect(await stores.tenancy.findApiKey("k1")).toEqual(sampleApiKey("k1", "ann@example.com"));

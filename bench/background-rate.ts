@@ -14,8 +14,8 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { CollectedEvent } from "../core/ports/events.store.ts";
 import { databaseUrlForDataDir } from "../adapters/store-libsql/libsql.stores.ts";
+import type { CollectedEvent } from "../core/ports/events.store.ts";
 import { openDemoService } from "../harness/in-process.ts";
 import { getScenarioEvents } from "./cases/collect.ts";
 
@@ -43,13 +43,20 @@ function threadTicks(): Map<string, { name: string; ticks: number }> {
   for (const id of readdirSync("/proc/self/task")) {
     const stat = readFileSync(`/proc/self/task/${id}/stat`, "utf8");
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    threads.set(id, { name: readFileSync(`/proc/self/task/${id}/comm`, "utf8").trim(), ticks: Number(fields[11]) + Number(fields[12]) });
+    threads.set(id, {
+      name: readFileSync(`/proc/self/task/${id}/comm`, "utf8").trim(),
+      ticks: Number(fields[11]) + Number(fields[12]),
+    });
   }
   return threads;
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), "svc-hub-background-rate-"));
-const service = await openDemoService({ store: { kind: "libsql", url: databaseUrlForDataDir(dataDir) }, dataDir, backgroundThread: true });
+const service = await openDemoService({
+  store: { kind: "libsql", url: databaseUrlForDataDir(dataDir) },
+  dataDir,
+  backgroundThread: true,
+});
 try {
   service.start();
   const append = (events: CollectedEvent[]) => service.deps.stores.events.append(events);
@@ -86,12 +93,19 @@ try {
   const after = threadTicks();
   const events = made - firstEvent;
 
-  const quantile = (q: number) => (roundTrips[Math.min(roundTrips.length - 1, Math.floor(q * roundTrips.length))] as number).toFixed(2);
-  console.log(`${events.toLocaleString("en-US")} events at ${rate.toLocaleString("en-US")}/s in groups of ${groupSize}, then drained (${drained.complete ? "complete" : "NOT complete"}):\n`);
+  const quantile = (q: number) =>
+    (roundTrips[Math.min(roundTrips.length - 1, Math.floor(q * roundTrips.length))] as number).toFixed(2);
+  console.log(
+    `${events.toLocaleString("en-US")} events at ${rate.toLocaleString("en-US")}/s in groups of ${groupSize}, then drained (${drained.complete ? "complete" : "NOT complete"}):\n`,
+  );
   console.log(`- append round trip: p50 ${quantile(0.5)} ms, p99 ${quantile(0.99)} ms`);
   console.log(`- drain after the load: ${drainMs.toFixed(0)} ms`);
-  const busy = [...after].map(([id, thread]) => ({ name: thread.name, ticks: thread.ticks - (before.get(id)?.ticks ?? 0) })).filter((thread) => thread.ticks >= 5);
-  console.log(`- CPU an event, by thread: ${busy.map((thread) => `${thread.name} ${((thread.ticks * 10_000) / events).toFixed(1)} µs`).join(", ")}`);
+  const busy = [...after]
+    .map(([id, thread]) => ({ name: thread.name, ticks: thread.ticks - (before.get(id)?.ticks ?? 0) }))
+    .filter((thread) => thread.ticks >= 5);
+  console.log(
+    `- CPU an event, by thread: ${busy.map((thread) => `${thread.name} ${((thread.ticks * 10_000) / events).toFixed(1)} µs`).join(", ")}`,
+  );
 } finally {
   await service.close();
   rmSync(dataDir, { recursive: true, force: true });

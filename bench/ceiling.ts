@@ -21,19 +21,19 @@
  *
  * `bun bench/ceiling.ts serve <mode> <file>` is one of the servers (prints `listening <port>`).
  */
-import { mkdtempSync, openSync, rmSync, write, fdatasync, writeFileSync } from "node:fs";
+import { fdatasync, mkdtempSync, openSync, rmSync, write, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { defaultLimits } from "../core/config/config.model.ts";
-import type { CollectedEvent, Stores } from "../core/ports/index.ts";
 import { CollectService } from "../adapters/collect/collect.service.ts";
 import { transparentGif } from "../adapters/http/collect.routes.ts";
 import { cryptoIds } from "../adapters/runtime/crypto.ts";
 import { createMemoryLogger } from "../adapters/runtime/logger.ts";
 import { createMemoryStores } from "../adapters/store-memory/memory.stores.ts";
+import { defaultLimits } from "../core/config/config.model.ts";
+import type { CollectedEvent, Stores } from "../core/ports/index.ts";
 import { getScenario } from "./cases/collect.ts";
 import { cpuPercent, cpuTicksOf } from "./lib/proc.ts";
-import { benchCollectLimits, startListening, type BareProcess } from "./lib/servers.ts";
+import { type BareProcess, benchCollectLimits, startListening } from "./lib/servers.ts";
 import { ensureWrk, runWrk, type WrkResult, type WrkSettings } from "./lib/wrk.ts";
 
 const modes = ["answer", "deferred", "turn", "rules", "durable"] as const;
@@ -55,7 +55,11 @@ function flatFileAppend(path: string): (events: readonly CollectedEvent[]) => Pr
 async function serve(mode: Mode, file: string): Promise<void> {
   const base = createMemoryStores();
   await base.tenancy.ensureAccount("acme", 0);
-  await base.tenancy.putProfile("acme", { name: "main", visitorIdAttributes: [], attributes: [], audiences: [], engines: [], fileDefinitions: [] }, 0);
+  await base.tenancy.putProfile(
+    "acme",
+    { name: "main", visitorIdAttributes: [], attributes: [], audiences: [], engines: [], fileDefinitions: [] },
+    0,
+  );
   const append = mode === "durable" ? flatFileAppend(file) : async () => undefined;
   const stores: Stores = { ...base, events: { ...base.events, append } };
   const collector = new CollectService({
@@ -66,8 +70,15 @@ async function serve(mode: Mode, file: string): Promise<void> {
     limits: { ...defaultLimits, ...benchCollectLimits },
   });
   const pixel = (setCookie: string | null) =>
-    new Response(transparentGif, { headers: { "content-type": "image/gif", "cache-control": "no-store", ...(setCookie ? { "set-cookie": setCookie } : {}) } });
-  const fixedCookie = "TAPID=acme/main>0190f1e2d3c4b5a60190f1e2d3c4b5a6|; Path=/; Max-Age=31536000; HttpOnly; Secure; SameSite=None";
+    new Response(transparentGif, {
+      headers: {
+        "content-type": "image/gif",
+        "cache-control": "no-store",
+        ...(setCookie ? { "set-cookie": setCookie } : {}),
+      },
+    });
+  const fixedCookie =
+    "TAPID=acme/main>0190f1e2d3c4b5a60190f1e2d3c4b5a6|; Path=/; Max-Age=31536000; HttpOnly; Secure; SameSite=None";
   let waiting: (() => void)[] = [];
   const nextTurn = () =>
     new Promise<void>((resolveTurn) => {
@@ -96,10 +107,12 @@ async function serve(mode: Mode, file: string): Promise<void> {
                   await nextTurn();
                   return pixel(fixedCookie);
                 }
-          : async (request) => {
-              const outcome = await collector.collect(request, "GET", "127.0.0.1");
-              return outcome.ok ? pixel(outcome.value.setCookie) : new Response(null, { status: outcome.error.status });
-            },
+              : async (request) => {
+                  const outcome = await collector.collect(request, "GET", "127.0.0.1");
+                  return outcome.ok
+                    ? pixel(outcome.value.setCookie)
+                    : new Response(null, { status: outcome.error.status });
+                },
     },
     fetch: () => new Response(null, { status: 404 }),
   });
@@ -126,7 +139,12 @@ async function main(args: readonly string[]): Promise<void> {
   const roundsAt = args.indexOf("--rounds");
   const rounds = roundsAt >= 0 ? Number(args[roundsAt + 1]) : 2;
   const modesAt = args.indexOf("--modes");
-  const chosen = modesAt >= 0 ? (args[modesAt + 1] as string).split(",").filter((mode): mode is Mode => (modes as readonly string[]).includes(mode)) : modes;
+  const chosen =
+    modesAt >= 0
+      ? (args[modesAt + 1] as string)
+          .split(",")
+          .filter((mode): mode is Mode => (modes as readonly string[]).includes(mode))
+      : modes;
   const outAt = args.indexOf("--out");
   const out = outAt >= 0 ? resolve(args[outAt + 1] as string) : null;
   const root = resolve(import.meta.dir, "..");

@@ -12,10 +12,10 @@
  * (failed), so the counters to expect are known exactly.
  */
 import { spawnSync } from "node:child_process";
+import { once } from "node:events";
 import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { once } from "node:events";
 import { createClient } from "@libsql/client";
 import { loadConfigFile } from "../adapters/config/config.loader.ts";
 import { demoConfigPath } from "../adapters/config/demo-config.ts";
@@ -33,8 +33,20 @@ export interface ImportRun {
   readonly baselineRssMb: number;
   /** Highest RSS sampled while the file was received and processed. */
   readonly peakRssMb: number;
-  readonly expected: { readonly skipped: number; readonly failed: number; readonly succeeded: number; readonly lineCount: number };
-  readonly found: { readonly skipped: number; readonly failed: number; readonly succeeded: number; readonly lineCount: number; readonly events: number; readonly states: readonly string[] };
+  readonly expected: {
+    readonly skipped: number;
+    readonly failed: number;
+    readonly succeeded: number;
+    readonly lineCount: number;
+  };
+  readonly found: {
+    readonly skipped: number;
+    readonly failed: number;
+    readonly succeeded: number;
+    readonly lineCount: number;
+    readonly events: number;
+    readonly states: readonly string[];
+  };
   readonly exact: boolean;
 }
 
@@ -78,7 +90,14 @@ export async function runImport(rows: number): Promise<ImportRun> {
     const config = await loadConfigFile(demoConfigPath);
     if (!config.ok) throw new Error(config.error.format());
     const url = databaseUrlForDataDir(dataDir);
-    const opened = await openService({ store: { kind: "libsql", url }, config: config.value, logger: createMemoryLogger(), env: {}, adminToken: "bench", dataDir });
+    const opened = await openService({
+      store: { kind: "libsql", url },
+      config: config.value,
+      logger: createMemoryLogger(),
+      env: {},
+      adminToken: "bench",
+      dataDir,
+    });
     if (!opened.ok) throw new Error(opened.error.format());
     const service = opened.value;
     const imports = service.deps.fileImports;
@@ -129,7 +148,17 @@ export async function runImport(rows: number): Promise<ImportRun> {
       found.events === expected.succeeded &&
       found.states.join() === "DOWNLOADING,DOWNLOADED,PROCESSING,PROCESSED" &&
       record?.file.size === fileBytes;
-    return { rows, fileBytes, seconds: Math.round(seconds * 10) / 10, rowsPerSecond: Math.round(rows / seconds), baselineRssMb: mb(baseline), peakRssMb: mb(peak), expected, found, exact };
+    return {
+      rows,
+      fileBytes,
+      seconds: Math.round(seconds * 10) / 10,
+      rowsPerSecond: Math.round(rows / seconds),
+      baselineRssMb: mb(baseline),
+      peakRssMb: mb(peak),
+      expected,
+      found,
+      exact,
+    };
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
@@ -137,8 +166,13 @@ export async function runImport(rows: number): Promise<ImportRun> {
 
 /** Runs one size in a child process and answers what it measured. */
 export function runImportInChild(rows: number): ImportRun {
-  const child = spawnSync(process.execPath, [resolve(import.meta.dir, "import-memory.ts"), "--child", "--rows", String(rows)], { encoding: "utf8", maxBuffer: 1 << 24 });
-  if (child.status !== 0) throw new Error(`the import of ${rows} rows failed (exit ${child.status}):\n${child.stderr}\n${child.stdout}`);
+  const child = spawnSync(
+    process.execPath,
+    [resolve(import.meta.dir, "import-memory.ts"), "--child", "--rows", String(rows)],
+    { encoding: "utf8", maxBuffer: 1 << 24 },
+  );
+  if (child.status !== 0)
+    throw new Error(`the import of ${rows} rows failed (exit ${child.status}):\n${child.stderr}\n${child.stdout}`);
   const line = child.stdout.trim().split("\n").at(-1) ?? "";
   return JSON.parse(line) as ImportRun;
 }

@@ -14,11 +14,11 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { profilePolicyFromLimits } from "../core/profiles/profile.rules.ts";
 import { createMemoryLogger } from "../adapters/runtime/logger.ts";
 import { ProfilesService } from "../adapters/services/profiles.service.ts";
 import { databaseUrlForDataDir, openLibsqlStores } from "../adapters/store-libsql/libsql.stores.ts";
 import { profileWorker } from "../adapters/workers/profile.worker.ts";
+import { profilePolicyFromLimits } from "../core/profiles/profile.rules.ts";
 import { openDemoService } from "../harness/in-process.ts";
 import { getScenarioEvents } from "./cases/collect.ts";
 
@@ -27,7 +27,9 @@ const eventCount = eventsArg > 0 ? Number(process.argv[eventsArg + 1]) : 100_000
 if (!Number.isSafeInteger(eventCount) || eventCount <= 0) throw new Error("--events takes a positive whole number");
 
 function writtenBytes(): number {
-  const line = readFileSync("/proc/self/io", "utf8").split("\n").find((entry) => entry.startsWith("wchar:"));
+  const line = readFileSync("/proc/self/io", "utf8")
+    .split("\n")
+    .find((entry) => entry.startsWith("wchar:"));
   return Number(line?.split(":")[1] ?? Number.NaN);
 }
 
@@ -40,7 +42,8 @@ try {
   const startAt = Date.now();
   const eventOf = getScenarioEvents((index) => startAt + index);
   const events = Array.from({ length: eventCount }, (_, index) => eventOf(index));
-  for (let start = 0; start < events.length; start += 1000) await stores.events.append(events.slice(start, start + 1000));
+  for (let start = 0; start < events.length; start += 1000)
+    await stores.events.append(events.slice(start, start + 1000));
 
   // The steps of a batch: the worker reads its events and configurations, then ProfilesService pauses after
   // working out the ids (1), after reading their groups and profiles (2), after applying the events (3), and
@@ -81,7 +84,9 @@ try {
   console.log("|---|---:|");
   steps.forEach((name, index) => console.log(`| ${name} | ${us(spent[index] as number)} |`));
   console.log(`| **whole batch** | **${wallUs.toFixed(1)}** |`);
-  console.log(`\nCPU of the process: ${((cpu.user + cpu.system) / applied).toFixed(1)} µs an event (${(cpu.system / applied).toFixed(1)} in the kernel); written: ${writtenKb.toFixed(1)} KB an event.`);
+  console.log(
+    `\nCPU of the process: ${((cpu.user + cpu.system) / applied).toFixed(1)} µs an event (${(cpu.system / applied).toFixed(1)} in the kernel); written: ${writtenKb.toFixed(1)} KB an event.`,
+  );
 } finally {
   rmSync(dataDir, { recursive: true, force: true });
 }

@@ -14,14 +14,20 @@ import { execSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, release, tmpdir, totalmem } from "node:os";
 import { join, resolve } from "node:path";
+import { fromInvocation } from "../adapters/runtime/paths.ts";
 import { collectCase } from "./cases/collect.ts";
 import { dataLayerCase } from "./cases/datalayer.ts";
 import { fileImportCase } from "./cases/file-import.ts";
 import { momentsCase } from "./cases/moments.ts";
-import { mergeResults, renderResults, type CaseReport, type RunInfo } from "./lib/report.ts";
-import { benchEventsPerSecond, startBare, writeBenchConfig, type BareProcess, type BenchContext } from "./lib/servers.ts";
+import { type CaseReport, mergeResults, type RunInfo, renderResults } from "./lib/report.ts";
+import {
+  type BareProcess,
+  type BenchContext,
+  benchEventsPerSecond,
+  startBare,
+  writeBenchConfig,
+} from "./lib/servers.ts";
 import { ensureWrk, type WrkSettings } from "./lib/wrk.ts";
-import { fromInvocation } from "../adapters/runtime/paths.ts";
 
 export const caseIds = ["get", "post", "moments", "import", "datalayer"] as const;
 export type CaseId = (typeof caseIds)[number];
@@ -35,7 +41,10 @@ export interface BenchOptions {
 }
 
 /** `--out` and `--json` are read from the folder the command was typed in (npm's INIT_CWD), as `svc` and `conformance` read their paths. */
-export function parseArgs(args: readonly string[], env: Readonly<Record<string, string | undefined>> = process.env): BenchOptions {
+export function parseArgs(
+  args: readonly string[],
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): BenchOptions {
   const only: CaseId[] = [];
   let quick = false;
   let out: string | null = null;
@@ -53,17 +62,21 @@ export function parseArgs(args: readonly string[], env: Readonly<Record<string, 
     else if (arg === "--keep") keep = true;
     else if (arg === "--only") {
       const id = value();
-      if (!(caseIds as readonly string[]).includes(id)) throw new Error(`--only takes one of ${caseIds.join(", ")}, not "${id}"`);
+      if (!(caseIds as readonly string[]).includes(id))
+        throw new Error(`--only takes one of ${caseIds.join(", ")}, not "${id}"`);
       only.push(id as CaseId);
     } else if (arg === "--out") out = fromInvocation(value(), env);
     else if (arg === "--json") json = fromInvocation(value(), env);
-    else throw new Error(`unknown argument "${arg}" (known: --quick, --only <case>, --out <file>, --json <file>, --keep)`);
+    else
+      throw new Error(`unknown argument "${arg}" (known: --quick, --only <case>, --out <file>, --json <file>, --keep)`);
   }
   return { quick, only, out, json, keep };
 }
 
 export function wrkSettingsFor(quick: boolean): WrkSettings {
-  return quick ? { threads: 2, connections: 64, seconds: 2, warmupSeconds: 1 } : { threads: 2, connections: 64, seconds: 12, warmupSeconds: 3 };
+  return quick
+    ? { threads: 2, connections: 64, seconds: 2, warmupSeconds: 1 }
+    : { threads: 2, connections: 64, seconds: 12, warmupSeconds: 3 };
 }
 
 function describeMachine(): string {
@@ -80,7 +93,9 @@ function describeMachine(): string {
 function describeCommit(root: string): string {
   try {
     const head = execSync("git rev-parse --short HEAD", { cwd: root, encoding: "utf8" }).trim();
-    const dirty = execSync("git status --porcelain -- . ':(exclude)bench/RESULTS.md'", { cwd: root, encoding: "utf8" }).trim() !== "";
+    const dirty =
+      execSync("git status --porcelain -- . ':(exclude)bench/RESULTS.md'", { cwd: root, encoding: "utf8" }).trim() !==
+      "";
     return `${head}${dirty ? " with uncommitted changes" : ""}`;
   } catch {
     return "unknown (not a git checkout)";
@@ -101,7 +116,11 @@ const methodNotes = (settings: WrkSettings) => [
   "- p50/p99 are wrk's latency percentiles of the measured run (from the request sent to the answer read).",
 ];
 
-export async function runBench(root: string, options: BenchOptions, log: (line: string) => void = (line) => process.stdout.write(`${line}\n`)): Promise<{ markdown: string; cases: CaseReport[]; path: string }> {
+export async function runBench(
+  root: string,
+  options: BenchOptions,
+  log: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
+): Promise<{ markdown: string; cases: CaseReport[]; path: string }> {
   const started = performance.now();
   const wrkVersionLine = ensureWrk(log);
   const scratch = mkdtempSync(join(tmpdir(), "svc-hub-bench-"));
@@ -137,7 +156,14 @@ export async function runBench(root: string, options: BenchOptions, log: (line: 
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         log(`  the case failed: ${message}`);
-        cases.push({ id, title: `Case ${id}`, outcome: "failed", rows: [], details: ["```", message.slice(0, 4000), "```"], targets: [] });
+        cases.push({
+          id,
+          title: `Case ${id}`,
+          outcome: "failed",
+          rows: [],
+          details: ["```", message.slice(0, 4000), "```"],
+          targets: [],
+        });
       }
     }
   } finally {
@@ -147,13 +173,20 @@ export async function runBench(root: string, options: BenchOptions, log: (line: 
 
   const historyPath = join(root, "bench", "FINDINGS.md");
   // Its headings one level down, so that they stay inside this section of RESULTS.md.
-  const history = existsSync(historyPath) ? readFileSync(historyPath, "utf8").replace(/^# .*\n/, "").replace(/^## /gm, "### ") : "";
+  const history = existsSync(historyPath)
+    ? readFileSync(historyPath, "utf8")
+        .replace(/^# .*\n/, "")
+        .replace(/^## /gm, "### ")
+    : "";
   const markdown = renderResults({ ...info, seconds: (performance.now() - started) / 1000 }, cases, {
     method: methodNotes(settings),
-    history: history ? `## Where the time goes, and what was fixed\n\n(From bench/FINDINGS.md, written by hand during development; the figures above are this run's.)\n${history}` : "",
+    history: history
+      ? `## Where the time goes, and what was fixed\n\n(From bench/FINDINGS.md, written by hand during development; the figures above are this run's.)\n${history}`
+      : "",
   });
   const full = !options.quick && options.only.length === 0;
-  const path = options.out ?? (full ? join(root, "bench", "RESULTS.md") : join(tmpdir(), `svc-hub-bench-${Date.now()}.md`));
+  const path =
+    options.out ?? (full ? join(root, "bench", "RESULTS.md") : join(tmpdir(), `svc-hub-bench-${Date.now()}.md`));
   const previous = existsSync(path) ? readFileSync(path, "utf8") : null;
   writeFileSync(path, mergeResults(markdown, previous));
   if (options.json) writeFileSync(options.json, `${JSON.stringify({ info, cases }, null, 2)}\n`);
@@ -171,7 +204,9 @@ if (import.meta.main) {
   const { cases, path } = await runBench(resolve(import.meta.dir, ".."), options);
   process.stdout.write(`\nwrote ${path}\n`);
   for (const target of cases.flatMap((entry) => entry.targets)) {
-    process.stdout.write(`  ${target.met === null ? "–" : target.met ? "met" : "NOT met"}: ${target.goal}: ${target.found}\n`);
+    process.stdout.write(
+      `  ${target.met === null ? "–" : target.met ? "met" : "NOT met"}: ${target.goal}: ${target.found}\n`,
+    );
   }
   const failed = cases.filter((entry) => entry.outcome === "failed");
   process.exit(failed.length > 0 ? 1 : 0);

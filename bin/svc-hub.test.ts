@@ -26,13 +26,22 @@ interface RunningBin {
 
 /** Starts `command` in `cwd` and resolves once its log says where it listens. */
 async function startBin(command: string[], cwd: string, env: Record<string, string>): Promise<RunningBin> {
-  const child = Bun.spawn(command, { cwd, env: { ...environmentWithoutServerSettings(), PORT: "0", ...env }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const child = Bun.spawn(command, {
+    cwd,
+    env: { ...environmentWithoutServerSettings(), PORT: "0", ...env },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const killer = setTimeout(() => child.kill("SIGKILL"), 20_000);
   cleanups.push(() => {
     clearTimeout(killer);
     if (child.exitCode !== null) return;
     // A test that failed before the bin stopped: the server too, which SIGKILL would not reach through the bin.
-    const servers = Bun.spawnSync(["pgrep", "-P", String(child.pid)]).stdout.toString().split("\n").filter(Boolean);
+    const servers = Bun.spawnSync(["pgrep", "-P", String(child.pid)])
+      .stdout.toString()
+      .split("\n")
+      .filter(Boolean);
     child.kill("SIGKILL");
     for (const pid of servers) process.kill(Number(pid), "SIGKILL");
   });
@@ -47,34 +56,69 @@ async function startBin(command: string[], cwd: string, env: Record<string, stri
       if (line) seen(JSON.parse(line) as RunningBin["listening"]);
     }
   })();
-  const finished = Promise.all([child.exited, new Response(child.stderr).text(), reading]).then(([code, stderr]) => ({ code, stdout, stderr }));
-  const line = await Promise.race([listening, finished.then(({ code, stderr }) => Promise.reject(new Error(`exited with ${code} before listening:\n${stdout}${stderr}`)))]);
+  const finished = Promise.all([child.exited, new Response(child.stderr).text(), reading]).then(([code, stderr]) => ({
+    code,
+    stdout,
+    stderr,
+  }));
+  const line = await Promise.race([
+    listening,
+    finished.then(({ code, stderr }) =>
+      Promise.reject(new Error(`exited with ${code} before listening:\n${stdout}${stderr}`)),
+    ),
+  ]);
   return { child, listening: line, finished };
 }
 
 /** Runs `node bin/svc-hub.mjs` with `args` to its end. */
-async function runBin(args: string[], cwd: string, env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  const child = Bun.spawn(["node", join(repository, "bin", "svc-hub.mjs"), ...args], { cwd, env: { ...environmentWithoutServerSettings(), PORT: "0", ...env }, stdout: "pipe", stderr: "pipe" });
+async function runBin(
+  args: string[],
+  cwd: string,
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const child = Bun.spawn(["node", join(repository, "bin", "svc-hub.mjs"), ...args], {
+    cwd,
+    env: { ...environmentWithoutServerSettings(), PORT: "0", ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
-  const [code, stdout, stderr] = await Promise.all([child.exited, new Response(child.stdout).text(), new Response(child.stderr).text()]);
+  const [code, stdout, stderr] = await Promise.all([
+    child.exited,
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+  ]);
   clearTimeout(timer);
   return { code, stdout, stderr };
 }
 
-const answers = (url: string) => fetch(`${url}/healthz`).then(() => true, () => false);
+const answers = (url: string) =>
+  fetch(`${url}/healthz`).then(
+    () => true,
+    () => false,
+  );
 const token = "bin-test-admin-token-0123";
 
 describe("the svc-hub bin", () => {
   it("in a project's folder, reads its svc.config.yaml, keeps its data in its ./.svc-data, and stops with exit code 0 on SIGTERM", async () => {
     const folder = consumerProject();
-    writeFileSync(join(folder, "svc.config.yaml"), ["accounts:", "  - name: shop", "    profiles:", "      - name: web", ""].join("\n"));
+    writeFileSync(
+      join(folder, "svc.config.yaml"),
+      ["accounts:", "  - name: shop", "    profiles:", "      - name: web", ""].join("\n"),
+    );
     // The project's .env is its app's: Bun must not read it into svc-hub (here it would choose the memory store).
     writeFileSync(join(folder, ".env"), "SVC_STORE=memory\nPORT=1\n");
     const bin = await startBin([join(folder, "node_modules", ".bin", "svc-hub")], folder, { SVC_ADMIN_TOKEN: token });
-    expect(bin.listening).toMatchObject({ config: join(folder, "svc.config.yaml"), dataDir: join(folder, ".svc-data"), store: "libsql" });
+    expect(bin.listening).toMatchObject({
+      config: join(folder, "svc.config.yaml"),
+      dataDir: join(folder, ".svc-data"),
+      store: "libsql",
+    });
     expect(existsSync(join(folder, ".svc-data", "svc-hub.db"))).toBe(true);
     expect(existsSync(join(repository, "svc.config.yaml"))).toBe(false);
-    const accounts = await fetch(`${bin.listening.url}/admin/accounts`, { headers: { authorization: `Bearer ${token}` } });
+    const accounts = await fetch(`${bin.listening.url}/admin/accounts`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(JSON.stringify(await accounts.json())).toContain("shop");
 
     // The signal reaches the bin alone, as a supervisor sends it; the bin hands it to the server.
@@ -89,14 +133,20 @@ describe("the svc-hub bin", () => {
     const folder = consumerProject();
     const typedIn = join(folder, "packages", "app");
     mkdirSync(typedIn, { recursive: true });
-    const defaults = await startBin(["node", join(repository, "bin", "svc-hub.mjs")], folder, { INIT_CWD: typedIn, SVC_STORE: "memory" });
+    const defaults = await startBin(["node", join(repository, "bin", "svc-hub.mjs")], folder, {
+      INIT_CWD: typedIn,
+      SVC_STORE: "memory",
+    });
     // No svc.config.* in the working directory: the demo, with the drop folders under ./.svc-data there.
     expect(defaults.listening.config).toEndWith(join("adapters", "config", "demo.config.json"));
     expect(existsSync(join(folder, ".svc-data", "inbox"))).toBe(true);
     defaults.child.kill("SIGINT");
     expect((await defaults.finished).code).toBe(0);
 
-    const named = await startBin(["node", join(repository, "bin", "svc-hub.mjs")], folder, { INIT_CWD: typedIn, SVC_DATA_DIR: "local-data" });
+    const named = await startBin(["node", join(repository, "bin", "svc-hub.mjs")], folder, {
+      INIT_CWD: typedIn,
+      SVC_DATA_DIR: "local-data",
+    });
     expect(named.listening.dataDir).toBe(join(typedIn, "local-data"));
     named.child.kill("SIGINT");
     expect((await named.finished).code).toBe(0);
@@ -104,10 +154,18 @@ describe("the svc-hub bin", () => {
 
   it("a configuration the server refuses: exit code 2 and the server's message on stderr", async () => {
     const folder = consumerProject();
-    writeFileSync(join(folder, "svc.config.json"), JSON.stringify({ accounts: [{ name: "shop", profiles: [{ name: "web" }] }], users: [{ email: "not-an-address", password: { env: "X" } }] }));
+    writeFileSync(
+      join(folder, "svc.config.json"),
+      JSON.stringify({
+        accounts: [{ name: "shop", profiles: [{ name: "web" }] }],
+        users: [{ email: "not-an-address", password: { env: "X" } }],
+      }),
+    );
     const { code, stderr } = await runBin([], folder);
     expect(code).toBe(2);
-    expect(stderr).toContain(`${join(folder, "svc.config.json")}: /users/0/email: must be an e-mail address (found "not-an-address")`);
+    expect(stderr).toContain(
+      `${join(folder, "svc.config.json")}: /users/0/email: must be an e-mail address (found "not-an-address")`,
+    );
   }, 30_000);
 
   it("takes no arguments: --help prints the usage, --version the package's version, anything else exits 2 without starting a server", async () => {

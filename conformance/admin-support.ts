@@ -27,11 +27,14 @@ export async function advanceClock(ctx: ScenarioContext, by: string): Promise<vo
 }
 
 /** svc-hub's clock: `GET /admin/clock`, its time (nowMs) and the timing preset it names (timing), if any. */
-export async function readClock(ctx: ScenarioContext): Promise<{ readonly nowMs: number; readonly timing: string | undefined }> {
+export async function readClock(
+  ctx: ScenarioContext,
+): Promise<{ readonly nowMs: number; readonly timing: string | undefined }> {
   const answer = await ctx.base.get("/admin/clock", { headers: ctx.clockHeaders() });
   expectStatus(answer, 200);
   const body = jsonObject(answer);
-  if (typeof body.nowMs !== "number" || !Number.isFinite(body.nowMs)) fail(about(answer, "expected {nowMs: number, ...}"));
+  if (typeof body.nowMs !== "number" || !Number.isFinite(body.nowMs))
+    fail(about(answer, "expected {nowMs: number, ...}"));
   return { nowMs: body.nowMs, timing: typeof body.timing === "string" ? body.timing : undefined };
 }
 

@@ -3,7 +3,16 @@
  * suite's own (from DEC-COL-10), independent of any implementation's code, so it can judge one.
  */
 import type { HttpAnswer, RequestOptions } from "../harness/client.ts";
-import { about, expectEqual, expectHeader, expectStatus, expectTrue, fail, isPlainObject, jsonObject } from "../harness/expect.ts";
+import {
+  about,
+  expectEqual,
+  expectHeader,
+  expectStatus,
+  expectTrue,
+  fail,
+  isPlainObject,
+  jsonObject,
+} from "../harness/expect.ts";
 import type { ScenarioContext } from "../harness/scenario.ts";
 import { advanceClock } from "./admin-support.ts";
 
@@ -28,11 +37,18 @@ export interface StoredEventView {
  * scenario declares needs: ["svc-hub-admin"]), with the answer they came in. The body must be
  * `{events: [...]}` with a `data` object in each event; anything else fails, showing the body.
  */
-export async function queryEvents(ctx: ScenarioContext, query: Record<string, string | number>): Promise<{ events: StoredEventView[]; answer: HttpAnswer }> {
+export async function queryEvents(
+  ctx: ScenarioContext,
+  query: Record<string, string | number>,
+): Promise<{ events: StoredEventView[]; answer: HttpAnswer }> {
   const answer = await ctx.base.get("/admin/events", { headers: ctx.svcHubAdminHeaders(), query });
   expectStatus(answer, 200);
   const events = jsonObject(answer).events;
-  expectTrue(Array.isArray(events) && events.every((event) => isPlainObject(event) && isPlainObject(event.data)), "expected {events: [{..., data: {...}}]}", answer);
+  expectTrue(
+    Array.isArray(events) && events.every((event) => isPlainObject(event) && isPlainObject(event.data)),
+    "expected {events: [{..., data: {...}}]}",
+    answer,
+  );
   return { events: events as StoredEventView[], answer };
 }
 
@@ -44,7 +60,8 @@ export async function eventsWithTrace(ctx: ScenarioContext, traceId: string): Pr
 /** The one event stored with this trace id. */
 export async function storedEvent(ctx: ScenarioContext, traceId: string): Promise<StoredEventView> {
   const { events, answer } = await queryEvents(ctx, { traceId, limit: 1000 });
-  if (events.length !== 1) fail(about(answer, `expected one stored event with svc_trace_id ${traceId}, found ${events.length}`));
+  if (events.length !== 1)
+    fail(about(answer, `expected one stored event with svc_trace_id ${traceId}, found ${events.length}`));
   return events[0] as StoredEventView;
 }
 
@@ -64,7 +81,12 @@ export async function letRateWindowPass(ctx: ScenarioContext): Promise<void> {
 }
 
 /** Sends one request to the collection endpoint; a 429 of the suite's own load is waited out and retried. */
-export async function collect(ctx: ScenarioContext, method: "GET" | "POST", path: string, options: RequestOptions = {}): Promise<HttpAnswer> {
+export async function collect(
+  ctx: ScenarioContext,
+  method: "GET" | "POST",
+  path: string,
+  options: RequestOptions = {},
+): Promise<HttpAnswer> {
   for (let attempt = 0; ; attempt += 1) {
     const answer = await ctx.collect.request(method, path, options);
     if (answer.status !== 429 || attempt === 3) return answer;
@@ -97,7 +119,11 @@ export function expectTransparentPixel(answer: HttpAnswer): void {
   expectEqual(new TextDecoder().decode(bytes.subarray(0, 6)), "GIF89a", "GIF signature", answer);
   expectEqual([bytes[6]! | (bytes[7]! << 8), bytes[8]! | (bytes[9]! << 8)], [1, 1], "width and height", answer);
   const extension = bytes.findIndex((byte, index) => byte === 0x21 && bytes[index + 1] === 0xf9);
-  expectTrue(extension > 0 && ((bytes[extension + 3] ?? 0) & 1) === 1, "the GIF has no Graphic Control Extension marking a transparent colour", answer);
+  expectTrue(
+    extension > 0 && ((bytes[extension + 3] ?? 0) & 1) === 1,
+    "the GIF has no Graphic Control Extension marking a transparent colour",
+    answer,
+  );
   expectEqual(bytes.at(-1), 0x3b, "GIF trailer", answer);
 }
 
@@ -116,10 +142,12 @@ export function tapidSetCookie(answer: HttpAnswer): SetCookie | null {
   return {
     header,
     value: (pair as string).slice("TAPID=".length),
-    attributes: new Map(attributes.map((attribute) => {
-      const [name, ...rest] = attribute.trim().split("=");
-      return [(name as string).toLowerCase(), rest.join("=")] as [string, string];
-    })),
+    attributes: new Map(
+      attributes.map((attribute) => {
+        const [name, ...rest] = attribute.trim().split("=");
+        return [(name as string).toLowerCase(), rest.join("=")] as [string, string];
+      }),
+    ),
   };
 }
 
@@ -141,7 +169,9 @@ export function readTapid(value: string): TapidEntryView[] {
 
 /** DEC-COL-10: a TAPID value for a request's Cookie header; IDs outside the unreserved set are percent-encoded. */
 export function writeTapid(entries: readonly TapidEntryView[]): string {
-  return entries.map((entry) => `${entry.key}>${/^[\w.~-]+$/.test(entry.id) ? entry.id : encodeURIComponent(entry.id)}|`).join("");
+  return entries
+    .map((entry) => `${entry.key}>${/^[\w.~-]+$/.test(entry.id) ? entry.id : encodeURIComponent(entry.id)}|`)
+    .join("");
 }
 
 /** DEC-COL-10: the attributes of a TAPID that is written. */
@@ -149,6 +179,7 @@ export function expectTapidAttributes(cookie: SetCookie, maxAge: string): void {
   const of = `of Set-Cookie: ${cookie.header}`;
   expectEqual(cookie.attributes.get("path"), "/", `TAPID Path ${of}`);
   expectEqual(cookie.attributes.get("max-age"), maxAge, `TAPID Max-Age ${of}`);
-  for (const flag of ["httponly", "secure"]) expectTrue(cookie.attributes.has(flag), `TAPID must carry ${flag}; Set-Cookie: ${cookie.header}`);
+  for (const flag of ["httponly", "secure"])
+    expectTrue(cookie.attributes.has(flag), `TAPID must carry ${flag}; Set-Cookie: ${cookie.header}`);
   expectEqual(cookie.attributes.get("samesite")?.toLowerCase(), "none", `TAPID SameSite ${of}`);
 }

@@ -19,12 +19,25 @@ import {
 const mebibyte = 1_048_576;
 
 /** A JSON object of exactly `bytes` bytes (UTF-8) naming the account, the profile and a trace id. */
-function jsonOfSize(bytes: number, tenant: { readonly account: string; readonly profile: string }, traceId: string): string {
-  const head = JSON.stringify({ svc_account: tenant.account, svc_profile: tenant.profile, svc_trace_id: traceId, pad: "" });
+function jsonOfSize(
+  bytes: number,
+  tenant: { readonly account: string; readonly profile: string },
+  traceId: string,
+): string {
+  const head = JSON.stringify({
+    svc_account: tenant.account,
+    svc_profile: tenant.profile,
+    svc_trace_id: traceId,
+    pad: "",
+  });
   return `${head.slice(0, -2)}${"x".repeat(bytes - head.length)}"}`;
 }
 
-function nested(levels: number, tenant: { readonly account: string; readonly profile: string }, traceId: string): unknown {
+function nested(
+  levels: number,
+  tenant: { readonly account: string; readonly profile: string },
+  traceId: string,
+): unknown {
   let value: unknown = {};
   for (let level = 2; level < levels; level += 1) value = { a: value };
   return { svc_account: tenant.account, svc_profile: tenant.profile, svc_trace_id: traceId, deep: value };
@@ -37,7 +50,11 @@ function nested(levels: number, tenant: { readonly account: string; readonly pro
  */
 function findAccountWithMainProfile(ctx: ScenarioContext): string {
   const { account, profile, otherProfile, otherAccount, otherAccountProfile } = ctx.fixtures;
-  const pairs: Array<[string, string]> = [[account, profile], [account, otherProfile], [otherAccount, otherAccountProfile]];
+  const pairs: Array<[string, string]> = [
+    [account, profile],
+    [account, otherProfile],
+    [otherAccount, otherAccountProfile],
+  ];
   const found = pairs.find(([, name]) => name === "main");
   if (!found) {
     throw new ScenarioSkip(
@@ -60,17 +77,27 @@ async function collectStats(ctx: ScenarioContext): Promise<{ filteredBots: numbe
 /** COL-*, DEC-COL-01 to 08 and 12: the collection endpoint, over HTTP. */
 export const collectScenarios = defineScenarios("collect", [
   {
-    title: "[COL-01, DEC-COL-03] GET /event answers 200 with the 43-byte transparent 1x1 GIF, image/gif, Cache-Control no-store",
+    title:
+      "[COL-01, DEC-COL-03] GET /event answers 200 with the 43-byte transparent 1x1 GIF, image/gif, Cache-Control no-store",
     async run(ctx) {
-      const answer = await collectGet(ctx, { svc_account: ctx.fixtures.account, svc_profile: ctx.fixtures.profile, svc_event: "page_view" });
+      const answer = await collectGet(ctx, {
+        svc_account: ctx.fixtures.account,
+        svc_profile: ctx.fixtures.profile,
+        svc_event: "page_view",
+      });
       expectTransparentPixel(answer);
       expectHeader(answer, "cache-control", "no-store");
     },
   },
   {
-    title: "[COL-02, DEC-COL-03] POST /event with Content-Type application/json and a JSON object answers 200 with an empty body",
+    title:
+      "[COL-02, DEC-COL-03] POST /event with Content-Type application/json and a JSON object answers 200 with an empty body",
     async run(ctx) {
-      const answer = await collectPost(ctx, { svc_account: ctx.fixtures.account, svc_profile: ctx.fixtures.profile, svc_event: "purchase" });
+      const answer = await collectPost(ctx, {
+        svc_account: ctx.fixtures.account,
+        svc_profile: ctx.fixtures.profile,
+        svc_event: "purchase",
+      });
       expectStatus(answer, 200);
       expectEqual(answer.text, "", "body");
       expectHeader(answer, "cache-control", "no-store");
@@ -79,12 +106,22 @@ export const collectScenarios = defineScenarios("collect", [
   {
     title: "[AUT-04] the collection endpoint takes no credentials: the account and profile are named in the request",
     async run(ctx) {
-      expectStatus(await collectGet(ctx, { svc_account: ctx.fixtures.account, svc_profile: ctx.fixtures.otherProfile }), 200);
-      expectStatus(await collectPost(ctx, { svc_account: ctx.fixtures.otherAccount, svc_profile: ctx.fixtures.otherAccountProfile }), 200);
+      expectStatus(
+        await collectGet(ctx, { svc_account: ctx.fixtures.account, svc_profile: ctx.fixtures.otherProfile }),
+        200,
+      );
+      expectStatus(
+        await collectPost(ctx, {
+          svc_account: ctx.fixtures.otherAccount,
+          svc_profile: ctx.fixtures.otherAccountProfile,
+        }),
+        200,
+      );
     },
   },
   {
-    title: "[COL-14, COL-02] custom parameters of a POST are stored as event attributes, JSON types and nesting kept, __proto__ and constructor as plain data",
+    title:
+      "[COL-14, COL-02] custom parameters of a POST are stored as event attributes, JSON types and nesting kept, __proto__ and constructor as plain data",
     needs: ["svc-hub-admin"],
     async run(ctx) {
       const traceId = ctx.uniqueId("custom");
@@ -94,8 +131,12 @@ export const collectScenarios = defineScenarios("collect", [
       const body = `{"svc_account":"${ctx.fixtures.account}","svc_profile":"${ctx.fixtures.profile}","svc_event":"purchase","svc_trace_id":"${traceId}",${JSON.stringify(custom).slice(1)}`;
       expectStatus(await collectPost(ctx, undefined, { body, headers: { "content-type": "application/json" } }), 200);
       const event = await storedEvent(ctx, traceId);
-      for (const [name, value] of Object.entries(custom)) expectEqual(JSON.stringify(event.data[name]), JSON.stringify(value), `stored ${name}`);
-      expectTrue(Object.keys(event.data).includes("__proto__"), `__proto__ must be stored as a key; the stored data: ${JSON.stringify(event.data).slice(0, 300)}`);
+      for (const [name, value] of Object.entries(custom))
+        expectEqual(JSON.stringify(event.data[name]), JSON.stringify(value), `stored ${name}`);
+      expectTrue(
+        Object.keys(event.data).includes("__proto__"),
+        `__proto__ must be stored as a key; the stored data: ${JSON.stringify(event.data).slice(0, 300)}`,
+      );
       expectEqual(event.event, "purchase", "event name");
     },
   },
@@ -104,9 +145,23 @@ export const collectScenarios = defineScenarios("collect", [
     needs: ["svc-hub-admin"],
     async run(ctx) {
       const traceId = ctx.uniqueId("get-custom");
-      expectStatus(await collectGet(ctx, { svc_account: ctx.fixtures.account, svc_profile: ctx.fixtures.profile, svc_trace_id: traceId, page_name: "Home page", amount: "12.5", "a b": "c&d=e" }), 200);
+      expectStatus(
+        await collectGet(ctx, {
+          svc_account: ctx.fixtures.account,
+          svc_profile: ctx.fixtures.profile,
+          svc_trace_id: traceId,
+          page_name: "Home page",
+          amount: "12.5",
+          "a b": "c&d=e",
+        }),
+        200,
+      );
       const event = await storedEvent(ctx, traceId);
-      expectEqual([event.data.page_name, event.data.amount, event.data["a b"]], ["Home page", "12.5", "c&d=e"], "stored parameters");
+      expectEqual(
+        [event.data.page_name, event.data.amount, event.data["a b"]],
+        ["Home page", "12.5", "c&d=e"],
+        "stored parameters",
+      );
     },
   },
   {
@@ -123,44 +178,93 @@ export const collectScenarios = defineScenarios("collect", [
   {
     title: "[COL-03, COL-04, DEC-COL-01] svc_profile present but empty is 400 with the X-Error of a missing parameter",
     async run(ctx) {
-      expectRefusal(await collectGet(ctx, { svc_account: ctx.fixtures.account, svc_profile: "" }), 400, missingAccountOrProfile);
-      expectRefusal(await collectPost(ctx, { svc_account: ctx.fixtures.account, svc_profile: "" }), 400, missingAccountOrProfile);
+      expectRefusal(
+        await collectGet(ctx, { svc_account: ctx.fixtures.account, svc_profile: "" }),
+        400,
+        missingAccountOrProfile,
+      );
+      expectRefusal(
+        await collectPost(ctx, { svc_account: ctx.fixtures.account, svc_profile: "" }),
+        400,
+        missingAccountOrProfile,
+      );
     },
   },
   {
-    title: "[COL-04, DEC-COL-01] without svc_account, or with it empty, GET and POST are 400 with an empty body and X-Error: Missing required svc_account or svc_profile param value",
+    title:
+      "[COL-04, DEC-COL-01] without svc_account, or with it empty, GET and POST are 400 with an empty body and X-Error: Missing required svc_account or svc_profile param value",
     async run(ctx) {
-      expectRefusal(await collectGet(ctx, { svc_profile: ctx.fixtures.profile, svc_event: "x" }), 400, missingAccountOrProfile);
-      expectRefusal(await collectGet(ctx, { svc_account: "", svc_profile: ctx.fixtures.profile }), 400, missingAccountOrProfile);
+      expectRefusal(
+        await collectGet(ctx, { svc_profile: ctx.fixtures.profile, svc_event: "x" }),
+        400,
+        missingAccountOrProfile,
+      );
+      expectRefusal(
+        await collectGet(ctx, { svc_account: "", svc_profile: ctx.fixtures.profile }),
+        400,
+        missingAccountOrProfile,
+      );
       expectRefusal(await collectPost(ctx, { svc_profile: ctx.fixtures.profile }), 400, missingAccountOrProfile);
-      expectRefusal(await collectPost(ctx, { svc_account: "", svc_profile: ctx.fixtures.profile }), 400, missingAccountOrProfile);
+      expectRefusal(
+        await collectPost(ctx, { svc_account: "", svc_profile: ctx.fixtures.profile }),
+        400,
+        missingAccountOrProfile,
+      );
     },
   },
   {
-    title: "[COL-05, DEC-COL-02] an unknown (mistyped) account or profile is 400 with X-Error: Unknown svc_account or svc_profile param value",
+    title:
+      "[COL-05, DEC-COL-02] an unknown (mistyped) account or profile is 400 with X-Error: Unknown svc_account or svc_profile param value",
     async run(ctx) {
-      expectRefusal(await collectGet(ctx, { svc_account: `${ctx.fixtures.account}x`, svc_profile: ctx.fixtures.profile }), 400, unknownAccountOrProfile);
-      expectRefusal(await collectGet(ctx, { svc_account: ctx.fixtures.account, svc_profile: "mian" }), 400, unknownAccountOrProfile);
-      expectRefusal(await collectPost(ctx, { svc_account: ctx.fixtures.otherAccount, svc_profile: "no-such-profile" }), 400, unknownAccountOrProfile);
+      expectRefusal(
+        await collectGet(ctx, { svc_account: `${ctx.fixtures.account}x`, svc_profile: ctx.fixtures.profile }),
+        400,
+        unknownAccountOrProfile,
+      );
+      expectRefusal(
+        await collectGet(ctx, { svc_account: ctx.fixtures.account, svc_profile: "mian" }),
+        400,
+        unknownAccountOrProfile,
+      );
+      expectRefusal(
+        await collectPost(ctx, { svc_account: ctx.fixtures.otherAccount, svc_profile: "no-such-profile" }),
+        400,
+        unknownAccountOrProfile,
+      );
     },
   },
   {
-    title: "[COL-09, DEC-COL-02] restricted characters in svc_account, svc_profile or svc_datasource are 400 with X-Error",
+    title:
+      "[COL-09, DEC-COL-02] restricted characters in svc_account, svc_profile or svc_datasource are 400 with X-Error",
     async run(ctx) {
       for (const bad of ["ac me", "acme/", "ac.me", "acme?", "a#b", "a@b", "a%25b", "ac:me", "café", "a+b"]) {
         expectRefusal(await collectGet(ctx, { svc_account: bad, svc_profile: ctx.fixtures.profile }), 400);
         expectRefusal(await collectGet(ctx, { svc_account: ctx.fixtures.account, svc_profile: bad }), 400);
-        expectRefusal(await collectGet(ctx, { svc_account: ctx.fixtures.account, svc_profile: ctx.fixtures.profile, svc_datasource: bad }), 400);
+        expectRefusal(
+          await collectGet(ctx, {
+            svc_account: ctx.fixtures.account,
+            svc_profile: ctx.fixtures.profile,
+            svc_datasource: bad,
+          }),
+          400,
+        );
       }
     },
   },
   {
-    title: "[COL-09, DEC-COL-02] account, profile and svc_datasource of 250 characters together are accepted, 251 are 400",
+    title:
+      "[COL-09, DEC-COL-02] account, profile and svc_datasource of 250 characters together are accepted, 251 are 400",
     async run(ctx) {
       const { account, profile } = ctx.fixtures;
       const room = 250 - account.length - profile.length;
-      expectStatus(await collectGet(ctx, { svc_account: account, svc_profile: profile, svc_datasource: "d".repeat(room) }), 200);
-      expectRefusal(await collectGet(ctx, { svc_account: account, svc_profile: profile, svc_datasource: "d".repeat(room + 1) }), 400);
+      expectStatus(
+        await collectGet(ctx, { svc_account: account, svc_profile: profile, svc_datasource: "d".repeat(room) }),
+        200,
+      );
+      expectRefusal(
+        await collectGet(ctx, { svc_account: account, svc_profile: profile, svc_datasource: "d".repeat(room + 1) }),
+        400,
+      );
     },
   },
   {
@@ -168,10 +272,17 @@ export const collectScenarios = defineScenarios("collect", [
     kind: "property",
     async run(ctx) {
       const allowed = /^[A-Za-z0-9_~-]+$/;
-      const datasource = fc.oneof(fc.stringMatching(/^[A-Za-z0-9_~-]{1,12}$/), fc.string({ minLength: 1, maxLength: 12, unit: "grapheme" }));
+      const datasource = fc.oneof(
+        fc.stringMatching(/^[A-Za-z0-9_~-]{1,12}$/),
+        fc.string({ minLength: 1, maxLength: 12, unit: "grapheme" }),
+      );
       await ctx.checkProperty(
         fc.asyncProperty(datasource, async (value) => {
-          const answer = await collectGet(ctx, { svc_account: ctx.fixtures.account, svc_profile: ctx.fixtures.profile, svc_datasource: value });
+          const answer = await collectGet(ctx, {
+            svc_account: ctx.fixtures.account,
+            svc_profile: ctx.fixtures.profile,
+            svc_datasource: value,
+          });
           if (allowed.test(value)) expectStatus(answer, 200);
           else expectRefusal(answer, 400);
         }),
@@ -180,20 +291,38 @@ export const collectScenarios = defineScenarios("collect", [
     },
   },
   {
-    title: "[COL-06, DEC-COL-04] a JSON key with a period, at the top, nested or in an object inside an array, is 400 with X-Error",
+    title:
+      "[COL-06, DEC-COL-04] a JSON key with a period, at the top, nested or in an object inside an array, is 400 with X-Error",
     async run(ctx) {
       const { account, profile } = ctx.fixtures;
-      for (const body of [{ svc_account: account, svc_profile: profile, "page.name": "x" }, { svc_account: account, svc_profile: profile, page: { "a.b": 1 } }, { svc_account: account, svc_profile: profile, list: [1, { deep: { "x.y": true } }] }]) {
+      for (const body of [
+        { svc_account: account, svc_profile: profile, "page.name": "x" },
+        { svc_account: account, svc_profile: profile, page: { "a.b": 1 } },
+        { svc_account: account, svc_profile: profile, list: [1, { deep: { "x.y": true } }] },
+      ]) {
         expectRefusal(await collectPost(ctx, body), 400);
       }
-      expectStatus(await collectPost(ctx, { svc_account: account, svc_profile: profile, url: "https://a.example/b.html" }), 200);
+      expectStatus(
+        await collectPost(ctx, { svc_account: account, svc_profile: profile, url: "https://a.example/b.html" }),
+        200,
+      );
     },
   },
   {
     title: "[COL-06, DEC-COL-04] invalid JSON, and JSON that is not an object, is 400 with X-Error",
     async run(ctx) {
-      for (const body of [`{"svc_account":"${ctx.fixtures.account}","svc_profile":"${ctx.fixtures.profile}"`, "{svc_account: acme}", "[1,2]", '"text"', "42", "null"]) {
-        expectRefusal(await collectPost(ctx, undefined, { body, headers: { "content-type": "application/json" } }), 400);
+      for (const body of [
+        `{"svc_account":"${ctx.fixtures.account}","svc_profile":"${ctx.fixtures.profile}"`,
+        "{svc_account: acme}",
+        "[1,2]",
+        '"text"',
+        "42",
+        "null",
+      ]) {
+        expectRefusal(
+          await collectPost(ctx, undefined, { body, headers: { "content-type": "application/json" } }),
+          400,
+        );
       }
     },
   },
@@ -207,47 +336,96 @@ export const collectScenarios = defineScenarios("collect", [
       expectStatus(await collectPost(ctx, undefined, { body, headers: { "content-type": "application/json" } }), 200);
       expectEqual((await storedEvent(ctx, fits)).data.pad, (JSON.parse(body) as { pad: string }).pad, "stored padding");
       const over = ctx.uniqueId("mib-plus");
-      expectRefusal(await collectPost(ctx, undefined, { body: jsonOfSize(mebibyte + 1, ctx.fixtures, over), headers: { "content-type": "application/json" } }), 400);
+      expectRefusal(
+        await collectPost(ctx, undefined, {
+          body: jsonOfSize(mebibyte + 1, ctx.fixtures, over),
+          headers: { "content-type": "application/json" },
+        }),
+        400,
+      );
       await expectNotStored(ctx, over);
     },
   },
   {
-    title: "[COL-06, DEC-COL-04] a gzip body (Content-Encoding: gzip) is inflated and stored; one over 1 MiB once inflated (a gzip bomb) is 400",
+    title:
+      "[COL-06, DEC-COL-04] a gzip body (Content-Encoding: gzip) is inflated and stored; one over 1 MiB once inflated (a gzip bomb) is 400",
     needs: ["svc-hub-admin"],
     async run(ctx) {
       const traceId = ctx.uniqueId("gzip");
-      const small = gzipSync(JSON.stringify({ svc_account: ctx.fixtures.account, svc_profile: ctx.fixtures.profile, svc_trace_id: traceId, zipped: "yes" }));
-      expectStatus(await collectPost(ctx, undefined, { body: small, headers: { "content-type": "application/json", "content-encoding": "gzip" } }), 200);
+      const small = gzipSync(
+        JSON.stringify({
+          svc_account: ctx.fixtures.account,
+          svc_profile: ctx.fixtures.profile,
+          svc_trace_id: traceId,
+          zipped: "yes",
+        }),
+      );
+      expectStatus(
+        await collectPost(ctx, undefined, {
+          body: small,
+          headers: { "content-type": "application/json", "content-encoding": "gzip" },
+        }),
+        200,
+      );
       expectEqual((await storedEvent(ctx, traceId)).data.zipped, "yes", "stored parameter of the gzip body");
       const bomb = gzipSync(jsonOfSize(32 * mebibyte, ctx.fixtures, ctx.uniqueId("bomb")));
-      expectRefusal(await collectPost(ctx, undefined, { body: bomb, headers: { "content-type": "application/json", "content-encoding": "gzip" } }), 400);
+      expectRefusal(
+        await collectPost(ctx, undefined, {
+          body: bomb,
+          headers: { "content-type": "application/json", "content-encoding": "gzip" },
+        }),
+        400,
+      );
     },
   },
   {
-    title: "[COL-06, DEC-COL-04] a body nested 64 levels deep is accepted, 65 levels is 400, and 100000 open brackets do not break the server",
+    title:
+      "[COL-06, DEC-COL-04] a body nested 64 levels deep is accepted, 65 levels is 400, and 100000 open brackets do not break the server",
     async run(ctx) {
       const { account, profile } = ctx.fixtures;
       expectStatus(await collectPost(ctx, nested(64, ctx.fixtures, ctx.uniqueId("deep"))), 200);
       expectRefusal(await collectPost(ctx, nested(65, ctx.fixtures, ctx.uniqueId("deeper"))), 400);
-      expectRefusal(await collectPost(ctx, undefined, { body: `{"svc_account":"${account}","svc_profile":"${profile}","x":${"[".repeat(100_000)}`, headers: { "content-type": "application/json" } }), 400);
+      expectRefusal(
+        await collectPost(ctx, undefined, {
+          body: `{"svc_account":"${account}","svc_profile":"${profile}","x":${"[".repeat(100_000)}`,
+          headers: { "content-type": "application/json" },
+        }),
+        400,
+      );
       expectStatus(await collectGet(ctx, { svc_account: account, svc_profile: profile }), 200);
     },
   },
   {
     title: "[COL-07, DEC-COL-04] an empty POST body without query parameters is 400 with X-Error",
     async run(ctx) {
-      expectRefusal(await ctx.collect.post("/event", { headers: { "content-type": "application/json" }, body: "" }), 400);
+      expectRefusal(
+        await ctx.collect.post("/event", { headers: { "content-type": "application/json" }, body: "" }),
+        400,
+      );
       expectRefusal(await ctx.collect.post("/event", { query: { cb: "123" } }), 400);
     },
   },
   {
-    title: "[COL-07, DEC-COL-04] an empty POST body is accepted when the query string carries the parameters, whatever the Content-Type",
+    title:
+      "[COL-07, DEC-COL-04] an empty POST body is accepted when the query string carries the parameters, whatever the Content-Type",
     needs: ["svc-hub-admin"],
     async run(ctx) {
       for (const contentType of [undefined, "application/json", "application/x-www-form-urlencoded"]) {
         const traceId = ctx.uniqueId("empty-body");
         const headers: Record<string, string> = contentType ? { "content-type": contentType } : {};
-        expectStatus(await ctx.collect.post("/event", { query: { svc_account: ctx.fixtures.account, svc_profile: ctx.fixtures.profile, svc_trace_id: traceId, from: "query" }, headers, body: "" }), 200);
+        expectStatus(
+          await ctx.collect.post("/event", {
+            query: {
+              svc_account: ctx.fixtures.account,
+              svc_profile: ctx.fixtures.profile,
+              svc_trace_id: traceId,
+              from: "query",
+            },
+            headers,
+            body: "",
+          }),
+          200,
+        );
         expectEqual((await storedEvent(ctx, traceId)).data.from, "query", "parameter from the query string");
       }
     },
@@ -257,8 +435,16 @@ export const collectScenarios = defineScenarios("collect", [
     needs: ["svc-hub-admin"],
     async run(ctx) {
       const traceId = ctx.uniqueId("beacon");
-      const body = JSON.stringify({ svc_account: ctx.fixtures.account, svc_profile: ctx.fixtures.profile, svc_event: "unload", svc_trace_id: traceId });
-      expectStatus(await collectPost(ctx, undefined, { body, headers: { "content-type": "text/plain;charset=UTF-8" } }), 200);
+      const body = JSON.stringify({
+        svc_account: ctx.fixtures.account,
+        svc_profile: ctx.fixtures.profile,
+        svc_event: "unload",
+        svc_trace_id: traceId,
+      });
+      expectStatus(
+        await collectPost(ctx, undefined, { body, headers: { "content-type": "text/plain;charset=UTF-8" } }),
+        200,
+      );
       expectEqual((await storedEvent(ctx, traceId)).event, "unload", "event name");
     },
   },
@@ -267,26 +453,54 @@ export const collectScenarios = defineScenarios("collect", [
     needs: ["svc-hub-admin"],
     async run(ctx) {
       const traceId = ctx.uniqueId("merge");
-      const answer = await collectPost(ctx, { svc_trace_id: traceId, shared: "body", body_only: 1 }, { query: { svc_account: ctx.fixtures.account, svc_profile: ctx.fixtures.profile, shared: "query", query_only: "q" } });
+      const answer = await collectPost(
+        ctx,
+        { svc_trace_id: traceId, shared: "body", body_only: 1 },
+        {
+          query: {
+            svc_account: ctx.fixtures.account,
+            svc_profile: ctx.fixtures.profile,
+            shared: "query",
+            query_only: "q",
+          },
+        },
+      );
       expectStatus(answer, 200);
       const event = await storedEvent(ctx, traceId);
-      expectEqual([event.account, event.data.shared, event.data.body_only, event.data.query_only], [ctx.fixtures.account, "body", 1, "q"], "merged parameters");
+      expectEqual(
+        [event.account, event.data.shared, event.data.body_only, event.data.query_only],
+        [ctx.fixtures.account, "body", 1, "q"],
+        "merged parameters",
+      );
     },
   },
   {
     title: "[DEC-COL-04] a POST body of another Content-Type (a form, XML) is 400 with X-Error",
     async run(ctx) {
       const json = JSON.stringify({ svc_account: ctx.fixtures.account, svc_profile: ctx.fixtures.profile });
-      expectRefusal(await ctx.collect.post("/event", { body: json, headers: { "content-type": "application/x-www-form-urlencoded" } }), 400);
-      expectRefusal(await ctx.collect.post("/event", { body: "<event/>", headers: { "content-type": "application/xml" } }), 400);
+      expectRefusal(
+        await ctx.collect.post("/event", {
+          body: json,
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+        }),
+        400,
+      );
+      expectRefusal(
+        await ctx.collect.post("/event", { body: "<event/>", headers: { "content-type": "application/xml" } }),
+        400,
+      );
     },
   },
   {
-    title: "[COL-08, DEC-COL-04] file-type json or javascript is accepted; any other value (another case, a trailing space, not a string) is 400 with X-Error on GET and POST",
+    title:
+      "[COL-08, DEC-COL-04] file-type json or javascript is accepted; any other value (another case, a trailing space, not a string) is 400 with X-Error on GET and POST",
     async run(ctx) {
       const { account, profile } = ctx.fixtures;
       expectStatus(await collectGet(ctx, { svc_account: account, svc_profile: profile, "file-type": "json" }), 200);
-      expectStatus(await collectPost(ctx, { svc_account: account, svc_profile: profile, "file-type": "javascript" }), 200);
+      expectStatus(
+        await collectPost(ctx, { svc_account: account, svc_profile: profile, "file-type": "javascript" }),
+        200,
+      );
       // Exact, case-sensitive values: a case or a space away from json is refused, on GET and on POST alike.
       for (const value of ["xml", "csv", "JSONP", "", "JSON", "Javascript", "json "]) {
         expectRefusal(await collectGet(ctx, { svc_account: account, svc_profile: profile, "file-type": value }), 400);
@@ -301,16 +515,30 @@ export const collectScenarios = defineScenarios("collect", [
   {
     title: "[COL-01, COL-02, DEC-GEN-06] /event/ with a trailing slash is served like /event",
     async run(ctx) {
-      expectTransparentPixel(await ctx.collect.get("/event/", { query: { svc_account: ctx.fixtures.account, svc_profile: ctx.fixtures.profile } }));
-      expectStatus(await ctx.collect.post("/event/", { json: { svc_account: ctx.fixtures.account, svc_profile: ctx.fixtures.profile } }), 200);
+      expectTransparentPixel(
+        await ctx.collect.get("/event/", {
+          query: { svc_account: ctx.fixtures.account, svc_profile: ctx.fixtures.profile },
+        }),
+      );
+      expectStatus(
+        await ctx.collect.post("/event/", {
+          json: { svc_account: ctx.fixtures.account, svc_profile: ctx.fixtures.profile },
+        }),
+        200,
+      );
     },
   },
   {
-    title: "[COL-10, DEC-COL-12] a cross-origin POST is answered with the Origin echoed, Vary: Origin and Access-Control-Allow-Credentials: true",
+    title:
+      "[COL-10, DEC-COL-12] a cross-origin POST is answered with the Origin echoed, Vary: Origin and Access-Control-Allow-Credentials: true",
     async run(ctx) {
       const origin = "https://shop.example.com";
       for (const answer of [
-        await collectPost(ctx, { svc_account: ctx.fixtures.account, svc_profile: ctx.fixtures.profile }, { headers: { origin } }),
+        await collectPost(
+          ctx,
+          { svc_account: ctx.fixtures.account, svc_profile: ctx.fixtures.profile },
+          { headers: { origin } },
+        ),
         await collectGet(ctx, { svc_account: ctx.fixtures.account, svc_profile: ctx.fixtures.profile }, { origin }),
       ]) {
         expectStatus(answer, 200);
@@ -321,7 +549,8 @@ export const collectScenarios = defineScenarios("collect", [
     },
   },
   {
-    title: "[COL-10, DEC-COL-12] the OPTIONS preflight of a JSON POST allows the origin, POST and Content-Type, with credentials",
+    title:
+      "[COL-10, DEC-COL-12] the OPTIONS preflight of a JSON POST allows the origin, POST and Content-Type, with credentials",
     async run(ctx) {
       const origin = "https://app.example.org";
       const answer = await ctx.collect.request("OPTIONS", "/event", {
@@ -335,11 +564,19 @@ export const collectScenarios = defineScenarios("collect", [
     },
   },
   {
-    title: "[COL-11, DEC-COL-05] a GET records the Referer's host name only (no port, path or query) as svc_referrer_host",
+    title:
+      "[COL-11, DEC-COL-05] a GET records the Referer's host name only (no port, path or query) as svc_referrer_host",
     needs: ["svc-hub-admin"],
     async run(ctx) {
       const traceId = ctx.uniqueId("referer");
-      expectStatus(await collectGet(ctx, { svc_account: ctx.fixtures.account, svc_profile: ctx.fixtures.profile, svc_trace_id: traceId }, { referer: "https://shop.example.com:8443/checkout/step-2?order=42#top" }), 200);
+      expectStatus(
+        await collectGet(
+          ctx,
+          { svc_account: ctx.fixtures.account, svc_profile: ctx.fixtures.profile, svc_trace_id: traceId },
+          { referer: "https://shop.example.com:8443/checkout/step-2?order=42#top" },
+        ),
+        200,
+      );
       expectEqual((await storedEvent(ctx, traceId)).data.svc_referrer_host, "shop.example.com", "svc_referrer_host");
     },
   },
@@ -348,9 +585,25 @@ export const collectScenarios = defineScenarios("collect", [
     needs: ["svc-hub-admin"],
     async run(ctx) {
       const traceId = ctx.uniqueId("cache-buster");
-      expectTransparentPixel(await collectGet(ctx, { svc_account: ctx.fixtures.account, svc_profile: ctx.fixtures.profile, svc_trace_id: traceId, cb: "8f3a9c", _: "1700000000000", kept: "yes" }));
+      expectTransparentPixel(
+        await collectGet(ctx, {
+          svc_account: ctx.fixtures.account,
+          svc_profile: ctx.fixtures.profile,
+          svc_trace_id: traceId,
+          cb: "8f3a9c",
+          _: "1700000000000",
+          kept: "yes",
+        }),
+      );
       const posted = ctx.uniqueId("cache-buster-post");
-      expectStatus(await collectPost(ctx, { svc_account: ctx.fixtures.account, svc_profile: ctx.fixtures.profile, svc_trace_id: posted, cb: 1 }, { query: { _: "2" } }), 200);
+      expectStatus(
+        await collectPost(
+          ctx,
+          { svc_account: ctx.fixtures.account, svc_profile: ctx.fixtures.profile, svc_trace_id: posted, cb: 1 },
+          { query: { _: "2" } },
+        ),
+        200,
+      );
       for (const id of [traceId, posted]) {
         const data = (await storedEvent(ctx, id)).data;
         expectTrue(!("cb" in data) && !("_" in data), `cache-busters stored: ${JSON.stringify(data)}`);
@@ -359,7 +612,8 @@ export const collectScenarios = defineScenarios("collect", [
     },
   },
   {
-    title: "[COL-13, DEC-COL-06] a crawler (isbot or the vendor list) is answered as success, not stored, and counted as a filtered bot",
+    title:
+      "[COL-13, DEC-COL-06] a crawler (isbot or the vendor list) is answered as success, not stored, and counted as a filtered bot",
     needs: ["svc-hub-admin"],
     async run(ctx) {
       const before = await collectStats(ctx);
@@ -376,10 +630,21 @@ export const collectScenarios = defineScenarios("collect", [
       for (const userAgent of crawlers) {
         const get = ctx.uniqueId("bot");
         traces.push(get);
-        expectTransparentPixel(await ctx.collect.get("/event", { query: { svc_account: ctx.fixtures.account, svc_profile: ctx.fixtures.profile, svc_trace_id: get }, headers: { "user-agent": userAgent } }));
+        expectTransparentPixel(
+          await ctx.collect.get("/event", {
+            query: { svc_account: ctx.fixtures.account, svc_profile: ctx.fixtures.profile, svc_trace_id: get },
+            headers: { "user-agent": userAgent },
+          }),
+        );
         const post = ctx.uniqueId("bot-post");
         traces.push(post);
-        expectStatus(await ctx.collect.post("/event", { json: { svc_account: ctx.fixtures.account, svc_profile: ctx.fixtures.profile, svc_trace_id: post }, headers: { "user-agent": userAgent } }), 200);
+        expectStatus(
+          await ctx.collect.post("/event", {
+            json: { svc_account: ctx.fixtures.account, svc_profile: ctx.fixtures.profile, svc_trace_id: post },
+            headers: { "user-agent": userAgent },
+          }),
+          200,
+        );
       }
       for (const traceId of traces) await expectNotStored(ctx, traceId);
       const after = await collectStats(ctx);
@@ -387,29 +652,63 @@ export const collectScenarios = defineScenarios("collect", [
     },
   },
   {
-    title: "[COL-13, DEC-COL-06] generic HTTP clients (curl, python-requests, Go-http-client, Java, okhttp, node-fetch) and a missing User-Agent are not bots: their events are stored",
+    title:
+      "[COL-13, DEC-COL-06] generic HTTP clients (curl, python-requests, Go-http-client, Java, okhttp, node-fetch) and a missing User-Agent are not bots: their events are stored",
     needs: ["svc-hub-admin"],
     async run(ctx) {
-      const clients = ["curl/8.5.0", "python-requests/2.31.0", "Go-http-client/1.1", "Java/17.0.10", "okhttp/4.12.0", "node-fetch/1.0 (+https://github.com/bitinn/node-fetch)", "axios/1.6.7", "Wget/1.21.4", ""];
+      const clients = [
+        "curl/8.5.0",
+        "python-requests/2.31.0",
+        "Go-http-client/1.1",
+        "Java/17.0.10",
+        "okhttp/4.12.0",
+        "node-fetch/1.0 (+https://github.com/bitinn/node-fetch)",
+        "axios/1.6.7",
+        "Wget/1.21.4",
+        "",
+      ];
       for (const userAgent of clients) {
         const traceId = ctx.uniqueId("client");
-        expectStatus(await collectPost(ctx, { svc_account: ctx.fixtures.account, svc_profile: ctx.fixtures.profile, svc_trace_id: traceId }, { headers: { "user-agent": userAgent } }), 200);
+        expectStatus(
+          await collectPost(
+            ctx,
+            { svc_account: ctx.fixtures.account, svc_profile: ctx.fixtures.profile, svc_trace_id: traceId },
+            { headers: { "user-agent": userAgent } },
+          ),
+          200,
+        );
         await storedEvent(ctx, traceId);
       }
     },
   },
   {
-    title: "[COL-16, DEC-COL-08] every event answered 200 is in the store at once, also for a burst of concurrent events",
+    title:
+      "[COL-16, DEC-COL-08] every event answered 200 is in the store at once, also for a burst of concurrent events",
     needs: ["svc-hub-admin"],
     async run(ctx) {
       const traces = Array.from({ length: 40 }, () => ctx.uniqueId("burst"));
-      const answers = await Promise.all(traces.map((traceId) => ctx.collect.post("/event", { json: { svc_account: ctx.fixtures.otherAccount, svc_profile: ctx.fixtures.otherAccountProfile, svc_trace_id: traceId } })));
-      expectEqual(answers.map((answer) => answer.status), traces.map(() => 200), "statuses");
+      const answers = await Promise.all(
+        traces.map((traceId) =>
+          ctx.collect.post("/event", {
+            json: {
+              svc_account: ctx.fixtures.otherAccount,
+              svc_profile: ctx.fixtures.otherAccountProfile,
+              svc_trace_id: traceId,
+            },
+          }),
+        ),
+      );
+      expectEqual(
+        answers.map((answer) => answer.status),
+        traces.map(() => 200),
+        "statuses",
+      );
       for (const traceId of traces) await storedEvent(ctx, traceId);
     },
   },
   {
-    title: "[COL-15, DEC-COL-07, DEC-COL-06] beyond 100 events per second an account gets 429, X-Error: Rate limit exceeded, Retry-After: 1, and nothing is stored; bots are not counted",
+    title:
+      "[COL-15, DEC-COL-07, DEC-COL-06] beyond 100 events per second an account gets 429, X-Error: Rate limit exceeded, Retry-After: 1, and nothing is stored; bots are not counted",
     needs: ["svc-hub-admin"],
     async run(ctx) {
       const { otherAccount: account, otherAccountProfile: profile } = ctx.fixtures;
@@ -418,14 +717,27 @@ export const collectScenarios = defineScenarios("collect", [
       const started = performance.now();
       // 100 bots first, a whole second's worth: were they counted (DEC-COL-06 says they are not), the events
       // right after them would find the second full.
-      const bots = await Promise.all(Array.from({ length: 100 }, () => ctx.collect.get("/event", { query: { svc_account: account, svc_profile: profile }, headers: { "user-agent": crawler } })));
-      expectEqual(bots.map((answer) => answer.status), bots.map(() => 200), "statuses of the bots");
+      const bots = await Promise.all(
+        Array.from({ length: 100 }, () =>
+          ctx.collect.get("/event", {
+            query: { svc_account: account, svc_profile: profile },
+            headers: { "user-agent": crawler },
+          }),
+        ),
+      );
+      expectEqual(
+        bots.map((answer) => answer.status),
+        bots.map(() => 200),
+        "statuses of the bots",
+      );
       const botsDone = performance.now();
       const traces = Array.from({ length: 130 }, () => ctx.uniqueId("rate"));
       const timed = await Promise.all(
         traces.map(async (traceId) => {
           const sentAt = performance.now();
-          const answer = await ctx.collect.get("/event", { query: { svc_account: account, svc_profile: profile, svc_trace_id: traceId } });
+          const answer = await ctx.collect.get("/event", {
+            query: { svc_account: account, svc_profile: profile, svc_trace_id: traceId },
+          });
           return { answer, sentAt, answeredAt: performance.now() };
         }),
       );
@@ -439,28 +751,41 @@ export const collectScenarios = defineScenarios("collect", [
       // The window was empty before the bots, and bots are not counted: whether the second is counted sliding
       // or fixed, at least 100 of the 130 events must be accepted. (Counted bots leave fewer, unless the run
       // was so slow that their second had passed; a slow run cannot make a correct limiter fail this.)
-      expectTrue(accepted >= 100, `only ${accepted} of ${traces.length} events were accepted right after 100 bots: the bots were counted towards the limit (${timing})`);
+      expectTrue(
+        accepted >= 100,
+        `only ${accepted} of ${traces.length} events were accepted right after 100 bots: the bots were counted towards the limit (${timing})`,
+      );
       // DEC-COL-07 says 100 per second, not how the second is counted (sliding or fixed): so only "never more
       // than 100 accepted within one second". An event was accepted between its sending and its answer, so
       // the accepted events sent and answered within one span of 1 s are certainly inside it.
       const acceptedTimes = timed.filter((entry) => entry.answer.status === 200).sort((a, b) => a.sentAt - b.sentAt);
       for (const first of acceptedTimes) {
-        const within = acceptedTimes.filter((entry) => entry.sentAt >= first.sentAt && entry.answeredAt <= first.sentAt + 1000).length;
-        expectTrue(within <= 100, `${within} events accepted within one second (at most 100), of ${traces.length} sent in ${Math.round(elapsed)} ms`);
+        const within = acceptedTimes.filter(
+          (entry) => entry.sentAt >= first.sentAt && entry.answeredAt <= first.sentAt + 1000,
+        ).length;
+        expectTrue(
+          within <= 100,
+          `${within} events accepted within one second (at most 100), of ${traces.length} sent in ${Math.round(elapsed)} ms`,
+        );
       }
       for (const answer of limited.slice(0, 5)) {
         expectRefusal(answer, 429, "Rate limit exceeded");
         expectHeader(answer, "retry-after", "1");
       }
       const stored = await Promise.all(traces.map((traceId) => eventsWithTrace(ctx, traceId)));
-      expectEqual(stored.filter((events) => events.length === 1).length, accepted, "stored events equal the events answered 200");
+      expectEqual(
+        stored.filter((events) => events.length === 1).length,
+        accepted,
+        "stored events equal the events answered 200",
+      );
       expectEqual(stored.filter((events) => events.length > 1).length, 0, "events stored twice");
       await letRateWindowPass(ctx);
       expectStatus(await ctx.collect.get("/event", { query: { svc_account: account, svc_profile: profile } }), 200);
     },
   },
   {
-    title: "[COL-15, DEC-COL-07] the 100 events per second are the account's: events spread over two of its profiles share one limit",
+    title:
+      "[COL-15, DEC-COL-07] the 100 events per second are the account's: events spread over two of its profiles share one limit",
     async run(ctx) {
       const { account, profile, otherProfile } = ctx.fixtures;
       const visitor = ctx.uniqueId("rate-two-profiles");
@@ -471,7 +796,9 @@ export const collectScenarios = defineScenarios("collect", [
       const timed = await Promise.all(
         profiles.map(async (name) => {
           const sentAt = performance.now();
-          const answer = await ctx.collect.get("/event", { query: { svc_account: account, svc_profile: name, svc_visitor_id: visitor } });
+          const answer = await ctx.collect.get("/event", {
+            query: { svc_account: account, svc_profile: name, svc_visitor_id: visitor },
+          });
           return { profile: name, answer, sentAt, answeredAt: performance.now() };
         }),
       );
@@ -489,8 +816,13 @@ export const collectScenarios = defineScenarios("collect", [
       // inside that second, whether the second is counted sliding or fixed (DEC-COL-07 does not say).
       const acceptedTimes = accepted.sort((a, b) => a.sentAt - b.sentAt);
       for (const first of acceptedTimes) {
-        const within = acceptedTimes.filter((entry) => entry.sentAt >= first.sentAt && entry.answeredAt <= first.sentAt + 1000).length;
-        expectTrue(within <= 100, `${within} events of ${account} accepted within one second (at most 100): ${split}, of ${profiles.length} sent in ${elapsed} ms`);
+        const within = acceptedTimes.filter(
+          (entry) => entry.sentAt >= first.sentAt && entry.answeredAt <= first.sentAt + 1000,
+        ).length;
+        expectTrue(
+          within <= 100,
+          `${within} events of ${account} accepted within one second (at most 100): ${split}, of ${profiles.length} sent in ${elapsed} ms`,
+        );
       }
       for (const { answer } of limited.slice(0, 5)) {
         expectRefusal(answer, 429, "Rate limit exceeded");

@@ -3,24 +3,29 @@
  * client; the admin calls (POST /admin/wait, svc-hub's virtual clock) are used only by scenarios that declare
  * them (needs "admin", "svc-hub-clock").
  */
-import { ScenarioFailure, type HttpAnswer, type RequestOptions } from "../harness/client.ts";
+import { type HttpAnswer, type RequestOptions, ScenarioFailure } from "../harness/client.ts";
 import { expectEqual, expectErrorBody, expectHeader, expectStatus, expectTrue, jsonObject } from "../harness/expect.ts";
 import type { ScenarioContext } from "../harness/scenario.ts";
 import { loginV1, type V1Session } from "../harness/sessions.ts";
 import { advanceClock, isShortTiming, readClock, waitForBackgroundWork } from "./admin-support.ts";
 
 export const invalidRequestMessage = "Invalid request submission. Please check supplied parameters or request body.";
-export const listTooLargeMessage = "Invalid request submission. Data layer list size exceeds maximum permissible (1000).";
-export const statusUnavailableMessage = "Status unavailable. Please refer to documentation for request status retention period.";
+export const listTooLargeMessage =
+  "Invalid request submission. Data layer list size exceeds maximum permissible (1000).";
+export const statusUnavailableMessage =
+  "Status unavailable. Please refer to documentation for request status retention period.";
 export const alreadyExistsMessage = "Resource already exists. Updates are not permitted via this type of request.";
-export const permissionWording = "although the user is authenticated, the request is denied because of a lack of proper permissions";
+export const permissionWording =
+  "although the user is authenticated, the request is denied because of a lack of proper permissions";
 
 export function notFoundMessage(account: string, profile: string, dlId: string): string {
   return `Could not locate data layer for supplied params (${account}/${profile}/${dlId}).`;
 }
 
 /** A body to send: JSON (serialised here), or raw text or bytes with the headers given. */
-export type Body = { readonly json: unknown } | { readonly raw: string | Uint8Array; readonly headers?: Readonly<Record<string, string>> };
+export type Body =
+  | { readonly json: unknown }
+  | { readonly raw: string | Uint8Array; readonly headers?: Readonly<Record<string, string>> };
 
 /** The hosted data layer API of one account and profile, called with one v1 session. */
 export class DataLayerApi {
@@ -32,8 +37,16 @@ export class DataLayerApi {
   ) {}
 
   /** Logs in as `user` (the fixtures' user by default) for `account`/`profile`. */
-  static async open(ctx: ScenarioContext, options: { user?: { email: string; password: string }; account?: string; profile?: string } = {}): Promise<DataLayerApi> {
-    return new DataLayerApi(ctx, await loginV1(ctx, options.user ?? ctx.fixtures.user), options.account, options.profile);
+  static async open(
+    ctx: ScenarioContext,
+    options: { user?: { email: string; password: string }; account?: string; profile?: string } = {},
+  ): Promise<DataLayerApi> {
+    return new DataLayerApi(
+      ctx,
+      await loginV1(ctx, options.user ?? ctx.fixtures.user),
+      options.account,
+      options.profile,
+    );
   }
 
   /** A new session for the same user, after the virtual clock moved past the session's idle limit. */
@@ -49,11 +62,16 @@ export class DataLayerApi {
   }
 
   private options(extra: RequestOptions = {}): RequestOptions {
-    return { ...extra, query: { ...this.session.query, ...extra.query }, headers: { ...this.session.headers, ...extra.headers } };
+    return {
+      ...extra,
+      query: { ...this.session.query, ...extra.query },
+      headers: { ...this.session.headers, ...extra.headers },
+    };
   }
 
   private bodyOptions(body: Body): RequestOptions {
-    if ("json" in body) return this.options({ body: JSON.stringify(body.json), headers: { "content-type": "application/json" } });
+    if ("json" in body)
+      return this.options({ body: JSON.stringify(body.json), headers: { "content-type": "application/json" } });
     return this.options({ body: body.raw, headers: { ...body.headers } });
   }
 
@@ -79,7 +97,9 @@ export class DataLayerApi {
 
   /** DEC-DLE-07: the served form, without credentials. */
   served(dlId: string, format: "json" | "js"): Promise<HttpAnswer> {
-    return this.ctx.base.get(`/dle/${encodeURIComponent(this.account)}/${encodeURIComponent(this.profile)}/${encodeURIComponent(dlId)}.${format}`);
+    return this.ctx.base.get(
+      `/dle/${encodeURIComponent(this.account)}/${encodeURIComponent(this.profile)}/${encodeURIComponent(dlId)}.${format}`,
+    );
   }
 
   /** Uploads `json` and expects 201 pending. */
@@ -94,7 +114,11 @@ export class DataLayerApi {
    */
   async cleanUp(dlIds: readonly string[]): Promise<void> {
     for (let start = 0; start < dlIds.length; start += 25) {
-      await Promise.all(dlIds.slice(start, start + 25).map((dlId) => this.ctx.cleanupBase.delete(this.path(dlId), this.options()).catch(() => undefined)));
+      await Promise.all(
+        dlIds
+          .slice(start, start + 25)
+          .map((dlId) => this.ctx.cleanupBase.delete(this.path(dlId), this.options()).catch(() => undefined)),
+      );
     }
   }
 }
@@ -120,7 +144,11 @@ export async function statusOf(api: DataLayerApi, dlId: string): Promise<string>
   const answer = await api.status(dlId);
   expectStatus(answer, 200);
   const status = jsonObject(answer).status;
-  expectTrue(status === "pending" || status === "completed" || status === "failed", "status must be pending, completed or failed", answer);
+  expectTrue(
+    status === "pending" || status === "completed" || status === "failed",
+    "status must be pending, completed or failed",
+    answer,
+  );
   return status as string;
 }
 

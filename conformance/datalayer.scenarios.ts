@@ -1,7 +1,16 @@
 import { gzipSync } from "node:zlib";
 import fc from "fast-check";
 import type { HttpAnswer, RequestOptions } from "../harness/client.ts";
-import { expectEqual, expectErrorBody, expectHeader, expectStatus, expectTrue, fail, jsonArray, jsonObject } from "../harness/expect.ts";
+import {
+  expectEqual,
+  expectErrorBody,
+  expectHeader,
+  expectStatus,
+  expectTrue,
+  fail,
+  jsonArray,
+  jsonObject,
+} from "../harness/expect.ts";
 import { defineScenarios, type ScenarioContext } from "../harness/scenario.ts";
 import { advanceClock, readClock, waitForBackgroundWork } from "./admin-support.ts";
 import {
@@ -44,7 +53,10 @@ function runServedScript(script: string, dlId: string): unknown {
   const utag = window.utag as { keep?: boolean; globals?: { dle?: { enrichments?: Record<string, unknown> } } };
   expectEqual(utag.keep, true, "the script keeps what window.utag held");
   const enrichments = utag.globals?.dle?.enrichments;
-  expectTrue(enrichments !== undefined && Object.hasOwn(enrichments, dlId), `the script must assign window.utag.globals.dle.enrichments["${dlId}"]`);
+  expectTrue(
+    enrichments !== undefined && Object.hasOwn(enrichments, dlId),
+    `the script must assign window.utag.globals.dle.enrichments["${dlId}"]`,
+  );
   return enrichments[dlId];
 }
 
@@ -59,7 +71,11 @@ async function expectServed(api: DataLayerApi, dlId: string, expectedText: strin
   expectStatus(js, 200);
   expectHeader(js, "content-type", /javascript/);
   expectHeader(js, "access-control-allow-origin", "*");
-  expectEqual(JSON.stringify(runServedScript(js.text, dlId)), JSON.stringify(JSON.parse(expectedText)), `the object ${dlId}.js assigns`);
+  expectEqual(
+    JSON.stringify(runServedScript(js.text, dlId)),
+    JSON.stringify(JSON.parse(expectedText)),
+    `the object ${dlId}.js assigns`,
+  );
 }
 
 async function expectNotServed(api: DataLayerApi, dlId: string): Promise<void> {
@@ -74,7 +90,11 @@ async function listed(api: DataLayerApi): Promise<string[]> {
   const answer = await api.list();
   expectStatus(answer, 200);
   const names = jsonArray(answer);
-  expectTrue(names.every((name) => typeof name === "string"), "the list must be a JSON array of strings", answer);
+  expectTrue(
+    names.every((name) => typeof name === "string"),
+    "the list must be a JSON array of strings",
+    answer,
+  );
   const sorted = [...(names as string[])].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   expectEqual(names, sorted, "the list is in code-unit order", answer);
   expectEqual(new Set(names as string[]).size, (names as string[]).length, "names in the list are unique", answer);
@@ -83,13 +103,14 @@ async function listed(api: DataLayerApi): Promise<string[]> {
 
 /** Runs `work` on `items` with at most `width` calls at once (big set-ups over a real socket). */
 async function inBatches<T>(items: readonly T[], width: number, work: (item: T) => Promise<void>): Promise<void> {
-  for (let start = 0; start < items.length; start += width) await Promise.all(items.slice(start, start + width).map(work));
+  for (let start = 0; start < items.length; start += width)
+    await Promise.all(items.slice(start, start + width).map(work));
 }
 
 /** DLE-*, DEC-DLE-*: the hosted data layer API (v1) and the serving of published data layers. */
 export const dataLayerScenarios = defineScenarios("datalayer", [
   {
-    title: "[DLE-01, DLE-06] upload of a JSON object with the session cookie and utk answers 201 {status: \"pending\"}",
+    title: '[DLE-01, DLE-06] upload of a JSON object with the session cookie and utk answers 201 {status: "pending"}',
     async run(ctx) {
       const api = await DataLayerApi.open(ctx);
       const dlId = ctx.uniqueId("dl");
@@ -114,7 +135,10 @@ export const dataLayerScenarios = defineScenarios("datalayer", [
       for (const [method, path, extra] of calls) {
         const onlyUtk = await ctx.base.request(method, path, { ...extra, query: api.session.query });
         expectErrorBody(onlyUtk, 401, 1401, "Authentication Failed");
-        const onlyCookie = await ctx.base.request(method, path, { ...extra, headers: { ...extra.headers, ...api.session.headers } });
+        const onlyCookie = await ctx.base.request(method, path, {
+          ...extra,
+          headers: { ...extra.headers, ...api.session.headers },
+        });
         expectErrorBody(onlyCookie, 401, 1401, "Authentication Failed");
       }
       // The refused delete changed nothing: the dl_id still exists.
@@ -123,7 +147,7 @@ export const dataLayerScenarios = defineScenarios("datalayer", [
     },
   },
   {
-    title: "[DLE-02] update of an existing dl_id with PUT answers 200 {status: \"pending\"}",
+    title: '[DLE-02] update of an existing dl_id with PUT answers 200 {status: "pending"}',
     async run(ctx) {
       const api = await DataLayerApi.open(ctx);
       const dlId = ctx.uniqueId("dl");
@@ -133,7 +157,7 @@ export const dataLayerScenarios = defineScenarios("datalayer", [
     },
   },
   {
-    title: "[DLE-03] delete of an existing dl_id answers 200 {status: \"pending\"}",
+    title: '[DLE-03] delete of an existing dl_id answers 200 {status: "pending"}',
     async run(ctx) {
       const api = await DataLayerApi.open(ctx);
       const dlId = ctx.uniqueId("dl");
@@ -142,7 +166,8 @@ export const dataLayerScenarios = defineScenarios("datalayer", [
     },
   },
   {
-    title: "[DLE-04, DLE-07, LIM-03, DEC-DLE-06] get status reads pending after the upload and completed once the publishing delay has passed",
+    title:
+      "[DLE-04, DLE-07, LIM-03, DEC-DLE-06] get status reads pending after the upload and completed once the publishing delay has passed",
     needs: ["admin", "svc-hub-clock"],
     async run(ctx) {
       const api = await DataLayerApi.open(ctx);
@@ -160,12 +185,18 @@ export const dataLayerScenarios = defineScenarios("datalayer", [
     },
   },
   {
-    title: "[DEC-DLE-07, DLE-07] a completed upload is served without credentials as .json and as a .js assigning window.utag.globals.dle.enrichments[dl_id]",
+    title:
+      "[DEC-DLE-07, DLE-07] a completed upload is served without credentials as .json and as a .js assigning window.utag.globals.dle.enrichments[dl_id]",
     needs: ["admin", "svc-hub-clock"],
     async run(ctx) {
       const api = await DataLayerApi.open(ctx);
       const dlId = ctx.uniqueId("dl");
-      const text = JSON.stringify({ page: { type: "product", tags: ["a", "b"] }, price: 12.5, html: "</script><b>", line: "\u2028" });
+      const text = JSON.stringify({
+        page: { type: "product", tags: ["a", "b"] },
+        price: 12.5,
+        html: "</script><b>",
+        line: "\u2028",
+      });
       expectPending(await api.upload(dlId, { raw: text, headers: { "content-type": "application/json" } }), 201);
       // Served implies completed: whatever the timing, a .json served before the status is read means the
       // status reads completed, so one that reads pending proves nothing was served before it.
@@ -179,7 +210,8 @@ export const dataLayerScenarios = defineScenarios("datalayer", [
     },
   },
   {
-    title: "[DEC-DLE-07, DEC-DLE-05] a completed update replaces what is served, and a completed delete stops serving it while its status reads completed",
+    title:
+      "[DEC-DLE-07, DEC-DLE-05] a completed update replaces what is served, and a completed delete stops serving it while its status reads completed",
     needs: ["admin", "svc-hub-clock"],
     async run(ctx) {
       const api = await DataLayerApi.open(ctx);
@@ -197,7 +229,8 @@ export const dataLayerScenarios = defineScenarios("datalayer", [
     },
   },
   {
-    title: "[DLE-05, DEC-DLE-09, DEC-GEN-06] list answers the existing data layers in code-unit order; a deleted one leaves it at once",
+    title:
+      "[DLE-05, DEC-DLE-09, DEC-GEN-06] list answers the existing data layers in code-unit order; a deleted one leaves it at once",
     async run(ctx) {
       const api = await DataLayerApi.open(ctx);
       const stem = ctx.uniqueId("list");
@@ -207,17 +240,31 @@ export const dataLayerScenarios = defineScenarios("datalayer", [
       const expected = [...dlIds].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
       expectEqual(ours(await listed(api)), expected, "the data layers of this scenario in the list");
       expectPending(await api.remove(`${stem}_a`), 200);
-      expectEqual(ours(await listed(api)), expected.filter((name) => name !== `${stem}_a`), "the list once one is deleted");
+      expectEqual(
+        ours(await listed(api)),
+        expected.filter((name) => name !== `${stem}_a`),
+        "the list once one is deleted",
+      );
       const slashed = await ctx.base.get(`${api.path()}/`, { headers: api.session.headers, query: api.session.query });
       expectStatus(slashed, 200);
       const names = jsonArray(slashed);
-      expectTrue(names.every((name) => typeof name === "string"), "the list must be a JSON array of strings", slashed);
-      expectEqual([...ours(names as string[])].sort(), expected.filter((name) => name !== `${stem}_a`).sort(), "the data layers of this scenario in the list asked with a trailing slash", slashed);
+      expectTrue(
+        names.every((name) => typeof name === "string"),
+        "the list must be a JSON array of strings",
+        slashed,
+      );
+      expectEqual(
+        [...ours(names as string[])].sort(),
+        expected.filter((name) => name !== `${stem}_a`).sort(),
+        "the data layers of this scenario in the list asked with a trailing slash",
+        slashed,
+      );
       await api.cleanUp(dlIds.filter((name) => name !== `${stem}_a`));
     },
   },
   {
-    title: "[DLE-08, LIM-02, DEC-DLE-08] a status is kept 30 days after its last change, then 404 1404 Status unavailable; the data layer itself stays",
+    title:
+      "[DLE-08, LIM-02, DEC-DLE-08] a status is kept 30 days after its last change, then 404 1404 Status unavailable; the data layer itself stays",
     needs: ["admin", "svc-hub-clock"],
     async run(ctx) {
       const api = await DataLayerApi.open(ctx);
@@ -233,14 +280,21 @@ export const dataLayerScenarios = defineScenarios("datalayer", [
       await advanceClockTo(ctx, before + 30 * dayMs - minuteMs);
       await waitForBackgroundWork(ctx);
       await api.relogin();
-      expectEqual(await statusOf(api, dlId), "completed", "status 30 days minus 1 minute after its last change (LIM-02: kept 30 days)");
+      expectEqual(
+        await statusOf(api, dlId),
+        "completed",
+        "status 30 days minus 1 minute after its last change (LIM-02: kept 30 days)",
+      );
       await advanceClockTo(ctx, settled + 30 * dayMs + minuteMs);
       await waitForBackgroundWork(ctx);
       await api.relogin();
       expectErrorBody(await api.status(dlId), 404, 1404, statusUnavailableMessage);
       await expectServed(api, dlId, '{"kept":true}');
       const names = await listed(api);
-      expectTrue(names.includes(dlId), `${dlId} must still be listed; the list: ${JSON.stringify(names).slice(0, 300)}`);
+      expectTrue(
+        names.includes(dlId),
+        `${dlId} must still be listed; the list: ${JSON.stringify(names).slice(0, 300)}`,
+      );
       expectStatus(await api.upload(dlId, { json: { again: true } }), 405);
       expectPending(await api.update(dlId, { json: { kept: "again" } }), 200);
       expectEqual(await statusOf(api, dlId), "pending", "a new change has a status again");
@@ -248,16 +302,23 @@ export const dataLayerScenarios = defineScenarios("datalayer", [
     },
   },
   {
-    title: "[DLE-09, DLE-ERR-09, DEC-GEN-01] get status of a dl_id never uploaded is 404 1404 Status unavailable, as JSON {returnCode, message}",
+    title:
+      "[DLE-09, DLE-ERR-09, DEC-GEN-01] get status of a dl_id never uploaded is 404 1404 Status unavailable, as JSON {returnCode, message}",
     async run(ctx) {
       const api = await DataLayerApi.open(ctx);
       const answer = await api.status(ctx.uniqueId("never"));
       expectErrorBody(answer, 404, 1404, statusUnavailableMessage);
-      expectEqual(Object.keys(expectErrorBody(answer, 404)).sort(), ["message", "returnCode"], "error body fields", answer);
+      expectEqual(
+        Object.keys(expectErrorBody(answer, 404)).sort(),
+        ["message", "returnCode"],
+        "error body fields",
+        answer,
+      );
     },
   },
   {
-    title: "[DLE-10, DEC-DLE-01, DEC-GEN-01] update or delete of an unknown dl_id is 404 1404 naming the real account/profile/dl_id",
+    title:
+      "[DLE-10, DEC-DLE-01, DEC-GEN-01] update or delete of an unknown dl_id is 404 1404 naming the real account/profile/dl_id",
     async run(ctx) {
       const api = await DataLayerApi.open(ctx);
       const dlId = ctx.uniqueId("missing");
@@ -274,7 +335,8 @@ export const dataLayerScenarios = defineScenarios("datalayer", [
     },
   },
   {
-    title: "[DLE-11, DEC-DLE-01, DEC-DLE-05] POST on a dl_id that exists, even while its upload is pending, is 405 1464; after a delete it is an upload again",
+    title:
+      "[DLE-11, DEC-DLE-01, DEC-DLE-05] POST on a dl_id that exists, even while its upload is pending, is 405 1464; after a delete it is an upload again",
     async run(ctx) {
       const api = await DataLayerApi.open(ctx);
       const dlId = ctx.uniqueId("dl");
@@ -288,11 +350,15 @@ export const dataLayerScenarios = defineScenarios("datalayer", [
     },
   },
   {
-    title: "[DLE-12, DLE-05, LIM-01, DEC-DLE-09] list answers up to 1000 data layers; with 1001 it is 400 1400 with the list message",
+    title:
+      "[DLE-12, DLE-05, LIM-01, DEC-DLE-09] list answers up to 1000 data layers; with 1001 it is 400 1400 with the list message",
     async run(ctx) {
       const api = await DataLayerApi.open(ctx, { profile: ctx.fixtures.otherProfile });
       const already = (await listed(api)).length;
-      if (already > 1000) fail(`${ctx.fixtures.account}/${ctx.fixtures.otherProfile} holds ${already} data layers already; the scenario needs at most 1000`);
+      if (already > 1000)
+        fail(
+          `${ctx.fixtures.account}/${ctx.fixtures.otherProfile} holds ${already} data layers already; the scenario needs at most 1000`,
+        );
       const stem = ctx.uniqueId("cap");
       const dlIds = Array.from({ length: 1001 - already }, (_, index) => `${stem}_${String(index).padStart(4, "0")}`);
       const last = dlIds.pop() as string;
@@ -310,7 +376,8 @@ export const dataLayerScenarios = defineScenarios("datalayer", [
     },
   },
   {
-    title: "[DLE-ERR-01] a key containing a period, at the top, at depth 3 or in an object inside an array, is 400 1400 on upload and update",
+    title:
+      "[DLE-ERR-01] a key containing a period, at the top, at depth 3 or in an object inside an array, is 400 1400 on upload and update",
     async run(ctx) {
       const api = await DataLayerApi.open(ctx);
       const existing = ctx.uniqueId("dl");
@@ -344,21 +411,51 @@ export const dataLayerScenarios = defineScenarios("datalayer", [
     title: "[DLE-ERR-03, DEC-DLE-02] a dl_id with a restricted character is 400 1400; A-Z a-z 0-9 _ - ~ are accepted",
     async run(ctx) {
       const api = await DataLayerApi.open(ctx);
-      const restricted = [" ", "/", ":", "?", "#", "[", "]", "@", "!", "$", "&", "'", "(", ")", "*", "+", ",", ";", "=", "%", ".", '"', "\\", "é", "\t"];
+      const restricted = [
+        " ",
+        "/",
+        ":",
+        "?",
+        "#",
+        "[",
+        "]",
+        "@",
+        "!",
+        "$",
+        "&",
+        "'",
+        "(",
+        ")",
+        "*",
+        "+",
+        ",",
+        ";",
+        "=",
+        "%",
+        ".",
+        '"',
+        "\\",
+        "é",
+        "\t",
+      ];
       for (const char of restricted) {
         const dlId = `${ctx.uniqueId("bad")}${char}x`;
         expectInvalid(await api.upload(dlId, { json: { a: 1 } }), `upload of ${JSON.stringify(dlId)}`);
         expectInvalid(await api.status(dlId), `get status of ${JSON.stringify(dlId)}`);
       }
       // An unencoded "/" in the path is a restricted character too, not another path.
-      expectInvalid(await api.upload(`${ctx.uniqueId("bad")}/x`, { json: { a: 1 } }, { raw: true }), "upload of a dl_id with an unencoded /");
+      expectInvalid(
+        await api.upload(`${ctx.uniqueId("bad")}/x`, { json: { a: 1 } }, { raw: true }),
+        "upload of a dl_id with an unencoded /",
+      );
       const allowed = `${ctx.uniqueId("ok")}_ABCXYZ-abcxyz~0189`;
       expectPending(await api.upload(allowed, { json: { a: 1 } }), 201);
       await api.cleanUp([allowed]);
     },
   },
   {
-    title: "[DLE-ERR-05, DEC-GEN-04] an unknown (mistyped) account or profile is 400 1400 for upload, update, delete, get status and list",
+    title:
+      "[DLE-ERR-05, DEC-GEN-04] an unknown (mistyped) account or profile is 400 1400 for upload, update, delete, get status and list",
     async run(ctx) {
       const api = await DataLayerApi.open(ctx);
       const dlId = ctx.uniqueId("dl");
@@ -385,64 +482,122 @@ export const dataLayerScenarios = defineScenarios("datalayer", [
       const empty = { raw: "", headers: { "content-type": "application/json" } };
       expectInvalid(await api.upload(ctx.uniqueId("dl"), empty), "upload with an empty body");
       expectInvalid(await api.update(existing, empty), "update with an empty body");
-      expectInvalid(await api.upload(ctx.uniqueId("dl"), { raw: "  \n", headers: { "content-type": "application/json" } }), "upload with only whitespace");
+      expectInvalid(
+        await api.upload(ctx.uniqueId("dl"), { raw: "  \n", headers: { "content-type": "application/json" } }),
+        "upload with only whitespace",
+      );
       await api.cleanUp([existing]);
     },
   },
   {
-    title: "[DLE-ERR-07] invalid JSON, or JSON that is not an object (array, string, number, true, null), is 400 1400 on upload and update",
+    title:
+      "[DLE-ERR-07] invalid JSON, or JSON that is not an object (array, string, number, true, null), is 400 1400 on upload and update",
     async run(ctx) {
       const api = await DataLayerApi.open(ctx);
       const existing = ctx.uniqueId("dl");
       await api.uploaded(existing, { a: 1 });
-      for (const raw of ['{"a":', "{'a':1}", '{"a":1,}', "{} {}", "[]", '[{"a":1}]', '"text"', "42", "true", "null", "\u00ff"]) {
+      for (const raw of [
+        '{"a":',
+        "{'a':1}",
+        '{"a":1,}',
+        "{} {}",
+        "[]",
+        '[{"a":1}]',
+        '"text"',
+        "42",
+        "true",
+        "null",
+        "\u00ff",
+      ]) {
         const body = { raw, headers: { "content-type": "application/json" } };
         expectInvalid(await api.upload(ctx.uniqueId("dl"), body), `upload of ${JSON.stringify(raw)}`);
         expectInvalid(await api.update(existing, body), `update with ${JSON.stringify(raw)}`);
       }
-      const notUtf8 = { raw: new Uint8Array([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]), headers: { "content-type": "application/json" } };
+      const notUtf8 = {
+        raw: new Uint8Array([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]),
+        headers: { "content-type": "application/json" },
+      };
       expectInvalid(await api.upload(ctx.uniqueId("dl"), notUtf8), "upload of bytes that are not UTF-8");
       await api.cleanUp([existing]);
     },
   },
   {
-    title: "[DLE-ERR-08, DEC-DLE-04] a body over 1 MiB is 400 1400 (not 413) on upload and update; exactly 1 MiB is accepted",
+    title:
+      "[DLE-ERR-08, DEC-DLE-04] a body over 1 MiB is 400 1400 (not 413) on upload and update; exactly 1 MiB is accepted",
     async run(ctx) {
       const api = await DataLayerApi.open(ctx);
       const exact = ctx.uniqueId("dl");
       const headers = { "content-type": "application/json" };
       expectPending(await api.upload(exact, { raw: bodyOfSize(mebibyte), headers }), 201);
-      expectInvalid(await api.upload(ctx.uniqueId("dl"), { raw: bodyOfSize(mebibyte + 1), headers }), "upload of 1 MiB + 1 byte");
+      expectInvalid(
+        await api.upload(ctx.uniqueId("dl"), { raw: bodyOfSize(mebibyte + 1), headers }),
+        "upload of 1 MiB + 1 byte",
+      );
       expectInvalid(await api.update(exact, { raw: bodyOfSize(mebibyte + 1), headers }), "update of 1 MiB + 1 byte");
-      expectInvalid(await api.upload(ctx.uniqueId("dl"), { raw: bodyOfSize(3 * mebibyte), headers }), "upload of 3 MiB");
+      expectInvalid(
+        await api.upload(ctx.uniqueId("dl"), { raw: bodyOfSize(3 * mebibyte), headers }),
+        "upload of 3 MiB",
+      );
       expectPending(await api.update(exact, { raw: bodyOfSize(mebibyte), headers }), 200);
       await api.cleanUp([exact]);
     },
   },
   {
-    title: "[DEC-DLE-04] Content-Encoding gzip is accepted and the 1 MiB limit applies after decompression; a Content-Type other than application/json is 400 1400",
+    title:
+      "[DEC-DLE-04] Content-Encoding gzip is accepted and the 1 MiB limit applies after decompression; a Content-Type other than application/json is 400 1400",
     async run(ctx) {
       const api = await DataLayerApi.open(ctx);
       const zipped = ctx.uniqueId("dl");
       const gzip = (text: string) => new Uint8Array(gzipSync(Buffer.from(text, "utf8")));
-      expectPending(await api.upload(zipped, { raw: gzip('{"zipped":true}'), headers: { "content-type": "application/json; charset=utf-8", "content-encoding": "gzip" } }), 201);
+      expectPending(
+        await api.upload(zipped, {
+          raw: gzip('{"zipped":true}'),
+          headers: { "content-type": "application/json; charset=utf-8", "content-encoding": "gzip" },
+        }),
+        201,
+      );
       // A few kilobytes that decompress past 1 MiB: refused without inflating it all.
       const bomb = gzip(bodyOfSize(mebibyte + 1));
       expectTrue(bomb.byteLength < 64 * 1024, "the compressed body is small");
-      expectInvalid(await api.upload(ctx.uniqueId("dl"), { raw: bomb, headers: { "content-type": "application/json", "content-encoding": "gzip" } }), "gzip body over 1 MiB once decompressed");
-      expectPending(await api.update(zipped, { raw: gzip(bodyOfSize(mebibyte)), headers: { "content-type": "application/json", "content-encoding": "gzip" } }), 200);
-      expectInvalid(await api.upload(ctx.uniqueId("dl"), { raw: "not gzip", headers: { "content-type": "application/json", "content-encoding": "gzip" } }), "a body that is not gzip");
+      expectInvalid(
+        await api.upload(ctx.uniqueId("dl"), {
+          raw: bomb,
+          headers: { "content-type": "application/json", "content-encoding": "gzip" },
+        }),
+        "gzip body over 1 MiB once decompressed",
+      );
+      expectPending(
+        await api.update(zipped, {
+          raw: gzip(bodyOfSize(mebibyte)),
+          headers: { "content-type": "application/json", "content-encoding": "gzip" },
+        }),
+        200,
+      );
+      expectInvalid(
+        await api.upload(ctx.uniqueId("dl"), {
+          raw: "not gzip",
+          headers: { "content-type": "application/json", "content-encoding": "gzip" },
+        }),
+        "a body that is not gzip",
+      );
       for (const type of ["text/plain", "application/x-www-form-urlencoded", "text/json"]) {
-        expectInvalid(await api.upload(ctx.uniqueId("dl"), { raw: '{"a":1}', headers: { "content-type": type } }), `Content-Type ${type}`);
+        expectInvalid(
+          await api.upload(ctx.uniqueId("dl"), { raw: '{"a":1}', headers: { "content-type": type } }),
+          `Content-Type ${type}`,
+        );
       }
       expectInvalid(await api.upload(ctx.uniqueId("dl"), { raw: '{"a":1}' }), "no Content-Type");
       const cased = ctx.uniqueId("dl");
-      expectPending(await api.upload(cased, { raw: '{"a":1}', headers: { "content-type": "Application/JSON; charset=UTF-8" } }), 201);
+      expectPending(
+        await api.upload(cased, { raw: '{"a":1}', headers: { "content-type": "Application/JSON; charset=UTF-8" } }),
+        201,
+      );
       await api.cleanUp([zipped, cased]);
     },
   },
   {
-    title: "[DEC-DLE-03] nesting of 64 levels is accepted, 65 is 400 1400, and 100 000 levels are refused while the service keeps answering",
+    title:
+      "[DEC-DLE-03] nesting of 64 levels is accepted, 65 is 400 1400, and 100 000 levels are refused while the service keeps answering",
     async run(ctx) {
       const api = await DataLayerApi.open(ctx);
       const headers = { "content-type": "application/json" };
@@ -450,8 +605,14 @@ export const dataLayerScenarios = defineScenarios("datalayer", [
       expectPending(await api.upload(deep, { raw: nestedBody(64), headers }), 201);
       expectInvalid(await api.upload(ctx.uniqueId("dl"), { raw: nestedBody(65), headers }), "65 levels");
       expectInvalid(await api.update(deep, { raw: nestedBody(65), headers }), "update with 65 levels");
-      expectInvalid(await api.upload(ctx.uniqueId("dl"), { raw: `{"a":${"[".repeat(100_000)}${"]".repeat(100_000)}}`, headers }), "100 000 levels");
-      expectInvalid(await api.upload(ctx.uniqueId("dl"), { raw: '{"a":'.repeat(200_000), headers }), "200 000 unclosed objects");
+      expectInvalid(
+        await api.upload(ctx.uniqueId("dl"), { raw: `{"a":${"[".repeat(100_000)}${"]".repeat(100_000)}}`, headers }),
+        "100 000 levels",
+      );
+      expectInvalid(
+        await api.upload(ctx.uniqueId("dl"), { raw: '{"a":'.repeat(200_000), headers }),
+        "200 000 unclosed objects",
+      );
       expectStatus(await ctx.base.get("/healthz"), 200);
       await statusOf(api, deep);
       await api.cleanUp([deep]);
@@ -468,12 +629,16 @@ export const dataLayerScenarios = defineScenarios("datalayer", [
       await publishPending(ctx, api);
       await expectServed(api, dlId, text);
       const assigned = runServedScript((await api.served(dlId, "js")).text, dlId) as Record<string, unknown>;
-      expectTrue(Object.hasOwn(assigned, "__proto__") && Object.getPrototypeOf(assigned) === Object.prototype, `__proto__ must be an own key, not the prototype; the script assigned ${JSON.stringify(assigned).slice(0, 300)}`);
+      expectTrue(
+        Object.hasOwn(assigned, "__proto__") && Object.getPrototypeOf(assigned) === Object.prototype,
+        `__proto__ must be an own key, not the prototype; the script assigned ${JSON.stringify(assigned).slice(0, 300)}`,
+      );
       await api.cleanUp([dlId]);
     },
   },
   {
-    title: "[DEC-DLE-05, DLE-07] calls on a pending dl_id are accepted and applied in order: status reads the newest change, the content is the last accepted",
+    title:
+      "[DEC-DLE-05, DLE-07] calls on a pending dl_id are accepted and applied in order: status reads the newest change, the content is the last accepted",
     needs: ["admin", "svc-hub-clock"],
     async run(ctx) {
       const api = await DataLayerApi.open(ctx);
@@ -494,11 +659,15 @@ export const dataLayerScenarios = defineScenarios("datalayer", [
     },
   },
   {
-    title: "[DLE-01, DLE-02, DLE-03, DLE-04, DLE-05, DLE-07, DLE-08, DLE-10, DLE-11, DEC-DLE-05, DEC-DLE-07, DEC-DLE-08] any sequence of calls and clock moves answers as the model says, and serves what it says once drained",
+    title:
+      "[DLE-01, DLE-02, DLE-03, DLE-04, DLE-05, DLE-07, DLE-08, DLE-10, DLE-11, DEC-DLE-05, DEC-DLE-07, DEC-DLE-08] any sequence of calls and clock moves answers as the model says, and serves what it says once drained",
     kind: "property",
     needs: ["admin", "svc-hub-clock"],
     async run(ctx) {
-      await ctx.checkProperty(fc.asyncProperty(fc.array(stepArbitrary, { minLength: 1, maxLength: 24 }), (steps) => runModel(ctx, steps)), { numRuns: 12 });
+      await ctx.checkProperty(
+        fc.asyncProperty(fc.array(stepArbitrary, { minLength: 1, maxLength: 24 }), (steps) => runModel(ctx, steps)),
+        { numRuns: 12 },
+      );
     },
   },
 ]);
@@ -515,8 +684,16 @@ type Step =
   | { readonly op: "advance"; readonly days31: boolean };
 
 const ids = 3;
-const key = fc.oneof(fc.constantFrom("a", "b", "page", "__proto__"), fc.constantFrom("x.y", "."), fc.string({ maxLength: 4 }));
-const bodyArbitrary = fc.dictionary(key, fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.dictionary(key, fc.jsonValue({ maxDepth: 1 }), { maxKeys: 2 })), { maxKeys: 3 });
+const key = fc.oneof(
+  fc.constantFrom("a", "b", "page", "__proto__"),
+  fc.constantFrom("x.y", "."),
+  fc.string({ maxLength: 4 }),
+);
+const bodyArbitrary = fc.dictionary(
+  key,
+  fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.dictionary(key, fc.jsonValue({ maxDepth: 1 }), { maxKeys: 2 })),
+  { maxKeys: 3 },
+);
 const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ op: fc.constant("upload" as const), id: fc.nat(ids - 1), body: bodyArbitrary }) },
   { weight: 3, arbitrary: fc.record({ op: fc.constant("update" as const), id: fc.nat(ids - 1), body: bodyArbitrary }) },
@@ -554,20 +731,38 @@ interface ModelLayer {
 async function runModel(ctx: ScenarioContext, steps: readonly Step[]): Promise<void> {
   const api = await DataLayerApi.open(ctx);
   const names = Array.from({ length: ids }, () => ctx.uniqueId("model"));
-  const model: ModelLayer[] = names.map(() => ({ exists: false, touched: false, drained: true, expired: false, content: null }));
+  const model: ModelLayer[] = names.map(() => ({
+    exists: false,
+    touched: false,
+    drained: true,
+    expired: false,
+    content: null,
+  }));
   const trail: string[] = [];
   const at = () => `after ${trail.join(", ")}`;
   try {
     for (const step of steps) {
-      trail.push(step.op === "advance" ? (step.days31 ? "advance 31d" : "publish") : step.op === "list" ? "list" : `${step.op} #${step.id}`);
+      trail.push(
+        step.op === "advance"
+          ? step.days31
+            ? "advance 31d"
+            : "publish"
+          : step.op === "list"
+            ? "list"
+            : `${step.op} #${step.id}`,
+      );
       switch (step.op) {
         case "upload":
         case "update": {
           const layer = model[step.id] as ModelLayer;
           const name = names[step.id] as string;
           const text = JSON.stringify(step.body);
-          const answer = step.op === "upload" ? await api.upload(name, { raw: text, headers: { "content-type": "application/json" } }) : await api.update(name, { raw: text, headers: { "content-type": "application/json" } });
-          const conflict = step.op === "upload" && layer.exists ? 405 : step.op === "update" && !layer.exists ? 404 : null;
+          const answer =
+            step.op === "upload"
+              ? await api.upload(name, { raw: text, headers: { "content-type": "application/json" } })
+              : await api.update(name, { raw: text, headers: { "content-type": "application/json" } });
+          const conflict =
+            step.op === "upload" && layer.exists ? 405 : step.op === "update" && !layer.exists ? 404 : null;
           if (hasPeriodKey(step.body)) {
             // DEC-DLE-01 and DEC-DLE-03 do not order their checks: a body refused on a dl_id refused as well may
             // be answered either way. Either way nothing changes.
@@ -601,13 +796,18 @@ async function runModel(ctx: ScenarioContext, steps: readonly Step[]): Promise<v
             const status = jsonObject(answer).status as string;
             // Not yet drained: the publisher may or may not have got to it in real time.
             const allowed = layer.drained ? ["completed"] : ["pending", "completed"];
-            expectTrue(allowed.includes(status), `status of #${step.id} is ${status}, expected ${allowed.join(" or ")} ${at()}`);
+            expectTrue(
+              allowed.includes(status),
+              `status of #${step.id} is ${status}, expected ${allowed.join(" or ")} ${at()}`,
+            );
           }
           break;
         }
         case "list": {
           const mine = (await listed(api)).filter((name) => names.includes(name));
-          const expected = names.filter((_, index) => model[index]?.exists).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+          const expected = names
+            .filter((_, index) => model[index]?.exists)
+            .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
           expectEqual(mine, expected, `the model's data layers in the list ${at()}`);
           break;
         }

@@ -1,6 +1,17 @@
 import fc from "fast-check";
-import { ScenarioSkip, type HttpAnswer } from "../harness/client.ts";
-import { expectEqual, expectErrorBody, expectHeader, expectStatus, expectTrue, fail, isNonEmptyString, isPlainObject, jsonField, jsonObject } from "../harness/expect.ts";
+import { type HttpAnswer, ScenarioSkip } from "../harness/client.ts";
+import {
+  expectEqual,
+  expectErrorBody,
+  expectHeader,
+  expectStatus,
+  expectTrue,
+  fail,
+  isNonEmptyString,
+  isPlainObject,
+  jsonField,
+  jsonObject,
+} from "../harness/expect.ts";
 import { defineScenarios, type ScenarioContext } from "../harness/scenario.ts";
 import { advanceClock, isShortTiming, readClock, runDueWork, waitForBackgroundWork } from "./admin-support.ts";
 import { collect, queryEvents } from "./collect-support.ts";
@@ -16,7 +27,8 @@ function customerAttributeOf(ctx: ScenarioContext): string {
 }
 
 const invalidRequestMessage = "Invalid request submission. Please check supplied parameters or request body.";
-const permissionWording = "although the user is authenticated, the request is denied because of a lack of proper permissions";
+const permissionWording =
+  "although the user is authenticated, the request is denied because of a lack of proper permissions";
 /** The engines' allow list holds example.com (TargetFixtures.engines). */
 const page = { referer: "https://shop.example.com/", origin: "https://shop.example.com" };
 
@@ -47,9 +59,18 @@ class PrivacyApi {
     private readonly user: { email: string; apiKey: string },
   ) {}
 
-  static async open(ctx: ScenarioContext, options: { account?: string; profile?: string; user?: { email: string; apiKey: string } } = {}): Promise<PrivacyApi> {
+  static async open(
+    ctx: ScenarioContext,
+    options: { account?: string; profile?: string; user?: { email: string; apiKey: string } } = {},
+  ): Promise<PrivacyApi> {
     const user = options.user ?? ctx.fixtures.user;
-    return new PrivacyApi(ctx, await issueToken(ctx, user), options.account ?? ctx.fixtures.account, options.profile ?? ctx.fixtures.profile, user);
+    return new PrivacyApi(
+      ctx,
+      await issueToken(ctx, user),
+      options.account ?? ctx.fixtures.account,
+      options.profile ?? ctx.fixtures.profile,
+      user,
+    );
   }
 
   /** A new token, after the virtual clock moved past the old one's 30 minutes (DEC-AUT-01). */
@@ -70,7 +91,10 @@ class PrivacyApi {
   }
 
   visitor(value: string, options: { attributeId?: string; prettyName?: string } = {}): Promise<HttpAnswer> {
-    const query: Record<string, string> = { attributeId: options.attributeId ?? emailAttributeOf(this.ctx), attributeValue: value };
+    const query: Record<string, string> = {
+      attributeId: options.attributeId ?? emailAttributeOf(this.ctx),
+      attributeValue: value,
+    };
     if (options.prettyName !== undefined) query.prettyName = options.prettyName;
     return this.get(query);
   }
@@ -99,7 +123,11 @@ class PrivacyApi {
     expectStatus(answer, 200);
     const body = jsonObject(answer);
     expectEqual(Object.keys(body), [id], "the transaction answer's keys", answer);
-    expectTrue(body[id] === "PENDING" || body[id] === "SUCCESS" || body[id] === "FAILED", "state must be PENDING, SUCCESS or FAILED", answer);
+    expectTrue(
+      body[id] === "PENDING" || body[id] === "SUCCESS" || body[id] === "FAILED",
+      "state must be PENDING, SUCCESS or FAILED",
+      answer,
+    );
     return body[id] as string;
   }
 }
@@ -114,9 +142,18 @@ function uniqueEmail(ctx: ScenarioContext, prefix: string): string {
   return `${ctx.uniqueId(prefix).toLowerCase()}@example.com`;
 }
 
-async function sendEvent(ctx: ScenarioContext, visitorId: string, params: Record<string, string | number>): Promise<void> {
+async function sendEvent(
+  ctx: ScenarioContext,
+  visitorId: string,
+  params: Record<string, string | number>,
+): Promise<void> {
   const answer = await collect(ctx, "POST", "/event", {
-    json: { svc_account: ctx.fixtures.account, svc_profile: ctx.fixtures.profile, svc_visitor_id: visitorId, ...params },
+    json: {
+      svc_account: ctx.fixtures.account,
+      svc_profile: ctx.fixtures.profile,
+      svc_visitor_id: visitorId,
+      ...params,
+    },
   });
   expectStatus(answer, 200);
 }
@@ -125,7 +162,12 @@ async function sendEvent(ctx: ScenarioContext, visitorId: string, params: Record
  * Reads the visitor once the events sent before are applied: after the wait call (DEC-OPS-04) when the admin
  * token is given, otherwise by asking again until it is found.
  */
-async function readVisitor(ctx: ScenarioContext, api: PrivacyApi, value: string, options: { attributeId?: string; prettyName?: string } = {}): Promise<HttpAnswer> {
+async function readVisitor(
+  ctx: ScenarioContext,
+  api: PrivacyApi,
+  value: string,
+  options: { attributeId?: string; prettyName?: string } = {},
+): Promise<HttpAnswer> {
   if (ctx.target.adminToken) await waitForBackgroundWork(ctx);
   const deadline = Date.now() + 30_000;
   for (;;) {
@@ -149,17 +191,34 @@ async function runDueDeletions(ctx: ScenarioContext, ...apis: PrivacyApi[]): Pro
 function expectVisitorAnswer(answer: HttpAnswer): VisitorAnswer {
   expectStatus(answer, 200);
   const body = jsonObject(answer);
-  expectEqual(Object.keys(body).sort(), ["live", "transactionId", "transaction_id", "visitor"], "the answer's fields", answer);
+  expectEqual(
+    Object.keys(body).sort(),
+    ["live", "transactionId", "transaction_id", "visitor"],
+    "the answer's fields",
+    answer,
+  );
   expectTrue(isNonEmptyString(body.transaction_id), "transaction_id must be a non-empty string", answer);
   expectEqual(body.transactionId, body.transaction_id, "transactionId (the same value as transaction_id)", answer);
   expectTrue(typeof body.live === "boolean", "live must be a boolean", answer);
   const visitor = body.visitor;
   if (!isPlainObject(visitor)) fail(`${answer.request}: visitor must be an object, got ${JSON.stringify(visitor)}`);
-  const sections = [["metrics", "object"], ["dates", "object"], ["properties", "object"], ["flags", "object"], ["badges", "array"], ["audiences", "array"], ["secondary_ids", "object"]] as const;
+  const sections = [
+    ["metrics", "object"],
+    ["dates", "object"],
+    ["properties", "object"],
+    ["flags", "object"],
+    ["badges", "array"],
+    ["audiences", "array"],
+    ["secondary_ids", "object"],
+  ] as const;
   expectEqual(Object.keys(visitor).sort(), sections.map(([name]) => name).sort(), "the visitor's sections", answer);
   for (const [section, shape] of sections) {
     const value = visitor[section];
-    expectTrue(shape === "array" ? Array.isArray(value) : isPlainObject(value), `${section} must be an ${shape}, got ${JSON.stringify(value)}`, answer);
+    expectTrue(
+      shape === "array" ? Array.isArray(value) : isPlainObject(value),
+      `${section} must be an ${shape}, got ${JSON.stringify(value)}`,
+      answer,
+    );
   }
   return body as unknown as VisitorAnswer;
 }
@@ -169,7 +228,11 @@ async function makeBuyer(ctx: ScenarioContext, email: string): Promise<{ anonymo
   const { purchaseEvent, visitorIdAttributes, attributes } = ctx.fixtures;
   const anonymous = ctx.uniqueId("privacy-anon");
   await sendEvent(ctx, anonymous, { svc_event: "view" });
-  await sendEvent(ctx, anonymous, { svc_event: purchaseEvent, [visitorIdAttributes.email.parameter]: email, [attributes.lastPurchaseAmount.parameter]: 42 });
+  await sendEvent(ctx, anonymous, {
+    svc_event: purchaseEvent,
+    [visitorIdAttributes.email.parameter]: email,
+    [attributes.lastPurchaseAmount.parameter]: 42,
+  });
   return { anonymous };
 }
 
@@ -191,7 +254,8 @@ async function requireVisitorIdAttribute(ctx: ScenarioContext, api: PrivacyApi, 
 /** PRV-*, LIM-05, DEC-PRV-*: the visitor privacy API (v2), with visitors made through /event. */
 export const privacyScenarios = defineScenarios("privacy", [
   {
-    title: "[PRV-01, PRV-02, DEC-PRV-01] GET with attributeId and attributeValue answers 200 {transaction_id, transactionId, live, visitor} with all seven sections",
+    title:
+      "[PRV-01, PRV-02, DEC-PRV-01] GET with attributeId and attributeValue answers 200 {transaction_id, transactionId, live, visitor} with all seven sections",
     kind: "e2e",
     async run(ctx) {
       const api = await PrivacyApi.open(ctx);
@@ -199,13 +263,22 @@ export const privacyScenarios = defineScenarios("privacy", [
       await makeBuyer(ctx, email);
       const { attributes, visitorIdAttributes } = ctx.fixtures;
       const body = expectVisitorAnswer(await readVisitor(ctx, api, email));
-      expectEqual(body.visitor.metrics[attributes.eventCount.id], 2, `metrics ${attributes.eventCount.id} (${attributes.eventCount.name})`);
-      expectEqual(body.visitor.secondary_ids[visitorIdAttributes.email.id], email, `secondary_ids ${visitorIdAttributes.email.id}`);
+      expectEqual(
+        body.visitor.metrics[attributes.eventCount.id],
+        2,
+        `metrics ${attributes.eventCount.id} (${attributes.eventCount.name})`,
+      );
+      expectEqual(
+        body.visitor.secondary_ids[visitorIdAttributes.email.id],
+        email,
+        `secondary_ids ${visitorIdAttributes.email.id}`,
+      );
       expectEqual(body.live, true, "live right after the events");
     },
   },
   {
-    title: "[PRV-03, DEC-PRV-01] prettyName=false (the default) keys by attribute ids and audience UIDs, prettyName=true by names; PII is included",
+    title:
+      "[PRV-03, DEC-PRV-01] prettyName=false (the default) keys by attribute ids and audience UIDs, prettyName=true by names; PII is included",
     kind: "e2e",
     async run(ctx) {
       const api = await PrivacyApi.open(ctx);
@@ -217,18 +290,33 @@ export const privacyScenarios = defineScenarios("privacy", [
       const byIds = expectVisitorAnswer(await api.visitor(email, { prettyName: "false" })).visitor;
       expectEqual(byIds, byDefault, "prettyName=false and no prettyName");
       expectEqual(byIds.metrics, { [a.eventCount.id]: 2, [a.lastPurchaseAmount.id]: 42 }, "metrics by id");
-      expectEqual(byIds.properties, { [a.lastEventName.id]: purchaseEvent, [a.email.id]: email }, `properties by id (${a.email.id} is PII, and included)`);
+      expectEqual(
+        byIds.properties,
+        { [a.lastEventName.id]: purchaseEvent, [a.email.id]: email },
+        `properties by id (${a.email.id} is PII, and included)`,
+      );
       expectEqual(byIds.flags, { [a.hasPurchased.id]: true }, "flags by id");
       expectEqual(Object.keys(byIds.dates), [String(a.lastPurchase.id)], "dates by id");
       const purchasedAt = byIds.dates[a.lastPurchase.id];
-      expectTrue(Number.isInteger(purchasedAt) && (purchasedAt as number) > 1_500_000_000_000, `dates are epoch milliseconds, got ${JSON.stringify(byIds.dates)}`);
+      expectTrue(
+        Number.isInteger(purchasedAt) && (purchasedAt as number) > 1_500_000_000_000,
+        `dates are epoch milliseconds, got ${JSON.stringify(byIds.dates)}`,
+      );
       expectEqual(byIds.badges, [String(badge.id)], "badges by id");
-      expectEqual(byIds.audiences, [`${ctx.fixtures.account}_${ctx.fixtures.profile}_${audience.id}`], "audiences by UID");
+      expectEqual(
+        byIds.audiences,
+        [`${ctx.fixtures.account}_${ctx.fixtures.profile}_${audience.id}`],
+        "audiences by UID",
+      );
       expectEqual(byIds.secondary_ids, { [emailId.id]: email }, "secondary_ids by id");
 
       const byNames = expectVisitorAnswer(await api.visitor(email, { prettyName: "true" })).visitor;
       expectEqual(byNames.metrics, { [a.eventCount.name]: 2, [a.lastPurchaseAmount.name]: 42 }, "metrics by name");
-      expectEqual(byNames.properties, { [a.lastEventName.name]: purchaseEvent, [a.email.name]: email }, "properties by name");
+      expectEqual(
+        byNames.properties,
+        { [a.lastEventName.name]: purchaseEvent, [a.email.name]: email },
+        "properties by name",
+      );
       expectEqual(byNames.flags, { [a.hasPurchased.name]: true }, "flags by name");
       expectEqual(byNames.dates, { [a.lastPurchase.name]: purchasedAt as number }, "dates by name");
       expectEqual(byNames.badges, [badge.name], "badges by name");
@@ -237,7 +325,8 @@ export const privacyScenarios = defineScenarios("privacy", [
     },
   },
   {
-    title: "[PRV-04] attributeValue is URL-decoded: values with +, spaces, &, =, % and non-ASCII characters find their visitor",
+    title:
+      "[PRV-04] attributeValue is URL-decoded: values with +, spaces, &, =, % and non-ASCII characters find their visitor",
     kind: "property",
     async run(ctx) {
       const api = await PrivacyApi.open(ctx);
@@ -245,7 +334,10 @@ export const privacyScenarios = defineScenarios("privacy", [
       await ctx.checkProperty(
         fc.asyncProperty(fc.array(special, { minLength: 1, maxLength: 6 }), async (parts) => {
           const value = `${ctx.uniqueId("cust")}${parts.join("")}`;
-          await sendEvent(ctx, ctx.uniqueId("privacy-cust"), { svc_event: "view", [ctx.fixtures.visitorIdAttributes.customer.parameter]: value });
+          await sendEvent(ctx, ctx.uniqueId("privacy-cust"), {
+            svc_event: "view",
+            [ctx.fixtures.visitorIdAttributes.customer.parameter]: value,
+          });
           const answer = await readVisitor(ctx, api, value, { attributeId: customerAttributeOf(ctx) });
           const body = expectVisitorAnswer(answer);
           expectEqual(body.visitor.secondary_ids[customerAttributeOf(ctx)], value, "the customer id read back");
@@ -263,19 +355,37 @@ export const privacyScenarios = defineScenarios("privacy", [
     },
   },
   {
-    title: "[PRV-05, DEC-PRV-02] DELETE with its parameters in the query string, or a body that is not a form, is 400 1400",
+    title:
+      "[PRV-05, DEC-PRV-02] DELETE with its parameters in the query string, or a body that is not a form, is 400 1400",
     async run(ctx) {
       const api = await PrivacyApi.open(ctx);
       const email = uniqueEmail(ctx, "delete-query");
       const emailAttribute = emailAttributeOf(ctx);
-      expectErrorBody(await ctx.base.delete(api.base, { headers: api.headers, query: { attributeId: emailAttribute, attributeValue: email } }), 400, 1400, invalidRequestMessage);
-      expectErrorBody(await api.remove({ attributeId: emailAttribute, attributeValue: email }, { attributeValue: email }), 400, 1400, invalidRequestMessage);
-      const json = await ctx.base.delete(api.base, { headers: api.headers, json: { attributeId: emailAttribute, attributeValue: email } });
+      expectErrorBody(
+        await ctx.base.delete(api.base, {
+          headers: api.headers,
+          query: { attributeId: emailAttribute, attributeValue: email },
+        }),
+        400,
+        1400,
+        invalidRequestMessage,
+      );
+      expectErrorBody(
+        await api.remove({ attributeId: emailAttribute, attributeValue: email }, { attributeValue: email }),
+        400,
+        1400,
+        invalidRequestMessage,
+      );
+      const json = await ctx.base.delete(api.base, {
+        headers: api.headers,
+        json: { attributeId: emailAttribute, attributeValue: email },
+      });
       expectErrorBody(json, 400, 1400, invalidRequestMessage);
     },
   },
   {
-    title: "[PRV-06] a second DELETE while the first is PENDING answers the same transactionId, also when sent at once; another value gets its own",
+    title:
+      "[PRV-06] a second DELETE while the first is PENDING answers the same transactionId, also when sent at once; another value gets its own",
     async run(ctx) {
       const api = await PrivacyApi.open(ctx);
       const email = uniqueEmail(ctx, "twice");
@@ -287,11 +397,15 @@ export const privacyScenarios = defineScenarios("privacy", [
       expectEqual([...new Set(burst)], [first], "transactionIds of concurrent requests");
       const other = await api.requestDeletion(uniqueEmail(ctx, "other"));
       expectTrue(other !== first, `another value must make another transaction; both got ${first}`);
-      expectTrue((await api.requestDeletion(email, customerAttributeOf(ctx))) !== first, `another attribute must make another transaction; both got ${first}`);
+      expectTrue(
+        (await api.requestDeletion(email, customerAttributeOf(ctx))) !== first,
+        `another attribute must make another transaction; both got ${first}`,
+      );
     },
   },
   {
-    title: "[PRV-06] a pending deletion is answered again only in its own profile: the same attribute and value on another profile of the account get their own transaction",
+    title:
+      "[PRV-06] a pending deletion is answered again only in its own profile: the same attribute and value on another profile of the account get their own transaction",
     async run(ctx) {
       const api = await PrivacyApi.open(ctx);
       const other = await PrivacyApi.open(ctx, { profile: ctx.fixtures.otherProfile });
@@ -306,9 +420,21 @@ export const privacyScenarios = defineScenarios("privacy", [
           "PRV-06 answers the pending one only for the same account, profile, attributeId and attributeValue",
       );
       expectEqual(await other.state(elsewhere), "PENDING", `the state of the deletion on ${other.profile}`);
-      expectEqual(await api.state(first), "PENDING", `the state of the deletion on ${api.profile} after the other profile's`);
-      expectEqual(await other.requestDeletion(email), elsewhere, `a second DELETE on ${other.profile}: its own pending transactionId`);
-      expectEqual(await api.requestDeletion(email), first, `a second DELETE on ${api.profile}: its own pending transactionId`);
+      expectEqual(
+        await api.state(first),
+        "PENDING",
+        `the state of the deletion on ${api.profile} after the other profile's`,
+      );
+      expectEqual(
+        await other.requestDeletion(email),
+        elsewhere,
+        `a second DELETE on ${other.profile}: its own pending transactionId`,
+      );
+      expectEqual(
+        await api.requestDeletion(email),
+        first,
+        `a second DELETE on ${api.profile}: its own pending transactionId`,
+      );
     },
   },
   {
@@ -321,12 +447,16 @@ export const privacyScenarios = defineScenarios("privacy", [
       await runDueDeletions(ctx, api);
       expectEqual(await api.state(first), "SUCCESS", "the first transaction");
       const second = await api.requestDeletion(email);
-      expectTrue(second !== first, `a settled transaction must not be answered again: the new DELETE answered ${first} once more`);
+      expectTrue(
+        second !== first,
+        `a settled transaction must not be answered again: the new DELETE answered ${first} once more`,
+      );
       expectEqual(await api.state(second), "PENDING", "the new transaction");
     },
   },
   {
-    title: "[PRV-07, DEC-PRV-03] GET .../transactions/{id} answers {<id>: state}; an unknown id is 404 1404 Transaction not found",
+    title:
+      "[PRV-07, DEC-PRV-03] GET .../transactions/{id} answers {<id>: state}; an unknown id is 404 1404 Transaction not found",
     async run(ctx) {
       const api = await PrivacyApi.open(ctx);
       const id = await api.requestDeletion(uniqueEmail(ctx, "poll"));
@@ -334,7 +464,10 @@ export const privacyScenarios = defineScenarios("privacy", [
       expectStatus(answer, 200);
       expectHeader(answer, "content-type", /^application\/json\b/);
       const state = await api.state(id);
-      expectTrue(["PENDING", "SUCCESS"].includes(state), `a new deletion must be PENDING (or already SUCCESS), got ${state}`);
+      expectTrue(
+        ["PENDING", "SUCCESS"].includes(state),
+        `a new deletion must be PENDING (or already SUCCESS), got ${state}`,
+      );
       expectErrorBody(await api.transaction(ctx.uniqueId("no-such-transaction")), 404, 1404, "Transaction not found");
     },
   },
@@ -357,7 +490,11 @@ export const privacyScenarios = defineScenarios("privacy", [
       expectStatus(ids, 200);
       const attributes = Object.keys(jsonObject(ids));
       const [emailAttribute, customerAttribute] = [emailAttributeOf(ctx), customerAttributeOf(ctx)];
-      expectTrue(attributes.includes(emailAttribute) && attributes.includes(customerAttribute), `expected the attributes ${emailAttribute} and ${customerAttribute}`, ids);
+      expectTrue(
+        attributes.includes(emailAttribute) && attributes.includes(customerAttribute),
+        `expected the attributes ${emailAttribute} and ${customerAttribute}`,
+        ids,
+      );
       for (const attributeId of attributes) {
         const answer = await api.visitor(uniqueEmail(ctx, "listed"), { attributeId });
         expectErrorBody(answer, 404, 1404, "Visitor not found");
@@ -365,7 +502,8 @@ export const privacyScenarios = defineScenarios("privacy", [
     },
   },
   {
-    title: "[PRV-09, DEC-PRV-04] deletion removes the visitor, every stitched visitor, their events and what engines serve; others stay",
+    title:
+      "[PRV-09, DEC-PRV-04] deletion removes the visitor, every stitched visitor, their events and what engines serve; others stay",
     kind: "e2e",
     needs: ["admin", "svc-hub-clock", "svc-hub-admin"],
     async run(ctx) {
@@ -379,8 +517,15 @@ export const privacyScenarios = defineScenarios("privacy", [
       await sendEvent(ctx, secondDevice, { svc_event: "view", [emailParameter]: email });
       await sendEvent(ctx, known, { svc_event: "login" });
       const bystander = ctx.uniqueId("privacy-bystander");
-      await sendEvent(ctx, bystander, { svc_event: ctx.fixtures.purchaseEvent, [emailParameter]: uniqueEmail(ctx, "bystander") });
-      expectEqual(expectVisitorAnswer(await readVisitor(ctx, api, email)).visitor.metrics[attributes.eventCount.id], 4, "events of the stitched visitor before");
+      await sendEvent(ctx, bystander, {
+        svc_event: ctx.fixtures.purchaseEvent,
+        [emailParameter]: uniqueEmail(ctx, "bystander"),
+      });
+      expectEqual(
+        expectVisitorAnswer(await readVisitor(ctx, api, email)).visitor.metrics[attributes.eventCount.id],
+        4,
+        "events of the stitched visitor before",
+      );
 
       const id = await api.requestDeletion(email);
       await runDueDeletions(ctx, api);
@@ -389,7 +534,10 @@ export const privacyScenarios = defineScenarios("privacy", [
       expectErrorBody(gone, 404, 1404, "Visitor not found");
       const engine = `/personalization/accounts/${ctx.fixtures.account}/profiles/${ctx.fixtures.profile}/engines/${engines.names}`;
       for (const visitor of [anonymous, secondDevice, known]) {
-        expectStatus(await ctx.moments.get(`${engine}/visitors/${encodeURIComponent(visitor)}`, { headers: page }), 404);
+        expectStatus(
+          await ctx.moments.get(`${engine}/visitors/${encodeURIComponent(visitor)}`, { headers: page }),
+          404,
+        );
         const { events, answer } = await queryEvents(ctx, { account: ctx.fixtures.account, visitor, limit: 10 });
         expectEqual(events.length, 0, `stored events of ${visitor}`, answer);
       }
@@ -413,38 +561,75 @@ export const privacyScenarios = defineScenarios("privacy", [
     },
   },
   {
-    title: "[PRV-11, DEC-GEN-04] an unknown account is 404 1240 and an unknown profile 404 1250, on get, delete and transactions",
+    title:
+      "[PRV-11, DEC-GEN-04] an unknown account is 404 1240 and an unknown profile 404 1250, on get, delete and transactions",
     async run(ctx) {
       const token = await issueToken(ctx, ctx.fixtures.user);
       const headers = { authorization: `Bearer ${token}` };
       const emailAttribute = emailAttributeOf(ctx);
       const cases = [
-        { base: `/v2/visitor/accounts/${ctx.uniqueId("noacct")}/profiles/${ctx.fixtures.profile}`, code: 1240, message: "Account was not found" },
-        { base: `/v2/visitor/accounts/${ctx.fixtures.account}/profiles/${ctx.uniqueId("noprof")}`, code: 1250, message: "Profile was not found" },
+        {
+          base: `/v2/visitor/accounts/${ctx.uniqueId("noacct")}/profiles/${ctx.fixtures.profile}`,
+          code: 1240,
+          message: "Account was not found",
+        },
+        {
+          base: `/v2/visitor/accounts/${ctx.fixtures.account}/profiles/${ctx.uniqueId("noprof")}`,
+          code: 1250,
+          message: "Profile was not found",
+        },
       ];
       for (const { base, code, message } of cases) {
-        expectErrorBody(await ctx.base.get(base, { headers, query: { attributeId: emailAttribute, attributeValue: "a@example.com" } }), 404, code, message);
-        expectErrorBody(await ctx.base.delete(base, { headers, form: { attributeId: emailAttribute, attributeValue: "a@example.com" } }), 404, code, message);
+        expectErrorBody(
+          await ctx.base.get(base, {
+            headers,
+            query: { attributeId: emailAttribute, attributeValue: "a@example.com" },
+          }),
+          404,
+          code,
+          message,
+        );
+        expectErrorBody(
+          await ctx.base.delete(base, {
+            headers,
+            form: { attributeId: emailAttribute, attributeValue: "a@example.com" },
+          }),
+          404,
+          code,
+          message,
+        );
         expectErrorBody(await ctx.base.get(`${base}/transactions/any`, { headers }), 404, code, message);
       }
     },
   },
   {
-    title: "[PRV-01, DEC-GEN-02, AUT-03] every call needs a bearer token (401 1401), and a grant on the account (401 1469)",
+    title:
+      "[PRV-01, DEC-GEN-02, AUT-03] every call needs a bearer token (401 1401), and a grant on the account (401 1469)",
     async run(ctx) {
       const api = await PrivacyApi.open(ctx);
       const query = { attributeId: emailAttributeOf(ctx), attributeValue: "a@example.com" };
       expectErrorBody(await ctx.base.get(api.base, { query }), 401, 1401, "Authentication Failed");
       expectErrorBody(await ctx.base.delete(api.base, { form: query }), 401, 1401, "Authentication Failed");
       expectErrorBody(await ctx.base.get(`${api.base}/transactions/any`), 401, 1401, "Authentication Failed");
-      expectErrorBody(await ctx.base.get(api.base, { query, headers: { authorization: `Bearer ${ctx.fixtures.user.apiKey}` } }), 401, 1401, "Authentication Failed");
+      expectErrorBody(
+        await ctx.base.get(api.base, { query, headers: { authorization: `Bearer ${ctx.fixtures.user.apiKey}` } }),
+        401,
+        1401,
+        "Authentication Failed",
+      );
       const other = await PrivacyApi.open(ctx, { user: ctx.fixtures.otherUser });
       expectErrorBody(await ctx.base.get(api.base, { query, headers: other.headers }), 401, 1469, permissionWording);
-      expectErrorBody(await ctx.base.delete(api.base, { form: query, headers: other.headers }), 401, 1469, permissionWording);
+      expectErrorBody(
+        await ctx.base.delete(api.base, { form: query, headers: other.headers }),
+        401,
+        1469,
+        permissionWording,
+      );
     },
   },
   {
-    title: "[PRV-12, DEC-PRV-03] a get is a transaction too: its id reads SUCCESS at once, also when the visitor was not found",
+    title:
+      "[PRV-12, DEC-PRV-03] a get is a transaction too: its id reads SUCCESS at once, also when the visitor was not found",
     async run(ctx) {
       const api = await PrivacyApi.open(ctx);
       const email = uniqueEmail(ctx, "get-transaction");
@@ -452,7 +637,10 @@ export const privacyScenarios = defineScenarios("privacy", [
       const found = expectVisitorAnswer(await readVisitor(ctx, api, email));
       expectEqual(await api.state(found.transaction_id), "SUCCESS", "the get's transaction");
       const second = expectVisitorAnswer(await api.visitor(email));
-      expectTrue(second.transaction_id !== found.transaction_id, `every get must be a transaction of its own; two gets answered ${found.transaction_id}`);
+      expectTrue(
+        second.transaction_id !== found.transaction_id,
+        `every get must be a transaction of its own; two gets answered ${found.transaction_id}`,
+      );
       const missing = await api.visitor(uniqueEmail(ctx, "nobody"));
       const body = expectErrorBody(missing, 404, 1404, "Visitor not found") as { transaction_id?: unknown };
       expectTrue(typeof body.transaction_id === "string", `the 404 names its transaction, got ${missing.text}`);
@@ -465,11 +653,17 @@ export const privacyScenarios = defineScenarios("privacy", [
       const api = await PrivacyApi.open(ctx);
       const answer = await api.visitor(uniqueEmail(ctx, "unknown"));
       const body = expectErrorBody(answer, 404, 1404, "Visitor not found");
-      expectEqual(Object.keys(body).sort(), ["message", "returnCode", "transaction_id"], "the 404 body's fields", answer);
+      expectEqual(
+        Object.keys(body).sort(),
+        ["message", "returnCode", "transaction_id"],
+        "the 404 body's fields",
+        answer,
+      );
     },
   },
   {
-    title: "[DEC-PRV-01, DEC-PRO-02] live is true while the visit is open and false once 30 minutes passed without events",
+    title:
+      "[DEC-PRV-01, DEC-PRO-02] live is true while the visit is open and false once 30 minutes passed without events",
     needs: ["admin", "svc-hub-clock"],
     async run(ctx) {
       const api = await PrivacyApi.open(ctx);
@@ -482,7 +676,8 @@ export const privacyScenarios = defineScenarios("privacy", [
     },
   },
   {
-    title: "[DEC-PRV-02] attributeId missing, not numeric or not a visitor ID attribute, attributeValue empty, or prettyName not a boolean is 400 1400",
+    title:
+      "[DEC-PRV-02] attributeId missing, not numeric or not a visitor ID attribute, attributeValue empty, or prettyName not a boolean is 400 1400",
     async run(ctx) {
       const api = await PrivacyApi.open(ctx);
       const email = "someone@example.com";
@@ -498,21 +693,37 @@ export const privacyScenarios = defineScenarios("privacy", [
         expectErrorBody(await api.get(fields), 400, 1400, invalidRequestMessage);
         expectErrorBody(await api.remove(fields), 400, 1400, invalidRequestMessage);
       }
-      expectErrorBody(await api.get({ attributeId: emailAttribute, attributeValue: email, prettyName: "yes" }), 400, 1400, invalidRequestMessage);
+      expectErrorBody(
+        await api.get({ attributeId: emailAttribute, attributeValue: email, prettyName: "yes" }),
+        400,
+        1400,
+        invalidRequestMessage,
+      );
     },
   },
   {
-    title: "[DEC-PRV-05, PRV-02] an e-mail sent with white space around it (a leading space, a trailing tab) names the visitor of the trimmed value, which get visitor finds; case is kept",
+    title:
+      "[DEC-PRV-05, PRV-02] an e-mail sent with white space around it (a leading space, a trailing tab) names the visitor of the trimmed value, which get visitor finds; case is kept",
     kind: "e2e",
     async run(ctx) {
       const api = await PrivacyApi.open(ctx);
       const email = uniqueEmail(ctx, "padded");
       const { visitorIdAttributes, attributes } = ctx.fixtures;
-      await sendEvent(ctx, ctx.uniqueId("privacy-lead"), { svc_event: "view", [visitorIdAttributes.email.parameter]: ` ${email}` });
-      await sendEvent(ctx, ctx.uniqueId("privacy-trail"), { svc_event: "view", [visitorIdAttributes.email.parameter]: `${email}\t` });
+      await sendEvent(ctx, ctx.uniqueId("privacy-lead"), {
+        svc_event: "view",
+        [visitorIdAttributes.email.parameter]: ` ${email}`,
+      });
+      await sendEvent(ctx, ctx.uniqueId("privacy-trail"), {
+        svc_event: "view",
+        [visitorIdAttributes.email.parameter]: `${email}\t`,
+      });
       const body = expectVisitorAnswer(await readVisitor(ctx, api, email));
       expectEqual(body.visitor.metrics[attributes.eventCount.id], 2, "both events are the visitor's");
-      expectEqual(body.visitor.secondary_ids[visitorIdAttributes.email.id], email, "the captured value, without the white space");
+      expectEqual(
+        body.visitor.secondary_ids[visitorIdAttributes.email.id],
+        email,
+        "the captured value, without the white space",
+      );
       // The lookup's value is normalised the same way (a no-break space is Unicode White_Space too).
       expectVisitorAnswer(await api.visitor(`\u00a0${email}\n`));
       expectErrorBody(await api.visitor(email.toUpperCase()), 404, 1404, "Visitor not found");
@@ -530,7 +741,8 @@ export const privacyScenarios = defineScenarios("privacy", [
     },
   },
   {
-    title: "[DEC-PRV-05, PRV-09] a deletion of the trimmed value removes the visitor sent padded, and erases the value from another visitor's parameters, whose event stays",
+    title:
+      "[DEC-PRV-05, PRV-09] a deletion of the trimmed value removes the visitor sent padded, and erases the value from another visitor's parameters, whose event stays",
     kind: "e2e",
     needs: ["admin", "svc-hub-clock", "svc-hub-admin"],
     async run(ctx) {
@@ -544,7 +756,12 @@ export const privacyScenarios = defineScenarios("privacy", [
       await sendEvent(ctx, lead, { svc_event: "view", [emailParameter]: ` ${email}` });
       await sendEvent(ctx, trail, { svc_event: "view", [emailParameter]: `${email}\t` });
       // Not a visitor ID attribute's parameter: the value is not taken as a visitor ID here.
-      await sendEvent(ctx, bystander, { svc_event: "view", [emailParameter]: bystanderEmail, referred_by: ` ${email}`, amount: 3 });
+      await sendEvent(ctx, bystander, {
+        svc_event: "view",
+        [emailParameter]: bystanderEmail,
+        referred_by: ` ${email}`,
+        amount: 3,
+      });
       expectVisitorAnswer(await readVisitor(ctx, api, email));
 
       const id = await api.requestDeletion(email);
@@ -555,11 +772,20 @@ export const privacyScenarios = defineScenarios("privacy", [
         const { events, answer } = await queryEvents(ctx, { account: ctx.fixtures.account, visitor, limit: 10 });
         expectEqual(events.length, 0, `stored events of ${visitor}`, answer);
       }
-      const { events, answer } = await queryEvents(ctx, { account: ctx.fixtures.account, visitor: bystander, limit: 10 });
+      const { events, answer } = await queryEvents(ctx, {
+        account: ctx.fixtures.account,
+        visitor: bystander,
+        limit: 10,
+      });
       expectEqual(events.length, 1, `stored events of ${bystander}`, answer);
       const data = (events[0] as { data: Record<string, unknown> }).data;
       expectTrue(!Object.hasOwn(data, "referred_by"), "the parameter that held the deleted value is gone", answer);
-      expectEqual([data[emailParameter], data.amount, data.svc_event], [bystanderEmail, 3, "view"], "the rest of the bystander's event", answer);
+      expectEqual(
+        [data[emailParameter], data.amount, data.svc_event],
+        [bystanderEmail, 3, "view"],
+        "the rest of the bystander's event",
+        answer,
+      );
       expectTrue(!answer.text.includes(email), "no stored event holds the deleted value", answer);
       expectVisitorAnswer(await api.visitor(bystanderEmail));
     },
@@ -575,7 +801,8 @@ export const privacyScenarios = defineScenarios("privacy", [
     },
   },
   {
-    title: "[DEC-PRV-04] the delay follows the timing preset: nothing is deleted before it, and the transaction is SUCCESS after",
+    title:
+      "[DEC-PRV-04] the delay follows the timing preset: nothing is deleted before it, and the transaction is SUCCESS after",
     needs: ["admin", "svc-hub-clock"],
     async run(ctx) {
       const { timing } = await readClock(ctx);

@@ -17,13 +17,17 @@ function listAs(ctx: ScenarioContext, session: V1Session) {
 async function makeUser(ctx: ScenarioContext, grants: unknown[]): Promise<{ email: string; password: string }> {
   const email = `${ctx.uniqueId("guard").toLowerCase()}@example.com`;
   const password = `pw-${ctx.uniqueId("secret")}`;
-  expectStatus(await ctx.base.post("/admin/users", { headers: ctx.svcHubAdminHeaders(), json: { email, password, grants } }), 201);
+  expectStatus(
+    await ctx.base.post("/admin/users", { headers: ctx.svcHubAdminHeaders(), json: { email, password, grants } }),
+    201,
+  );
   return { email, password };
 }
 
 /** Every operation of the data layer API on `api`'s account and profile answers 401 1469 (DEC-GEN-03). */
 async function expectDeniedEverywhere(api: DataLayerApi, dlId: string): Promise<void> {
-  const denied = (answer: Parameters<typeof expectErrorBody>[0]) => expectErrorBody(answer, 401, 1469, permissionWording);
+  const denied = (answer: Parameters<typeof expectErrorBody>[0]) =>
+    expectErrorBody(answer, 401, 1469, permissionWording);
   denied(await api.list());
   denied(await api.status(dlId));
   denied(await api.upload(dlId, { json: { a: 1 } }));
@@ -34,16 +38,32 @@ async function expectDeniedEverywhere(api: DataLayerApi, dlId: string): Promise<
 /** SES-07, SES-11, SES-12, AUT-03, DLE-ERR-04: the v1 session guard, on a v1 data route. */
 export const sessionGuardScenarios = defineScenarios("session", [
   {
-    title: "[SES-07, DLE-06, DEC-GEN-02, DEC-SES-02] a v1 call needs the cookie and the utk of one session: either alone, or the utk of another session, is 401 1401",
+    title:
+      "[SES-07, DLE-06, DEC-GEN-02, DEC-SES-02] a v1 call needs the cookie and the utk of one session: either alone, or the utk of another session, is 401 1401",
     async run(ctx) {
       const first = await loginV1(ctx);
       const second = await loginV1(ctx);
       expectStatus(await listAs(ctx, first), 200);
       expectErrorBody(await listWith(ctx, { headers: first.headers }), 401, 1401, "Authentication Failed");
       expectErrorBody(await listWith(ctx, { query: first.query }), 401, 1401, "Authentication Failed");
-      expectErrorBody(await listWith(ctx, { headers: first.headers, query: second.query }), 401, 1401, "Authentication Failed");
-      expectErrorBody(await listWith(ctx, { headers: second.headers, query: first.query }), 401, 1401, "Authentication Failed");
-      expectErrorBody(await listWith(ctx, { headers: { cookie: "JSESSIONID=not-a-session" }, query: first.query }), 401, 1401, "Authentication Failed");
+      expectErrorBody(
+        await listWith(ctx, { headers: first.headers, query: second.query }),
+        401,
+        1401,
+        "Authentication Failed",
+      );
+      expectErrorBody(
+        await listWith(ctx, { headers: second.headers, query: first.query }),
+        401,
+        1401,
+        "Authentication Failed",
+      );
+      expectErrorBody(
+        await listWith(ctx, { headers: { cookie: "JSESSIONID=not-a-session" }, query: first.query }),
+        401,
+        1401,
+        "Authentication Failed",
+      );
       expectStatus(await listAs(ctx, second), 200);
     },
   },
@@ -53,14 +73,25 @@ export const sessionGuardScenarios = defineScenarios("session", [
       const session = await loginV1(ctx);
       const other = await loginV1(ctx);
       expectStatus(await listAs(ctx, session), 200);
-      expectStatus(await ctx.base.post("/v1/logout", { headers: { ...session.headers, "content-type": "application/x-www-form-urlencoded" } }), 200);
+      expectStatus(
+        await ctx.base.post("/v1/logout", {
+          headers: { ...session.headers, "content-type": "application/x-www-form-urlencoded" },
+        }),
+        200,
+      );
       expectErrorBody(await listAs(ctx, session), 401, 1401, "Authentication Failed");
-      expectErrorBody(await listWith(ctx, { headers: other.headers, query: session.query }), 401, 1401, "Authentication Failed");
+      expectErrorBody(
+        await listWith(ctx, { headers: other.headers, query: session.query }),
+        401,
+        1401,
+        "Authentication Failed",
+      );
       expectStatus(await listAs(ctx, other), 200);
     },
   },
   {
-    title: "[SES-12, DEC-SES-02] a session unused for 30 minutes on the virtual clock ends; one used within 30 minutes goes on",
+    title:
+      "[SES-12, DEC-SES-02] a session unused for 30 minutes on the virtual clock ends; one used within 30 minutes goes on",
     needs: ["svc-hub-clock"],
     async run(ctx) {
       const session = await loginV1(ctx);
@@ -87,28 +118,39 @@ export const sessionGuardScenarios = defineScenarios("session", [
     },
   },
   {
-    title: "[AUT-03, DEC-GEN-03] a user of one account never reads or changes another account's data layers: 401 1469, and nothing changes",
+    title:
+      "[AUT-03, DEC-GEN-03] a user of one account never reads or changes another account's data layers: 401 1469, and nothing changes",
     async run(ctx) {
       const owner = await DataLayerApi.open(ctx);
       const dlId = ctx.uniqueId("dl");
       expectPending(await owner.upload(dlId, { json: { owner: true } }), 201);
       const otherSession = await loginV1(ctx, ctx.fixtures.otherUser);
-      await expectDeniedEverywhere(new DataLayerApi(ctx, otherSession, ctx.fixtures.account, ctx.fixtures.profile), dlId);
+      await expectDeniedEverywhere(
+        new DataLayerApi(ctx, otherSession, ctx.fixtures.account, ctx.fixtures.profile),
+        dlId,
+      );
       // The denied delete and update changed nothing: the data layer still exists for its owner.
       expectErrorBody(await owner.upload(dlId, { json: { again: true } }), 405, 1464);
       expectStatus(await owner.status(dlId), 200);
       // And the other way round: the user on the other account.
-      await expectDeniedEverywhere(new DataLayerApi(ctx, owner.session, ctx.fixtures.otherAccount, ctx.fixtures.otherAccountProfile), ctx.uniqueId("dl"));
+      await expectDeniedEverywhere(
+        new DataLayerApi(ctx, owner.session, ctx.fixtures.otherAccount, ctx.fixtures.otherAccountProfile),
+        ctx.uniqueId("dl"),
+      );
       await owner.cleanUp([dlId]);
     },
   },
   {
-    title: "[DLE-ERR-04, DEC-GEN-03] a user whose grants exclude the profile gets 401 1469 on every data layer call there, and 200 on the profile granted",
+    title:
+      "[DLE-ERR-04, DEC-GEN-03] a user whose grants exclude the profile gets 401 1469 on every data layer call there, and 200 on the profile granted",
     needs: ["svc-hub-admin"],
     async run(ctx) {
       const user = await makeUser(ctx, [{ account: ctx.fixtures.account, profiles: [ctx.fixtures.otherProfile] }]);
       const session = await loginV1(ctx, user);
-      await expectDeniedEverywhere(new DataLayerApi(ctx, session, ctx.fixtures.account, ctx.fixtures.profile), ctx.uniqueId("dl"));
+      await expectDeniedEverywhere(
+        new DataLayerApi(ctx, session, ctx.fixtures.account, ctx.fixtures.profile),
+        ctx.uniqueId("dl"),
+      );
       const granted = new DataLayerApi(ctx, session, ctx.fixtures.account, ctx.fixtures.otherProfile);
       expectStatus(await granted.list(), 200);
       const dlId = ctx.uniqueId("dl");

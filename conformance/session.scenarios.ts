@@ -1,6 +1,19 @@
 import fc from "fast-check";
 import type { HttpAnswer, HttpClient } from "../harness/client.ts";
-import { expectEqual, expectErrorBody, expectHeader, expectStatus, expectTrue, fail, isInteger, isNonEmptyString, isPlainObject, jsonArray, jsonField, jsonObject } from "../harness/expect.ts";
+import {
+  expectEqual,
+  expectErrorBody,
+  expectHeader,
+  expectStatus,
+  expectTrue,
+  fail,
+  isInteger,
+  isNonEmptyString,
+  isPlainObject,
+  jsonArray,
+  jsonField,
+  jsonObject,
+} from "../harness/expect.ts";
 import { defineScenarios, type ScenarioContext } from "../harness/scenario.ts";
 import { advanceClock } from "./admin-support.ts";
 
@@ -24,7 +37,10 @@ interface CookieView {
 
 function cookieNamed(answer: HttpAnswer, name: string): CookieView {
   const header = answer.setCookies.find((cookie) => cookie.startsWith(`${name}=`));
-  if (!header) fail(`${answer.request}: expected a Set-Cookie for ${name}, got ${JSON.stringify(answer.setCookies)} (status ${answer.status})`);
+  if (!header)
+    fail(
+      `${answer.request}: expected a Set-Cookie for ${name}, got ${JSON.stringify(answer.setCookies)} (status ${answer.status})`,
+    );
   const [pair, ...attributes] = header.split(";").map((part) => part.trim());
   const parts = new Map<string, string>([["value", (pair as string).slice(name.length + 1)]]);
   for (const attribute of attributes) {
@@ -44,13 +60,22 @@ function tokenOf(answer: HttpAnswer): string {
  * A user of the target's own, made through svc-hub's admin routes for users and API keys (not part of the
  * specified admin API: the scenario declares needs: ["svc-hub-admin"]), so lockouts and clock moves touch no one else.
  */
-async function makeUser(ctx: ScenarioContext, options: { grants?: unknown[]; withKey?: boolean } = {}): Promise<{ email: string; password: string; key?: string }> {
+async function makeUser(
+  ctx: ScenarioContext,
+  options: { grants?: unknown[]; withKey?: boolean } = {},
+): Promise<{ email: string; password: string; key?: string }> {
   const email = `${ctx.uniqueId("user").toLowerCase()}@example.com`;
   const password = `pw-${ctx.uniqueId("secret")}`;
   const grants = options.grants ?? [{ account: ctx.fixtures.account, profiles: "*" }];
-  expectStatus(await ctx.base.post("/admin/users", { headers: ctx.svcHubAdminHeaders(), json: { email, password, grants } }), 201);
+  expectStatus(
+    await ctx.base.post("/admin/users", { headers: ctx.svcHubAdminHeaders(), json: { email, password, grants } }),
+    201,
+  );
   if (!options.withKey) return { email, password };
-  const issued = await ctx.base.post(`/admin/users/${encodeURIComponent(email)}/api-keys`, { headers: ctx.svcHubAdminHeaders(), json: {} });
+  const issued = await ctx.base.post(`/admin/users/${encodeURIComponent(email)}/api-keys`, {
+    headers: ctx.svcHubAdminHeaders(),
+    json: {},
+  });
   expectStatus(issued, 201);
   return { email, password, key: jsonField(issued, "key", isNonEmptyString, "a non-empty string") };
 }
@@ -61,7 +86,11 @@ async function makeUser(ctx: ScenarioContext, options: { grants?: unknown[]; wit
  * or for the next run. The reset runs even when a check failed, and is sent through the cleanup client, so it
  * runs even when the scenario was abandoned at its time limit; the check's failure is the one reported.
  */
-async function thenClearFailures(ctx: ScenarioContext, checks: () => Promise<void>, reset: (client: HttpClient) => Promise<HttpAnswer>): Promise<void> {
+async function thenClearFailures(
+  ctx: ScenarioContext,
+  checks: () => Promise<void>,
+  reset: (client: HttpClient) => Promise<HttpAnswer>,
+): Promise<void> {
   let failure: unknown = null;
   try {
     await checks();
@@ -70,7 +99,9 @@ async function thenClearFailures(ctx: ScenarioContext, checks: () => Promise<voi
   }
   const answer = await reset(ctx.cleanupBase);
   if (failure === null && answer.status !== 200) {
-    fail(`${answer.request}: the fixture user's good login after the wrong ones answered ${answer.status}; it may stay locked for 10 minutes (DEC-SES-01)`);
+    fail(
+      `${answer.request}: the fixture user's good login after the wrong ones answered ${answer.status}; it may stay locked for 10 minutes (DEC-SES-01)`,
+    );
   }
   if (failure !== null) throw failure;
 }
@@ -135,11 +166,15 @@ export const sessionScenarios = defineScenarios("session", [
       const first = await login(ctx, ctx.fixtures.user.email, ctx.fixtures.user.password);
       const second = await login(ctx, ctx.fixtures.user.email, ctx.fixtures.user.password);
       const cookies = [cookieNamed(first, "JSESSIONID").get("value"), cookieNamed(second, "JSESSIONID").get("value")];
-      const utks = [jsonField(first, "utk", isNonEmptyString, "a non-empty string"), jsonField(second, "utk", isNonEmptyString, "a non-empty string")];
+      const utks = [
+        jsonField(first, "utk", isNonEmptyString, "a non-empty string"),
+        jsonField(second, "utk", isNonEmptyString, "a non-empty string"),
+      ];
       expectTrue(cookies[0] !== cookies[1], `two logins got the same JSESSIONID ${cookies[0]}`);
       expectTrue(utks[0] !== utks[1], `two logins got the same utk ${utks[0]}`);
       // 128 bits are at least 22 base64 characters or 32 hex characters; fewer characters cannot hold them.
-      for (const value of [...cookies, ...utks]) expectTrue((value ?? "").length >= 22, `too short to hold 128 random bits: ${JSON.stringify(value)}`);
+      for (const value of [...cookies, ...utks])
+        expectTrue((value ?? "").length >= 22, `too short to hold 128 random bits: ${JSON.stringify(value)}`);
     },
   },
   {
@@ -150,18 +185,41 @@ export const sessionScenarios = defineScenarios("session", [
       await thenClearFailures(
         ctx,
         async () => {
-          expectErrorBody(await login(ctx, ctx.fixtures.user.email, "not-the-password"), 401, 1401, "Authentication Failed");
-          expectErrorBody(await ctx.base.post("/v1/login", { form: { username: ctx.fixtures.user.email } }), 401, 1401, "Authentication Failed");
+          expectErrorBody(
+            await login(ctx, ctx.fixtures.user.email, "not-the-password"),
+            401,
+            1401,
+            "Authentication Failed",
+          );
+          expectErrorBody(
+            await ctx.base.post("/v1/login", { form: { username: ctx.fixtures.user.email } }),
+            401,
+            1401,
+            "Authentication Failed",
+          );
         },
-        (client) => client.post("/v1/login", { form: { username: ctx.fixtures.user.email, password: ctx.fixtures.user.password } }),
+        (client) =>
+          client.post("/v1/login", {
+            form: { username: ctx.fixtures.user.email, password: ctx.fixtures.user.password },
+          }),
       );
-      expectErrorBody(await login(ctx, `${ctx.uniqueId("nobody")}@example.com`, "whatever"), 401, 1401, "Authentication Failed");
+      expectErrorBody(
+        await login(ctx, `${ctx.uniqueId("nobody")}@example.com`, "whatever"),
+        401,
+        1401,
+        "Authentication Failed",
+      );
     },
   },
   {
     title: "[SES-10, DEC-SES-04, DEC-GEN-03] a user without any grant is 401 1469 with the login wording",
     async run(ctx) {
-      expectErrorBody(await login(ctx, ctx.fixtures.userWithoutGrants.email, ctx.fixtures.userWithoutGrants.password), 401, 1469, loginWording);
+      expectErrorBody(
+        await login(ctx, ctx.fixtures.userWithoutGrants.email, ctx.fixtures.userWithoutGrants.password),
+        401,
+        1469,
+        loginWording,
+      );
     },
   },
   {
@@ -170,24 +228,34 @@ export const sessionScenarios = defineScenarios("session", [
     async run(ctx) {
       const user = await makeUser(ctx);
       expectStatus(await login(ctx, user.email, user.password), 200);
-      expectStatus(await ctx.base.put(`/admin/users/${encodeURIComponent(user.email)}/disabled`, { headers: ctx.svcHubAdminHeaders(), json: { disabled: true } }), 200);
+      expectStatus(
+        await ctx.base.put(`/admin/users/${encodeURIComponent(user.email)}/disabled`, {
+          headers: ctx.svcHubAdminHeaders(),
+          json: { disabled: true },
+        }),
+        200,
+      );
       expectErrorBody(await login(ctx, user.email, user.password), 401, 1469, loginWording);
     },
   },
   {
-    title: "[SES-09, DEC-SES-01] five failures of an unknown username answer 1401, the sixth 1402 with the retry wording",
+    title:
+      "[SES-09, DEC-SES-01] five failures of an unknown username answer 1401, the sixth 1402 with the retry wording",
     async run(ctx) {
       const username = `${ctx.uniqueId("locked").toLowerCase()}@example.com`;
-      for (let attempt = 1; attempt <= 5; attempt += 1) expectErrorBody(await login(ctx, username, `wrong-${attempt}`), 401, 1401, "Authentication Failed");
+      for (let attempt = 1; attempt <= 5; attempt += 1)
+        expectErrorBody(await login(ctx, username, `wrong-${attempt}`), 401, 1401, "Authentication Failed");
       expectErrorBody(await login(ctx, username, "wrong-6"), 401, 1402, lockoutWording);
     },
   },
   {
-    title: "[SES-09, DEC-SES-01] a locked username is refused even with the right password, until 10 minutes after the fifth failure",
+    title:
+      "[SES-09, DEC-SES-01] a locked username is refused even with the right password, until 10 minutes after the fifth failure",
     needs: ["svc-hub-clock", "svc-hub-admin"],
     async run(ctx) {
       const user = await makeUser(ctx);
-      for (let attempt = 1; attempt <= 5; attempt += 1) expectErrorBody(await login(ctx, user.email, "wrong"), 401, 1401);
+      for (let attempt = 1; attempt <= 5; attempt += 1)
+        expectErrorBody(await login(ctx, user.email, "wrong"), 401, 1401);
       expectErrorBody(await login(ctx, user.email, user.password), 401, 1402, lockoutWording);
       await advanceClock(ctx, "9m");
       expectErrorBody(await login(ctx, user.email, user.password), 401, 1402, lockoutWording);
@@ -196,12 +264,14 @@ export const sessionScenarios = defineScenarios("session", [
     },
   },
   {
-    title: "[SES-09, DEC-SES-01] failures older than 10 minutes no longer count: 4 failures, 601 s, then 2 more answer 1401, not 1402",
+    title:
+      "[SES-09, DEC-SES-01] failures older than 10 minutes no longer count: 4 failures, 601 s, then 2 more answer 1401, not 1402",
     needs: ["svc-hub-clock"],
     async run(ctx) {
       // A fixed case beside the property below, which meets it only at some seeds and run counts.
       const username = `${ctx.uniqueId("aged").toLowerCase()}@example.com`;
-      for (let attempt = 1; attempt <= 4; attempt += 1) expectErrorBody(await login(ctx, username, `wrong-${attempt}`), 401, 1401, "Authentication Failed");
+      for (let attempt = 1; attempt <= 4; attempt += 1)
+        expectErrorBody(await login(ctx, username, `wrong-${attempt}`), 401, 1401, "Authentication Failed");
       await advanceClock(ctx, "601s");
       expectErrorBody(await login(ctx, username, "wrong-5"), 401, 1401, "Authentication Failed");
       // The sixth attempt: only 2 failures lie within the last 10 minutes, so the name is not locked.
@@ -213,14 +283,17 @@ export const sessionScenarios = defineScenarios("session", [
     needs: ["svc-hub-admin"],
     async run(ctx) {
       const user = await makeUser(ctx);
-      for (let attempt = 1; attempt <= 4; attempt += 1) expectErrorBody(await login(ctx, user.email, "wrong"), 401, 1401);
+      for (let attempt = 1; attempt <= 4; attempt += 1)
+        expectErrorBody(await login(ctx, user.email, "wrong"), 401, 1401);
       expectStatus(await login(ctx, user.email, user.password), 200);
-      for (let attempt = 1; attempt <= 4; attempt += 1) expectErrorBody(await login(ctx, user.email, "wrong"), 401, 1401);
+      for (let attempt = 1; attempt <= 4; attempt += 1)
+        expectErrorBody(await login(ctx, user.email, "wrong"), 401, 1401);
       expectStatus(await login(ctx, user.email, user.password), 200);
     },
   },
   {
-    title: "[SES-09, DEC-SES-01] for any sequence of good and bad logins and waits on the virtual clock, the answers match the lockout model",
+    title:
+      "[SES-09, DEC-SES-01] for any sequence of good and bad logins and waits on the virtual clock, the answers match the lockout model",
     kind: "property",
     needs: ["svc-hub-clock", "svc-hub-admin"],
     async run(ctx) {
@@ -263,7 +336,8 @@ export const sessionScenarios = defineScenarios("session", [
     },
   },
   {
-    title: "[AUT-01, DEC-AUT-01] POST /v2/auth with username and key answers {token}: a JWT with sub, iat, nbf and exp = iat + 1800",
+    title:
+      "[AUT-01, DEC-AUT-01] POST /v2/auth with username and key answers {token}: a JWT with sub, iat, nbf and exp = iat + 1800",
     async run(ctx) {
       const token = tokenOf(await issueToken(ctx, ctx.fixtures.user.email, ctx.fixtures.user.apiKey));
       const claims = tokenClaims(token);
@@ -282,7 +356,11 @@ export const sessionScenarios = defineScenarios("session", [
       const answer = await ctx.base.get(path, { headers: { authorization: `Bearer ${token}` } });
       expectStatus(answer, 200);
       const ids = jsonObject(answer);
-      expectTrue(Object.keys(ids).length > 0 && Object.entries(ids).every(([id, name]) => /^\d+$/.test(id) && typeof name === "string"), `expected {numeric id: name}, got ${answer.text}`);
+      expectTrue(
+        Object.keys(ids).length > 0 &&
+          Object.entries(ids).every(([id, name]) => /^\d+$/.test(id) && typeof name === "string"),
+        `expected {numeric id: name}, got ${answer.text}`,
+      );
       expectErrorBody(await ctx.base.get(path), 401, 1401, "Authentication Failed");
     },
   },
@@ -290,18 +368,50 @@ export const sessionScenarios = defineScenarios("session", [
     title: "[AUT-02, DEC-GEN-02] the API key itself is not accepted as a bearer token",
     async run(ctx) {
       const path = `/v2/visitor/accounts/${ctx.fixtures.account}/profiles/${ctx.fixtures.profile}/ids`;
-      expectErrorBody(await ctx.base.get(path, { headers: { authorization: `Bearer ${ctx.fixtures.user.apiKey}` } }), 401, 1401, "Authentication Failed");
-      expectErrorBody(await ctx.base.get(path, { headers: { authorization: "Bearer not.a.token" } }), 401, 1401, "Authentication Failed");
+      expectErrorBody(
+        await ctx.base.get(path, { headers: { authorization: `Bearer ${ctx.fixtures.user.apiKey}` } }),
+        401,
+        1401,
+        "Authentication Failed",
+      );
+      expectErrorBody(
+        await ctx.base.get(path, { headers: { authorization: "Bearer not.a.token" } }),
+        401,
+        1401,
+        "Authentication Failed",
+      );
     },
   },
   {
-    title: "[AUT-03, DEC-GEN-03, DEC-GEN-04] a key of one account never reads another's data: 1469 on an existing account, 1240/1250 for unknown names",
+    title:
+      "[AUT-03, DEC-GEN-03, DEC-GEN-04] a key of one account never reads another's data: 1469 on an existing account, 1240/1250 for unknown names",
     async run(ctx) {
       const token = tokenOf(await issueToken(ctx, ctx.fixtures.otherUser.email, ctx.fixtures.otherUser.apiKey));
       const headers = { authorization: `Bearer ${token}` };
-      expectErrorBody(await ctx.base.get(`/v2/visitor/accounts/${ctx.fixtures.account}/profiles/${ctx.fixtures.profile}/ids`, { headers }), 401, 1469, "although the user is authenticated, the request is denied because of a lack of proper permissions");
-      expectErrorBody(await ctx.base.get(`/v2/visitor/accounts/${ctx.uniqueId("noacct")}/profiles/${ctx.fixtures.profile}/ids`, { headers }), 404, 1240, "Account was not found");
-      expectErrorBody(await ctx.base.get(`/v2/visitor/accounts/${ctx.fixtures.otherAccount}/profiles/${ctx.uniqueId("noprof")}/ids`, { headers }), 404, 1250, "Profile was not found");
+      expectErrorBody(
+        await ctx.base.get(`/v2/visitor/accounts/${ctx.fixtures.account}/profiles/${ctx.fixtures.profile}/ids`, {
+          headers,
+        }),
+        401,
+        1469,
+        "although the user is authenticated, the request is denied because of a lack of proper permissions",
+      );
+      expectErrorBody(
+        await ctx.base.get(`/v2/visitor/accounts/${ctx.uniqueId("noacct")}/profiles/${ctx.fixtures.profile}/ids`, {
+          headers,
+        }),
+        404,
+        1240,
+        "Account was not found",
+      );
+      expectErrorBody(
+        await ctx.base.get(`/v2/visitor/accounts/${ctx.fixtures.otherAccount}/profiles/${ctx.uniqueId("noprof")}/ids`, {
+          headers,
+        }),
+        404,
+        1250,
+        "Profile was not found",
+      );
     },
   },
   {
@@ -312,9 +422,15 @@ export const sessionScenarios = defineScenarios("session", [
       await thenClearFailures(
         ctx,
         async () => {
-          expectErrorBody(await issueToken(ctx, ctx.fixtures.user.email, "not-a-key"), 401, 1401, "Authentication Failed");
+          expectErrorBody(
+            await issueToken(ctx, ctx.fixtures.user.email, "not-a-key"),
+            401,
+            1401,
+            "Authentication Failed",
+          );
         },
-        (client) => client.post("/v2/auth", { form: { username: ctx.fixtures.user.email, key: ctx.fixtures.user.apiKey } }),
+        (client) =>
+          client.post("/v2/auth", { form: { username: ctx.fixtures.user.email, key: ctx.fixtures.user.apiKey } }),
       );
     },
   },
@@ -325,15 +441,22 @@ export const sessionScenarios = defineScenarios("session", [
       // A user of the scenario's own: key failures of a keyless fixture user could never be cleared.
       const user = await makeUser(ctx);
       expectErrorBody(await issueToken(ctx, user.email, "any-key"), 401, 1401, "Authentication Failed");
-      expectErrorBody(await issueToken(ctx, `${ctx.uniqueId("nobody")}@example.com`, "any-key"), 401, 1401, "Authentication Failed");
+      expectErrorBody(
+        await issueToken(ctx, `${ctx.uniqueId("nobody")}@example.com`, "any-key"),
+        401,
+        1401,
+        "Authentication Failed",
+      );
     },
   },
   {
-    title: "[DEC-AUT-01] key failures lock the key login (1402 for a wrong key) but the right key still gets a token, and the password login is not locked",
+    title:
+      "[DEC-AUT-01] key failures lock the key login (1402 for a wrong key) but the right key still gets a token, and the password login is not locked",
     needs: ["svc-hub-admin"],
     async run(ctx) {
       const user = await makeUser(ctx, { withKey: true });
-      for (let attempt = 1; attempt <= 5; attempt += 1) expectErrorBody(await issueToken(ctx, user.email, "stale-key"), 401, 1401);
+      for (let attempt = 1; attempt <= 5; attempt += 1)
+        expectErrorBody(await issueToken(ctx, user.email, "stale-key"), 401, 1401);
       expectErrorBody(await issueToken(ctx, user.email, "stale-key"), 401, 1402, lockoutWording);
       const token = tokenOf(await issueToken(ctx, user.email, user.key as string));
       const path = `/v2/visitor/accounts/${ctx.fixtures.account}/profiles/${ctx.fixtures.profile}/ids`;
@@ -350,7 +473,12 @@ export const sessionScenarios = defineScenarios("session", [
       const path = `/v2/visitor/accounts/${ctx.fixtures.account}/profiles/${ctx.fixtures.profile}/ids`;
       expectStatus(await ctx.base.get(path, { headers: { authorization: `Bearer ${token}` } }), 200);
       await advanceClock(ctx, "30m");
-      expectErrorBody(await ctx.base.get(path, { headers: { authorization: `Bearer ${token}` } }), 401, 1401, "Authentication Failed");
+      expectErrorBody(
+        await ctx.base.get(path, { headers: { authorization: `Bearer ${token}` } }),
+        401,
+        1401,
+        "Authentication Failed",
+      );
     },
   },
   {
@@ -359,11 +487,18 @@ export const sessionScenarios = defineScenarios("session", [
     async run(ctx) {
       const user = await makeUser(ctx, { withKey: true });
       const token = tokenOf(await issueToken(ctx, user.email, user.key as string));
-      const listed = await ctx.base.get(`/admin/users/${encodeURIComponent(user.email)}/api-keys`, { headers: ctx.svcHubAdminHeaders() });
+      const listed = await ctx.base.get(`/admin/users/${encodeURIComponent(user.email)}/api-keys`, {
+        headers: ctx.svcHubAdminHeaders(),
+      });
       expectStatus(listed, 200);
       const keyId = (jsonArray(listed)[0] as { id?: unknown } | undefined)?.id;
       expectTrue(isNonEmptyString(keyId), "expected [{id: string, ...}], the user's one key", listed);
-      expectStatus(await ctx.base.delete(`/admin/users/${encodeURIComponent(user.email)}/api-keys/${encodeURIComponent(keyId)}`, { headers: ctx.svcHubAdminHeaders() }), 200);
+      expectStatus(
+        await ctx.base.delete(`/admin/users/${encodeURIComponent(user.email)}/api-keys/${encodeURIComponent(keyId)}`, {
+          headers: ctx.svcHubAdminHeaders(),
+        }),
+        200,
+      );
       expectErrorBody(await issueToken(ctx, user.email, user.key as string), 401, 1401);
       const path = `/v2/visitor/accounts/${ctx.fixtures.account}/profiles/${ctx.fixtures.profile}/ids`;
       expectStatus(await ctx.base.get(path, { headers: { authorization: `Bearer ${token}` } }), 200);

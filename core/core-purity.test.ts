@@ -3,15 +3,25 @@
  * runtime-neutral test libraries node:test, node:assert and fast-check), and they read no clock, randomness
  * or environment. This test fails the build the moment that stops being true.
  */
-import { describe, it } from "node:test";
+
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
+import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 
 const coreDir = dirname(fileURLToPath(import.meta.url));
-const allowedInTests = new Set(["node:test", "node:assert", "node:assert/strict", "fast-check", "node:fs", "node:path", "node:url"]);
-const impure = /\bDate\.now\(|new Date\(\)|Math\.random\(|crypto\.randomUUID|crypto\.getRandomValues|process\.env|Deno\.|Bun\.|globalThis\.fetch|\bfetch\(/;
+const allowedInTests = new Set([
+  "node:test",
+  "node:assert",
+  "node:assert/strict",
+  "fast-check",
+  "node:fs",
+  "node:path",
+  "node:url",
+]);
+const impure =
+  /\bDate\.now\(|new Date\(\)|Math\.random\(|crypto\.randomUUID|crypto\.getRandomValues|process\.env|Deno\.|Bun\.|globalThis\.fetch|\bfetch\(/;
 
 /** Source text without comments, so that an example in a doc comment is not taken for an import. */
 function withoutComments(source: string): string {
@@ -45,8 +55,19 @@ describe("core purity", () => {
 
   it("the import scanner sees every form of import", () => {
     // Written with IMPORT in place of the keyword so that this file's own scan does not see the sample.
-    const sample = `IMPORT a from "elysia";\nIMPORT { b } from 'drizzle-orm';\nexport * from "bun:sqlite";\nIMPORT type { C } from "../adapters/x.ts";\nconst d = await IMPORT("node:fs");\nconst e = REQUIRE("os");\nIMPORT "side-effect";`.replaceAll("IMPORT", "import").replaceAll("REQUIRE", "require");
-    assert.deepEqual(importSpecifiers(sample), ["elysia", "drizzle-orm", "bun:sqlite", "../adapters/x.ts", "side-effect", "node:fs", "os"]);
+    const sample =
+      `IMPORT a from "elysia";\nIMPORT { b } from 'drizzle-orm';\nexport * from "bun:sqlite";\nIMPORT type { C } from "../adapters/x.ts";\nconst d = await IMPORT("node:fs");\nconst e = REQUIRE("os");\nIMPORT "side-effect";`
+        .replaceAll("IMPORT", "import")
+        .replaceAll("REQUIRE", "require");
+    assert.deepEqual(importSpecifiers(sample), [
+      "elysia",
+      "drizzle-orm",
+      "bun:sqlite",
+      "../adapters/x.ts",
+      "side-effect",
+      "node:fs",
+      "os",
+    ]);
   });
 
   for (const file of files) {
@@ -57,9 +78,15 @@ describe("core purity", () => {
       for (const specifier of importSpecifiers(source)) {
         if (specifier.startsWith(".")) {
           const target = resolve(dirname(file), specifier);
-          assert.ok(target === coreDir || target.startsWith(coreDir + sep), `${name} imports ${specifier}, outside core/`);
+          assert.ok(
+            target === coreDir || target.startsWith(coreDir + sep),
+            `${name} imports ${specifier}, outside core/`,
+          );
         } else {
-          assert.ok(isTest && allowedInTests.has(specifier), `${name} imports "${specifier}"; core/ may import only core/ modules`);
+          assert.ok(
+            isTest && allowedInTests.has(specifier),
+            `${name} imports "${specifier}"; core/ may import only core/ modules`,
+          );
         }
       }
     });

@@ -6,13 +6,14 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type BrowserContext } from "playwright-core";
+import { type BrowserContext, chromium } from "playwright-core";
 import { ensureChromium } from "../tools/ensure-chromium.ts";
 
 /** A page outside the demo engine's allow list. It resolves to loopback like every name the browser may use. */
 export const outsideHost = "notallowed.test";
 
-export const desktopUserAgent = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36";
+export const desktopUserAgent =
+  "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36";
 
 /** Whether the browser's profile allows third-party cookies (its `profile.cookie_controls_mode`: 0 or 1). */
 export type CookieControls = "allow-third-party" | "block-third-party";
@@ -48,9 +49,17 @@ export async function launchChromium(cookies: CookieControls = "allow-third-part
   const executablePath = await ensureChromium();
   const userDataDir = mkdtempSync(join(tmpdir(), "svc-hub-chromium-"));
   mkdirSync(join(userDataDir, "Default"));
-  writeFileSync(join(userDataDir, "Default", "Preferences"), JSON.stringify({ profile: { cookie_controls_mode: cookies === "allow-third-party" ? 0 : 1 } }));
+  writeFileSync(
+    join(userDataDir, "Default", "Preferences"),
+    JSON.stringify({ profile: { cookie_controls_mode: cookies === "allow-third-party" ? 0 : 1 } }),
+  );
   try {
-    const context = await chromium.launchPersistentContext(userDataDir, { executablePath, args, userAgent: desktopUserAgent, timeout: 30_000 });
+    const context = await chromium.launchPersistentContext(userDataDir, {
+      executablePath,
+      args,
+      userAgent: desktopUserAgent,
+      timeout: 30_000,
+    });
     return {
       context,
       async close() {

@@ -20,7 +20,9 @@ export function startPageServer(): PageServer {
     fetch(request) {
       const html = pages.get(new URL(request.url).pathname);
       if (html === undefined) return new Response(null, { status: 404 });
-      return new Response(html, { headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" } });
+      return new Response(html, {
+        headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" },
+      });
     },
   });
   const port = server.port as number;

@@ -5,7 +5,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { spawnServer, type SpawnedServer } from "../tools/spawn-server.ts";
+import { type SpawnedServer, spawnServer } from "../tools/spawn-server.ts";
 
 /** An event as GET /admin/events shows it. */
 export interface StoredEvent {
@@ -54,15 +54,28 @@ export async function startService(root = resolve(import.meta.dir, "..")): Promi
   const url = server.url.replace(/\/$/, "");
   const admin = { authorization: `Bearer ${adminToken}` };
   const adminPost = async (path: string, body: unknown) =>
-    expectOk(await fetch(`${url}${path}`, { method: "POST", headers: { ...admin, "content-type": "application/json" }, body: JSON.stringify(body) }), `POST ${path}`);
+    expectOk(
+      await fetch(`${url}${path}`, {
+        method: "POST",
+        headers: { ...admin, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      }),
+      `POST ${path}`,
+    );
 
   async function events(traceId: string): Promise<StoredEvent[]> {
-    const answer = await expectOk(await fetch(`${url}/admin/events?traceId=${encodeURIComponent(traceId)}&limit=1000`, { headers: admin }), "GET /admin/events");
+    const answer = await expectOk(
+      await fetch(`${url}/admin/events?traceId=${encodeURIComponent(traceId)}&limit=1000`, { headers: admin }),
+      "GET /admin/events",
+    );
     return ((await answer.json()) as { events: StoredEvent[] }).events;
   }
 
   async function login(): Promise<{ cookie: string; utk: string }> {
-    const answer = await expectOk(await fetch(`${url}/v1/login`, { method: "POST", body: new URLSearchParams(demoUser) }), "POST /v1/login");
+    const answer = await expectOk(
+      await fetch(`${url}/v1/login`, { method: "POST", body: new URLSearchParams(demoUser) }),
+      "POST /v1/login",
+    );
     const session = answer.headers.getSetCookie().find((cookie) => cookie.startsWith("JSESSIONID="));
     if (!session) throw new Error("POST /v1/login set no JSESSIONID cookie");
     return { cookie: session.split(";")[0] as string, utk: ((await answer.json()) as { utk: string }).utk };
@@ -75,7 +88,8 @@ export async function startService(root = resolve(import.meta.dir, "..")): Promi
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         const found = await events(traceId);
-        if (found.length > 1) throw new Error(`${found.length} events stored with svc_trace_id ${traceId}, expected one`);
+        if (found.length > 1)
+          throw new Error(`${found.length} events stored with svc_trace_id ${traceId}, expected one`);
         if (found[0]) return found[0];
         if (Date.now() > deadline) throw new Error(`no event with svc_trace_id ${traceId} within ${timeoutMs} ms`);
         await Bun.sleep(50);
@@ -91,13 +105,20 @@ export async function startService(root = resolve(import.meta.dir, "..")): Promi
       const session = await login();
       const path = `${url}/v1/dle/accounts/acme/profiles/main/datalayers/${dlId}?utk=${encodeURIComponent(session.utk)}`;
       const headers = { cookie: session.cookie, "content-type": "application/json" };
-      await expectOk(await fetch(path, { method, headers, ...(method === "DELETE" ? {} : { body: JSON.stringify(body) }) }), `${method} data layer ${dlId}`);
+      await expectOk(
+        await fetch(path, { method, headers, ...(method === "DELETE" ? {} : { body: JSON.stringify(body) }) }),
+        `${method} data layer ${dlId}`,
+      );
       // Past the publishing delay on the virtual clock, then the publisher has run: no waiting in real time.
       await adminPost("/admin/clock/advance", { by: "1m" });
       await adminPost("/admin/wait", {});
-      const status = await expectOk(await fetch(path, { headers: { cookie: session.cookie } }), `status of data layer ${dlId}`);
+      const status = await expectOk(
+        await fetch(path, { headers: { cookie: session.cookie } }),
+        `status of data layer ${dlId}`,
+      );
       const { status: state } = (await status.json()) as { status: string };
-      if (state !== "completed") throw new Error(`data layer ${dlId} is ${state} after the publishing delay, expected completed`);
+      if (state !== "completed")
+        throw new Error(`data layer ${dlId} is ${state} after the publishing delay, expected completed`);
     },
     async stop() {
       try {

@@ -16,16 +16,24 @@ export async function checkAdminToken(target: Target): Promise<AdminTokenCheck> 
   const url = `${target.urls.base}${adminTokenCheckRoute}`;
   let response: Response;
   try {
-    response = await target.send(new Request(url, { method: "POST", headers: { authorization: `Bearer ${target.adminToken}` } }));
+    response = await target.send(
+      new Request(url, { method: "POST", headers: { authorization: `Bearer ${target.adminToken}` } }),
+    );
   } catch (error) {
-    return { ok: false, reason: `POST ${url} did not answer: ${error instanceof Error ? error.message : String(error)}` };
+    return {
+      ok: false,
+      reason: `POST ${url} did not answer: ${error instanceof Error ? error.message : String(error)}`,
+    };
   }
   await response.arrayBuffer().catch(() => undefined);
   // A 504 is the wait's own timeout (DEC-OPS-04 waits for all the work accepted so far, which may be long on a
   // busy target): the token was taken.
   if ((response.status >= 200 && response.status < 300) || response.status === 504) return { ok: true };
   if (response.status === 401 || response.status === 403) {
-    return { ok: false, reason: `the target refused the admin token: POST ${url} answered ${response.status}; check --admin-token, the target file's adminToken or SVC_ADMIN_TOKEN` };
+    return {
+      ok: false,
+      reason: `the target refused the admin token: POST ${url} answered ${response.status}; check --admin-token, the target file's adminToken or SVC_ADMIN_TOKEN`,
+    };
   }
   return {
     ok: false,

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { allScenarios } from "../conformance/index.ts";
-import { openInProcessTarget, type InProcessService } from "./in-process.ts";
+import { type InProcessService, openInProcessTarget } from "./in-process.ts";
 import { runScenarios } from "./runner.ts";
 import type { Scenario } from "./scenario.ts";
 import { inProcessTarget, type Target } from "./target.ts";
@@ -18,9 +18,14 @@ beforeAll(async () => {
 afterAll(() => svcHub.close());
 
 /** svc-hub, except for the requests `breaking` answers itself (it may ask svc-hub first). */
-function brokenSvcHub(breaking: (request: Request, app: (request: Request) => Promise<Response>) => Promise<Response | undefined>): Target {
+function brokenSvcHub(
+  breaking: (request: Request, app: (request: Request) => Promise<Response>) => Promise<Response | undefined>,
+): Target {
   const app = async (request: Request) => svcHub.service.app.handle(request);
-  return inProcessTarget({ adminToken: svcHub.target.adminToken, handle: async (request) => (await breaking(request, app)) ?? app(request) });
+  return inProcessTarget({
+    adminToken: svcHub.target.adminToken,
+    handle: async (request) => (await breaking(request, app)) ?? app(request),
+  });
 }
 
 function scenario(titleStart: string): Scenario {
@@ -29,11 +34,14 @@ function scenario(titleStart: string): Scenario {
   return found;
 }
 
-const json = (body: unknown, status: number) => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+const json = (body: unknown, status: number) =>
+  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
 
 describe("a behaviour broken in svc-hub fails the scenario that checks it", () => {
   it("a POST /admin/wait that answers at once, without waiting, fails both wait scenarios, though a poll would pass them", async () => {
-    const target = brokenSvcHub(async (request) => (new URL(request.url).pathname === "/admin/wait" ? json({ complete: true }, 200) : undefined));
+    const target = brokenSvcHub(async (request) =>
+      new URL(request.url).pathname === "/admin/wait" ? json({ complete: true }, 200) : undefined,
+    );
     const waits = allScenarios.filter((entry) => entry.title.includes("once POST /admin/wait has returned"));
     expect(waits.length).toBe(2);
     const results = await runScenarios(waits, target);
@@ -53,20 +61,25 @@ describe("a behaviour broken in svc-hub fails the scenario that checks it", () =
     });
     const [result] = await runScenarios([scenario("[DEC-GEN-05]")], target);
     expect(result?.outcome).toBe("fail");
-    expect(result?.message).toStartWith("GET /v1/dle/accounts/acme/profiles/main/datalayers?utk=[redacted]: expected header x-version, it is missing");
+    expect(result?.message).toStartWith(
+      "GET /v1/dle/accounts/acme/profiles/main/datalayers?utk=[redacted]: expected header x-version, it is missing",
+    );
   });
 
   it("a rate limit that counts bots fails COL-15: the events right after 100 bots are refused", async () => {
     // Bots reach svc-hub as ordinary clients, so they are counted (and stored) like any event.
     const target = brokenSvcHub(async (request, app) => {
-      if (new URL(request.url).pathname !== "/event" || !/bot/i.test(request.headers.get("user-agent") ?? "")) return undefined;
+      if (new URL(request.url).pathname !== "/event" || !/bot/i.test(request.headers.get("user-agent") ?? ""))
+        return undefined;
       const headers = new Headers(request.headers);
       headers.set("user-agent", "curl/8.5.0");
       return app(new Request(request.url, { method: request.method, headers }));
     });
     const [result] = await runScenarios([scenario("[COL-15, DEC-COL-07, DEC-COL-06]")], target);
     expect(result?.outcome).toBe("fail");
-    expect(result?.message).toContain("events were accepted right after 100 bots: the bots were counted towards the limit");
+    expect(result?.message).toContain(
+      "events were accepted right after 100 bots: the bots were counted towards the limit",
+    );
     const [unbroken] = await runScenarios([scenario("[COL-15, DEC-COL-07, DEC-COL-06]")], svcHub.target);
     expect(unbroken?.outcome).toBe("pass");
   }, 30_000);
@@ -75,7 +88,11 @@ describe("a behaviour broken in svc-hub fails the scenario that checks it", () =
 describe("a behaviour the interface leaves open, answered otherwise than svc-hub does, passes", () => {
   it("the data layer model accepts a body with a period in a key checked after the dl_id's existence (405 or 404 first, not 400)", async () => {
     const hasPeriodKey = (value: unknown): boolean =>
-      value !== null && typeof value === "object" && (Array.isArray(value) ? value.some(hasPeriodKey) : Object.entries(value).some(([key, child]) => key.includes(".") || hasPeriodKey(child)));
+      value !== null &&
+      typeof value === "object" &&
+      (Array.isArray(value)
+        ? value.some(hasPeriodKey)
+        : Object.entries(value).some(([key, child]) => key.includes(".") || hasPeriodKey(child)));
     let reordered = 0;
     const target = brokenSvcHub(async (request, app) => {
       const url = new URL(request.url);
@@ -90,21 +107,37 @@ describe("a behaviour the interface leaves open, answered otherwise than svc-hub
       }
       if (!hasPeriodKey(body)) return undefined;
       // Existence first: ask svc-hub's list with the caller's session.
-      const listed = await app(new Request(`${url.origin}${match[1]}${url.search}`, { headers: { cookie: request.headers.get("cookie") ?? "" } }));
+      const listed = await app(
+        new Request(`${url.origin}${match[1]}${url.search}`, {
+          headers: { cookie: request.headers.get("cookie") ?? "" },
+        }),
+      );
       const names = (await listed.json()) as string[];
       const dlId = decodeURIComponent(match[2] as string);
       if (request.method === "POST" && names.includes(dlId)) {
         reordered += 1;
-        return json({ returnCode: 1464, message: "Resource already exists. Updates are not permitted via this type of request." }, 405);
+        return json(
+          { returnCode: 1464, message: "Resource already exists. Updates are not permitted via this type of request." },
+          405,
+        );
       }
       if (request.method === "PUT" && !names.includes(dlId)) {
         reordered += 1;
         const [account, profile] = [url.pathname.split("/")[4], url.pathname.split("/")[6]];
-        return json({ returnCode: 1404, message: `Could not locate data layer for supplied params (${account}/${profile}/${dlId}).` }, 404);
+        return json(
+          {
+            returnCode: 1404,
+            message: `Could not locate data layer for supplied params (${account}/${profile}/${dlId}).`,
+          },
+          404,
+        );
       }
       return undefined;
     });
-    const [result] = await runScenarios([scenario("[DLE-01, DLE-02, DLE-03, DLE-04, DLE-05, DLE-07, DLE-08, DLE-10, DLE-11, DEC-DLE-05")], target);
+    const [result] = await runScenarios(
+      [scenario("[DLE-01, DLE-02, DLE-03, DLE-04, DLE-05, DLE-07, DLE-08, DLE-10, DLE-11, DEC-DLE-05")],
+      target,
+    );
     expect(result?.message ?? "").toBe("");
     expect(result?.outcome).toBe("pass");
     // The run met the case, or the test proves nothing.
@@ -113,7 +146,8 @@ describe("a behaviour the interface leaves open, answered otherwise than svc-hub
 
   it("an admin publish refused with 400 in words of its own (not svc-hub's) passes", async () => {
     const target = brokenSvcHub(async (request, app) => {
-      if (!/^\/admin\/accounts\/[^/]+\/profiles\/[^/]+\/revisions$/.test(new URL(request.url).pathname)) return undefined;
+      if (!/^\/admin\/accounts\/[^/]+\/profiles\/[^/]+\/revisions$/.test(new URL(request.url).pathname))
+        return undefined;
       const answer = await app(request);
       return answer.status === 400 ? json({ error: "refused" }, 400) : answer;
     });

@@ -28,7 +28,13 @@ export function parseClauseCatalogue(clausesMarkdown: string, decisionsMarkdown:
   section = "";
   let current: { id: string; section: string; lines: string[] } | null = null;
   const flush = () => {
-    if (current) entries.push({ id: current.id, kind: "decision", section: current.section, text: current.lines.join(" ").replace(/\s+/g, " ").trim() });
+    if (current)
+      entries.push({
+        id: current.id,
+        kind: "decision",
+        section: current.section,
+        text: current.lines.join(" ").replace(/\s+/g, " ").trim(),
+      });
     current = null;
   };
   for (const line of decisionsMarkdown.split("\n")) {

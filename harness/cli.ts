@@ -6,20 +6,29 @@
 import { accessSync, constants, existsSync, mkdirSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import packageJson from "../package.json" with { type: "json" };
 import { allScenarios } from "../conformance/index.ts";
+import packageJson from "../package.json" with { type: "json" };
 import { checkAdminToken } from "./admin-token.ts";
-import { loadExpectations, loadExpectationsFile, staleExpectations, type Expectations } from "./expectations.ts";
-import { openInProcessTarget } from "./in-process.ts";
+import { type Expectations, loadExpectations, loadExpectationsFile, staleExpectations } from "./expectations.ts";
 import { checkFixtureApiKeys, checkFixtureLogins } from "./fixture-check.ts";
+import { openInProcessTarget } from "./in-process.ts";
 import { defaultPropertySeed } from "./property.ts";
 import { checkReachable } from "./reachability.ts";
 import { buildCompatibilityMarkdown, buildJsonReport, buildJunitXml, type RunInfo } from "./report.ts";
-import { areasOf, countOutcomes, formatResult, runScenarios, selectScenarios, summaryLine, tally, unmatchedSelections } from "./runner.ts";
-import { probeSvcHubAdmin, svcHubAdminRoutes, type SvcHubAdminProbe } from "./svc-hub-admin.ts";
+import {
+  areasOf,
+  countOutcomes,
+  formatResult,
+  runScenarios,
+  selectScenarios,
+  summaryLine,
+  tally,
+  unmatchedSelections,
+} from "./runner.ts";
+import { probeSvcHubAdmin, type SvcHubAdminProbe, svcHubAdminRoutes } from "./svc-hub-admin.ts";
 import { probeSvcHubClock, type SvcHubClockProbe } from "./svc-hub-clock.ts";
+import { demoFixtures, svcHubDemoFixtures, type Target, urlTarget } from "./target.ts";
 import { fixturesOf, readTargetFile, type TargetFile } from "./target-file.ts";
-import { demoFixtures, svcHubDemoFixtures, urlTarget, type Target } from "./target.ts";
 
 const areas = areasOf(allScenarios);
 /** fast-check takes a 32-bit seed and would silently cut a larger one down: refused instead. */
@@ -76,7 +85,12 @@ function stop(message: string): never {
   process.exit(2);
 }
 
-function wholeNumber(name: string, raw: string | undefined, least = 0, most = Number.MAX_SAFE_INTEGER): number | undefined {
+function wholeNumber(
+  name: string,
+  raw: string | undefined,
+  least = 0,
+  most = Number.MAX_SAFE_INTEGER,
+): number | undefined {
   if (raw === undefined) return undefined;
   if (!/^\d+$/.test(raw)) fail(`--${name} takes a whole number, not "${raw}"`);
   const value = Number(raw);
@@ -114,7 +128,8 @@ function prepareOutputs(reportDir: string, compatibilityFile: string | null): vo
   }
   if (compatibilityFile === null) return;
   try {
-    if (existsSync(compatibilityFile) && statSync(compatibilityFile).isDirectory()) throw new Error("it is a folder; give a file name, such as COMPATIBILITY.md");
+    if (existsSync(compatibilityFile) && statSync(compatibilityFile).isDirectory())
+      throw new Error("it is a folder; give a file name, such as COMPATIBILITY.md");
     mkdirSync(dirname(compatibilityFile), { recursive: true });
     checkWritableFolder(dirname(compatibilityFile));
     if (existsSync(compatibilityFile)) accessSync(compatibilityFile, constants.W_OK);
@@ -185,21 +200,33 @@ try {
 } catch (error) {
   fail(error instanceof Error ? error.message : String(error));
 }
-const base = checkUrl("target", values.target) ?? (values["in-process"] ? undefined : checkUrl("target-file base", file?.base));
-if (!base === !values["in-process"]) fail("give exactly one of --target <base-url> (or a target file with base) or --in-process");
+const base =
+  checkUrl("target", values.target) ?? (values["in-process"] ? undefined : checkUrl("target-file base", file?.base));
+if (!base === !values["in-process"])
+  fail("give exactly one of --target <base-url> (or a target file with base) or --in-process");
 
 if (values.impl && values.expectations) fail("give at most one of --impl <name> and --expectations <file>");
 let expectations: Expectations | null = null;
 const expectationsFile = values.expectations ? fromInvocation(values.expectations) : null;
 try {
-  expectations = expectationsFile ? loadExpectationsFile(expectationsFile) : values.impl ? loadExpectations(values.impl) : null;
+  expectations = expectationsFile
+    ? loadExpectationsFile(expectationsFile)
+    : values.impl
+      ? loadExpectations(values.impl)
+      : null;
 } catch (error) {
   fail(error instanceof Error ? error.message : String(error));
 }
 const seed = wholeNumber("seed", values.seed, 0, maxSeed) ?? defaultPropertySeed;
 if (values.path !== undefined) {
-  if (!/^\d+(:\d+)*$/.test(values.path)) fail(`--path takes a counterexample path of digits and colons such as 3:0:1, as a failure report gives it, not "${values.path}"`);
-  if (!values.only?.length) fail("--path replays one property's counterexample: give its scenario with --only '<the scenario's whole title>' (and the --seed of the failure)");
+  if (!/^\d+(:\d+)*$/.test(values.path))
+    fail(
+      `--path takes a counterexample path of digits and colons such as 3:0:1, as a failure report gives it, not "${values.path}"`,
+    );
+  if (!values.only?.length)
+    fail(
+      "--path replays one property's counterexample: give its scenario with --only '<the scenario's whole title>' (and the --seed of the failure)",
+    );
 }
 const unmatched = unmatchedSelections(allScenarios, values.only);
 if (unmatched.length > 0) {
@@ -212,8 +239,11 @@ if (values.path !== undefined && values.only?.length) {
   // A path names a case of one property: with several scenarios selected it would be replayed against each.
   const chosen = selectScenarios(allScenarios, values.only);
   if (chosen.length !== 1 || chosen[0]?.kind !== "property") {
-    const which = chosen.length === 1 ? `"${chosen[0]?.title}", which is not a property scenario` : `${chosen.length} scenarios`;
-    fail(`--path replays one property's counterexample: --only must select exactly one property scenario (by its whole title), not ${which}`);
+    const which =
+      chosen.length === 1 ? `"${chosen[0]?.title}", which is not a property scenario` : `${chosen.length} scenarios`;
+    fail(
+      `--path replays one property's counterexample: --only must select exactly one property scenario (by its whole title), not ${which}`,
+    );
   }
 }
 const runs = wholeNumber("runs", values.runs, 1);
@@ -255,15 +285,19 @@ const needingSvcHubAdmin = selected.filter((scenario) => scenario.needs.includes
 let svcHubAdmin: SvcHubAdminProbe | undefined;
 if (target.adminToken && needingSvcHubAdmin > 0) {
   svcHubAdmin = await probeSvcHubAdmin(target);
-  if (!svcHubAdmin.available) process.stdout.write(`conformance: ${needingSvcHubAdmin} scenario(s) will be skipped: ${svcHubAdmin.reason}\n`);
+  if (!svcHubAdmin.available)
+    process.stdout.write(`conformance: ${needingSvcHubAdmin} scenario(s) will be skipped: ${svcHubAdmin.reason}\n`);
 }
 const needingSvcHubClock = selected.filter((scenario) => scenario.needs.includes("svc-hub-clock")).length;
 let svcHubClock: SvcHubClockProbe | undefined;
 if (target.adminToken && needingSvcHubClock > 0) {
   svcHubClock = await probeSvcHubClock(target);
-  if (!svcHubClock.available) process.stdout.write(`conformance: ${needingSvcHubClock} scenario(s) will be skipped: ${svcHubClock.reason}\n`);
+  if (!svcHubClock.available)
+    process.stdout.write(`conformance: ${needingSvcHubClock} scenario(s) will be skipped: ${svcHubClock.reason}\n`);
 }
-process.stdout.write(`conformance: ${selected.length} of ${allScenarios.length} scenarios against ${target.name} (property seed ${seed}${runs ? `, ${runs} runs each` : ""})\n`);
+process.stdout.write(
+  `conformance: ${selected.length} of ${allScenarios.length} scenarios against ${target.name} (property seed ${seed}${runs ? `, ${runs} runs each` : ""})\n`,
+);
 const startedAt = new Date();
 const results = await runScenarios(allScenarios, target, {
   only: values.only,
@@ -286,7 +320,12 @@ const info: RunInfo = {
   propertyRuns: runs ?? null,
 };
 const stale = staleExpectations(expectations, allScenarios, results);
-const compatibility = buildCompatibilityMarkdown(info, results, undefined, new Set(allScenarios.flatMap((scenario) => scenario.clauses)));
+const compatibility = buildCompatibilityMarkdown(
+  info,
+  results,
+  undefined,
+  new Set(allScenarios.flatMap((scenario) => scenario.clauses)),
+);
 const outputs: Array<[string, string]> = [
   [join(reportDir, "report.json"), `${JSON.stringify(buildJsonReport(info, results, stale), null, 2)}\n`],
   [join(reportDir, "junit.xml"), buildJunitXml(info, results, stale)],
@@ -303,7 +342,8 @@ for (const [path, text] of outputs) {
 }
 
 const expectationsSource = expectationsFile ?? `${values.impl}'s expectations.json`;
-for (const entry of stale) process.stdout.write(`! stale expectation: ${entry}; remove it from ${expectationsSource}\n`);
+for (const entry of stale)
+  process.stdout.write(`! stale expectation: ${entry}; remove it from ${expectationsSource}\n`);
 const counts = countOutcomes(results);
 process.stdout.write(
   `reports: ${reportDir}/report.json, junit.xml, COMPATIBILITY.md\n` +

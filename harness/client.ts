@@ -61,10 +61,16 @@ export class RequestTrail {
     const lines: string[] = [];
     const pending = [...this.inFlight];
     if (pending.length > 0) {
-      const shown = pending.slice(0, 3).map((request) => `${request.what} (${request.url})`).join(", ");
+      const shown = pending
+        .slice(0, 3)
+        .map((request) => `${request.what} (${request.url})`)
+        .join(", ");
       lines.push(`in flight: ${shown}${pending.length > 3 ? ` and ${pending.length - 3} more` : ""}`);
     }
-    if (this.last) lines.push(`last answer: ${this.last.request.what} (${this.last.request.url}) answered ${describeAnswer(this.last.answer)}`);
+    if (this.last)
+      lines.push(
+        `last answer: ${this.last.request.what} (${this.last.request.url}) answered ${describeAnswer(this.last.answer)}`,
+      );
     return lines.length > 0 ? lines.join("\n") : null;
   }
 }
@@ -107,11 +113,12 @@ export function redactSecrets(text: string): string {
  */
 export function describeAnswer(answer: Pick<HttpAnswer, "status" | "headers" | "text" | "bytes">, max = 300): string {
   const type = answer.headers.get("content-type") ?? "";
-  const body = answer.bytes.byteLength === 0
-    ? "(empty body)"
-    : isTextual(type)
-      ? JSON.stringify(answer.text.length > max ? `${answer.text.slice(0, max)}…` : answer.text)
-      : `(${answer.bytes.byteLength} bytes)`;
+  const body =
+    answer.bytes.byteLength === 0
+      ? "(empty body)"
+      : isTextual(type)
+        ? JSON.stringify(answer.text.length > max ? `${answer.text.slice(0, max)}…` : answer.text)
+        : `(${answer.bytes.byteLength} bytes)`;
   const told = ["X-Error", "Retry-After"]
     .map((name) => [name, answer.headers.get(name)] as const)
     .filter((entry): entry is readonly [string, string] => entry[1] !== null)
@@ -172,10 +179,15 @@ export class HttpClient {
     try {
       // A request already on its way is let finish (aborting it would reject promises nobody may await any more);
       // the scenario stops at its next request.
-      answer = await this.within(this.target.send(new Request(url, { method, headers, body })).then((response) => readAnswer(response, what)));
+      answer = await this.within(
+        this.target.send(new Request(url, { method, headers, body })).then((response) => readAnswer(response, what)),
+      );
       return answer;
     } catch (error) {
-      throw new TargetDidNotAnswer(`${what} (${sent.url}) did not answer: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      throw new TargetDidNotAnswer(
+        `${what} (${sent.url}) did not answer: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      );
     } finally {
       this.trail.settled(sent, answer);
     }

@@ -9,8 +9,8 @@
 import { describe, expect, it } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { allScenarios } from "../conformance/index.ts";
 import pending from "../conformance/coverage-pending.json" with { type: "json" };
+import { allScenarios } from "../conformance/index.ts";
 import { clauseCatalogue, isKnownClause, parseClauseCatalogue } from "./clauses.ts";
 
 const named = new Set(allScenarios.flatMap((scenario) => scenario.clauses));
@@ -22,11 +22,15 @@ interface PartlyPending {
 
 const entries = Object.entries(pending as Record<string, string | PartlyPending>);
 const pendingIds = new Map(entries.filter((entry): entry is [string, string] => typeof entry[1] === "string"));
-const partlyPendingIds = new Map(entries.filter((entry): entry is [string, PartlyPending] => typeof entry[1] !== "string"));
+const partlyPendingIds = new Map(
+  entries.filter((entry): entry is [string, PartlyPending] => typeof entry[1] !== "string"),
+);
 
 describe("conformance coverage", () => {
   it("every scenario names only clause and decision IDs of the interface", () => {
-    const unknown = allScenarios.flatMap((scenario) => scenario.clauses.filter((id) => !isKnownClause(id)).map((id) => `${id} in "${scenario.title}"`));
+    const unknown = allScenarios.flatMap((scenario) =>
+      scenario.clauses.filter((id) => !isKnownClause(id)).map((id) => `${id} in "${scenario.title}"`),
+    );
     expect(unknown).toEqual([]);
   });
 
@@ -36,17 +40,23 @@ describe("conformance coverage", () => {
   });
 
   it("every clause of clauses.md is named by a scenario, or listed as pending with the work that will cover it", () => {
-    const uncovered = clauseCatalogue.filter((entry) => entry.kind === "clause" && !named.has(entry.id) && !pendingIds.has(entry.id)).map((entry) => entry.id);
+    const uncovered = clauseCatalogue
+      .filter((entry) => entry.kind === "clause" && !named.has(entry.id) && !pendingIds.has(entry.id))
+      .map((entry) => entry.id);
     expect(uncovered).toEqual([]);
   });
 
   it("every decision of decisions.md is named by a scenario, or listed as pending with the work that will cover it", () => {
-    const uncovered = clauseCatalogue.filter((entry) => entry.kind === "decision" && !named.has(entry.id) && !pendingIds.has(entry.id)).map((entry) => entry.id);
+    const uncovered = clauseCatalogue
+      .filter((entry) => entry.kind === "decision" && !named.has(entry.id) && !pendingIds.has(entry.id))
+      .map((entry) => entry.id);
     expect(uncovered).toEqual([]);
   });
 
   it("every pending entry says why, in a sentence", () => {
-    const terse = [...pendingIds].filter(([, why]) => typeof why !== "string" || why.trim().length < 20).map(([id]) => id);
+    const terse = [...pendingIds]
+      .filter(([, why]) => typeof why !== "string" || why.trim().length < 20)
+      .map(([id]) => id);
     expect(terse).toEqual([]);
   });
 
@@ -58,7 +68,15 @@ describe("conformance coverage", () => {
   it("every partly pending entry names a known clause that a scenario checks, the part left and why, in sentences", () => {
     // One that no scenario names is wholly pending (a plain entry); one whose part gets covered is removed.
     const wrong = [...partlyPendingIds]
-      .filter(([id, entry]) => !isKnownClause(id) || !named.has(id) || typeof entry?.uncovered !== "string" || typeof entry.why !== "string" || entry.uncovered.trim().length < 20 || entry.why.trim().length < 20)
+      .filter(
+        ([id, entry]) =>
+          !isKnownClause(id) ||
+          !named.has(id) ||
+          typeof entry?.uncovered !== "string" ||
+          typeof entry.why !== "string" ||
+          entry.uncovered.trim().length < 20 ||
+          entry.why.trim().length < 20,
+      )
       .map(([id]) => id);
     expect(wrong).toEqual([]);
   });
@@ -66,8 +84,11 @@ describe("conformance coverage", () => {
   it("every scenario that calls svc-hub's own admin routes (users, events, collection counters) declares the need svc-hub-admin", () => {
     // The helpers that reach those routes; a scenario calling one without the need would fail, not skip, against
     // an implementation that has only the specified admin API.
-    const helpers = /\b(storedEvent|eventsWithTrace|expectNotStored|queryEvents|collectStats|makeUser|svcHubAdminHeaders)\(|\/admin\/(users|events|collect)/;
-    const undeclared = allScenarios.filter((scenario) => helpers.test(scenario.run.toString()) && !scenario.needs.includes("svc-hub-admin")).map((scenario) => scenario.title);
+    const helpers =
+      /\b(storedEvent|eventsWithTrace|expectNotStored|queryEvents|collectStats|makeUser|svcHubAdminHeaders)\(|\/admin\/(users|events|collect)/;
+    const undeclared = allScenarios
+      .filter((scenario) => helpers.test(scenario.run.toString()) && !scenario.needs.includes("svc-hub-admin"))
+      .map((scenario) => scenario.title);
     expect(undeclared).toEqual([]);
     expect(allScenarios.filter((scenario) => scenario.needs.includes("svc-hub-admin")).length).toBeGreaterThan(30);
   });
@@ -76,7 +97,9 @@ describe("conformance coverage", () => {
     // DEC-OPS-02 names no route for the clock: a scenario using svc-hub's without the need would fail, not skip,
     // against an implementation whose clock has other routes (or none).
     const helpers = /\b(advanceClock|readClock|clockNow|clockHeaders|publishPending|runDueDeletions)\(|\/admin\/clock/;
-    const undeclared = allScenarios.filter((scenario) => helpers.test(scenario.run.toString()) && !scenario.needs.includes("svc-hub-clock")).map((scenario) => scenario.title);
+    const undeclared = allScenarios
+      .filter((scenario) => helpers.test(scenario.run.toString()) && !scenario.needs.includes("svc-hub-clock"))
+      .map((scenario) => scenario.title);
     expect(undeclared).toEqual([]);
     expect(allScenarios.filter((scenario) => scenario.needs.includes("svc-hub-clock")).length).toBeGreaterThan(20);
   });
@@ -86,7 +109,10 @@ describe("conformance coverage", () => {
     // The suite ships its own copy so it runs without the spec folder; where the folder is beside the
     // repository (development and CI), the copy must be current: `bun tools/sync-clauses.ts` refreshes it.
     if (!existsSync(join(specDir, "clauses.md"))) throw new Error(`the interface specification is not at ${specDir}`);
-    const fresh = parseClauseCatalogue(readFileSync(join(specDir, "clauses.md"), "utf8"), readFileSync(join(specDir, "decisions.md"), "utf8"));
+    const fresh = parseClauseCatalogue(
+      readFileSync(join(specDir, "clauses.md"), "utf8"),
+      readFileSync(join(specDir, "decisions.md"), "utf8"),
+    );
     expect(clauseCatalogue).toEqual(fresh);
     expect(fresh.filter((entry) => entry.kind === "clause").length).toBeGreaterThan(100);
   });

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { Type, type Static } from "@sinclair/typebox";
+import { type Static, Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import type { ScenarioResult } from "./runner.ts";
 import type { Scenario } from "./scenario.ts";
@@ -17,8 +17,14 @@ const ExpectationsSchema = Type.Object(
     implementation: Type.String(),
     expectedFailures: Type.Array(
       Type.Union([
-        Type.Object({ scenario: Type.String({ minLength: 1 }), reason: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
-        Type.Object({ clause: Type.String({ minLength: 1 }), reason: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
+        Type.Object(
+          { scenario: Type.String({ minLength: 1 }), reason: Type.String({ minLength: 1 }) },
+          { additionalProperties: false },
+        ),
+        Type.Object(
+          { clause: Type.String({ minLength: 1 }), reason: Type.String({ minLength: 1 }) },
+          { additionalProperties: false },
+        ),
       ]),
     ),
   },
@@ -31,9 +37,11 @@ export const implementationsDir = join(import.meta.dir, "..", "conformance", "im
 
 /** The expectations of an implementation the suite ships: conformance/implementations/<name>/expectations.json (`--impl`). */
 export function loadExpectations(implementation: string, dir = implementationsDir): Expectations {
-  if (!/^[A-Za-z0-9_.-]+$/.test(implementation)) throw new Error(`--impl must be a plain name, not "${implementation}"`);
+  if (!/^[A-Za-z0-9_.-]+$/.test(implementation))
+    throw new Error(`--impl must be a plain name, not "${implementation}"`);
   const path = join(dir, implementation, "expectations.json");
-  if (!existsSync(path)) throw new Error(`no expectations for implementation "${implementation}": ${path} does not exist`);
+  if (!existsSync(path))
+    throw new Error(`no expectations for implementation "${implementation}": ${path} does not exist`);
   return loadExpectationsFile(path);
 }
 
@@ -57,25 +65,31 @@ const entryShape = `each entry is {"scenario": "<a scenario's whole title>", "re
  * a union, "Expected union value", names neither what is missing nor what is allowed); null when it is valid.
  */
 export function expectationsProblem(value: unknown): string | null {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return `/: must be a JSON object {"implementation": "<name>", "expectedFailures": [...]}`;
+  if (value === null || typeof value !== "object" || Array.isArray(value))
+    return `/: must be a JSON object {"implementation": "<name>", "expectedFailures": [...]}`;
   const file = value as Record<string, unknown>;
   for (const key of Object.keys(file)) {
-    if (key !== "implementation" && key !== "expectedFailures") return `/${key}: unknown property; allowed are implementation and expectedFailures`;
+    if (key !== "implementation" && key !== "expectedFailures")
+      return `/${key}: unknown property; allowed are implementation and expectedFailures`;
   }
   if (typeof file.implementation !== "string") return `/implementation: must be a string naming the implementation`;
   if (!Array.isArray(file.expectedFailures)) return `/expectedFailures: must be an array; ${entryShape}`;
   for (const [index, entry] of file.expectedFailures.entries()) {
     const at = `/expectedFailures/${index}`;
-    if (entry === null || typeof entry !== "object" || Array.isArray(entry)) return `${at}: must be an object; ${entryShape}`;
+    if (entry === null || typeof entry !== "object" || Array.isArray(entry))
+      return `${at}: must be an object; ${entryShape}`;
     const fields = entry as Record<string, unknown>;
     const unknown = Object.keys(fields).filter((key) => key !== "scenario" && key !== "clause" && key !== "reason");
     if (unknown.length > 0) return `${at}: unknown property ${unknown.join(", ")}; ${entryShape}`;
-    if ("scenario" in fields && "clause" in fields) return `${at}: give either "scenario" or "clause", not both; ${entryShape}`;
+    if ("scenario" in fields && "clause" in fields)
+      return `${at}: give either "scenario" or "clause", not both; ${entryShape}`;
     if (!("scenario" in fields) && !("clause" in fields)) return `${at}: missing "scenario" or "clause"; ${entryShape}`;
     const key = "scenario" in fields ? "scenario" : "clause";
-    if (typeof fields[key] !== "string" || fields[key] === "") return `${at}/${key}: must be a non-empty string; ${entryShape}`;
+    if (typeof fields[key] !== "string" || fields[key] === "")
+      return `${at}/${key}: must be a non-empty string; ${entryShape}`;
     if (!("reason" in fields)) return `${at}: missing "reason" (a non-empty string saying why it fails); ${entryShape}`;
-    if (typeof fields.reason !== "string" || fields.reason === "") return `${at}/reason: must be a non-empty string saying why it fails`;
+    if (typeof fields.reason !== "string" || fields.reason === "")
+      return `${at}/reason: must be a non-empty string saying why it fails`;
   }
   // The schema stays the reference; the checks above only word its problems better.
   const problem = [...Value.Errors(ExpectationsSchema, value)][0];
@@ -92,7 +106,10 @@ export interface ExpectedFailure {
  * The entry listing a scenario as an expected failure, or null. An entry naming the scenario's title wins over
  * one naming a clause of it: it is the more precise.
  */
-export function expectedFailureOf(expectations: Expectations | null, scenario: Pick<Scenario, "title" | "clauses">): ExpectedFailure | null {
+export function expectedFailureOf(
+  expectations: Expectations | null,
+  scenario: Pick<Scenario, "title" | "clauses">,
+): ExpectedFailure | null {
   if (!expectations) return null;
   for (const entry of expectations.expectedFailures) {
     if ("scenario" in entry && entry.scenario === scenario.title) return { reason: entry.reason, by: "scenario" };
@@ -104,7 +121,10 @@ export function expectedFailureOf(expectations: Expectations | null, scenario: P
 }
 
 /** The reason a scenario is expected to fail, or null. */
-export function expectedFailureReason(expectations: Expectations | null, scenario: Pick<Scenario, "title" | "clauses">): string | null {
+export function expectedFailureReason(
+  expectations: Expectations | null,
+  scenario: Pick<Scenario, "title" | "clauses">,
+): string | null {
   return expectedFailureOf(expectations, scenario)?.reason ?? null;
 }
 
@@ -124,7 +144,8 @@ export function staleExpectations(
   const stale: string[] = [];
   for (const entry of expectations.expectedFailures) {
     if ("scenario" in entry) {
-      if (!scenarios.some((scenario) => scenario.title === entry.scenario)) stale.push(`scenario "${entry.scenario}" matches no scenario`);
+      if (!scenarios.some((scenario) => scenario.title === entry.scenario))
+        stale.push(`scenario "${entry.scenario}" matches no scenario`);
       continue;
     }
     const naming = scenarios.filter((scenario) => scenario.clauses.includes(entry.clause));

@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import { parseConfigText } from "../adapters/config/config.loader.ts";
 import { demoConfigPath } from "../adapters/config/demo-config.ts";
 import { allScenarios } from "../conformance/index.ts";
-import { openInProcessTarget, type InProcessService } from "./in-process.ts";
+import { type InProcessService, openInProcessTarget } from "./in-process.ts";
 import { runScenarios } from "./runner.ts";
 import type { Scenario } from "./scenario.ts";
 import { demoFixtures, type TargetFixtures } from "./target.ts";
@@ -40,15 +40,29 @@ const explicitFixtures: TargetFixtures = {
   },
   badge: { id: 5205, name: "Buyer" },
   audience: { id: 7, name: "Purchasers" },
-  engines: { names: "demo-engine", ids: "demo-engine-ids", disabled: "disabled-engine", attributesOnly: "demo-engine-attributes" },
-  fileDefinition: { prefix: "purchases", visitorIdColumn: "email", amountColumn: "amount", dateColumn: "purchased_at", dateFormat: "yyyy-MM-dd HH:mm" },
+  engines: {
+    names: "demo-engine",
+    ids: "demo-engine-ids",
+    disabled: "disabled-engine",
+    attributesOnly: "demo-engine-attributes",
+  },
+  fileDefinition: {
+    prefix: "purchases",
+    visitorIdColumn: "email",
+    amountColumn: "amount",
+    dateColumn: "purchased_at",
+    dateFormat: "yyyy-MM-dd HH:mm",
+  },
   revision: { target: "prod", files: ["utag.js", "utag.1.js", "utag.2.js", "utag.sync.js", "mobile.html"] },
 };
 
 /** svc-hub's demo configuration without what it adds to demo.md for the optional fixtures: acme/dev's visitor ID attributes, the attributes-only engine. */
 function demoMdConfig() {
   const demo = JSON.parse(readFileSync(demoConfigPath, "utf8")) as {
-    accounts: Array<{ name: string; profiles: Array<{ name: string; visitorIdAttributes?: unknown[]; engines?: Array<{ id: string }> }> }>;
+    accounts: Array<{
+      name: string;
+      profiles: Array<{ name: string; visitorIdAttributes?: unknown[]; engines?: Array<{ id: string }> }>;
+    }>;
   };
   const acme = demo.accounts.find((account) => account.name === "acme");
   for (const profile of acme?.profiles ?? []) {
@@ -95,18 +109,25 @@ afterAll(() => opened.close());
 describe("scenarios with every fixture given explicitly", () => {
   it("pass against svc-hub in-process", async () => {
     const results = await runScenarios(reading, opened.target);
-    expect(results.map((result) => [result.title, result.outcome, result.message ?? ""])).toEqual(reading.map((entry) => [entry.title, "pass", ""]));
+    expect(results.map((result) => [result.title, result.outcome, result.message ?? ""])).toEqual(
+      reading.map((entry) => [entry.title, "pass", ""]),
+    );
   }, 60_000);
 
   it("against demo.md's tenants alone (no attributes-only engine, acme/dev without visitor ID attributes), skip the scenarios that need more, saying why", async () => {
     const demoMdOnly = await openInProcessTarget({ config: demoMdConfig(), fixtures: demoFixtures });
     try {
       const [engine, otherProfile] = await runScenarios(
-        [scenario("[MOM-05, DEC-MOM-01] an engine that selects neither"), scenario("[PRV-06] a pending deletion is answered again only in its own profile")],
+        [
+          scenario("[MOM-05, DEC-MOM-01] an engine that selects neither"),
+          scenario("[PRV-06] a pending deletion is answered again only in its own profile"),
+        ],
         demoMdOnly.target,
       );
       expect(engine?.outcome).toBe("skip");
-      expect(engine?.message).toStartWith("needs fixtures.engines.attributesOnly: an enabled engine keyed by names that selects only the attributes");
+      expect(engine?.message).toStartWith(
+        "needs fixtures.engines.attributesOnly: an enabled engine keyed by names that selects only the attributes",
+      );
       expect(otherProfile?.outcome).toBe("skip");
       expect(otherProfile?.message).toBe(
         "needs the visitor ID attribute 5120 (fixtures.visitorIdAttributes.email) on fixtures.otherProfile acme/dev too, and GET /v2/visitor/accounts/acme/profiles/dev/ids answered {}",
@@ -126,11 +147,22 @@ describe("scenarios with every fixture given explicitly", () => {
       },
     });
     try {
-      const [disabled, revision, column] = await runScenarios([scenario("[MOM-08, DEC-MOM-02]"), scenario("[REV-03, REV-04, REV-05]"), scenario("[FIL-09, DEC-FIL-03] visitor ID column missing")], elsewhere.target);
+      const [disabled, revision, column] = await runScenarios(
+        [
+          scenario("[MOM-08, DEC-MOM-02]"),
+          scenario("[REV-03, REV-04, REV-05]"),
+          scenario("[FIL-09, DEC-FIL-03] visitor ID column missing"),
+        ],
+        elsewhere.target,
+      );
       expect(disabled?.outcome).toBe("fail");
-      expect(disabled?.message).toStartWith("GET /personalization/accounts/acme/profiles/main/engines/demo-engine/visitors/");
+      expect(disabled?.message).toStartWith(
+        "GET /personalization/accounts/acme/profiles/main/engines/demo-engine/visitors/",
+      );
       expect(revision?.outcome).toBe("fail");
-      expect(revision?.message).toStartWith("no revision of acme/main is published to target staging (fixtures.revision;");
+      expect(revision?.message).toStartWith(
+        "no revision of acme/main is published to target staging (fixtures.revision;",
+      );
       // The file names the visitor ID column the fixture gives (mail), which the demo definition does not read.
       expect(column?.outcome).toBe("fail");
       expect(column?.message).toContain("Secondary visitor ID column= mail does not exist");

@@ -27,14 +27,21 @@ async function checkEachUser(
     let response: Response;
     try {
       response = await target.send(
-        new Request(url, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(formOf(user)).toString() }),
+        new Request(url, {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: new URLSearchParams(formOf(user)).toString(),
+        }),
       );
     } catch {
       return { ok: true };
     }
     const bytes = new Uint8Array(await response.arrayBuffer().catch(() => new ArrayBuffer(0)));
     if (response.status !== 401) continue;
-    const answered = describeAnswer({ status: response.status, headers: response.headers, bytes, text: new TextDecoder().decode(bytes) }, 200);
+    const answered = describeAnswer(
+      { status: response.status, headers: response.headers, bytes, text: new TextDecoder().decode(bytes) },
+      200,
+    );
     return { ok: false, reason: refused(user, field, `POST ${url} answered ${answered}`) };
   }
   return { ok: true };

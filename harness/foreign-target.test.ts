@@ -16,13 +16,18 @@ import { probeSvcHubAdmin } from "./svc-hub-admin.ts";
 import { probeSvcHubClock } from "./svc-hub-clock.ts";
 import { inProcessTarget } from "./target.ts";
 
-const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+const json = (body: unknown, status = 200) =>
+  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
 
 /**
  * A target with a working v1 login, v2 token call, POST /admin/wait and (unless `clock` is false) svc-hub's
  * admin clock, answering `route` for the rest (404 when it answers nothing).
  */
-function fakeTarget(route: (method: string, path: string, url: URL) => Response | undefined, adminToken: string | null = "admin-token-of-theirs", clock = true) {
+function fakeTarget(
+  route: (method: string, path: string, url: URL) => Response | undefined,
+  adminToken: string | null = "admin-token-of-theirs",
+  clock = true,
+) {
   const asked: string[] = [];
   const target = inProcessTarget({
     adminToken,
@@ -38,7 +43,8 @@ function fakeTarget(route: (method: string, path: string, url: URL) => Response 
       }
       if (request.method === "POST" && url.pathname === "/v2/auth") return json({ token: "t".repeat(40) });
       if (request.method === "POST" && url.pathname === "/admin/wait") return json({});
-      if (clock && url.pathname === "/admin/clock") return json({ now: new Date(0).toISOString(), nowMs: 0, offsetMs: 0 });
+      if (clock && url.pathname === "/admin/clock")
+        return json({ now: new Date(0).toISOString(), nowMs: 0, offsetMs: 0 });
       return json({ returnCode: 1404, message: "not here" }, 404);
     },
   });
@@ -56,38 +62,59 @@ describe("a wrong answer body", () => {
     const { target } = fakeTarget((_, path) => (path === "/readyz" ? json({ status: "WRONG" }) : undefined));
     const [result] = await runScenarios([scenario("[DEC-OPS-01] GET /readyz")], target);
     expect(result?.outcome).toBe("fail");
-    expect(result?.message).toBe('GET /readyz: status: expected "ready", got "WRONG" (answered 200 application/json "{\\"status\\":\\"WRONG\\"}")');
+    expect(result?.message).toBe(
+      'GET /readyz: status: expected "ready", got "WRONG" (answered 200 application/json "{\\"status\\":\\"WRONG\\"}")',
+    );
   });
 
   it("of the stored events fails (and an expectations entry makes it expected-fail), instead of breaking on events.length", async () => {
     const { target } = fakeTarget((_, path, url) => {
       if (path === "/event") return new Response(null, { status: 200 });
       if (path === "/admin/events" && url.searchParams.has("traceId")) return json({});
-      if (path === "/admin/users" || path === "/admin/events" || path === "/admin/collect/stats") return json({ filteredBots: 0, events: [] });
+      if (path === "/admin/users" || path === "/admin/events" || path === "/admin/collect/stats")
+        return json({ filteredBots: 0, events: [] });
       return undefined;
     });
     const subject = scenario("[COL-03, DEC-COL-01] without svc_profile the event is stored");
     const [result] = await runScenarios([subject], target);
     expect(result?.outcome).toBe("fail");
-    expect(result?.message).toMatch(/^GET \/admin\/events\?traceId=default-profile_\w+&limit=1000: expected \{events: \[\{\.\.\., data: \{\.\.\.\}\}\]\} \(answered 200 application\/json "\{\}"\)/);
-    const [listed] = await runScenarios([subject], target, { expectations: { implementation: "theirs", expectedFailures: [{ clause: "COL-03", reason: "events are not queryable yet" }] } });
+    expect(result?.message).toMatch(
+      /^GET \/admin\/events\?traceId=default-profile_\w+&limit=1000: expected \{events: \[\{\.\.\., data: \{\.\.\.\}\}\]\} \(answered 200 application\/json "\{\}"\)/,
+    );
+    const [listed] = await runScenarios([subject], target, {
+      expectations: {
+        implementation: "theirs",
+        expectedFailures: [{ clause: "COL-03", reason: "events are not queryable yet" }],
+      },
+    });
     expect(listed?.outcome).toBe("expected-fail");
   });
 
   it("of the revision list, or of a revision's details, fails naming the request", async () => {
     const list = fakeTarget((_, path) => (path === "/v1/accounts/acme/main/revisions" ? json({}) : undefined));
-    const [notArray] = await runScenarios([scenario("[REV-03, REV-04, REV-05] the details of the demo revision")], list.target);
+    const [notArray] = await runScenarios(
+      [scenario("[REV-03, REV-04, REV-05] the details of the demo revision")],
+      list.target,
+    );
     expect(notArray?.outcome).toBe("fail");
-    expect(notArray?.message).toStartWith('GET /v1/accounts/acme/main/revisions?utk=[redacted]: expected a JSON array (answered 200 application/json "{}")');
+    expect(notArray?.message).toStartWith(
+      'GET /v1/accounts/acme/main/revisions?utk=[redacted]: expected a JSON array (answered 200 application/json "{}")',
+    );
 
     const details = fakeTarget((_, path) => {
       if (path === "/v1/accounts/acme/main/revisions") return json(["202501021953"]);
-      if (path === "/v1/accounts/acme/main/revisions/202501021953/details") return json({ revision_id: "202501021953" });
+      if (path === "/v1/accounts/acme/main/revisions/202501021953/details")
+        return json({ revision_id: "202501021953" });
       return undefined;
     });
-    const [noTargets] = await runScenarios([scenario("[REV-06, REV-07, REV-08, DEC-REV-02] the demo bundle on prod")], details.target);
+    const [noTargets] = await runScenarios(
+      [scenario("[REV-06, REV-07, REV-08, DEC-REV-02] the demo bundle on prod")],
+      details.target,
+    );
     expect(noTargets?.outcome).toBe("fail");
-    expect(noTargets?.message).toStartWith("GET /v1/accounts/acme/main/revisions/202501021953/details?utk=[redacted]: expected a revision object with revision_id (string), targets_published");
+    expect(noTargets?.message).toStartWith(
+      "GET /v1/accounts/acme/main/revisions/202501021953/details?utk=[redacted]: expected a revision object with revision_id (string), targets_published",
+    );
   });
 
   it("of a collection preflight that is refused names the request and its status", async () => {
@@ -106,7 +133,9 @@ describe("a wrong answer body", () => {
     });
     const [result] = await runScenarios([scenario("[SES-03, DEC-SES-03] the login sets JSESSIONID")], target);
     expect(result?.outcome).toBe("fail");
-    expect(result?.message).toStartWith("JSESSIONID must be Secure; Set-Cookie: JSESSIONID=[redacted]; Path=/; HttpOnly; SameSite=Lax");
+    expect(result?.message).toStartWith(
+      "JSESSIONID must be Secure; Set-Cookie: JSESSIONID=[redacted]; Path=/; HttpOnly; SameSite=Lax",
+    );
     expect(result?.message).not.toContain("session-value-abc");
   });
 });
@@ -135,15 +164,22 @@ describe("a target with only the admin routes of DEC-OPS-04 and a clock (wait, f
   });
 
   it("svc-hub itself has them", async () => {
-    const { target } = fakeTarget((_, path) => (["/admin/users", "/admin/events", "/admin/collect/stats"].includes(path) ? json({}) : undefined));
+    const { target } = fakeTarget((_, path) =>
+      ["/admin/users", "/admin/events", "/admin/collect/stats"].includes(path) ? json({}) : undefined,
+    );
     expect(await probeSvcHubAdmin(target)).toEqual({ available: true });
-    expect(await probeSvcHubAdmin(fakeTarget(() => undefined, null).target)).toMatchObject({ available: false, reason: expect.stringContaining("admin token") });
+    expect(await probeSvcHubAdmin(fakeTarget(() => undefined, null).target)).toMatchObject({
+      available: false,
+      reason: expect.stringContaining("admin token"),
+    });
   });
 });
 
 describe("the check of the fixtures' users before a run", () => {
   it("stops on a refused login, naming the user and the field of the target file; lets a target without the v1 login through", async () => {
-    const refusing = fakeTarget((_, path) => (path === "/v1/login" ? json({ returnCode: 1401, message: "Authentication Failed" }, 401) : undefined));
+    const refusing = fakeTarget((_, path) =>
+      path === "/v1/login" ? json({ returnCode: 1401, message: "Authentication Failed" }, 401) : undefined,
+    );
     const refused = await checkFixtureLogins(refusing.target);
     expect(refused.ok).toBe(false);
     expect(refused.ok ? "" : refused.reason).toStartWith(
@@ -155,7 +191,9 @@ describe("the check of the fixtures' users before a run", () => {
     expect(await checkFixtureLogins(accepting.target)).toEqual({ ok: true });
     expect(accepting.asked).toEqual(["POST /v1/login", "POST /v1/login"]);
 
-    const noLogin = fakeTarget((_, path) => (path === "/v1/login" ? json({ returnCode: 1404, message: "no" }, 404) : undefined));
+    const noLogin = fakeTarget((_, path) =>
+      path === "/v1/login" ? json({ returnCode: 1404, message: "no" }, 404) : undefined,
+    );
     expect(await checkFixtureLogins(noLogin.target)).toEqual({ ok: true });
   });
 });
@@ -171,7 +209,9 @@ describe("a target with the admin routes of DEC-OPS-04 but without svc-hub's vir
 
   it("is probed once, and every scenario that moves or reads the clock is skipped with the reason", async () => {
     const { target, asked } = noClock();
-    const needing = allScenarios.filter((entry) => entry.needs.includes("svc-hub-clock") && !entry.needs.includes("svc-hub-admin"));
+    const needing = allScenarios.filter(
+      (entry) => entry.needs.includes("svc-hub-clock") && !entry.needs.includes("svc-hub-admin"),
+    );
     const results = await runScenarios(needing, target);
     expect(results.length).toBeGreaterThan(15);
     expect(results.filter((result) => result.outcome !== "skip").map((result) => result.title)).toEqual([]);
@@ -183,7 +223,10 @@ describe("a target with the admin routes of DEC-OPS-04 but without svc-hub's vir
 
   it("a scenario that reads the clock without declaring the need is skipped too, not failed", async () => {
     const { target } = noClock();
-    const undeclared = { ...scenario("[DEC-REV-01, REV-02] revision_id is the publish minute"), needs: ["admin" as const] };
+    const undeclared = {
+      ...scenario("[DEC-REV-01, REV-02] revision_id is the publish minute"),
+      needs: ["admin" as const],
+    };
     const [result] = await runScenarios([undeclared], target, { svcHubClock: await probeSvcHubClock(target) });
     expect(result?.outcome).toBe("skip");
     expect(result?.message).toContain("virtual clock routes");
@@ -197,7 +240,9 @@ describe("a target with the admin routes of DEC-OPS-04 but without svc-hub's vir
 describe("the checks before a run", () => {
   it("stop on a refused API key, naming the user and the target file's field; one POST /v2/auth per user", async () => {
     const refused = json({ returnCode: 1401, message: "Authentication Failed" }, 401);
-    const refusing = fakeTarget((method, path) => (method === "POST" && path === "/v2/auth" ? refused.clone() : undefined));
+    const refusing = fakeTarget((method, path) =>
+      method === "POST" && path === "/v2/auth" ? refused.clone() : undefined,
+    );
     const found = await checkFixtureApiKeys(refusing.target);
     expect(found.ok ? "" : found.reason).toStartWith(
       'the API key of the fixture user demo@example.com is refused: POST http://svc-hub.in-process/v2/auth answered 401 application/json "{\\"returnCode\\":1401,',
@@ -207,10 +252,13 @@ describe("the checks before a run", () => {
 
     const otherKeyWrong = inProcessTarget({
       adminToken: null,
-      handle: async (request) => (new URLSearchParams(await request.text()).get("key") === "demo-key-0002-globex" ? refused.clone() : json({ token: "t" }, 200)),
+      handle: async (request) =>
+        new URLSearchParams(await request.text()).get("key") === "demo-key-0002-globex"
+          ? refused.clone()
+          : json({ token: "t" }, 200),
     });
     const other = await checkFixtureApiKeys(otherKeyWrong);
-    expect(other.ok ? "" : other.reason).toContain('the API key of the fixture user globex@example.com is refused');
+    expect(other.ok ? "" : other.reason).toContain("the API key of the fixture user globex@example.com is refused");
     expect(other.ok ? "" : other.reason).toContain('"fixtures.otherUser.apiKey"');
 
     const accepting = fakeTarget(() => undefined);
@@ -219,10 +267,14 @@ describe("the checks before a run", () => {
   });
 
   it("stop when the target does not answer at all, naming the URL; any answer, even 404, is an answer", async () => {
-    const down = inProcessTarget({ adminToken: null, handle: () => Promise.reject(new Error("Unable to connect. Is the computer able to access the url?")) });
+    const down = inProcessTarget({
+      adminToken: null,
+      handle: () => Promise.reject(new Error("Unable to connect. Is the computer able to access the url?")),
+    });
     expect(await checkReachable(down)).toEqual({
       ok: false,
-      reason: "the target does not answer: GET http://svc-hub.in-process/healthz failed (Unable to connect. Is the computer able to access the url?); check --target and that the implementation is running",
+      reason:
+        "the target does not answer: GET http://svc-hub.in-process/healthz failed (Unable to connect. Is the computer able to access the url?); check --target and that the implementation is running",
     });
     expect(await checkReachable(fakeTarget(() => undefined).target)).toEqual({ ok: true });
   });

@@ -1,9 +1,9 @@
-import type { ServiceConfig } from "../core/config/config.model.ts";
-import type { SecretHasher } from "../core/ports/hashing.port.ts";
 import { loadConfigFile } from "../adapters/config/config.loader.ts";
 import { demoConfigPath } from "../adapters/config/demo-config.ts";
 import { createMemoryLogger } from "../adapters/runtime/logger.ts";
 import { openService, type Service, type StoreChoice } from "../adapters/service.ts";
+import type { ServiceConfig } from "../core/config/config.model.ts";
+import type { SecretHasher } from "../core/ports/hashing.port.ts";
 import type { TimingPresetName } from "../core/timing/timing.presets.ts";
 import { inProcessTarget, svcHubDemoFixtures, type Target, type TargetFixtures } from "./target.ts";
 
@@ -53,7 +53,12 @@ export async function openDemoService(options: DemoServiceOptions = {}): Promise
  * there is. Its fixtures default to svc-hub's demo (svcHubDemoFixtures) with the demo tenants, else to demo.md's.
  */
 export async function openInProcessTarget(
-  options: { readonly store?: StoreChoice; readonly fixtures?: TargetFixtures; readonly hasher?: SecretHasher; readonly config?: ServiceConfig } = {},
+  options: {
+    readonly store?: StoreChoice;
+    readonly fixtures?: TargetFixtures;
+    readonly hasher?: SecretHasher;
+    readonly config?: ServiceConfig;
+  } = {},
 ): Promise<InProcessService> {
   const service = await openDemoService({ store: options.store, hasher: options.hasher, config: options.config });
   service.start();

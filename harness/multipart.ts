@@ -21,15 +21,25 @@ function quoted(value: string): string {
 }
 
 /** Encodes text fields (in order, repeats allowed) and file parts into one multipart/form-data body. */
-export function encodeMultipart(fields: ReadonlyArray<readonly [string, string]>, files: readonly MultipartFile[], boundary = "svc-hub-boundary-7e3f9a"): MultipartBody {
+export function encodeMultipart(
+  fields: ReadonlyArray<readonly [string, string]>,
+  files: readonly MultipartFile[],
+  boundary = "svc-hub-boundary-7e3f9a",
+): MultipartBody {
   const encoder = new TextEncoder();
   const parts: Uint8Array[] = [];
   for (const [name, value] of fields) {
-    parts.push(encoder.encode(`--${boundary}\r\nContent-Disposition: form-data; name=${quoted(name)}\r\n\r\n${value}\r\n`));
+    parts.push(
+      encoder.encode(`--${boundary}\r\nContent-Disposition: form-data; name=${quoted(name)}\r\n\r\n${value}\r\n`),
+    );
   }
   for (const file of files) {
     const head = `--${boundary}\r\nContent-Disposition: form-data; name=${quoted(file.field ?? "file")}; filename=${quoted(file.filename)}\r\nContent-Type: ${file.contentType ?? "application/octet-stream"}\r\n\r\n`;
-    parts.push(encoder.encode(head), typeof file.bytes === "string" ? encoder.encode(file.bytes) : file.bytes, encoder.encode("\r\n"));
+    parts.push(
+      encoder.encode(head),
+      typeof file.bytes === "string" ? encoder.encode(file.bytes) : file.bytes,
+      encoder.encode("\r\n"),
+    );
   }
   parts.push(encoder.encode(`--${boundary}--\r\n`));
   const body = new Uint8Array(parts.reduce((total, part) => total + part.byteLength, 0));

@@ -49,10 +49,17 @@ export async function checkProperty<Ts>(
   // fast-check marks an interrupted run with no case passed as failed too: only a path to a failure is one.
   const found = details.counterexamplePath !== null;
   const counterexample = found ? fc.stringify(details.counterexample) : null;
-  records.push({ seed: details.seed, numRuns: details.numRuns, failed: found, path: details.counterexamplePath, counterexample });
+  records.push({
+    seed: details.seed,
+    numRuns: details.numRuns,
+    failed: found,
+    path: details.counterexamplePath,
+    counterexample,
+  });
   const breakage = stopped.breakage();
   if (found) {
-    const cause = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance ?? "");
+    const cause =
+      details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance ?? "");
     const broke = breakage === null ? "" : `\n(shrinking stopped: ${describeThrown(breakage.thrown)})`;
     throw new ScenarioFailure(
       `property failed after ${details.numRuns} run(s) on ${counterexample}: ${cause}${broke}\n` +
@@ -60,7 +67,10 @@ export async function checkProperty<Ts>(
     );
   }
   if (breakage !== null) throw breakage.thrown;
-  if (details.failed) throw new Error(`the property did not run: ${details.numSkips} case(s) skipped by preconditions, ${details.numRuns} run`);
+  if (details.failed)
+    throw new Error(
+      `the property did not run: ${details.numSkips} case(s) skipped by preconditions, ${details.numRuns} run`,
+    );
   if (details.numRuns === 0) {
     throw new PropertyRanNoCase(
       `the property ran no case (seed ${details.seed}${settings.path ? `, --path ${settings.path}: it names no case of this property; give the path a failure report gave with its seed` : ""})`,
@@ -72,7 +82,10 @@ export async function checkProperty<Ts>(
  * The property, except that a run throwing anything but a ScenarioFailure interrupts fast-check (instead of
  * counting as a failure to shrink), keeping what was thrown.
  */
-function stopOnBreakage<Ts>(property: fc.IProperty<Ts> | fc.IAsyncProperty<Ts>): { property: fc.IRawProperty<Ts>; breakage(): { readonly thrown: unknown } | null } {
+function stopOnBreakage<Ts>(property: fc.IProperty<Ts> | fc.IAsyncProperty<Ts>): {
+  property: fc.IRawProperty<Ts>;
+  breakage(): { readonly thrown: unknown } | null;
+} {
   let breakage: { readonly thrown: unknown } | null = null;
   const interrupt = () => new fc.PreconditionFailure(true);
   const judge = (outcome: fc.PreconditionFailure | { error: unknown } | null) => {
@@ -91,7 +104,10 @@ function stopOnBreakage<Ts>(property: fc.IProperty<Ts> | fc.IAsyncProperty<Ts>):
 
 /** A failed expectation: a ScenarioFailure, or a predicate that returned false (fast-check's own message for it). */
 function isVerdict(error: unknown): boolean {
-  return error instanceof ScenarioFailure || (error instanceof Error && error.constructor === Error && error.message === "Property failed by returning false");
+  return (
+    error instanceof ScenarioFailure ||
+    (error instanceof Error && error.constructor === Error && error.message === "Property failed by returning false")
+  );
 }
 
 function describeThrown(error: unknown): string {

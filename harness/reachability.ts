@@ -19,8 +19,12 @@ export async function checkReachable(target: Target): Promise<ReachabilityCheck>
       const response = await target.send(new Request(url, { signal: AbortSignal.timeout(answerWithinMs) }));
       await response.arrayBuffer().catch(() => undefined);
     } catch (error) {
-      const which = root === target.urls.base ? "--target" : root === target.urls.collect ? "--collect-url" : "--moments-url";
-      return { ok: false, reason: `the target does not answer: GET ${url} failed (${error instanceof Error ? error.message : String(error)}); check ${which} and that the implementation is running` };
+      const which =
+        root === target.urls.base ? "--target" : root === target.urls.collect ? "--collect-url" : "--moments-url";
+      return {
+        ok: false,
+        reason: `the target does not answer: GET ${url} failed (${error instanceof Error ? error.message : String(error)}); check ${which} and that the implementation is running`,
+      };
     }
   }
   return { ok: true };

@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { parseConfigText } from "../adapters/config/config.loader.ts";
 import { demoConfigPath } from "../adapters/config/demo-config.ts";
 import { allScenarios } from "../conformance/index.ts";
-import { openInProcessTarget, type InProcessService } from "./in-process.ts";
+import { type InProcessService, openInProcessTarget } from "./in-process.ts";
 import { runScenarios } from "./runner.ts";
 import { demoFixtures } from "./target.ts";
 
@@ -19,8 +19,10 @@ function renameDemoProfiles() {
     revisions?: Array<{ account: string; profile: string }>;
   };
   const names: Record<string, Record<string, string>> = { acme: { main: "web", dev: "stage" }, globex: { main: "eu" } };
-  for (const account of demo.accounts) for (const profile of account.profiles) profile.name = names[account.name]?.[profile.name] ?? profile.name;
-  for (const revision of demo.revisions ?? []) revision.profile = names[revision.account]?.[revision.profile] ?? revision.profile;
+  for (const account of demo.accounts)
+    for (const profile of account.profiles) profile.name = names[account.name]?.[profile.name] ?? profile.name;
+  for (const revision of demo.revisions ?? [])
+    revision.profile = names[revision.account]?.[revision.profile] ?? revision.profile;
   const parsed = parseConfigText(JSON.stringify(demo), "json", demoConfigPath);
   if (!parsed.ok) throw new Error(parsed.error.format());
   return parsed.value;
@@ -28,7 +30,10 @@ function renameDemoProfiles() {
 
 let opened: InProcessService;
 beforeAll(async () => {
-  opened = await openInProcessTarget({ config: renameDemoProfiles(), fixtures: { ...demoFixtures, profile: "web", otherProfile: "stage", otherAccountProfile: "eu" } });
+  opened = await openInProcessTarget({
+    config: renameDemoProfiles(),
+    fixtures: { ...demoFixtures, profile: "web", otherProfile: "stage", otherAccountProfile: "eu" },
+  });
 });
 afterAll(() => opened.close());
 
@@ -37,7 +42,9 @@ describe("against tenants without a profile named main", () => {
     const collect = allScenarios.filter((scenario) => scenario.area === "collect");
     const results = await runScenarios(collect, opened.target);
     const defaultCheck = "[COL-03, DEC-COL-01] without svc_profile the event is stored for the profile main";
-    expect(results.filter((result) => result.outcome !== "pass").map((result) => [result.title, result.outcome])).toEqual([[defaultCheck, "skip"]]);
+    expect(
+      results.filter((result) => result.outcome !== "pass").map((result) => [result.title, result.outcome]),
+    ).toEqual([[defaultCheck, "skip"]]);
     expect(results.find((result) => result.title === defaultCheck)?.message).toBe(
       "needs an account with a profile named main (DEC-COL-01: svc_profile absent means main), and none of the fixtures' profiles " +
         "(fixtures.profile web, fixtures.otherProfile stage, fixtures.otherAccountProfile eu) is main",

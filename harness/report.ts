@@ -1,5 +1,5 @@
-import { clauseCatalogue, type ClauseEntry } from "./clauses.ts";
-import { countOutcomes, tally, type Outcome, type ScenarioResult } from "./runner.ts";
+import { type ClauseEntry, clauseCatalogue } from "./clauses.ts";
+import { countOutcomes, type Outcome, type ScenarioResult, tally } from "./runner.ts";
 
 export interface RunInfo {
   readonly target: string;
@@ -17,7 +17,13 @@ export interface RunInfo {
  */
 export function buildJsonReport(info: RunInfo, results: readonly ScenarioResult[], stale: readonly string[] = []) {
   const summary = tally(results);
-  return { ...info, counts: countOutcomes(results), summary: { ...summary, failed: summary.failed + stale.length }, staleExpectations: stale, scenarios: results };
+  return {
+    ...info,
+    counts: countOutcomes(results),
+    summary: { ...summary, failed: summary.failed + stale.length },
+    staleExpectations: stale,
+    scenarios: results,
+  };
 }
 
 /**
@@ -72,7 +78,8 @@ export function buildCompatibilityMarkdown(
   named: ReadonlySet<string> = new Set(results.flatMap((result) => result.clauses)),
 ): string {
   const byClause = new Map<string, ScenarioResult[]>();
-  for (const result of results) for (const id of result.clauses) byClause.set(id, [...(byClause.get(id) ?? []), result]);
+  for (const result of results)
+    for (const id of result.clauses) byClause.set(id, [...(byClause.get(id) ?? []), result]);
   const statusOf = (entry: ClauseEntry) => clauseStatus(byClause.get(entry.id) ?? [], named.has(entry.id));
   const summarise = (kind: ClauseEntry["kind"]) => {
     const entries = catalogue.filter((entry) => entry.kind === kind);
@@ -107,23 +114,37 @@ export function buildCompatibilityMarkdown(
         lines.push("", `### ${section}`, "", "| ID | Statement | Scenarios | Result |", "|---|---|---|---|");
       }
       const ran = byClause.get(entry.id) ?? [];
-      lines.push(`| ${entry.id} | ${escapeCell(shorten(entry.text))} | ${ran.length} | ${describeStatus(statusOf(entry), ran)} |`);
+      lines.push(
+        `| ${entry.id} | ${escapeCell(shorten(entry.text))} | ${ran.length} | ${describeStatus(statusOf(entry), ran)} |`,
+      );
     }
     section = "";
     lines.push("");
   }
-  return `${lines.join("\n").replace(/\n{3,}/g, "\n\n").trimEnd()}\n`;
+  return `${lines
+    .join("\n")
+    .replace(/\n{3,}/g, "\n\n")
+    .trimEnd()}\n`;
 }
 
 function xml(text: string): string {
-  return text.replace(/[<>&'"]/g, (char) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;", "'": "&apos;", '"': "&quot;" })[char] as string).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, "");
+  return text
+    .replace(
+      /[<>&'"]/g,
+      (char) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;", "'": "&apos;", '"': "&quot;" })[char] as string,
+    )
+    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, "");
 }
 
 /**
  * JUnit XML for CI systems: one test case per scenario, grouped by area, and a failing test case per stale
  * expectation entry (suite "expectations"), since a stale entry fails the run.
  */
-export function buildJunitXml(info: RunInfo, results: readonly ScenarioResult[], stale: readonly string[] = []): string {
+export function buildJunitXml(
+  info: RunInfo,
+  results: readonly ScenarioResult[],
+  stale: readonly string[] = [],
+): string {
   const areas = [...new Set(results.map((result) => result.area))];
   const suites = areas.map((area) => {
     const cases = results.filter((result) => result.area === area);
@@ -154,7 +175,9 @@ export function buildJunitXml(info: RunInfo, results: readonly ScenarioResult[],
       const message = xml(`stale expectation: ${entry}; remove it from the expectations file`);
       return `    <testcase classname="conformance.expectations" name="${xml(entry)}" time="0.000">\n      <failure message="${message}">${message}</failure>\n    </testcase>`;
     });
-    suites.push(`  <testsuite name="expectations" tests="${stale.length}" failures="${stale.length}" errors="0" skipped="0" time="0.000" timestamp="${xml(info.startedAt)}">\n${body.join("\n")}\n  </testsuite>`);
+    suites.push(
+      `  <testsuite name="expectations" tests="${stale.length}" failures="${stale.length}" errors="0" skipped="0" time="0.000" timestamp="${xml(info.startedAt)}">\n${body.join("\n")}\n  </testsuite>`,
+    );
   }
   const counts = countOutcomes(results);
   const totals = `tests="${results.length + stale.length}" failures="${counts.fail + counts["unexpected-pass"] + stale.length}" errors="${counts.error}" skipped="${counts.skip}"`;

@@ -2,9 +2,18 @@ import { describe, expect, it } from "bun:test";
 import fc from "fast-check";
 import { checkAdminToken } from "./admin-token.ts";
 import { HttpClient, redactSecrets, ScenarioAbandoned, ScenarioFailure } from "./client.ts";
-import { expectEqual, expectErrorBody, expectStatus, expectTrue, isNonEmptyString, jsonArray, jsonField, jsonObject } from "./expect.ts";
+import {
+  expectEqual,
+  expectErrorBody,
+  expectStatus,
+  expectTrue,
+  isNonEmptyString,
+  jsonArray,
+  jsonField,
+  jsonObject,
+} from "./expect.ts";
 import { buildJsonReport, buildJunitXml } from "./report.ts";
-import { runScenarios, selectScenarios, unmatchedSelections, type ScenarioResult } from "./runner.ts";
+import { runScenarios, type ScenarioResult, selectScenarios, unmatchedSelections } from "./runner.ts";
 import { defineScenarios } from "./scenario.ts";
 import { inProcessTarget } from "./target.ts";
 
@@ -73,7 +82,11 @@ describe("a scenario over its time limit", () => {
   });
 
   it("a cleanup that hangs holds the next scenario up for its cleanup time at most", async () => {
-    const target = inProcessTarget({ adminToken: null, handle: (request) => (new URL(request.url).pathname === "/hang" ? new Promise<Response>(() => undefined) : new Response("{}")) });
+    const target = inProcessTarget({
+      adminToken: null,
+      handle: (request) =>
+        new URL(request.url).pathname === "/hang" ? new Promise<Response>(() => undefined) : new Response("{}"),
+    });
     const scenarios = defineScenarios("demo", [
       {
         title: "[DLE-12] hangs, then cleans up",
@@ -95,7 +108,9 @@ describe("a scenario over its time limit", () => {
   it("a cleanup request is given up once its own bound has passed", async () => {
     const target = inProcessTarget({ adminToken: null, handle: () => new Promise<Response>(() => undefined) });
     const client = new HttpClient(target, "base", undefined, undefined, 30);
-    await expect(client.delete("/made/1")).rejects.toThrow("DELETE /made/1 (http://svc-hub.in-process/made/1) did not answer: no answer within 30 ms");
+    await expect(client.delete("/made/1")).rejects.toThrow(
+      "DELETE /made/1 (http://svc-hub.in-process/made/1) did not answer: no answer within 30 ms",
+    );
   });
 
   it("the client refuses to send once its signal is aborted", async () => {
@@ -111,7 +126,13 @@ describe("a scenario over its time limit", () => {
 
 describe("failure messages", () => {
   it("start with the method and path of the request the assertion is about", async () => {
-    const { target } = recordingTarget(() => new Response('{"returnCode":1401,"message":"no"}', { status: 401, headers: { "content-type": "application/json" } }));
+    const { target } = recordingTarget(
+      () =>
+        new Response('{"returnCode":1401,"message":"no"}', {
+          status: 401,
+          headers: { "content-type": "application/json" },
+        }),
+    );
     const answer = await new HttpClient(target, "base").post("/v1/login");
     expect(answer.request).toBe("POST /v1/login");
     expect(() => expectStatus(answer, 200)).toThrow(/^POST \/v1\/login: expected status 200, got 401/);
@@ -124,7 +145,11 @@ describe("failure messages", () => {
       {
         title: "[SES-09] a property that fails",
         kind: "property",
-        run: (ctx) => ctx.checkProperty(fc.property(fc.nat(), (n) => n < 5), { numRuns: 100 }),
+        run: (ctx) =>
+          ctx.checkProperty(
+            fc.property(fc.nat(), (n) => n < 5),
+            { numRuns: 100 },
+          ),
       },
     ]);
     const [result] = await runScenarios(scenarios, target);
@@ -144,7 +169,9 @@ describe("the admin token check before a run", () => {
 
     expect(await checkAdminToken(recordingTarget().target)).toEqual({ ok: true });
     // The wait's own timeout: the token was taken, the target is busy.
-    expect(await checkAdminToken(recordingTarget(() => new Response('{"returnCode":1504}', { status: 504 })).target)).toEqual({ ok: true });
+    expect(
+      await checkAdminToken(recordingTarget(() => new Response('{"returnCode":1504}', { status: 504 })).target),
+    ).toEqual({ ok: true });
     const missing = await checkAdminToken(recordingTarget(() => new Response("", { status: 404 })).target);
     expect(missing.ok ? "" : missing.reason).toContain("answered 404, not 2xx");
   });
@@ -172,21 +199,30 @@ describe("an error says which request was in flight and what came back", () => {
     const [result] = await runScenarios(scenarios, target);
     expect(result?.outcome).toBe("error");
     expect(result?.message).toContain("TypeError");
-    expect(result?.message).toContain('last answer: GET /admin/events?traceId=t1 (http://svc-hub.in-process/admin/events?traceId=t1) answered 200 application/json "{}"');
+    expect(result?.message).toContain(
+      'last answer: GET /admin/events?traceId=t1 (http://svc-hub.in-process/admin/events?traceId=t1) answered 200 application/json "{}"',
+    );
   });
 
   it("a request the target does not answer names the method, path and URL", async () => {
     const target = inProcessTarget({ adminToken: null, handle: () => Promise.reject(new Error("Unable to connect")) });
-    const scenarios = defineScenarios("demo", [{ title: "[SES-01] asks", run: async ({ base }) => void (await base.post("/v1/login", { query: { a: 1 } })) }]);
+    const scenarios = defineScenarios("demo", [
+      { title: "[SES-01] asks", run: async ({ base }) => void (await base.post("/v1/login", { query: { a: 1 } })) },
+    ]);
     const [result] = await runScenarios(scenarios, target);
     expect(result?.outcome).toBe("error");
-    expect(result?.message).toStartWith("TargetDidNotAnswer: POST /v1/login?a=1 (http://svc-hub.in-process/v1/login?a=1) did not answer: Unable to connect");
+    expect(result?.message).toStartWith(
+      "TargetDidNotAnswer: POST /v1/login?a=1 (http://svc-hub.in-process/v1/login?a=1) did not answer: Unable to connect",
+    );
   });
 
   it("a time limit names the request still in flight and the last answer", async () => {
     const target = inProcessTarget({
       adminToken: null,
-      handle: (request) => (new URL(request.url).pathname === "/slow" ? new Promise<Response>(() => undefined) : new Response("ok", { status: 201 })),
+      handle: (request) =>
+        new URL(request.url).pathname === "/slow"
+          ? new Promise<Response>(() => undefined)
+          : new Response("ok", { status: 201 }),
     });
     const scenarios = defineScenarios("demo", [
       {
@@ -205,7 +241,9 @@ describe("an error says which request was in flight and what came back", () => {
   });
 
   it("a failure whose message does not name a request gets the last answer added; one that does is left as it is", async () => {
-    const { target } = recordingTarget(() => new Response('{"status":"WRONG"}', { headers: { "content-type": "application/json" } }));
+    const { target } = recordingTarget(
+      () => new Response('{"status":"WRONG"}', { headers: { "content-type": "application/json" } }),
+    );
     const scenarios = defineScenarios("demo", [
       {
         title: "[SES-01] compares without the answer",
@@ -223,36 +261,68 @@ describe("an error says which request was in flight and what came back", () => {
       },
     ]);
     const [bare, named] = await runScenarios(scenarios, target);
-    expect(bare?.message).toBe('status: expected "ready", got "WRONG"\nlast answer: GET /readyz (http://svc-hub.in-process/readyz) answered 200 application/json "{\\"status\\":\\"WRONG\\"}"');
-    expect(named?.message).toBe('GET /readyz: status: expected "ready", got "WRONG" (answered 200 application/json "{\\"status\\":\\"WRONG\\"}")');
+    expect(bare?.message).toBe(
+      'status: expected "ready", got "WRONG"\nlast answer: GET /readyz (http://svc-hub.in-process/readyz) answered 200 application/json "{\\"status\\":\\"WRONG\\"}"',
+    );
+    expect(named?.message).toBe(
+      'GET /readyz: status: expected "ready", got "WRONG" (answered 200 application/json "{\\"status\\":\\"WRONG\\"}")',
+    );
   });
 });
 
 describe("what a failure shows of the request and the answer", () => {
-  const client = (answer: () => Response) => new HttpClient(inProcessTarget({ adminToken: null, handle: answer }), "collect");
+  const client = (answer: () => Response) =>
+    new HttpClient(inProcessTarget({ adminToken: null, handle: answer }), "collect");
 
   it("a collection refusal shows its X-Error and Retry-After; a GIF is described by its type and size, not dumped", async () => {
-    const limited = await client(() => new Response(null, { status: 429, headers: { "x-error": "Rate limit exceeded", "retry-after": "1" } })).get("/event", { query: { svc_account: "acme" } });
-    expect(() => expectStatus(limited, 200)).toThrow('GET /event?svc_account=acme: expected status 200, got 429 X-Error: "Rate limit exceeded" Retry-After: "1" (empty body)');
+    const limited = await client(
+      () => new Response(null, { status: 429, headers: { "x-error": "Rate limit exceeded", "retry-after": "1" } }),
+    ).get("/event", { query: { svc_account: "acme" } });
+    expect(() => expectStatus(limited, 200)).toThrow(
+      'GET /event?svc_account=acme: expected status 200, got 429 X-Error: "Rate limit exceeded" Retry-After: "1" (empty body)',
+    );
     const gif = new Uint8Array(43).fill(0x47);
-    const pixel = await client(() => new Response(gif, { headers: { "content-type": "image/gif" } })).get("/event", { query: { svc_account: "acme", svc_profile: "" } });
-    expect(() => expectStatus(pixel, 400)).toThrow("GET /event?svc_account=acme&svc_profile=: expected status 400, got 200 image/gif (43 bytes)");
-    expect(() => expectTrue(pixel.bytes.byteLength === 0, "the body of a refusal must be empty", pixel)).toThrow("(answered 200 image/gif (43 bytes))");
+    const pixel = await client(() => new Response(gif, { headers: { "content-type": "image/gif" } })).get("/event", {
+      query: { svc_account: "acme", svc_profile: "" },
+    });
+    expect(() => expectStatus(pixel, 400)).toThrow(
+      "GET /event?svc_account=acme&svc_profile=: expected status 400, got 200 image/gif (43 bytes)",
+    );
+    expect(() => expectTrue(pixel.bytes.byteLength === 0, "the body of a refusal must be empty", pixel)).toThrow(
+      "(answered 200 image/gif (43 bytes))",
+    );
   });
 
   it("a returnCode that differs shows the answer's message", async () => {
-    const answer = await client(() => new Response('{"returnCode":1400,"message":"Invalid by: missing."}', { status: 401, headers: { "content-type": "application/json" } })).post("/v1/login");
-    expect(() => expectErrorBody(answer, 401, 1401)).toThrow('POST /v1/login: returnCode: expected 1401, got 1400 with message "Invalid by: missing."');
+    const answer = await client(
+      () =>
+        new Response('{"returnCode":1400,"message":"Invalid by: missing."}', {
+          status: 401,
+          headers: { "content-type": "application/json" },
+        }),
+    ).post("/v1/login");
+    expect(() => expectErrorBody(answer, 401, 1401)).toThrow(
+      'POST /v1/login: returnCode: expected 1401, got 1400 with message "Invalid by: missing."',
+    );
   });
 
   it("a failure naming the method and path but not the query gets the request's whole URL added; the utk is redacted everywhere", async () => {
-    const { target } = recordingTarget(() => new Response('{"status":"WRONG","utk":"secret-utk-in-a-body"}', { status: 500, headers: { "content-type": "application/json" } }));
+    const { target } = recordingTarget(
+      () =>
+        new Response('{"status":"WRONG","utk":"secret-utk-in-a-body"}', {
+          status: 500,
+          headers: { "content-type": "application/json" },
+        }),
+    );
     const scenarios = defineScenarios("demo", [
       {
         title: "[DLE-04] names the path only",
         async run({ base }) {
-          const answer = await base.get("/v1/dle/accounts/acme/profiles/main/datalayers/x", { query: { utk: "secret-utk-value", probe: "a b" } });
-          if (answer.status !== 200) throw new ScenarioFailure(`GET /v1/dle/accounts/acme/profiles/main/datalayers/x: expected 200`);
+          const answer = await base.get("/v1/dle/accounts/acme/profiles/main/datalayers/x", {
+            query: { utk: "secret-utk-value", probe: "a b" },
+          });
+          if (answer.status !== 200)
+            throw new ScenarioFailure(`GET /v1/dle/accounts/acme/profiles/main/datalayers/x: expected 200`);
         },
       },
     ]);
@@ -261,8 +331,19 @@ describe("what a failure shows of the request and the answer", () => {
       "GET /v1/dle/accounts/acme/profiles/main/datalayers/x: expected 200\n" +
         'last answer: GET /v1/dle/accounts/acme/profiles/main/datalayers/x?utk=[redacted]&probe=a+b (http://svc-hub.in-process/v1/dle/accounts/acme/profiles/main/datalayers/x?utk=[redacted]&probe=a+b) answered 500 application/json "{\\"status\\":\\"WRONG\\",\\"utk\\":\\"[redacted]\\"}"',
     );
-    const info = { target: "t", implementation: null, suiteVersion: "0", startedAt: "2026-01-01T00:00:00.000Z", durationMs: 1, propertySeed: 1, propertyRuns: null };
-    for (const report of [JSON.stringify(buildJsonReport(info, [result as ScenarioResult])), buildJunitXml(info, [result as ScenarioResult])]) {
+    const info = {
+      target: "t",
+      implementation: null,
+      suiteVersion: "0",
+      startedAt: "2026-01-01T00:00:00.000Z",
+      durationMs: 1,
+      propertySeed: 1,
+      propertyRuns: null,
+    };
+    for (const report of [
+      JSON.stringify(buildJsonReport(info, [result as ScenarioResult])),
+      buildJunitXml(info, [result as ScenarioResult]),
+    ]) {
       expect(report).not.toContain("secret-utk");
     }
   });
@@ -270,13 +351,19 @@ describe("what a failure shows of the request and the answer", () => {
 
 describe("redactSecrets", () => {
   it("hides the session cookie's value and a bearer token, and keeps a challenge's parameters", () => {
-    expect(redactSecrets("Set-Cookie: JSESSIONID=abc123; Path=/; HttpOnly")).toBe("Set-Cookie: JSESSIONID=[redacted]; Path=/; HttpOnly");
+    expect(redactSecrets("Set-Cookie: JSESSIONID=abc123; Path=/; HttpOnly")).toBe(
+      "Set-Cookie: JSESSIONID=[redacted]; Path=/; HttpOnly",
+    );
     expect(redactSecrets('{"cookie":"jsessionid=xyz"}')).toBe('{"cookie":"jsessionid=[redacted]"}');
     expect(redactSecrets("authorization: Bearer eyJhbGciOi.payload.sig")).toBe("authorization: Bearer [redacted]");
     expect(redactSecrets("Bearer padded-token==")).toBe("Bearer [redacted]");
     // Prose is left alone: "a bearer token", "the Bearer token below".
-    expect(redactSecrets("needs a bearer token; the Bearer token\nwas refused")).toBe("needs a bearer token; the Bearer token\nwas refused");
-    expect(redactSecrets('WWW-Authenticate: Bearer realm="svc", error="invalid_token"')).toBe('WWW-Authenticate: Bearer realm="svc", error="invalid_token"');
+    expect(redactSecrets("needs a bearer token; the Bearer token\nwas refused")).toBe(
+      "needs a bearer token; the Bearer token\nwas refused",
+    );
+    expect(redactSecrets('WWW-Authenticate: Bearer realm="svc", error="invalid_token"')).toBe(
+      'WWW-Authenticate: Bearer realm="svc", error="invalid_token"',
+    );
     const once = redactSecrets("JSESSIONID=a; Bearer b; /x?utk=c");
     expect(redactSecrets(once)).toBe(once);
   });
@@ -284,7 +371,13 @@ describe("redactSecrets", () => {
 
 describe("assertions about an answer", () => {
   const answerOf = async (body: string, status = 200, type = "application/json") =>
-    new HttpClient(inProcessTarget({ adminToken: null, handle: () => new Response(body, { status, headers: { "content-type": type } }) }), "base").get("/thing");
+    new HttpClient(
+      inProcessTarget({
+        adminToken: null,
+        handle: () => new Response(body, { status, headers: { "content-type": type } }),
+      }),
+      "base",
+    ).get("/thing");
 
   it("jsonObject and jsonArray fail (not break) on another shape, naming the request and the body", async () => {
     for (const body of ["null", "[1]", '"text"']) {
@@ -292,19 +385,27 @@ describe("assertions about an answer", () => {
       expect(() => jsonObject(answer)).toThrow(ScenarioFailure);
     }
     const array = await answerOf("[1]");
-    expect(() => jsonObject(array)).toThrow(new ScenarioFailure('GET /thing: expected a JSON object (answered 200 application/json "[1]")'));
+    expect(() => jsonObject(array)).toThrow(
+      new ScenarioFailure('GET /thing: expected a JSON object (answered 200 application/json "[1]")'),
+    );
     const object = await answerOf("{}");
-    expect(() => jsonArray(object)).toThrow(new ScenarioFailure('GET /thing: expected a JSON array (answered 200 application/json "{}")'));
+    expect(() => jsonArray(object)).toThrow(
+      new ScenarioFailure('GET /thing: expected a JSON array (answered 200 application/json "{}")'),
+    );
     const html = await answerOf("<html>", 502, "text/html");
     expect(() => jsonObject(html)).toThrow('GET /thing: expected a JSON body, got 502 text/html "<html>"');
     const token = await answerOf('{"token":1}');
-    expect(() => jsonField(token, "token", isNonEmptyString, "a non-empty string")).toThrow("GET /thing: expected token to be a non-empty string, got 1");
+    expect(() => jsonField(token, "token", isNonEmptyString, "a non-empty string")).toThrow(
+      "GET /thing: expected token to be a non-empty string, got 1",
+    );
   });
 
   it("expectStatus takes one status or several; expectTrue with the answer names it", async () => {
     const answer = await answerOf("", 404, "text/plain");
     expect(() => expectStatus(answer, [200, 204])).toThrow("GET /thing: expected status 200 or 204, got 404");
-    expect(() => expectTrue(false, "preflight allowed", answer)).toThrow("GET /thing: preflight allowed (answered 404 text/plain (empty body))");
+    expect(() => expectTrue(false, "preflight allowed", answer)).toThrow(
+      "GET /thing: preflight allowed (answered 404 text/plain (empty body))",
+    );
     expect(() => expectTrue(false, "plain")).toThrow(new ScenarioFailure("plain"));
   });
 });
@@ -316,7 +417,9 @@ describe("--only values", () => {
   ]);
 
   it("match IDs and ID prefixes in any case, areas in any case, and whole titles exactly", () => {
-    expect(selectScenarios(scenarios, ["ses-01"]).map((scenario) => scenario.title)).toEqual(["[SES-01, DEC-GEN-05] one"]);
+    expect(selectScenarios(scenarios, ["ses-01"]).map((scenario) => scenario.title)).toEqual([
+      "[SES-01, DEC-GEN-05] one",
+    ]);
     expect(selectScenarios(scenarios, ["dec-gen"]).length).toBe(1);
     expect(selectScenarios(scenarios, ["dle-err"]).length).toBe(1);
     expect(selectScenarios(scenarios, ["Session"]).length).toBe(2);

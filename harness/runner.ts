@@ -1,5 +1,5 @@
-import { redactSecrets, RequestTrail, ScenarioFailure, ScenarioSkip } from "./client.ts";
-import { expectedFailureOf, type Expectations, type ExpectedFailure } from "./expectations.ts";
+import { RequestTrail, redactSecrets, ScenarioFailure, ScenarioSkip } from "./client.ts";
+import { type Expectations, type ExpectedFailure, expectedFailureOf } from "./expectations.ts";
 import { defaultPropertySeed, type PropertyRecord, type PropertySettings } from "./property.ts";
 import { createContext, type Scenario } from "./scenario.ts";
 import { adminTokenNeeded, probeSvcHubAdmin, type SvcHubAdminProbe } from "./svc-hub-admin.ts";
@@ -86,14 +86,21 @@ export class ScenarioTimeout extends Error {
  * runner waits for before the next scenario starts. The signals are aborted when the scenario ends too, for
  * stray requests it left unawaited.
  */
-async function runWithTimeout(run: (signal: AbortSignal, cleanupSignal: AbortSignal) => Promise<void>, ms: number, cleanupMs: number, trail: RequestTrail): Promise<void> {
+async function runWithTimeout(
+  run: (signal: AbortSignal, cleanupSignal: AbortSignal) => Promise<void>,
+  ms: number,
+  cleanupMs: number,
+  trail: RequestTrail,
+): Promise<void> {
   const controller = new AbortController();
   const cleanup = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       const requests = trail.describe();
-      const error = new ScenarioTimeout(`did not finish within ${ms} ms; abandoned, its further requests but for its cleanup's are refused${requests ? `\n${requests}` : " (it had sent no request)"}`);
+      const error = new ScenarioTimeout(
+        `did not finish within ${ms} ms; abandoned, its further requests but for its cleanup's are refused${requests ? `\n${requests}` : " (it had sent no request)"}`,
+      );
       controller.abort(error);
       reject(error);
     }, ms);
@@ -118,7 +125,13 @@ async function waitUntilSettled(work: Promise<unknown>, ms: number): Promise<voi
   const elapsed = new Promise<void>((resolve) => {
     timer = setTimeout(resolve, ms);
   });
-  await Promise.race([work.then(() => undefined, () => undefined), elapsed]);
+  await Promise.race([
+    work.then(
+      () => undefined,
+      () => undefined,
+    ),
+    elapsed,
+  ]);
   clearTimeout(timer);
 }
 
@@ -135,10 +148,16 @@ function verdict(raw: Outcome, expected: ExpectedFailure | null): Outcome {
 }
 
 /** Why a scenario cannot run against this target, or null: a need the target does not meet. */
-function unmetNeed(scenario: Scenario, target: Target, probes: { readonly svcHubAdmin?: SvcHubAdminProbe; readonly svcHubClock?: SvcHubClockProbe }): string | null {
+function unmetNeed(
+  scenario: Scenario,
+  target: Target,
+  probes: { readonly svcHubAdmin?: SvcHubAdminProbe; readonly svcHubClock?: SvcHubClockProbe },
+): string | null {
   if (scenario.needs.length > 0 && !target.adminToken) return adminTokenNeeded;
-  if (scenario.needs.includes("svc-hub-clock") && probes.svcHubClock && !probes.svcHubClock.available) return probes.svcHubClock.reason;
-  if (scenario.needs.includes("svc-hub-admin") && probes.svcHubAdmin && !probes.svcHubAdmin.available) return probes.svcHubAdmin.reason;
+  if (scenario.needs.includes("svc-hub-clock") && probes.svcHubClock && !probes.svcHubClock.available)
+    return probes.svcHubClock.reason;
+  if (scenario.needs.includes("svc-hub-admin") && probes.svcHubAdmin && !probes.svcHubAdmin.available)
+    return probes.svcHubAdmin.reason;
   return null;
 }
 
@@ -161,17 +180,33 @@ function withTrail(message: string, raw: Outcome, scenario: Scenario, trail: Req
 }
 
 /** Runs the scenarios one after another (they share the target) and reports each as it ends. */
-export async function runScenarios(scenarios: readonly Scenario[], target: Target, options: RunOptions = {}): Promise<ScenarioResult[]> {
+export async function runScenarios(
+  scenarios: readonly Scenario[],
+  target: Target,
+  options: RunOptions = {},
+): Promise<ScenarioResult[]> {
   const runId = Date.now().toString(36);
-  const propertySettings: PropertySettings = { seed: options.property?.seed ?? defaultPropertySeed, runs: options.property?.runs, path: options.property?.path };
+  const propertySettings: PropertySettings = {
+    seed: options.property?.seed ?? defaultPropertySeed,
+    runs: options.property?.runs,
+    path: options.property?.path,
+  };
   const results: ScenarioResult[] = [];
   const selected = selectScenarios(scenarios, options.only);
   let svcHubAdmin = options.svcHubAdmin;
-  if (svcHubAdmin === undefined && target.adminToken && selected.some((scenario) => scenario.needs.includes("svc-hub-admin"))) {
+  if (
+    svcHubAdmin === undefined &&
+    target.adminToken &&
+    selected.some((scenario) => scenario.needs.includes("svc-hub-admin"))
+  ) {
     svcHubAdmin = await probeSvcHubAdmin(target);
   }
   let svcHubClock = options.svcHubClock;
-  if (svcHubClock === undefined && target.adminToken && selected.some((scenario) => scenario.needs.includes("svc-hub-clock"))) {
+  if (
+    svcHubClock === undefined &&
+    target.adminToken &&
+    selected.some((scenario) => scenario.needs.includes("svc-hub-clock"))
+  ) {
     svcHubClock = await probeSvcHubClock(target);
   }
   const timeoutMs = options.timeoutMs ?? 120_000;
@@ -190,7 +225,17 @@ export async function runScenarios(scenarios: readonly Scenario[], target: Targe
       try {
         await runWithTimeout(
           (signal, cleanupSignal) =>
-            scenario.run(createContext(target, runId, propertySettings, properties, { signal, cleanupSignal, cleanupRequestMs, title: scenario.title, trail, svcHubAdmin, svcHubClock })),
+            scenario.run(
+              createContext(target, runId, propertySettings, properties, {
+                signal,
+                cleanupSignal,
+                cleanupRequestMs,
+                title: scenario.title,
+                trail,
+                svcHubAdmin,
+                svcHubClock,
+              }),
+            ),
           timeoutMs,
           cleanupMs,
           trail,
@@ -199,7 +244,12 @@ export async function runScenarios(scenarios: readonly Scenario[], target: Targe
         if (error instanceof ScenarioSkip) raw = "skip";
         else if (error instanceof ScenarioFailure) raw = "fail";
         else raw = "error";
-        const text = error instanceof Error ? (raw === "error" ? `${error.name}: ${error.message}` : error.message) : String(error);
+        const text =
+          error instanceof Error
+            ? raw === "error"
+              ? `${error.name}: ${error.message}`
+              : error.message
+            : String(error);
         // A timeout's message holds the trail as it was when the time ran out.
         message = error instanceof ScenarioTimeout ? text : withTrail(text, raw, scenario, trail);
       }
@@ -207,7 +257,8 @@ export async function runScenarios(scenarios: readonly Scenario[], target: Targe
     const expected = expectedFailureOf(options.expectations ?? null, scenario);
     const outcome = verdict(raw, expected);
     if (outcome === "expected-fail") message = `expected to fail (${expected?.reason}): ${message ?? ""}`;
-    if (outcome === "unexpected-pass") message = `listed as an expected failure (${expected?.reason}) but passed: remove the entry`;
+    if (outcome === "unexpected-pass")
+      message = `listed as an expected failure (${expected?.reason}) but passed: remove the entry`;
     const result: ScenarioResult = {
       title: scenario.title,
       area: scenario.area,
@@ -228,7 +279,14 @@ export async function runScenarios(scenarios: readonly Scenario[], target: Targe
 export type OutcomeCounts = Readonly<Record<Outcome, number>>;
 
 export function countOutcomes(results: readonly ScenarioResult[]): OutcomeCounts {
-  const counts: Record<Outcome, number> = { pass: 0, fail: 0, "expected-fail": 0, "unexpected-pass": 0, skip: 0, error: 0 };
+  const counts: Record<Outcome, number> = {
+    pass: 0,
+    fail: 0,
+    "expected-fail": 0,
+    "unexpected-pass": 0,
+    skip: 0,
+    error: 0,
+  };
   for (const result of results) counts[result.outcome] += 1;
   return counts;
 }
@@ -242,7 +300,11 @@ export interface Tally {
 /** The run is green when nothing failed, errored or passed unexpectedly; an expected failure counts as passed. */
 export function tally(results: readonly ScenarioResult[]): Tally {
   const counts = countOutcomes(results);
-  return { passed: counts.pass + counts["expected-fail"], failed: counts.fail + counts.error + counts["unexpected-pass"], skipped: counts.skip };
+  return {
+    passed: counts.pass + counts["expected-fail"],
+    failed: counts.fail + counts.error + counts["unexpected-pass"],
+    skipped: counts.skip,
+  };
 }
 
 /** The closing line CI reads: `N passed, N failed` with `, N skipped` when any. */
@@ -250,7 +312,14 @@ export function summaryLine(counts: Tally): string {
   return `${counts.passed} passed, ${counts.failed} failed${counts.skipped > 0 ? `, ${counts.skipped} skipped` : ""}`;
 }
 
-const marks: Record<Outcome, string> = { pass: "✓", fail: "✗", "expected-fail": "x", "unexpected-pass": "!", skip: "-", error: "!" };
+const marks: Record<Outcome, string> = {
+  pass: "✓",
+  fail: "✗",
+  "expected-fail": "x",
+  "unexpected-pass": "!",
+  skip: "-",
+  error: "!",
+};
 
 export function formatResult(result: ScenarioResult): string {
   const head = `${marks[result.outcome]} ${result.title} (${result.durationMs} ms)`;

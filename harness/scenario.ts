@@ -82,15 +82,29 @@ export function clausesOfTitle(title: string): string[] {
 /** Declares the scenarios of one area. Each title must start with its clause IDs in brackets. */
 export function defineScenarios(
   area: string,
-  entries: ReadonlyArray<{ title: string; kind?: ScenarioKind; needs?: ScenarioNeed[]; run: (context: ScenarioContext) => Promise<void> }>,
+  entries: ReadonlyArray<{
+    title: string;
+    kind?: ScenarioKind;
+    needs?: ScenarioNeed[];
+    run: (context: ScenarioContext) => Promise<void>;
+  }>,
 ): Scenario[] {
   return entries.map((entry) => {
     const clauses = clausesOfTitle(entry.title);
-    if (clauses.length === 0) throw new Error(`scenario "${entry.title}" must start with its clause IDs, e.g. [DLE-01]`);
+    if (clauses.length === 0)
+      throw new Error(`scenario "${entry.title}" must start with its clause IDs, e.g. [DLE-01]`);
     for (const id of clauses) {
-      if (!clauseId.test(id)) throw new Error(`scenario "${entry.title}" names "${id}", which is not a clause or decision ID`);
+      if (!clauseId.test(id))
+        throw new Error(`scenario "${entry.title}" names "${id}", which is not a clause or decision ID`);
     }
-    return { title: entry.title, clauses, area, kind: entry.kind ?? "example", needs: entry.needs ?? [], run: entry.run };
+    return {
+      title: entry.title,
+      clauses,
+      area,
+      kind: entry.kind ?? "example",
+      needs: entry.needs ?? [],
+      run: entry.run,
+    };
   });
 }
 

@@ -25,12 +25,18 @@ function sessionCookieOf(setCookies: readonly string[]): string | null {
  * Logs in over HTTP (POST /v1/login with form fields username and password, SES-01) and answers the
  * session a later v1 call needs. Fails the scenario when the login does not answer 200 with a utk and a cookie.
  */
-export async function loginV1(ctx: Pick<ScenarioContext, "base" | "fixtures">, user: { readonly email: string; readonly password: string } = ctx.fixtures.user): Promise<V1Session> {
+export async function loginV1(
+  ctx: Pick<ScenarioContext, "base" | "fixtures">,
+  user: { readonly email: string; readonly password: string } = ctx.fixtures.user,
+): Promise<V1Session> {
   const answer = await ctx.base.post("/v1/login", { form: { username: user.email, password: user.password } });
   if (answer.status !== 200) fail(about(answer, `the login of ${user.email} must answer 200`));
   const utk = jsonObject(answer).utk;
   const cookie = sessionCookieOf(answer.setCookies);
   if (!isNonEmptyString(utk)) fail(about(answer, `the login of ${user.email} answered no utk`));
-  if (!cookie) fail(`${answer.request}: the login of ${user.email} set no JSESSIONID cookie: Set-Cookie ${JSON.stringify(answer.setCookies)}`);
+  if (!cookie)
+    fail(
+      `${answer.request}: the login of ${user.email} set no JSESSIONID cookie: Set-Cookie ${JSON.stringify(answer.setCookies)}`,
+    );
   return { cookie, utk, headers: { cookie: `JSESSIONID=${cookie}` }, query: { utk } };
 }

@@ -14,13 +14,19 @@ export const svcHubAdminRoutes = ["/admin/users", "/admin/events?limit=1", "/adm
 /** Whether the target has svc-hub's own admin routes, and if not, why scenarios needing them are skipped. */
 export type SvcHubAdminProbe = { readonly available: true } | { readonly available: false; readonly reason: string };
 
-const needsThem = "needs svc-hub's own admin routes (/admin/users, /admin/events, /admin/collect/stats; not part of the specified admin API)";
+const needsThem =
+  "needs svc-hub's own admin routes (/admin/users, /admin/events, /admin/collect/stats; not part of the specified admin API)";
 
 /**
  * GETs one admin route with the token, before the run: available when it answers 200 and `check` (given the
  * body) finds nothing wrong; otherwise the reason a scenario needing it is skipped, starting with `needs`.
  */
-export async function probeAdminRoute(target: Target & { readonly adminToken: string }, route: string, needs: string, check: (body: string) => string | null = () => null): Promise<SvcHubAdminProbe> {
+export async function probeAdminRoute(
+  target: Target & { readonly adminToken: string },
+  route: string,
+  needs: string,
+  check: (body: string) => string | null = () => null,
+): Promise<SvcHubAdminProbe> {
   const url = `${target.urls.base}${route}`;
   let status: number;
   let body: string;
@@ -29,10 +35,15 @@ export async function probeAdminRoute(target: Target & { readonly adminToken: st
     status = response.status;
     body = await response.text().catch(() => "");
   } catch (error) {
-    return { available: false, reason: `${needs}; GET ${url} did not answer before the run: ${error instanceof Error ? error.message : String(error)}` };
+    return {
+      available: false,
+      reason: `${needs}; GET ${url} did not answer before the run: ${error instanceof Error ? error.message : String(error)}`,
+    };
   }
   const problem = status !== 200 ? `answered ${status}` : check(body);
-  return problem === null ? { available: true } : { available: false, reason: `${needs}, which the target does not have: GET ${route} ${problem} before the run` };
+  return problem === null
+    ? { available: true }
+    : { available: false, reason: `${needs}, which the target does not have: GET ${route} ${problem} before the run` };
 }
 
 /**

@@ -8,8 +8,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { formatDate } from "../conformance/files.scenarios.ts";
-import { fixturesOf, readTargetFile } from "./target-file.ts";
 import { demoFixtures, svcHubDemoFixtures } from "./target.ts";
+import { fixturesOf, readTargetFile } from "./target-file.ts";
 
 const folder = mkdtempSync(join(tmpdir(), "svc-hub-target-file-"));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
@@ -43,14 +43,24 @@ describe("a target file's fixtures", () => {
 
   it("an optional fixture is absent unless the file names it: the demo tenants of demo.md have no attributes-only engine", () => {
     expect(demoFixtures.engines.attributesOnly).toBeUndefined();
-    expect(fixturesOf(readTargetFile(targetFile({ fixtures: { engines: { names: "their-engine" } } }))).engines).toEqual({ ...demoFixtures.engines, names: "their-engine" });
-    expect(fixturesOf(readTargetFile(targetFile({ fixtures: { engines: { attributesOnly: "their-partial-engine" } } }))).engines.attributesOnly).toBe("their-partial-engine");
+    expect(
+      fixturesOf(readTargetFile(targetFile({ fixtures: { engines: { names: "their-engine" } } }))).engines,
+    ).toEqual({ ...demoFixtures.engines, names: "their-engine" });
+    expect(
+      fixturesOf(readTargetFile(targetFile({ fixtures: { engines: { attributesOnly: "their-partial-engine" } } })))
+        .engines.attributesOnly,
+    ).toBe("their-partial-engine");
     // In-process the target is svc-hub's demo, and a file's fixtures are merged over svc-hub's values.
     expect(fixturesOf(null, svcHubDemoFixtures)).toEqual(svcHubDemoFixtures);
   });
 
   it("a file with only the tenants and users of before gets the demo's attributes, audience, engines, file definition and revision", () => {
-    const file = readTargetFile(targetFile({ base: "http://localhost:9", fixtures: { account: "theirs", user: { email: "a@b.c", password: "p", apiKey: "k" } } }));
+    const file = readTargetFile(
+      targetFile({
+        base: "http://localhost:9",
+        fixtures: { account: "theirs", user: { email: "a@b.c", password: "p", apiKey: "k" } },
+      }),
+    );
     const fixtures = fixturesOf(file);
     expect(fixtures.account).toBe("theirs");
     expect(fixtures.user).toEqual({ email: "a@b.c", password: "p", apiKey: "k" });
@@ -73,7 +83,11 @@ describe("a target file's fixtures", () => {
     const fixtures = fixturesOf(file);
     expect(fixtures.engines).toEqual({ ...demoFixtures.engines, names: "their-engine" });
     expect(fixtures.attributes).toEqual({ ...demoFixtures.attributes, eventCount: { id: 1, name: "Visits" } });
-    expect(fixtures.fileDefinition).toEqual({ ...demoFixtures.fileDefinition, prefix: "orders", dateFormat: "dd.MM.yyyy" });
+    expect(fixtures.fileDefinition).toEqual({
+      ...demoFixtures.fileDefinition,
+      prefix: "orders",
+      dateFormat: "dd.MM.yyyy",
+    });
     expect(fixtures.revision).toEqual({ target: "live", files: demoFixtures.revision.files });
     expect(fixtures.audience).toEqual({ id: 42, name: "Buyers" });
     expect(fixtures.visitorIdAttributes).toEqual(demoFixtures.visitorIdAttributes);
@@ -83,25 +97,45 @@ describe("a target file's fixtures", () => {
     const message = refusal({ fixtures: { audience: { id: "7", name: "Purchasers" } } });
     expect(message).toStartWith("target file ");
     expect(message).toContain('/fixtures/audience/id: Expected integer, got "7"');
-    expect(refusal({ fixtures: { attributes: { eventCount: { id: 5201.5, name: "Lifetime event count" } } } })).toContain("/fixtures/attributes/eventCount/id: Expected integer, got 5201.5");
+    expect(
+      refusal({ fixtures: { attributes: { eventCount: { id: 5201.5, name: "Lifetime event count" } } } }),
+    ).toContain("/fixtures/attributes/eventCount/id: Expected integer, got 5201.5");
   });
 
   it("an engine, prefix, column or target that is not a non-empty string is refused", () => {
-    expect(refusal({ fixtures: { engines: { names: 5 } } })).toContain("/fixtures/engines/names: Expected string, got 5");
-    expect(refusal({ fixtures: { engines: { attributesOnly: "" } } })).toContain('/fixtures/engines/attributesOnly: Expected string length greater or equal to 1, got ""');
-    expect(refusal({ fixtures: { fileDefinition: { prefix: "" } } })).toContain('/fixtures/fileDefinition/prefix: Expected string length greater or equal to 1, got ""');
-    expect(refusal({ fixtures: { revision: { target: ["prod"] } } })).toContain('/fixtures/revision/target: Expected string, got ["prod"]');
-    expect(refusal({ fixtures: { purchaseEvent: true } })).toContain("/fixtures/purchaseEvent: Expected string, got true");
-    expect(refusal({ fixtures: { otherAccountProfile: null } })).toContain("/fixtures/otherAccountProfile: Expected string, got null");
+    expect(refusal({ fixtures: { engines: { names: 5 } } })).toContain(
+      "/fixtures/engines/names: Expected string, got 5",
+    );
+    expect(refusal({ fixtures: { engines: { attributesOnly: "" } } })).toContain(
+      '/fixtures/engines/attributesOnly: Expected string length greater or equal to 1, got ""',
+    );
+    expect(refusal({ fixtures: { fileDefinition: { prefix: "" } } })).toContain(
+      '/fixtures/fileDefinition/prefix: Expected string length greater or equal to 1, got ""',
+    );
+    expect(refusal({ fixtures: { revision: { target: ["prod"] } } })).toContain(
+      '/fixtures/revision/target: Expected string, got ["prod"]',
+    );
+    expect(refusal({ fixtures: { purchaseEvent: true } })).toContain(
+      "/fixtures/purchaseEvent: Expected string, got true",
+    );
+    expect(refusal({ fixtures: { otherAccountProfile: null } })).toContain(
+      "/fixtures/otherAccountProfile: Expected string, got null",
+    );
   });
 
   it("revision files must be a non-empty list of names", () => {
-    expect(refusal({ fixtures: { revision: { files: "utag.js" } } })).toContain('/fixtures/revision/files: Expected array, got "utag.js"');
-    expect(refusal({ fixtures: { revision: { files: [] } } })).toContain("/fixtures/revision/files: Expected array length to be greater or equal to 1, got []");
+    expect(refusal({ fixtures: { revision: { files: "utag.js" } } })).toContain(
+      '/fixtures/revision/files: Expected array, got "utag.js"',
+    );
+    expect(refusal({ fixtures: { revision: { files: [] } } })).toContain(
+      "/fixtures/revision/files: Expected array length to be greater or equal to 1, got []",
+    );
   });
 
   it("an attribute is given whole: without its name, or a visitor ID attribute without its parameter, it is refused", () => {
-    expect(refusal({ fixtures: { badge: { id: 5205 } } })).toContain("/fixtures/badge/name: Expected required property");
+    expect(refusal({ fixtures: { badge: { id: 5205 } } })).toContain(
+      "/fixtures/badge/name: Expected required property",
+    );
     expect(refusal({ fixtures: { visitorIdAttributes: { email: { id: 5120, name: "email_address" } } } })).toContain(
       "/fixtures/visitorIdAttributes/email/parameter: Expected required property",
     );
@@ -109,7 +143,9 @@ describe("a target file's fixtures", () => {
 
   it("a misspelt fixture or group member is refused rather than silently left at the demo's value", () => {
     expect(refusal({ fixtures: { engine: { names: "x" } } })).toContain("/fixtures/engine: Unexpected property");
-    expect(refusal({ fixtures: { engines: { enabled: "x" } } })).toContain("/fixtures/engines/enabled: Unexpected property");
+    expect(refusal({ fixtures: { engines: { enabled: "x" } } })).toContain(
+      "/fixtures/engines/enabled: Unexpected property",
+    );
   });
 });
 

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { Type, type Static } from "@sinclair/typebox";
+import { type Static, Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { demoFixtures, type TargetFixtures } from "./target.ts";
 
@@ -13,16 +13,24 @@ import { demoFixtures, type TargetFixtures } from "./target.ts";
  * fixture (engines.attributesOnly) left out is absent, and the scenarios that need it are skipped.
  */
 const Name = Type.String({ minLength: 1 });
-const User = Type.Object({ email: Type.String(), password: Type.String(), apiKey: Type.String() }, { additionalProperties: false });
+const User = Type.Object(
+  { email: Type.String(), password: Type.String(), apiKey: Type.String() },
+  { additionalProperties: false },
+);
 const Attribute = Type.Object({ id: Type.Integer({ minimum: 0 }), name: Name }, { additionalProperties: false });
-const ParameterAttribute = Type.Object({ id: Type.Integer({ minimum: 0 }), name: Name, parameter: Name }, { additionalProperties: false });
+const ParameterAttribute = Type.Object(
+  { id: Type.Integer({ minimum: 0 }), name: Name, parameter: Name },
+  { additionalProperties: false },
+);
 const TargetFileSchema = Type.Object(
   {
     name: Type.Optional(Type.String()),
     base: Type.Optional(Type.String({ description: "{base_url}: the management APIs" })),
     collect: Type.Optional(Type.String({ description: "{collect_url}: the collection endpoint" })),
     moments: Type.Optional(Type.String({ description: "{moments_url}: the visitor-data API" })),
-    adminToken: Type.Optional(Type.String({ description: "svc-hub's admin token, for scenarios that need the admin API" })),
+    adminToken: Type.Optional(
+      Type.String({ description: "svc-hub's admin token, for scenarios that need the admin API" }),
+    ),
     fixtures: Type.Optional(
       Type.Object(
         {
@@ -33,10 +41,15 @@ const TargetFileSchema = Type.Object(
           otherAccountProfile: Type.Optional(Name),
           user: Type.Optional(User),
           otherUser: Type.Optional(User),
-          userWithoutGrants: Type.Optional(Type.Object({ email: Type.String(), password: Type.String() }, { additionalProperties: false })),
+          userWithoutGrants: Type.Optional(
+            Type.Object({ email: Type.String(), password: Type.String() }, { additionalProperties: false }),
+          ),
           purchaseEvent: Type.Optional(Name),
           visitorIdAttributes: Type.Optional(
-            Type.Object({ email: Type.Optional(ParameterAttribute), customer: Type.Optional(ParameterAttribute) }, { additionalProperties: false }),
+            Type.Object(
+              { email: Type.Optional(ParameterAttribute), customer: Type.Optional(ParameterAttribute) },
+              { additionalProperties: false },
+            ),
           ),
           attributes: Type.Optional(
             Type.Object(
@@ -55,7 +68,12 @@ const TargetFileSchema = Type.Object(
           audience: Type.Optional(Attribute),
           engines: Type.Optional(
             Type.Object(
-              { names: Type.Optional(Name), ids: Type.Optional(Name), disabled: Type.Optional(Name), attributesOnly: Type.Optional(Name) },
+              {
+                names: Type.Optional(Name),
+                ids: Type.Optional(Name),
+                disabled: Type.Optional(Name),
+                attributesOnly: Type.Optional(Name),
+              },
               { additionalProperties: false },
             ),
           ),
@@ -72,7 +90,10 @@ const TargetFileSchema = Type.Object(
             ),
           ),
           revision: Type.Optional(
-            Type.Object({ target: Type.Optional(Name), files: Type.Optional(Type.Array(Name, { minItems: 1 })) }, { additionalProperties: false }),
+            Type.Object(
+              { target: Type.Optional(Name), files: Type.Optional(Type.Array(Name, { minItems: 1 })) },
+              { additionalProperties: false },
+            ),
           ),
         },
         { additionalProperties: false },

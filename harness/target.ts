@@ -184,7 +184,13 @@ export const demoFixtures: TargetFixtures = {
   badge: { id: 5205, name: "Buyer" },
   audience: { id: 7, name: "Purchasers" },
   engines: { names: "demo-engine", ids: "demo-engine-ids", disabled: "disabled-engine" },
-  fileDefinition: { prefix: "purchases", visitorIdColumn: "email", amountColumn: "amount", dateColumn: "purchased_at", dateFormat: "yyyy-MM-dd HH:mm" },
+  fileDefinition: {
+    prefix: "purchases",
+    visitorIdColumn: "email",
+    amountColumn: "amount",
+    dateColumn: "purchased_at",
+    dateFormat: "yyyy-MM-dd HH:mm",
+  },
   revision: { target: "prod", files: ["utag.js", "utag.1.js", "utag.2.js", "utag.sync.js", "mobile.html"] },
 };
 

@@ -6,7 +6,9 @@ import { crc32, isSafeEntryName, readZip, ZipFormatError } from "./zip-reader.ts
 const text = (value: string) => new TextEncoder().encode(value);
 
 /** A minimal zip written by hand, so that the reader can be shown names and fields archiver never writes. */
-function handMadeZip(files: Array<{ name: string; bytes: Uint8Array; deflate?: boolean; crc?: number; flags?: number }>): Uint8Array {
+function handMadeZip(
+  files: Array<{ name: string; bytes: Uint8Array; deflate?: boolean; crc?: number; flags?: number }>,
+): Uint8Array {
   const locals: Buffer[] = [];
   const centrals: Buffer[] = [];
   let offset = 0;
@@ -69,7 +71,14 @@ describe("zip reader", () => {
       ["utag.js", 1000, 8],
       ["empty.js", 0, 0],
     ]);
-    expect(readZip(handMadeZip([{ name: "a.js", bytes: text("hello"), deflate: true }, { name: "b.js", bytes: text("x") }]))[0]!.bytes).toEqual(text("hello"));
+    expect(
+      readZip(
+        handMadeZip([
+          { name: "a.js", bytes: text("hello"), deflate: true },
+          { name: "b.js", bytes: text("x") },
+        ]),
+      )[0]!.bytes,
+    ).toEqual(text("hello"));
   });
 
   test("computes CRC-32 like zlib", () => {
@@ -78,7 +87,16 @@ describe("zip reader", () => {
   });
 
   test("refuses names that would escape the folder (zip-slip)", () => {
-    for (const name of ["../evil.js", "a/../../evil.js", "/etc/passwd", "C:/x.js", "a\\..\\b.js", "./x.js", "a//b.js", ""]) {
+    for (const name of [
+      "../evil.js",
+      "a/../../evil.js",
+      "/etc/passwd",
+      "C:/x.js",
+      "a\\..\\b.js",
+      "./x.js",
+      "a//b.js",
+      "",
+    ]) {
       expect(isSafeEntryName(name)).toBe(false);
       expect(refusal(handMadeZip([{ name, bytes: text("x") }]))).toContain("unsafe entry name");
     }
@@ -88,7 +106,14 @@ describe("zip reader", () => {
 
   test("refuses a wrong CRC, duplicates, encryption, truncation and garbage", () => {
     expect(refusal(handMadeZip([{ name: "a.js", bytes: text("hello"), crc: 1 }]))).toContain("CRC-32");
-    expect(refusal(handMadeZip([{ name: "a.js", bytes: text("x") }, { name: "a.js", bytes: text("y") }]))).toContain("twice");
+    expect(
+      refusal(
+        handMadeZip([
+          { name: "a.js", bytes: text("x") },
+          { name: "a.js", bytes: text("y") },
+        ]),
+      ),
+    ).toContain("twice");
     expect(refusal(handMadeZip([{ name: "a.js", bytes: text("x"), flags: 0x801 }]))).toContain("encrypted");
     const good = handMadeZip([{ name: "a.js", bytes: text("hello"), deflate: true }]);
     expect(refusal(good.subarray(0, good.byteLength - 5))).toContain("end of central directory");

@@ -27,7 +27,11 @@ export interface ZipReadLimits {
   readonly maxTotalBytes: number;
 }
 
-const defaultLimits: ZipReadLimits = { maxEntries: 10_000, maxEntryBytes: 64 * 1024 * 1024, maxTotalBytes: 256 * 1024 * 1024 };
+const defaultLimits: ZipReadLimits = {
+  maxEntries: 10_000,
+  maxEntryBytes: 64 * 1024 * 1024,
+  maxTotalBytes: 256 * 1024 * 1024,
+};
 
 const signatures = { endOfCentralDirectory: 0x06054b50, centralFile: 0x02014b50, localFile: 0x04034b50 } as const;
 const endRecordLength = 22;
@@ -63,7 +67,11 @@ export function crc32(bytes: Uint8Array): number {
 export function isSafeEntryName(name: string): boolean {
   if (name.length === 0 || name.includes("\\") || name.includes("\u0000")) return false;
   if (name.startsWith("/") || /^[A-Za-z]:/.test(name)) return false;
-  return name.split("/").every((segment, index, all) => segment !== ".." && segment !== "." && (segment !== "" || index === all.length - 1));
+  return name
+    .split("/")
+    .every(
+      (segment, index, all) => segment !== ".." && segment !== "." && (segment !== "" || index === all.length - 1),
+    );
 }
 
 /** Reads every member of a zip held in memory, or throws a ZipFormatError saying what is wrong. */
@@ -77,7 +85,11 @@ export function readZip(zip: Uint8Array, limits: ZipReadLimits = defaultLimits):
 
   if (zip.byteLength < endRecordLength) fail("too short to be a zip");
   let end = -1;
-  for (let at = zip.byteLength - endRecordLength; at >= Math.max(0, zip.byteLength - endRecordLength - maxCommentLength); at -= 1) {
+  for (
+    let at = zip.byteLength - endRecordLength;
+    at >= Math.max(0, zip.byteLength - endRecordLength - maxCommentLength);
+    at -= 1
+  ) {
     if (u32(at) === signatures.endOfCentralDirectory && at + endRecordLength + u16(at + 20) === zip.byteLength) {
       end = at;
       break;
@@ -89,7 +101,8 @@ export function readZip(zip: Uint8Array, limits: ZipReadLimits = defaultLimits):
   if (count !== u16(end + 8)) fail("entry counts disagree");
   const directorySize = u32(end + 12);
   const directoryOffset = u32(end + 16);
-  if (count === 0xffff || directorySize === 0xffffffff || directoryOffset === 0xffffffff) fail("zip64 is not supported");
+  if (count === 0xffff || directorySize === 0xffffffff || directoryOffset === 0xffffffff)
+    fail("zip64 is not supported");
   if (count > limits.maxEntries) fail(`more than ${limits.maxEntries} entries`);
   within(directoryOffset, directorySize, "the central directory");
   if (directoryOffset + directorySize > end) fail("the central directory overlaps its end record");
@@ -129,7 +142,8 @@ export function readZip(zip: Uint8Array, limits: ZipReadLimits = defaultLimits):
     if (total > limits.maxTotalBytes) fail(`the entries hold more than ${limits.maxTotalBytes} bytes`);
 
     within(localOffset, 30, `the local header of ${JSON.stringify(name)}`);
-    if (u32(localOffset) !== signatures.localFile) fail(`the local header of ${JSON.stringify(name)} has a bad signature`);
+    if (u32(localOffset) !== signatures.localFile)
+      fail(`the local header of ${JSON.stringify(name)} has a bad signature`);
     const localNameLength = u16(localOffset + 26);
     const localExtraLength = u16(localOffset + 28);
     within(localOffset + 30, localNameLength, `the local name of ${JSON.stringify(name)}`);
@@ -138,7 +152,8 @@ export function readZip(zip: Uint8Array, limits: ZipReadLimits = defaultLimits):
     }
     const dataStart = localOffset + 30 + localNameLength + localExtraLength;
     within(dataStart, compressedSize, `the data of ${JSON.stringify(name)}`);
-    if (dataStart + compressedSize > directoryOffset) fail(`the data of ${JSON.stringify(name)} runs into the central directory`);
+    if (dataStart + compressedSize > directoryOffset)
+      fail(`the data of ${JSON.stringify(name)} runs into the central directory`);
     const stored = zip.subarray(dataStart, dataStart + compressedSize);
 
     let bytes: Uint8Array;
@@ -149,20 +164,31 @@ export function readZip(zip: Uint8Array, limits: ZipReadLimits = defaultLimits):
       try {
         bytes = new Uint8Array(inflateRawSync(stored, { maxOutputLength: Math.max(size, 1) }));
       } catch (error) {
-        fail(`entry ${JSON.stringify(name)} does not inflate: ${error instanceof Error ? error.message : String(error)}`);
+        fail(
+          `entry ${JSON.stringify(name)} does not inflate: ${error instanceof Error ? error.message : String(error)}`,
+        );
       }
     }
-    if (bytes.byteLength !== size) fail(`entry ${JSON.stringify(name)} holds ${bytes.byteLength} bytes, the directory says ${size}`);
+    if (bytes.byteLength !== size)
+      fail(`entry ${JSON.stringify(name)} holds ${bytes.byteLength} bytes, the directory says ${size}`);
     if (crc32(bytes) !== crc) fail(`entry ${JSON.stringify(name)} fails its CRC-32 check`);
     const madeOnUnix = madeBy >> 8 === 3;
-    members.push({ name, bytes, method, dosDateTime: dosDateTime >>> 0, unixMode: madeOnUnix ? (externalAttributes >>> 16) & 0o7777 : null, localHeaderOffset: localOffset });
+    members.push({
+      name,
+      bytes,
+      method,
+      dosDateTime: dosDateTime >>> 0,
+      unixMode: madeOnUnix ? (externalAttributes >>> 16) & 0o7777 : null,
+      localHeaderOffset: localOffset,
+    });
   }
   if (at !== directoryOffset + directorySize) fail("the central directory size does not match its entries");
   return members;
 }
 
 function asciiName(bytes: Uint8Array): string {
-  for (const byte of bytes) if (byte > 0x7e || byte < 0x20) fail("an entry name is neither UTF-8 (flag 11) nor plain ASCII");
+  for (const byte of bytes)
+    if (byte > 0x7e || byte < 0x20) fail("an entry name is neither UTF-8 (flag 11) nor plain ASCII");
   return String.fromCharCode(...bytes);
 }
 

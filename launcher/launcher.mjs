@@ -33,14 +33,23 @@ export class SvcHubStartError extends Error {
  * path in `options.env` is read from the working directory, as the options' paths are.
  */
 function serverEnvironment(options, dataDir, adminToken) {
-  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== "PORT" && name !== "INIT_CWD" && !name.startsWith("SVC_")));
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => name !== "PORT" && name !== "INIT_CWD" && !name.startsWith("SVC_")),
+  );
   const named = {
     SVC_CONFIG: options.config === undefined ? undefined : resolve(options.config),
     SVC_STORE: options.store,
     SVC_TIMING: options.timing,
     SVC_LOG_LEVEL: options.logLevel,
   };
-  const env = { ...inherited, PORT: "0", SVC_HOST: "127.0.0.1", ...options.env, SVC_DATA_DIR: dataDir, SVC_ADMIN_TOKEN: adminToken };
+  const env = {
+    ...inherited,
+    PORT: "0",
+    SVC_HOST: "127.0.0.1",
+    ...options.env,
+    SVC_DATA_DIR: dataDir,
+    SVC_ADMIN_TOKEN: adminToken,
+  };
   for (const [name, value] of Object.entries(named)) if (value !== undefined) env[name] = value;
   return Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined));
 }
@@ -71,7 +80,10 @@ export async function startSvcHub(options = {}) {
   const ownsDataDir = !namedDataDir;
   const dataDir = ownsDataDir ? await mkdtemp(join(tmpdir(), "svc-hub-")) : resolve(namedDataDir);
   const adminToken = options.adminToken ?? (options.env?.SVC_ADMIN_TOKEN || randomBytes(24).toString("base64url"));
-  const child = spawn(command.command, command.args, { env: serverEnvironment(options, dataDir, adminToken), stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(command.command, command.args, {
+    env: serverEnvironment(options, dataDir, adminToken),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
 
   let output = "";
   let stdout = "";
@@ -112,7 +124,14 @@ export async function startSvcHub(options = {}) {
     let timedOut = false;
     exited.then((code) => {
       if (timedOut) reject(new SvcHubStartError(`svc-hub did not listen within ${timeoutMs} ms`, output, null));
-      else reject(new SvcHubStartError(code === null ? "svc-hub could not be started" : `svc-hub exited with code ${code} before listening`, output, code));
+      else
+        reject(
+          new SvcHubStartError(
+            code === null ? "svc-hub could not be started" : `svc-hub exited with code ${code} before listening`,
+            output,
+            code,
+          ),
+        );
     });
     timer = setTimeout(() => {
       timedOut = true;
@@ -139,7 +158,10 @@ export async function startSvcHub(options = {}) {
   async function admin(path, body) {
     const answer = await fetch(`${url}${path}`, {
       method: "POST",
-      headers: { authorization: `Bearer ${adminToken}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      headers: {
+        authorization: `Bearer ${adminToken}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await answer.text();

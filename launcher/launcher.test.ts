@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from "bun:test";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { startSvcHub, SvcHubStartError, type SvcHub } from "svc-hub/launcher";
+import { type SvcHub, SvcHubStartError, startSvcHub } from "svc-hub/launcher";
 import { consumerProjectCleanedBy, environmentWithoutServerSettings } from "../tools/consumer-project.ts";
 
 const cleanups: Array<() => unknown> = [];
@@ -16,18 +16,35 @@ afterEach(async () => {
 const consumerProject = () => consumerProjectCleanedBy(cleanups);
 
 /** Runs `script` with the `node` of the PATH in `folder`, as a test setup of that project runs, and parses the JSON line it prints last. */
-async function runUnderNode(folder: string, script: string, env: Record<string, string> = {}): Promise<{ code: number; result: Record<string, unknown>; stderr: string }> {
+async function runUnderNode(
+  folder: string,
+  script: string,
+  env: Record<string, string> = {},
+): Promise<{ code: number; result: Record<string, unknown>; stderr: string }> {
   writeFileSync(join(folder, "setup.mjs"), script);
-  const child = Bun.spawn(["node", "setup.mjs"], { cwd: folder, env: { ...environmentWithoutServerSettings(), ...env }, stdout: "pipe", stderr: "pipe" });
+  const child = Bun.spawn(["node", "setup.mjs"], {
+    cwd: folder,
+    env: { ...environmentWithoutServerSettings(), ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
-  const [code, stdout, stderr] = await Promise.all([child.exited, new Response(child.stdout).text(), new Response(child.stderr).text()]);
+  const [code, stdout, stderr] = await Promise.all([
+    child.exited,
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+  ]);
   clearTimeout(timer);
   const last = stdout.trim().split("\n").at(-1) ?? "";
   return { code, result: last.startsWith("{") ? (JSON.parse(last) as Record<string, unknown>) : { stdout }, stderr };
 }
 
 /** Whether anything still answers at `url` (a stopped server's port refuses the connection). */
-const answers = (url: string) => fetch(`${url}/healthz`).then(() => true, () => false);
+const answers = (url: string) =>
+  fetch(`${url}/healthz`).then(
+    () => true,
+    () => false,
+  );
 
 const browser = "Mozilla/5.0 (X11; Linux x86_64; rv:130.0) Gecko/20100101 Firefox/130.0";
 
@@ -54,11 +71,23 @@ describe("startSvcHub (svc-hub/launcher)", () => {
         event: event.status, waited, reset, dataDirWhileRunning, dataDirAfter: existsSync(hub.dataDir), code, closed }));
     `;
     // The caller's own server settings are not the launched server's: each of these would stop its start.
-    const { code, result, stderr } = await runUnderNode(folder, script, { PORT: "1", SVC_STORE: "bogus", SVC_CONFIG: "/nonexistent.yaml", INIT_CWD: "/nonexistent" });
+    const { code, result, stderr } = await runUnderNode(folder, script, {
+      PORT: "1",
+      SVC_STORE: "bogus",
+      SVC_CONFIG: "/nonexistent.yaml",
+      INIT_CWD: "/nonexistent",
+    });
     expect(stderr).toBe("");
     expect(code).toBe(0);
     expect(Number(/^v(\d+)\./.exec(String(result.node))?.[1])).toBeGreaterThanOrEqual(20);
-    expect(result).toMatchObject({ health: 200, event: 200, dataDirWhileRunning: true, dataDirAfter: false, code: 0, closed: true });
+    expect(result).toMatchObject({
+      health: 200,
+      event: 200,
+      dataDirWhileRunning: true,
+      dataDirAfter: false,
+      code: 0,
+      closed: true,
+    });
     expect(result.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(result.adminToken).toMatch(/^[\w-]{32}$/);
     expect(result.pid).toBeGreaterThan(0);
@@ -68,7 +97,19 @@ describe("startSvcHub (svc-hub/launcher)", () => {
 
   it("under Node: a configuration the server refuses rejects with its message and exit code 2, leaving no data directory", async () => {
     const folder = consumerProject();
-    writeFileSync(join(folder, "bad.yaml"), ["accounts:", "  - name: acme", "    profiles:", "      - name: main", "users:", "  - email: not-an-address", "    password: { env: SOME_PASSWORD }", ""].join("\n"));
+    writeFileSync(
+      join(folder, "bad.yaml"),
+      [
+        "accounts:",
+        "  - name: acme",
+        "    profiles:",
+        "      - name: main",
+        "users:",
+        "  - email: not-an-address",
+        "    password: { env: SOME_PASSWORD }",
+        "",
+      ].join("\n"),
+    );
     const temp = join(folder, "tmp");
     mkdirSync(temp);
     const script = `
@@ -85,8 +126,12 @@ describe("startSvcHub (svc-hub/launcher)", () => {
     expect(code).toBe(0);
     expect(result).toMatchObject({ startError: true, exitCode: 2, left: [] });
     // The relative path is read from the working directory, and the server's own words come through.
-    expect(result.output).toContain(`${join(folder, "bad.yaml")}: /users/0/email: must be an e-mail address (found "not-an-address")`);
-    expect(result.message).toStartWith("svc-hub exited with code 2 before listening:\nsvc-hub: the configuration is not valid, nothing was started:");
+    expect(result.output).toContain(
+      `${join(folder, "bad.yaml")}: /users/0/email: must be an e-mail address (found "not-an-address")`,
+    );
+    expect(result.message).toStartWith(
+      "svc-hub exited with code 2 before listening:\nsvc-hub: the configuration is not valid, nothing was started:",
+    );
   }, 30_000);
 
   it("under Node: a script that never calls stop() still ends, and the server stops with it", async () => {
@@ -100,7 +145,9 @@ describe("startSvcHub (svc-hub/launcher)", () => {
     const started = Date.now();
     const { code, result } = await runUnderNode(folder, script);
     // Should it be left running, this test stops it (by its own pid, only while it still answers).
-    cleanups.push(async () => (result.url && (await answers(String(result.url))) ? process.kill(Number(result.pid), "SIGKILL") : undefined));
+    cleanups.push(async () =>
+      result.url && (await answers(String(result.url))) ? process.kill(Number(result.pid), "SIGKILL") : undefined,
+    );
     expect(code).toBe(0);
     expect(result.health).toBe(200);
     // Not held open by the server (its clean stop takes a few milliseconds, not the 20 s of runUnderNode).
@@ -113,11 +160,18 @@ describe("startSvcHub (svc-hub/launcher)", () => {
   }, 30_000);
 
   it("under Bun: the options become the server's settings (memory store, instant timing, the admin token given, warn log level)", async () => {
-    const hub: SvcHub = await startSvcHub({ store: "memory", timing: "instant", adminToken: "launcher-test-token-0123", logLevel: "warn" });
+    const hub: SvcHub = await startSvcHub({
+      store: "memory",
+      timing: "instant",
+      adminToken: "launcher-test-token-0123",
+      logLevel: "warn",
+    });
     cleanups.push(() => hub.stop());
     expect(hub.adminToken).toBe("launcher-test-token-0123");
     expect(await (await fetch(`${hub.url}/readyz`)).json()).toMatchObject({ status: "ready", store: "memory" });
-    expect((await fetch(`${hub.url}/admin/clock`, { headers: { authorization: "Bearer launcher-test-token-0123" } })).status).toBe(200);
+    expect(
+      (await fetch(`${hub.url}/admin/clock`, { headers: { authorization: "Bearer launcher-test-token-0123" } })).status,
+    ).toBe(200);
     expect(await hub.wait()).toMatchObject({ complete: true });
     expect(await hub.reset()).toMatchObject({ configuration: { accounts: 2 } });
     // An answer other than 200 rejects, with the server's reason.

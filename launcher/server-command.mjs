@@ -25,11 +25,14 @@ export function findBun() {
   try {
     manifestPath = require.resolve("bun/package.json");
   } catch (error) {
-    throw new Error(`svc-hub runs on Bun, from the npm package "bun" (a dependency of svc-hub), which is not installed next to ${packageRoot}: run npm install (${error instanceof Error ? error.message.split("\n")[0] : String(error)})`);
+    throw new Error(
+      `svc-hub runs on Bun, from the npm package "bun" (a dependency of svc-hub), which is not installed next to ${packageRoot}: run npm install (${error instanceof Error ? error.message.split("\n")[0] : String(error)})`,
+    );
   }
   const manifest = JSON.parse(readFileSync(manifestPath, "utf8"));
   const bin = typeof manifest.bin === "string" ? manifest.bin : manifest.bin?.bun;
-  if (typeof bin !== "string") throw new Error(`the package "bun" at ${dirname(manifestPath)} names no "bun" in its "bin" field`);
+  if (typeof bin !== "string")
+    throw new Error(`the package "bun" at ${dirname(manifestPath)} names no "bun" in its "bin" field`);
   return join(dirname(manifestPath), bin);
 }
 

@@ -5,7 +5,9 @@ import { findBun, serverCommand, serverEntry } from "./server-command.mjs";
 
 describe("the command that runs the server", () => {
   it("finds the Bun binary of the bun package (through its bin field), which runs as that package's version", () => {
-    const manifest = JSON.parse(readFileSync(createRequire(import.meta.url).resolve("bun/package.json"), "utf8")) as { version: string };
+    const manifest = JSON.parse(readFileSync(createRequire(import.meta.url).resolve("bun/package.json"), "utf8")) as {
+      version: string;
+    };
     const ran = Bun.spawnSync([findBun(), "--version"]);
     expect(ran.stdout.toString().trim()).toBe(manifest.version);
   });

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { spawnServer, type SpawnedServer } from "../tools/spawn-server.ts";
+import { type SpawnedServer, spawnServer } from "../tools/spawn-server.ts";
 
 const root = resolve(import.meta.dir, "..");
 const adminToken = "anonymous-client-test-admin-token";
@@ -38,7 +38,9 @@ function openRaw(): Promise<RawConnection> {
     let text = "";
     let markClosed: (at: number) => void = () => {};
     const closed = new Promise<number>((resolveClosed) => (markClosed = resolveClosed));
-    const socket = connect({ host: hostname, port: Number(port) }, () => resolvePromise({ socket, received: () => text, closed }));
+    const socket = connect({ host: hostname, port: Number(port) }, () =>
+      resolvePromise({ socket, received: () => text, closed }),
+    );
     socket.setEncoding("latin1");
     socket.on("data", (chunk: string) => (text += chunk));
     socket.on("close", () => markClosed(performance.now()));
@@ -78,7 +80,10 @@ describe("a connection's idle timeout", () => {
       const halfSent = performance.now();
       anonymous.socket.write(`GET /healthz HTTP/1.1\r\nHost: ${host}\r\n`);
       admin.socket.write(`GET /healthz HTTP/1.1\r\nHost: ${host}\r\n`);
-      const [anonymousClosed, adminClosed] = await Promise.all([closedWithin(anonymous, 20_000), closedWithin(admin, 20_000)]);
+      const [anonymousClosed, adminClosed] = await Promise.all([
+        closedWithin(anonymous, 20_000),
+        closedWithin(admin, 20_000),
+      ]);
       expect(anonymousClosed === null ? "still open after 20 s" : "closed").toBe("closed");
       expect(adminClosed === null ? "still open after 20 s" : "closed").toBe("closed");
       expect((anonymousClosed ?? 0) - halfSent).toBeGreaterThan(5_000);
@@ -105,11 +110,17 @@ describe("every answer", () => {
       ["/event?svc_account=acme&svc_event=view"],
       ["/event?svc_account=nobody"],
       ["/event", { method: "POST", headers: { "content-type": "application/json" }, body: '{"svc_account":"acme"}' }],
-      ["/event", { method: "OPTIONS", headers: { origin: "https://shop.example.com", "access-control-request-method": "POST" } }],
+      [
+        "/event",
+        { method: "OPTIONS", headers: { origin: "https://shop.example.com", "access-control-request-method": "POST" } },
+      ],
       ["/dle/acme/main/none.json"],
       ["/dle/acme/main/none.js"],
       ["/admin/wait", { method: "POST" }],
-      ["/v1/login/acme", { method: "POST", body: new URLSearchParams({ username: "demo@example.com", password: "wrong" }) }],
+      [
+        "/v1/login/acme",
+        { method: "POST", body: new URLSearchParams({ username: "demo@example.com", password: "wrong" }) },
+      ],
       ["/v2/auth", { method: "POST", body: new URLSearchParams({ username: "demo@example.com", key: "wrong" }) }],
       ["/personalization/accounts/acme/profiles/main/engines/demo-engine/visitors/v1"],
       ["/no/such/path"],
@@ -140,10 +151,17 @@ describe("the OpenAPI document", () => {
     const pathsOf = async (headers: Record<string, string>) => {
       const answer = await fetch(`${server.url}/openapi.json`, { headers });
       expect(answer.status).toBe(200);
-      const document = (await answer.json()) as { paths: Record<string, unknown>; components: { securitySchemes: Record<string, unknown> } };
+      const document = (await answer.json()) as {
+        paths: Record<string, unknown>;
+        components: { securitySchemes: Record<string, unknown> };
+      };
       return { paths: Object.keys(document.paths), schemes: Object.keys(document.components.securitySchemes) };
     };
-    for (const headers of [{} as Record<string, string>, { authorization: "Bearer not-the-admin-token-at-all" }, { authorization: `Basic ${adminToken}` }]) {
+    for (const headers of [
+      {} as Record<string, string>,
+      { authorization: "Bearer not-the-admin-token-at-all" },
+      { authorization: `Basic ${adminToken}` },
+    ]) {
       const anonymous = await pathsOf(headers);
       expect(anonymous.paths).toContain("/v2/auth");
       expect(anonymous.paths.filter((path) => path.startsWith("/admin"))).toEqual([]);
@@ -170,14 +188,18 @@ describe("the moments API's Referer check", () => {
 describe("the client address behind a proxy (SVC_TRUSTED_PROXIES)", () => {
   const pixel = (url: string, forwardedFor: string, visitor: string) =>
     // globex: the other tests of this file send to acme, whose window they would share.
-    fetch(`${url}/event?svc_account=globex&svc_event=proxy_probe&svc_visitor_id=${visitor}`, { headers: { "x-forwarded-for": forwardedFor } }).then(async (answer) => {
+    fetch(`${url}/event?svc_account=globex&svc_event=proxy_probe&svc_visitor_id=${visitor}`, {
+      headers: { "x-forwarded-for": forwardedFor },
+    }).then(async (answer) => {
       await answer.arrayBuffer();
       return answer.status;
     });
   /** The real client sends once, a flood from another forwarded address follows, then the real client again. */
   async function realAfterFlood(url: string): Promise<{ flooded: number; real: number }> {
     expect(await pixel(url, "203.0.113.7", "real")).toBe(200);
-    const flood = await Promise.all(Array.from({ length: 150 }, (_, index) => pixel(url, `198.51.100.${index % 200}`, `flood-${index}`)));
+    const flood = await Promise.all(
+      Array.from({ length: 150 }, (_, index) => pixel(url, `198.51.100.${index % 200}`, `flood-${index}`)),
+    );
     return { flooded: flood.filter((status) => status === 200).length, real: await pixel(url, "203.0.113.7", "real") };
   }
 
@@ -195,7 +217,9 @@ describe("the client address behind a proxy (SVC_TRUSTED_PROXIES)", () => {
       expect(await pixel(proxied.url, "203.0.113.7", "real")).toBe(200);
       // Each flood request names the same client (the proxy appends what it saw, after what the client wrote):
       // one source of two, held to half of the account's 100.
-      const flood = await Promise.all(Array.from({ length: 150 }, (_, index) => pixel(proxied.url, `192.0.2.${index % 200}, 198.51.100.66`, "flood")));
+      const flood = await Promise.all(
+        Array.from({ length: 150 }, (_, index) => pixel(proxied.url, `192.0.2.${index % 200}, 198.51.100.66`, "flood")),
+      );
       expect(flood.filter((status) => status === 200).length).toBe(50);
       expect(await pixel(proxied.url, "203.0.113.7", "real")).toBe(200);
     } finally {

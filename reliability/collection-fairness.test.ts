@@ -42,7 +42,12 @@ async function open(options: { store?: StoreVariant; config?: ServiceConfig } = 
     store = { kind: "libsql", url: databaseUrlForDataDir(dir) };
     dataDir = dir;
   }
-  const service = await openDemoService({ store, dataDir, config, backgroundThread: options.store === "libsql-thread" });
+  const service = await openDemoService({
+    store,
+    dataDir,
+    config,
+    backgroundThread: options.store === "libsql-thread",
+  });
   service.start();
   cleanups.push(() => service.close());
   return service;
@@ -79,7 +84,11 @@ describe("fairness between sources at collection (DEC-COL-07 and beneath it)", (
     const real = { svc_account: "acme", svc_profile: "main", svc_event: "page_view", svc_visitor_id: "real-visitor" };
     // The real client has sent to the account (it is active) when the flood starts.
     expect((await pixel(service, "203.0.113.7", real)).status).toBe(200);
-    const flood = await Promise.all(Array.from({ length: 320 }, (_, index) => pixel(service, "198.51.100.66", { svc_account: "acme", svc_profile: "dev", svc_event: `junk-${index}` })));
+    const flood = await Promise.all(
+      Array.from({ length: 320 }, (_, index) =>
+        pixel(service, "198.51.100.66", { svc_account: "acme", svc_profile: "dev", svc_event: `junk-${index}` }),
+      ),
+    );
     const realAfter = await Promise.all(Array.from({ length: 10 }, () => pixel(service, "203.0.113.7", real)));
     const flooded = statusesOf(flood);
     expect(count(flooded, 200) + count(flooded, 429)).toBe(320);
@@ -105,7 +114,11 @@ describe("fairness between sources at collection (DEC-COL-07 and beneath it)", (
 
   it("a source alone still gets the account's whole 100 per second, however many visitor ids it names", async () => {
     const service = await open();
-    const answers = await Promise.all(Array.from({ length: 130 }, (_, index) => pixel(service, "192.0.2.9", { svc_account: "acme", svc_profile: "main", svc_visitor_id: `v-${index}` })));
+    const answers = await Promise.all(
+      Array.from({ length: 130 }, (_, index) =>
+        pixel(service, "192.0.2.9", { svc_account: "acme", svc_profile: "main", svc_visitor_id: `v-${index}` }),
+      ),
+    );
     expect(count(statusesOf(answers), 200)).toBe(100);
     expect(count(statusesOf(answers), 429)).toBe(30);
   });
@@ -113,7 +126,11 @@ describe("fairness between sources at collection (DEC-COL-07 and beneath it)", (
   it("visitor ids minted by a flooder give it no more than its address's share", async () => {
     const service = await open();
     expect((await pixel(service, "203.0.113.7", { svc_account: "acme", svc_visitor_id: "real" })).status).toBe(200);
-    const flood = await Promise.all(Array.from({ length: 200 }, (_, index) => pixel(service, "198.51.100.66", { svc_account: "acme", svc_visitor_id: `minted-${index}` })));
+    const flood = await Promise.all(
+      Array.from({ length: 200 }, (_, index) =>
+        pixel(service, "198.51.100.66", { svc_account: "acme", svc_visitor_id: `minted-${index}` }),
+      ),
+    );
     expect(count(statusesOf(flood), 200)).toBe(50);
     expect((await pixel(service, "203.0.113.7", { svc_account: "acme", svc_visitor_id: "real" })).status).toBe(200);
   });
@@ -124,7 +141,9 @@ describe("the byte budget of a source", () => {
     const service = await open();
     const big = (name: string) => ({ svc_account: "acme", svc_event: name, padding: "x".repeat(1_048_576 - 100) });
     const started = performance.now();
-    const answers = await Promise.all(Array.from({ length: 24 }, (_, index) => post(service, "198.51.100.66", big(`big-${index}`))));
+    const answers = await Promise.all(
+      Array.from({ length: 24 }, (_, index) => post(service, "198.51.100.66", big(`big-${index}`))),
+    );
     const elapsedSeconds = (performance.now() - started) / 1000;
     const statuses = statusesOf(answers);
     expect(count(statuses, 200) + count(statuses, 429)).toBe(24);
@@ -145,7 +164,10 @@ describe("event retention", () => {
     it(`events older than the retention are expired in the background on the virtual clock; the profiles stay (${store})`, async () => {
       const service = await open({ store });
       const visitor = `retained-${store}`;
-      for (const name of ["view", "purchase"]) expect((await post(service, "local", { svc_account: "acme", svc_visitor_id: visitor, svc_event: name })).status).toBe(200);
+      for (const name of ["view", "purchase"])
+        expect(
+          (await post(service, "local", { svc_account: "acme", svc_visitor_id: visitor, svc_event: name })).status,
+        ).toBe(200);
       expect((await admin(service, "/admin/wait", {})).status).toBe(200);
       expect(await storedCount(service, `account=acme&visitor=${visitor}`)).toBe(2);
       // The default retention is 396 days: 395 days on, the events are still kept.
@@ -153,12 +175,16 @@ describe("event retention", () => {
       expect((await admin(service, "/admin/wait", {})).status).toBe(200);
       expect(await storedCount(service, `account=acme&visitor=${visitor}`)).toBe(2);
       expect((await admin(service, "/admin/clock/advance", { by: "2d" })).status).toBe(200);
-      expect((await post(service, "local", { svc_account: "acme", svc_visitor_id: "fresh", svc_event: "view" })).status).toBe(200);
+      expect(
+        (await post(service, "local", { svc_account: "acme", svc_visitor_id: "fresh", svc_event: "view" })).status,
+      ).toBe(200);
       expect((await admin(service, "/admin/wait", {})).status).toBe(200);
       expect(await storedCount(service, `account=acme&visitor=${visitor}`)).toBe(0);
       expect(await storedCount(service, "account=acme&visitor=fresh")).toBe(1);
       const profile = await service.app.handle(
-        new Request(`${origin}/personalization/accounts/acme/profiles/main/engines/demo-engine/visitors/${visitor}`, { headers: { referer: "https://shop.example.com/" } }),
+        new Request(`${origin}/personalization/accounts/acme/profiles/main/engines/demo-engine/visitors/${visitor}`, {
+          headers: { referer: "https://shop.example.com/" },
+        }),
       );
       expect(profile.status).toBe(200);
       expect(((await profile.json()) as { metrics: Record<string, number> }).metrics["Lifetime event count"]).toBe(2);
@@ -168,7 +194,9 @@ describe("event retention", () => {
   it("the retention is a limit of the configuration file (limits.eventRetentionDays)", async () => {
     const config = await demoConfig();
     const service = await open({ config: { ...config, limits: { ...config.limits, eventRetentionDays: 2 } } });
-    expect((await post(service, "local", { svc_account: "acme", svc_visitor_id: "short", svc_event: "view" })).status).toBe(200);
+    expect(
+      (await post(service, "local", { svc_account: "acme", svc_visitor_id: "short", svc_event: "view" })).status,
+    ).toBe(200);
     expect((await admin(service, "/admin/clock/advance", { by: "3d" })).status).toBe(200);
     expect((await admin(service, "/admin/wait", {})).status).toBe(200);
     expect(await storedCount(service, "account=acme&visitor=short")).toBe(0);

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { spawnServer, type SpawnedServer } from "../tools/spawn-server.ts";
+import { type SpawnedServer, spawnServer } from "../tools/spawn-server.ts";
 
 const root = resolve(import.meta.dir, "..");
 const adminToken = `crash-writes-${crypto.randomUUID()}`;
@@ -43,12 +43,20 @@ interface Credentials {
 const formHeaders = { "content-type": "application/x-www-form-urlencoded" };
 
 async function login(url: string): Promise<Credentials> {
-  const v1 = await fetch(`${url}/v1/login`, { method: "POST", headers: formHeaders, body: new URLSearchParams({ username: "demo@example.com", password: "demo-password-1" }) });
+  const v1 = await fetch(`${url}/v1/login`, {
+    method: "POST",
+    headers: formHeaders,
+    body: new URLSearchParams({ username: "demo@example.com", password: "demo-password-1" }),
+  });
   expect(v1.status).toBe(200);
   const utk = ((await v1.json()) as { utk: string }).utk;
   const cookie = /JSESSIONID=([^;]*)/.exec(v1.headers.get("set-cookie") ?? "")?.[1] ?? "";
   expect(cookie).not.toBe("");
-  const v2 = await fetch(`${url}/v2/auth`, { method: "POST", headers: formHeaders, body: new URLSearchParams({ username: "demo@example.com", key: "demo-key-0001-acme" }) });
+  const v2 = await fetch(`${url}/v2/auth`, {
+    method: "POST",
+    headers: formHeaders,
+    body: new URLSearchParams({ username: "demo@example.com", key: "demo-key-0001-acme" }),
+  });
   expect(v2.status).toBe(200);
   return { cookie, utk, bearer: ((await v2.json()) as { token: string }).token };
 }
@@ -72,7 +80,12 @@ interface Acked {
  * Streams uploads and deletions from concurrent clients and SIGKILLs the server once `killAfterAcks`
  * writes were acknowledged, while requests are still on the wire. Adds what was acknowledged to `acked`.
  */
-async function streamAndKill(server: SpawnedServer, credentials: Credentials, round: number, acked: Acked): Promise<number> {
+async function streamAndKill(
+  server: SpawnedServer,
+  credentials: Credentials,
+  round: number,
+  acked: Acked,
+): Promise<number> {
   let sent = 0;
   let acks = 0;
   let inFlight = 0;
@@ -131,13 +144,17 @@ async function streamAndKill(server: SpawnedServer, credentials: Credentials, ro
 async function expectPresent(url: string, credentials: Credentials, acked: Acked): Promise<void> {
   const missingUploads: string[] = [];
   for (const id of acked.uploads) {
-    const response = await fetch(`${url}${dle}/${id}?utk=${encodeURIComponent(credentials.utk)}`, { headers: { cookie: `JSESSIONID=${credentials.cookie}` } });
+    const response = await fetch(`${url}${dle}/${id}?utk=${encodeURIComponent(credentials.utk)}`, {
+      headers: { cookie: `JSESSIONID=${credentials.cookie}` },
+    });
     if (response.status !== 200) missingUploads.push(`${id}: ${response.status}`);
     else expect(["pending", "completed"]).toContain(((await response.json()) as { status: string }).status);
   }
   const missingDeletions: string[] = [];
   for (const id of acked.deletions) {
-    const response = await fetch(`${url}${prv}/transactions/${id}`, { headers: { authorization: `Bearer ${credentials.bearer}` } });
+    const response = await fetch(`${url}${prv}/transactions/${id}`, {
+      headers: { authorization: `Bearer ${credentials.bearer}` },
+    });
     if (response.status !== 200) missingDeletions.push(`${id}: ${response.status}`);
   }
   expect({ missingUploads, missingDeletions }).toEqual({ missingUploads: [], missingDeletions: [] });
@@ -147,8 +164,11 @@ async function expectPresent(url: string, credentials: Credentials, acked: Acked
 async function expectUploadsSettled(url: string, credentials: Credentials, acked: Acked): Promise<void> {
   const unsettled: string[] = [];
   for (const id of acked.uploads) {
-    const status = await fetch(`${url}${dle}/${id}?utk=${encodeURIComponent(credentials.utk)}`, { headers: { cookie: `JSESSIONID=${credentials.cookie}` } });
-    const state = status.status === 200 ? ((await status.json()) as { status: string }).status : `HTTP ${status.status}`;
+    const status = await fetch(`${url}${dle}/${id}?utk=${encodeURIComponent(credentials.utk)}`, {
+      headers: { cookie: `JSESSIONID=${credentials.cookie}` },
+    });
+    const state =
+      status.status === 200 ? ((await status.json()) as { status: string }).status : `HTTP ${status.status}`;
     if (state !== "completed") unsettled.push(`upload ${id}: ${state}`);
     const served = await fetch(`${url}/dle/acme/main/${id}.json`);
     if (served.status !== 200) unsettled.push(`served ${id}: ${served.status}`);
@@ -161,7 +181,9 @@ async function expectUploadsSettled(url: string, credentials: Credentials, acked
 async function expectDeletionsSettled(url: string, credentials: Credentials, acked: Acked): Promise<void> {
   const unsettled: string[] = [];
   for (const id of acked.deletions) {
-    const response = await fetch(`${url}${prv}/transactions/${id}`, { headers: { authorization: `Bearer ${credentials.bearer}` } });
+    const response = await fetch(`${url}${prv}/transactions/${id}`, {
+      headers: { authorization: `Bearer ${credentials.bearer}` },
+    });
     const body = response.status === 200 ? ((await response.json()) as Record<string, string>) : {};
     if (body[id] !== "SUCCESS") unsettled.push(`deletion ${id}: ${response.status} ${JSON.stringify(body)}`);
   }

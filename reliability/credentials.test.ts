@@ -5,8 +5,6 @@
  * In-process, on the memory store; the service-level cases run on a manual clock.
  */
 import { afterEach, describe, expect, it } from "bun:test";
-import { defaultLimits } from "../core/config/config.model.ts";
-import type { SecretHasher } from "../core/ports/hashing.port.ts";
 import { loadConfigFile } from "../adapters/config/config.loader.ts";
 import { demoConfigPath } from "../adapters/config/demo-config.ts";
 import { requestFrom } from "../adapters/http/connection.ts";
@@ -15,6 +13,8 @@ import type { Service } from "../adapters/service.ts";
 import { AuthService } from "../adapters/services/auth.service.ts";
 import { UsersService } from "../adapters/services/users.service.ts";
 import { createMemoryStores } from "../adapters/store-memory/memory.stores.ts";
+import { defaultLimits } from "../core/config/config.model.ts";
+import type { SecretHasher } from "../core/ports/hashing.port.ts";
 import { openDemoService } from "../harness/in-process.ts";
 
 const origin = "http://localhost";
@@ -35,7 +35,13 @@ async function demoService(limits: Partial<typeof defaultLimits> = {}): Promise<
 }
 
 function post(service: Service, address: string, path: string, fields: Record<string, string>): Promise<Response> {
-  return service.app.handle(requestFrom(address, `${origin}${path}`, { method: "POST", headers: formHeaders, body: new URLSearchParams(fields).toString() }));
+  return service.app.handle(
+    requestFrom(address, `${origin}${path}`, {
+      method: "POST",
+      headers: formHeaders,
+      body: new URLSearchParams(fields).toString(),
+    }),
+  );
 }
 
 async function returnCode(response: Response): Promise<number> {
@@ -62,7 +68,10 @@ describe("finding 3: a burst of wrong logins from one address does not refuse an
     let firstBusy: () => void = () => {};
     const flooded = new Promise<void>((resolve) => (firstBusy = resolve));
     const burst = Array.from({ length: 70 }, (_, index) =>
-      post(service, flooder, "/v1/login", { username: `made-up-${index}-${crypto.randomUUID()}@example.com`, password: "wrong-password" }).then(async (response) => {
+      post(service, flooder, "/v1/login", {
+        username: `made-up-${index}-${crypto.randomUUID()}@example.com`,
+        password: "wrong-password",
+      }).then(async (response) => {
         const code = response.status === 503 ? 1503 : await returnCode(response);
         if (code === 1503) firstBusy();
         return code;
@@ -70,7 +79,10 @@ describe("finding 3: a burst of wrong logins from one address does not refuse an
     );
     // The flooding address has filled its share of the queue once one of its attempts is turned away busy.
     await flooded;
-    const first = await post(service, "198.51.100.9", "/v1/login", { username: demo.email, password: demo.password }).finally(() => Promise.all(burst));
+    const first = await post(service, "198.51.100.9", "/v1/login", {
+      username: demo.email,
+      password: demo.password,
+    }).finally(() => Promise.all(burst));
     expect(first.status).toBe(200);
     const codes = await Promise.all(burst);
     expect(codes.every((code) => code === 1401 || code === 1503)).toBe(true);
@@ -92,12 +104,15 @@ describe("finding 4: a locked key login still takes the right key (DEC-AUT-01)",
     expect(((await right.json()) as { token: string }).token).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
     const stillLocked = await post(service, "local", "/v2/auth", { username: demo.email, key: "a-third-guess" });
     expect([stillLocked.status, await returnCode(stillLocked)]).toEqual([401, 1402]);
-    expect((await post(service, "local", "/v1/login", { username: demo.email, password: demo.password })).status).toBe(200);
+    expect((await post(service, "local", "/v1/login", { username: demo.email, password: demo.password })).status).toBe(
+      200,
+    );
   }, 30_000);
 
   it("[DEC-SES-01] a locked password login still refuses the right password", async () => {
     const service = await demoService();
-    for (let attempt = 1; attempt <= 5; attempt += 1) await post(service, "local", "/v1/login", { username: demo.email, password: "wrong-password" });
+    for (let attempt = 1; attempt <= 5; attempt += 1)
+      await post(service, "local", "/v1/login", { username: demo.email, password: "wrong-password" });
     const right = await post(service, "local", "/v1/login", { username: demo.email, password: demo.password });
     expect([right.status, await returnCode(right)]).toEqual([401, 1402]);
   }, 30_000);
@@ -107,7 +122,10 @@ describe("finding 6: a user's live sessions are capped, the oldest ending first"
   it("by default, the 51st login of a user ends the first session and keeps the 50 newest", async () => {
     const service = await demoService();
     const sessions = [];
-    for (let index = 0; index < 51; index += 1) sessions.push(await sessionOf(await post(service, "local", "/v1/login", { username: demo.email, password: demo.password })));
+    for (let index = 0; index < 51; index += 1)
+      sessions.push(
+        await sessionOf(await post(service, "local", "/v1/login", { username: demo.email, password: demo.password })),
+      );
     expect(await sessionStatus(service, sessions[0]!)).toBe(401);
     const statuses = await Promise.all(sessions.slice(1).map((session) => sessionStatus(service, session)));
     expect(statuses).toEqual(Array(50).fill(200));
@@ -116,21 +134,43 @@ describe("finding 6: a user's live sessions are capped, the oldest ending first"
   it("the limit maxSessionsPerUser is configurable", async () => {
     const service = await demoService({ maxSessionsPerUser: 2 } as Partial<typeof defaultLimits>);
     const sessions = [];
-    for (let index = 0; index < 4; index += 1) sessions.push(await sessionOf(await post(service, "local", "/v1/login", { username: demo.email, password: demo.password })));
+    for (let index = 0; index < 4; index += 1)
+      sessions.push(
+        await sessionOf(await post(service, "local", "/v1/login", { username: demo.email, password: demo.password })),
+      );
     expect(await Promise.all(sessions.map((session) => sessionStatus(service, session)))).toEqual([401, 401, 200, 200]);
   });
 });
 
 describe("finding 10: a bearer token does not outlive a password reset or a disabling", () => {
-  const fakeHasher: SecretHasher = { hash: async (secret) => `fake$${secret}`, verify: async (secret, hash) => hash === `fake$${secret}` };
+  const fakeHasher: SecretHasher = {
+    hash: async (secret) => `fake$${secret}`,
+    verify: async (secret, hash) => hash === `fake$${secret}`,
+  };
 
   async function setup() {
     const stores = createMemoryStores();
     let now = Date.UTC(2026, 10, 27, 12, 0, 0, 100);
     const clock = { now: () => now };
     await stores.tenancy.ensureAccount("acme", now);
-    await stores.tenancy.putUser({ email: "ann@example.com", passwordHash: "fake$ann-password", passwordSeed: null, disabled: false, grants: [{ account: "acme", profiles: "*" }], tokensValidAfter: null, createdAt: now, updatedAt: now });
-    await stores.tenancy.putApiKey({ id: "ann-key", userEmail: "ann@example.com", keyHash: "fake$ann-api-key", keySeed: null, createdAt: now, revokedAt: null });
+    await stores.tenancy.putUser({
+      email: "ann@example.com",
+      passwordHash: "fake$ann-password",
+      passwordSeed: null,
+      disabled: false,
+      grants: [{ account: "acme", profiles: "*" }],
+      tokensValidAfter: null,
+      createdAt: now,
+      updatedAt: now,
+    });
+    await stores.tenancy.putApiKey({
+      id: "ann-key",
+      userEmail: "ann@example.com",
+      keyHash: "fake$ann-api-key",
+      keySeed: null,
+      createdAt: now,
+      revokedAt: null,
+    });
     const deps = { stores, hasher: fakeHasher, ids: cryptoIds, clock, limits: defaultLimits };
     const auth = new AuthService(deps);
     const users = new UsersService({ ...deps, unlock: (email) => auth.unlock(email) });

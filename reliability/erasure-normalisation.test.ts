@@ -25,14 +25,20 @@ afterEach(async () => {
 async function openOnFile(): Promise<{ service: Service; dataDir: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), "svc-hub-erasure-"));
   cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-  const service = await openDemoService({ store: { kind: "libsql", url: `file:${join(dataDir, "svc-hub.db")}` }, timing: "fast", adminToken, dataDir });
+  const service = await openDemoService({
+    store: { kind: "libsql", url: `file:${join(dataDir, "svc-hub.db")}` },
+    timing: "fast",
+    adminToken,
+    dataDir,
+  });
   cleanups.push(() => service.close());
   service.start();
   return { service, dataDir };
 }
 
 async function clientOf(service: Service) {
-  const call = (path: string, init: RequestInit = {}) => service.app.handle(new Request(`${inProcessBase}${path}`, init));
+  const call = (path: string, init: RequestInit = {}) =>
+    service.app.handle(new Request(`${inProcessBase}${path}`, init));
   const issued = await call("/v2/auth", {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded" },
@@ -43,12 +49,23 @@ async function clientOf(service: Service) {
   const admin = { authorization: `Bearer ${adminToken}`, "content-type": "application/json" };
   return {
     async event(params: Record<string, unknown>) {
-      const response = await call("/event", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ svc_account: "acme", svc_profile: "main", ...params }) });
+      const response = await call("/event", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ svc_account: "acme", svc_profile: "main", ...params }),
+      });
       expect(response.status).toBe(200);
     },
     async visitor(value: string) {
-      const response = await call(`${base}?attributeId=5120&attributeValue=${encodeURIComponent(value)}`, { headers: bearer });
-      return { status: response.status, body: (await response.json()) as { visitor?: { metrics: Record<string, number>; properties: Record<string, string> } } };
+      const response = await call(`${base}?attributeId=5120&attributeValue=${encodeURIComponent(value)}`, {
+        headers: bearer,
+      });
+      return {
+        status: response.status,
+        body: (await response.json()) as {
+          visitor?: { metrics: Record<string, number>; properties: Record<string, string> };
+        },
+      };
     },
     async requestDeletion(value: string) {
       const response = await call(base, {
@@ -67,22 +84,33 @@ async function clientOf(service: Service) {
     async events() {
       const response = await call("/admin/events?account=acme&limit=1000", { headers: admin });
       expect(response.status).toBe(200);
-      return ((await response.json()) as { events: Array<{ visitorId: string; event: string | null; data: Record<string, unknown> }> }).events;
+      return (
+        (await response.json()) as {
+          events: Array<{ visitorId: string; event: string | null; data: Record<string, unknown> }>;
+        }
+      ).events;
     },
     /** Runs everything due, then moves the virtual clock past the deletion delay and runs what became due. */
     async advance(by: string) {
-      expect((await call("/admin/clock/advance", { method: "POST", headers: admin, body: JSON.stringify({ by }) })).status).toBe(200);
+      expect(
+        (await call("/admin/clock/advance", { method: "POST", headers: admin, body: JSON.stringify({ by }) })).status,
+      ).toBe(200);
       await this.wait();
     },
     async wait() {
-      expect((await call("/admin/wait", { method: "POST", headers: admin, body: JSON.stringify({ scheduled: false }) })).status).toBe(200);
+      expect(
+        (await call("/admin/wait", { method: "POST", headers: admin, body: JSON.stringify({ scheduled: false }) }))
+          .status,
+      ).toBe(200);
     },
   };
 }
 
 /** Every byte under the data directory: the database, its WAL, the kept copies of imported files. */
 function dataBytes(dataDir: string): Buffer {
-  const files = readdirSync(dataDir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name));
+  const files = readdirSync(dataDir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name));
   expect(files.some((path) => path.endsWith("svc-hub.db"))).toBe(true);
   return Buffer.concat(files.map((path) => readFileSync(path)));
 }

@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createClient } from "@libsql/client";
 import { databaseUrlForDataDir } from "../adapters/store-libsql/libsql.stores.ts";
-import { spawnServer, type SpawnedServer } from "../tools/spawn-server.ts";
+import { type SpawnedServer, spawnServer } from "../tools/spawn-server.ts";
 import { writeLoadTestConfig } from "./support.ts";
 
 const root = resolve(import.meta.dir, "..");
@@ -57,7 +57,11 @@ async function storedTraceIds(url: string, eventName: string): Promise<Set<strin
   const found = new Set<string>();
   let afterSeq = 0;
   for (;;) {
-    const page = await admin<{ events: Array<{ traceId: string }>; nextAfterSeq: number | null }>(url, "GET", `/admin/events?event=${eventName}&limit=1000&afterSeq=${afterSeq}`);
+    const page = await admin<{ events: Array<{ traceId: string }>; nextAfterSeq: number | null }>(
+      url,
+      "GET",
+      `/admin/events?event=${eventName}&limit=1000&afterSeq=${afterSeq}`,
+    );
     for (const event of page.events) found.add(event.traceId);
     if (page.nextAfterSeq === null) return found;
     afterSeq = page.nextAfterSeq;
@@ -110,7 +114,10 @@ describe("a full disk (DEC-GEN-07, DEC-COL-08)", () => {
       cleanups.push(() => file.close());
       await file.execute("PRAGMA busy_timeout=5000");
       await file.execute("CREATE TABLE test_ballast (b BLOB)");
-      await file.execute({ sql: "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?) INSERT INTO test_ballast SELECT randomblob(3900) FROM n", args: [ballastPages] });
+      await file.execute({
+        sql: "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?) INSERT INTO test_ballast SELECT randomblob(3900) FROM n",
+        args: [ballastPages],
+      });
       await file.execute("PRAGMA wal_checkpoint(TRUNCATE)");
       const pageCount = Number((await file.execute("PRAGMA page_count")).rows[0]?.[0]);
       expect(pageCount).toBeGreaterThan(ballastPages);
@@ -141,7 +148,12 @@ describe("a full disk (DEC-GEN-07, DEC-COL-08)", () => {
               const traceId = `full-${clientId}-${n}`;
               const response = await postEvent(server.url, "full_disk", traceId);
               if (response.status === 200) ackedEvents.push(traceId);
-              else if (response.status === 503 && response.headers.get("retry-after") && response.headers.get("x-error") === "Storage unavailable") refused.event += 1;
+              else if (
+                response.status === 503 &&
+                response.headers.get("retry-after") &&
+                response.headers.get("x-error") === "Storage unavailable"
+              )
+                refused.event += 1;
               else unexpected.push(`event ${response.status} ${response.headers.get("x-error")}`);
               await response.body?.cancel();
             }
@@ -176,19 +188,27 @@ describe("a full disk (DEC-GEN-07, DEC-COL-08)", () => {
       // Every acknowledged write is there.
       const stored = await storedTraceIds(server.url, "full_disk");
       expect(ackedEvents.filter((traceId) => !stored.has(traceId))).toEqual([]);
-      const one = await admin<{ events: Array<{ traceId: string }> }>(server.url, "GET", `/admin/events?account=acme&traceId=${ackedEvents[0]}`);
+      const one = await admin<{ events: Array<{ traceId: string }> }>(
+        server.url,
+        "GET",
+        `/admin/events?account=acme&traceId=${ackedEvents[0]}`,
+      );
       expect(one.events.map((event) => event.traceId)).toEqual([ackedEvents[0] as string]);
       // Every acknowledged data layer change is published (the publisher carries on after the full disk).
       await admin(server.url, "POST", "/admin/clock/advance", { by: "10s" });
       await admin(server.url, "POST", "/admin/wait");
       const statuses = await Promise.all(
         ackedLayers.map(async (name) => {
-          const response = await fetch(dataLayerUrl(server.url, session, name), { headers: { cookie: session.cookie } });
+          const response = await fetch(dataLayerUrl(server.url, session, name), {
+            headers: { cookie: session.cookie },
+          });
           return `${name} ${response.status} ${response.status === 200 ? ((await response.json()) as { status: string }).status : await response.text()}`;
         }),
       );
       expect(statuses.filter((line) => !line.endsWith(" 200 completed"))).toEqual([]);
-      console.log(`full disk: ${sent} requests, ${ackedEvents.length} events and ${ackedLayers.length} data layers acknowledged, ${refused.event} events and ${refused.dataLayer} uploads refused with 503`);
+      console.log(
+        `full disk: ${sent} requests, ${ackedEvents.length} events and ${ackedLayers.length} data layers acknowledged, ${refused.event} events and ${refused.dataLayer} uploads refused with 503`,
+      );
     },
     { timeout: 60_000 },
   );

@@ -12,10 +12,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import fc from "fast-check";
-import { managementErrors } from "../core/errors/index.ts";
 import { errorStyleFor } from "../adapters/http/error-mapping.ts";
-import { openInProcessTarget, type InProcessService } from "../harness/in-process.ts";
 import { createArgon2Hasher } from "../adapters/runtime/crypto.ts";
+import { managementErrors } from "../core/errors/index.ts";
+import { type InProcessService, openInProcessTarget } from "../harness/in-process.ts";
 
 const runs = Number(process.env.FUZZ_RUNS ?? 1_000);
 const seed = Number(process.env.FUZZ_SEED ?? 20261121);
@@ -24,7 +24,12 @@ const seed = Number(process.env.FUZZ_SEED ?? 20261121);
  * reaches the routes, not about argon2's cost), so they get the full count of runs too. Only checks against
  * the demo users' stored hashes keep the full cost.
  */
-const fuzzHasher = createArgon2Hasher({ concurrency: 2, maxWaiting: 1_000, maxWaitingPerSource: 1_000, cost: { memoryCost: 8, timeCost: 1 } });
+const fuzzHasher = createArgon2Hasher({
+  concurrency: 2,
+  maxWaiting: 1_000,
+  maxWaitingPerSource: 1_000,
+  cost: { memoryCost: 8, timeCost: 1 },
+});
 const answerLimitMs = 5_000;
 const origin = "http://localhost";
 const adminToken = "in-process-admin-token";
@@ -35,7 +40,9 @@ const catalogueReturnCodes = new Set<number>(Object.values(managementErrors).map
 const deepArray = new TextEncoder().encode("[".repeat(1_000_000) + "]".repeat(1_000_000));
 const deepObject = new TextEncoder().encode('{"a":'.repeat(1_000_000) + "1" + "}".repeat(1_000_000));
 const hugeKey = new TextEncoder().encode(`{"${"k".repeat(2_000_000)}":1,"svc_account":"acme","svc_profile":"main"}`);
-const maxSizeJson = new TextEncoder().encode(`{"svc_account":"acme","svc_profile":"main","pad":"${"x".repeat(1024 * 1024 - 60)}"}`);
+const maxSizeJson = new TextEncoder().encode(
+  `{"svc_account":"acme","svc_profile":"main","pad":"${"x".repeat(1024 * 1024 - 60)}"}`,
+);
 const gzipBomb = Bun.gzipSync(new Uint8Array(64 * 1024 * 1024).fill(0x20));
 const gzipJsonBomb = Bun.gzipSync(new TextEncoder().encode(`{"a":"${"a".repeat(32 * 1024 * 1024)}"}`));
 const protoBody = new TextEncoder().encode(
@@ -95,7 +102,24 @@ const segment = (sensible: readonly string[]) =>
     { weight: 6, arbitrary: fc.constantFrom(...sensible) },
     {
       weight: 3,
-      arbitrary: fc.constantFrom("..", ".", "%00", "%2e%2e", "%2F", "a%ZZ", "%", "%C3%28", "%FF%FE", "__proto__", "constructor", "x.js", "x.json", "", "a.b.c", "dl%2Fid"),
+      arbitrary: fc.constantFrom(
+        "..",
+        ".",
+        "%00",
+        "%2e%2e",
+        "%2F",
+        "a%ZZ",
+        "%",
+        "%C3%28",
+        "%FF%FE",
+        "__proto__",
+        "constructor",
+        "x.js",
+        "x.json",
+        "",
+        "a.b.c",
+        "dl%2Fid",
+      ),
     },
     { weight: 1, arbitrary: fc.constant("x".repeat(20_000)) },
     { weight: 4, arbitrary: fc.string({ maxLength: 40 }).map(encodeURIComponent) },
@@ -129,25 +153,66 @@ function pathArbitrary(template: string): fc.Arbitrary<string> {
   // Half the paths name real things, so the fuzzed rest of the request reaches the handlers behind the routing.
   const filledPath = fc.oneof(fc.tuple(...pieces(false)), fc.tuple(...pieces(true)));
   return fc
-    .tuple(filledPath, fc.oneof({ weight: 8, arbitrary: fc.constant("") }, { weight: 1, arbitrary: fc.constantFrom("/", "/..", "/../admin/clock", "/extra/segment", "//", "/%00") }))
+    .tuple(
+      filledPath,
+      fc.oneof(
+        { weight: 8, arbitrary: fc.constant("") },
+        { weight: 1, arbitrary: fc.constantFrom("/", "/..", "/../admin/clock", "/extra/segment", "//", "/%00") },
+      ),
+    )
     .map(([filled, suffix]) => filled.join("") + suffix);
 }
 
 const method = (own: readonly string[]) =>
-  fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...own) }, { weight: 1, arbitrary: fc.constantFrom("GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS") });
+  fc.oneof(
+    { weight: 8, arbitrary: fc.constantFrom(...own) },
+    { weight: 1, arbitrary: fc.constantFrom("GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS") },
+  );
 
 const queryArbitrary = fc
   .record({
-    utk: fc.oneof({ weight: 1, arbitrary: fc.constant<string | null>(null) }, { weight: 3, arbitrary: fc.constant("VALID") }, { weight: 1, arbitrary: headerText(60) }),
+    utk: fc.oneof(
+      { weight: 1, arbitrary: fc.constant<string | null>(null) },
+      { weight: 3, arbitrary: fc.constant("VALID") },
+      { weight: 1, arbitrary: headerText(60) },
+    ),
     collect: fc.boolean(),
     pairs: fc.array(
       fc.tuple(
-        fc.oneof(fc.constantFrom("svc_account", "svc_profile", "svc_event", "attributeId", "attributeValue", "prettyName", "startDate", "endDate", "fileName", "utk", "__proto__", "constructor", "cb", "svc_visitor_id", "svc_thirdparty_visitor_id"), fc.string({ maxLength: 12 })),
-        fc.oneof(fc.constantFrom("acme", "main", "5120", "ann@example.com", "true", "2025-01-01T00:00:00Z", "2025-13-45", ""), fc.string({ maxLength: 30 })),
+        fc.oneof(
+          fc.constantFrom(
+            "svc_account",
+            "svc_profile",
+            "svc_event",
+            "attributeId",
+            "attributeValue",
+            "prettyName",
+            "startDate",
+            "endDate",
+            "fileName",
+            "utk",
+            "__proto__",
+            "constructor",
+            "cb",
+            "svc_visitor_id",
+            "svc_thirdparty_visitor_id",
+          ),
+          fc.string({ maxLength: 12 }),
+        ),
+        fc.oneof(
+          fc.constantFrom("acme", "main", "5120", "ann@example.com", "true", "2025-01-01T00:00:00Z", "2025-13-45", ""),
+          fc.string({ maxLength: 30 }),
+        ),
       ),
       { maxLength: 5 },
     ),
-    raw: fc.oneof({ weight: 6, arbitrary: fc.constant("") }, { weight: 1, arbitrary: fc.constantFrom("&&&", "=%ZZ", "a=%00", "a[b]=c", `k=${"v".repeat(50_000)}`, "%C3%28=%FF") }),
+    raw: fc.oneof(
+      { weight: 6, arbitrary: fc.constant("") },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom("&&&", "=%ZZ", "a=%00", "a[b]=c", `k=${"v".repeat(50_000)}`, "%C3%28=%FF"),
+      },
+    ),
   })
   .map(({ utk, collect, pairs, raw }) => {
     const params = new URLSearchParams();
@@ -175,12 +240,15 @@ const contentType = fc.oneof(
     "application/octet-stream",
     "*/*",
     ";;;",
-    "application/json; boundary=\"",
+    'application/json; boundary="',
   ),
   headerText(40),
 );
 
-const contentEncoding = fc.oneof({ weight: 5, arbitrary: fc.constant<string | null>(null) }, { weight: 1, arbitrary: fc.constantFrom("gzip", "identity", "br", "deflate", "gzip, gzip", "x-unknown", "") });
+const contentEncoding = fc.oneof(
+  { weight: 5, arbitrary: fc.constant<string | null>(null) },
+  { weight: 1, arbitrary: fc.constantFrom("gzip", "identity", "br", "deflate", "gzip, gzip", "x-unknown", "") },
+);
 
 const cookie = fc.oneof(
   { weight: 2, arbitrary: fc.constant<string | null>(null) },
@@ -196,7 +264,7 @@ const cookie = fc.oneof(
       "TAPID=" + "a>b|".repeat(2_000),
       ";;==;;",
       "=",
-      "JSESSIONID=\"quoted\"",
+      'JSESSIONID="quoted"',
       "__proto__=1; constructor=2",
       "JSESSIONID=" + "x".repeat(8_000),
     ),
@@ -208,7 +276,16 @@ const authorization = fc.oneof(
   { weight: 2, arbitrary: fc.constant<string | null>(null) },
   { weight: 5, arbitrary: fc.constant("BEARER") },
   { weight: 1, arbitrary: fc.constant(`Bearer ${adminToken}`) },
-  { weight: 2, arbitrary: fc.constantFrom("Bearer ", "Bearer x.y.z", "Basic Zm9vOmJhcg==", "Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJkZW1vQGV4YW1wbGUuY29tIn0.", "bearer " + "a".repeat(10_000)) },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      "Bearer ",
+      "Bearer x.y.z",
+      "Basic Zm9vOmJhcg==",
+      "Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJkZW1vQGV4YW1wbGUuY29tIn0.",
+      "bearer " + "a".repeat(10_000),
+    ),
+  },
   { weight: 1, arbitrary: headerText(60) },
 );
 
@@ -225,17 +302,68 @@ const body: fc.Arbitrary<BodyChoice> = fc.oneof(
   { weight: 5, arbitrary: fc.json({ maxDepth: 4 }).map((text) => ({ bytes: encoder.encode(text) })) },
   {
     weight: 3,
-    arbitrary: fc.dictionary(fc.oneof(fc.constantFrom("svc_account", "svc_profile", "svc_event", "__proto__", "constructor", "a.b", "username", "password", "by", "now"), fc.string({ maxLength: 8 })), fc.jsonValue({ maxDepth: 2 })).map((object) => ({
-      bytes: encoder.encode(JSON.stringify(object)),
-    })),
+    arbitrary: fc
+      .dictionary(
+        fc.oneof(
+          fc.constantFrom(
+            "svc_account",
+            "svc_profile",
+            "svc_event",
+            "__proto__",
+            "constructor",
+            "a.b",
+            "username",
+            "password",
+            "by",
+            "now",
+          ),
+          fc.string({ maxLength: 8 }),
+        ),
+        fc.jsonValue({ maxDepth: 2 }),
+      )
+      .map((object) => ({
+        bytes: encoder.encode(JSON.stringify(object)),
+      })),
   },
-  { weight: 2, arbitrary: fc.string({ maxLength: 60 }).map((text) => ({ bytes: encoder.encode(`username=${encodeURIComponent(text)}&password=x&attributeId=5120&attributeValue=${encodeURIComponent(text)}`) })) },
-  { weight: 2, arbitrary: fc.constantFrom(new Uint8Array([0xff, 0xfe, 0xfd]), new Uint8Array([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xc3, 0x28, 0x22, 0x7d]), new Uint8Array([0xed, 0xa0, 0x80])).map((bytes) => ({ bytes })) },
-  { weight: 1, arbitrary: fc.constantFrom(deepArray, deepObject, hugeKey, maxSizeJson, protoBody).map((bytes) => ({ bytes })) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .string({ maxLength: 60 })
+      .map((text) => ({
+        bytes: encoder.encode(
+          `username=${encodeURIComponent(text)}&password=x&attributeId=5120&attributeValue=${encodeURIComponent(text)}`,
+        ),
+      })),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .constantFrom(
+        new Uint8Array([0xff, 0xfe, 0xfd]),
+        new Uint8Array([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xc3, 0x28, 0x22, 0x7d]),
+        new Uint8Array([0xed, 0xa0, 0x80]),
+      )
+      .map((bytes) => ({ bytes })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(deepArray, deepObject, hugeKey, maxSizeJson, protoBody).map((bytes) => ({ bytes })),
+  },
   { weight: 1, arbitrary: fc.constantFrom(gzipBomb, gzipJsonBomb).map((bytes) => ({ bytes, gzip: true })) },
-  { weight: 1, arbitrary: fc.uint8Array({ maxLength: 256 }).map((bytes) => ({ bytes: Bun.gzipSync(bytes), gzip: true })) },
-  { weight: 1, arbitrary: fc.json({ maxDepth: 3 }).map((text) => ({ bytes: Bun.gzipSync(encoder.encode(text)), gzip: true })) },
-  { weight: 1, arbitrary: fc.uint8Array({ minLength: 1, maxLength: 64 }).map((bytes) => ({ bytes: new Uint8Array([0x1f, 0x8b, ...bytes]), gzip: true })) },
+  {
+    weight: 1,
+    arbitrary: fc.uint8Array({ maxLength: 256 }).map((bytes) => ({ bytes: Bun.gzipSync(bytes), gzip: true })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.json({ maxDepth: 3 }).map((text) => ({ bytes: Bun.gzipSync(encoder.encode(text)), gzip: true })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .uint8Array({ minLength: 1, maxLength: 64 })
+      .map((bytes) => ({ bytes: new Uint8Array([0x1f, 0x8b, ...bytes]), gzip: true })),
+  },
 );
 
 interface FuzzCase {
@@ -259,7 +387,10 @@ function caseArbitrary(template: string, methods: readonly string[]): fc.Arbitra
     contentEncoding,
     cookie,
     authorization,
-    origin: fc.oneof(fc.constant<string | null>(null), fc.constantFrom("https://www.example.com", "null", "http://evil.test")),
+    origin: fc.oneof(
+      fc.constant<string | null>(null),
+      fc.constantFrom("https://www.example.com", "null", "http://evil.test"),
+    ),
     body,
   });
 }
@@ -272,11 +403,17 @@ function requestFor(fuzz: FuzzCase): Request | null {
     if (fuzz.contentType !== null) headers.set("content-type", fuzz.contentType);
     if (fuzz.body.gzip) headers.set("content-encoding", "gzip");
     else if (fuzz.contentEncoding !== null) headers.set("content-encoding", fuzz.contentEncoding);
-    if (fuzz.cookie !== null) headers.set("cookie", fuzz.cookie.replace("JSESSIONID=VALID", `JSESSIONID=${principal.cookie}`));
-    if (fuzz.authorization !== null) headers.set("authorization", fuzz.authorization === "BEARER" ? `Bearer ${principal.bearer}` : fuzz.authorization);
+    if (fuzz.cookie !== null)
+      headers.set("cookie", fuzz.cookie.replace("JSESSIONID=VALID", `JSESSIONID=${principal.cookie}`));
+    if (fuzz.authorization !== null)
+      headers.set("authorization", fuzz.authorization === "BEARER" ? `Bearer ${principal.bearer}` : fuzz.authorization);
     if (fuzz.origin !== null) headers.set("origin", fuzz.origin);
     const carriesBody = fuzz.body.bytes !== null && fuzz.method !== "GET" && fuzz.method !== "HEAD";
-    return new Request(`${origin}${fuzz.path}${query ? `?${query}` : ""}`, { method: fuzz.method, headers, body: carriesBody ? (fuzz.body.bytes as Uint8Array<ArrayBuffer>) : null });
+    return new Request(`${origin}${fuzz.path}${query ? `?${query}` : ""}`, {
+      method: fuzz.method,
+      headers,
+      body: carriesBody ? (fuzz.body.bytes as Uint8Array<ArrayBuffer>) : null,
+    });
   } catch {
     return null;
   }
@@ -301,7 +438,9 @@ async function checkAnswer(request: Request): Promise<void> {
   const bytes = new Uint8Array(await withinLimit(response.arrayBuffer(), `${what} (body)`));
   const text = new TextDecoder().decode(bytes);
   const fail = (problem: string) => {
-    throw new Error(`${what}: ${problem}; answered ${response.status} ${JSON.stringify(Object.fromEntries(response.headers))} ${text.slice(0, 300)}`);
+    throw new Error(
+      `${what}: ${problem}; answered ${response.status} ${JSON.stringify(Object.fromEntries(response.headers))} ${text.slice(0, 300)}`,
+    );
   };
   if (response.status >= 500 && !(response.status === 503 && response.headers.get("retry-after"))) fail("a 5xx");
   if (response.status < 400 || request.method === "HEAD") return;
@@ -322,7 +461,8 @@ async function checkAnswer(request: Request): Promise<void> {
     if (typeof fields?.message !== "string" || !fields.message) fail("a refusal without {message}");
     return;
   }
-  if (typeof fields?.returnCode !== "number" || !catalogueReturnCodes.has(fields.returnCode)) fail("an error whose returnCode is not in the catalogue");
+  if (typeof fields?.returnCode !== "number" || !catalogueReturnCodes.has(fields.returnCode))
+    fail("an error whose returnCode is not in the catalogue");
   if (typeof fields.message !== "string" || !fields.message) fail("an error without a message");
 }
 
@@ -338,15 +478,28 @@ interface RouteUnderTest {
 async function routesUnderTest(): Promise<RouteUnderTest[]> {
   const fresh = await openInProcessTarget();
   try {
-    const document = (await (await fresh.service.app.handle(new Request(`${origin}/openapi.json`, { headers: { authorization: `Bearer ${adminToken}` } }))).json()) as { paths: Record<string, Record<string, unknown>> };
-    const routes = Object.entries(document.paths).map(([template, operations]) => ({ template, methods: Object.keys(operations).map((name) => name.toUpperCase()) }));
+    const document = (await (
+      await fresh.service.app.handle(
+        new Request(`${origin}/openapi.json`, { headers: { authorization: `Bearer ${adminToken}` } }),
+      )
+    ).json()) as { paths: Record<string, Record<string, unknown>> };
+    const routes = Object.entries(document.paths).map(([template, operations]) => ({
+      template,
+      methods: Object.keys(operations).map((name) => name.toUpperCase()),
+    }));
     const known = new Set(routes.map((route) => route.template));
     const extra: RouteUnderTest[] = [
       { template: "/event", methods: ["GET", "POST", "OPTIONS"] },
       { template: "/event/{file}", methods: ["GET", "POST"] },
       { template: "/dle/{account}/{profile}/{file}", methods: ["GET", "HEAD", "OPTIONS"] },
-      { template: "/personalization/accounts/{account}/profiles/{profile}/engines/{engine}/visitors/{visitor}", methods: ["GET", "OPTIONS"] },
-      { template: "/personalization/accounts/{account}/profiles/{profile}/engines/{engine}", methods: ["GET", "OPTIONS"] },
+      {
+        template: "/personalization/accounts/{account}/profiles/{profile}/engines/{engine}/visitors/{visitor}",
+        methods: ["GET", "OPTIONS"],
+      },
+      {
+        template: "/personalization/accounts/{account}/profiles/{profile}/engines/{engine}",
+        methods: ["GET", "OPTIONS"],
+      },
       { template: "/{file}", methods: ["GET", "POST"] },
     ];
     return [...routes, ...extra.filter((route) => !known.has(route.template))];
@@ -363,36 +516,37 @@ describe("fuzzing every route: no 5xx, no hang, only catalogue answers", () => {
   });
 
   for (const route of routes) {
-    it(
-      `${route.template} (${route.methods.join(", ")}), ${runs} runs`,
-      async () => {
-        // The fuzzer may move the virtual clock with the admin token; a fresh session per route keeps the
-        // authenticated paths reachable.
-        await loginDemo();
-        statusSeen.clear();
-        let unsendable = 0;
-        await fc.assert(
-          fc.asyncProperty(caseArbitrary(route.template, route.methods), async (fuzz) => {
-            const request = requestFor(fuzz);
-            if (request === null) {
-              unsendable += 1;
-              return;
-            }
-            await checkAnswer(request);
-          }),
-          { numRuns: runs, seed, endOnFailure: true },
-        );
-        const answered = [...statusSeen.values()].reduce((sum, n) => sum + n, 0);
-        if (process.env.FUZZ_VERBOSE) console.log(route.template, JSON.stringify(Object.fromEntries(statusSeen)), { unsendable });
-        expect(answered).toBeGreaterThan(runs * 0.8);
-      },
-      600_000,
-    );
+    it(`${route.template} (${route.methods.join(", ")}), ${runs} runs`, async () => {
+      // The fuzzer may move the virtual clock with the admin token; a fresh session per route keeps the
+      // authenticated paths reachable.
+      await loginDemo();
+      statusSeen.clear();
+      let unsendable = 0;
+      await fc.assert(
+        fc.asyncProperty(caseArbitrary(route.template, route.methods), async (fuzz) => {
+          const request = requestFor(fuzz);
+          if (request === null) {
+            unsendable += 1;
+            return;
+          }
+          await checkAnswer(request);
+        }),
+        { numRuns: runs, seed, endOnFailure: true },
+      );
+      const answered = [...statusSeen.values()].reduce((sum, n) => sum + n, 0);
+      if (process.env.FUZZ_VERBOSE)
+        console.log(route.template, JSON.stringify(Object.fromEntries(statusSeen)), { unsendable });
+      expect(answered).toBeGreaterThan(runs * 0.8);
+    }, 600_000);
   }
 
   it("a JSON body nested a million deep is 400 1400 on an admin route, not 500 (found by this fuzzer)", async () => {
     const answer = await handle(
-      new Request(`${origin}/admin/users/demo@example.com/grants`, { method: "PUT", headers: { "content-type": "application/json", authorization: `Bearer ${adminToken}` }, body: deepArray }),
+      new Request(`${origin}/admin/users/demo@example.com/grants`, {
+        method: "PUT",
+        headers: { "content-type": "application/json", authorization: `Bearer ${adminToken}` },
+        body: deepArray,
+      }),
     );
     expect(answer.status).toBe(400);
     expect(((await answer.json()) as { returnCode: number }).returnCode).toBe(1400);

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { spawnServer, type SpawnedServer } from "../tools/spawn-server.ts";
+import { type SpawnedServer, spawnServer } from "../tools/spawn-server.ts";
 
 const root = resolve(import.meta.dir, "..");
 const dataDir = mkdtempSync(join(tmpdir(), "svc-hub-session-security-"));
@@ -28,7 +28,11 @@ afterAll(async () => {
 });
 
 function login(username: string, password: string, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(`${server.url}/v1/login`, { method: "POST", headers: { ...formHeaders, ...headers }, body: new URLSearchParams({ username, password }) });
+  return fetch(`${server.url}/v1/login`, {
+    method: "POST",
+    headers: { ...formHeaders, ...headers },
+    body: new URLSearchParams({ username, password }),
+  });
 }
 
 async function session(headers: Record<string, string> = {}): Promise<{ cookie: string; utk: string }> {
@@ -75,7 +79,10 @@ describe("session security over a real server process", () => {
   it("logout ends the session and its utk", async () => {
     const { cookie, utk } = await session();
     expect((await list(cookie, utk)).status).toBe(200);
-    const out = await fetch(`${server.url}/v1/logout`, { method: "POST", headers: { ...formHeaders, cookie: `JSESSIONID=${cookie}` } });
+    const out = await fetch(`${server.url}/v1/logout`, {
+      method: "POST",
+      headers: { ...formHeaders, cookie: `JSESSIONID=${cookie}` },
+    });
     expect(out.status).toBe(200);
     await expectRefused(await list(cookie, utk));
     // Logging in again makes a new session; the old pair stays dead.
@@ -105,7 +112,10 @@ describe("session security over a real server process", () => {
         return ((await answer.json()) as { returnCode: number }).returnCode;
       }),
     );
-    const counts = { 1401: answers.filter((code) => code === 1401).length, 1402: answers.filter((code) => code === 1402).length };
+    const counts = {
+      1401: answers.filter((code) => code === 1401).length,
+      1402: answers.filter((code) => code === 1402).length,
+    };
     expect(counts[1401] + counts[1402]).toBe(50);
     expect(counts[1401]).toBeLessThanOrEqual(5);
     expect(counts[1402]).toBeGreaterThanOrEqual(45);

@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { spawnServer, type SpawnedServer } from "../tools/spawn-server.ts";
+import { type SpawnedServer, spawnServer } from "../tools/spawn-server.ts";
 import { writeLoadTestConfig } from "./support.ts";
 
 const root = resolve(import.meta.dir, "..");
@@ -70,7 +70,9 @@ async function postEvent(url: string, traceId: string): Promise<number> {
 function openSlow(port: number, closed: { count: number }): Promise<Socket> {
   return new Promise((resolvePromise, reject) => {
     const socket = connect({ host: "127.0.0.1", port }, () => {
-      socket.write(`POST /event HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: ${MiB}\r\n\r\n{"svc_account":"acme","filler":"`);
+      socket.write(
+        `POST /event HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: ${MiB}\r\n\r\n{"svc_account":"acme","filler":"`,
+      );
       resolvePromise(socket);
     });
     socket.on("error", () => undefined); // a connection the server closes is counted, not a failure here
@@ -122,7 +124,8 @@ describe("memory under slow clients and maximum-size bodies", () => {
       expect(session.status).toBe(200);
       const utk = ((await session.json()) as { utk: string }).utk;
       const cookie = /JSESSIONID=[^;]*/.exec(session.headers.get("set-cookie") ?? "")?.[0] ?? "";
-      const dle = (name: string) => `${server.url}/v1/dle/accounts/acme/profiles/main/datalayers/${name}?utk=${encodeURIComponent(utk)}`;
+      const dle = (name: string) =>
+        `${server.url}/v1/dle/accounts/acme/profiles/main/datalayers/${name}?utk=${encodeURIComponent(utk)}`;
       const bodyStatuses = new Map<string, number[]>();
       const record = (kind: string) => async (response: Response) => {
         await response.arrayBuffer();
@@ -131,11 +134,31 @@ describe("memory under slow clients and maximum-size bodies", () => {
       const bodyStarted = performance.now();
       await Promise.all(
         Array.from({ length: bodyClients }, (_, n) => [
-          fetch(`${server.url}/event`, { method: "POST", headers: { "content-type": "application/json" }, body: overJson }).then(record("event over 1 MiB")),
-          fetch(`${server.url}/event`, { method: "POST", headers: { "content-type": "application/json" }, body: over }).then(record("event 1 MiB + 16 raw")),
-          fetch(`${server.url}/event`, { method: "POST", headers: { "content-type": "application/json", "content-encoding": "gzip" }, body: bomb }).then(record("event gzip bomb")),
-          fetch(dle(`big_${n}`), { method: "POST", headers: { "content-type": "application/json", cookie }, body: overJson }).then(record("data layer over 1 MiB")),
-          fetch(dle(`bomb_${n}`), { method: "POST", headers: { "content-type": "application/json", "content-encoding": "gzip", cookie }, body: bomb }).then(record("data layer gzip bomb")),
+          fetch(`${server.url}/event`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: overJson,
+          }).then(record("event over 1 MiB")),
+          fetch(`${server.url}/event`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: over,
+          }).then(record("event 1 MiB + 16 raw")),
+          fetch(`${server.url}/event`, {
+            method: "POST",
+            headers: { "content-type": "application/json", "content-encoding": "gzip" },
+            body: bomb,
+          }).then(record("event gzip bomb")),
+          fetch(dle(`big_${n}`), {
+            method: "POST",
+            headers: { "content-type": "application/json", cookie },
+            body: overJson,
+          }).then(record("data layer over 1 MiB")),
+          fetch(dle(`bomb_${n}`), {
+            method: "POST",
+            headers: { "content-type": "application/json", "content-encoding": "gzip", cookie },
+            body: bomb,
+          }).then(record("data layer gzip bomb")),
         ]).flat(),
       );
       const bodyMs = performance.now() - bodyStarted;

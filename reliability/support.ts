@@ -4,7 +4,9 @@ import { demoConfigPath } from "../adapters/config/demo-config.ts";
 
 /** The demo user's stored password hash, from the demo configuration (password demo-password-1). */
 function demoPasswordHash(): string {
-  const demo = JSON.parse(readFileSync(demoConfigPath, "utf8")) as { users: Array<{ email: string; password: { hash: string } }> };
+  const demo = JSON.parse(readFileSync(demoConfigPath, "utf8")) as {
+    users: Array<{ email: string; password: { hash: string } }>;
+  };
   const user = demo.users.find((entry) => entry.email === "demo@example.com");
   if (!user) throw new Error("the demo configuration has no demo@example.com");
   return user.password.hash;
@@ -21,7 +23,13 @@ export function writeLoadTestConfig(dataDir: string): string {
     JSON.stringify({
       limits: { collectEventsPerSecond: 1_000_000, collectBytesPerSourcePerSecond: 1024 ** 4 },
       accounts: [{ name: "acme", profiles: [{ name: "main" }] }],
-      users: [{ email: "demo@example.com", password: { hash: demoPasswordHash() }, grants: [{ account: "acme", profiles: "*" }] }],
+      users: [
+        {
+          email: "demo@example.com",
+          password: { hash: demoPasswordHash() },
+          grants: [{ account: "acme", profiles: "*" }],
+        },
+      ],
     }),
   );
   return configPath;

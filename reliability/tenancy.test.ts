@@ -6,7 +6,7 @@
  * data is unchanged. In-process, on the memory store.
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { openInProcessTarget, type InProcessService } from "../harness/in-process.ts";
+import { type InProcessService, openInProcessTarget } from "../harness/in-process.ts";
 
 const origin = "http://localhost";
 const adminToken = "in-process-admin-token";
@@ -41,10 +41,19 @@ function url(path: string, query: Record<string, string> = {}): string {
 }
 
 async function form(path: string, fields: Record<string, string>): Promise<Response> {
-  return handle(new Request(url(path), { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(fields).toString() }));
+  return handle(
+    new Request(url(path), {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams(fields).toString(),
+    }),
+  );
 }
 
-async function loginV1(email: string, password: string): Promise<{ headers: Record<string, string>; query: Record<string, string> }> {
+async function loginV1(
+  email: string,
+  password: string,
+): Promise<{ headers: Record<string, string>; query: Record<string, string> }> {
   const answer = await form("/v1/login", { username: email, password });
   expect(answer.status).toBe(200);
   const utk = ((await answer.json()) as { utk: string }).utk;
@@ -60,7 +69,13 @@ async function tokenV2(email: string, key: string): Promise<Record<string, strin
 }
 
 async function admin(method: string, path: string, body?: unknown): Promise<Response> {
-  return handle(new Request(url(path), { method, headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" }, body: body === undefined ? null : JSON.stringify(body) }));
+  return handle(
+    new Request(url(path), {
+      method,
+      headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
+      body: body === undefined ? null : JSON.stringify(body),
+    }),
+  );
 }
 
 async function drain(): Promise<void> {
@@ -72,15 +87,32 @@ const dle = (account: Account, name = "") => `/v1/dle/accounts/${account}/profil
 const json = (value: unknown) => ({ "content-type": "application/json", body: JSON.stringify(value) });
 const fileWindow = { filePrefix: "purchases", startDate: "2025-01-01T00:00:00Z", endDate: "2025-01-02T00:00:00Z" };
 
-function withAuth(principal: Principal, method: string, path: string, extra: { query?: Record<string, string>; contentType?: string; body?: string } = {}): Request {
+function withAuth(
+  principal: Principal,
+  method: string,
+  path: string,
+  extra: { query?: Record<string, string>; contentType?: string; body?: string } = {},
+): Request {
   const headers: Record<string, string> = { ...principal.headers };
   if (extra.contentType) headers["content-type"] = extra.contentType;
   return new Request(url(path, { ...principal.query, ...extra.query }), { method, headers, body: extra.body ?? null });
 }
 
 const routes: Route[] = [
-  { name: "v1 list data layers", version: "v1", write: false, allowed: [200], request: (a, p) => withAuth(p, "GET", dle(a)) },
-  { name: "v1 data layer status", version: "v1", write: false, allowed: [200], request: (a, p) => withAuth(p, "GET", dle(a, "shared")) },
+  {
+    name: "v1 list data layers",
+    version: "v1",
+    write: false,
+    allowed: [200],
+    request: (a, p) => withAuth(p, "GET", dle(a)),
+  },
+  {
+    name: "v1 data layer status",
+    version: "v1",
+    write: false,
+    allowed: [200],
+    request: (a, p) => withAuth(p, "GET", dle(a, "shared")),
+  },
   {
     name: "v1 upload a data layer",
     version: "v1",
@@ -101,32 +133,115 @@ const routes: Route[] = [
       return withAuth(p, "PUT", dle(a, "shared"), { contentType: body["content-type"], body: body.body });
     },
   },
-  { name: "v1 delete a data layer", version: "v1", write: true, allowed: [200], request: (a, p) => withAuth(p, "DELETE", dle(a, "doomed")) },
-  { name: "v1 list revisions", version: "v1", write: false, allowed: [200], request: (a, p) => withAuth(p, "GET", `/v1/accounts/${a}/main/revisions`) },
-  { name: "v1 revision details", version: "v1", write: false, allowed: [200, 404], request: (a, p) => withAuth(p, "GET", `/v1/accounts/${a}/main/revisions/202501021953/details`) },
-  { name: "v1 revision bundle", version: "v1", write: false, allowed: [200, 404], request: (a, p) => withAuth(p, "GET", `/v1/accounts/${a}/main/revisions/202501021953/prod`) },
-  { name: "v1 file count", version: "v1", write: false, allowed: [200, 400], request: (a, p) => withAuth(p, "GET", `/v1/omnichannel/accounts/${a}/profiles/main/files/count`, { query: fileWindow }) },
-  { name: "v1 file search", version: "v1", write: false, allowed: [200, 400], request: (a, p) => withAuth(p, "GET", `/v1/omnichannel/accounts/${a}/profiles/main/files/search`, { query: fileWindow }) },
-  { name: "v1 file status", version: "v1", write: false, allowed: [200, 404], request: (a, p) => withAuth(p, "GET", `/v1/omnichannel/accounts/${a}/profiles/main/files/purchases_1.csv`) },
-  { name: "v2 file count", version: "v2", write: false, allowed: [200, 400], request: (a, p) => withAuth(p, "GET", `/v2/omnichannel/accounts/${a}/profiles/main/files/count`, { query: fileWindow }) },
-  { name: "v2 file search", version: "v2", write: false, allowed: [200, 400], request: (a, p) => withAuth(p, "GET", `/v2/omnichannel/accounts/${a}/profiles/main/files/search`, { query: fileWindow }) },
-  { name: "v2 file status", version: "v2", write: false, allowed: [200, 404], request: (a, p) => withAuth(p, "GET", `/v2/omnichannel/accounts/${a}/profiles/main/files/purchases_1.csv`) },
-  { name: "v2 visitor ID attributes", version: "v2", write: false, allowed: [200], request: (a, p) => withAuth(p, "GET", `/v2/visitor/accounts/${a}/profiles/main/ids`) },
+  {
+    name: "v1 delete a data layer",
+    version: "v1",
+    write: true,
+    allowed: [200],
+    request: (a, p) => withAuth(p, "DELETE", dle(a, "doomed")),
+  },
+  {
+    name: "v1 list revisions",
+    version: "v1",
+    write: false,
+    allowed: [200],
+    request: (a, p) => withAuth(p, "GET", `/v1/accounts/${a}/main/revisions`),
+  },
+  {
+    name: "v1 revision details",
+    version: "v1",
+    write: false,
+    allowed: [200, 404],
+    request: (a, p) => withAuth(p, "GET", `/v1/accounts/${a}/main/revisions/202501021953/details`),
+  },
+  {
+    name: "v1 revision bundle",
+    version: "v1",
+    write: false,
+    allowed: [200, 404],
+    request: (a, p) => withAuth(p, "GET", `/v1/accounts/${a}/main/revisions/202501021953/prod`),
+  },
+  {
+    name: "v1 file count",
+    version: "v1",
+    write: false,
+    allowed: [200, 400],
+    request: (a, p) =>
+      withAuth(p, "GET", `/v1/omnichannel/accounts/${a}/profiles/main/files/count`, { query: fileWindow }),
+  },
+  {
+    name: "v1 file search",
+    version: "v1",
+    write: false,
+    allowed: [200, 400],
+    request: (a, p) =>
+      withAuth(p, "GET", `/v1/omnichannel/accounts/${a}/profiles/main/files/search`, { query: fileWindow }),
+  },
+  {
+    name: "v1 file status",
+    version: "v1",
+    write: false,
+    allowed: [200, 404],
+    request: (a, p) => withAuth(p, "GET", `/v1/omnichannel/accounts/${a}/profiles/main/files/purchases_1.csv`),
+  },
+  {
+    name: "v2 file count",
+    version: "v2",
+    write: false,
+    allowed: [200, 400],
+    request: (a, p) =>
+      withAuth(p, "GET", `/v2/omnichannel/accounts/${a}/profiles/main/files/count`, { query: fileWindow }),
+  },
+  {
+    name: "v2 file search",
+    version: "v2",
+    write: false,
+    allowed: [200, 400],
+    request: (a, p) =>
+      withAuth(p, "GET", `/v2/omnichannel/accounts/${a}/profiles/main/files/search`, { query: fileWindow }),
+  },
+  {
+    name: "v2 file status",
+    version: "v2",
+    write: false,
+    allowed: [200, 404],
+    request: (a, p) => withAuth(p, "GET", `/v2/omnichannel/accounts/${a}/profiles/main/files/purchases_1.csv`),
+  },
+  {
+    name: "v2 visitor ID attributes",
+    version: "v2",
+    write: false,
+    allowed: [200],
+    request: (a, p) => withAuth(p, "GET", `/v2/visitor/accounts/${a}/profiles/main/ids`),
+  },
   {
     name: "v2 visitor record",
     version: "v2",
     write: false,
     allowed: [200, 400, 404],
-    request: (a, p) => withAuth(p, "GET", `/v2/visitor/accounts/${a}/profiles/main/`, { query: { attributeId: "5120", attributeValue: "tenancy@example.com" } }),
+    request: (a, p) =>
+      withAuth(p, "GET", `/v2/visitor/accounts/${a}/profiles/main/`, {
+        query: { attributeId: "5120", attributeValue: "tenancy@example.com" },
+      }),
   },
-  { name: "v2 transaction", version: "v2", write: false, allowed: [404], request: (a, p) => withAuth(p, "GET", `/v2/visitor/accounts/${a}/profiles/main/transactions/0123456789abcdef0123456789abcdef`) },
+  {
+    name: "v2 transaction",
+    version: "v2",
+    write: false,
+    allowed: [404],
+    request: (a, p) =>
+      withAuth(p, "GET", `/v2/visitor/accounts/${a}/profiles/main/transactions/0123456789abcdef0123456789abcdef`),
+  },
   {
     name: "v2 delete a visitor",
     version: "v2",
     write: true,
     allowed: [202, 400],
     request: (a, p) =>
-      withAuth(p, "DELETE", `/v2/visitor/accounts/${a}/profiles/main/`, { contentType: "application/x-www-form-urlencoded", body: "attributeId=5120&attributeValue=tenancy%40example.com" }),
+      withAuth(p, "DELETE", `/v2/visitor/accounts/${a}/profiles/main/`, {
+        contentType: "application/x-www-form-urlencoded",
+        body: "attributeId=5120&attributeValue=tenancy%40example.com",
+      }),
   },
 ];
 
@@ -137,13 +252,18 @@ function expectedFor(route: Route, account: Account, principal: Principal): "all
 }
 
 /** What each account's owner sees of its data layers: names, and what `shared` serves. */
-async function snapshot(owners: Record<Account, Principal>): Promise<Record<Account, { names: string[]; shared: string }>> {
+async function snapshot(
+  owners: Record<Account, Principal>,
+): Promise<Record<Account, { names: string[]; shared: string }>> {
   const result = {} as Record<Account, { names: string[]; shared: string }>;
   for (const account of accounts) {
     const list = await handle(withAuth(owners[account], "GET", dle(account)));
     expect(list.status).toBe(200);
     const served = await handle(new Request(url(`/dle/${account}/main/shared.json`)));
-    result[account] = { names: ((await list.json()) as string[]).slice().sort(), shared: served.status === 200 ? await served.text() : `status ${served.status}` };
+    result[account] = {
+      names: ((await list.json()) as string[]).slice().sort(),
+      shared: served.status === 200 ? await served.text() : `status ${served.status}`,
+    };
   }
   return result;
 }
@@ -161,7 +281,10 @@ async function checkMatrix(principals: Principal[], owners: Record<Account, Prin
         const expected = expectedFor(route, account, principal);
         const where = `${route.name} on ${account} as ${principal.name}`;
         if (expected === "allow") {
-          if (!route.allowed.includes(answer.status)) problems.push(`${where}: expected one of ${route.allowed.join("/")}, got ${answer.status} ${text.slice(0, 200)}`);
+          if (!route.allowed.includes(answer.status))
+            problems.push(
+              `${where}: expected one of ${route.allowed.join("/")}, got ${answer.status} ${text.slice(0, 200)}`,
+            );
           continue;
         }
         let returnCode: unknown;
@@ -170,11 +293,15 @@ async function checkMatrix(principals: Principal[], owners: Record<Account, Prin
         } catch {
           returnCode = undefined;
         }
-        if (answer.status !== 401 || returnCode !== expected) problems.push(`${where}: expected 401 ${expected}, got ${answer.status} ${text.slice(0, 200)}`);
+        if (answer.status !== 401 || returnCode !== expected)
+          problems.push(`${where}: expected 401 ${expected}, got ${answer.status} ${text.slice(0, 200)}`);
         if (before) {
           await drain();
           const after = await snapshot(owners);
-          if (JSON.stringify(after) !== JSON.stringify(before)) problems.push(`${where}: a refused write changed data: ${JSON.stringify(before)} -> ${JSON.stringify(after)}`);
+          if (JSON.stringify(after) !== JSON.stringify(before))
+            problems.push(
+              `${where}: a refused write changed data: ${JSON.stringify(before)} -> ${JSON.stringify(after)}`,
+            );
         }
       }
     }
@@ -204,18 +331,44 @@ describe("tenancy: every management route × every principal", () => {
     const principals: Principal[] = [
       { name: "demo-v1", account: "acme", version: "v1", ...demo },
       { name: "globex-v1", account: "globex", version: "v1", ...globex },
-      { name: "acme-key-v2", account: "acme", version: "v2", headers: await tokenV2("demo@example.com", "demo-key-0001-acme"), query: {} },
-      { name: "globex-key-v2", account: "globex", version: "v2", headers: await tokenV2("globex@example.com", "demo-key-0002-globex"), query: {} },
+      {
+        name: "acme-key-v2",
+        account: "acme",
+        version: "v2",
+        headers: await tokenV2("demo@example.com", "demo-key-0001-acme"),
+        query: {},
+      },
+      {
+        name: "globex-key-v2",
+        account: "globex",
+        version: "v2",
+        headers: await tokenV2("globex@example.com", "demo-key-0002-globex"),
+        query: {},
+      },
       { name: "none", account: null, version: null, headers: {}, query: {} },
-      { name: "forged-v1", account: null, version: null, headers: { cookie: "JSESSIONID=forged" }, query: { utk: "forged" } },
-      { name: "forged-v2", account: null, version: null, headers: { authorization: "Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJkZW1vQGV4YW1wbGUuY29tIn0.c2lnbmF0dXJl" }, query: {} },
+      {
+        name: "forged-v1",
+        account: null,
+        version: null,
+        headers: { cookie: "JSESSIONID=forged" },
+        query: { utk: "forged" },
+      },
+      {
+        name: "forged-v2",
+        account: null,
+        version: null,
+        headers: { authorization: "Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJkZW1vQGV4YW1wbGUuY29tIn0.c2lnbmF0dXJl" },
+        query: {},
+      },
     ];
     const owners: Record<Account, Principal> = { acme: principals[0] as Principal, globex: principals[1] as Principal };
     // What every write targets: `shared` (updated) and `doomed` (deleted), made by each owner.
     for (const account of accounts) {
       for (const name of ["shared", "doomed"]) {
         const body = json({ owner: account });
-        const created = await handle(withAuth(owners[account], "POST", dle(account, name), { contentType: body["content-type"], body: body.body }));
+        const created = await handle(
+          withAuth(owners[account], "POST", dle(account, name), { contentType: body["content-type"], body: body.body }),
+        );
         expect(created.status).toBe(201);
       }
     }
@@ -250,7 +403,8 @@ describe("tenancy: every management route × every principal", () => {
         for (const principal of expired) {
           const answer = await handle(route.request(account, principal));
           const body = (await answer.json().catch(() => null)) as { returnCode?: number } | null;
-          if (answer.status !== 401 || body?.returnCode !== 1401) problems.push(`${route.name} on ${account} as ${principal.name}: ${answer.status} ${JSON.stringify(body)}`);
+          if (answer.status !== 401 || body?.returnCode !== 1401)
+            problems.push(`${route.name} on ${account} as ${principal.name}: ${answer.status} ${JSON.stringify(body)}`);
         }
       }
     }

@@ -12,7 +12,7 @@ import { transparentGif } from "../adapters/http/collect.routes.ts";
 import { gifBase64 } from "../bench/bare-server.ts";
 import { getScenario, postBody, postScenario } from "../bench/cases/collect.ts";
 import { cpuPercent, parseCpuTicks, parseStatusMb } from "../bench/lib/proc.ts";
-import { mergeResults, renderResults, type CaseReport } from "../bench/lib/report.ts";
+import { type CaseReport, mergeResults, renderResults } from "../bench/lib/report.ts";
 import { ensureWrk, luaString, parseWrkOutput } from "../bench/lib/wrk.ts";
 import { parseArgs } from "../bench/run.ts";
 
@@ -20,7 +20,8 @@ const root = resolve(import.meta.dir, "..");
 
 describe("bench: reading the machine", () => {
   test("CPU ticks are utime + stime, counted from the last parenthesis of a /proc/<pid>/stat line", () => {
-    const line = "4237 (bun (main) x) S 1 4237 4237 0 -1 4194560 31250 0 0 0 812 122 0 0 20 0 7 0 300 6712788 34000 18446744073709551615";
+    const line =
+      "4237 (bun (main) x) S 1 4237 4237 0 -1 4194560 31250 0 0 0 812 122 0 0 20 0 7 0 300 6712788 34000 18446744073709551615";
     expect(parseCpuTicks(line)).toBe(934);
     expect(() => parseCpuTicks("garbage")).toThrow();
     expect(cpuPercent(150, 3)).toBeCloseTo(50);
@@ -61,7 +62,11 @@ describe("bench: wrk", () => {
     expect(get.lua).toContain("request = function()");
     const body = postBody("0190f1e2d3c4", 12345);
     expect(Buffer.byteLength(body)).toBe(300);
-    expect(JSON.parse(body)).toMatchObject({ svc_account: "acme", svc_event: "add_to_cart", svc_visitor_id: "0190f1e2d3c4" });
+    expect(JSON.parse(body)).toMatchObject({
+      svc_account: "acme",
+      svc_event: "add_to_cart",
+      svc_visitor_id: "0190f1e2d3c4",
+    });
     expect(postScenario().lua).toContain('"Content-Type"');
   });
 
@@ -72,39 +77,81 @@ describe("bench: wrk", () => {
 
 describe("bench: arguments and the results file", () => {
   test("--quick, --only and --out are read; an unknown case or argument is refused", () => {
-    expect(parseArgs(["--quick", "--only", "get", "--only", "moments", "--out", "x.md"], {})).toMatchObject({ quick: true, only: ["get", "moments"], out: resolve("x.md") });
+    expect(parseArgs(["--quick", "--only", "get", "--only", "moments", "--out", "x.md"], {})).toMatchObject({
+      quick: true,
+      only: ["get", "moments"],
+      out: resolve("x.md"),
+    });
     // Through npm, from the folder the command was typed in, not the project's.
-    expect(parseArgs(["--out", "x.md", "--json", "x.json"], { INIT_CWD: "/tmp/typed-here" })).toMatchObject({ out: "/tmp/typed-here/x.md", json: "/tmp/typed-here/x.json" });
+    expect(parseArgs(["--out", "x.md", "--json", "x.json"], { INIT_CWD: "/tmp/typed-here" })).toMatchObject({
+      out: "/tmp/typed-here/x.md",
+      json: "/tmp/typed-here/x.json",
+    });
     expect(() => parseArgs(["--only", "nope"])).toThrow(/--only takes one of/);
     expect(() => parseArgs(["--fast"])).toThrow(/unknown argument/);
   });
 
-  const info = { date: "2026-11-21T06:00:00Z", command: "bun run bench", machine: "2 cores", software: "Bun", commit: "abc", settings: "wrk -t2 -c64", quick: false, seconds: 300 };
+  const info = {
+    date: "2026-11-21T06:00:00Z",
+    command: "bun run bench",
+    machine: "2 cores",
+    software: "Bun",
+    commit: "abc",
+    settings: "wrk -t2 -c64",
+    quick: false,
+    seconds: 300,
+  };
   const cases: CaseReport[] = [
     {
       id: "get",
       title: "1. GET /event (durable pixel)",
       outcome: "measured",
-      rows: [{ label: "1. GET /event", rate: 12_345.6, unit: "req/s", p50Ms: 3.2, p99Ms: 12.5, bareRate: 60_000, ratio: 0.2058, serverCpuPercent: 98, serverPeakRssMb: 140, loadCpuPercent: 45 }],
+      rows: [
+        {
+          label: "1. GET /event",
+          rate: 12_345.6,
+          unit: "req/s",
+          p50Ms: 3.2,
+          p99Ms: 12.5,
+          bareRate: 60_000,
+          ratio: 0.2058,
+          serverCpuPercent: 98,
+          serverPeakRssMb: 140,
+          loadCpuPercent: 45,
+        },
+      ],
       details: ["- Durability: fine."],
       targets: [{ goal: "p99 under 10 ms", met: false, found: "12.5 ms" }],
     },
-    { id: "import", title: "4. File import", outcome: "not available", rows: [], details: ["No file import."], targets: [{ goal: "50,000 rows/s", met: null, found: "–" }] },
+    {
+      id: "import",
+      title: "4. File import",
+      outcome: "not available",
+      rows: [],
+      details: ["No file import."],
+      targets: [{ goal: "50,000 rows/s", met: null, found: "–" }],
+    },
   ];
 
   test("RESULTS.md states the date, machine and command, each case with its ratio to bare, and each target met or not", () => {
-    const text = renderResults(info, cases, { method: ["- wrk"], history: "## Where the time goes, and what was fixed\n\nNotes." });
+    const text = renderResults(info, cases, {
+      method: ["- wrk"],
+      history: "## Where the time goes, and what was fixed\n\nNotes.",
+    });
     expect(text).toContain("| Date | 2026-11-21T06:00:00Z |");
     expect(text).toContain("| Machine | 2 cores |");
     expect(text).toContain("| Command | `bun run bench` |");
-    expect(text).toContain("| 1. GET /event | 12,346 req/s | 3.20 ms | 12.5 ms | 60,000 req/s | 20.6% | 98% | 140 MB | 45% |");
+    expect(text).toContain(
+      "| 1. GET /event | 12,346 req/s | 3.20 ms | 12.5 ms | 60,000 req/s | 20.6% | 98% | 140 MB | 45% |",
+    );
     expect(text).toContain("| p99 under 10 ms | 12.5 ms | **not met** |");
     expect(text).toContain("| 50,000 rows/s | – | not measured |");
     expect(text).toContain("**not available.**");
   });
 
   test("a new run replaces its own sections and keeps those other scripts wrote (bench/import-memory.ts)", () => {
-    const old = "# Benchmark results\n\n## Summary\n\nold numbers\n\n## 1. GET /event (durable pixel)\n\nold\n\n## file import\n\n| Rows |\n|---|\n";
+    const old =
+      "# Benchmark results\n\n## Summary\n\nold numbers\n\n## 1. GET /event (durable pixel)\n\nold\n\n## file import\n\n| Rows |\n|---|\n";
     const merged = mergeResults("# svc-hub benchmarks\n\n## Summary\n\nnew numbers\n", old);
     expect(merged).toContain("new numbers");
     expect(merged).not.toContain("old numbers");
@@ -117,30 +164,30 @@ describe("bench: a quick run", () => {
   // As the bench itself does: wrk comes from Debian and is installed when missing.
   beforeAll(() => void ensureWrk((line) => process.stdout.write(`${line}\n`)));
 
-  test(
-    "`bun bench/run.ts --quick --only get` measures GET /event against the bare server and finds every 200 stored",
-    () => {
-      const scratch = mkdtempSync(join(tmpdir(), "svc-hub-bench-test-"));
-      try {
-        const out = join(scratch, "results.md");
-        const json = join(scratch, "results.json");
-        const run = spawnSync(join(root, "node_modules", ".bin", "bun"), [join(root, "bench", "run.ts"), "--quick", "--only", "get", "--out", out, "--json", json], {
+  test("`bun bench/run.ts --quick --only get` measures GET /event against the bare server and finds every 200 stored", () => {
+    const scratch = mkdtempSync(join(tmpdir(), "svc-hub-bench-test-"));
+    try {
+      const out = join(scratch, "results.md");
+      const json = join(scratch, "results.json");
+      const run = spawnSync(
+        join(root, "node_modules", ".bin", "bun"),
+        [join(root, "bench", "run.ts"), "--quick", "--only", "get", "--out", out, "--json", json],
+        {
           cwd: root,
           encoding: "utf8",
           timeout: 120_000,
-        });
-        expect(run.status, `${run.stdout}\n${run.stderr}`).toBe(0);
-        const { cases } = JSON.parse(readFileSync(json, "utf8")) as { cases: CaseReport[] };
-        expect(cases.map((entry) => [entry.id, entry.outcome])).toEqual([["get", "measured"]]);
-        const row = cases[0]!.rows[0]!;
-        expect(row.rate).toBeGreaterThan(0);
-        expect(row.bareRate).toBeGreaterThan(0);
-        expect(cases[0]!.targets.find((target) => target.goal.includes("every 200 is a stored event"))?.met).toBe(true);
-        expect(readFileSync(out, "utf8")).toContain("## 1. GET /event (durable pixel)");
-      } finally {
-        rmSync(scratch, { recursive: true, force: true });
-      }
-    },
-    130_000,
-  );
+        },
+      );
+      expect(run.status, `${run.stdout}\n${run.stderr}`).toBe(0);
+      const { cases } = JSON.parse(readFileSync(json, "utf8")) as { cases: CaseReport[] };
+      expect(cases.map((entry) => [entry.id, entry.outcome])).toEqual([["get", "measured"]]);
+      const row = cases[0]!.rows[0]!;
+      expect(row.rate).toBeGreaterThan(0);
+      expect(row.bareRate).toBeGreaterThan(0);
+      expect(cases[0]!.targets.find((target) => target.goal.includes("every 200 is a stored event"))?.met).toBe(true);
+      expect(readFileSync(out, "utf8")).toContain("## 1. GET /event (durable pixel)");
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  }, 130_000);
 });

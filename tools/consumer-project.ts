@@ -13,10 +13,14 @@ const repository = resolve(import.meta.dir, "..");
 export function makeConsumerProject(): string {
   const folder = realpathSync(mkdtempSync(join(tmpdir(), "svc-hub-consumer-")));
   mkdirSync(join(folder, "node_modules", ".bin"), { recursive: true });
-  writeFileSync(join(folder, "package.json"), JSON.stringify({ name: "consumer", version: "1.0.0", private: true, type: "module" }));
+  writeFileSync(
+    join(folder, "package.json"),
+    JSON.stringify({ name: "consumer", version: "1.0.0", private: true, type: "module" }),
+  );
   symlinkSync(repository, join(folder, "node_modules", "svc-hub"), "dir");
   const { bin } = JSON.parse(readFileSync(join(repository, "package.json"), "utf8")) as { bin: Record<string, string> };
-  for (const [name, path] of Object.entries(bin)) symlinkSync(join("..", "svc-hub", path), join(folder, "node_modules", ".bin", name));
+  for (const [name, path] of Object.entries(bin))
+    symlinkSync(join("..", "svc-hub", path), join(folder, "node_modules", ".bin", name));
   return folder;
 }
 
@@ -32,5 +36,10 @@ export function consumerProjectCleanedBy(cleanups: Array<() => unknown>): string
  * INIT_CWD): a developer's shell may have them set for a server of their own.
  */
 export function environmentWithoutServerSettings(): Record<string, string> {
-  return Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[0] !== "PORT" && entry[0] !== "INIT_CWD" && !entry[0].startsWith("SVC_")));
+  return Object.fromEntries(
+    Object.entries(process.env).filter(
+      (entry): entry is [string, string] =>
+        entry[1] !== undefined && entry[0] !== "PORT" && entry[0] !== "INIT_CWD" && !entry[0].startsWith("SVC_"),
+    ),
+  );
 }

@@ -5,8 +5,16 @@ import { join } from "node:path";
 const root = join(import.meta.dir, "..");
 
 async function hashSecret(input: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const child = Bun.spawn([process.execPath, join(root, "tools/hash-secret.ts"), ...args], { stdin: new TextEncoder().encode(input), stdout: "pipe", stderr: "pipe" });
-  const [code, stdout, stderr] = await Promise.all([child.exited, new Response(child.stdout).text(), new Response(child.stderr).text()]);
+  const child = Bun.spawn([process.execPath, join(root, "tools/hash-secret.ts"), ...args], {
+    stdin: new TextEncoder().encode(input),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [code, stdout, stderr] = await Promise.all([
+    child.exited,
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+  ]);
   return { code, stdout, stderr };
 }
 
@@ -20,7 +28,11 @@ describe("hash-secret", () => {
 
   it("refuses a shorter password as the admin API does (exit 2), unless it is an API key (--key); refuses nothing at all", async () => {
     const short = await hashSecret("short");
-    expect([short.code, short.stdout, short.stderr.trim()]).toEqual([2, "", "hash-secret: a password must be at least 8 characters (this one has 5); for an API key, add --key"]);
+    expect([short.code, short.stdout, short.stderr.trim()]).toEqual([
+      2,
+      "",
+      "hash-secret: a password must be at least 8 characters (this one has 5); for an API key, add --key",
+    ]);
     const key = await hashSecret("k-1", "--key");
     expect(key.code).toBe(0);
     expect(await Bun.password.verify("k-1", key.stdout.trim())).toBe(true);

@@ -10,13 +10,17 @@ import { characterCount } from "../core/values/characters.ts";
 
 const secret = (await new Response(Bun.stdin.stream()).text()).replace(/\r?\n$/, "");
 if (secret.length === 0) {
-  process.stderr.write("hash-secret: give the secret on standard input, e.g. printf '%s' 'my-password' | npm run --silent hash-secret\n");
+  process.stderr.write(
+    "hash-secret: give the secret on standard input, e.g. printf '%s' 'my-password' | npm run --silent hash-secret\n",
+  );
   process.exit(2);
 }
 // A password shorter than the admin API takes would be a user nobody could give that password through it.
 const tooShort = passwordProblem(secret);
 if (tooShort !== null && !process.argv.includes("--key")) {
-  process.stderr.write(`hash-secret: a password ${tooShort} (this one has ${characterCount(secret)}); for an API key, add --key\n`);
+  process.stderr.write(
+    `hash-secret: a password ${tooShort} (this one has ${characterCount(secret)}); for an API key, add --key\n`,
+  );
   process.exit(2);
 }
 process.stdout.write(`${await preparingSecrets(createArgon2Hasher()).hash(secret)}\n`);

@@ -12,7 +12,11 @@ const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as
 describe("the package's exports", () => {
   it('other hosts import the core as "svc-hub/core"', async () => {
     const core = await import("svc-hub/core");
-    expect(core.managementError("accountNotFound")).toMatchObject({ status: 404, returnCode: 1240, message: "Account was not found" });
+    expect(core.managementError("accountNotFound")).toMatchObject({
+      status: 404,
+      returnCode: 1240,
+      message: "Account was not found",
+    });
     expect(typeof core.ok).toBe("function");
   });
 
@@ -34,7 +38,7 @@ describe("the package's exports", () => {
     expect(readFileSync(join(root, entry.types), "utf8")).toContain("export declare function startSvcHub(");
   });
 
-  it('"svc-hub" is the package\'s command: an executable Node script, which npm links into the project\'s node_modules/.bin', () => {
+  it("\"svc-hub\" is the package's command: an executable Node script, which npm links into the project's node_modules/.bin", () => {
     const bin = join(root, manifest.bin["svc-hub"] as string);
     expect(readFileSync(bin, "utf8")).toStartWith("#!/usr/bin/env node\n");
     expect(() => accessSync(bin, constants.X_OK)).not.toThrow();

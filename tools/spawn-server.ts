@@ -34,19 +34,22 @@ export interface SpawnOptions {
  * where it listens. Rejects, with what the process printed, if it exits or stays silent too long.
  */
 export async function spawnServer(options: SpawnOptions): Promise<SpawnedServer> {
-  const child = Bun.spawn([join(options.root, "node_modules", ".bin", "bun"), join(options.root, "adapters", "http", "main.ts")], {
-    cwd: options.root,
-    env: {
-      ...process.env,
-      PORT: "0",
-      SVC_HOST: "127.0.0.1",
-      SVC_DATA_DIR: options.dataDir,
-      ...(options.adminToken ? { SVC_ADMIN_TOKEN: options.adminToken } : {}),
-      ...options.env,
+  const child = Bun.spawn(
+    [join(options.root, "node_modules", ".bin", "bun"), join(options.root, "adapters", "http", "main.ts")],
+    {
+      cwd: options.root,
+      env: {
+        ...process.env,
+        PORT: "0",
+        SVC_HOST: "127.0.0.1",
+        SVC_DATA_DIR: options.dataDir,
+        ...(options.adminToken ? { SVC_ADMIN_TOKEN: options.adminToken } : {}),
+        ...options.env,
+      },
+      stdout: "pipe",
+      stderr: "pipe",
     },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
+  );
   const log = options.logFile ? createWriteStream(options.logFile) : null;
   let output = "";
   let stdout = "";
@@ -83,7 +86,10 @@ export async function spawnServer(options: SpawnOptions): Promise<SpawnedServer>
       throw new Error(`the server exited with code ${code} before listening:\n${output}`);
     }),
     new Promise<never>((_, reject) => {
-      startTimer = setTimeout(() => reject(new Error(`the server did not listen within ${timeoutMs} ms:\n${output}`)), timeoutMs);
+      startTimer = setTimeout(
+        () => reject(new Error(`the server did not listen within ${timeoutMs} ms:\n${output}`)),
+        timeoutMs,
+      );
     }),
   ]).finally(() => clearTimeout(startTimer));
 

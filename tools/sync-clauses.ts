@@ -9,7 +9,10 @@ import { join, resolve } from "node:path";
 import { parseClauseCatalogue } from "../harness/clauses.ts";
 
 const specDir = resolve(process.argv[2] ?? join(import.meta.dir, "..", "..", "shared", "spec"));
-const catalogue = parseClauseCatalogue(readFileSync(join(specDir, "clauses.md"), "utf8"), readFileSync(join(specDir, "decisions.md"), "utf8"));
+const catalogue = parseClauseCatalogue(
+  readFileSync(join(specDir, "clauses.md"), "utf8"),
+  readFileSync(join(specDir, "decisions.md"), "utf8"),
+);
 const target = join(import.meta.dir, "..", "conformance", "clauses.json");
 writeFileSync(target, `${JSON.stringify(catalogue, null, 2)}\n`);
 process.stdout.write(`${catalogue.length} IDs written to ${target}\n`);

@@ -35,9 +35,18 @@ function stripAnsi(text: string): string {
   return text.replace(/\x1b\[[0-9;]*m/g, "");
 }
 
-async function runCommand(name: string, command: string[], env: Record<string, string> = {}): Promise<{ code: number; output: string }> {
+async function runCommand(
+  name: string,
+  command: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; output: string }> {
   process.stdout.write(`\n=== ${name}: ${command.map((part) => part.replace(root + "/", "")).join(" ")}\n`);
-  const child = Bun.spawn(command, { cwd: root, env: { ...process.env, FORCE_COLOR: "0", NO_COLOR: "1", ...env }, stdout: "pipe", stderr: "pipe" });
+  const child = Bun.spawn(command, {
+    cwd: root,
+    env: { ...process.env, FORCE_COLOR: "0", NO_COLOR: "1", ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   let output = "";
   const pump = async (stream: ReadableStream<Uint8Array>, sink: NodeJS.WriteStream) => {
     const decoder = new TextDecoder();
@@ -59,7 +68,9 @@ function record(name: string, counts: Counts, code: number): void {
   totals.passed += counts.passed;
   totals.failed += counts.failed;
   totals.skipped += counts.skipped;
-  suiteLines.push(`${name.padEnd(28)} ${counts.passed} passed, ${counts.failed} failed${counts.skipped ? `, ${counts.skipped} skipped` : ""}`);
+  suiteLines.push(
+    `${name.padEnd(28)} ${counts.passed} passed, ${counts.failed} failed${counts.skipped ? `, ${counts.skipped} skipped` : ""}`,
+  );
 }
 
 function lastNumber(output: string, pattern: RegExp): number {
@@ -79,7 +90,11 @@ function bunCounts(output: string): Counts {
 
 /** deno test closes with `ok | 7 passed (81 steps) | 0 failed`; steps are the individual tests. */
 function denoCounts(output: string): Counts {
-  const line = output.split("\n").reverse().find((entry) => /\d+ passed.*\d+ failed/.test(entry)) ?? "";
+  const line =
+    output
+      .split("\n")
+      .reverse()
+      .find((entry) => /\d+ passed.*\d+ failed/.test(entry)) ?? "";
   const passed = /(\d+) passed(?: \((\d+) steps?\))?/.exec(line);
   const failed = /(\d+) failed(?: \((\d+) steps?\))?/.exec(line);
   const ignored = /(\d+) ignored/.exec(line);
@@ -92,7 +107,11 @@ function denoCounts(output: string): Counts {
 
 /** The harness closes with `N passed, N failed` (`, N skipped`). */
 function harnessCounts(output: string): Counts {
-  const line = output.split("\n").reverse().find((entry) => /^\d+ passed, \d+ failed/.test(entry.trim())) ?? "";
+  const line =
+    output
+      .split("\n")
+      .reverse()
+      .find((entry) => /^\d+ passed, \d+ failed/.test(entry.trim())) ?? "";
   const match = /(\d+) passed, (\d+) failed(?:, (\d+) skipped)?/.exec(line);
   return { passed: Number(match?.[1] ?? 0), failed: Number(match?.[2] ?? 0), skipped: Number(match?.[3] ?? 0) };
 }
@@ -109,7 +128,11 @@ const suites: Array<{ name: string; run: () => Promise<void> }> = [
     name: "core-deno",
     async run() {
       const check = await runCommand("core-deno-check", [bin("deno"), "check", "core/index.ts"]);
-      record("core-deno-check", { passed: check.code === 0 ? 1 : 0, failed: check.code === 0 ? 0 : 1, skipped: 0 }, check.code);
+      record(
+        "core-deno-check",
+        { passed: check.code === 0 ? 1 : 0, failed: check.code === 0 ? 0 : 1, skipped: 0 },
+        check.code,
+      );
       const { code, output } = await runCommand("core-deno", [bin("deno"), "test", "--allow-read", "core/"]);
       record("core-deno", denoCounts(output), code);
     },
@@ -117,14 +140,31 @@ const suites: Array<{ name: string; run: () => Promise<void> }> = [
   {
     name: "bun-test",
     async run() {
-      const { code, output } = await runCommand("bun-test", [bin("bun"), "test", "core", "adapters", "harness", "tools", "launcher", "bin"]);
+      const { code, output } = await runCommand("bun-test", [
+        bin("bun"),
+        "test",
+        "core",
+        "adapters",
+        "harness",
+        "tools",
+        "launcher",
+        "bin",
+      ]);
       record("bun-test", bunCounts(output), code);
     },
   },
   {
     name: "conformance-in-process",
     async run() {
-      const { code, output } = await runCommand("conformance-in-process", [bin("bun"), "harness/cli.ts", "--in-process", "--impl", "svc-hub", "--report-dir", join(outputDir, "conformance-in-process")]);
+      const { code, output } = await runCommand("conformance-in-process", [
+        bin("bun"),
+        "harness/cli.ts",
+        "--in-process",
+        "--impl",
+        "svc-hub",
+        "--report-dir",
+        join(outputDir, "conformance-in-process"),
+      ]);
       record("conformance-in-process", harnessCounts(output), code);
     },
   },
@@ -135,7 +175,12 @@ const suites: Array<{ name: string; run: () => Promise<void> }> = [
       const adminToken = `ci-${crypto.randomUUID()}`;
       let server: Awaited<ReturnType<typeof spawnServer>> | null = null;
       try {
-        server = await spawnServer({ root, dataDir, adminToken, logFile: join(outputDir, "conformance-server.server.log") });
+        server = await spawnServer({
+          root,
+          dataDir,
+          adminToken,
+          logFile: join(outputDir, "conformance-server.server.log"),
+        });
         const { code, output } = await runCommand("conformance-server", [
           bin("bun"),
           "harness/cli.ts",
@@ -156,7 +201,11 @@ const suites: Array<{ name: string; run: () => Promise<void> }> = [
         ]);
         record("conformance-server", harnessCounts(output), code);
         const exitCode = await server.stop();
-        record("server-clean-stop", { passed: exitCode === 0 ? 1 : 0, failed: exitCode === 0 ? 0 : 1, skipped: 0 }, exitCode);
+        record(
+          "server-clean-stop",
+          { passed: exitCode === 0 ? 1 : 0, failed: exitCode === 0 ? 0 : 1, skipped: 0 },
+          exitCode,
+        );
         server = null;
       } catch (error) {
         process.stderr.write(`conformance-server: ${error instanceof Error ? error.message : String(error)}\n`);
@@ -193,7 +242,9 @@ const suites: Array<{ name: string; run: () => Promise<void> }> = [
 // A mistyped suite name would run nothing and print `0 passed, 0 failed`: a green run that tested nothing.
 const unknown = only.filter((name) => !suites.some((suite) => suite.name === name));
 if (unknown.length > 0) {
-  process.stderr.write(`test-all: no suite named ${unknown.join(", ")}; the suites are ${suites.map((suite) => suite.name).join(", ")}\n`);
+  process.stderr.write(
+    `test-all: no suite named ${unknown.join(", ")}; the suites are ${suites.map((suite) => suite.name).join(", ")}\n`,
+  );
   process.exit(2);
 }
 
@@ -203,5 +254,7 @@ for (const suite of suites) {
 }
 
 process.stdout.write(`\n=== summary\n${suiteLines.join("\n")}\n`);
-process.stdout.write(`${totals.passed} passed, ${totals.failed} failed${totals.skipped ? `, ${totals.skipped} skipped` : ""}\n`);
+process.stdout.write(
+  `${totals.passed} passed, ${totals.failed} failed${totals.skipped ? `, ${totals.skipped} skipped` : ""}\n`,
+);
 process.exit(totals.failed > 0 ? 1 : 0);

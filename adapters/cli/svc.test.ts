@@ -15,15 +15,28 @@ const root = mkdtempSync(join(tmpdir(), "svc-hub-cli-"));
 const dataDir = join(root, "data");
 const tags = join(root, "my-tags");
 
-function run(args: string[], env: Record<string, string> = {}, cwd = root): { code: number; stdout: string; stderr: string } {
-  const child = Bun.spawnSync([process.execPath, cli, ...args], { cwd, env: { ...process.env, SVC_DATA_DIR: dataDir, SVC_CONFIG: "", INIT_CWD: "", ...env } });
+function run(
+  args: string[],
+  env: Record<string, string> = {},
+  cwd = root,
+): { code: number; stdout: string; stderr: string } {
+  const child = Bun.spawnSync([process.execPath, cli, ...args], {
+    cwd,
+    env: { ...process.env, SVC_DATA_DIR: dataDir, SVC_CONFIG: "", INIT_CWD: "", ...env },
+  });
   return { code: child.exitCode ?? -1, stdout: child.stdout.toString(), stderr: child.stderr.toString() };
 }
 
 async function open(): Promise<Service> {
   const demo = await loadConfigFile(demoConfigPath);
   if (!demo.ok) throw new Error(demo.error.format());
-  const opened = await openService({ store: { kind: "libsql", url: databaseUrlForDataDir(dataDir) }, config: demo.value, logger: createMemoryLogger(), env: {}, adminToken: "cli-test-token" });
+  const opened = await openService({
+    store: { kind: "libsql", url: databaseUrlForDataDir(dataDir) },
+    config: demo.value,
+    logger: createMemoryLogger(),
+    env: {},
+    adminToken: "cli-test-token",
+  });
   if (!opened.ok) throw new Error(opened.error.format());
   return opened.value;
 }
@@ -38,7 +51,21 @@ beforeAll(async () => {
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-const publishArgs = ["publish", "--account", "acme", "--profile", "main", "--target", "cli_a,cli_b", "--dir", tags, "--name", "From the CLI", "--comment", "a comment"];
+const publishArgs = [
+  "publish",
+  "--account",
+  "acme",
+  "--profile",
+  "main",
+  "--target",
+  "cli_a,cli_b",
+  "--dir",
+  tags,
+  "--name",
+  "From the CLI",
+  "--comment",
+  "a comment",
+];
 
 describe("svc publish", () => {
   test("--help prints the usage; bad usage exits 2 and says what is missing", () => {
@@ -49,7 +76,9 @@ describe("svc publish", () => {
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("publish needs --profile, --target, --dir, --name");
     expect(run(["unpublish"]).stderr).toContain('unknown command "unpublish"');
-    expect(run([...publishArgs.slice(0, -4), "--dir", join(root, "nope"), "--name", "x"]).stderr).toContain("it does not exist");
+    expect(run([...publishArgs.slice(0, -4), "--dir", join(root, "nope"), "--name", "x"]).stderr).toContain(
+      "it does not exist",
+    );
   });
 
   test("publishes the folder straight into the store of SVC_DATA_DIR, skipping hidden files", async () => {
@@ -57,11 +86,21 @@ describe("svc publish", () => {
     expect(answer.stderr).toContain("skipped the hidden file .DS_Store");
     expect(answer.code).toBe(0);
     const details = JSON.parse(answer.stdout) as RevisionDetails;
-    expect(details).toMatchObject({ account: "acme", profile: "main", name: "From the CLI", comment: "a comment", created_by: "ops@example.com", targets_published: ["cli_a", "cli_b"] });
+    expect(details).toMatchObject({
+      account: "acme",
+      profile: "main",
+      name: "From the CLI",
+      comment: "a comment",
+      created_by: "ops@example.com",
+      targets_published: ["cli_a", "cli_b"],
+    });
     expect(Object.keys(details.checksums.cli_a!)).toEqual(["manifest.json", "bundle.zip", "utag.js", "utag.1.js"]);
     const service = await open();
     try {
-      expect(await service.deps.revisions.details("acme", "main", details.revision_id)).toEqual({ ok: true, value: details });
+      expect(await service.deps.revisions.details("acme", "main", details.revision_id)).toEqual({
+        ok: true,
+        value: details,
+      });
       expect((await service.deps.revisions.bundle("acme", "main", details.revision_id, "cli_b")).ok).toBe(true);
     } finally {
       await service.close();
@@ -73,10 +112,36 @@ describe("svc publish", () => {
     mkdirSync(bad);
     writeFileSync(join(bad, "utag.js"), "x");
     writeFileSync(join(bad, "evil.sh"), "x");
-    const answer = run(["publish", "--account", "acme", "--profile", "main", "--target", "prod", "--dir", bad, "--name", "x"]);
+    const answer = run([
+      "publish",
+      "--account",
+      "acme",
+      "--profile",
+      "main",
+      "--target",
+      "prod",
+      "--dir",
+      bad,
+      "--name",
+      "x",
+    ]);
     expect(answer.code).toBe(1);
-    expect(answer.stderr).toContain('refused: 400 1400 Invalid request submission. Invalid file name "evil.sh": must be one of utag.js');
-    const unknown = run(["publish", "--account", "initech", "--profile", "main", "--target", "prod", "--dir", tags, "--name", "x"]);
+    expect(answer.stderr).toContain(
+      'refused: 400 1400 Invalid request submission. Invalid file name "evil.sh": must be one of utag.js',
+    );
+    const unknown = run([
+      "publish",
+      "--account",
+      "initech",
+      "--profile",
+      "main",
+      "--target",
+      "prod",
+      "--dir",
+      tags,
+      "--name",
+      "x",
+    ]);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain("404 1240 Account was not found");
   });
@@ -86,11 +151,21 @@ describe("svc publish", () => {
     const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (request) => service.app.handle(request) });
     try {
       const url = `http://127.0.0.1:${server.port}`;
-      const answer = Bun.spawn([process.execPath, cli, ...publishArgs, "--url", url, "--admin-token", "cli-test-token"], { env: { ...process.env, SVC_DATA_DIR: join(root, "unused") }, stdout: "pipe", stderr: "pipe" });
+      const answer = Bun.spawn(
+        [process.execPath, cli, ...publishArgs, "--url", url, "--admin-token", "cli-test-token"],
+        { env: { ...process.env, SVC_DATA_DIR: join(root, "unused") }, stdout: "pipe", stderr: "pipe" },
+      );
       const [code, stdout] = await Promise.all([answer.exited, new Response(answer.stdout).text()]);
       expect(code).toBe(0);
-      expect(JSON.parse(stdout) as RevisionDetails).toMatchObject({ name: "From the CLI", created_by: "cli@svc-hub.invalid", targets_published: ["cli_a", "cli_b"] });
-      const denied = Bun.spawn([process.execPath, cli, ...publishArgs, "--url", url, "--admin-token", "wrong"], { stdout: "pipe", stderr: "pipe" });
+      expect(JSON.parse(stdout) as RevisionDetails).toMatchObject({
+        name: "From the CLI",
+        created_by: "cli@svc-hub.invalid",
+        targets_published: ["cli_a", "cli_b"],
+      });
+      const denied = Bun.spawn([process.execPath, cli, ...publishArgs, "--url", url, "--admin-token", "wrong"], {
+        stdout: "pipe",
+        stderr: "pipe",
+      });
       const [deniedCode, deniedErr] = await Promise.all([denied.exited, new Response(denied.stderr).text()]);
       expect(deniedCode).toBe(1);
       expect(deniedErr).toContain("refused: 401 1401 Authentication Failed");
@@ -106,8 +181,24 @@ describe("svc publish", () => {
     mkdirSync(projectRoot, { recursive: true });
     const config = join(root, "my.config.json");
     copyFileSync(demoConfigPath, config);
-    const args = ["publish", "--account", "acme", "--profile", "main", "--target", "cli_rel", "--dir", `./${basename(tags)}`, "--name", "Relative"];
-    const answer = run([...args, "--config", "./my.config.json"], { INIT_CWD: root, SVC_DATA_DIR: `./${basename(dataDir)}` }, projectRoot);
+    const args = [
+      "publish",
+      "--account",
+      "acme",
+      "--profile",
+      "main",
+      "--target",
+      "cli_rel",
+      "--dir",
+      `./${basename(tags)}`,
+      "--name",
+      "Relative",
+    ];
+    const answer = run(
+      [...args, "--config", "./my.config.json"],
+      { INIT_CWD: root, SVC_DATA_DIR: `./${basename(dataDir)}` },
+      projectRoot,
+    );
     expect(answer.stderr).not.toContain("does not exist");
     expect(answer.code).toBe(0);
     expect((JSON.parse(answer.stdout) as RevisionDetails).targets_published).toEqual(["cli_rel"]);
@@ -122,7 +213,19 @@ describe("svc publish", () => {
     mkdirSync(dangling);
     writeFileSync(join(dangling, "utag.js"), "x");
     symlinkSync(join(root, "nowhere.js"), join(dangling, "utag.1.js"));
-    const answer = run(["publish", "--account", "acme", "--profile", "main", "--target", "prod", "--dir", dangling, "--name", "x"]);
+    const answer = run([
+      "publish",
+      "--account",
+      "acme",
+      "--profile",
+      "main",
+      "--target",
+      "prod",
+      "--dir",
+      dangling,
+      "--name",
+      "x",
+    ]);
     expect(answer.code).toBe(2);
     expect(answer.stderr).toContain(`svc: cannot read ${join(dangling, "utag.1.js")}: ENOENT`);
     expect(answer.stderr).not.toContain("    at ");

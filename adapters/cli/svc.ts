@@ -16,14 +16,13 @@ import { parseArgs } from "node:util";
 import type { ServiceConfig } from "../../core/config/config.model.ts";
 import { loadConfigFile } from "../config/config.loader.ts";
 import { demoConfigPath } from "../config/demo-config.ts";
-import { openVirtualClock } from "../runtime/virtual-clock.ts";
-import { RevisionsService, type PublishedFile, type PublishRequest } from "../services/revisions.service.ts";
-import { databaseFileName, databaseUrlForDataDir, openLibsqlStores } from "../store-libsql/libsql.stores.ts";
 import { dataDirFromEnv, defaultConfigFiles, fromInvocation } from "../runtime/paths.ts";
 import { settingOf } from "../runtime/server-settings.ts";
+import { openVirtualClock } from "../runtime/virtual-clock.ts";
+import { type PublishedFile, type PublishRequest, RevisionsService } from "../services/revisions.service.ts";
+import { databaseFileName, databaseUrlForDataDir, openLibsqlStores } from "../store-libsql/libsql.stores.ts";
 
 const defaultAuthor = "cli@svc-hub.invalid";
-
 
 const usage = `usage: npm run svc -- publish --account <account> --profile <profile> --target <target>[,<target>...]
                               --dir <folder> --name <name> [--comment <text>] [--created-by <e-mail>]
@@ -80,8 +79,11 @@ function readPublishOptions(args: string[]): PublishOptions {
     },
     allowPositionals: true,
   });
-  if (positionals.length > 0) throw new UsageError(`publish takes no arguments without an option name: ${positionals.join(" ")}`);
-  const missing = (["account", "profile", "target", "dir", "name"] as const).filter((option) => !values[option]?.length);
+  if (positionals.length > 0)
+    throw new UsageError(`publish takes no arguments without an option name: ${positionals.join(" ")}`);
+  const missing = (["account", "profile", "target", "dir", "name"] as const).filter(
+    (option) => !values[option]?.length,
+  );
   if (missing.length > 0) throw new UsageError(`publish needs ${missing.map((option) => `--${option}`).join(", ")}`);
   if (values.url !== undefined) {
     try {
@@ -115,7 +117,9 @@ async function readMemberFiles(dir: string): Promise<PublishedFile[]> {
     names = (await readdir(folder)).sort();
   } catch (error) {
     const code = (error as { code?: string }).code;
-    throw new UsageError(`cannot read --dir ${folder}: ${code === "ENOENT" ? "it does not exist" : code === "ENOTDIR" ? "it is not a folder" : (error as Error).message}`);
+    throw new UsageError(
+      `cannot read --dir ${folder}: ${code === "ENOENT" ? "it does not exist" : code === "ENOTDIR" ? "it is not a folder" : (error as Error).message}`,
+    );
   }
   const files: PublishedFile[] = [];
   for (const name of names) {
@@ -126,7 +130,8 @@ async function readMemberFiles(dir: string): Promise<PublishedFile[]> {
     const path = join(folder, name);
     try {
       const info = await stat(path);
-      if (!info.isFile()) throw new UsageError(`${path} is not a file; a bundle holds only the files directly inside --dir`);
+      if (!info.isFile())
+        throw new UsageError(`${path} is not a file; a bundle holds only the files directly inside --dir`);
       files.push({ name, bytes: new Uint8Array(await readFile(path)) });
     } catch (error) {
       if (error instanceof UsageError) throw error;
@@ -151,12 +156,16 @@ async function readConfig(explicit: string | undefined): Promise<ServiceConfig> 
 }
 
 async function publishToStore(options: PublishOptions, files: PublishedFile[]): Promise<void> {
-  if ((settingOf(process.env, "SVC_STORE") ?? "libsql") !== "libsql") throw new UsageError("SVC_STORE is not libsql: a publication into a memory store would be lost at once; use --url");
+  if ((settingOf(process.env, "SVC_STORE") ?? "libsql") !== "libsql")
+    throw new UsageError("SVC_STORE is not libsql: a publication into a memory store would be lost at once; use --url");
   const config = await readConfig(options.config);
   const dataDir = dataDirFromEnv();
   // Opening a store creates and migrates it: a mistyped directory would get a new, empty database.
   const database = join(dataDir, databaseFileName);
-  if (!existsSync(database)) throw new UsageError(`there is no database ${database}; SVC_DATA_DIR must be the data directory of a server that has started once`);
+  if (!existsSync(database))
+    throw new UsageError(
+      `there is no database ${database}; SVC_DATA_DIR must be the data directory of a server that has started once`,
+    );
   const stores = await openLibsqlStores({ url: databaseUrlForDataDir(dataDir) });
   try {
     const clock = await openVirtualClock(stores.settings);
@@ -164,7 +173,10 @@ async function publishToStore(options: PublishOptions, files: PublishedFile[]): 
     const published = await service.publish(options.account, options.profile, { ...options.request, files });
     if (!published.ok) {
       const { error } = published.error;
-      const hint = error.returnCode === 1240 || error.returnCode === 1250 ? ` (in ${dataDir}; start the server once so that its configuration is applied, or publish with --url)` : "";
+      const hint =
+        error.returnCode === 1240 || error.returnCode === 1250
+          ? ` (in ${dataDir}; start the server once so that its configuration is applied, or publish with --url)`
+          : "";
       fail(1, `refused: ${error.status} ${error.returnCode} ${error.message}${hint}`);
     }
     process.stdout.write(`${JSON.stringify(published.value, null, 2)}\n`);
@@ -185,7 +197,11 @@ async function publishThroughApi(options: PublishOptions, files: PublishedFile[]
   const path = `/admin/accounts/${encodeURIComponent(options.account)}/profiles/${encodeURIComponent(options.profile)}/revisions`;
   let answer: Response;
   try {
-    answer = await fetch(`${base}${path}`, { method: "POST", headers: { authorization: `Bearer ${options.adminToken}` }, body: form });
+    answer = await fetch(`${base}${path}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${options.adminToken}` },
+      body: form,
+    });
   } catch (error) {
     return fail(1, `cannot reach ${base}: ${error instanceof Error ? error.message : String(error)}`);
   }
@@ -223,6 +239,7 @@ async function main(argv: string[]): Promise<void> {
 try {
   await main(process.argv.slice(2));
 } catch (error) {
-  if (error instanceof UsageError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) fail(2, (error as Error).message);
+  if (error instanceof UsageError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS"))
+    fail(2, (error as Error).message);
   throw error;
 }

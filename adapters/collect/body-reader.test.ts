@@ -9,7 +9,10 @@ function post(body: BodyInit | null, headers: Record<string, string> = {}): Requ
 }
 
 /** A body sent as a stream without Content-Length (chunked), counting how much of it was pulled. */
-function streamed(bytes: Uint8Array, chunkSize = 16 * 1024): { body: ReadableStream<Uint8Array>; pulled: () => number } {
+function streamed(
+  bytes: Uint8Array,
+  chunkSize = 16 * 1024,
+): { body: ReadableStream<Uint8Array>; pulled: () => number } {
   let offset = 0;
   const body = new ReadableStream<Uint8Array>({
     pull(controller) {
@@ -35,7 +38,11 @@ describe("reading a collection body (DEC-DLE-04, DEC-COL-04)", () => {
 
   it("refuses a declared Content-Length over the limit without reading the body", async () => {
     const { body, pulled } = streamed(new Uint8Array(4 * limit));
-    const request = new Request("http://svc-hub.test/event", { method: "POST", body, headers: { "content-length": String(4 * limit) } });
+    const request = new Request("http://svc-hub.test/event", {
+      method: "POST",
+      body,
+      headers: { "content-length": String(4 * limit) },
+    });
     expect(codeOf(await readBodyWithin(request, limit))).toBe("bodyTooLarge");
     expect(pulled()).toBeLessThanOrEqual(64 * 1024);
   });
@@ -51,7 +58,9 @@ describe("reading a collection body (DEC-DLE-04, DEC-COL-04)", () => {
     expect(small.ok && new TextDecoder().decode(small.value)).toBe('{"a":1}');
     const exact = await readBodyWithin(post(gzipSync("x".repeat(limit)), { "content-encoding": "GZIP" }), limit);
     expect(exact.ok && exact.value.byteLength).toBe(limit);
-    expect(codeOf(await readBodyWithin(post(gzipSync("x".repeat(limit + 1)), { "content-encoding": "gzip" }), limit))).toBe("bodyTooLarge");
+    expect(
+      codeOf(await readBodyWithin(post(gzipSync("x".repeat(limit + 1)), { "content-encoding": "gzip" }), limit)),
+    ).toBe("bodyTooLarge");
   });
 
   it("a gzip bomb is refused after inflating little more than the limit, and only a little of it is read", async () => {

@@ -1,11 +1,18 @@
 import { describe, expect, it } from "bun:test";
-import fc from "fast-check";
-import { isbot } from "isbot";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { vendorBotTokens } from "../../core/collect/bot-tokens.ts";
+import fc from "fast-check";
+import { isbot } from "isbot";
 import { genericHttpClientUserAgents } from "../../core/collect/bot.rules.ts";
-import { isBotUserAgent, judgeUserAgent, longestRememberedUserAgent, rememberedUserAgents, rememberedVerdictCount, removedCrawlerPatterns } from "./bot-filter.ts";
+import { vendorBotTokens } from "../../core/collect/bot-tokens.ts";
+import {
+  isBotUserAgent,
+  judgeUserAgent,
+  longestRememberedUserAgent,
+  rememberedUserAgents,
+  rememberedVerdictCount,
+  removedCrawlerPatterns,
+} from "./bot-filter.ts";
 
 const crawlers = [
   "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
@@ -37,7 +44,16 @@ describe("bot filter (DEC-COL-06, COL-13)", () => {
 
   it("lets generic HTTP client libraries through: server-to-server collection is legitimate", () => {
     for (const userAgent of genericHttpClientUserAgents) expect(isBotUserAgent(userAgent)).toBe(false);
-    for (const userAgent of ["curl/7.88.1", "python-requests/2.28.2", "Go-http-client/1.1", "okhttp/3.14.9", "Java/1.8.0_392", "axios/0.27.2", "undici", "node-fetch"]) {
+    for (const userAgent of [
+      "curl/7.88.1",
+      "python-requests/2.28.2",
+      "Go-http-client/1.1",
+      "okhttp/3.14.9",
+      "Java/1.8.0_392",
+      "axios/0.27.2",
+      "undici",
+      "node-fetch",
+    ]) {
       expect(isBotUserAgent(userAgent)).toBe(false);
     }
   });
@@ -65,12 +81,20 @@ describe("bot filter (DEC-COL-06, COL-13)", () => {
 
   it("[DEC-COL-06] removes from isbot's list only the patterns that name a client library, in isbot's own spelling, and the one of a lone product token", () => {
     const productToken = "^[\\w \\.\\-\\(?:\\):%]+(?:/v?\\d+(?:\\.\\d+)?(?:\\.\\d{1,10})*?)?(?:,|$)";
-    expect([...removedCrawlerPatterns].sort()).toEqual([productToken, "\\bperl\\b", "^postman", "^python", "^rest", "^wget", "java(?!;)", "node\\b"].sort());
+    expect([...removedCrawlerPatterns].sort()).toEqual(
+      [productToken, "\\bperl\\b", "^postman", "^python", "^rest", "^wget", "java(?!;)", "node\\b"].sort(),
+    );
     for (const broad of ["(?<!lib)http", "\\.com\\b", "url"]) expect(removedCrawlerPatterns.has(broad)).toBe(false);
   });
 
   it("[DEC-COL-06] a User-Agent of one product token is a program sending server-to-server, not a bot, whatever its name", () => {
-    for (const userAgent of ["checkout-service/2.3.1", "AcmeBackend/1.0", "orders-api", "Qwantify/1.0", "MyApp/2024.11.3"]) {
+    for (const userAgent of [
+      "checkout-service/2.3.1",
+      "AcmeBackend/1.0",
+      "orders-api",
+      "Qwantify/1.0",
+      "MyApp/2024.11.3",
+    ]) {
       expect(isbot(userAgent)).toBe(true);
       expect(isBotUserAgent(userAgent)).toBe(false);
     }
@@ -87,12 +111,20 @@ describe("bot filter (DEC-COL-06, COL-13)", () => {
     // The repository ships its own copy (core/collect/bot-tokens.ts) and never reads the spec folder at run time.
     const path = join(import.meta.dir, "..", "..", "..", "shared", "spec", "bot-tokens.txt");
     if (!existsSync(path)) return;
-    const tokens = readFileSync(path, "utf8").split("\n").filter((line) => line.trim() !== "" && !line.startsWith("#"));
+    const tokens = readFileSync(path, "utf8")
+      .split("\n")
+      .filter((line) => line.trim() !== "" && !line.startsWith("#"));
     expect([...vendorBotTokens]).toEqual(tokens);
   });
 
   it("[DEC-COL-06] a remembered verdict is the verdict: any stream of User-Agents, longer than what is kept, gets the answers of a fresh judgement", () => {
-    const known = [...crawlers, ...people, ...genericHttpClientUserAgents, "python-requests/2.31.0 (compatible; ExampleCrawler/1.0)", ""];
+    const known = [
+      ...crawlers,
+      ...people,
+      ...genericHttpClientUserAgents,
+      "python-requests/2.31.0 (compatible; ExampleCrawler/1.0)",
+      "",
+    ];
     const userAgent = fc.oneof(
       fc.constantFrom(...known),
       fc.string({ maxLength: 40 }),

@@ -7,7 +7,15 @@ import { genericHttpClientUserAgents, matchesVendorBotToken } from "../../core/c
  * leave isbot's list, with the one of a lone product token (below): its other broad patterns (`http`, `.com`,
  * `url`) also describe crawlers such as Yeti, heritrix or Dataprovider.com, so they stay (COL-13).
  */
-const clientLibraryPatterns: ReadonlySet<string> = new Set(["^wget", "node\\b", "^python", "java(?!;)", "\\bperl\\b", "^rest", "^postman"]);
+const clientLibraryPatterns: ReadonlySet<string> = new Set([
+  "^wget",
+  "node\\b",
+  "^python",
+  "java(?!;)",
+  "\\bperl\\b",
+  "^rest",
+  "^postman",
+]);
 
 /**
  * DEC-COL-06: the pattern isbot holds against a User-Agent that is one product token and nothing else
@@ -22,7 +30,9 @@ const productTokenPatterns: ReadonlySet<string> = new Set(findBotPatterns("check
 const browserTokenAlone = /^\s*mozilla(?:\/[\d.]*)?\s*$/i;
 
 /** DEC-COL-06: the patterns removed from isbot's list for every User-Agent (those that name a client library, and the one of a lone product token). */
-export const removedCrawlerPatterns: ReadonlySet<string> = new Set(list.filter((pattern) => clientLibraryPatterns.has(pattern) || productTokenPatterns.has(pattern)));
+export const removedCrawlerPatterns: ReadonlySet<string> = new Set(
+  list.filter((pattern) => clientLibraryPatterns.has(pattern) || productTokenPatterns.has(pattern)),
+);
 
 const isCrawler = createIsBotFromList(list.filter((pattern) => !removedCrawlerPatterns.has(pattern)));
 
@@ -31,9 +41,13 @@ const isCrawler = createIsBotFromList(list.filter((pattern) => !removedCrawlerPa
  * `name/version` shapes); asked of isbot, as its documentation shows for `createIsBotFromList`, so they
  * follow the library's list as it changes. They are not held against a User-Agent that a client leads.
  */
-const patternsOfGenericClients: ReadonlySet<string> = new Set(genericHttpClientUserAgents.flatMap((userAgent) => findBotPatterns(userAgent)));
+const patternsOfGenericClients: ReadonlySet<string> = new Set(
+  genericHttpClientUserAgents.flatMap((userAgent) => findBotPatterns(userAgent)),
+);
 
-const isCrawlerLedByClient = createIsBotFromList(list.filter((pattern) => !removedCrawlerPatterns.has(pattern) && !patternsOfGenericClients.has(pattern)));
+const isCrawlerLedByClient = createIsBotFromList(
+  list.filter((pattern) => !removedCrawlerPatterns.has(pattern) && !patternsOfGenericClients.has(pattern)),
+);
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");

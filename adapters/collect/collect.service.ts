@@ -1,9 +1,9 @@
-import { parseEventBody, readCollectRequest, type EventParams } from "../../core/collect/collect.rules.ts";
+import { type EventParams, parseEventBody, readCollectRequest } from "../../core/collect/collect.rules.ts";
 import { describeCollectedEvent } from "../../core/collect/event.rules.ts";
 import { sourceOfAddress } from "../../core/collect/rate-limit.rules.ts";
 import { CollectRateLimiter } from "../../core/collect/rate-limiter.ts";
 import type { Limits } from "../../core/config/config.model.ts";
-import { collectError, type CollectError } from "../../core/errors/collect.errors.ts";
+import { type CollectError, collectError } from "../../core/errors/collect.errors.ts";
 import type { Clock, CollectedEvent, IdSource, Stores } from "../../core/ports/index.ts";
 import { err, ok, type Result } from "../../core/result.ts";
 import { tapidSetCookie } from "../../core/visitors/tapid.rules.ts";
@@ -11,8 +11,8 @@ import { identifyVisitor } from "../../core/visitors/visitor-id.rules.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { queryParamsOf } from "../runtime/query-values.ts";
 import { describeError } from "../runtime/scheduler.ts";
-import { isBotUserAgent } from "./bot-filter.ts";
 import { readBodyWithin } from "./body-reader.ts";
+import { isBotUserAgent } from "./bot-filter.ts";
 import { CollectStats } from "./collect-stats.ts";
 import { GroupCommitWriter } from "./group-commit.ts";
 import { TenantDirectory } from "./tenant-directory.ts";
@@ -69,13 +69,20 @@ export class CollectService {
   private readonly rates: CollectRateLimiter;
 
   constructor(private readonly deps: CollectServiceDeps) {
-    this.rates = new CollectRateLimiter({ eventsPerSecond: deps.limits.collectEventsPerSecond, bytesPerSourcePerSecond: deps.limits.collectBytesPerSourcePerSecond });
+    this.rates = new CollectRateLimiter({
+      eventsPerSecond: deps.limits.collectEventsPerSecond,
+      bytesPerSourcePerSecond: deps.limits.collectBytesPerSourcePerSecond,
+    });
     this.directory = new TenantDirectory(deps.stores.tenancy);
     this.writer = new GroupCommitWriter((events) => this.commit(events), { inFlight: deps.commitsInFlight ?? 1 });
   }
 
   /** `address`: the client's address as the socket saw it (the source the fairness and byte budget count). */
-  async collect(request: Request, method: CollectMethod, address: string): Promise<Result<CollectOutcome, CollectError>> {
+  async collect(
+    request: Request,
+    method: CollectMethod,
+    address: string,
+  ): Promise<Result<CollectOutcome, CollectError>> {
     const userAgent = request.headers.get("user-agent");
     if (isBotUserAgent(userAgent)) {
       this.stats.filteredBots += 1;
@@ -108,7 +115,10 @@ export class CollectService {
     const decision = this.rates.admit({ account: collected.account, source: sourceOfAddress(address), bytes, now });
     if (decision !== "admitted") return this.refuse(collectError("rateLimited"), method, userAgent, query, body);
 
-    const identity = identifyVisitor({ account: collected.account, profile: collected.profile, params: collected.params, cookieHeader }, this.deps.ids);
+    const identity = identifyVisitor(
+      { account: collected.account, profile: collected.profile, params: collected.params, cookieHeader },
+      this.deps.ids,
+    );
     const visitorIdAttributes = tenants.visitorIdAttributesOf(collected.account, collected.profile);
     try {
       await this.writer.write(describeCollectedEvent(collected, identity, now, visitorIdAttributes));
@@ -142,7 +152,9 @@ export class CollectService {
    * DEC-COL-04: JSON as application/json or text/plain (sendBeacon), gzip allowed; an empty body is null.
    * With the body's size once decompressed (what the byte budget counts).
    */
-  private async readBody(request: Request): Promise<Result<{ params: EventParams | null; bytes: number }, CollectError>> {
+  private async readBody(
+    request: Request,
+  ): Promise<Result<{ params: EventParams | null; bytes: number }, CollectError>> {
     const read = await readBodyWithin(request, this.deps.limits.maxBodyBytes);
     if (!read.ok) return read;
     const bytes = read.value.byteLength;
@@ -154,7 +166,8 @@ export class CollectService {
       return err(collectError("invalidJson"));
     }
     if (text.trim() === "") return ok({ params: null, bytes });
-    if (!acceptedMediaTypes.has(mediaTypeOf(request.headers.get("content-type")))) return err(collectError("unsupportedContentType"));
+    if (!acceptedMediaTypes.has(mediaTypeOf(request.headers.get("content-type"))))
+      return err(collectError("unsupportedContentType"));
     const params = parseEventBody(text);
     return params.ok ? ok({ params: params.value, bytes }) : params;
   }

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { spawnServer, type SpawnedServer } from "../../tools/spawn-server.ts";
+import { type SpawnedServer, spawnServer } from "../../tools/spawn-server.ts";
 
 const root = resolve(import.meta.dir, "../..");
 const adminToken = "crash-test-admin-token";
@@ -28,7 +28,13 @@ function prepare(): { dataDir: string; configPath: string } {
   const dataDir = mkdtempSync(join(tmpdir(), "svc-hub-crash-"));
   cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
   const configPath = join(dataDir, "svc.config.json");
-  writeFileSync(configPath, JSON.stringify({ limits: { collectEventsPerSecond: 1_000_000, collectBytesPerSourcePerSecond: 1024 ** 4 }, accounts: [{ name: "acme", profiles: [{ name: "main" }] }] }));
+  writeFileSync(
+    configPath,
+    JSON.stringify({
+      limits: { collectEventsPerSecond: 1_000_000, collectBytesPerSourcePerSecond: 1024 ** 4 },
+      accounts: [{ name: "acme", profiles: [{ name: "main" }] }],
+    }),
+  );
   return { dataDir, configPath };
 }
 
@@ -57,7 +63,10 @@ async function storedTraceIds(url: string, eventName: string): Promise<Set<strin
   const found = new Set<string>();
   let afterSeq = 0;
   for (;;) {
-    const page = await adminGet<{ events: Array<{ traceId: string }>; nextAfterSeq: number | null }>(url, `/admin/events?event=${eventName}&limit=1000&afterSeq=${afterSeq}`);
+    const page = await adminGet<{ events: Array<{ traceId: string }>; nextAfterSeq: number | null }>(
+      url,
+      `/admin/events?event=${eventName}&limit=1000&afterSeq=${afterSeq}`,
+    );
     for (const event of page.events) found.add(event.traceId);
     if (page.nextAfterSeq === null) return found;
     afterSeq = page.nextAfterSeq;
@@ -68,7 +77,10 @@ async function storedTraceIds(url: string, eventName: string): Promise<Set<strin
  * Streams events from concurrent clients and SIGKILLs the server once `killAfterAcks` were answered 200,
  * while requests are still on the wire. Returns the trace ids answered 200.
  */
-async function streamAndKill(server: SpawnedServer, eventName: string): Promise<{ acked: string[]; inFlightAtKill: number }> {
+async function streamAndKill(
+  server: SpawnedServer,
+  eventName: string,
+): Promise<{ acked: string[]; inFlightAtKill: number }> {
   const acked: string[] = [];
   let sent = 0;
   let inFlight = 0;
@@ -136,7 +148,10 @@ describe("a real server process (COL-16, DEC-COL-08)", () => {
           }
         }),
       );
-      const stats = await adminGet<{ commits: { batches: number; committed: number; largestBatch: number } }>(server.url, "/admin/collect/stats");
+      const stats = await adminGet<{ commits: { batches: number; committed: number; largestBatch: number } }>(
+        server.url,
+        "/admin/collect/stats",
+      );
       expect(stats.commits.committed).toBe(next);
       expect(stats.commits.largestBatch).toBeGreaterThan(1);
       expect(stats.commits.batches).toBeLessThan(next / 2);

@@ -13,8 +13,8 @@ function manualCommit() {
       active += 1;
       mostActive = Math.max(mostActive, active);
       pending.push({
-        resolve: () => (active -= 1, resolve()),
-        reject: (error) => (active -= 1, reject(error)),
+        resolve: () => ((active -= 1), resolve()),
+        reject: (error) => ((active -= 1), reject(error)),
       });
     });
   return { commit, batches, pending, mostActive: () => mostActive };
@@ -104,7 +104,9 @@ describe("group commit (DEC-COL-08)", () => {
     await turn();
     const outcomes = Promise.allSettled(second);
     manual.pending[1]!.reject(new Error("disk full"));
-    expect((await outcomes).map((outcome) => (outcome.status === "rejected" ? String(outcome.reason) : "committed"))).toEqual(["Error: disk full", "Error: disk full"]);
+    expect(
+      (await outcomes).map((outcome) => (outcome.status === "rejected" ? String(outcome.reason) : "committed")),
+    ).toEqual(["Error: disk full", "Error: disk full"]);
     const third = writer.write(4);
     await turn();
     expect(manual.batches.at(-1)).toEqual([4]);

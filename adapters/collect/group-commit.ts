@@ -20,7 +20,6 @@ export interface GroupCommitStats {
   readonly pending: number;
 }
 
-
 interface Waiting<T> {
   readonly item: T;
   readonly resolve: () => void;

@@ -2,7 +2,14 @@ import { describe, expect, it } from "bun:test";
 import { createMemoryStores } from "../store-memory/memory.stores.ts";
 import { TenantDirectory } from "./tenant-directory.ts";
 
-const emptyProfile = (name: string) => ({ name, visitorIdAttributes: [], attributes: [], audiences: [], engines: [], fileDefinitions: [] });
+const emptyProfile = (name: string) => ({
+  name,
+  visitorIdAttributes: [],
+  attributes: [],
+  audiences: [],
+  engines: [],
+  fileDefinitions: [],
+});
 
 describe("TenantDirectory", () => {
   it("answers from memory and picks up a profile added elsewhere once its copy is older than the limit", async () => {

@@ -84,7 +84,10 @@ export class TenantDirectory {
     const profiles = new Map<string, ReadonlyMap<string, readonly VisitorIdAttribute[]>>();
     for (const account of await this.tenancy.listAccounts()) {
       const records = await this.tenancy.listProfiles(account.name);
-      profiles.set(account.name, new Map(records.map((record) => [record.config.name, record.config.visitorIdAttributes])));
+      profiles.set(
+        account.name,
+        new Map(records.map((record) => [record.config.name, record.config.visitorIdAttributes])),
+      );
     }
     return {
       isKnownProfile: (account, profile) => profiles.get(account)?.has(profile) ?? false,

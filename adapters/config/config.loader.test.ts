@@ -1,10 +1,10 @@
 import { describe, expect, test } from "bun:test";
-import fc from "fast-check";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import fc from "fast-check";
 import { defaultLimits, type ServiceConfig } from "../../core/config/config.model.ts";
-import { loadConfigFile, parseConfigText, type ConfigError, type ConfigFormat } from "./config.loader.ts";
+import { type ConfigError, type ConfigFormat, loadConfigFile, parseConfigText } from "./config.loader.ts";
 import { demoConfigPath, demoYamlConfigPath } from "./demo-config.ts";
 
 const argonHash = "$argon2id$v=19$m=65536,t=2,p=1$c2FsdA$aGFzaA";
@@ -111,9 +111,20 @@ apiKeys:
               ],
               audiences: [{ id: 7, name: "Everyone", conditions: [] }],
               engines: [
-                { id: "e1", name: "e1", enabled: true, allowedDomains: [], keys: "names", audiences: [], badges: [], attributes: [] },
+                {
+                  id: "e1",
+                  name: "e1",
+                  enabled: true,
+                  allowedDomains: [],
+                  keys: "names",
+                  audiences: [],
+                  badges: [],
+                  attributes: [],
+                },
               ],
-              fileDefinitions: [{ prefix: "p", event: "imported", visitorId: { column: "email", attribute: 5120 }, columns: [] }],
+              fileDefinitions: [
+                { prefix: "p", event: "imported", visitorId: { column: "email", attribute: 5120 }, columns: [] },
+              ],
             },
             { name: "dev", visitorIdAttributes: [], attributes: [], audiences: [], engines: [], fileDefinitions: [] },
           ],
@@ -171,7 +182,7 @@ describe("schema problems name the path and say what was expected", () => {
 
   test("a wrong type names the expected type and what was found", () => {
     expect(problems(`limits: { maxBodyBytes: big, lockoutAttempts: 0 }\naccounts: { name: acme }`)).toEqual([
-      '/limits/lockoutAttempts: must be a positive whole number (found 0)',
+      "/limits/lockoutAttempts: must be a positive whole number (found 0)",
       '/limits/maxBodyBytes: must be a whole number (found "big")',
       "/accounts: must be a list (found an object)",
     ]);
@@ -187,21 +198,28 @@ describe("schema problems name the path and say what was expected", () => {
     expect(problems(`limits: { maxBodyBytes: 16777216 }`)).toEqual([
       "/limits/collectBytesPerSourcePerSecond: must be at least limits.maxBodyBytes (16777216), or events that large could never be collected (found 8388608, the default)",
     ]);
-    expect(parsed(`limits: { maxBodyBytes: 16777216, collectBytesPerSourcePerSecond: 16777216, eventRetentionDays: 30 }`).limits).toEqual({
+    expect(
+      parsed(`limits: { maxBodyBytes: 16777216, collectBytesPerSourcePerSecond: 16777216, eventRetentionDays: 30 }`)
+        .limits,
+    ).toEqual({
       ...defaultLimits,
       maxBodyBytes: 16777216,
       collectBytesPerSourcePerSecond: 16777216,
       eventRetentionDays: 30,
     });
-    expect(problems(`limits: { eventRetentionDays: 0 }`)).toEqual(["/limits/eventRetentionDays: must be a positive whole number (found 0)"]);
+    expect(problems(`limits: { eventRetentionDays: 0 }`)).toEqual([
+      "/limits/eventRetentionDays: must be a positive whole number (found 0)",
+    ]);
   });
 
   test("account, profile and engine names follow the name rule (DEC-DLE-02)", () => {
-    expect(problems(`accounts: [{ name: "ac me", profiles: [{ name: "main.x", engines: [{ id: "e/1" }] }] }]`)).toEqual([
-      '/accounts/0/name: may contain only the characters A-Z a-z 0-9 _ - ~ (found "ac me")',
-      '/accounts/0/profiles/0/name: may contain only the characters A-Z a-z 0-9 _ - ~ (found "main.x")',
-      '/accounts/0/profiles/0/engines/0/id: may contain only the characters A-Z a-z 0-9 _ - ~ (found "e/1")',
-    ]);
+    expect(problems(`accounts: [{ name: "ac me", profiles: [{ name: "main.x", engines: [{ id: "e/1" }] }] }]`)).toEqual(
+      [
+        '/accounts/0/name: may contain only the characters A-Z a-z 0-9 _ - ~ (found "ac me")',
+        '/accounts/0/profiles/0/name: may contain only the characters A-Z a-z 0-9 _ - ~ (found "main.x")',
+        '/accounts/0/profiles/0/engines/0/id: may contain only the characters A-Z a-z 0-9 _ - ~ (found "e/1")',
+      ],
+    );
   });
 
   test("an enrichment action is checked against the alternative its type names", () => {
@@ -211,9 +229,11 @@ describe("schema problems name the path and say what was expected", () => {
       '/accounts/0/profiles/0/attributes/0/enrichments/0/action/by: must be a number (found "1")',
     ]);
     expect(problems(attribute(`{ type: incremnt, by: 1 }`))[0]).toStartWith(
-      '/accounts/0/profiles/0/attributes/0/enrichments/0/action/type: must be one of: increment, increment_by_parameter,',
+      "/accounts/0/profiles/0/attributes/0/enrichments/0/action/type: must be one of: increment, increment_by_parameter,",
     );
-    expect(problems(attribute(`{ by: 1 }`))[0]).toStartWith("/accounts/0/profiles/0/attributes/0/enrichments/0/action/type: is required (one of: increment,");
+    expect(problems(attribute(`{ by: 1 }`))[0]).toStartWith(
+      "/accounts/0/profiles/0/attributes/0/enrichments/0/action/type: is required (one of: increment,",
+    );
   });
 
   test("secrets are a hash or an environment variable, and a clear value is never echoed", () => {
@@ -232,9 +252,9 @@ describe("schema problems name the path and say what was expected", () => {
   });
 
   test('a grant is on all profiles ("*") or a list of them', () => {
-    expect(problems(`users: [{ email: a@example.com, password: { env: X }, grants: [{ account: acme, profiles: all }] }]`)).toEqual([
-      '/users/0/grants/0/profiles: must be "*" (all profiles) or a list of profile names (found "all")',
-    ]);
+    expect(
+      problems(`users: [{ email: a@example.com, password: { env: X }, grants: [{ account: acme, profiles: all }] }]`),
+    ).toEqual(['/users/0/grants/0/profiles: must be "*" (all profiles) or a list of profile names (found "all")']);
   });
 
   test("several problems are reported at once, one line each", () => {
@@ -326,7 +346,13 @@ users:
   });
 
   test("an engine selects existing audiences, badges and attributes", () => {
-    expect(problems(withProfile(`engines: [{ id: e1, audiences: [8], badges: [5205, 5201, 9], attributes: [5201, 5205, 5120, 9] }]`))).toEqual([
+    expect(
+      problems(
+        withProfile(
+          `engines: [{ id: e1, audiences: [8], badges: [5205, 5201, 9], attributes: [5201, 5205, 5120, 9] }]`,
+        ),
+      ),
+    ).toEqual([
       "/accounts/0/profiles/0/engines/0/audiences/0: no audience 8 in this profile",
       "/accounts/0/profiles/0/engines/0/badges/1: attribute 5201 is a number attribute, not a badge",
       "/accounts/0/profiles/0/engines/0/badges/2: no badge 9 in this profile",
@@ -407,7 +433,8 @@ users:
 
 describe("DEC-OPS-03: values the service could never use are refused at load", () => {
   test("DEC-GEN-05: a node id must fit the X-NodeId header (visible ASCII, at most 128 characters)", () => {
-    const message = "must be visible ASCII characters (no spaces or control characters), at most 128, to fit the X-NodeId header";
+    const message =
+      "must be visible ASCII characters (no spaces or control characters), at most 128, to fit the X-NodeId header";
     expect(problems(`nodeId: "node\\nX-Evil: 1"`)).toEqual([`/nodeId: ${message} (found "node\\nX-Evil: 1")`]);
     expect(problems(`nodeId: "nœud-1"`)).toEqual([`/nodeId: ${message} (found "nœud-1")`]);
     expect(problems(`nodeId: "${"n".repeat(129)}"`)[0]).toStartWith(`/nodeId: ${message} (found "nnn`);
@@ -429,8 +456,15 @@ engines: [{ id: e1, audiences: [7, 8] }]`).replace("name: Buyer, type: badge", "
 
   test("DEC-MOM-01: an allowed domain is a host name a Referer can have", () => {
     const engine = (domains: string) => withProfile(`engines: [{ id: e1, allowedDomains: ${domains} }]`);
-    const message = "must be a host name (letters, digits, hyphens and dots; no scheme, port, path or wildcard; a domain allows its subdomains)";
-    expect(problems(engine(`["https://shop.example.com", "*.example.com", "example.com:8080", "example.com/shop", "a..b", ".example.com"]`))).toEqual([
+    const message =
+      "must be a host name (letters, digits, hyphens and dots; no scheme, port, path or wildcard; a domain allows its subdomains)";
+    expect(
+      problems(
+        engine(
+          `["https://shop.example.com", "*.example.com", "example.com:8080", "example.com/shop", "a..b", ".example.com"]`,
+        ),
+      ),
+    ).toEqual([
       `/accounts/0/profiles/0/engines/0/allowedDomains/0: ${message} (found "https://shop.example.com")`,
       `/accounts/0/profiles/0/engines/0/allowedDomains/1: ${message} (found "*.example.com")`,
       `/accounts/0/profiles/0/engines/0/allowedDomains/2: ${message} (found "example.com:8080")`,
@@ -439,7 +473,9 @@ engines: [{ id: e1, audiences: [7, 8] }]`).replace("name: Buyer, type: badge", "
       `/accounts/0/profiles/0/engines/0/allowedDomains/5: ${message} (found ".example.com")`,
     ]);
     const allowed = ["localhost", "127.0.0.1", "Shop.Example-1.COM", "[::1]", "[2001:db8::8a2e:370:7334]"];
-    expect(parsed(engine(JSON.stringify(allowed))).accounts[0]?.profiles[0]?.engines[0]?.allowedDomains).toEqual(allowed);
+    expect(parsed(engine(JSON.stringify(allowed))).accounts[0]?.profiles[0]?.engines[0]?.allowedDomains).toEqual(
+      allowed,
+    );
   });
 
   test("DEC-PRO-01: greater_than and less_than compare with a number", () => {
@@ -477,35 +513,57 @@ engines: [{ id: e1, audiences: [7, 8] }]`).replace("name: Buyer, type: badge", "
   });
 
   test("DEC-PRO-01, VID-08: an audience may test a visitor ID attribute", () => {
-    const audiences = parsed(withProfile(`audiences: [{ id: 7, name: Known, conditions: [[{ attribute: 5120, operator: exists }]] }]`)).accounts[0]?.profiles[0]?.audiences;
+    const audiences = parsed(
+      withProfile(`audiences: [{ id: 7, name: Known, conditions: [[{ attribute: 5120, operator: exists }]] }]`),
+    ).accounts[0]?.profiles[0]?.audiences;
     expect(audiences).toEqual([{ id: 7, name: "Known", conditions: [[{ attribute: 5120, operator: "exists" }]] }]);
   });
 
   test("DEC-PRO-01: an audience may test a built-in; an unknown built-in, or a built-in in an enrichment, is refused", () => {
     const audiences = parsed(
-      withProfile(`audiences: [{ id: 7, name: Returning, conditions: [[{ builtin: returning_visitor, operator: equals, value: true }], [{ builtin: lifetime_visit_count, operator: greater_than, value: 3 }]] }]`),
+      withProfile(
+        `audiences: [{ id: 7, name: Returning, conditions: [[{ builtin: returning_visitor, operator: equals, value: true }], [{ builtin: lifetime_visit_count, operator: greater_than, value: 3 }]] }]`,
+      ),
     ).accounts[0]?.profiles[0]?.audiences;
-    expect(audiences?.[0]?.conditions).toEqual([[{ builtin: "returning_visitor", operator: "equals", value: true }], [{ builtin: "lifetime_visit_count", operator: "greater_than", value: 3 }]]);
-    expect(problems(withProfile(`audiences: [{ id: 7, name: R, conditions: [[{ builtin: visits, operator: exists }]] }]`))).toEqual([
+    expect(audiences?.[0]?.conditions).toEqual([
+      [{ builtin: "returning_visitor", operator: "equals", value: true }],
+      [{ builtin: "lifetime_visit_count", operator: "greater_than", value: 3 }],
+    ]);
+    expect(
+      problems(withProfile(`audiences: [{ id: 7, name: R, conditions: [[{ builtin: visits, operator: exists }]] }]`)),
+    ).toEqual([
       '/accounts/0/profiles/0/audiences/0/conditions/0/0/builtin: must be one of: lifetime_event_count, lifetime_visit_count, first_visit, last_visit, returning_visitor (found "visits")',
     ]);
     // Enrichments test parameters and attributes, not built-ins.
     const enrichment = `accounts: [{ name: acme, profiles: [{ name: main, attributes: [{ id: 5201, name: Count, type: number, enrichments: [{ when: any_event, conditions: [[{ builtin: returning_visitor, operator: exists }]], action: { type: increment, by: 1 } }] }] }] }]`;
-    expect(problems(enrichment).join("\n")).toContain("/accounts/0/profiles/0/attributes/0/enrichments/0/conditions/0/0");
+    expect(problems(enrichment).join("\n")).toContain(
+      "/accounts/0/profiles/0/attributes/0/enrichments/0/conditions/0/0",
+    );
   });
 
   test("DEC-PRO-01: an enrichment may test an attribute of the profile, not one it does not have", () => {
     const withCondition = (attribute: number) =>
       `accounts: [{ name: acme, profiles: [{ name: main, attributes: [{ id: 5201, name: Count, type: number }, { id: 5202, name: Regular, type: boolean, enrichments: [{ when: any_event, conditions: [[{ attribute: ${attribute}, operator: greater_than, value: 3 }]], action: { type: set_value, value: true } }] }] }] }]`;
-    expect(parsed(withCondition(5201)).accounts[0]?.profiles[0]?.attributes[1]?.enrichments[0]?.conditions).toEqual([[{ attribute: 5201, operator: "greater_than", value: 3 }]]);
-    expect(problems(withCondition(5999))).toEqual(["/accounts/0/profiles/0/attributes/1/enrichments/0/conditions/0/0/attribute: no attribute 5999 in this profile"]);
-    expect(problems(withProfile(`audiences: [{ id: 7, name: R, conditions: [[{ builtin: first_visit, operator: greater_than, value: soon }]] }]`))).toEqual([
+    expect(parsed(withCondition(5201)).accounts[0]?.profiles[0]?.attributes[1]?.enrichments[0]?.conditions).toEqual([
+      [{ attribute: 5201, operator: "greater_than", value: 3 }],
+    ]);
+    expect(problems(withCondition(5999))).toEqual([
+      "/accounts/0/profiles/0/attributes/1/enrichments/0/conditions/0/0/attribute: no attribute 5999 in this profile",
+    ]);
+    expect(
+      problems(
+        withProfile(
+          `audiences: [{ id: 7, name: R, conditions: [[{ builtin: first_visit, operator: greater_than, value: soon }]] }]`,
+        ),
+      ),
+    ).toEqual([
       '/accounts/0/profiles/0/audiences/0/conditions/0/0/value: must be a number for the operator greater_than (found "soon")',
     ]);
   });
 
   test("DEC-DLE-02: an account and a profile name may have 250 characters together, not more", () => {
-    const names = (account: number, profile: number) => `accounts: [{ name: ${"a".repeat(account)}, profiles: [{ name: ${"p".repeat(profile)} }, { name: p }] }]`;
+    const names = (account: number, profile: number) =>
+      `accounts: [{ name: ${"a".repeat(account)}, profiles: [{ name: ${"p".repeat(profile)} }, { name: p }] }]`;
     expect(problems(names(200, 51))).toEqual([
       "/accounts/0/profiles/0/name: the account and profile names together have 251 characters; at most 250 are allowed",
     ]);
@@ -514,8 +572,15 @@ engines: [{ id: e1, audiences: [7, 8] }]`).replace("name: Buyer, type: badge", "
 
   test("DEC-SES-05: a hash is a whole argon2id PHC string", () => {
     const message = 'must be an argon2id hash ("$argon2id$v=19$m=...,t=...,p=...$salt$hash") (found a string)';
-    for (const hash of ["$argon2id$", "$argon2id$v=19$m=65536,t=2,p=1$c2FsdA", "$argon2id$v=18$m=65536,t=2,p=1$c2FsdA$aGFzaA", "$argon2id$v=19$m=1,t=2$c2FsdA$aGFzaA"]) {
-      expect(problems(`users: [{ email: a@example.com, password: { hash: "${hash}" } }]`)).toEqual([`/users/0/password/hash: ${message}`]);
+    for (const hash of [
+      "$argon2id$",
+      "$argon2id$v=19$m=65536,t=2,p=1$c2FsdA",
+      "$argon2id$v=18$m=65536,t=2,p=1$c2FsdA$aGFzaA",
+      "$argon2id$v=19$m=1,t=2$c2FsdA$aGFzaA",
+    ]) {
+      expect(problems(`users: [{ email: a@example.com, password: { hash: "${hash}" } }]`)).toEqual([
+        `/users/0/password/hash: ${message}`,
+      ]);
     }
   });
 });
@@ -523,20 +588,28 @@ engines: [{ id: e1, audiences: [7, 8] }]`).replace("name: Buyer, type: badge", "
 describe("syntax errors give the line and column", () => {
   test("a trailing comma in JSON", () => {
     const error = failure(`{\n  "users": [\n    {"email": "a@example.com",}\n  ]\n}`, "json");
-    expect(error.problems).toEqual([{ path: "", line: 3, column: 31, message: 'a "," before "}" is not allowed in JSON' }]);
+    expect(error.problems).toEqual([
+      { path: "", line: 3, column: 31, message: 'a "," before "}" is not allowed in JSON' },
+    ]);
     expect(error.format()).toBe('svc.config.json: line 3, column 31: a "," before "}" is not allowed in JSON');
   });
 
   test("an unquoted word and an unfinished document in JSON", () => {
-    expect(failure(`{\n  "timing": fast\n}`, "json").format()).toBe('svc.config.json: line 2, column 13: expected a value but found "fast"');
-    expect(failure(`{\n  "users": [\n`, "json").format()).toBe("svc.config.json: line 3, column 1: expected a value but found end of file");
+    expect(failure(`{\n  "timing": fast\n}`, "json").format()).toBe(
+      'svc.config.json: line 2, column 13: expected a value but found "fast"',
+    );
+    expect(failure(`{\n  "users": [\n`, "json").format()).toBe(
+      "svc.config.json: line 3, column 1: expected a value but found end of file",
+    );
   });
 
   test("a key given twice, in JSON and in YAML", () => {
     expect(failure(`{\n  "users": [],\n  "users": []\n}`, "json").format()).toBe(
       'svc.config.json: line 3, column 3: the key "users" is given twice in the same object',
     );
-    expect(failure(`users: []\nusers: []\n`, "yaml").format()).toBe("svc.config.yaml: line 2, column 1: a key is given twice in the same mapping");
+    expect(failure(`users: []\nusers: []\n`, "yaml").format()).toBe(
+      "svc.config.yaml: line 2, column 1: a key is given twice in the same mapping",
+    );
   });
 
   test("bad indentation in YAML", () => {
@@ -558,16 +631,25 @@ describe("syntax errors give the line and column", () => {
 describe("robustness", () => {
   test("checking never throws, whatever the JSON or text, and every problem has a path or a line", () => {
     const config = fc.record(
-      { timing: fc.jsonValue(), accounts: fc.array(fc.record({ name: fc.jsonValue(), profiles: fc.jsonValue() })), users: fc.jsonValue() },
+      {
+        timing: fc.jsonValue(),
+        accounts: fc.array(fc.record({ name: fc.jsonValue(), profiles: fc.jsonValue() })),
+        users: fc.jsonValue(),
+      },
       { requiredKeys: [] },
     );
     fc.assert(
       fc.property(fc.oneof(fc.jsonValue(), config), fc.string(), (value, text) => {
-        for (const [input, format] of [[JSON.stringify(value), "json"], [text, "json"], [text, "yaml"]] as const) {
+        for (const [input, format] of [
+          [JSON.stringify(value), "json"],
+          [text, "json"],
+          [text, "yaml"],
+        ] as const) {
           const result = parseConfigText(input, format, "fuzz");
           if (!result.ok) {
             expect(result.error.problems.length).toBeGreaterThan(0);
-            for (const problem of result.error.problems) expect(problem.path !== "" || problem.line !== undefined).toBe(true);
+            for (const problem of result.error.problems)
+              expect(problem.path !== "" || problem.line !== undefined).toBe(true);
           }
         }
       }),
@@ -588,9 +670,13 @@ describe("loading a file", () => {
       const toml = await loadConfigFile(join(dir, "c.toml"));
       expect(json.ok && json.value.timing).toBe("instant");
       expect(yml.ok && yml.value.timing).toBe("realistic");
-      expect(toml.ok ? "" : toml.error.format()).toBe(`${join(dir, "c.toml")}: the file name must end in .json, .yaml or .yml`);
+      expect(toml.ok ? "" : toml.error.format()).toBe(
+        `${join(dir, "c.toml")}: the file name must end in .json, .yaml or .yml`,
+      );
       const missing = await loadConfigFile(join(dir, "missing.yaml"));
-      expect(missing.ok ? "" : missing.error.format()).toBe(`${join(dir, "missing.yaml")}: cannot read the file: the file does not exist`);
+      expect(missing.ok ? "" : missing.error.format()).toBe(
+        `${join(dir, "missing.yaml")}: cannot read the file: the file does not exist`,
+      );
     } finally {
       await rm(dir, { recursive: true });
     }

@@ -6,8 +6,8 @@
 import { readFile } from "node:fs/promises";
 import { extname } from "node:path";
 import {
-  defaultLimits,
   type AccountConfig,
+  defaultLimits,
   type ProfileConfig,
   type ServiceConfig,
 } from "../../core/config/config.model.ts";
@@ -16,8 +16,8 @@ import { defaultRevisionFilePrefix } from "../../core/revisions/bundle-members.r
 import { ConfigError, describeSchemaProblems } from "./config.problems.ts";
 import { checkReferences } from "./config.references.ts";
 import { checkConfiguredRevisions } from "./config.revisions.ts";
-import { ConfigFileSchema, type ConfigFile, type ProfileFile } from "./config.schema.ts";
-import { parseConfigSyntax, type ConfigFormat } from "./config.syntax.ts";
+import { type ConfigFile, ConfigFileSchema, type ProfileFile } from "./config.schema.ts";
+import { type ConfigFormat, parseConfigSyntax } from "./config.syntax.ts";
 
 export { ConfigError, type ConfigProblem } from "./config.problems.ts";
 export type { ConfigFormat } from "./config.syntax.ts";
@@ -58,7 +58,11 @@ export async function loadConfigFile(path: string): Promise<Result<ServiceConfig
 }
 
 /** Parses and checks the text of a configuration file; `source` names it in error messages. */
-export function parseConfigText(text: string, format: ConfigFormat, source: string): Result<ServiceConfig, ConfigError> {
+export function parseConfigText(
+  text: string,
+  format: ConfigFormat,
+  source: string,
+): Result<ServiceConfig, ConfigError> {
   const parsed = parseConfigSyntax(text, format);
   if (!parsed.ok) return err(new ConfigError(source, parsed.error));
   const schemaProblems = describeSchemaProblems(ConfigFileSchema, parsed.value);

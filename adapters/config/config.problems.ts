@@ -4,8 +4,8 @@
  * ("Expected union value") are rewritten here.
  */
 import { Kind, type TSchema } from "@sinclair/typebox";
+import { type ValueError, ValueErrorType } from "@sinclair/typebox/errors";
 import { Value } from "@sinclair/typebox/value";
-import { ValueErrorType, type ValueError } from "@sinclair/typebox/errors";
 
 export interface ConfigProblem {
   /** JSON pointer into the file (`/users/2/email`); empty for the file as a whole. */
@@ -93,7 +93,10 @@ function describeError(error: ValueError): string {
     case ValueErrorType.StringMaxLength:
       return `must be at most ${String(schema["maxLength"])} characters long`;
     case ValueErrorType.StringPattern:
-      return (ownMessage(error.schema) ?? `must match ${String(schema["pattern"])}`) + found(error.value, isSensitive(error.schema));
+      return (
+        (ownMessage(error.schema) ?? `must match ${String(schema["pattern"])}`) +
+        found(error.value, isSensitive(error.schema))
+      );
     case ValueErrorType.IntegerMinimum:
     case ValueErrorType.NumberMinimum:
       return schema["minimum"] === 1 && error.schema[Kind] === "Integer"
@@ -137,7 +140,9 @@ function describeUnion(schema: TSchema, value: unknown, path: string): ConfigPro
   const record = value as Record<string, unknown>;
   const discriminator = findDiscriminator(sameKind);
   if (discriminator !== undefined) {
-    const chosen = sameKind.find((variant) => propertiesOf(variant)[discriminator]?.["const"] === record[discriminator]);
+    const chosen = sameKind.find(
+      (variant) => propertiesOf(variant)[discriminator]?.["const"] === record[discriminator],
+    );
     if (chosen) return collect(chosen, value, path);
     const allowed = sameKind.map((variant) => String(propertiesOf(variant)[discriminator]?.["const"]));
     const given = record[discriminator];
@@ -261,7 +266,9 @@ function found(value: unknown, sensitive = false): string {
 function describeUnknownProperty(name: string, allowed: readonly string[]): string {
   const hint = suggest(name, allowed);
   if (hint) return `unknown property "${name}"; did you mean "${hint}"?`;
-  return allowed.length === 0 ? `unknown property "${name}"` : `unknown property "${name}"; allowed: ${allowed.join(", ")}`;
+  return allowed.length === 0
+    ? `unknown property "${name}"`
+    : `unknown property "${name}"; allowed: ${allowed.join(", ")}`;
 }
 
 function lastSegment(pointer: string): string {

@@ -4,11 +4,11 @@
  * the offending value.
  */
 import { defaultLimits } from "../../core/config/config.model.ts";
-import { numberOf } from "../../core/profiles/profile.rules.ts";
-import type { ConfigFile, ProfileFile } from "./config.schema.ts";
-import type { ConfigProblem } from "./config.problems.ts";
 import { compileDatePattern } from "../../core/files/date-pattern.rules.ts";
 import { fitsCombinedLength, maxCombinedNameLength } from "../../core/names/names.rules.ts";
+import { numberOf } from "../../core/profiles/profile.rules.ts";
+import type { ConfigProblem } from "./config.problems.ts";
+import type { ConfigFile, ProfileFile } from "./config.schema.ts";
 
 type AttributeFile = NonNullable<ProfileFile["attributes"]>[number];
 type AttributeKind = AttributeFile["type"] | "visitor ID";
@@ -76,7 +76,8 @@ export function checkReferences(file: ConfigFile): ConfigProblem[] {
       if (!profiles) return report(`${grantPath}/account`, `no account "${grant.account}" is configured`);
       if (grant.profiles === "*") return;
       grant.profiles.forEach((name, n) => {
-        if (!profiles.has(name)) report(`${grantPath}/profiles/${n}`, `account "${grant.account}" has no profile "${name}"`);
+        if (!profiles.has(name))
+          report(`${grantPath}/profiles/${n}`, `account "${grant.account}" has no profile "${name}"`);
       });
     });
   });
@@ -120,7 +121,10 @@ function checkProfile(profile: ProfileFile, path: string, report: (path: string,
       (enrichment.conditions ?? []).forEach((group, g) =>
         group.forEach((condition, c) => {
           if ("attribute" in condition && !kinds.has(condition.attribute)) {
-            report(`${enrichmentPath}/conditions/${g}/${c}/attribute`, `no attribute ${condition.attribute} in this profile`);
+            report(
+              `${enrichmentPath}/conditions/${g}/${c}/attribute`,
+              `no attribute ${condition.attribute} in this profile`,
+            );
           }
         }),
       );
@@ -137,7 +141,10 @@ function checkProfile(profile: ProfileFile, path: string, report: (path: string,
     (audience.conditions ?? []).forEach((group, g) =>
       group.forEach((condition, c) => {
         if ("attribute" in condition && !kinds.has(condition.attribute)) {
-          report(`${audiencePath}/conditions/${g}/${c}/attribute`, `no attribute ${condition.attribute} in this profile`);
+          report(
+            `${audiencePath}/conditions/${g}/${c}/attribute`,
+            `no attribute ${condition.attribute} in this profile`,
+          );
         }
       }),
     );
@@ -152,14 +159,19 @@ function checkProfile(profile: ProfileFile, path: string, report: (path: string,
     });
     (engine.badges ?? []).forEach((id, n) => {
       const kind = kinds.get(id);
-      if (kind !== "badge") report(`${enginePath}/badges/${n}`, kind ? `attribute ${id} is a ${kind} attribute, not a badge` : `no badge ${id} in this profile`);
+      if (kind !== "badge")
+        report(
+          `${enginePath}/badges/${n}`,
+          kind ? `attribute ${id} is a ${kind} attribute, not a badge` : `no badge ${id} in this profile`,
+        );
     });
     (engine.attributes ?? []).forEach((id, n) => {
       const kind = kinds.get(id);
       const at = `${enginePath}/attributes/${n}`;
       if (kind === undefined) report(at, `no attribute ${id} in this profile`);
       else if (kind === "badge") report(at, `attribute ${id} is a badge; list it under badges`);
-      else if (kind === "visitor ID") report(at, `attribute ${id} is a visitor ID attribute, which engines do not return`);
+      else if (kind === "visitor ID")
+        report(at, `attribute ${id} is a visitor ID attribute, which engines do not return`);
     });
   });
 
@@ -177,20 +189,30 @@ function checkProfile(profile: ProfileFile, path: string, report: (path: string,
       );
     }
     const columns = firstOccurrences();
-    columns.check(definition.visitorId.column, `${definitionPath}/visitorId/column`, `column "${definition.visitorId.column}"`, report);
+    columns.check(
+      definition.visitorId.column,
+      `${definitionPath}/visitorId/column`,
+      `column "${definition.visitorId.column}"`,
+      report,
+    );
     (definition.columns ?? []).forEach((column, c) => {
       const columnPath = `${definitionPath}/columns/${c}`;
       columns.check(column.column, `${columnPath}/column`, `column "${column.column}"`, report);
       const kind = kinds.get(column.attribute);
       if (kind === undefined) report(`${columnPath}/attribute`, `no attribute ${column.attribute} in this profile`);
-      else if (kind === "badge") report(`${columnPath}/attribute`, `attribute ${column.attribute} is a badge, which a column cannot set`);
+      else if (kind === "badge")
+        report(`${columnPath}/attribute`, `attribute ${column.attribute} is a badge, which a column cannot set`);
       else if ((kind === "visitor ID" ? "string" : kind) !== column.type) {
-        report(`${columnPath}/type`, `must match the type of attribute ${column.attribute} (${kind === "visitor ID" ? "string" : kind})`);
+        report(
+          `${columnPath}/type`,
+          `must match the type of attribute ${column.attribute} (${kind === "visitor ID" ? "string" : kind})`,
+        );
       }
       if (column.type === "date" && column.dateFormat === undefined) {
         report(`${columnPath}/dateFormat`, 'is required for a date column (for example "yyyy-MM-dd HH:mm")');
       }
-      if (column.type !== "date" && column.dateFormat !== undefined) report(`${columnPath}/dateFormat`, "is only allowed for a date column");
+      if (column.type !== "date" && column.dateFormat !== undefined)
+        report(`${columnPath}/dateFormat`, "is only allowed for a date column");
       if (column.type === "date" && column.dateFormat !== undefined) {
         // DEC-FIL-01: a pattern the import could not read is refused now, not at the first file.
         const pattern = compileDatePattern(column.dateFormat);
@@ -212,10 +234,19 @@ function checkConditionValues(
   groups.forEach((group, g) =>
     group.forEach((condition, c) => {
       const needsValue = !operatorsWithoutValue.has(condition.operator);
-      if (needsValue && condition.value === undefined) report(`${path}/${g}/${c}/value`, `is required for the operator ${condition.operator}`);
-      if (!needsValue && condition.value !== undefined) report(`${path}/${g}/${c}/value`, `is not allowed for the operator ${condition.operator}`);
-      if (numericOperators.has(condition.operator) && condition.value !== undefined && numberOf(condition.value) === null) {
-        report(`${path}/${g}/${c}/value`, `must be a number for the operator ${condition.operator} (found ${JSON.stringify(condition.value)})`);
+      if (needsValue && condition.value === undefined)
+        report(`${path}/${g}/${c}/value`, `is required for the operator ${condition.operator}`);
+      if (!needsValue && condition.value !== undefined)
+        report(`${path}/${g}/${c}/value`, `is not allowed for the operator ${condition.operator}`);
+      if (
+        numericOperators.has(condition.operator) &&
+        condition.value !== undefined &&
+        numberOf(condition.value) === null
+      ) {
+        report(
+          `${path}/${g}/${c}/value`,
+          `must be a number for the operator ${condition.operator} (found ${JSON.stringify(condition.value)})`,
+        );
       }
     }),
   );

@@ -67,7 +67,9 @@ revisions: [{ account: acme, profile: main, name: R, createdBy: a@example.com, t
   });
 
   test("a bad prefix is refused with the name rule", () => {
-    expect(problems(`revisionFilePrefix: "../x"`)).toEqual(["/revisionFilePrefix: may contain only the characters A-Z a-z 0-9 _ - ~ (found \"../x\")"]);
+    expect(problems(`revisionFilePrefix: "../x"`)).toEqual([
+      '/revisionFilePrefix: may contain only the characters A-Z a-z 0-9 _ - ~ (found "../x")',
+    ]);
   });
 
   test("every problem of a configured revision is reported with its path", () => {
@@ -87,7 +89,7 @@ revisions:
     targets: [prod]
     files: [{ name: utag.js, text: x }]
 `),
-    ).toEqual(["/revisions/1/createdBy: must be an e-mail address (found \"not-an-address\")"]);
+    ).toEqual(['/revisions/1/createdBy: must be an e-mail address (found "not-an-address")']);
     expect(
       problems(`${tenants}
 revisions:
@@ -110,21 +112,27 @@ revisions:
   });
 
   test("targets follow the name rule and a revision has at least one target and one file", () => {
-    expect(problems(`${tenants}
-revisions: [{ account: acme, profile: main, name: R, createdBy: a@example.com, targets: ["pr od"], files: [] }]`)).toEqual([
+    expect(
+      problems(`${tenants}
+revisions: [{ account: acme, profile: main, name: R, createdBy: a@example.com, targets: ["pr od"], files: [] }]`),
+    ).toEqual([
       '/revisions/0/targets/0: may contain only the characters A-Z a-z 0-9 _ - ~ (found "pr od")',
       "/revisions/0/files: must not be an empty list",
     ]);
   });
 
   test("two configured revisions may not share a target of one profile: each restart would publish both again", () => {
-    expect(problems(`
+    expect(
+      problems(`
 accounts: [{ name: acme, profiles: [{ name: main }, { name: dev }] }]
 revisions:
   - { account: acme, profile: main, name: A, createdBy: a@example.com, targets: [prod, qa], files: [{ name: utag.js, text: a }] }
   - { account: acme, profile: main, name: B, createdBy: a@example.com, targets: [dev, qa], files: [{ name: utag.js, text: b }] }
   - { account: acme, profile: dev, name: C, createdBy: a@example.com, targets: [qa], files: [{ name: utag.js, text: c }] }
-`)).toEqual(['/revisions/1/targets/1: acme/main\'s target "qa" is given to /revisions/0 already: one configured revision a target (found "qa")']);
+`),
+    ).toEqual([
+      '/revisions/1/targets/1: acme/main\'s target "qa" is given to /revisions/0 already: one configured revision a target (found "qa")',
+    ]);
   });
 
   test("the demo configuration holds the published revision of demo.md", async () => {
@@ -132,8 +140,19 @@ revisions:
     if (!demo.ok) throw new Error(demo.error.format());
     expect(demo.value.revisions).toHaveLength(1);
     const [revision] = demo.value.revisions;
-    expect(revision).toMatchObject({ account: "acme", profile: "main", createdBy: "demo@example.com", targets: ["prod"] });
-    expect(revision!.files.map((file) => file.name)).toEqual(["utag.js", "utag.1.js", "utag.2.js", "utag.sync.js", "mobile.html"]);
+    expect(revision).toMatchObject({
+      account: "acme",
+      profile: "main",
+      createdBy: "demo@example.com",
+      targets: ["prod"],
+    });
+    expect(revision!.files.map((file) => file.name)).toEqual([
+      "utag.js",
+      "utag.1.js",
+      "utag.2.js",
+      "utag.sync.js",
+      "mobile.html",
+    ]);
   });
 });
 
@@ -149,7 +168,13 @@ describe("publishing the configured revisions at start (demo.md, DEC-OPS-03)", (
     const dataDir = mkdtempSync(join(tmpdir(), "svc-hub-revisions-"));
     directories.push(dataDir);
     const start = async () => {
-      const opened = await openService({ store: { kind: "libsql", url: databaseUrlForDataDir(dataDir) }, config: demo.value, logger: createMemoryLogger(), env: {}, adminToken: "t" });
+      const opened = await openService({
+        store: { kind: "libsql", url: databaseUrlForDataDir(dataDir) },
+        config: demo.value,
+        logger: createMemoryLogger(),
+        env: {},
+        adminToken: "t",
+      });
       if (!opened.ok) throw new Error(opened.error.format());
       const ids = await opened.value.deps.revisions.list("acme", "main");
       const details = await opened.value.deps.revisions.details("acme", "main", ids[0] ?? "");
@@ -167,9 +192,27 @@ describe("publishing the configured revisions at start (demo.md, DEC-OPS-03)", (
     // The loader checks references; a configuration built in code can still name a missing profile.
     const config: ServiceConfig = {
       ...parsed(tenants),
-      revisions: [{ account: "acme", profile: "dev", name: "R", comment: "", createdBy: "a@example.com", targets: ["prod"], files: [{ name: "utag.js", text: "x" }] }],
+      revisions: [
+        {
+          account: "acme",
+          profile: "dev",
+          name: "R",
+          comment: "",
+          createdBy: "a@example.com",
+          targets: ["prod"],
+          files: [{ name: "utag.js", text: "x" }],
+        },
+      ],
     };
-    const opened = await openService({ store: { kind: "memory" }, config, logger: createMemoryLogger(), env: {}, adminToken: "t" });
-    expect(!opened.ok && opened.error.problems).toEqual([{ path: "/revisions/0", message: "cannot be published: Profile was not found" }]);
+    const opened = await openService({
+      store: { kind: "memory" },
+      config,
+      logger: createMemoryLogger(),
+      env: {},
+      adminToken: "t",
+    });
+    expect(!opened.ok && opened.error.problems).toEqual([
+      { path: "/revisions/0", message: "cannot be published: Profile was not found" },
+    ]);
   });
 });

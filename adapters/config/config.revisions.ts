@@ -8,14 +8,19 @@
  * already fits the schema.
  */
 import { defaultRevisionFilePrefix } from "../../core/revisions/bundle-members.rules.ts";
-import { validatePublication, type PublicationProblem } from "../../core/revisions/revision.rules.ts";
+import { type PublicationProblem, validatePublication } from "../../core/revisions/revision.rules.ts";
 import type { ConfigProblem } from "./config.problems.ts";
 import type { ConfigFile } from "./config.schema.ts";
 
 export function checkConfiguredRevisions(file: ConfigFile): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   const prefix = file.revisionFilePrefix ?? defaultRevisionFilePrefix;
-  const profilesByAccount = new Map((file.accounts ?? []).map((account) => [account.name, new Set((account.profiles ?? []).map((profile) => profile.name))]));
+  const profilesByAccount = new Map(
+    (file.accounts ?? []).map((account) => [
+      account.name,
+      new Set((account.profiles ?? []).map((profile) => profile.name)),
+    ]),
+  );
   const encoder = new TextEncoder();
 
   /** `account/profile/target` → the revision that holds it. */
@@ -27,12 +32,20 @@ export function checkConfiguredRevisions(file: ConfigFile): ConfigProblem[] {
       const owner = targetOwners.get(key);
       if (owner === undefined) targetOwners.set(key, path);
       else if (owner !== path) {
-        problems.push({ path: `${path}/targets/${t}`, message: `${revision.account}/${revision.profile}'s target "${target}" is given to ${owner} already: one configured revision a target (found ${JSON.stringify(target)})` });
+        problems.push({
+          path: `${path}/targets/${t}`,
+          message: `${revision.account}/${revision.profile}'s target "${target}" is given to ${owner} already: one configured revision a target (found ${JSON.stringify(target)})`,
+        });
       }
     });
     const profiles = profilesByAccount.get(revision.account);
-    if (!profiles) problems.push({ path: `${path}/account`, message: `no account "${revision.account}" is configured` });
-    else if (!profiles.has(revision.profile)) problems.push({ path: `${path}/profile`, message: `account "${revision.account}" has no profile "${revision.profile}"` });
+    if (!profiles)
+      problems.push({ path: `${path}/account`, message: `no account "${revision.account}" is configured` });
+    else if (!profiles.has(revision.profile))
+      problems.push({
+        path: `${path}/profile`,
+        message: `account "${revision.account}" has no profile "${revision.profile}"`,
+      });
 
     const validated = validatePublication(
       {
@@ -53,12 +66,22 @@ export function checkConfiguredRevisions(file: ConfigFile): ConfigProblem[] {
   return problems;
 }
 
-function toConfigProblem(problem: PublicationProblem, path: string, revision: NonNullable<ConfigFile["revisions"]>[number]): ConfigProblem {
+function toConfigProblem(
+  problem: PublicationProblem,
+  path: string,
+  revision: NonNullable<ConfigFile["revisions"]>[number],
+): ConfigProblem {
   if (problem.field === "files" && problem.index !== undefined) {
-    return { path: `${path}/files/${problem.index}/name`, message: `${problem.problem} (found ${JSON.stringify(revision.files[problem.index]?.name)})` };
+    return {
+      path: `${path}/files/${problem.index}/name`,
+      message: `${problem.problem} (found ${JSON.stringify(revision.files[problem.index]?.name)})`,
+    };
   }
   if (problem.field === "targets" && problem.index !== undefined) {
-    return { path: `${path}/targets/${problem.index}`, message: `${problem.problem} (found ${JSON.stringify(revision.targets[problem.index])})` };
+    return {
+      path: `${path}/targets/${problem.index}`,
+      message: `${problem.problem} (found ${JSON.stringify(revision.targets[problem.index])})`,
+    };
   }
   return { path: `${path}/${problem.field}`, message: problem.problem };
 }

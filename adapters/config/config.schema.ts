@@ -7,7 +7,7 @@
  * or when no alternative of a union fits. `sensitive` keeps the value out of messages (someone may have
  * written a password in clear where its hash belongs).
  */
-import { Type, type Static, type TLiteral, type TSchema, type TUnion } from "@sinclair/typebox";
+import { type Static, type TLiteral, type TSchema, type TUnion, Type } from "@sinclair/typebox";
 import { builtinNames, defaultLimits } from "../../core/config/config.model.ts";
 import { emailPatternSource } from "../../core/names/names.rules.ts";
 import { timingPresetNames } from "../../core/timing/timing.presets.ts";
@@ -47,7 +47,8 @@ const HashSchema = Type.String({
 /** DEC-GEN-05: the node id is sent as the X-NodeId header, which carries only visible ASCII. */
 const NodeIdSchema = Type.String({
   pattern: "^[!-~]{1,128}$",
-  errorMessage: "must be visible ASCII characters (no spaces or control characters), at most 128, to fit the X-NodeId header",
+  errorMessage:
+    "must be visible ASCII characters (no spaces or control characters), at most 128, to fit the X-NodeId header",
 });
 
 /**
@@ -57,7 +58,8 @@ const NodeIdSchema = Type.String({
  */
 const DomainSchema = Type.String({
   pattern: "^(?:[A-Za-z0-9-]+(?:\\.[A-Za-z0-9-]+)*|\\[[0-9A-Fa-f:.]+\\])$",
-  errorMessage: "must be a host name (letters, digits, hyphens and dots; no scheme, port, path or wildcard; a domain allows its subdomains)",
+  errorMessage:
+    "must be a host name (letters, digits, hyphens and dots; no scheme, port, path or wildcard; a domain allows its subdomains)",
 });
 
 const EnvNameSchema = Type.String({
@@ -147,8 +149,16 @@ const EnrichmentConditionSchema = Type.Union([ParameterConditionSchema, Attribut
 
 /** DEC-PRO-01: audiences may also test the built-ins every profile keeps. */
 const AudienceConditionSchema = Type.Union(
-  [AttributeConditionSchema, Type.Object({ builtin: literals(builtinNames), operator: OperatorSchema, value: Type.Optional(ConditionValueSchema) }, closed)],
-  { errorMessage: `must be {attribute, operator, value} or {builtin, operator, value}, builtin one of: ${builtinNames.join(", ")}` },
+  [
+    AttributeConditionSchema,
+    Type.Object(
+      { builtin: literals(builtinNames), operator: OperatorSchema, value: Type.Optional(ConditionValueSchema) },
+      closed,
+    ),
+  ],
+  {
+    errorMessage: `must be {attribute, operator, value} or {builtin, operator, value}, builtin one of: ${builtinNames.join(", ")}`,
+  },
 );
 
 /** Groups are ANDed inside and ORed across; no group at all means always. */

@@ -119,7 +119,8 @@ class JsonScanner {
     if (next === "{") return this.object(depth);
     if (next === "[") return this.array(depth);
     if (next === '"') return void this.string();
-    if (next === "-" || (next !== undefined && next >= "0" && next <= "9")) return this.token(numberPattern, "a number");
+    if (next === "-" || (next !== undefined && next >= "0" && next <= "9"))
+      return this.token(numberPattern, "a number");
     for (const word of ["true", "false", "null"]) {
       if (this.text.startsWith(word, this.offset)) {
         this.offset += word.length;

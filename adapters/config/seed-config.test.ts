@@ -53,7 +53,11 @@ apiKeys:
 `);
 }
 
-async function apply(stores: Stores, serviceConfig: ServiceConfig, options: { now?: number; env?: Record<string, string>; hasher?: SecretHasher } = {}) {
+async function apply(
+  stores: Stores,
+  serviceConfig: ServiceConfig,
+  options: { now?: number; env?: Record<string, string>; hasher?: SecretHasher } = {},
+) {
   const result = await applyConfig(
     { stores, hasher: options.hasher ?? fakeHasher(), now: options.now ?? 1000, env: options.env ?? {} },
     serviceConfig,
@@ -143,8 +147,14 @@ describe("passwords and keys from environment variables", () => {
     const serviceConfig = oneUser(`{ env: A_PASSWORD }`, `{ env: A_KEY }`);
 
     await apply(stores, serviceConfig, { hasher, env });
-    expect(await stores.tenancy.findUser("a@example.com")).toMatchObject({ passwordHash: "fake$secret-1", passwordSeed: "env:A_PASSWORD:fake$secret-1" });
-    expect(await stores.tenancy.findApiKey("k1")).toMatchObject({ keyHash: "fake$key-1", keySeed: "env:A_KEY:fake$key-1" });
+    expect(await stores.tenancy.findUser("a@example.com")).toMatchObject({
+      passwordHash: "fake$secret-1",
+      passwordSeed: "env:A_PASSWORD:fake$secret-1",
+    });
+    expect(await stores.tenancy.findApiKey("k1")).toMatchObject({
+      keyHash: "fake$key-1",
+      keySeed: "env:A_KEY:fake$key-1",
+    });
     expect(hasher.hashed).toEqual(["secret-1", "key-1"]);
 
     expect(await apply(stores, serviceConfig, { hasher, env, now: 2000 })).toEqual(nothingChanged);
@@ -174,7 +184,10 @@ describe("passwords and keys from environment variables", () => {
     if (!seeded) throw new Error("user missing");
     await stores.tenancy.putUser({ ...seeded, passwordSeed: "env:A_PASSWORD" });
     await apply(stores, serviceConfig, { env: { A_PASSWORD: "secret-1" }, now: 2000 });
-    expect(await stores.tenancy.findUser("a@example.com")).toMatchObject({ passwordHash: "fake$secret-1", passwordSeed: "env:A_PASSWORD:fake$secret-1" });
+    expect(await stores.tenancy.findUser("a@example.com")).toMatchObject({
+      passwordHash: "fake$secret-1",
+      passwordSeed: "env:A_PASSWORD:fake$secret-1",
+    });
   });
 
   test("a key revoked through the admin API stays revoked when its seed of the earlier form is given the value's hash", async () => {
@@ -199,10 +212,17 @@ describe("passwords and keys from environment variables", () => {
 
   test("a password variable shorter than 8 characters is an error naming the path, as the admin API refuses it; a key may be shorter", async () => {
     const stores = createMemoryStores();
-    const result = await applyConfig({ stores, hasher: fakeHasher(), now: 1000, env: { SHORT_PW: "abc", A_KEY: "k1" } }, oneUser(`{ env: SHORT_PW }`, `{ env: A_KEY }`));
+    const result = await applyConfig(
+      { stores, hasher: fakeHasher(), now: 1000, env: { SHORT_PW: "abc", A_KEY: "k1" } },
+      oneUser(`{ env: SHORT_PW }`, `{ env: A_KEY }`),
+    );
     if (result.ok) throw new Error("expected an error");
     expect(result.error.problems).toEqual([
-      { path: "/users/0/password/env", message: "environment variable SHORT_PW holds a password of 3 characters: a password must be at least 8 characters" },
+      {
+        path: "/users/0/password/env",
+        message:
+          "environment variable SHORT_PW holds a password of 3 characters: a password must be at least 8 characters",
+      },
     ]);
     expect(await stores.tenancy.listAccounts()).toEqual([]);
   });
@@ -234,7 +254,13 @@ users:
   - { email: a@example.com, password: { env: SVC_TEST_UNSET } }
   - { email: b@example.com, password: { env: SVC_TEST_EMPTY } }
 `);
-    const opened = await openService({ store: { kind: "memory" }, config: serviceConfig, logger: createMemoryLogger(), env: { SVC_TEST_EMPTY: "" }, adminToken: "t" });
+    const opened = await openService({
+      store: { kind: "memory" },
+      config: serviceConfig,
+      logger: createMemoryLogger(),
+      env: { SVC_TEST_EMPTY: "" },
+      adminToken: "t",
+    });
     if (opened.ok) {
       await opened.value.close();
       throw new Error("expected the start to be refused");
@@ -254,7 +280,10 @@ describe("what the configuration owns and what it leaves alone", () => {
     if (!user) throw new Error("user missing");
     await stores.tenancy.putUser({ ...user, grants: [], disabled: true });
 
-    expect(await apply(stores, oneUser(`{ hash: "${hashA}" }`), { now: 2000 })).toEqual({ ...nothingChanged, usersUpdated: 1 });
+    expect(await apply(stores, oneUser(`{ hash: "${hashA}" }`), { now: 2000 })).toEqual({
+      ...nothingChanged,
+      usersUpdated: 1,
+    });
     expect(await stores.tenancy.findUser("a@example.com")).toMatchObject({
       disabled: false,
       grants: [{ account: "acme", profiles: "*" }],
@@ -263,16 +292,27 @@ describe("what the configuration owns and what it leaves alone", () => {
 
   test("[SES-13] a password changed in the file, or a user disabled by it, ends that user's sessions and bearer tokens; grants changed do not", async () => {
     const stores = createMemoryStores();
-    const session = (id: string) => ({ id, userEmail: "a@example.com", cookieHash: `c-${id}`, utkHash: `u-${id}`, createdAt: 1000, lastSeenAt: 1000 });
+    const session = (id: string) => ({
+      id,
+      userEmail: "a@example.com",
+      cookieHash: `c-${id}`,
+      utkHash: `u-${id}`,
+      createdAt: 1000,
+      lastSeenAt: 1000,
+    });
     const live = async (id: string) => (await stores.sessions.findByCookieHash(`c-${id}`)) !== null;
     await apply(stores, oneUser(`{ hash: "${hashA}" }`));
 
     await stores.sessions.create(session("s1"), 50);
-    await apply(stores, config(`
+    await apply(
+      stores,
+      config(`
 accounts: [{ name: acme, profiles: [{ name: main }] }]
 users:
   - { email: a@example.com, password: { hash: "${hashA}" }, grants: [] }
-`), { now: 1500 });
+`),
+      { now: 1500 },
+    );
     expect(await live("s1")).toBe(true);
     const tokensValidAfter = async () => (await stores.tenancy.findUser("a@example.com"))?.tokensValidAfter;
     expect(await tokensValidAfter()).toBeNull();
@@ -282,11 +322,15 @@ users:
     expect(await tokensValidAfter()).toBe(2000);
 
     await stores.sessions.create(session("s2"), 50);
-    await apply(stores, config(`
+    await apply(
+      stores,
+      config(`
 accounts: [{ name: acme, profiles: [{ name: main }] }]
 users:
   - { email: a@example.com, password: { hash: "${hashB}" }, disabled: true, grants: [{ account: acme, profiles: "*" }] }
-`), { now: 3000 });
+`),
+      { now: 3000 },
+    );
     expect(await live("s2")).toBe(false);
     expect(await tokensValidAfter()).toBe(3000);
     // Enabled again by the file: the sessions and tokens ended stay ended.
@@ -308,7 +352,11 @@ users:
   test("users, keys and profiles the configuration does not mention are kept", async () => {
     const stores = createMemoryStores();
     await apply(stores, oneUser(`{ hash: "${hashA}" }`));
-    await stores.tenancy.putProfile("acme", { name: "extra", visitorIdAttributes: [], attributes: [], audiences: [], engines: [], fileDefinitions: [] }, 1100);
+    await stores.tenancy.putProfile(
+      "acme",
+      { name: "extra", visitorIdAttributes: [], attributes: [], audiences: [], engines: [], fileDefinitions: [] },
+      1100,
+    );
     await stores.tenancy.putUser({
       email: "admin-made@example.com",
       passwordHash: "h",
@@ -319,7 +367,14 @@ users:
       createdAt: 1100,
       updatedAt: 1100,
     });
-    await stores.tenancy.putApiKey({ id: "k2", userEmail: "admin-made@example.com", keyHash: "h", keySeed: null, createdAt: 1100, revokedAt: null });
+    await stores.tenancy.putApiKey({
+      id: "k2",
+      userEmail: "admin-made@example.com",
+      keyHash: "h",
+      keySeed: null,
+      createdAt: 1100,
+      revokedAt: null,
+    });
 
     expect(await apply(stores, oneUser(`{ hash: "${hashA}" }`), { now: 2000 })).toEqual(nothingChanged);
     expect(await stores.tenancy.findProfile("acme", "extra")).not.toBeNull();
@@ -341,6 +396,10 @@ users:
     });
     const report = await apply(stores, oneUser(`{ hash: "${hashA}" }`));
     expect(report.usersUpdated).toBe(1);
-    expect(await stores.tenancy.findUser("a@example.com")).toMatchObject({ passwordHash: hashA, passwordSeed: hashA, createdAt: 500 });
+    expect(await stores.tenancy.findUser("a@example.com")).toMatchObject({
+      passwordHash: hashA,
+      passwordSeed: hashA,
+      createdAt: 500,
+    });
   });
 });

@@ -16,10 +16,10 @@ import type { ApiKeyConfig, SecretSource, ServiceConfig, UserConfig } from "../.
 import type { SecretHasher } from "../../core/ports/hashing.port.ts";
 import type { Stores } from "../../core/ports/stores.ts";
 import type { ApiKeyRecord, UserRecord } from "../../core/ports/tenancy.store.ts";
-import { mergeGrants } from "../../core/session/session.rules.ts";
-import { passwordProblem } from "../../core/session/secrets.rules.ts";
-import { characterCount } from "../../core/values/characters.ts";
 import { err, ok, type Result } from "../../core/result.ts";
+import { passwordProblem } from "../../core/session/secrets.rules.ts";
+import { mergeGrants } from "../../core/session/session.rules.ts";
+import { characterCount } from "../../core/values/characters.ts";
 import { ConfigError, type ConfigProblem } from "./config.problems.ts";
 
 export interface SeedDeps {
@@ -84,7 +84,8 @@ export async function applyConfig(deps: SeedDeps, config: ServiceConfig): Promis
     const password = await seedSecret(deps.hasher, user.password, clearValues.get(`/users/${index}`), stored);
     // As the admin API does (SES-13): a new password, or a user disabled, ends the user's sessions and bearer
     // tokens for good.
-    const endsSessions = existing !== null && (existing.passwordHash !== password.hash || (user.disabled && !existing.disabled));
+    const endsSessions =
+      existing !== null && (existing.passwordHash !== password.hash || (user.disabled && !existing.disabled));
     const next: UserRecord = {
       email: user.email,
       passwordHash: password.hash,
@@ -145,7 +146,8 @@ async function seedSecret(
   const clear = clearValue ?? "";
   const seededFrom = stored?.seed?.startsWith(`${name}:`) ? stored.seed.slice(name.length + 1) : null;
   if (stored && seededFrom !== null && (await hasher.verify(clear, seededFrom))) return stored;
-  if (stored?.seed === name && (await hasher.verify(clear, stored.hash))) return { hash: stored.hash, seed: `${name}:${stored.hash}` };
+  if (stored?.seed === name && (await hasher.verify(clear, stored.hash)))
+    return { hash: stored.hash, seed: `${name}:${stored.hash}` };
   const hash = await hasher.hash(clear);
   return { hash, seed: `${name}:${hash}` };
 }
@@ -164,7 +166,10 @@ function readEnvironmentSecrets(
     if (value === undefined) problems.push({ path, message: `environment variable ${source.env} is not set` });
     else if (value === "") problems.push({ path, message: `environment variable ${source.env} is empty` });
     else if (field === "password" && passwordProblem(value) !== null) {
-      problems.push({ path, message: `environment variable ${source.env} holds a password of ${characterCount(value)} characters: a password ${passwordProblem(value)}` });
+      problems.push({
+        path,
+        message: `environment variable ${source.env} holds a password of ${characterCount(value)} characters: a password ${passwordProblem(value)}`,
+      });
     } else values.set(owner, value);
   };
   config.users.forEach((user: UserConfig, index) => read(`/users/${index}`, "password", user.password));

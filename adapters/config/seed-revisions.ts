@@ -22,7 +22,12 @@ export async function applyConfiguredRevisions(
   for (const [index, configured] of config.revisions.entries()) {
     const published = await revisions.publishConfigured(configured);
     // The loader checked names, files and targets already; what is left is a store that lacks the profile.
-    if (!published.ok) return err(new ConfigError(source, [{ path: `/revisions/${index}`, message: `cannot be published: ${published.error.error.message}` }]));
+    if (!published.ok)
+      return err(
+        new ConfigError(source, [
+          { path: `/revisions/${index}`, message: `cannot be published: ${published.error.error.message}` },
+        ]),
+      );
     if (published.value.created) revisionsPublished += 1;
   }
   return ok({ revisionsPublished });

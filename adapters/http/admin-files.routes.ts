@@ -5,9 +5,8 @@ import type { AppDeps } from "./app-deps.ts";
 import { openApiSecurity } from "./auth-guards.ts";
 import { failWith } from "./error-mapping.ts";
 import { FileStatusSchema } from "./files.routes.ts";
-import { capped } from "./request-body.ts";
 import { binarySchema, ErrorBody, requestBodyOf } from "./openapi-parts.ts";
-
+import { capped } from "./request-body.ts";
 
 /**
  * DEC-OPS-04: the body is the raw CSV, so a coded body (gzip, br, ...) is refused before anything is stored
@@ -17,7 +16,12 @@ import { binarySchema, ErrorBody, requestBodyOf } from "./openapi-parts.ts";
 function refuseCodedBody(contentEncoding: string | null): void {
   const coding = (contentEncoding ?? "").trim().toLowerCase();
   if (coding !== "" && coding !== "identity") {
-    failWith(managementError("invalidParameter", { parameter: "Content-Encoding", problem: "only identity is accepted, send the CSV uncompressed" }));
+    failWith(
+      managementError("invalidParameter", {
+        parameter: "Content-Encoding",
+        problem: "only identity is accepted, send the CSV uncompressed",
+      }),
+    );
   }
 }
 
@@ -28,7 +32,13 @@ function refuseCodedBody(contentEncoding: string | null): void {
  */
 function limitedBody(request: Request, maxBytes: number): ReadableStream<Uint8Array> | null {
   const declared = Number(request.headers.get("content-length") ?? Number.NaN);
-  if (declared > maxBytes) failWith(managementError("invalidParameter", { parameter: "body", problem: `larger than ${maxBytes} bytes (limits.maxUploadBytes)` }));
+  if (declared > maxBytes)
+    failWith(
+      managementError("invalidParameter", {
+        parameter: "body",
+        problem: `larger than ${maxBytes} bytes (limits.maxUploadBytes)`,
+      }),
+    );
   return request.body ? request.body.pipeThrough(capped(maxBytes)) : null;
 }
 
@@ -45,7 +55,13 @@ export function adminFileRoutes(deps: AppDeps) {
       async ({ params, request, set }) => {
         refuseCodedBody(request.headers.get("content-encoding"));
         const body = limitedBody(request, deps.config.limits.maxUploadBytes);
-        const received = await deps.fileImports.receive(params.account, params.profile, params.fileName, "upload", body);
+        const received = await deps.fileImports.receive(
+          params.account,
+          params.profile,
+          params.fileName,
+          "upload",
+          body,
+        );
         if (!received.ok) failWith(received.error);
         set.status = 202;
         return fileStatusView(received.value) as never;
@@ -60,9 +76,18 @@ export function adminFileRoutes(deps: AppDeps) {
             "The body is the CSV as it is (any Content-Type), uncompressed: a Content-Encoding other than identity is 400 1400, and so is a Content-Length over limits.maxUploadBytes (4 GiB by default). The file name is <prefix>_<id>.csv, at most 150 characters, of A-Z a-z 0-9 _ - ~ . " +
             "A name already imported into the profile: 409 {message}. The answer is the file's status record (DOWNLOADED, or DOWNLOADING with " +
             "the download failure); the import then runs in the background like a file of the drop folder SVC_DATA_DIR/inbox/{account}/{profile}/.",
-          requestBody: requestBodyOf({ "text/csv": binarySchema, "application/octet-stream": binarySchema }, "The CSV file as it is (any Content-Type is taken)"),
+          requestBody: requestBodyOf(
+            { "text/csv": binarySchema, "application/octet-stream": binarySchema },
+            "The CSV file as it is (any Content-Type is taken)",
+          ),
         },
-        response: { 202: FileStatusSchema, 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 409: t.Object({ message: t.String() }) },
+        response: {
+          202: FileStatusSchema,
+          400: ErrorBody,
+          401: ErrorBody,
+          404: ErrorBody,
+          409: t.Object({ message: t.String() }),
+        },
       },
     );
 }

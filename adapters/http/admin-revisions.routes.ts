@@ -1,13 +1,13 @@
 import { Elysia, t } from "elysia";
-import { managementError, type ManagementError } from "../../core/errors/index.ts";
+import { type ManagementError, managementError } from "../../core/errors/index.ts";
 import { err, ok, type Result } from "../../core/result.ts";
 import type { PublishedFile, PublishRequest } from "../services/revisions.service.ts";
 import type { AppDeps } from "./app-deps.ts";
 import { openApiSecurity } from "./auth-guards.ts";
 import { failWith } from "./error-mapping.ts";
+import { binarySchema, ErrorBody, requestBodyOf } from "./openapi-parts.ts";
 import { mediaType, readBodyBytes } from "./request-body.ts";
 import { detailsView, RevisionDetailsSchema } from "./revisions.routes.ts";
-import { binarySchema, ErrorBody, requestBodyOf } from "./openapi-parts.ts";
 
 /** The whole multipart body of one publication; member files are limited one by one in the core as well. */
 export const maxPublishBodyBytes = 64 * 1024 * 1024;
@@ -25,12 +25,15 @@ function invalid(parameter: string, problem: string): ManagementError {
  * the core's naming rule, never used as a path). Unknown or repeated fields are refused, not ignored.
  */
 export async function readPublishForm(request: Request): Promise<Result<PublishRequest, ManagementError>> {
-  if (mediaType(request.headers.get("content-type")) !== "multipart/form-data") return err(invalid("Content-Type", "must be multipart/form-data"));
+  if (mediaType(request.headers.get("content-type")) !== "multipart/form-data")
+    return err(invalid("Content-Type", "must be multipart/form-data"));
   const body = await readBodyBytes(request, maxPublishBodyBytes);
   if (!body.ok) return err(invalid("body", `must be at most ${maxPublishBodyBytes} bytes`));
   let form: FormData;
   try {
-    form = await new Response(body.value as Uint8Array<ArrayBuffer>, { headers: { "content-type": request.headers.get("content-type") ?? "" } }).formData();
+    form = await new Response(body.value as Uint8Array<ArrayBuffer>, {
+      headers: { "content-type": request.headers.get("content-type") ?? "" },
+    }).formData();
   } catch {
     return err(invalid("body", "is not a multipart/form-data body"));
   }
@@ -45,7 +48,12 @@ export async function readPublishForm(request: Request): Promise<Result<PublishR
       continue;
     }
     if (!(textFields as readonly string[]).includes(field)) {
-      return err(invalid(field, "is not a field of this call (name, comment, created_by, targets, and one file part per member)"));
+      return err(
+        invalid(
+          field,
+          "is not a field of this call (name, comment, created_by, targets, and one file part per member)",
+        ),
+      );
     }
     if (fields.has(field as TextField)) return err(invalid(field, "is given twice"));
     fields.set(field as TextField, value);
@@ -97,7 +105,11 @@ export function adminRevisionRoutes(deps: AppDeps) {
                   created_by: { type: "string", description: "An e-mail address" },
                   targets: { type: "string", description: "Comma-separated targets, such as prod,qa" },
                 },
-                additionalProperties: { ...binarySchema, description: "A bundle member: a file part whose filename is the member's name (utag.js, utag.1.js, ...)" },
+                additionalProperties: {
+                  ...binarySchema,
+                  description:
+                    "A bundle member: a file part whose filename is the member's name (utag.js, utag.1.js, ...)",
+                },
               },
             },
             "The revision's fields and its files",

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { openInProcessTarget, type InProcessService } from "../../harness/in-process.ts";
+import { type InProcessService, openInProcessTarget } from "../../harness/in-process.ts";
 import { inProcessBase } from "../../harness/target.ts";
 
 let opened: InProcessService;
@@ -11,12 +11,22 @@ afterAll(() => opened.close());
 function call(method: string, path: string, body?: unknown, admin = true): Promise<Response> {
   const headers: Record<string, string> = admin ? { authorization: `Bearer ${opened.service.deps.adminToken}` } : {};
   if (body !== undefined) headers["content-type"] = "application/json";
-  return opened.service.app.handle(new Request(`${inProcessBase}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) }));
+  return opened.service.app.handle(
+    new Request(`${inProcessBase}${path}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }),
+  );
 }
 
 function login(username: string, password: string): Promise<Response> {
   return opened.service.app.handle(
-    new Request(`${inProcessBase}/v1/login`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ username, password }) }),
+    new Request(`${inProcessBase}/v1/login`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ username, password }),
+    }),
   );
 }
 
@@ -26,9 +36,17 @@ describe("admin API: users and keys", () => {
   });
 
   it("creates a user, lists it without any hash, and refuses a duplicate", async () => {
-    const created = await call("POST", "/admin/users", { email: "Ops@Example.com", password: "a-long-password", grants: [{ account: "acme", profiles: ["main"] }] });
+    const created = await call("POST", "/admin/users", {
+      email: "Ops@Example.com",
+      password: "a-long-password",
+      grants: [{ account: "acme", profiles: ["main"] }],
+    });
     expect(created.status).toBe(201);
-    expect(await created.json()).toMatchObject({ email: "Ops@Example.com", disabled: false, grants: [{ account: "acme", profiles: ["main"] }] });
+    expect(await created.json()).toMatchObject({
+      email: "Ops@Example.com",
+      disabled: false,
+      grants: [{ account: "acme", profiles: ["main"] }],
+    });
     const listed = await (await call("GET", "/admin/users")).text();
     expect(listed).toContain("Ops@Example.com");
     expect(listed).not.toContain("argon2");
@@ -45,8 +63,14 @@ describe("admin API: users and keys", () => {
       [{ email: "a\u200bb@example.com", password: "a-long-password" }, "email"],
       [{ email: "short@example.com", password: "short" }, "password"],
       [{ email: "emoji@example.com", password: "😀😀😀😀" }, "password"],
-      [{ email: "grant@example.com", password: "a-long-password", grants: [{ account: "initech", profiles: "*" }] }, "grants/0/account"],
-      [{ email: "grant@example.com", password: "a-long-password", grants: [{ account: "acme", profiles: ["nope"] }] }, "grants/0/profiles"],
+      [
+        { email: "grant@example.com", password: "a-long-password", grants: [{ account: "initech", profiles: "*" }] },
+        "grants/0/account",
+      ],
+      [
+        { email: "grant@example.com", password: "a-long-password", grants: [{ account: "acme", profiles: ["nope"] }] },
+        "grants/0/profiles",
+      ],
     ];
     for (const [body, field] of cases) {
       const answer = await call("POST", "/admin/users", body);
@@ -58,26 +82,45 @@ describe("admin API: users and keys", () => {
   });
 
   it("takes a password typed in another Unicode form as the same password (DEC-SES-05, NFC)", async () => {
-    const created = await call("POST", "/admin/users", { email: "accent@example.com", password: "cafe\u0301-password", grants: [{ account: "acme", profiles: "*" }] });
+    const created = await call("POST", "/admin/users", {
+      email: "accent@example.com",
+      password: "cafe\u0301-password",
+      grants: [{ account: "acme", profiles: "*" }],
+    });
     expect(created.status).toBe(201);
     expect((await login("accent@example.com", "caf\u00e9-password")).status).toBe(200);
     expect((await login("accent@example.com", "cafe-password")).status).toBe(401);
-    const composed = await call("POST", "/admin/users", { email: "accent2@example.com", password: "caf\u00e9-password", grants: [{ account: "acme", profiles: "*" }] });
+    const composed = await call("POST", "/admin/users", {
+      email: "accent2@example.com",
+      password: "caf\u00e9-password",
+      grants: [{ account: "acme", profiles: "*" }],
+    });
     expect(composed.status).toBe(201);
     expect((await login("accent2@example.com", "cafe\u0301-password")).status).toBe(200);
   });
 
   it("resets a password: the old one stops working, the new one works", async () => {
-    await call("POST", "/admin/users", { email: "reset@example.com", password: "first-password", grants: [{ account: "acme", profiles: "*" }] });
+    await call("POST", "/admin/users", {
+      email: "reset@example.com",
+      password: "first-password",
+      grants: [{ account: "acme", profiles: "*" }],
+    });
     expect((await login("reset@example.com", "first-password")).status).toBe(200);
-    expect((await call("PUT", "/admin/users/reset@example.com/password", { password: "second-password" })).status).toBe(200);
+    expect((await call("PUT", "/admin/users/reset@example.com/password", { password: "second-password" })).status).toBe(
+      200,
+    );
     expect((await login("reset@example.com", "first-password")).status).toBe(401);
     expect((await login("reset@example.com", "second-password")).status).toBe(200);
   });
 
   it("[DEC-SES-01] a locked name is unlocked by the admin API, and by a password reset", async () => {
-    await call("POST", "/admin/users", { email: "locked@example.com", password: "right-password", grants: [{ account: "acme", profiles: "*" }] });
-    const code = async (password: string, name = "locked@example.com") => ((await (await login(name, password)).json()) as { returnCode?: number }).returnCode ?? 200;
+    await call("POST", "/admin/users", {
+      email: "locked@example.com",
+      password: "right-password",
+      grants: [{ account: "acme", profiles: "*" }],
+    });
+    const code = async (password: string, name = "locked@example.com") =>
+      ((await (await login(name, password)).json()) as { returnCode?: number }).returnCode ?? 200;
     const lock = async () => {
       for (let attempt = 0; attempt < 5; attempt += 1) await code("wrong-password");
       expect(await code("right-password", " LOCKED@example.com")).toBe(1402);
@@ -87,13 +130,19 @@ describe("admin API: users and keys", () => {
     expect(unlocked.status).toBe(200);
     expect(await code("right-password")).toBe(200);
     await lock();
-    expect((await call("PUT", "/admin/users/locked@example.com/password", { password: "new-password-1" })).status).toBe(200);
+    expect((await call("PUT", "/admin/users/locked@example.com/password", { password: "new-password-1" })).status).toBe(
+      200,
+    );
     expect(await code("new-password-1")).toBe(200);
     expect((await call("DELETE", "/admin/users/nobody@example.com/lockout")).status).toBe(404);
   });
 
   it("replaces grants: without any, login is 1469", async () => {
-    await call("POST", "/admin/users", { email: "grants@example.com", password: "a-long-password", grants: [{ account: "acme", profiles: "*" }] });
+    await call("POST", "/admin/users", {
+      email: "grants@example.com",
+      password: "a-long-password",
+      grants: [{ account: "acme", profiles: "*" }],
+    });
     const changed = await call("PUT", "/admin/users/grants@example.com/grants", { grants: [] });
     expect(changed.status).toBe(200);
     const refused = await login("grants@example.com", "a-long-password");
@@ -107,8 +156,15 @@ describe("admin API: users and keys", () => {
     expect((await call("DELETE", "/admin/users/demo@example.com/api-keys/no-such-key")).status).toBe(404);
   });
 
-  it("[DEC-GEN-01] issuing a key takes no body or {\"id\"} only: anything else is 400 1400 and issues nothing", async () => {
-    const raw = (body: string) => opened.service.app.handle(new Request(`${inProcessBase}/admin/users/demo@example.com/api-keys`, { method: "POST", headers: { authorization: `Bearer ${opened.service.deps.adminToken}`, "content-type": "application/json" }, body }));
+  it('[DEC-GEN-01] issuing a key takes no body or {"id"} only: anything else is 400 1400 and issues nothing', async () => {
+    const raw = (body: string) =>
+      opened.service.app.handle(
+        new Request(`${inProcessBase}/admin/users/demo@example.com/api-keys`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${opened.service.deps.adminToken}`, "content-type": "application/json" },
+          body,
+        }),
+      );
     const before = await (await call("GET", "/admin/users/demo@example.com/api-keys")).text();
     for (const [body, message] of [
       ["garbage", "Invalid body: not JSON."],
@@ -117,10 +173,17 @@ describe("admin API: users and keys", () => {
       ['{"id":5}', "Invalid id: must be a string."],
     ]) {
       const answer = await raw(body as string);
-      expect([body, answer.status, ((await answer.json()) as { message: string }).message]).toEqual([body, 400, `Invalid request submission. ${message}`]);
+      expect([body, answer.status, ((await answer.json()) as { message: string }).message]).toEqual([
+        body,
+        400,
+        `Invalid request submission. ${message}`,
+      ]);
     }
     const huge = await raw(JSON.stringify({ id: "k", pad: "x".repeat(20_000) }));
-    expect([huge.status, ((await huge.json()) as { message: string }).message]).toEqual([400, "Invalid request submission. Invalid body: larger than 16384 bytes."]);
+    expect([huge.status, ((await huge.json()) as { message: string }).message]).toEqual([
+      400,
+      "Invalid request submission. Invalid body: larger than 16384 bytes.",
+    ]);
     expect(await (await call("GET", "/admin/users/demo@example.com/api-keys")).text()).toBe(before);
     expect((await raw("")).status).toBe(201);
   });
@@ -138,8 +201,15 @@ describe("admin API: users and keys", () => {
   });
 
   it("[DEC-SES-05] stores passwords and API keys only as argon2id hashes", async () => {
-    await call("POST", "/admin/users", { email: "hashes@example.com", password: "clear-password-1", grants: [{ account: "acme", profiles: "*" }] });
-    const issued = (await (await call("POST", "/admin/users/hashes@example.com/api-keys", {})).json()) as { id: string; key: string };
+    await call("POST", "/admin/users", {
+      email: "hashes@example.com",
+      password: "clear-password-1",
+      grants: [{ account: "acme", profiles: "*" }],
+    });
+    const issued = (await (await call("POST", "/admin/users/hashes@example.com/api-keys", {})).json()) as {
+      id: string;
+      key: string;
+    };
     const tenancy = opened.service.deps.stores.tenancy;
     const user = await tenancy.findUser("hashes@example.com");
     expect(user?.passwordHash).toStartWith("$argon2id$");

@@ -1,14 +1,14 @@
 import { Elysia, t } from "elysia";
 import { parseDuration } from "../../core/clock/virtual-clock.rules.ts";
 import { managementError } from "../../core/errors/index.ts";
-import type { AppDeps } from "./app-deps.ts";
 import { drainAdvancingClock } from "../runtime/fast-forward.ts";
 import type { DrainReport } from "../runtime/scheduler.ts";
+import type { AppDeps } from "./app-deps.ts";
 import { openApiSecurity } from "./auth-guards.ts";
 import { connectionOf, idleTimeoutSeconds } from "./connection.ts";
 import { failWith } from "./error-mapping.ts";
-import { readOptionalJsonObject, strictJsonBody } from "./strict-body.ts";
 import { ErrorBody, requestBodyOf } from "./openapi-parts.ts";
+import { readOptionalJsonObject, strictJsonBody } from "./strict-body.ts";
 
 const ClockView = t.Object({
   now: t.String({ description: "Virtual time, ISO 8601 UTC" }),
@@ -17,7 +17,9 @@ const ClockView = t.Object({
   timing: t.String({ description: "Timing preset: instant, fast or realistic" }),
 });
 const TimeInput = t.Union([t.String(), t.Number()], { description: "ISO 8601 time, or epoch milliseconds" });
-const DurationInput = t.Union([t.String(), t.Number()], { description: "Milliseconds, or a duration such as 90s, 10m, 30d, 1d12h" });
+const DurationInput = t.Union([t.String(), t.Number()], {
+  description: "Milliseconds, or a duration such as 90s, 10m, 30d, 1d12h",
+});
 const Count = t.Integer({ minimum: 0 });
 const ResetView = t.Object({
   erased: t.Object(
@@ -41,7 +43,10 @@ const ResetView = t.Object({
   ),
   configuration: t.Object(
     { accounts: Count, profiles: Count, users: Count, apiKeys: Count, revisions: Count },
-    { description: "What the configuration put back: accounts, profiles, users and API keys created, revisions published" },
+    {
+      description:
+        "What the configuration put back: accounts, profiles, users and API keys created, revisions published",
+    },
   ),
 });
 
@@ -63,8 +68,19 @@ function readTime(input: string | number): number | null {
 
 const maxWaitMs = 600_000;
 const WaitBody = t.Object({
-  scheduled: t.Optional(t.Boolean({ description: "Also wait (in real time) for work scheduled later on the virtual clock (default true); false runs only the work due now" })),
-  timeoutMs: t.Optional(t.Integer({ minimum: 0, maximum: maxWaitMs, description: `Milliseconds to wait at most, a whole number from 0 to ${maxWaitMs} (default 30000)` })),
+  scheduled: t.Optional(
+    t.Boolean({
+      description:
+        "Also wait (in real time) for work scheduled later on the virtual clock (default true); false runs only the work due now",
+    }),
+  ),
+  timeoutMs: t.Optional(
+    t.Integer({
+      minimum: 0,
+      maximum: maxWaitMs,
+      description: `Milliseconds to wait at most, a whole number from 0 to ${maxWaitMs} (default 30000)`,
+    }),
+  ),
   advanceClock: t.Optional(
     t.Union([t.String(), t.Number()], {
       description:
@@ -83,7 +99,8 @@ interface WaitOptions {
 /** The wait's options: no body, `{}`, or the fields of WaitBody; anything else is 400 1400 naming it. */
 async function waitOptionsOf(request: Request): Promise<WaitOptions> {
   const body = await readOptionalJsonObject(request, WaitBody);
-  const refuse = (parameter: string, problem: string): never => failWith(managementError("invalidParameter", { parameter, problem }));
+  const refuse = (parameter: string, problem: string): never =>
+    failWith(managementError("invalidParameter", { parameter, problem }));
   const scheduled = body?.scheduled ?? true;
   if (typeof scheduled !== "boolean") refuse("scheduled", "must be true or false");
   const timeoutMs = body?.timeoutMs ?? 30_000;
@@ -92,10 +109,14 @@ async function waitOptionsOf(request: Request): Promise<WaitOptions> {
   }
   let advanceUpToMs: number | null = null;
   if (body?.advanceClock !== undefined) {
-    const duration = typeof body.advanceClock === "string" || typeof body.advanceClock === "number" ? parseDuration(body.advanceClock) : null;
+    const duration =
+      typeof body.advanceClock === "string" || typeof body.advanceClock === "number"
+        ? parseDuration(body.advanceClock)
+        : null;
     if (!duration?.ok) return refuse("advanceClock", "must be a non-negative duration such as 1500, 90s, 10m, 3d");
     // Moving the clock is how scheduled work gets run: with scheduled work left out there is nothing to move it for.
-    if (scheduled === false) refuse("scheduled", "cannot be false with advanceClock, which runs the work scheduled later");
+    if (scheduled === false)
+      refuse("scheduled", "cannot be false with advanceClock, which runs the work scheduled later");
     advanceUpToMs = duration.value;
   }
   return { scheduled: scheduled as boolean, timeoutMs: timeoutMs as number, advanceUpToMs };
@@ -119,23 +140,35 @@ export function adminRoutes(deps: AppDeps) {
     // `scheduled: false` runs only what is due now; `advanceClock` moves the clock to the work instead.
     const viewOf = (report: DrainReport) => {
       if (report.timedOut) failWith(managementError("waitTimedOut", { timeout_ms: timeoutMs }));
-      return { complete: report.complete, processed: report.processed, nextDueAt: report.nextDueAt === null ? null : new Date(report.nextDueAt).toISOString() };
+      return {
+        complete: report.complete,
+        processed: report.processed,
+        nextDueAt: report.nextDueAt === null ? null : new Date(report.nextDueAt).toISOString(),
+      };
     };
     if (advanceUpToMs === null) return viewOf(await deps.scheduler.drain({ includeScheduled: scheduled, timeoutMs }));
     const report = await drainAdvancingClock(deps.scheduler, deps.clock, { upToMs: advanceUpToMs, timeoutMs });
-    if (report.advancedMs > 0) deps.logger.info("virtual clock advanced by a wait", { byMs: report.advancedMs, now: new Date(deps.clock.now()).toISOString() });
+    if (report.advancedMs > 0)
+      deps.logger.info("virtual clock advanced by a wait", {
+        byMs: report.advancedMs,
+        now: new Date(deps.clock.now()).toISOString(),
+      });
     return { ...viewOf(report), advancedMs: report.advancedMs };
   }
 
   return new Elysia({ name: "admin", prefix: "/admin" })
     .guard({ detail: { security: openApiSecurity.admin } })
-    .get("/clock", async () => {
-      await deps.clock.refresh();
-      return clockView();
-    }, {
-      detail: { tags: ["admin"], summary: "Read the virtual clock" },
-      response: { 200: ClockView, 401: ErrorBody },
-    })
+    .get(
+      "/clock",
+      async () => {
+        await deps.clock.refresh();
+        return clockView();
+      },
+      {
+        detail: { tags: ["admin"], summary: "Read the virtual clock" },
+        response: { 200: ClockView, 401: ErrorBody },
+      },
+    )
     .put(
       "/clock",
       async ({ body }) => {
@@ -144,11 +177,21 @@ export function adminRoutes(deps: AppDeps) {
         // status, a lockout) would otherwise be in the future, and the latest revision no longer the latest.
         await deps.clock.refresh();
         if (target !== null && target < deps.clock.now()) {
-          failWith(managementError("invalidParameter", { parameter: "now", problem: `is before the virtual clock's time (${new Date(deps.clock.now()).toISOString()}); it only moves forward` }));
+          failWith(
+            managementError("invalidParameter", {
+              parameter: "now",
+              problem: `is before the virtual clock's time (${new Date(deps.clock.now()).toISOString()}); it only moves forward`,
+            }),
+          );
         }
         const changed = target === null ? null : await deps.clock.set(target);
         if (!changed?.ok) {
-          failWith(managementError("invalidParameter", { parameter: "now", problem: "must be an ISO 8601 time or epoch milliseconds within the Date range" }));
+          failWith(
+            managementError("invalidParameter", {
+              parameter: "now",
+              problem: "must be an ISO 8601 time or epoch milliseconds within the Date range",
+            }),
+          );
         }
         deps.logger.info("virtual clock set", { now: new Date(changed.value).toISOString() });
         return clockView();
@@ -165,7 +208,12 @@ export function adminRoutes(deps: AppDeps) {
         const duration = parseDuration(body.by);
         const changed = duration.ok ? await deps.clock.advance(duration.value) : null;
         if (!changed?.ok) {
-          failWith(managementError("invalidParameter", { parameter: "by", problem: "must be a non-negative duration such as 1500, 90s, 10m, 30d" }));
+          failWith(
+            managementError("invalidParameter", {
+              parameter: "by",
+              problem: "must be a non-negative duration such as 1500, 90s, 10m, 30d",
+            }),
+          );
         }
         deps.logger.info("virtual clock advanced", { by: body.by, now: new Date(changed.value).toISOString() });
         return clockView();
@@ -204,7 +252,9 @@ export function adminRoutes(deps: AppDeps) {
             complete: t.Boolean(),
             processed: t.Record(t.String(), t.Integer()),
             nextDueAt: t.Union([t.String(), t.Null()]),
-            advancedMs: t.Optional(t.Integer({ description: "With advanceClock: how far the wait moved the virtual clock" })),
+            advancedMs: t.Optional(
+              t.Integer({ description: "With advanceClock: how far the wait moved the virtual clock" }),
+            ),
           }),
           400: ErrorBody,
           401: ErrorBody,

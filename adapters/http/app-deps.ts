@@ -3,17 +3,17 @@ import type { SecretHasher } from "../../core/ports/hashing.port.ts";
 import type { IdSource } from "../../core/ports/ids.port.ts";
 import type { Stores } from "../../core/ports/stores.ts";
 import type { TimingPreset } from "../../core/timing/timing.presets.ts";
-import type { Logger } from "../runtime/logger.ts";
-import type { AuthService } from "../services/auth.service.ts";
-import type { UsersService } from "../services/users.service.ts";
-import type { RevisionsService } from "../services/revisions.service.ts";
-import type { FileImportService } from "../services/file-import.service.ts";
-import type { FileStatusService } from "../services/file-status.service.ts";
 import type { CollectService } from "../collect/collect.service.ts";
-import type { ResetService } from "../services/reset.service.ts";
+import type { Logger } from "../runtime/logger.ts";
 import type { RequestGate } from "../runtime/request-gate.ts";
 import type { WorkScheduler } from "../runtime/scheduler.ts";
 import type { VirtualClock } from "../runtime/virtual-clock.ts";
+import type { AuthService } from "../services/auth.service.ts";
+import type { FileImportService } from "../services/file-import.service.ts";
+import type { FileStatusService } from "../services/file-status.service.ts";
+import type { ResetService } from "../services/reset.service.ts";
+import type { RevisionsService } from "../services/revisions.service.ts";
+import type { UsersService } from "../services/users.service.ts";
 
 /** Everything the HTTP app needs, built by the composition root (adapters/service.ts). */
 export interface AppDeps {

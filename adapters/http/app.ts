@@ -1,22 +1,29 @@
 import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
-import type { AppDeps } from "./app-deps.ts";
-import { assertAdmin, holdsAdminToken } from "./admin-guard.ts";
 import { adminRoutes } from "./admin.routes.ts";
-import { collectRoutes } from "./collect.routes.ts";
-import { InvalidHostError, mapUnhandledError, rawPathOf, routeMethodsOf, unavailableResponse, type AllowedMethodsOf } from "./error-mapping.ts";
-import { answerHeadersOf } from "./answer-headers.ts";
-import { withoutAdminApi } from "./openapi-visibility.ts";
-import { healthRoutes } from "./health.routes.ts";
-import { momentsRoutes } from "./moments.routes.ts";
-import { adminUsersRoutes } from "./admin-users.routes.ts";
-import { adminRevisionRoutes } from "./admin-revisions.routes.ts";
-import { revisionRoutes } from "./revisions.routes.ts";
 import { adminFileRoutes } from "./admin-files.routes.ts";
-import { fileStatusV1Routes, fileStatusV2Routes } from "./files.routes.ts";
+import { assertAdmin, holdsAdminToken } from "./admin-guard.ts";
+import { adminRevisionRoutes } from "./admin-revisions.routes.ts";
+import { adminUsersRoutes } from "./admin-users.routes.ts";
+import { answerHeadersOf } from "./answer-headers.ts";
+import type { AppDeps } from "./app-deps.ts";
+import { collectRoutes } from "./collect.routes.ts";
 import { dataLayerRoutes } from "./datalayer.routes.ts";
 import { dleServingRoutes } from "./dle-serving.routes.ts";
+import {
+  type AllowedMethodsOf,
+  InvalidHostError,
+  mapUnhandledError,
+  rawPathOf,
+  routeMethodsOf,
+  unavailableResponse,
+} from "./error-mapping.ts";
+import { fileStatusV1Routes, fileStatusV2Routes } from "./files.routes.ts";
+import { healthRoutes } from "./health.routes.ts";
+import { momentsRoutes } from "./moments.routes.ts";
+import { withoutAdminApi } from "./openapi-visibility.ts";
 import { privacyRoutes } from "./privacy.routes.ts";
+import { revisionRoutes } from "./revisions.routes.ts";
 import { sessionRoutes } from "./session.routes.ts";
 
 /**
@@ -31,7 +38,8 @@ export function createApp(deps: AppDeps) {
   const answerHeaders = answerHeadersOf(deps.version, deps.nodeId);
   let built: { readonly routes: ReadonlyArray<{ readonly method: string; readonly path: string }> } | null = null;
   let allowedMethodsOf: AllowedMethodsOf | null = null;
-  const allowedMethods = (pathname: string): readonly string[] => (built ? (allowedMethodsOf ??= routeMethodsOf(built.routes))(pathname) : []);
+  const allowedMethods = (pathname: string): readonly string[] =>
+    built ? (allowedMethodsOf ??= routeMethodsOf(built.routes))(pathname) : [];
   const app = new Elysia({ name: "svc-hub", handler: { standardHostname: false } })
     .onRequest(({ request, set }) => {
       Object.assign(set.headers, answerHeaders);
@@ -53,14 +61,30 @@ export function createApp(deps: AppDeps) {
           info: {
             title: "svc-hub",
             version: deps.version,
-            description: "Visitor data, collection and configuration service: management APIs (v1, v2), collection, visitor data and the admin API.",
+            description:
+              "Visitor data, collection and configuration service: management APIs (v1, v2), collection, visitor data and the admin API.",
           },
           components: {
             securitySchemes: {
               admin: { type: "http", scheme: "bearer", description: "SVC_ADMIN_TOKEN" },
-              session: { type: "apiKey", in: "cookie", name: "JSESSIONID", description: "The session cookie from POST /v1/login (with its utk)" },
-              utk: { type: "apiKey", in: "query", name: "utk", description: "The utk POST /v1/login answered (with its session cookie)" },
-              bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "A token from POST /v2/auth" },
+              session: {
+                type: "apiKey",
+                in: "cookie",
+                name: "JSESSIONID",
+                description: "The session cookie from POST /v1/login (with its utk)",
+              },
+              utk: {
+                type: "apiKey",
+                in: "query",
+                name: "utk",
+                description: "The utk POST /v1/login answered (with its session cookie)",
+              },
+              bearer: {
+                type: "http",
+                scheme: "bearer",
+                bearerFormat: "JWT",
+                description: "A token from POST /v2/auth",
+              },
             },
           },
         },
@@ -92,7 +116,12 @@ export function createApp(deps: AppDeps) {
       ? handle(request).then((answered) => withoutAdminApi(request.method, answered))
       : handle(request);
   app.handle = (request) =>
-    bypassesTheGate(request) ? handle(request) : deps.requests.pass(() => answer(request), () => unavailableResponse(request, answerHeaders));
+    bypassesTheGate(request)
+      ? handle(request)
+      : deps.requests.pass(
+          () => answer(request),
+          () => unavailableResponse(request, answerHeaders),
+        );
   return app;
 }
 

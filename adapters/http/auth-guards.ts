@@ -1,9 +1,9 @@
 import { Elysia } from "elysia";
-import { invalidRequestBecause, managementError, quoted, type ManagementError } from "../../core/errors/index.ts";
+import { invalidRequestBecause, type ManagementError, managementError, quoted } from "../../core/errors/index.ts";
 import type { TenantAccess } from "../../core/session/session.rules.ts";
-import type { AuthService, Principal } from "../services/auth.service.ts";
 import { readCookieValue } from "../../core/visitors/cookies.rules.ts";
 import { firstQueryValues } from "../runtime/query-values.ts";
+import type { AuthService, Principal } from "../services/auth.service.ts";
 import { failWith } from "./error-mapping.ts";
 
 /**
@@ -15,7 +15,10 @@ export function sessionGuard(auth: AuthService) {
   return new Elysia().resolve({ as: "scoped" }, async ({ request }): Promise<{ principal: Principal }> => {
     // The first utk of the query string, as every other parameter is read (Elysia's `query` keeps the last).
     const utk = firstQueryValues(request)("utk");
-    const result = await auth.authenticateSession(readCookieValue(request.headers.get("cookie"), "JSESSIONID") ?? undefined, utk);
+    const result = await auth.authenticateSession(
+      readCookieValue(request.headers.get("cookie"), "JSESSIONID") ?? undefined,
+      utk,
+    );
     if (!result.ok) failWith(result.error);
     return { principal: result.value };
   });
@@ -43,7 +46,11 @@ export function standardAccessError(access: Exclude<TenantAccess, "granted">): M
 }
 
 /** DEC-GEN-04, DLE-ERR-05: the data layer API says 400 1400 for an unknown (mistyped) account or profile. */
-export function dataLayerAccessError(access: Exclude<TenantAccess, "granted">, account: string, profile: string): ManagementError {
+export function dataLayerAccessError(
+  access: Exclude<TenantAccess, "granted">,
+  account: string,
+  profile: string,
+): ManagementError {
   switch (access) {
     case "no-grant":
       return managementError("permissionDenied");
@@ -60,7 +67,11 @@ export async function requireAccess(
   principal: Principal,
   account: string,
   profile: string,
-  errorFor: (access: Exclude<TenantAccess, "granted">, account: string, profile: string) => ManagementError = standardAccessError,
+  errorFor: (
+    access: Exclude<TenantAccess, "granted">,
+    account: string,
+    profile: string,
+  ) => ManagementError = standardAccessError,
 ): Promise<void> {
   const access = await auth.decideAccess(principal, account, profile);
   if (access !== "granted") failWith(errorFor(access, account, profile));

@@ -2,10 +2,10 @@ import { Elysia, t } from "elysia";
 import { managementError } from "../../core/errors/index.ts";
 import type { EventQuery, StoredEvent } from "../../core/ports/index.ts";
 import type { CollectService } from "../collect/collect.service.ts";
+import { firstQueryValues } from "../runtime/query-values.ts";
 import type { AppDeps } from "./app-deps.ts";
 import { openApiSecurity } from "./auth-guards.ts";
 import { failWith, jsonResponse } from "./error-mapping.ts";
-import { firstQueryValues } from "../runtime/query-values.ts";
 import { ErrorBody } from "./openapi-parts.ts";
 
 const nullable = <T extends Parameters<typeof t.Union>[0][number]>(schema: T) => t.Union([schema, t.Null()]);
@@ -64,7 +64,13 @@ function readTime(field: string, input: string | undefined): number | undefined 
   if (input === undefined || input === "") return undefined;
   const trimmed = input.trim();
   const parsed = /^\d+$/.test(trimmed) ? Number(trimmed) : Date.parse(trimmed);
-  if (!Number.isFinite(parsed)) failWith(managementError("invalidParameter", { parameter: field, problem: "must be an ISO 8601 time or epoch milliseconds" }));
+  if (!Number.isFinite(parsed))
+    failWith(
+      managementError("invalidParameter", {
+        parameter: field,
+        problem: "must be an ISO 8601 time or epoch milliseconds",
+      }),
+    );
   return parsed;
 }
 
@@ -73,13 +79,23 @@ function present(value: string | undefined): string | undefined {
 }
 
 /** A whole number from `min` to `max` (digits only); empty is unset; anything else is 400 1400 naming the field. */
-function readWholeNumber(field: string, input: string | undefined, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
+function readWholeNumber(
+  field: string,
+  input: string | undefined,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number | undefined {
   const given = present(input?.trim());
   if (given === undefined) return undefined;
   const value = /^\d{1,16}$/.test(given) ? Number(given) : Number.NaN;
   if (!(value >= min && value <= max)) {
     const range = max === Number.MAX_SAFE_INTEGER ? `from ${min}` : `from ${min} to ${max}`;
-    failWith(managementError("invalidParameter", { parameter: field, problem: `must be a whole number ${range}, not "${given}"` }));
+    failWith(
+      managementError("invalidParameter", {
+        parameter: field,
+        problem: `must be a whole number ${range}, not "${given}"`,
+      }),
+    );
   }
   return value;
 }
@@ -87,7 +103,10 @@ function readWholeNumber(field: string, input: string | undefined, min: number, 
 function readOrder(input: string | undefined): "asc" | "desc" {
   const given = present(input?.trim());
   if (given === undefined) return "asc";
-  if (given !== "asc" && given !== "desc") failWith(managementError("invalidParameter", { parameter: "order", problem: `must be asc or desc, not "${given}"` }));
+  if (given !== "asc" && given !== "desc")
+    failWith(
+      managementError("invalidParameter", { parameter: "order", problem: `must be asc or desc, not "${given}"` }),
+    );
   return given;
 }
 
@@ -147,7 +166,9 @@ export function collectAdminRoutes(deps: AppDeps, collector: CollectService) {
           to: t.Optional(t.String({ description: "Received at or before: ISO 8601 or epoch ms (virtual clock)" })),
           afterSeq: t.Optional(t.String({ description: "Sequence numbers above this one: a whole number from 0" })),
           beforeSeq: t.Optional(t.String({ description: "Sequence numbers below this one: a whole number from 0" })),
-          limit: t.Optional(t.String({ description: `How many: a whole number from 1 to ${maxLimit} (default ${defaultLimit})` })),
+          limit: t.Optional(
+            t.String({ description: `How many: a whole number from 1 to ${maxLimit} (default ${defaultLimit})` }),
+          ),
           order: t.Optional(t.String({ description: "asc or desc, by sequence number (default asc)" })),
         }),
         detail: { tags: ["admin", "collect"], summary: "Query the stored events" },
@@ -159,10 +180,16 @@ export function collectAdminRoutes(deps: AppDeps, collector: CollectService) {
       () => ({
         ...collector.stats.view(),
         commits: collector.commitStats(),
-        limits: { collectEventsPerSecond: deps.config.limits.collectEventsPerSecond, maxBodyBytes: deps.config.limits.maxBodyBytes },
+        limits: {
+          collectEventsPerSecond: deps.config.limits.collectEventsPerSecond,
+          maxBodyBytes: deps.config.limits.maxBodyBytes,
+        },
       }),
       {
-        detail: { tags: ["admin", "collect"], summary: "Collection counters (this process): accepted, filtered bots, refusals by reason, latest refusals" },
+        detail: {
+          tags: ["admin", "collect"],
+          summary: "Collection counters (this process): accepted, filtered bots, refusals by reason, latest refusals",
+        },
         response: { 200: StatsView, 401: ErrorBody },
       },
     );

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { StoredEvent } from "../../core/ports/index.ts";
-import { openInProcessTarget, type InProcessService } from "../../harness/in-process.ts";
+import { type InProcessService, openInProcessTarget } from "../../harness/in-process.ts";
 import { inProcessBase } from "../../harness/target.ts";
 import { databaseUrlForDataDir } from "../store-libsql/libsql.stores.ts";
 
@@ -40,11 +40,18 @@ async function storedEvents(service: InProcessService, query: string): Promise<S
 }
 
 function adminPost(service: InProcessService, path: string): Promise<Response> {
-  return send(service, path, { method: "POST", headers: { authorization: `Bearer ${service.service.deps.adminToken}` } });
+  return send(service, path, {
+    method: "POST",
+    headers: { authorization: `Bearer ${service.service.deps.adminToken}` },
+  });
 }
 
 function postEvent(service: InProcessService, body: unknown): Promise<Response> {
-  return send(service, "/event", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  return send(service, "/event", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
 }
 
 describe("the collection endpoint in-process", () => {
@@ -77,7 +84,10 @@ describe("the collection endpoint in-process", () => {
     expect((await postEvent(service, { svc_account: "acme", svc_trace_id: "up-1" })).status).toBe(200);
     expect((await storedEvents(service, "traceId=down-1")).length).toBe(0);
     expect((await storedEvents(service, "traceId=up-1")).length).toBe(1);
-    const stats = (await (await admin(service, "/admin/collect/stats")).json()) as { storageUnavailable: number; commits: { failedBatches: number } };
+    const stats = (await (await admin(service, "/admin/collect/stats")).json()) as {
+      storageUnavailable: number;
+      commits: { failedBatches: number };
+    };
     expect(stats.storageUnavailable).toBe(2);
     expect(stats.commits.failedBatches).toBe(2);
   });
@@ -85,11 +95,19 @@ describe("the collection endpoint in-process", () => {
   it("[COL-16, DEC-COL-08] concurrent events share commits (group commit) and every one answered 200 is stored", async () => {
     const service = await open("libsql");
     const count = 90; // under the rate limit of 100 per second
-    const answers = await Promise.all(Array.from({ length: count }, (_, index) => postEvent(service, { svc_account: "acme", svc_trace_id: `gc-${index}`, svc_event: "group" })));
+    const answers = await Promise.all(
+      Array.from({ length: count }, (_, index) =>
+        postEvent(service, { svc_account: "acme", svc_trace_id: `gc-${index}`, svc_event: "group" }),
+      ),
+    );
     expect(answers.map((answer) => answer.status)).toEqual(Array.from({ length: count }, () => 200));
     const stored = await storedEvents(service, "event=group&limit=1000");
-    expect(stored.map((event) => event.traceId).sort()).toEqual(Array.from({ length: count }, (_, index) => `gc-${index}`).sort());
-    const stats = (await (await admin(service, "/admin/collect/stats")).json()) as { commits: { batches: number; largestBatch: number } };
+    expect(stored.map((event) => event.traceId).sort()).toEqual(
+      Array.from({ length: count }, (_, index) => `gc-${index}`).sort(),
+    );
+    const stats = (await (await admin(service, "/admin/collect/stats")).json()) as {
+      commits: { batches: number; largestBatch: number };
+    };
     expect(stats.commits.largestBatch).toBeGreaterThan(1);
     expect(stats.commits.batches).toBeLessThan(count);
   });
@@ -119,15 +137,23 @@ describe("the collection endpoint in-process", () => {
 
   it("the event query pages by sequence number and filters by time", async () => {
     const service = await open();
-    for (let index = 0; index < 5; index += 1) await postEvent(service, { svc_account: "acme", svc_event: "paged", svc_trace_id: `p${index}` });
-    const firstPage = (await (await admin(service, "/admin/events?event=paged&limit=2")).json()) as { events: StoredEvent[]; nextAfterSeq: number };
+    for (let index = 0; index < 5; index += 1)
+      await postEvent(service, { svc_account: "acme", svc_event: "paged", svc_trace_id: `p${index}` });
+    const firstPage = (await (await admin(service, "/admin/events?event=paged&limit=2")).json()) as {
+      events: StoredEvent[];
+      nextAfterSeq: number;
+    };
     expect(firstPage.events.map((event) => event.traceId)).toEqual(["p0", "p1"]);
     const secondPage = await storedEvents(service, `event=paged&limit=2&afterSeq=${firstPage.nextAfterSeq}`);
     expect(secondPage.map((event) => event.traceId)).toEqual(["p2", "p3"]);
     const newest = await storedEvents(service, "event=paged&limit=1&order=desc");
     expect(newest.map((event) => event.traceId)).toEqual(["p4"]);
     // A repeated parameter keeps its first value, as the privacy and moments APIs read one.
-    expect((await storedEvents(service, "event=paged&event=other&limit=1&limit=3&order=desc&order=asc")).map((event) => event.traceId)).toEqual(["p4"]);
+    expect(
+      (await storedEvents(service, "event=paged&event=other&limit=1&limit=3&order=desc&order=asc")).map(
+        (event) => event.traceId,
+      ),
+    ).toEqual(["p4"]);
     const future = new Date(service.service.deps.clock.now() + 60_000).toISOString();
     expect(await storedEvents(service, `event=paged&from=${future}`)).toEqual([]);
     expect((await storedEvents(service, `event=paged&to=${future}`)).length).toBe(5);
@@ -144,12 +170,19 @@ describe("the collection endpoint in-process", () => {
     };
     expect(stats.filteredBots).toBe(1);
     expect(stats.rejected.unknownAccountOrProfile).toBe(1);
-    expect(stats.recentRejections[0]).toMatchObject({ reason: "unknownAccountOrProfile", xError: "Unknown svc_account or svc_profile param value", traceId: "why-1", account: "nobody" });
+    expect(stats.recentRejections[0]).toMatchObject({
+      reason: "unknownAccountOrProfile",
+      xError: "Unknown svc_account or svc_profile param value",
+      traceId: "why-1",
+      account: "nobody",
+    });
   });
 
   it("a refusal on /event still carries the CORS headers, so a browser can read X-Error", async () => {
     const service = await open();
-    const response = await send(service, "/event?svc_profile=main", { headers: { origin: "https://shop.example.com" } });
+    const response = await send(service, "/event?svc_profile=main", {
+      headers: { origin: "https://shop.example.com" },
+    });
     expect(response.status).toBe(400);
     expect(response.headers.get("access-control-allow-origin")).toBe("https://shop.example.com");
     expect(response.headers.get("access-control-expose-headers")).toContain("X-Error");
@@ -173,7 +206,10 @@ describe("the collection endpoint in-process", () => {
   it("[DEC-COL-03, DEC-COL-12] the router's own refusals under /event (405, 404) are never cached and readable cross-origin, as every /event answer", async () => {
     const service = await open();
     const origin = { origin: "https://shop.example.com" };
-    for (const [path, method, status] of [["/event", "PUT", 405], ["/event/foo", "GET", 404]] as const) {
+    for (const [path, method, status] of [
+      ["/event", "PUT", 405],
+      ["/event/foo", "GET", 404],
+    ] as const) {
       const response = await send(service, path, { method, headers: origin });
       expect(response.status).toBe(status);
       expect(response.headers.get("cache-control")).toBe("no-store");
@@ -185,7 +221,10 @@ describe("the collection endpoint in-process", () => {
 
   it("[DEC-COL-03] HEAD /event answers the pixel's headers without a body, and collects nothing", async () => {
     const service = await open();
-    const head = await send(service, "/event?svc_account=acme&svc_trace_id=head-1", { method: "HEAD", headers: { origin: "https://shop.example.com" } });
+    const head = await send(service, "/event?svc_account=acme&svc_trace_id=head-1", {
+      method: "HEAD",
+      headers: { origin: "https://shop.example.com" },
+    });
     expect(head.status).toBe(200);
     expect(head.headers.get("content-type")).toBe("image/gif");
     expect(head.headers.get("cache-control")).toBe("no-store");
@@ -202,16 +241,25 @@ describe("the collection endpoint in-process", () => {
     const service = await open("libsql");
     const pixel = await send(service, "/event?svc_account=acme&svc_trace_id=nul-1&svc_visitor_id=alice%00mallory");
     expect(pixel.status).toBe(400);
-    expect(pixel.headers.get("x-error")).toBe("Unusable svc_visitor_id param value: a visitor ID has at most 1024 characters and no control characters");
+    expect(pixel.headers.get("x-error")).toBe(
+      "Unusable svc_visitor_id param value: a visitor ID has at most 1024 characters and no control characters",
+    );
     expect(await pixel.text()).toBe("");
-    const override = await postEvent(service, { svc_account: "acme", svc_trace_id: "nul-2", svc_override_tapid: "alice\u0000mallory" });
+    const override = await postEvent(service, {
+      svc_account: "acme",
+      svc_trace_id: "nul-2",
+      svc_override_tapid: "alice\u0000mallory",
+    });
     expect(override.status).toBe(400);
     expect(override.headers.get("x-error")).toStartWith("Unusable svc_override_tapid param value");
-    const cookie = await send(service, "/event?svc_account=acme&svc_trace_id=nul-3", { headers: { cookie: "utag_main=v_id:alice%00mallory$_sn:1" } });
+    const cookie = await send(service, "/event?svc_account=acme&svc_trace_id=nul-3", {
+      headers: { cookie: "utag_main=v_id:alice%00mallory$_sn:1" },
+    });
     expect(cookie.status).toBe(400);
     expect(cookie.headers.get("x-error")).toStartWith("Unusable v_id of the utag_main cookie");
     expect(await storedEvents(service, "visitor=alice")).toEqual([]);
-    for (const traceId of ["nul-1", "nul-2", "nul-3"]) expect(await storedEvents(service, `traceId=${traceId}`)).toEqual([]);
+    for (const traceId of ["nul-1", "nul-2", "nul-3"])
+      expect(await storedEvents(service, `traceId=${traceId}`)).toEqual([]);
   });
 
   it("[DEC-COL-09] a 200,000-character visitor ID is refused, without a Set-Cookie", async () => {
@@ -224,7 +272,9 @@ describe("the collection endpoint in-process", () => {
 
   it("[DEC-COL-09] a TAPID entry that is not a usable visitor ID is ignored and replaced", async () => {
     const service = await open();
-    const response = await send(service, "/event?svc_account=acme&svc_trace_id=tapid-nul&svc_visitor_id=v-1", { headers: { cookie: "TAPID=acme/main>alice%00mallory|" } });
+    const response = await send(service, "/event?svc_account=acme&svc_trace_id=tapid-nul&svc_visitor_id=v-1", {
+      headers: { cookie: "TAPID=acme/main>alice%00mallory|" },
+    });
     expect(response.status).toBe(200);
     expect(response.headers.get("set-cookie")).toStartWith("TAPID=acme/main>v-1|;");
     expect((await storedEvents(service, "traceId=tapid-nul")).map((event) => event.visitorId)).toEqual(["v-1"]);
@@ -232,8 +282,12 @@ describe("the collection endpoint in-process", () => {
 
   it("[DEC-COL-09] a JSON number as svc_visitor_id is that visitor; a boolean or an object is refused", async () => {
     const service = await open();
-    expect((await postEvent(service, { svc_account: "acme", svc_trace_id: "num-1", svc_visitor_id: 12345 })).status).toBe(200);
-    expect((await storedEvents(service, "traceId=num-1")).map((event) => [event.visitorId, event.data.svc_visitor_id])).toEqual([["12345", "12345"]]);
+    expect(
+      (await postEvent(service, { svc_account: "acme", svc_trace_id: "num-1", svc_visitor_id: 12345 })).status,
+    ).toBe(200);
+    expect(
+      (await storedEvents(service, "traceId=num-1")).map((event) => [event.visitorId, event.data.svc_visitor_id]),
+    ).toEqual([["12345", "12345"]]);
     for (const value of [true, { id: 1 }]) {
       const refused = await postEvent(service, { svc_account: "acme", svc_visitor_id: value });
       expect(refused.status).toBe(400);
@@ -246,24 +300,38 @@ describe("the collection endpoint in-process", () => {
 
   it("[DEC-COL-05] a client-sent svc_referrer_host is not stored", async () => {
     const service = await open();
-    await send(service, "/event?svc_account=acme&svc_trace_id=ref-1&svc_referrer_host=fake", { headers: { referer: "not a url" } });
+    await send(service, "/event?svc_account=acme&svc_trace_id=ref-1&svc_referrer_host=fake", {
+      headers: { referer: "not a url" },
+    });
     const [event] = await storedEvents(service, "traceId=ref-1");
     expect(event?.data.svc_referrer_host).toBeUndefined();
   });
 
   it("[DEC-COL-11, VID-02, VID-08] a known svc_visitor_id that loses to the TAPID still stitches the visitor", async () => {
     const service = await open();
-    const collected = await send(service, "/event?svc_account=acme&svc_event=view&svc_visitor_id=__acme_main__5121_cust-9__", { headers: { cookie: "TAPID=acme/main>anon-z|" } });
+    const collected = await send(
+      service,
+      "/event?svc_account=acme&svc_event=view&svc_visitor_id=__acme_main__5121_cust-9__",
+      { headers: { cookie: "TAPID=acme/main>anon-z|" } },
+    );
     expect(collected.status).toBe(200);
     const [event] = await storedEvents(service, "visitor=anon-z");
     expect(event?.data.svc_visitor_id).toBe("anon-z");
     expect((await adminPost(service, "/admin/wait")).status).toBe(200);
     const page = { referer: "https://shop.example.com/p", origin: "https://shop.example.com" };
-    const byAttribute = await send(service, "/personalization/accounts/acme/profiles/main/engines/demo-engine?attributeId=5121&attributeValue=cust-9", { headers: page });
+    const byAttribute = await send(
+      service,
+      "/personalization/accounts/acme/profiles/main/engines/demo-engine?attributeId=5121&attributeValue=cust-9",
+      { headers: page },
+    );
     expect(byAttribute.status).toBe(200);
     const known = (await byAttribute.json()) as { properties: Record<string, string> };
     expect(known.properties["Last event name"]).toBe("view");
-    const byAnonymousId = await send(service, "/personalization/accounts/acme/profiles/main/engines/demo-engine/visitors/anon-z?ignoreTapid=true", { headers: page });
+    const byAnonymousId = await send(
+      service,
+      "/personalization/accounts/acme/profiles/main/engines/demo-engine/visitors/anon-z?ignoreTapid=true",
+      { headers: page },
+    );
     expect(await byAnonymousId.json()).toEqual(known);
   });
 
@@ -279,9 +347,13 @@ describe("the collection endpoint in-process", () => {
     expect(await cut.json()).toEqual({ message: "Visitor not found" });
     expect((await send(service, `${base}/visitors/${"a".repeat(1025)}`, { headers: page })).status).toBe(404);
     // A TAPID entry that cannot be a visitor id does not replace the path's.
-    const withCookie = await send(service, `${base}/visitors/alice`, { headers: { ...page, cookie: "TAPID=acme/main>alice%00mallory|" } });
+    const withCookie = await send(service, `${base}/visitors/alice`, {
+      headers: { ...page, cookie: "TAPID=acme/main>alice%00mallory|" },
+    });
     expect(withCookie.status).toBe(200);
-    expect((await send(service, `${base}?attributeId=5120&attributeValue=ann%00x`, { headers: page })).status).toBe(404);
+    expect((await send(service, `${base}?attributeId=5120&attributeValue=ann%00x`, { headers: page })).status).toBe(
+      404,
+    );
   });
 
   it("[MOM-12, DEC-MOM-02, DEC-MOM-04] the moments paths: another method is 405 with Allow, an empty visitor identifier 400; both readable cross-origin", async () => {
@@ -305,9 +377,15 @@ describe("the collection endpoint in-process", () => {
 
   it("the OpenAPI document lists /event and the admin views of collection", async () => {
     const service = await open();
-    const document = (await (await admin(service, "/openapi.json")).json()) as { paths: Record<string, Record<string, { responses?: Record<string, unknown> }>> };
-    expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(["/event", "/admin/events", "/admin/collect/stats"]));
+    const document = (await (await admin(service, "/openapi.json")).json()) as {
+      paths: Record<string, Record<string, { responses?: Record<string, unknown> }>>;
+    };
+    expect(Object.keys(document.paths)).toEqual(
+      expect.arrayContaining(["/event", "/admin/events", "/admin/collect/stats"]),
+    );
     expect(Object.keys(document.paths["/event"] ?? {})).toEqual(expect.arrayContaining(["get", "post"]));
-    expect(Object.keys(document.paths["/event"]?.post?.responses ?? {})).toEqual(expect.arrayContaining(["200", "400", "429", "503"]));
+    expect(Object.keys(document.paths["/event"]?.post?.responses ?? {})).toEqual(
+      expect.arrayContaining(["200", "400", "429", "503"]),
+    );
   });
 });

@@ -35,4 +35,3 @@ export function connectionOf(request: Request): Connection {
 export function requestFrom(address: string, input: string | URL, init?: RequestInit): Request {
   return attachConnection(new Request(input, init), { address, keepOpenFor() {} });
 }
-

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { spawnServer, type SpawnedServer } from "../../tools/spawn-server.ts";
+import { type SpawnedServer, spawnServer } from "../../tools/spawn-server.ts";
 
 const root = resolve(import.meta.dir, "../..");
 const dataDir = mkdtempSync(join(tmpdir(), "svc-hub-two-nodes-"));
@@ -59,7 +59,9 @@ describe("two server processes on one database file", () => {
   it("accept each other's sessions and tokens", async () => {
     const session = await login(first, "demo@example.com", "demo-password-1");
     expect(session.status).toBe(200);
-    const cookie = (session.headers.getSetCookie().find((value) => value.startsWith("JSESSIONID=")) ?? "").split(";")[0] as string;
+    const cookie = (session.headers.getSetCookie().find((value) => value.startsWith("JSESSIONID=")) ?? "").split(
+      ";",
+    )[0] as string;
     const logout = await fetch(`${second.url}/v1/logout`, { method: "POST", headers: { cookie } });
     expect(logout.status).toBe(200);
 
@@ -69,7 +71,9 @@ describe("two server processes on one database file", () => {
       body: new URLSearchParams({ username: "demo@example.com", key: "demo-key-0001-acme" }),
     });
     const { token: jwt } = (await token.json()) as { token: string };
-    const ids = await fetch(`${first.url}/v2/visitor/accounts/acme/profiles/main/ids`, { headers: { authorization: `Bearer ${jwt}` } });
+    const ids = await fetch(`${first.url}/v2/visitor/accounts/acme/profiles/main/ids`, {
+      headers: { authorization: `Bearer ${jwt}` },
+    });
     expect(ids.status).toBe(200);
   });
 
@@ -79,22 +83,40 @@ describe("two server processes on one database file", () => {
     // on the second, must still find them applied.
     const visitor = `two-nodes-${crypto.randomUUID()}`;
     for (let n = 0; n < 5; n += 1) {
-      const sent = await fetch(`${second.url}/event?svc_account=acme&svc_profile=main&svc_visitor_id=${visitor}&svc_event=view${n}`);
+      const sent = await fetch(
+        `${second.url}/event?svc_account=acme&svc_profile=main&svc_visitor_id=${visitor}&svc_event=view${n}`,
+      );
       expect(sent.status).toBe(200);
     }
     expect((await fetch(`${second.url}/admin/wait`, { method: "POST", headers: admin })).status).toBe(200);
-    const lookup = await fetch(`${second.url}/personalization/accounts/acme/profiles/main/engines/demo-engine/visitors/${visitor}`, { headers: { referer: "https://example.com/" } });
+    const lookup = await fetch(
+      `${second.url}/personalization/accounts/acme/profiles/main/engines/demo-engine/visitors/${visitor}`,
+      { headers: { referer: "https://example.com/" } },
+    );
     expect(lookup.status).toBe(200);
     expect(((await lookup.json()) as { metrics: Record<string, number> }).metrics["Lifetime event count"]).toBe(5);
 
     // A file uploaded to the first is imported by the first: a wait on the second returns once it is.
     const name = `purchases_two-nodes-${Date.now()}.csv`;
     const rows = Array.from({ length: 3_000 }, (_, n) => `buyer-${n}@example.com,${n},2024-01-31 09:30`).join("\n");
-    const uploaded = await fetch(`${first.url}/admin/accounts/acme/profiles/main/files/${name}`, { method: "POST", headers: admin, body: `email,amount,purchased_at\n${rows}\n` });
+    const uploaded = await fetch(`${first.url}/admin/accounts/acme/profiles/main/files/${name}`, {
+      method: "POST",
+      headers: admin,
+      body: `email,amount,purchased_at\n${rows}\n`,
+    });
     expect(uploaded.status).toBe(202);
     expect((await fetch(`${second.url}/admin/wait`, { method: "POST", headers: admin })).status).toBe(200);
-    const jwt = ((await (await fetch(`${second.url}/v2/auth`, { method: "POST", body: new URLSearchParams({ username: "demo@example.com", key: "demo-key-0001-acme" }) })).json()) as { token: string }).token;
-    const status = await fetch(`${second.url}/v2/omnichannel/accounts/acme/profiles/main/files/${name}`, { headers: { authorization: `Bearer ${jwt}` } });
+    const jwt = (
+      (await (
+        await fetch(`${second.url}/v2/auth`, {
+          method: "POST",
+          body: new URLSearchParams({ username: "demo@example.com", key: "demo-key-0001-acme" }),
+        })
+      ).json()) as { token: string }
+    ).token;
+    const status = await fetch(`${second.url}/v2/omnichannel/accounts/acme/profiles/main/files/${name}`, {
+      headers: { authorization: `Bearer ${jwt}` },
+    });
     const states = ((await status.json()) as { status: Array<{ state: string }> }).status.map((entry) => entry.state);
     expect(states.at(-1)).toBe("PROCESSED");
   });

@@ -3,14 +3,15 @@
  * delays of the realistic timing preset, durability across a restart on a libSQL file, concurrent changes
  * of one data layer, and the OpenAPI document.
  */
-import { openDemoService } from "../../harness/in-process.ts";
+
 import { afterEach, describe, expect, it } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TimingPresetName } from "../../core/timing/timing.presets.ts";
-import type { Service, StoreChoice } from "../service.ts";
+import { openDemoService } from "../../harness/in-process.ts";
 import { inProcessBase } from "../../harness/target.ts";
+import type { Service, StoreChoice } from "../service.ts";
 
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
 afterEach(async () => {
@@ -24,7 +25,11 @@ function freshDatabaseUrl(): string {
 }
 
 async function open(options: { store?: StoreChoice; timing?: TimingPresetName } = {}): Promise<Service> {
-  const service = await openDemoService({ store: options.store, timing: options.timing ?? "realistic", adminToken: "test-admin-token" });
+  const service = await openDemoService({
+    store: options.store,
+    timing: options.timing ?? "realistic",
+    adminToken: "test-admin-token",
+  });
   let closed = false;
   cleanups.push(() => (closed ? undefined : service.close()));
   return { ...service, close: async () => ((closed = true), await service.close()) };
@@ -32,7 +37,8 @@ async function open(options: { store?: StoreChoice; timing?: TimingPresetName } 
 
 /** A client of one service: logs in as the demo user and calls the data layer API and the admin API. */
 async function clientOf(service: Service) {
-  const call = (path: string, init: RequestInit = {}) => service.app.handle(new Request(`${inProcessBase}${path}`, init));
+  const call = (path: string, init: RequestInit = {}) =>
+    service.app.handle(new Request(`${inProcessBase}${path}`, init));
   const login = await call("/v1/login", {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded" },
@@ -59,7 +65,11 @@ async function clientOf(service: Service) {
       return call(`${base}?${query.replaceAll("UTK", utk)}`, { headers: { cookie } });
     },
     raw(method: string, dlId: string): Promise<Response> {
-      return call(`${base}/${dlId}?utk=${utk}`, { method, headers: { cookie, "content-type": "application/json" }, body: method === "PUT" ? "{}" : undefined });
+      return call(`${base}/${dlId}?utk=${utk}`, {
+        method,
+        headers: { cookie, "content-type": "application/json" },
+        body: method === "PUT" ? "{}" : undefined,
+      });
     },
     async status(dlId: string) {
       return (await this.send("GET", dlId)).body.status;
@@ -69,9 +79,14 @@ async function clientOf(service: Service) {
       return response.status === 200 ? await response.text() : response.status;
     },
     async advance(by: string) {
-      expect((await call("/admin/clock/advance", { method: "POST", headers: admin, body: JSON.stringify({ by }) })).status).toBe(200);
+      expect(
+        (await call("/admin/clock/advance", { method: "POST", headers: admin, body: JSON.stringify({ by }) })).status,
+      ).toBe(200);
       // Only what is due at the clock's new time: these tests step through the delays.
-      expect((await call("/admin/wait", { method: "POST", headers: admin, body: JSON.stringify({ scheduled: false }) })).status).toBe(200);
+      expect(
+        (await call("/admin/wait", { method: "POST", headers: admin, body: JSON.stringify({ scheduled: false }) }))
+          .status,
+      ).toBe(200);
     },
   };
 }
@@ -110,7 +125,10 @@ describe("hosted data layer: publishing (DEC-DLE-06, LIM-03)", () => {
     const service = await open({ timing: "fast" });
     const client = await clientOf(service);
     const wait = async (body?: unknown) => {
-      const init: RequestInit = { method: "POST", headers: { authorization: `Bearer ${service.deps.adminToken}`, "content-type": "application/json" } };
+      const init: RequestInit = {
+        method: "POST",
+        headers: { authorization: `Bearer ${service.deps.adminToken}`, "content-type": "application/json" },
+      };
       if (body !== undefined) init.body = JSON.stringify(body);
       const answer = await service.app.handle(new Request(`${inProcessBase}/admin/wait`, init));
       return { status: answer.status, body: (await answer.json()) as { complete: boolean; nextDueAt: string | null } };
@@ -135,7 +153,16 @@ describe("hosted data layer: a wait that moves the virtual clock (advanceClock)"
         body: JSON.stringify(body),
       }),
     );
-    return { status: answer.status, body: (await answer.json()) as { complete: boolean; nextDueAt: string | null; advancedMs?: number; processed: Record<string, number>; message?: string } };
+    return {
+      status: answer.status,
+      body: (await answer.json()) as {
+        complete: boolean;
+        nextDueAt: string | null;
+        advancedMs?: number;
+        processed: Record<string, number>;
+        message?: string;
+      },
+    };
   }
 
   it("with realistic timing publishes an upload at once in real time, moving the clock only to the time it fell due", async () => {
@@ -185,7 +212,10 @@ describe("hosted data layer: a wait that moves the virtual clock (advanceClock)"
     );
     expect((await waitOf(service, { advanceClock: true })).status).toBe(400);
     const contradicting = await waitOf(service, { advanceClock: "1h", scheduled: false });
-    expect([contradicting.status, contradicting.body.message]).toEqual([400, "Invalid request submission. Invalid scheduled: cannot be false with advanceClock, which runs the work scheduled later."]);
+    expect([contradicting.status, contradicting.body.message]).toEqual([
+      400,
+      "Invalid request submission. Invalid scheduled: cannot be false with advanceClock, which runs the work scheduled later.",
+    ]);
   });
 });
 
@@ -211,7 +241,9 @@ describe("hosted data layer: durability (DEC-DLE-05, DEC-DLE-06)", () => {
     const service = await open({ store: { kind: "libsql", url: freshDatabaseUrl() }, timing: "instant" });
     const client = await clientOf(service);
     await client.send("POST", "busy", { n: 0 });
-    const answers = await Promise.all(Array.from({ length: 20 }, (_, index) => client.send("PUT", "busy", { n: index + 1 })));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, index) => client.send("PUT", "busy", { n: index + 1 })),
+    );
     expect(answers.map((answer) => answer.status)).toEqual(Array(20).fill(200));
     const recorded = await service.deps.stores.dataLayers.read({ account: "acme", profile: "main", dlId: "busy" });
     expect(recorded?.layer.lastSeq).toBe(21);
@@ -242,7 +274,8 @@ describe("hosted data layer: serving (DEC-DLE-07)", () => {
     const client = await clientOf(service);
     await client.send("POST", "cached", { v: 1 });
     await client.advance("1s");
-    const get = (headers: Record<string, string> = {}) => service.app.handle(new Request(`${inProcessBase}/dle/acme/main/cached.js`, { headers }));
+    const get = (headers: Record<string, string> = {}) =>
+      service.app.handle(new Request(`${inProcessBase}/dle/acme/main/cached.js`, { headers }));
     const first = await get();
     expect(first.status).toBe(200);
     expect(first.headers.get("cache-control")).toBe("public, no-cache");
@@ -269,8 +302,15 @@ describe("hosted data layer: serving (DEC-DLE-07)", () => {
       ["GET", "/dle/acme/main", 404],
       ["GET", "/dle/acme/main/a/b.js", 404],
     ] as const) {
-      const answer = await service.app.handle(new Request(`${inProcessBase}${path}`, { method, headers: { origin: "https://shop.example" } }));
-      expect([method, path, answer.status, answer.headers.get("access-control-allow-origin")]).toEqual([method, path, status, "*"]);
+      const answer = await service.app.handle(
+        new Request(`${inProcessBase}${path}`, { method, headers: { origin: "https://shop.example" } }),
+      );
+      expect([method, path, answer.status, answer.headers.get("access-control-allow-origin")]).toEqual([
+        method,
+        path,
+        status,
+        "*",
+      ]);
       if (status === 405) expect(answer.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
     }
   });
@@ -280,9 +320,17 @@ describe("hosted data layer: why a 400 1400 was refused", () => {
   /** The contract's body, the same for every refusal, and the reason header that tells them apart. */
   async function refusal(service: Service, path: string, init: RequestInit): Promise<string | null> {
     const client = await clientOf(service);
-    const response = await service.app.handle(new Request(`${inProcessBase}${path.replace("UTK", client.utk)}`, { ...init, headers: { cookie: client.cookie, ...init.headers } }));
+    const response = await service.app.handle(
+      new Request(`${inProcessBase}${path.replace("UTK", client.utk)}`, {
+        ...init,
+        headers: { cookie: client.cookie, ...init.headers },
+      }),
+    );
     expect(response.status).toBe(400);
-    expect(await response.json()).toEqual({ returnCode: 1400, message: "Invalid request submission. Please check supplied parameters or request body." });
+    expect(await response.json()).toEqual({
+      returnCode: 1400,
+      message: "Invalid request submission. Please check supplied parameters or request body.",
+    });
     return response.headers.get("x-svc-hub-reason");
   }
 
@@ -291,23 +339,61 @@ describe("hosted data layer: why a 400 1400 was refused", () => {
     const base = "/v1/dle/accounts/acme/profiles/main/datalayers";
     const json = { "content-type": "application/json" };
     const cases: Array<[string, RequestInit, string]> = [
-      [`${base}/home?utk=UTK`, { method: "POST", headers: json, body: '{"page":{"type.name":"x"}}' }, "no key may hold a period (.), and /page/type.name does"],
-      [`${base}/home?utk=UTK`, { method: "POST", headers: json, body: "[1]" }, "the body must be a JSON object, not an array"],
+      [
+        `${base}/home?utk=UTK`,
+        { method: "POST", headers: json, body: '{"page":{"type.name":"x"}}' },
+        "no key may hold a period (.), and /page/type.name does",
+      ],
+      [
+        `${base}/home?utk=UTK`,
+        { method: "POST", headers: json, body: "[1]" },
+        "the body must be a JSON object, not an array",
+      ],
       [`${base}/home?utk=UTK`, { method: "POST", headers: json, body: "{" }, "the body is not valid JSON"],
-      [`${base}/home?utk=UTK`, { method: "POST", headers: { "content-type": "text/plain" }, body: "{}" }, 'the Content-Type must be application/json, not "text/plain"'],
-      [`${base}/home?utk=UTK`, { method: "POST", headers: { ...json, "content-encoding": "br" }, body: "{}" }, 'the Content-Encoding "br" is not taken: gzip, or none'],
-      [`${base}/home?utk=UTK`, { method: "POST", headers: { ...json, "content-encoding": "gzip" }, body: "{}" }, "the body is not valid gzip"],
-      [`${base}/home%20page?utk=UTK`, { method: "POST", headers: json, body: "{}" }, 'the data layer id "home page" holds a character names may not: only A-Z a-z 0-9 _ - ~'],
-      [`${base}/a/b?utk=UTK`, { method: "POST", headers: json, body: "{}" }, 'the data layer id "a/b" holds a "/", which names may not'],
-      [`/v1/dle/accounts/acne/profiles/main/datalayers/home?utk=UTK`, { method: "POST", headers: json, body: "{}" }, 'there is no account "acne"'],
-      [`/v1/dle/accounts/acme/profiles/mian/datalayers?utk=UTK`, { method: "GET" }, 'the account "acme" has no profile "mian"'],
+      [
+        `${base}/home?utk=UTK`,
+        { method: "POST", headers: { "content-type": "text/plain" }, body: "{}" },
+        'the Content-Type must be application/json, not "text/plain"',
+      ],
+      [
+        `${base}/home?utk=UTK`,
+        { method: "POST", headers: { ...json, "content-encoding": "br" }, body: "{}" },
+        'the Content-Encoding "br" is not taken: gzip, or none',
+      ],
+      [
+        `${base}/home?utk=UTK`,
+        { method: "POST", headers: { ...json, "content-encoding": "gzip" }, body: "{}" },
+        "the body is not valid gzip",
+      ],
+      [
+        `${base}/home%20page?utk=UTK`,
+        { method: "POST", headers: json, body: "{}" },
+        'the data layer id "home page" holds a character names may not: only A-Z a-z 0-9 _ - ~',
+      ],
+      [
+        `${base}/a/b?utk=UTK`,
+        { method: "POST", headers: json, body: "{}" },
+        'the data layer id "a/b" holds a "/", which names may not',
+      ],
+      [
+        `/v1/dle/accounts/acne/profiles/main/datalayers/home?utk=UTK`,
+        { method: "POST", headers: json, body: "{}" },
+        'there is no account "acne"',
+      ],
+      [
+        `/v1/dle/accounts/acme/profiles/mian/datalayers?utk=UTK`,
+        { method: "GET" },
+        'the account "acme" has no profile "mian"',
+      ],
     ];
     for (const [path, init, reason] of cases) expect(await refusal(service, path, init)).toBe(reason);
   });
 
   it("spells a name outside printable ASCII as \\u escapes, so the header is always a valid one", async () => {
     const service = await open();
-    const reason = await refusal(service, "/v1/dle/accounts/acme/profiles/main/datalayers/caf%C3%A9%0A?utk=UTK", { method: "DELETE" });
+    const reason = await refusal(service, "/v1/dle/accounts/acme/profiles/main/datalayers/caf%C3%A9%0A?utk=UTK", {
+      method: "DELETE",
+    });
     expect(reason).toBe('the data layer id "caf\\u00e9\\n" holds a character names may not: only A-Z a-z 0-9 _ - ~');
   });
 });
@@ -332,13 +418,20 @@ describe("hosted data layer: the OpenAPI document", () => {
   it("lists the five operations and the served forms with their statuses", async () => {
     const service = await open();
     const response = await service.app.handle(new Request(`${inProcessBase}/openapi.json`));
-    const document = (await response.json()) as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+    const document = (await response.json()) as {
+      paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    };
     const one = document.paths["/v1/dle/accounts/{account}/profiles/{profile}/datalayers/{dl_id}"];
     expect(Object.keys(one?.post?.responses ?? {})).toEqual(expect.arrayContaining(["201", "400", "401", "405"]));
     expect(Object.keys(one?.put?.responses ?? {})).toEqual(expect.arrayContaining(["200", "400", "401", "404"]));
     expect(Object.keys(one?.delete?.responses ?? {})).toEqual(expect.arrayContaining(["200", "400", "401", "404"]));
     expect(Object.keys(one?.get?.responses ?? {})).toEqual(expect.arrayContaining(["200", "400", "401", "404"]));
-    expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(["/v1/dle/accounts/{account}/profiles/{profile}/datalayers", "/dle/{account}/{profile}/{file}"]));
+    expect(Object.keys(document.paths)).toEqual(
+      expect.arrayContaining([
+        "/v1/dle/accounts/{account}/profiles/{profile}/datalayers",
+        "/dle/{account}/{profile}/{file}",
+      ]),
+    );
     // The interface's paths, as a generated client would call them: none ends in a slash.
     expect(Object.keys(document.paths).filter((path) => path.endsWith("/"))).toEqual([]);
   });

@@ -6,16 +6,16 @@ import {
   validateDataLayerPath,
   validateProfilePath,
 } from "../../core/datalayer/datalayer.rules.ts";
-import { invalidRequestBecause, managementError, quoted, type ManagementError } from "../../core/errors/index.ts";
+import { invalidRequestBecause, type ManagementError, managementError, quoted } from "../../core/errors/index.ts";
 import type { DataLayerKey } from "../../core/ports/datalayer.store.ts";
 import type { Result } from "../../core/result.ts";
 import type { Principal } from "../services/auth.service.ts";
 import { DataLayerService } from "../services/datalayer.service.ts";
 import type { AppDeps } from "./app-deps.ts";
-import { dataLayerAccessError, requireAccess, sessionGuard, openApiSecurity } from "./auth-guards.ts";
-import { decodeUtf8, readRequestBody } from "./request-body.ts";
+import { dataLayerAccessError, openApiSecurity, requireAccess, sessionGuard } from "./auth-guards.ts";
 import { failWith } from "./error-mapping.ts";
 import { ErrorBody, requestBodyOf } from "./openapi-parts.ts";
+import { decodeUtf8, readRequestBody } from "./request-body.ts";
 
 /** DLE-ERR-01, DLE-ERR-06, DLE-ERR-07, DEC-DLE-03, DEC-DLE-04: what an upload or update sends. */
 const dataLayerBody = requestBodyOf(
@@ -72,7 +72,11 @@ export function dataLayerRoutes(deps: AppDeps) {
     const bytes = await readRequestBody(request, deps.config.limits.maxBodyBytes, encoding);
     if (!bytes.ok) {
       failWith(
-        invalidRequestBecause(bytes.error === "too-large" ? `the body is over ${deps.config.limits.maxBodyBytes} bytes (limits.maxBodyBytes)` : "the body is not valid gzip"),
+        invalidRequestBecause(
+          bytes.error === "too-large"
+            ? `the body is over ${deps.config.limits.maxBodyBytes} bytes (limits.maxBodyBytes)`
+            : "the body is not valid gzip",
+        ),
       );
     }
     const text = decodeUtf8(bytes.value);
@@ -152,7 +156,11 @@ export function dataLayerRoutes(deps: AppDeps) {
       async ({ params, principal }) => unwrap(await service.remove(await dataLayerOf(params, principal))),
       {
         parse: "none",
-        detail: { tags, summary: "Delete a data layer: it stops being served once the delete completes", description: v1Auth },
+        detail: {
+          tags,
+          summary: "Delete a data layer: it stops being served once the delete completes",
+          description: v1Auth,
+        },
         response: { 200: Pending, 400: ErrorBody, 401: ErrorBody, 404: ErrorBody },
       },
     )
@@ -161,7 +169,8 @@ export function dataLayerRoutes(deps: AppDeps) {
       async ({ params, principal, request, set }) => {
         const rest = ((params as PathParams)["*"] ?? "").replace(/\/+$/, "");
         // DEC-DLE-02: a "/" sent unencoded in a dl_id is a restricted character, as %2F is.
-        if (rest.includes("/")) failWith(invalidRequestBecause(`the data layer id ${quoted(rest)} holds a "/", which names may not`));
+        if (rest.includes("/"))
+          failWith(invalidRequestBecause(`the data layer id ${quoted(rest)} holds a "/", which names may not`));
         await dataLayerOf({ ...(params as PathParams), dl_id: rest }, principal);
         // A method the routes above take reached here by its path (`home//`, more than the one trailing "/"
         // the router forgives): no such resource, rather than a method it does take refused.

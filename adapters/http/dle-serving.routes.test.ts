@@ -12,7 +12,10 @@ afterAll(() => service.close());
 
 function preflight(path: string, headers: Record<string, string> = {}): Promise<Response> {
   return service.app.handle(
-    new Request(`${inProcessBase}${path}`, { method: "OPTIONS", headers: { origin: "https://shop.example", "access-control-request-method": "GET", ...headers } }),
+    new Request(`${inProcessBase}${path}`, {
+      method: "OPTIONS",
+      headers: { origin: "https://shop.example", "access-control-request-method": "GET", ...headers },
+    }),
   );
 }
 
@@ -28,7 +31,9 @@ describe("served data layers: CORS preflight (DEC-DLE-07)", () => {
   });
 
   test("allows the request headers the browser asks for, and says the answer varies with them", async () => {
-    const answer = await preflight("/dle/acme/main/homepage.js", { "access-control-request-headers": "if-none-match, x-requested-with" });
+    const answer = await preflight("/dle/acme/main/homepage.js", {
+      "access-control-request-headers": "if-none-match, x-requested-with",
+    });
     expect(answer.status).toBe(204);
     expect(answer.headers.get("access-control-allow-headers")).toBe("if-none-match, x-requested-with");
     expect(answer.headers.get("vary")).toContain("Access-Control-Request-Headers");

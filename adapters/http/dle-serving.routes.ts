@@ -62,38 +62,40 @@ export function dleServingRoutes(deps: AppDeps) {
       },
     })
     .get(
-    "/:account/:profile/:file",
-    async ({ params, request, set }) => {
-      set.headers["access-control-allow-origin"] = "*";
-      const raw = params as Record<string, string | null | undefined>;
-      const file = servedFile.exec(raw.file ?? "");
-      const key = file ? validateDataLayerPath(raw.account, raw.profile, file[1]) : null;
-      if (!file || !key?.ok) failWith(managementError("resourceNotFound"));
-      const served = await deps.stores.dataLayers.served(key.value);
-      if (!served) failWith(managementError("resourceNotFound"));
+      "/:account/:profile/:file",
+      async ({ params, request, set }) => {
+        set.headers["access-control-allow-origin"] = "*";
+        const raw = params as Record<string, string | null | undefined>;
+        const file = servedFile.exec(raw.file ?? "");
+        const key = file ? validateDataLayerPath(raw.account, raw.profile, file[1]) : null;
+        if (!file || !key?.ok) failWith(managementError("resourceNotFound"));
+        const served = await deps.stores.dataLayers.served(key.value);
+        if (!served) failWith(managementError("resourceNotFound"));
 
-      const format = file[2] as keyof typeof contentTypes;
-      const etag = `"${format}-${served.seq}-${served.publishedAt}"`;
-      // set.headers too, so that the app-wide no-store set on every request cannot win over this.
-      set.headers["cache-control"] = "public, no-cache";
-      const headers = { "access-control-allow-origin": "*", "cache-control": "public, no-cache", etag };
-      if (matchesEtag(request.headers.get("if-none-match"), etag)) return new Response(null, { status: 304, headers });
-      const text = format === "json" ? served.body : dataLayerScript(key.value.dlId, served.body);
-      return new Response(text, { status: 200, headers: { ...headers, "content-type": contentTypes[format] } });
-    },
-    {
-      detail: {
-        tags: ["hosted data layer (served)"],
-        summary: "A published data layer as JSON ({dl_id}.json) or as a script ({dl_id}.js), without credentials",
-        responses: answersOf({
-          200: {
-            description: "The data layer as published: {dl_id}.json the object itself, {dl_id}.js a script that assigns it to window.utag.globals.dle.enrichments[dl_id]",
-            content: { [contentTypes.json]: { type: "object" }, [contentTypes.js]: { type: "string" } },
-          },
-          304: { description: "Not modified: If-None-Match named the ETag of what is served; no body" },
-          404: "No such data layer published (1404)",
-        }),
+        const format = file[2] as keyof typeof contentTypes;
+        const etag = `"${format}-${served.seq}-${served.publishedAt}"`;
+        // set.headers too, so that the app-wide no-store set on every request cannot win over this.
+        set.headers["cache-control"] = "public, no-cache";
+        const headers = { "access-control-allow-origin": "*", "cache-control": "public, no-cache", etag };
+        if (matchesEtag(request.headers.get("if-none-match"), etag))
+          return new Response(null, { status: 304, headers });
+        const text = format === "json" ? served.body : dataLayerScript(key.value.dlId, served.body);
+        return new Response(text, { status: 200, headers: { ...headers, "content-type": contentTypes[format] } });
       },
-    },
-  );
+      {
+        detail: {
+          tags: ["hosted data layer (served)"],
+          summary: "A published data layer as JSON ({dl_id}.json) or as a script ({dl_id}.js), without credentials",
+          responses: answersOf({
+            200: {
+              description:
+                "The data layer as published: {dl_id}.json the object itself, {dl_id}.js a script that assigns it to window.utag.globals.dle.enrichments[dl_id]",
+              content: { [contentTypes.json]: { type: "object" }, [contentTypes.js]: { type: "string" } },
+            },
+            304: { description: "Not modified: If-None-Match named the ETag of what is served; no body" },
+            404: "No such data layer published (1404)",
+          }),
+        },
+      },
+    );
 }

@@ -1,21 +1,21 @@
 import { ValidationError } from "elysia";
 import {
-  collectError,
-  managementError,
-  invalidRequestBecause,
-  managementErrorBody,
-  momentsError,
   type CollectError,
   type CollectErrorCode,
+  collectError,
   type FileImportError,
+  invalidRequestBecause,
   type ManagementError,
   type MomentsError,
+  managementError,
+  managementErrorBody,
+  momentsError,
 } from "../../core/errors/index.ts";
-import type { Logger } from "../runtime/logger.ts";
-import { setCredentialedCors, setEventHeaders } from "./cors.ts";
 import { ServiceBusyError } from "../runtime/crypto.ts";
-import { isStorageUnavailable } from "../runtime/storage-errors.ts";
+import type { Logger } from "../runtime/logger.ts";
 import { describeError, stackFramesOf } from "../runtime/scheduler.ts";
+import { isStorageUnavailable } from "../runtime/storage-errors.ts";
+import { setCredentialedCors, setEventHeaders } from "./cors.ts";
 
 export { isStorageUnavailable, StorageUnavailableError } from "../runtime/storage-errors.ts";
 
@@ -84,7 +84,10 @@ export const reasonHeader = "x-svc-hub-reason";
 
 /** `text` as a header value: printable ASCII (anything else as `\uXXXX`), at most 300 characters. */
 export function headerValueOf(text: string): string {
-  const ascii = text.replace(/[^\x20-\x7e]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  const ascii = text.replace(
+    /[^\x20-\x7e]/g,
+    (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
   return ascii.length > 300 ? `${ascii.slice(0, 299)}~` : ascii;
 }
 
@@ -105,7 +108,11 @@ export function catalogueResponse(error: CatalogueError): Response {
       });
     case "moments":
     case "file-import":
-      return jsonResponse(error.status, { message: error.message }, error.status === 503 ? { "retry-after": retryAfterSeconds } : {});
+      return jsonResponse(
+        error.status,
+        { message: error.message },
+        error.status === 503 ? { "retry-after": retryAfterSeconds } : {},
+      );
   }
 }
 
@@ -160,22 +167,43 @@ interface RefusalDetail {
   readonly reason?: string;
 }
 
-function refusalFor(style: ErrorStyle, kind: "bad-request" | "not-found" | "unavailable" | "internal", detail?: RefusalDetail): CatalogueError {
+function refusalFor(
+  style: ErrorStyle,
+  kind: "bad-request" | "not-found" | "unavailable" | "internal",
+  detail?: RefusalDetail,
+): CatalogueError {
   switch (style) {
     case "collect":
-      return collectError({ "bad-request": "invalidJson", "not-found": "unknownPath", unavailable: "storageUnavailable", internal: "internalError" }[kind] as CollectErrorCode);
+      return collectError(
+        {
+          "bad-request": "invalidJson",
+          "not-found": "unknownPath",
+          unavailable: "storageUnavailable",
+          internal: "internalError",
+        }[kind] as CollectErrorCode,
+      );
     case "moments":
-      if (kind === "bad-request") return momentsError("badRequest", { problem: detail?.target ?? "invalid parameters" });
-      return momentsError(({ "not-found": "engineNotFound", unavailable: "storageUnavailable", internal: "internalError" } as const)[kind]);
+      if (kind === "bad-request")
+        return momentsError("badRequest", { problem: detail?.target ?? "invalid parameters" });
+      return momentsError(
+        ({ "not-found": "engineNotFound", unavailable: "storageUnavailable", internal: "internalError" } as const)[
+          kind
+        ],
+      );
     case "admin":
-      if (kind === "bad-request" && detail?.target) return managementError("invalidParameter", { parameter: detail.target, problem: detail.problem ?? "not valid here" });
+      if (kind === "bad-request" && detail?.target)
+        return managementError("invalidParameter", {
+          parameter: detail.target,
+          problem: detail.problem ?? "not valid here",
+        });
       break;
     case "management":
       break;
   }
   switch (kind) {
     case "bad-request": {
-      const reason = detail?.reason ?? (detail?.target ? `${detail.target}: ${detail.problem ?? "not valid here"}` : undefined);
+      const reason =
+        detail?.reason ?? (detail?.target ? `${detail.target}: ${detail.problem ?? "not valid here"}` : undefined);
       return reason === undefined ? managementError("invalidRequest") : invalidRequestBecause(reason);
     }
     case "not-found":
@@ -238,7 +266,8 @@ function describeResponseValidation(error: unknown): { problems: Array<{ path?: 
  */
 export function unavailableResponse(request: Request, headers: Readonly<Record<string, string>> = {}): Response {
   const response = catalogueResponse(refusalFor(errorStyleFor(pathnameOf(request.url)), "unavailable"));
-  for (const [name, value] of Object.entries(headers)) if (!response.headers.has(name)) response.headers.set(name, value);
+  for (const [name, value] of Object.entries(headers))
+    if (!response.headers.has(name)) response.headers.set(name, value);
   return response;
 }
 
@@ -250,12 +279,17 @@ export type AllowedMethodsOf = (pathname: string) => readonly string[];
  * with `Allow`), instead of the router's 404. Catch-all routes (`ALL`, `*`) are answers of their own and are
  * left out. One trailing "/" is forgiven, as the router forgives it.
  */
-export function routeMethodsOf(routes: ReadonlyArray<{ readonly method: string; readonly path: string }>): AllowedMethodsOf {
+export function routeMethodsOf(
+  routes: ReadonlyArray<{ readonly method: string; readonly path: string }>,
+): AllowedMethodsOf {
   const byPattern = new Map<string, { pattern: RegExp; methods: Set<string> }>();
   for (const route of routes) {
     if (route.method === "ALL" || route.path.includes("*")) continue;
     const path = route.path.length > 1 ? route.path.replace(/\/$/, "") : route.path;
-    const source = path.split("/").map((segment) => (segment.startsWith(":") ? "[^/]+" : segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))).join("/");
+    const source = path
+      .split("/")
+      .map((segment) => (segment.startsWith(":") ? "[^/]+" : segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
+      .join("/");
     const entry = byPattern.get(source) ?? { pattern: new RegExp(`^${source}/?$`), methods: new Set<string>() };
     entry.methods.add(route.method);
     if (route.method === "GET") entry.methods.add("HEAD");
@@ -264,7 +298,8 @@ export function routeMethodsOf(routes: ReadonlyArray<{ readonly method: string; 
   const entries = [...byPattern.values()];
   return (pathname) => {
     const methods = new Set<string>();
-    for (const { pattern, methods: taken } of entries) if (pattern.test(pathname)) for (const method of taken) methods.add(method);
+    for (const { pattern, methods: taken } of entries)
+      if (pattern.test(pathname)) for (const method of taken) methods.add(method);
     return [...methods].sort();
   };
 }
@@ -274,7 +309,17 @@ function isServedDataLayerPath(pathname: string): boolean {
 }
 
 export function mapUnhandledError(logger: Logger, allowedMethodsOf: AllowedMethodsOf = () => []) {
-  return ({ code, error, request, set }: { code: string | number; error: unknown; request: Request; set: { headers: Record<string, string | number> } }): Response => {
+  return ({
+    code,
+    error,
+    request,
+    set,
+  }: {
+    code: string | number;
+    error: unknown;
+    request: Request;
+    set: { headers: Record<string, string | number> };
+  }): Response => {
     const pathname = pathnameOf(request.url);
     const loggedPath = loggedPathOf(request.url);
     const style = errorStyleFor(pathname);
@@ -298,11 +343,21 @@ export function mapUnhandledError(logger: Logger, allowedMethodsOf: AllowedMetho
       case "PARSE": {
         const problem = unparsedBodyProblem(request);
         // The admin API names the part refused in its message; the contract's APIs keep their wording (a reason header).
-        return catalogueResponse(refusalFor(style, "bad-request", style === "admin" ? { target: "body", problem } : { reason: `the body is ${problem}` }));
+        return catalogueResponse(
+          refusalFor(
+            style,
+            "bad-request",
+            style === "admin" ? { target: "body", problem } : { reason: `the body is ${problem}` },
+          ),
+        );
       }
       case "VALIDATION":
         if (isResponseValidationError(error)) {
-          logger.error("response failed its schema", { method: request.method, path: loggedPath, ...describeResponseValidation(error) });
+          logger.error("response failed its schema", {
+            method: request.method,
+            path: loggedPath,
+            ...describeResponseValidation(error),
+          });
           return catalogueResponse(refusalFor(style, "internal"));
         }
         return catalogueResponse(refusalFor(style, "bad-request", validationDetail(error)));
@@ -313,13 +368,17 @@ export function mapUnhandledError(logger: Logger, allowedMethodsOf: AllowedMetho
       // A body nested too deep for the validator (Elysia's ValidationError stringifies the value): the
       // client's input, so a 400 and not the 500 of an unexpected failure.
       logger.warn("input nested too deep", { method: request.method, path: loggedPath });
-      return catalogueResponse(refusalFor(style, "bad-request", { reason: "the body is nested too deep to be checked" }));
+      return catalogueResponse(
+        refusalFor(style, "bad-request", { reason: "the body is nested too deep to be checked" }),
+      );
     }
     if (request.signal.aborted) {
       // The client closed the connection before its request was read (a slow or stalled upload): no one
       // receives the answer, and it is not a failure of the service.
       logger.info("client closed the connection", { method: request.method, path: loggedPath });
-      return catalogueResponse(refusalFor(style, "bad-request", { reason: "the client closed the connection before the request was read" }));
+      return catalogueResponse(
+        refusalFor(style, "bad-request", { reason: "the client closed the connection before the request was read" }),
+      );
     }
     if (error instanceof ServiceBusyError) {
       logger.warn("service busy", { method: request.method, path: loggedPath, error: describeError(error) });

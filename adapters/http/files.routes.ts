@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import type { FileQueryParameters } from "../../core/files/file-query.rules.ts";
 import type { AppDeps } from "./app-deps.ts";
-import { bearerGuard, requireAccess, sessionGuard, openApiSecurity } from "./auth-guards.ts";
+import { bearerGuard, openApiSecurity, requireAccess, sessionGuard } from "./auth-guards.ts";
 import { failWith } from "./error-mapping.ts";
 import { ErrorBody } from "./openapi-parts.ts";
 
@@ -36,8 +36,12 @@ export const FileStatusSchema = t.Object({
 const TenantParams = t.Object({ account: t.String(), profile: t.String() });
 const QueryParams = t.Object(
   {
-    filePrefix: t.Optional(t.String({ description: "The prefix group: files named <prefix>_<id>.csv (at most 150 characters)" })),
-    startDate: t.Optional(t.String({ description: "YYYY-MM-DDTHH:MMZ; also ±hhmm / ±hh:mm offsets, seconds and milliseconds (inclusive)" })),
+    filePrefix: t.Optional(
+      t.String({ description: "The prefix group: files named <prefix>_<id>.csv (at most 150 characters)" }),
+    ),
+    startDate: t.Optional(
+      t.String({ description: "YYYY-MM-DDTHH:MMZ; also ±hhmm / ±hh:mm offsets, seconds and milliseconds (inclusive)" }),
+    ),
     endDate: t.Optional(t.String({ description: "As startDate, not before it (inclusive)" })),
   },
   { additionalProperties: true },
@@ -62,7 +66,10 @@ const countDescription =
 function fileStatusRoutes(deps: AppDeps, version: "v1" | "v2") {
   const tags = [`file status (${version})`];
   const guard = version === "v1" ? sessionGuard(deps.auth) : bearerGuard(deps.auth);
-  return new Elysia({ name: `files-${version}`, prefix: `/${version}/omnichannel/accounts/:account/profiles/:profile/files` })
+  return new Elysia({
+    name: `files-${version}`,
+    prefix: `/${version}/omnichannel/accounts/:account/profiles/:profile/files`,
+  })
     .guard({ detail: { security: openApiSecurity[version === "v1" ? "session" : "bearer"] } })
     .use(guard)
     .get(
@@ -76,7 +83,11 @@ function fileStatusRoutes(deps: AppDeps, version: "v1" | "v2") {
       {
         params: TenantParams,
         query: QueryParams,
-        detail: { tags, summary: "How many files of one prefix were imported in a date range", description: countDescription },
+        detail: {
+          tags,
+          summary: "How many files of one prefix were imported in a date range",
+          description: countDescription,
+        },
         response: { 200: t.Object({ count: t.Integer() }), 400: ErrorBody, 401: ErrorBody, 404: ErrorBody },
       },
     )
@@ -91,7 +102,11 @@ function fileStatusRoutes(deps: AppDeps, version: "v1" | "v2") {
       {
         params: TenantParams,
         query: QueryParams,
-        detail: { tags, summary: "The status records of the files of one prefix imported in a date range, oldest first", description: countDescription },
+        detail: {
+          tags,
+          summary: "The status records of the files of one prefix imported in a date range, oldest first",
+          description: countDescription,
+        },
         response: { 200: t.Array(FileStatusSchema), 400: ErrorBody, 401: ErrorBody, 404: ErrorBody },
       },
     )
@@ -105,7 +120,10 @@ function fileStatusRoutes(deps: AppDeps, version: "v1" | "v2") {
       },
       {
         params: t.Object({ account: t.String(), profile: t.String(), fileName: t.String() }),
-        detail: { tags, summary: "The status record of one file (name with .csv, at most 150 characters; unknown: 404 1404)" },
+        detail: {
+          tags,
+          summary: "The status record of one file (name with .csv, at most 150 characters; unknown: 404 1404)",
+        },
         response: { 200: FileStatusSchema, 400: ErrorBody, 401: ErrorBody, 404: ErrorBody },
       },
     );

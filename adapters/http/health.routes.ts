@@ -4,7 +4,6 @@ import type { AppDeps } from "./app-deps.ts";
 import { failWith } from "./error-mapping.ts";
 import { ErrorBody } from "./openapi-parts.ts";
 
-
 /** DEC-OPS-01: `/healthz` says the process is up; `/readyz` says the store answers. */
 export function healthRoutes(deps: AppDeps) {
   const startedAt = Date.now();
@@ -14,7 +13,9 @@ export function healthRoutes(deps: AppDeps) {
       () => ({ status: "ok" as const, version: deps.version, nodeId: deps.nodeId, uptimeMs: Date.now() - startedAt }),
       {
         detail: { tags: ["operations"], summary: "The process is up" },
-        response: { 200: t.Object({ status: t.Literal("ok"), version: t.String(), nodeId: t.String(), uptimeMs: t.Integer() }) },
+        response: {
+          200: t.Object({ status: t.Literal("ok"), version: t.String(), nodeId: t.String(), uptimeMs: t.Integer() }),
+        },
       },
     )
     .get(

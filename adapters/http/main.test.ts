@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "bun:test";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { spawnServer, type SpawnedServer } from "../../tools/spawn-server.ts";
+import { type SpawnedServer, spawnServer } from "../../tools/spawn-server.ts";
 
 const root = resolve(import.meta.dir, "../..");
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
@@ -68,10 +68,14 @@ describe("the server process", () => {
     expect(typeof line?.ms).toBe("number");
     expect(server.output()).not.toContain("secret-token-value");
     // PRV-09: a moments lookup's visitor (here a known visitor ID holding an e-mail address) is not kept.
-    const lookup = await fetch(`${server.url}/personalization/accounts/acme/profiles/main/engines/demo-engine/visitors/__acme_main__5120_ann@example.com__`);
+    const lookup = await fetch(
+      `${server.url}/personalization/accounts/acme/profiles/main/engines/demo-engine/visitors/__acme_main__5120_ann@example.com__`,
+    );
     expect(lookup.status).toBeLessThan(500);
     await Bun.sleep(50);
-    expect(server.output()).toContain('"path":"/personalization/accounts/acme/profiles/main/engines/demo-engine/visitors/…"');
+    expect(server.output()).toContain(
+      '"path":"/personalization/accounts/acme/profiles/main/engines/demo-engine/visitors/…"',
+    );
     expect(server.output()).not.toContain("ann@example.com");
   });
 
@@ -79,7 +83,10 @@ describe("the server process", () => {
     const server = await start(tempDir());
     await fetch(`${server.url}/healthz`);
     await Bun.sleep(50);
-    const lines = server.stdout().split("\n").filter((line) => line !== "");
+    const lines = server
+      .stdout()
+      .split("\n")
+      .filter((line) => line !== "");
     expect(lines.length).toBeGreaterThan(1);
     for (const line of lines) expect(() => JSON.parse(line)).not.toThrow();
     expect(lines.some((line) => line.includes('"msg":"request"'))).toBe(true);
@@ -96,10 +103,18 @@ describe("the server process", () => {
   });
 
   it("[DEC-OPS-04] a wait longer than the server's 10 s idle timeout still gets its answer (the connection was dropped, an empty reply)", async () => {
-    const server = await spawnServer({ root, dataDir: tempDir(), adminToken: "admin-token-0123456789", env: { SVC_TIMING: "realistic" } });
+    const server = await spawnServer({
+      root,
+      dataDir: tempDir(),
+      adminToken: "admin-token-0123456789",
+      env: { SVC_TIMING: "realistic" },
+    });
     cleanups.push(() => server.stop());
     const admin = { authorization: "Bearer admin-token-0123456789", "content-type": "application/json" };
-    const issued = await fetch(`${server.url}/v2/auth`, { method: "POST", body: new URLSearchParams({ username: "demo@example.com", key: "demo-key-0001-acme" }) });
+    const issued = await fetch(`${server.url}/v2/auth`, {
+      method: "POST",
+      body: new URLSearchParams({ username: "demo@example.com", key: "demo-key-0001-acme" }),
+    });
     const { token } = (await issued.json()) as { token: string };
     const deletion = await fetch(`${server.url}/v2/visitor/accounts/acme/profiles/main`, {
       method: "DELETE",
@@ -109,10 +124,17 @@ describe("the server process", () => {
     expect(deletion.status).toBe(202);
     // A realistic deletion runs 3 days after it is asked: 16 s of them are left to wait for, in real time (Bun's
     // idle timer fires 10 to 14 s after the request was read).
-    await fetch(`${server.url}/admin/clock/advance`, { method: "POST", headers: admin, body: JSON.stringify({ by: 3 * 86_400_000 - 16_000 }) });
+    await fetch(`${server.url}/admin/clock/advance`, {
+      method: "POST",
+      headers: admin,
+      body: JSON.stringify({ by: 3 * 86_400_000 - 16_000 }),
+    });
     const started = Date.now();
     // No body, as `curl -X POST` sends it.
-    const waited = await fetch(`${server.url}/admin/wait`, { method: "POST", headers: { authorization: admin.authorization } });
+    const waited = await fetch(`${server.url}/admin/wait`, {
+      method: "POST",
+      headers: { authorization: admin.authorization },
+    });
     expect(Date.now() - started).toBeGreaterThan(14_000);
     expect(waited.status).toBe(200);
     expect(await waited.json()).toMatchObject({ complete: true });
@@ -123,7 +145,13 @@ describe("the server process", () => {
     const first = await start(dataDir);
     const token = adminTokenOf(first);
     const auth = { authorization: `Bearer ${token}` };
-    const advanced = (await (await fetch(`${first.url}/admin/clock/advance`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify({ by: "30d" }) })).json()) as { offsetMs: number };
+    const advanced = (await (
+      await fetch(`${first.url}/admin/clock/advance`, {
+        method: "POST",
+        headers: { ...auth, "content-type": "application/json" },
+        body: JSON.stringify({ by: "30d" }),
+      })
+    ).json()) as { offsetMs: number };
     expect(advanced.offsetMs).toBeGreaterThanOrEqual(30 * 86_400_000);
     const accountsBefore = await (await fetch(`${first.url}/admin/accounts`, { headers: auth })).json();
     expect(await first.stop()).toBe(0);
@@ -152,7 +180,19 @@ describe("the server process", () => {
   it("[DEC-OPS-03] a broken configuration file stops the start with a message naming the bad field", async () => {
     const dir = tempDir();
     const config = join(dir, "svc.config.yaml");
-    writeFileSync(config, ["accounts:", "  - name: acme", "    profiles:", "      - name: main", "users:", "  - email: not-an-address", "    password: { env: SOME_PASSWORD }", ""].join("\n"));
+    writeFileSync(
+      config,
+      [
+        "accounts:",
+        "  - name: acme",
+        "    profiles:",
+        "      - name: main",
+        "users:",
+        "  - email: not-an-address",
+        "    password: { env: SOME_PASSWORD }",
+        "",
+      ].join("\n"),
+    );
     const { code, stderr } = await runToExit({ SVC_CONFIG: config });
     expect(code).not.toBe(0);
     expect(stderr).toContain("/users/0/email");
@@ -162,7 +202,19 @@ describe("the server process", () => {
   it("[DEC-OPS-03] a configuration whose env secret is missing stops the start and names it", async () => {
     const dir = tempDir();
     const config = join(dir, "svc.config.json");
-    writeFileSync(config, JSON.stringify({ accounts: [{ name: "acme", profiles: [{ name: "main" }] }], users: [{ email: "ops@example.com", password: { env: "SVC_TEST_MISSING_PASSWORD" }, grants: [{ account: "acme", profiles: "*" }] }] }));
+    writeFileSync(
+      config,
+      JSON.stringify({
+        accounts: [{ name: "acme", profiles: [{ name: "main" }] }],
+        users: [
+          {
+            email: "ops@example.com",
+            password: { env: "SVC_TEST_MISSING_PASSWORD" },
+            grants: [{ account: "acme", profiles: "*" }],
+          },
+        ],
+      }),
+    );
     const { code, stderr } = await runToExit({ SVC_CONFIG: config });
     expect(code).not.toBe(0);
     expect(stderr).toContain("/users/0/password/env");
@@ -214,7 +266,9 @@ describe("the server process", () => {
     const second = await runToExit({ PORT: port, SVC_DATA_DIR: dataDir, SVC_CONFIG: config });
     expect(second.code).toBe(2);
     expect(second.stderr).toContain("is in use");
-    const accounts = await fetch(`${first.url}/admin/accounts`, { headers: { authorization: `Bearer ${adminTokenOf(first)}` } });
+    const accounts = await fetch(`${first.url}/admin/accounts`, {
+      headers: { authorization: `Bearer ${adminTokenOf(first)}` },
+    });
     expect(accounts.status).toBe(200);
     expect(await accounts.text()).not.toContain("initech");
   });
@@ -228,7 +282,14 @@ describe("the server process", () => {
   });
 
   it("empty variables are unset: the server starts with their defaults, on 127.0.0.1, never on every interface", async () => {
-    const server = await start(tempDir(), { SVC_HOST: "", SVC_STORE: "", SVC_BACKGROUND: "", SVC_TIMING: "", SVC_ADMIN_TOKEN: "", SVC_CONFIG: "" });
+    const server = await start(tempDir(), {
+      SVC_HOST: "",
+      SVC_STORE: "",
+      SVC_BACKGROUND: "",
+      SVC_TIMING: "",
+      SVC_ADMIN_TOKEN: "",
+      SVC_CONFIG: "",
+    });
     expect(server.url).toStartWith("http://127.0.0.1:");
     expect(server.output()).toContain("is listening on http://127.0.0.1:");
   });
@@ -238,21 +299,32 @@ describe("the server process", () => {
     writeFileSync(file, "not a folder");
     for (const kind of ["libsql", "memory"]) {
       const notFolder = await runToExit({ SVC_DATA_DIR: file, SVC_STORE: kind });
-      expect([notFolder.code, notFolder.stderr.trim()]).toEqual([2, `svc-hub: the data directory ${file} is not a directory (or holds a file where a folder belongs): choose another SVC_DATA_DIR`]);
+      expect([notFolder.code, notFolder.stderr.trim()]).toEqual([
+        2,
+        `svc-hub: the data directory ${file} is not a directory (or holds a file where a folder belongs): choose another SVC_DATA_DIR`,
+      ]);
     }
     const dataDir = tempDir();
     writeFileSync(join(dataDir, "svc-hub.db"), Buffer.alloc(8192, 7));
     const notDatabase = await runToExit({ SVC_DATA_DIR: dataDir });
-    expect([notDatabase.code, notDatabase.stderr.trim()]).toEqual([2, `svc-hub: ${join(dataDir, "svc-hub.db")} is not a SQLite database: move it away, or choose another SVC_DATA_DIR`]);
+    expect([notDatabase.code, notDatabase.stderr.trim()]).toEqual([
+      2,
+      `svc-hub: ${join(dataDir, "svc-hub.db")} is not a SQLite database: move it away, or choose another SVC_DATA_DIR`,
+    ]);
   });
 
   it("refuses to choose between two default configuration files", async () => {
     const folder = tempDir();
-    writeFileSync(join(folder, "svc.config.json"), JSON.stringify({ accounts: [{ name: "acme", profiles: [{ name: "main" }] }] }));
+    writeFileSync(
+      join(folder, "svc.config.json"),
+      JSON.stringify({ accounts: [{ name: "acme", profiles: [{ name: "main" }] }] }),
+    );
     writeFileSync(join(folder, "svc.config.yaml"), "accounts: []\n");
     const both = await runToExit({}, folder);
     expect(both.code).toBe(2);
-    expect(both.stderr).toContain(`${join(folder, "svc.config.json")} and ${join(folder, "svc.config.yaml")} are both here`);
+    expect(both.stderr).toContain(
+      `${join(folder, "svc.config.json")} and ${join(folder, "svc.config.yaml")} are both here`,
+    );
   });
 
   it("warns when a store first started with the demo still holds the demo's public credentials under another configuration", async () => {
@@ -261,7 +333,9 @@ describe("the server process", () => {
     const config = join(tempDir(), "svc.config.json");
     writeFileSync(config, JSON.stringify({ accounts: [{ name: "mine", profiles: [{ name: "main" }] }] }));
     const server = await start(dataDir, { SVC_CONFIG: config });
-    expect(server.output()).toContain("WARNING:     this store still holds the demo's public credentials: demo@example.com, globex@example.com, nogrant@example.com, API key demo-acme, API key demo-globex.");
+    expect(server.output()).toContain(
+      "WARNING:     this store still holds the demo's public credentials: demo@example.com, globex@example.com, nogrant@example.com, API key demo-acme, API key demo-globex.",
+    );
     const fresh = await start(tempDir(), { SVC_CONFIG: config });
     expect(fresh.output()).not.toContain("WARNING");
   });
@@ -292,6 +366,11 @@ describe("the server process", () => {
     clearTimeout(timer);
     expect(await child.exited).toBe(0);
     expect(output).toContain('"msg":"server stopped"');
-    expect(await fetch(`${url}/healthz`).then(() => "answered", () => "closed")).toBe("closed");
+    expect(
+      await fetch(`${url}/healthz`).then(
+        () => "answered",
+        () => "closed",
+      ),
+    ).toBe("closed");
   });
 });

@@ -9,20 +9,20 @@
  */
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { demoConfigPath } from "../config/demo-config.ts";
 import { loadConfigFile } from "../config/config.loader.ts";
+import { demoConfigPath } from "../config/demo-config.ts";
 import { batchedWriter, createJsonLogger } from "../runtime/logger.ts";
 import { dataDirFromEnv, defaultConfigFiles, fromInvocation } from "../runtime/paths.ts";
+import { clientAddressOf, compileProxyTrust } from "../runtime/proxy-trust.ts";
 import { describeError, stackFramesOf } from "../runtime/scheduler.ts";
-import { readServerSettings, SettingRefused, settingOf, type ServerSettings } from "../runtime/server-settings.ts";
+import { readServerSettings, type ServerSettings, SettingRefused, settingOf } from "../runtime/server-settings.ts";
 import { errorCodeOf } from "../runtime/storage-errors.ts";
-import { nodeIdOf, openService, serviceVersion, type StoreChoice } from "../service.ts";
+import { nodeIdOf, openService, type StoreChoice, serviceVersion } from "../service.ts";
 import { databaseFileName, databaseUrlForDataDir } from "../store-libsql/libsql.stores.ts";
 import { maxPublishBodyBytes } from "./admin-revisions.routes.ts";
-import { unavailableResponse } from "./error-mapping.ts";
 import { answerHeadersOf } from "./answer-headers.ts";
-import { clientAddressOf, compileProxyTrust } from "../runtime/proxy-trust.ts";
 import { attachConnection, idleTimeoutSeconds } from "./connection.ts";
+import { unavailableResponse } from "./error-mapping.ts";
 import { withRequestLog } from "./request-log.ts";
 
 const env = process.env;
@@ -52,7 +52,6 @@ function chooseConfigPath(): { path: string; demo: boolean } {
 function openStoreChoice(kind: StoreChoice["kind"]): StoreChoice {
   return kind === "memory" ? { kind: "memory" } : { kind: "libsql", url: databaseUrlForDataDir(dataDir) };
 }
-
 
 /** Why the store or the data directory could not be opened, in one line an operator can act on. */
 function startFailure(error: unknown): string {
@@ -119,7 +118,10 @@ try {
     backgroundThread,
     // Without its background thread the service can no longer commit events: stop, so that whatever runs it
     // (systemd, a container runtime) starts it again, rather than answering 503 until someone notices.
-    onBackgroundFailure: (error) => (started ? void shutdown("background thread stopped", 1) : fail(`the background thread stopped while starting: ${error.message}`)),
+    onBackgroundFailure: (error) =>
+      started
+        ? void shutdown("background thread stopped", 1)
+        : fail(`the background thread stopped while starting: ${error.message}`),
   });
 } catch (error) {
   server.stop(true);
@@ -137,7 +139,8 @@ server.reload({
     // The peer's address as the socket saw it, and the one way to keep a connection open past the idle
     // timeout (an authenticated admin wait asks for it, adapters/http/connection.ts).
     const peer = bun.requestIP(request)?.address ?? "unknown";
-    const address = proxyTrust === null ? peer : clientAddressOf(peer, request.headers.get("x-forwarded-for"), proxyTrust);
+    const address =
+      proxyTrust === null ? peer : clientAddressOf(peer, request.headers.get("x-forwarded-for"), proxyTrust);
     return serve(attachConnection(request, { address, keepOpenFor: (seconds) => bun.timeout(request, seconds) }));
   },
   error: unhandledError,
@@ -163,7 +166,11 @@ function listen(): ReturnType<typeof Bun.serve> {
     });
   } catch (error) {
     const inUse = (error as { code?: string }).code === "EADDRINUSE";
-    fail(inUse ? `${host}:${port} is in use (another svc-hub?); choose another PORT` : `cannot listen on ${host}:${port}: ${error instanceof Error ? error.message : String(error)}`);
+    fail(
+      inUse
+        ? `${host}:${port} is in use (another svc-hub?); choose another PORT`
+        : `cannot listen on ${host}:${port}: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 }
 
@@ -179,7 +186,10 @@ function largestBodyBytes(limits: { readonly maxUploadBytes: number; readonly ma
 
 function unhandledError(error: Error): Response {
   logger.error("unhandled error", { error: describeError(error), stack: stackFramesOf(error) });
-  return new Response(JSON.stringify({ returnCode: 1500, message: "Internal error" }), { status: 500, headers: { ...startingHeaders, "content-type": "application/json" } });
+  return new Response(JSON.stringify({ returnCode: 1500, message: "Internal error" }), {
+    status: 500,
+    headers: { ...startingHeaders, "content-type": "application/json" },
+  });
 }
 
 const url = `http://${host.includes(":") ? `[${host}]` : host}:${server.port}`;
@@ -211,7 +221,8 @@ const showAdminToken = service.adminTokenGenerated || configSource.demo;
 function adminTokenLine(): string {
   const token = service.deps.adminToken;
   if (adminToken !== undefined) return `${token.slice(0, 4)}… (from SVC_ADMIN_TOKEN)`;
-  if (showAdminToken) return `${token} (${service.adminTokenGenerated ? "new, kept in the store" : "kept in the store"})`;
+  if (showAdminToken)
+    return `${token} (${service.adminTokenGenerated ? "new, kept in the store" : "kept in the store"})`;
   return `${token.slice(0, 4)}… (hidden: it was printed when it was made; set SVC_ADMIN_TOKEN to choose one)`;
 }
 /**
@@ -246,7 +257,8 @@ const demoLeft = await publicDemoCredentials().catch((error: unknown) => {
   logger.warn("could not look for the demo's public credentials in the store", { error: describeError(error) });
   return [];
 });
-if (demoLeft.length > 0) logger.warn("the store holds the demo's users and API keys with their public secrets", { credentials: demoLeft });
+if (demoLeft.length > 0)
+  logger.warn("the store holds the demo's users and API keys with their public secrets", { credentials: demoLeft });
 
 const banner = [
   "",
@@ -276,5 +288,11 @@ output.flush();
 // On stderr: stdout is the log, JSON lines only.
 process.stderr.write(`${banner.join("\n")}\n`);
 // Last line of the start: tools wait for it (tools/spawn-server.ts).
-logger.info("listening", { url, dataDir: store.kind === "libsql" ? dataDir : null, store: store.kind, config: configSource.path, timing: service.deps.timing.name, nodeId: service.deps.nodeId });
-
+logger.info("listening", {
+  url,
+  dataDir: store.kind === "libsql" ? dataDir : null,
+  store: store.kind,
+  config: configSource.path,
+  timing: service.deps.timing.name,
+  nodeId: service.deps.nodeId,
+});

@@ -2,8 +2,9 @@
  * The visitor-data (moments) API in-process, beyond what the black-box conformance scenarios can see: a
  * configuration changed under stored profiles (the scenarios cannot change the configuration).
  */
-import { openDemoService } from "../../harness/in-process.ts";
+
 import { afterEach, describe, expect, it } from "bun:test";
+import { openDemoService } from "../../harness/in-process.ts";
 import { inProcessBase } from "../../harness/target.ts";
 import type { Service } from "../service.ts";
 
@@ -25,15 +26,25 @@ const page = { referer: "https://shop.example.com/product/42", origin: "https://
 describe("visitor data in-process", () => {
   it("[MOM-03, DEC-MOM-04] a number stored under an attribute since configured as a date is left out, and the visitor still answers 200", async () => {
     const service = await open();
-    const call = (path: string, init: RequestInit = {}) => service.app.handle(new Request(`${inProcessBase}${path}`, init));
+    const call = (path: string, init: RequestInit = {}) =>
+      service.app.handle(new Request(`${inProcessBase}${path}`, init));
     const visitor = `retyped-${crypto.randomUUID()}`;
     const event = await call("/event", {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ svc_account: "acme", svc_profile: "main", svc_visitor_id: visitor, svc_event: "purchase", amount: 12.5 }),
+      body: JSON.stringify({
+        svc_account: "acme",
+        svc_profile: "main",
+        svc_visitor_id: visitor,
+        svc_event: "purchase",
+        amount: 12.5,
+      }),
     });
     expect(event.status).toBe(200);
-    expect((await call("/admin/wait", { method: "POST", headers: { authorization: `Bearer ${service.deps.adminToken}` } })).status).toBe(200);
+    expect(
+      (await call("/admin/wait", { method: "POST", headers: { authorization: `Bearer ${service.deps.adminToken}` } }))
+        .status,
+    ).toBe(200);
 
     // The configuration changes attribute 5207 from number to date, and the demo engines now select it;
     // the stored 12.5 stays as it was.
@@ -43,7 +54,9 @@ describe("visitor data in-process", () => {
       "acme",
       {
         ...stored.config,
-        attributes: stored.config.attributes.map((attribute) => (attribute.id === 5207 ? { ...attribute, type: "date" as const } : attribute)),
+        attributes: stored.config.attributes.map((attribute) =>
+          attribute.id === 5207 ? { ...attribute, type: "date" as const } : attribute,
+        ),
         engines: stored.config.engines.map((engine) => ({ ...engine, attributes: [...engine.attributes, 5207] })),
       },
       service.deps.clock.now(),
@@ -53,7 +66,10 @@ describe("visitor data in-process", () => {
       ["demo-engine", "Last purchase"],
       ["demo-engine-ids", "5204"],
     ] as const) {
-      const response = await call(`/personalization/accounts/acme/profiles/main/engines/${engine}/visitors/${visitor}`, { headers: page });
+      const response = await call(
+        `/personalization/accounts/acme/profiles/main/engines/${engine}/visitors/${visitor}`,
+        { headers: page },
+      );
       expect(response.status).toBe(200);
       const data = (await response.json()) as { metrics: Record<string, number>; dates: Record<string, number> };
       expect(Object.keys(data.dates)).toEqual([purchasedKey]);
@@ -64,7 +80,8 @@ describe("visitor data in-process", () => {
 
   it("[DEC-MOM-02] an identifier that is not valid percent-encoding names no visitor: 404, not a 500; a TAPID entry still wins", async () => {
     const service = await open();
-    const call = (path: string, init: RequestInit = {}) => service.app.handle(new Request(`${inProcessBase}${path}`, init));
+    const call = (path: string, init: RequestInit = {}) =>
+      service.app.handle(new Request(`${inProcessBase}${path}`, init));
     const base = "/personalization/accounts/acme/profiles/main/engines/demo-engine/visitors";
     for (const identifier of ["%FF", "%E0%A4%A", "a%"]) {
       const answer = await call(`${base}/${identifier}`, { headers: page });
@@ -74,36 +91,64 @@ describe("visitor data in-process", () => {
       expect(suppressed.status).toBe(200);
     }
     const visitor = `pct-${crypto.randomUUID()}`;
-    const event = await call("/event", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ svc_account: "acme", svc_profile: "main", svc_visitor_id: visitor, svc_event: "view" }) });
+    const event = await call("/event", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ svc_account: "acme", svc_profile: "main", svc_visitor_id: visitor, svc_event: "view" }),
+    });
     expect(event.status).toBe(200);
-    expect((await call("/admin/wait", { method: "POST", headers: { authorization: `Bearer ${service.deps.adminToken}` } })).status).toBe(200);
+    expect(
+      (await call("/admin/wait", { method: "POST", headers: { authorization: `Bearer ${service.deps.adminToken}` } }))
+        .status,
+    ).toBe(200);
     const withTapid = await call(`${base}/%FF`, { headers: { ...page, cookie: `TAPID=acme/main>${visitor}|` } });
     expect(withTapid.status).toBe(200);
   });
 
   it("[DEC-MOM-02] a query parameter given twice keeps its first value, as the privacy API reads it", async () => {
     const service = await open();
-    const call = (path: string, init: RequestInit = {}) => service.app.handle(new Request(`${inProcessBase}${path}`, init));
-    const event = await call("/event", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ svc_account: "acme", svc_profile: "main", svc_visitor_id: `twice-${crypto.randomUUID()}`, svc_event: "view", email_address: "twice+1@example.com" }) });
+    const call = (path: string, init: RequestInit = {}) =>
+      service.app.handle(new Request(`${inProcessBase}${path}`, init));
+    const event = await call("/event", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        svc_account: "acme",
+        svc_profile: "main",
+        svc_visitor_id: `twice-${crypto.randomUUID()}`,
+        svc_event: "view",
+        email_address: "twice+1@example.com",
+      }),
+    });
     expect(event.status).toBe(200);
-    expect((await call("/admin/wait", { method: "POST", headers: { authorization: `Bearer ${service.deps.adminToken}` } })).status).toBe(200);
+    expect(
+      (await call("/admin/wait", { method: "POST", headers: { authorization: `Bearer ${service.deps.adminToken}` } }))
+        .status,
+    ).toBe(200);
     const base = "/personalization/accounts/acme/profiles/main/engines/demo-engine";
     const status = async (query: string) => (await call(`${base}?${query}`, { headers: page })).status;
     expect(await status("attributeId=5120&attributeId=5121&attributeValue=twice%2B1%40example.com")).toBe(200);
     expect(await status("attributeId=5121&attributeId=5120&attributeValue=twice%2B1%40example.com")).toBe(404);
     expect(await status("attributeId=5120&attributeValue=twice%2B1%40example.com&attributeValue=other")).toBe(200);
     expect(await status("attributeId=5120&attributeValue=twice+1%40example.com")).toBe(404);
-    expect(await status("attributeId=5120&attributeValue=nobody&suppressNotFound=true&suppressNotFound=false")).toBe(200);
+    expect(await status("attributeId=5120&attributeValue=nobody&suppressNotFound=true&suppressNotFound=false")).toBe(
+      200,
+    );
   });
 
   it("[DEC-MOM-04] a preflight allows the methods a 405 names in Allow, HEAD among them", async () => {
     const service = await open();
     const path = "/personalization/accounts/acme/profiles/main/engines/demo-engine/visitors/someone";
     const preflight = await service.app.handle(
-      new Request(`${inProcessBase}${path}`, { method: "OPTIONS", headers: { origin: page.origin, "access-control-request-method": "HEAD" } }),
+      new Request(`${inProcessBase}${path}`, {
+        method: "OPTIONS",
+        headers: { origin: page.origin, "access-control-request-method": "HEAD" },
+      }),
     );
     expect(preflight.status).toBe(204);
-    const refused = await service.app.handle(new Request(`${inProcessBase}${path}`, { method: "DELETE", headers: { origin: page.origin } }));
+    const refused = await service.app.handle(
+      new Request(`${inProcessBase}${path}`, { method: "DELETE", headers: { origin: page.origin } }),
+    );
     expect(refused.status).toBe(405);
     expect(preflight.headers.get("access-control-allow-methods")).toBe(refused.headers.get("allow"));
     expect(refused.headers.get("allow")?.split(", ")).toContain("HEAD");

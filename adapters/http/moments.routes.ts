@@ -1,10 +1,10 @@
 import { Elysia, t } from "elysia";
+import { momentsError } from "../../core/errors/moments.errors.ts";
+import { firstQueryValues } from "../runtime/query-values.ts";
 import { MomentsService } from "../services/moments.service.ts";
 import type { AppDeps } from "./app-deps.ts";
 import { preflight, setCredentialedCors } from "./cors.ts";
 import { failWith } from "./error-mapping.ts";
-import { firstQueryValues } from "../runtime/query-values.ts";
-import { momentsError } from "../../core/errors/moments.errors.ts";
 
 const MessageBody = t.Object({ message: t.String() });
 const VisitorData = t.Object(
@@ -20,22 +20,38 @@ const VisitorData = t.Object(
 );
 const Query = t.Object({
   suppressNotFound: t.Optional(t.String({ description: "true: a visitor not found is 200 with an empty body" })),
-  ignoreTapid: t.Optional(t.String({ description: "true: use the path identifier even when a TAPID cookie names a visitor" })),
+  ignoreTapid: t.Optional(
+    t.String({ description: "true: use the path identifier even when a TAPID cookie names a visitor" }),
+  ),
   attributeId: t.Optional(t.String()),
   attributeValue: t.Optional(t.String()),
 });
 /** Documented rather than declared: a suppressed "not found" is a 200 with an empty body, outside the schema. */
 const responses = {
-  200: { description: "The visitor data; or, with suppressNotFound=true and no such visitor, an empty body", content: { "application/json": { schema: VisitorData } } },
+  200: {
+    description: "The visitor data; or, with suppressNotFound=true and no such visitor, an empty body",
+    content: { "application/json": { schema: VisitorData } },
+  },
   400: { description: "Bad parameters (MOM-12)", content: { "application/json": { schema: MessageBody } } },
-  403: { description: "Disabled engine or referer not allowed (MOM-06, MOM-08)", content: { "application/json": { schema: MessageBody } } },
-  404: { description: "Visitor not found (MOM-09), or unknown account, profile or engine", content: { "application/json": { schema: MessageBody } } },
+  403: {
+    description: "Disabled engine or referer not allowed (MOM-06, MOM-08)",
+    content: { "application/json": { schema: MessageBody } },
+  },
+  404: {
+    description: "Visitor not found (MOM-09), or unknown account, profile or engine",
+    content: { "application/json": { schema: MessageBody } },
+  },
 };
 
 /** The lookup's parameters, each with its first value. */
 function firstValuesOf(request: Request) {
   const first = firstQueryValues(request);
-  return { suppressNotFound: first("suppressNotFound"), ignoreTapid: first("ignoreTapid"), attributeId: first("attributeId"), attributeValue: first("attributeValue") };
+  return {
+    suppressNotFound: first("suppressNotFound"),
+    ignoreTapid: first("ignoreTapid"),
+    attributeId: first("attributeId"),
+    attributeValue: first("attributeValue"),
+  };
 }
 
 /**
@@ -46,69 +62,88 @@ export function momentsRoutes(deps: AppDeps) {
   const moments = new MomentsService({ stores: deps.stores });
   const base = "/personalization/accounts/:account/profiles/:profile/engines/:engine";
 
-  async function answer(request: Request, headers: Record<string, string | number>, query: Parameters<MomentsService["lookup"]>[0]) {
+  async function answer(
+    request: Request,
+    headers: Record<string, string | number>,
+    query: Parameters<MomentsService["lookup"]>[0],
+  ) {
     setCredentialedCors(request, headers);
     const found = await moments.lookup(query);
     if (!found.ok) failWith(found.error);
     return found.value ?? new Response(null, { status: 200 });
   }
 
-  return new Elysia({ name: "moments" })
-    .get(
-      `${base}/visitors/:visitor`,
-      ({ request, params, set }) => {
-        const query = firstValuesOf(request);
-        return answer(request, set.headers, {
-          account: params.account,
-          profile: params.profile,
-          engineId: params.engine,
-          // Elysia gives null for a segment it cannot percent-decode (`%FF`): an identifier no visitor has.
-          visitorId: (params.visitor as string | null) ?? null,
-          suppressNotFound: query.suppressNotFound,
-          ignoreTapid: query.ignoreTapid,
-          referer: request.headers.get("referer"),
-          cookieHeader: request.headers.get("cookie"),
-        });
-      },
-      {
-        query: Query,
-        detail: { tags: ["visitor data (moments)"], summary: "The visitor data of an anonymous visitor ID (headers Referer and Origin)", responses },
-      },
-    )
-    .get(
-      base,
-      ({ request, params, set }) => {
-        const query = firstValuesOf(request);
-        return answer(request, set.headers, {
-          account: params.account,
-          profile: params.profile,
-          engineId: params.engine,
-          attributeId: query.attributeId,
-          attributeValue: query.attributeValue,
-          suppressNotFound: query.suppressNotFound,
-          referer: request.headers.get("referer"),
-          cookieHeader: request.headers.get("cookie"),
-        });
-      },
-      {
-        query: Query,
-        detail: { tags: ["visitor data (moments)"], summary: "The visitor data of a known visitor, by visitor ID attribute (attributeId, attributeValue)", responses },
-      },
-    )
-    .options(`${base}/visitors/:visitor`, ({ request, set }) => preflight(request, set.headers, lookupMethods), { detail: { hide: true } })
-    .options(base, ({ request, set }) => preflight(request, set.headers, lookupMethods), { detail: { hide: true } })
-    // MOM-12: a lookup without its visitor identifier is a bad request, not an unknown engine.
-    .get(
-      `${base}/visitors/`,
-      ({ request, set }) => {
-        setCredentialedCors(request, set.headers);
-        failWith(momentsError("badRequest", { problem: "the visitor identifier is empty" }));
-      },
-      { detail: { hide: true } },
-    )
-    // Any other method (RFC 9110): 405 with the methods the lookups take; the routes above keep theirs.
-    .all(`${base}/visitors/:visitor`, ({ request, set }) => notAllowed(request, set.headers), { parse: "none", detail: { hide: true } })
-    .all(base, ({ request, set }) => notAllowed(request, set.headers), { parse: "none", detail: { hide: true } });
+  return (
+    new Elysia({ name: "moments" })
+      .get(
+        `${base}/visitors/:visitor`,
+        ({ request, params, set }) => {
+          const query = firstValuesOf(request);
+          return answer(request, set.headers, {
+            account: params.account,
+            profile: params.profile,
+            engineId: params.engine,
+            // Elysia gives null for a segment it cannot percent-decode (`%FF`): an identifier no visitor has.
+            visitorId: (params.visitor as string | null) ?? null,
+            suppressNotFound: query.suppressNotFound,
+            ignoreTapid: query.ignoreTapid,
+            referer: request.headers.get("referer"),
+            cookieHeader: request.headers.get("cookie"),
+          });
+        },
+        {
+          query: Query,
+          detail: {
+            tags: ["visitor data (moments)"],
+            summary: "The visitor data of an anonymous visitor ID (headers Referer and Origin)",
+            responses,
+          },
+        },
+      )
+      .get(
+        base,
+        ({ request, params, set }) => {
+          const query = firstValuesOf(request);
+          return answer(request, set.headers, {
+            account: params.account,
+            profile: params.profile,
+            engineId: params.engine,
+            attributeId: query.attributeId,
+            attributeValue: query.attributeValue,
+            suppressNotFound: query.suppressNotFound,
+            referer: request.headers.get("referer"),
+            cookieHeader: request.headers.get("cookie"),
+          });
+        },
+        {
+          query: Query,
+          detail: {
+            tags: ["visitor data (moments)"],
+            summary: "The visitor data of a known visitor, by visitor ID attribute (attributeId, attributeValue)",
+            responses,
+          },
+        },
+      )
+      .options(`${base}/visitors/:visitor`, ({ request, set }) => preflight(request, set.headers, lookupMethods), {
+        detail: { hide: true },
+      })
+      .options(base, ({ request, set }) => preflight(request, set.headers, lookupMethods), { detail: { hide: true } })
+      // MOM-12: a lookup without its visitor identifier is a bad request, not an unknown engine.
+      .get(
+        `${base}/visitors/`,
+        ({ request, set }) => {
+          setCredentialedCors(request, set.headers);
+          failWith(momentsError("badRequest", { problem: "the visitor identifier is empty" }));
+        },
+        { detail: { hide: true } },
+      )
+      // Any other method (RFC 9110): 405 with the methods the lookups take; the routes above keep theirs.
+      .all(`${base}/visitors/:visitor`, ({ request, set }) => notAllowed(request, set.headers), {
+        parse: "none",
+        detail: { hide: true },
+      })
+      .all(base, ({ request, set }) => notAllowed(request, set.headers), { parse: "none", detail: { hide: true } })
+  );
 }
 
 /** The methods a lookup path takes: a 405's `Allow` and a preflight's allowed methods name the same ones. */

@@ -1,4 +1,4 @@
-import { t, type DocumentDecoration, type TSchema } from "elysia";
+import { type DocumentDecoration, type TSchema, t } from "elysia";
 
 /**
  * Parts of the OpenAPI document that Elysia's cannot derive from a route's schemas. Its document takes a
@@ -10,7 +10,10 @@ import { t, type DocumentDecoration, type TSchema } from "elysia";
  */
 
 /** DEC-GEN-01: the body of every management error. */
-export const ErrorBody = t.Object({ returnCode: t.Integer(), message: t.String() }, { description: "DEC-GEN-01 error body" });
+export const ErrorBody = t.Object(
+  { returnCode: t.Integer(), message: t.String() },
+  { description: "DEC-GEN-01 error body" },
+);
 
 /** A body of raw bytes or text (a CSV, a script, a zip) in the document. */
 export const binarySchema = { type: "string", format: "binary" } as const;
@@ -26,17 +29,25 @@ function plain(schema: Schema): DocumentSchema {
 }
 
 /** A request body in one or more media types, each with its schema. */
-export function requestBodyOf(content: Readonly<Record<string, Schema>>, description: string, required = true): RequestBody {
+export function requestBodyOf(
+  content: Readonly<Record<string, Schema>>,
+  description: string,
+  required = true,
+): RequestBody {
   return {
     description,
     required,
-    content: Object.fromEntries(Object.entries(content).map(([mediaType, schema]) => [mediaType, { schema: plain(schema) }])),
+    content: Object.fromEntries(
+      Object.entries(content).map(([mediaType, schema]) => [mediaType, { schema: plain(schema) }]),
+    ),
   };
 }
 
 /** A form body (application/x-www-form-urlencoded) of string fields, each with its description. */
 export function formBodyOf(fields: Readonly<Record<string, string>>, description: string): RequestBody {
-  const schema = t.Object(Object.fromEntries(Object.entries(fields).map(([name, about]) => [name, t.String({ description: about })])));
+  const schema = t.Object(
+    Object.fromEntries(Object.entries(fields).map(([name, about]) => [name, t.String({ description: about })])),
+  );
   return requestBodyOf({ "application/x-www-form-urlencoded": schema }, description);
 }
 
@@ -50,8 +61,19 @@ export interface Answer {
 export function answersOf(answers: Readonly<Record<number, Answer | string>>) {
   return Object.fromEntries(
     Object.entries(answers).map(([status, answer]) => {
-      const { description, content } = typeof answer === "string" ? { description: answer, content: { "application/json": ErrorBody } } : answer;
-      return [status, content === undefined ? { description } : { description, content: Object.fromEntries(Object.entries(content).map(([type, schema]) => [type, { schema: plain(schema) }])) }];
+      const { description, content } =
+        typeof answer === "string" ? { description: answer, content: { "application/json": ErrorBody } } : answer;
+      return [
+        status,
+        content === undefined
+          ? { description }
+          : {
+              description,
+              content: Object.fromEntries(
+                Object.entries(content).map(([type, schema]) => [type, { schema: plain(schema) }]),
+              ),
+            },
+      ];
     }),
   );
 }

@@ -16,7 +16,9 @@ export async function withoutAdminApi(method: string, answer: Response): Promise
     return new Response(null, { status: answer.status, headers });
   }
   const document = (await answer.json()) as OpenApiDocument;
-  const paths = Object.fromEntries(Object.entries(document.paths ?? {}).filter(([path]) => path !== "/admin" && !path.startsWith("/admin/")));
+  const paths = Object.fromEntries(
+    Object.entries(document.paths ?? {}).filter(([path]) => path !== "/admin" && !path.startsWith("/admin/")),
+  );
   const { admin: _admin, ...securitySchemes } = document.components?.securitySchemes ?? {};
   const headers = new Headers(answer.headers);
   headers.delete("content-length");

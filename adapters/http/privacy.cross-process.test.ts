@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { spawnServer, type SpawnedServer } from "../../tools/spawn-server.ts";
+import { type SpawnedServer, spawnServer } from "../../tools/spawn-server.ts";
 
 const root = resolve(import.meta.dir, "../..");
 const dataDir = mkdtempSync(join(tmpdir(), "svc-hub-privacy-nodes-"));
@@ -45,7 +45,10 @@ describe("visitor deletion on two server processes sharing one database", () => 
       Array.from({ length: 16 }, async (_, index) => {
         const response = await fetch(`${servers[index % 2]!.url}${path}`, {
           method: "DELETE",
-          headers: { authorization: `Bearer ${tokens[index % 2]}`, "content-type": "application/x-www-form-urlencoded" },
+          headers: {
+            authorization: `Bearer ${tokens[index % 2]}`,
+            "content-type": "application/x-www-form-urlencoded",
+          },
           body: new URLSearchParams({ attributeId: "5120", attributeValue: email }),
         });
         expect(response.status).toBe(202);
@@ -55,15 +58,36 @@ describe("visitor deletion on two server processes sharing one database", () => 
     expect(new Set(answers).size).toBe(1);
     const id = answers[0] as string;
     for (const [index, server] of servers.entries()) {
-      const state = await fetch(`${server.url}${path}/transactions/${id}`, { headers: { authorization: `Bearer ${tokens[index]}` } });
+      const state = await fetch(`${server.url}${path}/transactions/${id}`, {
+        headers: { authorization: `Bearer ${tokens[index]}` },
+      });
       expect(await state.json()).toEqual({ [id]: "PENDING" });
     }
 
     const admin = { authorization: `Bearer ${adminToken}`, "content-type": "application/json" };
-    expect((await fetch(`${first.url}/admin/clock/advance`, { method: "POST", headers: admin, body: JSON.stringify({ by: "5s" }) })).status).toBe(200);
+    expect(
+      (
+        await fetch(`${first.url}/admin/clock/advance`, {
+          method: "POST",
+          headers: admin,
+          body: JSON.stringify({ by: "5s" }),
+        })
+      ).status,
+    ).toBe(200);
     // The other process reads the moved clock from the store within its poll interval; wait on both.
-    for (const server of servers) expect((await fetch(`${server.url}/admin/wait`, { method: "POST", headers: admin, body: JSON.stringify({ scheduled: true, timeoutMs: 20_000 }) })).status).toBe(200);
-    const settled = await fetch(`${second.url}${path}/transactions/${id}`, { headers: { authorization: `Bearer ${tokens[1]}` } });
+    for (const server of servers)
+      expect(
+        (
+          await fetch(`${server.url}/admin/wait`, {
+            method: "POST",
+            headers: admin,
+            body: JSON.stringify({ scheduled: true, timeoutMs: 20_000 }),
+          })
+        ).status,
+      ).toBe(200);
+    const settled = await fetch(`${second.url}${path}/transactions/${id}`, {
+      headers: { authorization: `Bearer ${tokens[1]}` },
+    });
     expect(await settled.json()).toEqual({ [id]: "SUCCESS" });
   }, 60_000);
 });

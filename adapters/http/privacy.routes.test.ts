@@ -3,12 +3,13 @@
  * in the database file after a deletion (the file and its WAL are scanned for the deleted address), the
  * audit, a pending deletion across a restart, storage errors ending FAILED, and the store's contents.
  */
-import { openDemoService } from "../../harness/in-process.ts";
+
 import { afterEach, describe, expect, it } from "bun:test";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TimingPresetName } from "../../core/timing/timing.presets.ts";
+import { openDemoService } from "../../harness/in-process.ts";
 import { inProcessBase } from "../../harness/target.ts";
 import type { Service, StoreChoice } from "../service.ts";
 
@@ -23,8 +24,15 @@ function freshDataDir(): string {
   return dir;
 }
 
-async function open(options: { store?: StoreChoice; timing?: TimingPresetName; dataDir?: string } = {}): Promise<Service> {
-  const service = await openDemoService({ store: options.store, timing: options.timing ?? "fast", adminToken: "test-admin-token", dataDir: options.dataDir });
+async function open(
+  options: { store?: StoreChoice; timing?: TimingPresetName; dataDir?: string } = {},
+): Promise<Service> {
+  const service = await openDemoService({
+    store: options.store,
+    timing: options.timing ?? "fast",
+    adminToken: "test-admin-token",
+    dataDir: options.dataDir,
+  });
   let closed = false;
   cleanups.push(() => (closed ? undefined : service.close()));
   return { ...service, close: async () => ((closed = true), await service.close()) };
@@ -34,7 +42,8 @@ const base = "/v2/visitor/accounts/acme/profiles/main";
 
 /** A client of one service: the demo user's bearer token, events, the privacy API and the admin API. */
 async function clientOf(service: Service) {
-  const call = (path: string, init: RequestInit = {}) => service.app.handle(new Request(`${inProcessBase}${path}`, init));
+  const call = (path: string, init: RequestInit = {}) =>
+    service.app.handle(new Request(`${inProcessBase}${path}`, init));
   const issued = await call("/v2/auth", {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded" },
@@ -47,14 +56,21 @@ async function clientOf(service: Service) {
     call,
     bearer,
     async event(params: Record<string, string | number>) {
-      const response = await call("/event", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ svc_account: "acme", svc_profile: "main", ...params }) });
+      const response = await call("/event", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ svc_account: "acme", svc_profile: "main", ...params }),
+      });
       expect(response.status).toBe(200);
     },
     async pixel(query: string) {
       expect((await call(`/event?svc_account=acme&svc_profile=main&${query}`)).status).toBe(200);
     },
     async visitor(email: string, prettyName = false) {
-      const response = await call(`${base}?attributeId=5120&attributeValue=${encodeURIComponent(email)}&prettyName=${prettyName}`, { headers: bearer });
+      const response = await call(
+        `${base}?attributeId=5120&attributeValue=${encodeURIComponent(email)}&prettyName=${prettyName}`,
+        { headers: bearer },
+      );
       return { status: response.status, body: (await response.json()) as Record<string, unknown> };
     },
     async requestDeletion(value: string, attributeId = "5120") {
@@ -72,23 +88,34 @@ async function clientOf(service: Service) {
       return ((await response.json()) as Record<string, string>)[id];
     },
     async advance(by: string) {
-      expect((await call("/admin/clock/advance", { method: "POST", headers: admin, body: JSON.stringify({ by }) })).status).toBe(200);
+      expect(
+        (await call("/admin/clock/advance", { method: "POST", headers: admin, body: JSON.stringify({ by }) })).status,
+      ).toBe(200);
       await this.drain();
     },
     async importFile(name: string, csv: string) {
-      const response = await call(`/admin/accounts/acme/profiles/main/files/${name}`, { method: "POST", headers: { authorization: admin.authorization, "content-type": "text/csv" }, body: csv });
+      const response = await call(`/admin/accounts/acme/profiles/main/files/${name}`, {
+        method: "POST",
+        headers: { authorization: admin.authorization, "content-type": "text/csv" },
+        body: csv,
+      });
       expect(response.status).toBe(202);
     },
     /** Runs what is due at the clock's time, not what is scheduled later: these tests step through the delays. */
     async drain() {
-      expect((await call("/admin/wait", { method: "POST", headers: admin, body: JSON.stringify({ scheduled: false }) })).status).toBe(200);
+      expect(
+        (await call("/admin/wait", { method: "POST", headers: admin, body: JSON.stringify({ scheduled: false }) }))
+          .status,
+      ).toBe(200);
     },
   };
 }
 
 /** Every byte under the data directory: the database, its WAL and WAL index, the kept copies of imported files. */
 function databaseBytes(dataDir: string): Buffer {
-  const files = readdirSync(dataDir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name));
+  const files = readdirSync(dataDir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name));
   expect(files.some((path) => path.endsWith("svc-hub.db"))).toBe(true);
   return Buffer.concat(files.map((path) => readFileSync(path)));
 }
@@ -109,7 +136,10 @@ describe("visitor privacy in-process", () => {
     const email = `erase-me-${crypto.randomUUID()}@example.com`;
     const other = `keep-me-${crypto.randomUUID()}@example.com`;
     // Imported rows: the import keeps the file it received under files/ in the data directory.
-    await client.importFile("purchases_202501.csv", `email,amount,purchased_at\r\n${other},5,2025-01-01 10:00\r\n${email},7,2025-01-02 11:00\r\n"${email}",8,2025-01-03 12:00\r\n`);
+    await client.importFile(
+      "purchases_202501.csv",
+      `email,amount,purchased_at\r\n${other},5,2025-01-01 10:00\r\n${email},7,2025-01-02 11:00\r\n"${email}",8,2025-01-03 12:00\r\n`,
+    );
 
     // The deleted visitor: known events, two stitched anonymous visitors (one by a pixel), a PII attribute.
     await client.event({ svc_visitor_id: "anon-a", svc_event: "view" });
@@ -118,9 +148,17 @@ describe("visitor privacy in-process", () => {
     await client.event({ svc_visitor_id: `__acme_main__5120_${email}__`, svc_event: "login" });
     // DEC-PRV-05: the same address with white space around it, as a visitor ID and as another visitor's parameter.
     await client.event({ svc_visitor_id: "anon-d", svc_event: "view", email_address: `\t${email} ` });
-    await client.importFile("purchases_202502.csv", `email,amount,purchased_at\r\n" ${email}\t",9,2025-02-01 10:00\r\n`);
+    await client.importFile(
+      "purchases_202502.csv",
+      `email,amount,purchased_at\r\n" ${email}\t",9,2025-02-01 10:00\r\n`,
+    );
     // Someone else, who must stay (the address they name is erased from their event).
-    await client.event({ svc_visitor_id: "anon-c", svc_event: "purchase", email_address: other, referred_by: `${email}\u00a0` });
+    await client.event({
+      svc_visitor_id: "anon-c",
+      svc_event: "purchase",
+      email_address: other,
+      referred_by: `${email}\u00a0`,
+    });
     await client.drain();
     expect((await client.visitor(email)).status).toBe(200);
     expect(occurrences(databaseBytes(dataDir), email)).toBeGreaterThan(0);
@@ -147,17 +185,29 @@ describe("visitor privacy in-process", () => {
     const reopened = await open({ store: { kind: "libsql", url }, dataDir });
     const profiles = reopened.deps.stores.profiles;
     expect(await profiles.canonicalOf("acme", "main", "anon-c")).not.toBeNull();
-    for (const id of ["anon-a", "anon-b", "anon-d", `__acme_main__5120_${email}__`]) expect(await profiles.canonicalOf("acme", "main", id)).toBeNull();
+    for (const id of ["anon-a", "anon-b", "anon-d", `__acme_main__5120_${email}__`])
+      expect(await profiles.canonicalOf("acme", "main", id)).toBeNull();
     const [kept] = await reopened.deps.stores.events.query({ account: "acme", visitorId: "anon-c", limit: 10 });
     expect(kept?.data).not.toHaveProperty("referred_by");
     expect(kept?.data.email_address).toBe(other);
     expect(await reopened.deps.stores.events.query({ account: "acme", visitorId: "anon-a", limit: 10 })).toEqual([]);
     const audit = await reopened.deps.stores.privacy.auditOf(transactionId);
     expect(audit.map((record) => record.action)).toEqual(["deletion-requested", "deletion-succeeded"]);
-    expect(audit[1]?.detail).toEqual({ visitorIds: 4, events: 8, profiles: 1, eventsRewritten: 1, profilesRewritten: 0, importedFiles: 2, importedRows: 3, importsUnfinished: 0 });
+    expect(audit[1]?.detail).toEqual({
+      visitorIds: 4,
+      events: 8,
+      profiles: 1,
+      eventsRewritten: 1,
+      profilesRewritten: 0,
+      importedFiles: 2,
+      importedRows: 3,
+      importsUnfinished: 0,
+    });
     const keptCopy = readFileSync(join(dataDir, "files", "acme", "main", "purchases_202501.csv"), "utf8");
     expect(keptCopy).toBe(`email,amount,purchased_at\r\n${other},5,2025-01-01 10:00\r\n`);
-    expect(readFileSync(join(dataDir, "files", "acme", "main", "purchases_202502.csv"), "utf8")).toBe("email,amount,purchased_at\r\n");
+    expect(readFileSync(join(dataDir, "files", "acme", "main", "purchases_202502.csv"), "utf8")).toBe(
+      "email,amount,purchased_at\r\n",
+    );
     for (const record of audit) {
       expect(record.valueHash).toMatch(/^[0-9a-f]{64}$/);
       expect(JSON.stringify(record)).not.toContain(email);
@@ -174,8 +224,14 @@ describe("visitor privacy in-process", () => {
     const client = await clientOf(service);
     const keptCopy = (name: string) => readFileSync(join(dataDir, "files", "acme", "main", name), "utf8");
     // ann@example.com reaches the service only through the purchases files (visitor ID column email, attribute 5120).
-    await client.importFile("purchases_202501.csv", "email,amount,purchased_at\r\nbob@example.com,5,2025-01-01 10:00\r\nann@example.com,7,2025-01-02 11:00\r\n");
-    await client.importFile("purchases_202502.csv", 'email,amount,purchased_at\n"ann@example.com",8,2025-02-01 10:00\ncarol@example.com,9,2025-02-02 10:00\n');
+    await client.importFile(
+      "purchases_202501.csv",
+      "email,amount,purchased_at\r\nbob@example.com,5,2025-01-01 10:00\r\nann@example.com,7,2025-01-02 11:00\r\n",
+    );
+    await client.importFile(
+      "purchases_202502.csv",
+      'email,amount,purchased_at\n"ann@example.com",8,2025-02-01 10:00\ncarol@example.com,9,2025-02-02 10:00\n',
+    );
     await client.drain();
     // Collected events stitch her to customer_id C-77 (attribute 5121).
     await client.event({ svc_visitor_id: "anon-a", svc_event: "login", email_address: "ann@example.com" });
@@ -187,10 +243,16 @@ describe("visitor privacy in-process", () => {
     await client.advance("3s");
     expect(await client.state(transactionId)).toBe("SUCCESS");
     expect((await client.visitor("ann@example.com")).status).toBe(404);
-    expect(keptCopy("purchases_202501.csv")).toBe("email,amount,purchased_at\r\nbob@example.com,5,2025-01-01 10:00\r\n");
+    expect(keptCopy("purchases_202501.csv")).toBe(
+      "email,amount,purchased_at\r\nbob@example.com,5,2025-01-01 10:00\r\n",
+    );
     expect(keptCopy("purchases_202502.csv")).toBe("email,amount,purchased_at\ncarol@example.com,9,2025-02-02 10:00\n");
     const audit = await service.deps.stores.privacy.auditOf(transactionId);
-    expect(audit.at(-1)).toMatchObject({ action: "deletion-succeeded", attributeId: 5121, detail: { visitorIds: 3, importedFiles: 2, importedRows: 2, importsUnfinished: 0 } });
+    expect(audit.at(-1)).toMatchObject({
+      action: "deletion-succeeded",
+      attributeId: 5121,
+      detail: { visitorIds: 3, importedFiles: 2, importedRows: 2, importsUnfinished: 0 },
+    });
   });
 
   it("[PRV-10, DEC-PRV-04] a pending deletion survives a restart and runs after it", async () => {
@@ -266,13 +328,22 @@ describe("visitor privacy in-process", () => {
     await client.drain();
     const before = await client.visitor(email, true);
     expect(before.status).toBe(200);
-    expect((before.body.visitor as { metrics: unknown }).metrics).toEqual({ "Lifetime event count": 1, "Last purchase amount": 12.5 });
+    expect((before.body.visitor as { metrics: unknown }).metrics).toEqual({
+      "Lifetime event count": 1,
+      "Last purchase amount": 12.5,
+    });
 
     // The configuration changes attribute 5207 from number to date; the stored 12.5 stays as it was.
     const stored = await service.deps.stores.tenancy.findProfile("acme", "main");
     if (!stored) throw new Error("the demo profile acme/main is missing");
-    const retyped = stored.config.attributes.map((attribute) => (attribute.id === 5207 ? { ...attribute, type: "date" as const } : attribute));
-    await service.deps.stores.tenancy.putProfile("acme", { ...stored.config, attributes: retyped }, service.deps.clock.now());
+    const retyped = stored.config.attributes.map((attribute) =>
+      attribute.id === 5207 ? { ...attribute, type: "date" as const } : attribute,
+    );
+    await service.deps.stores.tenancy.putProfile(
+      "acme",
+      { ...stored.config, attributes: retyped },
+      service.deps.clock.now(),
+    );
 
     for (const prettyName of [true, false]) {
       const after = await client.visitor(email, prettyName);
@@ -295,19 +366,36 @@ describe("visitor privacy in-process", () => {
     const service = await open();
     const client = await clientOf(service);
     const ask = async (path: string, init: RequestInit = {}) => {
-      const response = await service.app.handle(new Request(`${inProcessBase}${path}`, { ...init, headers: { ...client.bearer, ...init.headers } }));
+      const response = await service.app.handle(
+        new Request(`${inProcessBase}${path}`, { ...init, headers: { ...client.bearer, ...init.headers } }),
+      );
       expect(response.status).toBe(400);
-      expect(await response.json()).toEqual({ returnCode: 1400, message: "Invalid request submission. Please check supplied parameters or request body." });
+      expect(await response.json()).toEqual({
+        returnCode: 1400,
+        message: "Invalid request submission. Please check supplied parameters or request body.",
+      });
       return response.headers.get("x-svc-hub-reason");
     };
     const form = { "content-type": "application/x-www-form-urlencoded" };
-    expect(await ask(`${base}?attributeId=5201&attributeValue=ann%40example.com`)).toBe("attribute 5201 is not a visitor ID attribute of this profile (those are 5120, 5121)");
-    expect(await ask(`${base}?attributeId=email&attributeValue=ann%40example.com`)).toBe('attributeId must be the number of a visitor ID attribute, not "email"');
-    expect(await ask(`${base}?attributeId=5120&attributeValue=ann%40example.com&prettyName=yes`)).toBe('prettyName must be true or false, not "yes"');
-    expect(await ask(base, { method: "DELETE", headers: form, body: "attributeId=5120" })).toBe("attributeValue is missing");
-    expect(await ask(`${base}?attributeValue=ann%40example.com`, { method: "DELETE", headers: form, body: "attributeId=5120" })).toBe(
-      "attributeValue belongs in the form body of a deletion, not in the query string",
+    expect(await ask(`${base}?attributeId=5201&attributeValue=ann%40example.com`)).toBe(
+      "attribute 5201 is not a visitor ID attribute of this profile (those are 5120, 5121)",
     );
+    expect(await ask(`${base}?attributeId=email&attributeValue=ann%40example.com`)).toBe(
+      'attributeId must be the number of a visitor ID attribute, not "email"',
+    );
+    expect(await ask(`${base}?attributeId=5120&attributeValue=ann%40example.com&prettyName=yes`)).toBe(
+      'prettyName must be true or false, not "yes"',
+    );
+    expect(await ask(base, { method: "DELETE", headers: form, body: "attributeId=5120" })).toBe(
+      "attributeValue is missing",
+    );
+    expect(
+      await ask(`${base}?attributeValue=ann%40example.com`, {
+        method: "DELETE",
+        headers: form,
+        body: "attributeId=5120",
+      }),
+    ).toBe("attributeValue belongs in the form body of a deletion, not in the query string");
     expect(await ask(base, { method: "DELETE", headers: { "content-type": "application/json" }, body: "{}" })).toBe(
       "the body must be a form (Content-Type application/x-www-form-urlencoded)",
     );
@@ -315,10 +403,18 @@ describe("visitor privacy in-process", () => {
 
   it("the OpenAPI document declares the privacy routes with their statuses", async () => {
     const service = await open();
-    const document = (await (await service.app.handle(new Request(`${inProcessBase}/openapi.json`))).json()) as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
-    const path = Object.keys(document.paths).find((candidate) => /\/v2\/visitor\/accounts\/\{account\}\/profiles\/\{profile\}\/?$/.test(candidate));
+    const document = (await (await service.app.handle(new Request(`${inProcessBase}/openapi.json`))).json()) as {
+      paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    };
+    const path = Object.keys(document.paths).find((candidate) =>
+      /\/v2\/visitor\/accounts\/\{account\}\/profiles\/\{profile\}\/?$/.test(candidate),
+    );
     expect(path).toBeDefined();
-    expect(Object.keys(document.paths[path as string]?.delete?.responses ?? {})).toEqual(expect.arrayContaining(["202", "400", "401", "404"]));
-    expect(Object.keys(document.paths[path as string]?.get?.responses ?? {})).toEqual(expect.arrayContaining(["200", "400", "401", "404"]));
+    expect(Object.keys(document.paths[path as string]?.delete?.responses ?? {})).toEqual(
+      expect.arrayContaining(["202", "400", "401", "404"]),
+    );
+    expect(Object.keys(document.paths[path as string]?.get?.responses ?? {})).toEqual(
+      expect.arrayContaining(["200", "400", "401", "404"]),
+    );
   });
 });

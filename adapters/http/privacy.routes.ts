@@ -1,16 +1,16 @@
 import { Elysia, t } from "elysia";
-import { invalidRequestBecause, managementError, type ManagementError } from "../../core/errors/index.ts";
+import { invalidRequestBecause, type ManagementError, managementError } from "../../core/errors/index.ts";
 import { refuseQueryParameters } from "../../core/privacy/privacy.rules.ts";
 import { profilePolicyFromLimits } from "../../core/profiles/profile.rules.ts";
 import type { Result } from "../../core/result.ts";
 import { nodeDigests } from "../runtime/crypto.ts";
+import { queryParamsOf } from "../runtime/query-values.ts";
 import { PrivacyService } from "../services/privacy.service.ts";
 import type { AppDeps } from "./app-deps.ts";
-import { queryParamsOf } from "../runtime/query-values.ts";
 import { bearerGuard, requireAccess } from "./auth-guards.ts";
 import { failWith } from "./error-mapping.ts";
-import { readFormFields } from "./request-body.ts";
 import { ErrorBody, formBodyOf } from "./openapi-parts.ts";
+import { readFormFields } from "./request-body.ts";
 
 const NotFoundBody = t.Object({ returnCode: t.Integer(), message: t.String(), transaction_id: t.Optional(t.String()) });
 const TenantParams = t.Object({ account: t.String(), profile: t.String() });
@@ -85,7 +85,9 @@ export function privacyRoutes(deps: AppDeps) {
       {
         params: TenantParams,
         query: t.Object({
-          attributeId: t.Optional(t.String({ description: "The numeric id of a visitor ID attribute of the profile (see .../ids)" })),
+          attributeId: t.Optional(
+            t.String({ description: "The numeric id of a visitor ID attribute of the profile (see .../ids)" }),
+          ),
           attributeValue: t.Optional(t.String({ description: "Its value, URL-encoded (an e-mail's + as %2B)" })),
           prettyName: t.Optional(t.String({ description: "true: keys are names; false (default): numeric ids" })),
         }),
@@ -103,7 +105,9 @@ export function privacyRoutes(deps: AppDeps) {
         if (!form.ok) {
           failWith(
             invalidRequestBecause(
-              form.error === "not-a-form" ? "the body must be a form (Content-Type application/x-www-form-urlencoded)" : `the form is over ${maxFormBytes} bytes`,
+              form.error === "not-a-form"
+                ? "the body must be a form (Content-Type application/x-www-form-urlencoded)"
+                : `the form is over ${maxFormBytes} bytes`,
             ),
           );
         }
@@ -125,7 +129,8 @@ export function privacyRoutes(deps: AppDeps) {
         detail: {
           tags,
           summary: "Request the deletion of a visitor and every visitor stitched to it (asynchronous)",
-          description: "The fields go in the form body, never the query string. While a deletion of the same attribute and value is PENDING, its transactionId is answered again.",
+          description:
+            "The fields go in the form body, never the query string. While a deletion of the same attribute and value is PENDING, its transactionId is answered again.",
           requestBody: formBodyOf(
             { attributeId: "The numeric id of a visitor ID attribute of the profile", attributeValue: "Its value" },
             "The visitor to delete, as form fields",
@@ -152,7 +157,9 @@ export function privacyRoutes(deps: AppDeps) {
       async ({ params, principal }) => {
         await requireAccess(deps.auth, principal, params.account, params.profile);
         const profile = await deps.stores.tenancy.findProfile(params.account, params.profile);
-        return Object.fromEntries((profile?.config.visitorIdAttributes ?? []).map((attribute) => [String(attribute.id), attribute.name]));
+        return Object.fromEntries(
+          (profile?.config.visitorIdAttributes ?? []).map((attribute) => [String(attribute.id), attribute.name]),
+        );
       },
       {
         params: TenantParams,

@@ -52,7 +52,11 @@ function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
  * it arrives, so neither a large body nor a gzip bomb is ever held in memory much past the limit. A body
  * that is not valid gzip is "bad-encoding"; an empty gzip body is an empty body.
  */
-export async function readRequestBody(request: Request, maxBytes: number, encoding: BodyEncoding = "identity"): Promise<Result<Uint8Array, BodyProblem>> {
+export async function readRequestBody(
+  request: Request,
+  maxBytes: number,
+  encoding: BodyEncoding = "identity",
+): Promise<Result<Uint8Array, BodyProblem>> {
   if (!request.body) return ok(new Uint8Array(0));
   const declared = Number(request.headers.get("content-length") ?? Number.NaN);
   if (declared === 0) return ok(new Uint8Array(0));
@@ -63,7 +67,10 @@ export async function readRequestBody(request: Request, maxBytes: number, encodi
   }
   const cap = capped(rawLimit);
   const counted = request.body.pipeThrough(cap);
-  const stream = encoding === "gzip" ? counted.pipeThrough(new DecompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>) : counted;
+  const stream =
+    encoding === "gzip"
+      ? counted.pipeThrough(new DecompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>)
+      : counted;
   const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -107,7 +114,10 @@ export function mediaType(contentType: string | null): string {
 }
 
 /** Form fields of an application/x-www-form-urlencoded body; a repeated field keeps its first value. */
-export async function readFormFields(request: Request, maxBytes: number): Promise<Result<Map<string, string>, "too-large" | "not-a-form">> {
+export async function readFormFields(
+  request: Request,
+  maxBytes: number,
+): Promise<Result<Map<string, string>, "too-large" | "not-a-form">> {
   if (mediaType(request.headers.get("content-type")) !== "application/x-www-form-urlencoded") return err("not-a-form");
   const body = await readBodyBytes(request, maxBytes);
   if (!body.ok) return body;

@@ -13,10 +13,22 @@ export function withRequestLog(handle: (request: Request) => Promise<Response> |
     try {
       const response = await handle(request);
       const reason = response.status >= 400 ? response.headers.get(reasonHeader) : null;
-      logger.info("request", { method: request.method, path: pathname, status: response.status, ms: round(performance.now() - started), ...(reason === null ? {} : { reason }) });
+      logger.info("request", {
+        method: request.method,
+        path: pathname,
+        status: response.status,
+        ms: round(performance.now() - started),
+        ...(reason === null ? {} : { reason }),
+      });
       return response;
     } catch (error) {
-      logger.error("request failed", { method: request.method, path: pathname, status: 500, ms: round(performance.now() - started), error: String(error) });
+      logger.error("request failed", {
+        method: request.method,
+        path: pathname,
+        status: 500,
+        ms: round(performance.now() - started),
+        error: String(error),
+      });
       throw error;
     }
   };

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { createHash } from "node:crypto";
 import type { RevisionDetails } from "../../core/revisions/revision.rules.ts";
-import { openInProcessTarget, type InProcessService } from "../../harness/in-process.ts";
+import { type InProcessService, openInProcessTarget } from "../../harness/in-process.ts";
 import { encodeMultipart, type MultipartFile } from "../../harness/multipart.ts";
 import { inProcessBase } from "../../harness/target.ts";
 import { readZip } from "../../harness/zip-reader.ts";
@@ -16,7 +16,10 @@ beforeAll(async () => {
     headers: { "content-type": "application/x-www-form-urlencoded" },
     body: new URLSearchParams({ username: "demo@example.com", password: "demo-password-1" }),
   });
-  session = { cookie: login.headers.getSetCookie()[0]!.split(";")[0]!, utk: ((await login.json()) as { utk: string }).utk };
+  session = {
+    cookie: login.headers.getSetCookie()[0]!.split(";")[0]!,
+    utk: ((await login.json()) as { utk: string }).utk,
+  };
 });
 afterAll(() => opened.close());
 
@@ -26,7 +29,9 @@ function handle(path: string, init?: RequestInit): Promise<Response> {
 
 /** A v1 call with the demo user's session. */
 function v1(path: string): Promise<Response> {
-  return handle(`${path}${path.includes("?") ? "&" : "?"}utk=${encodeURIComponent(session.utk)}`, { headers: { cookie: session.cookie } });
+  return handle(`${path}${path.includes("?") ? "&" : "?"}utk=${encodeURIComponent(session.utk)}`, {
+    headers: { cookie: session.cookie },
+  });
 }
 
 const files: MultipartFile[] = [
@@ -34,7 +39,12 @@ const files: MultipartFile[] = [
   { filename: "utag.1.js", bytes: "/* tag 1 */\n" },
 ];
 
-function publish(fields: Array<[string, string]>, parts: MultipartFile[] = files, path = "/admin/accounts/acme/profiles/main/revisions", admin = true): Promise<Response> {
+function publish(
+  fields: Array<[string, string]>,
+  parts: MultipartFile[] = files,
+  path = "/admin/accounts/acme/profiles/main/revisions",
+  admin = true,
+): Promise<Response> {
   const { body, contentType } = encodeMultipart(fields, parts);
   const headers: Record<string, string> = { "content-type": contentType };
   if (admin) headers.authorization = `Bearer ${opened.service.deps.adminToken}`;
@@ -58,7 +68,12 @@ describe("revisions API (v1)", () => {
     expect(ids.length).toBeGreaterThanOrEqual(1);
     const demoId = ids.at(-1)!;
     const details = (await (await v1(`/v1/accounts/acme/main/revisions/${demoId}/details`)).json()) as RevisionDetails;
-    expect(details).toMatchObject({ account: "acme", profile: "main", created_by: "demo@example.com", targets_published: ["prod"] });
+    expect(details).toMatchObject({
+      account: "acme",
+      profile: "main",
+      created_by: "demo@example.com",
+      targets_published: ["prod"],
+    });
     const bundle = await v1(`/v1/accounts/acme/main/revisions/${demoId}/prod`);
     expect(bundle.status).toBe(200);
     expect(bundle.headers.get("content-type")).toBe("application/zip");
@@ -67,16 +82,31 @@ describe("revisions API (v1)", () => {
     const sha = (data: Uint8Array) => createHash("sha256").update(data).digest("hex");
     expect(sha(bytes)).toBe(details.checksums.prod!["bundle.zip"]!);
     const members = readZip(bytes);
-    expect(members.map((member) => member.name)).toEqual(["utag.js", "utag.1.js", "utag.2.js", "utag.sync.js", "mobile.html", "manifest.json"]);
+    expect(members.map((member) => member.name)).toEqual([
+      "utag.js",
+      "utag.1.js",
+      "utag.2.js",
+      "utag.sync.js",
+      "mobile.html",
+      "manifest.json",
+    ]);
     for (const member of members) expect(sha(member.bytes)).toBe(details.checksums.prod![member.name]!);
   });
 
   it("needs the session cookie and the utk (1401), a grant (1469), and known names (1240, 1250)", async () => {
-    expect(await errorOf(await handle("/v1/accounts/acme/main/revisions"))).toBe('401 {"returnCode":1401,"message":"Authentication Failed"}');
-    expect(await errorOf(await handle("/v1/accounts/acme/main/revisions", { headers: { cookie: session.cookie } }))).toBe('401 {"returnCode":1401,"message":"Authentication Failed"}');
+    expect(await errorOf(await handle("/v1/accounts/acme/main/revisions"))).toBe(
+      '401 {"returnCode":1401,"message":"Authentication Failed"}',
+    );
+    expect(
+      await errorOf(await handle("/v1/accounts/acme/main/revisions", { headers: { cookie: session.cookie } })),
+    ).toBe('401 {"returnCode":1401,"message":"Authentication Failed"}');
     expect(await errorOf(await v1("/v1/accounts/globex/main/revisions"))).toContain('401 {"returnCode":1469');
-    expect(await errorOf(await v1("/v1/accounts/nope/main/revisions/202501021953/details"))).toBe('404 {"returnCode":1240,"message":"Account was not found"}');
-    expect(await errorOf(await v1("/v1/accounts/acme/nope/revisions/202501021953/prod"))).toBe('404 {"returnCode":1250,"message":"Profile was not found"}');
+    expect(await errorOf(await v1("/v1/accounts/nope/main/revisions/202501021953/details"))).toBe(
+      '404 {"returnCode":1240,"message":"Account was not found"}',
+    );
+    expect(await errorOf(await v1("/v1/accounts/acme/nope/revisions/202501021953/prod"))).toBe(
+      '404 {"returnCode":1250,"message":"Profile was not found"}',
+    );
   });
 
   it("answers 1260 for unknown or malformed ids and targets not published to, 1270 for an older bundle", async () => {
@@ -101,7 +131,12 @@ describe("admin API: publishing (DEC-OPS-04)", () => {
     const answer = await publish(goodFields("routes_a, routes_b"));
     expect(answer.status).toBe(201);
     const details = (await answer.json()) as RevisionDetails;
-    expect(details).toMatchObject({ name: "Release", comment: "from the test", created_by: "ops@example.com", targets_published: ["routes_a", "routes_b"] });
+    expect(details).toMatchObject({
+      name: "Release",
+      comment: "from the test",
+      created_by: "ops@example.com",
+      targets_published: ["routes_a", "routes_b"],
+    });
     expect(details.revision_id).toMatch(/^\d{12}$/);
     expect(details.time_created).toMatch(/^(Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d{4}\.\d{2}\.\d{2} \d{2}:\d{2} GMT$/);
     expect(Object.keys(details.checksums.routes_a!)).toEqual(["manifest.json", "bundle.zip", "utag.js", "utag.1.js"]);
@@ -113,22 +148,67 @@ describe("admin API: publishing (DEC-OPS-04)", () => {
 
   it("refuses every bad publication with a 400 naming the problem", async () => {
     const cases: Array<[Array<[string, string]>, MultipartFile[], string]> = [
-      [goodFields("routes_x"), [{ filename: "../utag.js", bytes: "x" }, ...files], 'Invalid file name "../utag.js": must be a plain file name, without a folder (no / or \\).'],
-      [goodFields("routes_x"), [{ filename: "..\\..\\utag.1.js", bytes: "x" }, ...files], 'Invalid file name "..\\\\..\\\\utag.1.js": must be a plain file name'],
-      [goodFields("routes_x"), [{ filename: "evil.sh", bytes: "x" }, ...files], 'Invalid file name "evil.sh": must be one of utag.js, utag.<n>.js, utag.sync.js or mobile.html.'],
-      [goodFields("routes_x"), [{ filename: "manifest.json", bytes: "{}" }, ...files], 'Invalid file name "manifest.json": is made by the service and must not be sent.'],
+      [
+        goodFields("routes_x"),
+        [{ filename: "../utag.js", bytes: "x" }, ...files],
+        'Invalid file name "../utag.js": must be a plain file name, without a folder (no / or \\).',
+      ],
+      [
+        goodFields("routes_x"),
+        [{ filename: "..\\..\\utag.1.js", bytes: "x" }, ...files],
+        'Invalid file name "..\\\\..\\\\utag.1.js": must be a plain file name',
+      ],
+      [
+        goodFields("routes_x"),
+        [{ filename: "evil.sh", bytes: "x" }, ...files],
+        'Invalid file name "evil.sh": must be one of utag.js, utag.<n>.js, utag.sync.js or mobile.html.',
+      ],
+      [
+        goodFields("routes_x"),
+        [{ filename: "manifest.json", bytes: "{}" }, ...files],
+        'Invalid file name "manifest.json": is made by the service and must not be sent.',
+      ],
       [goodFields("routes_x"), [{ filename: "", bytes: "x" }, ...files], 'Invalid file name "": must not be empty.'],
       [goodFields("routes_x"), [files[1]!], "Invalid files: must include the main loader utag.js."],
       [goodFields("routes_x"), [...files, files[0]!], 'Invalid file name "utag.js": is given twice.'],
       [goodFields("prod,pr od"), files, 'Invalid target "pr od": may contain only the characters A-Z a-z 0-9 _ - ~.'],
       [goodFields("details"), files, 'Invalid target "details": is reserved'],
       [goodFields("prod,"), files, 'Invalid target "": may contain only'],
-      [[["name", "R"], ["created_by", "ops@example.com"]], files, "Invalid targets: is required."],
-      [[["name", "R"], ["targets", "prod"]], files, "Invalid created_by: is required."],
-      [[["created_by", "ops@example.com"], ["targets", "prod"]], files, "Invalid name: is required."],
+      [
+        [
+          ["name", "R"],
+          ["created_by", "ops@example.com"],
+        ],
+        files,
+        "Invalid targets: is required.",
+      ],
+      [
+        [
+          ["name", "R"],
+          ["targets", "prod"],
+        ],
+        files,
+        "Invalid created_by: is required.",
+      ],
+      [
+        [
+          ["created_by", "ops@example.com"],
+          ["targets", "prod"],
+        ],
+        files,
+        "Invalid name: is required.",
+      ],
       [[...goodFields("prod"), ["name", "Again"]], files, "Invalid name: is given twice."],
       [[...goodFields("prod"), ["author", "x"]], files, "Invalid author: is not a field of this call"],
-      [[["name", "R"], ["created_by", "someone"], ["targets", "prod"]], files, "Invalid created_by: must be an e-mail address."],
+      [
+        [
+          ["name", "R"],
+          ["created_by", "someone"],
+          ["targets", "prod"],
+        ],
+        files,
+        "Invalid created_by: must be an e-mail address.",
+      ],
     ];
     for (const [fields, parts, message] of cases) {
       const answer = await publish(fields, parts);
@@ -150,15 +230,23 @@ describe("admin API: publishing (DEC-OPS-04)", () => {
   });
 
   it("answers 404 1240 / 1250 for an unknown account or profile", async () => {
-    expect(await errorOf(await publish(goodFields("prod"), files, "/admin/accounts/nope/profiles/main/revisions"))).toBe('404 {"returnCode":1240,"message":"Account was not found"}');
-    expect(await errorOf(await publish(goodFields("prod"), files, "/admin/accounts/acme/profiles/nope/revisions"))).toBe('404 {"returnCode":1250,"message":"Profile was not found"}');
+    expect(
+      await errorOf(await publish(goodFields("prod"), files, "/admin/accounts/nope/profiles/main/revisions")),
+    ).toBe('404 {"returnCode":1240,"message":"Account was not found"}');
+    expect(
+      await errorOf(await publish(goodFields("prod"), files, "/admin/accounts/acme/profiles/nope/revisions")),
+    ).toBe('404 {"returnCode":1250,"message":"Profile was not found"}');
   });
 
   it("documents the routes in the OpenAPI document", async () => {
-    const document = (await (await handle("/openapi.json", { headers: { authorization: `Bearer ${opened.service.deps.adminToken}` } })).json()) as { paths: Record<string, unknown> };
+    const document = (await (
+      await handle("/openapi.json", { headers: { authorization: `Bearer ${opened.service.deps.adminToken}` } })
+    ).json()) as { paths: Record<string, unknown> };
     const paths = Object.keys(document.paths);
     expect(paths).toContain("/admin/accounts/{account}/profiles/{profile}/revisions");
     expect(paths).toContain("/v1/accounts/{account}/{profile}/revisions");
-    expect(paths.some((path) => path.startsWith("/v1/accounts/{account}/{profile}/revisions/{revisionId}/"))).toBe(true);
+    expect(paths.some((path) => path.startsWith("/v1/accounts/{account}/{profile}/revisions/{revisionId}/"))).toBe(
+      true,
+    );
   });
 });

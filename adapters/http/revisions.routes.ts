@@ -1,7 +1,7 @@
-import { Elysia, t, type Static } from "elysia";
+import { Elysia, type Static, t } from "elysia";
 import type { RevisionDetails } from "../../core/revisions/revision.rules.ts";
 import type { AppDeps } from "./app-deps.ts";
-import { requireAccess, sessionGuard, openApiSecurity } from "./auth-guards.ts";
+import { openApiSecurity, requireAccess, sessionGuard } from "./auth-guards.ts";
 import { failWith } from "./error-mapping.ts";
 import { answersOf, binarySchema, ErrorBody } from "./openapi-parts.ts";
 
@@ -15,7 +15,9 @@ export const RevisionDetailsSchema = t.Object({
   profile: t.String(),
   name: t.String(),
   time_created: t.String({ description: "<weekday> YYYY.MM.DD HH:MM GMT, e.g. Tue 2017.12.13 19:54 GMT" }),
-  checksums: t.Record(t.String(), t.Record(t.String(), t.String()), { description: "target -> file name -> SHA-256 hex" }),
+  checksums: t.Record(t.String(), t.Record(t.String(), t.String()), {
+    description: "target -> file name -> SHA-256 hex",
+  }),
   comment: t.String(),
   created_by: t.String(),
   targets_published: t.Array(t.String()),

@@ -1,11 +1,11 @@
 import { Elysia, t } from "elysia";
 import { managementError } from "../../core/errors/index.ts";
-import type { AppDeps } from "./app-deps.ts";
 import { readCookieValue } from "../../core/visitors/cookies.rules.ts";
+import type { AppDeps } from "./app-deps.ts";
 import { connectionOf } from "./connection.ts";
 import { failWith, jsonResponse } from "./error-mapping.ts";
-import { readFormFields } from "./request-body.ts";
 import { answersOf, ErrorBody, formBodyOf } from "./openapi-parts.ts";
+import { readFormFields } from "./request-body.ts";
 
 /** Form bodies of login and token calls are small; anything larger is refused unread. */
 const maxFormBytes = 16 * 1024;
@@ -15,7 +15,10 @@ async function formOf(request: Request): Promise<Map<string, string>> {
   if (!fields.ok) {
     failWith(
       fields.error === "not-a-form"
-        ? managementError("invalidParameter", { parameter: "Content-Type", problem: "must be application/x-www-form-urlencoded" })
+        ? managementError("invalidParameter", {
+            parameter: "Content-Type",
+            problem: "must be application/x-www-form-urlencoded",
+          })
         : managementError("invalidParameter", { parameter: "body", problem: `must be at most ${maxFormBytes} bytes` }),
     );
   }
@@ -41,7 +44,11 @@ export function sessionRoutes(deps: AppDeps) {
       "/v1/login",
       async ({ request }) => {
         const form = await formOf(request);
-        const session = await deps.auth.login(form.get("username"), form.get("password"), connectionOf(request).address);
+        const session = await deps.auth.login(
+          form.get("username"),
+          form.get("password"),
+          connectionOf(request).address,
+        );
         if (!session.ok) failWith(session.error);
         const response = jsonResponse(200, { utk: session.value.utk });
         response.headers.append("set-cookie", sessionCookie(session.value.cookie));
@@ -54,7 +61,10 @@ export function sessionRoutes(deps: AppDeps) {
           tags: ["session"],
           summary: "Log in: a JSESSIONID cookie and a utk for later v1 calls",
           description: "Five failures within 10 minutes lock the username for 10 minutes (1402).",
-          requestBody: formBodyOf({ username: "The user's e-mail", password: "The user's password" }, "The credentials, as form fields"),
+          requestBody: formBodyOf(
+            { username: "The user's e-mail", password: "The user's password" },
+            "The credentials, as form fields",
+          ),
         },
         response: { 200: t.Object({ utk: t.String() }), 400: ErrorBody, 401: ErrorBody },
       },
@@ -71,7 +81,10 @@ export function sessionRoutes(deps: AppDeps) {
         detail: {
           tags: ["session"],
           summary: "Log out: the session and its utk stop working (cookie JSESSIONID)",
-          responses: answersOf({ 200: { description: "Logged out: the cookie is cleared; no body" }, 401: "No session, or one that has ended (1401)" }),
+          responses: answersOf({
+            200: { description: "Logged out: the cookie is cleared; no body" },
+            401: "No session, or one that has ended (1401)",
+          }),
         },
       },
     )
@@ -88,8 +101,12 @@ export function sessionRoutes(deps: AppDeps) {
         detail: {
           tags: ["session"],
           summary: "Issue a bearer token (JWT, 30 minutes) from an API key, for the v2 APIs",
-          description: "Failures lock the key login (not the password login) like /v1/login; once locked, a wrong key answers 1402 and the right key still gets a token.",
-          requestBody: formBodyOf({ username: "The user's e-mail", key: "One of the user's API keys" }, "The user and an API key, as form fields"),
+          description:
+            "Failures lock the key login (not the password login) like /v1/login; once locked, a wrong key answers 1402 and the right key still gets a token.",
+          requestBody: formBodyOf(
+            { username: "The user's e-mail", key: "One of the user's API keys" },
+            "The user and an API key, as form fields",
+          ),
         },
         response: { 200: t.Object({ token: t.String() }), 400: ErrorBody, 401: ErrorBody },
       },

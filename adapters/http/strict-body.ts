@@ -1,7 +1,7 @@
 import type { TSchema } from "@sinclair/typebox";
 import { managementError } from "../../core/errors/index.ts";
-import { readRequestBody } from "./request-body.ts";
 import { failWith } from "./error-mapping.ts";
+import { readRequestBody } from "./request-body.ts";
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -56,7 +56,12 @@ function refuseUnknown(found: UnknownField): never {
   const takes = found.known.length === 0 ? "no fields" : `only ${found.known.join(", ")}`;
   // `curl -d '{"by":"1h"}'` without a Content-Type sends the JSON as a form whose one field is named by it.
   const hint = /^\s*[{[]/.test(found.path) ? "; a JSON body needs Content-Type: application/json" : "";
-  return failWith(managementError("invalidParameter", { parameter: found.path, problem: `is not a field of this call (it takes ${takes})${hint}` }));
+  return failWith(
+    managementError("invalidParameter", {
+      parameter: found.path,
+      problem: `is not a field of this call (it takes ${takes})${hint}`,
+    }),
+  );
 }
 
 /** What a body that is not an object came as, for the refusal: its Content-Type, or that it had none. */
@@ -75,7 +80,12 @@ export function strictJsonBody<T extends TSchema>(schema: T) {
     body: schema,
     transform({ body, request }: { body: unknown; request: Request }) {
       if (!isPlainObject(body)) {
-        failWith(managementError("invalidParameter", { parameter: "body", problem: `must be a JSON object with Content-Type: application/json, or form fields (it ${sentAs(request)})` }));
+        failWith(
+          managementError("invalidParameter", {
+            parameter: "body",
+            problem: `must be a JSON object with Content-Type: application/json, or form fields (it ${sentAs(request)})`,
+          }),
+        );
       }
       const found = unknownFieldOf(schema, body);
       if (found) refuseUnknown(found);
@@ -91,8 +101,12 @@ export const maxOptionalBodyBytes = 16 * 1024;
  * optional at its root, so `garbage` or `[1]` went through): none (or only white space) is undefined; a JSON
  * object whose fields the schema names is returned for the route to check its values; anything else is 400 1400.
  */
-export async function readOptionalJsonObject(request: Request, schema: TSchema): Promise<Record<string, unknown> | undefined> {
-  const refuse = (problem: string): never => failWith(managementError("invalidParameter", { parameter: "body", problem }));
+export async function readOptionalJsonObject(
+  request: Request,
+  schema: TSchema,
+): Promise<Record<string, unknown> | undefined> {
+  const refuse = (problem: string): never =>
+    failWith(managementError("invalidParameter", { parameter: "body", problem }));
   const bytes = await readRequestBody(request, maxOptionalBodyBytes, "identity");
   if (!bytes.ok) return refuse(`larger than ${maxOptionalBodyBytes} bytes`);
   const text = new TextDecoder().decode(bytes.value);

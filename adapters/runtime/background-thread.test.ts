@@ -18,7 +18,11 @@ afterEach(async () => {
 async function threaded(): Promise<Service> {
   const dir = mkdtempSync(join(tmpdir(), "svc-hub-thread-"));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  const service = await openDemoService({ store: { kind: "libsql", url: databaseUrlForDataDir(dir) }, dataDir: dir, backgroundThread: true });
+  const service = await openDemoService({
+    store: { kind: "libsql", url: databaseUrlForDataDir(dir) },
+    dataDir: dir,
+    backgroundThread: true,
+  });
   cleanups.push(() => service.close());
   service.start();
   return service;
@@ -29,7 +33,10 @@ function send(service: Service, path: string, init: RequestInit = {}): Promise<R
 }
 
 function admin(service: Service, path: string, init: RequestInit = {}): Promise<Response> {
-  return send(service, path, { ...init, headers: { authorization: `Bearer ${service.deps.adminToken}`, ...(init.headers ?? {}) } });
+  return send(service, path, {
+    ...init,
+    headers: { authorization: `Bearer ${service.deps.adminToken}`, ...(init.headers ?? {}) },
+  });
 }
 
 describe("background work in its own thread", () => {
@@ -37,12 +44,20 @@ describe("background work in its own thread", () => {
     const service = await threaded();
     expect(service.background).toBeNull();
     const visitors = Array.from({ length: 30 }, (_, i) => `thread-visitor-${i}`);
-    const answers = await Promise.all(visitors.map((visitor) => send(service, `/event?svc_account=acme&svc_profile=main&svc_event=page_view&svc_visitor_id=${visitor}`)));
+    const answers = await Promise.all(
+      visitors.map((visitor) =>
+        send(service, `/event?svc_account=acme&svc_profile=main&svc_event=page_view&svc_visitor_id=${visitor}`),
+      ),
+    );
     expect(answers.map((answer) => answer.status)).toEqual(visitors.map(() => 200));
     // Every 200 is a stored event: read back on the HTTP side's own connection.
     const stored = await service.deps.stores.events.query({ account: "acme", profile: "main", limit: 100 });
     expect(stored.map((event) => event.visitorId).sort()).toEqual([...visitors].sort());
-    const wait = await admin(service, "/admin/wait", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    const wait = await admin(service, "/admin/wait", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    });
     expect(wait.status).toBe(200);
     for (const visitor of visitors) {
       const canonical = await service.deps.stores.profiles.canonicalOf("acme", "main", visitor);
@@ -75,7 +90,13 @@ describe("background work in its own thread", () => {
     expect(other.message).toBe("not storage");
     expect(threadErrorOf("plain")).toEqual({ name: "Error", message: "plain", unavailable: false });
     // The code crosses too, for the start's one-line reason (main.ts).
-    const notDatabase = errorFromThread(threadErrorOf(new Error("open failed", { cause: Object.assign(new Error("file is not a database"), { code: "SQLITE_NOTADB" }) })));
+    const notDatabase = errorFromThread(
+      threadErrorOf(
+        new Error("open failed", {
+          cause: Object.assign(new Error("file is not a database"), { code: "SQLITE_NOTADB" }),
+        }),
+      ),
+    );
     expect((notDatabase as { code?: string }).code).toBe("SQLITE_NOTADB");
     expect(notDatabase.message).toBe("open failed; caused by Error: file is not a database");
   });

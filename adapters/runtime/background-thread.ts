@@ -2,8 +2,8 @@ import { Worker } from "node:worker_threads";
 import type { ServiceConfig } from "../../core/config/config.model.ts";
 import type { CollectedEvent } from "../../core/ports/events.store.ts";
 import type { Logger, LogLevel } from "./logger.ts";
+import { type DrainOptions, type DrainReport, describeErrorMessage, type WorkScheduler } from "./scheduler.ts";
 import { errorCodeOf, isStorageUnavailable, StorageUnavailableError } from "./storage-errors.ts";
-import { describeErrorMessage, type DrainOptions, type DrainReport, type WorkScheduler } from "./scheduler.ts";
 
 /** What the background thread is started with (structured-cloned into it). */
 export interface BackgroundThreadInit {
@@ -43,18 +43,28 @@ export type FromThread =
   | { readonly kind: "failed"; readonly error: ThreadError }
   | { readonly kind: "reply"; readonly id: number; readonly ok: true; readonly value?: unknown }
   | { readonly kind: "reply"; readonly id: number; readonly ok: false; readonly error: ThreadError }
-  | { readonly kind: "log"; readonly level: LogLevel; readonly message: string; readonly fields?: Record<string, unknown> };
+  | {
+      readonly kind: "log";
+      readonly level: LogLevel;
+      readonly message: string;
+      readonly fields?: Record<string, unknown>;
+    };
 
 export function threadErrorOf(error: unknown): ThreadError {
   const unavailable = isStorageUnavailable(error);
   const code = errorCodeOf(error);
-  const described = error instanceof Error ? { name: error.name, message: describeErrorMessage(error), unavailable } : { name: "Error", message: String(error), unavailable };
+  const described =
+    error instanceof Error
+      ? { name: error.name, message: describeErrorMessage(error), unavailable }
+      : { name: "Error", message: String(error), unavailable };
   return code === undefined ? described : { ...described, code };
 }
 
 /** The thread's error on the HTTP side: storage trouble stays storage trouble, so it is still answered 503. */
 export function errorFromThread(error: ThreadError): Error {
-  const rebuilt = error.unavailable ? new StorageUnavailableError(error.message) : Object.assign(new Error(error.message), { name: error.name });
+  const rebuilt = error.unavailable
+    ? new StorageUnavailableError(error.message)
+    : Object.assign(new Error(error.message), { name: error.name });
   return error.code === undefined ? rebuilt : Object.assign(rebuilt, { code: error.code });
 }
 
@@ -177,7 +187,11 @@ export async function startBackgroundThread(
     async close() {
       closing = true;
       // A pass that does not finish must not keep the process from stopping: 10 s, then the thread ends anyway.
-      if (!ended) await Promise.race([call({ kind: "stop" }).catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 10_000).unref?.())]);
+      if (!ended)
+        await Promise.race([
+          call({ kind: "stop" }).catch(() => undefined),
+          new Promise((resolve) => setTimeout(resolve, 10_000).unref?.()),
+        ]);
       await worker.terminate();
     },
   };

@@ -15,7 +15,12 @@ describe("argon2id hasher", () => {
 
   it("refuses at once beyond its queue instead of holding every request", async () => {
     const hasher = createArgon2Hasher({ concurrency: 1, maxWaiting: 2, maxWaitingPerSource: 2 });
-    const work = Array.from({ length: 6 }, () => hasher.hash("x").then(() => "done", (error: unknown) => (error instanceof ServiceBusyError ? "busy" : "other")));
+    const work = Array.from({ length: 6 }, () =>
+      hasher.hash("x").then(
+        () => "done",
+        (error: unknown) => (error instanceof ServiceBusyError ? "busy" : "other"),
+      ),
+    );
     const outcomes = await Promise.all(work);
     expect(outcomes.filter((outcome) => outcome === "done")).toHaveLength(3);
     expect(outcomes.filter((outcome) => outcome === "busy")).toHaveLength(3);
@@ -39,7 +44,11 @@ describe("remembering successful checks (DEC-SES-05)", () => {
   it("checks the right secret once: the same user logging in again costs no second hash", async () => {
     const inner = countingHasher();
     const hasher = rememberingVerified(inner);
-    expect([await hasher.verify("pw", "h:pw"), await hasher.verify("pw", "h:pw"), await hasher.verify("pw", "h:pw")]).toEqual([true, true, true]);
+    expect([
+      await hasher.verify("pw", "h:pw"),
+      await hasher.verify("pw", "h:pw"),
+      await hasher.verify("pw", "h:pw"),
+    ]).toEqual([true, true, true]);
     expect(inner.checks).toBe(1);
   });
 
@@ -47,7 +56,11 @@ describe("remembering successful checks (DEC-SES-05)", () => {
     const inner = countingHasher();
     const hasher = rememberingVerified(inner);
     await hasher.verify("pw", "h:pw");
-    expect([await hasher.verify("guess", "h:pw"), await hasher.verify("guess", "h:pw"), await hasher.verify("pw ", "h:pw")]).toEqual([false, false, false]);
+    expect([
+      await hasher.verify("guess", "h:pw"),
+      await hasher.verify("guess", "h:pw"),
+      await hasher.verify("pw ", "h:pw"),
+    ]).toEqual([false, false, false]);
     expect(inner.checks).toBe(4);
   });
 
@@ -56,7 +69,11 @@ describe("remembering successful checks (DEC-SES-05)", () => {
     const remembering = rememberingVerified(argon);
     const first = await argon.hash("pw");
     const second = await argon.hash("pw");
-    expect([await remembering.verify("pw", first), await remembering.verify("pw", second), await remembering.verify("other", second)]).toEqual([true, true, false]);
+    expect([
+      await remembering.verify("pw", first),
+      await remembering.verify("pw", second),
+      await remembering.verify("other", second),
+    ]).toEqual([true, true, false]);
   });
 
   it("keeps the last `max` successes, the oldest going first", async () => {
@@ -73,11 +90,17 @@ describe("remembering successful checks (DEC-SES-05)", () => {
 
   it("answers what the hasher it wraps answers, for any sequence of checks", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.tuple(fc.constantFrom("a", "b", "c", ""), fc.constantFrom("h:a", "h:b", "h:c", "h:", "junk")), { maxLength: 40 }), fc.integer({ min: 1, max: 4 }), async (checks, max) => {
-        const inner = countingHasher();
-        const hasher = rememberingVerified(inner, max);
-        for (const [secret, hash] of checks) expect(await hasher.verify(secret, hash)).toBe(hash === `h:${secret}`);
-      }),
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.constantFrom("a", "b", "c", ""), fc.constantFrom("h:a", "h:b", "h:c", "h:", "junk")), {
+          maxLength: 40,
+        }),
+        fc.integer({ min: 1, max: 4 }),
+        async (checks, max) => {
+          const inner = countingHasher();
+          const hasher = rememberingVerified(inner, max);
+          for (const [secret, hash] of checks) expect(await hasher.verify(secret, hash)).toBe(hash === `h:${secret}`);
+        },
+      ),
     );
   });
 });

@@ -42,17 +42,23 @@ export interface Argon2HasherOptions extends Partial<FairQueueLimits> {
  * its own line only, and another address's first login waits behind at most one check per address waiting.
  */
 export function createArgon2Hasher(options: Argon2HasherOptions = {}): SecretHasher {
-  const queue = new FairQueue({ concurrency: options.concurrency ?? 2, maxWaiting: options.maxWaiting ?? 64, maxWaitingPerSource: options.maxWaitingPerSource ?? 32 });
+  const queue = new FairQueue({
+    concurrency: options.concurrency ?? 2,
+    maxWaiting: options.maxWaiting ?? 64,
+    maxWaitingPerSource: options.maxWaitingPerSource ?? 32,
+  });
   const cost = options.cost ?? {};
   return {
-    hash: (secret, source = ownWork) => queue.run(source, () => Bun.password.hash(secret, { algorithm: "argon2id", ...cost })),
-    verify: (secret, hash, source = ownWork) => queue.run(source, async () => {
-      try {
-        return await Bun.password.verify(secret, hash);
-      } catch {
-        return false; // a malformed stored hash verifies nothing
-      }
-    }),
+    hash: (secret, source = ownWork) =>
+      queue.run(source, () => Bun.password.hash(secret, { algorithm: "argon2id", ...cost })),
+    verify: (secret, hash, source = ownWork) =>
+      queue.run(source, async () => {
+        try {
+          return await Bun.password.verify(secret, hash);
+        } catch {
+          return false; // a malformed stored hash verifies nothing
+        }
+      }),
   };
 }
 

@@ -17,7 +17,9 @@ const entries: ZipEntry[] = [
 describe("deterministic zip (DEC-REV-02)", () => {
   test("the same entries give the same bytes", async () => {
     const first = await buildDeterministicZip(entries);
-    const second = await buildDeterministicZip(entries.map((entry) => ({ name: entry.name, bytes: new Uint8Array(entry.bytes) })));
+    const second = await buildDeterministicZip(
+      entries.map((entry) => ({ name: entry.name, bytes: new Uint8Array(entry.bytes) })),
+    );
     expect(Buffer.from(first).equals(Buffer.from(second))).toBe(true);
   });
 
@@ -34,20 +36,27 @@ describe("deterministic zip (DEC-REV-02)", () => {
 
   test("the order is part of the content: reordered entries are another zip", async () => {
     const reordered = [entries[1]!, entries[0]!, ...entries.slice(2)];
-    expect(Buffer.from(await buildDeterministicZip(reordered)).equals(Buffer.from(await buildDeterministicZip(entries)))).toBe(false);
+    expect(
+      Buffer.from(await buildDeterministicZip(reordered)).equals(Buffer.from(await buildDeterministicZip(entries))),
+    ).toBe(false);
   });
 
   test("for any files, building twice gives the same bytes and unzipping gives the files back", async () => {
-    const files = fc.uniqueArray(fc.record({ name: fc.stringMatching(/^[a-z0-9]{1,12}\.js$/), bytes: fc.uint8Array({ maxLength: 2048 }) }), {
-      selector: (entry) => entry.name,
-      maxLength: 8,
-    });
+    const files = fc.uniqueArray(
+      fc.record({ name: fc.stringMatching(/^[a-z0-9]{1,12}\.js$/), bytes: fc.uint8Array({ maxLength: 2048 }) }),
+      {
+        selector: (entry) => entry.name,
+        maxLength: 8,
+      },
+    );
     await fc.assert(
       fc.asyncProperty(files, async (generated) => {
         const first = await buildDeterministicZip(generated);
         const second = await buildDeterministicZip(generated);
         expect(Buffer.from(first).equals(Buffer.from(second))).toBe(true);
-        expect(readZip(first).map((member) => [member.name, [...member.bytes]])).toEqual(generated.map((entry) => [entry.name, [...entry.bytes]]));
+        expect(readZip(first).map((member) => [member.name, [...member.bytes]])).toEqual(
+          generated.map((entry) => [entry.name, [...entry.bytes]]),
+        );
       }),
       { numRuns: 40 },
     );

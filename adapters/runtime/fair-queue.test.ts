@@ -87,8 +87,14 @@ describe("FairQueue: a fair share of a bounded queue per source", () => {
   it("never runs more than `concurrency` nor holds more than the waiting limits, and finishes every accepted piece, for any arrivals", async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.record({ concurrency: fc.integer({ min: 1, max: 3 }), maxWaiting: fc.integer({ min: 1, max: 6 }), maxWaitingPerSource: fc.integer({ min: 1, max: 4 }) }),
-        fc.array(fc.oneof(fc.record({ submit: fc.constantFrom("a", "b", "c") }), fc.record({ finish: fc.nat(20) })), { maxLength: 40 }),
+        fc.record({
+          concurrency: fc.integer({ min: 1, max: 3 }),
+          maxWaiting: fc.integer({ min: 1, max: 6 }),
+          maxWaitingPerSource: fc.integer({ min: 1, max: 4 }),
+        }),
+        fc.array(fc.oneof(fc.record({ submit: fc.constantFrom("a", "b", "c") }), fc.record({ finish: fc.nat(20) })), {
+          maxLength: 40,
+        }),
         async (limits, steps) => {
           const queue = new FairQueue(limits);
           const running: Array<() => void> = [];

@@ -65,7 +65,8 @@ export class FairQueue {
   private makeRoomFor(newcomerWaiting: number): void {
     let longest: Waiter[] | undefined;
     for (const line of this.lines.values()) if (!longest || line.length > longest.length) longest = line;
-    if (!longest || longest.length <= newcomerWaiting + 1) throw new ServiceBusyError(`${this.waiting} pieces of work are waiting already`);
+    if (!longest || longest.length <= newcomerWaiting + 1)
+      throw new ServiceBusyError(`${this.waiting} pieces of work are waiting already`);
     this.waiting -= 1;
     longest.pop()?.refuse(new ServiceBusyError("its place in the queue went to another source's work"));
   }

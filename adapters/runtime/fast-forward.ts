@@ -24,7 +24,11 @@ const stuckLookMs = 1_000;
  * due and runs that, and so on, until nothing is left, the next item is further than `upToMs` from where the
  * clock stood, or the timeout passes. The clock moves only to a time something falls due, never past it.
  */
-export async function drainAdvancingClock(scheduler: WorkScheduler, clock: VirtualClock, options: FastForwardOptions): Promise<FastForwardReport> {
+export async function drainAdvancingClock(
+  scheduler: WorkScheduler,
+  clock: VirtualClock,
+  options: FastForwardOptions,
+): Promise<FastForwardReport> {
   const realNow = options.realNow ?? Date.now;
   const deadline = realNow() + options.timeoutMs;
   await clock.refresh();
@@ -34,7 +38,8 @@ export async function drainAdvancingClock(scheduler: WorkScheduler, clock: Virtu
   const drain = async (includeScheduled: boolean, timeoutMs: number): Promise<DrainReport> => {
     const drained = await scheduler.drain({ includeScheduled, timeoutMs: Math.max(0, timeoutMs) });
     // Each drain counts what finished while it ran; the drains follow each other, so the counts add up.
-    for (const [worker, count] of Object.entries(drained.processed)) processed[worker] = (processed[worker] ?? 0) + count;
+    for (const [worker, count] of Object.entries(drained.processed))
+      processed[worker] = (processed[worker] ?? 0) + count;
     return drained;
   };
   const reportOf = (drained: DrainReport, timedOut = drained.timedOut): FastForwardReport => ({

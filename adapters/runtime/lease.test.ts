@@ -1,7 +1,7 @@
 import { describe, expect, it } from "bun:test";
-import { createMemoryStores } from "../store-memory/memory.stores.ts";
 import { readFileSync, readlinkSync } from "node:fs";
-import { createLease, processIsAlive, type LeaseProcess } from "./lease.ts";
+import { createMemoryStores } from "../store-memory/memory.stores.ts";
+import { createLease, type LeaseProcess, processIsAlive } from "./lease.ts";
 
 describe("leases", () => {
   it("one holder at a time; the holder renews; an expired lease passes to another", async () => {
@@ -120,10 +120,33 @@ describe("leases", () => {
     const { createMemoryLogger } = await import("./logger.ts");
     const stores = createMemoryStores();
     await stores.tenancy.ensureAccount("acme", 0);
-    await stores.tenancy.putProfile("acme", { name: "main", visitorIdAttributes: [], attributes: [], audiences: [], engines: [], fileDefinitions: [] }, 0);
-    await stores.events.append([{ account: "acme", profile: "main", visitorId: "v", visitorIdSource: "new", thirdPartyVisitorId: null, firstPartyVisitorId: null, event: null, datasource: null, traceId: null, receivedAt: 1, data: {} }]);
+    await stores.tenancy.putProfile(
+      "acme",
+      { name: "main", visitorIdAttributes: [], attributes: [], audiences: [], engines: [], fileDefinitions: [] },
+      0,
+    );
+    await stores.events.append([
+      {
+        account: "acme",
+        profile: "main",
+        visitorId: "v",
+        visitorIdSource: "new",
+        thirdPartyVisitorId: null,
+        firstPartyVisitorId: null,
+        event: null,
+        datasource: null,
+        traceId: null,
+        receivedAt: 1,
+        data: {},
+      },
+    ]);
     expect(await createLease(stores.settings, "profiles", "other-node", 60_000).acquire()).toBe(true);
-    const worker = profileWorker({ stores, profiles: new ProfilesService({ stores, policy: { visitTimeoutMs: 1_800_000 } }), logger: createMemoryLogger(), nodeId: "this-node" });
+    const worker = profileWorker({
+      stores,
+      profiles: new ProfilesService({ stores, policy: { visitTimeoutMs: 1_800_000 } }),
+      logger: createMemoryLogger(),
+      nodeId: "this-node",
+    });
     expect(await worker.runDue(0)).toBe(0);
     expect(await stores.profiles.canonicalOf("acme", "main", "v")).toBeNull();
     // DEC-OPS-04: its events are still due, so a wait on this node waits for the holder to apply them.
@@ -133,13 +156,31 @@ describe("leases", () => {
   });
 
   describe("a holder whose process is gone", () => {
-    const processOn = (host: string, pid: number, running: ReadonlySet<number>): LeaseProcess => ({ host, pid, isAlive: (other) => running.has(other) });
+    const processOn = (host: string, pid: number, running: ReadonlySet<number>): LeaseProcess => ({
+      host,
+      pid,
+      isAlive: (other) => running.has(other),
+    });
 
     it("loses the lease at once to a process on the same host (a restart after a crash does not wait it out)", async () => {
       const { settings } = createMemoryStores();
       const running = new Set([101, 202]);
-      const crashed = createLease(settings, "profiles", "node-a", 15_000, () => 1_000, processOn("host-1", 101, running));
-      const restarted = createLease(settings, "profiles", "node-b", 15_000, () => 2_000, processOn("host-1", 202, running));
+      const crashed = createLease(
+        settings,
+        "profiles",
+        "node-a",
+        15_000,
+        () => 1_000,
+        processOn("host-1", 101, running),
+      );
+      const restarted = createLease(
+        settings,
+        "profiles",
+        "node-b",
+        15_000,
+        () => 2_000,
+        processOn("host-1", 202, running),
+      );
       expect(await crashed.acquire()).toBe(true);
       expect(await restarted.acquire()).toBe(false);
       running.delete(101);
@@ -149,8 +190,22 @@ describe("leases", () => {
     it("keeps it against a process of another host, which cannot see it, until it expires", async () => {
       const { settings } = createMemoryStores();
       let now = 1_000;
-      const crashed = createLease(settings, "profiles", "node-a", 15_000, () => now, processOn("host-1", 101, new Set()));
-      const elsewhere = createLease(settings, "profiles", "node-b", 15_000, () => now, processOn("host-2", 202, new Set([202])));
+      const crashed = createLease(
+        settings,
+        "profiles",
+        "node-a",
+        15_000,
+        () => now,
+        processOn("host-1", 101, new Set()),
+      );
+      const elsewhere = createLease(
+        settings,
+        "profiles",
+        "node-b",
+        15_000,
+        () => now,
+        processOn("host-2", 202, new Set([202])),
+      );
       expect(await crashed.acquire()).toBe(true);
       expect(await elsewhere.acquire()).toBe(false);
       now += 15_001;
@@ -161,7 +216,14 @@ describe("leases", () => {
       const { settings } = createMemoryStores();
       await settings.set("lease.profiles", "node-a|16000");
       let now = 1_000;
-      const restarted = createLease(settings, "profiles", "node-b", 15_000, () => now, processOn("host-1", 202, new Set([202])));
+      const restarted = createLease(
+        settings,
+        "profiles",
+        "node-b",
+        15_000,
+        () => now,
+        processOn("host-1", 202, new Set([202])),
+      );
       expect(await restarted.acquire()).toBe(false);
       now = 16_001;
       expect(await restarted.acquire()).toBe(true);
@@ -170,8 +232,16 @@ describe("leases", () => {
     it("a process that cannot tell where process ids mean something never judges a holder gone", async () => {
       const { settings } = createMemoryStores();
       let now = 1_000;
-      const crashed = createLease(settings, "profiles", "node-a", 15_000, () => now, { host: null, pid: 101, isAlive: () => false });
-      const restarted = createLease(settings, "profiles", "node-b", 15_000, () => now, { host: null, pid: 202, isAlive: () => false });
+      const crashed = createLease(settings, "profiles", "node-a", 15_000, () => now, {
+        host: null,
+        pid: 101,
+        isAlive: () => false,
+      });
+      const restarted = createLease(settings, "profiles", "node-b", 15_000, () => now, {
+        host: null,
+        pid: 202,
+        isAlive: () => false,
+      });
       expect(await crashed.acquire()).toBe(true);
       expect(await restarted.acquire()).toBe(false);
       now += 15_001;
@@ -181,7 +251,14 @@ describe("leases", () => {
     it("an earlier version, reading the expiry last, respects a lease this version wrote", async () => {
       const { settings } = createMemoryStores();
       const now = 1_000;
-      const current = createLease(settings, "profiles", "node-new", 15_000, () => now, processOn("host-1", 101, new Set([101])));
+      const current = createLease(
+        settings,
+        "profiles",
+        "node-new",
+        15_000,
+        () => now,
+        processOn("host-1", 101, new Set([101])),
+      );
       expect(await current.acquire()).toBe(true);
       // How earlier versions read a lease: the holder before the last "|", the expiry after it.
       const stored = (await settings.get("lease.profiles")) as string;

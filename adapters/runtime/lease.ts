@@ -58,7 +58,12 @@ function parseLease(value: string): StoredLease {
   const processSeparator = rest.lastIndexOf("|");
   const processPart = processSeparator < 0 ? null : /^(\d+)@(.+)$/.exec(rest.slice(processSeparator + 1));
   if (!processPart) return { owner: rest, expiresAt, pid: null, host: null };
-  return { owner: rest.slice(0, processSeparator), expiresAt, pid: Number(processPart[1]), host: processPart[2] as string };
+  return {
+    owner: rest.slice(0, processSeparator),
+    expiresAt,
+    pid: Number(processPart[1]),
+    host: processPart[2] as string,
+  };
 }
 
 /**
@@ -70,15 +75,28 @@ function parseLease(value: string): StoredLease {
  * gone (a restart after a crash does not wait out the lease). Real time, not the virtual clock: a lease is
  * about processes, not about the service's notion of now.
  */
-export function createLease(settings: SettingsStore, name: string, holder: string, ttlMs: number, realNow: () => number = Date.now, self: LeaseProcess = thisProcess) {
+export function createLease(
+  settings: SettingsStore,
+  name: string,
+  holder: string,
+  ttlMs: number,
+  realNow: () => number = Date.now,
+  self: LeaseProcess = thisProcess,
+) {
   const key = `lease.${name}`;
   /** Until when this holder's last write keeps the lease its own (0: not known to hold it). */
   let heldUntil = 0;
-  const valueUntil = (expiresAt: number) => (self.host === null ? `${holder}|${expiresAt}` : `${holder}|${self.pid}@${self.host}|${expiresAt}`);
+  const valueUntil = (expiresAt: number) =>
+    self.host === null ? `${holder}|${expiresAt}` : `${holder}|${self.pid}@${self.host}|${expiresAt}`;
   /** Whether the stored lease keeps this holder out: another holder's, unexpired, and its process not known to be gone. */
   const keepsOut = (stored: StoredLease, now: number) => {
     if (stored.owner === holder || !Number.isFinite(stored.expiresAt) || stored.expiresAt <= now) return false;
-    const holderGone = self.host !== null && stored.host === self.host && stored.pid !== null && stored.pid !== self.pid && !self.isAlive(stored.pid);
+    const holderGone =
+      self.host !== null &&
+      stored.host === self.host &&
+      stored.pid !== null &&
+      stored.pid !== self.pid &&
+      !self.isAlive(stored.pid);
     return !holderGone;
   };
   return {
@@ -98,7 +116,8 @@ export function createLease(settings: SettingsStore, name: string, holder: strin
     async release(): Promise<void> {
       heldUntil = 0;
       const current = await settings.get(key);
-      if (current !== null && parseLease(current).owner === holder) await settings.compareAndSet(key, current, valueUntil(0));
+      if (current !== null && parseLease(current).owner === holder)
+        await settings.compareAndSet(key, current, valueUntil(0));
     },
     /**
      * Gives the lease up for good once the work it guards is done, removing its row: a lease per piece of work

@@ -12,12 +12,17 @@ export interface Logger {
  * Structured logging: one JSON object a line, with the time, the level and the message first. Lines below
  * `least` (SVC_LOG_LEVEL) are not written.
  */
-export function createJsonLogger(write: (line: string) => void, now: () => number = Date.now, least: LogLevel = "info"): Logger {
+export function createJsonLogger(
+  write: (line: string) => void,
+  now: () => number = Date.now,
+  least: LogLevel = "info",
+): Logger {
   const ignored = () => undefined;
   const log = (level: LogLevel) =>
     logLevels.indexOf(level) < logLevels.indexOf(least)
       ? ignored
-      : (message: string, fields: Record<string, unknown> = {}) => write(`${JSON.stringify({ time: new Date(now()).toISOString(), level, msg: message, ...fields })}\n`);
+      : (message: string, fields: Record<string, unknown> = {}) =>
+          write(`${JSON.stringify({ time: new Date(now()).toISOString(), level, msg: message, ...fields })}\n`);
   return { info: log("info"), warn: log("warn"), error: log("error") };
 }
 
@@ -26,7 +31,10 @@ export function createJsonLogger(write: (line: string) => void, now: () => numbe
  * logs a line, and a write call per line cost as much as a tenth of the request. `flush` writes what is
  * waiting (on exit).
  */
-export function batchedWriter(write: (text: string) => void, maxBytes = 64 * 1024): { write(line: string): void; flush(): void } {
+export function batchedWriter(
+  write: (text: string) => void,
+  maxBytes = 64 * 1024,
+): { write(line: string): void; flush(): void } {
   let waiting: string[] = [];
   let size = 0;
   let scheduled = false;

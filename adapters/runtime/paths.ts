@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { settingOf, type Env } from "./server-settings.ts";
+import { type Env, settingOf } from "./server-settings.ts";
 
 /**
  * A path as the user typed it, read from the folder the command was run in: `npm start` and `npm run` move

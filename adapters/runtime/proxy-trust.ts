@@ -21,6 +21,10 @@ export function compileProxyTrust(entries: readonly string[]): ProxyTrust {
  */
 export function clientAddressOf(peer: string, forwardedFor: string | null, trust: ProxyTrust): string {
   if (trust === null || forwardedFor === null) return peer;
-  const request = { socket: { remoteAddress: peer }, connection: { remoteAddress: peer }, headers: { "x-forwarded-for": forwardedFor } };
+  const request = {
+    socket: { remoteAddress: peer },
+    connection: { remoteAddress: peer },
+    headers: { "x-forwarded-for": forwardedFor },
+  };
   return proxyAddr(request as unknown as IncomingMessage, trust);
 }

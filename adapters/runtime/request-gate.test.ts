@@ -30,7 +30,10 @@ describe("RequestGate (svc-hub's own admin API, POST /admin/reset)", () => {
     const gate = new RequestGate();
     const steps: string[] = [];
     let finish!: () => void;
-    const reset = gate.alone(1_000, () => new Promise<void>((resolve) => (finish = () => (steps.push("reset done"), resolve()))));
+    const reset = gate.alone(
+      1_000,
+      () => new Promise<void>((resolve) => (finish = () => (steps.push("reset done"), resolve()))),
+    );
     await Bun.sleep(1);
     const waiting = gate.pass(async () => (steps.push("request"), new Response("ok")), refused);
     await Bun.sleep(5);

@@ -32,7 +32,8 @@ export class RequestGate {
     let open!: () => void;
     this.closed = new Promise<void>((resolve) => (open = resolve));
     try {
-      if (!(await this.idleWithin(waitMs))) throw new ServiceBusyError(`${this.inFlight} requests in flight were not answered within ${waitMs} ms`);
+      if (!(await this.idleWithin(waitMs)))
+        throw new ServiceBusyError(`${this.inFlight} requests in flight were not answered within ${waitMs} ms`);
       return await work();
     } finally {
       this.closed = null;

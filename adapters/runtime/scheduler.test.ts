@@ -1,7 +1,7 @@
 import { describe, expect, it } from "bun:test";
 import { DrizzleQueryError } from "drizzle-orm";
 import { createMemoryLogger } from "./logger.ts";
-import { describeError, failureBackoffMs, Scheduler, stackFramesOf, type BackgroundWorker } from "./scheduler.ts";
+import { type BackgroundWorker, describeError, failureBackoffMs, Scheduler, stackFramesOf } from "./scheduler.ts";
 
 /** A worker over a list of items due at given virtual times, like the store-backed workers. */
 function listWorker(name: string, dueTimes: number[], done: number[] = []): BackgroundWorker & { done: number[] } {
@@ -36,7 +36,12 @@ describe("Scheduler", () => {
     scheduler.register(worker);
     const report = await scheduler.drain();
     // Not complete: an item is left, scheduled a minute later (includeScheduled would wait for it).
-    expect(report).toEqual({ complete: false, timedOut: false, processed: { publisher: 2 }, nextDueAt: clock.now() + 60_000 });
+    expect(report).toEqual({
+      complete: false,
+      timedOut: false,
+      processed: { publisher: 2 },
+      nextDueAt: clock.now() + 60_000,
+    });
     expect(worker.done).toHaveLength(2);
   });
 
@@ -81,7 +86,12 @@ describe("Scheduler", () => {
     const started = Date.now();
     const report = await scheduler.drain({ includeScheduled: true, timeoutMs: 10_000 });
     expect(Date.now() - started).toBeLessThan(5_000);
-    expect(report).toEqual({ complete: false, timedOut: false, processed: { far: 0 }, nextDueAt: clock.now() + 3_600_000 });
+    expect(report).toEqual({
+      complete: false,
+      timedOut: false,
+      processed: { far: 0 },
+      nextDueAt: clock.now() + 3_600_000,
+    });
   });
 
   it("a wait under work that keeps coming ends at its timeout, timed out", async () => {
@@ -95,12 +105,20 @@ describe("Scheduler", () => {
     const clock = manualClock();
     const logger = createMemoryLogger();
     const scheduler = new Scheduler({ clock, logger });
-    scheduler.register({ name: "broken", runDue: async () => Promise.reject(new Error("disk on fire")), nextDueAt: async () => null });
+    scheduler.register({
+      name: "broken",
+      runDue: async () => Promise.reject(new Error("disk on fire")),
+      nextDueAt: async () => null,
+    });
     const healthy = listWorker("healthy", [clock.now()]);
     scheduler.register(healthy);
     const report = await scheduler.drain();
     expect(report.processed).toEqual({ broken: 0, healthy: 1 });
-    expect(logger.lines.some((line) => line.msg === "background worker failed" && String(line.error).includes("disk on fire"))).toBe(true);
+    expect(
+      logger.lines.some(
+        (line) => line.msg === "background worker failed" && String(line.error).includes("disk on fire"),
+      ),
+    ).toBe(true);
   });
 
   it("once started, it runs due work by itself when notified", async () => {
@@ -150,7 +168,12 @@ describe("Scheduler coalescing", () => {
   }
 
   it("notifications arriving close together share one pass instead of one pass each", async () => {
-    const scheduler = new Scheduler({ clock: manualClock(), logger: createMemoryLogger(), pollMs: 60_000, coalesceMs: 50 });
+    const scheduler = new Scheduler({
+      clock: manualClock(),
+      logger: createMemoryLogger(),
+      pollMs: 60_000,
+      coalesceMs: 50,
+    });
     const { worker, state } = queueWorker(1000);
     scheduler.register(worker);
     scheduler.start();
@@ -171,7 +194,12 @@ describe("Scheduler coalescing", () => {
   });
 
   it("a pass that took a full batch is followed at once by the next, so a backlog drains without waiting", async () => {
-    const scheduler = new Scheduler({ clock: manualClock(), logger: createMemoryLogger(), pollMs: 60_000, coalesceMs: 5_000 });
+    const scheduler = new Scheduler({
+      clock: manualClock(),
+      logger: createMemoryLogger(),
+      pollMs: 60_000,
+      coalesceMs: 5_000,
+    });
     const { worker, state } = queueWorker(10);
     scheduler.register(worker);
     state.queued = 95;
@@ -188,7 +216,12 @@ describe("Scheduler coalescing", () => {
   it("a notification during a full batch does not put the next pass off until the coalescing delay", async () => {
     // Under collection every group commit notifies, also while a pass runs: the notification arms a look
     // after the coalescing delay, and the pass, having taken a full batch, asks for one at once. The sooner wins.
-    const scheduler = new Scheduler({ clock: manualClock(), logger: createMemoryLogger(), pollMs: 60_000, coalesceMs: 5_000 });
+    const scheduler = new Scheduler({
+      clock: manualClock(),
+      logger: createMemoryLogger(),
+      pollMs: 60_000,
+      coalesceMs: 5_000,
+    });
     const { worker, state } = queueWorker(10);
     const runDue = worker.runDue.bind(worker);
     worker.runDue = async (now) => {
@@ -247,7 +280,9 @@ describe("Scheduler and a worker that keeps failing", () => {
     expect(await triesAt(100)).toEqual([2, false]);
     expect(await triesAt(299)).toEqual([2, false]);
     expect(await triesAt(300)).toEqual([3, false]);
-    expect(logger.lines.filter((line) => line.msg === "background worker failed").map((line) => line.retryInMs)).toEqual([100, 200, 400]);
+    expect(
+      logger.lines.filter((line) => line.msg === "background worker failed").map((line) => line.retryInMs),
+    ).toEqual([100, 200, 400]);
     state.failing = false;
     expect(await triesAt(500)).toEqual([3, false]);
     // Its backoff over, it publishes, and the wait's next look finds nothing left.
@@ -261,7 +296,11 @@ describe("Scheduler and a worker that keeps failing", () => {
     const scheduler = new Scheduler({ clock, logger: createMemoryLogger(), realNow: () => real });
     const state = { tries: 0 };
     // Like the profile worker: never anything scheduled, its work is found at each look.
-    scheduler.register({ name: "profiles", runDue: async () => ((state.tries += 1), Promise.reject(new Error("SQLITE_BUSY"))), nextDueAt: async () => null });
+    scheduler.register({
+      name: "profiles",
+      runDue: async () => ((state.tries += 1), Promise.reject(new Error("SQLITE_BUSY"))),
+      nextDueAt: async () => null,
+    });
     expect((await scheduler.drain()).complete).toBe(false);
     real = 50;
     expect((await scheduler.drain()).complete).toBe(false);
@@ -285,7 +324,11 @@ describe("Scheduler fairness", () => {
     const clock = manualClock();
     const scheduler = new Scheduler({ clock, logger: createMemoryLogger() });
     let busyBatches = 0;
-    scheduler.register({ name: "busy", runDue: async () => (busyBatches += 1) && (busyBatches < 50 ? 1 : 0), nextDueAt: async () => null });
+    scheduler.register({
+      name: "busy",
+      runDue: async () => (busyBatches += 1) && (busyBatches < 50 ? 1 : 0),
+      nextDueAt: async () => null,
+    });
     const order: string[] = [];
     const other = listWorker("other", [clock.now()]);
     const runOther = other.runDue.bind(other);
@@ -303,25 +346,39 @@ describe("Scheduler fairness", () => {
 describe("describeError", () => {
   it("names what caused an error, and leaves out a failed query's SQL and bound values (personal data)", () => {
     const locked = Object.assign(new Error("SQLITE_BUSY: database is locked"), { name: "LibsqlError" });
-    const failed = new DrizzleQueryError('insert into "lockouts" ("kind", "name") values (?, ?)', ["password", "ann@example.com"], locked);
+    const failed = new DrizzleQueryError(
+      'insert into "lockouts" ("kind", "name") values (?, ?)',
+      ["password", "ann@example.com"],
+      locked,
+    );
     const described = describeError(failed);
     expect(described).toBe("Error: LibsqlError: SQLITE_BUSY: database is locked");
     expect(described).not.toContain("ann@example.com");
     expect(described).not.toContain("insert into");
-    expect(describeError(new Error("file import 1: stopped", { cause: new TypeError("x is not a function") }))).toBe("Error: file import 1: stopped; caused by TypeError: x is not a function");
-    expect(describeError(new DrizzleQueryError("select 1", ["bob@example.com"], undefined as unknown as Error))).toBe("Error: Failed query: select 1");
+    expect(describeError(new Error("file import 1: stopped", { cause: new TypeError("x is not a function") }))).toBe(
+      "Error: file import 1: stopped; caused by TypeError: x is not a function",
+    );
+    expect(describeError(new DrizzleQueryError("select 1", ["bob@example.com"], undefined as unknown as Error))).toBe(
+      "Error: Failed query: select 1",
+    );
     expect(describeError("plain")).toBe("plain");
   });
 
   it("never throws and never loops: a cause that cannot be printed, a cause that is the error itself", () => {
-    expect(describeError(new Error("outer", { cause: Object.create(null) }))).toBe("Error: outer; caused by (unprintable)");
+    expect(describeError(new Error("outer", { cause: Object.create(null) }))).toBe(
+      "Error: outer; caused by (unprintable)",
+    );
     const looped = new Error("again");
     looped.cause = looped;
     expect(describeError(looped)).toBe("Error: again");
   });
 
   it("the stack's frames, without its first lines, which repeat a failed query's bound values", () => {
-    const failed = new DrizzleQueryError("insert into x values (?)", ["ann@example.com"], new Error("constraint failed"));
+    const failed = new DrizzleQueryError(
+      "insert into x values (?)",
+      ["ann@example.com"],
+      new Error("constraint failed"),
+    );
     expect(failed.stack).toContain("ann@example.com");
     const frames = stackFramesOf(failed) as string;
     expect(frames).toContain(" at ");

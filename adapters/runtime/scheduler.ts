@@ -164,7 +164,8 @@ export class Scheduler implements WorkScheduler {
     const processed: Record<string, number> = Object.fromEntries(this.workers.map((worker) => [worker.name, 0]));
     for (;;) {
       const done = await this.pass();
-      for (const worker of this.workers) processed[worker.name] = (this.finished.get(worker.name) ?? 0) - (finishedBefore.get(worker.name) ?? 0);
+      for (const worker of this.workers)
+        processed[worker.name] = (this.finished.get(worker.name) ?? 0) - (finishedBefore.get(worker.name) ?? 0);
       const worked = Object.values(done).some((count) => count > 0);
       const nextDueAt = await this.nextDueAt();
       // A worker in its backoff has work it could not do: not complete, whatever the others say.
@@ -177,7 +178,8 @@ export class Scheduler implements WorkScheduler {
       // Nothing done: wait for the soonest item to fall due, or a failing worker's next try. An item still
       // waiting that was due at the pass belongs to no failing worker yet did not run: look again shortly.
       let waitMs = Number.POSITIVE_INFINITY;
-      if (nextDueAt !== null) waitMs = nextDueAt <= this.lastPassNow ? 50 : Math.max(0, nextDueAt - this.options.clock.now());
+      if (nextDueAt !== null)
+        waitMs = nextDueAt <= this.lastPassNow ? 50 : Math.max(0, nextDueAt - this.options.clock.now());
       if (failing) waitMs = Math.min(waitMs, this.soonestRetryInMs());
       if (!failing && waitMs > remainingMs) return { complete: false, timedOut: false, processed, nextDueAt };
       await sleep(Math.max(1, Math.min(waitMs, 50)));
@@ -221,7 +223,12 @@ export class Scheduler implements WorkScheduler {
           const failures = (failing?.failures ?? 0) + 1;
           const retryInMs = failureBackoffMs(failures);
           this.failing.set(worker.name, { failures, until: this.realNow() + retryInMs });
-          this.options.logger.error("background worker failed", { worker: worker.name, failures, retryInMs, error: describeError(error) });
+          this.options.logger.error("background worker failed", {
+            worker: worker.name,
+            failures,
+            retryInMs,
+            error: describeError(error),
+          });
         }
       }
       return done;
@@ -255,14 +262,22 @@ export class Scheduler implements WorkScheduler {
     try {
       const done = await this.pass();
       this.lastPassEndedAt = Date.now();
-      const full = this.workers.some((worker) => (done[worker.name] ?? 0) > 0 && (worker.batchSize === undefined || (done[worker.name] ?? 0) >= worker.batchSize));
+      const full = this.workers.some(
+        (worker) =>
+          (done[worker.name] ?? 0) > 0 &&
+          (worker.batchSize === undefined || (done[worker.name] ?? 0) >= worker.batchSize),
+      );
       const some = Object.values(done).some((count) => count > 0);
       if (full) delay = 0;
       else if (some) delay = this.coalesceMs;
       else {
         const next = await this.nextDueAt();
         // An item due at the pass and not done (its worker answered without doing it): the next poll.
-        if (next !== null) delay = Math.min(delay, next <= this.lastPassNow ? this.pollMs : Math.max(0, next - this.options.clock.now()));
+        if (next !== null)
+          delay = Math.min(
+            delay,
+            next <= this.lastPassNow ? this.pollMs : Math.max(0, next - this.options.clock.now()),
+          );
         // A failing worker: when its backoff ends.
         if (this.failing.size > 0) delay = Math.min(delay, this.soonestRetryInMs());
       }
@@ -292,7 +307,9 @@ function sleep(ms: number): Promise<void> {
  * log must not keep.
  */
 export function describeError(error: unknown): string {
-  return error instanceof Error ? `${safeText(() => error.name)}: ${describeErrorMessage(error)}` : safeText(() => String(error));
+  return error instanceof Error
+    ? `${safeText(() => error.name)}: ${describeErrorMessage(error)}`
+    : safeText(() => String(error));
 }
 
 /** describeError without the first error's name. */

@@ -5,18 +5,54 @@ import { readServerSettings, SettingRefused } from "./server-settings.ts";
 
 describe("the server's environment variables", () => {
   it("unset, each takes its default", () => {
-    expect(readServerSettings({})).toEqual({ port: 8080, host: "127.0.0.1", timing: undefined, storeKind: "libsql", backgroundThread: true, adminToken: undefined, logLevel: "info", trustedProxies: [] });
+    expect(readServerSettings({})).toEqual({
+      port: 8080,
+      host: "127.0.0.1",
+      timing: undefined,
+      storeKind: "libsql",
+      backgroundThread: true,
+      adminToken: undefined,
+      logLevel: "info",
+      trustedProxies: [],
+    });
   });
 
   it("empty, each is unset, as a compose file's `PORT=` or an unset ${VAR} arrives", () => {
-    const empty = { PORT: "", SVC_HOST: "", SVC_TIMING: "", SVC_STORE: "", SVC_BACKGROUND: "", SVC_ADMIN_TOKEN: "", SVC_LOG_LEVEL: "", SVC_TRUSTED_PROXIES: "" };
+    const empty = {
+      PORT: "",
+      SVC_HOST: "",
+      SVC_TIMING: "",
+      SVC_STORE: "",
+      SVC_BACKGROUND: "",
+      SVC_ADMIN_TOKEN: "",
+      SVC_LOG_LEVEL: "",
+      SVC_TRUSTED_PROXIES: "",
+    };
     expect(readServerSettings(empty)).toEqual(readServerSettings({}));
     expect(dataDirFromEnv({ SVC_DATA_DIR: "" })).toBe(dataDirFromEnv({}));
   });
 
   it("set, each is taken", () => {
-    const settings = readServerSettings({ PORT: "0", SVC_HOST: "0.0.0.0", SVC_TIMING: "instant", SVC_STORE: "memory", SVC_BACKGROUND: "inline", SVC_ADMIN_TOKEN: "a-token-of-16-ch", SVC_LOG_LEVEL: "warn", SVC_TRUSTED_PROXIES: "loopback, 10.0.0.0/8,fd00::1" });
-    expect(settings).toEqual({ port: 0, host: "0.0.0.0", timing: "instant", storeKind: "memory", backgroundThread: false, adminToken: "a-token-of-16-ch", logLevel: "warn", trustedProxies: ["loopback", "10.0.0.0/8", "fd00::1"] });
+    const settings = readServerSettings({
+      PORT: "0",
+      SVC_HOST: "0.0.0.0",
+      SVC_TIMING: "instant",
+      SVC_STORE: "memory",
+      SVC_BACKGROUND: "inline",
+      SVC_ADMIN_TOKEN: "a-token-of-16-ch",
+      SVC_LOG_LEVEL: "warn",
+      SVC_TRUSTED_PROXIES: "loopback, 10.0.0.0/8,fd00::1",
+    });
+    expect(settings).toEqual({
+      port: 0,
+      host: "0.0.0.0",
+      timing: "instant",
+      storeKind: "memory",
+      backgroundThread: false,
+      adminToken: "a-token-of-16-ch",
+      logLevel: "warn",
+      trustedProxies: ["loopback", "10.0.0.0/8", "fd00::1"],
+    });
   });
 
   it("a value it cannot take is refused with a message naming the variable, the value and what it takes", () => {
@@ -27,10 +63,22 @@ describe("the server's environment variables", () => {
       [{ SVC_STORE: "postgres" }, 'SVC_STORE must be libsql or memory, not "postgres"'],
       [{ SVC_BACKGROUND: "yes" }, 'SVC_BACKGROUND must be thread or inline, not "yes"'],
       [{ SVC_LOG_LEVEL: "debug" }, 'SVC_LOG_LEVEL must be info or warn or error, not "debug"'],
-      [{ SVC_TRUSTED_PROXIES: "10.0.0.0/8,proxy.local" }, 'SVC_TRUSTED_PROXIES must list IP addresses, CIDR ranges (10.0.0.0/8) or loopback, linklocal, uniquelocal, separated by commas; "proxy.local" is none of them'],
-      [{ SVC_TRUSTED_PROXIES: "10.0.0.0/33" }, 'SVC_TRUSTED_PROXIES must list IP addresses, CIDR ranges (10.0.0.0/8) or loopback, linklocal, uniquelocal, separated by commas; "10.0.0.0/33" is none of them'],
-      [{ SVC_ADMIN_TOKEN: "short" }, "SVC_ADMIN_TOKEN must be at least 16 characters long, not 5: failed tries are not slowed down"],
-      [{ SVC_ADMIN_TOKEN: "sixteen chars here" }, "SVC_ADMIN_TOKEN must be visible ASCII characters only (no spaces), as an Authorization header carries it"],
+      [
+        { SVC_TRUSTED_PROXIES: "10.0.0.0/8,proxy.local" },
+        'SVC_TRUSTED_PROXIES must list IP addresses, CIDR ranges (10.0.0.0/8) or loopback, linklocal, uniquelocal, separated by commas; "proxy.local" is none of them',
+      ],
+      [
+        { SVC_TRUSTED_PROXIES: "10.0.0.0/33" },
+        'SVC_TRUSTED_PROXIES must list IP addresses, CIDR ranges (10.0.0.0/8) or loopback, linklocal, uniquelocal, separated by commas; "10.0.0.0/33" is none of them',
+      ],
+      [
+        { SVC_ADMIN_TOKEN: "short" },
+        "SVC_ADMIN_TOKEN must be at least 16 characters long, not 5: failed tries are not slowed down",
+      ],
+      [
+        { SVC_ADMIN_TOKEN: "sixteen chars here" },
+        "SVC_ADMIN_TOKEN must be visible ASCII characters only (no spaces), as an Authorization header carries it",
+      ],
     ];
     for (const [env, message] of refusals) {
       expect(() => readServerSettings(env)).toThrow(new SettingRefused(message));

@@ -2,9 +2,9 @@
  * The server's environment variables, read and checked before anything starts. An empty variable is unset,
  * for every one of them: a compose file's `PORT=` or an unset `${VAR}` arrives as the empty string.
  */
-import { timingPresetNames, type TimingPresetName } from "../../core/timing/timing.presets.ts";
+import { type TimingPresetName, timingPresetNames } from "../../core/timing/timing.presets.ts";
+import { type LogLevel, logLevels } from "./logger.ts";
 import { compileProxyTrust } from "./proxy-trust.ts";
-import { logLevels, type LogLevel } from "./logger.ts";
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -44,7 +44,8 @@ export function readServerSettings(env: Env): ServerSettings {
     host: settingOf(env, "SVC_HOST") ?? "127.0.0.1",
     timing: readTiming(settingOf(env, "SVC_TIMING")),
     storeKind: oneOf("SVC_STORE", settingOf(env, "SVC_STORE") ?? "libsql", ["libsql", "memory"] as const),
-    backgroundThread: oneOf("SVC_BACKGROUND", settingOf(env, "SVC_BACKGROUND") ?? "thread", ["thread", "inline"] as const) === "thread",
+    backgroundThread:
+      oneOf("SVC_BACKGROUND", settingOf(env, "SVC_BACKGROUND") ?? "thread", ["thread", "inline"] as const) === "thread",
     adminToken: readAdminToken(settingOf(env, "SVC_ADMIN_TOKEN")),
     logLevel: oneOf("SVC_LOG_LEVEL", settingOf(env, "SVC_LOG_LEVEL") ?? "info", logLevels),
     trustedProxies: readTrustedProxies(settingOf(env, "SVC_TRUSTED_PROXIES")),
@@ -72,18 +73,21 @@ function readTrustedProxies(raw: string | undefined): readonly string[] {
 
 function readPort(raw: string): number {
   const port = Number(raw);
-  if (!/^\d+$/.test(raw) || port > 65535) throw new SettingRefused(`PORT must be a number from 0 to 65535, not "${raw}"`);
+  if (!/^\d+$/.test(raw) || port > 65535)
+    throw new SettingRefused(`PORT must be a number from 0 to 65535, not "${raw}"`);
   return port;
 }
 
 function readTiming(raw: string | undefined): TimingPresetName | undefined {
   if (raw === undefined) return undefined;
-  if (!(timingPresetNames as readonly string[]).includes(raw)) throw new SettingRefused(`SVC_TIMING must be one of ${timingPresetNames.join(", ")}, not "${raw}"`);
+  if (!(timingPresetNames as readonly string[]).includes(raw))
+    throw new SettingRefused(`SVC_TIMING must be one of ${timingPresetNames.join(", ")}, not "${raw}"`);
   return raw as TimingPresetName;
 }
 
 function oneOf<const T extends string>(name: string, raw: string, allowed: readonly T[]): T {
-  if (!(allowed as readonly string[]).includes(raw)) throw new SettingRefused(`${name} must be ${allowed.join(" or ")}, not "${raw}"`);
+  if (!(allowed as readonly string[]).includes(raw))
+    throw new SettingRefused(`${name} must be ${allowed.join(" or ")}, not "${raw}"`);
   return raw as T;
 }
 
@@ -93,9 +97,14 @@ function oneOf<const T extends string>(name: string, raw: string, allowed: reado
  */
 function readAdminToken(token: string | undefined): string | undefined {
   if (token === undefined) return undefined;
-  if (!/^[\x21-\x7e]+$/.test(token)) throw new SettingRefused("SVC_ADMIN_TOKEN must be visible ASCII characters only (no spaces), as an Authorization header carries it");
+  if (!/^[\x21-\x7e]+$/.test(token))
+    throw new SettingRefused(
+      "SVC_ADMIN_TOKEN must be visible ASCII characters only (no spaces), as an Authorization header carries it",
+    );
   if (token.length < minimumAdminTokenLength) {
-    throw new SettingRefused(`SVC_ADMIN_TOKEN must be at least ${minimumAdminTokenLength} characters long, not ${token.length}: failed tries are not slowed down`);
+    throw new SettingRefused(
+      `SVC_ADMIN_TOKEN must be at least ${minimumAdminTokenLength} characters long, not ${token.length}: failed tries are not slowed down`,
+    );
   }
   return token;
 }

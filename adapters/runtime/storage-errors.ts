@@ -4,7 +4,8 @@ export class StorageUnavailableError extends Error {
 }
 
 const unavailableCodes = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|CANTOPEN|READONLY|PROTOCOL|NOLFS)/;
-const unavailableMessages = /database is locked|database or disk is full|disk I\/O error|unable to open database|no space left/i;
+const unavailableMessages =
+  /database is locked|database or disk is full|disk I\/O error|unable to open database|no space left/i;
 
 /** True when an error (or one of its causes) says the store cannot be reached or written right now. */
 export function isStorageUnavailable(error: unknown): boolean {

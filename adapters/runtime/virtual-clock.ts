@@ -1,4 +1,10 @@
-import { advanceClock, setClockTo, virtualNow, type ClockChangeError, type ClockOffset } from "../../core/clock/virtual-clock.rules.ts";
+import {
+  advanceClock,
+  type ClockChangeError,
+  type ClockOffset,
+  setClockTo,
+  virtualNow,
+} from "../../core/clock/virtual-clock.rules.ts";
 import type { Clock } from "../../core/ports/clock.port.ts";
 import type { SettingsStore } from "../../core/ports/settings.store.ts";
 import type { Result } from "../../core/result.ts";
@@ -21,7 +27,10 @@ export interface VirtualClock extends Clock {
  * shared database moves with it: changes are compare-and-set on the stored offset (two advances at once
  * both count), and `refresh` picks up another process's change.
  */
-export async function openVirtualClock(settings: SettingsStore, realNow: () => number = Date.now): Promise<VirtualClock> {
+export async function openVirtualClock(
+  settings: SettingsStore,
+  realNow: () => number = Date.now,
+): Promise<VirtualClock> {
   const parse = (text: string | null): ClockOffset => ({ offsetMs: text === null ? 0 : Number(text) || 0 });
   let offset = parse(await settings.get(offsetKey));
   const listeners: Array<() => void> = [];
@@ -29,7 +38,9 @@ export async function openVirtualClock(settings: SettingsStore, realNow: () => n
     for (const listener of listeners) listener();
   };
 
-  async function change(compute: (current: ClockOffset) => Result<ClockOffset, ClockChangeError>): Promise<Result<number, ClockChangeError>> {
+  async function change(
+    compute: (current: ClockOffset) => Result<ClockOffset, ClockChangeError>,
+  ): Promise<Result<number, ClockChangeError>> {
     for (;;) {
       const stored = await settings.get(offsetKey);
       const next = compute(parse(stored));

@@ -6,8 +6,8 @@ import { defaultLimits } from "../../core/config/config.model.ts";
 import type { SecretHasher } from "../../core/ports/hashing.port.ts";
 import type { Stores } from "../../core/ports/stores.ts";
 import { cryptoIds, ServiceBusyError } from "../runtime/crypto.ts";
-import { createMemoryStores } from "../store-memory/memory.stores.ts";
 import { openLibsqlStores } from "../store-libsql/libsql.stores.ts";
+import { createMemoryStores } from "../store-memory/memory.stores.ts";
 import { sessionJanitor } from "../workers/session-janitor.worker.ts";
 import { AuthService } from "./auth.service.ts";
 import { UsersService } from "./users.service.ts";
@@ -25,14 +25,39 @@ function manualClock(start = Date.UTC(2026, 10, 21)) {
 
 async function seed(stores: Stores, now: number): Promise<void> {
   await stores.tenancy.ensureAccount("acme", now);
-  await stores.tenancy.putProfile("acme", { name: "main", visitorIdAttributes: [], attributes: [], audiences: [], engines: [], fileDefinitions: [] }, now);
+  await stores.tenancy.putProfile(
+    "acme",
+    { name: "main", visitorIdAttributes: [], attributes: [], audiences: [], engines: [], fileDefinitions: [] },
+    now,
+  );
   await stores.tenancy.ensureAccount("globex", now);
-  await stores.tenancy.putProfile("globex", { name: "main", visitorIdAttributes: [], attributes: [], audiences: [], engines: [], fileDefinitions: [] }, now);
+  await stores.tenancy.putProfile(
+    "globex",
+    { name: "main", visitorIdAttributes: [], attributes: [], audiences: [], engines: [], fileDefinitions: [] },
+    now,
+  );
   const user = { passwordSeed: null, disabled: false, tokensValidAfter: null, createdAt: now, updatedAt: now };
-  await stores.tenancy.putUser({ ...user, email: "ann@example.com", passwordHash: "fake$ann-password", grants: [{ account: "acme", profiles: "*" }] });
-  await stores.tenancy.putUser({ ...user, email: "gus@example.com", passwordHash: "fake$gus-password", grants: [{ account: "globex", profiles: ["main"] }] });
+  await stores.tenancy.putUser({
+    ...user,
+    email: "ann@example.com",
+    passwordHash: "fake$ann-password",
+    grants: [{ account: "acme", profiles: "*" }],
+  });
+  await stores.tenancy.putUser({
+    ...user,
+    email: "gus@example.com",
+    passwordHash: "fake$gus-password",
+    grants: [{ account: "globex", profiles: ["main"] }],
+  });
   await stores.tenancy.putUser({ ...user, email: "nog@example.com", passwordHash: "fake$nog-password", grants: [] });
-  await stores.tenancy.putApiKey({ id: "ann-key", userEmail: "ann@example.com", keyHash: "fake$ann-api-key", keySeed: null, createdAt: now, revokedAt: null });
+  await stores.tenancy.putApiKey({
+    id: "ann-key",
+    userEmail: "ann@example.com",
+    keyHash: "fake$ann-api-key",
+    keySeed: null,
+    createdAt: now,
+    revokedAt: null,
+  });
 }
 
 const cleanups: Array<() => unknown> = [];
@@ -73,26 +98,41 @@ describe("AuthService: changes committed while an attempt waited its turn (SES-1
 
   it("[SES-13] a login with the old password that was checked while a reset committed leaves no session", async () => {
     let users: UsersService | null = null;
-    const { auth, stores, ...rest } = await withHasher(hasherWith(async () => users?.resetPassword("ann@example.com", "a-new-password-1")));
+    const { auth, stores, ...rest } = await withHasher(
+      hasherWith(async () => users?.resetPassword("ann@example.com", "a-new-password-1")),
+    );
     users = rest.users;
-    expect(await auth.login("ann@example.com", "ann-password", "local")).toMatchObject({ ok: false, error: { returnCode: 1401 } });
+    expect(await auth.login("ann@example.com", "ann-password", "local")).toMatchObject({
+      ok: false,
+      error: { returnCode: 1401 },
+    });
     expect(await stores.sessions.deleteForUser("ann@example.com")).toBe(0);
     expect((await auth.login("ann@example.com", "a-new-password-1", "local")).ok).toBe(true);
   });
 
   it("[SES-13] a login checked while its user was disabled leaves no session", async () => {
     let users: UsersService | null = null;
-    const { auth, stores, ...rest } = await withHasher(hasherWith(async () => users?.setDisabled("ann@example.com", true)));
+    const { auth, stores, ...rest } = await withHasher(
+      hasherWith(async () => users?.setDisabled("ann@example.com", true)),
+    );
     users = rest.users;
-    expect(await auth.login("ann@example.com", "ann-password", "local")).toMatchObject({ ok: false, error: { returnCode: 1469 } });
+    expect(await auth.login("ann@example.com", "ann-password", "local")).toMatchObject({
+      ok: false,
+      error: { returnCode: 1469 },
+    });
     expect(await stores.sessions.deleteForUser("ann@example.com")).toBe(0);
   });
 
   it("[DEC-AUT-02] a key revoked while the attempt using it was checked mints no token", async () => {
     let users: UsersService | null = null;
-    const { auth, ...rest } = await withHasher(hasherWith(async () => users?.revokeApiKey("ann@example.com", "ann-key")));
+    const { auth, ...rest } = await withHasher(
+      hasherWith(async () => users?.revokeApiKey("ann@example.com", "ann-key")),
+    );
     users = rest.users;
-    expect(await auth.issueToken("ann@example.com", "ann-api-key", "local")).toMatchObject({ ok: false, error: { returnCode: 1401 } });
+    expect(await auth.issueToken("ann@example.com", "ann-api-key", "local")).toMatchObject({
+      ok: false,
+      error: { returnCode: 1401 },
+    });
   });
 });
 
@@ -110,8 +150,12 @@ describe("AuthService: attempts the service could not check, and names no user c
       },
     };
     const auth = new AuthService({ stores, hasher, ids: cryptoIds, clock, limits: defaultLimits });
-    for (let round = 0; round < 6; round += 1) await expect(auth.login("ann@example.com", "ann-password", "local")).rejects.toThrow(ServiceBusyError);
-    expect(JSON.parse((await stores.lockouts.read("password", "ann@example.com"))?.state ?? "{}")).toMatchObject({ failures: [], lockedUntil: null });
+    for (let round = 0; round < 6; round += 1)
+      await expect(auth.login("ann@example.com", "ann-password", "local")).rejects.toThrow(ServiceBusyError);
+    expect(JSON.parse((await stores.lockouts.read("password", "ann@example.com"))?.state ?? "{}")).toMatchObject({
+      failures: [],
+      lockedUntil: null,
+    });
     busy = false;
     expect((await auth.login("ann@example.com", "ann-password", "local")).ok).toBe(true);
   });
@@ -121,7 +165,10 @@ describe("AuthService: attempts the service could not check, and names no user c
     const clock = manualClock();
     await seed(stores, clock.now());
     const sources: Array<string | undefined> = [];
-    const hasher: SecretHasher = { hash: fakeHasher.hash, verify: async (secret, hash, source) => (sources.push(source), fakeHasher.verify(secret, hash)) };
+    const hasher: SecretHasher = {
+      hash: fakeHasher.hash,
+      verify: async (secret, hash, source) => (sources.push(source), fakeHasher.verify(secret, hash)),
+    };
     const auth = new AuthService({ stores, hasher, ids: cryptoIds, clock, limits: defaultLimits });
     await auth.login("ann@example.com", "ann-password", "198.51.100.1");
     await auth.login("nobody@example.com", "x", "198.51.100.2");
@@ -149,7 +196,11 @@ describe("AuthService: login and sessions", () => {
     expect(Buffer.from(session.value.utk, "base64url").length).toBeGreaterThanOrEqual(16);
     const found = await auth.authenticateSession(session.value.cookie, session.value.utk);
     expect(found.ok && found.value.email).toBe("ann@example.com");
-    const stored = JSON.stringify(await stores.sessions.findByCookieHash((await import("node:crypto")).createHash("sha256").update(session.value.cookie).digest("hex")));
+    const stored = JSON.stringify(
+      await stores.sessions.findByCookieHash(
+        (await import("node:crypto")).createHash("sha256").update(session.value.cookie).digest("hex"),
+      ),
+    );
     expect(stored).not.toContain(session.value.cookie);
     expect(stored).not.toContain(session.value.utk);
   });
@@ -165,7 +216,12 @@ describe("AuthService: login and sessions", () => {
 
   it("[SES-08] a wrong password, an unknown user and a missing field are 1401", async () => {
     const { auth } = await setup();
-    for (const [user, password] of [["ann@example.com", "nope"], ["who@example.com", "ann-password"], ["ann@example.com", undefined], [undefined, "x"]] as const) {
+    for (const [user, password] of [
+      ["ann@example.com", "nope"],
+      ["who@example.com", "ann-password"],
+      ["ann@example.com", undefined],
+      [undefined, "x"],
+    ] as const) {
       const result = await auth.login(user, password, "local");
       expect(result.ok ? 0 : result.error.returnCode).toBe(1401);
     }
@@ -242,7 +298,9 @@ describe("AuthService: lockout (DEC-SES-01)", () => {
 
   it("50 parallel wrong attempts check at most 5 passwords: 5 answer 1401 and 45 answer 1402", async () => {
     const { auth } = await setup();
-    const results = await Promise.all(Array.from({ length: 50 }, () => auth.login("ann@example.com", "wrong", "local")));
+    const results = await Promise.all(
+      Array.from({ length: 50 }, () => auth.login("ann@example.com", "wrong", "local")),
+    );
     const codes = results.map((result) => (result.ok ? 200 : result.error.returnCode));
     expect(codes.filter((code) => code === 1401)).toHaveLength(5);
     expect(codes.filter((code) => code === 1402)).toHaveLength(45);
@@ -253,18 +311,28 @@ describe("AuthService: lockout (DEC-SES-01)", () => {
     const clock = manualClock();
     await seed(stores, clock.now());
     // A check that takes time, as argon2id does, so that the attempts are really in flight together.
-    const hasher: SecretHasher = { hash: fakeHasher.hash, verify: async (secret, hash) => (await Bun.sleep(20), fakeHasher.verify(secret, hash)) };
+    const hasher: SecretHasher = {
+      hash: fakeHasher.hash,
+      verify: async (secret, hash) => (await Bun.sleep(20), fakeHasher.verify(secret, hash)),
+    };
     const auth = new AuthService({ stores, hasher, ids: cryptoIds, clock, limits: defaultLimits });
-    const results = await Promise.all(Array.from({ length: 12 }, () => auth.login("ann@example.com", "ann-password", "local")));
+    const results = await Promise.all(
+      Array.from({ length: 12 }, () => auth.login("ann@example.com", "ann-password", "local")),
+    );
     expect(results.map((result) => (result.ok ? 200 : result.error.returnCode))).toEqual(Array(12).fill(200));
-    const tokens = await Promise.all(Array.from({ length: 12 }, () => auth.issueToken("ann@example.com", "ann-api-key", "local")));
+    const tokens = await Promise.all(
+      Array.from({ length: 12 }, () => auth.issueToken("ann@example.com", "ann-api-key", "local")),
+    );
     expect(tokens.map((result) => (result.ok ? 200 : result.error.returnCode))).toEqual(Array(12).fill(200));
   });
 
   it("[SES-09, DEC-SES-01] four failures, then two right passwords at once: both succeed", async () => {
     const { auth } = await setup();
     for (let i = 0; i < 4; i += 1) await auth.login("ann@example.com", "wrong", "local");
-    const both = await Promise.all([auth.login("ann@example.com", "ann-password", "local"), auth.login("ann@example.com", "ann-password", "local")]);
+    const both = await Promise.all([
+      auth.login("ann@example.com", "ann-password", "local"),
+      auth.login("ann@example.com", "ann-password", "local"),
+    ]);
     expect(both.map((result) => result.ok)).toEqual([true, true]);
   });
 
@@ -283,9 +351,18 @@ describe("AuthService: lockout (DEC-SES-01)", () => {
     const url = `file:${join(dir, "shared.db")}`;
     const first = await openLibsqlStores({ url });
     const second = await openLibsqlStores({ url });
-    cleanups.push(() => first.close(), () => second.close());
+    cleanups.push(
+      () => first.close(),
+      () => second.close(),
+    );
     const a = await setup(first);
-    const b = new AuthService({ stores: second, hasher: fakeHasher, ids: cryptoIds, clock: a.clock, limits: defaultLimits });
+    const b = new AuthService({
+      stores: second,
+      hasher: fakeHasher,
+      ids: cryptoIds,
+      clock: a.clock,
+      limits: defaultLimits,
+    });
     const answers = [];
     for (let i = 0; i < 6; i += 1) {
       const result = await (i % 2 === 0 ? a.auth : b).login("ann@example.com", "wrong", "local");
@@ -308,7 +385,12 @@ describe("AuthService: lockout records and the session janitor (DEC-SES-01, DEC-
       const stores = await open();
       cleanups.push(() => stores.close());
       const setUp = await setup(stores);
-      const janitor = sessionJanitor({ sessions: stores.sessions, lockouts: stores.lockouts, clock: setUp.clock, policy: { idleMs: 30 * minute, absoluteMs: 12 * 60 * minute } });
+      const janitor = sessionJanitor({
+        sessions: stores.sessions,
+        lockouts: stores.lockouts,
+        clock: setUp.clock,
+        policy: { idleMs: 30 * minute, absoluteMs: 12 * 60 * minute },
+      });
       return { ...setUp, sweep: () => janitor.runDue(setUp.clock.now()) };
     }
 
@@ -354,7 +436,9 @@ describe("AuthService: bearer tokens (AUT-01, AUT-02, DEC-AUT-01/02)", () => {
     const { auth, clock } = await setup();
     const issued = await auth.issueToken("ann@example.com", "ann-api-key", "local");
     if (!issued.ok) throw new Error(issued.error.message);
-    const claims = JSON.parse(Buffer.from(issued.value.token.split(".")[1] as string, "base64url").toString()) as Record<string, number | string>;
+    const claims = JSON.parse(
+      Buffer.from(issued.value.token.split(".")[1] as string, "base64url").toString(),
+    ) as Record<string, number | string>;
     expect(claims.sub).toBe("ann@example.com");
     expect(Number(claims.exp) - Number(claims.iat)).toBe(1800);
     expect(claims.nbf).toBe(claims.iat);
@@ -370,8 +454,17 @@ describe("AuthService: bearer tokens (AUT-01, AUT-02, DEC-AUT-01/02)", () => {
     const issued = await auth.issueToken("ann@example.com", "ann-api-key", "local");
     if (!issued.ok) throw new Error("no token");
     const [header, payload] = issued.value.token.split(".");
-    const forgedPayload = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload as string, "base64url").toString()), sub: "gus@example.com" })).toString("base64url");
-    for (const authorization of ["Bearer ann-api-key", `Bearer ${header}.${forgedPayload}.AAAA`, `Bearer ${header}.${payload}.`, undefined, "Basic abc", `bearer ${issued.value.token}x`]) {
+    const forgedPayload = Buffer.from(
+      JSON.stringify({ ...JSON.parse(Buffer.from(payload as string, "base64url").toString()), sub: "gus@example.com" }),
+    ).toString("base64url");
+    for (const authorization of [
+      "Bearer ann-api-key",
+      `Bearer ${header}.${forgedPayload}.AAAA`,
+      `Bearer ${header}.${payload}.`,
+      undefined,
+      "Basic abc",
+      `bearer ${issued.value.token}x`,
+    ]) {
       const result = await auth.authenticateBearer(authorization);
       expect(result.ok ? 0 : result.error.returnCode).toBe(1401);
     }
@@ -400,7 +493,10 @@ describe("AuthService: bearer tokens (AUT-01, AUT-02, DEC-AUT-01/02)", () => {
 describe("AuthService: the hash checks of a token request (DEC-AUT-01)", () => {
   async function counting() {
     const checked: string[] = [];
-    const hasher: SecretHasher = { hash: fakeHasher.hash, verify: async (secret, hash) => (checked.push(hash), fakeHasher.verify(secret, hash)) };
+    const hasher: SecretHasher = {
+      hash: fakeHasher.hash,
+      verify: async (secret, hash) => (checked.push(hash), fakeHasher.verify(secret, hash)),
+    };
     const stores = createMemoryStores();
     const clock = manualClock();
     await seed(stores, clock.now());
@@ -425,7 +521,11 @@ describe("AuthService: the hash checks of a token request (DEC-AUT-01)", () => {
     // Wrong keys, of any shape: checked against ann's one key from before keys named themselves, as for a user of one key.
     // The last character changed (to one it is not: ending in A, as one key in sixteen does, it would be right).
     const otherEnd = issued[3]!.endsWith("A") ? "E" : "A";
-    for (const wrong of ["wrong-key", `${issued[3]!.slice(0, -1)}${otherEnd}`, "svc_key-0000000000000000.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"]) {
+    for (const wrong of [
+      "wrong-key",
+      `${issued[3]!.slice(0, -1)}${otherEnd}`,
+      "svc_key-0000000000000000.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+    ]) {
       checked.length = 0;
       expect((await auth.issueToken("ann@example.com", wrong, "local")).ok).toBe(false);
       expect(checked).toHaveLength(1);
@@ -448,7 +548,11 @@ describe("AuthService: the hash checks of a token request (DEC-AUT-01)", () => {
 describe("AuthService: tenant access (AUT-03)", () => {
   it("a principal of one account never reaches another's profile", async () => {
     const { auth } = await setup();
-    const gus = { email: "gus@example.com", grants: [{ account: "globex", profiles: ["main"] }], via: "session" as const };
+    const gus = {
+      email: "gus@example.com",
+      grants: [{ account: "globex", profiles: ["main"] }],
+      via: "session" as const,
+    };
     expect(await auth.decideAccess(gus, "globex", "main")).toBe("granted");
     expect(await auth.decideAccess(gus, "acme", "main")).toBe("no-grant");
     expect(await auth.decideAccess(gus, "initech", "main")).toBe("unknown-account");

@@ -1,16 +1,17 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import { SignJWT, errors as joseErrors, jwtVerify } from "jose";
+import { errors as joseErrors, jwtVerify, SignJWT } from "jose";
 import type { Grant, Limits } from "../../core/config/config.model.ts";
-import { managementError, type ManagementError } from "../../core/errors/index.ts";
+import { type ManagementError, managementError } from "../../core/errors/index.ts";
 import type { Clock } from "../../core/ports/clock.port.ts";
 import type { SecretHasher } from "../../core/ports/hashing.port.ts";
 import type { IdSource } from "../../core/ports/ids.port.ts";
 import type { LockoutKind } from "../../core/ports/sessions.store.ts";
-import { apiKeysToCheck } from "../../core/session/secrets.rules.ts";
 import type { Stores } from "../../core/ports/stores.ts";
 import { err, ok, type Result } from "../../core/result.ts";
 import {
+  type LockoutPolicy,
+  type LockoutState,
   lockoutPolicyFromLimits,
   lockoutRelevantUntil,
   noFailures,
@@ -19,19 +20,18 @@ import {
   settleLockedCheck,
   unlockAttempts,
   withdrawAttempt,
-  type LockoutPolicy,
-  type LockoutState,
 } from "../../core/session/lockout.rules.ts";
+import { apiKeysToCheck } from "../../core/session/secrets.rules.ts";
 import {
   decideTenantAccess,
   isSessionLive,
   isTokenIssuedAfterCutoff,
   mayLogIn,
+  type SessionPolicy,
   sessionPolicyFromLimits,
   shouldTouchSession,
-  tokenIssuedAt,
-  type SessionPolicy,
   type TenantAccess,
+  tokenIssuedAt,
 } from "../../core/session/session.rules.ts";
 import { ServiceBusyError } from "../runtime/crypto.ts";
 import { nextEventLoopTurn } from "../runtime/event-loop.ts";
@@ -113,7 +113,10 @@ export class AuthService {
   private readonly waiters = new Map<string, number>();
 
   constructor(private readonly deps: AuthServiceDeps) {
-    this.lockoutPolicies = { password: lockoutPolicyFromLimits(deps.limits, "password"), "api-key": lockoutPolicyFromLimits(deps.limits, "api-key") };
+    this.lockoutPolicies = {
+      password: lockoutPolicyFromLimits(deps.limits, "password"),
+      "api-key": lockoutPolicyFromLimits(deps.limits, "api-key"),
+    };
     this.sessionPolicy = sessionPolicyFromLimits(deps.limits);
   }
 
@@ -121,10 +124,15 @@ export class AuthService {
    * SES-01..10, DEC-SES-01..04: checks the password under the lockout and opens a session. `source`: the
    * client's address, for the hasher's fair share of its queue between addresses.
    */
-  async login(username: string | undefined, password: string | undefined, source: string): Promise<Result<IssuedSession, ManagementError>> {
+  async login(
+    username: string | undefined,
+    password: string | undefined,
+    source: string,
+  ): Promise<Result<IssuedSession, ManagementError>> {
     // No user has a longer name: refused before a lockout record is written for it (anyone could fill the
     // store with records of made-up 16 KB names otherwise).
-    if (!username?.trim() || username.trim().length > maxEmailLength) return err(managementError("authenticationFailed"));
+    if (!username?.trim() || username.trim().length > maxEmailLength)
+      return err(managementError("authenticationFailed"));
     const user = await this.deps.stores.tenancy.findUser(username.trim());
     const attempt = await this.attemptUnderLockout("password", lockoutName(username), async () => {
       // An unknown user costs a hash check too, so the answer's timing does not tell which users exist.
@@ -140,7 +148,14 @@ export class AuthService {
     const sessionId = this.deps.ids.randomHex(16);
     // At most maxSessionsPerUser live sessions a user: the oldest end first.
     await this.deps.stores.sessions.create(
-      { id: sessionId, userEmail: user.email, cookieHash: sha256Hex(cookie), utkHash: sha256Hex(utk), createdAt: now, lastSeenAt: now },
+      {
+        id: sessionId,
+        userEmail: user.email,
+        cookieHash: sha256Hex(cookie),
+        utkHash: sha256Hex(utk),
+        createdAt: now,
+        lastSeenAt: now,
+      },
       this.deps.limits.maxSessionsPerUser,
     );
     // SES-13: the password was checked against the hash read before this attempt waited its turn. A reset
@@ -152,7 +167,11 @@ export class AuthService {
     const current = await this.deps.stores.tenancy.findUser(user.email);
     if (!current || current.passwordHash !== user.passwordHash || !mayLogIn(current)) {
       await this.deps.stores.sessions.delete(sessionId);
-      return err(managementError(current && current.passwordHash !== user.passwordHash ? "authenticationFailed" : "loginPermissionDenied"));
+      return err(
+        managementError(
+          current && current.passwordHash !== user.passwordHash ? "authenticationFailed" : "loginPermissionDenied",
+        ),
+      );
     }
     return ok({ cookie, utk });
   }
@@ -167,7 +186,10 @@ export class AuthService {
   }
 
   /** SES-07, SES-12, DEC-GEN-02, DEC-SES-02: the cookie and the utk of one live session, of an enabled user. */
-  async authenticateSession(cookie: string | undefined, utk: string | undefined): Promise<Result<Principal, ManagementError>> {
+  async authenticateSession(
+    cookie: string | undefined,
+    utk: string | undefined,
+  ): Promise<Result<Principal, ManagementError>> {
     const refused = err(managementError("authenticationFailed"));
     if (!cookie || !utk) return refused;
     const session = await this.deps.stores.sessions.findByCookieHash(sha256Hex(cookie));
@@ -184,10 +206,17 @@ export class AuthService {
   }
 
   /** DEC-AUT-01, DEC-AUT-02: a JWT for a user's API key, under a lockout of its own; `source` as for login. */
-  async issueToken(username: string | undefined, key: string | undefined, source: string): Promise<Result<{ token: string }, ManagementError>> {
-    if (!username?.trim() || username.trim().length > maxEmailLength) return err(managementError("authenticationFailed"));
+  async issueToken(
+    username: string | undefined,
+    key: string | undefined,
+    source: string,
+  ): Promise<Result<{ token: string }, ManagementError>> {
+    if (!username?.trim() || username.trim().length > maxEmailLength)
+      return err(managementError("authenticationFailed"));
     const user = await this.deps.stores.tenancy.findUser(username.trim());
-    const keys = user ? (await this.deps.stores.tenancy.listApiKeys(user.email)).filter((apiKey) => apiKey.revokedAt === null) : [];
+    const keys = user
+      ? (await this.deps.stores.tenancy.listApiKeys(user.email)).filter((apiKey) => apiKey.revokedAt === null)
+      : [];
     let matched: (typeof keys)[number] | null = null;
     const attempt = await this.attemptUnderLockout("api-key", lockoutName(username), async () => {
       // One hash for an issued key, however many keys the user holds; a wrong key costs as many as the user's
@@ -212,7 +241,13 @@ export class AuthService {
     await nextEventLoopTurn();
     const checked = matched as (typeof keys)[number] | null;
     const stored = checked ? await this.deps.stores.tenancy.findApiKey(checked.id) : null;
-    if (!checked || !stored || stored.revokedAt !== null || stored.keyHash !== checked.keyHash || stored.userEmail.toLowerCase() !== checked.userEmail.toLowerCase()) {
+    if (
+      !checked ||
+      !stored ||
+      stored.revokedAt !== null ||
+      stored.keyHash !== checked.keyHash ||
+      stored.userEmail.toLowerCase() !== checked.userEmail.toLowerCase()
+    ) {
       return err(managementError("authenticationFailed"));
     }
     const current = user ? await this.deps.stores.tenancy.findUser(user.email) : null;
@@ -264,7 +299,13 @@ export class AuthService {
   async decideAccess(principal: Principal, account: string, profile: string): Promise<TenantAccess> {
     const accountRecord = await this.deps.stores.tenancy.findAccount(account);
     const profileRecord = accountRecord ? await this.deps.stores.tenancy.findProfile(account, profile) : null;
-    return decideTenantAccess({ accountExists: accountRecord !== null, profileExists: profileRecord !== null, grants: principal.grants, account, profile });
+    return decideTenantAccess({
+      accountExists: accountRecord !== null,
+      profileExists: profileRecord !== null,
+      grants: principal.grants,
+      account,
+      profile,
+    });
   }
 
   /**
@@ -273,7 +314,11 @@ export class AuthService {
    * attempts; waits while the failures and the attempts in flight reach the limit. A key checked while its
    * name is locked (DEC-AUT-01) passes when right, and is answered 1402 when wrong, without being counted.
    */
-  private async attemptUnderLockout(kind: LockoutKind, name: string, check: () => Promise<boolean>): Promise<Result<void, ManagementError>> {
+  private async attemptUnderLockout(
+    kind: LockoutKind,
+    name: string,
+    check: () => Promise<boolean>,
+  ): Promise<Result<void, ManagementError>> {
     const { lockouts } = this.deps.stores;
     const policy = this.lockoutPolicies[kind];
     const waitKey = `${kind}\u0000${name}`;
@@ -284,7 +329,8 @@ export class AuthService {
     let underLock = false;
     try {
       for (let tries = 0; ; ) {
-        if (tries >= maxLockoutRetries) throw new Error(`lockout state of ${kind} kept changing; gave up after ${tries} tries`);
+        if (tries >= maxLockoutRetries)
+          throw new Error(`lockout state of ${kind} kept changing; gave up after ${tries} tries`);
         // The time of the attempt is when it is reserved, not when it began to wait: an earlier time would
         // date it before failures recorded while it waited.
         at = this.deps.clock.now();
@@ -296,11 +342,15 @@ export class AuthService {
           // Waiters are few a name and back off, so that a burst does not turn into reads of the store.
           if (!waiting) {
             const count = this.waiters.get(waitKey) ?? 0;
-            if (count >= maxWaitersPerName) throw new ServiceBusyError(`${count} ${kind} attempts for one name are waiting already`);
+            if (count >= maxWaitersPerName)
+              throw new ServiceBusyError(`${count} ${kind} attempts for one name are waiting already`);
             this.waiters.set(waitKey, count + 1);
             waiting = true;
           }
-          if (Date.now() >= waitUntil) throw new ServiceBusyError(`${kind} attempts for one name kept the limit in flight for ${lockoutWaitMs} ms`);
+          if (Date.now() >= waitUntil)
+            throw new ServiceBusyError(
+              `${kind} attempts for one name kept the limit in flight for ${lockoutWaitMs} ms`,
+            );
           await sleep(pauseMs + Math.random() * pauseMs);
           pauseMs = Math.min(pauseMs * 2, lockoutMaxPollMs);
           continue;
@@ -322,7 +372,8 @@ export class AuthService {
     } catch (error) {
       // Turned away before the secret was checked (503 busy): not a failure of the user's (DEC-SES-01). Any
       // other error leaves the attempt in flight, to count as a failure once it is a minute old.
-      if (error instanceof ServiceBusyError) await this.updateLockout(kind, name, (state) => withdrawAttempt(state, at)).catch(() => undefined);
+      if (error instanceof ServiceBusyError)
+        await this.updateLockout(kind, name, (state) => withdrawAttempt(state, at)).catch(() => undefined);
       throw error;
     }
     if (underLock) {
@@ -341,12 +392,17 @@ export class AuthService {
   async unlock(username: string): Promise<void> {
     for (const kind of ["password", "api-key"] as const) {
       // No record is no lock: none is written for it.
-      if (await this.deps.stores.lockouts.read(kind, lockoutName(username))) await this.updateLockout(kind, lockoutName(username), unlockAttempts);
+      if (await this.deps.stores.lockouts.read(kind, lockoutName(username)))
+        await this.updateLockout(kind, lockoutName(username), unlockAttempts);
     }
   }
 
   /** Writes the state `next` makes of the stored one, trying again while another attempt changes it first. */
-  private async updateLockout(kind: LockoutKind, name: string, next: (state: LockoutState) => LockoutState): Promise<void> {
+  private async updateLockout(
+    kind: LockoutKind,
+    name: string,
+    next: (state: LockoutState) => LockoutState,
+  ): Promise<void> {
     for (let tries = 0; tries < maxLockoutRetries; tries += 1) {
       const row = await this.deps.stores.lockouts.read(kind, name);
       if (await this.writeLockout(kind, name, row?.version ?? null, next(parseLockout(row?.state)))) return;
@@ -354,8 +410,19 @@ export class AuthService {
   }
 
   /** Compare-and-set of a state, with the time from which the session janitor may delete it. */
-  private writeLockout(kind: LockoutKind, name: string, expectedVersion: number | null, state: LockoutState): Promise<boolean> {
-    return this.deps.stores.lockouts.compareAndSet(kind, name, expectedVersion, JSON.stringify(state), lockoutRelevantUntil(state, this.lockoutPolicies[kind]));
+  private writeLockout(
+    kind: LockoutKind,
+    name: string,
+    expectedVersion: number | null,
+    state: LockoutState,
+  ): Promise<boolean> {
+    return this.deps.stores.lockouts.compareAndSet(
+      kind,
+      name,
+      expectedVersion,
+      JSON.stringify(state),
+      lockoutRelevantUntil(state, this.lockoutPolicies[kind]),
+    );
   }
 
   /** A hash of a random secret, checked against for unknown users so that they cost the same time. */

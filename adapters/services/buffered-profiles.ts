@@ -1,5 +1,9 @@
 import type { MergeRecord, ProfileSave, ProfileStore } from "../../core/ports/index.ts";
-import { findByMemberInTwoReads, findForEngineInTwoReads, type FoundForEngine } from "../../core/ports/profiles.store.ts";
+import {
+  type FoundForEngine,
+  findByMemberInTwoReads,
+  findForEngineInTwoReads,
+} from "../../core/ports/profiles.store.ts";
 import type { VisitorProfile } from "../../core/profiles/profile.rules.ts";
 
 /**
@@ -18,7 +22,10 @@ export class BufferedProfileStore implements ProfileStore {
   private readonly profiles = new Map<string, VisitorProfile | null>();
   /** The group of each member id as the store records it (read or written by this batch): unlike `canonical`, not moved by buffered saves. */
   private readonly recorded = new Map<string, string | null>();
-  private readonly pending = new Map<string, { account: string; profile: string; canonical: string; data: VisitorProfile; members: Set<string> }>();
+  private readonly pending = new Map<
+    string,
+    { account: string; profile: string; canonical: string; data: VisitorProfile; members: Set<string> }
+  >();
 
   constructor(private readonly inner: ProfileStore) {}
 
@@ -36,10 +43,13 @@ export class BufferedProfileStore implements ProfileStore {
       this.canonical.set(key, groups.get(id) ?? null);
       this.recorded.set(key, groups.get(id) ?? null);
     }
-    const unknownGroups = [...new Set(groups.values())].filter((canonical) => !this.profiles.has(this.key(account, profile, canonical)));
+    const unknownGroups = [...new Set(groups.values())].filter(
+      (canonical) => !this.profiles.has(this.key(account, profile, canonical)),
+    );
     if (unknownGroups.length === 0) return;
     const found = await this.inner.findMany(account, profile, unknownGroups);
-    for (const canonical of unknownGroups) this.profiles.set(this.key(account, profile, canonical), found.get(canonical) ?? null);
+    for (const canonical of unknownGroups)
+      this.profiles.set(this.key(account, profile, canonical), found.get(canonical) ?? null);
   }
 
   async canonicalOf(account: string, profile: string, visitorId: string): Promise<string | null> {
@@ -62,7 +72,11 @@ export class BufferedProfileStore implements ProfileStore {
     return known !== undefined ? known : this.inner.find(account, profile, canonical);
   }
 
-  findByMember(account: string, profile: string, visitorId: string): Promise<{ canonical: string; data: VisitorProfile } | null> {
+  findByMember(
+    account: string,
+    profile: string,
+    visitorId: string,
+  ): Promise<{ canonical: string; data: VisitorProfile } | null> {
     return findByMemberInTwoReads(this, account, profile, visitorId);
   }
 
@@ -70,7 +84,11 @@ export class BufferedProfileStore implements ProfileStore {
     return findForEngineInTwoReads(this, account, profile, visitorId, engineId);
   }
 
-  async findMany(account: string, profile: string, canonicals: readonly string[]): Promise<Map<string, VisitorProfile>> {
+  async findMany(
+    account: string,
+    profile: string,
+    canonicals: readonly string[],
+  ): Promise<Map<string, VisitorProfile>> {
     const found = new Map<string, VisitorProfile>();
     for (const canonical of canonicals) {
       const data = await this.find(account, profile, canonical);
@@ -79,7 +97,13 @@ export class BufferedProfileStore implements ProfileStore {
     return found;
   }
 
-  async save(account: string, profile: string, canonical: string, data: VisitorProfile, members: readonly string[]): Promise<void> {
+  async save(
+    account: string,
+    profile: string,
+    canonical: string,
+    data: VisitorProfile,
+    members: readonly string[],
+  ): Promise<void> {
     const groupKey = this.key(account, profile, canonical);
     this.profiles.set(groupKey, data);
     for (const member of [canonical, ...members]) this.canonical.set(this.key(account, profile, member), canonical);
@@ -90,13 +114,15 @@ export class BufferedProfileStore implements ProfileStore {
   }
 
   async saveMany(entries: readonly ProfileSave[]): Promise<void> {
-    for (const entry of entries) await this.save(entry.account, entry.profile, entry.canonical, entry.data, entry.members);
+    for (const entry of entries)
+      await this.save(entry.account, entry.profile, entry.canonical, entry.data, entry.members);
   }
 
   /** Writes every buffered save in one commit, with only the member records the store does not hold yet. */
   async flush(): Promise<void> {
     if (this.pending.size === 0) return;
-    const isRecorded = (account: string, profile: string, id: string, canonical: string) => this.recorded.get(this.key(account, profile, id)) === canonical;
+    const isRecorded = (account: string, profile: string, id: string, canonical: string) =>
+      this.recorded.get(this.key(account, profile, id)) === canonical;
     const entries: ProfileSave[] = [...this.pending.values()].map(({ account, profile, canonical, data, members }) => ({
       account,
       profile,
@@ -107,7 +133,9 @@ export class BufferedProfileStore implements ProfileStore {
     }));
     await this.inner.saveMany(entries);
     this.pending.clear();
-    for (const entry of entries) for (const id of [entry.canonical, ...entry.members]) this.recorded.set(this.key(entry.account, entry.profile, id), entry.canonical);
+    for (const entry of entries)
+      for (const id of [entry.canonical, ...entry.members])
+        this.recorded.set(this.key(entry.account, entry.profile, id), entry.canonical);
   }
 
   /** Forgets what this batch read and wrote (after a join, which changes groups in the store). */
@@ -123,7 +151,14 @@ export class BufferedProfileStore implements ProfileStore {
     return this.inner.membersOf(account, profile, canonical);
   }
 
-  async merge(account: string, profile: string, into: string, from: readonly string[], data: VisitorProfile, at: number): Promise<void> {
+  async merge(
+    account: string,
+    profile: string,
+    into: string,
+    from: readonly string[],
+    data: VisitorProfile,
+    at: number,
+  ): Promise<void> {
     await this.flushAndForget();
     await this.inner.merge(account, profile, into, from, data, at);
   }
@@ -138,7 +173,11 @@ export class BufferedProfileStore implements ProfileStore {
     return this.inner.deleteGroup(account, profile, canonical);
   }
 
-  async eraseValue(account: string, profile: string, erased: string): Promise<{ readonly edited: number; readonly groups: readonly string[] }> {
+  async eraseValue(
+    account: string,
+    profile: string,
+    erased: string,
+  ): Promise<{ readonly edited: number; readonly groups: readonly string[] }> {
     await this.flushAndForget();
     return this.inner.eraseValue(account, profile, erased);
   }

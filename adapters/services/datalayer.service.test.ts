@@ -24,7 +24,13 @@ async function libsqlStores(): Promise<Stores> {
 }
 
 function serviceOn(stores: Stores): DataLayerService {
-  return new DataLayerService({ store: stores.dataLayers, clock: { now: () => 1_000_000 }, ids: cryptoIds, timing: timingPresets.fast, limits: defaultLimits });
+  return new DataLayerService({
+    store: stores.dataLayers,
+    clock: { now: () => 1_000_000 },
+    ids: cryptoIds,
+    timing: timingPresets.fast,
+    limits: defaultLimits,
+  });
 }
 
 describe("data layer changes on one busy data layer (DLE-02, DEC-DLE-05)", () => {
@@ -39,7 +45,9 @@ describe("data layer changes on one busy data layer (DLE-02, DEC-DLE-05)", () =>
       expect((await service.upload(key, '{"n":0}')).ok).toBe(true);
       // Changes accepted together share a commit, and only one change of a data layer can win a commit: the
       // others decide again. Losing to another writer's progress is not a reason to give up.
-      const results = await Promise.all(Array.from({ length: 150 }, (_, index) => service.update(key, `{"n":${index + 1}}`)));
+      const results = await Promise.all(
+        Array.from({ length: 150 }, (_, index) => service.update(key, `{"n":${index + 1}}`)),
+      );
       expect(results.filter((result) => result.ok)).toHaveLength(150);
       expect((await stores.dataLayers.read(key))?.layer.lastSeq).toBe(151);
     });

@@ -1,9 +1,18 @@
 import type { Limits } from "../../core/config/config.model.ts";
-import { transitionDataLayer, untouchedDataLayer, type DataLayerCommand } from "../../core/datalayer/datalayer.machine.ts";
+import {
+  type DataLayerCommand,
+  transitionDataLayer,
+  untouchedDataLayer,
+} from "../../core/datalayer/datalayer.machine.ts";
 import { limitDataLayerList, reportStatus, statusRetentionMs } from "../../core/datalayer/datalayer.rules.ts";
 import type { ManagementError } from "../../core/errors/index.ts";
 import type { Clock } from "../../core/ports/clock.port.ts";
-import type { DataLayerChangeState, DataLayerKey, DataLayerStore, ServedDataLayer } from "../../core/ports/datalayer.store.ts";
+import type {
+  DataLayerChangeState,
+  DataLayerKey,
+  DataLayerStore,
+  ServedDataLayer,
+} from "../../core/ports/datalayer.store.ts";
 import type { IdSource } from "../../core/ports/ids.port.ts";
 import { err, ok, type Result } from "../../core/result.ts";
 import { pickDelay, type TimingPreset } from "../../core/timing/timing.presets.ts";
@@ -41,17 +50,31 @@ export class DataLayerService {
 
   /** DLE-01, DLE-11, DEC-DLE-01: 201 pending, or 405 1464 when the data layer exists. */
   upload(key: DataLayerKey, body: string): Promise<Result<{ status: "pending" }, ManagementError>> {
-    return this.change(key, (at) => ({ type: "upload", body, at, delayMs: this.delay(this.deps.timing.dataLayerUploadDelayMs) }));
+    return this.change(key, (at) => ({
+      type: "upload",
+      body,
+      at,
+      delayMs: this.delay(this.deps.timing.dataLayerUploadDelayMs),
+    }));
   }
 
   /** DLE-02, DLE-10: 200 pending, or 404 1404 naming the data layer when it does not exist. */
   update(key: DataLayerKey, body: string): Promise<Result<{ status: "pending" }, ManagementError>> {
-    return this.change(key, (at) => ({ type: "update", body, at, delayMs: this.delay(this.deps.timing.dataLayerChangeDelayMs) }));
+    return this.change(key, (at) => ({
+      type: "update",
+      body,
+      at,
+      delayMs: this.delay(this.deps.timing.dataLayerChangeDelayMs),
+    }));
   }
 
   /** DLE-03, DLE-10: 200 pending, or 404 1404 naming the data layer when it does not exist. */
   remove(key: DataLayerKey): Promise<Result<{ status: "pending" }, ManagementError>> {
-    return this.change(key, (at) => ({ type: "delete", at, delayMs: this.delay(this.deps.timing.dataLayerChangeDelayMs) }));
+    return this.change(key, (at) => ({
+      type: "delete",
+      at,
+      delayMs: this.delay(this.deps.timing.dataLayerChangeDelayMs),
+    }));
   }
 
   /** DLE-04, DLE-08, DLE-09, DEC-DLE-05, DEC-DLE-08: the state of the newest change, kept 30 days. */
@@ -76,7 +99,10 @@ export class DataLayerService {
    * Reads the data layer, lets core decide, and records the change if nothing got in between; when
    * something did (another request on the same dl_id, on any node), reads and decides again.
    */
-  private async change(key: DataLayerKey, command: (at: number) => DataLayerCommand): Promise<Result<{ status: "pending" }, ManagementError>> {
+  private async change(
+    key: DataLayerKey,
+    command: (at: number) => DataLayerCommand,
+  ): Promise<Result<{ status: "pending" }, ManagementError>> {
     const started = performance.now();
     let stalled = 0;
     let seenSeq: number | null = null;
@@ -87,14 +113,19 @@ export class DataLayerService {
       seenSeq = lastSeq;
       if (stalled >= maxStalledTries || performance.now() - started > contentionLimitMs) {
         // Busy rather than broken: 503 with Retry-After, as for a locked store.
-        throw new StorageUnavailableError(`data layer ${key.account}/${key.profile}/${key.dlId} kept changing; gave up after ${Math.round(performance.now() - started)} ms`);
+        throw new StorageUnavailableError(
+          `data layer ${key.account}/${key.profile}/${key.dlId} kept changing; gave up after ${Math.round(performance.now() - started)} ms`,
+        );
       }
-      const state = current ? { exists: current.layer.exists, lastSeq, lastDueAt: current.layer.lastDueAt } : untouchedDataLayer;
+      const state = current
+        ? { exists: current.layer.exists, lastSeq, lastDueAt: current.layer.lastDueAt }
+        : untouchedDataLayer;
       const decided = transitionDataLayer(key, state, command(this.deps.clock.now()));
       if (!decided.ok) return err(decided.error);
       let recorded = true;
       for (const effect of decided.value.effects) {
-        if (effect.type === "record-change") recorded = await this.deps.store.append(effect.change, decided.value.next.exists);
+        if (effect.type === "record-change")
+          recorded = await this.deps.store.append(effect.change, decided.value.next.exists);
       }
       if (recorded) {
         this.deps.onChangeAccepted?.();

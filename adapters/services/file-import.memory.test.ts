@@ -11,7 +11,11 @@ describe("file import memory (bench/import-memory.ts)", () => {
     const small = runImportInChild(50_000);
     const large = runImportInChild(200_000);
     for (const run of [small, large]) {
-      expect(run.found).toEqual({ ...run.expected, events: run.expected.succeeded, states: ["DOWNLOADING", "DOWNLOADED", "PROCESSING", "PROCESSED"] });
+      expect(run.found).toEqual({
+        ...run.expected,
+        events: run.expected.succeeded,
+        states: ["DOWNLOADING", "DOWNLOADED", "PROCESSING", "PROCESSED"],
+      });
       expect(run.exact).toBe(true);
     }
     // Holding the rows (or their events) would add well over 100 MB for 150,000 more rows.

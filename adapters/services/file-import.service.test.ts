@@ -5,18 +5,34 @@
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { FileDefinition, ProfileConfig } from "../../core/config/config.model.ts";
 import { classifyFileFailure, fileFailureMessage } from "../../core/errors/index.ts";
-import type { CollectedEvent, FileStatusRecord, Stores } from "../../core/ports/index.ts";
-import { createMemoryLogger } from "../runtime/logger.ts";
-import { cryptoIds } from "../runtime/crypto.ts";
-import { createMemoryStores } from "../store-memory/memory.stores.ts";
-import { createLease, type LeaseProcess } from "../runtime/lease.ts";
-import { dropSettleMs, FileImportService, importLeaseMs, leaseSweepMs, type FileImportServiceDeps } from "./file-import.service.ts";
 import { mayBeReceivedAgain } from "../../core/files/file-import.machine.ts";
+import type { CollectedEvent, FileStatusRecord, Stores } from "../../core/ports/index.ts";
+import { cryptoIds } from "../runtime/crypto.ts";
+import { createLease, type LeaseProcess } from "../runtime/lease.ts";
+import { createMemoryLogger } from "../runtime/logger.ts";
+import { createMemoryStores } from "../store-memory/memory.stores.ts";
+import {
+  dropSettleMs,
+  FileImportService,
+  type FileImportServiceDeps,
+  importLeaseMs,
+  leaseSweepMs,
+} from "./file-import.service.ts";
 
 const purchases: FileDefinition = {
   prefix: "purchases",
@@ -27,7 +43,12 @@ const purchases: FileDefinition = {
     { column: "purchased_at", attribute: 5204, type: "date", dateFormat: "yyyy-MM-dd HH:mm" },
   ],
 };
-const notes: FileDefinition = { prefix: "notes", event: "imported", visitorId: { column: "email", attribute: 5120 }, columns: [{ column: "note", attribute: 5202, type: "string" }] };
+const notes: FileDefinition = {
+  prefix: "notes",
+  event: "imported",
+  visitorId: { column: "email", attribute: 5120 },
+  columns: [{ column: "note", attribute: 5202, type: "string" }],
+};
 
 const profileConfig: ProfileConfig = {
   name: "main",
@@ -46,7 +67,19 @@ let now: number;
 let notified: number;
 
 /** An import service of `node-a` on `host-a`; dropped files are taken at once unless `dropSettleMs` says otherwise. */
-function service(options: { maxRecordBytes?: number; batchRows?: number; stores?: Stores; nodeId?: string; host?: string; lease?: FileImportServiceDeps["lease"]; claimGiveBackMs?: number; dropSettleMs?: number; settleClock?: () => number } = {}): FileImportService {
+function service(
+  options: {
+    maxRecordBytes?: number;
+    batchRows?: number;
+    stores?: Stores;
+    nodeId?: string;
+    host?: string;
+    lease?: FileImportServiceDeps["lease"];
+    claimGiveBackMs?: number;
+    dropSettleMs?: number;
+    settleClock?: () => number;
+  } = {},
+): FileImportService {
   return new FileImportService({
     stores: options.stores ?? stores,
     clock: { now: () => now },
@@ -121,7 +154,11 @@ describe("a good file (DEC-FIL-03, DEC-FIL-04)", () => {
     const text = `${header}ann@example.com,12.5,2024-01-31 09:30\n,1,2024-01-31 09:30\n\nbob@example.com,7,2024-02-01 10:00`;
     const record = await importText("purchases_1.csv", text);
     expect(states(record)).toEqual(["DOWNLOADING", "DOWNLOADED", "PROCESSING", "PROCESSED"]);
-    expect(record.status.at(-1)).toEqual({ state: "PROCESSED", at: now, counts: { skipped: 2, failed: 0, succeeded: 2 } });
+    expect(record.status.at(-1)).toEqual({
+      state: "PROCESSED",
+      at: now,
+      counts: { skipped: 2, failed: 0, succeeded: 2 },
+    });
     expect(record.file).toEqual({
       size: Buffer.byteLength(text),
       checksum: new Bun.CryptoHasher("md5").update(text).digest("hex"),
@@ -135,9 +172,21 @@ describe("a good file (DEC-FIL-03, DEC-FIL-04)", () => {
   });
 
   test("each row is an event of the known visitor with its line number, the file name and the mapped values", async () => {
-    await importText("purchases_2.csv", `${header}ann@example.com,12.5,2024-01-31 09:30\n"bob@example.com","3","2024-02-01 10:00"\n`);
+    await importText(
+      "purchases_2.csv",
+      `${header}ann@example.com,12.5,2024-01-31 09:30\n"bob@example.com","3","2024-02-01 10:00"\n`,
+    );
     const events = await allEvents();
-    expect(events.map((event) => [event.visitorId, event.event, event.data._file_line_num, event.data._source_file, event.data.amount, event.data.email_address])).toEqual([
+    expect(
+      events.map((event) => [
+        event.visitorId,
+        event.event,
+        event.data._file_line_num,
+        event.data._source_file,
+        event.data.amount,
+        event.data.email_address,
+      ]),
+    ).toEqual([
       ["__acme_main__5120_ann@example.com__", "purchase", 2, "purchases_2.csv", 12.5, "ann@example.com"],
       ["__acme_main__5120_bob@example.com__", "purchase", 3, "purchases_2.csv", 3, "bob@example.com"],
     ]);
@@ -154,7 +203,10 @@ describe("a good file (DEC-FIL-03, DEC-FIL-04)", () => {
   });
 
   test("rows that fail are counted, the rest imported, and PROCESSED names the last row failure", async () => {
-    const record = await importText("purchases_3.csv", `${header}ann,x,2024-01-31 09:30\nbob,1,31/01/2024\ncid,2,2024-01-31 09:30\n`);
+    const record = await importText(
+      "purchases_3.csv",
+      `${header}ann,x,2024-01-31 09:30\nbob,1,31/01/2024\ncid,2,2024-01-31 09:30\n`,
+    );
     expect(record.status.at(-1)).toEqual({
       state: "PROCESSED",
       at: now,
@@ -192,7 +244,11 @@ describe("every failure message an import can meet, each reproduced by a file (F
 
   test("Secondary visitor ID column missing: names the column", async () => {
     const record = await importText("purchases_5.csv", "mail,amount,purchased_at\nann,1,2024-01-31 09:30\n");
-    expect(record.status.at(-1)).toEqual({ state: "PROCESSING", at: now, lastFailure: "Secondary visitor ID column= email does not exist in the file, unable to continue" });
+    expect(record.status.at(-1)).toEqual({
+      state: "PROCESSING",
+      at: now,
+      lastFailure: "Secondary visitor ID column= email does not exist in the file, unable to continue",
+    });
     expect(existsSync(join(dataDir, "files", "acme", "main", "purchases_5.csv"))).toBe(false);
     // A file with rows imported keeps its copy (the privacy API erases rows from it).
     await importText("purchases_6.csv", `${header}ann,1,2024-01-31 09:30\n`);
@@ -203,12 +259,16 @@ describe("every failure message an import can meet, each reproduced by a file (F
     const record = await importText("purchases_empty.csv", "");
     expect(record.file.size).toBe(0);
     expect(record.file.lineCount).toBe(0);
-    expect(record.status.at(-1)?.lastFailure).toBe("Secondary visitor ID column= email does not exist in the file, unable to continue");
+    expect(record.status.at(-1)?.lastFailure).toBe(
+      "Secondary visitor ID column= email does not exist in the file, unable to continue",
+    );
   });
 
   test("The number of columns ... CellProcessors: a mapped column missing from the header", async () => {
     const record = await importText("purchases_6.csv", "email,amount\nann,1\n");
-    expect(record.status.at(-1)?.lastFailure).toBe(fileFailureMessage("columnCountMismatch", { columns: 2, processors: 3 }));
+    expect(record.status.at(-1)?.lastFailure).toBe(
+      fileFailureMessage("columnCountMismatch", { columns: 2, processors: 3 }),
+    );
     expect(await allEvents()).toEqual([]);
   });
 
@@ -235,7 +295,11 @@ describe("every failure message an import can meet, each reproduced by a file (F
 
   test("DBObject of size n is over Max BSON size n: the exact size of a row's document over a small limit; rows before it stay imported", async () => {
     const imports = service({ maxRecordBytes: 400 });
-    const record = await importText("notes_2.csv", `email,note\nann,short\nbob,${"x".repeat(200)}\ncid,after\n`, imports);
+    const record = await importText(
+      "notes_2.csv",
+      `email,note\nann,short\nbob,${"x".repeat(200)}\ncid,after\n`,
+      imports,
+    );
     const last = record.status.at(-1);
     expect(states(record)).toEqual(["DOWNLOADING", "DOWNLOADED", "PROCESSING"]);
     expect(classifyFileFailure(last?.lastFailure ?? "")).toBe("recordTooLarge");
@@ -246,11 +310,29 @@ describe("every failure message an import can meet, each reproduced by a file (F
     const events = await allEvents();
     expect(events.map((event) => event.data.note)).toEqual(["short"]);
     // The size named is that of the document the row would have made.
-    expect(Number(size)).toBe(Buffer.byteLength(JSON.stringify({ ...events[0], seq: undefined, data: { ...events[0]?.data, email_address: "bob", svc_visitor_id: "__acme_main__5120_bob__", note: "x".repeat(200), _file_line_num: 3 } })) - 0);
+    expect(Number(size)).toBe(
+      Buffer.byteLength(
+        JSON.stringify({
+          ...events[0],
+          seq: undefined,
+          data: {
+            ...events[0]?.data,
+            email_address: "bob",
+            svc_visitor_id: "__acme_main__5120_bob__",
+            note: "x".repeat(200),
+            _file_line_num: 3,
+          },
+        }),
+      ) - 0,
+    );
   });
 
   test("DBObject of size n is over Max BSON size n: a record whose text alone is over the limit stops the parser there", async () => {
-    const record = await importText("notes_3.csv", `email,note\nann,${"y".repeat(1000)}\n`, service({ maxRecordBytes: 400 }));
+    const record = await importText(
+      "notes_3.csv",
+      `email,note\nann,${"y".repeat(1000)}\n`,
+      service({ maxRecordBytes: 400 }),
+    );
     expect(record.status.at(-1)?.lastFailure).toBe("DBObject of size 401 is over Max BSON size 400");
   });
 
@@ -262,17 +344,27 @@ describe("every failure message an import can meet, each reproduced by a file (F
     const received = await service().receive("acme", "main", "purchases_10.csv", "upload", broken());
     expect(received.ok).toBe(true);
     const record = (await stores.files.find("acme", "main", "purchases_10.csv")) as FileStatusRecord;
-    expect(record.status).toEqual([{ state: "DOWNLOADING", at: now, lastFailure: "Failed to download (FTP, SFTP, S3) file" }]);
+    expect(record.status).toEqual([
+      { state: "DOWNLOADING", at: now, lastFailure: "Failed to download (FTP, SFTP, S3) file" },
+    ]);
     expect(record.finished).toBe(true);
     expect(existsSync(join(dataDir, "files", "acme", "main", "purchases_10.csv.part"))).toBe(false);
     // DEC-FIL-05: the size and MD5 of the bytes that came, never an empty checksum.
-    expect(record.file).toMatchObject({ size: header.length, checksum: createHash("md5").update(header).digest("hex"), lineCount: 1 });
+    expect(record.file).toMatchObject({
+      size: header.length,
+      checksum: createHash("md5").update(header).digest("hex"),
+      lineCount: 1,
+    });
     async function* nothing(): AsyncIterable<Uint8Array> {
       yield* [];
       throw new Error("connection reset");
     }
     await service().receive("acme", "main", "purchases_11.csv", "upload", nothing());
-    expect((await stores.files.find("acme", "main", "purchases_11.csv"))?.file).toMatchObject({ size: 0, checksum: "d41d8cd98f00b204e9800998ecf8427e", lineCount: 0 });
+    expect((await stores.files.find("acme", "main", "purchases_11.csv"))?.file).toMatchObject({
+      size: 0,
+      checksum: "d41d8cd98f00b204e9800998ecf8427e",
+      lineCount: 0,
+    });
   });
 
   test("Exception thrown while processing file: a received file that is gone when it is processed", async () => {
@@ -281,7 +373,11 @@ describe("every failure message an import can meet, each reproduced by a file (F
     rmSync(imports.storedPath("acme", "main", "purchases_lost.csv"));
     while ((await imports.processNext()) > 0);
     const record = (await stores.files.find("acme", "main", "purchases_lost.csv")) as FileStatusRecord;
-    expect(record.status.at(-1)).toEqual({ state: "PROCESSING", at: now, lastFailure: "Exception thrown while processing file" });
+    expect(record.status.at(-1)).toEqual({
+      state: "PROCESSING",
+      at: now,
+      lastFailure: "Exception thrown while processing file",
+    });
   });
 
   test("the messages no import here can meet are the connection and attribute ones, which need remote sources or a configuration the loader refuses", () => {
@@ -295,25 +391,52 @@ describe("receiving (DEC-FIL-02, DEC-FIL-04)", () => {
   test("a name already imported is refused with 409, the first import untouched", async () => {
     const first = await importText("purchases_11.csv", `${header}ann,1,2024-01-31 09:30\n`);
     const again = await service().receive("acme", "main", "purchases_11.csv", "upload", chunks("x"));
-    expect(again).toEqual({ ok: false, error: { kind: "file-import", code: "alreadyImported", status: 409, message: "File purchases_11.csv has already been imported into acme/main; a file name is imported once" } });
+    expect(again).toEqual({
+      ok: false,
+      error: {
+        kind: "file-import",
+        code: "alreadyImported",
+        status: 409,
+        message: "File purchases_11.csv has already been imported into acme/main; a file name is imported once",
+      },
+    });
     expect(await stores.files.find("acme", "main", "purchases_11.csv")).toEqual(first);
   });
 
   test("unknown account or profile is 404 1240 / 1250; a bad name 400 naming fileName; nothing recorded", async () => {
     const imports = service();
-    expect(await imports.receive("nope", "main", "purchases_1.csv", "upload", null)).toMatchObject({ ok: false, error: { status: 404, returnCode: 1240 } });
-    expect(await imports.receive("acme", "nope", "purchases_1.csv", "upload", null)).toMatchObject({ ok: false, error: { status: 404, returnCode: 1250 } });
-    expect(await imports.receive("acme", "main", "../x_1.csv", "upload", null)).toMatchObject({ ok: false, error: { status: 400, returnCode: 1400, message: expect.stringContaining("Invalid fileName") } });
+    expect(await imports.receive("nope", "main", "purchases_1.csv", "upload", null)).toMatchObject({
+      ok: false,
+      error: { status: 404, returnCode: 1240 },
+    });
+    expect(await imports.receive("acme", "nope", "purchases_1.csv", "upload", null)).toMatchObject({
+      ok: false,
+      error: { status: 404, returnCode: 1250 },
+    });
+    expect(await imports.receive("acme", "main", "../x_1.csv", "upload", null)).toMatchObject({
+      ok: false,
+      error: { status: 400, returnCode: 1400, message: expect.stringContaining("Invalid fileName") },
+    });
     expect(await stores.files.unfinished()).toEqual([]);
   });
 
   test("an import left DOWNLOADING by a crash ends with the download failure; one left PROCESSING resumes after its last batch", async () => {
     failAppends(2, "disk gone");
     const imports = service({ batchRows: 2 });
-    await imports.receive("acme", "main", "purchases_12.csv", "upload", chunks(header, ...Array.from({ length: 5 }, (_, index) => `u${index},${index},2024-01-31 09:30\n`)));
+    await imports.receive(
+      "acme",
+      "main",
+      "purchases_12.csv",
+      "upload",
+      chunks(header, ...Array.from({ length: 5 }, (_, index) => `u${index},${index},2024-01-31 09:30\n`)),
+    );
     await expect(imports.processNext()).rejects.toThrow("disk gone");
     const interrupted = (await stores.files.find("acme", "main", "purchases_12.csv")) as FileStatusRecord;
-    expect(interrupted.progress).toEqual({ rowsRead: 2, counts: { skipped: 0, failed: 0, succeeded: 2 }, lastRowFailure: null });
+    expect(interrupted.progress).toEqual({
+      rowsRead: 2,
+      counts: { skipped: 0, failed: 0, succeeded: 2 },
+      lastRowFailure: null,
+    });
 
     // A new process (a new service) finds it and goes on from row 3.
     while ((await service({ batchRows: 2 }).processNext()) > 0);
@@ -321,10 +444,19 @@ describe("receiving (DEC-FIL-02, DEC-FIL-04)", () => {
     expect(record.status.at(-1)?.counts).toEqual({ skipped: 0, failed: 0, succeeded: 5 });
     expect((await allEvents()).map((event) => event.data.email_address)).toEqual(["u0", "u1", "u2", "u3", "u4"]);
 
-    const created = await stores.files.create({ ...record, id: "a".repeat(24), name: "purchases_13.csv", status: [{ state: "DOWNLOADING", at: now }], finished: false, progress: null });
+    const created = await stores.files.create({
+      ...record,
+      id: "a".repeat(24),
+      name: "purchases_13.csv",
+      status: [{ state: "DOWNLOADING", at: now }],
+      finished: false,
+      progress: null,
+    });
     expect(created).toBe(true);
     while ((await service().processNext()) > 0);
-    expect((await stores.files.find("acme", "main", "purchases_13.csv"))?.status).toEqual([{ state: "DOWNLOADING", at: now, lastFailure: "Failed to download (FTP, SFTP, S3) file" }]);
+    expect((await stores.files.find("acme", "main", "purchases_13.csv"))?.status).toEqual([
+      { state: "DOWNLOADING", at: now, lastFailure: "Failed to download (FTP, SFTP, S3) file" },
+    ]);
   });
 });
 
@@ -341,7 +473,13 @@ describe("a crash between a batch's events and the import's progress (DEC-FIL-03
       return update(record);
     };
     const imports = service({ batchRows: 2 });
-    await imports.receive("acme", "main", "purchases_14.csv", "upload", chunks(header, ...Array.from({ length: 5 }, (_, index) => `m${index},${index},2024-01-31 09:30\n`)));
+    await imports.receive(
+      "acme",
+      "main",
+      "purchases_14.csv",
+      "upload",
+      chunks(header, ...Array.from({ length: 5 }, (_, index) => `m${index},${index},2024-01-31 09:30\n`)),
+    );
     await expect(imports.processNext()).rejects.toThrow("killed");
     const interrupted = (await stores.files.find("acme", "main", "purchases_14.csv")) as FileStatusRecord;
     expect(interrupted.progress).toBeNull();
@@ -367,7 +505,10 @@ describe("a crash between a batch's events and the import's progress (DEC-FIL-03
 
   test("a progress mark left by a finished import is swept with the lease rows; one of an unfinished import stays", async () => {
     const done = await importText("purchases_15.csv", `${header}a,1,2024-01-31 09:30\n`, service());
-    await stores.settings.set(`import-progress.${done.id}`, JSON.stringify({ rowsRead: 1, counts: { skipped: 0, failed: 0, succeeded: 1 }, lastRowFailure: null }));
+    await stores.settings.set(
+      `import-progress.${done.id}`,
+      JSON.stringify({ rowsRead: 1, counts: { skipped: 0, failed: 0, succeeded: 1 }, lastRowFailure: null }),
+    );
     const waiting = await service().receive("acme", "main", "purchases_16.csv", "upload", chunks(header));
     const waitingId = (waiting as { value: FileStatusRecord }).value.id;
     await stores.settings.set(`import-progress.${waitingId}`, "{}");
@@ -381,7 +522,8 @@ describe("the leases of imports (DEC-FIL-05)", () => {
     const machine = "machine-1";
     // Process 4001 has stopped; the others run.
     const processOf = (pid: number): LeaseProcess => ({ host: machine, pid, isAlive: (other) => other !== 4001 });
-    const take = (id: string, holder: string, process: LeaseProcess) => createLease(stores.settings, `file-import.${id}`, holder, importLeaseMs, Date.now, process).acquire();
+    const take = (id: string, holder: string, process: LeaseProcess) =>
+      createLease(stores.settings, `file-import.${id}`, holder, importLeaseMs, Date.now, process).acquire();
     await take("a".repeat(24), "node-gone#0001", processOf(4001));
     await take("b".repeat(24), "node-live#0002", processOf(4002));
     const unfinished = await service().receive("acme", "main", "purchases_60.csv", "upload", chunks(header));
@@ -391,7 +533,9 @@ describe("the leases of imports (DEC-FIL-05)", () => {
 
     const sweeper = service({ lease: { process: processOf(4003) } });
     expect(await sweeper.sweepLeftLeases()).toBe(1);
-    expect(await stores.settings.keysStartingWith("lease.file-import.")).toEqual([`lease.file-import.${"b".repeat(24)}`, `lease.file-import.${record.id}`].sort());
+    expect(await stores.settings.keysStartingWith("lease.file-import.")).toEqual(
+      [`lease.file-import.${"b".repeat(24)}`, `lease.file-import.${record.id}`].sort(),
+    );
     // At most once per leaseSweepMs.
     await take("c".repeat(24), "node-gone#0001", processOf(4001));
     expect(await sweeper.sweepLeftLeases()).toBe(0);
@@ -409,9 +553,18 @@ describe("the leases of imports (DEC-FIL-05)", () => {
       return created;
     };
     try {
-      const received = await service().receive("acme", "main", "purchases_12.csv", "upload", chunks(header, "ann,1,2024-01-31 09:30\n"));
+      const received = await service().receive(
+        "acme",
+        "main",
+        "purchases_12.csv",
+        "upload",
+        chunks(header, "ann,1,2024-01-31 09:30\n"),
+      );
       expect(looked).toBe(0);
-      expect(received.ok && received.value.status).toEqual([{ state: "DOWNLOADING", at: now }, { state: "DOWNLOADED", at: now }]);
+      expect(received.ok && received.value.status).toEqual([
+        { state: "DOWNLOADING", at: now },
+        { state: "DOWNLOADED", at: now },
+      ]);
     } finally {
       stores.files.create = create;
     }
@@ -451,7 +604,10 @@ describe("the leases of imports (DEC-FIL-05)", () => {
 
     restore();
     while ((await service({ nodeId: "node-b" }).processNext()) > 0);
-    expect(await stores.files.find("acme", "main", "purchases_32.csv")).toMatchObject({ finished: true, nodeId: "node-b" });
+    expect(await stores.files.find("acme", "main", "purchases_32.csv")).toMatchObject({
+      finished: true,
+      nodeId: "node-b",
+    });
     expect(await leaseOf(interrupted)).toBeNull();
   });
 
@@ -483,24 +639,47 @@ describe("imports left by a process that stopped (FIL-08, DEC-FIL-03)", () => {
   // A process is named in a lease by its machine and process id; these stand for two processes of one machine.
   const machine = "machine-1";
   const stopped = 4001;
-  const processOf = (pid: number, alive: (pid: number) => boolean, host = machine): LeaseProcess => ({ host, pid, isAlive: alive });
+  const processOf = (pid: number, alive: (pid: number) => boolean, host = machine): LeaseProcess => ({
+    host,
+    pid,
+    isAlive: alive,
+  });
 
   /** An import of 5 rows left PROCESSING after its first batch of 2 by node-old, whose lease names `holder`. */
   async function leftBehind(holder: LeaseProcess): Promise<FileStatusRecord> {
     const restore = failAppends(2, "stopped");
     const old = service({ batchRows: 2, nodeId: "node-old", lease: { process: holder } });
-    await old.receive("acme", "main", "purchases_20.csv", "upload", chunks(header, ...Array.from({ length: 5 }, (_, index) => `r${index},${index},2024-01-31 09:30\n`)));
+    await old.receive(
+      "acme",
+      "main",
+      "purchases_20.csv",
+      "upload",
+      chunks(header, ...Array.from({ length: 5 }, (_, index) => `r${index},${index},2024-01-31 09:30\n`)),
+    );
     await expect(old.processNext()).rejects.toThrow("stopped");
     restore();
     const record = (await stores.files.find("acme", "main", "purchases_20.csv")) as FileStatusRecord;
     // The process stopped while it held the import's lease (a failure lets it go; a crash does not).
-    expect(await createLease(stores.settings, `file-import.${record.id}`, "node-old#0000", importLeaseMs, Date.now, holder).acquire()).toBe(true);
+    expect(
+      await createLease(
+        stores.settings,
+        `file-import.${record.id}`,
+        "node-old#0000",
+        importLeaseMs,
+        Date.now,
+        holder,
+      ).acquire(),
+    ).toBe(true);
     return record;
   }
 
   test("a restarted process (a new node id) goes on after the last batch, once, and records itself as the node", async () => {
     await leftBehind(processOf(stopped, () => true));
-    const next = service({ batchRows: 2, nodeId: "node-new", lease: { process: processOf(4002, (pid) => pid !== stopped) } });
+    const next = service({
+      batchRows: 2,
+      nodeId: "node-new",
+      lease: { process: processOf(4002, (pid) => pid !== stopped) },
+    });
     while ((await next.processNext()) > 0);
     const record = (await stores.files.find("acme", "main", "purchases_20.csv")) as FileStatusRecord;
     expect(record).toMatchObject({ finished: true, nodeId: "node-new" });
@@ -516,23 +695,55 @@ describe("imports left by a process that stopped (FIL-08, DEC-FIL-03)", () => {
     expect(await elsewhere.processNext()).toBe(0);
     expect((await stores.files.find("acme", "main", "purchases_20.csv"))?.finished).toBe(false);
 
-    const later = service({ batchRows: 2, nodeId: "node-far", lease: { process: processOf(1, () => false, "machine-2"), now: () => Date.now() + importLeaseMs + 1 } });
+    const later = service({
+      batchRows: 2,
+      nodeId: "node-far",
+      lease: { process: processOf(1, () => false, "machine-2"), now: () => Date.now() + importLeaseMs + 1 },
+    });
     while ((await later.processNext()) > 0);
-    expect(await stores.files.find("acme", "main", "purchases_20.csv")).toMatchObject({ finished: true, nodeId: "node-far" });
+    expect(await stores.files.find("acme", "main", "purchases_20.csv")).toMatchObject({
+      finished: true,
+      nodeId: "node-far",
+    });
     expect(await allEvents()).toHaveLength(5);
   });
 
   test("a node of another machine without the received file leaves the import alone; a download left unfinished fails on any node", async () => {
     const record = await leftBehind(processOf(stopped, () => true));
     rmSync(join(dataDir, "files"), { recursive: true, force: true });
-    const other = service({ nodeId: "node-new", host: "host-b", lease: { process: processOf(4002, (pid) => pid !== stopped) } });
+    const other = service({
+      nodeId: "node-new",
+      host: "host-b",
+      lease: { process: processOf(4002, (pid) => pid !== stopped) },
+    });
     expect(await other.processNext()).toBe(0);
-    expect(await stores.files.find("acme", "main", "purchases_20.csv")).toMatchObject({ finished: false, nodeId: "node-old" });
+    expect(await stores.files.find("acme", "main", "purchases_20.csv")).toMatchObject({
+      finished: false,
+      nodeId: "node-old",
+    });
 
-    await stores.files.create({ ...record, id: "b".repeat(24), name: "purchases_21.csv", nodeId: "node-old", status: [{ state: "DOWNLOADING", at: now }], finished: false, progress: null });
-    await createLease(stores.settings, `file-import.${"b".repeat(24)}`, "node-old#0000", importLeaseMs, Date.now, processOf(stopped, () => true)).acquire();
+    await stores.files.create({
+      ...record,
+      id: "b".repeat(24),
+      name: "purchases_21.csv",
+      nodeId: "node-old",
+      status: [{ state: "DOWNLOADING", at: now }],
+      finished: false,
+      progress: null,
+    });
+    await createLease(
+      stores.settings,
+      `file-import.${"b".repeat(24)}`,
+      "node-old#0000",
+      importLeaseMs,
+      Date.now,
+      processOf(stopped, () => true),
+    ).acquire();
     expect(await other.processNext()).toBe(1);
-    expect(await stores.files.find("acme", "main", "purchases_21.csv")).toMatchObject({ nodeId: "node-new", status: [{ state: "DOWNLOADING", at: now, lastFailure: "Failed to download (FTP, SFTP, S3) file" }] });
+    expect(await stores.files.find("acme", "main", "purchases_21.csv")).toMatchObject({
+      nodeId: "node-new",
+      status: [{ state: "DOWNLOADING", at: now, lastFailure: "Failed to download (FTP, SFTP, S3) file" }],
+    });
   });
 });
 
@@ -569,7 +780,11 @@ describe("the drop folder (DEC-FIL-02, DEC-OPS-04)", () => {
     writeFileSync(join(inbox, "purchases_20.csv"), "second");
     writeFileSync(join(inbox, "purchases_1.CSV"), "upper case");
     expect(await imports.pickUpDropped()).toBe(2);
-    expect(readdirSync(join(inbox, "rejected")).sort()).toEqual(["purchases_1.CSV", "purchases_20.csv", "purchases_20~2.csv"]);
+    expect(readdirSync(join(inbox, "rejected")).sort()).toEqual([
+      "purchases_1.CSV",
+      "purchases_20.csv",
+      "purchases_20~2.csv",
+    ]);
     expect(readFileSync(join(inbox, "rejected", "purchases_20~2.csv"), "utf8")).toBe("second");
     expect(readFileSync(join(inbox, "rejected", "purchases_20.csv"), "utf8")).toBe(header);
   });
@@ -584,13 +799,18 @@ describe("the drop folder (DEC-FIL-02, DEC-OPS-04)", () => {
     writeFileSync(join(inbox, "purchases_30.csv"), content);
     expect(await imports.pickUpDropped()).toBe(1);
     expect(readFileSync(join(inbox, "rejected", "purchases_30.csv"), "utf8")).toBe(content);
-    expect((await stores.files.find("acme", "main", "purchases_30.csv"))?.status).toEqual([{ state: "DOWNLOADING", at: now, lastFailure: "Failed to download (FTP, SFTP, S3) file" }]);
+    expect((await stores.files.find("acme", "main", "purchases_30.csv"))?.status).toEqual([
+      { state: "DOWNLOADING", at: now, lastFailure: "Failed to download (FTP, SFTP, S3) file" },
+    ]);
 
     rmSync(join(dataDir, "files", "acme", "main", "purchases_30.csv.part"), { recursive: true });
     writeFileSync(join(inbox, "purchases_30.csv"), content);
     expect(await imports.pickUpDropped()).toBe(1);
     while ((await imports.processNext()) > 0);
-    expect((await stores.files.find("acme", "main", "purchases_30.csv"))?.status.at(-1)).toMatchObject({ state: "PROCESSED", counts: { skipped: 0, failed: 0, succeeded: 1 } });
+    expect((await stores.files.find("acme", "main", "purchases_30.csv"))?.status.at(-1)).toMatchObject({
+      state: "PROCESSED",
+      counts: { skipped: 0, failed: 0, succeeded: 1 },
+    });
   });
 
   test("a dropped file is taken once this node has seen it unchanged for the settle time, by its own clock", async () => {
@@ -611,7 +831,10 @@ describe("the drop folder (DEC-FIL-02, DEC-OPS-04)", () => {
     clock += 1;
     expect(await imports.pickUpDropped()).toBe(1);
     while ((await imports.processNext()) > 0);
-    expect((await stores.files.find("acme", "main", "purchases_33.csv"))?.status.at(-1)).toMatchObject({ state: "PROCESSED", counts: { succeeded: 1 } });
+    expect((await stores.files.find("acme", "main", "purchases_33.csv"))?.status.at(-1)).toMatchObject({
+      state: "PROCESSED",
+      counts: { succeeded: 1 },
+    });
     expect(dropSettleMs).toBe(2_000);
 
     // Stamped by a clock an hour ahead (cp -p from such a machine): taken once seen unchanged, not in an hour.
@@ -640,7 +863,9 @@ describe("the drop folder (DEC-FIL-02, DEC-OPS-04)", () => {
 
     // Received, and its lease held by another node: due since its last state, until that node finishes it.
     const record = (await stores.files.find("acme", "main", "purchases_35.csv")) as FileStatusRecord;
-    expect(await createLease(stores.settings, `file-import.${record.id}`, "node-b#0001", importLeaseMs).acquire()).toBe(true);
+    expect(await createLease(stores.settings, `file-import.${record.id}`, "node-b#0001", importLeaseMs).acquire()).toBe(
+      true,
+    );
     expect(await imports.processNext()).toBe(0);
     expect(await imports.nextDueAt()).toBe(record.status.at(-1)?.at ?? -1);
     await createLease(stores.settings, `file-import.${record.id}`, "node-b#0001", importLeaseMs).release();
@@ -655,15 +880,22 @@ describe("the drop folder (DEC-FIL-02, DEC-OPS-04)", () => {
     writeFileSync(join(inbox, ".importing.4194305.0123abcd.purchases_31.csv"), `${header}bob,2,2024-01-31 09:30\n`);
     writeFileSync(join(inbox, `.importing.${process.pid}.0123abcd.purchases_32.csv`), header);
     expect(await service().pickUpDropped()).toBe(0);
-    expect(readdirSync(inbox).sort()).toEqual([`.importing.${process.pid}.0123abcd.purchases_32.csv`, ".importing.4194305.0123abcd.purchases_31.csv"].sort());
+    expect(readdirSync(inbox).sort()).toEqual(
+      [`.importing.${process.pid}.0123abcd.purchases_32.csv`, ".importing.4194305.0123abcd.purchases_31.csv"].sort(),
+    );
 
     // Both are given back once old enough: the second names this process's id but is none of its claims (an
     // earlier process given the same id, as PID 1 in a container after a restart).
     const imports = service({ claimGiveBackMs: 0 });
     expect(await imports.pickUpDropped()).toBe(2);
     while ((await imports.processNext()) > 0);
-    expect((await stores.files.find("acme", "main", "purchases_31.csv"))?.status.at(-1)).toMatchObject({ state: "PROCESSED", counts: { succeeded: 1 } });
-    expect((await stores.files.find("acme", "main", "purchases_32.csv"))?.status.at(-1)).toMatchObject({ state: "PROCESSED" });
+    expect((await stores.files.find("acme", "main", "purchases_31.csv"))?.status.at(-1)).toMatchObject({
+      state: "PROCESSED",
+      counts: { succeeded: 1 },
+    });
+    expect((await stores.files.find("acme", "main", "purchases_32.csv"))?.status.at(-1)).toMatchObject({
+      state: "PROCESSED",
+    });
     expect(readdirSync(inbox)).toEqual([]);
   });
 
@@ -695,7 +927,10 @@ describe("the drop folder (DEC-FIL-02, DEC-OPS-04)", () => {
     stores.files.create = create;
     expect(await imports.pickUpDropped()).toBe(1);
     while ((await imports.processNext()) > 0);
-    expect((await stores.files.find("acme", "main", "purchases_33.csv"))?.status.at(-1)).toMatchObject({ state: "PROCESSED", counts: { succeeded: 1 } });
+    expect((await stores.files.find("acme", "main", "purchases_33.csv"))?.status.at(-1)).toMatchObject({
+      state: "PROCESSED",
+      counts: { succeeded: 1 },
+    });
     expect(readdirSync(inbox)).toEqual([]);
   });
 });
@@ -708,15 +943,32 @@ describe("receiving a name again (DEC-FIL-04)", () => {
       throw new Error("connection reset");
     }
     expect((await imports.receive("acme", "main", "purchases_40.csv", "upload", breaksOff())).ok).toBe(true);
-    const again = await imports.receive("acme", "main", "purchases_40.csv", "upload", chunks("email_wrong,amount,purchased_at\n", "ann,1,2024-01-31 09:30\n"));
+    const again = await imports.receive(
+      "acme",
+      "main",
+      "purchases_40.csv",
+      "upload",
+      chunks("email_wrong,amount,purchased_at\n", "ann,1,2024-01-31 09:30\n"),
+    );
     expect(again).toMatchObject({ ok: true, value: { status: [{ state: "DOWNLOADING" }, { state: "DOWNLOADED" }] } });
     while ((await imports.processNext()) > 0);
-    expect((await stores.files.find("acme", "main", "purchases_40.csv"))?.status.at(-1)?.lastFailure).toContain("Secondary visitor ID column");
+    expect((await stores.files.find("acme", "main", "purchases_40.csv"))?.status.at(-1)?.lastFailure).toContain(
+      "Secondary visitor ID column",
+    );
 
-    expect((await imports.receive("acme", "main", "purchases_40.csv", "upload", chunks(header, "ann,1,2024-01-31 09:30\n"))).ok).toBe(true);
+    expect(
+      (await imports.receive("acme", "main", "purchases_40.csv", "upload", chunks(header, "ann,1,2024-01-31 09:30\n")))
+        .ok,
+    ).toBe(true);
     while ((await imports.processNext()) > 0);
-    expect((await stores.files.find("acme", "main", "purchases_40.csv"))?.status.at(-1)).toMatchObject({ state: "PROCESSED", counts: { succeeded: 1 } });
-    expect(await imports.receive("acme", "main", "purchases_40.csv", "upload", chunks(header))).toMatchObject({ ok: false, error: { status: 409 } });
+    expect((await stores.files.find("acme", "main", "purchases_40.csv"))?.status.at(-1)).toMatchObject({
+      state: "PROCESSED",
+      counts: { succeeded: 1 },
+    });
+    expect(await imports.receive("acme", "main", "purchases_40.csv", "upload", chunks(header))).toMatchObject({
+      ok: false,
+      error: { status: 409 },
+    });
     expect(await allEvents()).toHaveLength(1);
   });
 });

@@ -1,20 +1,40 @@
 import { createHash, randomBytes } from "node:crypto";
-import { createReadStream, readdirSync, statSync, type Dirent } from "node:fs";
+import { createReadStream, type Dirent, readdirSync, statSync } from "node:fs";
 import { link, lstat, mkdir, open, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { parse, CsvError } from "csv-parse";
-import { fileFailureMessage, fileImportError, managementError, type FileImportError, type ManagementError } from "../../core/errors/index.ts";
-import { currentState, mayBeReceivedAgain, noRows, startImport, transitionFileImport, type FileImportEvent, type RowCounts } from "../../core/files/file-import.machine.ts";
+import { CsvError, parse } from "csv-parse";
+import {
+  type FileImportError,
+  fileFailureMessage,
+  fileImportError,
+  type ManagementError,
+  managementError,
+} from "../../core/errors/index.ts";
+import {
+  currentState,
+  type FileImportEvent,
+  mayBeReceivedAgain,
+  noRows,
+  type RowCounts,
+  startImport,
+  transitionFileImport,
+} from "../../core/files/file-import.machine.ts";
 import { checkImportFileName, prefixOfFileName } from "../../core/files/file-name.rules.ts";
 import { objectIdOf } from "../../core/files/file-record.rules.ts";
-import { checkEventDocument, findDefinition, importRow, planRows, type RowPlan } from "../../core/files/file-row.rules.ts";
+import {
+  checkEventDocument,
+  findDefinition,
+  importRow,
+  planRows,
+  type RowPlan,
+} from "../../core/files/file-row.rules.ts";
 import type { Clock } from "../../core/ports/clock.port.ts";
 import type { CollectedEvent } from "../../core/ports/events.store.ts";
 import type { FileSourceType, FileStatusRecord } from "../../core/ports/files.store.ts";
 import type { IdSource } from "../../core/ports/ids.port.ts";
 import type { Stores } from "../../core/ports/stores.ts";
 import { err, ok, type Result } from "../../core/result.ts";
-import { createLease, processIsAlive, type LeaseProcess } from "../runtime/lease.ts";
+import { createLease, type LeaseProcess, processIsAlive } from "../runtime/lease.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { describeError } from "../runtime/scheduler.ts";
 
@@ -68,9 +88,21 @@ function progressOfMark(text: string | null): ImportProgress | null {
     const value = JSON.parse(text) as Partial<ImportProgress> | null;
     const counts = value?.counts;
     const isCount = (count: unknown) => Number.isSafeInteger(count) && (count as number) >= 0;
-    if (!value || !isCount(value.rowsRead) || !counts || !isCount(counts.skipped) || !isCount(counts.failed) || !isCount(counts.succeeded)) return null;
+    if (
+      !value ||
+      !isCount(value.rowsRead) ||
+      !counts ||
+      !isCount(counts.skipped) ||
+      !isCount(counts.failed) ||
+      !isCount(counts.succeeded)
+    )
+      return null;
     if (value.lastRowFailure !== null && typeof value.lastRowFailure !== "string") return null;
-    return { rowsRead: value.rowsRead as number, counts: { skipped: counts.skipped, failed: counts.failed, succeeded: counts.succeeded }, lastRowFailure: value.lastRowFailure ?? null };
+    return {
+      rowsRead: value.rowsRead as number,
+      counts: { skipped: counts.skipped, failed: counts.failed, succeeded: counts.succeeded },
+      lastRowFailure: value.lastRowFailure ?? null,
+    };
   } catch {
     return null;
   }
@@ -120,7 +152,14 @@ export class FileImportService {
    * holds the received file, at once on the same machine, after the lease expires elsewhere.
    */
   private leaseOf(id: string) {
-    return createLease(this.deps.stores.settings, `${importLeasePrefix}${id}`, this.holder, importLeaseMs, this.deps.lease?.now, this.deps.lease?.process);
+    return createLease(
+      this.deps.stores.settings,
+      `${importLeasePrefix}${id}`,
+      this.holder,
+      importLeaseMs,
+      this.deps.lease?.now,
+      this.deps.lease?.process,
+    );
   }
 
   /** When sweepLeftLeases last looked (real time). */
@@ -228,7 +267,13 @@ export class FileImportService {
    * imported are refused before anything is kept; a source that fails while it is read leaves the import on
    * DOWNLOADING with the download failure.
    */
-  async receive(account: string, profile: string, name: string, sourceType: FileSourceType, body: ByteSource | null): Promise<Result<FileStatusRecord, ReceiveRefusal>> {
+  async receive(
+    account: string,
+    profile: string,
+    name: string,
+    sourceType: FileSourceType,
+    body: ByteSource | null,
+  ): Promise<Result<FileStatusRecord, ReceiveRefusal>> {
     const checkedName = checkImportFileName(name);
     if (!checkedName.ok) return checkedName;
     const { stores } = this.deps;
@@ -242,7 +287,10 @@ export class FileImportService {
       account,
       profile,
       name,
-      prefix: prefixOfFileName(name, found.config.fileDefinitions.map((definition) => definition.prefix)),
+      prefix: prefixOfFileName(
+        name,
+        found.config.fileDefinitions.map((definition) => definition.prefix),
+      ),
       createdAt: now,
       nodeId: this.deps.nodeId,
       file: { size: 0, checksum: md5OfNothing, sourceType, sourceHost: this.deps.host, lineCount: 0 },
@@ -252,7 +300,8 @@ export class FileImportService {
     // The import's lease is taken before its record exists: a DOWNLOADING record whose lease is free is a
     // receipt its process left, which any node's processNext fails as a download failure.
     const lease = this.leaseOf(record.id);
-    if (!(await lease.acquire())) throw new Error(`file import ${record.id}: the lease of a new import is held elsewhere`);
+    if (!(await lease.acquire()))
+      throw new Error(`file import ${record.id}: the lease of a new import is held elsewhere`);
     this.receiving.add(record.id);
     let created = false;
     // An upload can take longer than the lease: renewed while the bytes come, so no other node takes the
@@ -264,7 +313,12 @@ export class FileImportService {
         if (!previous || !mayBeReceivedAgain(previous) || !(await stores.files.replace(previous, record))) {
           return err(fileImportError("alreadyImported", { file_name: name, account, profile }));
         }
-        this.deps.logger.info("file received again after a failed import", { account, profile, file: name, failure: previous.status.at(-1)?.lastFailure ?? null });
+        this.deps.logger.info("file received again after a failed import", {
+          account,
+          profile,
+          file: name,
+          failure: previous.status.at(-1)?.lastFailure ?? null,
+        });
       }
       created = true;
       const stored = await this.store(record, body);
@@ -272,7 +326,11 @@ export class FileImportService {
       record = { ...record, file: { ...record.file, ...stored.received } };
       if (!stored.ok) {
         this.deps.logger.warn("file download failed", { account, profile, file: name, error: stored.error });
-        record = await this.apply(record, { type: "failed", at: this.deps.clock.now(), failure: fileFailureMessage("downloadFailed") });
+        record = await this.apply(record, {
+          type: "failed",
+          at: this.deps.clock.now(),
+          failure: fileFailureMessage("downloadFailed"),
+        });
         return ok(record);
       }
       record = await this.apply(record, { type: "downloaded", at: this.deps.clock.now() });
@@ -284,7 +342,14 @@ export class FileImportService {
       // another node to finish.
       await (record.finished || !created ? lease.end() : lease.release()).catch(() => undefined);
     }
-    this.deps.logger.info("file received", { account, profile, file: name, source: sourceType, size: record.file.size, lines: record.file.lineCount });
+    this.deps.logger.info("file received", {
+      account,
+      profile,
+      file: name,
+      source: sourceType,
+      size: record.file.size,
+      lines: record.file.lineCount,
+    });
     this.deps.notify();
     return ok(record);
   }
@@ -338,7 +403,12 @@ export class FileImportService {
   private async dropUnusedCopy(record: FileStatusRecord): Promise<void> {
     if (!mayBeReceivedAgain(record)) return;
     await rm(this.storedPath(record.account, record.profile, record.name), { force: true }).catch((error) =>
-      this.deps.logger.warn("the copy of a file that imported nothing could not be removed", { account: record.account, profile: record.profile, file: record.name, error: describeError(error) }),
+      this.deps.logger.warn("the copy of a file that imported nothing could not be removed", {
+        account: record.account,
+        profile: record.profile,
+        file: record.name,
+        error: describeError(error),
+      }),
     );
   }
 
@@ -378,13 +448,23 @@ export class FileImportService {
         const settleMs = this.deps.dropSettleMs ?? dropSettleMs;
         const now = (this.deps.settleClock ?? Date.now)();
         const names = entries
-          .filter((entry) => entry.isFile() && !entry.name.startsWith(".") && (settleMs <= 0 || this.dropped.settled(join(folder, entry.name), now, settleMs)))
+          .filter(
+            (entry) =>
+              entry.isFile() &&
+              !entry.name.startsWith(".") &&
+              (settleMs <= 0 || this.dropped.settled(join(folder, entry.name), now, settleMs)),
+          )
           .map((entry) => entry.name)
           .sort();
         for (const name of names) {
           if (Buffer.byteLength(name) > maxClaimableNameBytes) {
             // Too long to be claimed under a longer name, and too long to be imported (150 characters).
-            this.deps.logger.warn("dropped file refused", { account, profile, file: name, reason: "its name is too long" });
+            this.deps.logger.warn("dropped file refused", {
+              account,
+              profile,
+              file: name,
+              reason: "its name is too long",
+            });
             await moveToRejected(folder, join(folder, name), name);
             continue;
           }
@@ -415,7 +495,13 @@ export class FileImportService {
             const reason = received.ok ? "it could not be stored" : received.error.message;
             this.deps.logger.warn("dropped file refused", { account, profile, file: name, reason });
             const kept = await moveToRejected(folder, claimed, name);
-            if (kept !== name) this.deps.logger.info("rejected file kept under another name", { account, profile, file: name, as: kept });
+            if (kept !== name)
+              this.deps.logger.info("rejected file kept under another name", {
+                account,
+                profile,
+                file: name,
+                as: kept,
+              });
           } finally {
             activeClaims.delete(claimed);
           }
@@ -436,7 +522,12 @@ export class FileImportService {
    *   container) and it was made more than `claimGiveBackMs` ago, since a node of another machine sharing the
    *   folder may still be reading it until then.
    */
-  private async giveBackAbandoned(folder: string, entries: readonly Dirent[], account: string, profile: string): Promise<number> {
+  private async giveBackAbandoned(
+    folder: string,
+    entries: readonly Dirent[],
+    account: string,
+    profile: string,
+  ): Promise<number> {
     let givenBack = 0;
     for (const entry of entries) {
       const match = claimPattern.exec(entry.name);
@@ -456,7 +547,13 @@ export class FileImportService {
         // Its process stopped after the file was received whole (DOWNLOADED committed) but before it removed the
         // claim: the file is imported, and giving it back would have it refused as a name already imported.
         const record = await this.deps.stores.files.find(account, profile, name);
-        if (record && currentState(record) !== "DOWNLOADING" && !mayBeReceivedAgain(record) && record.file.size === claim.size && record.file.checksum === (await md5Of(claimed))) {
+        if (
+          record &&
+          currentState(record) !== "DOWNLOADING" &&
+          !mayBeReceivedAgain(record) &&
+          record.file.size === claim.size &&
+          record.file.checksum === (await md5Of(claimed))
+        ) {
           await rm(claimed, { force: true });
           this.deps.logger.info("a dropped file's claim left after its receipt is removed", { folder, file: name });
           continue;
@@ -465,7 +562,11 @@ export class FileImportService {
       // A file dropped again under the same name meanwhile stays as it is.
       const given = await moveWithoutReplacing(claimed, join(folder, name));
       if (given) givenBack += 1;
-      this.deps.logger.warn("a dropped file claimed by a process that stopped is given back", { folder, file: name, given });
+      this.deps.logger.warn("a dropped file claimed by a process that stopped is given back", {
+        folder,
+        file: name,
+        given,
+      });
     }
     return givenBack;
   }
@@ -478,10 +579,12 @@ export class FileImportService {
   async nextDueAt(): Promise<number | null> {
     let next: number | null = null;
     const consider = (at: number) => void (next = next === null ? at : Math.min(next, at));
-    for (const record of await this.deps.stores.files.unfinished()) consider(record.status.at(-1)?.at ?? record.createdAt);
+    for (const record of await this.deps.stores.files.unfinished())
+      consider(record.status.at(-1)?.at ?? record.createdAt);
     const settleMs = this.deps.dropSettleMs ?? dropSettleMs;
     const settledAt = this.dropped.soonestSettledAt(settleMs);
-    if (settledAt !== null) consider(this.deps.clock.now() + Math.max(0, settledAt - (this.deps.settleClock ?? Date.now)()));
+    if (settledAt !== null)
+      consider(this.deps.clock.now() + Math.max(0, settledAt - (this.deps.settleClock ?? Date.now)()));
     return next;
   }
 
@@ -498,7 +601,12 @@ export class FileImportService {
       if (this.receiving.has(found.id)) continue;
       const downloading = currentState(found) === "DOWNLOADING";
       const receivedHere = found.nodeId === this.deps.nodeId || found.file.sourceHost === this.deps.host;
-      if (!downloading && !receivedHere && !(await pathExists(this.storedPath(found.account, found.profile, found.name)))) continue;
+      if (
+        !downloading &&
+        !receivedHere &&
+        !(await pathExists(this.storedPath(found.account, found.profile, found.name)))
+      )
+        continue;
       const lease = this.leaseOf(found.id);
       if (!(await lease.acquire())) continue;
       let finished = false;
@@ -512,14 +620,26 @@ export class FileImportService {
         }
         let record = current;
         if (record.nodeId !== this.deps.nodeId) {
-          this.deps.logger.info("file import taken over", { account: record.account, profile: record.profile, file: record.name, from: record.nodeId, state: currentState(record) });
+          this.deps.logger.info("file import taken over", {
+            account: record.account,
+            profile: record.profile,
+            file: record.name,
+            from: record.nodeId,
+            state: currentState(record),
+          });
           record = { ...record, nodeId: this.deps.nodeId };
           await this.deps.stores.files.update(record);
         }
         if (currentState(record) === "DOWNLOADING") {
           // What its receiver had written: the receiver is gone, since the lease was free.
           await rm(`${this.storedPath(record.account, record.profile, record.name)}.part`, { force: true });
-          finished = (await this.apply(record, { type: "failed", at: this.deps.clock.now(), failure: fileFailureMessage("downloadFailed") })).finished;
+          finished = (
+            await this.apply(record, {
+              type: "failed",
+              at: this.deps.clock.now(),
+              failure: fileFailureMessage("downloadFailed"),
+            })
+          ).finished;
           return 1;
         }
         const rowsRead = await this.process(record, lease);
@@ -542,11 +662,19 @@ export class FileImportService {
    * the lease was lost) throws and stays PROCESSING, to resume after its last committed batch.
    */
   private async process(received: FileStatusRecord, lease: { acquire(): Promise<boolean> }): Promise<number> {
-    let record = currentState(received) === "DOWNLOADED" ? await this.apply(received, { type: "processing-started", at: this.deps.clock.now() }) : received;
+    let record =
+      currentState(received) === "DOWNLOADED"
+        ? await this.apply(received, { type: "processing-started", at: this.deps.clock.now() })
+        : received;
     const { account, profile, name } = record;
     const fail = async (failure: string, counts?: RowCounts) => {
       try {
-        record = await this.apply(record, { type: "failed", at: this.deps.clock.now(), failure, ...(counts ? { counts } : {}) });
+        record = await this.apply(record, {
+          type: "failed",
+          at: this.deps.clock.now(),
+          failure,
+          ...(counts ? { counts } : {}),
+        });
       } catch (error) {
         throw new StoreFailure(error);
       }
@@ -560,13 +688,20 @@ export class FileImportService {
       await fail(definition.error).catch(rethrowCause);
       return 0;
     }
-    const visitorIdParameter = config?.visitorIdAttributes.find((attribute) => attribute.id === definition.value.visitorId.attribute)?.parameter ?? null;
+    const visitorIdParameter =
+      config?.visitorIdAttributes.find((attribute) => attribute.id === definition.value.visitorId.attribute)
+        ?.parameter ?? null;
 
     // The last batch's own mark wins over a progress the record did not get to (a crash between the two).
     const progressKey = `${progressMarkPrefix}${record.id}`;
     const marked = progressOfMark(await this.deps.stores.settings.get(progressKey));
     if (marked && marked.rowsRead > (record.progress?.rowsRead ?? 0)) {
-      this.deps.logger.info("file import resumes after its last stored batch", { account, profile, file: name, rowsRead: marked.rowsRead });
+      this.deps.logger.info("file import resumes after its last stored batch", {
+        account,
+        profile,
+        file: name,
+        rowsRead: marked.rowsRead,
+      });
       record = { ...record, progress: marked };
       await this.deps.stores.files.update(record);
     }
@@ -584,7 +719,8 @@ export class FileImportService {
         // Renewed at every batch; lost only when this process stalled past the lease and another took over.
         if (!(await lease.acquire())) throw new Error(`file import ${record.id}: another node took the import over`);
         const progress = { rowsRead, counts, lastRowFailure };
-        if (batch.length > 0) await this.deps.stores.events.append(batch, { mark: { key: progressKey, value: JSON.stringify(progress) } });
+        if (batch.length > 0)
+          await this.deps.stores.events.append(batch, { mark: { key: progressKey, value: JSON.stringify(progress) } });
         batch = [];
         at = this.deps.clock.now();
         record = { ...record, progress };
@@ -626,7 +762,12 @@ export class FileImportService {
         }
         rowsRead += 1;
         if (rowsRead <= resumeAfter) continue;
-        const outcome = importRow(plan, { account, profile, fileName: name, definition: definition.value, visitorIdParameter, at }, fields, line);
+        const outcome = importRow(
+          plan,
+          { account, profile, fileName: name, definition: definition.value, visitorIdParameter, at },
+          fields,
+          line,
+        );
         if (outcome.kind === "skipped") {
           counts = { ...counts, skipped: counts.skipped + 1 };
         } else if (outcome.kind === "failed") {
@@ -654,7 +795,8 @@ export class FileImportService {
         error instanceof CsvError && error.code === "CSV_MAX_RECORD_SIZE"
           ? fileFailureMessage("recordTooLarge", { size: this.deps.maxRecordBytes + 1, max: this.deps.maxRecordBytes })
           : fileFailureMessage("processingException");
-      if (!(error instanceof CsvError)) this.deps.logger.error("file processing failed", { account, profile, file: name, error: describeError(error) });
+      if (!(error instanceof CsvError))
+        this.deps.logger.error("file processing failed", { account, profile, file: name, error: describeError(error) });
       await fail(failure, plan === null ? undefined : counts).catch(rethrowCause);
       return rowsRead;
     }
@@ -697,7 +839,10 @@ export const dropSettleMs = 2_000;
 
 /** The dropped files seen so far, with what they looked like and since when (this node's clock). */
 class DroppedFiles {
-  private readonly seen = new Map<string, { readonly size: number; readonly mtimeMs: number; readonly since: number }>();
+  private readonly seen = new Map<
+    string,
+    { readonly size: number; readonly mtimeMs: number; readonly since: number }
+  >();
   /** The paths looked at since `startLook`: what the folders hold now. */
   private looked = new Set<string>();
 
@@ -714,7 +859,8 @@ class DroppedFiles {
   /** When the soonest file seen but not yet taken will have been unchanged for `settleMs` (this node's clock), or null. */
   soonestSettledAt(settleMs: number): number | null {
     let soonest: number | null = null;
-    for (const { since } of this.seen.values()) soonest = soonest === null ? since + settleMs : Math.min(soonest, since + settleMs);
+    for (const { since } of this.seen.values())
+      soonest = soonest === null ? since + settleMs : Math.min(soonest, since + settleMs);
     return soonest;
   }
 
@@ -749,7 +895,9 @@ interface ReceivedBytes {
   readonly lineCount: number;
 }
 
-type StoredBytes = { readonly ok: true; readonly received: ReceivedBytes } | { readonly ok: false; readonly error: string; readonly received: ReceivedBytes };
+type StoredBytes =
+  | { readonly ok: true; readonly received: ReceivedBytes }
+  | { readonly ok: false; readonly error: string; readonly received: ReceivedBytes };
 
 /** A longer name could not be claimed: the claim adds about 30 bytes, and a file system allows 255. */
 const maxClaimableNameBytes = 200;
@@ -816,7 +964,10 @@ function entriesOf(path: string): Dirent[] {
 }
 
 function directoriesIn(path: string): string[] {
-  return entriesOf(path).filter((entry) => entry.isDirectory() && !entry.name.startsWith(".")).map((entry) => entry.name).sort();
+  return entriesOf(path)
+    .filter((entry) => entry.isDirectory() && !entry.name.startsWith("."))
+    .map((entry) => entry.name)
+    .sort();
 }
 
 /** The MD5 of a file's bytes (hex), or null when it cannot be read. */

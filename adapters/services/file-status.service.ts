@@ -1,8 +1,8 @@
 import type { ManagementError } from "../../core/errors/index.ts";
 import { managementError } from "../../core/errors/index.ts";
 import { checkStatusFileName } from "../../core/files/file-name.rules.ts";
-import { validateFileQuery, type FileQueryParameters } from "../../core/files/file-query.rules.ts";
-import { fileStatusView, type FileStatusView } from "../../core/files/file-record.rules.ts";
+import { type FileQueryParameters, validateFileQuery } from "../../core/files/file-query.rules.ts";
+import { type FileStatusView, fileStatusView } from "../../core/files/file-record.rules.ts";
 import type { Stores } from "../../core/ports/stores.ts";
 import { err, ok, type Result } from "../../core/result.ts";
 
@@ -14,19 +14,35 @@ export class FileStatusService {
   constructor(private readonly deps: { readonly stores: Stores }) {}
 
   /** FIL-03, DEC-FIL-06: files of one prefix created in [startDate, endDate]; a profile without definitions counts 0. */
-  async count(account: string, profile: string, parameters: FileQueryParameters): Promise<Result<number, ManagementError>> {
+  async count(
+    account: string,
+    profile: string,
+    parameters: FileQueryParameters,
+  ): Promise<Result<number, ManagementError>> {
     const query = validateFileQuery(parameters);
     if (!query.ok) return query;
     if (!(await this.hasFileDefinitions(account, profile))) return ok(0);
-    return ok(await this.deps.stores.files.count(account, profile, query.value.prefix, query.value.from, query.value.to));
+    return ok(
+      await this.deps.stores.files.count(account, profile, query.value.prefix, query.value.from, query.value.to),
+    );
   }
 
   /** FIL-05, DEC-FIL-06: their records, oldest first; none for a profile without definitions, as count says. */
-  async search(account: string, profile: string, parameters: FileQueryParameters): Promise<Result<FileStatusView[], ManagementError>> {
+  async search(
+    account: string,
+    profile: string,
+    parameters: FileQueryParameters,
+  ): Promise<Result<FileStatusView[], ManagementError>> {
     const query = validateFileQuery(parameters);
     if (!query.ok) return query;
     if (!(await this.hasFileDefinitions(account, profile))) return ok([]);
-    const records = await this.deps.stores.files.search(account, profile, query.value.prefix, query.value.from, query.value.to);
+    const records = await this.deps.stores.files.search(
+      account,
+      profile,
+      query.value.prefix,
+      query.value.from,
+      query.value.to,
+    );
     return ok(records.map(fileStatusView));
   }
 

@@ -22,13 +22,32 @@ const config: ProfileConfig = {
   audiences: [],
   engines: [],
   fileDefinitions: [
-    { prefix: "purchases", event: "purchase", visitorId: { column: "email", attribute: 5120 }, columns: [{ column: "amount", attribute: 1, type: "number" }] },
+    {
+      prefix: "purchases",
+      event: "purchase",
+      visitorId: { column: "email", attribute: 5120 },
+      columns: [{ column: "amount", attribute: 1, type: "number" }],
+    },
     { prefix: "crm", event: "crm", visitorId: { column: "customer", attribute: 5121 }, columns: [] },
   ],
 };
 
 function deletion(value: string, attributeId = 5120): PrivacyTransaction {
-  return { id: "t1", account: "acme", profile: "main", kind: "delete", attributeId, valueHash: "h", value, state: "PENDING", requestedBy: "demo@example.com", createdAt: 0, runAt: 0, attempts: 0, settledAt: null };
+  return {
+    id: "t1",
+    account: "acme",
+    profile: "main",
+    kind: "delete",
+    attributeId,
+    valueHash: "h",
+    value,
+    state: "PENDING",
+    requestedBy: "demo@example.com",
+    createdAt: 0,
+    runAt: 0,
+    attempts: 0,
+    settledAt: null,
+  };
 }
 
 async function setUp(files: Record<string, string>): Promise<{ stores: Stores; dataDir: string; folder: string }> {
@@ -45,12 +64,23 @@ async function setUp(files: Record<string, string>): Promise<{ stores: Stores; d
 
 describe("erasing a visitor from the kept copies of imported files (PRV-09, DEC-PRV-04)", () => {
   it("[DEC-PRV-05] drops exactly the records whose visitor ID column is the value (normalised), keeping every other byte: BOM, line ends, quotes", async () => {
-    const original = "\uFEFFemail,amount\r\nbob@example.com,1\n ann@example.com\u00a0,2\r\n\"ann@example.com\",3\n\"multi\nline é\",4\r\nann@example.com,5";
+    const original =
+      '\uFEFFemail,amount\r\nbob@example.com,1\n ann@example.com\u00a0,2\r\n"ann@example.com",3\n"multi\nline é",4\r\nann@example.com,5';
     const { stores, dataDir, folder } = await setUp({ "purchases_1.csv": original });
-    expect(await eraseFromImportedFiles({ stores, dataDir }, deletion("ann@example.com"))).toEqual({ importedFiles: 1, importedRows: 3, importsUnfinished: 0 });
-    expect(readFileSync(join(folder, "purchases_1.csv"), "utf8")).toBe("\uFEFFemail,amount\r\nbob@example.com,1\n\"multi\nline é\",4\r\n");
+    expect(await eraseFromImportedFiles({ stores, dataDir }, deletion("ann@example.com"))).toEqual({
+      importedFiles: 1,
+      importedRows: 3,
+      importsUnfinished: 0,
+    });
+    expect(readFileSync(join(folder, "purchases_1.csv"), "utf8")).toBe(
+      '\uFEFFemail,amount\r\nbob@example.com,1\n"multi\nline é",4\r\n',
+    );
     expect(readdirSync(folder)).toEqual(["purchases_1.csv"]);
-    expect(await eraseFromImportedFiles({ stores, dataDir }, deletion("ann@example.com"))).toEqual({ importedFiles: 0, importedRows: 0, importsUnfinished: 0 });
+    expect(await eraseFromImportedFiles({ stores, dataDir }, deletion("ann@example.com"))).toEqual({
+      importedFiles: 0,
+      importedRows: 0,
+      importsUnfinished: 0,
+    });
   });
 
   it("[DEC-PRV-05] reads every file with a definition, finds the columns by their header names, and drops the rows holding the deleted value in any text field", async () => {
@@ -59,7 +89,11 @@ describe("erasing a visitor from the kept copies of imported files (PRV-09, DEC-
       "crm_1.csv": "customer,note\nann@example.com,x\nC-1, ann@example.com\t\nC-2,Ann@example.com\n",
       "unknown_1.csv": "email\nann@example.com\n",
     });
-    expect(await eraseFromImportedFiles({ stores, dataDir }, deletion("ann@example.com"))).toEqual({ importedFiles: 2, importedRows: 4, importsUnfinished: 0 });
+    expect(await eraseFromImportedFiles({ stores, dataDir }, deletion("ann@example.com"))).toEqual({
+      importedFiles: 2,
+      importedRows: 4,
+      importsUnfinished: 0,
+    });
     expect(readFileSync(join(folder, "purchases_1.csv"), "utf8")).toBe("amount, email \n");
     // Case is part of the value; a file no definition reads was never imported and stays the operator's.
     expect(readFileSync(join(folder, "crm_1.csv"), "utf8")).toBe("customer,note\nC-2,Ann@example.com\n");
@@ -81,39 +115,68 @@ describe("erasing a visitor from the kept copies of imported files (PRV-09, DEC-
         },
       ],
     };
-    const { stores, dataDir, folder } = await setUp({ "orders_1.csv": "email,quantity,label,extra\na@x.com,77,l,e\nb@x.com,1, 77 ,e\nc@x.com,2,l,77\n" });
+    const { stores, dataDir, folder } = await setUp({
+      "orders_1.csv": "email,quantity,label,extra\na@x.com,77,l,e\nb@x.com,1, 77 ,e\nc@x.com,2,l,77\n",
+    });
     await stores.tenancy.putProfile("acme", typed, 0);
-    expect(await eraseFromImportedFiles({ stores, dataDir }, deletion("77", 5121))).toEqual({ importedFiles: 1, importedRows: 2, importsUnfinished: 0 });
+    expect(await eraseFromImportedFiles({ stores, dataDir }, deletion("77", 5121))).toEqual({
+      importedFiles: 1,
+      importedRows: 2,
+      importsUnfinished: 0,
+    });
     expect(readFileSync(join(folder, "orders_1.csv"), "utf8")).toBe("email,quantity,label,extra\na@x.com,77,l,e\n");
   });
 
   it("[PRV-09, DEC-PRV-04, DEC-PRV-05] searches every kept file, through its own definition, for each value of the erased group under that definition's attribute", async () => {
     const purchases = "email,amount\r\nbob@example.com,1\r\nann@example.com,2\r\nC-77,3\r\nann+alias@example.com,4\r\n";
     const crm = "customer,note\nC-77,x\nann@example.com,y\nC-78,z\n";
-    const { stores, dataDir, folder } = await setUp({ "purchases_1.csv": purchases, "purchases_2.csv": "email,amount\nann@example.com,9\n", "crm_1.csv": crm });
+    const { stores, dataDir, folder } = await setUp({
+      "purchases_1.csv": purchases,
+      "purchases_2.csv": "email,amount\nann@example.com,9\n",
+      "crm_1.csv": crm,
+    });
     const group = [
       { attributeId: 5121, value: "C-77" },
       { attributeId: 5120, value: "ann@example.com" },
       { attributeId: 5120, value: "ann+alias@example.com" },
     ];
-    expect(await eraseFromImportedFiles({ stores, dataDir }, deletion("C-77", 5121), group)).toEqual({ importedFiles: 3, importedRows: 5, importsUnfinished: 0 });
+    expect(await eraseFromImportedFiles({ stores, dataDir }, deletion("C-77", 5121), group)).toEqual({
+      importedFiles: 3,
+      importedRows: 5,
+      importsUnfinished: 0,
+    });
     // The group's other values are looked for only under their own attribute (ann in a CRM file is someone
     // else's); the deleted value itself wherever a text field holds it (DEC-PRV-05).
     expect(readFileSync(join(folder, "purchases_1.csv"), "utf8")).toBe("email,amount\r\nbob@example.com,1\r\n");
     expect(readFileSync(join(folder, "purchases_2.csv"), "utf8")).toBe("email,amount\n");
     expect(readFileSync(join(folder, "crm_1.csv"), "utf8")).toBe("customer,note\nann@example.com,y\nC-78,z\n");
-    expect(await eraseFromImportedFiles({ stores, dataDir }, deletion("C-77", 5121), group)).toEqual({ importedFiles: 0, importedRows: 0, importsUnfinished: 0 });
+    expect(await eraseFromImportedFiles({ stores, dataDir }, deletion("C-77", 5121), group)).toEqual({
+      importedFiles: 0,
+      importedRows: 0,
+      importsUnfinished: 0,
+    });
   });
 
   it("[PRV-09] the deletion's own value is always looked for, whatever group is given", async () => {
     const { stores, dataDir, folder } = await setUp({ "crm_1.csv": "customer\nC-77\nC-78\n" });
-    expect(await eraseFromImportedFiles({ stores, dataDir }, deletion("C-77", 5121), [{ attributeId: 5120, value: "ann@example.com" }])).toEqual({ importedFiles: 1, importedRows: 1, importsUnfinished: 0 });
+    expect(
+      await eraseFromImportedFiles({ stores, dataDir }, deletion("C-77", 5121), [
+        { attributeId: 5120, value: "ann@example.com" },
+      ]),
+    ).toEqual({ importedFiles: 1, importedRows: 1, importsUnfinished: 0 });
     expect(readFileSync(join(folder, "crm_1.csv"), "utf8")).toBe("customer\nC-78\n");
   });
 
   it("[DEC-PRV-04] removes the copy a crashed rewrite left beside a file, and erases the file, which still holds its original", async () => {
-    const { stores, dataDir, folder } = await setUp({ "purchases_1.csv": "email,amount\nann@example.com,1\nbob@example.com,2\n", ".0a1b2c3d4e5f.erasing": "email,amount\nbob@example.com,2\n" });
-    expect(await eraseFromImportedFiles({ stores, dataDir }, deletion("ann@example.com"))).toEqual({ importedFiles: 1, importedRows: 1, importsUnfinished: 0 });
+    const { stores, dataDir, folder } = await setUp({
+      "purchases_1.csv": "email,amount\nann@example.com,1\nbob@example.com,2\n",
+      ".0a1b2c3d4e5f.erasing": "email,amount\nbob@example.com,2\n",
+    });
+    expect(await eraseFromImportedFiles({ stores, dataDir }, deletion("ann@example.com"))).toEqual({
+      importedFiles: 1,
+      importedRows: 1,
+      importsUnfinished: 0,
+    });
     expect(readdirSync(folder)).toEqual(["purchases_1.csv"]);
     expect(readFileSync(join(folder, "purchases_1.csv"), "utf8")).toBe("email,amount\nbob@example.com,2\n");
   });
@@ -133,14 +196,24 @@ describe("erasing a visitor from the kept copies of imported files (PRV-09, DEC-
       finished: false,
       progress: null,
     });
-    expect(await eraseFromImportedFiles({ stores, dataDir }, deletion("ann@example.com"))).toEqual({ importedFiles: 0, importedRows: 0, importsUnfinished: 1 });
+    expect(await eraseFromImportedFiles({ stores, dataDir }, deletion("ann@example.com"))).toEqual({
+      importedFiles: 0,
+      importedRows: 0,
+      importsUnfinished: 1,
+    });
     expect(readFileSync(join(folder, "purchases_2.csv"), "utf8")).toBe("email,amount\nann@example.com,1\n");
   });
 
   it("a data directory without kept files, or a profile without definitions, erases nothing", async () => {
     const { stores, dataDir } = await setUp({});
     rmSync(join(dataDir, "files"), { recursive: true, force: true });
-    expect(await eraseFromImportedFiles({ stores, dataDir }, deletion("ann@example.com"))).toEqual({ importedFiles: 0, importedRows: 0, importsUnfinished: 0 });
-    expect(await eraseFromImportedFiles({ stores, dataDir }, { ...deletion("ann@example.com"), profile: "dev" })).toEqual({ importedFiles: 0, importedRows: 0, importsUnfinished: 0 });
+    expect(await eraseFromImportedFiles({ stores, dataDir }, deletion("ann@example.com"))).toEqual({
+      importedFiles: 0,
+      importedRows: 0,
+      importsUnfinished: 0,
+    });
+    expect(
+      await eraseFromImportedFiles({ stores, dataDir }, { ...deletion("ann@example.com"), profile: "dev" }),
+    ).toEqual({ importedFiles: 0, importedRows: 0, importsUnfinished: 0 });
   });
 });

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { createReadStream } from "node:fs";
-import { open, readdir, rename, rm, type FileHandle } from "node:fs/promises";
+import { type FileHandle, open, readdir, rename, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { parse } from "csv-parse";
 import type { FileDefinition } from "../../core/config/config.model.ts";
@@ -41,7 +41,9 @@ export class ImportsStillRunning extends Error {
 
 /** Throws ImportsStillRunning while an import of the transaction's account/profile has not finished. */
 export async function checkNoImportRunning(stores: Stores, transaction: PrivacyTransaction): Promise<void> {
-  const running = (await stores.files.unfinished()).filter((record) => record.account === transaction.account && record.profile === transaction.profile);
+  const running = (await stores.files.unfinished()).filter(
+    (record) => record.account === transaction.account && record.profile === transaction.profile,
+  );
   if (running.length > 0) throw new ImportsStillRunning(running.map((record) => record.name));
 }
 
@@ -84,8 +86,14 @@ export async function eraseFromImportedFiles(
   const { account, profile } = transaction;
   if (transaction.value === null) return erased;
   const valuesByAttribute = new Map<number, Set<string>>();
-  for (const { attributeId, value } of [{ attributeId: transaction.attributeId, value: transaction.value }, ...visitorIds]) {
-    valuesByAttribute.set(attributeId, (valuesByAttribute.get(attributeId) ?? new Set()).add(normaliseVisitorIdValue(value)));
+  for (const { attributeId, value } of [
+    { attributeId: transaction.attributeId, value: transaction.value },
+    ...visitorIds,
+  ]) {
+    valuesByAttribute.set(
+      attributeId,
+      (valuesByAttribute.get(attributeId) ?? new Set()).add(normaliseVisitorIdValue(value)),
+    );
   }
   const config = (await deps.stores.tenancy.findProfile(account, profile))?.config;
   const definitions = config?.fileDefinitions ?? [];
@@ -97,7 +105,9 @@ export async function eraseFromImportedFiles(
   const folder = join(deps.dataDir, "files", account, profile);
   const entries = (await readdir(folder, { withFileTypes: true }).catch(() => [])).filter((entry) => entry.isFile());
   // Copies a crashed rewrite left: their file still holds its original, which is erased again below.
-  for (const entry of entries) if (entry.name.startsWith(".") && entry.name.endsWith(temporarySuffix)) await rm(join(folder, entry.name), { force: true });
+  for (const entry of entries)
+    if (entry.name.startsWith(".") && entry.name.endsWith(temporarySuffix))
+      await rm(join(folder, entry.name), { force: true });
   const names = entries
     .filter((entry) => entry.name.endsWith(".csv") && !entry.name.startsWith("."))
     .map((entry) => entry.name)
@@ -106,12 +116,22 @@ export async function eraseFromImportedFiles(
     const definition = definitions.find((candidate) => candidate.prefix === prefixOfFileName(name, prefixes));
     if (!definition) continue;
     const path = join(folder, name);
-    const ranges = await recordsOfVisitor(path, definition, valuesByAttribute.get(definition.visitorId.attribute) ?? new Set(), deleted);
+    const ranges = await recordsOfVisitor(
+      path,
+      definition,
+      valuesByAttribute.get(definition.visitorId.attribute) ?? new Set(),
+      deleted,
+    );
     if (ranges.length === 0) continue;
     const record = await deps.stores.files.find(account, profile, name);
     if (record && !record.finished) {
       erased.importsUnfinished += 1;
-      deps.logger?.warn("a file holding a deleted visitor is still being imported; its copy is left as it is", { account, profile, file: name, transaction: transaction.id });
+      deps.logger?.warn("a file holding a deleted visitor is still being imported; its copy is left as it is", {
+        account,
+        profile,
+        file: name,
+        transaction: transaction.id,
+      });
       continue;
     }
     await rewriteWithout(path, ranges);
@@ -125,16 +145,30 @@ export async function eraseFromImportedFiles(
  * The byte ranges of the data records whose visitor ID column holds one of `values` (normalised), or whose
  * text fields (all but the columns mapped as number, boolean or date) hold `deleted` (DEC-PRV-05).
  */
-async function recordsOfVisitor(path: string, definition: FileDefinition, values: ReadonlySet<string>, deleted: string): Promise<Range[]> {
+async function recordsOfVisitor(
+  path: string,
+  definition: FileDefinition,
+  values: ReadonlySet<string>,
+  deleted: string,
+): Promise<Range[]> {
   const parser = createReadStream(path).pipe(
     // The import's own reading of a file (both line ends, a BOM, ragged rows), with byte positions.
-    parse({ bom: true, record_delimiter: ["\r\n", "\n"], info: true, relax_column_count: true, relax_quotes: true, skip_empty_lines: false }),
+    parse({
+      bom: true,
+      record_delimiter: ["\r\n", "\n"],
+      info: true,
+      relax_column_count: true,
+      relax_quotes: true,
+      skip_empty_lines: false,
+    }),
   );
   const ranges: Range[] = [];
   let visitorIndex: number | null = null;
   /** Per column of the header: whether its fields are text values (see above). */
   let textColumns: boolean[] = [];
-  const typedColumns = new Set(definition.columns.filter((column) => column.type !== "string").map((column) => column.column.trim()));
+  const typedColumns = new Set(
+    definition.columns.filter((column) => column.type !== "string").map((column) => column.column.trim()),
+  );
   let start = 0;
   try {
     for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { bytes: number } }>) {

@@ -1,11 +1,21 @@
 import type { EngineDefinition } from "../../core/config/config.model.ts";
-import { momentsError, type MomentsError } from "../../core/errors/moments.errors.ts";
-import { checkEngineAccess, readAttributeLookup, readFlag, visitorDataFor, type VisitorData } from "../../core/moments/moments.rules.ts";
+import { type MomentsError, momentsError } from "../../core/errors/moments.errors.ts";
+import {
+  checkEngineAccess,
+  readAttributeLookup,
+  readFlag,
+  type VisitorData,
+  visitorDataFor,
+} from "../../core/moments/moments.rules.ts";
 import type { Stores } from "../../core/ports/stores.ts";
 import { err, ok, type Result } from "../../core/result.ts";
-import { findTapidId, parseTapid, tapidCookieName } from "../../core/visitors/tapid.rules.ts";
 import { readCookieValue } from "../../core/visitors/cookies.rules.ts";
-import { buildKnownVisitorId, isUsableVisitorId, normaliseKnownVisitorId } from "../../core/visitors/visitor-id.rules.ts";
+import { findTapidId, parseTapid, tapidCookieName } from "../../core/visitors/tapid.rules.ts";
+import {
+  buildKnownVisitorId,
+  isUsableVisitorId,
+  normaliseKnownVisitorId,
+} from "../../core/visitors/visitor-id.rules.ts";
 
 export interface MomentsQuery {
   readonly account: string;
@@ -65,13 +75,21 @@ export class MomentsService {
       usable = isUsableVisitorId(lookup.value.value);
     }
 
-    const data = usable ? await this.visitorData(query.account, query.profile, engine, profileRecord.config, visitorId) : null;
+    const data = usable
+      ? await this.visitorData(query.account, query.profile, engine, profileRecord.config, visitorId)
+      : null;
     if (data) return ok(data);
     return suppress.value ? ok(null) : err(momentsError("visitorNotFound"));
   }
 
   /** MOM-10, DEC-MOM-04: data only for a visitor with events since the engine was enabled. */
-  private async visitorData(account: string, profile: string, engine: EngineDefinition, config: Parameters<typeof visitorDataFor>[0]["config"], visitorId: string): Promise<VisitorData | null> {
+  private async visitorData(
+    account: string,
+    profile: string,
+    engine: EngineDefinition,
+    config: Parameters<typeof visitorDataFor>[0]["config"],
+    visitorId: string,
+  ): Promise<VisitorData | null> {
     const found = await this.deps.stores.profiles.findForEngine(account, profile, visitorId, engine.id);
     if (!found || found.engineEnabledSince === null || found.data.lastSeenAt < found.engineEnabledSince) return null;
     return visitorDataFor({ account, profileName: profile, config, engine, profile: found.data });

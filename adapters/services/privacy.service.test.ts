@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ProfileConfig } from "../../core/config/config.model.ts";
 import type { CollectedEvent, PrivacyTransaction, Stores } from "../../core/ports/index.ts";
-import { createMemoryStores } from "../store-memory/memory.stores.ts";
 import { createMemoryLogger } from "../runtime/logger.ts";
+import { createMemoryStores } from "../store-memory/memory.stores.ts";
 import { profileWorker } from "../workers/profile.worker.ts";
 import { eraseVisitor } from "./privacy.service.ts";
 import { ProfilesService } from "./profiles.service.ts";
@@ -24,7 +24,14 @@ const config: ProfileConfig = {
   attributes: [],
   audiences: [],
   engines: [],
-  fileDefinitions: [{ prefix: "purchases", event: "purchase", visitorId: { column: "email", attribute: 5120 }, columns: [{ column: "amount", attribute: 1, type: "number" }] }],
+  fileDefinitions: [
+    {
+      prefix: "purchases",
+      event: "purchase",
+      visitorId: { column: "email", attribute: 5120 },
+      columns: [{ column: "amount", attribute: 1, type: "number" }],
+    },
+  ],
 };
 
 const annKnownId = "__acme_main__5120_ann@example.com__";
@@ -32,7 +39,8 @@ const customerKnownId = "__acme_main__5121_C-77__";
 
 /** The kept copies of two imports: ann's rows among other visitors' (quoted, CRLF and LF line ends). */
 const keptFiles = {
-  "purchases_202501.csv": 'email,amount\r\nbob@example.com,5\r\nann@example.com,7\r\n"ann@example.com",8\r\ncarol@example.com,9\r\n',
+  "purchases_202501.csv":
+    'email,amount\r\nbob@example.com,5\r\nann@example.com,7\r\n"ann@example.com",8\r\ncarol@example.com,9\r\n',
   "purchases_202502.csv": "email,amount\n ann@example.com ,3\nbob@example.com,4",
 };
 /** The same files without ann's rows: every other byte as it was. */
@@ -42,17 +50,51 @@ const withoutAnn = {
 };
 
 function event(visitorId: string, data: Record<string, unknown>): CollectedEvent {
-  return { account: "acme", profile: "main", visitorId, visitorIdSource: "visitor_id", thirdPartyVisitorId: null, firstPartyVisitorId: null, event: "view", datasource: null, traceId: null, receivedAt: 1_000, data };
+  return {
+    account: "acme",
+    profile: "main",
+    visitorId,
+    visitorIdSource: "visitor_id",
+    thirdPartyVisitorId: null,
+    firstPartyVisitorId: null,
+    event: "view",
+    datasource: null,
+    traceId: null,
+    receivedAt: 1_000,
+    data,
+  };
 }
 
 /** An imported row's event, as the file import makes it: the known visitor of the row's visitor ID column. */
 function importedRow(email: string, amount: number): CollectedEvent {
   const visitorId = `__acme_main__5120_${email}__`;
-  return { ...event(visitorId, { svc_visitor_id: visitorId, email_address: email, amount, _source_file: "purchases_202501.csv" }), event: "purchase" };
+  return {
+    ...event(visitorId, {
+      svc_visitor_id: visitorId,
+      email_address: email,
+      amount,
+      _source_file: "purchases_202501.csv",
+    }),
+    event: "purchase",
+  };
 }
 
 function deletion(attributeId: number, value: string): PrivacyTransaction {
-  return { id: "t1", account: "acme", profile: "main", kind: "delete", attributeId, valueHash: "h", value, state: "PENDING", requestedBy: "demo@example.com", createdAt: 0, runAt: 0, attempts: 0, settledAt: null };
+  return {
+    id: "t1",
+    account: "acme",
+    profile: "main",
+    kind: "delete",
+    attributeId,
+    valueHash: "h",
+    value,
+    state: "PENDING",
+    requestedBy: "demo@example.com",
+    createdAt: 0,
+    runAt: 0,
+    attempts: 0,
+    settledAt: null,
+  };
 }
 
 /**
@@ -76,7 +118,11 @@ async function setUpScene(): Promise<{ stores: Stores; dataDir: string; folder: 
     event("anon-1", { email_address: "ann@example.com" }),
     event("anon-1", { customer_id: "C-77" }),
   ]);
-  const profiles = profileWorker({ stores, profiles: new ProfilesService({ stores, policy: { visitTimeoutMs: 30 * 60_000 } }), logger: createMemoryLogger() });
+  const profiles = profileWorker({
+    stores,
+    profiles: new ProfilesService({ stores, policy: { visitTimeoutMs: 30 * 60_000 } }),
+    logger: createMemoryLogger(),
+  });
   while ((await profiles.runDue(1_000)) > 0);
   const canonical = await stores.profiles.canonicalOf("acme", "main", customerKnownId);
   expect(canonical).not.toBeNull();
@@ -107,31 +153,61 @@ describe("erasing a visitor's group with its imported rows (PRV-09, DEC-PRV-04)"
     const { stores, dataDir, folder } = await setUpScene();
     const counts = await eraseVisitor({ stores, dataDir }, deletion(5121, "C-77"));
     expect(readKept(folder)).toEqual(withoutAnn);
-    expect(counts).toEqual({ visitorIds: 3, events: 4, profiles: 1, eventsRewritten: 0, profilesRewritten: 0, importedFiles: 2, importedRows: 3, importsUnfinished: 0 });
-    for (const id of [annKnownId, customerKnownId, "anon-1"]) expect(await stores.profiles.canonicalOf("acme", "main", id)).toBeNull();
+    expect(counts).toEqual({
+      visitorIds: 3,
+      events: 4,
+      profiles: 1,
+      eventsRewritten: 0,
+      profilesRewritten: 0,
+      importedFiles: 2,
+      importedRows: 3,
+      importsUnfinished: 0,
+    });
+    for (const id of [annKnownId, customerKnownId, "anon-1"])
+      expect(await stores.profiles.canonicalOf("acme", "main", id)).toBeNull();
     expect(await stores.profiles.canonicalOf("acme", "main", "__acme_main__5120_bob@example.com__")).not.toBeNull();
-    expect((await stores.events.query({ limit: 10 })).map((stored) => stored.visitorId).sort()).toEqual(["__acme_main__5120_bob@example.com__", "__acme_main__5120_carol@example.com__"]);
+    expect((await stores.events.query({ limit: 10 })).map((stored) => stored.visitorId).sort()).toEqual([
+      "__acme_main__5120_bob@example.com__",
+      "__acme_main__5120_carol@example.com__",
+    ]);
   });
 
   it("[PRV-09, DEC-PRV-04] a try that fails while the kept files are rewritten leaves the group stored, so the next try finds ann's values again", async () => {
     const { stores, dataDir, folder } = await setUpScene();
     // The eraser asks for a file's import record only once it found rows to remove.
-    await expect(eraseVisitor({ stores: failingOnce(stores, "files", "find"), dataDir }, deletion(5121, "C-77"))).rejects.toThrow("storage error");
+    await expect(
+      eraseVisitor({ stores: failingOnce(stores, "files", "find"), dataDir }, deletion(5121, "C-77")),
+    ).rejects.toThrow("storage error");
     expect(readKept(folder)).toEqual(keptFiles);
     expect(await stores.profiles.canonicalOf("acme", "main", annKnownId)).not.toBeNull();
     expect((await stores.events.query({ visitorId: annKnownId, limit: 10 })).length).toBe(2);
 
-    expect(await eraseVisitor({ stores, dataDir }, deletion(5121, "C-77"))).toMatchObject({ visitorIds: 3, importedFiles: 2, importedRows: 3 });
+    expect(await eraseVisitor({ stores, dataDir }, deletion(5121, "C-77"))).toMatchObject({
+      visitorIds: 3,
+      importedFiles: 2,
+      importedRows: 3,
+    });
     expect(readKept(folder)).toEqual(withoutAnn);
   });
 
   it("[PRV-09, DEC-PRV-04] a try that fails after the files were rewritten, before the group is deleted, is finished by the next try", async () => {
     const { stores, dataDir, folder } = await setUpScene();
-    await expect(eraseVisitor({ stores: failingOnce(stores, "events", "deleteVisitors"), dataDir }, deletion(5121, "C-77"))).rejects.toThrow("storage error");
+    await expect(
+      eraseVisitor({ stores: failingOnce(stores, "events", "deleteVisitors"), dataDir }, deletion(5121, "C-77")),
+    ).rejects.toThrow("storage error");
     expect(readKept(folder)).toEqual(withoutAnn);
     expect(await stores.profiles.canonicalOf("acme", "main", customerKnownId)).not.toBeNull();
 
-    expect(await eraseVisitor({ stores, dataDir }, deletion(5121, "C-77"))).toEqual({ visitorIds: 3, events: 4, profiles: 1, eventsRewritten: 0, profilesRewritten: 0, importedFiles: 0, importedRows: 0, importsUnfinished: 0 });
+    expect(await eraseVisitor({ stores, dataDir }, deletion(5121, "C-77"))).toEqual({
+      visitorIds: 3,
+      events: 4,
+      profiles: 1,
+      eventsRewritten: 0,
+      profilesRewritten: 0,
+      importedFiles: 0,
+      importedRows: 0,
+      importsUnfinished: 0,
+    });
     expect(await stores.profiles.canonicalOf("acme", "main", annKnownId)).toBeNull();
     expect(readKept(folder)).toEqual(withoutAnn);
   });

@@ -1,17 +1,35 @@
-import { managementError, type ManagementError } from "../../core/errors/index.ts";
+import { type ManagementError, managementError } from "../../core/errors/index.ts";
 import type { Clock } from "../../core/ports/clock.port.ts";
 import type { Digests } from "../../core/ports/hashing.port.ts";
 import type { IdSource } from "../../core/ports/ids.port.ts";
-import type { PrivacyAuditAction, PrivacyAuditRecord, PrivacyTransaction, PrivacyTransactionState } from "../../core/ports/privacy.store.ts";
+import type {
+  PrivacyAuditAction,
+  PrivacyAuditRecord,
+  PrivacyTransaction,
+  PrivacyTransactionState,
+} from "../../core/ports/privacy.store.ts";
 import type { Stores } from "../../core/ports/stores.ts";
-import { lifecycleOf, transitionPrivacy, type PrivacyTransition } from "../../core/privacy/privacy.machine.ts";
-import { knownVisitorIdOf, readPrettyName, readVisitorLookup, transactionAnswer, valueHashInput, visitorIdsOfGroup, type VisitorLookup } from "../../core/privacy/privacy.rules.ts";
-import { normaliseVisitorIdValue } from "../../core/visitors/visitor-id.rules.ts";
-import { visitorRecordAnswer, type VisitorRecordAnswer } from "../../core/privacy/visitor-record.rules.ts";
+import { lifecycleOf, type PrivacyTransition, transitionPrivacy } from "../../core/privacy/privacy.machine.ts";
+import {
+  knownVisitorIdOf,
+  readPrettyName,
+  readVisitorLookup,
+  transactionAnswer,
+  type VisitorLookup,
+  valueHashInput,
+  visitorIdsOfGroup,
+} from "../../core/privacy/privacy.rules.ts";
+import { type VisitorRecordAnswer, visitorRecordAnswer } from "../../core/privacy/visitor-record.rules.ts";
 import type { ProfilePolicy } from "../../core/profiles/profile.rules.ts";
 import { err, ok, type Result } from "../../core/result.ts";
 import type { TimingPreset } from "../../core/timing/timing.presets.ts";
-import { checkNoImportRunning, eraseFromImportedFiles, type ImportedFilesErasure, type ImportedFilesEraserDeps } from "./imported-files.eraser.ts";
+import { normaliseVisitorIdValue } from "../../core/visitors/visitor-id.rules.ts";
+import {
+  checkNoImportRunning,
+  eraseFromImportedFiles,
+  type ImportedFilesEraserDeps,
+  type ImportedFilesErasure,
+} from "./imported-files.eraser.ts";
 
 export interface PrivacyServiceDeps {
   readonly stores: Stores;
@@ -52,7 +70,9 @@ export class PrivacyService {
    * PRV-02, PRV-03, PRV-04, PRV-12, DEC-PRV-01, DEC-PRV-03: the visitor record, in a transaction recorded
    * as SUCCESS at once; a visitor that is not found is 404 1404 with the transaction id.
    */
-  async getVisitor(request: PrivacyRequest & { readonly prettyName: string | undefined }): Promise<Result<VisitorRecordAnswer, ManagementError>> {
+  async getVisitor(
+    request: PrivacyRequest & { readonly prettyName: string | undefined },
+  ): Promise<Result<VisitorRecordAnswer, ManagementError>> {
     const config = await this.profileConfig(request);
     if (!config.ok) return config;
     const lookup = readVisitorLookup(config.value, request.attributeId, request.attributeValue);
@@ -100,19 +120,27 @@ export class PrivacyService {
     const requested = { type: "deletion-requested", at: now, delayMs: this.deps.timing.visitorDeleteDelayMs } as const;
     const decided = this.decide(null, requested);
     const transaction = await this.newTransaction(request, lookup.value, "delete", decided, now);
-    const kept = await this.deps.stores.privacy.requestDeletion(transaction, this.auditRecord(transaction, "deletion-requested", now));
+    const kept = await this.deps.stores.privacy.requestDeletion(
+      transaction,
+      this.auditRecord(transaction, "deletion-requested", now),
+    );
     if (kept.created) {
       this.deps.onDeletionRequested?.();
     } else {
       // The table's second row: PENDING + an identical request stays PENDING and answers the same id.
       const again = this.decide(lifecycleOf(kept.transaction), requested);
-      if (!again.effects.some((effect) => effect.type === "reuse-pending")) throw new Error("a pending deletion was not reused");
+      if (!again.effects.some((effect) => effect.type === "reuse-pending"))
+        throw new Error("a pending deletion was not reused");
     }
     return ok({ transactionId: kept.transaction.id });
   }
 
   /** PRV-07, DEC-PRV-03: `{<id>: state}`; an id unknown in this account and profile is 404 1404. */
-  async transactionState(account: string, profile: string, id: string): Promise<Result<Record<string, PrivacyTransactionState>, ManagementError>> {
+  async transactionState(
+    account: string,
+    profile: string,
+    id: string,
+  ): Promise<Result<Record<string, PrivacyTransactionState>, ManagementError>> {
     const found = await this.deps.stores.privacy.find(account, profile, id);
     if (!found) return err(managementError("transactionNotFound"));
     return ok(transactionAnswer(found.id, found.state));
@@ -129,7 +157,13 @@ export class PrivacyService {
     return decided.value;
   }
 
-  private async newTransaction(request: PrivacyRequest, lookup: VisitorLookup, kind: "get" | "delete", decided: PrivacyTransition, now: number): Promise<PrivacyTransaction> {
+  private async newTransaction(
+    request: PrivacyRequest,
+    lookup: VisitorLookup,
+    kind: "get" | "delete",
+    decided: PrivacyTransition,
+    now: number,
+  ): Promise<PrivacyTransaction> {
     const { next } = decided;
     return {
       id: this.deps.ids.randomHex(16),
@@ -168,7 +202,12 @@ export class PrivacyService {
 }
 
 /** DEC-PRV-04: the audit record of a transaction: its attribute id and value hash, never the value. */
-export function privacyAuditRecord(transaction: PrivacyTransaction, action: PrivacyAuditAction, at: number, detail: Record<string, number>): PrivacyAuditRecord {
+export function privacyAuditRecord(
+  transaction: PrivacyTransaction,
+  action: PrivacyAuditAction,
+  at: number,
+  detail: Record<string, number>,
+): PrivacyAuditRecord {
   return {
     transactionId: transaction.id,
     account: transaction.account,
@@ -215,7 +254,12 @@ interface FoundVisitors {
   readonly groups: readonly FoundGroup[];
 }
 
-async function findGroupsOf(stores: Stores, account: string, profile: string, ids: readonly string[]): Promise<FoundGroup[]> {
+async function findGroupsOf(
+  stores: Stores,
+  account: string,
+  profile: string,
+  ids: readonly string[],
+): Promise<FoundGroup[]> {
   const canonicals = [...new Set((await stores.profiles.canonicalsOf(account, profile, ids)).values())];
   const found: FoundGroup[] = [];
   for (const canonical of canonicals) {
@@ -230,10 +274,18 @@ async function findVisitors(stores: Stores, transaction: PrivacyTransaction): Pr
   if (transaction.value === null) throw new Error(`deletion ${transaction.id} has no value to look the visitor up by`);
   const { account, profile } = transaction;
   // A deletion recorded before DEC-PRV-05 may keep its value as it was sent.
-  const lookup = { attributeId: transaction.attributeId, value: normaliseVisitorIdValue(transaction.value) || transaction.value };
+  const lookup = {
+    attributeId: transaction.attributeId,
+    value: normaliseVisitorIdValue(transaction.value) || transaction.value,
+  };
   const config = (await stores.tenancy.findProfile(account, profile))?.config;
-  const attributeIds = [...new Set([lookup.attributeId, ...(config?.visitorIdAttributes ?? []).map((attribute) => attribute.id)])];
-  const ids = [...attributeIds.map((attributeId) => knownVisitorIdOf(account, profile, { attributeId, value: lookup.value })), lookup.value];
+  const attributeIds = [
+    ...new Set([lookup.attributeId, ...(config?.visitorIdAttributes ?? []).map((attribute) => attribute.id)]),
+  ];
+  const ids = [
+    ...attributeIds.map((attributeId) => knownVisitorIdOf(account, profile, { attributeId, value: lookup.value })),
+    lookup.value,
+  ];
   return { account, profile, lookup, ids, groups: await findGroupsOf(stores, account, profile, ids) };
 }
 
@@ -242,7 +294,14 @@ async function findVisitors(stores: Stores, transaction: PrivacyTransaction): Pr
  * commit per group), then the events of `lastIds`: whatever a try that stops halfway left is found again by
  * the next (the groups by the ids that name them, `lastIds` by the value their events hold).
  */
-async function removeVisitors(stores: Stores, account: string, profile: string, ids: readonly string[], groups: readonly FoundGroup[], lastIds: readonly string[] = []) {
+async function removeVisitors(
+  stores: Stores,
+  account: string,
+  profile: string,
+  ids: readonly string[],
+  groups: readonly FoundGroup[],
+  lastIds: readonly string[] = [],
+) {
   const last = new Set(lastIds);
   const first = [...new Set([...ids, ...groups.flatMap((group) => group.members)])].filter((id) => !last.has(id));
   let events = await stores.events.deleteVisitors(account, profile, first);
@@ -272,12 +331,17 @@ async function removeVisitors(stores: Stores, account: string, profile: string, 
  * So resuming needs no copy of the values anywhere but the store, and running it twice removes nothing more
  * and fails nothing.
  */
-export async function eraseVisitor(deps: ImportedFilesEraserDeps, transaction: PrivacyTransaction): Promise<ErasureCounts & ImportedFilesErasure> {
+export async function eraseVisitor(
+  deps: ImportedFilesEraserDeps,
+  transaction: PrivacyTransaction,
+): Promise<ErasureCounts & ImportedFilesErasure> {
   const { stores } = deps;
   await checkNoImportRunning(stores, transaction);
   const found = await findVisitors(stores, transaction);
   const { account, profile, lookup } = found;
-  const visitorIds = found.groups.flatMap((group) => visitorIdsOfGroup(account, profile, { lookup, members: group.members, captured: group.captured }));
+  const visitorIds = found.groups.flatMap((group) =>
+    visitorIdsOfGroup(account, profile, { lookup, members: group.members, captured: group.captured }),
+  );
   const files = await eraseFromImportedFiles(deps, transaction, visitorIds);
   const named = await removeVisitors(stores, account, profile, found.ids, found.groups);
 

@@ -5,7 +5,7 @@ import { profilePolicyFromLimits } from "../../core/profiles/profile.rules.ts";
 import { createMemoryLogger } from "../runtime/logger.ts";
 import { createMemoryStores } from "../store-memory/memory.stores.ts";
 import { profileWorker } from "../workers/profile.worker.ts";
-import { profileEventOf, ProfileLeaseLost, ProfilesService } from "./profiles.service.ts";
+import { ProfileLeaseLost, ProfilesService, profileEventOf } from "./profiles.service.ts";
 
 const config: ProfileConfig = {
   name: "main",
@@ -13,7 +13,15 @@ const config: ProfileConfig = {
     { id: 5120, name: "email_address", parameter: "email_address" },
     { id: 5121, name: "customer_id", parameter: "customer_id" },
   ],
-  attributes: [{ id: 5201, name: "Events", type: "number", pii: false, enrichments: [{ when: "any_event", conditions: [], action: { type: "increment", by: 1 } }] }],
+  attributes: [
+    {
+      id: 5201,
+      name: "Events",
+      type: "number",
+      pii: false,
+      enrichments: [{ when: "any_event", conditions: [], action: { type: "increment", by: 1 } }],
+    },
+  ],
   audiences: [],
   engines: [],
   fileDefinitions: [],
@@ -30,7 +38,19 @@ async function setup() {
   let at = 1_000_000;
   const send = async (visitorId: string, data: Record<string, unknown> = {}) => {
     at += 1000;
-    const event: CollectedEvent = { account: "acme", profile: "main", visitorId, visitorIdSource: "visitor_id", thirdPartyVisitorId: null, firstPartyVisitorId: null, event: "view", datasource: null, traceId: null, receivedAt: at, data };
+    const event: CollectedEvent = {
+      account: "acme",
+      profile: "main",
+      visitorId,
+      visitorIdSource: "visitor_id",
+      thirdPartyVisitorId: null,
+      firstPartyVisitorId: null,
+      event: "view",
+      datasource: null,
+      traceId: null,
+      receivedAt: at,
+      data,
+    };
     await stores.events.append([event]);
   };
   const drain = async () => {
@@ -71,7 +91,9 @@ describe("profiles from stored events (DEC-PRO-03)", () => {
     await drain();
     expect(await stores.profiles.canonicalOf("acme", "main", "anon-1")).toBe(email("ann@example.com"));
     expect(await eventsOf(email("ann@example.com"))).toBe(3);
-    expect(await stores.profiles.mergesInto("acme", "main", email("ann@example.com"))).toEqual([{ from: "anon-1", into: email("ann@example.com"), at: expect.any(Number) }]);
+    expect(await stores.profiles.mergesInto("acme", "main", email("ann@example.com"))).toEqual([
+      { from: "anon-1", into: email("ann@example.com"), at: expect.any(Number) },
+    ]);
   });
 
   it("[VID-08] a second device of a known visitor merges into it; later events of either go to the one profile", async () => {
@@ -116,7 +138,21 @@ describe("profiles from stored events (DEC-PRO-03)", () => {
 
   it("events of an account/profile that is not configured are passed over", async () => {
     const { drain, stores } = await setup();
-    await stores.events.append([{ account: "initech", profile: "main", visitorId: "x", visitorIdSource: "new", thirdPartyVisitorId: null, firstPartyVisitorId: null, event: null, datasource: null, traceId: null, receivedAt: 1, data: {} }]);
+    await stores.events.append([
+      {
+        account: "initech",
+        profile: "main",
+        visitorId: "x",
+        visitorIdSource: "new",
+        thirdPartyVisitorId: null,
+        firstPartyVisitorId: null,
+        event: null,
+        datasource: null,
+        traceId: null,
+        receivedAt: 1,
+        data: {},
+      },
+    ]);
     await drain();
     expect(await stores.profiles.canonicalOf("initech", "main", "x")).toBeNull();
     expect(await stores.settings.get("profiles.cursor")).toBe("1");
@@ -197,39 +233,63 @@ describe("profiles from stored events (DEC-PRO-03)", () => {
     // A new visitor: the canonical id's member record is written.
     await send("anon-1");
     while ((await worker.runDue(0)) > 0);
-    expect(saved.map(({ canonical, members, canonicalRecorded }) => ({ canonical, members, canonicalRecorded }))).toEqual([{ canonical: "anon-1", members: [], canonicalRecorded: false }]);
+    expect(
+      saved.map(({ canonical, members, canonicalRecorded }) => ({ canonical, members, canonicalRecorded })),
+    ).toEqual([{ canonical: "anon-1", members: [], canonicalRecorded: false }]);
     // Returning: only the profile changes. Naming a customer id joins the visitor to that known id, whose
     // group records the visitor as a new member.
     saved.length = 0;
     await send("anon-1");
     await send("anon-1", { customer_id: "c-1" });
     while ((await worker.runDue(0)) > 0);
-    expect(saved.map(({ canonical, members, canonicalRecorded }) => ({ canonical, members, canonicalRecorded }))).toEqual([
+    expect(
+      saved.map(({ canonical, members, canonicalRecorded }) => ({ canonical, members, canonicalRecorded })),
+    ).toEqual([
       { canonical: "anon-1", members: [], canonicalRecorded: true },
       { canonical: "__acme_main__5121_c-1__", members: ["anon-1"], canonicalRecorded: false },
     ]);
     expect(await eventsOf("anon-1")).toBe(3);
-    expect(await stores.profiles.membersOf("acme", "main", "__acme_main__5121_c-1__")).toEqual(["__acme_main__5121_c-1__", "anon-1"]);
+    expect(await stores.profiles.membersOf("acme", "main", "__acme_main__5121_c-1__")).toEqual([
+      "__acme_main__5121_c-1__",
+      "anon-1",
+    ]);
   });
 
   it("a batch pauses between its reads, its work and its commit; events stored meanwhile wait for the next batch", async () => {
     const stores = createMemoryStores();
     await stores.tenancy.ensureAccount("acme", 0);
     await stores.tenancy.putProfile("acme", config, 0);
-    const event = (visitorId: string, receivedAt: number): CollectedEvent => ({ account: "acme", profile: "main", visitorId, visitorIdSource: "visitor_id", thirdPartyVisitorId: null, firstPartyVisitorId: null, event: "view", datasource: null, traceId: null, receivedAt, data: {} });
+    const event = (visitorId: string, receivedAt: number): CollectedEvent => ({
+      account: "acme",
+      profile: "main",
+      visitorId,
+      visitorIdSource: "visitor_id",
+      thirdPartyVisitorId: null,
+      firstPartyVisitorId: null,
+      event: "view",
+      datasource: null,
+      traceId: null,
+      receivedAt,
+      data: {},
+    });
     let pauses = 0;
     // Each pause is where the thread commits collected events: one arrives at every pause of the first batch.
     const pause = async () => {
       pauses += 1;
       if (pauses <= 3) await stores.events.append([event(pauses % 2 === 0 ? "anon-2" : "anon-1", 2_000 + pauses)]);
     };
-    const worker = profileWorker({ stores, profiles: new ProfilesService({ stores, policy, pause }), logger: createMemoryLogger() });
+    const worker = profileWorker({
+      stores,
+      profiles: new ProfilesService({ stores, policy, pause }),
+      logger: createMemoryLogger(),
+    });
     await stores.events.append([event("anon-1", 1_000), event("anon-2", 1_001)]);
     expect(await worker.runDue(0)).toBe(2);
     expect(pauses).toBe(3);
     expect(await stores.settings.get("profiles.cursor")).toBe("2");
     expect(await worker.runDue(0)).toBe(3);
-    const eventsOf = async (visitorId: string) => (await stores.profiles.findByMember("acme", "main", visitorId))?.data.eventCount;
+    const eventsOf = async (visitorId: string) =>
+      (await stores.profiles.findByMember("acme", "main", visitorId))?.data.eventCount;
     expect(await eventsOf("anon-1")).toBe(3);
     expect(await eventsOf("anon-2")).toBe(2);
   });
@@ -256,15 +316,22 @@ describe("what the worker reads of a stored event (DEC-PRO-01, DEC-COL-11, VID-0
       const params = profileEventOf(stored("anon", { color: "red" })).params;
       expect(Object.hasOwn(params, name)).toBe(false);
       expect(params[name]).toBeUndefined();
-      const sent = profileEventOf(stored("anon", JSON.parse(`{${JSON.stringify(name)}:"x"}`) as Record<string, unknown>)).params;
+      const sent = profileEventOf(
+        stored("anon", JSON.parse(`{${JSON.stringify(name)}:"x"}`) as Record<string, unknown>),
+      ).params;
       expect(Object.hasOwn(sent, name)).toBe(true);
       expect(sent[name]).toBe("x");
     }
-    expect(profileEventOf(stored("anon", { color: "red" })).params).toEqual(Object.assign(Object.create(null) as object, { color: "red", svc_event: "view" }));
+    expect(profileEventOf(stored("anon", { color: "red" })).params).toEqual(
+      Object.assign(Object.create(null) as object, { color: "red", svc_event: "view" }),
+    );
   });
 
   it("[DEC-COL-11, VID-02] the event's visitor ID, when it is a known visitor ID of the event's own account/profile", () => {
-    expect(profileEventOf(stored("__acme_main__5121_cust77__", {})).knownVisitor).toEqual({ attributeId: 5121, value: "cust77" });
+    expect(profileEventOf(stored("__acme_main__5121_cust77__", {})).knownVisitor).toEqual({
+      attributeId: 5121,
+      value: "cust77",
+    });
     expect(profileEventOf(stored("__acme_main__5121_cust77__", {}, "acme", "dev")).knownVisitor).toBeNull();
     expect(profileEventOf(stored("anon", {})).knownVisitor).toBeNull();
   });
@@ -285,7 +352,10 @@ describe("what the worker reads of a stored event (DEC-PRO-01, DEC-COL-11, VID-0
     await drain();
     const canonical = await stores.profiles.canonicalOf("acme", "main", "__acme_main__5121_cust77__");
     expect(canonical).toBe(email("ann@example.com"));
-    expect((await stores.profiles.find("acme", "main", canonical as string))?.visitorIds).toEqual({ "5120": "ann@example.com", "5121": "cust77" });
+    expect((await stores.profiles.find("acme", "main", canonical as string))?.visitorIds).toEqual({
+      "5120": "ann@example.com",
+      "5121": "cust77",
+    });
   });
 
   it("[VID-08, PRV-09] a visitor who gave two e-mail addresses shows the later one, and either finds the visitor", async () => {
@@ -296,7 +366,9 @@ describe("what the worker reads of a stored event (DEC-PRO-01, DEC-COL-11, VID-0
     const canonical = await stores.profiles.canonicalOf("acme", "main", email("ann@example.com"));
     expect(canonical).not.toBeNull();
     expect(await stores.profiles.canonicalOf("acme", "main", email("ann@work.example"))).toBe(canonical);
-    expect((await stores.profiles.find("acme", "main", canonical as string))?.visitorIds).toEqual({ "5120": "ann@work.example" });
+    expect((await stores.profiles.find("acme", "main", canonical as string))?.visitorIds).toEqual({
+      "5120": "ann@work.example",
+    });
   });
 
   it("[VID-08] an e-mail parameter the moments API could not look up (a control character, not text) neither stitches nor is captured", async () => {
@@ -318,10 +390,24 @@ describe("joins into a large group (DEC-PRO-03, VID-08)", () => {
     await stores.tenancy.ensureAccount("acme", 0);
     await stores.tenancy.putProfile("acme", config, 0);
     const service = new ProfilesService({ stores, policy, ...options });
-    const event = (visitorId: string, receivedAt: number, data: Record<string, unknown> = {}): CollectedEvent => ({ account: "acme", profile: "main", visitorId, visitorIdSource: "visitor_id", thirdPartyVisitorId: null, firstPartyVisitorId: null, event: "view", datasource: null, traceId: null, receivedAt, data });
+    const event = (visitorId: string, receivedAt: number, data: Record<string, unknown> = {}): CollectedEvent => ({
+      account: "acme",
+      profile: "main",
+      visitorId,
+      visitorIdSource: "visitor_id",
+      thirdPartyVisitorId: null,
+      firstPartyVisitorId: null,
+      event: "view",
+      datasource: null,
+      traceId: null,
+      receivedAt,
+      data,
+    });
     // Every visitor views a page, then logs in with one shared customer id (a "guest" id sent for everyone).
     const views = Array.from({ length: members }, (_, index) => event(`anon-${index}`, 1_000 + index));
-    const logins = Array.from({ length: members }, (_, index) => event(`anon-${index}`, 10_000 + index, { customer_id: "guest" }));
+    const logins = Array.from({ length: members }, (_, index) =>
+      event(`anon-${index}`, 10_000 + index, { customer_id: "guest" }),
+    );
     await stores.events.append([...views, ...logins]);
     return { stores, service, worker: profileWorker({ stores, profiles: service, logger: createMemoryLogger() }) };
   }
@@ -364,7 +450,9 @@ describe("joins into a large group (DEC-PRO-03, VID-08)", () => {
     const { stores, service } = await largeGroup(50, { sliceMs: 0 });
     const events = await stores.events.query({ limit: 1000 });
     let asked = 0;
-    await expect(service.applyBatch(events, async () => config, { stillHeld: async () => (asked += 1) < 3 })).rejects.toBeInstanceOf(ProfileLeaseLost);
+    await expect(
+      service.applyBatch(events, async () => config, { stillHeld: async () => (asked += 1) < 3 }),
+    ).rejects.toBeInstanceOf(ProfileLeaseLost);
     expect(await stores.profiles.findByMember("acme", "main", "anon-49")).toBeNull();
   });
 
@@ -378,7 +466,9 @@ describe("joins into a large group (DEC-PRO-03, VID-08)", () => {
     const worker = profileWorker({ stores, profiles: service, logger });
     expect(await worker.runDue(0)).toBe(0);
     expect(await stores.settings.get("profiles.cursor")).toBeNull();
-    expect(logger.lines.some((line) => line.level === "warn" && String(line.msg ?? line.message).includes("lease"))).toBe(true);
+    expect(
+      logger.lines.some((line) => line.level === "warn" && String(line.msg ?? line.message).includes("lease")),
+    ).toBe(true);
   });
 });
 
@@ -393,9 +483,27 @@ describe("visitor ID values the store keeps otherwise than JavaScript (VID-08)",
     try {
       await stores.tenancy.ensureAccount("acme", 0);
       await stores.tenancy.putProfile("acme", config, 0);
-      const worker = profileWorker({ stores, profiles: new ProfilesService({ stores, policy }), logger: createMemoryLogger() });
+      const worker = profileWorker({
+        stores,
+        profiles: new ProfilesService({ stores, policy }),
+        logger: createMemoryLogger(),
+      });
       const send = async (visitorId: string, data: Record<string, unknown>) => {
-        await stores.events.append([{ account: "acme", profile: "main", visitorId, visitorIdSource: "visitor_id", thirdPartyVisitorId: null, firstPartyVisitorId: null, event: "view", datasource: null, traceId: null, receivedAt: 1_000, data }]);
+        await stores.events.append([
+          {
+            account: "acme",
+            profile: "main",
+            visitorId,
+            visitorIdSource: "visitor_id",
+            thirdPartyVisitorId: null,
+            firstPartyVisitorId: null,
+            event: "view",
+            datasource: null,
+            traceId: null,
+            receivedAt: 1_000,
+            data,
+          },
+        ]);
         while ((await worker.runDue(0)) > 0);
       };
       await send("ls-a", { email_address: "lone\ud800@x.com" });
@@ -425,11 +533,29 @@ describe("profiles with two processes on one database", () => {
       await first.tenancy.ensureAccount("acme", 0);
       await first.tenancy.putProfile("acme", config, 0);
       const workerOf = (stores: Stores, nodeId: string) =>
-        profileWorker({ stores, profiles: new ProfilesService({ stores, policy }), logger: createMemoryLogger(), nodeId, batchSize: 1 });
+        profileWorker({
+          stores,
+          profiles: new ProfilesService({ stores, policy }),
+          logger: createMemoryLogger(),
+          nodeId,
+          batchSize: 1,
+        });
       const workers = [workerOf(first, "node-a"), workerOf(second, "node-b")];
       for (let i = 0; i < 6; i += 1) {
         await (i % 2 === 0 ? first : second).events.append([
-          { account: "acme", profile: "main", visitorId: "shared-visitor", visitorIdSource: "visitor_id", thirdPartyVisitorId: null, firstPartyVisitorId: null, event: "view", datasource: null, traceId: null, receivedAt: 1_000 + i, data: {} },
+          {
+            account: "acme",
+            profile: "main",
+            visitorId: "shared-visitor",
+            visitorIdSource: "visitor_id",
+            thirdPartyVisitorId: null,
+            firstPartyVisitorId: null,
+            event: "view",
+            datasource: null,
+            traceId: null,
+            receivedAt: 1_000 + i,
+            data: {},
+          },
         ]);
       }
       // Both nodes try to work at the same time, batch after batch.

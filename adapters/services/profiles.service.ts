@@ -2,12 +2,22 @@ import type { ProfileConfig, ServiceConfig } from "../../core/config/config.mode
 import type { StoredEvent } from "../../core/ports/events.store.ts";
 import type { ProfileStore } from "../../core/ports/profiles.store.ts";
 import type { Stores } from "../../core/ports/stores.ts";
-import { BufferedProfileStore } from "./buffered-profiles.ts";
-import { nextEventLoopTurn } from "../runtime/event-loop.ts";
-import { applyEvent, type ProfileEvent, type ProfilePolicy, type VisitorProfile } from "../../core/profiles/profile.rules.ts";
-import { chooseCanonical, identitiesOfEvent, isKnownVisitorKey, type GroupSummary } from "../../core/profiles/stitching.rules.ts";
-import { matchKnownVisitorId } from "../../core/visitors/visitor-id.rules.ts";
+import {
+  applyEvent,
+  type ProfileEvent,
+  type ProfilePolicy,
+  type VisitorProfile,
+} from "../../core/profiles/profile.rules.ts";
+import {
+  chooseCanonical,
+  type GroupSummary,
+  identitiesOfEvent,
+  isKnownVisitorKey,
+} from "../../core/profiles/stitching.rules.ts";
 import { chunks } from "../../core/values/chunks.ts";
+import { matchKnownVisitorId } from "../../core/visitors/visitor-id.rules.ts";
+import { nextEventLoopTurn } from "../runtime/event-loop.ts";
+import { BufferedProfileStore } from "./buffered-profiles.ts";
 
 /**
  * What the engine reads of a stored event: its parameters (everything stored, with svc_event) in an object
@@ -18,7 +28,12 @@ import { chunks } from "../../core/values/chunks.ts";
 export function profileEventOf(event: StoredEvent): ProfileEvent {
   const params: Record<string, unknown> = Object.assign(Object.create(null) as Record<string, unknown>, event.data);
   if (event.event !== null) params.svc_event = event.event;
-  return { at: event.receivedAt, seq: event.seq, params, knownVisitor: matchKnownVisitorId(event.visitorId, event.account, event.profile) };
+  return {
+    at: event.receivedAt,
+    seq: event.seq,
+    params,
+    knownVisitor: matchKnownVisitorId(event.visitorId, event.account, event.profile),
+  };
 }
 
 const defaultPageSize = 1000;
@@ -162,14 +177,35 @@ export class ProfilesService {
   /** The engine's input of an event, the known identities it names, and the ids whose groups it touches. */
   private readEvent(event: StoredEvent, config: ProfileConfig): EventReading {
     const input = profileEventOf(event);
-    const identities = identitiesOfEvent({ visitorId: event.visitorId, params: input.params }, event.account, event.profile, config);
-    return { input, identities, involved: [...new Set([event.visitorId, ...identities.map((identity) => identity.key)])] };
+    const identities = identitiesOfEvent(
+      { visitorId: event.visitorId, params: input.params },
+      event.account,
+      event.profile,
+      config,
+    );
+    return {
+      input,
+      identities,
+      involved: [...new Set([event.visitorId, ...identities.map((identity) => identity.key)])],
+    };
   }
 
-  private async applyWith(profiles: ProfileStore, event: StoredEvent, config: ProfileConfig, slice: () => Promise<void>, reading = this.readEvent(event, config)): Promise<void> {
+  private async applyWith(
+    profiles: ProfileStore,
+    event: StoredEvent,
+    config: ProfileConfig,
+    slice: () => Promise<void>,
+    reading = this.readEvent(event, config),
+  ): Promise<void> {
     const { account, profile } = event;
     const { input, identities, involved } = reading;
-    const groups = [...new Set((await Promise.all(involved.map((id) => profiles.canonicalOf(account, profile, id)))).filter((id): id is string => id !== null))];
+    const groups = [
+      ...new Set(
+        (await Promise.all(involved.map((id) => profiles.canonicalOf(account, profile, id)))).filter(
+          (id): id is string => id !== null,
+        ),
+      ),
+    ];
 
     if (groups.length === 0) {
       const canonical = identities[0]?.key ?? event.visitorId;
@@ -182,24 +218,36 @@ export class ProfilesService {
     for (const canonical of groups) {
       const found = await profiles.find(account, profile, canonical);
       current.set(canonical, found);
-      summaries.push({ canonical, known: isKnownVisitorKey(canonical, account, profile), firstSeenAt: found?.firstSeenAt ?? input.at });
+      summaries.push({
+        canonical,
+        known: isKnownVisitorKey(canonical, account, profile),
+        firstSeenAt: found?.firstSeenAt ?? input.at,
+      });
     }
     // A known identity that has no group yet is a candidate too: an anonymous group that names it becomes it.
     for (const identity of identities) {
-      if (!(await profiles.canonicalOf(account, profile, identity.key))) summaries.push({ canonical: identity.key, known: true, firstSeenAt: input.at });
+      if (!(await profiles.canonicalOf(account, profile, identity.key)))
+        summaries.push({ canonical: identity.key, known: true, firstSeenAt: input.at });
     }
-    const into = summaries.reduce((best, next) => ({ ...best, canonical: chooseCanonical(best, next), known: best.known || next.known, firstSeenAt: Math.min(best.firstSeenAt, next.firstSeenAt) })).canonical;
+    const into = summaries.reduce((best, next) => ({
+      ...best,
+      canonical: chooseCanonical(best, next),
+      known: best.known || next.known,
+      firstSeenAt: Math.min(best.firstSeenAt, next.firstSeenAt),
+    })).canonical;
 
     if (groups.length === 1 && into === groups[0]) {
       const existing = current.get(into) ?? null;
-      const next = existing && existing.lastSeq >= event.seq ? existing : applyEvent(existing, input, config, this.deps.policy);
+      const next =
+        existing && existing.lastSeq >= event.seq ? existing : applyEvent(existing, input, config, this.deps.policy);
       await profiles.save(account, profile, into, next, involved);
       return;
     }
 
     // A join: the joined profile is the fold of every member's events up to this one, in order.
     const members = new Set<string>(involved);
-    for (const canonical of groups) for (const member of await profiles.membersOf(account, profile, canonical)) members.add(member);
+    for (const canonical of groups)
+      for (const member of await profiles.membersOf(account, profile, canonical)) members.add(member);
     const joined = await this.foldMembers(account, profile, [...members], event.seq, config, slice);
     if (!joined) return;
     await profiles.merge(account, profile, into, groups, joined, input.at);
@@ -212,14 +260,35 @@ export class ProfilesService {
    * them, so a group of a thousand visitors is a few queries a page, not a thousand), so memory stays at a
    * page per chunk however many events the visitors have. Between pages the thread is given back.
    */
-  private async foldMembers(account: string, profile: string, visitorIds: readonly string[], upToSeq: number, config: ProfileConfig, slice: () => Promise<void>): Promise<VisitorProfile | null> {
-    const streams = chunks(visitorIds, membersPerQuery).map((members) => ({ members, page: [] as StoredEvent[], index: 0, afterSeq: 0, exhausted: false }));
+  private async foldMembers(
+    account: string,
+    profile: string,
+    visitorIds: readonly string[],
+    upToSeq: number,
+    config: ProfileConfig,
+    slice: () => Promise<void>,
+  ): Promise<VisitorProfile | null> {
+    const streams = chunks(visitorIds, membersPerQuery).map((members) => ({
+      members,
+      page: [] as StoredEvent[],
+      index: 0,
+      afterSeq: 0,
+      exhausted: false,
+    }));
     let folded: VisitorProfile | null = null;
     for (;;) {
       for (const stream of streams) {
         if (stream.index < stream.page.length || stream.exhausted) continue;
         await slice();
-        stream.page = await this.deps.stores.events.query({ account, profile, visitorIds: stream.members, afterSeq: stream.afterSeq, beforeSeq: upToSeq + 1, limit: this.pageSize, order: "asc" });
+        stream.page = await this.deps.stores.events.query({
+          account,
+          profile,
+          visitorIds: stream.members,
+          afterSeq: stream.afterSeq,
+          beforeSeq: upToSeq + 1,
+          limit: this.pageSize,
+          order: "asc",
+        });
         stream.index = 0;
         stream.exhausted = stream.page.length < this.pageSize;
         if (stream.page.length > 0) stream.afterSeq = (stream.page.at(-1) as StoredEvent).seq;
@@ -234,7 +303,6 @@ export class ProfilesService {
       next.index += 1;
     }
   }
-
 }
 
 /**
@@ -246,8 +314,10 @@ export async function syncEngineStates(stores: Stores, config: ServiceConfig, no
     for (const profile of account.profiles) {
       for (const engine of profile.engines) {
         const since = await stores.profiles.engineEnabledSince(account.name, profile.name, engine.id);
-        if (engine.enabled && since === null) await stores.profiles.setEngineEnabledSince(account.name, profile.name, engine.id, now);
-        if (!engine.enabled && since !== null) await stores.profiles.setEngineEnabledSince(account.name, profile.name, engine.id, null);
+        if (engine.enabled && since === null)
+          await stores.profiles.setEngineEnabledSince(account.name, profile.name, engine.id, now);
+        if (!engine.enabled && since !== null)
+          await stores.profiles.setEngineEnabledSince(account.name, profile.name, engine.id, null);
       }
     }
   }

@@ -4,7 +4,12 @@ import { cryptoIds } from "../runtime/crypto.ts";
 import { createMemoryLogger } from "../runtime/logger.ts";
 import { RequestGate } from "../runtime/request-gate.ts";
 import { createMemoryStores } from "../store-memory/memory.stores.ts";
-import { ResetService, settingsKeptByReset, type ConfigurationApplied, type ResetServiceDeps } from "./reset.service.ts";
+import {
+  type ConfigurationApplied,
+  ResetService,
+  type ResetServiceDeps,
+  settingsKeptByReset,
+} from "./reset.service.ts";
 
 const applied: ConfigurationApplied = { accounts: 1, profiles: 1, users: 0, apiKeys: 0, revisions: 0 };
 const request = () => Promise.resolve(new Response("answered"));
@@ -41,7 +46,14 @@ describe("ResetService (svc-hub's own admin API, POST /admin/reset)", () => {
     await stores.settings.set("clock.offsetMs", "86400000");
     const { service, steps } = resetService({ stores });
     const report = await service.reset();
-    expect(steps).toEqual(["events settled", "workers held", "files erased", "memory forgotten", "configuration applied", "workers released"]);
+    expect(steps).toEqual([
+      "events settled",
+      "workers held",
+      "files erased",
+      "memory forgotten",
+      "configuration applied",
+      "workers released",
+    ]);
     expect(report.configuration).toEqual(applied);
     expect(await stores.settings.get("admin.token")).toBe("kept");
     expect(await stores.settings.get("clock.offsetMs")).toBeNull();
@@ -69,7 +81,9 @@ describe("ResetService (svc-hub's own admin API, POST /admin/reset)", () => {
   it("a failure of the erasure itself leaves the service as it was, answering", async () => {
     const stores = createMemoryStores();
     await stores.tenancy.ensureAccount("acme", 0);
-    const { service, requests, steps } = resetService({ stores: { ...stores, eraseAll: () => Promise.reject(new Error("SQLITE_BUSY: database is locked")) } });
+    const { service, requests, steps } = resetService({
+      stores: { ...stores, eraseAll: () => Promise.reject(new Error("SQLITE_BUSY: database is locked")) },
+    });
     await expect(service.reset()).rejects.toThrow("locked");
     expect(steps).toEqual(["events settled", "workers held", "workers released"]);
     expect((await requests.pass(request, refused)).status).toBe(200);

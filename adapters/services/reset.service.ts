@@ -1,7 +1,7 @@
 import type { IdSource } from "../../core/ports/ids.port.ts";
 import type { ErasedRecords, Stores } from "../../core/ports/stores.ts";
-import type { RequestGate } from "../runtime/request-gate.ts";
 import type { Logger } from "../runtime/logger.ts";
+import type { RequestGate } from "../runtime/request-gate.ts";
 import { describeError } from "../runtime/scheduler.ts";
 
 /** What the configuration put back in the store (POST /admin/reset's answer). */
@@ -53,8 +53,34 @@ export const settingsKeptByReset = ["admin.token", "privacy.valueHashKey", "leas
 
 /** The counts of every store in one order, whichever store made them (the answer reads the same on each). */
 function inReportOrder(records: ErasedRecords): Omit<ErasedRecords, "settings"> {
-  const { accounts, profiles, users, apiKeys, sessions, lockouts, events, visitorProfiles, dataLayers, revisions, privacyTransactions, fileImports } = records;
-  return { accounts, profiles, users, apiKeys, sessions, lockouts, events, visitorProfiles, dataLayers, revisions, privacyTransactions, fileImports };
+  const {
+    accounts,
+    profiles,
+    users,
+    apiKeys,
+    sessions,
+    lockouts,
+    events,
+    visitorProfiles,
+    dataLayers,
+    revisions,
+    privacyTransactions,
+    fileImports,
+  } = records;
+  return {
+    accounts,
+    profiles,
+    users,
+    apiKeys,
+    sessions,
+    lockouts,
+    events,
+    visitorProfiles,
+    dataLayers,
+    revisions,
+    privacyTransactions,
+    fileImports,
+  };
 }
 
 /** Changes at every reset, so the other processes on the store learn of it (ResetService.follow). */
@@ -132,13 +158,18 @@ export class ResetService {
       // The erasure's pages also leave the WAL, as after a privacy deletion (DEC-PRV-04).
       await stores.privacy.flushErasures().catch(() => false);
       requests.refuseAll(false);
-      const report: ResetReport = { erased: { ...inReportOrder(erasedRecords), receivedFiles: files.received, droppedFiles: files.dropped }, configuration };
+      const report: ResetReport = {
+        erased: { ...inReportOrder(erasedRecords), receivedFiles: files.received, droppedFiles: files.dropped },
+        configuration,
+      };
       logger.info("service reset", { ...report, ms: Math.round(performance.now() - started) });
       return report;
     } catch (error) {
       // Erased but not set up again: no request may see that. Until a reset succeeds, each is answered 503.
       requests.refuseAll(true);
-      logger.error("reset failed after the store was erased; every request is answered 503 until a reset succeeds", { error: describeError(error) });
+      logger.error("reset failed after the store was erased; every request is answered 503 until a reset succeeds", {
+        error: describeError(error),
+      });
       throw error;
     }
   }

@@ -1,11 +1,11 @@
 import { beforeEach, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import type { Stores } from "../../core/ports/index.ts";
-import { manifestOfDetails, serializeManifest, type RevisionDetails } from "../../core/revisions/revision.rules.ts";
+import { manifestOfDetails, type RevisionDetails, serializeManifest } from "../../core/revisions/revision.rules.ts";
 import { readZip } from "../../harness/zip-reader.ts";
 import { fullProfileConfig } from "../store-contract.ts";
 import { createMemoryStores } from "../store-memory/memory.stores.ts";
-import { RevisionsService, type PublishedFile, type PublishRequest } from "./revisions.service.ts";
+import { type PublishedFile, type PublishRequest, RevisionsService } from "./revisions.service.ts";
 
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 const text = (value: string) => new TextEncoder().encode(value);
@@ -22,10 +22,19 @@ function files(): PublishedFile[] {
 }
 
 function request(overrides: Partial<PublishRequest> = {}): PublishRequest {
-  return { name: "Full Release", comment: "up to date publish", createdBy: "user@example.com", targets: ["prod"], files: files(), ...overrides };
+  return {
+    name: "Full Release",
+    comment: "up to date publish",
+    createdBy: "user@example.com",
+    targets: ["prod"],
+    files: files(),
+    ...overrides,
+  };
 }
 
-async function openService(now = publishMinute): Promise<{ stores: Stores; service: RevisionsService; clock: { now(): number; set(ms: number): void } }> {
+async function openService(
+  now = publishMinute,
+): Promise<{ stores: Stores; service: RevisionsService; clock: { now(): number; set(ms: number): void } }> {
   const stores = createMemoryStores();
   await stores.tenancy.ensureAccount("acme", 0);
   await stores.tenancy.putProfile("acme", fullProfileConfig("main"), 0);
@@ -65,7 +74,15 @@ describe("publishing a revision (DEC-REV-01, DEC-REV-02)", () => {
       targets_published: ["prod", "qa"],
     });
     expect(Object.keys(details.checksums)).toEqual(["prod", "qa"]);
-    expect(Object.keys(details.checksums.prod!)).toEqual(["manifest.json", "bundle.zip", "utag.js", "utag.1.js", "utag.2.js", "utag.sync.js", "mobile.html"]);
+    expect(Object.keys(details.checksums.prod!)).toEqual([
+      "manifest.json",
+      "bundle.zip",
+      "utag.js",
+      "utag.1.js",
+      "utag.2.js",
+      "utag.sync.js",
+      "mobile.html",
+    ]);
     expect(details.checksums.qa).toEqual(details.checksums.prod!);
   });
 
@@ -75,7 +92,14 @@ describe("publishing a revision (DEC-REV-01, DEC-REV-02)", () => {
     const checksums = details.checksums.prod!;
     expect(sha256(bundle)).toBe(checksums["bundle.zip"]!);
     const members = readZip(bundle);
-    expect(members.map((member) => member.name)).toEqual(["utag.js", "utag.1.js", "utag.2.js", "utag.sync.js", "mobile.html", "manifest.json"]);
+    expect(members.map((member) => member.name)).toEqual([
+      "utag.js",
+      "utag.1.js",
+      "utag.2.js",
+      "utag.sync.js",
+      "mobile.html",
+      "manifest.json",
+    ]);
     for (const member of members) expect(sha256(member.bytes)).toBe(checksums[member.name]!);
     const manifestText = new TextDecoder().decode(members.at(-1)!.bytes);
     expect(JSON.parse(manifestText)).toEqual(manifestOfDetails(details));
@@ -88,7 +112,9 @@ describe("publishing a revision (DEC-REV-01, DEC-REV-02)", () => {
     const first = await published(opened.service);
     const second = await published(other.service, { files: [...files()].reverse() });
     expect(second).toEqual(first);
-    expect(Buffer.from(await bundleOf(other.service, second)).equals(Buffer.from(await bundleOf(opened.service, first)))).toBe(true);
+    expect(
+      Buffer.from(await bundleOf(other.service, second)).equals(Buffer.from(await bundleOf(opened.service, first))),
+    ).toBe(true);
   });
 
   test("a taken minute moves the id to the next free minute; the list is newest first (REV-01)", async () => {
@@ -97,11 +123,20 @@ describe("publishing a revision (DEC-REV-01, DEC-REV-02)", () => {
     expect(ids).toEqual(["202501021953", "202501021954", "202501021955"]);
     opened.clock.set(Date.UTC(2025, 0, 2, 19, 54, 59));
     expect((await published(opened.service)).revision_id).toBe("202501021956");
-    expect(await opened.service.list("acme", "main")).toEqual(["202501021956", "202501021955", "202501021954", "202501021953"]);
+    expect(await opened.service.list("acme", "main")).toEqual([
+      "202501021956",
+      "202501021955",
+      "202501021954",
+      "202501021953",
+    ]);
   });
 
   test("[DEC-REV-01] many publications at once each take the next free minute: none is refused, no minute twice", async () => {
-    const results = await Promise.all(Array.from({ length: 80 }, (_, index) => opened.service.publish("acme", "main", request({ name: `burst ${index}` }))));
+    const results = await Promise.all(
+      Array.from({ length: 80 }, (_, index) =>
+        opened.service.publish("acme", "main", request({ name: `burst ${index}` })),
+      ),
+    );
     expect(results.every((result) => result.ok)).toBe(true);
     const ids = results.map((result) => (result.ok ? result.value.revision_id : ""));
     expect(new Set(ids).size).toBe(80);
@@ -111,11 +146,15 @@ describe("publishing a revision (DEC-REV-01, DEC-REV-02)", () => {
   test("refusals: unknown account 1240, unknown profile 1250, bad files and targets 400 1400 naming the problem", async () => {
     const refusal = async (account: string, profile: string, overrides: Partial<PublishRequest> = {}) => {
       const result = await opened.service.publish(account, profile, request(overrides));
-      return result.ok ? "published" : `${result.error.error.status} ${result.error.error.returnCode} ${result.error.error.message}`;
+      return result.ok
+        ? "published"
+        : `${result.error.error.status} ${result.error.error.returnCode} ${result.error.error.message}`;
     };
     expect(await refusal("nope", "main")).toBe("404 1240 Account was not found");
     expect(await refusal("acme", "nope")).toBe("404 1250 Profile was not found");
-    expect(await refusal("acme", "main", { files: [{ name: "../../etc/cron.d/x", bytes: text("x") }, ...files()] })).toBe(
+    expect(
+      await refusal("acme", "main", { files: [{ name: "../../etc/cron.d/x", bytes: text("x") }, ...files()] }),
+    ).toBe(
       '400 1400 Invalid request submission. Invalid file name "../../etc/cron.d/x": must be a plain file name, without a folder (no / or \\).',
     );
     expect(await refusal("acme", "main", { files: files().filter((file) => file.name !== "utag.js") })).toBe(
@@ -129,8 +168,22 @@ describe("publishing a revision (DEC-REV-01, DEC-REV-02)", () => {
 
   test("another file prefix names other members (DEC-REV-02 config)", async () => {
     const service = new RevisionsService({ stores: opened.stores, clock: opened.clock, filePrefix: "tm" });
-    const result = await service.publish("acme", "main", request({ files: [{ name: "tm.js", bytes: text("x") }, { name: "tm.3.js", bytes: text("y") }] }));
-    expect(result.ok && Object.keys(result.value.checksums.prod!)).toEqual(["manifest.json", "bundle.zip", "tm.js", "tm.3.js"]);
+    const result = await service.publish(
+      "acme",
+      "main",
+      request({
+        files: [
+          { name: "tm.js", bytes: text("x") },
+          { name: "tm.3.js", bytes: text("y") },
+        ],
+      }),
+    );
+    expect(result.ok && Object.keys(result.value.checksums.prod!)).toEqual([
+      "manifest.json",
+      "bundle.zip",
+      "tm.js",
+      "tm.3.js",
+    ]);
     expect((await service.publish("acme", "main", request())).ok).toBe(false);
   });
 });
@@ -178,8 +231,14 @@ describe("configured revisions (demo.md)", () => {
     const first = await service.publishConfigured(configured);
     const again = await service.publishConfigured(configured);
     expect(first.ok && first.value.created).toBe(true);
-    expect(again.ok && again.value).toEqual({ details: first.ok ? first.value.details : ({} as RevisionDetails), created: false });
-    const edited = await service.publishConfigured({ ...configured, files: [{ name: "utag.js", text: "/* demo, edited */\n" }] });
+    expect(again.ok && again.value).toEqual({
+      details: first.ok ? first.value.details : ({} as RevisionDetails),
+      created: false,
+    });
+    const edited = await service.publishConfigured({
+      ...configured,
+      files: [{ name: "utag.js", text: "/* demo, edited */\n" }],
+    });
     expect(edited.ok && edited.value.created).toBe(true);
     expect(await service.list("acme", "main")).toHaveLength(2);
   });
@@ -218,13 +277,22 @@ describe("configured revisions (demo.md)", () => {
     clock.set(publishMinute + 10 * 60_000);
     const again = await service.publishConfigured(configuredText("/* v1 */\n"));
     expect(again.ok && again.value.created).toBe(false);
-    expect(again.ok && again.value.details).toEqual(results[2]?.ok ? results[2].value.details : ({} as RevisionDetails));
+    expect(again.ok && again.value.details).toEqual(
+      results[2]?.ok ? results[2].value.details : ({} as RevisionDetails),
+    );
     expect(await service.list("acme", "main")).toHaveLength(3);
   });
 
   test("the same version twice is one revision; reverting twice publishes each time the other version was newer", async () => {
     const { service, clock } = await openService();
-    for (const [minute, text] of ["/* v1 */\n", "/* v1 */\n", "/* v2 */\n", "/* v1 */\n", "/* v2 */\n", "/* v2 */\n"].entries()) {
+    for (const [minute, text] of [
+      "/* v1 */\n",
+      "/* v1 */\n",
+      "/* v2 */\n",
+      "/* v1 */\n",
+      "/* v2 */\n",
+      "/* v2 */\n",
+    ].entries()) {
       clock.set(publishMinute + minute * 60_000);
       expect((await service.publishConfigured(configuredText(text))).ok).toBe(true);
     }

@@ -1,23 +1,23 @@
 import { createHash } from "node:crypto";
 import type { ConfiguredRevision } from "../../core/config/config.model.ts";
-import { managementError, type ManagementError } from "../../core/errors/index.ts";
+import { type ManagementError, managementError } from "../../core/errors/index.ts";
 import type { Clock } from "../../core/ports/clock.port.ts";
 import type { StoredRevision } from "../../core/ports/revisions.store.ts";
 import type { Stores } from "../../core/ports/stores.ts";
 import { err, ok, type Result } from "../../core/result.ts";
 import { manifestFileName } from "../../core/revisions/bundle-members.rules.ts";
-import { formatTimeCreated, nextFreeRevisionId, parseRevisionId } from "../../core/revisions/revision-id.rules.ts";
 import {
   buildManifest,
   completeDetails,
   decideBundleRequest,
   decideDetailsRequest,
+  type PublicationProblem,
   publicationError,
+  type RevisionDetails,
   serializeManifest,
   validatePublication,
-  type PublicationProblem,
-  type RevisionDetails,
 } from "../../core/revisions/revision.rules.ts";
+import { formatTimeCreated, nextFreeRevisionId, parseRevisionId } from "../../core/revisions/revision-id.rules.ts";
 import { buildDeterministicZip } from "../runtime/deterministic-zip.ts";
 import { KeyedTurns } from "../runtime/keyed-turns.ts";
 
@@ -78,13 +78,23 @@ export class RevisionsService {
   }
 
   /** REV-03, REV-10 */
-  async details(account: string, profile: string, revisionId: string): Promise<Result<RevisionDetails, ManagementError>> {
-    const found = parseRevisionId(revisionId) === null ? null : await this.deps.stores.revisions.find(account, profile, revisionId);
+  async details(
+    account: string,
+    profile: string,
+    revisionId: string,
+  ): Promise<Result<RevisionDetails, ManagementError>> {
+    const found =
+      parseRevisionId(revisionId) === null ? null : await this.deps.stores.revisions.find(account, profile, revisionId);
     return decideDetailsRequest(revisionId, found?.details ?? null);
   }
 
   /** REV-06, REV-09, REV-11, DEC-REV-03: the stored zip of the newest revision of a target. */
-  async bundle(account: string, profile: string, revisionId: string, target: string): Promise<Result<Uint8Array, ManagementError>> {
+  async bundle(
+    account: string,
+    profile: string,
+    revisionId: string,
+    target: string,
+  ): Promise<Result<Uint8Array, ManagementError>> {
     const { revisions } = this.deps.stores;
     const wellFormed = parseRevisionId(revisionId) !== null;
     const found = wellFormed ? await revisions.find(account, profile, revisionId) : null;
@@ -99,7 +109,11 @@ export class RevisionsService {
    * DEC-REV-01, DEC-REV-02: publishes a revision. Unknown account or profile: 404 1240 / 1250; a refused
    * publication: 400 1400 naming its first problem.
    */
-  async publish(account: string, profile: string, request: PublishRequest): Promise<Result<RevisionDetails, PublishRefusal>> {
+  async publish(
+    account: string,
+    profile: string,
+    request: PublishRequest,
+  ): Promise<Result<RevisionDetails, PublishRefusal>> {
     const published = await this.publishWithSeed(account, profile, request, null);
     return published.ok ? ok(published.value.details) : published;
   }
@@ -112,8 +126,19 @@ export class RevisionsService {
    */
   async publishConfigured(revision: ConfiguredRevision): Promise<Result<ConfiguredPublication, PublishRefusal>> {
     const files = revision.files.map((file) => ({ name: file.name, bytes: new TextEncoder().encode(file.text) }));
-    const request: PublishRequest = { name: revision.name, comment: revision.comment, createdBy: revision.createdBy, targets: revision.targets, files };
-    return this.publishWithSeed(revision.account, revision.profile, request, configuredSeed(revision, this.deps.filePrefix));
+    const request: PublishRequest = {
+      name: revision.name,
+      comment: revision.comment,
+      createdBy: revision.createdBy,
+      targets: revision.targets,
+      files,
+    };
+    return this.publishWithSeed(
+      revision.account,
+      revision.profile,
+      request,
+      configuredSeed(revision, this.deps.filePrefix),
+    );
   }
 
   private async publishWithSeed(
@@ -123,10 +148,17 @@ export class RevisionsService {
     seed: string | null,
   ): Promise<Result<ConfiguredPublication, PublishRefusal>> {
     const { stores, clock, filePrefix } = this.deps;
-    if (!(await stores.tenancy.findAccount(account))) return err({ error: managementError("accountNotFound"), problems: [] });
-    if (!(await stores.tenancy.findProfile(account, profile))) return err({ error: managementError("profileNotFound"), problems: [] });
+    if (!(await stores.tenancy.findAccount(account)))
+      return err({ error: managementError("accountNotFound"), problems: [] });
+    if (!(await stores.tenancy.findProfile(account, profile)))
+      return err({ error: managementError("profileNotFound"), problems: [] });
 
-    const input = { account, profile, ...request, files: request.files.map((file) => ({ name: file.name, size: file.bytes.byteLength })) };
+    const input = {
+      account,
+      profile,
+      ...request,
+      files: request.files.map((file) => ({ name: file.name, size: file.bytes.byteLength })),
+    };
     const validated = validatePublication(input, filePrefix);
     if (!validated.ok) return err({ error: publicationError(validated.error), problems: validated.error });
     const publication = validated.value;
@@ -138,7 +170,10 @@ export class RevisionsService {
       storedSeed = configured.nextSeed;
     }
 
-    const members = publication.files.map((member) => ({ name: member.name, bytes: request.files[member.index]?.bytes ?? new Uint8Array(0) }));
+    const members = publication.files.map((member) => ({
+      name: member.name,
+      bytes: request.files[member.index]?.bytes ?? new Uint8Array(0),
+    }));
     const memberChecksums = members.map((member) => [member.name, sha256Hex(member.bytes)] as const);
     // One publication of a profile at a time in this process: each then reads the minutes taken before it and
     // takes the next free one at its first attempt (80 at once all read the same minute, and the k-th
@@ -162,7 +197,17 @@ export class RevisionsService {
         const manifestBytes = new TextEncoder().encode(serializeManifest(manifest));
         const bundle = await buildDeterministicZip([...members, { name: manifestFileName, bytes: manifestBytes }]);
         const details = completeDetails(manifest, { manifest: sha256Hex(manifestBytes), bundle: sha256Hex(bundle) });
-        if (await stores.revisions.insert({ account, profile, revisionId, createdAt: now, seed: storedSeed, details, bundle })) {
+        if (
+          await stores.revisions.insert({
+            account,
+            profile,
+            revisionId,
+            createdAt: now,
+            seed: storedSeed,
+            details,
+            bundle,
+          })
+        ) {
           return ok({ details, created: true });
         }
         // Another publication took the minute (or, for a configured revision, another node published it).
@@ -174,7 +219,9 @@ export class RevisionsService {
         taken.add(revisionId);
         for (const id of await stores.revisions.listIds(account, profile)) taken.add(id);
       }
-      throw new Error(`could not find a free revision minute for ${account}/${profile} after ${maxPublishAttempts} attempts`);
+      throw new Error(
+        `could not find a free revision minute for ${account}/${profile} after ${maxPublishAttempts} attempts`,
+      );
     });
   }
 
@@ -184,7 +231,11 @@ export class RevisionsService {
    * the same configuration again stores it as its next generation (`<seed>#2`, `#3`, ...): the same for every
    * node, so that two nodes starting together still publish it once.
    */
-  private async findConfigured(account: string, profile: string, seed: string): Promise<{ current: StoredRevision | null; nextSeed: string }> {
+  private async findConfigured(
+    account: string,
+    profile: string,
+    seed: string,
+  ): Promise<{ current: StoredRevision | null; nextSeed: string }> {
     const { revisions } = this.deps.stores;
     let newest: StoredRevision | null = null;
     let generation = 1;
@@ -202,7 +253,12 @@ export class RevisionsService {
     for (const revisionId of await revisions.listIds(account, profile)) {
       if (revisionId <= newest.revisionId) continue;
       const later = await revisions.find(account, profile, revisionId);
-      if (later?.seed && baseSeed(later.seed) !== seed && later.details.targets_published.some((target) => targets.has(target))) return { current: null, nextSeed };
+      if (
+        later?.seed &&
+        baseSeed(later.seed) !== seed &&
+        later.details.targets_published.some((target) => targets.has(target))
+      )
+        return { current: null, nextSeed };
     }
     return { current: newest, nextSeed };
   }

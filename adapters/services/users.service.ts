@@ -1,14 +1,14 @@
 import type { Grant } from "../../core/config/config.model.ts";
-import { managementError, type ManagementError } from "../../core/errors/index.ts";
+import { type ManagementError, managementError } from "../../core/errors/index.ts";
+import { isEmailAddress } from "../../core/names/names.rules.ts";
 import type { Clock } from "../../core/ports/clock.port.ts";
 import type { SecretHasher } from "../../core/ports/hashing.port.ts";
 import type { IdSource } from "../../core/ports/ids.port.ts";
 import type { Stores } from "../../core/ports/stores.ts";
 import type { ApiKeyRecord, UserRecord } from "../../core/ports/tenancy.store.ts";
 import { err, ok, type Result } from "../../core/result.ts";
-import { isEmailAddress } from "../../core/names/names.rules.ts";
-import { mergeGrants } from "../../core/session/session.rules.ts";
 import { issuedApiKey, issuedApiKeySeed, passwordProblem } from "../../core/session/secrets.rules.ts";
+import { mergeGrants } from "../../core/session/session.rules.ts";
 
 /** A grant as JSON answers carry it. */
 export interface GrantView {
@@ -41,12 +41,26 @@ function iso(ms: number): string {
 }
 
 export function userView(user: UserRecord): UserView {
-  const grants = user.grants.map((grant) => ({ account: grant.account, profiles: grant.profiles === "*" ? ("*" as const) : [...grant.profiles] }));
-  return { email: user.email, disabled: user.disabled, grants, createdAt: iso(user.createdAt), updatedAt: iso(user.updatedAt) };
+  const grants = user.grants.map((grant) => ({
+    account: grant.account,
+    profiles: grant.profiles === "*" ? ("*" as const) : [...grant.profiles],
+  }));
+  return {
+    email: user.email,
+    disabled: user.disabled,
+    grants,
+    createdAt: iso(user.createdAt),
+    updatedAt: iso(user.updatedAt),
+  };
 }
 
 function apiKeyView(key: ApiKeyRecord): ApiKeyView {
-  return { id: key.id, user: key.userEmail, createdAt: iso(key.createdAt), revokedAt: key.revokedAt === null ? null : iso(key.revokedAt) };
+  return {
+    id: key.id,
+    user: key.userEmail,
+    createdAt: iso(key.createdAt),
+    revokedAt: key.revokedAt === null ? null : iso(key.revokedAt),
+  };
 }
 
 function invalid(parameter: string, problem: string): ManagementError {
@@ -83,13 +97,20 @@ export class UsersService {
     return user ? ok(userView(user)) : err(notFound(`User ${email}`));
   }
 
-  async create(input: { email: string; password: string; grants?: readonly Grant[]; disabled?: boolean }): Promise<Result<UserView, ManagementError>> {
-    if (!isEmailAddress(input.email) || input.email.length > maxEmailLength) return err(invalid("email", `must be an e-mail address of at most ${maxEmailLength} characters`));
+  async create(input: {
+    email: string;
+    password: string;
+    grants?: readonly Grant[];
+    disabled?: boolean;
+  }): Promise<Result<UserView, ManagementError>> {
+    if (!isEmailAddress(input.email) || input.email.length > maxEmailLength)
+      return err(invalid("email", `must be an e-mail address of at most ${maxEmailLength} characters`));
     const password = this.checkPassword(input.password);
     if (!password.ok) return password;
     const grants = await this.checkGrants(input.grants ?? []);
     if (!grants.ok) return grants;
-    if (await this.deps.stores.tenancy.findUser(input.email)) return err(invalid("email", `a user ${input.email} exists already`));
+    if (await this.deps.stores.tenancy.findUser(input.email))
+      return err(invalid("email", `a user ${input.email} exists already`));
     const now = this.deps.clock.now();
     const user: UserRecord = {
       email: input.email,
@@ -109,7 +130,11 @@ export class UsersService {
   async resetPassword(email: string, password: string): Promise<Result<UserView, ManagementError>> {
     const checked = this.checkPassword(password);
     if (!checked.ok) return checked;
-    const reset = await this.update(email, async (user) => ({ ...user, passwordHash: await this.deps.hasher.hash(password) }), { endSessions: true });
+    const reset = await this.update(
+      email,
+      async (user) => ({ ...user, passwordHash: await this.deps.hasher.hash(password) }),
+      { endSessions: true },
+    );
     if (reset.ok) await this.deps.unlock?.(reset.value.email);
     return reset;
   }
@@ -137,7 +162,8 @@ export class UsersService {
     if (!user) return err(notFound(`User ${email}`));
     const keyId = id ?? `key-${this.deps.ids.randomHex(8)}`;
     if (!keyIdPattern.test(keyId)) return err(invalid("id", "may contain only A-Z a-z 0-9 _ - ~ (at most 100)"));
-    if (await this.deps.stores.tenancy.findApiKey(keyId)) return err(invalid("id", `an API key ${keyId} exists already`));
+    if (await this.deps.stores.tenancy.findApiKey(keyId))
+      return err(invalid("id", `an API key ${keyId} exists already`));
     const key = issuedApiKey(keyId, this.deps.ids.randomToken(32));
     const record: ApiKeyRecord = {
       id: keyId,
@@ -170,7 +196,11 @@ export class UsersService {
    * `endSessions`: a reset or a disabling ends the user's sessions, and the bearer tokens issued until now
    * (tokensValidAfter), so that neither outlives it, also once the user is enabled again.
    */
-  private async update(email: string, change: (user: UserRecord) => Promise<UserRecord>, options: { endSessions: boolean }): Promise<Result<UserView, ManagementError>> {
+  private async update(
+    email: string,
+    change: (user: UserRecord) => Promise<UserRecord>,
+    options: { endSessions: boolean },
+  ): Promise<Result<UserView, ManagementError>> {
     const user = await this.deps.stores.tenancy.findUser(email);
     if (!user) return err(notFound(`User ${email}`));
     const now = this.deps.clock.now();
@@ -189,7 +219,8 @@ export class UsersService {
   /** Grants must name accounts and profiles that exist, so that a typo is not a silent lack of access. */
   private async checkGrants(grants: readonly Grant[]): Promise<Result<Grant[], ManagementError>> {
     for (const [index, grant] of grants.entries()) {
-      if (!(await this.deps.stores.tenancy.findAccount(grant.account))) return err(invalid(`grants/${index}/account`, `account ${grant.account} does not exist`));
+      if (!(await this.deps.stores.tenancy.findAccount(grant.account)))
+        return err(invalid(`grants/${index}/account`, `account ${grant.account} does not exist`));
       if (grant.profiles !== "*") {
         for (const profile of grant.profiles) {
           if (!(await this.deps.stores.tenancy.findProfile(grant.account, profile))) {

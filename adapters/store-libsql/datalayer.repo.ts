@@ -1,4 +1,5 @@
 import { and, asc, eq, lt, min, ne, notExists, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import { alias } from "drizzle-orm/sqlite-core";
 import type {
@@ -9,16 +10,17 @@ import type {
   DataLayerStore,
   ServedDataLayer,
 } from "../../core/ports/index.ts";
-import { dataLayerChanges, dataLayers } from "./datalayer.schema.ts";
-import { readerQuery, type ReaderQuery, type StatementReader } from "./statement-reader.ts";
-import type { BatchItem } from "drizzle-orm/batch";
 import { GroupCommitWriter } from "../collect/group-commit.ts";
+import { dataLayerChanges, dataLayers } from "./datalayer.schema.ts";
+import { type ReaderQuery, readerQuery, type StatementReader } from "./statement-reader.ts";
 
 type LayerRow = typeof dataLayers.$inferSelect;
 type ChangeRow = typeof dataLayerChanges.$inferSelect;
 
 function toServed(row: Pick<LayerRow, "servedBody" | "servedSeq" | "servedAt">): ServedDataLayer | null {
-  return row.servedBody === null ? null : { body: row.servedBody, seq: row.servedSeq ?? 0, publishedAt: row.servedAt ?? 0 };
+  return row.servedBody === null
+    ? null
+    : { body: row.servedBody, seq: row.servedSeq ?? 0, publishedAt: row.servedAt ?? 0 };
 }
 
 function toLayer(row: LayerRow): DataLayerRecord {
@@ -70,7 +72,26 @@ const newestColumns = {
 };
 
 function newestFromColumns(row: readonly unknown[]): { layer: DataLayerRecord; newest: DataLayerChange } {
-  const [account, profile, dlId, present, lastSeq, lastDueAt, settledSeq, servedBody, servedSeq, servedAt, kind, body, state, acceptedAt, dueAt, runAt, attempts, settledAt] = row;
+  const [
+    account,
+    profile,
+    dlId,
+    present,
+    lastSeq,
+    lastDueAt,
+    settledSeq,
+    servedBody,
+    servedSeq,
+    servedAt,
+    kind,
+    body,
+    state,
+    acceptedAt,
+    dueAt,
+    runAt,
+    attempts,
+    settledAt,
+  ] = row;
   const layer = toLayer({
     account: account as string,
     profile: profile as string,
@@ -106,7 +127,11 @@ function isLayer(key: DataLayerKey) {
 }
 
 function isChangeOf(key: DataLayerKey) {
-  return and(eq(dataLayerChanges.account, key.account), eq(dataLayerChanges.profile, key.profile), eq(dataLayerChanges.dlId, key.dlId));
+  return and(
+    eq(dataLayerChanges.account, key.account),
+    eq(dataLayerChanges.profile, key.profile),
+    eq(dataLayerChanges.dlId, key.dlId),
+  );
 }
 
 /** An earlier pending change of the same data layer as the outer `data_layer_changes` row. */
@@ -123,14 +148,20 @@ export class LibsqlDataLayerRepo implements DataLayerStore {
    * event loop) share one transaction, one WAL sync, as collected events and session touches do; each call
    * still waits for its own to be committed before it answers. Its second statement records the change.
    */
-  private readonly appends = this.sharedCommits<{ readonly change: DataLayerChange; readonly exists: boolean }>(({ change, exists }) => this.appendStatements(change, exists), 1);
+  private readonly appends = this.sharedCommits<{ readonly change: DataLayerChange; readonly exists: boolean }>(
+    ({ change, exists }) => this.appendStatements(change, exists),
+    1,
+  );
 
   /**
    * Settlements that arrive together (the publisher settles a pass's changes at once) share one transaction,
    * one WAL sync: each in a commit of its own made publishing on the HTTP thread as costly as the uploads
    * themselves (bench/FINDINGS.md). Its first statement settles the change.
    */
-  private readonly settles = this.sharedCommits<ChangeSettlement>((settlement) => this.settlementStatements(settlement), 0);
+  private readonly settles = this.sharedCommits<ChangeSettlement>(
+    (settlement) => this.settlementStatements(settlement),
+    0,
+  );
 
   /** The get-status read of the v1 API, on the statement reader (a `file:` database), prepared once. */
   private readonly newestOf: ReaderQuery | null;
@@ -142,7 +173,13 @@ export class LibsqlDataLayerRepo implements DataLayerStore {
     this.newestOf = reader
       ? readerQuery(
           this.selectNewest()
-            .where(and(eq(dataLayers.account, sql.placeholder("account")), eq(dataLayers.profile, sql.placeholder("profile")), eq(dataLayers.dlId, sql.placeholder("dlId"))))
+            .where(
+              and(
+                eq(dataLayers.account, sql.placeholder("account")),
+                eq(dataLayers.profile, sql.placeholder("profile")),
+                eq(dataLayers.dlId, sql.placeholder("dlId")),
+              ),
+            )
             .toSQL(),
         )
       : null;
@@ -181,7 +218,10 @@ export class LibsqlDataLayerRepo implements DataLayerStore {
    * Compare-and-set writes that share one transaction with the others that arrive together (GroupCommitWriter):
    * each answers whether its `deciding` statement (an index into its statements) changed exactly one row.
    */
-  private sharedCommits<T>(statementsOf: (item: T) => readonly BatchItem<"sqlite">[], deciding: number): (item: T) => Promise<boolean> {
+  private sharedCommits<T>(
+    statementsOf: (item: T) => readonly BatchItem<"sqlite">[],
+    deciding: number,
+  ): (item: T) => Promise<boolean> {
     const writer = new GroupCommitWriter<{ readonly item: T; changed: boolean }>(async (batch) => {
       const perItem = batch.map(({ item }) => statementsOf(item));
       const [first, ...rest] = perItem.flat();
@@ -206,7 +246,10 @@ export class LibsqlDataLayerRepo implements DataLayerStore {
     return [
       // Moves last_seq from seq - 1 to seq (creates the row for seq 1); a row that moved on is left alone.
       change.seq === 1
-        ? db.insert(dataLayers).values({ account, profile, dlId, present: exists, lastSeq: 1, lastDueAt: change.dueAt }).onConflictDoNothing()
+        ? db
+            .insert(dataLayers)
+            .values({ account, profile, dlId, present: exists, lastSeq: 1, lastDueAt: change.dueAt })
+            .onConflictDoNothing()
         : db
             .update(dataLayers)
             .set({ present: exists, lastSeq: change.seq, lastDueAt: change.dueAt })
@@ -258,13 +301,21 @@ export class LibsqlDataLayerRepo implements DataLayerStore {
       .select()
       .from(dataLayerChanges)
       .where(and(this.pendingHeads(), sql`${dataLayerChanges.runAt} <= ${now}`))
-      .orderBy(asc(dataLayerChanges.runAt), asc(dataLayerChanges.account), asc(dataLayerChanges.profile), asc(dataLayerChanges.dlId))
+      .orderBy(
+        asc(dataLayerChanges.runAt),
+        asc(dataLayerChanges.account),
+        asc(dataLayerChanges.profile),
+        asc(dataLayerChanges.dlId),
+      )
       .limit(Math.max(0, limit));
     return rows.map(toChange);
   }
 
   async nextRunAt(): Promise<number | null> {
-    const [row] = await this.db.select({ next: min(dataLayerChanges.runAt) }).from(dataLayerChanges).where(this.pendingHeads());
+    const [row] = await this.db
+      .select({ next: min(dataLayerChanges.runAt) })
+      .from(dataLayerChanges)
+      .where(this.pendingHeads());
     return row?.next ?? null;
   }
 
@@ -290,9 +341,14 @@ export class LibsqlDataLayerRepo implements DataLayerStore {
         .set({ state: settlement.state, settledAt: settlement.settledAt, attempts: settlement.attempts })
         .where(and(isChangeOf(key), eq(dataLayerChanges.seq, seq), eq(dataLayerChanges.state, "pending"))),
       // A node that settled this change first moved settled_seq already, so this changes nothing then.
-      db.update(dataLayers).set(layerUpdate).where(and(isLayer(key), lt(dataLayers.settledSeq, seq))),
+      db
+        .update(dataLayers)
+        .set(layerUpdate)
+        .where(and(isLayer(key), lt(dataLayers.settledSeq, seq))),
       // Settled changes older than this one are no longer needed: get status reads only the newest.
-      db.delete(dataLayerChanges).where(and(isChangeOf(key), lt(dataLayerChanges.seq, seq), ne(dataLayerChanges.state, "pending"))),
+      db
+        .delete(dataLayerChanges)
+        .where(and(isChangeOf(key), lt(dataLayerChanges.seq, seq), ne(dataLayerChanges.state, "pending"))),
     ] as const;
     return statements;
   }

@@ -1,10 +1,10 @@
-import { and, asc, desc, eq, gt, gte, inArray, lt, lte, or, sql, type SQL } from "drizzle-orm";
-import type { CollectedEvent, EventQuery, EventStore, StoredEvent, ValueErasure } from "../../core/ports/index.ts";
+import { and, asc, desc, eq, gt, gte, inArray, lt, lte, or, type SQL, sql } from "drizzle-orm";
 import { checkVisitorIds, maxVisitorIdsPerQuery } from "../../core/ports/events.store.ts";
-import { erasureNeedle, eraseValueFromEvent } from "../../core/privacy/erasure.rules.ts";
+import type { CollectedEvent, EventQuery, EventStore, StoredEvent, ValueErasure } from "../../core/ports/index.ts";
+import { eraseValueFromEvent, erasureNeedle } from "../../core/privacy/erasure.rules.ts";
 import { events } from "./events.schema.ts";
-import { chunks, rowStatements, type ClientDatabase } from "./row-statements.ts";
-import { readerQuery, type ReaderQuery, type StatementReader } from "./statement-reader.ts";
+import { type ClientDatabase, chunks, rowStatements } from "./row-statements.ts";
+import { type ReaderQuery, readerQuery, type StatementReader } from "./statement-reader.ts";
 
 /**
  * Rows per INSERT statement (11 bound values a row, far below SQLite's limit of 32766): a group commit is one
@@ -51,7 +51,20 @@ const storedColumns = {
 };
 
 function storedEventOf(row: unknown[]): StoredEvent {
-  const [seq, account, profile, visitorId, visitorIdSource, thirdPartyVisitorId, firstPartyVisitorId, event, datasource, traceId, receivedAt, data] = row;
+  const [
+    seq,
+    account,
+    profile,
+    visitorId,
+    visitorIdSource,
+    thirdPartyVisitorId,
+    firstPartyVisitorId,
+    event,
+    datasource,
+    traceId,
+    receivedAt,
+    data,
+  ] = row;
   return {
     seq: seq as number,
     account: account as string,
@@ -84,7 +97,19 @@ function isInOrderRead(query: EventQuery): boolean {
   );
 }
 
-const eventColumns = ["account", "profile", "visitorId", "visitorIdSource", "thirdPartyVisitorId", "firstPartyVisitorId", "event", "datasource", "traceId", "receivedAt", "data"] as const;
+const eventColumns = [
+  "account",
+  "profile",
+  "visitorId",
+  "visitorIdSource",
+  "thirdPartyVisitorId",
+  "firstPartyVisitorId",
+  "event",
+  "datasource",
+  "traceId",
+  "receivedAt",
+  "data",
+] as const;
 
 export class LibsqlEventRepo implements EventStore {
   /** The INSERT of n events, its text built once per n (n up to rowsPerStatement). */
@@ -116,9 +141,19 @@ export class LibsqlEventRepo implements EventStore {
    * (synchronous=FULL) and is stored whole or not at all. A larger group is split into statements that
    * run in one `db.batch` (one transaction).
    */
-  async append(collected: readonly CollectedEvent[], options: { readonly mark?: { readonly key: string; readonly value: string } } = {}): Promise<void> {
+  async append(
+    collected: readonly CollectedEvent[],
+    options: { readonly mark?: { readonly key: string; readonly value: string } } = {},
+  ): Promise<void> {
     const rows = collected.map(toRow);
-    const mark = options.mark ? [{ sql: "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", args: [options.mark.key, options.mark.value] }] : [];
+    const mark = options.mark
+      ? [
+          {
+            sql: "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            args: [options.mark.key, options.mark.value],
+          },
+        ]
+      : [];
     if (rows.length === 0 && mark.length === 0) return;
     if (rows.length <= rowsPerStatement && mark.length === 0) {
       await this.db.$client.execute(this.insertEvents(rows));
@@ -160,7 +195,11 @@ export class LibsqlEventRepo implements EventStore {
   async deleteVisitors(account: string, profile: string, visitorIds: readonly string[]): Promise<number> {
     const ids = [...new Set(visitorIds)];
     if (ids.length === 0) return 0;
-    const deletions = chunks(ids, idsPerStatement).map((chunk) => this.db.delete(events).where(and(eq(events.account, account), eq(events.profile, profile), inArray(events.visitorId, chunk))));
+    const deletions = chunks(ids, idsPerStatement).map((chunk) =>
+      this.db
+        .delete(events)
+        .where(and(eq(events.account, account), eq(events.profile, profile), inArray(events.visitorId, chunk))),
+    );
     const [, ...results] = await this.db.batch([this.db.run(sql`PRAGMA secure_delete = ON`), ...deletions]);
     return results.reduce((sum, result) => sum + result.rowsAffected, 0);
   }
@@ -191,7 +230,14 @@ export class LibsqlEventRepo implements EventStore {
           eq(events.profile, profile),
           or(
             sql`instr(${events.data}, ${erasureNeedle(erased)}) > 0`,
-            ...[events.visitorId, events.thirdPartyVisitorId, events.firstPartyVisitorId, events.event, events.datasource, events.traceId].map((column) => inText(sql`${column}`)),
+            ...[
+              events.visitorId,
+              events.thirdPartyVisitorId,
+              events.firstPartyVisitorId,
+              events.event,
+              events.datasource,
+              events.traceId,
+            ].map((column) => inText(sql`${column}`)),
           ),
         ),
       );
@@ -204,7 +250,12 @@ export class LibsqlEventRepo implements EventStore {
       rewrites.push(
         this.db
           .update(events)
-          .set({ data: JSON.stringify(erasure.data), event: erasure.event, datasource: erasure.datasource, traceId: erasure.traceId })
+          .set({
+            data: JSON.stringify(erasure.data),
+            event: erasure.event,
+            datasource: erasure.datasource,
+            traceId: erasure.traceId,
+          })
           .where(eq(events.seq, row.seq)),
       );
     }
@@ -218,7 +269,10 @@ export class LibsqlEventRepo implements EventStore {
    * needed and nothing after the first event to keep is read. AUTOINCREMENT never gives a sequence number
    * at or below one already used, so no event enters the range between the read and the delete.
    */
-  async deleteReceivedBefore(before: number, options: { readonly upToSeq: number; readonly limit: number }): Promise<number> {
+  async deleteReceivedBefore(
+    before: number,
+    options: { readonly upToSeq: number; readonly limit: number },
+  ): Promise<number> {
     // The usual answer, nothing old enough, costs one row's read.
     const [first] = await this.headOf(options.upToSeq, 1);
     if (first === undefined || first.receivedAt >= before) return 0;

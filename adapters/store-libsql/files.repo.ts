@@ -1,9 +1,9 @@
 import { and, asc, count, eq, gte, inArray, lte, ne, sql } from "drizzle-orm";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
-import type { FileStatusRecord, FileStatusStore, ImportProgress } from "../../core/ports/index.ts";
 import type { StatusEntry } from "../../core/files/file-import.machine.ts";
-import { prefixGroupsOfQuery } from "../../core/files/file-query.rules.ts";
 import { csvExtension } from "../../core/files/file-name.rules.ts";
+import { prefixGroupsOfQuery } from "../../core/files/file-query.rules.ts";
+import type { FileStatusRecord, FileStatusStore, ImportProgress } from "../../core/ports/index.ts";
 import { fileImports } from "./files.schema.ts";
 
 type FileRow = typeof fileImports.$inferSelect;
@@ -17,7 +17,13 @@ function toRecord(row: FileRow): FileStatusRecord {
     prefix: row.prefix,
     createdAt: row.createdAt,
     nodeId: row.nodeId,
-    file: { size: row.size, checksum: row.checksum, sourceType: row.sourceType, sourceHost: row.sourceHost, lineCount: row.lineCount },
+    file: {
+      size: row.size,
+      checksum: row.checksum,
+      sourceType: row.sourceType,
+      sourceHost: row.sourceHost,
+      lineCount: row.lineCount,
+    },
     status: JSON.parse(row.status) as StatusEntry[],
     finished: row.finished,
     progress: row.progress === null ? null : (JSON.parse(row.progress) as ImportProgress),
@@ -45,7 +51,15 @@ export class LibsqlFileStatusRepo implements FileStatusStore {
   async create(record: FileStatusRecord): Promise<boolean> {
     const inserted = await this.db
       .insert(fileImports)
-      .values({ id: record.id, account: record.account, profile: record.profile, name: record.name, prefix: record.prefix, createdAt: record.createdAt, ...changesOf(record) })
+      .values({
+        id: record.id,
+        account: record.account,
+        profile: record.profile,
+        name: record.name,
+        prefix: record.prefix,
+        createdAt: record.createdAt,
+        ...changesOf(record),
+      })
       .onConflictDoNothing()
       .returning({ id: fileImports.id });
     return inserted.length === 1;
@@ -53,12 +67,24 @@ export class LibsqlFileStatusRepo implements FileStatusStore {
 
   /** One transaction: the finished import goes, the new one takes its name (the unique index holds throughout). */
   async replace(previous: FileStatusRecord, next: FileStatusRecord): Promise<boolean> {
-    if (previous.account !== next.account || previous.profile !== next.profile || previous.name !== next.name) return false;
+    if (previous.account !== next.account || previous.profile !== next.profile || previous.name !== next.name)
+      return false;
     const [removed, inserted] = await this.db.batch([
-      this.db.delete(fileImports).where(and(eq(fileImports.id, previous.id), eq(fileImports.finished, true))).returning({ id: fileImports.id }),
+      this.db
+        .delete(fileImports)
+        .where(and(eq(fileImports.id, previous.id), eq(fileImports.finished, true)))
+        .returning({ id: fileImports.id }),
       this.db
         .insert(fileImports)
-        .values({ id: next.id, account: next.account, profile: next.profile, name: next.name, prefix: next.prefix, createdAt: next.createdAt, ...changesOf(next) })
+        .values({
+          id: next.id,
+          account: next.account,
+          profile: next.profile,
+          name: next.name,
+          prefix: next.prefix,
+          createdAt: next.createdAt,
+          ...changesOf(next),
+        })
         .onConflictDoNothing()
         .returning({ id: fileImports.id }),
     ]);
@@ -97,12 +123,25 @@ export class LibsqlFileStatusRepo implements FileStatusStore {
   }
 
   async count(account: string, profile: string, prefix: string, from: number, to: number): Promise<number> {
-    const rows = await this.db.select({ n: count() }).from(fileImports).where(this.inRange(account, profile, prefix, from, to));
+    const rows = await this.db
+      .select({ n: count() })
+      .from(fileImports)
+      .where(this.inRange(account, profile, prefix, from, to));
     return rows[0]?.n ?? 0;
   }
 
-  async search(account: string, profile: string, prefix: string, from: number, to: number): Promise<FileStatusRecord[]> {
-    const rows = await this.db.select().from(fileImports).where(this.inRange(account, profile, prefix, from, to)).orderBy(asc(fileImports.createdAt), asc(fileImports.id));
+  async search(
+    account: string,
+    profile: string,
+    prefix: string,
+    from: number,
+    to: number,
+  ): Promise<FileStatusRecord[]> {
+    const rows = await this.db
+      .select()
+      .from(fileImports)
+      .where(this.inRange(account, profile, prefix, from, to))
+      .orderBy(asc(fileImports.createdAt), asc(fileImports.id));
     return rows.map(toRecord);
   }
 

@@ -2,9 +2,16 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createClient, LibsqlBatchError, LibsqlError, type Client, type InStatement, type ResultSet } from "@libsql/client";
-import { drizzle } from "drizzle-orm/libsql";
+import {
+  type Client,
+  createClient,
+  type InStatement,
+  LibsqlBatchError,
+  LibsqlError,
+  type ResultSet,
+} from "@libsql/client";
 import { sql } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/libsql";
 import { KeptStatementsClient } from "./kept-client.ts";
 
 /*
@@ -42,7 +49,12 @@ function seen(result: ResultSet) {
     columnTypes: result.columnTypes,
     rowsAffected: result.rowsAffected,
     lastInsertRowid: result.lastInsertRowid,
-    rows: result.rows.map((row) => ({ keys: Object.keys(row), values: Object.values(row), indexed: Array.prototype.slice.call(row), length: row.length })),
+    rows: result.rows.map((row) => ({
+      keys: Object.keys(row),
+      values: Object.values(row),
+      indexed: Array.prototype.slice.call(row),
+      length: row.length,
+    })),
     json: result.toJSON(),
   };
 }
@@ -54,7 +66,9 @@ async function outcome(call: () => Promise<ResultSet | ResultSet[]>) {
     return { ok: Array.isArray(result) ? result.map(seen) : seen(result) };
   } catch (error) {
     const { name, message, code, extendedCode, rawCode, statementIndex } = error as LibsqlBatchError;
-    return { error: { type: (error as object).constructor.name, name, message, code, extendedCode, rawCode, statementIndex } };
+    return {
+      error: { type: (error as object).constructor.name, name, message, code, extendedCode, rawCode, statementIndex },
+    };
   }
 }
 
@@ -68,8 +82,14 @@ describe("KeptStatementsClient answers as @libsql/client does", () => {
     const { ours, theirs } = bothClients();
     const statements: InStatement[] = [
       ...schema,
-      { sql: "insert into t (name, score, blob, big, flag) values (?, ?, ?, ?, ?)", args: ["ann", 1.5, new Uint8Array([1, 2, 3]).buffer, 9007199254740991n, true] },
-      { sql: "insert into t (name, score, blob, big, flag) values (:name, :score, null, $big, @flag)", args: { name: "bob", score: 2, big: 3, flag: false } },
+      {
+        sql: "insert into t (name, score, blob, big, flag) values (?, ?, ?, ?, ?)",
+        args: ["ann", 1.5, new Uint8Array([1, 2, 3]).buffer, 9007199254740991n, true],
+      },
+      {
+        sql: "insert into t (name, score, blob, big, flag) values (:name, :score, null, $big, @flag)",
+        args: { name: "bob", score: 2, big: 3, flag: false },
+      },
       { sql: "insert into t (name, score, big) values (?, ?, ?)", args: ["cy", null, new Date(5000)] },
       "select * from t order by id",
       "select id, name as id, name, score as length, 1 as '0' from t order by id",
@@ -81,11 +101,17 @@ describe("KeptStatementsClient answers as @libsql/client does", () => {
     for (const statement of statements) {
       expect(await outcome(() => ours.execute(statement))).toEqual(await outcome(() => theirs.execute(statement)));
       // The second run goes through the kept statement.
-      if (typeof statement === "string" && statement.startsWith("select")) expect(await outcome(() => ours.execute(statement))).toEqual(await outcome(() => theirs.execute(statement)));
+      if (typeof statement === "string" && statement.startsWith("select"))
+        expect(await outcome(() => ours.execute(statement))).toEqual(await outcome(() => theirs.execute(statement)));
     }
-    expect(await outcome(() => ours.execute("select * from t where id = ?", [1]))).toEqual(await outcome(() => theirs.execute("select * from t where id = ?", [1])));
+    expect(await outcome(() => ours.execute("select * from t where id = ?", [1]))).toEqual(
+      await outcome(() => theirs.execute("select * from t where id = ?", [1])),
+    );
     // Fewer positional values than the statement's last run: the missing ones are NULL, not the last run's.
-    for (const args of [[1, 2], [3], [4, 5], []]) expect(await outcome(() => ours.execute("select ?, ?", args))).toEqual(await outcome(() => theirs.execute("select ?, ?", args)));
+    for (const args of [[1, 2], [3], [4, 5], []])
+      expect(await outcome(() => ours.execute("select ?, ?", args))).toEqual(
+        await outcome(() => theirs.execute("select ?, ?", args)),
+      );
   });
 
   test("errors: the same class, message and codes (a constraint, bad SQL, a value out of range, undefined)", async () => {
@@ -102,7 +128,8 @@ describe("KeptStatementsClient answers as @libsql/client does", () => {
       { sql: "insert into t (name, big) values ('wide', 9007199254740993)", args: [] },
       "select big from t where name = 'wide'",
     ];
-    for (const statement of failing) expect(await outcome(() => ours.execute(statement))).toEqual(await outcome(() => theirs.execute(statement)));
+    for (const statement of failing)
+      expect(await outcome(() => ours.execute(statement))).toEqual(await outcome(() => theirs.execute(statement)));
   });
 
   test("batch: one transaction, all or nothing, the failing statement's index, and the next batch unaffected", async () => {
@@ -113,9 +140,20 @@ describe("KeptStatementsClient answers as @libsql/client does", () => {
       { sql: "insert into t (name) values (?)", args: ["bob"] },
       "select name from t order by name",
     ];
-    const bad: InStatement[] = [{ sql: "insert into t (name) values (?)", args: ["cy"] }, { sql: "insert into t (name) values (?)", args: ["ann"] }, "select 1"];
-    for (const [statements, mode] of [[good, "write"], [bad, "write"], [good.slice(2), "read"], [good.slice(2), "deferred"]] as const) {
-      expect(await outcome(() => ours.batch(statements, mode))).toEqual(await outcome(() => theirs.batch(statements, mode)));
+    const bad: InStatement[] = [
+      { sql: "insert into t (name) values (?)", args: ["cy"] },
+      { sql: "insert into t (name) values (?)", args: ["ann"] },
+      "select 1",
+    ];
+    for (const [statements, mode] of [
+      [good, "write"],
+      [bad, "write"],
+      [good.slice(2), "read"],
+      [good.slice(2), "deferred"],
+    ] as const) {
+      expect(await outcome(() => ours.batch(statements, mode))).toEqual(
+        await outcome(() => theirs.batch(statements, mode)),
+      );
     }
     const names = "select name from t order by name";
     expect(await outcome(() => ours.execute(names))).toEqual(await outcome(() => theirs.execute(names)));
@@ -132,7 +170,11 @@ describe("KeptStatementsClient answers as @libsql/client does", () => {
       answers.push({
         all: await db.all(sql`select id, name, score, flag from t order by id`),
         get: await db.get(sql`select count(*) as n from t`),
-        values: (await db.values(sql`select name, score from t order by id`)).map((row) => ({ keys: Object.keys(row), indexed: Array.prototype.slice.call(row), spread: { ...row } })),
+        values: (await db.values(sql`select name, score from t order by id`)).map((row) => ({
+          keys: Object.keys(row),
+          indexed: Array.prototype.slice.call(row),
+          spread: { ...row },
+        })),
       });
     }
     expect(answers[0]).toEqual(answers[1]);
@@ -179,7 +221,8 @@ describe("KeptStatementsClient keeps its statements, and stays right when they c
     const client = new KeptStatementsClient(freshPath(), 1000);
     opened.push(client);
     for (let round = 0; round < 2; round += 1) {
-      for (let n = 0; n < 600; n += 1) expect(Object.values((await client.execute(`select ${n} as n`)).rows[0] as object)).toEqual([n]);
+      for (let n = 0; n < 600; n += 1)
+        expect(Object.values((await client.execute(`select ${n} as n`)).rows[0] as object)).toEqual([n]);
       expect(client.keptCount).toBe(512);
     }
     // A statement used again and again stays kept while 600 others come and go; once unused, it goes after 512.
@@ -211,12 +254,21 @@ describe("KeptStatementsClient keeps its statements, and stays right when they c
     const client = new KeptStatementsClient(freshPath(), 1000);
     opened.push(client);
     await client.execute("PRAGMA foreign_keys=ON");
-    await client.batch(["create table p (id integer primary key)", "create table c (pid integer references p (id) deferrable initially deferred)"]);
+    await client.batch([
+      "create table p (id integer primary key)",
+      "create table c (pid integer references p (id) deferrable initially deferred)",
+    ]);
     const failing = await client.transaction("write");
     await failing.execute({ sql: "insert into c values (?)", args: [99] });
     await expect(failing.commit()).rejects.toMatchObject({ code: "SQLITE_CONSTRAINT" });
     await failing.rollback();
-    await client.batch([{ sql: "insert into p values (?)", args: [1] }, { sql: "insert into c values (?)", args: [1] }], "write");
+    await client.batch(
+      [
+        { sql: "insert into p values (?)", args: [1] },
+        { sql: "insert into c values (?)", args: [1] },
+      ],
+      "write",
+    );
     expect((await client.execute("select pid from c")).rows.map((row) => row[0])).toEqual([1]);
   });
 
@@ -224,7 +276,9 @@ describe("KeptStatementsClient keeps its statements, and stays right when they c
     const client = new KeptStatementsClient(freshPath(), 1000);
     opened.push(client);
     await client.execute("PRAGMA foreign_keys=ON");
-    await expect(client.migrate(["create table a (x integer)", "create table a (x integer)"])).rejects.toBeInstanceOf(LibsqlBatchError);
+    await expect(client.migrate(["create table a (x integer)", "create table a (x integer)"])).rejects.toBeInstanceOf(
+      LibsqlBatchError,
+    );
     expect((await client.execute("select count(*) from sqlite_master where name = 'a'")).rows[0]?.[0]).toBe(0);
     expect((await client.execute("PRAGMA foreign_keys")).rows[0]?.[0]).toBe(1);
   });

@@ -1,5 +1,16 @@
+import {
+  type Client,
+  type InArgs,
+  type InStatement,
+  type InValue,
+  LibsqlBatchError,
+  LibsqlError,
+  type ResultSet,
+  type Row,
+  type Transaction,
+  type TransactionMode,
+} from "@libsql/client";
 import Database from "libsql";
-import { LibsqlBatchError, LibsqlError, type Client, type InArgs, type InStatement, type InValue, type ResultSet, type Row, type Transaction, type TransactionMode } from "@libsql/client";
 
 /** The most statements kept prepared; past it the least recently used one is dropped. */
 const keptStatements = 512;
@@ -70,7 +81,8 @@ const maxInteger = 9223372036854775807n;
 /** A value read, as @libsql/client answers it with integers as numbers: a blob as an ArrayBuffer. */
 function valueFromSql(value: unknown): unknown {
   if (typeof value === "bigint") {
-    if (value < minSafe || value > maxSafe) throw new RangeError("Received integer which cannot be safely represented as a JavaScript number");
+    if (value < minSafe || value > maxSafe)
+      throw new RangeError("Received integer which cannot be safely represented as a JavaScript number");
     return Number(value);
   }
   if (value instanceof Uint8Array) return value.buffer.slice(value.byteOffset, value.byteOffset + value.byteLength);
@@ -80,11 +92,13 @@ function valueFromSql(value: unknown): unknown {
 /** A value to bind, as @libsql/client takes it. */
 function valueToSql(value: InValue | undefined): unknown {
   if (typeof value === "number") {
-    if (!Number.isFinite(value)) throw new RangeError("Only finite numbers (not Infinity or NaN) can be passed as arguments");
+    if (!Number.isFinite(value))
+      throw new RangeError("Only finite numbers (not Infinity or NaN) can be passed as arguments");
     return value;
   }
   if (typeof value === "bigint") {
-    if (value < minInteger || value > maxInteger) throw new RangeError("bigint is too large to be represented as a 64-bit integer and passed as argument");
+    if (value < minInteger || value > maxInteger)
+      throw new RangeError("bigint is too large to be represented as a 64-bit integer and passed as argument");
     return value;
   }
   if (typeof value === "boolean") return value ? 1 : 0;
@@ -129,14 +143,22 @@ const baseCodes: Readonly<Record<number, string>> = {
 function libsqlErrorOf(error: unknown): unknown {
   if (!(error instanceof Database.SqliteError)) return error;
   const rawCode = (error as { rawCode?: number }).rawCode;
-  const code = rawCode === undefined ? "SQLITE_UNKNOWN" : (baseCodes[rawCode & 0xff] ?? `SQLITE_UNKNOWN_${rawCode & 0xff}`);
+  const code =
+    rawCode === undefined ? "SQLITE_UNKNOWN" : (baseCodes[rawCode & 0xff] ?? `SQLITE_UNKNOWN_${rawCode & 0xff}`);
   return new LibsqlError(error.message, code, error.code, rawCode, error);
 }
 
 /** A statement's error in a batch, as @libsql/client reports it: with the statement's index. */
 function batchErrorOf(error: unknown, index: number): unknown {
   if (!(error instanceof LibsqlError) || error instanceof LibsqlBatchError) return error;
-  return new LibsqlBatchError(error.message, index, error.code, error.extendedCode, error.rawCode, error.cause instanceof Error ? error.cause : undefined);
+  return new LibsqlBatchError(
+    error.message,
+    index,
+    error.code,
+    error.extendedCode,
+    error.rawCode,
+    error.cause instanceof Error ? error.cause : undefined,
+  );
 }
 
 function beginOf(mode: TransactionMode): string {
@@ -151,9 +173,11 @@ function shapeOf(statement: Database.Statement<unknown[]>): RowShape {
   const described = statement.columns();
   const columns = described.map((column) => column.name);
   // As @libsql/client: a name that is an index or `length`, or a name seen before, is not a key of its own.
-  const reserved = (name: string) => name === "length" || (/^(0|[1-9]\d*)$/.test(name) && Number(name) < columns.length);
+  const reserved = (name: string) =>
+    name === "length" || (/^(0|[1-9]\d*)$/.test(name) && Number(name) < columns.length);
   const named: Array<readonly [string, number]> = [];
-  for (const [index, name] of columns.entries()) if (!reserved(name) && !named.some(([seen]) => seen === name)) named.push([name, index]);
+  for (const [index, name] of columns.entries())
+    if (!reserved(name) && !named.some(([seen]) => seen === name)) named.push([name, index]);
   return { columns, columnTypes: described.map((column) => column.type ?? ""), named, Row: rowClass(columns.length) };
 }
 
@@ -170,7 +194,15 @@ class Result implements ResultSet {
     return {
       columns: this.columns,
       columnTypes: this.columnTypes,
-      rows: this.rows.map((row) => Array.prototype.map.call(row, (value: unknown) => (typeof value === "bigint" ? `${value}` : value instanceof ArrayBuffer ? Buffer.from(value).toString("base64") : value))),
+      rows: this.rows.map((row) =>
+        Array.prototype.map.call(row, (value: unknown) =>
+          typeof value === "bigint"
+            ? `${value}`
+            : value instanceof ArrayBuffer
+              ? Buffer.from(value).toString("base64")
+              : value,
+        ),
+      ),
       rowsAffected: this.rowsAffected,
       lastInsertRowid: this.lastInsertRowid !== undefined ? `${this.lastInsertRowid}` : null,
     };
@@ -215,7 +247,10 @@ export class KeptStatementsClient implements Client {
     return this.run(typeof statementOrSql === "string" ? { sql: statementOrSql, args: args ?? [] } : statementOrSql);
   }
 
-  async batch(statements: Array<InStatement | [string, InArgs?]>, mode: TransactionMode = "deferred"): Promise<ResultSet[]> {
+  async batch(
+    statements: Array<InStatement | [string, InArgs?]>,
+    mode: TransactionMode = "deferred",
+  ): Promise<ResultSet[]> {
     this.checkOpen();
     return this.inTransaction(beginOf(mode), statements);
   }
@@ -240,7 +275,8 @@ export class KeptStatementsClient implements Client {
     let done = false;
     const client = this;
     const check = () => {
-      if (done || !client.open || !client.db.inTransaction) throw new LibsqlError("The transaction is closed", "TRANSACTION_CLOSED");
+      if (done || !client.open || !client.db.inTransaction)
+        throw new LibsqlError("The transaction is closed", "TRANSACTION_CLOSED");
     };
     const end = (sql: string) => {
       if (done) return;
@@ -313,7 +349,8 @@ export class KeptStatementsClient implements Client {
     this.run(begin);
     try {
       const results = statements.map((statement, index) => {
-        if (!this.db.inTransaction) throw new LibsqlBatchError("The transaction has been rolled back", index, "TRANSACTION_CLOSED");
+        if (!this.db.inTransaction)
+          throw new LibsqlBatchError("The transaction has been rolled back", index, "TRANSACTION_CLOSED");
         try {
           return this.run(statement);
         } catch (error) {
@@ -328,10 +365,22 @@ export class KeptStatementsClient implements Client {
   }
 
   private run(statement: AnyStatement): ResultSet {
-    const [sql, given] = typeof statement === "string" ? [statement, []] : Array.isArray(statement) ? [statement[0], statement[1] ?? []] : [statement.sql, statement.args ?? []];
+    const [sql, given] =
+      typeof statement === "string"
+        ? [statement, []]
+        : Array.isArray(statement)
+          ? [statement[0], statement[1] ?? []]
+          : [statement.sql, statement.args ?? []];
     try {
       let kept = this.prepared(sql);
-      const args = Array.isArray(given) ? given.map(valueToSql) : Object.fromEntries(Object.entries(given).map(([name, value]) => [/^[@$:]/.test(name) ? name.slice(1) : name, valueToSql(value)]));
+      const args = Array.isArray(given)
+        ? given.map(valueToSql)
+        : Object.fromEntries(
+            Object.entries(given).map(([name, value]) => [
+              /^[@$:]/.test(name) ? name.slice(1) : name,
+              valueToSql(value),
+            ]),
+          );
       if (Array.isArray(given)) {
         if (kept.positional !== null && kept.positional !== given.length) kept = this.prepared(sql, true);
         kept.positional = given.length;
@@ -345,13 +394,20 @@ export class KeptStatementsClient implements Client {
       const raws = kept.statement.all(args) as unknown[][];
       // SQLite prepares a statement again when another connection changed the schema; its rows then may have
       // other columns than the ones described when it was kept.
-      if (raws.length > 0 && (raws[0] as unknown[]).length !== shape.columns.length) shape = this.describe(sql, kept.statement);
+      if (raws.length > 0 && (raws[0] as unknown[]).length !== shape.columns.length)
+        shape = this.describe(sql, kept.statement);
       const { columns, columnTypes, named, Row: ShapeRow } = shape;
       const rows = raws.map((raw) => {
         const values = raw.map(valueFromSql);
         const row = new ShapeRow(values) as unknown as Record<string, unknown>;
         for (const [name, index] of named) {
-          if (name === "__proto__") Object.defineProperty(row, name, { value: values[index], enumerable: true, configurable: true, writable: true });
+          if (name === "__proto__")
+            Object.defineProperty(row, name, {
+              value: values[index],
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
           else row[name] = values[index];
         }
         return row as unknown as Row;

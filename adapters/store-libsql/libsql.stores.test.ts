@@ -6,15 +6,15 @@ import { fileURLToPath } from "node:url";
 import { createClient } from "@libsql/client";
 import { drizzle } from "drizzle-orm/libsql";
 import type { Stores } from "../../core/ports/index.ts";
-import { describeStoreContract, fullProfileConfig, sampleApiKey, sampleUser } from "../store-contract.ts";
-import { describeSessionStoreContract } from "../store-contract.sessions.ts";
-import { describeProfileStoreContract } from "../store-contract.profiles.ts";
 import { describeDataLayerStoreContract } from "../store-contract.datalayer.ts";
-import { describeEventStoreContract } from "../store-contract.events.ts";
-import { describeRevisionStoreContract } from "../store-contract.revisions.ts";
-import { auditFor, describePrivacyStoreContract, sampleTransaction } from "../store-contract.privacy.ts";
-import { describeFileStatusStoreContract } from "../store-contract.files.ts";
 import { describeEraseContract, fillEveryStore } from "../store-contract.erase.ts";
+import { describeEventStoreContract } from "../store-contract.events.ts";
+import { describeFileStatusStoreContract } from "../store-contract.files.ts";
+import { auditFor, describePrivacyStoreContract, sampleTransaction } from "../store-contract.privacy.ts";
+import { describeProfileStoreContract } from "../store-contract.profiles.ts";
+import { describeRevisionStoreContract } from "../store-contract.revisions.ts";
+import { describeSessionStoreContract } from "../store-contract.sessions.ts";
+import { describeStoreContract, fullProfileConfig, sampleApiKey, sampleUser } from "../store-contract.ts";
 import { databaseUrlForDataDir, openLibsqlStores } from "./libsql.stores.ts";
 import { LibsqlLockoutRepo } from "./sessions.repo.ts";
 
@@ -41,7 +41,9 @@ describeSessionStoreContract("libsql (file)", () => openLibsqlStores({ url: fres
 describeProfileStoreContract("libsql (file)", () => openLibsqlStores({ url: freshDatabaseUrl() }));
 // In memory there is no second connection: the batch and lookup reads go through the client.
 describeProfileStoreContract("libsql (:memory:)", () => openLibsqlStores({ url: ":memory:" }));
-describeProfileStoreContract("libsql (file, lookups in their own thread)", () => openLibsqlStores({ url: freshDatabaseUrl(), lookupThread: true }));
+describeProfileStoreContract("libsql (file, lookups in their own thread)", () =>
+  openLibsqlStores({ url: freshDatabaseUrl(), lookupThread: true }),
+);
 describeDataLayerStoreContract("libsql (file)", () => openLibsqlStores({ url: freshDatabaseUrl() }));
 describeEventStoreContract("libsql (file)", () => openLibsqlStores({ url: freshDatabaseUrl() }));
 describeRevisionStoreContract("libsql (file)", () => openLibsqlStores({ url: freshDatabaseUrl() }));
@@ -118,7 +120,9 @@ describe("libsql store", () => {
     await openStores(url);
     const client = createClient({ url });
     try {
-      const tables = await client.execute("select name, wr from pragma_table_list where name in ('visitor_profiles', 'visitor_members') order by name");
+      const tables = await client.execute(
+        "select name, wr from pragma_table_list where name in ('visitor_profiles', 'visitor_members') order by name",
+      );
       expect(tables.rows.map((row) => [row.name, Number(row.wr)])).toEqual([
         ["visitor_members", 1],
         ["visitor_profiles", 1],
@@ -134,21 +138,31 @@ describe("libsql store", () => {
     try {
       // The tables as migration 0005 made them, with rows in them.
       for (const statement of migrationStatements("0005_profiles.sql")) await client.execute(statement);
-      await client.execute("insert into visitor_profiles values ('acme', 'main', 'c-1', '{\"eventCount\":3}', 7), ('acme', 'dev', 'c-1', '{}', 8)");
-      await client.execute("insert into visitor_members values ('acme', 'main', 'v-1', 'c-1'), ('acme', 'main', 'v-2', 'c-1'), ('acme', 'dev', 'v-1', 'c-1')");
+      await client.execute(
+        "insert into visitor_profiles values ('acme', 'main', 'c-1', '{\"eventCount\":3}', 7), ('acme', 'dev', 'c-1', '{}', 8)",
+      );
+      await client.execute(
+        "insert into visitor_members values ('acme', 'main', 'v-1', 'c-1'), ('acme', 'main', 'v-2', 'c-1'), ('acme', 'dev', 'v-1', 'c-1')",
+      );
       for (const statement of migrationStatements("0008_profiles_without_rowid.sql")) await client.execute(statement);
-      const profiles = await client.execute("select account, profile, canonical, data, last_seen_at from visitor_profiles order by profile");
+      const profiles = await client.execute(
+        "select account, profile, canonical, data, last_seen_at from visitor_profiles order by profile",
+      );
       expect(profiles.rows.map((row) => Array.from(row))).toEqual([
         ["acme", "dev", "c-1", "{}", 8],
         ["acme", "main", "c-1", '{"eventCount":3}', 7],
       ]);
-      const members = await client.execute("select profile, visitor_id, canonical from visitor_members order by profile, visitor_id");
+      const members = await client.execute(
+        "select profile, visitor_id, canonical from visitor_members order by profile, visitor_id",
+      );
       expect(members.rows.map((row) => Array.from(row))).toEqual([
         ["dev", "v-1", "c-1"],
         ["main", "v-1", "c-1"],
         ["main", "v-2", "c-1"],
       ]);
-      const plan = await client.execute("explain query plan select canonical from visitor_members where account = 'acme' and profile = 'main' and canonical = 'c-1'");
+      const plan = await client.execute(
+        "explain query plan select canonical from visitor_members where account = 'acme' and profile = 'main' and canonical = 'c-1'",
+      );
       expect(String(plan.rows[0]?.detail)).toContain("visitor_members_canonical_idx");
     } finally {
       client.close();
@@ -191,7 +205,9 @@ describe("libsql store", () => {
       // Failures of an unlocked state go a week after the newest; an unreadable state when its name is tried again.
       expect(await lockouts.deleteExpired(2_000 + 7 * 24 * 60 * 60_000)).toBe(1);
       expect(await lockouts.read("password", "failed")).toBeNull();
-      expect(await lockouts.compareAndSet("password", "unreadable", 1, '{"failures":[],"lockedUntil":null}', 0)).toBe(true);
+      expect(await lockouts.compareAndSet("password", "unreadable", 1, '{"failures":[],"lockedUntil":null}', 0)).toBe(
+        true,
+      );
       expect(await lockouts.deleteExpired(600_005)).toBe(1);
       expect(await lockouts.read("password", "unreadable")).toBeNull();
     } finally {
@@ -240,7 +256,11 @@ describe("libsql store", () => {
     await stores.eraseAll({ keepSettings: ["admin.token"] });
     const client = createClient({ url });
     try {
-      const tables = (await client.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '__drizzle%'")).rows.map((row) => String(row[0]));
+      const tables = (
+        await client.execute(
+          "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '__drizzle%'",
+        )
+      ).rows.map((row) => String(row[0]));
       expect(tables.length).toBeGreaterThan(20);
       const left: Record<string, number> = {};
       for (const table of tables) {
@@ -314,7 +334,10 @@ describe("libsql store", () => {
     const answers = await Promise.all(
       Array.from({ length: 12 }, (_, index) => {
         const transaction = sampleTransaction({ id: `t${index}` });
-        return (index % 2 === 0 ? a : b).privacy.requestDeletion(transaction, auditFor(transaction, "deletion-requested"));
+        return (index % 2 === 0 ? a : b).privacy.requestDeletion(
+          transaction,
+          auditFor(transaction, "deletion-requested"),
+        );
       }),
     );
     expect(new Set(answers.map((answer) => answer.transaction.id)).size).toBe(1);

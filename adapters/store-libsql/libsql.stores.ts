@@ -1,35 +1,35 @@
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { createClient, type Client } from "@libsql/client";
+import { type Client, createClient } from "@libsql/client";
 import { notInArray, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { drizzle, type LibSQLDatabase } from "drizzle-orm/libsql";
 import { migrate } from "drizzle-orm/libsql/migrator";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
-import type { EraseOptions, ErasedRecords, Stores } from "../../core/ports/index.ts";
-import { dataLayerChanges, dataLayers } from "./datalayer.schema.ts";
-import { events } from "./events.schema.ts";
-import { fileImports } from "./files.schema.ts";
-import { privacyAudit, privacyTransactions } from "./privacy.schema.ts";
-import { attributes, audiences, engines, fileDefinitions, visitorIdAttributes } from "./profile-config.schema.ts";
-import { engineStates, visitorMembers, visitorMerges, visitorProfiles } from "./profiles.schema.ts";
-import { revisions, revisionTargets } from "./revisions.schema.ts";
-import { lockouts, sessions } from "./sessions.schema.ts";
-import { settings } from "./settings.schema.ts";
-import { accounts, apiKeys, profiles, userGrants, users } from "./tenancy.schema.ts";
-import { LibsqlEventRepo } from "./events.repo.ts";
-import { LibsqlFileStatusRepo } from "./files.repo.ts";
+import type { ErasedRecords, EraseOptions, Stores } from "../../core/ports/index.ts";
 import { LibsqlDataLayerRepo } from "./datalayer.repo.ts";
-import { LibsqlRevisionRepo } from "./revisions.repo.ts";
-import { LibsqlLockoutRepo, LibsqlSessionRepo } from "./sessions.repo.ts";
+import { dataLayerChanges, dataLayers } from "./datalayer.schema.ts";
+import { LibsqlEventRepo } from "./events.repo.ts";
+import { events } from "./events.schema.ts";
+import { LibsqlFileStatusRepo } from "./files.repo.ts";
+import { fileImports } from "./files.schema.ts";
 import { KeptStatementsClient } from "./kept-client.ts";
 import { LookupThread } from "./lookup-thread.ts";
-import { StatementReader } from "./statement-reader.ts";
-import { LibsqlProfileRepo } from "./profiles.repo.ts";
 import { LibsqlPrivacyRepo } from "./privacy.repo.ts";
+import { privacyAudit, privacyTransactions } from "./privacy.schema.ts";
+import { attributes, audiences, engines, fileDefinitions, visitorIdAttributes } from "./profile-config.schema.ts";
+import { LibsqlProfileRepo } from "./profiles.repo.ts";
+import { engineStates, visitorMembers, visitorMerges, visitorProfiles } from "./profiles.schema.ts";
+import { LibsqlRevisionRepo } from "./revisions.repo.ts";
+import { revisions, revisionTargets } from "./revisions.schema.ts";
+import { LibsqlLockoutRepo, LibsqlSessionRepo } from "./sessions.repo.ts";
+import { lockouts, sessions } from "./sessions.schema.ts";
 import { LibsqlSettingsRepo } from "./settings.repo.ts";
+import { settings } from "./settings.schema.ts";
+import { StatementReader } from "./statement-reader.ts";
 import { LibsqlTenancyRepo } from "./tenancy.repo.ts";
+import { accounts, apiKeys, profiles, userGrants, users } from "./tenancy.schema.ts";
 
 const BUSY_TIMEOUT_MS = 5000;
 
@@ -73,15 +73,28 @@ export async function openLibsqlStores(options: LibsqlStoreOptions): Promise<Sto
   // `timeout` is libSQL's busy timeout; libSQL opens connections with foreign keys on already.
   // Our client for an absolute `file:` path without a query (what databaseUrlForDataDir makes); anything else
   // as @libsql/client reads it.
-  const ownClient = isFileUrl(options.url) && options.url.startsWith("file:/") && !options.url.startsWith("file://") && !options.url.includes("?");
-  const client: Client = ownClient ? new KeptStatementsClient(fileURLToPath(options.url), BUSY_TIMEOUT_MS) : createClient({ url: options.url, concurrency: 1, timeout: BUSY_TIMEOUT_MS });
+  const ownClient =
+    isFileUrl(options.url) &&
+    options.url.startsWith("file:/") &&
+    !options.url.startsWith("file://") &&
+    !options.url.includes("?");
+  const client: Client = ownClient
+    ? new KeptStatementsClient(fileURLToPath(options.url), BUSY_TIMEOUT_MS)
+    : createClient({ url: options.url, concurrency: 1, timeout: BUSY_TIMEOUT_MS });
   let reader: StatementReader | null = null;
   try {
     await configureConnection(client, isFileUrl(options.url));
     const db = drizzle({ client });
     await applyMigrations(db);
     reader = StatementReader.forUrl(options.url, BUSY_TIMEOUT_MS);
-    const lookups = reader && options.lookupThread ? await LookupThread.start({ path: reader.path, busyTimeoutMs: BUSY_TIMEOUT_MS }, reader, options.onLookupThreadStopped) : null;
+    const lookups =
+      reader && options.lookupThread
+        ? await LookupThread.start(
+            { path: reader.path, busyTimeoutMs: BUSY_TIMEOUT_MS },
+            reader,
+            options.onLookupThreadStopped,
+          )
+        : null;
     const tenancy = new LibsqlTenancyRepo(db);
     return {
       kind: "libsql",
@@ -124,7 +137,10 @@ export async function openLibsqlStores(options: LibsqlStoreOptions): Promise<Sto
  * would take them anyway, uncounted), and what Stores.eraseAll counts each one's rows as. A table added to the
  * schema belongs here: libsql.stores.test.ts fails while one is left out.
  */
-const everyTable: ReadonlyArray<{ readonly table: SQLiteTable; readonly counted?: Exclude<keyof ErasedRecords, "settings"> }> = [
+const everyTable: ReadonlyArray<{
+  readonly table: SQLiteTable;
+  readonly counted?: Exclude<keyof ErasedRecords, "settings">;
+}> = [
   { table: events, counted: "events" },
   { table: visitorMembers },
   { table: visitorMerges },
@@ -159,8 +175,15 @@ const everyTable: ReadonlyArray<{ readonly table: SQLiteTable; readonly counted?
  */
 async function eraseEveryTable(db: LibSQLDatabase, options: EraseOptions): Promise<ErasedRecords> {
   type Statement = BatchItem<"sqlite">;
-  const keptSettings = options.keepSettings.length > 0 ? db.delete(settings).where(notInArray(settings.key, [...options.keepSettings])) : db.delete(settings);
-  const statements: [Statement, ...Statement[]] = [db.run(sql`PRAGMA secure_delete = ON`), ...everyTable.map(({ table }) => db.delete(table)), keptSettings];
+  const keptSettings =
+    options.keepSettings.length > 0
+      ? db.delete(settings).where(notInArray(settings.key, [...options.keepSettings]))
+      : db.delete(settings);
+  const statements: [Statement, ...Statement[]] = [
+    db.run(sql`PRAGMA secure_delete = ON`),
+    ...everyTable.map(({ table }) => db.delete(table)),
+    keptSettings,
+  ];
   const [, ...results] = (await db.batch(statements)) as unknown as Array<{ rowsAffected: number }>;
   const counts: Record<string, number> = { settings: results.at(-1)?.rowsAffected ?? 0 };
   everyTable.forEach(({ counted }, index) => {
@@ -191,7 +214,8 @@ async function configureConnection(client: Client, isFile: boolean): Promise<voi
   // Test-only (reliability/full-disk.test.ts): caps the database file at this many pages, so that writes
   // past it fail with SQLITE_FULL exactly as on a full disk. Unset in production.
   const maxPageCount = Number(process.env.SVC_TEST_MAX_PAGE_COUNT);
-  if (Number.isSafeInteger(maxPageCount) && maxPageCount > 0) await client.execute(`PRAGMA max_page_count=${maxPageCount}`);
+  if (Number.isSafeInteger(maxPageCount) && maxPageCount > 0)
+    await client.execute(`PRAGMA max_page_count=${maxPageCount}`);
 }
 
 /**

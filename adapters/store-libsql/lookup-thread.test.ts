@@ -6,7 +6,7 @@ import type { Stores } from "../../core/ports/index.ts";
 import { isStorageUnavailable } from "../runtime/storage-errors.ts";
 import { openLibsqlStores } from "./libsql.stores.ts";
 import { LookupThread, LookupThreadStoppedError } from "./lookup-thread.ts";
-import { StatementReader, type ReaderQuery } from "./statement-reader.ts";
+import { type ReaderQuery, StatementReader } from "./statement-reader.ts";
 
 /*
  * The moments lookup's reads in a thread of their own (issue 12, bench/FINDINGS.md): the same answers as on the
@@ -33,20 +33,39 @@ async function fileWithRows(): Promise<{ stores: Stores; path: string; reader: S
   const path = freshPath();
   const stores = await openLibsqlStores({ url: `file:${path}` });
   cleanups.push(() => stores.close());
-  await stores.profiles.saveMany([{ account: "acme", profile: "main", canonical: "c-1", data: profileData(1), members: ["v-1", "v-2"] }]);
+  await stores.profiles.saveMany([
+    { account: "acme", profile: "main", canonical: "c-1", data: profileData(1), members: ["v-1", "v-2"] },
+  ]);
   const reader = new StatementReader(path, 1000);
   cleanups.push(() => reader.close());
   return { stores, path, reader };
 }
 
 function profileData(eventCount: number) {
-  return { firstSeenAt: 1, lastSeenAt: 2, visitStartedAt: 1, eventCount, visitCount: 1, values: {}, badges: [], visitorIds: {}, lastSeq: eventCount };
+  return {
+    firstSeenAt: 1,
+    lastSeenAt: 2,
+    visitStartedAt: 1,
+    eventCount,
+    visitCount: 1,
+    values: {},
+    badges: [],
+    visitorIds: {},
+    lastSeq: eventCount,
+  };
 }
 
-const canonicalOf: ReaderQuery = { sql: "select canonical from visitor_members where account = ? and profile = ? and visitor_id = ?", names: ["account", "profile", "id"] };
+const canonicalOf: ReaderQuery = {
+  sql: "select canonical from visitor_members where account = ? and profile = ? and visitor_id = ?",
+  names: ["account", "profile", "id"],
+};
 const broken: ReaderQuery = { sql: "select canonical from no_such_table where id = ?", names: ["id"] };
 
-async function startOn(path: string, fallback: StatementReader, onStopped?: (error: Error) => void): Promise<LookupThread> {
+async function startOn(
+  path: string,
+  fallback: StatementReader,
+  onStopped?: (error: Error) => void,
+): Promise<LookupThread> {
   const thread = await LookupThread.start({ path, busyTimeoutMs: 1000 }, fallback, onStopped);
   cleanups.push(() => thread.close());
   return thread;
@@ -61,7 +80,9 @@ describe("lookup thread", () => {
   test("answers each read as the reader on this thread does, and sends a turn's reads a few at a time", async () => {
     const { path, reader } = await fileWithRows();
     const thread = await startOn(path, reader);
-    const ids = Array.from({ length: 20 }, (_, index) => (index % 3 === 0 ? "v-1" : index % 3 === 1 ? "v-2" : `nobody-${index}`));
+    const ids = Array.from({ length: 20 }, (_, index) =>
+      index % 3 === 0 ? "v-1" : index % 3 === 1 ? "v-2" : `nobody-${index}`,
+    );
     const before = thread.batches;
     const rows = await Promise.all(ids.map((id) => thread.row(canonicalOf, { account: "acme", profile: "main", id })));
     expect(rows).toEqual(ids.map((id) => reader.row(canonicalOf, { account: "acme", profile: "main", id })));
@@ -73,7 +94,10 @@ describe("lookup thread", () => {
   test("queries of several kinds, mixed across messages, each get their own answers (a query's text is sent once)", async () => {
     const { path, reader } = await fileWithRows();
     const thread = await startOn(path, reader);
-    const memberOf: ReaderQuery = { sql: "select visitor_id from visitor_members where canonical = ? and account = ? order by visitor_id", names: ["canonical", "account"] };
+    const memberOf: ReaderQuery = {
+      sql: "select visitor_id from visitor_members where canonical = ? and account = ? order by visitor_id",
+      names: ["canonical", "account"],
+    };
     const countOf: ReaderQuery = { sql: "select count(*) from visitor_members", names: [] };
     for (let round = 0; round < 3; round += 1) {
       const asked = Array.from({ length: 11 }, (_, index) =>
@@ -84,7 +108,9 @@ describe("lookup thread", () => {
             : thread.row(countOf, {}),
       );
       expect(await Promise.all(asked)).toEqual(
-        Array.from({ length: 11 }, (_, index) => (index % 3 === 0 ? (index % 2 ? ["c-1"] : undefined) : index % 3 === 1 ? ["c-1"] : [3])),
+        Array.from({ length: 11 }, (_, index) =>
+          index % 3 === 0 ? (index % 2 ? ["c-1"] : undefined) : index % 3 === 1 ? ["c-1"] : [3],
+        ),
       );
     }
   });
@@ -101,14 +127,19 @@ describe("lookup thread", () => {
     const { stores, path, reader } = await fileWithRows();
     const thread = await startOn(path, reader);
     expect(await thread.row(canonicalOf, { account: "acme", profile: "main", id: "v-3" })).toBeUndefined();
-    await stores.profiles.saveMany([{ account: "acme", profile: "main", canonical: "c-1", data: profileData(2), members: ["v-3"] }]);
+    await stores.profiles.saveMany([
+      { account: "acme", profile: "main", canonical: "c-1", data: profileData(2), members: ["v-3"] },
+    ]);
     expect(await thread.row(canonicalOf, { account: "acme", profile: "main", id: "v-3" })).toEqual(["c-1"]);
   });
 
   test("a failing read rejects on its own; the other reads of its message are answered", async () => {
     const { path, reader } = await fileWithRows();
     const thread = await startOn(path, reader);
-    const [good, bad] = await Promise.allSettled([thread.row(canonicalOf, { account: "acme", profile: "main", id: "v-1" }), thread.row(broken, { id: 1 })]);
+    const [good, bad] = await Promise.allSettled([
+      thread.row(canonicalOf, { account: "acme", profile: "main", id: "v-1" }),
+      thread.row(broken, { id: 1 }),
+    ]);
     expect(good).toEqual({ status: "fulfilled", value: ["c-1"] });
     expect(bad.status).toBe("rejected");
     expect(String((bad as PromiseRejectedResult).reason)).toContain("no_such_table");
@@ -120,7 +151,13 @@ describe("lookup thread", () => {
     const thread = await startOn(path, reader, (error) => stopped.push(error));
     // A read that keeps the thread busy (a count to five million), and one behind it in the same message: the
     // thread is ended while it works on the first, so neither is answered.
-    const busy = thread.row({ sql: "with recursive n(i) as (select 1 union all select i + 1 from n where i < 5000000) select count(*) from n", names: [] }, {});
+    const busy = thread.row(
+      {
+        sql: "with recursive n(i) as (select 1 union all select i + 1 from n where i < 5000000) select count(*) from n",
+        names: [],
+      },
+      {},
+    );
     const behind = thread.row(canonicalOf, { account: "acme", profile: "main", id: "v-1" });
     await Bun.sleep(50);
     await crash(thread);
@@ -147,7 +184,9 @@ describe("lookup thread", () => {
     const path = freshPath();
     const stores = await openLibsqlStores({ url: `file:${path}`, lookupThread: true });
     cleanups.push(() => stores.close());
-    await stores.profiles.saveMany([{ account: "acme", profile: "main", canonical: "c-1", data: profileData(3), members: ["v-1"] }]);
+    await stores.profiles.saveMany([
+      { account: "acme", profile: "main", canonical: "c-1", data: profileData(3), members: ["v-1"] },
+    ]);
     await stores.profiles.setEngineEnabledSince("acme", "main", "engine-1", 42);
     const [found, since, forEngine] = await Promise.all([
       stores.profiles.findByMember("acme", "main", "v-1"),

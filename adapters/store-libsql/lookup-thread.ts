@@ -45,7 +45,10 @@ const readsPerMessage = 8;
 
 /** Single-row reads, answered on this thread (a StatementReader) or another (the LookupThread). */
 export interface RowSource {
-  row(query: ReaderQuery, values: Readonly<Record<string, unknown>>): unknown[] | undefined | Promise<unknown[] | undefined>;
+  row(
+    query: ReaderQuery,
+    values: Readonly<Record<string, unknown>>,
+  ): unknown[] | undefined | Promise<unknown[] | undefined>;
 }
 
 /** The lookup thread ended while reads were waiting for it (503; later reads are answered on this thread). */
@@ -93,7 +96,8 @@ export class LookupThread implements RowSource {
       if (!batch) return;
       this.inFlight.delete(message.id);
       const failed = new Map<number, ThreadError>();
-      for (let index = 0; index < message.errors.length; index += 2) failed.set(message.errors[index] as number, message.errors[index + 1] as ThreadError);
+      for (let index = 0; index < message.errors.length; index += 2)
+        failed.set(message.errors[index] as number, message.errors[index + 1] as ThreadError);
       batch.forEach((waiting, index) => {
         const error = failed.get(index);
         if (error) waiting.reject(errorFromThread(error));
@@ -106,7 +110,11 @@ export class LookupThread implements RowSource {
   }
 
   /** Starts the thread on the database file at `path`; `fallback` answers once it has stopped. */
-  static async start(init: LookupThreadInit, fallback: RowSource, onStopped: (error: Error) => void = () => undefined): Promise<LookupThread> {
+  static async start(
+    init: LookupThreadInit,
+    fallback: RowSource,
+    onStopped: (error: Error) => void = () => undefined,
+  ): Promise<LookupThread> {
     const worker = new Worker(new URL("./lookup.thread.ts", import.meta.url), { workerData: init });
     await new Promise<void>((resolve, reject) => {
       const onMessage = (message: LookupReply) => {

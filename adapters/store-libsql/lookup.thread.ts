@@ -17,7 +17,10 @@ try {
   const queries: Array<{ readonly sql: string; readonly arity: number }> = [];
   port.on("message", (batch: LookupBatch) => {
     for (let index = 0; index < batch.queries.length; index += 3) {
-      queries[batch.queries[index] as number] = { sql: batch.queries[index + 1] as string, arity: batch.queries[index + 2] as number };
+      queries[batch.queries[index] as number] = {
+        sql: batch.queries[index + 1] as string,
+        arity: batch.queries[index + 2] as number,
+      };
     }
     const rows: Array<unknown[] | null> = [];
     const errors: unknown[] = [];

@@ -1,6 +1,11 @@
 import { and, asc, eq, lte, min, sql } from "drizzle-orm";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
-import type { DeletionSettlement, PrivacyAuditRecord, PrivacyStore, PrivacyTransaction } from "../../core/ports/index.ts";
+import type {
+  DeletionSettlement,
+  PrivacyAuditRecord,
+  PrivacyStore,
+  PrivacyTransaction,
+} from "../../core/ports/index.ts";
 import { privacyAudit, privacyTransactions } from "./privacy.schema.ts";
 
 type TransactionRow = typeof privacyTransactions.$inferSelect;
@@ -43,10 +48,16 @@ export class LibsqlPrivacyRepo implements PrivacyStore {
   }
 
   async recordRead(transaction: PrivacyTransaction, audit: PrivacyAuditRecord): Promise<void> {
-    await this.db.batch([this.db.insert(privacyTransactions).values(transaction), this.db.insert(privacyAudit).values(audit)]);
+    await this.db.batch([
+      this.db.insert(privacyTransactions).values(transaction),
+      this.db.insert(privacyAudit).values(audit),
+    ]);
   }
 
-  async requestDeletion(transaction: PrivacyTransaction, audit: PrivacyAuditRecord): Promise<{ transaction: PrivacyTransaction; created: boolean }> {
+  async requestDeletion(
+    transaction: PrivacyTransaction,
+    audit: PrivacyAuditRecord,
+  ): Promise<{ transaction: PrivacyTransaction; created: boolean }> {
     const [, , pending] = await this.db.batch([
       // The partial unique index on pending deletions makes this a no-op when one is pending already.
       this.db.insert(privacyTransactions).values(transaction).onConflictDoNothing(),
@@ -73,7 +84,13 @@ export class LibsqlPrivacyRepo implements PrivacyStore {
     const [row] = await this.db
       .select()
       .from(privacyTransactions)
-      .where(and(eq(privacyTransactions.id, id), eq(privacyTransactions.account, account), eq(privacyTransactions.profile, profile)));
+      .where(
+        and(
+          eq(privacyTransactions.id, id),
+          eq(privacyTransactions.account, account),
+          eq(privacyTransactions.profile, profile),
+        ),
+      );
     return row ? toTransaction(row) : null;
   }
 
@@ -88,12 +105,18 @@ export class LibsqlPrivacyRepo implements PrivacyStore {
   }
 
   async nextDeletionAt(): Promise<number | null> {
-    const [row] = await this.db.select({ next: min(privacyTransactions.runAt) }).from(privacyTransactions).where(isPending);
+    const [row] = await this.db
+      .select({ next: min(privacyTransactions.runAt) })
+      .from(privacyTransactions)
+      .where(isPending);
     return row?.next ?? null;
   }
 
   async retryDeletion(id: string, attempts: number, runAt: number): Promise<void> {
-    await this.db.update(privacyTransactions).set({ attempts, runAt }).where(and(eq(privacyTransactions.id, id), isPending));
+    await this.db
+      .update(privacyTransactions)
+      .set({ attempts, runAt })
+      .where(and(eq(privacyTransactions.id, id), isPending));
   }
 
   async settleDeletion(settlement: DeletionSettlement): Promise<boolean> {
@@ -102,7 +125,13 @@ export class LibsqlPrivacyRepo implements PrivacyStore {
       this.db.run(sql`PRAGMA secure_delete = ON`),
       this.db
         .update(privacyTransactions)
-        .set({ state: settlement.state, settledAt: settlement.settledAt, attempts: settlement.attempts, runAt: null, value: null })
+        .set({
+          state: settlement.state,
+          settledAt: settlement.settledAt,
+          attempts: settlement.attempts,
+          runAt: null,
+          value: null,
+        })
         .where(and(eq(privacyTransactions.id, settlement.id), isPending)),
       this.auditIfChanged(settlement.audit),
     ]);
@@ -110,7 +139,11 @@ export class LibsqlPrivacyRepo implements PrivacyStore {
   }
 
   async auditOf(transactionId: string): Promise<PrivacyAuditRecord[]> {
-    const rows = await this.db.select().from(privacyAudit).where(eq(privacyAudit.transactionId, transactionId)).orderBy(asc(privacyAudit.id));
+    const rows = await this.db
+      .select()
+      .from(privacyAudit)
+      .where(eq(privacyAudit.transactionId, transactionId))
+      .orderBy(asc(privacyAudit.id));
     return rows.map(({ id: _id, ...record }) => record);
   }
 

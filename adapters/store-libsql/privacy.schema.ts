@@ -1,6 +1,10 @@
 import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import type { PrivacyAuditAction, PrivacyTransactionKind, PrivacyTransactionState } from "../../core/ports/privacy.store.ts";
+import type {
+  PrivacyAuditAction,
+  PrivacyTransactionKind,
+  PrivacyTransactionState,
+} from "../../core/ports/privacy.store.ts";
 
 /**
  * PRV-05..07, PRV-10, PRV-12, DEC-PRV-03: every get and delete of the visitor privacy API. `value` is held
@@ -26,7 +30,9 @@ export const privacyTransactions = sqliteTable(
     settledAt: integer("settled_at"),
   },
   (table) => [
-    uniqueIndex("privacy_pending_deletion_idx").on(table.account, table.profile, table.attributeId, table.valueHash).where(sql`"state" = 'PENDING'`),
+    uniqueIndex("privacy_pending_deletion_idx")
+      .on(table.account, table.profile, table.attributeId, table.valueHash)
+      .where(sql`"state" = 'PENDING'`),
     index("privacy_due_idx").on(table.runAt).where(sql`"state" = 'PENDING'`),
   ],
 );

@@ -1,11 +1,6 @@
-import { foreignKey, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
-import type {
-  AttributeType,
-  ConditionGroups,
-  Enrichment,
-  FileColumn,
-} from "../../core/config/config.model.ts";
+import { foreignKey, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import type { AttributeType, ConditionGroups, Enrichment, FileColumn } from "../../core/config/config.model.ts";
 import { profiles } from "./tenancy.schema.ts";
 
 /**

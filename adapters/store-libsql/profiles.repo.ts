@@ -1,12 +1,12 @@
-import { and, asc, eq, inArray, or, sql, type Placeholder } from "drizzle-orm";
+import { and, asc, eq, inArray, or, type Placeholder, sql } from "drizzle-orm";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import type { FoundForEngine, MergeRecord, ProfileSave, ProfileStore } from "../../core/ports/index.ts";
-import { erasureNeedle, eraseValueFromProfile } from "../../core/privacy/erasure.rules.ts";
+import { eraseValueFromProfile, erasureNeedle } from "../../core/privacy/erasure.rules.ts";
 import type { VisitorProfile } from "../../core/profiles/profile.rules.ts";
-import { engineStates, visitorMembers, visitorMerges, visitorProfiles } from "./profiles.schema.ts";
-import { chunks, rowStatements, type ClientDatabase } from "./row-statements.ts";
 import type { RowSource } from "./lookup-thread.ts";
-import { readerQuery, type ReaderQuery, type StatementReader } from "./statement-reader.ts";
+import { engineStates, visitorMembers, visitorMerges, visitorProfiles } from "./profiles.schema.ts";
+import { type ClientDatabase, chunks, rowStatements } from "./row-statements.ts";
+import { type ReaderQuery, readerQuery, type StatementReader } from "./statement-reader.ts";
 
 /** Rows per multi-row statement: well under SQLite's limit of bound parameters per statement. */
 const rowsPerStatement = 200;
@@ -19,7 +19,6 @@ const inListSizes = [8, 32, 96, rowsPerStatement] as const;
 
 /** The two batch reads of the profile worker: a batch's members' groups, and those groups' profiles. */
 type BatchTable = "members" | "profiles";
-
 
 const account = sql.placeholder("account");
 const profile = sql.placeholder("profile");
@@ -35,25 +34,58 @@ function preparedReads(db: LibSQLDatabase) {
     byMember: db
       .select({ canonical: visitorProfiles.canonical, data: visitorProfiles.data })
       .from(visitorMembers)
-      .innerJoin(visitorProfiles, and(eq(visitorProfiles.account, visitorMembers.account), eq(visitorProfiles.profile, visitorMembers.profile), eq(visitorProfiles.canonical, visitorMembers.canonical)))
-      .where(and(eq(visitorMembers.account, account), eq(visitorMembers.profile, profile), eq(visitorMembers.visitorId, id)))
+      .innerJoin(
+        visitorProfiles,
+        and(
+          eq(visitorProfiles.account, visitorMembers.account),
+          eq(visitorProfiles.profile, visitorMembers.profile),
+          eq(visitorProfiles.canonical, visitorMembers.canonical),
+        ),
+      )
+      .where(
+        and(eq(visitorMembers.account, account), eq(visitorMembers.profile, profile), eq(visitorMembers.visitorId, id)),
+      )
       .prepare(),
     forEngine: db
       .select({ canonical: visitorProfiles.canonical, data: visitorProfiles.data, since: engineStates.enabledSince })
       .from(visitorMembers)
-      .innerJoin(visitorProfiles, and(eq(visitorProfiles.account, visitorMembers.account), eq(visitorProfiles.profile, visitorMembers.profile), eq(visitorProfiles.canonical, visitorMembers.canonical)))
-      .leftJoin(engineStates, and(eq(engineStates.account, visitorMembers.account), eq(engineStates.profile, visitorMembers.profile), eq(engineStates.engineId, engine)))
-      .where(and(eq(visitorMembers.account, account), eq(visitorMembers.profile, profile), eq(visitorMembers.visitorId, id)))
+      .innerJoin(
+        visitorProfiles,
+        and(
+          eq(visitorProfiles.account, visitorMembers.account),
+          eq(visitorProfiles.profile, visitorMembers.profile),
+          eq(visitorProfiles.canonical, visitorMembers.canonical),
+        ),
+      )
+      .leftJoin(
+        engineStates,
+        and(
+          eq(engineStates.account, visitorMembers.account),
+          eq(engineStates.profile, visitorMembers.profile),
+          eq(engineStates.engineId, engine),
+        ),
+      )
+      .where(
+        and(eq(visitorMembers.account, account), eq(visitorMembers.profile, profile), eq(visitorMembers.visitorId, id)),
+      )
       .prepare(),
     canonicalOf: db
       .select({ canonical: visitorMembers.canonical })
       .from(visitorMembers)
-      .where(and(eq(visitorMembers.account, account), eq(visitorMembers.profile, profile), eq(visitorMembers.visitorId, id)))
+      .where(
+        and(eq(visitorMembers.account, account), eq(visitorMembers.profile, profile), eq(visitorMembers.visitorId, id)),
+      )
       .prepare(),
     find: db
       .select({ data: visitorProfiles.data })
       .from(visitorProfiles)
-      .where(and(eq(visitorProfiles.account, account), eq(visitorProfiles.profile, profile), eq(visitorProfiles.canonical, id)))
+      .where(
+        and(
+          eq(visitorProfiles.account, account),
+          eq(visitorProfiles.profile, profile),
+          eq(visitorProfiles.canonical, id),
+        ),
+      )
       .prepare(),
     engineEnabledSince: db
       .select({ since: engineStates.enabledSince })
@@ -84,18 +116,34 @@ export class LibsqlProfileRepo implements ProfileStore {
   ) {
     this.reads = preparedReads(db);
     const { byMember, forEngine, engineEnabledSince } = this.reads;
-    this.fast = reader ? { byMember: readerQuery(byMember.getQuery()), forEngine: readerQuery(forEngine.getQuery()), engineEnabledSince: readerQuery(engineEnabledSince.getQuery()) } : null;
-    this.upsertProfiles = rowStatements<typeof visitorProfiles.$inferInsert>(["account", "profile", "canonical", "data", "lastSeenAt"], (rows) =>
-      db
-        .insert(visitorProfiles)
-        .values(rows)
-        .onConflictDoUpdate({ target: [visitorProfiles.account, visitorProfiles.profile, visitorProfiles.canonical], set: { data: sql`excluded.data`, lastSeenAt: sql`excluded.last_seen_at` } }),
+    this.fast = reader
+      ? {
+          byMember: readerQuery(byMember.getQuery()),
+          forEngine: readerQuery(forEngine.getQuery()),
+          engineEnabledSince: readerQuery(engineEnabledSince.getQuery()),
+        }
+      : null;
+    this.upsertProfiles = rowStatements<typeof visitorProfiles.$inferInsert>(
+      ["account", "profile", "canonical", "data", "lastSeenAt"],
+      (rows) =>
+        db
+          .insert(visitorProfiles)
+          .values(rows)
+          .onConflictDoUpdate({
+            target: [visitorProfiles.account, visitorProfiles.profile, visitorProfiles.canonical],
+            set: { data: sql`excluded.data`, lastSeenAt: sql`excluded.last_seen_at` },
+          }),
     );
-    this.upsertMembers = rowStatements<typeof visitorMembers.$inferInsert>(["account", "profile", "visitorId", "canonical"], (rows) =>
-      db
-        .insert(visitorMembers)
-        .values(rows)
-        .onConflictDoUpdate({ target: [visitorMembers.account, visitorMembers.profile, visitorMembers.visitorId], set: { canonical: sql`excluded.canonical` } }),
+    this.upsertMembers = rowStatements<typeof visitorMembers.$inferInsert>(
+      ["account", "profile", "visitorId", "canonical"],
+      (rows) =>
+        db
+          .insert(visitorMembers)
+          .values(rows)
+          .onConflictDoUpdate({
+            target: [visitorMembers.account, visitorMembers.profile, visitorMembers.visitorId],
+            set: { canonical: sql`excluded.canonical` },
+          }),
     );
   }
 
@@ -113,7 +161,12 @@ export class LibsqlProfileRepo implements ProfileStore {
    * the distinct `ids`. On the statement reader, IN lists are padded to one of `inListSizes` (repeating the
    * last id), so a few statements stay prepared; without one, through the client.
    */
-  private async readIn(table: BatchTable, account: string, profile: string, ids: readonly string[]): Promise<Array<[string, unknown]>> {
+  private async readIn(
+    table: BatchTable,
+    account: string,
+    profile: string,
+    ids: readonly string[],
+  ): Promise<Array<[string, unknown]>> {
     const rows: Array<[string, unknown]> = [];
     for (const slice of chunks([...new Set(ids)], rowsPerStatement)) {
       if (!this.batchReader) {
@@ -132,16 +185,33 @@ export class LibsqlProfileRepo implements ProfileStore {
   }
 
   /** The batch read of `table` for `ids` (values, or placeholders for the statement reader). */
-  private selectIn(table: BatchTable, accountValue: string | Placeholder, profileValue: string | Placeholder, ids: ReadonlyArray<string | Placeholder>) {
+  private selectIn(
+    table: BatchTable,
+    accountValue: string | Placeholder,
+    profileValue: string | Placeholder,
+    ids: ReadonlyArray<string | Placeholder>,
+  ) {
     return table === "members"
       ? this.db
           .select({ key: visitorMembers.visitorId, value: visitorMembers.canonical })
           .from(visitorMembers)
-          .where(and(eq(visitorMembers.account, accountValue), eq(visitorMembers.profile, profileValue), inArray(visitorMembers.visitorId, [...ids])))
+          .where(
+            and(
+              eq(visitorMembers.account, accountValue),
+              eq(visitorMembers.profile, profileValue),
+              inArray(visitorMembers.visitorId, [...ids]),
+            ),
+          )
       : this.db
           .select({ key: visitorProfiles.canonical, value: visitorProfiles.data })
           .from(visitorProfiles)
-          .where(and(eq(visitorProfiles.account, accountValue), eq(visitorProfiles.profile, profileValue), inArray(visitorProfiles.canonical, [...ids])));
+          .where(
+            and(
+              eq(visitorProfiles.account, accountValue),
+              eq(visitorProfiles.profile, profileValue),
+              inArray(visitorProfiles.canonical, [...ids]),
+            ),
+          );
   }
 
   /** The statement reader's text of the batch read of `size` ids, built once per table and size. */
@@ -149,7 +219,14 @@ export class LibsqlProfileRepo implements ProfileStore {
     const key = `${table}:${size}`;
     let query = this.batchReads.get(key);
     if (!query) {
-      query = readerQuery(this.selectIn(table, account, profile, Array.from({ length: size }, (_, index) => sql.placeholder(`id${index}`))).toSQL());
+      query = readerQuery(
+        this.selectIn(
+          table,
+          account,
+          profile,
+          Array.from({ length: size }, (_, index) => sql.placeholder(`id${index}`)),
+        ).toSQL(),
+      );
       this.batchReads.set(key, query);
     }
     return query;
@@ -159,7 +236,13 @@ export class LibsqlProfileRepo implements ProfileStore {
     const rows = await this.db
       .select({ visitorId: visitorMembers.visitorId })
       .from(visitorMembers)
-      .where(and(eq(visitorMembers.account, account), eq(visitorMembers.profile, profile), eq(visitorMembers.canonical, canonical)));
+      .where(
+        and(
+          eq(visitorMembers.account, account),
+          eq(visitorMembers.profile, profile),
+          eq(visitorMembers.canonical, canonical),
+        ),
+      );
     return rows.map((row) => row.visitorId).sort();
   }
 
@@ -168,7 +251,11 @@ export class LibsqlProfileRepo implements ProfileStore {
     return row?.data ?? null;
   }
 
-  async findByMember(account: string, profile: string, visitorId: string): Promise<{ canonical: string; data: VisitorProfile } | null> {
+  async findByMember(
+    account: string,
+    profile: string,
+    visitorId: string,
+  ): Promise<{ canonical: string; data: VisitorProfile } | null> {
     if (this.reader && this.fast) {
       const row = await this.reader.row(this.fast.byMember, { account, profile, id: visitorId });
       return row ? { canonical: row[0] as string, data: JSON.parse(row[1] as string) as VisitorProfile } : null;
@@ -176,20 +263,41 @@ export class LibsqlProfileRepo implements ProfileStore {
     return (await this.reads.byMember.get({ account, profile, id: visitorId })) ?? null;
   }
 
-  async findForEngine(account: string, profile: string, visitorId: string, engineId: string): Promise<FoundForEngine | null> {
+  async findForEngine(
+    account: string,
+    profile: string,
+    visitorId: string,
+    engineId: string,
+  ): Promise<FoundForEngine | null> {
     if (this.reader && this.fast) {
       const row = await this.reader.row(this.fast.forEngine, { account, profile, id: visitorId, engine: engineId });
-      return row ? { canonical: row[0] as string, data: JSON.parse(row[1] as string) as VisitorProfile, engineEnabledSince: (row[2] as number | null) ?? null } : null;
+      return row
+        ? {
+            canonical: row[0] as string,
+            data: JSON.parse(row[1] as string) as VisitorProfile,
+            engineEnabledSince: (row[2] as number | null) ?? null,
+          }
+        : null;
     }
     const row = await this.reads.forEngine.get({ account, profile, id: visitorId, engine: engineId });
     return row ? { canonical: row.canonical, data: row.data, engineEnabledSince: row.since ?? null } : null;
   }
 
-  async findMany(account: string, profile: string, canonicals: readonly string[]): Promise<Map<string, VisitorProfile>> {
+  async findMany(
+    account: string,
+    profile: string,
+    canonicals: readonly string[],
+  ): Promise<Map<string, VisitorProfile>> {
     return new Map((await this.readIn("profiles", account, profile, canonicals)) as Array<[string, VisitorProfile]>);
   }
 
-  async save(account: string, profile: string, canonical: string, data: VisitorProfile, members: readonly string[]): Promise<void> {
+  async save(
+    account: string,
+    profile: string,
+    canonical: string,
+    data: VisitorProfile,
+    members: readonly string[],
+  ): Promise<void> {
     await this.saveMany([{ account, profile, canonical, data, members }]);
   }
 
@@ -203,35 +311,75 @@ export class LibsqlProfileRepo implements ProfileStore {
     const profiles = new Map<string, typeof visitorProfiles.$inferInsert>();
     const members = new Map<string, typeof visitorMembers.$inferInsert>();
     for (const { account, profile, canonical, data, members: ids, canonicalRecorded } of entries) {
-      profiles.set(JSON.stringify([account, profile, canonical]), { account, profile, canonical, data, lastSeenAt: data.lastSeenAt });
-      for (const visitorId of canonicalRecorded ? ids : [canonical, ...ids]) members.set(JSON.stringify([account, profile, visitorId]), { account, profile, visitorId, canonical });
+      profiles.set(JSON.stringify([account, profile, canonical]), {
+        account,
+        profile,
+        canonical,
+        data,
+        lastSeenAt: data.lastSeenAt,
+      });
+      for (const visitorId of canonicalRecorded ? ids : [canonical, ...ids])
+        members.set(JSON.stringify([account, profile, visitorId]), { account, profile, visitorId, canonical });
     }
-    const statements = [...chunks([...profiles.values()], rowsPerStatement).map(this.upsertProfiles), ...chunks([...members.values()], rowsPerStatement).map(this.upsertMembers)];
+    const statements = [
+      ...chunks([...profiles.values()], rowsPerStatement).map(this.upsertProfiles),
+      ...chunks([...members.values()], rowsPerStatement).map(this.upsertMembers),
+    ];
     if (statements.length > 0) await this.db.$client.batch(statements, "write");
   }
 
-  async merge(account: string, profile: string, into: string, from: readonly string[], data: VisitorProfile, at: number): Promise<void> {
+  async merge(
+    account: string,
+    profile: string,
+    into: string,
+    from: readonly string[],
+    data: VisitorProfile,
+    at: number,
+  ): Promise<void> {
     const joined = [...new Set(from.filter((id) => id !== into))];
     const scope = and(eq(visitorMembers.account, account), eq(visitorMembers.profile, profile));
     const statements = [
-      this.db.update(visitorMembers).set({ canonical: into }).where(and(scope, inArray(visitorMembers.canonical, joined.length ? joined : [""]))),
+      this.db
+        .update(visitorMembers)
+        .set({ canonical: into })
+        .where(and(scope, inArray(visitorMembers.canonical, joined.length ? joined : [""]))),
       this.db
         .insert(visitorMembers)
         .values([into, ...joined].map((visitorId) => ({ account, profile, visitorId, canonical: into })))
-        .onConflictDoUpdate({ target: [visitorMembers.account, visitorMembers.profile, visitorMembers.visitorId], set: { canonical: into } }),
+        .onConflictDoUpdate({
+          target: [visitorMembers.account, visitorMembers.profile, visitorMembers.visitorId],
+          set: { canonical: into },
+        }),
       this.db
         .delete(visitorProfiles)
-        .where(and(eq(visitorProfiles.account, account), eq(visitorProfiles.profile, profile), inArray(visitorProfiles.canonical, joined.length ? joined : [""]))),
+        .where(
+          and(
+            eq(visitorProfiles.account, account),
+            eq(visitorProfiles.profile, profile),
+            inArray(visitorProfiles.canonical, joined.length ? joined : [""]),
+          ),
+        ),
       this.db
         .insert(visitorProfiles)
         .values({ account, profile, canonical: into, data, lastSeenAt: data.lastSeenAt })
-        .onConflictDoUpdate({ target: [visitorProfiles.account, visitorProfiles.profile, visitorProfiles.canonical], set: { data, lastSeenAt: data.lastSeenAt } }),
+        .onConflictDoUpdate({
+          target: [visitorProfiles.account, visitorProfiles.profile, visitorProfiles.canonical],
+          set: { data, lastSeenAt: data.lastSeenAt },
+        }),
       this.db
         .update(visitorMerges)
         .set({ intoId: into })
-        .where(and(eq(visitorMerges.account, account), eq(visitorMerges.profile, profile), inArray(visitorMerges.intoId, joined.length ? joined : [""]))),
+        .where(
+          and(
+            eq(visitorMerges.account, account),
+            eq(visitorMerges.profile, profile),
+            inArray(visitorMerges.intoId, joined.length ? joined : [""]),
+          ),
+        ),
     ] as const;
-    const records = joined.map((fromId) => this.db.insert(visitorMerges).values({ account, profile, fromId, intoId: into, at }));
+    const records = joined.map((fromId) =>
+      this.db.insert(visitorMerges).values({ account, profile, fromId, intoId: into, at }),
+    );
     await this.db.batch([...statements, ...records]);
   }
 
@@ -239,21 +387,32 @@ export class LibsqlProfileRepo implements ProfileStore {
     const rows = await this.db
       .select({ from: visitorMerges.fromId, into: visitorMerges.intoId, at: visitorMerges.at })
       .from(visitorMerges)
-      .where(and(eq(visitorMerges.account, account), eq(visitorMerges.profile, profile), eq(visitorMerges.intoId, canonical)))
+      .where(
+        and(
+          eq(visitorMerges.account, account),
+          eq(visitorMerges.profile, profile),
+          eq(visitorMerges.intoId, canonical),
+        ),
+      )
       .orderBy(asc(visitorMerges.id));
     return rows;
   }
 
   /** PRV-09, DEC-PRV-04: one `db.batch`; secure_delete is asserted in it (it is per connection), so the bytes are zeroed. */
   async deleteGroup(account: string, profile: string, canonical: string): Promise<number> {
-    const scope = (table: typeof visitorMembers | typeof visitorMerges | typeof visitorProfiles) => and(eq(table.account, account), eq(table.profile, profile));
+    const scope = (table: typeof visitorMembers | typeof visitorMerges | typeof visitorProfiles) =>
+      and(eq(table.account, account), eq(table.profile, profile));
     const memberIds = this.db
       .select({ visitorId: visitorMembers.visitorId })
       .from(visitorMembers)
       .where(and(scope(visitorMembers), eq(visitorMembers.canonical, canonical)));
     const [, , , members] = await this.db.batch([
       this.db.run(sql`PRAGMA secure_delete = ON`),
-      this.db.delete(visitorMerges).where(and(scope(visitorMerges), or(eq(visitorMerges.intoId, canonical), inArray(visitorMerges.fromId, memberIds)))),
+      this.db
+        .delete(visitorMerges)
+        .where(
+          and(scope(visitorMerges), or(eq(visitorMerges.intoId, canonical), inArray(visitorMerges.fromId, memberIds))),
+        ),
       this.db.delete(visitorProfiles).where(and(scope(visitorProfiles), eq(visitorProfiles.canonical, canonical))),
       this.db.delete(visitorMembers).where(and(scope(visitorMembers), eq(visitorMembers.canonical, canonical))),
     ]);
@@ -276,7 +435,12 @@ export class LibsqlProfileRepo implements ProfileStore {
       const erasure = eraseValueFromProfile(row.data, erased);
       if (erasure.kind === "remove-group") groups.push(row.canonical);
       if (erasure.kind === "edit") {
-        rewrites.push(this.db.update(visitorProfiles).set({ data: erasure.data }).where(and(scope, eq(visitorProfiles.canonical, row.canonical))));
+        rewrites.push(
+          this.db
+            .update(visitorProfiles)
+            .set({ data: erasure.data })
+            .where(and(scope, eq(visitorProfiles.canonical, row.canonical))),
+        );
       }
     }
     if (rewrites.length > 0) await this.db.batch([this.db.run(sql`PRAGMA secure_delete = ON`), ...rewrites]);
@@ -296,6 +460,9 @@ export class LibsqlProfileRepo implements ProfileStore {
     await this.db
       .insert(engineStates)
       .values({ account, profile, engineId, enabledSince: since })
-      .onConflictDoUpdate({ target: [engineStates.account, engineStates.profile, engineStates.engineId], set: { enabledSince: since } });
+      .onConflictDoUpdate({
+        target: [engineStates.account, engineStates.profile, engineStates.engineId],
+        set: { enabledSince: since },
+      });
   }
 }

@@ -2,12 +2,12 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Stores } from "../../core/ports/index.ts";
-import { fullProfileConfig, sampleUser } from "../store-contract.ts";
 import { createClient } from "@libsql/client";
 import { drizzle } from "drizzle-orm/libsql";
+import type { Stores } from "../../core/ports/index.ts";
+import { fullProfileConfig, sampleUser } from "../store-contract.ts";
 import { openLibsqlStores } from "./libsql.stores.ts";
-import { ReadCache, keptNotFoundAnswers } from "./tenancy.repo.ts";
+import { keptNotFoundAnswers, ReadCache } from "./tenancy.repo.ts";
 
 /*
  * Performance changes of the libSQL store (issue 12, bench/FINDINGS.md) that must not change what is read:
@@ -83,12 +83,15 @@ describe("libsql tenancy reads kept in memory", () => {
     const stores = await openOn(freshUrl());
     await stores.tenancy.ensureAccount("acme", 1);
     await stores.tenancy.putProfile("acme", { ...fullProfileConfig("main"), engines: [] }, 1);
-    const [during] = await Promise.all([stores.tenancy.findProfile("acme", "main"), stores.tenancy.putProfile("acme", fullProfileConfig("main"), 2)]);
+    const [during] = await Promise.all([
+      stores.tenancy.findProfile("acme", "main"),
+      stores.tenancy.putProfile("acme", fullProfileConfig("main"), 2),
+    ]);
     expect(during?.config.name).toBe("main");
     expect((await stores.tenancy.findProfile("acme", "main"))?.config).toEqual(fullProfileConfig("main"));
   });
 
-  test("\"not found\" answers are kept for a bounded number of names: made-up names sent by anyone cannot fill the memory", async () => {
+  test('"not found" answers are kept for a bounded number of names: made-up names sent by anyone cannot fill the memory', async () => {
     const client = createClient({ url: ":memory:" });
     try {
       const cache = new ReadCache(drizzle({ client }));
@@ -139,7 +142,12 @@ describe("libsql session touches sharing a commit", () => {
     const url = freshUrl();
     const stores = await openOn(url);
     await stores.tenancy.putUser(sampleUser("ann@example.com"));
-    for (const [id, at] of [["s1", 1_000], ["s2", 1_000], ["s3", 9_000]] as const) await stores.sessions.create(session(id, at), 50);
+    for (const [id, at] of [
+      ["s1", 1_000],
+      ["s2", 1_000],
+      ["s3", 9_000],
+    ] as const)
+      await stores.sessions.create(session(id, at), 50);
     await Promise.all([
       stores.sessions.touch("s1", 5_000),
       stores.sessions.touch("s1", 4_000),
@@ -175,12 +183,27 @@ describe("libsql data layer changes and settlements sharing a commit", () => {
     return () => transactions;
   }
   const keys = ["a", "b", "c"].map((dlId) => ({ account: "acme", profile: "main", dlId }));
-  const upload = (key: (typeof keys)[number]) => ({ key, seq: 1, kind: "upload" as const, body: "{}", state: "pending" as const, acceptedAt: 1, dueAt: 2, runAt: 2, attempts: 0, settledAt: null });
+  const upload = (key: (typeof keys)[number]) => ({
+    key,
+    seq: 1,
+    kind: "upload" as const,
+    body: "{}",
+    state: "pending" as const,
+    acceptedAt: 1,
+    dueAt: 2,
+    runAt: 2,
+    attempts: 0,
+    settledAt: null,
+  });
 
   test("changes accepted together are one transaction", async () => {
     const stores = await openOn(freshUrl());
     const transactions = countTransactions(stores);
-    expect(await Promise.all(keys.map((key) => stores.dataLayers.append(upload(key), true)))).toEqual([true, true, true]);
+    expect(await Promise.all(keys.map((key) => stores.dataLayers.append(upload(key), true)))).toEqual([
+      true,
+      true,
+      true,
+    ]);
     expect(transactions()).toBe(1);
   });
 
@@ -188,20 +211,36 @@ describe("libsql data layer changes and settlements sharing a commit", () => {
     const stores = await openOn(freshUrl());
     for (const key of keys) await stores.dataLayers.append(upload(key), true);
     const transactions = countTransactions(stores);
-    const settled = await Promise.all(keys.map((key) => stores.dataLayers.settle({ key, seq: 1, state: "completed", settledAt: 3, attempts: 0, serve: "{}" })));
+    const settled = await Promise.all(
+      keys.map((key) =>
+        stores.dataLayers.settle({ key, seq: 1, state: "completed", settledAt: 3, attempts: 0, serve: "{}" }),
+      ),
+    );
     expect(settled).toEqual([true, true, true]);
     expect(transactions()).toBe(1);
   });
 });
 
 describe("libsql reads on the statement reader (a moments lookup)", () => {
-  const profile = (eventCount: number) => ({ firstSeenAt: 1, lastSeenAt: 2, lastSeq: eventCount, eventCount, visits: [], attributes: {}, badges: [], audiences: [] }) as never;
+  const profile = (eventCount: number) =>
+    ({
+      firstSeenAt: 1,
+      lastSeenAt: 2,
+      lastSeq: eventCount,
+      eventCount,
+      visits: [],
+      attributes: {},
+      badges: [],
+      audiences: [],
+    }) as never;
 
   test("a write committed on the store's connection is read back at once, every time", async () => {
     const stores = await openOn(freshUrl());
     for (let count = 1; count <= 20; count += 1) {
       await stores.profiles.save("acme", "main", "v", profile(count), [`m${count}`]);
-      expect((await stores.profiles.findByMember("acme", "main", `m${count}`))?.data).toMatchObject({ eventCount: count });
+      expect((await stores.profiles.findByMember("acme", "main", `m${count}`))?.data).toMatchObject({
+        eventCount: count,
+      });
       expect((await stores.profiles.findByMember("acme", "main", "v"))?.data).toMatchObject({ eventCount: count });
     }
     await stores.profiles.setEngineEnabledSince("acme", "main", "e1", 5);

@@ -1,8 +1,8 @@
 import { and, desc, eq } from "drizzle-orm";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import type { NewRevision, RevisionStore, StoredRevision } from "../../core/ports/index.ts";
-import { profiles } from "./tenancy.schema.ts";
 import { revisions, revisionTargets } from "./revisions.schema.ts";
+import { profiles } from "./tenancy.schema.ts";
 
 /** The columns of a StoredRevision: everything but the bundle. */
 const storedColumns = {
@@ -27,7 +27,12 @@ export class LibsqlRevisionRepo implements RevisionStore {
     const { account, profile: profileName, revisionId } = revision;
     try {
       // One batch is one transaction: the revision and its targets are stored together or not at all.
-      const targets = revision.details.targets_published.map((target) => ({ account, profile: profileName, target, revisionId }));
+      const targets = revision.details.targets_published.map((target) => ({
+        account,
+        profile: profileName,
+        target,
+        revisionId,
+      }));
       const insertRevision = db.insert(revisions).values({
         account,
         profile: profileName,
@@ -84,7 +89,13 @@ export class LibsqlRevisionRepo implements RevisionStore {
     const [row] = await this.db
       .select({ revisionId: revisionTargets.revisionId })
       .from(revisionTargets)
-      .where(and(eq(revisionTargets.account, account), eq(revisionTargets.profile, profile), eq(revisionTargets.target, target)))
+      .where(
+        and(
+          eq(revisionTargets.account, account),
+          eq(revisionTargets.profile, profile),
+          eq(revisionTargets.target, target),
+        ),
+      )
       .orderBy(desc(revisionTargets.revisionId))
       .limit(1);
     return row?.revisionId ?? null;
@@ -92,6 +103,8 @@ export class LibsqlRevisionRepo implements RevisionStore {
 
   private async isTaken(revision: NewRevision): Promise<boolean> {
     if (await this.find(revision.account, revision.profile, revision.revisionId)) return true;
-    return revision.seed !== null && (await this.findBySeed(revision.account, revision.profile, revision.seed)) !== null;
+    return (
+      revision.seed !== null && (await this.findBySeed(revision.account, revision.profile, revision.seed)) !== null
+    );
   }
 }

@@ -21,7 +21,9 @@ export const revisions = sqliteTable(
   },
   (table) => [
     primaryKey({ columns: [table.account, table.profile, table.revisionId] }),
-    foreignKey({ columns: [table.account, table.profile], foreignColumns: [profiles.account, profiles.name] }).onDelete("cascade"),
+    foreignKey({ columns: [table.account, table.profile], foreignColumns: [profiles.account, profiles.name] }).onDelete(
+      "cascade",
+    ),
     uniqueIndex("revisions_seed_idx").on(table.account, table.profile, table.seed),
   ],
 );

@@ -31,16 +31,35 @@ export { chunks } from "../../core/values/chunks.ts";
  * events, bench/FINDINGS.md). Each value is encoded by its column, as drizzle would (a JSON column's
  * object becomes its text).
  */
-export function rowStatements<Row extends object>(columns: ReadonlyArray<keyof Row & string>, build: (rows: Array<Record<keyof Row & string, Placeholder>>) => Buildable): (rows: readonly Row[]) => InStatement {
-  const built = new Map<number, { sql: string; slots: Array<readonly [number, keyof Row & string, Encoder | undefined]> }>();
+export function rowStatements<Row extends object>(
+  columns: ReadonlyArray<keyof Row & string>,
+  build: (rows: Array<Record<keyof Row & string, Placeholder>>) => Buildable,
+): (rows: readonly Row[]) => InStatement {
+  const built = new Map<
+    number,
+    { sql: string; slots: Array<readonly [number, keyof Row & string, Encoder | undefined]> }
+  >();
   const textFor = (count: number) => {
     const known = built.get(count);
     if (known) return known;
-    const query = build(Array.from({ length: count }, (_, row) => Object.fromEntries(columns.map((column) => [column, sql.placeholder(`${row}:${column}`)])) as Record<keyof Row & string, Placeholder>)).toSQL();
+    const query = build(
+      Array.from(
+        { length: count },
+        (_, row) =>
+          Object.fromEntries(columns.map((column) => [column, sql.placeholder(`${row}:${column}`)])) as Record<
+            keyof Row & string,
+            Placeholder
+          >,
+      ),
+    ).toSQL();
     const slots = query.params.map((param) => {
       const name = placeholderName(param);
       const colon = name.indexOf(":");
-      const encoder = param instanceof Param && typeof (param.encoder as Partial<Encoder> | undefined)?.mapToDriverValue === "function" ? (param.encoder as Encoder) : undefined;
+      const encoder =
+        param instanceof Param &&
+        typeof (param.encoder as Partial<Encoder> | undefined)?.mapToDriverValue === "function"
+          ? (param.encoder as Encoder)
+          : undefined;
       return [Number(name.slice(0, colon)), name.slice(colon + 1) as keyof Row & string, encoder] as const;
     });
     const entry = { sql: query.sql, slots };
@@ -53,7 +72,9 @@ export function rowStatements<Row extends object>(columns: ReadonlyArray<keyof R
       sql: text,
       args: slots.map(([row, column, encoder]) => {
         const value = (rows[row] as Row)[column];
-        return (value === null || value === undefined ? null : encoder ? encoder.mapToDriverValue(value) : value) as InValue;
+        return (
+          value === null || value === undefined ? null : encoder ? encoder.mapToDriverValue(value) : value
+        ) as InValue;
       }),
     };
   };

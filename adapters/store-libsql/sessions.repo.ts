@@ -1,10 +1,16 @@
 import { and, desc, eq, lt, lte, ne, notInArray, or, sql } from "drizzle-orm";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
-import type { LockoutKind, LockoutStore, SessionRecord, SessionStore, VersionedLockout } from "../../core/ports/index.ts";
+import type {
+  LockoutKind,
+  LockoutStore,
+  SessionRecord,
+  SessionStore,
+  VersionedLockout,
+} from "../../core/ports/index.ts";
 import { GroupCommitWriter } from "../collect/group-commit.ts";
 import { newLockoutVersion } from "../runtime/crypto.ts";
 import { lockouts, sessions } from "./sessions.schema.ts";
-import { readerQuery, type ReaderQuery, type StatementReader } from "./statement-reader.ts";
+import { type ReaderQuery, readerQuery, type StatementReader } from "./statement-reader.ts";
 
 function emailKey(email: string): string {
   return email.toLowerCase();
@@ -30,7 +36,13 @@ export class LibsqlSessionRepo implements SessionStore {
     private readonly db: LibSQLDatabase,
     private readonly reader: StatementReader | null = null,
   ) {
-    this.byCookieHash = reader ? readerQuery(this.selectSession().where(eq(sessions.cookieHash, sql.placeholder("cookieHash"))).toSQL()) : null;
+    this.byCookieHash = reader
+      ? readerQuery(
+          this.selectSession()
+            .where(eq(sessions.cookieHash, sql.placeholder("cookieHash")))
+            .toSQL(),
+        )
+      : null;
   }
 
   /** One batch (one transaction): the insert, then the user's sessions beyond `maxPerUser` but the new one. */
@@ -56,7 +68,14 @@ export class LibsqlSessionRepo implements SessionStore {
       const row = this.reader.row(this.byCookieHash, { cookieHash });
       if (!row) return null;
       const [id, userEmail, storedCookieHash, utkHash, createdAt, lastSeenAt] = row;
-      return { id: id as string, userEmail: userEmail as string, cookieHash: storedCookieHash as string, utkHash: utkHash as string, createdAt: createdAt as number, lastSeenAt: lastSeenAt as number };
+      return {
+        id: id as string,
+        userEmail: userEmail as string,
+        cookieHash: storedCookieHash as string,
+        utkHash: utkHash as string,
+        createdAt: createdAt as number,
+        lastSeenAt: lastSeenAt as number,
+      };
     }
     const [row] = await this.selectSession().where(eq(sessions.cookieHash, cookieHash));
     return row ?? null;
@@ -85,7 +104,10 @@ export class LibsqlSessionRepo implements SessionStore {
     const latest = new Map<string, number>();
     for (const { id, lastSeenAt } of batch) latest.set(id, Math.max(latest.get(id) ?? lastSeenAt, lastSeenAt));
     const [first, ...rest] = [...latest].map(([id, lastSeenAt]) =>
-      this.db.update(sessions).set({ lastSeenAt }).where(and(eq(sessions.id, id), lt(sessions.lastSeenAt, lastSeenAt))),
+      this.db
+        .update(sessions)
+        .set({ lastSeenAt })
+        .where(and(eq(sessions.id, id), lt(sessions.lastSeenAt, lastSeenAt))),
     );
     if (first) await this.db.batch([first, ...rest]);
   }
@@ -100,7 +122,9 @@ export class LibsqlSessionRepo implements SessionStore {
   }
 
   async deleteExpired(before: number, createdBefore: number): Promise<number> {
-    const result = await this.db.delete(sessions).where(or(lt(sessions.lastSeenAt, before), lt(sessions.createdAt, createdBefore)));
+    const result = await this.db
+      .delete(sessions)
+      .where(or(lt(sessions.lastSeenAt, before), lt(sessions.createdAt, createdBefore)));
     return result.rowsAffected;
   }
 }
@@ -116,9 +140,18 @@ export class LibsqlLockoutRepo implements LockoutStore {
     return row ?? null;
   }
 
-  async compareAndSet(kind: LockoutKind, name: string, expectedVersion: number | null, state: string, relevantUntil: number): Promise<boolean> {
+  async compareAndSet(
+    kind: LockoutKind,
+    name: string,
+    expectedVersion: number | null,
+    state: string,
+    relevantUntil: number,
+  ): Promise<boolean> {
     if (expectedVersion === null) {
-      const inserted = await this.db.insert(lockouts).values({ kind, name, state, version: newLockoutVersion(), relevantUntil }).onConflictDoNothing();
+      const inserted = await this.db
+        .insert(lockouts)
+        .values({ kind, name, state, version: newLockoutVersion(), relevantUntil })
+        .onConflictDoNothing();
       return inserted.rowsAffected === 1;
     }
     const updated = await this.db

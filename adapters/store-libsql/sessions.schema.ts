@@ -31,5 +31,8 @@ export const lockouts = sqliteTable(
     version: integer("version").notNull(),
     relevantUntil: integer("relevant_until").notNull(),
   },
-  (table) => [primaryKey({ columns: [table.kind, table.name] }), index("lockouts_relevant_until_idx").on(table.relevantUntil)],
+  (table) => [
+    primaryKey({ columns: [table.kind, table.name] }),
+    index("lockouts_relevant_until_idx").on(table.relevantUntil),
+  ],
 );

@@ -8,7 +8,11 @@ export class LibsqlSettingsRepo implements SettingsStore {
   private readonly byKey;
 
   constructor(private readonly db: LibSQLDatabase) {
-    this.byKey = db.select({ value: settings.value }).from(settings).where(eq(settings.key, sql.placeholder("key"))).prepare();
+    this.byKey = db
+      .select({ value: settings.value })
+      .from(settings)
+      .where(eq(settings.key, sql.placeholder("key")))
+      .prepare();
   }
 
   async get(key: string): Promise<string | null> {
@@ -21,7 +25,10 @@ export class LibsqlSettingsRepo implements SettingsStore {
       const inserted = await this.db.insert(settings).values({ key, value: next }).onConflictDoNothing();
       return inserted.rowsAffected === 1;
     }
-    const updated = await this.db.update(settings).set({ value: next }).where(and(eq(settings.key, key), eq(settings.value, expected)));
+    const updated = await this.db
+      .update(settings)
+      .set({ value: next })
+      .where(and(eq(settings.key, key), eq(settings.value, expected)));
     return updated.rowsAffected === 1;
   }
 
@@ -47,9 +54,6 @@ export class LibsqlSettingsRepo implements SettingsStore {
   }
 
   async set(key: string, value: string): Promise<void> {
-    await this.db
-      .insert(settings)
-      .values({ key, value })
-      .onConflictDoUpdate({ target: settings.key, set: { value } });
+    await this.db.insert(settings).values({ key, value }).onConflictDoUpdate({ target: settings.key, set: { value } });
   }
 }

@@ -1,5 +1,5 @@
-import Database from "libsql";
 import { fileURLToPath } from "node:url";
+import Database from "libsql";
 import { placeholderName } from "./row-statements.ts";
 
 /** A read drizzle built once: its text and the names of its placeholders, in parameter order. */
@@ -51,7 +51,10 @@ export class StatementReader {
 
   /** The first row of `query` as an array of its columns, or undefined. */
   row(query: ReaderQuery, values: Readonly<Record<string, unknown>>): unknown[] | undefined {
-    return this.rowOf(query.sql, query.names.map((name) => values[name]));
+    return this.rowOf(
+      query.sql,
+      query.names.map((name) => values[name]),
+    );
   }
 
   /** The first row of the query `sql` with its placeholders' values in order, or undefined. */

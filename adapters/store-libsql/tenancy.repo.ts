@@ -2,15 +2,9 @@ import { and, eq, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
-import type {
-  AccountRecord,
-  ApiKeyRecord,
-  ProfileRecord,
-  TenancyStore,
-  UserRecord,
-} from "../../core/ports/index.ts";
 import type { ProfileConfig } from "../../core/config/config.model.ts";
 import { deepFreeze } from "../../core/json/deep-freeze.rules.ts";
+import type { AccountRecord, ApiKeyRecord, ProfileRecord, TenancyStore, UserRecord } from "../../core/ports/index.ts";
 import { attributes, audiences, engines, fileDefinitions, visitorIdAttributes } from "./profile-config.schema.ts";
 import { accounts, apiKeys, profiles, userGrants, users } from "./tenancy.schema.ts";
 
@@ -52,7 +46,9 @@ export class ReadCache {
 
   private currentVersion(): Promise<unknown> {
     if (!this.versionThisTurn) {
-      this.versionThisTurn = this.db.all<{ data_version: number }>(sql`PRAGMA data_version`).then(([row]) => row?.data_version ?? null);
+      this.versionThisTurn = this.db
+        .all<{ data_version: number }>(sql`PRAGMA data_version`)
+        .then(([row]) => row?.data_version ?? null);
       setImmediate(() => (this.versionThisTurn = null));
     }
     return this.versionThisTurn;
@@ -107,7 +103,9 @@ export class LibsqlTenancyRepo implements TenancyStore {
   }
 
   listAccounts(): Promise<AccountRecord[]> {
-    return this.cache.read("accounts", async () => sortByCodeUnits(await this.db.select().from(accounts), (account) => account.name));
+    return this.cache.read("accounts", async () =>
+      sortByCodeUnits(await this.db.select().from(accounts), (account) => account.name),
+    );
   }
 
   findAccount(name: string): Promise<AccountRecord | null> {
@@ -306,8 +304,14 @@ export class LibsqlTenancyRepo implements TenancyStore {
   }
 
   async listApiKeys(email: string): Promise<ApiKeyRecord[]> {
-    const rows = await this.db.select().from(apiKeys).where(eq(apiKeys.userEmailKey, emailKey(email)));
-    return sortByCodeUnits(rows.map((row) => deepFreeze(toApiKeyRecord(row))), (apiKey) => apiKey.id);
+    const rows = await this.db
+      .select()
+      .from(apiKeys)
+      .where(eq(apiKeys.userEmailKey, emailKey(email)));
+    return sortByCodeUnits(
+      rows.map((row) => deepFreeze(toApiKeyRecord(row))),
+      (apiKey) => apiKey.id,
+    );
   }
 
   async findApiKey(id: string): Promise<ApiKeyRecord | null> {
@@ -402,10 +406,7 @@ export class LibsqlTenancyRepo implements TenancyStore {
   }
 }
 
-function toUserRecord(
-  row: typeof users.$inferSelect,
-  grants: readonly (typeof userGrants.$inferSelect)[],
-): UserRecord {
+function toUserRecord(row: typeof users.$inferSelect, grants: readonly (typeof userGrants.$inferSelect)[]): UserRecord {
   return {
     email: row.email,
     passwordHash: row.passwordHash,

@@ -82,10 +82,18 @@ export class MemoryDataLayerStore implements DataLayerStore {
     const entry = this.entries.get(keyOf(settlement.key));
     const change = entry?.changes.get(settlement.seq);
     if (!entry || !change || change.state !== "pending") return false;
-    entry.changes.set(settlement.seq, { ...change, state: settlement.state, settledAt: settlement.settledAt, attempts: settlement.attempts });
+    entry.changes.set(settlement.seq, {
+      ...change,
+      state: settlement.state,
+      settledAt: settlement.settledAt,
+      attempts: settlement.attempts,
+    });
     let served: ServedDataLayer | null = entry.layer.served;
     if (settlement.state === "completed") {
-      served = settlement.serve === null ? null : { body: settlement.serve, seq: settlement.seq, publishedAt: settlement.settledAt };
+      served =
+        settlement.serve === null
+          ? null
+          : { body: settlement.serve, seq: settlement.seq, publishedAt: settlement.settledAt };
     }
     entry.layer = { ...entry.layer, settledSeq: Math.max(entry.layer.settledSeq, settlement.seq), served };
     for (const seq of entry.changes.keys()) if (seq < settlement.seq) entry.changes.delete(seq);

@@ -1,6 +1,6 @@
+import { checkVisitorIds } from "../../core/ports/events.store.ts";
 import type { CollectedEvent, EventQuery, EventStore, StoredEvent, ValueErasure } from "../../core/ports/index.ts";
 import { eraseValueFromEvent } from "../../core/privacy/erasure.rules.ts";
-import { checkVisitorIds } from "../../core/ports/events.store.ts";
 
 /** Where an event passes a query's filters (shared with nothing else: the libSQL repo does it in SQL). */
 function matches(event: StoredEvent, query: EventQuery): boolean {
@@ -34,7 +34,10 @@ export class MemoryEventStore implements EventStore {
     },
   ) {}
 
-  async append(events: readonly CollectedEvent[], options: { readonly mark?: { readonly key: string; readonly value: string } } = {}): Promise<void> {
+  async append(
+    events: readonly CollectedEvent[],
+    options: { readonly mark?: { readonly key: string; readonly value: string } } = {},
+  ): Promise<void> {
     if (this.isClosed()) throw new Error("store is closed");
     const copies = structuredClone(events);
     for (const event of copies) this.events.push({ ...event, seq: this.nextSeq++ });
@@ -52,7 +55,11 @@ export class MemoryEventStore implements EventStore {
     checkVisitorIds(query);
     const found: StoredEvent[] = [];
     const descending = query.order === "desc";
-    for (let index = descending ? this.events.length - 1 : 0; index >= 0 && index < this.events.length && found.length < query.limit; index += descending ? -1 : 1) {
+    for (
+      let index = descending ? this.events.length - 1 : 0;
+      index >= 0 && index < this.events.length && found.length < query.limit;
+      index += descending ? -1 : 1
+    ) {
       const event = this.events[index] as StoredEvent;
       if (matches(event, query)) found.push(structuredClone(event));
     }
@@ -65,7 +72,8 @@ export class MemoryEventStore implements EventStore {
     // Compacted in place (no spread), so that a large store does not overflow the call stack.
     let kept = 0;
     for (const event of this.events) {
-      if (!(event.account === account && event.profile === profile && ids.has(event.visitorId))) this.events[kept++] = event;
+      if (!(event.account === account && event.profile === profile && ids.has(event.visitorId)))
+        this.events[kept++] = event;
     }
     const removed = this.events.length - kept;
     this.events.length = kept;
@@ -81,13 +89,22 @@ export class MemoryEventStore implements EventStore {
       const erasure = eraseValueFromEvent(event, erased);
       if (erasure.kind === "subject") visitorIds.add(event.visitorId);
       if (erasure.kind !== "edit") return;
-      this.events[index] = { ...event, data: erasure.data, event: erasure.event, datasource: erasure.datasource, traceId: erasure.traceId };
+      this.events[index] = {
+        ...event,
+        data: erasure.data,
+        event: erasure.event,
+        datasource: erasure.datasource,
+        traceId: erasure.traceId,
+      };
       rewritten += 1;
     });
     return { rewritten, visitorIds: [...visitorIds].sort() };
   }
 
-  async deleteReceivedBefore(before: number, options: { readonly upToSeq: number; readonly limit: number }): Promise<number> {
+  async deleteReceivedBefore(
+    before: number,
+    options: { readonly upToSeq: number; readonly limit: number },
+  ): Promise<number> {
     if (this.isClosed()) throw new Error("store is closed");
     let count = 0;
     for (const event of this.events) {

@@ -1,5 +1,5 @@
-import type { FileStatusRecord, FileStatusStore } from "../../core/ports/index.ts";
 import { fileMatchesPrefix } from "../../core/files/file-query.rules.ts";
+import type { FileStatusRecord, FileStatusStore } from "../../core/ports/index.ts";
 
 function keyOf(account: string, profile: string, name: string): string {
   return `${account}\u0000${profile}\u0000${name}`;
@@ -45,7 +45,13 @@ export class MemoryFileStatusStore implements FileStatusStore {
     this.check();
     const key = keyOf(previous.account, previous.profile, previous.name);
     const existing = this.records.get(key);
-    if (!existing || existing.id !== previous.id || !existing.finished || keyOf(next.account, next.profile, next.name) !== key) return false;
+    if (
+      !existing ||
+      existing.id !== previous.id ||
+      !existing.finished ||
+      keyOf(next.account, next.profile, next.name) !== key
+    )
+      return false;
     this.records.set(key, structuredClone(next));
     return true;
   }
@@ -55,17 +61,40 @@ export class MemoryFileStatusStore implements FileStatusStore {
     const key = keyOf(record.account, record.profile, record.name);
     const existing = this.records.get(key);
     if (!existing || existing.id !== record.id) return;
-    this.records.set(key, structuredClone({ ...existing, nodeId: record.nodeId, file: record.file, status: record.status, finished: record.finished, progress: record.progress }));
+    this.records.set(
+      key,
+      structuredClone({
+        ...existing,
+        nodeId: record.nodeId,
+        file: record.file,
+        status: record.status,
+        finished: record.finished,
+        progress: record.progress,
+      }),
+    );
   }
 
   async count(account: string, profile: string, prefix: string, from: number, to: number): Promise<number> {
     return (await this.search(account, profile, prefix, from, to)).length;
   }
 
-  async search(account: string, profile: string, prefix: string, from: number, to: number): Promise<FileStatusRecord[]> {
+  async search(
+    account: string,
+    profile: string,
+    prefix: string,
+    from: number,
+    to: number,
+  ): Promise<FileStatusRecord[]> {
     this.check();
     return [...this.records.values()]
-      .filter((record) => record.account === account && record.profile === profile && fileMatchesPrefix(record, prefix) && record.createdAt >= from && record.createdAt <= to)
+      .filter(
+        (record) =>
+          record.account === account &&
+          record.profile === profile &&
+          fileMatchesPrefix(record, prefix) &&
+          record.createdAt >= from &&
+          record.createdAt <= to,
+      )
       .sort(byCreation)
       .map((record) => structuredClone(record));
   }

@@ -1,4 +1,9 @@
-import type { DeletionSettlement, PrivacyAuditRecord, PrivacyStore, PrivacyTransaction } from "../../core/ports/index.ts";
+import type {
+  DeletionSettlement,
+  PrivacyAuditRecord,
+  PrivacyStore,
+  PrivacyTransaction,
+} from "../../core/ports/index.ts";
 
 /**
  * The reference PrivacyStore: transactions by id and an append-only audit. Each method checks and writes
@@ -30,7 +35,10 @@ export class MemoryPrivacyStore implements PrivacyStore {
     this.audit.push(structuredClone(audit));
   }
 
-  async requestDeletion(transaction: PrivacyTransaction, audit: PrivacyAuditRecord): Promise<{ transaction: PrivacyTransaction; created: boolean }> {
+  async requestDeletion(
+    transaction: PrivacyTransaction,
+    audit: PrivacyAuditRecord,
+  ): Promise<{ transaction: PrivacyTransaction; created: boolean }> {
     this.check();
     for (const existing of this.transactions.values()) {
       if (
@@ -79,14 +87,23 @@ export class MemoryPrivacyStore implements PrivacyStore {
     this.check();
     const found = this.transactions.get(settlement.id);
     if (!found || found.state !== "PENDING") return false;
-    this.transactions.set(settlement.id, { ...found, state: settlement.state, settledAt: settlement.settledAt, attempts: settlement.attempts, runAt: null, value: null });
+    this.transactions.set(settlement.id, {
+      ...found,
+      state: settlement.state,
+      settledAt: settlement.settledAt,
+      attempts: settlement.attempts,
+      runAt: null,
+      value: null,
+    });
     this.audit.push(structuredClone(settlement.audit));
     return true;
   }
 
   async auditOf(transactionId: string): Promise<PrivacyAuditRecord[]> {
     this.check();
-    return this.audit.filter((record) => record.transactionId === transactionId).map((record) => structuredClone(record));
+    return this.audit
+      .filter((record) => record.transactionId === transactionId)
+      .map((record) => structuredClone(record));
   }
 
   async flushErasures(): Promise<boolean> {

@@ -1,5 +1,9 @@
 import type { MergeRecord, ProfileSave, ProfileStore } from "../../core/ports/index.ts";
-import { findByMemberInTwoReads, findForEngineInTwoReads, type FoundForEngine } from "../../core/ports/profiles.store.ts";
+import {
+  type FoundForEngine,
+  findByMemberInTwoReads,
+  findForEngineInTwoReads,
+} from "../../core/ports/profiles.store.ts";
 import { eraseValueFromProfile } from "../../core/privacy/erasure.rules.ts";
 import type { VisitorProfile } from "../../core/profiles/profile.rules.ts";
 
@@ -62,7 +66,11 @@ export class MemoryProfileStore implements ProfileStore {
     return found ? structuredClone(found) : null;
   }
 
-  findByMember(account: string, profile: string, visitorId: string): Promise<{ canonical: string; data: VisitorProfile } | null> {
+  findByMember(
+    account: string,
+    profile: string,
+    visitorId: string,
+  ): Promise<{ canonical: string; data: VisitorProfile } | null> {
     return findByMemberInTwoReads(this, account, profile, visitorId);
   }
 
@@ -70,7 +78,11 @@ export class MemoryProfileStore implements ProfileStore {
     return findForEngineInTwoReads(this, account, profile, visitorId, engineId);
   }
 
-  async findMany(account: string, profile: string, canonicals: readonly string[]): Promise<Map<string, VisitorProfile>> {
+  async findMany(
+    account: string,
+    profile: string,
+    canonicals: readonly string[],
+  ): Promise<Map<string, VisitorProfile>> {
     this.check();
     const found = new Map<string, VisitorProfile>();
     for (const canonical of canonicals) {
@@ -80,18 +92,33 @@ export class MemoryProfileStore implements ProfileStore {
     return found;
   }
 
-  async save(account: string, profile: string, canonical: string, data: VisitorProfile, members: readonly string[]): Promise<void> {
+  async save(
+    account: string,
+    profile: string,
+    canonical: string,
+    data: VisitorProfile,
+    members: readonly string[],
+  ): Promise<void> {
     this.check();
     this.profiles.set(this.key(account, profile, canonical), structuredClone(data));
-    for (const member of new Set([canonical, ...members])) this.canonical.set(this.key(account, profile, member), canonical);
+    for (const member of new Set([canonical, ...members]))
+      this.canonical.set(this.key(account, profile, member), canonical);
   }
 
   async saveMany(entries: readonly ProfileSave[]): Promise<void> {
     this.check();
-    for (const entry of entries) await this.save(entry.account, entry.profile, entry.canonical, entry.data, entry.members);
+    for (const entry of entries)
+      await this.save(entry.account, entry.profile, entry.canonical, entry.data, entry.members);
   }
 
-  async merge(account: string, profile: string, into: string, from: readonly string[], data: VisitorProfile, at: number): Promise<void> {
+  async merge(
+    account: string,
+    profile: string,
+    into: string,
+    from: readonly string[],
+    data: VisitorProfile,
+    at: number,
+  ): Promise<void> {
     this.check();
     const joined = new Set(from.filter((id) => id !== into));
     for (const [key, value] of this.canonical) {
@@ -105,7 +132,9 @@ export class MemoryProfileStore implements ProfileStore {
     this.canonical.set(this.key(account, profile, into), into);
     this.profiles.set(this.key(account, profile, into), structuredClone(data));
     // Joins recorded into a group that is now joined itself follow it.
-    for (const record of this.merges) if (record.account === account && record.profile === profile && joined.has(record.into)) Object.assign(record, { into });
+    for (const record of this.merges)
+      if (record.account === account && record.profile === profile && joined.has(record.into))
+        Object.assign(record, { into });
   }
 
   async mergesInto(account: string, profile: string, canonical: string): Promise<MergeRecord[]> {
@@ -118,11 +147,20 @@ export class MemoryProfileStore implements ProfileStore {
   async deleteGroup(account: string, profile: string, canonical: string): Promise<number> {
     this.check();
     const prefix = this.key(account, profile, "");
-    const members = [...this.canonical].filter(([key, value]) => key.startsWith(prefix) && value === canonical).map(([key]) => key);
+    const members = [...this.canonical]
+      .filter(([key, value]) => key.startsWith(prefix) && value === canonical)
+      .map(([key]) => key);
     for (const key of members) this.canonical.delete(key);
     this.profiles.delete(this.key(account, profile, canonical));
     const memberIds = new Set(members.map((key) => key.slice(prefix.length)));
-    const kept = this.merges.filter((record) => !(record.account === account && record.profile === profile && (record.into === canonical || memberIds.has(record.from))));
+    const kept = this.merges.filter(
+      (record) =>
+        !(
+          record.account === account &&
+          record.profile === profile &&
+          (record.into === canonical || memberIds.has(record.from))
+        ),
+    );
     this.merges.splice(0, this.merges.length, ...kept);
     return members.length;
   }

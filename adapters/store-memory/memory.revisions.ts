@@ -64,7 +64,8 @@ export class MemoryRevisionStore implements RevisionStore {
   async latestForTarget(account: string, profile: string, target: string): Promise<string | null> {
     let latest: string | null = null;
     for (const revision of this.byProfile.get(profileKey(account, profile))?.values() ?? []) {
-      if (revision.details.targets_published.includes(target) && (latest === null || revision.revisionId > latest)) latest = revision.revisionId;
+      if (revision.details.targets_published.includes(target) && (latest === null || revision.revisionId > latest))
+        latest = revision.revisionId;
     }
     return latest;
   }

@@ -1,12 +1,12 @@
-import { describeStoreContract } from "../store-contract.ts";
-import { describeSessionStoreContract } from "../store-contract.sessions.ts";
-import { describeProfileStoreContract } from "../store-contract.profiles.ts";
 import { describeDataLayerStoreContract } from "../store-contract.datalayer.ts";
-import { describeEventStoreContract } from "../store-contract.events.ts";
-import { describeRevisionStoreContract } from "../store-contract.revisions.ts";
-import { describePrivacyStoreContract } from "../store-contract.privacy.ts";
-import { describeFileStatusStoreContract } from "../store-contract.files.ts";
 import { describeEraseContract } from "../store-contract.erase.ts";
+import { describeEventStoreContract } from "../store-contract.events.ts";
+import { describeFileStatusStoreContract } from "../store-contract.files.ts";
+import { describePrivacyStoreContract } from "../store-contract.privacy.ts";
+import { describeProfileStoreContract } from "../store-contract.profiles.ts";
+import { describeRevisionStoreContract } from "../store-contract.revisions.ts";
+import { describeSessionStoreContract } from "../store-contract.sessions.ts";
+import { describeStoreContract } from "../store-contract.ts";
 import { createMemoryStores } from "./memory.stores.ts";
 
 describeFileStatusStoreContract("memory", async () => createMemoryStores());

@@ -1,26 +1,26 @@
+import type { ProfileConfig } from "../../core/config/config.model.ts";
+import { deepFreeze } from "../../core/json/deep-freeze.rules.ts";
 import type {
   AccountRecord,
   ApiKeyRecord,
   ErasedRecords,
   LockoutKind,
   LockoutStore,
+  ProfileRecord,
   SessionRecord,
   SessionStore,
-  VersionedLockout,
-  ProfileRecord,
   SettingsStore,
   Stores,
   TenancyStore,
   UserRecord,
+  VersionedLockout,
 } from "../../core/ports/index.ts";
-import type { ProfileConfig } from "../../core/config/config.model.ts";
-import { deepFreeze } from "../../core/json/deep-freeze.rules.ts";
 import { newLockoutVersion } from "../runtime/crypto.ts";
 import { MemoryDataLayerStore } from "./memory.datalayers.ts";
 import { MemoryEventStore } from "./memory.events.ts";
 import { MemoryFileStatusStore } from "./memory.files.ts";
-import { MemoryProfileStore } from "./memory.profiles.ts";
 import { MemoryPrivacyStore } from "./memory.privacy.ts";
+import { MemoryProfileStore } from "./memory.profiles.ts";
 import { MemoryRevisionStore } from "./memory.revisions.ts";
 
 /** Records are copied in and out so that a caller can never change stored state by holding a reference. */
@@ -241,11 +241,20 @@ class MemoryLockoutStore implements LockoutStore {
     return this.rows.get(`${kind}\u0000${name}`)?.lockout ?? null;
   }
 
-  async compareAndSet(kind: LockoutKind, name: string, expectedVersion: number | null, state: string, relevantUntil: number): Promise<boolean> {
+  async compareAndSet(
+    kind: LockoutKind,
+    name: string,
+    expectedVersion: number | null,
+    state: string,
+    relevantUntil: number,
+  ): Promise<boolean> {
     const key = `${kind}\u0000${name}`;
     const current = this.rows.get(key);
     if ((current?.lockout.version ?? null) !== expectedVersion) return false;
-    this.rows.set(key, { lockout: { state, version: expectedVersion === null ? newLockoutVersion() : expectedVersion + 1 }, relevantUntil });
+    this.rows.set(key, {
+      lockout: { state, version: expectedVersion === null ? newLockoutVersion() : expectedVersion + 1 },
+      relevantUntil,
+    });
     return true;
   }
 

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "bun:test";
-import type { ChangeSettlement, DataLayerChange, DataLayerKey, DataLayerStore } from "../../core/ports/datalayer.store.ts";
+import type {
+  ChangeSettlement,
+  DataLayerChange,
+  DataLayerKey,
+  DataLayerStore,
+} from "../../core/ports/datalayer.store.ts";
 import { createMemoryLogger } from "../runtime/logger.ts";
 import { MemoryDataLayerStore } from "../store-memory/memory.datalayers.ts";
 import { dataLayerPublisher } from "./datalayer-publisher.worker.ts";
@@ -7,7 +12,18 @@ import { dataLayerPublisher } from "./datalayer-publisher.worker.ts";
 const key: DataLayerKey = { account: "acme", profile: "main", dlId: "prod_1" };
 
 function change(seq: number, kind: DataLayerChange["kind"], dueAt: number): DataLayerChange {
-  return { key, seq, kind, body: kind === "delete" ? null : `{"seq":${seq}}`, state: "pending", acceptedAt: dueAt - 1_000, dueAt, runAt: dueAt, attempts: 0, settledAt: null };
+  return {
+    key,
+    seq,
+    kind,
+    body: kind === "delete" ? null : `{"seq":${seq}}`,
+    state: "pending",
+    acceptedAt: dueAt - 1_000,
+    dueAt,
+    runAt: dueAt,
+    attempts: 0,
+    settledAt: null,
+  };
 }
 
 /** The memory store, with `settle` failing `failures` times (a store that cannot be written). */
@@ -72,9 +88,20 @@ describe("the data layer publisher (DLE-07, DEC-DLE-05, DEC-DLE-06)", () => {
 
   it("fails a change after the last attempt and keeps serving what was served before", async () => {
     const store = failingStore(Number.POSITIVE_INFINITY);
-    const worker = dataLayerPublisher({ store, logger: createMemoryLogger(), policy: { maxAttempts: 3, firstDelayMs: 10, maxDelayMs: 10 } });
+    const worker = dataLayerPublisher({
+      store,
+      logger: createMemoryLogger(),
+      policy: { maxAttempts: 3, firstDelayMs: 10, maxDelayMs: 10 },
+    });
     await store.append(change(1, "upload", 1_000), true);
-    await MemoryDataLayerStore.prototype.settle.call(store, { key, seq: 1, state: "completed", settledAt: 1_000, attempts: 0, serve: '{"seq":1}' });
+    await MemoryDataLayerStore.prototype.settle.call(store, {
+      key,
+      seq: 1,
+      state: "completed",
+      settledAt: 1_000,
+      attempts: 0,
+      serve: '{"seq":1}',
+    });
     await store.append(change(2, "update", 2_000), true);
     for (let now = 2_000; now < 2_100; now += 10) await worker.runDue(now);
     expect((await store.read(key))?.newest).toMatchObject({ state: "failed", attempts: 3 });

@@ -1,4 +1,10 @@
-import { lifecycleOf, publishRetryPolicy, transitionChange, type ChangeEffect, type PublishRetryPolicy } from "../../core/datalayer/datalayer.machine.ts";
+import {
+  type ChangeEffect,
+  lifecycleOf,
+  type PublishRetryPolicy,
+  publishRetryPolicy,
+  transitionChange,
+} from "../../core/datalayer/datalayer.machine.ts";
 import type { DataLayerChange, DataLayerStore } from "../../core/ports/datalayer.store.ts";
 import type { Logger } from "../runtime/logger.ts";
 import type { BackgroundWorker } from "../runtime/scheduler.ts";
@@ -23,23 +29,46 @@ function servedBy(effects: readonly ChangeEffect[]): string | null {
  * that fails is tried again later; after repeated failures the change is failed and what was served stays.
  * The work lives in the store, so a change accepted before a restart is published after it.
  */
-export function dataLayerPublisher(deps: { store: DataLayerStore; logger: Logger; policy?: PublishRetryPolicy }): BackgroundWorker {
+export function dataLayerPublisher(deps: {
+  store: DataLayerStore;
+  logger: Logger;
+  policy?: PublishRetryPolicy;
+}): BackgroundWorker {
   const policy = deps.policy ?? publishRetryPolicy;
 
   async function publish(change: DataLayerChange, now: number): Promise<boolean> {
-    const decided = transitionChange({ kind: change.kind, body: change.body, lifecycle: lifecycleOf(change) }, { type: "publish" }, policy);
+    const decided = transitionChange(
+      { kind: change.kind, body: change.body, lifecycle: lifecycleOf(change) },
+      { type: "publish" },
+      policy,
+    );
     if (!decided.ok || decided.value.next.state !== "completed") return false;
     const { next, effects } = decided.value;
     try {
-      return await deps.store.settle({ key: change.key, seq: change.seq, state: "completed", settledAt: next.settledAt, attempts: next.attempts, serve: servedBy(effects) });
+      return await deps.store.settle({
+        key: change.key,
+        seq: change.seq,
+        state: "completed",
+        settledAt: next.settledAt,
+        attempts: next.attempts,
+        serve: servedBy(effects),
+      });
     } catch (error) {
-      deps.logger.warn("data layer change could not be published", { ...change.key, seq: change.seq, error: describeError(error) });
+      deps.logger.warn("data layer change could not be published", {
+        ...change.key,
+        seq: change.seq,
+        error: describeError(error),
+      });
       return failed(change, now);
     }
   }
 
   async function failed(change: DataLayerChange, now: number): Promise<boolean> {
-    const decided = transitionChange({ kind: change.kind, body: change.body, lifecycle: lifecycleOf(change) }, { type: "publish-failed", at: now }, policy);
+    const decided = transitionChange(
+      { kind: change.kind, body: change.body, lifecycle: lifecycleOf(change) },
+      { type: "publish-failed", at: now },
+      policy,
+    );
     if (!decided.ok) return false;
     const { next } = decided.value;
     if (next.state === "pending") {
@@ -47,7 +76,13 @@ export function dataLayerPublisher(deps: { store: DataLayerStore; logger: Logger
       return false;
     }
     deps.logger.error("data layer change failed", { ...change.key, seq: change.seq, attempts: next.attempts });
-    return deps.store.settle({ key: change.key, seq: change.seq, state: "failed", settledAt: next.settledAt, attempts: next.attempts });
+    return deps.store.settle({
+      key: change.key,
+      seq: change.seq,
+      state: "failed",
+      settledAt: next.settledAt,
+      attempts: next.attempts,
+    });
   }
 
   return {
@@ -56,7 +91,9 @@ export function dataLayerPublisher(deps: { store: DataLayerStore; logger: Logger
       // The changes due are the oldest pending change of distinct data layers, so they are published together
       // (a store may commit them together); the order within one data layer is kept by publishing its heads only.
       // Every change's writes end before the pass does, also when one of them fails (that failure is the pass's).
-      const outcomes = await Promise.allSettled((await deps.store.due(now, batchSize)).map((change) => publish(change, now)));
+      const outcomes = await Promise.allSettled(
+        (await deps.store.due(now, batchSize)).map((change) => publish(change, now)),
+      );
       const failed = outcomes.find((outcome) => outcome.status === "rejected");
       if (failed) throw failed.reason;
       return outcomes.filter((outcome) => outcome.status === "fulfilled" && outcome.value).length;

@@ -39,11 +39,23 @@ for (const [name, open] of [
 
     it("goes on at once while a pass removed some, in batches", async () => {
       const stores: Stores = await open();
-      await stores.events.append(Array.from({ length: 25 }, (_, index) => sampleEvent({ traceId: String(index), receivedAt: start + index })));
+      await stores.events.append(
+        Array.from({ length: 25 }, (_, index) => sampleEvent({ traceId: String(index), receivedAt: start + index })),
+      );
       await stores.settings.set(profilesCursorKey, "100");
-      const worker = eventRetentionWorker({ events: stores.events, settings: stores.settings, retentionMs: day, batchSize: 10 });
+      const worker = eventRetentionWorker({
+        events: stores.events,
+        settings: stores.settings,
+        retentionMs: day,
+        batchSize: 10,
+      });
       const now = start + 2 * day;
-      expect([await worker.runDue(now), await worker.runDue(now), await worker.runDue(now), await worker.runDue(now)]).toEqual([10, 10, 5, 0]);
+      expect([
+        await worker.runDue(now),
+        await worker.runDue(now),
+        await worker.runDue(now),
+        await worker.runDue(now),
+      ]).toEqual([10, 10, 5, 0]);
       // Then it waits a minute again.
       await stores.events.append([sampleEvent({ traceId: "late", receivedAt: start })]);
       expect(await worker.runDue(now + 1)).toBe(0);

@@ -13,7 +13,12 @@ const sweepEveryMs = 60_000;
  * minute of virtual time (at once when the clock went back), and again at once while a look removed some,
  * a bounded batch at a time. Nothing is scheduled: a wait does not wait for next year's expiry.
  */
-export function eventRetentionWorker(deps: { events: EventStore; settings: SettingsStore; retentionMs: number; batchSize?: number }): BackgroundWorker {
+export function eventRetentionWorker(deps: {
+  events: EventStore;
+  settings: SettingsStore;
+  retentionMs: number;
+  batchSize?: number;
+}): BackgroundWorker {
   const batchSize = deps.batchSize ?? 5_000;
   let lastSweep = Number.NEGATIVE_INFINITY;
   let removing = false;
@@ -24,7 +29,10 @@ export function eventRetentionWorker(deps: { events: EventStore; settings: Setti
       if (!removing && now >= lastSweep && now - lastSweep < sweepEveryMs) return 0;
       lastSweep = now;
       const applied = Number((await deps.settings.get(profilesCursorKey)) ?? "0");
-      const removed = await deps.events.deleteReceivedBefore(now - deps.retentionMs, { upToSeq: applied, limit: batchSize });
+      const removed = await deps.events.deleteReceivedBefore(now - deps.retentionMs, {
+        upToSeq: applied,
+        limit: batchSize,
+      });
       removing = removed > 0;
       return removed;
     },

@@ -1,8 +1,8 @@
 import type { ProfileConfig } from "../../core/config/config.model.ts";
 import type { Stores } from "../../core/ports/stores.ts";
-import type { Logger } from "../runtime/logger.ts";
 import { createLease } from "../runtime/lease.ts";
-import { describeError, type BackgroundWorker } from "../runtime/scheduler.ts";
+import type { Logger } from "../runtime/logger.ts";
+import { type BackgroundWorker, describeError } from "../runtime/scheduler.ts";
 import { ProfileBatchError, ProfileLeaseLost, type ProfilesService } from "../services/profiles.service.ts";
 
 /** The settings entry of the last sequence number the profile worker applied (event retention reads it too). */
@@ -36,7 +36,8 @@ export function profileWorker(deps: {
       const configs = new Map<string, ProfileConfig | null>();
       const configOf = async (event: { account: string; profile: string }) => {
         const key = `${event.account}/${event.profile}`;
-        if (!configs.has(key)) configs.set(key, (await deps.stores.tenancy.findProfile(event.account, event.profile))?.config ?? null);
+        if (!configs.has(key))
+          configs.set(key, (await deps.stores.tenancy.findProfile(event.account, event.profile))?.config ?? null);
         return configs.get(key) ?? null;
       };
       try {
@@ -45,7 +46,9 @@ export function profileWorker(deps: {
         // Another process took the lease over during the batch (it was longer than the lease): it applies
         // these events from the cursor, which is its to move now.
         if (error instanceof ProfileLeaseLost) {
-          deps.logger.warn("profile batch stopped: the profiles lease passed to another process", { firstSeq: (events[0] as { seq: number }).seq });
+          deps.logger.warn("profile batch stopped: the profiles lease passed to another process", {
+            firstSeq: (events[0] as { seq: number }).seq,
+          });
           return 0;
         }
         // A store failure stops the batch at one event; those before it are written, and the cursor stays

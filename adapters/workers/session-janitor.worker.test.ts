@@ -10,7 +10,14 @@ const policy = { idleMs: 30 * minute, absoluteMs: 12 * 60 * minute };
 const start = Date.UTC(2026, 10, 21);
 
 function session(id: string, lastSeenAt: number): SessionRecord {
-  return { id, userEmail: "ann@example.com", cookieHash: id.padEnd(64, "c"), utkHash: "u".repeat(64), createdAt: lastSeenAt, lastSeenAt };
+  return {
+    id,
+    userEmail: "ann@example.com",
+    cookieHash: id.padEnd(64, "c"),
+    utkHash: "u".repeat(64),
+    createdAt: lastSeenAt,
+    lastSeenAt,
+  };
 }
 
 function janitorOf(stores: Stores) {

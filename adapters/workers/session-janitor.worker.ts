@@ -9,7 +9,12 @@ import type { BackgroundWorker } from "../runtime/scheduler.ts";
  * matter at the same virtual now the login checks them against (anyone can make one per name tried). Looks
  * at most once a minute of virtual time; at once when that time went back (a reset, POST /admin/reset).
  */
-export function sessionJanitor(deps: { sessions: SessionStore; lockouts: LockoutStore; clock: Clock; policy: SessionPolicy }): BackgroundWorker {
+export function sessionJanitor(deps: {
+  sessions: SessionStore;
+  lockouts: LockoutStore;
+  clock: Clock;
+  policy: SessionPolicy;
+}): BackgroundWorker {
   let lastSweep = Number.NEGATIVE_INFINITY;
   return {
     name: "session-janitor",

@@ -16,7 +16,15 @@ const noKeptFiles = join(tmpdir(), "svc-hub-no-kept-files");
 const config: ProfileConfig = {
   name: "main",
   visitorIdAttributes: [{ id: 5120, name: "email_address", parameter: "email_address" }],
-  attributes: [{ id: 5201, name: "Lifetime event count", type: "number", pii: false, enrichments: [{ when: "any_event", conditions: [], action: { type: "increment", by: 1 } }] }],
+  attributes: [
+    {
+      id: 5201,
+      name: "Lifetime event count",
+      type: "number",
+      pii: false,
+      enrichments: [{ when: "any_event", conditions: [], action: { type: "increment", by: 1 } }],
+    },
+  ],
   audiences: [],
   engines: [],
   fileDefinitions: [],
@@ -30,7 +38,19 @@ async function storesWithProfile(): Promise<Stores> {
 }
 
 function event(visitorId: string, data: Record<string, unknown> = {}, receivedAt = 1_000): CollectedEvent {
-  return { account: "acme", profile: "main", visitorId, visitorIdSource: "visitor_id", thirdPartyVisitorId: null, firstPartyVisitorId: null, event: "view", datasource: null, traceId: null, receivedAt, data };
+  return {
+    account: "acme",
+    profile: "main",
+    visitorId,
+    visitorIdSource: "visitor_id",
+    thirdPartyVisitorId: null,
+    firstPartyVisitorId: null,
+    event: "view",
+    datasource: null,
+    traceId: null,
+    receivedAt,
+    data,
+  };
 }
 
 function deletion(overrides: Partial<PrivacyTransaction> = {}): PrivacyTransaction {
@@ -53,11 +73,18 @@ function deletion(overrides: Partial<PrivacyTransaction> = {}): PrivacyTransacti
 }
 
 async function request(stores: Stores, transaction = deletion()): Promise<void> {
-  await stores.privacy.requestDeletion(transaction, privacyAuditRecord(transaction, "deletion-requested", transaction.createdAt, {}));
+  await stores.privacy.requestDeletion(
+    transaction,
+    privacyAuditRecord(transaction, "deletion-requested", transaction.createdAt, {}),
+  );
 }
 
 function workersOf(stores: Stores) {
-  const profiles = profileWorker({ stores, profiles: new ProfilesService({ stores, policy: { visitTimeoutMs: 30 * 60_000 } }), logger: createMemoryLogger() });
+  const profiles = profileWorker({
+    stores,
+    profiles: new ProfilesService({ stores, policy: { visitTimeoutMs: 30 * 60_000 } }),
+    logger: createMemoryLogger(),
+  });
   const deletions = visitorDeletionWorker({
     store: stores.privacy,
     erase: (transaction) => eraseVisitor({ stores, dataDir: noKeptFiles, logger: createMemoryLogger() }, transaction),
@@ -73,7 +100,11 @@ describe("the visitor deletion worker (PRV-09, PRV-10, DEC-PRV-04)", () => {
   it("runs nothing before the deletion is due, then erases the group and settles it SUCCESS", async () => {
     const stores = await storesWithProfile();
     const { profiles, deletions } = workersOf(stores);
-    await stores.events.append([event("anon-1"), event("anon-1", { email_address: "ann@example.com" }), event("bob", { email_address: "bob@example.com" })]);
+    await stores.events.append([
+      event("anon-1"),
+      event("anon-1", { email_address: "ann@example.com" }),
+      event("bob", { email_address: "bob@example.com" }),
+    ]);
     while ((await profiles.runDue(2_000)) > 0);
     await request(stores);
     expect(await deletions.nextDueAt()).toBe(3_000);
@@ -82,7 +113,11 @@ describe("the visitor deletion worker (PRV-09, PRV-10, DEC-PRV-04)", () => {
     expect(await deletions.runDue(3_000)).toBe(1);
     expect(await stores.profiles.canonicalOf("acme", "main", "anon-1")).toBeNull();
     expect((await stores.events.query({ limit: 10 })).map((stored) => stored.visitorId)).toEqual(["bob"]);
-    expect(await stores.privacy.find("acme", "main", "t1")).toMatchObject({ state: "SUCCESS", settledAt: 3_000, value: null });
+    expect(await stores.privacy.find("acme", "main", "t1")).toMatchObject({
+      state: "SUCCESS",
+      settledAt: 3_000,
+      value: null,
+    });
     expect(await deletions.nextDueAt()).toBeNull();
   });
 
@@ -105,7 +140,10 @@ describe("the visitor deletion worker (PRV-09, PRV-10, DEC-PRV-04)", () => {
     await stores.events.append([event("bob", { email_address: "bob@example.com" })]);
     await request(stores);
     expect(await deletions.runDue(3_000)).toBe(1);
-    expect((await stores.privacy.auditOf("t1")).at(-1)).toMatchObject({ action: "deletion-succeeded", detail: { visitorIds: 0, events: 0, profiles: 0 } });
+    expect((await stores.privacy.auditOf("t1")).at(-1)).toMatchObject({
+      action: "deletion-succeeded",
+      detail: { visitorIds: 0, events: 0, profiles: 0 },
+    });
     expect((await stores.events.query({ limit: 10 })).length).toBe(1);
   });
 
@@ -117,13 +155,21 @@ describe("the visitor deletion worker (PRV-09, PRV-10, DEC-PRV-04)", () => {
     await request(stores);
     const settled = await Promise.all([first.runDue(3_000), second.runDue(3_000)]);
     expect(settled.reduce((sum, count) => sum + count, 0)).toBe(1);
-    expect((await stores.privacy.auditOf("t1")).map((record) => record.action)).toEqual(["deletion-requested", "deletion-succeeded"]);
+    expect((await stores.privacy.auditOf("t1")).map((record) => record.action)).toEqual([
+      "deletion-requested",
+      "deletion-succeeded",
+    ]);
   });
 
   it("erases nothing while another node may be applying events (mayRun false), and runs once it may", async () => {
     const stores = await storesWithProfile();
     let may = false;
-    const worker = visitorDeletionWorker({ store: stores.privacy, erase: (transaction) => eraseVisitor({ stores, dataDir: noKeptFiles, logger: createMemoryLogger() }, transaction), mayRun: async () => may, logger: createMemoryLogger() });
+    const worker = visitorDeletionWorker({
+      store: stores.privacy,
+      erase: (transaction) => eraseVisitor({ stores, dataDir: noKeptFiles, logger: createMemoryLogger() }, transaction),
+      mayRun: async () => may,
+      logger: createMemoryLogger(),
+    });
     await request(stores);
     expect(await worker.runDue(3_000)).toBe(0);
     expect((await stores.privacy.find("acme", "main", "t1"))?.state).toBe("PENDING");
@@ -152,11 +198,19 @@ describe("the visitor deletion worker (PRV-09, PRV-10, DEC-PRV-04)", () => {
     await stores.files.create(importing);
     await request(stores);
     expect(await deletions.runDue(3_000)).toBe(0);
-    expect(await stores.privacy.find("acme", "main", "t1")).toMatchObject({ state: "PENDING", attempts: 0, runAt: 3_000 + importWaitMs });
+    expect(await stores.privacy.find("acme", "main", "t1")).toMatchObject({
+      state: "PENDING",
+      attempts: 0,
+      runAt: 3_000 + importWaitMs,
+    });
     expect((await stores.events.query({ limit: 10 })).length).toBe(1);
     expect(await deletions.nextDueAt()).toBe(3_000 + importWaitMs);
     // The import ends (its rows would be events by then); the deletion runs at its next look.
-    await stores.files.update({ ...importing, status: [...importing.status, { state: "PROCESSED" as const, at: 4_000 }], finished: true });
+    await stores.files.update({
+      ...importing,
+      status: [...importing.status, { state: "PROCESSED" as const, at: 4_000 }],
+      finished: true,
+    });
     expect(await deletions.runDue(3_000 + importWaitMs)).toBe(1);
     expect(await stores.privacy.find("acme", "main", "t1")).toMatchObject({ state: "SUCCESS" });
     expect(await stores.events.query({ limit: 10 })).toEqual([]);
@@ -174,7 +228,11 @@ describe("the visitor deletion worker (PRV-09, PRV-10, DEC-PRV-04)", () => {
         return answer;
       },
     });
-    const worker = visitorDeletionWorker({ store, erase: (transaction) => eraseVisitor({ stores, dataDir: noKeptFiles, logger: createMemoryLogger() }, transaction), logger });
+    const worker = visitorDeletionWorker({
+      store,
+      erase: (transaction) => eraseVisitor({ stores, dataDir: noKeptFiles, logger: createMemoryLogger() }, transaction),
+      logger,
+    });
     await request(stores);
     expect(await worker.runDue(3_000)).toBe(1);
     expect(await worker.runDue(3_001)).toBe(0);

@@ -1,9 +1,14 @@
-import { deletionRetryPolicy, lifecycleOf, transitionPrivacy, type DeletionRetryPolicy } from "../../core/privacy/privacy.machine.ts";
 import type { PrivacyStore, PrivacyTransaction } from "../../core/ports/privacy.store.ts";
+import {
+  type DeletionRetryPolicy,
+  deletionRetryPolicy,
+  lifecycleOf,
+  transitionPrivacy,
+} from "../../core/privacy/privacy.machine.ts";
 import type { Logger } from "../runtime/logger.ts";
-import { describeError, type BackgroundWorker } from "../runtime/scheduler.ts";
+import { type BackgroundWorker, describeError } from "../runtime/scheduler.ts";
 import { ImportsStillRunning } from "../services/imported-files.eraser.ts";
-import { privacyAuditRecord, type ErasureCounts } from "../services/privacy.service.ts";
+import { type ErasureCounts, privacyAuditRecord } from "../services/privacy.service.ts";
 
 /** Deletions run per look, so one pass stays short however many are waiting. */
 const batchSize = 20;
@@ -42,7 +47,11 @@ export function visitorDeletionWorker(deps: VisitorDeletionWorkerDeps): Backgrou
   let unflushed = false;
 
   async function settleFailed(transaction: PrivacyTransaction, now: number, error: unknown): Promise<boolean> {
-    deps.logger.warn("visitor deletion failed", { transaction: transaction.id, attempt: transaction.attempts + 1, error: describeError(error) });
+    deps.logger.warn("visitor deletion failed", {
+      transaction: transaction.id,
+      attempt: transaction.attempts + 1,
+      error: describeError(error),
+    });
     const decided = transitionPrivacy(lifecycleOf(transaction), { type: "deletion-failed", at: now }, policy);
     if (!decided.ok) return false;
     const { next } = decided.value;
@@ -77,7 +86,10 @@ export function visitorDeletionWorker(deps: VisitorDeletionWorkerDeps): Backgrou
     } catch (error) {
       if (error instanceof ImportsStillRunning) {
         // Not a failure: nothing was erased, and the deletion runs once the imports are done.
-        deps.logger.info("visitor deletion waits for imports to finish", { transaction: transaction.id, files: error.files });
+        deps.logger.info("visitor deletion waits for imports to finish", {
+          transaction: transaction.id,
+          files: error.files,
+        });
         await deps.store.retryDeletion(transaction.id, transaction.attempts, now + importWaitMs);
         return false;
       }
@@ -87,7 +99,10 @@ export function visitorDeletionWorker(deps: VisitorDeletionWorkerDeps): Backgrou
 
   async function flush(): Promise<void> {
     unflushed = !(await deps.store.flushErasures());
-    if (unflushed) deps.logger.warn("the WAL could not be checkpointed after a visitor deletion (a reader held it); trying again at the next look");
+    if (unflushed)
+      deps.logger.warn(
+        "the WAL could not be checkpointed after a visitor deletion (a reader held it); trying again at the next look",
+      );
   }
 
   return {

@@ -5,19 +5,26 @@
  * sent must be a stored event.
  */
 import { join } from "node:path";
+import { cryptoIds } from "../../adapters/runtime/crypto.ts";
 import { readCollectRequest } from "../../core/collect/collect.rules.ts";
 import { describeCollectedEvent } from "../../core/collect/event.rules.ts";
 import type { CollectedEvent } from "../../core/ports/events.store.ts";
 import { identifyVisitor } from "../../core/visitors/visitor-id.rules.ts";
-import { cryptoIds } from "../../adapters/runtime/crypto.ts";
-import { compareWithBare, type Comparison } from "../lib/measure.ts";
+import { type Comparison, compareWithBare } from "../lib/measure.ts";
 import { peakRssMbOf } from "../lib/proc.ts";
-import { comparisonTable, fmt, ms, summaryRowOf, type CaseReport, type TargetCheck } from "../lib/report.ts";
-import { drainBackground, startService, type BareProcess, type BenchContext, type ServiceProcess } from "../lib/servers.ts";
+import { type CaseReport, comparisonTable, fmt, ms, summaryRowOf, type TargetCheck } from "../lib/report.ts";
+import {
+  type BareProcess,
+  type BenchContext,
+  drainBackground,
+  type ServiceProcess,
+  startService,
+} from "../lib/servers.ts";
 import { countEvents } from "../lib/store-count.ts";
 import { roundRobinLua, type WrkScenario } from "../lib/wrk.ts";
 
-export const browserUserAgent = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36";
+export const browserUserAgent =
+  "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36";
 
 /** Distinct requests wrk cycles through (each thread from its own offset). */
 const requestCount = 2000;
@@ -34,7 +41,7 @@ export function numbers(seed: number): () => number {
 }
 
 function visitorId(n: number): string {
-  return `${(n * 2654435761 >>> 0).toString(16).padStart(8, "0")}${n.toString(16).padStart(8, "0")}0190f1e2d3c4b5a6`;
+  return `${((n * 2654435761) >>> 0).toString(16).padStart(8, "0")}${n.toString(16).padStart(8, "0")}0190f1e2d3c4b5a6`;
 }
 
 /** The requests of the GET case (wrk cycles through them): the pixel of a product page for a returning visitor. */
@@ -56,7 +63,11 @@ export function getScenarioRequests() {
       screen: "1920x1080",
       cb: String(index),
     });
-    return { method: "GET", path: `/event?${query}`, headers: { "User-Agent": browserUserAgent, Referer: `https://shop.example.com/p/${product}` } };
+    return {
+      method: "GET",
+      path: `/event?${query}`,
+      headers: { "User-Agent": browserUserAgent, Referer: `https://shop.example.com/p/${product}` },
+    };
   });
 }
 
@@ -70,9 +81,23 @@ export function getScenarioEvents(receivedAt: (index: number) => number): (index
   return (index) => {
     const request = requests[index % requests.length] as (typeof requests)[number];
     const query = new URLSearchParams(request.path.slice(request.path.indexOf("?") + 1));
-    const checked = readCollectRequest({ method: "GET", query, body: null, referer: request.headers.Referer, isKnownProfile: () => true });
+    const checked = readCollectRequest({
+      method: "GET",
+      query,
+      body: null,
+      referer: request.headers.Referer,
+      isKnownProfile: () => true,
+    });
     if (!checked.ok) throw new Error(`a bench request is refused: ${checked.error.code}`);
-    const identity = identifyVisitor({ account: checked.value.account, profile: checked.value.profile, params: checked.value.params, cookieHeader: null }, cryptoIds);
+    const identity = identifyVisitor(
+      {
+        account: checked.value.account,
+        profile: checked.value.profile,
+        params: checked.value.params,
+        cookieHeader: null,
+      },
+      cryptoIds,
+    );
     return describeCollectedEvent(checked.value, identity, receivedAt(index));
   };
 }
@@ -109,7 +134,11 @@ export function postScenario(): WrkScenario {
     return {
       method: "POST",
       path: "/event",
-      headers: { "Content-Type": "application/json", "User-Agent": browserUserAgent, Origin: "https://shop.example.com" },
+      headers: {
+        "Content-Type": "application/json",
+        "User-Agent": browserUserAgent,
+        Origin: "https://shop.example.com",
+      },
       body: postBody(visitorId(next() % visitorPool), product),
     };
   });
@@ -157,7 +186,9 @@ export async function collectCase(ctx: BenchContext, bare: BareProcess, method: 
   const inFlight = stats.accepted - wrkOk;
   const maxInFlight = 2 * ctx.wrk.connections;
   const durable = stored === stats.accepted && inFlight >= 0 && inFlight <= maxInFlight && run.wrk.errors.status === 0;
-  ctx.log(`  stored events ${stored}, server 200s ${stats.accepted}, wrk 200s ${wrkOk}: ${durable ? "every 200 is stored" : "MISMATCH"}`);
+  ctx.log(
+    `  stored events ${stored}, server 200s ${stats.accepted}, wrk 200s ${wrkOk}: ${durable ? "every 200 is stored" : "MISMATCH"}`,
+  );
 
   const pending = drain.processed.profiles ?? 0;
   const details = [
@@ -177,10 +208,22 @@ export async function collectCase(ctx: BenchContext, bare: BareProcess, method: 
   const targets: TargetCheck[] = [];
   if (method === "GET") {
     targets.push(
-      { goal: "Durable GET /event at least 50% of bare Bun.serve (64 connections)", met: comparison.ratio >= 0.5, found: `${(comparison.ratio * 100).toFixed(1)}%` },
-      { goal: "Durable GET /event p99 under 10 ms (64 connections)", met: run.wrk.latencyMs.p99 < 10, found: ms(run.wrk.latencyMs.p99) },
+      {
+        goal: "Durable GET /event at least 50% of bare Bun.serve (64 connections)",
+        met: comparison.ratio >= 0.5,
+        found: `${(comparison.ratio * 100).toFixed(1)}%`,
+      },
+      {
+        goal: "Durable GET /event p99 under 10 ms (64 connections)",
+        met: run.wrk.latencyMs.p99 < 10,
+        found: ms(run.wrk.latencyMs.p99),
+      },
     );
   }
-  targets.push({ goal: `${method} /event: every 200 is a stored event`, met: durable, found: `${fmt(stored)} stored, ${fmt(stats.accepted)} answered 200` });
+  targets.push({
+    goal: `${method} /event: every 200 is a stored event`,
+    met: durable,
+    found: `${fmt(stored)} stored, ${fmt(stats.accepted)} answered 200`,
+  });
   return { id, title, outcome: "measured", rows: [summaryRowOf(title, comparison)], details, targets };
 }

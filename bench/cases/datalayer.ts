@@ -5,12 +5,17 @@
  */
 import { join } from "node:path";
 import { compareWithBare } from "../lib/measure.ts";
-import { comparisonTable, fmt, summaryRowOf, type CaseReport } from "../lib/report.ts";
-import { logIn, startService, type BareProcess, type BenchContext } from "../lib/servers.ts";
+import { type CaseReport, comparisonTable, fmt, summaryRowOf } from "../lib/report.ts";
+import { type BareProcess, type BenchContext, logIn, startService } from "../lib/servers.ts";
 import { luaString, roundRobinLua, type WrkScenario } from "../lib/wrk.ts";
 
 const prefix = "/v1/dle/accounts/acme/profiles/main/datalayers/";
-const body = JSON.stringify({ page: { type: "product", id: "SKU-10001", category: "shoes" }, campaign: "spring", segments: ["returning", "newsletter"], price: 19.99 });
+const body = JSON.stringify({
+  page: { type: "product", id: "SKU-10001", category: "shoes" },
+  campaign: "spring",
+  segments: ["returning", "newsletter"],
+  price: 19.99,
+});
 
 /** Every request a new dl_id: the wrk process id, the thread and a counter (warm-up and run are two processes). */
 export function uploadScenario(session: { utk: string; cookie: string }): WrkScenario {
@@ -44,7 +49,11 @@ end
 }
 
 export function statusScenario(session: { utk: string; cookie: string }, ids: readonly string[]): WrkScenario {
-  const requests = ids.map((id) => ({ method: "GET", path: `${prefix}${id}?utk=${encodeURIComponent(session.utk)}`, headers: { Cookie: session.cookie } }));
+  const requests = ids.map((id) => ({
+    method: "GET",
+    path: `${prefix}${id}?utk=${encodeURIComponent(session.utk)}`,
+    headers: { Cookie: session.cookie },
+  }));
   return { name: "datalayer-status", path: requests[0]!.path, lua: roundRobinLua(requests) };
 }
 
@@ -72,7 +81,10 @@ export async function dataLayerCase(ctx: BenchContext, bare: BareProcess): Promi
       id: "datalayer",
       title,
       outcome: "measured",
-      rows: [summaryRowOf(`${title}: upload (POST, 201)`, upload), summaryRowOf(`${title}: get status (GET, 200)`, status)],
+      rows: [
+        summaryRowOf(`${title}: upload (POST, 201)`, upload),
+        summaryRowOf(`${title}: get status (GET, 200)`, status),
+      ],
       details: [
         "Uploads: each request a new dl_id with a 150-byte JSON object.",
         "",

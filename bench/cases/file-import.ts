@@ -8,8 +8,8 @@ import { once } from "node:events";
 import { createWriteStream } from "node:fs";
 import { join } from "node:path";
 import { cpuPercent, cpuTicksOf, peakRssMbOf, rssMbOf } from "../lib/proc.ts";
-import { fmt, mb, type CaseReport } from "../lib/report.ts";
-import { logIn, startService, type BenchContext } from "../lib/servers.ts";
+import { type CaseReport, fmt, mb } from "../lib/report.ts";
+import { type BenchContext, logIn, startService } from "../lib/servers.ts";
 
 /** A CSV of the demo's `purchases` definition (email, amount, purchased_at `yyyy-MM-dd HH:mm`); its size in bytes. */
 export async function writePurchasesCsv(path: string, rows: number): Promise<number> {
@@ -66,8 +66,16 @@ export async function fileImportCase(ctx: BenchContext): Promise<CaseReport> {
         title,
         outcome: "not available",
         rows: [],
-        details: [`The server answered the upload with 404 (${uploadText.slice(0, 120)}): this build has no file import, so there is nothing to measure.`],
-        targets: [{ goal: "Import at least 50,000 rows/s, peak memory under 300 MB", met: null, found: "no file import in this build" }],
+        details: [
+          `The server answered the upload with 404 (${uploadText.slice(0, 120)}): this build has no file import, so there is nothing to measure.`,
+        ],
+        targets: [
+          {
+            goal: "Import at least 50,000 rows/s, peak memory under 300 MB",
+            met: null,
+            found: "no file import in this build",
+          },
+        ],
       };
     }
     if (upload.status !== 202) throw new Error(`the upload answered ${upload.status}: ${uploadText}`);
@@ -93,7 +101,9 @@ export async function fileImportCase(ctx: BenchContext): Promise<CaseReport> {
     const processed = last?.state === "PROCESSED";
     const rate = processed ? rows / seconds : null;
     ctx.log(`  ${last?.state ?? "no status"} after ${seconds.toFixed(1)} s: ${fmt(rate)} rows/s, peak RSS ${mb(peak)}`);
-    const counts = last ? `${fmt(last.lines_successfully_processed ?? null)} imported, ${fmt(last.lines_failed_processing ?? null)} failed, ${fmt(last.lines_skipped ?? null)} skipped` : "–";
+    const counts = last
+      ? `${fmt(last.lines_successfully_processed ?? null)} imported, ${fmt(last.lines_failed_processing ?? null)} failed, ${fmt(last.lines_skipped ?? null)} skipped`
+      : "–";
     return {
       id: "import",
       title,

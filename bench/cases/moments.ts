@@ -6,9 +6,9 @@
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { compareWithBare } from "../lib/measure.ts";
-import { comparisonTable, fmt, ms, summaryRowOf, type CaseReport } from "../lib/report.ts";
+import { type CaseReport, comparisonTable, fmt, ms, summaryRowOf } from "../lib/report.ts";
 import { benchVisitorId, engineEnabledSince, seedProfiles } from "../lib/seed-profiles.ts";
-import { startService, type BareProcess, type BenchContext } from "../lib/servers.ts";
+import { type BareProcess, type BenchContext, startService } from "../lib/servers.ts";
 import { luaString, type WrkScenario } from "../lib/wrk.ts";
 import { browserUserAgent } from "./collect.ts";
 
@@ -57,16 +57,24 @@ export async function momentsCase(ctx: BenchContext, bare: BareProcess): Promise
     }
   });
   const databaseMb = statSync(join(dataDir, "svc-hub.db")).size / 1024 / 1024;
-  ctx.log(`  seeded in ${seedSeconds.toFixed(1)} s (${fmt(profiles / seedSeconds)} profiles/s), database ${Math.round(databaseMb)} MB`);
+  ctx.log(
+    `  seeded in ${seedSeconds.toFixed(1)} s (${fmt(profiles / seedSeconds)} profiles/s), database ${Math.round(databaseMb)} MB`,
+  );
 
   const service = await startService(ctx, dataDir);
   try {
-    const probe = await fetch(`${service.url}${engineBase}${benchVisitorId(profiles)}`, { headers: { referer: "https://shop.example.com/" } });
+    const probe = await fetch(`${service.url}${engineBase}${benchVisitorId(profiles)}`, {
+      headers: { referer: "https://shop.example.com/" },
+    });
     const probeBody = await probe.text();
-    if (probe.status !== 200 || !probeBody.includes("Purchasers")) throw new Error(`a seeded visitor is not found: ${probe.status} ${probeBody}`);
+    if (probe.status !== 200 || !probeBody.includes("Purchasers"))
+      throw new Error(`a seeded visitor is not found: ${probe.status} ${probeBody}`);
     const comparison = await compareWithBare(ctx, service, bare, momentsScenario(profiles));
     // The latency of a lookup itself, with little queueing: at 64 connections a request mostly waits for the 63 before it.
-    const light = await compareWithBare({ ...ctx, wrk: { ...ctx.wrk, connections: lightConnections } }, service, bare, { ...momentsScenario(profiles), name: "moments-light" });
+    const light = await compareWithBare({ ...ctx, wrk: { ...ctx.wrk, connections: lightConnections } }, service, bare, {
+      ...momentsScenario(profiles),
+      name: "moments-light",
+    });
     const { wrk } = comparison.service;
     const lightWrk = light.service.wrk;
     return {
@@ -97,7 +105,11 @@ export async function momentsCase(ctx: BenchContext, bare: BareProcess): Promise
           met: lightWrk.latencyMs.p99 < 5 && lightWrk.errors.status === 0,
           found: ms(lightWrk.latencyMs.p99),
         },
-        { goal: `Moments p99 under 5 ms with ${fmt(profiles)} profiles (${ctx.wrk.connections} connections)`, met: wrk.latencyMs.p99 < 5 && wrk.errors.status === 0, found: ms(wrk.latencyMs.p99) },
+        {
+          goal: `Moments p99 under 5 ms with ${fmt(profiles)} profiles (${ctx.wrk.connections} connections)`,
+          met: wrk.latencyMs.p99 < 5 && wrk.errors.status === 0,
+          found: ms(wrk.latencyMs.p99),
+        },
       ],
     };
   } finally {

@@ -31,7 +31,13 @@ export interface Comparison {
 }
 
 export async function measure(ctx: BenchContext, target: Target, scenario: WrkScenario): Promise<MeasuredRun> {
-  const warmup = await runWrk(target.url, { ...scenario, name: `${scenario.name}-warmup` }, ctx.wrk, ctx.wrk.warmupSeconds, ctx.scratch);
+  const warmup = await runWrk(
+    target.url,
+    { ...scenario, name: `${scenario.name}-warmup` },
+    ctx.wrk,
+    ctx.wrk.warmupSeconds,
+    ctx.scratch,
+  );
   const before = cpuTicksOf(target.pid);
   const wrk = await runWrk(target.url, scenario, ctx.wrk, ctx.wrk.seconds, ctx.scratch);
   const after = cpuTicksOf(target.pid);
@@ -45,13 +51,20 @@ export async function measure(ctx: BenchContext, target: Target, scenario: WrkSc
 }
 
 /** The bare server first, then svc-hub, with the same scenario. */
-export async function compareWithBare(ctx: BenchContext, service: Target, bare: Target, scenario: WrkScenario): Promise<Comparison> {
+export async function compareWithBare(
+  ctx: BenchContext,
+  service: Target,
+  bare: Target,
+  scenario: WrkScenario,
+): Promise<Comparison> {
   ctx.log(`  ${scenario.name}: bare Bun.serve, ${ctx.wrk.warmupSeconds} s warm-up + ${ctx.wrk.seconds} s`);
   const bareRun = await measure(ctx, bare, { ...scenario, name: `${scenario.name}-bare` });
   ctx.log(`    ${Math.round(bareRun.wrk.requestsPerSecond)} req/s, p99 ${bareRun.wrk.latencyMs.p99} ms`);
   ctx.log(`  ${scenario.name}: svc-hub, ${ctx.wrk.warmupSeconds} s warm-up + ${ctx.wrk.seconds} s`);
   const serviceRun = await measure(ctx, service, scenario);
-  ctx.log(`    ${Math.round(serviceRun.wrk.requestsPerSecond)} req/s, p99 ${serviceRun.wrk.latencyMs.p99} ms, ${serviceRun.wrk.errors.status} answers >= 400`);
+  ctx.log(
+    `    ${Math.round(serviceRun.wrk.requestsPerSecond)} req/s, p99 ${serviceRun.wrk.latencyMs.p99} ms, ${serviceRun.wrk.errors.status} answers >= 400`,
+  );
   return {
     scenario: scenario.name,
     service: serviceRun,

@@ -15,11 +15,15 @@ export const clockTicksPerSecond = 100;
 export function parseCpuTicks(statLine: string): number {
   const end = statLine.lastIndexOf(")");
   if (end < 0) throw new Error(`not a /proc/<pid>/stat line: ${statLine.slice(0, 80)}`);
-  const fields = statLine.slice(end + 2).trim().split(/\s+/);
+  const fields = statLine
+    .slice(end + 2)
+    .trim()
+    .split(/\s+/);
   // fields[0] is field 3 (state), so field n is fields[n - 3].
   const utime = Number(fields[11]);
   const stime = Number(fields[12]);
-  if (!Number.isFinite(utime) || !Number.isFinite(stime)) throw new Error(`no utime/stime in: ${statLine.slice(0, 120)}`);
+  if (!Number.isFinite(utime) || !Number.isFinite(stime))
+    throw new Error(`no utime/stime in: ${statLine.slice(0, 120)}`);
   return utime + stime;
 }
 

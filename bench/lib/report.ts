@@ -104,7 +104,11 @@ function metText(met: boolean | null): string {
 /** The heading of the part of RESULTS.md that bench/run.ts writes; sections after it belong to other scripts. */
 export const generatedHeading = "# svc-hub benchmarks";
 
-export function renderResults(info: RunInfo, cases: readonly CaseReport[], notes: { readonly method: readonly string[]; readonly history: string }): string {
+export function renderResults(
+  info: RunInfo,
+  cases: readonly CaseReport[],
+  notes: { readonly method: readonly string[]; readonly history: string },
+): string {
   const rows = cases.flatMap((entry) => entry.rows);
   const targets = cases.flatMap((entry) => entry.targets);
   const lines = [
@@ -137,7 +141,9 @@ export function renderResults(info: RunInfo, cases: readonly CaseReport[], notes
         `| ${row.label} | ${row.rate === null ? "–" : `${fmt(row.rate)} ${row.unit}`} | ${ms(row.p50Ms)} | ${ms(row.p99Ms)} | ${row.bareRate === null ? "–" : `${fmt(row.bareRate)} req/s`} | ` +
         `${ratioText(row.ratio)} | ${pct(row.serverCpuPercent)} | ${mb(row.serverPeakRssMb)} | ${pct(row.loadCpuPercent)} |`,
     ),
-    ...cases.filter((entry) => entry.outcome !== "measured").map((entry) => `| ${entry.title} | ${entry.outcome} | | | | | | | |`),
+    ...cases
+      .filter((entry) => entry.outcome !== "measured")
+      .map((entry) => `| ${entry.title} | ${entry.outcome} | | | | | | | |`),
     "",
     "## Targets (2-core machine)",
     "",
@@ -145,7 +151,13 @@ export function renderResults(info: RunInfo, cases: readonly CaseReport[], notes
     "|---|---|---|",
     ...targets.map((target) => `| ${target.goal} | ${target.found} | ${metText(target.met)} |`),
     "",
-    ...cases.flatMap((entry) => [`## ${entry.title}`, "", ...(entry.outcome === "measured" ? [] : [`**${entry.outcome}.**`, ""]), ...entry.details, ""]),
+    ...cases.flatMap((entry) => [
+      `## ${entry.title}`,
+      "",
+      ...(entry.outcome === "measured" ? [] : [`**${entry.outcome}.**`, ""]),
+      ...entry.details,
+      "",
+    ]),
     "## How it is measured",
     "",
     ...notes.method,
@@ -153,12 +165,19 @@ export function renderResults(info: RunInfo, cases: readonly CaseReport[], notes
     notes.history.trim(),
     "",
   ];
-  return `${lines.join("\n").replace(/\n{3,}/g, "\n\n").trimEnd()}\n`;
+  return `${lines
+    .join("\n")
+    .replace(/\n{3,}/g, "\n\n")
+    .trimEnd()}\n`;
 }
 
 /** Headings of the sections bench/run.ts writes: fixed ones, and the cases' ("1. GET /event ...", "Case get"). */
 export function isOwnHeading(heading: string): boolean {
-  return ["Summary", "Targets (2-core machine)", "How it is measured", "Where the time goes, and what was fixed"].includes(heading) || /^(\d+\. |Case )/.test(heading);
+  return (
+    ["Summary", "Targets (2-core machine)", "How it is measured", "Where the time goes, and what was fixed"].includes(
+      heading,
+    ) || /^(\d+\. |Case )/.test(heading)
+  );
 }
 
 /**

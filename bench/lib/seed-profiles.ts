@@ -4,8 +4,8 @@
  * per visitor id), in transactions of 10,000 profiles. Visitor `bench-<n>` is its own group.
  */
 import { drizzle } from "drizzle-orm/libsql";
-import type { VisitorProfile } from "../../core/profiles/profile.rules.ts";
 import { visitorMembers, visitorProfiles } from "../../adapters/store-libsql/profiles.schema.ts";
+import type { VisitorProfile } from "../../core/profiles/profile.rules.ts";
 import { withDatabase } from "./store-count.ts";
 
 const profilesPerTransaction = 10_000;
@@ -25,7 +25,14 @@ export function seededProfile(n: number, lastSeenAt: number): VisitorProfile {
     visitStartedAt: lastSeenAt - 600_000,
     eventCount: count,
     visitCount: 1 + (n % 3),
-    values: { "5201": count, "5202": "purchase", "5203": true, "5204": lastSeenAt - 60_000, "5206": `visitor${n}@example.com`, "5207": 19.99 },
+    values: {
+      "5201": count,
+      "5202": "purchase",
+      "5203": true,
+      "5204": lastSeenAt - 60_000,
+      "5206": `visitor${n}@example.com`,
+      "5207": 19.99,
+    },
     badges: [5205],
     visitorIds: {},
     lastSeq: 0,
@@ -33,7 +40,12 @@ export function seededProfile(n: number, lastSeenAt: number): VisitorProfile {
 }
 
 /** The enabled-since of an engine, as the server recorded it at its start (DEC-MOM-04). */
-export function engineEnabledSince(dataDir: string, account: string, profile: string, engineId: string): Promise<number | null> {
+export function engineEnabledSince(
+  dataDir: string,
+  account: string,
+  profile: string,
+  engineId: string,
+): Promise<number | null> {
   return withDatabase(dataDir, async (client) => {
     const result = await client.execute({
       sql: "select enabled_since from engine_states where account = ? and profile = ? and engine_id = ?",
@@ -45,7 +57,12 @@ export function engineEnabledSince(dataDir: string, account: string, profile: st
 }
 
 /** Seeds `count` profiles into acme/main; answers the seconds it took. */
-export async function seedProfiles(dataDir: string, count: number, lastSeenAt: number, progress: (done: number) => void = () => undefined): Promise<number> {
+export async function seedProfiles(
+  dataDir: string,
+  count: number,
+  lastSeenAt: number,
+  progress: (done: number) => void = () => undefined,
+): Promise<number> {
   const started = performance.now();
   await withDatabase(dataDir, async (client) => {
     // Seeding is not the service: a crash here only means seeding again, so one sync a transaction is not needed.
@@ -57,8 +74,27 @@ export async function seedProfiles(dataDir: string, count: number, lastSeenAt: n
       for (let start = first; start <= last; start += rowsPerStatement) {
         const ns = Array.from({ length: Math.min(rowsPerStatement, last - start + 1) }, (_, index) => start + index);
         statements.push(
-          db.insert(visitorProfiles).values(ns.map((n) => ({ account: "acme", profile: "main", canonical: benchVisitorId(n), data: seededProfile(n, lastSeenAt), lastSeenAt }))),
-          db.insert(visitorMembers).values(ns.map((n) => ({ account: "acme", profile: "main", visitorId: benchVisitorId(n), canonical: benchVisitorId(n) }))),
+          db
+            .insert(visitorProfiles)
+            .values(
+              ns.map((n) => ({
+                account: "acme",
+                profile: "main",
+                canonical: benchVisitorId(n),
+                data: seededProfile(n, lastSeenAt),
+                lastSeenAt,
+              })),
+            ),
+          db
+            .insert(visitorMembers)
+            .values(
+              ns.map((n) => ({
+                account: "acme",
+                profile: "main",
+                visitorId: benchVisitorId(n),
+                canonical: benchVisitorId(n),
+              })),
+            ),
         );
       }
       const [head, ...rest] = statements;

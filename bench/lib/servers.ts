@@ -27,7 +27,10 @@ export const benchEventsPerSecond = 10_000_000;
 export const benchBytesPerSourcePerSecond = 1024 ** 4;
 
 /** The limits the bench raises, over the configuration's own. */
-export const benchCollectLimits = { collectEventsPerSecond: benchEventsPerSecond, collectBytesPerSourcePerSecond: benchBytesPerSourcePerSecond };
+export const benchCollectLimits = {
+  collectEventsPerSecond: benchEventsPerSecond,
+  collectBytesPerSourcePerSecond: benchBytesPerSourcePerSecond,
+};
 
 /** The demo configuration (adapters/config/demo.config.json) with the collection limits raised. */
 export function writeBenchConfig(scratch: string): string {
@@ -69,7 +72,10 @@ export async function startService(ctx: BenchContext, dataDir: string): Promise<
     admin(method, path, body, signal) {
       return fetch(`${server.url}${path}`, {
         method,
-        headers: { authorization: `Bearer ${adminToken}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+        headers: {
+          authorization: `Bearer ${adminToken}`,
+          ...(body === undefined ? {} : { "content-type": "application/json" }),
+        },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         ...(signal ? { signal } : {}),
       });
@@ -110,7 +116,10 @@ export async function startListening(command: readonly string[], cwd: string): P
 
 /** bench/bare-server.ts on a free port. */
 export function startBare(ctx: BenchContext): Promise<BareProcess> {
-  return startListening([join(ctx.root, "node_modules", ".bin", "bun"), join(ctx.root, "bench", "bare-server.ts")], ctx.root);
+  return startListening(
+    [join(ctx.root, "node_modules", ".bin", "bun"), join(ctx.root, "bench", "bare-server.ts")],
+    ctx.root,
+  );
 }
 
 /**
@@ -119,10 +128,18 @@ export function startBare(ctx: BenchContext): Promise<BareProcess> {
  * publishing delay is the timing preset's, not work. Gives up after `timeoutMs` (the server carries on);
  * complete unless it did (504).
  */
-export async function drainBackground(service: ServiceProcess, timeoutMs: number): Promise<{ seconds: number; complete: boolean; processed: Record<string, number> }> {
+export async function drainBackground(
+  service: ServiceProcess,
+  timeoutMs: number,
+): Promise<{ seconds: number; complete: boolean; processed: Record<string, number> }> {
   const started = performance.now();
   try {
-    const answer = await service.admin("POST", "/admin/wait", { timeoutMs, scheduled: false }, AbortSignal.timeout(timeoutMs + 5_000));
+    const answer = await service.admin(
+      "POST",
+      "/admin/wait",
+      { timeoutMs, scheduled: false },
+      AbortSignal.timeout(timeoutMs + 5_000),
+    );
     const body = (await answer.json()) as { processed?: Record<string, number> };
     return { seconds: (performance.now() - started) / 1000, complete: answer.ok, processed: body.processed ?? {} };
   } catch {

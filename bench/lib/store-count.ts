@@ -5,7 +5,10 @@
 import { createClient } from "@libsql/client";
 import { databaseUrlForDataDir } from "../../adapters/store-libsql/libsql.stores.ts";
 
-export async function withDatabase<T>(dataDir: string, use: (client: ReturnType<typeof createClient>) => Promise<T>): Promise<T> {
+export async function withDatabase<T>(
+  dataDir: string,
+  use: (client: ReturnType<typeof createClient>) => Promise<T>,
+): Promise<T> {
   const client = createClient({ url: databaseUrlForDataDir(dataDir) });
   try {
     return await use(client);
@@ -15,5 +18,7 @@ export async function withDatabase<T>(dataDir: string, use: (client: ReturnType<
 }
 
 export function countEvents(dataDir: string): Promise<number> {
-  return withDatabase(dataDir, async (client) => Number((await client.execute("select count(*) from events")).rows[0]?.[0] ?? -1));
+  return withDatabase(dataDir, async (client) =>
+    Number((await client.execute("select count(*) from events")).rows[0]?.[0] ?? -1),
+  );
 }

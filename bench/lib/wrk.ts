@@ -28,8 +28,20 @@ export interface WrkResult {
   readonly requestsPerSecond: number;
   /** Answers with a status below 400 (wrk counts 400 and above as status errors). */
   readonly okAnswers: number;
-  readonly errors: { readonly connect: number; readonly read: number; readonly write: number; readonly status: number; readonly timeout: number };
-  readonly latencyMs: { readonly p50: number; readonly p90: number; readonly p99: number; readonly max: number; readonly mean: number };
+  readonly errors: {
+    readonly connect: number;
+    readonly read: number;
+    readonly write: number;
+    readonly status: number;
+    readonly timeout: number;
+  };
+  readonly latencyMs: {
+    readonly p50: number;
+    readonly p90: number;
+    readonly p99: number;
+    readonly max: number;
+    readonly mean: number;
+  };
   /** wrk's own CPU over the run, in percent of one core. */
   readonly wrkCpuPercent: number;
 }
@@ -50,7 +62,8 @@ end
 
 /** A Lua string literal of ASCII text. */
 export function luaString(text: string): string {
-  if (!/^[\x20-\x7e\n\r\t]*$/.test(text)) throw new Error(`only printable ASCII goes into Lua here: ${text.slice(0, 60)}`);
+  if (!/^[\x20-\x7e\n\r\t]*$/.test(text))
+    throw new Error(`only printable ASCII goes into Lua here: ${text.slice(0, 60)}`);
   return `"${text.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n").replace(/\r/g, "\\r").replace(/\t/g, "\\t")}"`;
 }
 
@@ -58,7 +71,9 @@ export function luaString(text: string): string {
  * Lua that sends a fixed list of requests round robin, each thread from its own offset. The requests are
  * formatted once per thread in `init`, so wrk spends its time sending, not building requests.
  */
-export function roundRobinLua(requests: ReadonlyArray<{ method: string; path: string; headers?: Record<string, string>; body?: string }>): string {
+export function roundRobinLua(
+  requests: ReadonlyArray<{ method: string; path: string; headers?: Record<string, string>; body?: string }>,
+): string {
   const entries = requests.map((request) => {
     const headers = Object.entries(request.headers ?? {})
       .map(([name, value]) => `[${luaString(name)}] = ${luaString(value)}`)
@@ -112,7 +127,13 @@ export function parseWrkOutput(output: string): WrkResult {
     requestsPerSecond: seconds > 0 ? raw.requests / seconds : 0,
     okAnswers: raw.requests - raw.errors.status,
     errors: raw.errors,
-    latencyMs: { p50: ms(raw.latencyUs.p50), p90: ms(raw.latencyUs.p90), p99: ms(raw.latencyUs.p99), max: ms(raw.latencyUs.max), mean: ms(raw.latencyUs.mean) },
+    latencyMs: {
+      p50: ms(raw.latencyUs.p50),
+      p90: ms(raw.latencyUs.p90),
+      p99: ms(raw.latencyUs.p99),
+      max: ms(raw.latencyUs.max),
+      mean: ms(raw.latencyUs.mean),
+    },
     wrkCpuPercent: seconds > 0 ? (raw.cpuTicks / clockTicksPerSecond / seconds) * 100 : 0,
   };
 }
@@ -129,25 +150,52 @@ export function ensureWrk(log: (line: string) => void): string {
   const found = wrkVersion();
   if (found) return found;
   log("wrk is not installed: apt-get install -y wrk");
-  const install = () => spawnSync("apt-get", ["install", "-y", "wrk"], { stdio: "inherit", env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } });
+  const install = () =>
+    spawnSync("apt-get", ["install", "-y", "wrk"], {
+      stdio: "inherit",
+      env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+    });
   if (install().status !== 0) {
     spawnSync("apt-get", ["update"], { stdio: "inherit" });
     install();
   }
   const installed = wrkVersion();
-  if (!installed) throw new Error("wrk is not installed and apt-get could not install it; install it (apt-get install wrk) and run again");
+  if (!installed)
+    throw new Error(
+      "wrk is not installed and apt-get could not install it; install it (apt-get install wrk) and run again",
+    );
   return installed;
 }
 
 /** One wrk run of `seconds` against `baseUrl`; the script is written to `scratchDir`. */
-export async function runWrk(baseUrl: string, scenario: WrkScenario, settings: WrkSettings, seconds: number, scratchDir: string): Promise<WrkResult> {
+export async function runWrk(
+  baseUrl: string,
+  scenario: WrkScenario,
+  settings: WrkSettings,
+  seconds: number,
+  scratchDir: string,
+): Promise<WrkResult> {
   const script = join(scratchDir, `${scenario.name}.lua`);
   writeFileSync(script, `${scenario.lua}\n${reportingLua}`);
   const child = Bun.spawn(
-    ["wrk", `-t${settings.threads}`, `-c${settings.connections}`, `-d${seconds}s`, "--timeout", "10s", "-s", script, `${baseUrl}${scenario.path}`],
+    [
+      "wrk",
+      `-t${settings.threads}`,
+      `-c${settings.connections}`,
+      `-d${seconds}s`,
+      "--timeout",
+      "10s",
+      "-s",
+      script,
+      `${baseUrl}${scenario.path}`,
+    ],
     { stdout: "pipe", stderr: "pipe" },
   );
-  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ]);
   if (code !== 0) throw new Error(`wrk exited with ${code}:\n${stdout}\n${stderr}`);
   return parseWrkOutput(stdout);
 }

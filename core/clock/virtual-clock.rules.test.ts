@@ -1,5 +1,5 @@
-import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { describe, it } from "node:test";
 import fc from "fast-check";
 import { advanceClock, parseDuration, setClockTo, virtualNow } from "./virtual-clock.rules.ts";
 
@@ -13,11 +13,16 @@ describe("virtual clock (DEC-OPS-02)", () => {
 
   it("advancing moves the clock forward by exactly the amount", () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 2 ** 40 }), fc.integer({ min: -(2 ** 40), max: 2 ** 40 }), fc.integer({ min: 0, max: 2 ** 40 }), (real, offset, by) => {
-        const moved = advanceClock(real, { offsetMs: offset }, by);
-        assert.ok(moved.ok);
-        assert.equal(virtualNow(real, moved.value) - virtualNow(real, { offsetMs: offset }), by);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 2 ** 40 }),
+        fc.integer({ min: -(2 ** 40), max: 2 ** 40 }),
+        fc.integer({ min: 0, max: 2 ** 40 }),
+        (real, offset, by) => {
+          const moved = advanceClock(real, { offsetMs: offset }, by);
+          assert.ok(moved.ok);
+          assert.equal(virtualNow(real, moved.value) - virtualNow(real, { offsetMs: offset }), by);
+        },
+      ),
     );
   });
 

@@ -26,7 +26,11 @@ export function setClockTo(realNowMs: number, targetMs: number): Result<ClockOff
 }
 
 /** The offset after moving the clock forward by `byMs`. */
-export function advanceClock(realNowMs: number, clock: ClockOffset, byMs: number): Result<ClockOffset, ClockChangeError> {
+export function advanceClock(
+  realNowMs: number,
+  clock: ClockOffset,
+  byMs: number,
+): Result<ClockOffset, ClockChangeError> {
   if (!Number.isFinite(byMs)) return err("not-a-time");
   if (byMs < 0) return err("negative-advance");
   const target = virtualNow(realNowMs, clock) + byMs;

@@ -1,8 +1,14 @@
-import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { describe, it } from "node:test";
 import fc from "fast-check";
 import type { CollectErrorCode } from "../errors/collect.errors.ts";
-import { parseEventBody, readCollectRequest, refererHost, type CollectRequestInput, type EventParams } from "./collect.rules.ts";
+import {
+  type CollectRequestInput,
+  type EventParams,
+  parseEventBody,
+  readCollectRequest,
+  refererHost,
+} from "./collect.rules.ts";
 
 const known = new Set(["acme/main", "acme/dev", "globex/main"]);
 const isKnownProfile = (account: string, profile: string) => known.has(`${account}/${profile}`);
@@ -25,32 +31,88 @@ describe("collection parameters", () => {
   const table: Array<[string, Partial<CollectRequestInput>, CollectErrorCode | "ok"]> = [
     ["[COL-03, DEC-COL-01] svc_profile absent means main", { query: q("svc_account=acme") }, "ok"],
     ["[COL-04, DEC-COL-01] svc_account missing", { query: q("svc_profile=main") }, "missingAccountOrProfile"],
-    ["[COL-04, DEC-COL-01] svc_account empty", { query: q("svc_account=&svc_profile=main") }, "missingAccountOrProfile"],
-    ["[COL-04, DEC-COL-01] svc_profile present but empty", { query: q("svc_account=acme&svc_profile=") }, "missingAccountOrProfile"],
-    ["[COL-03, DEC-COL-01] svc_account not a string in a JSON body", { method: "POST", body: params({ svc_account: 7 }) }, "paramNotString"],
-    ["[COL-03, DEC-COL-01] svc_profile not a string in a JSON body", { method: "POST", body: params({ svc_account: "acme", svc_profile: true }) }, "paramNotString"],
-    ["[COL-04, DEC-COL-01] svc_account null in a JSON body is missing", { method: "POST", body: params({ svc_account: null }) }, "missingAccountOrProfile"],
+    [
+      "[COL-04, DEC-COL-01] svc_account empty",
+      { query: q("svc_account=&svc_profile=main") },
+      "missingAccountOrProfile",
+    ],
+    [
+      "[COL-04, DEC-COL-01] svc_profile present but empty",
+      { query: q("svc_account=acme&svc_profile=") },
+      "missingAccountOrProfile",
+    ],
+    [
+      "[COL-03, DEC-COL-01] svc_account not a string in a JSON body",
+      { method: "POST", body: params({ svc_account: 7 }) },
+      "paramNotString",
+    ],
+    [
+      "[COL-03, DEC-COL-01] svc_profile not a string in a JSON body",
+      { method: "POST", body: params({ svc_account: "acme", svc_profile: true }) },
+      "paramNotString",
+    ],
+    [
+      "[COL-04, DEC-COL-01] svc_account null in a JSON body is missing",
+      { method: "POST", body: params({ svc_account: null }) },
+      "missingAccountOrProfile",
+    ],
     ["[COL-05, DEC-COL-02] unknown account", { query: q("svc_account=acmee") }, "unknownAccountOrProfile"],
-    ["[COL-05, DEC-COL-02] unknown profile", { query: q("svc_account=globex&svc_profile=dev") }, "unknownAccountOrProfile"],
-    ["[COL-09, DEC-COL-02] restricted characters in the account", { query: q("svc_account=ac.me") }, "restrictedCharacters"],
-    ["[COL-09, DEC-COL-02] restricted characters in svc_datasource", { query: q("svc_account=acme&svc_datasource=a/b") }, "restrictedCharacters"],
-    ["[COL-09, DEC-COL-04] svc_datasource not a string", { method: "POST", body: params({ svc_account: "acme", svc_datasource: 5 }) }, "restrictedCharacters"],
-    ["[COL-09, DEC-COL-02] 250 characters together pass", { query: q(`svc_account=acme&svc_datasource=${"d".repeat(242)}`) }, "ok"],
-    ["[COL-09, DEC-COL-02] 251 characters together are refused", { query: q(`svc_account=acme&svc_datasource=${"d".repeat(243)}`) }, "namesTooLong"],
+    [
+      "[COL-05, DEC-COL-02] unknown profile",
+      { query: q("svc_account=globex&svc_profile=dev") },
+      "unknownAccountOrProfile",
+    ],
+    [
+      "[COL-09, DEC-COL-02] restricted characters in the account",
+      { query: q("svc_account=ac.me") },
+      "restrictedCharacters",
+    ],
+    [
+      "[COL-09, DEC-COL-02] restricted characters in svc_datasource",
+      { query: q("svc_account=acme&svc_datasource=a/b") },
+      "restrictedCharacters",
+    ],
+    [
+      "[COL-09, DEC-COL-04] svc_datasource not a string",
+      { method: "POST", body: params({ svc_account: "acme", svc_datasource: 5 }) },
+      "restrictedCharacters",
+    ],
+    [
+      "[COL-09, DEC-COL-02] 250 characters together pass",
+      { query: q(`svc_account=acme&svc_datasource=${"d".repeat(242)}`) },
+      "ok",
+    ],
+    [
+      "[COL-09, DEC-COL-02] 251 characters together are refused",
+      { query: q(`svc_account=acme&svc_datasource=${"d".repeat(243)}`) },
+      "namesTooLong",
+    ],
     ["[COL-08, DEC-COL-04] file-type json", { query: q("svc_account=acme&file-type=json") }, "ok"],
     ["[COL-08, DEC-COL-04] file-type javascript", { query: q("svc_account=acme&file-type=javascript") }, "ok"],
     ["[COL-08, DEC-COL-04] file-type xml", { query: q("svc_account=acme&file-type=xml") }, "invalidFileType"],
     ["[COL-07] a POST with neither body nor parameters", { method: "POST" }, "emptyBody"],
     ["[COL-07] a POST with only cache-busters", { method: "POST", query: q("cb=1&_=2") }, "emptyBody"],
-    ["[DEC-COL-04] a POST without body but with query parameters", { method: "POST", query: q("svc_account=acme") }, "ok"],
-    ["[COL-04] a POST without body with parameters but no account", { method: "POST", query: q("svc_event=x") }, "missingAccountOrProfile"],
+    [
+      "[DEC-COL-04] a POST without body but with query parameters",
+      { method: "POST", query: q("svc_account=acme") },
+      "ok",
+    ],
+    [
+      "[COL-04] a POST without body with parameters but no account",
+      { method: "POST", query: q("svc_event=x") },
+      "missingAccountOrProfile",
+    ],
   ];
   for (const [title, input, expected] of table) {
     it(title, () => assert.equal(refusal(read(input)), expected));
   }
 
   it("[DEC-COL-04] body parameters win over the query string; a repeated query parameter keeps its first value", () => {
-    const result = read({ method: "POST", query: q("svc_account=acme&a=query&b=1&b=2"), body: params({ a: "body", c: [1] }) });
+    const result = read({
+      method: "POST",
+      query: q("svc_account=acme&a=query&b=1&b=2"),
+      body: params({ a: "body", c: [1] }),
+    });
     assert.ok(result.ok);
     assert.deepEqual({ ...result.value.params }, { svc_account: "acme", a: "body", b: "1", c: [1] });
   });
@@ -74,16 +136,27 @@ describe("collection parameters", () => {
   });
 
   it("reads the event name, trace id and data source", () => {
-    const result = read({ query: q("svc_account=acme&svc_profile=dev&svc_event=purchase&svc_trace_id=t1&svc_datasource=ds1") });
+    const result = read({
+      query: q("svc_account=acme&svc_profile=dev&svc_event=purchase&svc_trace_id=t1&svc_datasource=ds1"),
+    });
     assert.ok(result.ok);
     assert.deepEqual(
-      { account: result.value.account, profile: result.value.profile, event: result.value.event, traceId: result.value.traceId, datasource: result.value.datasource },
+      {
+        account: result.value.account,
+        profile: result.value.profile,
+        event: result.value.event,
+        traceId: result.value.traceId,
+        datasource: result.value.datasource,
+      },
       { account: "acme", profile: "dev", event: "purchase", traceId: "t1", datasource: "ds1" },
     );
   });
 
   it("[DEC-COL-04] an event name or trace id sent as a JSON number is its text, in the event's data too; a lone surrogate is U+FFFD", () => {
-    const numbers = read({ method: "POST", body: params({ svc_account: "acme", svc_event: 42, svc_trace_id: 9001.5 }) });
+    const numbers = read({
+      method: "POST",
+      body: params({ svc_account: "acme", svc_event: 42, svc_trace_id: 9001.5 }),
+    });
     assert.ok(numbers.ok);
     assert.deepEqual([numbers.value.event, numbers.value.traceId], ["42", "9001.5"]);
     assert.deepEqual([numbers.value.params.svc_event, numbers.value.params.svc_trace_id], ["42", "9001.5"]);
@@ -91,14 +164,19 @@ describe("collection parameters", () => {
     assert.ok(surrogate.ok);
     assert.equal(surrogate.value.traceId, "t\uFFFD");
     assert.equal(surrogate.value.params.svc_trace_id, "t\uFFFD");
-    const none = read({ method: "POST", body: params({ svc_account: "acme", svc_event: true, svc_trace_id: { id: 1 } }) });
+    const none = read({
+      method: "POST",
+      body: params({ svc_account: "acme", svc_event: true, svc_trace_id: { id: 1 } }),
+    });
     assert.ok(none.ok);
     assert.deepEqual([none.value.event, none.value.traceId], [null, null]);
     assert.equal(none.value.params.svc_event, true);
   });
 
   it("[DEC-COL-09] a visitor ID sent as a whole number past 2^53 keeps the digits sent; other large numbers are JSON's", () => {
-    const body = parseEventBody('{"svc_account":"acme","svc_visitor_id":12345678901234567890,"svc_override_tapid":9007199254740993,"amount":12345678901234567890,"nested":{"svc_visitor_id":12345678901234567890}}');
+    const body = parseEventBody(
+      '{"svc_account":"acme","svc_visitor_id":12345678901234567890,"svc_override_tapid":9007199254740993,"amount":12345678901234567890,"nested":{"svc_visitor_id":12345678901234567890}}',
+    );
     assert.ok(body.ok);
     assert.equal(body.value.svc_visitor_id, "12345678901234567890");
     assert.equal(body.value.svc_override_tapid, "9007199254740993");
@@ -115,7 +193,12 @@ describe("collection parameters", () => {
     const result = read({ method: "POST", query: q("constructor=q"), body: body.value });
     assert.ok(result.ok);
     assert.deepEqual(JSON.parse(JSON.stringify(result.value.params.__proto__)), { x: 1 });
-    assert.deepEqual(Object.keys(result.value.params).sort(), ["__proto__", "constructor", "hasOwnProperty", "svc_account"]);
+    assert.deepEqual(Object.keys(result.value.params).sort(), [
+      "__proto__",
+      "constructor",
+      "hasOwnProperty",
+      "svc_account",
+    ]);
     assert.equal(Object.getPrototypeOf(result.value.params), null);
     assert.equal(({} as Record<string, unknown>).x, undefined);
   });
@@ -123,9 +206,18 @@ describe("collection parameters", () => {
   it("never throws, whatever the query and body", () => {
     const value = fc.jsonValue() as fc.Arbitrary<EventParams[string]>;
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.string(), fc.string())), fc.option(fc.dictionary(fc.string(), value), { nil: null }), fc.boolean(), (query, body, post) => {
-        void read({ method: post ? "POST" : "GET", query, body: body === null ? null : Object.assign(Object.create(null) as EventParams, body) });
-      }),
+      fc.property(
+        fc.array(fc.tuple(fc.string(), fc.string())),
+        fc.option(fc.dictionary(fc.string(), value), { nil: null }),
+        fc.boolean(),
+        (query, body, post) => {
+          void read({
+            method: post ? "POST" : "GET",
+            query,
+            body: body === null ? null : Object.assign(Object.create(null) as EventParams, body),
+          });
+        },
+      ),
     );
   });
 });
@@ -136,16 +228,54 @@ describe("visitor ID parameters (DEC-COL-09, VID-01, VID-04)", () => {
   for (const name of idParams) {
     it(`[DEC-COL-09] ${name} with a NUL or another control character is refused`, () => {
       for (const value of ["alice\u0000mallory", "a\nb", "a\u001fb", "a\u007fb"]) {
-        const result = read({ query: [["svc_account", "acme"], [name, value]] });
+        const result = read({
+          query: [
+            ["svc_account", "acme"],
+            [name, value],
+          ],
+        });
         assert.equal(refusal(result), "unusableVisitorId", JSON.stringify(value));
-        assert.ok(!result.ok && result.error.xError.startsWith(`Unusable ${name} param value`), !result.ok ? result.error.xError : "");
+        assert.ok(
+          !result.ok && result.error.xError.startsWith(`Unusable ${name} param value`),
+          !result.ok ? result.error.xError : "",
+        );
       }
     });
 
     it(`[DEC-COL-09] ${name} of 1,024 characters passes, 1,025 are refused`, () => {
-      assert.equal(refusal(read({ query: [["svc_account", "acme"], [name, "v".repeat(1024)]] })), "ok");
-      assert.equal(refusal(read({ query: [["svc_account", "acme"], [name, "v".repeat(1025)]] })), "unusableVisitorId");
-      assert.equal(refusal(read({ query: [["svc_account", "acme"], [name, "v".repeat(200_000)]] })), "unusableVisitorId");
+      assert.equal(
+        refusal(
+          read({
+            query: [
+              ["svc_account", "acme"],
+              [name, "v".repeat(1024)],
+            ],
+          }),
+        ),
+        "ok",
+      );
+      assert.equal(
+        refusal(
+          read({
+            query: [
+              ["svc_account", "acme"],
+              [name, "v".repeat(1025)],
+            ],
+          }),
+        ),
+        "unusableVisitorId",
+      );
+      assert.equal(
+        refusal(
+          read({
+            query: [
+              ["svc_account", "acme"],
+              [name, "v".repeat(200_000)],
+            ],
+          }),
+        ),
+        "unusableVisitorId",
+      );
     });
 
     it(`[DEC-COL-09] ${name} as a JSON number is taken as its text`, () => {
@@ -164,7 +294,17 @@ describe("visitor ID parameters (DEC-COL-09, VID-01, VID-04)", () => {
 
     it(`[DEC-COL-09] ${name} null or empty is no ID, not a refusal`, () => {
       assert.equal(refusal(read({ method: "POST", body: params({ svc_account: "acme", [name]: null }) })), "ok");
-      assert.equal(refusal(read({ query: [["svc_account", "acme"], [name, ""]] })), "ok");
+      assert.equal(
+        refusal(
+          read({
+            query: [
+              ["svc_account", "acme"],
+              [name, ""],
+            ],
+          }),
+        ),
+        "ok",
+      );
     });
   }
 
@@ -179,7 +319,10 @@ describe("visitor ID parameters (DEC-COL-09, VID-01, VID-04)", () => {
     const result = read({ query: q("svc_account=acme"), cookieHeader });
     assert.equal(refusal(result), "unusableVisitorId");
     assert.ok(!result.ok && result.error.xError.startsWith("Unusable v_id of the utag_main cookie"));
-    assert.equal(refusal(read({ query: q(`svc_account=acme`), cookieHeader: `utag_main=v_id:${"v".repeat(1025)}` })), "unusableVisitorId");
+    assert.equal(
+      refusal(read({ query: q(`svc_account=acme`), cookieHeader: `utag_main=v_id:${"v".repeat(1025)}` })),
+      "unusableVisitorId",
+    );
     // svc_firstparty_visitor_id wins over the cookie, which is then not read at all.
     assert.equal(refusal(read({ query: q("svc_account=acme&svc_firstparty_visitor_id=f1"), cookieHeader })), "ok");
     assert.equal(refusal(read({ query: q("svc_account=acme"), cookieHeader: "utag_main=v_id:0190abc$_sn:1" })), "ok");
@@ -212,7 +355,11 @@ describe("svc_referrer_host (DEC-COL-05)", () => {
   });
 
   it("[DEC-COL-05] a POST never stores a client-sent svc_referrer_host, from the body or the query", () => {
-    const result = read({ method: "POST", query: q("svc_referrer_host=q"), body: params({ svc_account: "acme", svc_referrer_host: "fake" }) });
+    const result = read({
+      method: "POST",
+      query: q("svc_referrer_host=q"),
+      body: params({ svc_account: "acme", svc_referrer_host: "fake" }),
+    });
     assert.ok(result.ok);
     assert.equal("svc_referrer_host" in result.value.params, false);
   });
@@ -246,7 +393,15 @@ describe("event bodies (COL-06, DEC-COL-04, DEC-DLE-03)", () => {
   it("any JSON object without periods in keys reads back deep-equal", () => {
     const key = fc.string().filter((text) => !text.includes("."));
     const value = fc.letrec((tie) => ({
-      node: fc.oneof({ depthSize: "small" }, fc.string(), fc.integer(), fc.boolean(), fc.constant(null), fc.array(tie("node")), fc.dictionary(key, tie("node"))),
+      node: fc.oneof(
+        { depthSize: "small" },
+        fc.string(),
+        fc.integer(),
+        fc.boolean(),
+        fc.constant(null),
+        fc.array(tie("node")),
+        fc.dictionary(key, tie("node")),
+      ),
     })).node;
     fc.assert(
       fc.property(fc.dictionary(key, value), (object) => {

@@ -1,9 +1,14 @@
-import { collectError, type CollectError, type CollectErrorCode } from "../errors/collect.errors.ts";
-import { defaultJsonBodyRules, readJsonObjectBody, type JsonBodyProblem } from "../json/json-body.rules.ts";
+import { type CollectError, type CollectErrorCode, collectError } from "../errors/collect.errors.ts";
+import { defaultJsonBodyRules, type JsonBodyProblem, readJsonObjectBody } from "../json/json-body.rules.ts";
 import { fitsCombinedLength, isAllowedName } from "../names/names.rules.ts";
 import { err, ok, type Result } from "../result.ts";
-import { checkFirstPartyCookie, numberAsIdText, readVisitorIdParam, visitorIdParams } from "../visitors/visitor-id.rules.ts";
 import { loneSurrogate } from "../visitors/tapid.rules.ts";
+import {
+  checkFirstPartyCookie,
+  numberAsIdText,
+  readVisitorIdParam,
+  visitorIdParams,
+} from "../visitors/visitor-id.rules.ts";
 
 export type JsonValue = null | boolean | number | string | readonly JsonValue[] | { readonly [key: string]: JsonValue };
 
@@ -132,7 +137,8 @@ export function readCollectRequest(input: CollectRequestInput): Result<CollectRe
 
   for (const name of ["svc_account", "svc_profile"]) {
     const value = params[name];
-    if (value !== undefined && value !== null && typeof value !== "string") return err(collectError("paramNotString", { parameter: name }));
+    if (value !== undefined && value !== null && typeof value !== "string")
+      return err(collectError("paramNotString", { parameter: name }));
   }
   const account = params.svc_account;
   const profile = params.svc_profile === undefined ? defaultProfile : params.svc_profile;
@@ -143,7 +149,8 @@ export function readCollectRequest(input: CollectRequestInput): Result<CollectRe
   const rawDatasource = params.svc_datasource;
   let datasource: string | null = null;
   if (rawDatasource !== undefined && rawDatasource !== null && rawDatasource !== "") {
-    if (typeof rawDatasource !== "string" || !isAllowedName(rawDatasource)) return err(collectError("restrictedCharacters"));
+    if (typeof rawDatasource !== "string" || !isAllowedName(rawDatasource))
+      return err(collectError("restrictedCharacters"));
     datasource = rawDatasource;
   }
   if (!fitsCombinedLength(account, profile, datasource ?? "")) return err(collectError("namesTooLong"));

@@ -1,7 +1,12 @@
 import type { VisitorIdAttribute } from "../config/config.model.ts";
 import type { CollectedEvent } from "../ports/events.store.ts";
-import { matchKnownVisitorId, normaliseKnownVisitorId, readVisitorIdValue, type VisitorIdentity } from "../visitors/visitor-id.rules.ts";
-import { emptyParams, type CollectRequest, type EventParams } from "./collect.rules.ts";
+import {
+  matchKnownVisitorId,
+  normaliseKnownVisitorId,
+  readVisitorIdValue,
+  type VisitorIdentity,
+} from "../visitors/visitor-id.rules.ts";
+import { type CollectRequest, type EventParams, emptyParams } from "./collect.rules.ts";
 
 /** A parameter the stored event gains: the name of a visitor ID attribute's parameter and its value. */
 export interface AddedParam {
@@ -28,7 +33,11 @@ export function knownVisitorIdParam(
 ): AddedParam | null {
   const supplied = request.params.svc_visitor_id;
   // DEC-PRV-05: the resolved ID is the supplied known ID with its value normalised (identifyVisitor).
-  if (typeof supplied !== "string" || normaliseKnownVisitorId(supplied, request.account, request.profile) === resolvedVisitorId) return null;
+  if (
+    typeof supplied !== "string" ||
+    normaliseKnownVisitorId(supplied, request.account, request.profile) === resolvedVisitorId
+  )
+    return null;
   const known = matchKnownVisitorId(supplied, request.account, request.profile);
   if (!known) return null;
   const attribute = visitorIdAttributes.find((candidate) => candidate.id === known.attributeId);

@@ -1,16 +1,16 @@
-import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { describe, it } from "node:test";
 import fc from "fast-check";
 import {
   admitEvent,
   admittedTimes,
+  type ByteBucket,
   emptyRateWindow,
   fairShare,
+  type RateWindow,
   rateWindowMs,
   sourceOfAddress,
   takeBytes,
-  type ByteBucket,
-  type RateWindow,
 } from "./rate-limit.rules.ts";
 
 /** Runs requests at the given times through one window; returns the times that were admitted. */
@@ -86,7 +86,8 @@ describe("rate limit (COL-15, DEC-COL-07)", () => {
   it("admitting stays cheap with a high limit: 200,000 events in one second keep a window of 200,000 without copying it each time", () => {
     let window: RateWindow = emptyRateWindow;
     const started = Date.now();
-    for (let index = 0; index < 200_000; index += 1) window = admitEvent(window, 5_000_000 + Math.floor(index / 1000), 10_000_000).next;
+    for (let index = 0; index < 200_000; index += 1)
+      window = admitEvent(window, 5_000_000 + Math.floor(index / 1000), 10_000_000).next;
     assert.equal(window.end - window.start, 200_000);
     // Copying the window at every admission (quadratic) takes minutes here; appending takes milliseconds.
     assert.ok(Date.now() - started < 5_000);
@@ -98,26 +99,33 @@ describe("rate limit (COL-15, DEC-COL-07)", () => {
 
   it("over long runs (where the shared array is compacted) it answers as a plain list of times would", () => {
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 3000, maxLength: 6000 }), fc.integer({ min: 300, max: 2500 }), (gaps, limit) => {
-        let window: RateWindow = emptyRateWindow;
-        let plain: number[] = [];
-        let now = 1_000_000;
-        for (const gap of gaps) {
-          now += gap;
-          plain = plain.filter((at) => at > now - rateWindowMs);
-          const result = admitEvent(window, now, limit);
-          assert.equal(result.admitted, plain.length < limit);
-          if (result.admitted) plain.push(now);
-          window = result.next;
-        }
-        assert.deepEqual(admittedTimes(window), plain);
-      }),
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 3000, maxLength: 6000 }),
+        fc.integer({ min: 300, max: 2500 }),
+        (gaps, limit) => {
+          let window: RateWindow = emptyRateWindow;
+          let plain: number[] = [];
+          let now = 1_000_000;
+          for (const gap of gaps) {
+            now += gap;
+            plain = plain.filter((at) => at > now - rateWindowMs);
+            const result = admitEvent(window, now, limit);
+            assert.equal(result.admitted, plain.length < limit);
+            if (result.admitted) plain.push(now);
+            window = result.next;
+          }
+          assert.deepEqual(admittedTimes(window), plain);
+        },
+      ),
       { numRuns: 20 },
     );
   });
 
   it("a clock set back does not keep the account blocked", () => {
-    const full = admitAll(Array.from({ length: 100 }, () => 10_000_000), 100);
+    const full = admitAll(
+      Array.from({ length: 100 }, () => 10_000_000),
+      100,
+    );
     assert.equal(full.length, 100);
     let window: RateWindow = emptyRateWindow;
     for (let index = 0; index < 100; index += 1) window = admitEvent(window, 10_000_000, 100).next;
@@ -140,7 +148,8 @@ describe("fair share of a contended account (ours, beneath DEC-COL-07)", () => {
       [7, 10, 2],
       [1_000_000, 1000, 200_000],
     ];
-    for (const [limit, active, share] of table) assert.equal(fairShare(limit, active), share, `fairShare(${limit}, ${active})`);
+    for (const [limit, active, share] of table)
+      assert.equal(fairShare(limit, active), share, `fairShare(${limit}, ${active})`);
   });
 
   it("a share is never more than the limit and never less than one event", () => {
@@ -201,19 +210,22 @@ describe("the byte budget of a source", () => {
 
   it("never more than perSecond bytes at once plus perSecond a second after", () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 300 }), fc.integer({ min: 1, max: 5000 })), { maxLength: 300 }), (requests) => {
-        const perSecond = 10_000;
-        let bucket: ByteBucket | undefined;
-        let now = 0;
-        let admitted = 0;
-        for (const [gap, size] of requests) {
-          now += gap;
-          const taken = takeBytes(bucket, now, size, perSecond);
-          bucket = taken.next;
-          if (taken.admitted) admitted += size;
-          assert.ok(admitted <= perSecond + (now * perSecond) / rateWindowMs);
-        }
-      }),
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 300 }), fc.integer({ min: 1, max: 5000 })), { maxLength: 300 }),
+        (requests) => {
+          const perSecond = 10_000;
+          let bucket: ByteBucket | undefined;
+          let now = 0;
+          let admitted = 0;
+          for (const [gap, size] of requests) {
+            now += gap;
+            const taken = takeBytes(bucket, now, size, perSecond);
+            bucket = taken.next;
+            if (taken.admitted) admitted += size;
+            assert.ok(admitted <= perSecond + (now * perSecond) / rateWindowMs);
+          }
+        },
+      ),
     );
   });
 });

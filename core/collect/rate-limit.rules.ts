@@ -107,7 +107,10 @@ export function sourceOfAddress(address: string): string {
   const head = halves[0] === "" ? [] : (halves[0] as string).split(":");
   const tail = halves.length === 2 && halves[1] !== "" ? (halves[1] as string).split(":") : [];
   // An embedded IPv4 tail (::1.2.3.4) is two groups: only the first four groups matter here.
-  const groups = halves.length === 2 ? [...head, ...Array.from({ length: Math.max(0, 8 - head.length - tail.length) }, () => "0"), ...tail] : head;
+  const groups =
+    halves.length === 2
+      ? [...head, ...Array.from({ length: Math.max(0, 8 - head.length - tail.length) }, () => "0"), ...tail]
+      : head;
   if (groups.length < 4 || !groups.slice(0, 4).every((group) => /^[0-9a-f]{1,4}$/.test(group))) return bare;
   return `${groups
     .slice(0, 4)
@@ -133,7 +136,9 @@ export interface ByteAdmission {
  */
 export function takeBytes(bucket: ByteBucket | undefined, now: number, size: number, perSecond: number): ByteAdmission {
   const available =
-    bucket === undefined || bucket.at > now ? perSecond : Math.min(perSecond, bucket.bytes + ((now - bucket.at) * perSecond) / rateWindowMs);
+    bucket === undefined || bucket.at > now
+      ? perSecond
+      : Math.min(perSecond, bucket.bytes + ((now - bucket.at) * perSecond) / rateWindowMs);
   if (size > available) return { admitted: false, next: { bytes: available, at: now } };
   return { admitted: true, next: { bytes: available - size, at: now } };
 }

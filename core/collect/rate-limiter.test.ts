@@ -1,5 +1,5 @@
-import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { describe, it } from "node:test";
 import fc from "fast-check";
 import { CollectRateLimiter, type RateDecision } from "./rate-limiter.ts";
 
@@ -7,7 +7,14 @@ const mib = 1_048_576;
 const settings = { eventsPerSecond: 100, bytesPerSourcePerSecond: 8 * mib };
 
 /** Sends `count` events of `bytes` from `source` to acme at `now`; answers the decisions. */
-function send(limiter: CollectRateLimiter, source: string, count: number, now: number, bytes = 100, account = "acme"): RateDecision[] {
+function send(
+  limiter: CollectRateLimiter,
+  source: string,
+  count: number,
+  now: number,
+  bytes = 100,
+  account = "acme",
+): RateDecision[] {
   return Array.from({ length: count }, () => limiter.admit({ account, source, bytes, now }));
 }
 
@@ -27,7 +34,8 @@ describe("collection rate limiter: DEC-COL-07 per account, fair shares per sourc
     assert.equal(admitted(send(limiter, "real", 1, 1_000)), 1);
     const flood: RateDecision[] = [];
     // 320 events in 0.8 s.
-    for (let index = 0; index < 320; index += 1) flood.push(...send(limiter, "flooder", 1, 1_000 + Math.floor(index * 2.5)));
+    for (let index = 0; index < 320; index += 1)
+      flood.push(...send(limiter, "flooder", 1, 1_000 + Math.floor(index * 2.5)));
     assert.equal(admitted(flood), 50);
     assert.equal(flood.at(-1), "sourceShare");
     for (let at = 1_100; at < 1_900; at += 80) assert.deepEqual(send(limiter, "real", 1, at), ["admitted"]);
@@ -113,36 +121,44 @@ describe("collection rate limiter: DEC-COL-07 per account, fair shares per sourc
   it("bytes: a source may send 8 MiB at once and 8 MiB a second after, whatever the accounts; another source keeps its own", () => {
     const limiter = new CollectRateLimiter(settings);
     const big = (source: string, now: number, account = "acme") => limiter.admit({ account, source, bytes: mib, now });
-    const decisions = Array.from({ length: 10 }, (_, index) => big("heavy", 1_000, index % 2 === 0 ? "acme" : "globex"));
+    const decisions = Array.from({ length: 10 }, (_, index) =>
+      big("heavy", 1_000, index % 2 === 0 ? "acme" : "globex"),
+    );
     assert.equal(admitted(decisions), 8);
     assert.deepEqual(decisions.slice(8), ["sourceBytes", "sourceBytes"]);
     assert.equal(big("light", 1_000), "admitted");
     // 250 ms later, 2 MiB are back.
-    assert.deepEqual([big("heavy", 1_250), big("heavy", 1_250), big("heavy", 1_250)], ["admitted", "admitted", "sourceBytes"]);
+    assert.deepEqual(
+      [big("heavy", 1_250), big("heavy", 1_250), big("heavy", 1_250)],
+      ["admitted", "admitted", "sourceBytes"],
+    );
   });
 
   it("never more than the account's limit in any 1000 ms, and no source past its share while another sent in this period or the last", () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 50 }), fc.integer({ min: 0, max: 4 })), { maxLength: 1500 }), (requests) => {
-        const limit = 10;
-        const limiter = new CollectRateLimiter({ eventsPerSecond: limit, bytesPerSourcePerSecond: 1_000_000 });
-        const log: Array<{ at: number; source: number }> = [];
-        const seen = new Map<number, number>();
-        const periodOf = (at: number) => Math.floor(at / 10_000);
-        let now = 1_000_000;
-        for (const [gap, source] of requests) {
-          now += gap;
-          seen.set(source, now);
-          const decision = limiter.admit({ account: "acme", source: `s${source}`, bytes: 1, now });
-          if (decision !== "admitted") continue;
-          log.push({ at: now, source });
-          const inWindow = log.filter((entry) => entry.at > now - 1000);
-          assert.ok(inWindow.length <= limit);
-          const active = [...seen.values()].filter((at) => periodOf(at) >= periodOf(now) - 1).length;
-          const share = active <= 1 ? limit : Math.max(Math.ceil(limit / 5), Math.floor(limit / active));
-          assert.ok(inWindow.filter((entry) => entry.source === source).length <= share);
-        }
-      }),
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 50 }), fc.integer({ min: 0, max: 4 })), { maxLength: 1500 }),
+        (requests) => {
+          const limit = 10;
+          const limiter = new CollectRateLimiter({ eventsPerSecond: limit, bytesPerSourcePerSecond: 1_000_000 });
+          const log: Array<{ at: number; source: number }> = [];
+          const seen = new Map<number, number>();
+          const periodOf = (at: number) => Math.floor(at / 10_000);
+          let now = 1_000_000;
+          for (const [gap, source] of requests) {
+            now += gap;
+            seen.set(source, now);
+            const decision = limiter.admit({ account: "acme", source: `s${source}`, bytes: 1, now });
+            if (decision !== "admitted") continue;
+            log.push({ at: now, source });
+            const inWindow = log.filter((entry) => entry.at > now - 1000);
+            assert.ok(inWindow.length <= limit);
+            const active = [...seen.values()].filter((at) => periodOf(at) >= periodOf(now) - 1).length;
+            const share = active <= 1 ? limit : Math.max(Math.ceil(limit / 5), Math.floor(limit / active));
+            assert.ok(inWindow.filter((entry) => entry.source === source).length <= share);
+          }
+        },
+      ),
       { numRuns: 50 },
     );
   });

@@ -1,14 +1,14 @@
 import {
   activeSourceMs,
+  type ByteBucket,
   emptyRateWindow,
   fairShare,
+  type RateWindow,
   rateWindowMs,
   recentWindow,
   recordAdmission,
   takeBytes,
   windowCount,
-  type ByteBucket,
-  type RateWindow,
 } from "./rate-limit.rules.ts";
 
 export interface CollectRateSettings {
@@ -73,9 +73,15 @@ export class CollectRateLimiter {
     account.window = recentWindow(account.window, now);
     if (windowCount(account.window) >= this.settings.eventsPerSecond) return "accountLimit";
     source.window = recentWindow(source.window, now);
-    if (windowCount(source.window) >= fairShare(this.settings.eventsPerSecond, account.sources.size())) return "sourceShare";
+    if (windowCount(source.window) >= fairShare(this.settings.eventsPerSecond, account.sources.size()))
+      return "sourceShare";
 
-    const taken = takeBytes(this.buckets.take(request.source, now), now, request.bytes, this.settings.bytesPerSourcePerSecond);
+    const taken = takeBytes(
+      this.buckets.take(request.source, now),
+      now,
+      request.bytes,
+      this.settings.bytesPerSourcePerSecond,
+    );
     this.buckets.put(request.source, taken.next, now);
     if (!taken.admitted) return "sourceBytes";
 

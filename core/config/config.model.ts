@@ -54,7 +54,13 @@ export type ConditionValue = string | number | boolean;
  * of events and visits, the start of the first and of the latest visit (epoch milliseconds), and whether the
  * visitor came back (more than one visit).
  */
-export const builtinNames = ["lifetime_event_count", "lifetime_visit_count", "first_visit", "last_visit", "returning_visitor"] as const;
+export const builtinNames = [
+  "lifetime_event_count",
+  "lifetime_visit_count",
+  "first_visit",
+  "last_visit",
+  "returning_visitor",
+] as const;
 export type BuiltinName = (typeof builtinNames)[number];
 
 /**

@@ -1,17 +1,17 @@
-import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { describe, it } from "node:test";
 import fc from "fast-check";
 import { managementError } from "../errors/index.ts";
 import type { DataLayerKey } from "../ports/datalayer.store.ts";
 import {
+  type ChangeLifecycle,
+  type DataLayerCommand,
+  type DataLayerSummary,
   lifecycleOf,
   publishRetryPolicy,
   transitionChange,
   transitionDataLayer,
   untouchedDataLayer,
-  type ChangeLifecycle,
-  type DataLayerCommand,
-  type DataLayerSummary,
 } from "./datalayer.machine.ts";
 
 const key: DataLayerKey = { account: "acme", profile: "main", dlId: "prod_1" };
@@ -24,23 +24,45 @@ function accept(state: DataLayerSummary, command: DataLayerCommand) {
 
 describe("a data layer's changes (DLE-01..03, DLE-10, DLE-11, DEC-DLE-01, DEC-DLE-05, DEC-DLE-06)", () => {
   it("an upload of a new dl_id is accepted as pending change 1, due after its delay", () => {
-    const { next, effects } = accept(untouchedDataLayer, { type: "upload", body: '{"a":1}', at: 10_000, delayMs: 1_000 });
+    const { next, effects } = accept(untouchedDataLayer, {
+      type: "upload",
+      body: '{"a":1}',
+      at: 10_000,
+      delayMs: 1_000,
+    });
     assert.deepEqual(next, { exists: true, lastSeq: 1, lastDueAt: 11_000 });
     assert.deepEqual(effects, [
       {
         type: "record-change",
-        change: { key, seq: 1, kind: "upload", body: '{"a":1}', state: "pending", acceptedAt: 10_000, dueAt: 11_000, runAt: 11_000, attempts: 0, settledAt: null },
+        change: {
+          key,
+          seq: 1,
+          kind: "upload",
+          body: '{"a":1}',
+          state: "pending",
+          acceptedAt: 10_000,
+          dueAt: 11_000,
+          runAt: 11_000,
+          attempts: 0,
+          settledAt: null,
+        },
       },
     ]);
   });
 
   it("an upload of a dl_id that exists is 405 1464, even while its change is pending", () => {
     const exists: DataLayerSummary = { exists: true, lastSeq: 1, lastDueAt: 11_000 };
-    assert.deepEqual(transitionDataLayer(key, exists, { type: "upload", body: "{}", at: 10_500, delayMs: 0 }), { ok: false, error: managementError("resourceAlreadyExists") });
+    assert.deepEqual(transitionDataLayer(key, exists, { type: "upload", body: "{}", at: 10_500, delayMs: 0 }), {
+      ok: false,
+      error: managementError("resourceAlreadyExists"),
+    });
   });
 
   it("an update or delete of a dl_id that does not exist is 404 1404 naming account/profile/dl_id", () => {
-    const notFound = { ok: false, error: managementError("dataLayerNotFound", { account: "acme", profile: "main", dl_id: "prod_1" }) };
+    const notFound = {
+      ok: false,
+      error: managementError("dataLayerNotFound", { account: "acme", profile: "main", dl_id: "prod_1" }),
+    };
     assert.equal(notFound.error.message, "Could not locate data layer for supplied params (acme/main/prod_1).");
     const deleted: DataLayerSummary = { exists: false, lastSeq: 2, lastDueAt: 5_000 };
     for (const state of [untouchedDataLayer, deleted]) {
@@ -64,9 +86,23 @@ describe("a data layer's changes (DLE-01..03, DLE-10, DLE-11, DEC-DLE-01, DEC-DL
   });
 
   const command = fc.oneof(
-    fc.record({ type: fc.constant("upload" as const), body: fc.constant("{}"), delayMs: fc.integer({ min: 0, max: 3_600_000 }), gap: fc.nat(10_000) }),
-    fc.record({ type: fc.constant("update" as const), body: fc.constant("{}"), delayMs: fc.integer({ min: 0, max: 3_600_000 }), gap: fc.nat(10_000) }),
-    fc.record({ type: fc.constant("delete" as const), delayMs: fc.integer({ min: 0, max: 3_600_000 }), gap: fc.nat(10_000) }),
+    fc.record({
+      type: fc.constant("upload" as const),
+      body: fc.constant("{}"),
+      delayMs: fc.integer({ min: 0, max: 3_600_000 }),
+      gap: fc.nat(10_000),
+    }),
+    fc.record({
+      type: fc.constant("update" as const),
+      body: fc.constant("{}"),
+      delayMs: fc.integer({ min: 0, max: 3_600_000 }),
+      gap: fc.nat(10_000),
+    }),
+    fc.record({
+      type: fc.constant("delete" as const),
+      delayMs: fc.integer({ min: 0, max: 3_600_000 }),
+      gap: fc.nat(10_000),
+    }),
   );
 
   it("accepts and refuses any sequence of calls as the existence model says, numbering and ordering what it accepts", () => {
@@ -101,7 +137,10 @@ describe("a change's lifecycle: pending -> completed | failed (DLE-07, DEC-DLE-0
     for (const kind of ["upload", "update"] as const) {
       assert.deepEqual(transitionChange({ kind, body: '{"a":1}', lifecycle: pending }, { type: "publish" }), {
         ok: true,
-        value: { next: { state: "completed", settledAt: 11_000, attempts: 0 }, effects: [{ type: "serve", body: '{"a":1}' }] },
+        value: {
+          next: { state: "completed", settledAt: 11_000, attempts: 0 },
+          effects: [{ type: "serve", body: '{"a":1}' }],
+        },
       });
     }
   });
@@ -117,7 +156,10 @@ describe("a change's lifecycle: pending -> completed | failed (DLE-07, DEC-DLE-0
     let lifecycle: ChangeLifecycle = pending;
     const retries: number[] = [];
     for (let attempt = 1; attempt < publishRetryPolicy.maxAttempts; attempt += 1) {
-      const decided = transitionChange({ kind: "upload", body: "{}", lifecycle }, { type: "publish-failed", at: 100_000 });
+      const decided = transitionChange(
+        { kind: "upload", body: "{}", lifecycle },
+        { type: "publish-failed", at: 100_000 },
+      );
       assert.ok(decided.ok && decided.value.next.state === "pending");
       const next = decided.value.next;
       assert.ok(next.state === "pending");
@@ -126,21 +168,36 @@ describe("a change's lifecycle: pending -> completed | failed (DLE-07, DEC-DLE-0
       lifecycle = next;
     }
     assert.deepEqual(retries, [1_000, 2_000, 4_000, 8_000]);
-    assert.deepEqual(transitionChange({ kind: "upload", body: "{}", lifecycle }, { type: "publish-failed", at: 200_000 }), {
-      ok: true,
-      value: { next: { state: "failed", settledAt: 200_000, attempts: 5 }, effects: [] },
-    });
+    assert.deepEqual(
+      transitionChange({ kind: "upload", body: "{}", lifecycle }, { type: "publish-failed", at: 200_000 }),
+      {
+        ok: true,
+        value: { next: { state: "failed", settledAt: 200_000, attempts: 5 }, effects: [] },
+      },
+    );
   });
 
   it("completed and failed are final: every event is refused", () => {
-    for (const lifecycle of [{ state: "completed", settledAt: 1, attempts: 0 }, { state: "failed", settledAt: 1, attempts: 5 }] as const) {
-      assert.deepEqual(transitionChange({ kind: "upload", body: "{}", lifecycle }, { type: "publish" }), { ok: false, error: "not-pending" });
-      assert.deepEqual(transitionChange({ kind: "upload", body: "{}", lifecycle }, { type: "publish-failed", at: 2 }), { ok: false, error: "not-pending" });
+    for (const lifecycle of [
+      { state: "completed", settledAt: 1, attempts: 0 },
+      { state: "failed", settledAt: 1, attempts: 5 },
+    ] as const) {
+      assert.deepEqual(transitionChange({ kind: "upload", body: "{}", lifecycle }, { type: "publish" }), {
+        ok: false,
+        error: "not-pending",
+      });
+      assert.deepEqual(transitionChange({ kind: "upload", body: "{}", lifecycle }, { type: "publish-failed", at: 2 }), {
+        ok: false,
+        error: "not-pending",
+      });
     }
   });
 
   it("any run of events settles a change at most once, within the attempt budget, and never moves time back", () => {
-    const event = fc.oneof(fc.constant({ type: "publish" as const }), fc.record({ type: fc.constant("publish-failed" as const), at: fc.integer({ min: 11_000, max: 1e9 }) }));
+    const event = fc.oneof(
+      fc.constant({ type: "publish" as const }),
+      fc.record({ type: fc.constant("publish-failed" as const), at: fc.integer({ min: 11_000, max: 1e9 }) }),
+    );
     fc.assert(
       fc.property(fc.array(event, { maxLength: 12 }), (events) => {
         let lifecycle: ChangeLifecycle = pending;
@@ -163,8 +220,22 @@ describe("a change's lifecycle: pending -> completed | failed (DLE-07, DEC-DLE-0
   });
 
   it("reads the lifecycle of a stored change", () => {
-    const change = { key, seq: 1, kind: "upload" as const, body: "{}", acceptedAt: 1, dueAt: 2, runAt: 3, attempts: 1, settledAt: null };
+    const change = {
+      key,
+      seq: 1,
+      kind: "upload" as const,
+      body: "{}",
+      acceptedAt: 1,
+      dueAt: 2,
+      runAt: 3,
+      attempts: 1,
+      settledAt: null,
+    };
     assert.deepEqual(lifecycleOf({ ...change, state: "pending" }), { state: "pending", runAt: 3, attempts: 1 });
-    assert.deepEqual(lifecycleOf({ ...change, state: "completed", settledAt: 9 }), { state: "completed", settledAt: 9, attempts: 1 });
+    assert.deepEqual(lifecycleOf({ ...change, state: "completed", settledAt: 9 }), {
+      state: "completed",
+      settledAt: 9,
+      attempts: 1,
+    });
   });
 });

@@ -1,4 +1,4 @@
-import { managementError, type ManagementError } from "../errors/index.ts";
+import { type ManagementError, managementError } from "../errors/index.ts";
 import type { DataLayerChange, DataLayerChangeKind, DataLayerKey } from "../ports/datalayer.store.ts";
 import { err, ok, type Result } from "../result.ts";
 
@@ -120,12 +120,19 @@ export function transitionChange(
   if (current.state !== "pending") return err("not-pending");
   switch (event.type) {
     case "publish": {
-      const effect: ChangeEffect = change.kind === "delete" || change.body === null ? { type: "stop-serving" } : { type: "serve", body: change.body };
-      return ok({ next: { state: "completed", settledAt: current.runAt, attempts: current.attempts }, effects: [effect] });
+      const effect: ChangeEffect =
+        change.kind === "delete" || change.body === null
+          ? { type: "stop-serving" }
+          : { type: "serve", body: change.body };
+      return ok({
+        next: { state: "completed", settledAt: current.runAt, attempts: current.attempts },
+        effects: [effect],
+      });
     }
     case "publish-failed": {
       const attempts = current.attempts + 1;
-      if (attempts >= policy.maxAttempts) return ok({ next: { state: "failed", settledAt: event.at, attempts }, effects: [] });
+      if (attempts >= policy.maxAttempts)
+        return ok({ next: { state: "failed", settledAt: event.at, attempts }, effects: [] });
       const delay = Math.min(policy.maxDelayMs, policy.firstDelayMs * 2 ** (attempts - 1));
       const runAt = event.at + delay;
       return ok({ next: { state: "pending", runAt, attempts }, effects: [{ type: "retry-at", at: runAt }] });

@@ -1,5 +1,5 @@
-import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { describe, it } from "node:test";
 import fc from "fast-check";
 import { managementError } from "../errors/index.ts";
 import { assertInvalidRequest } from "../errors/refusal.test-support.ts";
@@ -21,39 +21,107 @@ const day = 86_400_000;
 
 describe("data layer names (DLE-ERR-02, DLE-ERR-03, DEC-DLE-02)", () => {
   it("accepts every allowed character", () => {
-    assert.deepEqual(validateDataLayerPath("acme", "main", allowedChars), { ok: true, value: { account: "acme", profile: "main", dlId: allowedChars } });
+    assert.deepEqual(validateDataLayerPath("acme", "main", allowedChars), {
+      ok: true,
+      value: { account: "acme", profile: "main", dlId: allowedChars },
+    });
   });
 
   // The set of DEC-DLE-02, and more: whitespace, the URL delimiters, quotes, backslash, non-ASCII.
-  const restricted = [" ", "\t", "\n", "/", ":", "?", "#", "[", "]", "@", "!", "$", "&", "'", "(", ")", "*", "+", ",", ";", "=", "%", ".", '"', "\\", "<", ">", "{", "}", "|", "^", "`", "é", "ü", "😀", "\u0000", "\u00a0"];
+  const restricted = [
+    " ",
+    "\t",
+    "\n",
+    "/",
+    ":",
+    "?",
+    "#",
+    "[",
+    "]",
+    "@",
+    "!",
+    "$",
+    "&",
+    "'",
+    "(",
+    ")",
+    "*",
+    "+",
+    ",",
+    ";",
+    "=",
+    "%",
+    ".",
+    '"',
+    "\\",
+    "<",
+    ">",
+    "{",
+    "}",
+    "|",
+    "^",
+    "`",
+    "é",
+    "ü",
+    "😀",
+    "\u0000",
+    "\u00a0",
+  ];
   for (const char of restricted) {
     it(`refuses ${JSON.stringify(char)} in a dl_id, account or profile with 400 1400`, () => {
-      assertInvalidRequest(validateDataLayerPath("acme", "main", `prod${char}1`), /^the data layer id "prod.+1" holds a character names may not: only A-Z a-z 0-9 _ - ~$/);
-      assertInvalidRequest(validateDataLayerPath(`ac${char}me`, "main", "prod"), /^the account "ac.+me" holds a character/);
-      assertInvalidRequest(validateDataLayerPath("acme", `ma${char}in`, "prod"), /^the profile "ma.+in" holds a character/);
+      assertInvalidRequest(
+        validateDataLayerPath("acme", "main", `prod${char}1`),
+        /^the data layer id "prod.+1" holds a character names may not: only A-Z a-z 0-9 _ - ~$/,
+      );
+      assertInvalidRequest(
+        validateDataLayerPath(`ac${char}me`, "main", "prod"),
+        /^the account "ac.+me" holds a character/,
+      );
+      assertInvalidRequest(
+        validateDataLayerPath("acme", `ma${char}in`, "prod"),
+        /^the profile "ma.+in" holds a character/,
+      );
     });
   }
 
   it("refuses an empty name and a path segment that could not be decoded (null)", () => {
     assertInvalidRequest(validateDataLayerPath("acme", "main", ""), /^the data layer id in the path is empty$/);
-    assertInvalidRequest(validateDataLayerPath("acme", "main", null), /^the data layer id in the path is not valid percent-encoding$/);
-    assertInvalidRequest(validateDataLayerPath(undefined, "main", "x"), /^the account in the path is not valid percent-encoding$/);
+    assertInvalidRequest(
+      validateDataLayerPath("acme", "main", null),
+      /^the data layer id in the path is not valid percent-encoding$/,
+    );
+    assertInvalidRequest(
+      validateDataLayerPath(undefined, "main", "x"),
+      /^the account in the path is not valid percent-encoding$/,
+    );
     assertInvalidRequest(validateProfilePath("acme", null), /^the profile in the path is not valid percent-encoding$/);
   });
 
   it("counts account + profile + dl_id without separators: 250 passes, 251 is refused", () => {
     assert.ok(validateDataLayerPath("acme", "main", "x".repeat(242)).ok);
-    assertInvalidRequest(validateDataLayerPath("acme", "main", "x".repeat(243)), /^the account, profile and data layer id are 251 characters together, and may be 250 at most$/);
+    assertInvalidRequest(
+      validateDataLayerPath("acme", "main", "x".repeat(243)),
+      /^the account, profile and data layer id are 251 characters together, and may be 250 at most$/,
+    );
     assert.ok(validateDataLayerPath("a".repeat(124), "p".repeat(125), "d").ok);
-    assertInvalidRequest(validateDataLayerPath("a".repeat(125), "p".repeat(125), "d"), /^the account, profile and data layer id are 251 characters together/);
-    assertInvalidRequest(validateProfilePath("a".repeat(125), "p".repeat(126)), /^the account and profile are 251 characters together/);
+    assertInvalidRequest(
+      validateDataLayerPath("a".repeat(125), "p".repeat(125), "d"),
+      /^the account, profile and data layer id are 251 characters together/,
+    );
+    assertInvalidRequest(
+      validateProfilePath("a".repeat(125), "p".repeat(126)),
+      /^the account and profile are 251 characters together/,
+    );
   });
 
   it("accepts allowed names exactly when their lengths add up to at most 250", () => {
     const name = (max: number) => fc.string({ unit: fc.constantFrom(...allowedChars), minLength: 1, maxLength: max });
     fc.assert(
       fc.property(name(120), name(120), name(120), (account, profile, dlId) => {
-        assert.equal(validateDataLayerPath(account, profile, dlId).ok, account.length + profile.length + dlId.length <= 250);
+        assert.equal(
+          validateDataLayerPath(account, profile, dlId).ok,
+          account.length + profile.length + dlId.length <= 250,
+        );
       }),
     );
   });
@@ -70,17 +138,41 @@ describe("data layer names (DLE-ERR-02, DLE-ERR-03, DEC-DLE-02)", () => {
 
 describe("upload and update requests (DEC-DLE-03, DEC-DLE-04)", () => {
   it("takes application/json with or without parameters, in any case", () => {
-    for (const type of ["application/json", "application/json; charset=utf-8", "Application/JSON;charset=UTF-8", " application/json "]) {
+    for (const type of [
+      "application/json",
+      "application/json; charset=utf-8",
+      "Application/JSON;charset=UTF-8",
+      " application/json ",
+    ]) {
       assert.ok(validateDataLayerContentType(type).ok, type);
     }
   });
 
   it("refuses any other Content-Type, or none, with 400 1400", () => {
-    for (const type of [null, undefined, "", "text/plain", "application/x-www-form-urlencoded", "application/json-patch+json", "application/jsonx", "text/json"]) {
-      assertInvalidRequest(validateDataLayerContentType(type), /^the Content-Type must be application\/json, not /, String(type));
+    for (const type of [
+      null,
+      undefined,
+      "",
+      "text/plain",
+      "application/x-www-form-urlencoded",
+      "application/json-patch+json",
+      "application/jsonx",
+      "text/json",
+    ]) {
+      assertInvalidRequest(
+        validateDataLayerContentType(type),
+        /^the Content-Type must be application\/json, not /,
+        String(type),
+      );
     }
-    assertInvalidRequest(validateDataLayerContentType("text/plain"), /^the Content-Type must be application\/json, not "text\/plain"$/);
-    assertInvalidRequest(validateDataLayerContentType(null), /^the Content-Type must be application\/json, not missing$/);
+    assertInvalidRequest(
+      validateDataLayerContentType("text/plain"),
+      /^the Content-Type must be application\/json, not "text\/plain"$/,
+    );
+    assertInvalidRequest(
+      validateDataLayerContentType(null),
+      /^the Content-Type must be application\/json, not missing$/,
+    );
   });
 
   it("accepts gzip (and x-gzip, identity, none) and refuses other encodings with 400 1400", () => {
@@ -90,7 +182,11 @@ describe("upload and update requests (DEC-DLE-03, DEC-DLE-04)", () => {
     assert.deepEqual(readDataLayerEncoding(null), { ok: true, value: "identity" });
     assert.deepEqual(readDataLayerEncoding("identity"), { ok: true, value: "identity" });
     for (const coding of ["br", "deflate", "compress", "gzip, br", "zstd"]) {
-      assertInvalidRequest(readDataLayerEncoding(coding), new RegExp(`^the Content-Encoding "${coding}" is not taken: gzip, or none$`), coding);
+      assertInvalidRequest(
+        readDataLayerEncoding(coding),
+        new RegExp(`^the Content-Encoding "${coding}" is not taken: gzip, or none$`),
+        coding,
+      );
     }
   });
 
@@ -117,7 +213,10 @@ describe("upload and update requests (DEC-DLE-03, DEC-DLE-04)", () => {
 
 describe("list (DLE-05, DLE-12, DEC-DLE-09)", () => {
   it("sorts by UTF-16 code unit, not by locale", () => {
-    assert.deepEqual(limitDataLayerList(["b", "a", "B", "_", "~", "0", "-"], 1000), { ok: true, value: ["-", "0", "B", "_", "a", "b", "~"] });
+    assert.deepEqual(limitDataLayerList(["b", "a", "B", "_", "~", "0", "-"], 1000), {
+      ok: true,
+      value: ["-", "0", "B", "_", "a", "b", "~"],
+    });
   });
 
   it("answers up to the maximum and refuses more with the list message", () => {
@@ -125,18 +224,32 @@ describe("list (DLE-05, DLE-12, DEC-DLE-09)", () => {
     assert.equal(limitDataLayerList(names.slice(0, 1000), 1000).ok, true);
     assert.deepEqual(limitDataLayerList(names, 1000), {
       ok: false,
-      error: { kind: "management", code: "dataLayerListTooLarge", status: 400, returnCode: 1400, message: "Invalid request submission. Data layer list size exceeds maximum permissible (1000)." },
+      error: {
+        kind: "management",
+        code: "dataLayerListTooLarge",
+        status: 400,
+        returnCode: 1400,
+        message: "Invalid request submission. Data layer list size exceeds maximum permissible (1000).",
+      },
     });
   });
 
   it("[DEC-GEN-01] the refusal names the configured maximum (limits.dataLayerListMax)", () => {
     const refused = limitDataLayerList(["a", "b", "c", "d"], 3);
     assert.equal(refused.ok, false);
-    if (!refused.ok) assert.equal(refused.error.message, "Invalid request submission. Data layer list size exceeds maximum permissible (3).");
+    if (!refused.ok)
+      assert.equal(
+        refused.error.message,
+        "Invalid request submission. Data layer list size exceeds maximum permissible (3).",
+      );
   });
 
   it("code-unit order is a total order that agrees with <", () => {
-    fc.assert(fc.property(fc.string(), fc.string(), (a, b) => assert.equal(Math.sign(compareCodeUnits(a, b)), a < b ? -1 : a > b ? 1 : 0)));
+    fc.assert(
+      fc.property(fc.string(), fc.string(), (a, b) =>
+        assert.equal(Math.sign(compareCodeUnits(a, b)), a < b ? -1 : a > b ? 1 : 0),
+      ),
+    );
   });
 });
 
@@ -149,15 +262,30 @@ describe("get status (DLE-04, DLE-08, DLE-09, DEC-DLE-05, DEC-DLE-08)", () => {
   });
 
   it("answers the newest change's state while it is kept", () => {
-    assert.deepEqual(reportStatus({ state: "pending", acceptedAt: 1_000, settledAt: null }, 2_000, retention), { ok: true, value: "pending" });
-    assert.deepEqual(reportStatus({ state: "completed", acceptedAt: 1_000, settledAt: 5_000 }, 5_000 + retention - 1, retention), { ok: true, value: "completed" });
-    assert.deepEqual(reportStatus({ state: "failed", acceptedAt: 1_000, settledAt: 5_000 }, 6_000, retention), { ok: true, value: "failed" });
+    assert.deepEqual(reportStatus({ state: "pending", acceptedAt: 1_000, settledAt: null }, 2_000, retention), {
+      ok: true,
+      value: "pending",
+    });
+    assert.deepEqual(
+      reportStatus({ state: "completed", acceptedAt: 1_000, settledAt: 5_000 }, 5_000 + retention - 1, retention),
+      { ok: true, value: "completed" },
+    );
+    assert.deepEqual(reportStatus({ state: "failed", acceptedAt: 1_000, settledAt: 5_000 }, 6_000, retention), {
+      ok: true,
+      value: "failed",
+    });
   });
 
   it("is 404 'Status unavailable' for an unknown dl_id and 30 days after the last change", () => {
     assert.deepEqual(reportStatus(null, 0, retention), unavailable);
-    assert.deepEqual(reportStatus({ state: "completed", acceptedAt: 1_000, settledAt: 5_000 }, 5_000 + retention, retention), unavailable);
-    assert.deepEqual(reportStatus({ state: "pending", acceptedAt: 1_000, settledAt: null }, 1_000 + retention, retention), unavailable);
+    assert.deepEqual(
+      reportStatus({ state: "completed", acceptedAt: 1_000, settledAt: 5_000 }, 5_000 + retention, retention),
+      unavailable,
+    );
+    assert.deepEqual(
+      reportStatus({ state: "pending", acceptedAt: 1_000, settledAt: null }, 1_000 + retention, retention),
+      unavailable,
+    );
   });
 });
 
@@ -173,15 +301,21 @@ describe("the served script (DEC-DLE-07)", () => {
   });
 
   it("keeps what the page already has under window.utag", () => {
-    const window = run(dataLayerScript("second", '{"n":2}'), { utag: { id: "u", globals: { dle: { enrichments: { first: { n: 1 } } } } } });
-    assert.deepEqual(window, { utag: { id: "u", globals: { dle: { enrichments: { first: { n: 1 }, second: { n: 2 } } } } } });
+    const window = run(dataLayerScript("second", '{"n":2}'), {
+      utag: { id: "u", globals: { dle: { enrichments: { first: { n: 1 } } } } },
+    });
+    assert.deepEqual(window, {
+      utag: { id: "u", globals: { dle: { enrichments: { first: { n: 1 }, second: { n: 2 } } } } },
+    });
   });
 
   it("keeps __proto__ as data and cannot be broken out of by the content", () => {
     const text = '{"__proto__":{"polluted":true},"html":"</script><script>alert(1)</script>","line":"\u2028\u2029"}';
     const script = dataLayerScript("x", text);
     assert.ok(!script.includes("</script>"));
-    const enrichments = (run(script, {}) as { utag: { globals: { dle: { enrichments: Record<string, Record<string, unknown>> } } } }).utag.globals.dle.enrichments;
+    const enrichments = (
+      run(script, {}) as { utag: { globals: { dle: { enrichments: Record<string, Record<string, unknown>> } } } }
+    ).utag.globals.dle.enrichments;
     const value = enrichments.x as Record<string, unknown>;
     assert.equal(Object.getPrototypeOf(value), Object.prototype);
     assert.ok(Object.hasOwn(value, "__proto__"));
@@ -192,7 +326,9 @@ describe("the served script (DEC-DLE-07)", () => {
     fc.assert(
       fc.property(fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 3 })), (object) => {
         const text = JSON.stringify(object);
-        const window = run(dataLayerScript("id", text), {}) as { utag: { globals: { dle: { enrichments: Record<string, unknown> } } } };
+        const window = run(dataLayerScript("id", text), {}) as {
+          utag: { globals: { dle: { enrichments: Record<string, unknown> } } };
+        };
         assert.equal(JSON.stringify(window.utag.globals.dle.enrichments.id), text);
       }),
     );

@@ -1,5 +1,10 @@
-import { invalidRequestBecause, managementError, quoted, type ManagementError } from "../errors/index.ts";
-import { defaultJsonBodyRules, describeJsonBodyProblem, readJsonObjectBody, type JsonBodyRules } from "../json/json-body.rules.ts";
+import { invalidRequestBecause, type ManagementError, managementError, quoted } from "../errors/index.ts";
+import {
+  defaultJsonBodyRules,
+  describeJsonBodyProblem,
+  type JsonBodyRules,
+  readJsonObjectBody,
+} from "../json/json-body.rules.ts";
 import { fitsCombinedLength, isAllowedName, maxCombinedNameLength } from "../names/names.rules.ts";
 import type { DataLayerChangeState, DataLayerKey } from "../ports/datalayer.store.ts";
 import { err, ok, type Result } from "../result.ts";
@@ -11,7 +16,8 @@ const invalidRequest = invalidRequestBecause;
 function readName(what: string, name: string | null | undefined): Result<string, ManagementError> {
   if (typeof name !== "string") return err(invalidRequest(`the ${what} in the path is not valid percent-encoding`));
   if (name === "") return err(invalidRequest(`the ${what} in the path is empty`));
-  if (!isAllowedName(name)) return err(invalidRequest(`the ${what} ${quoted(name)} holds a character names may not: only A-Z a-z 0-9 _ - ~`));
+  if (!isAllowedName(name))
+    return err(invalidRequest(`the ${what} ${quoted(name)} holds a character names may not: only A-Z a-z 0-9 _ - ~`));
   return ok(name);
 }
 
@@ -25,7 +31,10 @@ function combinedLengthProblem(names: readonly string[]): string {
  * DLE-ERR-02, DLE-ERR-03, DLE-ERR-05, DEC-DLE-02: the account and profile of a data layer path. Names
  * hold only `A-Z a-z 0-9 _ - ~`; a segment that could not be decoded arrives as null and is refused too.
  */
-export function validateProfilePath(account: string | null | undefined, profile: string | null | undefined): Result<{ account: string; profile: string }, ManagementError> {
+export function validateProfilePath(
+  account: string | null | undefined,
+  profile: string | null | undefined,
+): Result<{ account: string; profile: string }, ManagementError> {
   const checkedAccount = readName("account", account);
   if (!checkedAccount.ok) return checkedAccount;
   const checkedProfile = readName("profile", profile);
@@ -57,13 +66,17 @@ export function validateDataLayerPath(
 export function validateDataLayerContentType(contentType: string | null | undefined): Result<void, ManagementError> {
   const media = (contentType ?? "").split(";")[0]?.trim().toLowerCase();
   if (media === "application/json") return ok(undefined);
-  return err(invalidRequest(`the Content-Type must be application/json, not ${contentType ? quoted(contentType) : "missing"}`));
+  return err(
+    invalidRequest(`the Content-Type must be application/json, not ${contentType ? quoted(contentType) : "missing"}`),
+  );
 }
 
 export type BodyEncoding = "identity" | "gzip";
 
 /** DEC-DLE-04: `Content-Encoding: gzip` is accepted (and no encoding, or identity); any other is 400 1400. */
-export function readDataLayerEncoding(contentEncoding: string | null | undefined): Result<BodyEncoding, ManagementError> {
+export function readDataLayerEncoding(
+  contentEncoding: string | null | undefined,
+): Result<BodyEncoding, ManagementError> {
   const coding = (contentEncoding ?? "").trim().toLowerCase();
   if (coding === "" || coding === "identity") return ok("identity");
   if (coding === "gzip" || coding === "x-gzip") return ok("gzip");
@@ -75,7 +88,10 @@ export function readDataLayerEncoding(contentEncoding: string | null | undefined
  * with a period at any depth, nested at most 64 levels. Answers the text as sent (what is served later),
  * so numbers keep every digit and `__proto__` or `constructor` keys stay plain data.
  */
-export function validateDataLayerBody(text: string, rules: JsonBodyRules = defaultJsonBodyRules): Result<string, ManagementError> {
+export function validateDataLayerBody(
+  text: string,
+  rules: JsonBodyRules = defaultJsonBodyRules,
+): Result<string, ManagementError> {
   const parsed = readJsonObjectBody(text, rules);
   return parsed.ok ? ok(text) : err(invalidRequest(describeJsonBodyProblem(text, parsed.error, rules)));
 }
@@ -93,7 +109,10 @@ export function compareCodeUnits(a: string, b: string): number {
 
 /** A JSON text as a JavaScript string literal that is also safe inside an HTML script element. */
 function scriptStringLiteral(text: string): string {
-  return JSON.stringify(text).replace(/</g, "\\u003c").replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
+  return JSON.stringify(text)
+    .replace(/</g, "\\u003c")
+    .replace(/\u2028/g, "\\u2028")
+    .replace(/\u2029/g, "\\u2029");
 }
 
 /**
@@ -128,7 +147,11 @@ export function statusRetentionMs(limits: { readonly statusRetentionDays: number
  * as for a dl_id never seen, it is 404 1404 "Status unavailable...".
  */
 export function reportStatus(
-  newest: { readonly state: DataLayerChangeState; readonly acceptedAt: number; readonly settledAt: number | null } | null,
+  newest: {
+    readonly state: DataLayerChangeState;
+    readonly acceptedAt: number;
+    readonly settledAt: number | null;
+  } | null,
   now: number,
   retentionMs: number,
 ): Result<DataLayerChangeState, ManagementError> {

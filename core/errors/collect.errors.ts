@@ -135,7 +135,9 @@ export interface CollectError {
 }
 
 /** Per code (distributed over a union of codes, so that a code chosen at run time needs no values). */
-type CollectArgs<C extends CollectErrorCode> = C extends CollectErrorCode ? TemplateArgs<(typeof collectErrors)[C]["xError"]> : never;
+type CollectArgs<C extends CollectErrorCode> = C extends CollectErrorCode
+  ? TemplateArgs<(typeof collectErrors)[C]["xError"]>
+  : never;
 
 /** Builds the collection refusal `code` (400 and `X-Error`, empty body), filling its placeholders with `values`. */
 export function collectError<C extends CollectErrorCode>(code: C, ...args: CollectArgs<C>): CollectError {

@@ -1,4 +1,4 @@
-import { fillTemplate, templatePattern, type TemplateArgs } from "./template.ts";
+import { fillTemplate, type TemplateArgs, templatePattern } from "./template.ts";
 
 /** One failure message of a file import status entry (`last_failure`): interface.md, Errors, file failure messages. */
 export interface FileFailureEntry {
@@ -28,7 +28,8 @@ export const fileFailureMessages = {
     clauses: ["FIL-09", "DEC-FIL-03"],
   },
   invalidConnection: {
-    template: "Invalid connection type, or Could not find required (FTP, SFTP, S3) configuration parameters for definition",
+    template:
+      "Invalid connection type, or Could not find required (FTP, SFTP, S3) configuration parameters for definition",
     meaning: "Credentials could not be authenticated",
     clauses: ["FIL-09", "DEC-FIL-03"],
   },
@@ -65,10 +66,7 @@ export type FileFailureCode = keyof typeof fileFailureMessages;
 type FailureArgs<C extends FileFailureCode> = TemplateArgs<(typeof fileFailureMessages)[C]["template"]>;
 
 /** The `last_failure` text for `code`, its placeholders filled. FIL-09 */
-export function fileFailureMessage<C extends FileFailureCode>(
-  code: C,
-  ...args: FailureArgs<C>
-): string {
+export function fileFailureMessage<C extends FileFailureCode>(code: C, ...args: FailureArgs<C>): string {
   const values = (args[0] ?? {}) as Readonly<Record<string, string | number>>;
   return fillTemplate(fileFailureMessages[code].template, values);
 }

@@ -10,7 +10,10 @@ export const fileImportErrors = {
     message: "File {file_name} has already been imported into {account}/{profile}; a file name is imported once",
     clauses: ["DEC-FIL-04"],
   },
-} as const satisfies Record<string, { readonly status: number; readonly message: string; readonly clauses: readonly string[] }>;
+} as const satisfies Record<
+  string,
+  { readonly status: number; readonly message: string; readonly clauses: readonly string[] }
+>;
 
 export type FileImportErrorCode = keyof typeof fileImportErrors;
 
@@ -22,7 +25,15 @@ export interface FileImportError {
 }
 
 /** DEC-FIL-04: the refusal `code`, its placeholders filled. */
-export function fileImportError<C extends FileImportErrorCode>(code: C, ...args: TemplateArgs<(typeof fileImportErrors)[C]["message"]>): FileImportError {
+export function fileImportError<C extends FileImportErrorCode>(
+  code: C,
+  ...args: TemplateArgs<(typeof fileImportErrors)[C]["message"]>
+): FileImportError {
   const values = (args[0] ?? {}) as Readonly<Record<string, string | number>>;
-  return { kind: "file-import", code, status: fileImportErrors[code].status, message: fillTemplate(fileImportErrors[code].message, values) };
+  return {
+    kind: "file-import",
+    code,
+    status: fileImportErrors[code].status,
+    message: fillTemplate(fileImportErrors[code].message, values),
+  };
 }

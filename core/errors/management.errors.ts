@@ -24,7 +24,19 @@ export const managementErrors = {
     status: 400,
     returnCode: 1400,
     message: "Invalid request submission. Please check supplied parameters or request body.",
-    clauses: ["DLE-ERR-01", "DLE-ERR-02", "DLE-ERR-03", "DLE-ERR-05", "DLE-ERR-06", "DLE-ERR-07", "DLE-ERR-08", "DEC-DLE-02", "DEC-DLE-03", "DEC-DLE-04", "DEC-PRV-02"],
+    clauses: [
+      "DLE-ERR-01",
+      "DLE-ERR-02",
+      "DLE-ERR-03",
+      "DLE-ERR-05",
+      "DLE-ERR-06",
+      "DLE-ERR-07",
+      "DLE-ERR-08",
+      "DEC-DLE-02",
+      "DEC-DLE-03",
+      "DEC-DLE-04",
+      "DEC-PRV-02",
+    ],
   },
   dataLayerListTooLarge: {
     status: 400,
@@ -203,10 +215,7 @@ export function quoted(value: string): string {
 type ManagementArgs<C extends ManagementErrorCode> = TemplateArgs<(typeof managementErrors)[C]["message"]>;
 
 /** Builds the catalogue error `code`, filling its placeholders with `values`. DEC-GEN-01 */
-export function managementError<C extends ManagementErrorCode>(
-  code: C,
-  ...args: ManagementArgs<C>
-): ManagementError {
+export function managementError<C extends ManagementErrorCode>(code: C, ...args: ManagementArgs<C>): ManagementError {
   const entry: ManagementErrorEntry = managementErrors[code];
   const values = (args[0] ?? {}) as Readonly<Record<string, string | number>>;
   return {

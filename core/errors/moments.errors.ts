@@ -62,10 +62,7 @@ export interface MomentsError {
 type MomentsArgs<C extends MomentsErrorCode> = TemplateArgs<(typeof momentsErrors)[C]["message"]>;
 
 /** Builds the moments refusal `code`, filling its placeholders. */
-export function momentsError<C extends MomentsErrorCode>(
-  code: C,
-  ...args: MomentsArgs<C>
-): MomentsError {
+export function momentsError<C extends MomentsErrorCode>(code: C, ...args: MomentsArgs<C>): MomentsError {
   const entry: MomentsErrorEntry = momentsErrors[code];
   const values = (args[0] ?? {}) as Readonly<Record<string, string | number>>;
   return { kind: "moments", code, status: entry.status, message: fillTemplate(entry.message, values) };

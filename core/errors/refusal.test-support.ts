@@ -1,5 +1,5 @@
 import type { Result } from "../result.ts";
-import { managementError, type ManagementError } from "./management.errors.ts";
+import { type ManagementError, managementError } from "./management.errors.ts";
 
 /**
  * For tests: throws unless `result` is the one 400 1400 of the data layer and privacy APIs, its body the
@@ -14,8 +14,10 @@ export function assertInvalidRequest(result: Result<unknown, ManagementError>, r
   const { reason: said, ...error } = result.error;
   const expected: ManagementError = managementError("invalidRequest");
   for (const field of ["kind", "code", "status", "returnCode", "message", "extra"] as const) {
-    if (error[field] !== expected[field]) fail(`${field} is ${JSON.stringify(error[field])}, not ${JSON.stringify(expected[field])}`);
+    if (error[field] !== expected[field])
+      fail(`${field} is ${JSON.stringify(error[field])}, not ${JSON.stringify(expected[field])}`);
   }
-  if (Object.keys(error).length !== Object.keys(expected).length) fail(`the error has fields ${Object.keys(error).join(", ")}`);
+  if (Object.keys(error).length !== Object.keys(expected).length)
+    fail(`the error has fields ${Object.keys(error).join(", ")}`);
   if (!reason.test(said ?? "")) fail(`the reason ${JSON.stringify(said)} does not match ${reason}`);
 }

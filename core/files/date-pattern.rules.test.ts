@@ -1,7 +1,7 @@
-import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { describe, it } from "node:test";
 import fc from "fast-check";
-import { compileDatePattern, parseDateWithPattern, type DatePattern } from "./date-pattern.rules.ts";
+import { compileDatePattern, type DatePattern, parseDateWithPattern } from "./date-pattern.rules.ts";
 
 function compiled(source: string): DatePattern {
   const result = compileDatePattern(source);
@@ -34,7 +34,18 @@ describe("Java-style date patterns (DEC-FIL-01)", () => {
     });
   }
 
-  const refused = ["yy-MM-dd", "yyyy-MMM-dd", "yyyy-MM-dd hh:mm", "yyyy-MM-dd HH:mm a", "yyyy-MM-dd Z", "EEE yyyy-MM-dd", "yyyy-MM-dd'T", "HH:mm", "yyyy-MM-dd yyyy", "yyyy-MM-dd HH:mm:ss.SS"];
+  const refused = [
+    "yy-MM-dd",
+    "yyyy-MMM-dd",
+    "yyyy-MM-dd hh:mm",
+    "yyyy-MM-dd HH:mm a",
+    "yyyy-MM-dd Z",
+    "EEE yyyy-MM-dd",
+    "yyyy-MM-dd'T",
+    "HH:mm",
+    "yyyy-MM-dd yyyy",
+    "yyyy-MM-dd HH:mm:ss.SS",
+  ];
   for (const pattern of refused) {
     it(`refuses ${JSON.stringify(pattern)} with a reason`, () => {
       const result = compileDatePattern(pattern);

@@ -10,7 +10,12 @@ import { err, ok, type Result } from "../result.ts";
 
 /** One piece of a compiled pattern: a number field, or text that must appear as it is. */
 export type DatePatternPart =
-  | { readonly kind: "field"; readonly letter: "y" | "M" | "d" | "H" | "m" | "s" | "S"; readonly minDigits: number; readonly maxDigits: number }
+  | {
+      readonly kind: "field";
+      readonly letter: "y" | "M" | "d" | "H" | "m" | "s" | "S";
+      readonly minDigits: number;
+      readonly maxDigits: number;
+    }
   | { readonly kind: "literal"; readonly text: string };
 
 export interface DatePattern {
@@ -92,7 +97,8 @@ export function compileDatePattern(source: string): Result<DatePattern, string> 
     index += 1;
   }
   flushLiteral();
-  if (!seen.has("y") || !seen.has("M") || !seen.has("d")) return err("must name at least the year (yyyy), the month (M or MM) and the day (d or dd)");
+  if (!seen.has("y") || !seen.has("M") || !seen.has("d"))
+    return err("must name at least the year (yyyy), the month (M or MM) and the day (d or dd)");
   return ok({ source, parts });
 }
 

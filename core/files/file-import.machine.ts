@@ -40,7 +40,12 @@ export interface FileImportState {
 export type FileImportEvent =
   | { readonly type: "downloaded"; readonly at: number }
   | { readonly type: "processing-started"; readonly at: number }
-  | { readonly type: "processed"; readonly at: number; readonly counts: RowCounts; readonly lastRowFailure: string | null }
+  | {
+      readonly type: "processed";
+      readonly at: number;
+      readonly counts: RowCounts;
+      readonly lastRowFailure: string | null;
+    }
   /** A file-level failure: download failure, unknown prefix, header problems, too large a record. */
   | { readonly type: "failed"; readonly at: number; readonly failure: string; readonly counts?: RowCounts };
 
@@ -86,20 +91,38 @@ const moves: Readonly<Record<"downloaded" | "processing-started" | "processed", 
  * FIL-07, FIL-08, DEC-FIL-03: the next state of an import. A move out of order, or any move once the
  * import has finished, is refused (a programming error of the caller, never a user's).
  */
-export function transitionFileImport(state: FileImportState, event: FileImportEvent): Result<FileImportTransition, string> {
+export function transitionFileImport(
+  state: FileImportState,
+  event: FileImportEvent,
+): Result<FileImportTransition, string> {
   const current = currentState(state);
   if (state.finished) return err(`the import has finished (${current}); ${event.type} cannot follow`);
   if (event.type === "failed") {
     const entries = state.status.slice(0, -1);
     const last = state.status.at(-1) as StatusEntry;
-    const failedEntry: StatusEntry = { ...last, ...(event.counts ? { counts: event.counts } : {}), lastFailure: event.failure };
-    return ok({ next: { status: [...entries, failedEntry], finished: true }, effects: [{ type: "import-finished", outcome: "failed" }] });
+    const failedEntry: StatusEntry = {
+      ...last,
+      ...(event.counts ? { counts: event.counts } : {}),
+      lastFailure: event.failure,
+    };
+    return ok({
+      next: { status: [...entries, failedEntry], finished: true },
+      effects: [{ type: "import-finished", outcome: "failed" }],
+    });
   }
   const move = moves[event.type];
   if (current !== move.from) return err(`${event.type} needs ${move.from}, the import is ${current}`);
   if (event.type === "processed") {
-    const entry: StatusEntry = { state: "PROCESSED", at: event.at, counts: event.counts, ...(event.lastRowFailure === null ? {} : { lastFailure: event.lastRowFailure }) };
-    return ok({ next: { status: [...state.status, entry], finished: true }, effects: [{ type: "import-finished", outcome: "processed" }] });
+    const entry: StatusEntry = {
+      state: "PROCESSED",
+      at: event.at,
+      counts: event.counts,
+      ...(event.lastRowFailure === null ? {} : { lastFailure: event.lastRowFailure }),
+    };
+    return ok({
+      next: { status: [...state.status, entry], finished: true },
+      effects: [{ type: "import-finished", outcome: "processed" }],
+    });
   }
   const next: FileImportState = { status: [...state.status, { state: move.to, at: event.at }], finished: false };
   return ok({ next, effects: [{ type: event.type === "downloaded" ? "queue-processing" : "read-rows" }] });

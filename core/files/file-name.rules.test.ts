@@ -1,5 +1,5 @@
-import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { describe, it } from "node:test";
 import fc from "fast-check";
 import { managementError } from "../errors/index.ts";
 import { checkImportFileName, checkStatusFileName, prefixOfFileName } from "./file-name.rules.ts";
@@ -56,9 +56,13 @@ describe("file names (FIL-10, DEC-FIL-04, FIL-ERR-05)", () => {
 
   it("a file named <prefix>_<id>.csv after a definition is in that definition's group, whatever the id", () => {
     fc.assert(
-      fc.property(fc.stringMatching(/^[A-Za-z0-9~-][A-Za-z0-9_~-]{0,20}$/), fc.stringMatching(/^[A-Za-z0-9_.~-]{1,20}$/), (prefix, id) => {
-        assert.equal(prefixOfFileName(`${prefix}_${id}.csv`, [prefix]), prefix);
-      }),
+      fc.property(
+        fc.stringMatching(/^[A-Za-z0-9~-][A-Za-z0-9_~-]{0,20}$/),
+        fc.stringMatching(/^[A-Za-z0-9_.~-]{1,20}$/),
+        (prefix, id) => {
+          assert.equal(prefixOfFileName(`${prefix}_${id}.csv`, [prefix]), prefix);
+        },
+      ),
     );
   });
 });

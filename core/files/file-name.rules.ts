@@ -2,7 +2,7 @@
  * File names of imports (FIL-10, DEC-FIL-04, LIM file name length): `<prefix>_<unique date identifier>.csv`,
  * at most 150 characters including `.csv`.
  */
-import { managementError, type ManagementError } from "../errors/index.ts";
+import { type ManagementError, managementError } from "../errors/index.ts";
 import { err, ok, type Result } from "../result.ts";
 
 /** DEC-FIL-04, FIL-ERR-05: the longest file name, `.csv` included. */
@@ -20,7 +20,12 @@ const safeName = /^[A-Za-z0-9_~-][A-Za-z0-9_.~-]*$/;
 /** FIL-ERR-05, DEC-FIL-04: a single file status call names at most 150 characters (`.csv` included). */
 export function checkStatusFileName(name: string): Result<string, ManagementError> {
   if (name.length > maxFileNameLength) {
-    return err(managementError("invalidParameter", { parameter: "fileName", problem: `longer than ${maxFileNameLength} characters` }));
+    return err(
+      managementError("invalidParameter", {
+        parameter: "fileName",
+        problem: `longer than ${maxFileNameLength} characters`,
+      }),
+    );
   }
   return ok(name);
 }
@@ -35,7 +40,8 @@ export function checkImportFileName(name: string): Result<string, ManagementErro
   const invalid = (problem: string) => err(managementError("invalidParameter", { parameter: "fileName", problem }));
   if (name.length > maxFileNameLength) return invalid(`longer than ${maxFileNameLength} characters`);
   if (!name.endsWith(csvExtension) || prefixOfFileName(name, []) === "") return invalid("must be <prefix>_<id>.csv");
-  if (!safeName.test(name)) return invalid("may contain only the characters A-Z a-z 0-9 _ - ~ . and must not start with a period");
+  if (!safeName.test(name))
+    return invalid("may contain only the characters A-Z a-z 0-9 _ - ~ . and must not start with a period");
   return ok(name);
 }
 
@@ -49,7 +55,12 @@ export function prefixOfFileName(name: string, knownPrefixes: readonly string[])
   const stem = name.endsWith(csvExtension) ? name.slice(0, -csvExtension.length) : name;
   let best: string | null = null;
   for (const prefix of knownPrefixes) {
-    if (stem.length > prefix.length + 1 && stem.startsWith(`${prefix}_`) && (best === null || prefix.length > best.length)) best = prefix;
+    if (
+      stem.length > prefix.length + 1 &&
+      stem.startsWith(`${prefix}_`) &&
+      (best === null || prefix.length > best.length)
+    )
+      best = prefix;
   }
   if (best !== null) return best;
   const underscore = stem.indexOf("_");

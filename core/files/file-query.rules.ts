@@ -1,7 +1,7 @@
 /**
  * The query parameters of file count and file search (FIL-03, FIL-05, FIL-11, FIL-ERR-01..04, DEC-FIL-06).
  */
-import { managementError, type ManagementError } from "../errors/index.ts";
+import { type ManagementError, managementError } from "../errors/index.ts";
 import { err, ok, type Result } from "../result.ts";
 import { csvExtension, maxFilePrefixLength } from "./file-name.rules.ts";
 
@@ -18,7 +18,8 @@ export interface FileQuery {
  * `isoformat()`) are cut to the millisecond; `t` and `z` may be lower case (RFC 3339). A space where the
  * sign of the offset belongs is read as `+`: an unencoded `+` in a query string arrives as a space.
  */
-const dateTime = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:([Zz])|([+\- ])(\d{2})(?::?(\d{2}))?)$/;
+const dateTime =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:([Zz])|([+\- ])(\d{2})(?::?(\d{2}))?)$/;
 
 /** FIL-11, DEC-FIL-06: the epoch milliseconds a date parameter names, or null when it has another shape or names no real time. */
 export function parseQueryDate(text: string): number | null {
@@ -29,7 +30,8 @@ export function parseQueryDate(text: string): number | null {
   const [y, mo, d, h, mi] = numbers;
   const s = Number(second ?? "0");
   const ms = Number((fraction ?? "0").slice(0, 3).padEnd(3, "0"));
-  if (mo < 1 || mo > 12 || d < 1 || d > new Date(Date.UTC(y, mo, 0)).getUTCDate() || h > 23 || mi > 59 || s > 59) return null;
+  if (mo < 1 || mo > 12 || d < 1 || d > new Date(Date.UTC(y, mo, 0)).getUTCDate() || h > 23 || mi > 59 || s > 59)
+    return null;
   let offset = 0;
   if (!zulu) {
     const oh = Number(offsetHours);
@@ -63,7 +65,8 @@ const dateProblem = "not a date-time such as 2024-01-31T09:30Z or 2024-01-31T09:
 export function validateFileQuery(parameters: FileQueryParameters): Result<FileQuery, ManagementError> {
   const { filePrefix, startDate, endDate } = parameters;
   if (filePrefix === undefined || filePrefix === "") return err(invalid("filePrefix", "missing"));
-  if (filePrefix.length > maxFilePrefixLength) return err(invalid("filePrefix", `longer than ${maxFilePrefixLength} characters`));
+  if (filePrefix.length > maxFilePrefixLength)
+    return err(invalid("filePrefix", `longer than ${maxFilePrefixLength} characters`));
   if (startDate === undefined || startDate === "") return err(invalid("startDate", "missing"));
   if (endDate === undefined || endDate === "") return err(invalid("endDate", "missing"));
   const from = parseQueryDate(startDate);

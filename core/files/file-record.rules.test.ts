@@ -1,5 +1,5 @@
-import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { describe, it } from "node:test";
 import fc from "fast-check";
 import type { FileStatusRecord } from "../ports/files.store.ts";
 import { fileStatusView, objectIdOf } from "./file-record.rules.ts";
@@ -30,12 +30,24 @@ describe("the file status record (FIL-06, FIL-07, DEC-FIL-05)", () => {
       profile: "main",
       created_at: { $date: "2024-01-31T09:30:00.000Z" },
       node_id: "node-1",
-      file: { name: "purchases_1.csv", size: 120, checksum: "0".repeat(32), source: { type: "upload", host: "host-a" }, line_count: 3 },
+      file: {
+        name: "purchases_1.csv",
+        size: 120,
+        checksum: "0".repeat(32),
+        source: { type: "upload", host: "host-a" },
+        line_count: 3,
+      },
       status: [
         { state: "DOWNLOADING", timestamp: { $date: "2024-01-31T09:30:00.000Z" } },
         { state: "DOWNLOADED", timestamp: { $date: "2024-01-31T09:30:01.000Z" } },
         { state: "PROCESSING", timestamp: { $date: "2024-01-31T09:30:02.000Z" } },
-        { state: "PROCESSED", timestamp: { $date: "2024-01-31T09:30:03.007Z" }, lines_skipped: 1, lines_failed_processing: 0, lines_successfully_processed: 1 },
+        {
+          state: "PROCESSED",
+          timestamp: { $date: "2024-01-31T09:30:03.007Z" },
+          lines_skipped: 1,
+          lines_failed_processing: 0,
+          lines_successfully_processed: 1,
+        },
       ],
     });
   });

@@ -6,9 +6,9 @@ import type { FileColumn, FileDefinition, ProfileConfig } from "../config/config
 import { fileFailureMessage } from "../errors/index.ts";
 import type { CollectedEvent } from "../ports/events.store.ts";
 import { err, ok, type Result } from "../result.ts";
-import { buildKnownVisitorId, isUsableVisitorId, normaliseVisitorIdValue } from "../visitors/visitor-id.rules.ts";
 import { decimalNumberText as numberText } from "../values/value-text.rules.ts";
-import { compileDatePattern, parseDateWithPattern, type DatePattern } from "./date-pattern.rules.ts";
+import { buildKnownVisitorId, isUsableVisitorId, normaliseVisitorIdValue } from "../visitors/visitor-id.rules.ts";
+import { compileDatePattern, type DatePattern, parseDateWithPattern } from "./date-pattern.rules.ts";
 
 /** The attributes every imported event carries (DEC-FIL-04). */
 export const sourceFileParameter = "_source_file";
@@ -49,7 +49,8 @@ export function planRows(definition: FileDefinition, header: readonly string[]):
   const names = header.map((name) => name.trim());
   const indexOf = (column: string) => names.indexOf(column.trim());
   const visitorIndex = indexOf(definition.visitorId.column);
-  if (visitorIndex === -1) return err(fileFailureMessage("visitorIdColumnMissing", { column_name: definition.visitorId.column }));
+  if (visitorIndex === -1)
+    return err(fileFailureMessage("visitorIdColumnMissing", { column_name: definition.visitorId.column }));
   const mapped = [definition.visitorId.column, ...definition.columns.map((column) => column.column)];
   const occurrences = mapped.map((column) => names.filter((name) => name === column.trim()).length);
   if (occurrences.some((count) => count > 1)) {
@@ -70,7 +71,12 @@ export function planRows(definition: FileDefinition, header: readonly string[]):
     columns.push({ index, column, pattern });
   }
   if (columns.length !== definition.columns.length) {
-    return err(fileFailureMessage("columnCountMismatch", { columns: columns.length + 1, processors: definition.columns.length + 1 }));
+    return err(
+      fileFailureMessage("columnCountMismatch", {
+        columns: columns.length + 1,
+        processors: definition.columns.length + 1,
+      }),
+    );
   }
   return ok({ width: header.length, visitorIndex, columns });
 }
@@ -96,7 +102,9 @@ export function parseColumnValue(planned: PlannedColumn, text: string): Result<n
     }
     case "date": {
       const value = planned.pattern ? parseDateWithPattern(planned.pattern, trimmed) : null;
-      return value === null ? err(fileFailureMessage("dateUnparsable", { date_format: planned.column.dateFormat ?? "" })) : ok(value);
+      return value === null
+        ? err(fileFailureMessage("dateUnparsable", { date_format: planned.column.dateFormat ?? "" }))
+        : ok(value);
     }
   }
 }
@@ -126,15 +134,24 @@ export type RowOutcome =
 export function importRow(plan: RowPlan, context: RowContext, fields: readonly string[], line: number): RowOutcome {
   if (fields.length === 1 && /^[ \t]*$/.test(fields[0] as string)) return { kind: "skipped" };
   if (fields.length !== plan.width) {
-    return { kind: "failed", failure: fileFailureMessage("columnCountMismatch", { columns: fields.length, processors: plan.width }) };
+    return {
+      kind: "failed",
+      failure: fileFailureMessage("columnCountMismatch", { columns: fields.length, processors: plan.width }),
+    };
   }
   const visitorValue = normaliseVisitorIdValue(fields[plan.visitorIndex] as string);
   if (visitorValue === "") return { kind: "skipped" };
   // A value no one could name again (the privacy and moments APIs take what collection takes), or bytes that
   // were not UTF-8 (read as U+FFFD): the row fails rather than making a visitor of it.
-  if (!isUsableVisitorId(visitorValue) || visitorValue.includes("\ufffd")) return { kind: "failed", failure: fileFailureMessage("processingException") };
+  if (!isUsableVisitorId(visitorValue) || visitorValue.includes("\ufffd"))
+    return { kind: "failed", failure: fileFailureMessage("processingException") };
   const data: Record<string, unknown> = {};
-  const visitorId = buildKnownVisitorId(context.account, context.profile, context.definition.visitorId.attribute, visitorValue);
+  const visitorId = buildKnownVisitorId(
+    context.account,
+    context.profile,
+    context.definition.visitorId.attribute,
+    visitorValue,
+  );
   data.svc_visitor_id = visitorId;
   if (context.visitorIdParameter) data[context.visitorIdParameter] = visitorValue;
   for (const planned of plan.columns) {
@@ -171,7 +188,12 @@ export function utf8Length(text: string): number {
     const code = text.charCodeAt(index);
     if (code < 0x80) bytes += 1;
     else if (code < 0x800) bytes += 2;
-    else if (code >= 0xd800 && code <= 0xdbff && index + 1 < text.length && (text.charCodeAt(index + 1) & 0xfc00) === 0xdc00) {
+    else if (
+      code >= 0xd800 &&
+      code <= 0xdbff &&
+      index + 1 < text.length &&
+      (text.charCodeAt(index + 1) & 0xfc00) === 0xdc00
+    ) {
       bytes += 4;
       index += 1;
     } else bytes += 3;

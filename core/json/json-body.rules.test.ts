@@ -1,7 +1,14 @@
-import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { describe, it } from "node:test";
 import fc from "fast-check";
-import { describeJsonBodyProblem, findStructureProblem, locateStructureProblem, measureNesting, readJsonObjectBody, type JsonBodyProblem } from "./json-body.rules.ts";
+import {
+  describeJsonBodyProblem,
+  findStructureProblem,
+  type JsonBodyProblem,
+  locateStructureProblem,
+  measureNesting,
+  readJsonObjectBody,
+} from "./json-body.rules.ts";
 
 /** Reference definitions, written recursively (fine for the small values the properties generate). */
 function depthOf(value: unknown): number {
@@ -105,19 +112,29 @@ describe("JSON object bodies (DLE-ERR-01, DLE-ERR-06, DLE-ERR-07, DEC-DLE-03)", 
           assert.equal(JSON.stringify(read.value), JSON.stringify(value));
         } else {
           // Which applicable refusal is named first depends on the order of the checks, not on the rule.
-          assert.ok(!read.ok && applicable.has(read.error), `${JSON.stringify(read)} for ${[...applicable].join(", ")}`);
+          assert.ok(
+            !read.ok && applicable.has(read.error),
+            `${JSON.stringify(read)} for ${[...applicable].join(", ")}`,
+          );
         }
       }),
     );
   });
 
   it("measures the nesting of any serialised JSON value as its depth", () => {
-    fc.assert(fc.property(fc.jsonValue({ maxDepth: 8 }), (value) => assert.equal(measureNesting(JSON.stringify(value), 100), depthOf(value))));
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 8 }), (value) =>
+        assert.equal(measureNesting(JSON.stringify(value), 100), depthOf(value)),
+      ),
+    );
   });
 
   it("says where a key with a period is, as a JSON Pointer (RFC 6901: ~ as ~0, / as ~1)", () => {
     assert.deepEqual(locateStructureProblem({ "a.b": 1 }, { maxDepth: 64 }), { kind: "key-with-period", at: "/a.b" });
-    assert.deepEqual(locateStructureProblem({ a: [0, { "x/~.y": 1 }] }, { maxDepth: 64 }), { kind: "key-with-period", at: "/a/1/x~1~0.y" });
+    assert.deepEqual(locateStructureProblem({ a: [0, { "x/~.y": 1 }] }, { maxDepth: 64 }), {
+      kind: "key-with-period",
+      at: "/a/1/x~1~0.y",
+    });
     assert.deepEqual(locateStructureProblem({ a: { b: {} } }, { maxDepth: 2 }), { kind: "too-deep", at: "/a/b" });
     assert.equal(locateStructureProblem({ a: ["b.c"] }, { maxDepth: 64 }), null);
   });
@@ -128,11 +145,20 @@ describe("JSON object bodies (DLE-ERR-01, DLE-ERR-06, DLE-ERR-07, DEC-DLE-03)", 
         const located = locateStructureProblem(value, { maxDepth: 64 });
         assert.equal(located?.kind ?? null, hasPeriodKey(value) ? "key-with-period" : null);
         if (!located) return;
-        const steps = located.at.split("/").slice(1).map((step) => step.replaceAll("~1", "/").replaceAll("~0", "~"));
+        const steps = located.at
+          .split("/")
+          .slice(1)
+          .map((step) => step.replaceAll("~1", "/").replaceAll("~0", "~"));
         const last = steps.pop() as string;
         let node: unknown = value;
         for (const step of steps) node = (node as Record<string, unknown>)[step];
-        assert.ok(last.includes(".") && node !== null && typeof node === "object" && !Array.isArray(node) && Object.hasOwn(node, last));
+        assert.ok(
+          last.includes(".") &&
+            node !== null &&
+            typeof node === "object" &&
+            !Array.isArray(node) &&
+            Object.hasOwn(node, last),
+        );
       }),
     );
   });
@@ -149,6 +175,9 @@ describe("JSON object bodies (DLE-ERR-01, DLE-ERR-06, DLE-ERR-07, DEC-DLE-03)", 
       ["[[[]]]", "too-deep", "the body nests objects and arrays deeper than 64 levels"],
     ];
     for (const [text, problem, words] of described) assert.equal(describeJsonBodyProblem(text, problem), words, text);
-    assert.equal(describeJsonBodyProblem("[[[]]]", "too-deep", { maxDepth: 2 }), "the body nests objects and arrays deeper than 2 levels");
+    assert.equal(
+      describeJsonBodyProblem("[[[]]]", "too-deep", { maxDepth: 2 }),
+      "the body nests objects and arrays deeper than 2 levels",
+    );
   });
 });

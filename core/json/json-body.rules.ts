@@ -35,7 +35,8 @@ export function measureNesting(text: string, stopAbove: number): number {
   for (let index = 0; index < text.length; index += 1) {
     const code = text.charCodeAt(index);
     if (inString) {
-      if (code === 0x5c) index += 1; // a backslash escapes the next character, `\"` included
+      if (code === 0x5c)
+        index += 1; // a backslash escapes the next character, `\"` included
       else if (code === 0x22) inString = false;
     } else if (code === 0x22) {
       inString = true;
@@ -69,7 +70,10 @@ interface Visit {
 function pointerOf(visit: Visit, last?: string): string {
   const steps: string[] = last === undefined ? [] : [last];
   for (let at: Visit | null = visit; at?.parent; at = at.parent) steps.push(at.step);
-  return steps.reverse().map((step) => `/${step.replaceAll("~", "~0").replaceAll("/", "~1")}`).join("");
+  return steps
+    .reverse()
+    .map((step) => `/${step.replaceAll("~", "~0").replaceAll("/", "~1")}`)
+    .join("");
 }
 
 /**
@@ -84,7 +88,8 @@ export function locateStructureProblem(root: unknown, rules: JsonBodyRules): Str
     if (node === null || typeof node !== "object") continue;
     if (depth > rules.maxDepth) return { kind: "too-deep", at: pointerOf(item) };
     if (Array.isArray(node)) {
-      for (let index = 0; index < node.length; index += 1) pending.push({ node: node[index], depth: depth + 1, parent: item, step: String(index) });
+      for (let index = 0; index < node.length; index += 1)
+        pending.push({ node: node[index], depth: depth + 1, parent: item, step: String(index) });
       continue;
     }
     for (const key of Object.keys(node)) {
@@ -105,7 +110,10 @@ export function findStructureProblem(root: unknown, rules: JsonBodyRules): "too-
  * most `maxDepth` levels (checked before parsing), valid JSON, an object (not an array, string, number,
  * boolean or null), and no key with a period at any depth. Never throws.
  */
-export function readJsonObjectBody(text: string, rules: JsonBodyRules = defaultJsonBodyRules): Result<JsonObject, JsonBodyProblem> {
+export function readJsonObjectBody(
+  text: string,
+  rules: JsonBodyRules = defaultJsonBodyRules,
+): Result<JsonObject, JsonBodyProblem> {
   if (text.trim() === "") return err("empty");
   if (measureNesting(text, rules.maxDepth) > rules.maxDepth) return err("too-deep");
   let parsed: unknown;
@@ -117,7 +125,12 @@ export function readJsonObjectBody(text: string, rules: JsonBodyRules = defaultJ
   try {
     parsed = exact
       ? JSON.parse(text, function (this: object, key: string, value: unknown, context?: { source?: string }) {
-          if (typeof value === "number" && Number.isInteger(value) && !Number.isSafeInteger(value) && typeof context?.source === "string") {
+          if (
+            typeof value === "number" &&
+            Number.isInteger(value) &&
+            !Number.isSafeInteger(value) &&
+            typeof context?.source === "string"
+          ) {
             const held = largeIntegers.get(this) ?? new Map<string, string>();
             held.set(key, context.source);
             largeIntegers.set(this, held);
@@ -129,7 +142,8 @@ export function readJsonObjectBody(text: string, rules: JsonBodyRules = defaultJ
     return err("invalid-json");
   }
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) return err("not-an-object");
-  for (const [key, source] of largeIntegers.get(parsed) ?? []) if (exact?.has(key)) (parsed as Record<string, unknown>)[key] = source;
+  for (const [key, source] of largeIntegers.get(parsed) ?? [])
+    if (exact?.has(key)) (parsed as Record<string, unknown>)[key] = source;
   const problem = findStructureProblem(parsed, rules);
   return problem === null ? ok(parsed as JsonObject) : err(problem);
 }
@@ -138,7 +152,11 @@ export function readJsonObjectBody(text: string, rules: JsonBodyRules = defaultJ
  * What a refused body's problem is, in words for the client and the log: which key holds a period and where,
  * what the body is instead of an object. Parses `text` again, so it is for refusals only. Quotes no value.
  */
-export function describeJsonBodyProblem(text: string, problem: JsonBodyProblem, rules: JsonBodyRules = defaultJsonBodyRules): string {
+export function describeJsonBodyProblem(
+  text: string,
+  problem: JsonBodyProblem,
+  rules: JsonBodyRules = defaultJsonBodyRules,
+): string {
   switch (problem) {
     case "empty":
       return "the body is empty";

@@ -1,10 +1,18 @@
-import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { describe, it } from "node:test";
 import fc from "fast-check";
-import type { AttributeType, EngineDefinition, ProfileConfig } from "../config/config.model.ts";
-import { maxEpochMs, type AttributeValue, type VisitorProfile } from "../profiles/profile.rules.ts";
 import { refererHost } from "../collect/collect.rules.ts";
-import { checkEngineAccess, placeAttributeValue, readAttributeLookup, readFlag, refererAllowed, visitorDataFor, type TypedSections } from "./moments.rules.ts";
+import type { AttributeType, EngineDefinition, ProfileConfig } from "../config/config.model.ts";
+import { type AttributeValue, maxEpochMs, type VisitorProfile } from "../profiles/profile.rules.ts";
+import {
+  checkEngineAccess,
+  placeAttributeValue,
+  readAttributeLookup,
+  readFlag,
+  refererAllowed,
+  type TypedSections,
+  visitorDataFor,
+} from "./moments.rules.ts";
 
 const config: ProfileConfig = {
   name: "main",
@@ -43,7 +51,14 @@ const profile: VisitorProfile = {
   visitStartedAt: 1,
   eventCount: 2,
   visitCount: 1,
-  values: { "5201": 2, "5202": "purchase", "5203": true, "5204": 1_700_000_000_000, "5206": "ann@example.com", "5207": 9 },
+  values: {
+    "5201": 2,
+    "5202": "purchase",
+    "5203": true,
+    "5204": 1_700_000_000_000,
+    "5206": "ann@example.com",
+    "5207": 9,
+  },
   badges: [5205],
   visitorIds: { "5120": "ann@example.com" },
   lastSeq: 2,
@@ -52,14 +67,33 @@ const profile: VisitorProfile = {
 describe("the visitor data answer (MOM-03..05, MOM-11, DEC-MOM-01/04)", () => {
   it("an attribute of any name is answered under that name, __proto__ and constructor too", () => {
     const names = ["__proto__", "constructor", "toString", "hasOwnProperty"];
-    const named: ProfileConfig = { ...config, attributes: names.map((name, index) => ({ id: 6000 + index, name, type: "number" as const, pii: false, enrichments: [] })) };
-    const selecting: EngineDefinition = { ...engine, audiences: [], badges: [], attributes: names.map((_, index) => 6000 + index) };
+    const named: ProfileConfig = {
+      ...config,
+      attributes: names.map((name, index) => ({
+        id: 6000 + index,
+        name,
+        type: "number" as const,
+        pii: false,
+        enrichments: [],
+      })),
+    };
+    const selecting: EngineDefinition = {
+      ...engine,
+      audiences: [],
+      badges: [],
+      attributes: names.map((_, index) => 6000 + index),
+    };
     const values = Object.fromEntries(names.map((_, index) => [String(6000 + index), index + 1]));
-    const data = visitorDataFor({ account: "acme", profileName: "main", config: named, engine: selecting, profile: { ...profile, values } });
+    const data = visitorDataFor({
+      account: "acme",
+      profileName: "main",
+      config: named,
+      engine: selecting,
+      profile: { ...profile, values },
+    });
     assert.equal(JSON.stringify(data.metrics), '{"__proto__":1,"constructor":2,"toString":3,"hasOwnProperty":4}');
     assert.equal(Object.getPrototypeOf(data.metrics), Object.prototype);
   });
-
 
   it("keys by names: selected items only, each in its section, PII never", () => {
     assert.deepEqual(visitorDataFor({ account: "acme", profileName: "main", config, engine, profile }), {
@@ -73,7 +107,13 @@ describe("the visitor data answer (MOM-03..05, MOM-11, DEC-MOM-01/04)", () => {
   });
 
   it("keys by ids: audience UIDs are account_profile_id, attributes and badges their ids", () => {
-    const data = visitorDataFor({ account: "acme", profileName: "main", config, engine: { ...engine, keys: "ids" }, profile });
+    const data = visitorDataFor({
+      account: "acme",
+      profileName: "main",
+      config,
+      engine: { ...engine, keys: "ids" },
+      profile,
+    });
     assert.deepEqual(data.audiences, ["acme_main_7"]);
     assert.deepEqual(data.badges, ["5205"]);
     assert.deepEqual(data.metrics, { "5201": 2 });
@@ -81,17 +121,35 @@ describe("the visitor data answer (MOM-03..05, MOM-11, DEC-MOM-01/04)", () => {
   });
 
   it("all six sections are present for a profile with nothing selected", () => {
-    const data = visitorDataFor({ account: "a", profileName: "p", config, engine: { ...engine, audiences: [], badges: [], attributes: [] }, profile });
+    const data = visitorDataFor({
+      account: "a",
+      profileName: "p",
+      config,
+      engine: { ...engine, audiences: [], badges: [], attributes: [] },
+      profile,
+    });
     assert.deepEqual(data, { audiences: [], badges: [], metrics: {}, properties: {}, flags: {}, dates: {} });
   });
 
   it("a PII attribute is never returned, whatever the engine selects and the profile holds", () => {
     fc.assert(
-      fc.property(fc.subarray([5201, 5202, 5203, 5204, 5205, 5206, 5207]), fc.constantFrom("names" as const, "ids" as const), (selected, keys) => {
-        const text = JSON.stringify(visitorDataFor({ account: "a", profileName: "p", config, engine: { ...engine, keys, attributes: selected, badges: selected }, profile }));
-        assert.ok(!text.includes("ann@example.com"));
-        assert.ok(!text.includes("Email") && !text.includes("5206"));
-      }),
+      fc.property(
+        fc.subarray([5201, 5202, 5203, 5204, 5205, 5206, 5207]),
+        fc.constantFrom("names" as const, "ids" as const),
+        (selected, keys) => {
+          const text = JSON.stringify(
+            visitorDataFor({
+              account: "a",
+              profileName: "p",
+              config,
+              engine: { ...engine, keys, attributes: selected, badges: selected },
+              profile,
+            }),
+          );
+          assert.ok(!text.includes("ann@example.com"));
+          assert.ok(!text.includes("Email") && !text.includes("5206"));
+        },
+      ),
       { seed: 3, numRuns: 100 },
     );
   });
@@ -155,9 +213,17 @@ describe("stored values against the attribute's current type (MOM-03, DEC-MOM-04
   it("a number stored before its attribute became a date is left out of the answer, the rest answered", () => {
     const retyped: ProfileConfig = {
       ...config,
-      attributes: config.attributes.map((attribute) => (attribute.id === 5207 ? { ...attribute, name: "Last purchase amount", type: "date" as const } : attribute)),
+      attributes: config.attributes.map((attribute) =>
+        attribute.id === 5207 ? { ...attribute, name: "Last purchase amount", type: "date" as const } : attribute,
+      ),
     };
-    const data = visitorDataFor({ account: "acme", profileName: "main", config: retyped, engine: { ...engine, attributes: [...engine.attributes, 5207] }, profile: { ...profile, values: { ...profile.values, "5207": 12.5 } } });
+    const data = visitorDataFor({
+      account: "acme",
+      profileName: "main",
+      config: retyped,
+      engine: { ...engine, attributes: [...engine.attributes, 5207] },
+      profile: { ...profile, values: { ...profile.values, "5207": 12.5 } },
+    });
     assert.deepEqual(data.dates, { "Last purchase": 1_700_000_000_000 });
     assert.deepEqual(data.metrics, { "Lifetime event count": 2 });
   });
@@ -165,29 +231,39 @@ describe("stored values against the attribute's current type (MOM-03, DEC-MOM-04
   it("for any stored values and any attribute types, every answered value fits its section and is the stored one", () => {
     const ids = [1, 2, 3, 4, 5, 6];
     fc.assert(
-      fc.property(fc.tuple(...ids.map(() => anyAttributeType)), fc.dictionary(fc.constantFrom(...ids.map(String)), anyStoredValue), (types, values) => {
-        const attributes = ids.map((id, index) => ({ id, name: `a${id}`, type: types[index] as AttributeType, pii: false, enrichments: [] }));
-        const data = visitorDataFor({
-          account: "a",
-          profileName: "p",
-          config: { ...config, attributes, audiences: [] },
-          engine: { ...engine, keys: "ids", audiences: [], badges: [], attributes: ids },
-          profile: { ...profile, values, badges: [] },
-        });
-        for (const section of ["metrics", "properties", "flags", "dates"] as const) {
-          for (const [key, value] of Object.entries(data[section])) {
-            assert.ok(fitsSection(section, value), `${section}.${key} = ${String(value)}`);
-            assert.ok(Object.is(value, values[key]), `${section}.${key} is the stored value`);
+      fc.property(
+        fc.tuple(...ids.map(() => anyAttributeType)),
+        fc.dictionary(fc.constantFrom(...ids.map(String)), anyStoredValue),
+        (types, values) => {
+          const attributes = ids.map((id, index) => ({
+            id,
+            name: `a${id}`,
+            type: types[index] as AttributeType,
+            pii: false,
+            enrichments: [],
+          }));
+          const data = visitorDataFor({
+            account: "a",
+            profileName: "p",
+            config: { ...config, attributes, audiences: [] },
+            engine: { ...engine, keys: "ids", audiences: [], badges: [], attributes: ids },
+            profile: { ...profile, values, badges: [] },
+          });
+          for (const section of ["metrics", "properties", "flags", "dates"] as const) {
+            for (const [key, value] of Object.entries(data[section])) {
+              assert.ok(fitsSection(section, value), `${section}.${key} = ${String(value)}`);
+              assert.ok(Object.is(value, values[key]), `${section}.${key} is the stored value`);
+            }
           }
-        }
-        // Nothing that fits is dropped: the answer holds exactly the fitting values.
-        for (const attribute of attributes) {
-          if (attribute.type === "badge") continue;
-          const section = sectionOf[attribute.type];
-          const stored = values[String(attribute.id)];
-          assert.equal(String(attribute.id) in data[section], stored !== undefined && fitsSection(section, stored));
-        }
-      }),
+          // Nothing that fits is dropped: the answer holds exactly the fitting values.
+          for (const attribute of attributes) {
+            if (attribute.type === "badge") continue;
+            const section = sectionOf[attribute.type];
+            const stored = values[String(attribute.id)];
+            assert.equal(String(attribute.id) in data[section], stored !== undefined && fitsSection(section, stored));
+          }
+        },
+      ),
       { seed: 7, numRuns: 300 },
     );
   });
@@ -229,7 +305,10 @@ describe("engine access (MOM-06, MOM-08, DEC-MOM-02)", () => {
 
 describe("parameters (MOM-12)", () => {
   it("attributeId must be numeric and a visitor ID attribute; attributeValue is required", () => {
-    assert.deepEqual(readAttributeLookup(config, "5120", "ann@example.com"), { ok: true, value: { attributeId: 5120, value: "ann@example.com" } });
+    assert.deepEqual(readAttributeLookup(config, "5120", "ann@example.com"), {
+      ok: true,
+      value: { attributeId: 5120, value: "ann@example.com" },
+    });
     for (const [id, value, problem] of [
       ["abc", "x", "attributeId must be numeric"],
       ["5201", "x", "attributeId 5201 is not a visitor ID attribute of this profile"],
@@ -242,7 +321,10 @@ describe("parameters (MOM-12)", () => {
   });
 
   it("[DEC-PRV-05, DEC-MOM-02] attributeValue is normalised as collection keeps it; white space only is no value (400)", () => {
-    assert.deepEqual(readAttributeLookup(config, "5120", " Ann@example.com\t"), { ok: true, value: { attributeId: 5120, value: "Ann@example.com" } });
+    assert.deepEqual(readAttributeLookup(config, "5120", " Ann@example.com\t"), {
+      ok: true,
+      value: { attributeId: 5120, value: "Ann@example.com" },
+    });
     const blank = readAttributeLookup(config, "5120", " \u00a0\t");
     assert.equal(blank.ok ? "" : blank.error.message, "Bad request: attributeValue is required");
   });

@@ -1,11 +1,12 @@
 /**
  * The visitor-data (moments) answer and its checks: MOM-03..06, MOM-11, MOM-12, DEC-MOM-01/02/04.
  */
+
+import { refererHost } from "../collect/collect.rules.ts";
 import type { AttributeDefinition, AttributeType, EngineDefinition, ProfileConfig } from "../config/config.model.ts";
-import { momentsError, type MomentsError } from "../errors/moments.errors.ts";
+import { type MomentsError, momentsError } from "../errors/moments.errors.ts";
 import type { VisitorProfile } from "../profiles/profile.rules.ts";
 import { audiencesOf, maxEpochMs } from "../profiles/profile.rules.ts";
-import { refererHost } from "../collect/collect.rules.ts";
 import { err, ok, type Result } from "../result.ts";
 import { normaliseVisitorIdValue } from "../visitors/visitor-id.rules.ts";
 
@@ -53,7 +54,8 @@ export function placeAttributeValue(sections: TypedSections, type: AttributeType
       if (typeof value === "boolean") setKeyed(sections.flags, key, value);
       return;
     case "date":
-      if (typeof value === "number" && Number.isInteger(value) && Math.abs(value) <= maxEpochMs) setKeyed(sections.dates, key, value);
+      if (typeof value === "number" && Number.isInteger(value) && Math.abs(value) <= maxEpochMs)
+        setKeyed(sections.dates, key, value);
       return;
     case "badge":
       return;
@@ -91,7 +93,8 @@ export function visitorDataFor(input: {
   }
   for (const badgeId of engine.badges) {
     const badge = attributes.get(badgeId);
-    if (badge && badge.type === "badge" && !badge.pii && profile.badges.includes(badgeId)) data.badges.push(keyOf(badge));
+    if (badge && badge.type === "badge" && !badge.pii && profile.badges.includes(badgeId))
+      data.badges.push(keyOf(badge));
   }
   for (const attributeId of engine.attributes) {
     const attribute = attributes.get(attributeId);
@@ -115,7 +118,10 @@ export function refererAllowed(engine: EngineDefinition, referer: string | null 
 }
 
 /** MOM-06, MOM-08, DEC-MOM-02: a disabled engine, then a referer outside the allow list, are 403. */
-export function checkEngineAccess(engine: EngineDefinition, referer: string | null | undefined): Result<EngineDefinition, MomentsError> {
+export function checkEngineAccess(
+  engine: EngineDefinition,
+  referer: string | null | undefined,
+): Result<EngineDefinition, MomentsError> {
   if (!engine.enabled) return err(momentsError("engineDisabled"));
   if (!refererAllowed(engine, referer)) return err(momentsError("refererNotAllowed"));
   return ok(engine);
@@ -130,12 +136,21 @@ export function readFlag(name: string, raw: string | undefined): Result<boolean,
 }
 
 /** MOM-02, MOM-12, DEC-MOM-02, DEC-PRV-05: the visitor ID attribute and (normalised) value of the attribute form. */
-export function readAttributeLookup(config: ProfileConfig, attributeId: string | undefined, attributeValue: string | undefined): Result<{ attributeId: number; value: string }, MomentsError> {
-  if (attributeId === undefined || attributeId === "") return err(momentsError("badRequest", { problem: "attributeId is required" }));
+export function readAttributeLookup(
+  config: ProfileConfig,
+  attributeId: string | undefined,
+  attributeValue: string | undefined,
+): Result<{ attributeId: number; value: string }, MomentsError> {
+  if (attributeId === undefined || attributeId === "")
+    return err(momentsError("badRequest", { problem: "attributeId is required" }));
   if (!/^\d+$/.test(attributeId)) return err(momentsError("badRequest", { problem: "attributeId must be numeric" }));
   const id = Number(attributeId);
   if (!config.visitorIdAttributes.some((attribute) => attribute.id === id)) {
-    return err(momentsError("badRequest", { problem: `attributeId ${attributeId} is not a visitor ID attribute of this profile` }));
+    return err(
+      momentsError("badRequest", {
+        problem: `attributeId ${attributeId} is not a visitor ID attribute of this profile`,
+      }),
+    );
   }
   // DEC-PRV-05: normalised as every visitor-ID value is; white space only is no value.
   const value = attributeValue === undefined ? "" : normaliseVisitorIdValue(attributeValue);

@@ -54,8 +54,21 @@ export interface DataLayerRecord {
 
 /** A pending change that became completed (serving `serve`: the new content, or null to stop serving) or failed. */
 export type ChangeSettlement =
-  | { readonly key: DataLayerKey; readonly seq: number; readonly state: "completed"; readonly settledAt: number; readonly attempts: number; readonly serve: string | null }
-  | { readonly key: DataLayerKey; readonly seq: number; readonly state: "failed"; readonly settledAt: number; readonly attempts: number };
+  | {
+      readonly key: DataLayerKey;
+      readonly seq: number;
+      readonly state: "completed";
+      readonly settledAt: number;
+      readonly attempts: number;
+      readonly serve: string | null;
+    }
+  | {
+      readonly key: DataLayerKey;
+      readonly seq: number;
+      readonly state: "failed";
+      readonly settledAt: number;
+      readonly attempts: number;
+    };
 
 /**
  * The hosted data layers (DLE-*, DEC-DLE-05..09): per data layer, its summary and its changes in order.

@@ -36,7 +36,9 @@ export const maxVisitorIdsPerQuery = 500;
 /** Refuses a query naming more visitor ids than one statement takes: a caller asks in chunks. */
 export function checkVisitorIds(query: { readonly visitorIds?: readonly string[] }): void {
   if (query.visitorIds && query.visitorIds.length > maxVisitorIdsPerQuery) {
-    throw new RangeError(`an event query names at most ${maxVisitorIdsPerQuery} visitor ids, not ${query.visitorIds.length}`);
+    throw new RangeError(
+      `an event query names at most ${maxVisitorIdsPerQuery} visitor ids, not ${query.visitorIds.length}`,
+    );
   }
 }
 
@@ -66,7 +68,10 @@ export interface EventStore {
    * stored. With `mark`, that settings entry is set in the same commit (a file import's progress: after a
    * crash it says exactly which rows are events already).
    */
-  append(events: readonly CollectedEvent[], options?: { readonly mark?: { readonly key: string; readonly value: string } }): Promise<void>;
+  append(
+    events: readonly CollectedEvent[],
+    options?: { readonly mark?: { readonly key: string; readonly value: string } },
+  ): Promise<void>;
   query(query: EventQuery): Promise<StoredEvent[]>;
   /**
    * PRV-09, DEC-PRV-04: removes every event of these visitor ids in the account and profile (collected and

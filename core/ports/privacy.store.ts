@@ -70,7 +70,10 @@ export interface PrivacyStore {
    * one, or the existing one with `created: false`, recording nothing). Atomic in the store: concurrent
    * requests on any node all answer the same transaction.
    */
-  requestDeletion(transaction: PrivacyTransaction, audit: PrivacyAuditRecord): Promise<{ readonly transaction: PrivacyTransaction; readonly created: boolean }>;
+  requestDeletion(
+    transaction: PrivacyTransaction,
+    audit: PrivacyAuditRecord,
+  ): Promise<{ readonly transaction: PrivacyTransaction; readonly created: boolean }>;
   /** PRV-07: the transaction of this account and profile with this id, or null. */
   find(account: string, profile: string, id: string): Promise<PrivacyTransaction | null>;
   /** PRV-10: pending deletions with runAt <= now, earliest first, at most `limit`. */

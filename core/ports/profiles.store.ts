@@ -45,7 +45,11 @@ export interface ProfileStore {
   membersOf(account: string, profile: string, canonical: string): Promise<string[]>;
   find(account: string, profile: string, canonical: string): Promise<VisitorProfile | null>;
   /** The group of a visitor id and its profile, with one read; null when it has none. */
-  findByMember(account: string, profile: string, visitorId: string): Promise<{ canonical: string; data: VisitorProfile } | null>;
+  findByMember(
+    account: string,
+    profile: string,
+    visitorId: string,
+  ): Promise<{ canonical: string; data: VisitorProfile } | null>;
   /**
    * A moments lookup's reads: `findByMember` with the `engineEnabledSince` of `engineId`, in one read where the
    * store can (one read instead of two took about a third off a lookup's reads, bench/FINDINGS.md). Null when
@@ -55,14 +59,27 @@ export interface ProfileStore {
   /** `find` of several groups with one read: groups without a profile are absent from the answer. */
   findMany(account: string, profile: string, canonicals: readonly string[]): Promise<Map<string, VisitorProfile>>;
   /** Writes a group's profile and makes every id of `members` a member of it. */
-  save(account: string, profile: string, canonical: string, data: VisitorProfile, members: readonly string[]): Promise<void>;
+  save(
+    account: string,
+    profile: string,
+    canonical: string,
+    data: VisitorProfile,
+    members: readonly string[],
+  ): Promise<void>;
   /** Several `save`s in one commit (the profile worker writes a whole batch of events at once). */
   saveMany(entries: readonly ProfileSave[]): Promise<void>;
   /**
    * Joins the groups `from` (canonical ids) into `into` in one commit: their members become members of
    * `into`, their profiles are removed, `data` is the joined profile, and each join is recorded.
    */
-  merge(account: string, profile: string, into: string, from: readonly string[], data: VisitorProfile, at: number): Promise<void>;
+  merge(
+    account: string,
+    profile: string,
+    into: string,
+    from: readonly string[],
+    data: VisitorProfile,
+    at: number,
+  ): Promise<void>;
   /** The joins that made a group, oldest first. */
   mergesInto(account: string, profile: string, canonical: string): Promise<MergeRecord[]>;
   /**
@@ -76,7 +93,11 @@ export interface ProfileStore {
    * The groups known by it (a captured visitor ID value holds it) are not changed here: their canonical ids
    * are answered, for the caller to remove with their events (deleteGroup).
    */
-  eraseValue(account: string, profile: string, erased: string): Promise<{ readonly edited: number; readonly groups: readonly string[] }>;
+  eraseValue(
+    account: string,
+    profile: string,
+    erased: string,
+  ): Promise<{ readonly edited: number; readonly groups: readonly string[] }>;
   /** DEC-MOM-04: since when an engine has been enabled (null: disabled or never). */
   engineEnabledSince(account: string, profile: string, engineId: string): Promise<number | null>;
   setEngineEnabledSince(account: string, profile: string, engineId: string, since: number | null): Promise<void>;
@@ -102,6 +123,9 @@ export async function findForEngineInTwoReads(
   visitorId: string,
   engineId: string,
 ): Promise<FoundForEngine | null> {
-  const [found, engineEnabledSince] = await Promise.all([store.findByMember(account, profile, visitorId), store.engineEnabledSince(account, profile, engineId)]);
+  const [found, engineEnabledSince] = await Promise.all([
+    store.findByMember(account, profile, visitorId),
+    store.engineEnabledSince(account, profile, engineId),
+  ]);
   return found ? { ...found, engineEnabledSince } : null;
 }

@@ -48,7 +48,13 @@ export interface LockoutStore {
    * the row made after it. `relevantUntil` is the time from which the state no longer matters (core's
    * lockoutRelevantUntil), when deleteExpired may remove it.
    */
-  compareAndSet(kind: LockoutKind, name: string, expectedVersion: number | null, state: string, relevantUntil: number): Promise<boolean>;
+  compareAndSet(
+    kind: LockoutKind,
+    name: string,
+    expectedVersion: number | null,
+    state: string,
+    relevantUntil: number,
+  ): Promise<boolean>;
   /**
    * Removes the records whose state no longer matters at `before` (relevantUntil <= before) and says how
    * many: anyone can make records, one per name tried. A removed name starts again from no record. A record

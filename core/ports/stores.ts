@@ -1,8 +1,8 @@
+import type { DataLayerStore } from "./datalayer.store.ts";
 import type { EventStore } from "./events.store.ts";
 import type { FileStatusStore } from "./files.store.ts";
-import type { DataLayerStore } from "./datalayer.store.ts";
-import type { ProfileStore } from "./profiles.store.ts";
 import type { PrivacyStore } from "./privacy.store.ts";
+import type { ProfileStore } from "./profiles.store.ts";
 import type { RevisionStore } from "./revisions.store.ts";
 import type { LockoutStore, SessionStore } from "./sessions.store.ts";
 import type { SettingsStore } from "./settings.store.ts";

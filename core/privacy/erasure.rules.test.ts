@@ -1,24 +1,61 @@
-import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { describe, it } from "node:test";
 import fc from "fast-check";
 import type { VisitorProfile } from "../profiles/profile.rules.ts";
 import { normaliseVisitorIdValue } from "../visitors/visitor-id.rules.ts";
-import { eraseValueFromEvent, eraseValueFromProfile, erasureNeedle, holdsErasedValue, isErasedValue } from "./erasure.rules.ts";
+import {
+  eraseValueFromEvent,
+  eraseValueFromProfile,
+  erasureNeedle,
+  holdsErasedValue,
+  isErasedValue,
+} from "./erasure.rules.ts";
 
 const erased = "pad@example.com";
 
-function event(data: Record<string, unknown>, columns: Partial<{ visitorId: string; thirdPartyVisitorId: string | null; firstPartyVisitorId: string | null; event: string | null; datasource: string | null; traceId: string | null }> = {}) {
-  return { visitorId: "anon-1", thirdPartyVisitorId: null, firstPartyVisitorId: null, event: null, datasource: null, traceId: null, data, ...columns };
+function event(
+  data: Record<string, unknown>,
+  columns: Partial<{
+    visitorId: string;
+    thirdPartyVisitorId: string | null;
+    firstPartyVisitorId: string | null;
+    event: string | null;
+    datasource: string | null;
+    traceId: string | null;
+  }> = {},
+) {
+  return {
+    visitorId: "anon-1",
+    thirdPartyVisitorId: null,
+    firstPartyVisitorId: null,
+    event: null,
+    datasource: null,
+    traceId: null,
+    data,
+    ...columns,
+  };
 }
 
 function profile(values: VisitorProfile["values"], visitorIds: VisitorProfile["visitorIds"] = {}): VisitorProfile {
-  return { firstSeenAt: 1, lastSeenAt: 2, visitStartedAt: 1, eventCount: 2, visitCount: 1, values, badges: [5205], visitorIds, lastSeq: 9 };
+  return {
+    firstSeenAt: 1,
+    lastSeenAt: 2,
+    visitStartedAt: 1,
+    eventCount: 2,
+    visitCount: 1,
+    values,
+    badges: [5205],
+    visitorIds,
+    lastSeq: 9,
+  };
 }
 
 describe("the erased value (DEC-PRV-05)", () => {
   it("is a text equal to it once normalised: white space around it, not case, not a longer text, not a number", () => {
-    for (const text of [erased, ` ${erased}`, `${erased}\t`, `\u00a0${erased}\u2003`, `\u0085${erased}`]) assert.equal(isErasedValue(text, erased), true, JSON.stringify(text));
-    for (const text of ["Pad@example.com", `x${erased}`, `${erased}.org`, `\ufeff${erased}`, ""]) assert.equal(isErasedValue(text, erased), false, JSON.stringify(text));
+    for (const text of [erased, ` ${erased}`, `${erased}\t`, `\u00a0${erased}\u2003`, `\u0085${erased}`])
+      assert.equal(isErasedValue(text, erased), true, JSON.stringify(text));
+    for (const text of ["Pad@example.com", `x${erased}`, `${erased}.org`, `\ufeff${erased}`, ""])
+      assert.equal(isErasedValue(text, erased), false, JSON.stringify(text));
     assert.equal(holdsErasedValue(77, "77"), false);
     assert.equal(holdsErasedValue(true, "true"), false);
   });
@@ -50,7 +87,15 @@ describe("the erased value (DEC-PRV-05)", () => {
 describe("erasing the value from an event (DEC-PRV-05)", () => {
   it("removes the parameters that hold it, empties the columns they mirror, and keeps everything else", () => {
     const stored = event(
-      { svc_account: erased, svc_visitor_id: "anon-1", svc_event: ` ${erased}`, invited: `${erased}\t`, contacts: { work: erased, home: "home@example.com" }, amount: 3, note: "Pad@example.com" },
+      {
+        svc_account: erased,
+        svc_visitor_id: "anon-1",
+        svc_event: ` ${erased}`,
+        invited: `${erased}\t`,
+        contacts: { work: erased, home: "home@example.com" },
+        amount: 3,
+        note: "Pad@example.com",
+      },
       { event: ` ${erased}`, datasource: "web", traceId: erased },
     );
     assert.deepEqual(eraseValueFromEvent(stored, erased), {
@@ -63,26 +108,46 @@ describe("erasing the value from an event (DEC-PRV-05)", () => {
   });
 
   it("an event whose own visitor IDs hold it is the data subject's", () => {
-    for (const columns of [{ visitorId: ` ${erased}` }, { thirdPartyVisitorId: erased }, { firstPartyVisitorId: `${erased}\n` }]) {
-      assert.deepEqual(eraseValueFromEvent(event({ svc_event: "view" }, columns), erased), { kind: "subject" }, JSON.stringify(columns));
+    for (const columns of [
+      { visitorId: ` ${erased}` },
+      { thirdPartyVisitorId: erased },
+      { firstPartyVisitorId: `${erased}\n` },
+    ]) {
+      assert.deepEqual(
+        eraseValueFromEvent(event({ svc_event: "view" }, columns), erased),
+        { kind: "subject" },
+        JSON.stringify(columns),
+      );
     }
   });
 
   it("an event without it is kept as it is", () => {
-    assert.deepEqual(eraseValueFromEvent(event({ svc_event: "view", email_address: "other@example.com", n: 1 }), erased), { kind: "keep" });
+    assert.deepEqual(
+      eraseValueFromEvent(event({ svc_event: "view", email_address: "other@example.com", n: 1 }), erased),
+      { kind: "keep" },
+    );
   });
 
   it("what is left never holds the value, and every parameter that did not hold it is kept unchanged, for any parameters", () => {
-    const valueOrOther = fc.oneof(fc.jsonValue(), fc.constantFrom(erased, ` ${erased}`, `${erased}\t`, [erased], { a: ` ${erased}` }));
+    const valueOrOther = fc.oneof(
+      fc.jsonValue(),
+      fc.constantFrom(erased, ` ${erased}`, `${erased}\t`, [erased], { a: ` ${erased}` }),
+    );
     fc.assert(
       fc.property(fc.dictionary(fc.string(), valueOrOther), (data) => {
         const erasure = eraseValueFromEvent(event(data), erased);
         const kept = erasure.kind === "edit" ? erasure.data : data;
         for (const [name, value] of Object.entries(data)) {
-          if (name === "svc_account" || name === "svc_profile" || !holdsErasedValue(value, erased)) assert.deepEqual(kept[name], value);
+          if (name === "svc_account" || name === "svc_profile" || !holdsErasedValue(value, erased))
+            assert.deepEqual(kept[name], value);
           else assert.equal(Object.hasOwn(kept, name), false);
         }
-        assert.equal(erasure.kind === "keep", Object.entries(data).every(([name, value]) => name === "svc_account" || name === "svc_profile" || !holdsErasedValue(value, erased)));
+        assert.equal(
+          erasure.kind === "keep",
+          Object.entries(data).every(
+            ([name, value]) => name === "svc_account" || name === "svc_profile" || !holdsErasedValue(value, erased),
+          ),
+        );
       }),
     );
   });
@@ -91,7 +156,10 @@ describe("erasing the value from an event (DEC-PRV-05)", () => {
 describe("erasing the value from a profile (DEC-PRV-05)", () => {
   it("removes the text attributes that hold it and keeps the rest", () => {
     const before = profile({ "5202": ` ${erased}`, "5206": "other@example.com", "5207": 3, "5203": true });
-    assert.deepEqual(eraseValueFromProfile(before, erased), { kind: "edit", data: { ...before, values: { "5206": "other@example.com", "5207": 3, "5203": true } } });
+    assert.deepEqual(eraseValueFromProfile(before, erased), {
+      kind: "edit",
+      data: { ...before, values: { "5206": "other@example.com", "5207": 3, "5203": true } },
+    });
   });
 
   it("a group that captured it as a visitor ID value is known by it: removed whole", () => {
@@ -100,6 +168,9 @@ describe("erasing the value from a profile (DEC-PRV-05)", () => {
   });
 
   it("a profile without it is kept as it is", () => {
-    assert.deepEqual(eraseValueFromProfile(profile({ "5206": "other@example.com" }, { "5120": "other@example.com" }), erased), { kind: "keep" });
+    assert.deepEqual(
+      eraseValueFromProfile(profile({ "5206": "other@example.com" }, { "5120": "other@example.com" }), erased),
+      { kind: "keep" },
+    );
   });
 });

@@ -29,7 +29,8 @@ export function isErasedValue(text: string, erased: string): boolean {
 export function holdsErasedValue(value: unknown, erased: string): boolean {
   if (typeof value === "string") return isErasedValue(value, erased);
   if (Array.isArray(value)) return value.some((item) => holdsErasedValue(item, erased));
-  if (value !== null && typeof value === "object") return Object.values(value).some((item) => holdsErasedValue(item, erased));
+  if (value !== null && typeof value === "object")
+    return Object.values(value).some((item) => holdsErasedValue(item, erased));
   return false;
 }
 
@@ -63,7 +64,13 @@ export type EventErasure =
     };
 
 /** DEC-PRV-05: an event with the erased value taken out (see the file's comment): kept as it is, the data subject's, or edited. */
-export function eraseValueFromEvent(event: Pick<StoredEvent, "visitorId" | "thirdPartyVisitorId" | "firstPartyVisitorId" | "event" | "datasource" | "traceId" | "data">, erased: string): EventErasure {
+export function eraseValueFromEvent(
+  event: Pick<
+    StoredEvent,
+    "visitorId" | "thirdPartyVisitorId" | "firstPartyVisitorId" | "event" | "datasource" | "traceId" | "data"
+  >,
+  erased: string,
+): EventErasure {
   const visitorIds = [event.visitorId, event.thirdPartyVisitorId, event.firstPartyVisitorId];
   if (visitorIds.some((id) => id !== null && isErasedValue(id, erased))) return { kind: "subject" };
   const data: Record<string, unknown> = {};
@@ -89,7 +96,10 @@ export function eraseValueFromEvent(event: Pick<StoredEvent, "visitorId" | "thir
 }
 
 /** What erasing a value does to one visitor profile. */
-export type ProfileErasure = { readonly kind: "keep" } | { readonly kind: "remove-group" } | { readonly kind: "edit"; readonly data: VisitorProfile };
+export type ProfileErasure =
+  | { readonly kind: "keep" }
+  | { readonly kind: "remove-group" }
+  | { readonly kind: "edit"; readonly data: VisitorProfile };
 
 /**
  * DEC-PRV-05: a profile with the erased value taken out: its group removed whole when a captured visitor ID
@@ -98,7 +108,9 @@ export type ProfileErasure = { readonly kind: "keep" } | { readonly kind: "remov
  */
 export function eraseValueFromProfile(profile: VisitorProfile, erased: string): ProfileErasure {
   if (Object.values(profile.visitorIds).some((value) => isErasedValue(value, erased))) return { kind: "remove-group" };
-  const values = Object.entries(profile.values).filter(([, value]) => !(typeof value === "string" && isErasedValue(value, erased)));
+  const values = Object.entries(profile.values).filter(
+    ([, value]) => !(typeof value === "string" && isErasedValue(value, erased)),
+  );
   if (values.length === Object.keys(profile.values).length) return { kind: "keep" };
   return { kind: "edit", data: { ...profile, values: Object.fromEntries(values) } };
 }

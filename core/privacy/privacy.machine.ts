@@ -81,14 +81,21 @@ export function transitionPrivacy(
       if (current !== null) return err("not-applicable");
       return ok({
         next: { state: "SUCCESS", settledAt: event.at, attempts: 0 },
-        effects: [{ type: "record", kind: "get" }, { type: "audit", action: "visitor-read" }],
+        effects: [
+          { type: "record", kind: "get" },
+          { type: "audit", action: "visitor-read" },
+        ],
       });
     case "deletion-requested": {
       if (current?.state === "PENDING") return ok({ next: current, effects: [{ type: "reuse-pending" }] });
       const runAt = event.at + Math.max(0, event.delayMs);
       return ok({
         next: { state: "PENDING", runAt, attempts: 0 },
-        effects: [{ type: "record", kind: "delete" }, { type: "audit", action: "deletion-requested" }, { type: "schedule-deletion", at: runAt }],
+        effects: [
+          { type: "record", kind: "delete" },
+          { type: "audit", action: "deletion-requested" },
+          { type: "schedule-deletion", at: runAt },
+        ],
       });
     }
     case "deletion-done":
@@ -120,6 +127,11 @@ export function lifecycleOf(transaction: {
   readonly settledAt: number | null;
   readonly createdAt: number;
 }): TransactionLifecycle {
-  if (transaction.state === "PENDING") return { state: "PENDING", runAt: transaction.runAt ?? transaction.createdAt, attempts: transaction.attempts };
-  return { state: transaction.state, settledAt: transaction.settledAt ?? transaction.createdAt, attempts: transaction.attempts };
+  if (transaction.state === "PENDING")
+    return { state: "PENDING", runAt: transaction.runAt ?? transaction.createdAt, attempts: transaction.attempts };
+  return {
+    state: transaction.state,
+    settledAt: transaction.settledAt ?? transaction.createdAt,
+    attempts: transaction.attempts,
+  };
 }

@@ -3,7 +3,7 @@
  * (PRV-07). Every refusal is 400 1400 with the catalogue's wording.
  */
 import type { ProfileConfig } from "../config/config.model.ts";
-import { invalidRequestBecause, quoted, type ManagementError } from "../errors/index.ts";
+import { invalidRequestBecause, type ManagementError, quoted } from "../errors/index.ts";
 import type { PrivacyTransactionState } from "../ports/privacy.store.ts";
 import { err, ok, type Result } from "../result.ts";
 import { buildKnownVisitorId, matchKnownVisitorId, normaliseVisitorIdValue } from "../visitors/visitor-id.rules.ts";
@@ -23,13 +23,20 @@ const invalid = (reason: string): Result<never, ManagementError> => err(invalidR
  * visitor-ID value is (normaliseVisitorIdValue: white space removed from its ends, nothing else), so special
  * characters are part of it; a value of white space only is empty.
  */
-export function readVisitorLookup(config: ProfileConfig, attributeId: string | undefined, attributeValue: string | undefined): Result<VisitorLookup, ManagementError> {
+export function readVisitorLookup(
+  config: ProfileConfig,
+  attributeId: string | undefined,
+  attributeValue: string | undefined,
+): Result<VisitorLookup, ManagementError> {
   if (attributeId === undefined) return invalid("attributeId is missing");
-  if (!/^\d{1,15}$/.test(attributeId)) return invalid(`attributeId must be the number of a visitor ID attribute, not ${quoted(attributeId)}`);
+  if (!/^\d{1,15}$/.test(attributeId))
+    return invalid(`attributeId must be the number of a visitor ID attribute, not ${quoted(attributeId)}`);
   const id = Number(attributeId);
   if (!config.visitorIdAttributes.some((attribute) => attribute.id === id)) {
     const ids = config.visitorIdAttributes.map((attribute) => attribute.id).join(", ");
-    return invalid(`attribute ${id} is not a visitor ID attribute of this profile (${ids === "" ? "it has none" : `those are ${ids}`})`);
+    return invalid(
+      `attribute ${id} is not a visitor ID attribute of this profile (${ids === "" ? "it has none" : `those are ${ids}`})`,
+    );
   }
   if (attributeValue === undefined) return invalid("attributeValue is missing");
   const value = normaliseVisitorIdValue(attributeValue);
@@ -52,7 +59,8 @@ export const deleteParameters = ["attributeId", "attributeValue"] as const;
 /** PRV-05, DEC-PRV-02: a delete request that carries its parameters in the query string is 400 1400. */
 export function refuseQueryParameters(queryNames: Iterable<string>): Result<void, ManagementError> {
   for (const name of queryNames) {
-    if ((deleteParameters as readonly string[]).includes(name)) return invalid(`${name} belongs in the form body of a deletion, not in the query string`);
+    if ((deleteParameters as readonly string[]).includes(name))
+      return invalid(`${name} belongs in the form body of a deletion, not in the query string`);
   }
   return ok(undefined);
 }

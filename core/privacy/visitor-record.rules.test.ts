@@ -1,8 +1,8 @@
-import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { describe, it } from "node:test";
 import fc from "fast-check";
 import type { AttributeType, ProfileConfig } from "../config/config.model.ts";
-import { maxEpochMs, type AttributeValue, type VisitorProfile } from "../profiles/profile.rules.ts";
+import { type AttributeValue, maxEpochMs, type VisitorProfile } from "../profiles/profile.rules.ts";
 import { buildVisitorRecord, visitorRecordAnswer } from "./visitor-record.rules.ts";
 
 const config: ProfileConfig = {
@@ -48,11 +48,16 @@ describe("the visitor record (PRV-02, PRV-03, DEC-PRV-01)", () => {
       attributes: [{ id: 5201, name: "__proto__", type: "number", pii: false, enrichments: [] }],
       audiences: [],
     };
-    const record = buildVisitorRecord({ account: "acme", profileName: "main", config: named, profile, prettyName: true });
+    const record = buildVisitorRecord({
+      account: "acme",
+      profileName: "main",
+      config: named,
+      profile,
+      prettyName: true,
+    });
     assert.equal(JSON.stringify(record.metrics), '{"__proto__":2}');
     assert.equal(JSON.stringify(record.secondary_ids), '{"__proto__":"ann@example.com"}');
   });
-
 
   it("[PRV-03, DEC-PRV-01] prettyName=false keys attributes, badges and secondary ids by id, audiences by UID; PII included", () => {
     assert.deepEqual(buildVisitorRecord({ account: "acme", profileName: "main", config, profile, prettyName: false }), {
@@ -80,20 +85,31 @@ describe("the visitor record (PRV-02, PRV-03, DEC-PRV-01)", () => {
 
   it("[DEC-PRV-01] every section is present even when the profile holds nothing", () => {
     const empty: VisitorProfile = { ...profile, values: {}, badges: [], visitorIds: {} };
-    assert.deepEqual(buildVisitorRecord({ account: "acme", profileName: "main", config, profile: empty, prettyName: false }), {
-      metrics: {},
-      dates: {},
-      properties: {},
-      flags: {},
-      badges: [],
-      audiences: [],
-      secondary_ids: {},
-    });
+    assert.deepEqual(
+      buildVisitorRecord({ account: "acme", profileName: "main", config, profile: empty, prettyName: false }),
+      {
+        metrics: {},
+        dates: {},
+        properties: {},
+        flags: {},
+        badges: [],
+        audiences: [],
+        secondary_ids: {},
+      },
+    );
   });
 
   it("[DEC-PRV-01, DEC-PRO-02] the answer carries both spellings of the transaction id and live while the visit is open", () => {
     const policy = { visitTimeoutMs: 30 * 60_000 };
-    const base = { transactionId: "t1", account: "acme", profileName: "main", config, profile, prettyName: false, policy };
+    const base = {
+      transactionId: "t1",
+      account: "acme",
+      profileName: "main",
+      config,
+      profile,
+      prettyName: false,
+      policy,
+    };
     const open = visitorRecordAnswer({ ...base, now: profile.lastSeenAt + 29 * 60_000 });
     assert.equal(open.transaction_id, "t1");
     assert.equal(open.transactionId, "t1");
@@ -105,19 +121,41 @@ describe("the visitor record (PRV-02, PRV-03, DEC-PRV-01)", () => {
   it("a value of the wrong type for its attribute is left out, and nothing throws, for any stored values", () => {
     const anyValue = fc.oneof(fc.integer(), fc.string(), fc.boolean());
     fc.assert(
-      fc.property(fc.dictionary(fc.constantFrom("5201", "5202", "5203", "5204", "5206", "9999"), anyValue), fc.boolean(), (values, prettyName) => {
-        const record = buildVisitorRecord({ account: "acme", profileName: "main", config, profile: { ...profile, values }, prettyName });
-        for (const value of Object.values(record.metrics)) assert.equal(typeof value, "number");
-        for (const value of Object.values(record.dates)) assert.equal(typeof value, "number");
-        for (const value of Object.values(record.properties)) assert.equal(typeof value, "string");
-        for (const value of Object.values(record.flags)) assert.equal(typeof value, "boolean");
-      }),
+      fc.property(
+        fc.dictionary(fc.constantFrom("5201", "5202", "5203", "5204", "5206", "9999"), anyValue),
+        fc.boolean(),
+        (values, prettyName) => {
+          const record = buildVisitorRecord({
+            account: "acme",
+            profileName: "main",
+            config,
+            profile: { ...profile, values },
+            prettyName,
+          });
+          for (const value of Object.values(record.metrics)) assert.equal(typeof value, "number");
+          for (const value of Object.values(record.dates)) assert.equal(typeof value, "number");
+          for (const value of Object.values(record.properties)) assert.equal(typeof value, "string");
+          for (const value of Object.values(record.flags)) assert.equal(typeof value, "boolean");
+        },
+      ),
     );
   });
 
   it("[DEC-PRV-01] a number stored before its attribute became a date is left out of the record, the rest answered", () => {
-    const retyped: ProfileConfig = { ...config, attributes: [...config.attributes, { id: 5207, name: "Last purchase amount", type: "date", pii: false, enrichments: [] }] };
-    const record = buildVisitorRecord({ account: "acme", profileName: "main", config: retyped, profile: { ...profile, values: { ...profile.values, "5207": 12.5 } }, prettyName: true });
+    const retyped: ProfileConfig = {
+      ...config,
+      attributes: [
+        ...config.attributes,
+        { id: 5207, name: "Last purchase amount", type: "date", pii: false, enrichments: [] },
+      ],
+    };
+    const record = buildVisitorRecord({
+      account: "acme",
+      profileName: "main",
+      config: retyped,
+      profile: { ...profile, values: { ...profile.values, "5207": 12.5 } },
+      prettyName: true,
+    });
     assert.deepEqual(record.dates, { "Last purchase": 1_700_000_000_000 });
     assert.deepEqual(record.metrics, { "Lifetime event count": 2 });
   });
@@ -145,8 +183,20 @@ describe("the visitor record (PRV-02, PRV-03, DEC-PRV-01)", () => {
         fc.dictionary(fc.constantFrom(...ids.map(String)), anyStoredValue),
         fc.boolean(),
         (types, values, pii) => {
-          const attributes = ids.map((id, index) => ({ id, name: `a${id}`, type: types[index] as AttributeType, pii, enrichments: [] }));
-          const record = buildVisitorRecord({ account: "acme", profileName: "main", config: { ...config, attributes, audiences: [] }, profile: { ...profile, values, badges: [] }, prettyName: false });
+          const attributes = ids.map((id, index) => ({
+            id,
+            name: `a${id}`,
+            type: types[index] as AttributeType,
+            pii,
+            enrichments: [],
+          }));
+          const record = buildVisitorRecord({
+            account: "acme",
+            profileName: "main",
+            config: { ...config, attributes, audiences: [] },
+            profile: { ...profile, values, badges: [] },
+            prettyName: false,
+          });
           for (const section of ["metrics", "properties", "flags", "dates"] as const) {
             for (const [key, value] of Object.entries(record[section])) {
               assert.ok(fitsSection[section](value), `${section}.${key} = ${String(value)}`);

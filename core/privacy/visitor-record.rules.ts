@@ -40,15 +40,25 @@ export function buildVisitorRecord(input: {
   readonly prettyName: boolean;
 }): VisitorRecord {
   const { config, profile, prettyName } = input;
-  const keyOf = (attribute: { readonly id: number; readonly name: string }) => (prettyName ? attribute.name : String(attribute.id));
-  const record: VisitorRecord = { metrics: {}, dates: {}, properties: {}, flags: {}, badges: [], audiences: [], secondary_ids: {} };
+  const keyOf = (attribute: { readonly id: number; readonly name: string }) =>
+    prettyName ? attribute.name : String(attribute.id);
+  const record: VisitorRecord = {
+    metrics: {},
+    dates: {},
+    properties: {},
+    flags: {},
+    badges: [],
+    audiences: [],
+    secondary_ids: {},
+  };
 
   for (const attribute of config.attributes) {
     placeValue(record, attribute, keyOf(attribute), profile);
   }
   const memberOf = new Set(audiencesOf(profile, config.audiences));
   for (const audience of config.audiences) {
-    if (memberOf.has(audience.id)) record.audiences.push(prettyName ? audience.name : audienceUid(input.account, input.profileName, audience.id));
+    if (memberOf.has(audience.id))
+      record.audiences.push(prettyName ? audience.name : audienceUid(input.account, input.profileName, audience.id));
   }
   for (const idAttribute of config.visitorIdAttributes) {
     const value = profile.visitorIds[String(idAttribute.id)];

@@ -15,7 +15,7 @@ import type {
   ProfileConfig,
 } from "../config/config.model.ts";
 import { readDecimalNumber, readIsoDateTime } from "../values/value-text.rules.ts";
-import { readVisitorIdValue, type KnownVisitor } from "../visitors/visitor-id.rules.ts";
+import { type KnownVisitor, readVisitorIdValue } from "../visitors/visitor-id.rules.ts";
 
 /** What the engine reads of an event: when, its order, and its parameters (svc_event among them). */
 export interface ProfileEvent {
@@ -159,7 +159,9 @@ export function coerceToAttribute(type: AttributeDefinition["type"], value: unkn
 }
 
 function triggerFires(when: EnrichmentTrigger, moment: { newVisitor: boolean; newVisit: boolean }): boolean {
-  return when === "any_event" || (when === "new_visit" && moment.newVisit) || (when === "new_visitor" && moment.newVisitor);
+  return (
+    when === "any_event" || (when === "new_visit" && moment.newVisit) || (when === "new_visitor" && moment.newVisitor)
+  );
 }
 
 interface Draft {
@@ -193,7 +195,12 @@ function incremented(current: AttributeValue | undefined, by: number): number | 
   return Number.isFinite(sum) ? sum : null;
 }
 
-function applyAction(draft: Draft, attribute: AttributeDefinition, action: EnrichmentAction, event: ProfileEvent): void {
+function applyAction(
+  draft: Draft,
+  attribute: AttributeDefinition,
+  action: EnrichmentAction,
+  event: ProfileEvent,
+): void {
   const key = String(attribute.id);
   const set = (value: AttributeValue | null) => {
     if (value !== null) draft.values[key] = value;
@@ -249,7 +256,12 @@ function capturedVisitorIds(event: ProfileEvent, config: ProfileConfig): Array<[
  * DEC-PRO-01, DEC-PRO-02: the profile after one more event (null: the visitor's first event). The event's
  * visitor ID values are captured first, so its enrichment conditions over a visitor ID attribute see them.
  */
-export function applyEvent(profile: VisitorProfile | null, event: ProfileEvent, config: ProfileConfig, policy: ProfilePolicy): VisitorProfile {
+export function applyEvent(
+  profile: VisitorProfile | null,
+  event: ProfileEvent,
+  config: ProfileConfig,
+  policy: ProfilePolicy,
+): VisitorProfile {
   const newVisitor = profile === null;
   const newVisit = newVisitor || event.at - profile.lastSeenAt >= policy.visitTimeoutMs;
   const draft: Draft = {
@@ -296,8 +308,14 @@ export function compareEvents(a: ProfileEvent, b: ProfileEvent): number {
 }
 
 /** DEC-PRO-03: the profile of a visitor (or of merged visitors) from all their events, folded in order. */
-export function buildProfile(events: readonly ProfileEvent[], config: ProfileConfig, policy: ProfilePolicy): VisitorProfile | null {
-  return [...events].sort(compareEvents).reduce<VisitorProfile | null>((profile, event) => applyEvent(profile, event, config, policy), null);
+export function buildProfile(
+  events: readonly ProfileEvent[],
+  config: ProfileConfig,
+  policy: ProfilePolicy,
+): VisitorProfile | null {
+  return [...events]
+    .sort(compareEvents)
+    .reduce<VisitorProfile | null>((profile, event) => applyEvent(profile, event, config, policy), null);
 }
 
 /** Whether the visit of the profile is still open at `now` (DEC-PRV-01 `live`, DEC-PRO-02). */
@@ -310,9 +328,17 @@ export function isVisitOpen(profile: VisitorProfile, now: number, policy: Profil
  * visitor ID attributes as their captured values). DEC-PRO-01, VID-08
  */
 export function audiencesOf(profile: VisitorProfile, audiences: readonly AudienceDefinition[]): number[] {
-  const state: AttributeState = { values: profile.values, badges: new Set(profile.badges), visitorIds: profile.visitorIds };
+  const state: AttributeState = {
+    values: profile.values,
+    badges: new Set(profile.badges),
+    visitorIds: profile.visitorIds,
+  };
   const attributeValue = (condition: Condition): unknown =>
-    "attribute" in condition ? attributeValueOf(state, condition.attribute) : "builtin" in condition ? builtinValueOf(profile, condition.builtin) : undefined;
+    "attribute" in condition
+      ? attributeValueOf(state, condition.attribute)
+      : "builtin" in condition
+        ? builtinValueOf(profile, condition.builtin)
+        : undefined;
   return audiences.filter((audience) => groupsHold(audience.conditions, attributeValue)).map((audience) => audience.id);
 }
 

@@ -28,7 +28,12 @@ export function identitiesOfEvent(
 ): KnownIdentity[] {
   const found: KnownIdentity[] = [];
   const known = matchKnownVisitorId(event.visitorId, account, profile);
-  if (known) found.push({ key: buildKnownVisitorId(account, profile, known.attributeId, known.value), attributeId: known.attributeId, value: known.value });
+  if (known)
+    found.push({
+      key: buildKnownVisitorId(account, profile, known.attributeId, known.value),
+      attributeId: known.attributeId,
+      value: known.value,
+    });
   for (const attribute of config.visitorIdAttributes) {
     const value = readVisitorIdValue(readParameter(event.params, attribute.parameter));
     if (value === null) continue;

@@ -1,11 +1,18 @@
-import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { describe, it } from "node:test";
 import fc from "fast-check";
-import { classifyMemberName, compareMembers, isValidFilePrefix, type BundleMemberName } from "./bundle-members.rules.ts";
+import {
+  type BundleMemberName,
+  classifyMemberName,
+  compareMembers,
+  isValidFilePrefix,
+} from "./bundle-members.rules.ts";
 
 function kindOf(name: string, prefix = "utag"): string {
   const result = classifyMemberName(name, prefix);
-  return result.ok ? `${result.value.kind}${result.value.number === undefined ? "" : ` ${result.value.number}`}` : `refused: ${result.error}`;
+  return result.ok
+    ? `${result.value.kind}${result.value.number === undefined ? "" : ` ${result.value.number}`}`
+    : `refused: ${result.error}`;
 }
 
 describe("bundle member names (REV-06, DEC-REV-02)", () => {
@@ -55,11 +62,22 @@ describe("bundle member names (REV-06, DEC-REV-02)", () => {
 
   it("an accepted name is a plain file name: no separator, no .., and one of the four shapes", () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.constantFrom("utag.js", "utag.9.js", "mobile.html"), fc.stringMatching(/^utag\.[0-9a-z./\\]{1,6}\.js$/)), (name) => {
-        const result = classifyMemberName(name, "utag");
-        if (!result.ok) return true;
-        return !/[/\\]/.test(name) && !name.includes("..") && /^(utag\.js|utag\.[1-9][0-9]{0,8}\.js|utag\.sync\.js|mobile\.html)$/.test(name);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.constantFrom("utag.js", "utag.9.js", "mobile.html"),
+          fc.stringMatching(/^utag\.[0-9a-z./\\]{1,6}\.js$/),
+        ),
+        (name) => {
+          const result = classifyMemberName(name, "utag");
+          if (!result.ok) return true;
+          return (
+            !/[/\\]/.test(name) &&
+            !name.includes("..") &&
+            /^(utag\.js|utag\.[1-9][0-9]{0,8}\.js|utag\.sync\.js|mobile\.html)$/.test(name)
+          );
+        },
+      ),
     );
   });
 

@@ -41,7 +41,8 @@ export function parseRevisionId(id: string): number | null {
   const match = revisionIdShape.exec(id);
   if (!match) return null;
   const [year, month, day, hour, minute] = match.slice(1).map(Number) as [number, number, number, number, number];
-  if (year < 1 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month) || hour > 23 || minute > 59) return null;
+  if (year < 1 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month) || hour > 23 || minute > 59)
+    return null;
   // setUTCFullYear, unlike Date.UTC, does not read years 0-99 as 1900-1999.
   const at = new Date(0);
   at.setUTCFullYear(year, month - 1, day);

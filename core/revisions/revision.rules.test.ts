@@ -1,5 +1,5 @@
-import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { describe, it } from "node:test";
 import fc from "fast-check";
 import {
   buildManifest,
@@ -7,11 +7,11 @@ import {
   decideBundleRequest,
   decideDetailsRequest,
   manifestOfDetails,
+  type PublicationInput,
   publicationError,
+  type RevisionDetails,
   serializeManifest,
   validatePublication,
-  type PublicationInput,
-  type RevisionDetails,
 } from "./revision.rules.ts";
 import { newestFirst, revisionIdOf } from "./revision-id.rules.ts";
 
@@ -36,22 +36,30 @@ function problemsOf(publication: PublicationInput, prefix = "utag"): string[] {
 describe("publishing (DEC-REV-01, DEC-REV-02)", () => {
   it("accepts a publication and puts its files in bundle order, remembering where each came from", () => {
     const result = validatePublication(
-      input({ files: ["mobile.html", "utag.2.js", "utag.sync.js", "utag.js", "utag.1.js"].map((name) => ({ name, size: 1 })), targets: ["prod", "qa"] }),
+      input({
+        files: ["mobile.html", "utag.2.js", "utag.sync.js", "utag.js", "utag.1.js"].map((name) => ({ name, size: 1 })),
+        targets: ["prod", "qa"],
+      }),
       "utag",
     );
     assert.ok(result.ok);
-    assert.deepEqual(result.value.files.map((file) => [file.name, file.index]), [
-      ["utag.js", 3],
-      ["utag.1.js", 4],
-      ["utag.2.js", 1],
-      ["utag.sync.js", 2],
-      ["mobile.html", 0],
-    ]);
+    assert.deepEqual(
+      result.value.files.map((file) => [file.name, file.index]),
+      [
+        ["utag.js", 3],
+        ["utag.1.js", 4],
+        ["utag.2.js", 1],
+        ["utag.sync.js", 2],
+        ["mobile.html", 0],
+      ],
+    );
     assert.deepEqual(result.value.targets, ["prod", "qa"]);
   });
 
   it("requires the main loader, a name, an e-mail author and at least one target", () => {
-    assert.deepEqual(problemsOf(input({ files: [{ name: "utag.1.js", size: 1 }] })), ["files: must include the main loader utag.js"]);
+    assert.deepEqual(problemsOf(input({ files: [{ name: "utag.1.js", size: 1 }] })), [
+      "files: must include the main loader utag.js",
+    ]);
     assert.deepEqual(problemsOf(input({ files: [] })), ["files: must include the main loader utag.js"]);
     assert.deepEqual(problemsOf(input({ files: [{ name: "tm.js", size: 1 }] }), "tm"), []);
     assert.deepEqual(problemsOf(input({ name: "  " })), ["name: must not be empty"]);
@@ -60,11 +68,23 @@ describe("publishing (DEC-REV-01, DEC-REV-02)", () => {
   });
 
   it("refuses unsafe or unknown file names, and names each problem", () => {
-    assert.deepEqual(problemsOf(input({ files: [{ name: "utag.js", size: 1 }, { name: "../utag.1.js", size: 1 }, { name: "evil.sh", size: 1 }, { name: "utag.js", size: 1 }] })), [
-      'file name "../utag.1.js": must be a plain file name, without a folder (no / or \\)',
-      'file name "evil.sh": must be one of utag.js, utag.<n>.js, utag.sync.js or mobile.html',
-      'file name "utag.js": is given twice',
-    ]);
+    assert.deepEqual(
+      problemsOf(
+        input({
+          files: [
+            { name: "utag.js", size: 1 },
+            { name: "../utag.1.js", size: 1 },
+            { name: "evil.sh", size: 1 },
+            { name: "utag.js", size: 1 },
+          ],
+        }),
+      ),
+      [
+        'file name "../utag.1.js": must be a plain file name, without a folder (no / or \\)',
+        'file name "evil.sh": must be one of utag.js, utag.<n>.js, utag.sync.js or mobile.html',
+        'file name "utag.js": is given twice',
+      ],
+    );
   });
 
   it("checks targets by the name rule of DEC-DLE-02, refuses duplicates and the reserved name details", () => {
@@ -80,7 +100,10 @@ describe("publishing (DEC-REV-01, DEC-REV-02)", () => {
   });
 
   it("limits sizes and lengths", () => {
-    assert.match(problemsOf(input({ files: [{ name: "utag.js", size: 10 * 1024 * 1024 + 1 }] }))[0] ?? "", /larger than/);
+    assert.match(
+      problemsOf(input({ files: [{ name: "utag.js", size: 10 * 1024 * 1024 + 1 }] }))[0] ?? "",
+      /larger than/,
+    );
     assert.match(problemsOf(input({ name: "n".repeat(257) }))[0] ?? "", /at most 256/);
     assert.match(problemsOf(input({ comment: "c".repeat(4097) }))[0] ?? "", /at most 4096/);
     // Characters, as the message says: 256 emoji (512 UTF-16 units) are 256 characters.
@@ -97,16 +120,30 @@ describe("publishing (DEC-REV-01, DEC-REV-02)", () => {
     const error = publicationError(result.error);
     assert.equal(error.status, 400);
     assert.equal(error.returnCode, 1400);
-    assert.equal(error.message, 'Invalid request submission. Invalid file name "../x.js": must be a plain file name, without a folder (no / or \\).');
+    assert.equal(
+      error.message,
+      'Invalid request submission. Invalid file name "../x.js": must be a plain file name, without a folder (no / or \\).',
+    );
   });
 
   it("never throws, and accepts only publications whose every file is in the scheme", () => {
     fc.assert(
-      fc.property(fc.array(fc.record({ name: fc.oneof(fc.string(), fc.constantFrom("utag.js", "utag.3.js", "mobile.html")), size: fc.nat() })), fc.array(fc.string()), (files, targets) => {
-        const result = validatePublication(input({ files, targets }), "utag");
-        if (!result.ok) return result.error.length > 0;
-        return result.value.files.length === files.length && result.value.files.some((file) => file.kind === "loader");
-      }),
+      fc.property(
+        fc.array(
+          fc.record({
+            name: fc.oneof(fc.string(), fc.constantFrom("utag.js", "utag.3.js", "mobile.html")),
+            size: fc.nat(),
+          }),
+        ),
+        fc.array(fc.string()),
+        (files, targets) => {
+          const result = validatePublication(input({ files, targets }), "utag");
+          if (!result.ok) return result.error.length > 0;
+          return (
+            result.value.files.length === files.length && result.value.files.some((file) => file.kind === "loader")
+          );
+        },
+      ),
     );
   });
 });
@@ -142,7 +179,17 @@ describe("details and manifest (REV-03, REV-05, REV-07)", () => {
       created_by: "user@example.com",
       targets_published: ["prod", "qa"],
     });
-    assert.deepEqual(Object.keys(manifest), ["revision_id", "account", "profile", "name", "time_created", "checksums", "comment", "created_by", "targets_published"]);
+    assert.deepEqual(Object.keys(manifest), [
+      "revision_id",
+      "account",
+      "profile",
+      "name",
+      "time_created",
+      "checksums",
+      "comment",
+      "created_by",
+      "targets_published",
+    ]);
   });
 
   it("the details add manifest.json and bundle.zip to every target, first", () => {
@@ -178,7 +225,12 @@ describe("which details and bundles are answered (REV-09, REV-10, REV-11, DEC-RE
   });
 
   it("a bundle: the latest of its target is served; an older one is 400 1270; unknown, malformed or off-target is 404 1260", () => {
-    const decide = (revisionId: string, target: string, revision: typeof published | null, latestForTarget: string | null) => {
+    const decide = (
+      revisionId: string,
+      target: string,
+      revision: typeof published | null,
+      latestForTarget: string | null,
+    ) => {
       const result = decideBundleRequest({ revisionId, target, revision, latestForTarget });
       return result.ok ? "ok" : `${result.error.status} ${result.error.returnCode}`;
     };
@@ -191,14 +243,22 @@ describe("which details and bundles are answered (REV-09, REV-10, REV-11, DEC-RE
 
   it("exactly the newest revision of a target is served; every older one is 400 1270", () => {
     fc.assert(
-      fc.property(fc.uniqueArray(fc.integer({ min: 0, max: 5_000_000 }), { minLength: 1, maxLength: 20 }), (minutes) => {
-        const ids = minutes.map((m) => revisionIdOf(m * 60_000));
-        const latest = newestFirst(ids)[0] as string;
-        return ids.every((id) => {
-          const result = decideBundleRequest({ revisionId: id, target: "prod", revision: published, latestForTarget: latest });
-          return id === latest ? result.ok : !result.ok && result.error.returnCode === 1270;
-        });
-      }),
+      fc.property(
+        fc.uniqueArray(fc.integer({ min: 0, max: 5_000_000 }), { minLength: 1, maxLength: 20 }),
+        (minutes) => {
+          const ids = minutes.map((m) => revisionIdOf(m * 60_000));
+          const latest = newestFirst(ids)[0] as string;
+          return ids.every((id) => {
+            const result = decideBundleRequest({
+              revisionId: id,
+              target: "prod",
+              revision: published,
+              latestForTarget: latest,
+            });
+            return id === latest ? result.ok : !result.ok && result.error.returnCode === 1270;
+          });
+        },
+      ),
     );
   });
 });

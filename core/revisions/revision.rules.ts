@@ -3,16 +3,16 @@
  * the details and manifest shapes, and which bundle may be served. Checksums are computed by the caller
  * (hashing is a port), so everything here stays pure.
  */
-import { managementError, type ManagementError } from "../errors/index.ts";
+import { type ManagementError, managementError } from "../errors/index.ts";
 import { fitsCombinedLength, isAllowedName } from "../names/names.rules.ts";
 import { err, ok, type Result } from "../result.ts";
 import { characterCount } from "../values/characters.ts";
 import {
+  type BundleMemberName,
   bundleFileName,
   classifyMemberName,
   compareMembers,
   manifestFileName,
-  type BundleMemberName,
 } from "./bundle-members.rules.ts";
 import { parseRevisionId } from "./revision-id.rules.ts";
 
@@ -103,18 +103,28 @@ export function validatePublication(
   const name = input.name.trim();
   // Characters (code points), as the message says, not UTF-16 units.
   if (name.length === 0) report("name", "name", "must not be empty");
-  else if (characterCount(name) > limits.maxNameLength) report("name", "name", `must be at most ${limits.maxNameLength} characters`);
-  if (characterCount(input.comment) > limits.maxCommentLength) report("comment", "comment", `must be at most ${limits.maxCommentLength} characters`);
+  else if (characterCount(name) > limits.maxNameLength)
+    report("name", "name", `must be at most ${limits.maxNameLength} characters`);
+  if (characterCount(input.comment) > limits.maxCommentLength)
+    report("comment", "comment", `must be at most ${limits.maxCommentLength} characters`);
   if (!emailShape.test(input.createdBy)) report("createdBy", "created_by", "must be an e-mail address");
 
   if (input.targets.length === 0) report("targets", "targets", "must name at least one target");
-  else if (input.targets.length > limits.maxTargets) report("targets", "targets", `must name at most ${limits.maxTargets} targets`);
+  else if (input.targets.length > limits.maxTargets)
+    report("targets", "targets", `must name at most ${limits.maxTargets} targets`);
   const targets = new Set<string>();
   input.targets.forEach((target, index) => {
     const subject = `target ${JSON.stringify(target)}`;
     if (!isAllowedName(target)) report("targets", subject, "may contain only the characters A-Z a-z 0-9 _ - ~", index);
-    else if (reservedTargets.has(target)) report("targets", subject, "is reserved: .../revisions/{revision_id}/details is the details call", index);
-    else if (!fitsCombinedLength(input.account, input.profile, target)) report("targets", subject, "is too long: account, profile and target together must be at most 250 characters", index);
+    else if (reservedTargets.has(target))
+      report("targets", subject, "is reserved: .../revisions/{revision_id}/details is the details call", index);
+    else if (!fitsCombinedLength(input.account, input.profile, target))
+      report(
+        "targets",
+        subject,
+        "is too long: account, profile and target together must be at most 250 characters",
+        index,
+      );
     else if (targets.has(target)) report("targets", subject, "is given twice", index);
     targets.add(target);
   });
@@ -127,22 +137,35 @@ export function validatePublication(
     const member = classifyMemberName(file.name, prefix);
     if (!member.ok) return report("files", subject, member.error, index);
     if (seen.has(file.name)) return report("files", subject, "is given twice", index);
-    if (file.size > limits.maxFileBytes) return report("files", subject, `is larger than ${limits.maxFileBytes} bytes`, index);
+    if (file.size > limits.maxFileBytes)
+      return report("files", subject, `is larger than ${limits.maxFileBytes} bytes`, index);
     seen.add(file.name);
     members.push({ ...member.value, index });
   });
-  if (!members.some((member) => member.kind === "loader") && !problems.some((p) => p.field === "files" && p.index !== undefined)) {
+  if (
+    !members.some((member) => member.kind === "loader") &&
+    !problems.some((p) => p.field === "files" && p.index !== undefined)
+  ) {
     report("files", "files", `must include the main loader ${prefix}.js`);
   }
 
   if (problems.length > 0) return err(problems);
-  return ok({ name, comment: input.comment, createdBy: input.createdBy, targets: [...input.targets], files: members.sort(compareMembers) });
+  return ok({
+    name,
+    comment: input.comment,
+    createdBy: input.createdBy,
+    targets: [...input.targets],
+    files: members.sort(compareMembers),
+  });
 }
 
 /** The catalogue error for the first problem: 400 1400 `Invalid <subject>: <problem>.` (admin bad input). */
 export function publicationError(problems: readonly PublicationProblem[]): ManagementError {
   const first = problems[0];
-  return managementError("invalidParameter", { parameter: first?.subject ?? "request", problem: first?.problem ?? "not valid" });
+  return managementError("invalidParameter", {
+    parameter: first?.subject ?? "request",
+    problem: first?.problem ?? "not valid",
+  });
 }
 
 export interface ManifestInput {
@@ -183,26 +206,42 @@ export function serializeManifest(manifest: RevisionDetails): string {
 }
 
 /** REV-05, DEC-REV-02: the details: the manifest with the SHA-256 of manifest.json and bundle.zip in every target. */
-export function completeDetails(manifest: RevisionDetails, checksums: { readonly manifest: string; readonly bundle: string }): RevisionDetails {
-  const withBundle = (members: Readonly<Record<string, string>>) => ({ [manifestFileName]: checksums.manifest, [bundleFileName]: checksums.bundle, ...members });
+export function completeDetails(
+  manifest: RevisionDetails,
+  checksums: { readonly manifest: string; readonly bundle: string },
+): RevisionDetails {
+  const withBundle = (members: Readonly<Record<string, string>>) => ({
+    [manifestFileName]: checksums.manifest,
+    [bundleFileName]: checksums.bundle,
+    ...members,
+  });
   return {
     ...manifest,
-    checksums: Object.fromEntries(Object.entries(manifest.checksums).map(([target, members]) => [target, withBundle(members)])),
+    checksums: Object.fromEntries(
+      Object.entries(manifest.checksums).map(([target, members]) => [target, withBundle(members)]),
+    ),
   };
 }
 
 /** REV-07: the manifest a details object implies (the details minus the two entries), to check a bundle against. */
 export function manifestOfDetails(details: RevisionDetails): RevisionDetails {
   const withoutBundle = (members: Readonly<Record<string, string>>) =>
-    Object.fromEntries(Object.entries(members).filter(([name]) => name !== manifestFileName && name !== bundleFileName));
+    Object.fromEntries(
+      Object.entries(members).filter(([name]) => name !== manifestFileName && name !== bundleFileName),
+    );
   return {
     ...details,
-    checksums: Object.fromEntries(Object.entries(details.checksums).map(([target, members]) => [target, withoutBundle(members)])),
+    checksums: Object.fromEntries(
+      Object.entries(details.checksums).map(([target, members]) => [target, withoutBundle(members)]),
+    ),
   };
 }
 
 /** REV-10, DEC-REV-03: details exist only for a well-formed id the profile has. */
-export function decideDetailsRequest(revisionId: string, found: RevisionDetails | null): Result<RevisionDetails, ManagementError> {
+export function decideDetailsRequest(
+  revisionId: string,
+  found: RevisionDetails | null,
+): Result<RevisionDetails, ManagementError> {
   if (parseRevisionId(revisionId) === null || found === null) return err(managementError("revisionDetailsNotFound"));
   return ok(found);
 }
@@ -219,8 +258,10 @@ export function decideBundleRequest(request: {
   /** The newest revision id published to the target, or null when there is none. */
   readonly latestForTarget: string | null;
 }): Result<void, ManagementError> {
-  if (parseRevisionId(request.revisionId) === null || request.revision === null) return err(managementError("revisionDetailsNotFound"));
-  if (!request.revision.targets_published.includes(request.target)) return err(managementError("revisionDetailsNotFound"));
+  if (parseRevisionId(request.revisionId) === null || request.revision === null)
+    return err(managementError("revisionDetailsNotFound"));
+  if (!request.revision.targets_published.includes(request.target))
+    return err(managementError("revisionDetailsNotFound"));
   if (request.latestForTarget !== request.revisionId) return err(managementError("revisionNotLatest"));
   return ok(undefined);
 }

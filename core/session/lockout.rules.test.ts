@@ -1,14 +1,29 @@
-import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { describe, it } from "node:test";
 import fc from "fast-check";
-import { lockoutPolicyFromLimits, lockoutRelevantUntil, type LockoutState, noFailures, pendingAttemptMs, reserveAttempt, settleAttempt, settleLockedCheck, unlockAttempts, withdrawAttempt } from "./lockout.rules.ts";
+import {
+  type LockoutState,
+  lockoutPolicyFromLimits,
+  lockoutRelevantUntil,
+  noFailures,
+  pendingAttemptMs,
+  reserveAttempt,
+  settleAttempt,
+  settleLockedCheck,
+  unlockAttempts,
+  withdrawAttempt,
+} from "./lockout.rules.ts";
 
 const policy = lockoutPolicyFromLimits({ lockoutAttempts: 5, lockoutMinutes: 10 }, "password");
 const keyPolicy = lockoutPolicyFromLimits({ lockoutAttempts: 5, lockoutMinutes: 10 }, "api-key");
 const minute = 60_000;
 
 /** One login attempt through the rules: the answer the service gives and the state after it. */
-function attempt(state: LockoutState, now: number, rightSecret: boolean): { answer: "ok" | 1401 | 1402; state: LockoutState } {
+function attempt(
+  state: LockoutState,
+  now: number,
+  rightSecret: boolean,
+): { answer: "ok" | 1401 | 1402; state: LockoutState } {
   const { decision, next } = reserveAttempt(state, now, policy);
   if (decision.kind === "locked") return { answer: 1402, state: next };
   assert.equal(decision.kind, "proceed", "one attempt after another never waits");
@@ -82,7 +97,14 @@ describe("login lockout (DEC-SES-01, SES-09)", () => {
         return 1401;
       }
     }
-    const step = fc.record({ waitMs: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 4 * minute }), fc.integer({ min: 9 * minute, max: 11 * minute })), right: fc.boolean() });
+    const step = fc.record({
+      waitMs: fc.oneof(
+        fc.constant(0),
+        fc.integer({ min: 0, max: 4 * minute }),
+        fc.integer({ min: 9 * minute, max: 11 * minute }),
+      ),
+      right: fc.boolean(),
+    });
     fc.assert(
       fc.property(fc.array(step, { maxLength: 40 }), (steps) => {
         const model = new Model();
@@ -103,11 +125,16 @@ describe("login lockout (DEC-SES-01, SES-09)", () => {
 
 describe("API key lockout (DEC-AUT-01): the right key passes a lock", () => {
   /** One key attempt through the rules, as the service makes it. */
-  function keyAttempt(state: LockoutState, now: number, rightKey: boolean): { answer: "ok" | 1401 | 1402; state: LockoutState } {
+  function keyAttempt(
+    state: LockoutState,
+    now: number,
+    rightKey: boolean,
+  ): { answer: "ok" | 1401 | 1402; state: LockoutState } {
     const { decision, next } = reserveAttempt(state, now, keyPolicy);
     assert.notEqual(decision.kind, "wait", "one attempt after another never waits");
     if (decision.kind === "locked") return { answer: 1402, state: next };
-    if (decision.kind === "check-locked") return { answer: rightKey ? "ok" : 1402, state: settleLockedCheck(next, now) };
+    if (decision.kind === "check-locked")
+      return { answer: rightKey ? "ok" : 1402, state: settleLockedCheck(next, now) };
     return { answer: rightKey ? "ok" : 1401, state: settleAttempt(next, now, rightKey, keyPolicy) };
   }
 
@@ -116,7 +143,12 @@ describe("API key lockout (DEC-AUT-01): the right key passes a lock", () => {
     for (let i = 0; i < 5; i += 1) state = keyAttempt(state, i * 1000, false).state;
     const locked = state;
     const answers = [];
-    for (const [at, right] of [[5_000, false], [6_000, true], [7_000, false], [8_000, true]] as const) {
+    for (const [at, right] of [
+      [5_000, false],
+      [6_000, true],
+      [7_000, false],
+      [8_000, true],
+    ] as const) {
       const step = keyAttempt(state, at, right);
       answers.push(step.answer);
       state = step.state;
@@ -193,11 +225,20 @@ describe("attempts made together (DEC-SES-01, SES-09): at most five secrets in f
     state = reserveMany(state, 2_000, 4).state;
     for (let i = 0; i < 4; i += 1) state = settleAttempt(state, 2_000, false, policy);
     assert.equal(reserveAttempt(state, 3_000, policy).decision.kind, "wait");
-    assert.deepEqual(reserveAttempt(state, 1_000 + pendingAttemptMs, policy).decision, { kind: "locked", until: 2_000 + 10 * minute });
+    assert.deepEqual(reserveAttempt(state, 1_000 + pendingAttemptMs, policy).decision, {
+      kind: "locked",
+      until: 2_000 + 10 * minute,
+    });
   });
 
   it("for any interleaving of attempts, no more secrets fail than the limit before the lock, and the right ones are only waited, never refused, while no lock is set", () => {
-    const step = fc.record({ reserve: fc.boolean(), right: fc.boolean(), busy: fc.boolean(), waitMs: fc.integer({ min: 0, max: 900 }), earlierMs: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 2_000 })) });
+    const step = fc.record({
+      reserve: fc.boolean(),
+      right: fc.boolean(),
+      busy: fc.boolean(),
+      waitMs: fc.integer({ min: 0, max: 900 }),
+      earlierMs: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 2_000 })),
+    });
     fc.assert(
       fc.property(fc.array(step, { maxLength: 60 }), (steps) => {
         let state = noFailures;
@@ -247,7 +288,11 @@ describe("an attempt reserved at a time earlier than recorded failures (it waite
     const times = fc.array(fc.integer({ min: 0, max: 20 * minute }), { maxLength: 6 });
     fc.assert(
       fc.property(times, times, fc.integer({ min: 0, max: 20 * minute }), (failures, pending, now) => {
-        const state: LockoutState = { failures: [...failures].sort((a, b) => a - b).slice(-5), pending, lockedUntil: null };
+        const state: LockoutState = {
+          failures: [...failures].sort((a, b) => a - b).slice(-5),
+          pending,
+          lockedUntil: null,
+        };
         const { decision, next } = reserveAttempt(state, now, policy);
         const inWindow = state.failures.filter((at) => at > now - policy.windowMs);
         if (decision.kind !== "proceed") return;
@@ -262,7 +307,8 @@ describe("an attempt reserved at a time earlier than recorded failures (it waite
 describe("withdrawing an attempt whose secret was never checked (the service was too busy)", () => {
   it("leaves the state as if the attempt had not been made", () => {
     let state = noFailures;
-    for (let at = 1; at <= 4; at += 1) state = settleAttempt(reserveAttempt(state, at * 1000, policy).next, at * 1000, false, policy);
+    for (let at = 1; at <= 4; at += 1)
+      state = settleAttempt(reserveAttempt(state, at * 1000, policy).next, at * 1000, false, policy);
     const fifth = reserveAttempt(state, 5000, policy).next;
     assert.deepEqual(withdrawAttempt(fifth, 5000), state);
     assert.deepEqual(withdrawAttempt(reserveAttempt(noFailures, 7, policy).next, 7), noFailures);
@@ -277,15 +323,39 @@ describe("withdrawing an attempt whose secret was never checked (the service was
 describe("when a lockout record stops mattering, so the store may delete it (DEC-SES-01, DEC-AUT-01)", () => {
   it("a record without failures never matters; one with failures matters for a window after the newest; a locked one until its lock ends", () => {
     assert.equal(lockoutRelevantUntil(noFailures, policy), 0);
-    assert.equal(lockoutRelevantUntil({ failures: [1_000, 2_000], pending: [], lockedUntil: null }, policy), 2_000 + 10 * minute);
-    assert.equal(lockoutRelevantUntil({ failures: [1, 2, 3, 4, 5], pending: [], lockedUntil: 5 + 10 * minute }, policy), 5 + 10 * minute);
+    assert.equal(
+      lockoutRelevantUntil({ failures: [1_000, 2_000], pending: [], lockedUntil: null }, policy),
+      2_000 + 10 * minute,
+    );
+    assert.equal(
+      lockoutRelevantUntil({ failures: [1, 2, 3, 4, 5], pending: [], lockedUntil: 5 + 10 * minute }, policy),
+      5 + 10 * minute,
+    );
     // An attempt in flight matters as a failure would: it may become one.
-    assert.equal(lockoutRelevantUntil({ failures: [1_000], pending: [3_000], lockedUntil: null }, policy), 3_000 + 10 * minute);
+    assert.equal(
+      lockoutRelevantUntil({ failures: [1_000], pending: [3_000], lockedUntil: null }, policy),
+      3_000 + 10 * minute,
+    );
   });
 
   /** Any state the service can store: attempts right and wrong, withdrawn because the service was busy, or left in flight by a process that stopped. */
   const storedStates = fc
-    .array(fc.record({ waitMs: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 4 * minute }), fc.integer({ min: 9 * minute, max: 11 * minute })), outcome: fc.oneof({ arbitrary: fc.constant("wrong"), weight: 6 }, fc.constant("right"), fc.constant("busy"), fc.constant("stopped")) }), { maxLength: 30 })
+    .array(
+      fc.record({
+        waitMs: fc.oneof(
+          fc.constant(0),
+          fc.integer({ min: 0, max: 4 * minute }),
+          fc.integer({ min: 9 * minute, max: 11 * minute }),
+        ),
+        outcome: fc.oneof(
+          { arbitrary: fc.constant("wrong"), weight: 6 },
+          fc.constant("right"),
+          fc.constant("busy"),
+          fc.constant("stopped"),
+        ),
+      }),
+      { maxLength: 30 },
+    )
     .map((steps) => {
       let state = noFailures;
       let now = 1_000_000;
@@ -293,17 +363,26 @@ describe("when a lockout record stops mattering, so the store may delete it (DEC
         now += waitMs;
         const { decision, next } = reserveAttempt(state, now, policy);
         if (decision.kind !== "proceed") continue;
-        state = outcome === "busy" ? withdrawAttempt(next, now) : outcome === "stopped" ? next : settleAttempt(next, now, outcome === "right", policy);
+        state =
+          outcome === "busy"
+            ? withdrawAttempt(next, now)
+            : outcome === "stopped"
+              ? next
+              : settleAttempt(next, now, outcome === "right", policy);
       }
       return state;
     });
 
   it("from that time on, every attempt is answered and counted as if there were no record (deleting it changes nothing)", () => {
     fc.assert(
-      fc.property(storedStates, fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 30 * minute })), (state, laterMs) => {
-        const at = lockoutRelevantUntil(state, policy) + laterMs;
-        assert.deepEqual(reserveAttempt(state, at, policy), reserveAttempt(noFailures, at, policy));
-      }),
+      fc.property(
+        storedStates,
+        fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 30 * minute })),
+        (state, laterMs) => {
+          const at = lockoutRelevantUntil(state, policy) + laterMs;
+          assert.deepEqual(reserveAttempt(state, at, policy), reserveAttempt(noFailures, at, policy));
+        },
+      ),
       { seed: 20261121, numRuns: 500 },
     );
   });
@@ -324,6 +403,10 @@ describe("unlocking a name (DEC-SES-01)", () => {
   it("forgets the failures and the lock, and keeps the attempts in flight, which still settle", () => {
     const locked = { failures: [1, 2, 3, 4, 5], pending: [6], lockedUntil: 600_005 };
     assert.deepEqual(unlockAttempts(locked), { failures: [], pending: [6], lockedUntil: null });
-    assert.deepEqual(unlockAttempts({ failures: [1], lockedUntil: null } as never), { failures: [], pending: [], lockedUntil: null });
+    assert.deepEqual(unlockAttempts({ failures: [1], lockedUntil: null } as never), {
+      failures: [],
+      pending: [],
+      lockedUntil: null,
+    });
   });
 });

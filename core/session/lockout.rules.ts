@@ -54,9 +54,17 @@ export type AttemptDecision =
   | { readonly kind: "wait" };
 
 /** DEC-SES-01 (passwords), DEC-AUT-01 (API keys: the same thresholds, the right key passes a lock). */
-export function lockoutPolicyFromLimits(limits: { readonly lockoutAttempts: number; readonly lockoutMinutes: number }, kind: LockoutKind): LockoutPolicy {
+export function lockoutPolicyFromLimits(
+  limits: { readonly lockoutAttempts: number; readonly lockoutMinutes: number },
+  kind: LockoutKind,
+): LockoutPolicy {
   const minutes = limits.lockoutMinutes * 60_000;
-  return { maxFailures: limits.lockoutAttempts, windowMs: minutes, lockMs: minutes, checkWhileLocked: kind === "api-key" };
+  return {
+    maxFailures: limits.lockoutAttempts,
+    windowMs: minutes,
+    lockMs: minutes,
+    checkWhileLocked: kind === "api-key",
+  };
 }
 
 function byTime(a: number, b: number): number {
@@ -70,10 +78,15 @@ function withoutOne(times: readonly number[], at: number): number[] | null {
 }
 
 /** DEC-SES-01, SES-09: whether an attempt at `now` may check its secret, and the state with it reserved (in flight). */
-export function reserveAttempt(state: LockoutState, now: number, policy: LockoutPolicy): { decision: AttemptDecision; next: LockoutState } {
+export function reserveAttempt(
+  state: LockoutState,
+  now: number,
+  policy: LockoutPolicy,
+): { decision: AttemptDecision; next: LockoutState } {
   const pending = state.pending ?? [];
   const live = pending.filter((at) => now - at < pendingAttemptMs);
-  if (state.lockedUntil !== null && now < state.lockedUntil) return lockedAttempt({ ...state, pending: live }, now, state.lockedUntil, policy);
+  if (state.lockedUntil !== null && now < state.lockedUntil)
+    return lockedAttempt({ ...state, pending: live }, now, state.lockedUntil, policy);
   const stopped = pending.filter((at) => now - at >= pendingAttemptMs);
   const lockOver = state.lockedUntil !== null;
   // Failures later than `now` stay: another process's clock may run a little ahead.
@@ -94,7 +107,12 @@ export function reserveAttempt(state: LockoutState, now: number, policy: Lockout
  * An attempt at `now` while `locked` (its pending attempts those still live) holds the name until `until`:
  * refused, or for an API key (DEC-AUT-01) checked, at most `maxFailures` at once.
  */
-function lockedAttempt(locked: LockoutState, now: number, until: number, policy: LockoutPolicy): { decision: AttemptDecision; next: LockoutState } {
+function lockedAttempt(
+  locked: LockoutState,
+  now: number,
+  until: number,
+  policy: LockoutPolicy,
+): { decision: AttemptDecision; next: LockoutState } {
   if (!policy.checkWhileLocked) return { decision: { kind: "locked", until }, next: locked };
   const pending = locked.pending ?? [];
   if (pending.length >= policy.maxFailures) return { decision: { kind: "wait" }, next: locked };
@@ -107,14 +125,24 @@ function lockedAttempt(locked: LockoutState, now: number, until: number, policy:
  * limit (until `lockMs` after the newest failure counted). An attempt no longer in flight (counted already as
  * stopped) is not counted twice.
  */
-export function settleAttempt(state: LockoutState, at: number, succeeded: boolean, policy: LockoutPolicy): LockoutState {
+export function settleAttempt(
+  state: LockoutState,
+  at: number,
+  succeeded: boolean,
+  policy: LockoutPolicy,
+): LockoutState {
   const remaining = withoutOne(state.pending ?? [], at);
   const pending = remaining ?? [...(state.pending ?? [])];
   if (succeeded) return { failures: [], pending, lockedUntil: null };
   if (remaining === null) return state;
   const failures = [...state.failures, at].sort(byTime).slice(-policy.maxFailures);
-  const reached = state.lockedUntil === null && failures.filter((time) => time > at - policy.windowMs).length >= policy.maxFailures;
-  return { failures, pending, lockedUntil: reached ? (failures[failures.length - 1] as number) + policy.lockMs : state.lockedUntil };
+  const reached =
+    state.lockedUntil === null && failures.filter((time) => time > at - policy.windowMs).length >= policy.maxFailures;
+  return {
+    failures,
+    pending,
+    lockedUntil: reached ? (failures[failures.length - 1] as number) + policy.lockMs : state.lockedUntil,
+  };
 }
 
 /**

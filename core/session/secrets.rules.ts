@@ -15,7 +15,9 @@ export const minimumPasswordLength = 8;
 
 /** Why a password is refused, or null when it is long enough. */
 export function passwordProblem(password: string): string | null {
-  return characterCount(password) >= minimumPasswordLength ? null : `must be at least ${minimumPasswordLength} characters`;
+  return characterCount(password) >= minimumPasswordLength
+    ? null
+    : `must be at least ${minimumPasswordLength} characters`;
 }
 
 /**
@@ -57,7 +59,10 @@ export function apiKeyIdNamedBy(presented: string): string | null {
  * the user holds one of that id; otherwise only the keys not issued in the naming form (configured keys,
  * and keys issued before keys named their record), since an issued key verifies only under its own name.
  */
-export function apiKeysToCheck<K extends { readonly id: string; readonly keySeed: string | null }>(presented: string, activeKeys: readonly K[]): K[] {
+export function apiKeysToCheck<K extends { readonly id: string; readonly keySeed: string | null }>(
+  presented: string,
+  activeKeys: readonly K[],
+): K[] {
   const named = apiKeyIdNamedBy(presented);
   const own = named === null ? undefined : activeKeys.find((key) => key.id === named);
   return own ? [own] : activeKeys.filter((key) => key.keySeed !== issuedApiKeySeed);

@@ -1,14 +1,28 @@
-import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { describe, it } from "node:test";
 import fc from "fast-check";
-import { decideTenantAccess, grantCovers, grantCoversAccount, isSessionLive, isTokenIssuedAfterCutoff, mayLogIn, mergeGrants, sessionPolicyFromLimits, shouldTouchSession, tokenIssuedAt } from "./session.rules.ts";
+import {
+  decideTenantAccess,
+  grantCovers,
+  grantCoversAccount,
+  isSessionLive,
+  isTokenIssuedAfterCutoff,
+  mayLogIn,
+  mergeGrants,
+  sessionPolicyFromLimits,
+  shouldTouchSession,
+  tokenIssuedAt,
+} from "./session.rules.ts";
 
 const policy = sessionPolicyFromLimits({ sessionIdleMinutes: 30, sessionAbsoluteHours: 12 });
 
 describe("bearer tokens and a password reset or a disabling (tokensValidAfter)", () => {
   it("refuses a token of an earlier second or of the cutoff's own second, and accepts a later second; no cutoff refuses none", () => {
     const cutoff = 1_000_500;
-    assert.deepEqual([999, 1000, 1001].map((iat) => isTokenIssuedAfterCutoff(iat, cutoff)), [false, false, true]);
+    assert.deepEqual(
+      [999, 1000, 1001].map((iat) => isTokenIssuedAfterCutoff(iat, cutoff)),
+      [false, false, true],
+    );
     assert.equal(isTokenIssuedAfterCutoff(0, null), true);
   });
 
@@ -57,20 +71,40 @@ describe("grants and tenant access (AUT-03, DEC-GEN-03/04, DEC-SES-04)", () => {
 
   it("existence is decided before the grant", () => {
     const grants = [{ account: "acme", profiles: "*" as const }];
-    assert.equal(decideTenantAccess({ accountExists: false, profileExists: false, grants, account: "x", profile: "main" }), "unknown-account");
-    assert.equal(decideTenantAccess({ accountExists: true, profileExists: false, grants, account: "acme", profile: "x" }), "unknown-profile");
-    assert.equal(decideTenantAccess({ accountExists: true, profileExists: true, grants: [], account: "acme", profile: "main" }), "no-grant");
-    assert.equal(decideTenantAccess({ accountExists: true, profileExists: true, grants, account: "acme", profile: "main" }), "granted");
+    assert.equal(
+      decideTenantAccess({ accountExists: false, profileExists: false, grants, account: "x", profile: "main" }),
+      "unknown-account",
+    );
+    assert.equal(
+      decideTenantAccess({ accountExists: true, profileExists: false, grants, account: "acme", profile: "x" }),
+      "unknown-profile",
+    );
+    assert.equal(
+      decideTenantAccess({ accountExists: true, profileExists: true, grants: [], account: "acme", profile: "main" }),
+      "no-grant",
+    );
+    assert.equal(
+      decideTenantAccess({ accountExists: true, profileExists: true, grants, account: "acme", profile: "main" }),
+      "granted",
+    );
   });
 
   it("no grant on one account ever opens another (any grants, any names)", () => {
     const name = fc.stringMatching(/^[a-z]{1,4}$/);
     fc.assert(
-      fc.property(fc.array(fc.record({ account: name, profiles: fc.oneof(fc.constant("*" as const), fc.array(name)) })), name, name, (grants, account, profile) => {
-        const granted = decideTenantAccess({ accountExists: true, profileExists: true, grants, account, profile }) === "granted";
-        const someGrantNamesIt = grants.some((grant) => grant.account === account && (grant.profiles === "*" || grant.profiles.includes(profile)));
-        assert.equal(granted, someGrantNamesIt);
-      }),
+      fc.property(
+        fc.array(fc.record({ account: name, profiles: fc.oneof(fc.constant("*" as const), fc.array(name)) })),
+        name,
+        name,
+        (grants, account, profile) => {
+          const granted =
+            decideTenantAccess({ accountExists: true, profileExists: true, grants, account, profile }) === "granted";
+          const someGrantNamesIt = grants.some(
+            (grant) => grant.account === account && (grant.profiles === "*" || grant.profiles.includes(profile)),
+          );
+          assert.equal(granted, someGrantNamesIt);
+        },
+      ),
       { seed: 7, numRuns: 300 },
     );
   });
@@ -86,19 +120,30 @@ describe("grants and tenant access (AUT-03, DEC-GEN-03/04, DEC-SES-04)", () => {
 describe("grants kept as one per account (DEC-SES-04)", () => {
   it("merging allows exactly what the list given allows, with each account once and each profile once", () => {
     const name = fc.constantFrom("acme", "globex", "main", "dev", "eu");
-    const grant = fc.record({ account: name, profiles: fc.oneof(fc.constant("*" as const), fc.array(name, { maxLength: 4 })) });
+    const grant = fc.record({
+      account: name,
+      profiles: fc.oneof(fc.constant("*" as const), fc.array(name, { maxLength: 4 })),
+    });
     fc.assert(
       fc.property(fc.array(grant, { maxLength: 8 }), name, name, (grants, account, profile) => {
         const merged = mergeGrants(grants);
         assert.equal(grantCovers(merged, account, profile), grantCovers(grants, account, profile));
         assert.equal(grantCoversAccount(merged, account), grantCoversAccount(grants, account));
         assert.equal(new Set(merged.map((each) => each.account)).size, merged.length);
-        for (const each of merged) if (each.profiles !== "*") assert.equal(new Set(each.profiles).size, each.profiles.length);
+        for (const each of merged)
+          if (each.profiles !== "*") assert.equal(new Set(each.profiles).size, each.profiles.length);
       }),
     );
-    assert.deepEqual(mergeGrants([{ account: "acme", profiles: ["main", "main"] }, { account: "acme", profiles: "*" }, { account: "globex", profiles: ["main"] }]), [
-      { account: "acme", profiles: "*" },
-      { account: "globex", profiles: ["main"] },
-    ]);
+    assert.deepEqual(
+      mergeGrants([
+        { account: "acme", profiles: ["main", "main"] },
+        { account: "acme", profiles: "*" },
+        { account: "globex", profiles: ["main"] },
+      ]),
+      [
+        { account: "acme", profiles: "*" },
+        { account: "globex", profiles: ["main"] },
+      ],
+    );
   });
 });

@@ -6,7 +6,10 @@ export interface SessionPolicy {
   readonly absoluteMs: number;
 }
 
-export function sessionPolicyFromLimits(limits: { readonly sessionIdleMinutes: number; readonly sessionAbsoluteHours: number }): SessionPolicy {
+export function sessionPolicyFromLimits(limits: {
+  readonly sessionIdleMinutes: number;
+  readonly sessionAbsoluteHours: number;
+}): SessionPolicy {
   return { idleMs: limits.sessionIdleMinutes * 60_000, absoluteMs: limits.sessionAbsoluteHours * 3_600_000 };
 }
 
@@ -49,7 +52,9 @@ export function tokenIssuedAt(now: number, tokensValidAfter: number | null): num
 
 /** AUT-03, DEC-GEN-03: does a principal's grant list cover this account and profile? */
 export function grantCovers(grants: readonly Grant[], account: string, profile: string): boolean {
-  return grants.some((grant) => grant.account === account && (grant.profiles === "*" || grant.profiles.includes(profile)));
+  return grants.some(
+    (grant) => grant.account === account && (grant.profiles === "*" || grant.profiles.includes(profile)),
+  );
 }
 
 /**

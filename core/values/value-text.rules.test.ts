@@ -1,5 +1,5 @@
-import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { describe, it } from "node:test";
 import fc from "fast-check";
 import { decimalNumberText, readDecimalNumber, readIsoDateTime } from "./value-text.rules.ts";
 
@@ -33,13 +33,20 @@ describe("decimal number text (DEC-PRO-01, DEC-FIL-04)", () => {
 
   it("the pattern takes exactly what it reads, and what it reads is finite", () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.double().map(String), fc.integer().map((n) => n.toString(16))), (text) => {
-        const read = readDecimalNumber(text);
-        if (read !== null) {
-          assert.ok(Number.isFinite(read));
-          assert.ok(decimalNumberText.test(text.trim()));
-        }
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.double().map(String),
+          fc.integer().map((n) => n.toString(16)),
+        ),
+        (text) => {
+          const read = readDecimalNumber(text);
+          if (read !== null) {
+            assert.ok(Number.isFinite(read));
+            assert.ok(decimalNumberText.test(text.trim()));
+          }
+        },
+      ),
     );
   });
 });
@@ -84,7 +91,15 @@ describe("ISO 8601 date text (MOM-03, DEC-MOM-04)", () => {
   it("a date and time given in UTC reads back as the instant Date.UTC computes, whatever the process's zone", () => {
     fc.assert(
       fc.property(
-        fc.record({ year: fc.integer({ min: 1970, max: 9999 }), month: fc.integer({ min: 1, max: 12 }), day: fc.integer({ min: 1, max: 28 }), hour: fc.integer({ min: 0, max: 23 }), minute: fc.integer({ min: 0, max: 59 }), second: fc.integer({ min: 0, max: 59 }), ms: fc.integer({ min: 0, max: 999 }) }),
+        fc.record({
+          year: fc.integer({ min: 1970, max: 9999 }),
+          month: fc.integer({ min: 1, max: 12 }),
+          day: fc.integer({ min: 1, max: 28 }),
+          hour: fc.integer({ min: 0, max: 23 }),
+          minute: fc.integer({ min: 0, max: 59 }),
+          second: fc.integer({ min: 0, max: 59 }),
+          ms: fc.integer({ min: 0, max: 999 }),
+        }),
         fc.constantFrom("", "Z", "+00:00", "-0000"),
         ({ year, month, day, hour, minute, second, ms }, zone) => {
           const two = (n: number) => String(n).padStart(2, "0");

@@ -23,7 +23,8 @@ export function readDecimalNumber(text: string): number | null {
  * `YYYY-MM-DD`, optionally followed by `T` (or a space) and `HH:mm[:ss[.fraction]]` with an optional zone:
  * `Z`, `±HH:MM` or `±HHMM`.
  */
-const isoDateTime = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(?:(Z)|([+-])(\d{2}):?(\d{2}))?)?$/;
+const isoDateTime =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(?:(Z)|([+-])(\d{2}):?(\d{2}))?)?$/;
 
 function daysInMonth(year: number, month: number): number {
   const date = new Date(0);
@@ -41,10 +42,31 @@ function daysInMonth(year: number, month: number): number {
 export function readIsoDateTime(text: string): number | null {
   const match = isoDateTime.exec(text.trim());
   if (!match) return null;
-  const [, year, month, day, hour = "0", minute = "0", second = "0", fraction = "", , sign, offsetHours = "0", offsetMinutes = "0"] = match;
-  const [y, mo, d, h, mi, s] = [year, month, day, hour, minute, second].map(Number) as [number, number, number, number, number, number];
+  const [
+    ,
+    year,
+    month,
+    day,
+    hour = "0",
+    minute = "0",
+    second = "0",
+    fraction = "",
+    ,
+    sign,
+    offsetHours = "0",
+    offsetMinutes = "0",
+  ] = match;
+  const [y, mo, d, h, mi, s] = [year, month, day, hour, minute, second].map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const [oh, om] = [Number(offsetHours), Number(offsetMinutes)];
-  if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo) || h > 23 || mi > 59 || s > 59 || oh > 23 || om > 59) return null;
+  if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo) || h > 23 || mi > 59 || s > 59 || oh > 23 || om > 59)
+    return null;
   const date = new Date(0);
   // setUTCFullYear, not Date.UTC: Date.UTC reads the years 0 to 99 as 1900 to 1999.
   date.setUTCFullYear(y, mo - 1, d);

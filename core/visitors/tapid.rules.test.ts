@@ -1,5 +1,5 @@
-import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { describe, it } from "node:test";
 import fc from "fast-check";
 import { firstPartyIdFromUtagMain, readCookieValue } from "./cookies.rules.ts";
 import {
@@ -8,20 +8,32 @@ import {
   parseTapid,
   planTapidCookie,
   serializeTapid,
-  tapidSetCookie,
   type TapidEntry,
   type TapidPlanInput,
+  tapidSetCookie,
 } from "./tapid.rules.ts";
 
 const name = fc.stringMatching(/^[A-Za-z0-9_~-]{1,8}$/);
 /** Well-formed text (no lone surrogates, which no cookie can carry). */
 const visitorId = fc.string({ minLength: 1, maxLength: 16, unit: "grapheme" });
-const entry: fc.Arbitrary<TapidEntry> = fc.record({ account: name, profile: name, visitorId }, { noNullPrototype: true });
+const entry: fc.Arbitrary<TapidEntry> = fc.record(
+  { account: name, profile: name, visitorId },
+  { noNullPrototype: true },
+);
 /** Entries with distinct account/profile pairs, as the service writes them. */
 const entries = fc.uniqueArray(entry, { selector: (item) => `${item.account}/${item.profile}`, maxLength: 5 });
 
 function plan(overrides: Partial<TapidPlanInput>): ReturnType<typeof planTapidCookie> {
-  return planTapidCookie({ entries: [], account: "acme", profile: "main", override: null, resolvedVisitorId: "r", skip: false, delete: false, ...overrides });
+  return planTapidCookie({
+    entries: [],
+    account: "acme",
+    profile: "main",
+    override: null,
+    resolvedVisitorId: "r",
+    skip: false,
+    delete: false,
+    ...overrides,
+  });
 }
 
 describe("TAPID value (DEC-COL-10)", () => {
@@ -64,7 +76,9 @@ describe("TAPID value (DEC-COL-10)", () => {
   });
 
   it("skips malformed pieces and reads a value percent-encoded as a whole", () => {
-    assert.deepEqual(parseTapid("garbage|acme/main>a1|>x|/p>y|acme>z|acme/>w|acme/main>|"), [{ account: "acme", profile: "main", visitorId: "a1" }]);
+    assert.deepEqual(parseTapid("garbage|acme/main>a1|>x|/p>y|acme>z|acme/>w|acme/main>|"), [
+      { account: "acme", profile: "main", visitorId: "a1" },
+    ]);
     assert.deepEqual(parseTapid("acme%2Fmain%3Ea1%7C"), [{ account: "acme", profile: "main", visitorId: "a1" }]);
   });
 
@@ -78,15 +92,24 @@ describe("TAPID cookie plan (DEC-COL-10, VID-04 to VID-07)", () => {
   const own = { account: "acme", profile: "main", visitorId: "t" };
 
   it("[VID-04] an override is written as the account/profile's entry, moved first", () => {
-    assert.deepEqual(plan({ entries: [globex, own], override: "o" }), { action: { kind: "write", value: "acme/main>o|globex/main>g|" }, thirdPartyVisitorId: "o" });
+    assert.deepEqual(plan({ entries: [globex, own], override: "o" }), {
+      action: { kind: "write", value: "acme/main>o|globex/main>g|" },
+      thirdPartyVisitorId: "o",
+    });
   });
 
   it("[VID-03] no entry yet: the resolved ID is written as a new first entry", () => {
-    assert.deepEqual(plan({ entries: [globex], resolvedVisitorId: "r" }), { action: { kind: "write", value: "acme/main>r|globex/main>g|" }, thirdPartyVisitorId: "r" });
+    assert.deepEqual(plan({ entries: [globex], resolvedVisitorId: "r" }), {
+      action: { kind: "write", value: "acme/main>r|globex/main>g|" },
+      thirdPartyVisitorId: "r",
+    });
   });
 
   it("an existing entry is left as it is (no Set-Cookie)", () => {
-    assert.deepEqual(plan({ entries: [globex, own], resolvedVisitorId: "t" }), { action: { kind: "none" }, thirdPartyVisitorId: "t" });
+    assert.deepEqual(plan({ entries: [globex, own], resolvedVisitorId: "t" }), {
+      action: { kind: "none" },
+      thirdPartyVisitorId: "t",
+    });
   });
 
   it("[VID-05] skip neither reads nor writes", () => {
@@ -95,10 +118,13 @@ describe("TAPID cookie plan (DEC-COL-10, VID-04 to VID-07)", () => {
   });
 
   it("[VID-06] delete removes the entry and keeps the others in order", () => {
-    assert.deepEqual(plan({ entries: [globex, own, { account: "acme", profile: "dev", visitorId: "d" }], delete: true }), {
-      action: { kind: "write", value: "globex/main>g|acme/dev>d|" },
-      thirdPartyVisitorId: null,
-    });
+    assert.deepEqual(
+      plan({ entries: [globex, own, { account: "acme", profile: "dev", visitorId: "d" }], delete: true }),
+      {
+        action: { kind: "write", value: "globex/main>g|acme/dev>d|" },
+        thirdPartyVisitorId: null,
+      },
+    );
   });
 
   it("[VID-07] a cookie emptied by delete is expired with Max-Age=0", () => {
@@ -111,11 +137,17 @@ describe("TAPID cookie plan (DEC-COL-10, VID-04 to VID-07)", () => {
   });
 
   it("[VID-06] an override prevents the deletion", () => {
-    assert.deepEqual(plan({ entries: [own], delete: true, override: "o" }).action, { kind: "write", value: "acme/main>o|" });
+    assert.deepEqual(plan({ entries: [own], delete: true, override: "o" }).action, {
+      kind: "write",
+      value: "acme/main>o|",
+    });
   });
 
   it("the Set-Cookie carries Path=/; Max-Age=31536000; HttpOnly; Secure; SameSite=None", () => {
-    assert.equal(tapidSetCookie({ kind: "write", value: "acme/main>r|" }), "TAPID=acme/main>r|; Path=/; Max-Age=31536000; HttpOnly; Secure; SameSite=None");
+    assert.equal(
+      tapidSetCookie({ kind: "write", value: "acme/main>r|" }),
+      "TAPID=acme/main>r|; Path=/; Max-Age=31536000; HttpOnly; Secure; SameSite=None",
+    );
     assert.equal(tapidSetCookie({ kind: "none" }), null);
   });
 
@@ -125,7 +157,10 @@ describe("TAPID cookie plan (DEC-COL-10, VID-04 to VID-07)", () => {
     assert.equal(result.action.kind, "write");
     const value = (result.action as { value: string }).value;
     assert.ok(`TAPID=${value}`.length <= maxTapidCookieLength, `${value.length}`);
-    assert.deepEqual(parseTapid(value).map((entry) => entry.account), ["acme", "a1", "a2", "a3"]);
+    assert.deepEqual(
+      parseTapid(value).map((entry) => entry.account),
+      ["acme", "a1", "a2", "a3"],
+    );
   });
 
   it("[VID-06] a delete whose other entries cannot fit in a cookie at all expires the cookie instead of leaving the entry", () => {
@@ -136,32 +171,43 @@ describe("TAPID cookie plan (DEC-COL-10, VID-04 to VID-07)", () => {
   it("an ID whose own entry cannot fit in a cookie (1,024 characters beyond ASCII, percent-encoded) is not written: the cookie stays as it was", () => {
     const wide = "é".repeat(1024);
     assert.deepEqual(plan({ entries: [own], override: wide }), { action: { kind: "none" }, thirdPartyVisitorId: wide });
-    assert.deepEqual(plan({ entries: [], resolvedVisitorId: wide }), { action: { kind: "none" }, thirdPartyVisitorId: wide });
+    assert.deepEqual(plan({ entries: [], resolvedVisitorId: wide }), {
+      action: { kind: "none" },
+      thirdPartyVisitorId: wide,
+    });
     // 1,024 ASCII characters fit.
     assert.equal(plan({ entries: [], override: "x".repeat(1024) }).action.kind, "write");
   });
 
   it("for every combination: other accounts' entries are kept, in order, and ours is first or gone", () => {
     fc.assert(
-      fc.property(entries, fc.option(visitorId, { nil: null }), fc.boolean(), fc.boolean(), (list, override, skip, del) => {
-        const result = plan({ entries: list, override, skip, delete: del, resolvedVisitorId: "r" });
-        const others = list.filter((item) => item.account !== "acme" || item.profile !== "main");
-        const hadOwn = others.length !== list.length;
-        if (result.action.kind === "write") {
-          const written = parseTapid(result.action.value);
-          const ownEntries = written.filter((item) => item.account === "acme" && item.profile === "main");
-          assert.ok(ownEntries.length <= 1);
-          // Others in order, as many as fit in a cookie: all of them whenever the whole value fits.
-          assert.deepEqual(written.slice(ownEntries.length), others.slice(0, written.length - ownEntries.length));
-          const whole = serializeTapid([...written.slice(0, ownEntries.length), ...others]);
-          if (`TAPID=${whole}`.length <= maxTapidCookieLength) assert.deepEqual(written.slice(ownEntries.length), others);
-          if (ownEntries.length === 1) assert.equal(ownEntries[0]!.visitorId, result.thirdPartyVisitorId);
-        }
-        if (override !== null) assert.equal(result.action.kind, "write");
-        if (override === null && del) assert.equal(result.action.kind, !hadOwn ? "none" : others.length === 0 ? "expire" : "write");
-        if (override === null && !del && skip) assert.equal(result.action.kind, "none");
-        if (override === null && !del && !skip) assert.equal(result.action.kind, hadOwn ? "none" : "write");
-      }),
+      fc.property(
+        entries,
+        fc.option(visitorId, { nil: null }),
+        fc.boolean(),
+        fc.boolean(),
+        (list, override, skip, del) => {
+          const result = plan({ entries: list, override, skip, delete: del, resolvedVisitorId: "r" });
+          const others = list.filter((item) => item.account !== "acme" || item.profile !== "main");
+          const hadOwn = others.length !== list.length;
+          if (result.action.kind === "write") {
+            const written = parseTapid(result.action.value);
+            const ownEntries = written.filter((item) => item.account === "acme" && item.profile === "main");
+            assert.ok(ownEntries.length <= 1);
+            // Others in order, as many as fit in a cookie: all of them whenever the whole value fits.
+            assert.deepEqual(written.slice(ownEntries.length), others.slice(0, written.length - ownEntries.length));
+            const whole = serializeTapid([...written.slice(0, ownEntries.length), ...others]);
+            if (`TAPID=${whole}`.length <= maxTapidCookieLength)
+              assert.deepEqual(written.slice(ownEntries.length), others);
+            if (ownEntries.length === 1) assert.equal(ownEntries[0]!.visitorId, result.thirdPartyVisitorId);
+          }
+          if (override !== null) assert.equal(result.action.kind, "write");
+          if (override === null && del)
+            assert.equal(result.action.kind, !hadOwn ? "none" : others.length === 0 ? "expire" : "write");
+          if (override === null && !del && skip) assert.equal(result.action.kind, "none");
+          if (override === null && !del && !skip) assert.equal(result.action.kind, hadOwn ? "none" : "write");
+        },
+      ),
     );
   });
 });

@@ -1,5 +1,5 @@
-import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { describe, it } from "node:test";
 import fc from "fast-check";
 import { collectError } from "../errors/collect.errors.ts";
 import type { IdSource } from "../ports/ids.port.ts";
@@ -16,15 +16,23 @@ import {
   readVisitorIdParam,
   readVisitorIdValue,
   resolveVisitorId,
-  visitorIdPrecedence,
   type VisitorIdInputs,
+  visitorIdPrecedence,
 } from "./visitor-id.rules.ts";
 
 /** A fixed IdSource: every new ID is "new-id" (randomness arrives as an argument). */
 const fixedIds: IdSource = { randomHex: () => "new-id", randomToken: () => "token", randomUnit: () => 0.5 };
 
 function inputs(overrides: Partial<VisitorIdInputs> = {}): VisitorIdInputs {
-  return { override: null, tapid: null, visitorId: null, firstParty: null, skipTapid: false, deleteTapid: false, ...overrides };
+  return {
+    override: null,
+    tapid: null,
+    visitorId: null,
+    firstParty: null,
+    skipTapid: false,
+    deleteTapid: false,
+    ...overrides,
+  };
 }
 
 const optionalId = fc.option(fc.string({ minLength: 1, maxLength: 12 }), { nil: null });
@@ -39,13 +47,28 @@ const anyInputs = fc.record({
 
 describe("visitor ID precedence (DEC-COL-09)", () => {
   const table: Array<[string, Partial<VisitorIdInputs>, string, string]> = [
-    ["[VID-04] the override beats everything", { override: "o", tapid: "t", visitorId: "v", firstParty: "f" }, "o", "override"],
-    ["[VID-03] the TAPID beats svc_visitor_id and the first-party ID", { tapid: "t", visitorId: "v", firstParty: "f" }, "t", "tapid"],
+    [
+      "[VID-04] the override beats everything",
+      { override: "o", tapid: "t", visitorId: "v", firstParty: "f" },
+      "o",
+      "override",
+    ],
+    [
+      "[VID-03] the TAPID beats svc_visitor_id and the first-party ID",
+      { tapid: "t", visitorId: "v", firstParty: "f" },
+      "t",
+      "tapid",
+    ],
     ["[VID-03] svc_visitor_id beats the first-party ID", { visitorId: "v", firstParty: "f" }, "v", "visitor_id"],
     ["[VID-03] the first-party ID is the last source", { firstParty: "f" }, "f", "first_party"],
     ["[VID-05] skip: the TAPID is not read", { tapid: "t", visitorId: "v", skipTapid: true }, "v", "visitor_id"],
     ["[VID-06] delete: the TAPID is not read", { tapid: "t", firstParty: "f", deleteTapid: true }, "f", "first_party"],
-    ["[VID-04, VID-06] the override wins even with delete", { override: "o", tapid: "t", deleteTapid: true }, "o", "override"],
+    [
+      "[VID-04, VID-06] the override wins even with delete",
+      { override: "o", tapid: "t", deleteTapid: true },
+      "o",
+      "override",
+    ],
     ["[VID-09] nothing at all: a new ID", {}, "new-id", "new"],
   ];
   for (const [title, given, visitorId, source] of table) {
@@ -53,7 +76,10 @@ describe("visitor ID precedence (DEC-COL-09)", () => {
   }
 
   it("the table reads like the decision: override, TAPID, svc_visitor_id, first-party", () => {
-    assert.deepEqual(visitorIdPrecedence.map((rule) => rule.source), ["override", "tapid", "visitor_id", "first_party"]);
+    assert.deepEqual(
+      visitorIdPrecedence.map((rule) => rule.source),
+      ["override", "tapid", "visitor_id", "first_party"],
+    );
   });
 
   it("the winner is the first source of the table that has a value, for every combination", () => {
@@ -69,13 +95,19 @@ describe("visitor ID precedence (DEC-COL-09)", () => {
 
   it("adding a lower-precedence source never changes the winner", () => {
     fc.assert(
-      fc.property(anyInputs, fc.constantFrom("tapid", "visitorId", "firstParty") as fc.Arbitrary<"tapid" | "visitorId" | "firstParty">, fc.string({ minLength: 1 }), (given, field, value) => {
-        const before = resolveVisitorId(given, fixedIds);
-        const rank = (source: string) => (source === "new" ? 99 : visitorIdPrecedence.findIndex((rule) => rule.source === source));
-        const fieldRank = { tapid: 1, visitorId: 2, firstParty: 3 }[field];
-        fc.pre(before.source !== "new" && fieldRank > rank(before.source));
-        assert.deepEqual(resolveVisitorId({ ...given, [field]: value }, fixedIds), before);
-      }),
+      fc.property(
+        anyInputs,
+        fc.constantFrom("tapid", "visitorId", "firstParty") as fc.Arbitrary<"tapid" | "visitorId" | "firstParty">,
+        fc.string({ minLength: 1 }),
+        (given, field, value) => {
+          const before = resolveVisitorId(given, fixedIds);
+          const rank = (source: string) =>
+            source === "new" ? 99 : visitorIdPrecedence.findIndex((rule) => rule.source === source);
+          const fieldRank = { tapid: 1, visitorId: 2, firstParty: 3 }[field];
+          fc.pre(before.source !== "new" && fieldRank > rank(before.source));
+          assert.deepEqual(resolveVisitorId({ ...given, [field]: value }, fixedIds), before);
+        },
+      ),
     );
   });
 
@@ -83,7 +115,7 @@ describe("visitor ID precedence (DEC-COL-09)", () => {
     fc.assert(
       fc.property(anyInputs, (given) => {
         let asked = 0;
-        const counting: IdSource = { ...fixedIds, randomHex: (bytes) => (asked += 1, "x".repeat(bytes * 2)) };
+        const counting: IdSource = { ...fixedIds, randomHex: (bytes) => ((asked += 1), "x".repeat(bytes * 2)) };
         const resolved = resolveVisitorId(given, counting);
         assert.equal(asked, resolved.source === "new" ? 1 : 0);
         if (resolved.source === "new") assert.equal(resolved.visitorId, "x".repeat(32));
@@ -95,7 +127,8 @@ describe("visitor ID precedence (DEC-COL-09)", () => {
 describe("flags (VID-05, VID-06)", () => {
   it("true and the text true in any case set a flag; anything else does not", () => {
     for (const value of [true, "true", "TRUE", "True"]) assert.equal(isFlagSet(value), true, String(value));
-    for (const value of [false, "false", "1", 1, "", null, undefined, "yes"]) assert.equal(isFlagSet(value), false, String(value));
+    for (const value of [false, "false", "1", 1, "", null, undefined, "yes"])
+      assert.equal(isFlagSet(value), false, String(value));
   });
 });
 
@@ -103,7 +136,10 @@ describe("identifyVisitor: parameters and cookies together", () => {
   const base = { account: "acme", profile: "main" };
 
   it("[VID-03] reads the TAPID entry of its own account/profile, not another's", () => {
-    const cookieHeader = `other=1; TAPID=${serializeTapid([{ account: "globex", profile: "main", visitorId: "g" }, { account: "acme", profile: "main", visitorId: "a" }])}`;
+    const cookieHeader = `other=1; TAPID=${serializeTapid([
+      { account: "globex", profile: "main", visitorId: "g" },
+      { account: "acme", profile: "main", visitorId: "a" },
+    ])}`;
     const identity = identifyVisitor({ ...base, params: { svc_visitor_id: "v" }, cookieHeader }, fixedIds);
     assert.equal(identity.visitorId, "a");
     assert.equal(identity.source, "tapid");
@@ -112,19 +148,49 @@ describe("identifyVisitor: parameters and cookies together", () => {
   });
 
   it("[VID-03, DEC-COL-09, DEC-COL-10] every TAPID cookie the browser sent is read (one set for another domain or path beside the host's), the first entry of an account/profile wins", () => {
-    const second = identifyVisitor({ ...base, params: { svc_visitor_id: "vv1" }, cookieHeader: "TAPID=globex/main>g1|; other=1; TAPID=acme/main>tap3|" }, fixedIds);
+    const second = identifyVisitor(
+      {
+        ...base,
+        params: { svc_visitor_id: "vv1" },
+        cookieHeader: "TAPID=globex/main>g1|; other=1; TAPID=acme/main>tap3|",
+      },
+      fixedIds,
+    );
     assert.deepEqual([second.visitorId, second.source, second.tapidCookie], ["tap3", "tapid", { kind: "none" }]);
-    const twice = identifyVisitor({ ...base, params: {}, cookieHeader: 'TAPID="acme/main>a|"; TAPID=acme/main>b|globex/main>g|' }, fixedIds);
+    const twice = identifyVisitor(
+      { ...base, params: {}, cookieHeader: 'TAPID="acme/main>a|"; TAPID=acme/main>b|globex/main>g|' },
+      fixedIds,
+    );
     assert.equal(twice.visitorId, "a");
     // The answer's cookie gathers the entries of all of them, each account/profile once.
-    const overridden = identifyVisitor({ ...base, params: { svc_override_tapid: "o" }, cookieHeader: "TAPID=acme/main>a|; TAPID=acme/main>b|globex/main>g|" }, fixedIds);
+    const overridden = identifyVisitor(
+      {
+        ...base,
+        params: { svc_override_tapid: "o" },
+        cookieHeader: "TAPID=acme/main>a|; TAPID=acme/main>b|globex/main>g|",
+      },
+      fixedIds,
+    );
     assert.deepEqual(overridden.tapidCookie, { kind: "write", value: "acme/main>o|globex/main>g|" });
   });
 
   it("[DEC-COL-09] the first-party ID comes from svc_firstparty_visitor_id, else v_id of utag_main", () => {
-    const fromCookie = identifyVisitor({ ...base, params: { svc_skip_3rd_party_vid_cookies: "true" }, cookieHeader: "utag_main=v_id:0190abc$_sn:1$ses_id:17%3Bexp-session" }, fixedIds);
-    assert.deepEqual([fromCookie.visitorId, fromCookie.source, fromCookie.firstPartyVisitorId], ["0190abc", "first_party", "0190abc"]);
-    const fromParam = identifyVisitor({ ...base, params: { svc_firstparty_visitor_id: "p" }, cookieHeader: "utag_main=v_id:c" }, fixedIds);
+    const fromCookie = identifyVisitor(
+      {
+        ...base,
+        params: { svc_skip_3rd_party_vid_cookies: "true" },
+        cookieHeader: "utag_main=v_id:0190abc$_sn:1$ses_id:17%3Bexp-session",
+      },
+      fixedIds,
+    );
+    assert.deepEqual(
+      [fromCookie.visitorId, fromCookie.source, fromCookie.firstPartyVisitorId],
+      ["0190abc", "first_party", "0190abc"],
+    );
+    const fromParam = identifyVisitor(
+      { ...base, params: { svc_firstparty_visitor_id: "p" }, cookieHeader: "utag_main=v_id:c" },
+      fixedIds,
+    );
     assert.equal(fromParam.firstPartyVisitorId, "p");
   });
 
@@ -146,16 +212,38 @@ describe("identifyVisitor: parameters and cookies together", () => {
 
   it("[DEC-COL-09] parameters and a utag_main v_id that are not usable visitor IDs never become the visitor ID", () => {
     const nul = "alice\u0000mallory";
-    for (const params of [{ svc_override_tapid: nul }, { svc_visitor_id: nul }, { svc_firstparty_visitor_id: nul }, { svc_visitor_id: "v".repeat(1025) }]) {
-      const identity = identifyVisitor({ ...base, params: { ...params, svc_skip_3rd_party_vid_cookies: "true" }, cookieHeader: null }, fixedIds);
+    for (const params of [
+      { svc_override_tapid: nul },
+      { svc_visitor_id: nul },
+      { svc_firstparty_visitor_id: nul },
+      { svc_visitor_id: "v".repeat(1025) },
+    ]) {
+      const identity = identifyVisitor(
+        { ...base, params: { ...params, svc_skip_3rd_party_vid_cookies: "true" }, cookieHeader: null },
+        fixedIds,
+      );
       assert.equal(identity.source, "new", JSON.stringify(params).slice(0, 40));
     }
-    const fromCookie = identifyVisitor({ ...base, params: { svc_skip_3rd_party_vid_cookies: "true" }, cookieHeader: "utag_main=v_id:alice%00mallory$_sn:1" }, fixedIds);
+    const fromCookie = identifyVisitor(
+      {
+        ...base,
+        params: { svc_skip_3rd_party_vid_cookies: "true" },
+        cookieHeader: "utag_main=v_id:alice%00mallory$_sn:1",
+      },
+      fixedIds,
+    );
     assert.deepEqual([fromCookie.source, fromCookie.firstPartyVisitorId], ["new", null]);
   });
 
   it("IDs that are neither non-empty strings nor finite numbers are ignored", () => {
-    const identity = identifyVisitor({ ...base, params: { svc_visitor_id: true, svc_override_tapid: "", svc_firstparty_visitor_id: { id: 1 } }, cookieHeader: null }, fixedIds);
+    const identity = identifyVisitor(
+      {
+        ...base,
+        params: { svc_visitor_id: true, svc_override_tapid: "", svc_firstparty_visitor_id: { id: 1 } },
+        cookieHeader: null,
+      },
+      fixedIds,
+    );
     assert.equal(identity.source, "new");
   });
 
@@ -166,25 +254,33 @@ describe("identifyVisitor: parameters and cookies together", () => {
 
   it("the TAPID entry written back reads as the resolved visitor ID, for any parameters", () => {
     fc.assert(
-      fc.property(optionalId, optionalId, optionalId, fc.boolean(), fc.boolean(), (override, tapid, visitorId, skip, del) => {
-        const cookieHeader = tapid === null ? null : `TAPID=${serializeTapid([{ account: "acme", profile: "main", visitorId: tapid }])}`;
-        const params = {
-          svc_override_tapid: override ?? undefined,
-          svc_visitor_id: visitorId ?? undefined,
-          svc_skip_3rd_party_vid_cookies: skip,
-          svc_delete_3rd_party_vid_cookies: del,
-        };
-        const identity = identifyVisitor({ ...base, params, cookieHeader }, fixedIds);
-        if (identity.tapidCookie.kind === "write") {
-          const written = parseTapid(identity.tapidCookie.value);
-          const own = written.find((entry) => entry.account === "acme" && entry.profile === "main");
-          if (own) {
-            assert.equal(own.visitorId, identity.thirdPartyVisitorId);
-            assert.equal(written[0], own, "the entry is first");
+      fc.property(
+        optionalId,
+        optionalId,
+        optionalId,
+        fc.boolean(),
+        fc.boolean(),
+        (override, tapid, visitorId, skip, del) => {
+          const cookieHeader =
+            tapid === null ? null : `TAPID=${serializeTapid([{ account: "acme", profile: "main", visitorId: tapid }])}`;
+          const params = {
+            svc_override_tapid: override ?? undefined,
+            svc_visitor_id: visitorId ?? undefined,
+            svc_skip_3rd_party_vid_cookies: skip,
+            svc_delete_3rd_party_vid_cookies: del,
+          };
+          const identity = identifyVisitor({ ...base, params, cookieHeader }, fixedIds);
+          if (identity.tapidCookie.kind === "write") {
+            const written = parseTapid(identity.tapidCookie.value);
+            const own = written.find((entry) => entry.account === "acme" && entry.profile === "main");
+            if (own) {
+              assert.equal(own.visitorId, identity.thirdPartyVisitorId);
+              assert.equal(written[0], own, "the entry is first");
+            }
           }
-        }
-        if (override !== null) assert.equal(identity.visitorId, override);
-      }),
+          if (override !== null) assert.equal(identity.visitorId, override);
+        },
+      ),
     );
   });
 });
@@ -193,14 +289,24 @@ describe("usable visitor IDs (DEC-COL-09)", () => {
   it("at most maxVisitorIdLength characters, no control characters; the refusal's X-Error says the same limit", () => {
     assert.equal(isUsableVisitorId("v".repeat(maxVisitorIdLength)), true);
     assert.equal(isUsableVisitorId("v".repeat(maxVisitorIdLength + 1)), false);
-    for (const bad of ["a\u0000b", "a\tb", "a\u007fb"]) assert.equal(isUsableVisitorId(bad), false, JSON.stringify(bad));
+    for (const bad of ["a\u0000b", "a\tb", "a\u007fb"])
+      assert.equal(isUsableVisitorId(bad), false, JSON.stringify(bad));
     assert.equal(isUsableVisitorId("ann@example.com ü ✓"), true);
-    assert.match(collectError("unusableVisitorId", { source: "x" }).xError, new RegExp(`at most ${maxVisitorIdLength} characters`));
+    assert.match(
+      collectError("unusableVisitorId", { source: "x" }).xError,
+      new RegExp(`at most ${maxVisitorIdLength} characters`),
+    );
   });
 
   it("[DEC-COL-09] a whole number past 2^53 is refused: JSON.parse has already rounded it, so its text is not the ID sent", () => {
-    assert.deepEqual(readVisitorIdParam("svc_visitor_id", JSON.parse("12345678901234567890")), { ok: false, error: collectError("paramNotString", { parameter: "svc_visitor_id" }) });
-    assert.deepEqual(readVisitorIdParam("svc_visitor_id", Number.MAX_SAFE_INTEGER), { ok: true, value: "9007199254740991" });
+    assert.deepEqual(readVisitorIdParam("svc_visitor_id", JSON.parse("12345678901234567890")), {
+      ok: false,
+      error: collectError("paramNotString", { parameter: "svc_visitor_id" }),
+    });
+    assert.deepEqual(readVisitorIdParam("svc_visitor_id", Number.MAX_SAFE_INTEGER), {
+      ok: true,
+      value: "9007199254740991",
+    });
     assert.deepEqual(readVisitorIdParam("svc_visitor_id", 12.25), { ok: true, value: "12.25" });
     assert.equal(readVisitorIdValue(JSON.parse("98765432109876543210")), null);
   });
@@ -258,7 +364,10 @@ describe("visitor ID attribute values (VID-08, DEC-COL-11)", () => {
         const read = readVisitorIdValue(value);
         if (read !== null) {
           assert.ok(read !== "" && isUsableVisitorId(read));
-          assert.ok(!new RegExp(loneSurrogate.source).test(read), "what a visitor ID value is read as has no lone surrogate");
+          assert.ok(
+            !new RegExp(loneSurrogate.source).test(read),
+            "what a visitor ID value is read as has no lone surrogate",
+          );
           assert.ok(typeof value === "string" || typeof value === "number");
         }
       }),
@@ -268,9 +377,31 @@ describe("visitor ID attribute values (VID-08, DEC-COL-11)", () => {
 
 /** Unicode's White_Space property, listed (PropList.txt): what normaliseVisitorIdValue removes, and nothing else. */
 const whiteSpaceList = [
-  "\t", "\n", "\u000b", "\f", "\r", " ", "\u0085", "\u00a0", "\u1680",
-  "\u2000", "\u2001", "\u2002", "\u2003", "\u2004", "\u2005", "\u2006", "\u2007", "\u2008", "\u2009", "\u200a",
-  "\u2028", "\u2029", "\u202f", "\u205f", "\u3000",
+  "\t",
+  "\n",
+  "\u000b",
+  "\f",
+  "\r",
+  " ",
+  "\u0085",
+  "\u00a0",
+  "\u1680",
+  "\u2000",
+  "\u2001",
+  "\u2002",
+  "\u2003",
+  "\u2004",
+  "\u2005",
+  "\u2006",
+  "\u2007",
+  "\u2008",
+  "\u2009",
+  "\u200a",
+  "\u2028",
+  "\u2029",
+  "\u202f",
+  "\u205f",
+  "\u3000",
 ];
 
 /** The oracle: removes the listed characters from both ends. */
@@ -283,7 +414,12 @@ function trimListed(value: string): string {
 }
 
 describe("visitor-ID value normalisation (DEC-PRV-05)", () => {
-  const spaceOrText = fc.string({ unit: fc.oneof(fc.constantFrom(...whiteSpaceList, "\ufeff", "\u180e", "\u200b", "\u0000"), fc.string({ minLength: 1, maxLength: 1, unit: "binary" })) });
+  const spaceOrText = fc.string({
+    unit: fc.oneof(
+      fc.constantFrom(...whiteSpaceList, "\ufeff", "\u180e", "\u200b", "\u0000"),
+      fc.string({ minLength: 1, maxLength: 1, unit: "binary" }),
+    ),
+  });
 
   it("removes Unicode White_Space from both ends, and nothing else: case, inner white space, U+FEFF, U+180E, U+200B stay", () => {
     const table: Array<[string, string]> = [
@@ -299,21 +435,31 @@ describe("visitor-ID value normalisation (DEC-PRV-05)", () => {
       [" \t ", ""],
       ["", ""],
     ];
-    for (const [value, expected] of table) assert.equal(normaliseVisitorIdValue(value), expected, JSON.stringify(value));
+    for (const [value, expected] of table)
+      assert.equal(normaliseVisitorIdValue(value), expected, JSON.stringify(value));
   });
 
   it("the list it is tested against is exactly the characters of the White_Space property", () => {
     const found: string[] = [];
-    for (let code = 0; code <= 0xffff; code += 1) if (/\p{White_Space}/u.test(String.fromCharCode(code))) found.push(String.fromCharCode(code));
+    for (let code = 0; code <= 0xffff; code += 1)
+      if (/\p{White_Space}/u.test(String.fromCharCode(code))) found.push(String.fromCharCode(code));
     assert.deepEqual(found, whiteSpaceList);
   });
 
   it("equals removing exactly the White_Space characters from both ends, for any text", () => {
-    fc.assert(fc.property(fc.oneof(spaceOrText, fc.string({ unit: "binary" })), (value) => assert.equal(normaliseVisitorIdValue(value), trimListed(value))));
+    fc.assert(
+      fc.property(fc.oneof(spaceOrText, fc.string({ unit: "binary" })), (value) =>
+        assert.equal(normaliseVisitorIdValue(value), trimListed(value)),
+      ),
+    );
   });
 
   it("is idempotent", () => {
-    fc.assert(fc.property(spaceOrText, (value) => assert.equal(normaliseVisitorIdValue(normaliseVisitorIdValue(value)), normaliseVisitorIdValue(value))));
+    fc.assert(
+      fc.property(spaceOrText, (value) =>
+        assert.equal(normaliseVisitorIdValue(normaliseVisitorIdValue(value)), normaliseVisitorIdValue(value)),
+      ),
+    );
   });
 
   it("never changes the inside: white space added around a normalised value is all it removes", () => {
@@ -335,7 +481,10 @@ describe("visitor-ID value normalisation (DEC-PRV-05)", () => {
 describe("known visitor ID (VID-02, DEC-COL-11)", () => {
   it("has the form __<account>_<profile>__<attributeId>_<value>__", () => {
     assert.equal(buildKnownVisitorId("acme", "main", 5120, "ann@example.com"), "__acme_main__5120_ann@example.com__");
-    assert.deepEqual(matchKnownVisitorId("__acme_main__5120_ann@example.com__", "acme", "main"), { attributeId: 5120, value: "ann@example.com" });
+    assert.deepEqual(matchKnownVisitorId("__acme_main__5120_ann@example.com__", "acme", "main"), {
+      attributeId: 5120,
+      value: "ann@example.com",
+    });
   });
 
   it("is matched against the event's own account and profile", () => {
@@ -344,7 +493,14 @@ describe("known visitor ID (VID-02, DEC-COL-11)", () => {
   });
 
   it("needs a numeric attribute id and a value", () => {
-    for (const id of ["__acme_main__email_x__", "__acme_main__5120___", "__acme_main__5120_x", "acme_main__5120_x__", "__acme_main__0120_x__", "0190abcdef"]) {
+    for (const id of [
+      "__acme_main__email_x__",
+      "__acme_main__5120___",
+      "__acme_main__5120_x",
+      "acme_main__5120_x__",
+      "__acme_main__0120_x__",
+      "0190abcdef",
+    ]) {
       assert.equal(matchKnownVisitorId(id, "acme", "main"), null, id);
     }
   });
@@ -352,31 +508,73 @@ describe("known visitor ID (VID-02, DEC-COL-11)", () => {
   it("build then match gives back the attribute and the normalised value (none when it is only white space), for any names and values", () => {
     const name = fc.stringMatching(/^[A-Za-z0-9_~-]{1,12}$/);
     fc.assert(
-      fc.property(name, name, fc.integer({ min: 1, max: 2 ** 31 }), fc.string({ minLength: 1 }), (account, profile, attributeId, value) => {
-        const normalised = normaliseVisitorIdValue(value);
-        const expected = normalised === "" ? null : { attributeId, value: normalised };
-        assert.deepEqual(matchKnownVisitorId(buildKnownVisitorId(account, profile, attributeId, value), account, profile), expected);
-      }),
+      fc.property(
+        name,
+        name,
+        fc.integer({ min: 1, max: 2 ** 31 }),
+        fc.string({ minLength: 1 }),
+        (account, profile, attributeId, value) => {
+          const normalised = normaliseVisitorIdValue(value);
+          const expected = normalised === "" ? null : { attributeId, value: normalised };
+          assert.deepEqual(
+            matchKnownVisitorId(buildKnownVisitorId(account, profile, attributeId, value), account, profile),
+            expected,
+          );
+        },
+      ),
     );
   });
 
   it("[DEC-PRV-05] a known visitor ID names its value without the white space around it", () => {
-    assert.deepEqual(matchKnownVisitorId("__acme_main__5120_ ann@example.com\t__", "acme", "main"), { attributeId: 5120, value: "ann@example.com" });
+    assert.deepEqual(matchKnownVisitorId("__acme_main__5120_ ann@example.com\t__", "acme", "main"), {
+      attributeId: 5120,
+      value: "ann@example.com",
+    });
     assert.equal(matchKnownVisitorId("__acme_main__5120_ \u00a0__", "acme", "main"), null);
-    assert.equal(normaliseKnownVisitorId("__acme_main__5120_ ann@example.com __", "acme", "main"), "__acme_main__5120_ann@example.com__");
-    assert.equal(normaliseKnownVisitorId(" anon ", "acme", "main"), " anon ", "an anonymous ID is not a visitor-ID value");
+    assert.equal(
+      normaliseKnownVisitorId("__acme_main__5120_ ann@example.com __", "acme", "main"),
+      "__acme_main__5120_ann@example.com__",
+    );
+    assert.equal(
+      normaliseKnownVisitorId(" anon ", "acme", "main"),
+      " anon ",
+      "an anonymous ID is not a visitor-ID value",
+    );
     assert.equal(normaliseKnownVisitorId("__globex_main__5120_ ann__", "acme", "main"), "__globex_main__5120_ ann__");
   });
 
   it("[DEC-PRV-05, DEC-COL-11] an event identified by a padded known visitor ID is the known visitor of the normalised value, and so is its TAPID entry", () => {
-    const identity = identifyVisitor({ account: "acme", profile: "main", params: { svc_override_tapid: "__acme_main__5120_ ann@example.com__" }, cookieHeader: null }, fixedIds);
+    const identity = identifyVisitor(
+      {
+        account: "acme",
+        profile: "main",
+        params: { svc_override_tapid: "__acme_main__5120_ ann@example.com__" },
+        cookieHeader: null,
+      },
+      fixedIds,
+    );
     assert.equal(identity.visitorId, "__acme_main__5120_ann@example.com__");
     assert.deepEqual(identity.tapidCookie, { kind: "write", value: "acme/main>__acme_main__5120_ann@example.com__|" });
-    const byParam = identifyVisitor({ account: "acme", profile: "main", params: { svc_visitor_id: "__acme_main__5121_C-77\u2003__" }, cookieHeader: null }, fixedIds);
+    const byParam = identifyVisitor(
+      {
+        account: "acme",
+        profile: "main",
+        params: { svc_visitor_id: "__acme_main__5121_C-77\u2003__" },
+        cookieHeader: null,
+      },
+      fixedIds,
+    );
     assert.equal(byParam.visitorId, "__acme_main__5121_C-77__");
   });
 
   it("never throws on any text", () => {
-    fc.assert(fc.property(fc.string(), fc.string(), fc.string(), (id, account, profile) => void matchKnownVisitorId(id, account, profile)));
+    fc.assert(
+      fc.property(
+        fc.string(),
+        fc.string(),
+        fc.string(),
+        (id, account, profile) => void matchKnownVisitorId(id, account, profile),
+      ),
+    );
   });
 });

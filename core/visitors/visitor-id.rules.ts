@@ -1,8 +1,16 @@
-import { collectError, type CollectError } from "../errors/collect.errors.ts";
+import { type CollectError, collectError } from "../errors/collect.errors.ts";
 import type { IdSource } from "../ports/ids.port.ts";
 import { err, ok, type Result } from "../result.ts";
 import { firstPartyIdFromUtagMain, readCookieValue, readCookieValues, utagMainCookieName } from "./cookies.rules.ts";
-import { findTapidId, loneSurrogate, parseTapid, planTapidCookie, tapidCookieName, type TapidCookieAction, type TapidEntry } from "./tapid.rules.ts";
+import {
+  findTapidId,
+  loneSurrogate,
+  parseTapid,
+  planTapidCookie,
+  type TapidCookieAction,
+  type TapidEntry,
+  tapidCookieName,
+} from "./tapid.rules.ts";
 
 /** Where an event's visitor ID came from: a row of the precedence table, or a new random ID. */
 export type VisitorIdSource = "override" | "tapid" | "visitor_id" | "first_party" | "new";
@@ -50,7 +58,8 @@ export function isUsableVisitorId(value: string): boolean {
 export function readVisitorIdValue(value: unknown): string | null {
   // A lone surrogate becomes U+FFFD, as in readVisitorIdParam: the store writes U+FFFD for it, so a group
   // keyed by the raw text would not be found again, and the next event would start the group anew.
-  const text = typeof value === "string" ? normaliseVisitorIdValue(value.replace(loneSurrogate, "\uFFFD")) : numberAsIdText(value);
+  const text =
+    typeof value === "string" ? normaliseVisitorIdValue(value.replace(loneSurrogate, "\uFFFD")) : numberAsIdText(value);
   return text !== null && text !== "" && isUsableVisitorId(text) ? text : null;
 }
 
@@ -96,7 +105,10 @@ export function firstPartyIdFromCookies(cookieHeader: string | null): string | n
  * is refused when that v_id is not usable, like the parameter: the tag library on the caller's own site
  * wrote it. (A TAPID entry is this service's own cookie and is ignored instead: see identifyVisitor.)
  */
-export function checkFirstPartyCookie(params: Readonly<Record<string, unknown>>, cookieHeader: string | null): Result<void, CollectError> {
+export function checkFirstPartyCookie(
+  params: Readonly<Record<string, unknown>>,
+  cookieHeader: string | null,
+): Result<void, CollectError> {
   const fromParam = params.svc_firstparty_visitor_id;
   if (fromParam !== undefined && fromParam !== null && fromParam !== "") return ok(undefined);
   const fromCookie = firstPartyIdFromCookies(cookieHeader);
@@ -129,7 +141,11 @@ export interface VisitorIdRule {
 /** DEC-COL-09: the sources of the visitor ID, highest precedence first. The first with a value wins. */
 export const visitorIdPrecedence: readonly VisitorIdRule[] = [
   { source: "override", clauses: ["VID-04"], pick: (inputs) => inputs.override },
-  { source: "tapid", clauses: ["VID-03", "VID-05", "VID-06"], pick: (inputs) => (inputs.skipTapid || inputs.deleteTapid ? null : inputs.tapid) },
+  {
+    source: "tapid",
+    clauses: ["VID-03", "VID-05", "VID-06"],
+    pick: (inputs) => (inputs.skipTapid || inputs.deleteTapid ? null : inputs.tapid),
+  },
   { source: "visitor_id", clauses: ["VID-01", "VID-03"], pick: (inputs) => inputs.visitorId },
   { source: "first_party", clauses: ["VID-03"], pick: (inputs) => inputs.firstParty },
 ];
@@ -219,12 +235,16 @@ export function identifyVisitor(input: IdentifyInput, ids: IdSource): VisitorIde
   const { account, profile, params } = input;
   const entries = tapidEntriesOf(input.cookieHeader);
   // DEC-PRV-05: a known visitor ID names its visitor by the normalised value, whichever source it comes from.
-  const known = (visitorId: string | null) => (visitorId === null ? null : normaliseKnownVisitorId(visitorId, account, profile));
+  const known = (visitorId: string | null) =>
+    visitorId === null ? null : normaliseKnownVisitorId(visitorId, account, profile);
   const inputs: VisitorIdInputs = {
     override: known(idOf("svc_override_tapid", params.svc_override_tapid)),
     tapid: known(findTapidId(entries, account, profile)),
     visitorId: known(idOf("svc_visitor_id", params.svc_visitor_id)),
-    firstParty: known(idOf("svc_firstparty_visitor_id", params.svc_firstparty_visitor_id) ?? usableOrNull(firstPartyIdFromCookies(input.cookieHeader))),
+    firstParty: known(
+      idOf("svc_firstparty_visitor_id", params.svc_firstparty_visitor_id) ??
+        usableOrNull(firstPartyIdFromCookies(input.cookieHeader)),
+    ),
     skipTapid: isFlagSet(params.svc_skip_3rd_party_vid_cookies),
     deleteTapid: isFlagSet(params.svc_delete_3rd_party_vid_cookies),
   };
@@ -238,7 +258,12 @@ export function identifyVisitor(input: IdentifyInput, ids: IdSource): VisitorIde
     skip: inputs.skipTapid,
     delete: inputs.deleteTapid,
   });
-  return { ...resolved, thirdPartyVisitorId: plan.thirdPartyVisitorId, firstPartyVisitorId: inputs.firstParty, tapidCookie: plan.action };
+  return {
+    ...resolved,
+    thirdPartyVisitorId: plan.thirdPartyVisitorId,
+    firstPartyVisitorId: inputs.firstParty,
+    tapidCookie: plan.action,
+  };
 }
 
 /** VID-02, DEC-COL-11: the known visitor ID `__<account>_<profile>__<attributeId>_<value>__`. */
