@@ -16,7 +16,7 @@ export interface V1Session {
 function sessionCookieOf(setCookies: readonly string[]): string | null {
   for (const header of setCookies) {
     const match = /^JSESSIONID=([^;]*)/.exec(header);
-    if (match && match[1]) return match[1];
+    if (match?.[1]) return match[1];
   }
   return null;
 }

@@ -38,7 +38,7 @@ const catalogueReturnCodes = new Set<number>(Object.values(managementErrors).map
 
 // Bodies built once: each is large, and the fuzzer picks them rarely.
 const deepArray = new TextEncoder().encode("[".repeat(1_000_000) + "]".repeat(1_000_000));
-const deepObject = new TextEncoder().encode('{"a":'.repeat(1_000_000) + "1" + "}".repeat(1_000_000));
+const deepObject = new TextEncoder().encode(`${'{"a":'.repeat(1_000_000)}1${"}".repeat(1_000_000)}`);
 const hugeKey = new TextEncoder().encode(`{"${"k".repeat(2_000_000)}":1,"svc_account":"acme","svc_profile":"main"}`);
 const maxSizeJson = new TextEncoder().encode(
   `{"svc_account":"acme","svc_profile":"main","pad":"${"x".repeat(1024 * 1024 - 60)}"}`,
@@ -261,12 +261,12 @@ const cookie = fc.oneof(
       "JSESSIONID=VALID; JSESSIONID=b",
       "TAPID=acme/main>x|",
       "TAPID=%ZZ%",
-      "TAPID=" + "a>b|".repeat(2_000),
+      `TAPID=${"a>b|".repeat(2_000)}`,
       ";;==;;",
       "=",
       'JSESSIONID="quoted"',
       "__proto__=1; constructor=2",
-      "JSESSIONID=" + "x".repeat(8_000),
+      `JSESSIONID=${"x".repeat(8_000)}`,
     ),
   },
   { weight: 2, arbitrary: headerText(80).map((text) => text.replace(/;/g, "; ")) },
@@ -283,7 +283,7 @@ const authorization = fc.oneof(
       "Bearer x.y.z",
       "Basic Zm9vOmJhcg==",
       "Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJkZW1vQGV4YW1wbGUuY29tIn0.",
-      "bearer " + "a".repeat(10_000),
+      `bearer ${"a".repeat(10_000)}`,
     ),
   },
   { weight: 1, arbitrary: headerText(60) },
@@ -327,13 +327,11 @@ const body: fc.Arbitrary<BodyChoice> = fc.oneof(
   },
   {
     weight: 2,
-    arbitrary: fc
-      .string({ maxLength: 60 })
-      .map((text) => ({
-        bytes: encoder.encode(
-          `username=${encodeURIComponent(text)}&password=x&attributeId=5120&attributeValue=${encodeURIComponent(text)}`,
-        ),
-      })),
+    arbitrary: fc.string({ maxLength: 60 }).map((text) => ({
+      bytes: encoder.encode(
+        `username=${encodeURIComponent(text)}&password=x&attributeId=5120&attributeValue=${encodeURIComponent(text)}`,
+      ),
+    })),
   },
   {
     weight: 2,

@@ -40,7 +40,7 @@ async function runCommand(
   command: string[],
   env: Record<string, string> = {},
 ): Promise<{ code: number; output: string }> {
-  process.stdout.write(`\n=== ${name}: ${command.map((part) => part.replace(root + "/", "")).join(" ")}\n`);
+  process.stdout.write(`\n=== ${name}: ${command.map((part) => part.replace(`${root}/`, "")).join(" ")}\n`);
   const child = Bun.spawn(command, {
     cwd: root,
     env: { ...process.env, FORCE_COLOR: "0", NO_COLOR: "1", ...env },

@@ -1,5 +1,5 @@
 import { Elysia, t } from "elysia";
-import { invalidRequestBecause, type ManagementError, managementError } from "../../core/errors/index.ts";
+import { invalidRequestBecause, type ManagementError } from "../../core/errors/index.ts";
 import { refuseQueryParameters } from "../../core/privacy/privacy.rules.ts";
 import { profilePolicyFromLimits } from "../../core/profiles/profile.rules.ts";
 import type { Result } from "../../core/result.ts";

@@ -1,5 +1,4 @@
 import { readFileSync, readlinkSync } from "node:fs";
-import { hostname } from "node:os";
 import type { SettingsStore } from "../../core/ports/settings.store.ts";
 
 /** The process a lease is taken by: its host and process id, and how to tell whether a process still runs. */

@@ -86,7 +86,7 @@ export class MemoryPrivacyStore implements PrivacyStore {
   async settleDeletion(settlement: DeletionSettlement): Promise<boolean> {
     this.check();
     const found = this.transactions.get(settlement.id);
-    if (!found || found.state !== "PENDING") return false;
+    if (found?.state !== "PENDING") return false;
     this.transactions.set(settlement.id, {
       ...found,
       state: settlement.state,

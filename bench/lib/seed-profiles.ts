@@ -74,27 +74,23 @@ export async function seedProfiles(
       for (let start = first; start <= last; start += rowsPerStatement) {
         const ns = Array.from({ length: Math.min(rowsPerStatement, last - start + 1) }, (_, index) => start + index);
         statements.push(
-          db
-            .insert(visitorProfiles)
-            .values(
-              ns.map((n) => ({
-                account: "acme",
-                profile: "main",
-                canonical: benchVisitorId(n),
-                data: seededProfile(n, lastSeenAt),
-                lastSeenAt,
-              })),
-            ),
-          db
-            .insert(visitorMembers)
-            .values(
-              ns.map((n) => ({
-                account: "acme",
-                profile: "main",
-                visitorId: benchVisitorId(n),
-                canonical: benchVisitorId(n),
-              })),
-            ),
+          db.insert(visitorProfiles).values(
+            ns.map((n) => ({
+              account: "acme",
+              profile: "main",
+              canonical: benchVisitorId(n),
+              data: seededProfile(n, lastSeenAt),
+              lastSeenAt,
+            })),
+          ),
+          db.insert(visitorMembers).values(
+            ns.map((n) => ({
+              account: "acme",
+              profile: "main",
+              visitorId: benchVisitorId(n),
+              canonical: benchVisitorId(n),
+            })),
+          ),
         );
       }
       const [head, ...rest] = statements;

@@ -61,7 +61,7 @@ describe("issued API keys name their record (one hash a check, however many keys
   it("an issued key reads back its id; other shapes name nothing", () => {
     assert.equal(apiKeyIdNamedBy(issuedApiKey("ci", "x".repeat(43))), "ci");
     for (const other of [
-      "svc_" + "x".repeat(43),
+      `svc_${"x".repeat(43)}`,
       "demo-key-0001-acme",
       "svc_ci.",
       "svc_ci.short",
@@ -80,7 +80,7 @@ describe("issued API keys name their record (one hash a check, however many keys
   });
 
   it("anything else is checked against the keys that do not name themselves, never the issued ones", () => {
-    for (const presented of ["wrong", issuedApiKey("gone", "z".repeat(43)), "svc_" + "z".repeat(43)]) {
+    for (const presented of ["wrong", issuedApiKey("gone", "z".repeat(43)), `svc_${"z".repeat(43)}`]) {
       assert.deepEqual(apiKeysToCheck(presented, keys), [key("from-file", "env:KEY:abc"), key("old", null)]);
     }
   });
