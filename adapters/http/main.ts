@@ -139,8 +139,11 @@ server.reload({
     // The peer's address as the socket saw it, and the one way to keep a connection open past the idle
     // timeout (an authenticated admin wait asks for it, adapters/http/connection.ts).
     const peer = bun.requestIP(request)?.address ?? "unknown";
-    const address =
-      proxyTrust === null ? peer : clientAddressOf(peer, request.headers.get("x-forwarded-for"), proxyTrust);
+    const address = clientAddressOf(
+      peer,
+      proxyTrust === null ? null : request.headers.get("x-forwarded-for"),
+      proxyTrust,
+    );
     return serve(attachConnection(request, { address, keepOpenFor: (seconds) => bun.timeout(request, seconds) }));
   },
   error: unhandledError,
