@@ -1,4 +1,5 @@
 import { Elysia, t } from "elysia";
+import { sourceOfAddress } from "../../core/collect/rate-limit.rules.ts";
 import { managementError } from "../../core/errors/index.ts";
 import { readCookieValue } from "../../core/visitors/cookies.rules.ts";
 import type { AppDeps } from "./app-deps.ts";
@@ -47,7 +48,7 @@ export function sessionRoutes(deps: AppDeps) {
         const session = await deps.auth.login(
           form.get("username"),
           form.get("password"),
-          connectionOf(request).address,
+          sourceOfAddress(connectionOf(request).address),
         );
         if (!session.ok) failWith(session.error);
         const response = jsonResponse(200, { utk: session.value.utk });
@@ -92,7 +93,11 @@ export function sessionRoutes(deps: AppDeps) {
       "/v2/auth",
       async ({ request }) => {
         const form = await formOf(request);
-        const issued = await deps.auth.issueToken(form.get("username"), form.get("key"), connectionOf(request).address);
+        const issued = await deps.auth.issueToken(
+          form.get("username"),
+          form.get("key"),
+          sourceOfAddress(connectionOf(request).address),
+        );
         if (!issued.ok) failWith(issued.error);
         return issued.value;
       },
