@@ -115,6 +115,22 @@ describe("finding 4: a locked key login still takes the right key (DEC-AUT-01)",
     );
   }, 30_000);
 
+  it("a flood of 300 wrong keys for a locked name from one address does not turn away the owner's right key from another", async () => {
+    const service = await demoService();
+    for (let attempt = 1; attempt <= 5; attempt += 1)
+      await post(service, "198.51.100.66", "/v2/auth", { username: demo.email, key: "a-guessed-key" });
+    const flood = Array.from({ length: 300 }, (_, index) =>
+      post(service, "198.51.100.66", "/v2/auth", { username: demo.email, key: `guess-${index}` }).then(
+        async (answer) => [answer.status, await returnCode(answer)],
+      ),
+    );
+    const right = await post(service, "203.0.113.7", "/v2/auth", { username: demo.email, key: demo.key });
+    expect(right.status).toBe(200);
+    const answers = await Promise.all(flood);
+    // Each wrong key is 1402, checked or not: the flooder is slowed to a check a second, the rest refused.
+    expect(answers.every(([status, code]) => status === 401 && code === 1402)).toBe(true);
+  }, 30_000);
+
   it("[DEC-SES-01] a locked password login still refuses the right password", async () => {
     const service = await demoService();
     for (let attempt = 1; attempt <= 5; attempt += 1)

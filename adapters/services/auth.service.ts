@@ -17,7 +17,6 @@ import {
   noFailures,
   reserveAttempt,
   settleAttempt,
-  settleLockedCheck,
   unlockAttempts,
   withdrawAttempt,
 } from "../../core/session/lockout.rules.ts";
@@ -35,6 +34,7 @@ import {
 } from "../../core/session/session.rules.ts";
 import { ServiceBusyError } from "../runtime/crypto.ts";
 import { nextEventLoopTurn } from "../runtime/event-loop.ts";
+import { KeyedPace } from "../runtime/keyed-pace.ts";
 import { maxEmailLength } from "./users.service.ts";
 
 /** Who made an authenticated call, and what they may reach. */
@@ -111,6 +111,8 @@ export class AuthService {
   private dummyHash: Promise<string> | null = null;
   /** Attempts waiting for the attempts in flight, per kind and name, in this process. */
   private readonly waiters = new Map<string, number>();
+  /** DEC-AUT-01: keys checked while their name is locked, one a second for a name and a client. */
+  private readonly lockedKeyChecks = new KeyedPace(1000, 4);
 
   constructor(private readonly deps: AuthServiceDeps) {
     this.lockoutPolicies = {
@@ -134,7 +136,7 @@ export class AuthService {
     if (!username?.trim() || username.trim().length > maxEmailLength)
       return err(managementError("authenticationFailed"));
     const user = await this.deps.stores.tenancy.findUser(username.trim());
-    const attempt = await this.attemptUnderLockout("password", lockoutName(username), async () => {
+    const attempt = await this.attemptUnderLockout("password", lockoutName(username), source, async () => {
       // An unknown user costs a hash check too, so the answer's timing does not tell which users exist.
       const hash = user?.passwordHash ?? (await this.hashOfNothing());
       return (await this.deps.hasher.verify(password ?? "", hash, source)) && user !== null && password !== undefined;
@@ -218,7 +220,7 @@ export class AuthService {
       ? (await this.deps.stores.tenancy.listApiKeys(user.email)).filter((apiKey) => apiKey.revokedAt === null)
       : [];
     let matched: (typeof keys)[number] | null = null;
-    const attempt = await this.attemptUnderLockout("api-key", lockoutName(username), async () => {
+    const attempt = await this.attemptUnderLockout("api-key", lockoutName(username), source, async () => {
       // One hash for an issued key, however many keys the user holds; a wrong key costs as many as the user's
       // configured keys, and at least one, as an unknown user's does.
       const candidates = key ? apiKeysToCheck(key, keys) : [];
@@ -317,6 +319,7 @@ export class AuthService {
   private async attemptUnderLockout(
     kind: LockoutKind,
     name: string,
+    source: string,
     check: () => Promise<boolean>,
   ): Promise<Result<void, ManagementError>> {
     const { lockouts } = this.deps.stores;
@@ -326,7 +329,6 @@ export class AuthService {
     let at = 0;
     let pauseMs = lockoutPollMs;
     let waiting = false;
-    let underLock = false;
     try {
       for (let tries = 0; ; ) {
         if (tries >= maxLockoutRetries)
@@ -355,7 +357,7 @@ export class AuthService {
           pauseMs = Math.min(pauseMs * 2, lockoutMaxPollMs);
           continue;
         }
-        underLock = decision.kind === "check-locked";
+        if (decision.kind === "check-locked") return this.checkWhileLocked(name, source, check);
         if (await this.writeLockout(kind, name, row?.version ?? null, next)) break;
         tries += 1;
       }
@@ -376,12 +378,25 @@ export class AuthService {
         await this.updateLockout(kind, name, (state) => withdrawAttempt(state, at)).catch(() => undefined);
       throw error;
     }
-    if (underLock) {
-      await this.updateLockout(kind, name, (state) => settleLockedCheck(state, at));
-      return succeeded ? ok(undefined) : err(managementError("tooManyLoginAttempts"));
-    }
     await this.updateLockout(kind, name, (state) => settleAttempt(state, at, succeeded, policy));
     return succeeded ? ok(undefined) : err(managementError("authenticationFailed"));
+  }
+
+  /**
+   * DEC-AUT-01: a key checked while its name is locked: a wrong one is 1402 and not counted, the right one
+   * passes. It reserves nothing of the name's (a flood of wrong keys would otherwise hold every place and turn
+   * the owner away); the lock slows guessing per client instead: one check a second for a name and a client
+   * (a few more wait their turn, past that 1402 unchecked), so a guesser is slowed and the owner, another
+   * client, is not.
+   */
+  private async checkWhileLocked(
+    name: string,
+    source: string,
+    check: () => Promise<boolean>,
+  ): Promise<Result<void, ManagementError>> {
+    if (!(await this.lockedKeyChecks.take(`${name}\u0000${source}`)))
+      return err(managementError("tooManyLoginAttempts"));
+    return (await check()) ? ok(undefined) : err(managementError("tooManyLoginAttempts"));
   }
 
   /**

@@ -7,8 +7,10 @@ import type { LockoutKind } from "../ports/sessions.store.ts";
  *
  * An API key lockout (`checkWhileLocked`) checks the key while locked: a wrong one is refused as locked and
  * not counted, the right one passes and leaves the lock as it is (DEC-AUT-01: keys are high-entropy, the lock
- * slows guessing and must not let anyone who knows a name shut its owner out). While locked, at most
- * `maxFailures` keys are checked at once, so the lock still bounds how fast keys are tried.
+ * slows guessing and must not let anyone who knows a name shut its owner out). A key checked while locked
+ * reserves nothing of the name's: were it to, a flood of wrong keys would hold every place and turn the
+ * owner's right key away. The service slows it per client instead (a check a second for one name and one
+ * client), so a guesser is slowed and the owner, elsewhere, is not.
  *
  * An attempt is reserved before its secret is checked (`pending`), so that parallel attempts cannot check
  * more secrets than the limit allows: while the failures and the attempts in flight together reach the
@@ -46,8 +48,8 @@ export type AttemptDecision =
   | { readonly kind: "locked"; readonly until: number }
   | { readonly kind: "proceed" }
   /**
-   * DEC-AUT-01: locked, but the secret is checked (reserved as in flight): a right one passes, a wrong one is
-   * answered as locked; either way the attempt is settled with settleLockedCheck, never counted.
+   * DEC-AUT-01: locked, but the secret is checked (nothing reserved, nothing to settle): a right one passes, a
+   * wrong one is answered as locked, never counted.
    */
   | { readonly kind: "check-locked"; readonly until: number }
   /** The failures and the attempts in flight reach the limit: try again once one of those settles. */
@@ -86,7 +88,7 @@ export function reserveAttempt(
   const pending = state.pending ?? [];
   const live = pending.filter((at) => now - at < pendingAttemptMs);
   if (state.lockedUntil !== null && now < state.lockedUntil)
-    return lockedAttempt({ ...state, pending: live }, now, state.lockedUntil, policy);
+    return lockedAttempt({ ...state, pending: live }, state.lockedUntil, policy);
   const stopped = pending.filter((at) => now - at >= pendingAttemptMs);
   const lockOver = state.lockedUntil !== null;
   // Failures later than `now` stay: another process's clock may run a little ahead.
@@ -97,7 +99,7 @@ export function reserveAttempt(
   if (failures.length >= policy.maxFailures) {
     // Attempts whose process stopped reached the limit: the lock their failures set.
     const until = (failures[failures.length - 1] as number) + policy.lockMs;
-    if (now < until) return lockedAttempt({ failures, pending: live, lockedUntil: until }, now, until, policy);
+    if (now < until) return lockedAttempt({ failures, pending: live, lockedUntil: until }, until, policy);
   }
   if (failures.length + live.length >= policy.maxFailures) return { decision: { kind: "wait" }, next: state };
   return { decision: { kind: "proceed" }, next: { failures, pending: [...live, now], lockedUntil: null } };
@@ -105,18 +107,15 @@ export function reserveAttempt(
 
 /**
  * An attempt at `now` while `locked` (its pending attempts those still live) holds the name until `until`:
- * refused, or for an API key (DEC-AUT-01) checked, at most `maxFailures` at once.
+ * refused, or for an API key (DEC-AUT-01) checked, with the state left as it is.
  */
 function lockedAttempt(
   locked: LockoutState,
-  now: number,
   until: number,
   policy: LockoutPolicy,
 ): { decision: AttemptDecision; next: LockoutState } {
   if (!policy.checkWhileLocked) return { decision: { kind: "locked", until }, next: locked };
-  const pending = locked.pending ?? [];
-  if (pending.length >= policy.maxFailures) return { decision: { kind: "wait" }, next: locked };
-  return { decision: { kind: "check-locked", until }, next: { ...locked, pending: [...pending, now] } };
+  return { decision: { kind: "check-locked", until }, next: locked };
 }
 
 /**
@@ -151,14 +150,6 @@ export function settleAttempt(
  */
 export function unlockAttempts(state: LockoutState): LockoutState {
   return { failures: [], pending: [...(state.pending ?? [])], lockedUntil: null };
-}
-
-/**
- * DEC-AUT-01: the state once a key checked while locked (decision "check-locked") is known, right or wrong: the
- * attempt is no longer in flight, and the failures and the lock stay as they are (not counted, not lifted).
- */
-export function settleLockedCheck(state: LockoutState, at: number): LockoutState {
-  return withdrawAttempt(state, at);
 }
 
 /**
