@@ -232,6 +232,31 @@ export function describeEraseContract(name: string, open: () => Promise<Stores>)
       });
     });
 
+    test("events and profiles: the value is erased across more records than a store reads at a time", async () => {
+      // libSQL reads 5,000 sequence numbers and 1,000 profiles at a time: these span several of each.
+      const count = 12_345;
+      const batch = Array.from({ length: count }, (_, index) =>
+        sampleEvent({ visitorId: `v-${index}`, data: { svc_account: "acme", who: index % 3 === 0 ? erased : "x" } }),
+      );
+      for (let from = 0; from < count; from += 2_000) await stores.events.append(batch.slice(from, from + 2_000));
+      expect(await stores.events.eraseValue("acme", "main", erased)).toEqual({
+        rewritten: Math.ceil(count / 3),
+        visitorIds: [],
+      });
+      expect(await stores.events.eraseValue("acme", "main", erased)).toEqual({ rewritten: 0, visitorIds: [] });
+      const profiles = 2_345;
+      for (let index = 0; index < profiles; index += 1) {
+        const canonical = `p-${String(index).padStart(5, "0")}`;
+        await stores.profiles.save("acme", "main", canonical, profileOf({ "5202": index % 2 === 0 ? erased : "x" }), [
+          canonical,
+        ]);
+      }
+      expect(await stores.profiles.eraseValue("acme", "main", erased)).toEqual({
+        edited: Math.ceil(profiles / 2),
+        groups: [],
+      });
+    }, 60_000);
+
     test("events: a value with characters JSON escapes is found", async () => {
       const value = 'o"brien\\x@example.com';
       await stores.events.append([sampleEvent({ data: { svc_account: "acme", who: ` ${value}` } })]);

@@ -186,4 +186,18 @@ describe("erasure of a visitor-ID value sent with white space around it (DEC-PRV
     expect(after.body.visitor?.properties["5206"]).toBe("referrer@example.com");
     expect(dataBytes(dataDir).includes(padded)).toBe(false);
   });
+
+  it("[DEC-PRV-05, PRV-09] a deletion erases the value from an attribute set from a parameter that held it in an array", async () => {
+    const { service, dataDir } = await openOnFile();
+    const client = await clientOf(service);
+    // 5206 (Email) is set from email_address: an array is kept as its JSON text.
+    await client.event({ svc_visitor_id: "anon-list", svc_event: "view", email_address: [padded, "list@example.com"] });
+    await client.wait();
+    expect(dataBytes(dataDir).includes(padded)).toBe(true);
+
+    const transactionId = await client.requestDeletion(padded);
+    await client.advance("3s");
+    expect(await client.state(transactionId)).toBe("SUCCESS");
+    expect(dataBytes(dataDir).includes(padded)).toBe(false);
+  });
 });

@@ -4,6 +4,7 @@ import type { CollectedEvent, EventQuery, EventStore, StoredEvent, ValueErasure 
 import { eraseValueFromEvent, erasureNeedle } from "../../core/privacy/erasure.rules.ts";
 import { events } from "./events.schema.ts";
 import { type ClientDatabase, chunks, rowStatements } from "./row-statements.ts";
+import { forEachRowidPage } from "./rowid-pages.ts";
 import { type ReaderQuery, readerQuery, type StatementReader } from "./statement-reader.ts";
 
 /**
@@ -212,55 +213,63 @@ export class LibsqlEventRepo implements EventStore {
    */
   async eraseValue(account: string, profile: string, erased: string): Promise<ValueErasure> {
     const inText = (column: SQL) => sql`instr(coalesce(${column}, ''), ${erased}) > 0`;
-    const candidates = await this.db
-      .select({
-        seq: events.seq,
-        visitorId: events.visitorId,
-        thirdPartyVisitorId: events.thirdPartyVisitorId,
-        firstPartyVisitorId: events.firstPartyVisitorId,
-        event: events.event,
-        datasource: events.datasource,
-        traceId: events.traceId,
-        data: events.data,
-      })
-      .from(events)
-      .where(
-        and(
-          eq(events.account, account),
-          eq(events.profile, profile),
-          or(
-            sql`instr(${events.data}, ${erasureNeedle(erased)}) > 0`,
-            ...[
-              events.visitorId,
-              events.thirdPartyVisitorId,
-              events.firstPartyVisitorId,
-              events.event,
-              events.datasource,
-              events.traceId,
-            ].map((column) => inText(sql`${column}`)),
-          ),
-        ),
-      );
     const visitorIds = new Set<string>();
-    const rewrites = [];
-    for (const row of candidates) {
-      const erasure = eraseValueFromEvent({ ...row, data: JSON.parse(row.data) as Record<string, unknown> }, erased);
-      if (erasure.kind === "subject") visitorIds.add(row.visitorId);
-      if (erasure.kind !== "edit") continue;
-      rewrites.push(
-        this.db
-          .update(events)
-          .set({
-            data: JSON.stringify(erasure.data),
-            event: erasure.event,
-            datasource: erasure.datasource,
-            traceId: erasure.traceId,
-          })
-          .where(eq(events.seq, row.seq)),
-      );
-    }
-    if (rewrites.length > 0) await this.db.batch([this.db.run(sql`PRAGMA secure_delete = ON`), ...rewrites]);
-    return { rewritten: rewrites.length, visitorIds: [...visitorIds].sort() };
+    let rewritten = 0;
+    // A page of sequence numbers at a time (forEachRowidPage): a short value ("42") is found in nearly every
+    // event, and all of them at once would be held in memory and read in one statement while nothing else runs.
+    await forEachRowidPage(this.db, events, async (from, to) => {
+      const candidates = await this.db
+        .select({
+          seq: events.seq,
+          visitorId: events.visitorId,
+          thirdPartyVisitorId: events.thirdPartyVisitorId,
+          firstPartyVisitorId: events.firstPartyVisitorId,
+          event: events.event,
+          datasource: events.datasource,
+          traceId: events.traceId,
+          data: events.data,
+        })
+        .from(events)
+        .where(
+          and(
+            gte(events.seq, from),
+            lte(events.seq, to),
+            eq(events.account, account),
+            eq(events.profile, profile),
+            or(
+              sql`instr(${events.data}, ${erasureNeedle(erased)}) > 0`,
+              ...[
+                events.visitorId,
+                events.thirdPartyVisitorId,
+                events.firstPartyVisitorId,
+                events.event,
+                events.datasource,
+                events.traceId,
+              ].map((column) => inText(sql`${column}`)),
+            ),
+          ),
+        );
+      const rewrites = [];
+      for (const row of candidates) {
+        const erasure = eraseValueFromEvent({ ...row, data: JSON.parse(row.data) as Record<string, unknown> }, erased);
+        if (erasure.kind === "subject") visitorIds.add(row.visitorId);
+        if (erasure.kind !== "edit") continue;
+        rewrites.push(
+          this.db
+            .update(events)
+            .set({
+              data: JSON.stringify(erasure.data),
+              event: erasure.event,
+              datasource: erasure.datasource,
+              traceId: erasure.traceId,
+            })
+            .where(eq(events.seq, row.seq)),
+        );
+      }
+      if (rewrites.length > 0) await this.db.batch([this.db.run(sql`PRAGMA secure_delete = ON`), ...rewrites]);
+      rewritten += rewrites.length;
+    });
+    return { rewritten, visitorIds: [...visitorIds].sort() };
   }
 
   /**

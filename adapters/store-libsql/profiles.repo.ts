@@ -1,8 +1,9 @@
-import { and, asc, eq, inArray, or, type Placeholder, sql } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, or, type Placeholder, sql } from "drizzle-orm";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import type { FoundForEngine, MergeRecord, ProfileSave, ProfileStore } from "../../core/ports/index.ts";
 import { eraseValueFromProfile, erasureNeedle } from "../../core/privacy/erasure.rules.ts";
 import type { VisitorProfile } from "../../core/profiles/profile.rules.ts";
+import { nextEventLoopTurn } from "../runtime/event-loop.ts";
 import type { RowSource } from "./lookup-thread.ts";
 import { engineStates, visitorMembers, visitorMerges, visitorProfiles } from "./profiles.schema.ts";
 import { type ClientDatabase, chunks, rowStatements } from "./row-statements.ts";
@@ -425,26 +426,44 @@ export class LibsqlProfileRepo implements ProfileStore {
    */
   async eraseValue(account: string, profile: string, erased: string): Promise<{ edited: number; groups: string[] }> {
     const scope = and(eq(visitorProfiles.account, account), eq(visitorProfiles.profile, profile));
-    const candidates = await this.db
-      .select({ canonical: visitorProfiles.canonical, data: visitorProfiles.data })
-      .from(visitorProfiles)
-      .where(and(scope, sql`instr(${visitorProfiles.data}, ${erasureNeedle(erased)}) > 0`));
+    // The value as the profile's JSON holds it: once escaped as a text, or twice inside a text attribute that
+    // holds an object's or array's JSON (set from a parameter that was one).
+    const needle = erasureNeedle(erased);
+    const nested = erasureNeedle(needle);
     const groups: string[] = [];
-    const rewrites = [];
-    for (const row of candidates) {
-      const erasure = eraseValueFromProfile(row.data, erased);
-      if (erasure.kind === "remove-group") groups.push(row.canonical);
-      if (erasure.kind === "edit") {
-        rewrites.push(
-          this.db
-            .update(visitorProfiles)
-            .set({ data: erasure.data })
-            .where(and(scope, eq(visitorProfiles.canonical, row.canonical))),
-        );
+    let edited = 0;
+    // A page of profiles at a time in key order, their JSON as text, parsed only where it holds the value: a
+    // short value is in nearly every profile, and all of them at once would be held in memory and read in one
+    // statement while nothing else runs.
+    for (let after = ""; ; ) {
+      const page = await this.db
+        .select({ canonical: visitorProfiles.canonical, text: sql<string>`${visitorProfiles.data}` })
+        .from(visitorProfiles)
+        .where(and(scope, gt(visitorProfiles.canonical, after)))
+        .orderBy(asc(visitorProfiles.canonical))
+        .limit(erasurePageRows);
+      const rewrites = [];
+      for (const row of page) {
+        if (!row.text.includes(needle) && !row.text.includes(nested)) continue;
+        const erasure = eraseValueFromProfile(JSON.parse(row.text) as VisitorProfile, erased);
+        if (erasure.kind === "remove-group") groups.push(row.canonical);
+        if (erasure.kind === "edit") {
+          rewrites.push(
+            this.db
+              .update(visitorProfiles)
+              .set({ data: erasure.data })
+              .where(and(scope, eq(visitorProfiles.canonical, row.canonical))),
+          );
+        }
       }
+      if (rewrites.length > 0) await this.db.batch([this.db.run(sql`PRAGMA secure_delete = ON`), ...rewrites]);
+      edited += rewrites.length;
+      const last = page.at(-1);
+      if (last === undefined || page.length < erasurePageRows) break;
+      after = last.canonical;
+      await nextEventLoopTurn();
     }
-    if (rewrites.length > 0) await this.db.batch([this.db.run(sql`PRAGMA secure_delete = ON`), ...rewrites]);
-    return { edited: rewrites.length, groups: groups.sort() };
+    return { edited, groups: groups.sort() };
   }
 
   async engineEnabledSince(account: string, profile: string, engineId: string): Promise<number | null> {
@@ -466,3 +485,6 @@ export class LibsqlProfileRepo implements ProfileStore {
       });
   }
 }
+
+/** Profiles read at a time by a deletion's search for a value (eraseValue). */
+const erasurePageRows = 1_000;

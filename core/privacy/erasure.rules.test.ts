@@ -162,6 +162,19 @@ describe("erasing the value from a profile (DEC-PRV-05)", () => {
     });
   });
 
+  it("removes a text attribute holding the JSON of an object or array that holds it (set from such a parameter)", () => {
+    const before = profile({
+      "5206": JSON.stringify([` ${erased}`, "other@example.com"]),
+      "5202": JSON.stringify({ work: { address: erased } }),
+      "5204": `["${erased}x"]`,
+      "5205": "[not json",
+    });
+    assert.deepEqual(eraseValueFromProfile(before, erased), {
+      kind: "edit",
+      data: { ...before, values: { "5204": `["${erased}x"]`, "5205": "[not json" } },
+    });
+  });
+
   it("a group that captured it as a visitor ID value is known by it: removed whole", () => {
     assert.deepEqual(eraseValueFromProfile(profile({}, { "5120": ` ${erased}` }), erased), { kind: "remove-group" });
     assert.deepEqual(eraseValueFromProfile(profile({}, { "5121": erased }), erased), { kind: "remove-group" });

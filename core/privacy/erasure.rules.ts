@@ -8,7 +8,8 @@
  *   svc_profile name the tenant, not the visitor, and stay (the event's columns hold them). An event whose own
  *   visitor IDs (svc_visitor_id, svc_thirdparty_visitor_id, svc_firstparty_visitor_id) hold the value is the
  *   data subject's (a visitor whose ID is the e-mail address): it is removed whole, with its visitor's group;
- * - in a visitor profile, a text attribute value: the attribute is removed, the rest of the profile stays; a
+ * - in a visitor profile, a text attribute value, or the JSON of an object or array holding it (an attribute
+ *   set from such a parameter): the attribute is removed, the rest of the profile stays; a
  *   captured visitor ID value that holds it names the data subject: that whole group is removed;
  * - in the kept copy of an imported file, a row with a field that holds it is removed.
  * Equality is of the normalised texts (normaliseVisitorIdValue), case kept: "Pad@example.com" is another value.
@@ -32,6 +33,22 @@ export function holdsErasedValue(value: unknown, erased: string): boolean {
   if (value !== null && typeof value === "object")
     return Object.values(value).some((item) => holdsErasedValue(item, erased));
   return false;
+}
+
+/**
+ * DEC-PRV-05: whether a text attribute of a profile holds the erased value: it is the value, or it is the JSON
+ * of an object or array holding it at any depth (an attribute set from a parameter that was one keeps that
+ * parameter's JSON, so the value the event held lives on in it).
+ */
+export function textHoldsErasedValue(text: string, erased: string): boolean {
+  if (isErasedValue(text, erased)) return true;
+  const first = text.trimStart()[0];
+  if ((first !== "[" && first !== "{") || !text.includes(erasureNeedle(erased))) return false;
+  try {
+    return holdsErasedValue(JSON.parse(text), erased);
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -109,7 +126,7 @@ export type ProfileErasure =
 export function eraseValueFromProfile(profile: VisitorProfile, erased: string): ProfileErasure {
   if (Object.values(profile.visitorIds).some((value) => isErasedValue(value, erased))) return { kind: "remove-group" };
   const values = Object.entries(profile.values).filter(
-    ([, value]) => !(typeof value === "string" && isErasedValue(value, erased)),
+    ([, value]) => !(typeof value === "string" && textHoldsErasedValue(value, erased)),
   );
   if (values.length === Object.keys(profile.values).length) return { kind: "keep" };
   return { kind: "edit", data: { ...profile, values: Object.fromEntries(values) } };
