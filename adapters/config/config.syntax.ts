@@ -86,6 +86,7 @@ class JsonSyntaxProblem extends Error {
 }
 
 const maxDepth = 512;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: JSON strings must not hold unescaped control characters
 const stringPattern = /"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"/y;
 const numberPattern = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
 

@@ -335,6 +335,7 @@ describe("visitor ID parameters (DEC-COL-09, VID-01, VID-04)", () => {
         if (!result.ok) return;
         const stored = result.value.params[name];
         assert.ok(stored === null || typeof stored === "string", JSON.stringify(stored));
+        // biome-ignore lint/suspicious/noControlCharactersInRegex: checks that no control character is stored
         if (typeof stored === "string") assert.ok(stored.length <= 1024 && !/[\u0000-\u001f\u007f]/.test(stored));
       }),
     );
