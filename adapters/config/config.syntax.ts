@@ -117,11 +117,14 @@ class JsonScanner {
     if (depth > maxDepth) this.fail("the data is nested too deeply");
     this.skipSpace();
     const next = this.text[this.offset];
-    if (next === "{") return this.object(depth);
-    if (next === "[") return this.array(depth);
-    if (next === '"') return void this.string();
-    if (next === "-" || (next !== undefined && next >= "0" && next <= "9"))
-      return this.token(numberPattern, "a number");
+    if (next === "{") this.object(depth);
+    else if (next === "[") this.array(depth);
+    else if (next === '"') this.string();
+    else if (next === "-" || (next !== undefined && next >= "0" && next <= "9")) this.token(numberPattern, "a number");
+    else this.literal();
+  }
+
+  private literal(): void {
     for (const word of ["true", "false", "null"]) {
       if (this.text.startsWith(word, this.offset)) {
         this.offset += word.length;
