@@ -82,7 +82,7 @@ try {
   console.log(`Profile worker, ${applied.toLocaleString("en-US")} events of the GET /event case, batches of 500:\n`);
   console.log("| Step | µs an event (wall) |");
   console.log("|---|---:|");
-  steps.forEach((name, index) => console.log(`| ${name} | ${us(spent[index] as number)} |`));
+  for (const [index, name] of steps.entries()) console.log(`| ${name} | ${us(spent[index] as number)} |`);
   console.log(`| **whole batch** | **${wallUs.toFixed(1)}** |`);
   console.log(
     `\nCPU of the process: ${((cpu.user + cpu.system) / applied).toFixed(1)} µs an event (${(cpu.system / applied).toFixed(1)} in the kernel); written: ${writtenKb.toFixed(1)} KB an event.`,

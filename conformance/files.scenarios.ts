@@ -182,7 +182,7 @@ class FilesApi {
     const answer = await this.search(query);
     expectStatus(answer, 200);
     const body = jsonArray(answer);
-    body.forEach((record) => expectRecordReadable(record, answer));
+    for (const record of body) expectRecordReadable(record, answer);
     return body as FileRecord[];
   }
 
@@ -387,14 +387,12 @@ async function importFailing(ctx: ScenarioContext, name: string, text: string | 
   const entry = lastEntry(record);
   if (entry.last_failure === undefined)
     fail(`${name}: expected last_failure on the last entry, got ${JSON.stringify(record.status)}`);
-  record.status
-    .slice(0, -1)
-    .forEach((each) =>
-      expectTrue(
-        each.last_failure === undefined,
-        `only the last entry carries last_failure: ${JSON.stringify(record.status)}`,
-      ),
+  for (const each of record.status.slice(0, -1)) {
+    expectTrue(
+      each.last_failure === undefined,
+      `only the last entry carries last_failure: ${JSON.stringify(record.status)}`,
     );
+  }
   return record;
 }
 

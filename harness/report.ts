@@ -127,13 +127,16 @@ export function buildCompatibilityMarkdown(
     .trimEnd()}\n`;
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: XML 1.0 allows no control character but tab, LF and CR
+const notInXml = /[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g;
+
 function xml(text: string): string {
   return text
     .replace(
       /[<>&'"]/g,
       (char) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;", "'": "&apos;", '"': "&quot;" })[char] as string,
     )
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, "");
+    .replace(notInXml, "");
 }
 
 /**

@@ -216,7 +216,10 @@ const queryArbitrary = fc
   })
   .map(({ utk, collect, pairs, raw }) => {
     const params = new URLSearchParams();
-    if (collect) params.set("svc_account", "acme"), params.set("svc_profile", "main");
+    if (collect) {
+      params.set("svc_account", "acme");
+      params.set("svc_profile", "main");
+    }
     if (utk !== null) params.set("utk", utk);
     for (const [key, value] of pairs) params.append(key, value);
     const text = params.toString();

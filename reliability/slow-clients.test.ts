@@ -95,7 +95,9 @@ describe("memory under slow clients and maximum-size bodies", () => {
       // 1. 1,000 slow connections, each trickling a byte of its 1 MiB body now and then.
       const closed = { count: 0 };
       const sockets: Socket[] = [];
-      cleanups.push(() => sockets.forEach((socket) => socket.destroy()));
+      cleanups.push(() => {
+        for (const socket of sockets) socket.destroy();
+      });
       for (let n = 0; n < slowConnections; n += 50) {
         sockets.push(...(await Promise.all(Array.from({ length: 50 }, () => openSlow(port, closed)))));
       }

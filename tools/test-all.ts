@@ -31,7 +31,7 @@ const totals: Counts = { passed: 0, failed: 0, skipped: 0 };
 const suiteLines: string[] = [];
 
 function stripAnsi(text: string): string {
-  // eslint-disable-next-line no-control-regex
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI colour codes start with the ESC character
   return text.replace(/\x1b\[[0-9;]*m/g, "");
 }
 

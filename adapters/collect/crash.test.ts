@@ -143,7 +143,8 @@ describe("a real server process (COL-16, DEC-COL-08)", () => {
       await Promise.all(
         Array.from({ length: clients }, async () => {
           while (next < 800) {
-            const response = await postEvent(server.url, "grouped", `g${(next += 1)}`);
+            next += 1;
+            const response = await postEvent(server.url, "grouped", `g${next}`);
             expect(response.status).toBe(200);
           }
         }),

@@ -13,8 +13,14 @@ function manualCommit() {
       active += 1;
       mostActive = Math.max(mostActive, active);
       pending.push({
-        resolve: () => ((active -= 1), resolve()),
-        reject: (error) => ((active -= 1), reject(error)),
+        resolve: () => {
+          active -= 1;
+          resolve();
+        },
+        reject: (error) => {
+          active -= 1;
+          reject(error);
+        },
       });
     });
   return { commit, batches, pending, mostActive: () => mostActive };

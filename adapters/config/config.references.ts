@@ -73,7 +73,10 @@ export function checkReferences(file: ConfigFile): ConfigProblem[] {
       const grantPath = `/users/${u}/grants/${g}`;
       grantedAccounts.check(grant.account, `${grantPath}/account`, `grant on account "${grant.account}"`, report);
       const profiles = accounts.get(grant.account);
-      if (!profiles) return report(`${grantPath}/account`, `no account "${grant.account}" is configured`);
+      if (!profiles) {
+        report(`${grantPath}/account`, `no account "${grant.account}" is configured`);
+        return;
+      }
       if (grant.profiles === "*") return;
       grant.profiles.forEach((name, n) => {
         if (!profiles.has(name))
@@ -118,7 +121,7 @@ function checkProfile(profile: ProfileFile, path: string, report: (path: string,
         );
       }
       checkConditionValues(enrichment.conditions ?? [], `${enrichmentPath}/conditions`, report);
-      (enrichment.conditions ?? []).forEach((group, g) =>
+      (enrichment.conditions ?? []).forEach((group, g) => {
         group.forEach((condition, c) => {
           if ("attribute" in condition && !kinds.has(condition.attribute)) {
             report(
@@ -126,8 +129,8 @@ function checkProfile(profile: ProfileFile, path: string, report: (path: string,
               `no attribute ${condition.attribute} in this profile`,
             );
           }
-        }),
-      );
+        });
+      });
     });
   });
 
@@ -138,7 +141,7 @@ function checkProfile(profile: ProfileFile, path: string, report: (path: string,
     audienceIds.check(audience.id, `${audiencePath}/id`, `audience id ${audience.id}`, report);
     audienceNames.check(audience.name, `${audiencePath}/name`, `audience name "${audience.name}"`, report);
     checkConditionValues(audience.conditions ?? [], `${audiencePath}/conditions`, report);
-    (audience.conditions ?? []).forEach((group, g) =>
+    (audience.conditions ?? []).forEach((group, g) => {
       group.forEach((condition, c) => {
         if ("attribute" in condition && !kinds.has(condition.attribute)) {
           report(
@@ -146,8 +149,8 @@ function checkProfile(profile: ProfileFile, path: string, report: (path: string,
             `no attribute ${condition.attribute} in this profile`,
           );
         }
-      }),
-    );
+      });
+    });
   });
 
   const engineIds = firstOccurrences();
@@ -231,7 +234,7 @@ function checkConditionValues(
   path: string,
   report: (path: string, message: string) => void,
 ): void {
-  groups.forEach((group, g) =>
+  groups.forEach((group, g) => {
     group.forEach((condition, c) => {
       const needsValue = !operatorsWithoutValue.has(condition.operator);
       if (needsValue && condition.value === undefined)
@@ -248,8 +251,8 @@ function checkConditionValues(
           `must be a number for the operator ${condition.operator} (found ${JSON.stringify(condition.value)})`,
         );
       }
-    }),
-  );
+    });
+  });
 }
 
 /** Remembers where each key was first seen, and reports a key seen again with both places. */

@@ -86,6 +86,7 @@ class JsonSyntaxProblem extends Error {
 }
 
 const maxDepth = 512;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: JSON strings must not hold unescaped control characters
 const stringPattern = /"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"/y;
 const numberPattern = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
 
@@ -116,11 +117,14 @@ class JsonScanner {
     if (depth > maxDepth) this.fail("the data is nested too deeply");
     this.skipSpace();
     const next = this.text[this.offset];
-    if (next === "{") return this.object(depth);
-    if (next === "[") return this.array(depth);
-    if (next === '"') return void this.string();
-    if (next === "-" || (next !== undefined && next >= "0" && next <= "9"))
-      return this.token(numberPattern, "a number");
+    if (next === "{") this.object(depth);
+    else if (next === "[") this.array(depth);
+    else if (next === '"') this.string();
+    else if (next === "-" || (next !== undefined && next >= "0" && next <= "9")) this.token(numberPattern, "a number");
+    else this.literal();
+  }
+
+  private literal(): void {
     for (const word of ["true", "false", "null"]) {
       if (this.text.startsWith(word, this.offset)) {
         this.offset += word.length;

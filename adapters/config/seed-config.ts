@@ -12,7 +12,7 @@
  *
  * Secrets from the environment are all read before anything is written, so a missing variable changes nothing.
  */
-import type { ApiKeyConfig, SecretSource, ServiceConfig, UserConfig } from "../../core/config/config.model.ts";
+import type { SecretSource, ServiceConfig } from "../../core/config/config.model.ts";
 import type { SecretHasher } from "../../core/ports/hashing.port.ts";
 import type { Stores } from "../../core/ports/stores.ts";
 import type { ApiKeyRecord, UserRecord } from "../../core/ports/tenancy.store.ts";
@@ -172,8 +172,8 @@ function readEnvironmentSecrets(
       });
     } else values.set(owner, value);
   };
-  config.users.forEach((user: UserConfig, index) => read(`/users/${index}`, "password", user.password));
-  config.apiKeys.forEach((apiKey: ApiKeyConfig, index) => read(`/apiKeys/${index}`, "key", apiKey.key));
+  for (const [index, user] of config.users.entries()) read(`/users/${index}`, "password", user.password);
+  for (const [index, apiKey] of config.apiKeys.entries()) read(`/apiKeys/${index}`, "key", apiKey.key);
   return problems.length > 0 ? err(problems) : ok(values);
 }
 

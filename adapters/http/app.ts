@@ -38,8 +38,11 @@ export function createApp(deps: AppDeps) {
   const answerHeaders = answerHeadersOf(deps.version, deps.nodeId);
   let built: { readonly routes: ReadonlyArray<{ readonly method: string; readonly path: string }> } | null = null;
   let allowedMethodsOf: AllowedMethodsOf | null = null;
-  const allowedMethods = (pathname: string): readonly string[] =>
-    built ? (allowedMethodsOf ??= routeMethodsOf(built.routes))(pathname) : [];
+  const allowedMethods = (pathname: string): readonly string[] => {
+    if (!built) return [];
+    allowedMethodsOf ??= routeMethodsOf(built.routes);
+    return allowedMethodsOf(pathname);
+  };
   const app = new Elysia({ name: "svc-hub", handler: { standardHostname: false } })
     .onRequest(({ request, set }) => {
       Object.assign(set.headers, answerHeaders);

@@ -32,7 +32,13 @@ async function open(options: { store?: StoreChoice; timing?: TimingPresetName } 
   });
   let closed = false;
   cleanups.push(() => (closed ? undefined : service.close()));
-  return { ...service, close: async () => ((closed = true), await service.close()) };
+  return {
+    ...service,
+    close: async () => {
+      closed = true;
+      return service.close();
+    },
+  };
 }
 
 /** A client of one service: logs in as the demo user and calls the data layer API and the admin API. */

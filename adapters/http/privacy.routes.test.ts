@@ -35,7 +35,13 @@ async function open(
   });
   let closed = false;
   cleanups.push(() => (closed ? undefined : service.close()));
-  return { ...service, close: async () => ((closed = true), await service.close()) };
+  return {
+    ...service,
+    close: async () => {
+      closed = true;
+      return service.close();
+    },
+  };
 }
 
 const base = "/v2/visitor/accounts/acme/profiles/main";

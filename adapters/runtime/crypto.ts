@@ -14,7 +14,8 @@ export const cryptoIds: IdSource = {
     return Buffer.from(crypto.getRandomValues(new Uint8Array(bytes))).toString("base64url");
   },
   randomUnit() {
-    return crypto.getRandomValues(new Uint32Array(1))[0]! / 2 ** 32;
+    const [word = 0] = crypto.getRandomValues(new Uint32Array(1));
+    return word / 2 ** 32;
   },
 };
 

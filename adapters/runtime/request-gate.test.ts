@@ -5,8 +5,14 @@ import { RequestGate } from "./request-gate.ts";
 /** A request whose answer comes when `answer` is called. */
 function slowRequest() {
   let answer!: () => void;
-  const answered = new Promise<void>((resolve) => (answer = resolve));
-  return { answer, handle: async () => (await answered, new Response("slow")) };
+  const answered = new Promise<void>((resolve) => {
+    answer = resolve;
+  });
+  const handle = async () => {
+    await answered;
+    return new Response("slow");
+  };
+  return { answer, handle };
 }
 
 const refused = () => new Response(null, { status: 503 });
@@ -32,10 +38,20 @@ describe("RequestGate (svc-hub's own admin API, POST /admin/reset)", () => {
     let finish!: () => void;
     const reset = gate.alone(
       1_000,
-      () => new Promise<void>((resolve) => (finish = () => (steps.push("reset done"), resolve()))),
+      () =>
+        new Promise<void>((resolve) => {
+          finish = () => {
+            steps.push("reset done");
+            resolve();
+          };
+        }),
     );
     await Bun.sleep(1);
-    const waiting = gate.pass(async () => (steps.push("request"), new Response("ok")), refused);
+    const request = async () => {
+      steps.push("request");
+      return new Response("ok");
+    };
+    const waiting = gate.pass(request, refused);
     await Bun.sleep(5);
     expect(steps).toEqual([]);
     finish();
@@ -49,7 +65,10 @@ describe("RequestGate (svc-hub's own admin API, POST /admin/reset)", () => {
     const slow = slowRequest();
     const inFlight = gate.pass(slow.handle, refused);
     let ran = false;
-    await expect(gate.alone(20, async () => void (ran = true))).rejects.toBeInstanceOf(ServiceBusyError);
+    const reset = async () => {
+      ran = true;
+    };
+    await expect(gate.alone(20, reset)).rejects.toBeInstanceOf(ServiceBusyError);
     expect(ran).toBe(false);
     expect((await gate.pass(async () => new Response("next"), refused)).status).toBe(200);
     slow.answer();

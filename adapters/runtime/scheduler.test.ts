@@ -25,7 +25,12 @@ function listWorker(name: string, dueTimes: number[], done: number[] = []): Back
 
 function manualClock(start = 1_000_000) {
   let now = start;
-  return { now: () => now, advance: (ms: number) => void (now += ms) };
+  return {
+    now: () => now,
+    advance: (ms: number) => {
+      now += ms;
+    },
+  };
 }
 
 describe("Scheduler", () => {
@@ -50,7 +55,13 @@ describe("Scheduler", () => {
     const scheduler = new Scheduler({ clock, logger: createMemoryLogger() });
     const inner = listWorker("deleter", [clock.now()]);
     // A slow batch: the timer's pass is still running it when the drain is called.
-    scheduler.register({ ...inner, runDue: async (now) => (await Bun.sleep(100), inner.runDue(now)) });
+    scheduler.register({
+      ...inner,
+      runDue: async (now) => {
+        await Bun.sleep(100);
+        return inner.runDue(now);
+      },
+    });
     scheduler.start();
     await Bun.sleep(20);
     const report = await scheduler.drain();
@@ -298,7 +309,10 @@ describe("Scheduler and a worker that keeps failing", () => {
     // Like the profile worker: never anything scheduled, its work is found at each look.
     scheduler.register({
       name: "profiles",
-      runDue: async () => ((state.tries += 1), Promise.reject(new Error("SQLITE_BUSY"))),
+      runDue: async () => {
+        state.tries += 1;
+        throw new Error("SQLITE_BUSY");
+      },
       nextDueAt: async () => null,
     });
     expect((await scheduler.drain()).complete).toBe(false);
@@ -326,7 +340,10 @@ describe("Scheduler fairness", () => {
     let busyBatches = 0;
     scheduler.register({
       name: "busy",
-      runDue: async () => (busyBatches += 1) && (busyBatches < 50 ? 1 : 0),
+      runDue: async () => {
+        busyBatches += 1;
+        return busyBatches < 50 ? 1 : 0;
+      },
       nextDueAt: async () => null,
     });
     const order: string[] = [];
@@ -408,7 +425,10 @@ describe("Scheduler hold (svc-hub's own admin API, POST /admin/reset)", () => {
     const first = scheduler.drain();
     await Bun.sleep(5);
     let held = false;
-    const holding = scheduler.hold().then((release) => ((held = true), release));
+    const holding = scheduler.hold().then((release) => {
+      held = true;
+      return release;
+    });
     await Bun.sleep(5);
     expect(held).toBe(false);
     finishPass();

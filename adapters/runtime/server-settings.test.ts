@@ -17,6 +17,7 @@ describe("the server's environment variables", () => {
     });
   });
 
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: names a compose file's ${VAR}, not a template
   it("empty, each is unset, as a compose file's `PORT=` or an unset ${VAR} arrives", () => {
     const empty = {
       PORT: "",

@@ -19,7 +19,9 @@ describe("virtual clock adapter (DEC-OPS-02)", () => {
     const stores = createMemoryStores();
     const clock = await openVirtualClock(stores.settings, () => 0);
     let calls = 0;
-    clock.onChange(() => void (calls += 1));
+    clock.onChange(() => {
+      calls += 1;
+    });
     await clock.set(1_000);
     expect(calls).toBe(1);
     expect(await clock.advance(-1)).toEqual({ ok: false, error: "negative-advance" });

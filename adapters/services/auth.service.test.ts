@@ -20,7 +20,12 @@ const fakeHasher: SecretHasher = {
 
 function manualClock(start = Date.UTC(2026, 10, 21)) {
   let now = start;
-  return { now: () => now, advance: (ms: number) => void (now += ms) };
+  return {
+    now: () => now,
+    advance: (ms: number) => {
+      now += ms;
+    },
+  };
 }
 
 async function seed(stores: Stores, now: number): Promise<void> {
@@ -167,7 +172,10 @@ describe("AuthService: attempts the service could not check, and names no user c
     const sources: Array<string | undefined> = [];
     const hasher: SecretHasher = {
       hash: fakeHasher.hash,
-      verify: async (secret, hash, source) => (sources.push(source), fakeHasher.verify(secret, hash)),
+      verify: async (secret, hash, source) => {
+        sources.push(source);
+        return fakeHasher.verify(secret, hash);
+      },
     };
     const auth = new AuthService({ stores, hasher, ids: cryptoIds, clock, limits: defaultLimits });
     await auth.login("ann@example.com", "ann-password", "198.51.100.1");
@@ -313,7 +321,10 @@ describe("AuthService: lockout (DEC-SES-01)", () => {
     // A check that takes time, as argon2id does, so that the attempts are really in flight together.
     const hasher: SecretHasher = {
       hash: fakeHasher.hash,
-      verify: async (secret, hash) => (await Bun.sleep(20), fakeHasher.verify(secret, hash)),
+      verify: async (secret, hash) => {
+        await Bun.sleep(20);
+        return fakeHasher.verify(secret, hash);
+      },
     };
     const auth = new AuthService({ stores, hasher, ids: cryptoIds, clock, limits: defaultLimits });
     const results = await Promise.all(
@@ -495,7 +506,10 @@ describe("AuthService: the hash checks of a token request (DEC-AUT-01)", () => {
     const checked: string[] = [];
     const hasher: SecretHasher = {
       hash: fakeHasher.hash,
-      verify: async (secret, hash) => (checked.push(hash), fakeHasher.verify(secret, hash)),
+      verify: async (secret, hash) => {
+        checked.push(hash);
+        return fakeHasher.verify(secret, hash);
+      },
     };
     const stores = createMemoryStores();
     const clock = manualClock();

@@ -93,7 +93,9 @@ function service(
     dataDir,
     maxRecordBytes: options.maxRecordBytes ?? 16 * 1024 * 1024,
     logger: createMemoryLogger(),
-    notify: () => void (notified += 1),
+    notify: () => {
+      notified += 1;
+    },
     ...(options.batchRows ? { batchRows: options.batchRows } : {}),
   });
 }

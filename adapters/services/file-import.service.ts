@@ -578,7 +578,9 @@ export class FileImportService {
    */
   async nextDueAt(): Promise<number | null> {
     let next: number | null = null;
-    const consider = (at: number) => void (next = next === null ? at : Math.min(next, at));
+    const consider = (at: number) => {
+      next = next === null ? at : Math.min(next, at);
+    };
     for (const record of await this.deps.stores.files.unfinished())
       consider(record.status.at(-1)?.at ?? record.createdAt);
     const settleMs = this.deps.dropSettleMs ?? dropSettleMs;

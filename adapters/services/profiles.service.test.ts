@@ -450,9 +450,13 @@ describe("joins into a large group (DEC-PRO-03, VID-08)", () => {
     const { stores, service } = await largeGroup(50, { sliceMs: 0 });
     const events = await stores.events.query({ limit: 1000 });
     let asked = 0;
-    await expect(
-      service.applyBatch(events, async () => config, { stillHeld: async () => (asked += 1) < 3 }),
-    ).rejects.toBeInstanceOf(ProfileLeaseLost);
+    const stillHeld = async () => {
+      asked += 1;
+      return asked < 3;
+    };
+    await expect(service.applyBatch(events, async () => config, { stillHeld })).rejects.toBeInstanceOf(
+      ProfileLeaseLost,
+    );
     expect(await stores.profiles.findByMember("acme", "main", "anon-49")).toBeNull();
   });
 

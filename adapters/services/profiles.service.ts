@@ -230,7 +230,6 @@ export class ProfilesService {
         summaries.push({ canonical: identity.key, known: true, firstSeenAt: input.at });
     }
     const into = summaries.reduce((best, next) => ({
-      ...best,
       canonical: chooseCanonical(best, next),
       known: best.known || next.known,
       firstSeenAt: Math.min(best.firstSeenAt, next.firstSeenAt),

@@ -26,7 +26,10 @@ function resetService(overrides: Partial<ResetServiceDeps> & { stores: Stores })
     },
     eventsSettled: async () => void steps.push("events settled"),
     forgetInMemory: async () => void steps.push("memory forgotten"),
-    eraseFiles: async () => (steps.push("files erased"), { received: 0, dropped: 0 }),
+    eraseFiles: async () => {
+      steps.push("files erased");
+      return { received: 0, dropped: 0 };
+    },
     applyConfiguration: async () => {
       await overrides.stores.tenancy.ensureAccount("acme", 0);
       steps.push("configuration applied");

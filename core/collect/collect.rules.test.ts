@@ -192,6 +192,7 @@ describe("collection parameters", () => {
     assert.ok(body.ok);
     const result = read({ method: "POST", query: q("constructor=q"), body: body.value });
     assert.ok(result.ok);
+    // biome-ignore lint/suspicious/noProto: reads the parameter named __proto__, which must stay plain data
     assert.deepEqual(JSON.parse(JSON.stringify(result.value.params.__proto__)), { x: 1 });
     assert.deepEqual(Object.keys(result.value.params).sort(), [
       "__proto__",
@@ -335,6 +336,7 @@ describe("visitor ID parameters (DEC-COL-09, VID-01, VID-04)", () => {
         if (!result.ok) return;
         const stored = result.value.params[name];
         assert.ok(stored === null || typeof stored === "string", JSON.stringify(stored));
+        // biome-ignore lint/suspicious/noControlCharactersInRegex: checks that no control character is stored
         if (typeof stored === "string") assert.ok(stored.length <= 1024 && !/[\u0000-\u001f\u007f]/.test(stored));
       }),
     );

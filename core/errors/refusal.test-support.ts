@@ -7,10 +7,10 @@ import { type ManagementError, managementError } from "./management.errors.ts";
  * library: this module is not a test file, and the core imports nothing but the core.
  */
 export function assertInvalidRequest(result: Result<unknown, ManagementError>, reason: RegExp, what = ""): void {
-  const fail = (problem: string): never => {
+  function fail(problem: string): never {
     throw new Error(`${what === "" ? "" : `${what}: `}${problem}`);
-  };
-  if (result.ok) return fail("expected 400 1400, the rule accepted");
+  }
+  if (result.ok) fail("expected 400 1400, the rule accepted");
   const { reason: said, ...error } = result.error;
   const expected: ManagementError = managementError("invalidRequest");
   for (const field of ["kind", "code", "status", "returnCode", "message", "extra"] as const) {

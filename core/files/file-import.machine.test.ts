@@ -115,7 +115,7 @@ describe("file import states (FIL-07, FIL-08, DEC-FIL-03)", () => {
           state.status.map((entry) => entry.state),
           fileStates.slice(0, state.status.length),
         );
-        state.status.slice(0, -1).forEach((entry) => assert.equal(entry.lastFailure, undefined));
+        for (const entry of state.status.slice(0, -1)) assert.equal(entry.lastFailure, undefined);
         const last = state.status.at(-1);
         if (last?.lastFailure !== undefined) assert.notEqual(classifyFileFailure(last.lastFailure), null);
       }),

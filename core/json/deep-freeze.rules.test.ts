@@ -26,7 +26,9 @@ describe("deepFreeze (tenancy records shared between readers, issue 12)", () => 
   it("makes a change through any reference throw", () => {
     const record = deepFreeze({ config: { engines: [{ id: "e", allowedDomains: ["a.example"] }] } });
     assert.throws(() => ((record.config.engines[0] as { id: string }).id = "other"), TypeError);
-    assert.throws(() => (record.config.engines[0]?.allowedDomains as string[]).push("b.example"), TypeError);
+    const engine = record.config.engines[0];
+    assert.ok(engine);
+    assert.throws(() => (engine.allowedDomains as string[]).push("b.example"), TypeError);
     assert.equal(record.config.engines[0]?.id, "e");
   });
 

@@ -748,7 +748,10 @@ describe("built-ins in audiences (DEC-PRO-01)", () => {
       fc.property(fc.array(fc.integer({ min: 0, max: 10 * 60 }), { minLength: 1, maxLength: 12 }), (gapsInMinutes) => {
         const times: number[] = [];
         let at = t0;
-        for (const gap of gapsInMinutes) times.push((at += gap * minute));
+        for (const gap of gapsInMinutes) {
+          at += gap * minute;
+          times.push(at);
+        }
         const profile = buildProfile(
           times.map((time, index) => event(time, { n: index })),
           demo,

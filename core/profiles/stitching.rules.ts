@@ -61,5 +61,6 @@ export interface GroupSummary {
 export function chooseCanonical(a: GroupSummary, b: GroupSummary): string {
   if (a.known !== b.known) return a.known ? a.canonical : b.canonical;
   if (a.firstSeenAt !== b.firstSeenAt) return a.firstSeenAt < b.firstSeenAt ? a.canonical : b.canonical;
+  // biome-ignore lint/complexity/useMathMinMax: compares strings, which Math.min would turn into NaN
   return a.canonical < b.canonical ? a.canonical : b.canonical;
 }

@@ -56,7 +56,7 @@ export function classifyMemberName(name: string, prefix: string): Result<BundleM
   if (name.length > maxNameLength) return err(`must be at most ${maxNameLength} characters`);
   if (/[/\\]/.test(name)) return err("must be a plain file name, without a folder (no / or \\)");
   if (name.includes("..")) return err('must not contain ".."');
-  // eslint-disable-next-line no-control-regex
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: REV-06 refuses names holding control characters
   if (/[\u0000-\u001f\u007f]/.test(name)) return err("must not contain control characters");
   if (name === manifestFileName || name === bundleFileName) return err("is made by the service and must not be sent");
   if (name === mobileFileName) return ok({ name, kind: "mobile" });

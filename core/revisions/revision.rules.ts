@@ -132,16 +132,18 @@ export function validatePublication(
   if (input.files.length > limits.maxFiles) report("files", "files", `must be at most ${limits.maxFiles}`);
   const members: (BundleMemberName & { index: number })[] = [];
   const seen = new Set<string>();
-  input.files.forEach((file, index) => {
+  for (const [index, file] of input.files.entries()) {
     const subject = `file name ${JSON.stringify(file.name)}`;
     const member = classifyMemberName(file.name, prefix);
-    if (!member.ok) return report("files", subject, member.error, index);
-    if (seen.has(file.name)) return report("files", subject, "is given twice", index);
-    if (file.size > limits.maxFileBytes)
-      return report("files", subject, `is larger than ${limits.maxFileBytes} bytes`, index);
-    seen.add(file.name);
-    members.push({ ...member.value, index });
-  });
+    if (!member.ok) report("files", subject, member.error, index);
+    else if (seen.has(file.name)) report("files", subject, "is given twice", index);
+    else if (file.size > limits.maxFileBytes)
+      report("files", subject, `is larger than ${limits.maxFileBytes} bytes`, index);
+    else {
+      seen.add(file.name);
+      members.push({ ...member.value, index });
+    }
+  }
   if (
     !members.some((member) => member.kind === "loader") &&
     !problems.some((p) => p.field === "files" && p.index !== undefined)

@@ -115,7 +115,13 @@ describe("visitor ID precedence (DEC-COL-09)", () => {
     fc.assert(
       fc.property(anyInputs, (given) => {
         let asked = 0;
-        const counting: IdSource = { ...fixedIds, randomHex: (bytes) => ((asked += 1), "x".repeat(bytes * 2)) };
+        const counting: IdSource = {
+          ...fixedIds,
+          randomHex: (bytes) => {
+            asked += 1;
+            return "x".repeat(bytes * 2);
+          },
+        };
         const resolved = resolveVisitorId(given, counting);
         assert.equal(asked, resolved.source === "new" ? 1 : 0);
         if (resolved.source === "new") assert.equal(resolved.visitorId, "x".repeat(32));

@@ -44,6 +44,7 @@ export function normaliseVisitorIdValue(value: string): string {
 
 /** Whether a visitor ID (or a visitor ID attribute's value) is one the service takes: not too long, no control characters. */
 export function isUsableVisitorId(value: string): boolean {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: a visitor ID holding control characters is refused
   return value.length <= maxVisitorIdLength && !/[\u0000-\u001f\u007f]/.test(value);
 }
 
