@@ -1,10 +1,10 @@
 import {
   type ChangeEffect,
   lifecycleOf,
-  type PublishRetryPolicy,
   publishRetryPolicy,
   transitionChange,
 } from "../../core/datalayer/datalayer.machine.ts";
+import type { RetryPolicy } from "../../core/machine.ts";
 import type { DataLayerChange, DataLayerStore } from "../../core/ports/datalayer.store.ts";
 import type { Logger } from "../runtime/logger.ts";
 import type { BackgroundWorker } from "../runtime/scheduler.ts";
@@ -32,7 +32,7 @@ function servedBy(effects: readonly ChangeEffect[]): string | null {
 export function dataLayerPublisher(deps: {
   store: DataLayerStore;
   logger: Logger;
-  policy?: PublishRetryPolicy;
+  policy?: RetryPolicy;
 }): BackgroundWorker {
   const policy = deps.policy ?? publishRetryPolicy;
 

@@ -1,10 +1,6 @@
+import type { RetryPolicy } from "../../core/machine.ts";
 import type { PrivacyStore, PrivacyTransaction } from "../../core/ports/privacy.store.ts";
-import {
-  type DeletionRetryPolicy,
-  deletionRetryPolicy,
-  lifecycleOf,
-  transitionPrivacy,
-} from "../../core/privacy/privacy.machine.ts";
+import { deletionRetryPolicy, lifecycleOf, transitionPrivacy } from "../../core/privacy/privacy.machine.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { type BackgroundWorker, describeError } from "../runtime/scheduler.ts";
 import { ImportsStillRunning } from "../services/imported-files.eraser.ts";
@@ -30,7 +26,7 @@ export interface VisitorDeletionWorkerDeps {
    */
   readonly mayRun?: () => Promise<boolean>;
   readonly logger: Logger;
-  readonly policy?: DeletionRetryPolicy;
+  readonly policy?: RetryPolicy;
 }
 
 /**
