@@ -1,6 +1,6 @@
 import {
   type ChangeEffect,
-  lifecycleOf,
+  dataLayerChangeLifecycle,
   publishRetryPolicy,
   transitionChange,
 } from "../../core/datalayer/datalayer.machine.ts";
@@ -38,7 +38,7 @@ export function dataLayerPublisher(deps: {
 
   async function publish(change: DataLayerChange, now: number): Promise<boolean> {
     const decided = transitionChange(
-      { kind: change.kind, body: change.body, lifecycle: lifecycleOf(change) },
+      { kind: change.kind, body: change.body, lifecycle: dataLayerChangeLifecycle(change) },
       { type: "publish" },
       policy,
     );
@@ -65,7 +65,7 @@ export function dataLayerPublisher(deps: {
 
   async function failed(change: DataLayerChange, now: number): Promise<boolean> {
     const decided = transitionChange(
-      { kind: change.kind, body: change.body, lifecycle: lifecycleOf(change) },
+      { kind: change.kind, body: change.body, lifecycle: dataLayerChangeLifecycle(change) },
       { type: "publish-failed", at: now },
       policy,
     );

@@ -1,6 +1,10 @@
 import type { RetryPolicy } from "../../core/machine.ts";
 import type { PrivacyStore, PrivacyTransaction } from "../../core/ports/privacy.store.ts";
-import { deletionRetryPolicy, lifecycleOf, transitionPrivacy } from "../../core/privacy/privacy.machine.ts";
+import {
+  deletionRetryPolicy,
+  privacyTransactionLifecycle,
+  transitionPrivacy,
+} from "../../core/privacy/privacy.machine.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { type BackgroundWorker, describeError } from "../runtime/scheduler.ts";
 import { ImportsStillRunning } from "../services/imported-files.eraser.ts";
@@ -48,7 +52,11 @@ export function visitorDeletionWorker(deps: VisitorDeletionWorkerDeps): Backgrou
       attempt: transaction.attempts + 1,
       error: describeError(error),
     });
-    const decided = transitionPrivacy(lifecycleOf(transaction), { type: "deletion-failed", at: now }, policy);
+    const decided = transitionPrivacy(
+      privacyTransactionLifecycle(transaction),
+      { type: "deletion-failed", at: now },
+      policy,
+    );
     if (!decided.ok) return false;
     const { next } = decided.value;
     if (next.state === "PENDING") {
@@ -67,7 +75,11 @@ export function visitorDeletionWorker(deps: VisitorDeletionWorkerDeps): Backgrou
   }
 
   async function run(transaction: PrivacyTransaction, now: number): Promise<boolean> {
-    const decided = transitionPrivacy(lifecycleOf(transaction), { type: "deletion-done", at: now }, policy);
+    const decided = transitionPrivacy(
+      privacyTransactionLifecycle(transaction),
+      { type: "deletion-done", at: now },
+      policy,
+    );
     if (!decided.ok || decided.value.next.state !== "SUCCESS") return false;
     const { next } = decided.value;
     try {

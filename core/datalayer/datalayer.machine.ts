@@ -129,7 +129,7 @@ export function transitionChange(
 }
 
 /** The lifecycle part of a stored change. */
-export function lifecycleOf(change: DataLayerChange): ChangeLifecycle {
+export function dataLayerChangeLifecycle(change: DataLayerChange): ChangeLifecycle {
   if (change.state === "pending") return { state: "pending", runAt: change.runAt, attempts: change.attempts };
   return { state: change.state, settledAt: change.settledAt ?? change.runAt, attempts: change.attempts };
 }

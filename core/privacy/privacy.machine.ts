@@ -112,7 +112,7 @@ export function transitionPrivacy(
 }
 
 /** The lifecycle part of a stored transaction. */
-export function lifecycleOf(transaction: {
+export function privacyTransactionLifecycle(transaction: {
   readonly state: TransactionLifecycle["state"];
   readonly runAt: number | null;
   readonly attempts: number;
