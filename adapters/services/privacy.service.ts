@@ -9,7 +9,11 @@ import type {
   PrivacyTransactionState,
 } from "../../core/ports/privacy.store.ts";
 import type { Stores } from "../../core/ports/stores.ts";
-import { lifecycleOf, type PrivacyTransition, transitionPrivacy } from "../../core/privacy/privacy.machine.ts";
+import {
+  type PrivacyTransition,
+  privacyTransactionLifecycle,
+  transitionPrivacy,
+} from "../../core/privacy/privacy.machine.ts";
 import {
   knownVisitorIdOf,
   readPrettyName,
@@ -128,7 +132,7 @@ export class PrivacyService {
       this.deps.onDeletionRequested?.();
     } else {
       // The table's second row: PENDING + an identical request stays PENDING and answers the same id.
-      const again = this.decide(lifecycleOf(kept.transaction), requested);
+      const again = this.decide(privacyTransactionLifecycle(kept.transaction), requested);
       if (!again.effects.some((effect) => effect.type === "reuse-pending"))
         throw new Error("a pending deletion was not reused");
     }

@@ -1,10 +1,10 @@
 import {
   type ChangeEffect,
-  lifecycleOf,
-  type PublishRetryPolicy,
+  dataLayerChangeLifecycle,
   publishRetryPolicy,
   transitionChange,
 } from "../../core/datalayer/datalayer.machine.ts";
+import type { RetryPolicy } from "../../core/machine.ts";
 import type { DataLayerChange, DataLayerStore } from "../../core/ports/datalayer.store.ts";
 import type { Logger } from "../runtime/logger.ts";
 import type { BackgroundWorker } from "../runtime/scheduler.ts";
@@ -32,13 +32,13 @@ function servedBy(effects: readonly ChangeEffect[]): string | null {
 export function dataLayerPublisher(deps: {
   store: DataLayerStore;
   logger: Logger;
-  policy?: PublishRetryPolicy;
+  policy?: RetryPolicy;
 }): BackgroundWorker {
   const policy = deps.policy ?? publishRetryPolicy;
 
   async function publish(change: DataLayerChange, now: number): Promise<boolean> {
     const decided = transitionChange(
-      { kind: change.kind, body: change.body, lifecycle: lifecycleOf(change) },
+      { kind: change.kind, body: change.body, lifecycle: dataLayerChangeLifecycle(change) },
       { type: "publish" },
       policy,
     );
@@ -65,7 +65,7 @@ export function dataLayerPublisher(deps: {
 
   async function failed(change: DataLayerChange, now: number): Promise<boolean> {
     const decided = transitionChange(
-      { kind: change.kind, body: change.body, lifecycle: lifecycleOf(change) },
+      { kind: change.kind, body: change.body, lifecycle: dataLayerChangeLifecycle(change) },
       { type: "publish-failed", at: now },
       policy,
     );

@@ -1,8 +1,8 @@
+import type { RetryPolicy } from "../../core/machine.ts";
 import type { PrivacyStore, PrivacyTransaction } from "../../core/ports/privacy.store.ts";
 import {
-  type DeletionRetryPolicy,
   deletionRetryPolicy,
-  lifecycleOf,
+  privacyTransactionLifecycle,
   transitionPrivacy,
 } from "../../core/privacy/privacy.machine.ts";
 import type { Logger } from "../runtime/logger.ts";
@@ -30,7 +30,7 @@ export interface VisitorDeletionWorkerDeps {
    */
   readonly mayRun?: () => Promise<boolean>;
   readonly logger: Logger;
-  readonly policy?: DeletionRetryPolicy;
+  readonly policy?: RetryPolicy;
 }
 
 /**
@@ -52,7 +52,11 @@ export function visitorDeletionWorker(deps: VisitorDeletionWorkerDeps): Backgrou
       attempt: transaction.attempts + 1,
       error: describeError(error),
     });
-    const decided = transitionPrivacy(lifecycleOf(transaction), { type: "deletion-failed", at: now }, policy);
+    const decided = transitionPrivacy(
+      privacyTransactionLifecycle(transaction),
+      { type: "deletion-failed", at: now },
+      policy,
+    );
     if (!decided.ok) return false;
     const { next } = decided.value;
     if (next.state === "PENDING") {
@@ -71,7 +75,11 @@ export function visitorDeletionWorker(deps: VisitorDeletionWorkerDeps): Backgrou
   }
 
   async function run(transaction: PrivacyTransaction, now: number): Promise<boolean> {
-    const decided = transitionPrivacy(lifecycleOf(transaction), { type: "deletion-done", at: now }, policy);
+    const decided = transitionPrivacy(
+      privacyTransactionLifecycle(transaction),
+      { type: "deletion-done", at: now },
+      policy,
+    );
     if (!decided.ok || decided.value.next.state !== "SUCCESS") return false;
     const { next } = decided.value;
     try {

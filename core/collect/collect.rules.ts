@@ -57,6 +57,13 @@ export function parseEventBody(text: string): Result<EventParams, CollectError> 
   return ok(params);
 }
 
+/**
+ * The WHATWG URL parser, which every host of the core provides (Bun, Deno, Node, browsers) though ES2023 does
+ * not define it. Declared here with only what the core reads of it, so that the core type-checks without DOM
+ * or runtime types (core/tsconfig.json).
+ */
+declare const URL: new (input: string) => { readonly hostname: string };
+
 /** COL-11, DEC-COL-05: the host name of a Referer (no port, path or query), or null when it has none. */
 export function refererHost(referer: string): string | null {
   try {

@@ -7,7 +7,7 @@ import {
   type ChangeLifecycle,
   type DataLayerCommand,
   type DataLayerSummary,
-  lifecycleOf,
+  dataLayerChangeLifecycle,
   publishRetryPolicy,
   transitionChange,
   transitionDataLayer,
@@ -231,8 +231,12 @@ describe("a change's lifecycle: pending -> completed | failed (DLE-07, DEC-DLE-0
       attempts: 1,
       settledAt: null,
     };
-    assert.deepEqual(lifecycleOf({ ...change, state: "pending" }), { state: "pending", runAt: 3, attempts: 1 });
-    assert.deepEqual(lifecycleOf({ ...change, state: "completed", settledAt: 9 }), {
+    assert.deepEqual(dataLayerChangeLifecycle({ ...change, state: "pending" }), {
+      state: "pending",
+      runAt: 3,
+      attempts: 1,
+    });
+    assert.deepEqual(dataLayerChangeLifecycle({ ...change, state: "completed", settledAt: 9 }), {
       state: "completed",
       settledAt: 9,
       attempts: 1,

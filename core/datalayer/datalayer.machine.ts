@@ -1,12 +1,7 @@
 import { type ManagementError, managementError } from "../errors/index.ts";
+import { decideRetry, dueAfter, type RetryPolicy, type TransitionResult } from "../machine.ts";
 import type { DataLayerChange, DataLayerChangeKind, DataLayerKey } from "../ports/datalayer.store.ts";
-import { err, ok, type Result } from "../result.ts";
-
-/** The answer of a state machine: the next state and what must happen, as data for the caller to carry out. */
-export interface DataLayerTransition<State, Effect> {
-  readonly next: State;
-  readonly effects: readonly Effect[];
-}
+import { err, ok } from "../result.ts";
 
 // ---------------------------------------------------------------------------------------------------
 // A data layer: which changes it accepts (DLE-01..03, DLE-10, DLE-11, DEC-DLE-01, DEC-DLE-05)
@@ -45,12 +40,12 @@ export function transitionDataLayer(
   key: DataLayerKey,
   state: DataLayerSummary,
   command: DataLayerCommand,
-): Result<DataLayerTransition<DataLayerSummary, DataLayerEffect>, ManagementError> {
+): TransitionResult<DataLayerSummary, DataLayerEffect, ManagementError> {
   if (command.type === "upload" && state.exists) return err(managementError("resourceAlreadyExists"));
   if (command.type !== "upload" && !state.exists) {
     return err(managementError("dataLayerNotFound", { account: key.account, profile: key.profile, dl_id: key.dlId }));
   }
-  const ownDue = command.at + Math.max(0, command.delayMs);
+  const ownDue = dueAfter(command.at, command.delayMs);
   const dueAt = state.lastDueAt === null ? ownDue : Math.max(ownDue, state.lastDueAt);
   const seq = state.lastSeq + 1;
   const kind: DataLayerChangeKind = command.type;
@@ -94,13 +89,7 @@ export type ChangeEffect =
   | { readonly type: "retry-at"; readonly at: number };
 
 /** DEC-DLE-06: how often a change whose publishing fails is tried again before it is failed. */
-export interface PublishRetryPolicy {
-  readonly maxAttempts: number;
-  readonly firstDelayMs: number;
-  readonly maxDelayMs: number;
-}
-
-export const publishRetryPolicy: PublishRetryPolicy = { maxAttempts: 5, firstDelayMs: 1_000, maxDelayMs: 60_000 };
+export const publishRetryPolicy: RetryPolicy = { maxAttempts: 5, firstDelayMs: 1_000, maxDelayMs: 60_000 };
 
 export type ChangeTransitionError = "not-pending";
 
@@ -114,8 +103,8 @@ export type ChangeTransitionError = "not-pending";
 export function transitionChange(
   change: { readonly kind: DataLayerChangeKind; readonly body: string | null; readonly lifecycle: ChangeLifecycle },
   event: ChangeEvent,
-  policy: PublishRetryPolicy = publishRetryPolicy,
-): Result<DataLayerTransition<ChangeLifecycle, ChangeEffect>, ChangeTransitionError> {
+  policy: RetryPolicy = publishRetryPolicy,
+): TransitionResult<ChangeLifecycle, ChangeEffect, ChangeTransitionError> {
   const current = change.lifecycle;
   if (current.state !== "pending") return err("not-pending");
   switch (event.type) {
@@ -130,18 +119,17 @@ export function transitionChange(
       });
     }
     case "publish-failed": {
-      const attempts = current.attempts + 1;
-      if (attempts >= policy.maxAttempts)
-        return ok({ next: { state: "failed", settledAt: event.at, attempts }, effects: [] });
-      const delay = Math.min(policy.maxDelayMs, policy.firstDelayMs * 2 ** (attempts - 1));
-      const runAt = event.at + delay;
+      const retry = decideRetry(policy, current.attempts, event.at);
+      if (!retry.retry)
+        return ok({ next: { state: "failed", settledAt: event.at, attempts: retry.attempts }, effects: [] });
+      const { attempts, runAt } = retry;
       return ok({ next: { state: "pending", runAt, attempts }, effects: [{ type: "retry-at", at: runAt }] });
     }
   }
 }
 
 /** The lifecycle part of a stored change. */
-export function lifecycleOf(change: DataLayerChange): ChangeLifecycle {
+export function dataLayerChangeLifecycle(change: DataLayerChange): ChangeLifecycle {
   if (change.state === "pending") return { state: "pending", runAt: change.runAt, attempts: change.attempts };
   return { state: change.state, settledAt: change.settledAt ?? change.runAt, attempts: change.attempts };
 }

@@ -1,6 +1,43 @@
-export * from "./collect.errors.ts";
-export * from "./file-failure.messages.ts";
-export * from "./file-import.errors.ts";
-export * from "./management.errors.ts";
-export * from "./moments.errors.ts";
-export * from "./template.ts";
+/**
+ * The error catalogue: every returnCode, HTTP status and message of the interface, and the file import
+ * failure messages, each entry with its clause. Other areas and the adapters take their errors from here.
+ */
+
+export {
+  type CollectError,
+  type CollectErrorCode,
+  type CollectErrorEntry,
+  collectError,
+  collectErrors,
+} from "./collect.errors.ts";
+export {
+  classifyFileFailure,
+  type FileFailureCode,
+  type FileFailureEntry,
+  fileFailureMessage,
+  fileFailureMessages,
+} from "./file-failure.messages.ts";
+export {
+  type FileImportError,
+  type FileImportErrorCode,
+  fileImportError,
+  fileImportErrors,
+} from "./file-import.errors.ts";
+export {
+  invalidRequestBecause,
+  type ManagementError,
+  type ManagementErrorCode,
+  type ManagementErrorEntry,
+  managementError,
+  managementErrorBody,
+  managementErrors,
+  quoted,
+} from "./management.errors.ts";
+export {
+  type MomentsError,
+  type MomentsErrorCode,
+  type MomentsErrorEntry,
+  momentsError,
+  momentsErrors,
+} from "./moments.errors.ts";
+export { fillTemplate } from "./template.ts";

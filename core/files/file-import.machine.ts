@@ -5,7 +5,8 @@
  * carries the counters and, when a row failed, the last row failure. At most one entry, the last, carries
  * `last_failure`.
  */
-import { err, ok, type Result } from "../result.ts";
+import type { TransitionResult } from "../machine.ts";
+import { err, ok } from "../result.ts";
 
 export type FileState = "DOWNLOADING" | "DOWNLOADED" | "PROCESSING" | "PROCESSED";
 
@@ -55,17 +56,11 @@ export type FileImportEffect =
   | { readonly type: "read-rows" }
   | { readonly type: "import-finished"; readonly outcome: "processed" | "failed" };
 
-export interface FileImportTransition {
-  readonly next: FileImportState;
-  readonly effects: readonly FileImportEffect[];
-}
-
 /** DEC-FIL-03: a file whose import was just accepted is DOWNLOADING. */
 export function startImport(at: number): FileImportState {
   return { status: [{ state: "DOWNLOADING", at }], finished: false };
 }
 
-/** The state the import is in: that of its newest entry. */
 /**
  * Whether the name of this import may be received again, though DEC-FIL-04 imports a name once: only when
  * the import stopped on a failure with no row made into an event (a download that broke off, a header that
@@ -77,6 +72,7 @@ export function mayBeReceivedAgain(state: FileImportState): boolean {
   return state.finished && last?.lastFailure !== undefined && (last.counts?.succeeded ?? 0) === 0;
 }
 
+/** The state the import is in: that of its newest entry. */
 export function currentState(state: FileImportState): FileState {
   return (state.status.at(-1) as StatusEntry).state;
 }
@@ -94,7 +90,7 @@ const moves: Readonly<Record<"downloaded" | "processing-started" | "processed", 
 export function transitionFileImport(
   state: FileImportState,
   event: FileImportEvent,
-): Result<FileImportTransition, string> {
+): TransitionResult<FileImportState, FileImportEffect, string> {
   const current = currentState(state);
   if (state.finished) return err(`the import has finished (${current}); ${event.type} cannot follow`);
   if (event.type === "failed") {

@@ -1,13 +1,68 @@
-export type * from "./clock.port.ts";
-export type * from "./datalayer.store.ts";
-export type * from "./events.store.ts";
-export type * from "./files.store.ts";
-export type * from "./hashing.port.ts";
-export type * from "./ids.port.ts";
-export type * from "./privacy.store.ts";
-export type * from "./profiles.store.ts";
-export type * from "./revisions.store.ts";
-export type * from "./sessions.store.ts";
-export type * from "./settings.store.ts";
-export type * from "./stores.ts";
-export type * from "./tenancy.store.ts";
+/**
+ * The ports: what the adapters implement for the core (stores, clock, ids, hashing), and the few rules
+ * every implementation of a port shares.
+ */
+
+export type { Clock } from "./clock.port.ts";
+export type {
+  ChangeSettlement,
+  DataLayerChange,
+  DataLayerChangeKind,
+  DataLayerChangeState,
+  DataLayerKey,
+  DataLayerRecord,
+  DataLayerStore,
+  ServedDataLayer,
+} from "./datalayer.store.ts";
+export {
+  type CollectedEvent,
+  checkVisitorIds,
+  type EventQuery,
+  type EventStore,
+  maxVisitorIdsPerQuery,
+  type StoredEvent,
+  type ValueErasure,
+} from "./events.store.ts";
+export type {
+  FileSourceType,
+  FileStatusRecord,
+  FileStatusStore,
+  ImportedFile,
+  ImportProgress,
+} from "./files.store.ts";
+export type { Digests, SecretHasher } from "./hashing.port.ts";
+export type { IdSource } from "./ids.port.ts";
+export type {
+  DeletionSettlement,
+  PrivacyAuditAction,
+  PrivacyAuditRecord,
+  PrivacyStore,
+  PrivacyTransaction,
+  PrivacyTransactionKind,
+  PrivacyTransactionState,
+} from "./privacy.store.ts";
+export {
+  type FoundForEngine,
+  findByMemberInTwoReads,
+  findForEngineInTwoReads,
+  type MergeRecord,
+  type ProfileSave,
+  type ProfileStore,
+} from "./profiles.store.ts";
+export type { NewRevision, RevisionStore, StoredRevision } from "./revisions.store.ts";
+export type {
+  LockoutKind,
+  LockoutStore,
+  SessionRecord,
+  SessionStore,
+  VersionedLockout,
+} from "./sessions.store.ts";
+export type { SettingsStore } from "./settings.store.ts";
+export type { ErasedRecords, EraseOptions, Stores } from "./stores.ts";
+export type {
+  AccountRecord,
+  ApiKeyRecord,
+  ProfileRecord,
+  TenancyStore,
+  UserRecord,
+} from "./tenancy.store.ts";

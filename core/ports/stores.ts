@@ -33,9 +33,13 @@ export interface EraseOptions {
   readonly keepSettings: readonly string[];
 }
 
-/** Every store of the service, as one implementation (libSQL or in-memory) provides them. */
+/** Every store of the service, as one adapter provides them. */
 export interface Stores {
-  readonly kind: "libsql" | "memory";
+  /**
+   * The adapter's own name for itself (for example "libsql"), which the readiness answer reports
+   * (DEC-OPS-01). The core gives it no meaning: any adapter may implement the port under its own name.
+   */
+  readonly kind: string;
   readonly tenancy: TenancyStore;
   readonly settings: SettingsStore;
   readonly sessions: SessionStore;

@@ -3,8 +3,8 @@ import { describe, it } from "node:test";
 import fc from "fast-check";
 import {
   deletionRetryPolicy,
-  lifecycleOf,
   type PrivacyEvent,
+  privacyTransactionLifecycle,
   type TransactionLifecycle,
   transitionPrivacy,
 } from "./privacy.machine.ts";
@@ -102,17 +102,23 @@ describe("the visitor privacy transaction (PRV-05, PRV-06, PRV-10, PRV-12, DEC-P
     });
   });
 
-  it("lifecycleOf reads a stored transaction back", () => {
-    assert.deepEqual(lifecycleOf({ state: "PENDING", runAt: 9, attempts: 2, settledAt: null, createdAt: 1 }), {
-      state: "PENDING",
-      runAt: 9,
-      attempts: 2,
-    });
-    assert.deepEqual(lifecycleOf({ state: "SUCCESS", runAt: null, attempts: 0, settledAt: 4, createdAt: 1 }), {
-      state: "SUCCESS",
-      settledAt: 4,
-      attempts: 0,
-    });
+  it("privacyTransactionLifecycle reads a stored transaction back", () => {
+    assert.deepEqual(
+      privacyTransactionLifecycle({ state: "PENDING", runAt: 9, attempts: 2, settledAt: null, createdAt: 1 }),
+      {
+        state: "PENDING",
+        runAt: 9,
+        attempts: 2,
+      },
+    );
+    assert.deepEqual(
+      privacyTransactionLifecycle({ state: "SUCCESS", runAt: null, attempts: 0, settledAt: 4, createdAt: 1 }),
+      {
+        state: "SUCCESS",
+        settledAt: 4,
+        attempts: 0,
+      },
+    );
   });
 });
 

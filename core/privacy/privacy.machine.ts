@@ -2,8 +2,9 @@
  * The visitor privacy transaction (interface.md, "Visitor delete transaction"; PRV-05, PRV-06, PRV-10,
  * PRV-12, DEC-PRV-03, DEC-PRV-04): PENDING -> SUCCESS | FAILED, and a get that is SUCCESS at once.
  */
+import { decideRetry, dueAfter, type RetryPolicy, type Transition, type TransitionResult } from "../machine.ts";
 import type { PrivacyAuditAction, PrivacyTransactionKind } from "../ports/privacy.store.ts";
-import { err, ok, type Result } from "../result.ts";
+import { err, ok } from "../result.ts";
 
 /** Where a transaction stands. SUCCESS and FAILED are final. */
 export type TransactionLifecycle =
@@ -38,19 +39,10 @@ export type PrivacyEffect =
   | { readonly type: "forget-value" }
   | { readonly type: "audit"; readonly action: PrivacyAuditAction };
 
-export interface PrivacyTransition {
-  readonly next: TransactionLifecycle;
-  readonly effects: readonly PrivacyEffect[];
-}
+export type PrivacyTransition = Transition<TransactionLifecycle, PrivacyEffect>;
 
 /** DEC-PRV-04: how often a deletion that meets storage errors is tried before it is FAILED. */
-export interface DeletionRetryPolicy {
-  readonly maxAttempts: number;
-  readonly firstDelayMs: number;
-  readonly maxDelayMs: number;
-}
-
-export const deletionRetryPolicy: DeletionRetryPolicy = { maxAttempts: 5, firstDelayMs: 1_000, maxDelayMs: 60_000 };
+export const deletionRetryPolicy: RetryPolicy = { maxAttempts: 5, firstDelayMs: 1_000, maxDelayMs: 60_000 };
 
 /** The event does not apply to the transaction as it stands (for example a second worker finishing it). */
 export type PrivacyTransitionError = "not-applicable";
@@ -74,8 +66,8 @@ export type PrivacyTransitionError = "not-applicable";
 export function transitionPrivacy(
   current: TransactionLifecycle | null,
   event: PrivacyEvent,
-  policy: DeletionRetryPolicy = deletionRetryPolicy,
-): Result<PrivacyTransition, PrivacyTransitionError> {
+  policy: RetryPolicy = deletionRetryPolicy,
+): TransitionResult<TransactionLifecycle, PrivacyEffect, PrivacyTransitionError> {
   switch (event.type) {
     case "visitor-read":
       if (current !== null) return err("not-applicable");
@@ -88,7 +80,7 @@ export function transitionPrivacy(
       });
     case "deletion-requested": {
       if (current?.state === "PENDING") return ok({ next: current, effects: [{ type: "reuse-pending" }] });
-      const runAt = event.at + Math.max(0, event.delayMs);
+      const runAt = dueAfter(event.at, event.delayMs);
       return ok({
         next: { state: "PENDING", runAt, attempts: 0 },
         effects: [
@@ -106,21 +98,21 @@ export function transitionPrivacy(
       });
     case "deletion-failed": {
       if (current?.state !== "PENDING") return err("not-applicable");
-      const attempts = current.attempts + 1;
-      if (attempts >= policy.maxAttempts) {
+      const retry = decideRetry(policy, current.attempts, event.at);
+      if (!retry.retry) {
         return ok({
-          next: { state: "FAILED", settledAt: event.at, attempts },
+          next: { state: "FAILED", settledAt: event.at, attempts: retry.attempts },
           effects: [{ type: "forget-value" }, { type: "audit", action: "deletion-failed" }],
         });
       }
-      const runAt = event.at + Math.min(policy.maxDelayMs, policy.firstDelayMs * 2 ** (attempts - 1));
+      const { attempts, runAt } = retry;
       return ok({ next: { state: "PENDING", runAt, attempts }, effects: [{ type: "schedule-deletion", at: runAt }] });
     }
   }
 }
 
 /** The lifecycle part of a stored transaction. */
-export function lifecycleOf(transaction: {
+export function privacyTransactionLifecycle(transaction: {
   readonly state: TransactionLifecycle["state"];
   readonly runAt: number | null;
   readonly attempts: number;

@@ -1,0 +1,32 @@
+/**
+ * Hosted data layers (DLE-*, DEC-DLE-*): which paths, content types and bodies are valid, which changes a
+ * data layer accepts, and how a change is published, retried and reported.
+ */
+
+export {
+  type ChangeEffect,
+  type ChangeEvent,
+  type ChangeLifecycle,
+  type ChangeTransitionError,
+  type DataLayerCommand,
+  type DataLayerEffect,
+  type DataLayerSummary,
+  dataLayerChangeLifecycle,
+  publishRetryPolicy,
+  transitionChange,
+  transitionDataLayer,
+  untouchedDataLayer,
+} from "./datalayer.machine.ts";
+export {
+  type BodyEncoding,
+  compareCodeUnits,
+  dataLayerScript,
+  limitDataLayerList,
+  readDataLayerEncoding,
+  reportStatus,
+  statusRetentionMs,
+  validateDataLayerBody,
+  validateDataLayerContentType,
+  validateDataLayerPath,
+  validateProfilePath,
+} from "./datalayer.rules.ts";

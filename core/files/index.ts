@@ -1,0 +1,51 @@
+/**
+ * File imports (FIL-*, DEC-FIL-*): file names and queries, the states of an import, the definitions a
+ * file's rows are read with, and what the status API shows of an import.
+ */
+
+export { compileDatePattern, type DatePattern, parseDateWithPattern } from "./date-pattern.rules.ts";
+export {
+  currentState,
+  type FileImportEffect,
+  type FileImportEvent,
+  type FileImportState,
+  type FileState,
+  fileStates,
+  mayBeReceivedAgain,
+  noRows,
+  type RowCounts,
+  type StatusEntry,
+  startImport,
+  transitionFileImport,
+} from "./file-import.machine.ts";
+export {
+  checkImportFileName,
+  checkStatusFileName,
+  csvExtension,
+  maxFileNameLength,
+  maxFilePrefixLength,
+  prefixOfFileName,
+} from "./file-name.rules.ts";
+export {
+  type FileQuery,
+  type FileQueryParameters,
+  fileMatchesPrefix,
+  prefixGroupsOfQuery,
+  validateFileQuery,
+} from "./file-query.rules.ts";
+export {
+  type DateView,
+  type FileStatusView,
+  fileStatusView,
+  objectIdOf,
+  type StatusEntryView,
+} from "./file-record.rules.ts";
+export {
+  checkEventDocument,
+  findDefinition,
+  importRow,
+  planRows,
+  type RowContext,
+  type RowOutcome,
+  type RowPlan,
+} from "./file-row.rules.ts";

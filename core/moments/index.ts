@@ -1,0 +1,10 @@
+/** Moments (MOM-*, DEC-MOM-*): what an engine answers of a visitor, and who may ask it. */
+
+export {
+  checkEngineAccess,
+  readAttributeLookup,
+  readFlag,
+  refererAllowed,
+  type VisitorData,
+  visitorDataFor,
+} from "./moments.rules.ts";

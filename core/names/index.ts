@@ -1,0 +1,9 @@
+/** Names: which names and e-mail addresses the configuration and the APIs accept. */
+
+export {
+  emailPatternSource,
+  fitsCombinedLength,
+  isAllowedName,
+  isEmailAddress,
+  maxCombinedNameLength,
+} from "./names.rules.ts";

@@ -1,0 +1,39 @@
+/**
+ * Sessions and sign-in (SES-*, DEC-SES-*, DEC-AUT-*): session lifetimes and tokens, which tenants a user may reach,
+ * the lockout after failed attempts, and how passwords and API keys are checked.
+ */
+
+export {
+  type AttemptDecision,
+  type LockoutPolicy,
+  type LockoutState,
+  lockoutPolicyFromLimits,
+  lockoutRelevantUntil,
+  noFailures,
+  reserveAttempt,
+  settleAttempt,
+  settleLockedCheck,
+  unlockAttempts,
+  withdrawAttempt,
+} from "./lockout.rules.ts";
+export {
+  apiKeysToCheck,
+  issuedApiKey,
+  issuedApiKeySeed,
+  minimumPasswordLength,
+  passwordProblem,
+  preparingSecrets,
+} from "./secrets.rules.ts";
+export {
+  decideTenantAccess,
+  isSessionLive,
+  isTokenIssuedAfterCutoff,
+  mayLogIn,
+  mergeGrants,
+  type SessionPolicy,
+  type SessionTimes,
+  sessionPolicyFromLimits,
+  shouldTouchSession,
+  type TenantAccess,
+  tokenIssuedAt,
+} from "./session.rules.ts";

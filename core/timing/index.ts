@@ -1,0 +1,9 @@
+/** Timing presets: how long the service waits before work it schedules (publishing, deletion). */
+
+export {
+  pickDelay,
+  type TimingPreset,
+  type TimingPresetName,
+  timingPresetNames,
+  timingPresets,
+} from "./timing.presets.ts";
