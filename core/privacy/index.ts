@@ -11,6 +11,7 @@ export {
   holdsErasedValue,
   isErasedValue,
   type ProfileErasure,
+  textHoldsErasedValue,
 } from "./erasure.rules.ts";
 export {
   deletionRetryPolicy,

@@ -12,7 +12,6 @@ export {
   noFailures,
   reserveAttempt,
   settleAttempt,
-  settleLockedCheck,
   unlockAttempts,
   withdrawAttempt,
 } from "./lockout.rules.ts";
