@@ -20,7 +20,7 @@ import { createClient } from "@libsql/client";
 import { loadConfigFile } from "../adapters/config/config.loader.ts";
 import { demoConfigPath } from "../adapters/config/demo-config.ts";
 import { createMemoryLogger } from "../adapters/runtime/logger.ts";
-import { openService } from "../adapters/service.ts";
+import { openService } from "../adapters/server/service.ts";
 import { dropSettleMs } from "../adapters/services/file-import.service.ts";
 import { databaseUrlForDataDir } from "../adapters/store-libsql/libsql.stores.ts";
 

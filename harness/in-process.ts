@@ -1,7 +1,7 @@
 import { loadConfigFile } from "../adapters/config/config.loader.ts";
 import { demoConfigPath } from "../adapters/config/demo-config.ts";
 import { createMemoryLogger } from "../adapters/runtime/logger.ts";
-import { openService, type Service, type StoreChoice } from "../adapters/service.ts";
+import { openService, type Service, type StoreChoice } from "../adapters/server/service.ts";
 import type { ServiceConfig } from "../core/config/config.model.ts";
 import type { SecretHasher } from "../core/ports/hashing.port.ts";
 import type { TimingPresetName } from "../core/timing/timing.presets.ts";

@@ -9,7 +9,7 @@ import { loadConfigFile } from "../adapters/config/config.loader.ts";
 import { demoConfigPath } from "../adapters/config/demo-config.ts";
 import { requestFrom } from "../adapters/http/connection.ts";
 import { cryptoIds } from "../adapters/runtime/crypto.ts";
-import type { Service } from "../adapters/service.ts";
+import type { Service } from "../adapters/server/service.ts";
 import { AuthService } from "../adapters/services/auth.service.ts";
 import { UsersService } from "../adapters/services/users.service.ts";
 import { createMemoryStores } from "../adapters/store-memory/memory.stores.ts";

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from "bun:test";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Service } from "../adapters/service.ts";
+import type { Service } from "../adapters/server/service.ts";
 import { openDemoService } from "../harness/in-process.ts";
 import { inProcessBase } from "../harness/target.ts";
 

@@ -7,7 +7,7 @@ import type { RevisionDetails } from "../../core/revisions/revision.rules.ts";
 import { loadConfigFile } from "../config/config.loader.ts";
 import { demoConfigPath } from "../config/demo-config.ts";
 import { createMemoryLogger } from "../runtime/logger.ts";
-import { openService, type Service } from "../service.ts";
+import { openService, type Service } from "../server/service.ts";
 import { databaseUrlForDataDir } from "../store-libsql/libsql.stores.ts";
 
 const cli = fileURLToPath(new URL("./svc.ts", import.meta.url));

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ServiceConfig } from "../../core/config/config.model.ts";
 import { createMemoryLogger } from "../runtime/logger.ts";
-import { openService } from "../service.ts";
+import { openService } from "../server/service.ts";
 import { databaseUrlForDataDir } from "../store-libsql/libsql.stores.ts";
 import { loadConfigFile, parseConfigText } from "./config.loader.ts";
 import { demoConfigPath } from "./demo-config.ts";

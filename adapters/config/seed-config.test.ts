@@ -3,7 +3,7 @@ import type { ServiceConfig } from "../../core/config/config.model.ts";
 import type { SecretHasher } from "../../core/ports/hashing.port.ts";
 import type { Stores } from "../../core/ports/stores.ts";
 import { createMemoryLogger } from "../runtime/logger.ts";
-import { openService } from "../service.ts";
+import { openService } from "../server/service.ts";
 import { createMemoryStores } from "../store-memory/memory.stores.ts";
 import { loadConfigFile, parseConfigText } from "./config.loader.ts";
 import { demoConfigPath } from "./demo-config.ts";

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { openDemoService } from "../../harness/in-process.ts";
 import { encodeMultipart } from "../../harness/multipart.ts";
 import { inProcessBase } from "../../harness/target.ts";
-import type { Service, StoreChoice } from "../service.ts";
+import type { Service, StoreChoice } from "../server/service.ts";
 import { databaseUrlForDataDir } from "../store-libsql/libsql.stores.ts";
 
 const cleanups: Array<() => Promise<unknown> | unknown> = [];

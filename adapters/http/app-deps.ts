@@ -15,7 +15,7 @@ import type { ResetService } from "../services/reset.service.ts";
 import type { RevisionsService } from "../services/revisions.service.ts";
 import type { UsersService } from "../services/users.service.ts";
 
-/** Everything the HTTP app needs, built by the composition root (adapters/service.ts). */
+/** Everything the HTTP app needs, built by the composition root (adapters/server/service.ts). */
 export interface AppDeps {
   readonly stores: Stores;
   readonly clock: VirtualClock;

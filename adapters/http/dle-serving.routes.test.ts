@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { openDemoService } from "../../harness/in-process.ts";
 import { inProcessBase } from "../../harness/target.ts";
-import type { Service } from "../service.ts";
+import type { Service } from "../server/service.ts";
 
 let service: Service;
 beforeAll(async () => {

@@ -8,7 +8,7 @@ import { inProcessBase } from "../../harness/target.ts";
 import { loadConfigFile } from "../config/config.loader.ts";
 import { demoConfigPath } from "../config/demo-config.ts";
 import { createMemoryLogger } from "../runtime/logger.ts";
-import { openService } from "../service.ts";
+import { openService } from "../server/service.ts";
 
 let opened: InProcessService;
 let token: string;

@@ -17,7 +17,7 @@ import { clientAddressOf, compileProxyTrust } from "../runtime/proxy-trust.ts";
 import { describeError, stackFramesOf } from "../runtime/scheduler.ts";
 import { readServerSettings, type ServerSettings, SettingRefused, settingOf } from "../runtime/server-settings.ts";
 import { errorCodeOf } from "../runtime/storage-errors.ts";
-import { nodeIdOf, openService, type StoreChoice, serviceVersion } from "../service.ts";
+import { nodeIdOf, openService, type StoreChoice, serviceVersion } from "../server/service.ts";
 import { databaseFileName, databaseUrlForDataDir } from "../store-libsql/libsql.stores.ts";
 import { maxPublishBodyBytes } from "./admin-revisions.routes.ts";
 import { answerHeadersOf } from "./answer-headers.ts";

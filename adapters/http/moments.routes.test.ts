@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from "bun:test";
 import { openDemoService } from "../../harness/in-process.ts";
 import { inProcessBase } from "../../harness/target.ts";
-import type { Service } from "../service.ts";
+import type { Service } from "../server/service.ts";
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import type { TimingPresetName } from "../../core/timing/timing.presets.ts";
 import { openDemoService } from "../../harness/in-process.ts";
 import { inProcessBase } from "../../harness/target.ts";
-import type { Service, StoreChoice } from "../service.ts";
+import type { Service, StoreChoice } from "../server/service.ts";
 
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
 afterEach(async () => {

@@ -8,14 +8,14 @@ import { drizzle, type LibSQLDatabase } from "drizzle-orm/libsql";
 import { migrate } from "drizzle-orm/libsql/migrator";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { ErasedRecords, EraseOptions, Stores } from "../../core/ports/index.ts";
+import { LookupThread } from "../threads/lookup-host.ts";
 import { LibsqlDataLayerRepo } from "./datalayer.repo.ts";
 import { dataLayerChanges, dataLayers } from "./datalayer.schema.ts";
 import { LibsqlEventRepo } from "./events.repo.ts";
 import { events } from "./events.schema.ts";
 import { LibsqlFileStatusRepo } from "./files.repo.ts";
 import { fileImports } from "./files.schema.ts";
-import { KeptStatementsClient } from "./kept-client.ts";
-import { LookupThread } from "./lookup-thread.ts";
+import { PreparedStatementsClient } from "./prepared-statements-client.ts";
 import { LibsqlPrivacyRepo } from "./privacy.repo.ts";
 import { privacyAudit, privacyTransactions } from "./privacy.schema.ts";
 import { attributes, audiences, engines, fileDefinitions, visitorIdAttributes } from "./profile-config.schema.ts";
@@ -50,7 +50,7 @@ export function databaseUrlForDataDir(dataDir: string): string {
 export interface LibsqlStoreOptions {
   readonly url: string;
   /**
-   * Runs the moments lookup's reads in a thread of their own (adapters/store-libsql/lookup-thread.ts), for a
+   * Runs the moments lookup's reads in a thread of their own (adapters/threads/lookup-host.ts), for a
    * server's HTTP side; a `file:` database only. Default: on the calling thread.
    */
   readonly lookupThread?: boolean;
@@ -65,7 +65,7 @@ export interface LibsqlStoreOptions {
  * connections would add no throughput, only per-connection settings (the PRAGMAs below) to keep in step.
  * With one connection an interactive transaction would block every other caller (libSQL rejects them
  * rather than queueing), which is why the repositories write with `db.batch` instead. For a file, the client
- * is our own (KeptStatementsClient), which keeps its statements prepared; in memory, @libsql/client's. Reads
+ * is our own (PreparedStatementsClient), which keeps its statements prepared; in memory, @libsql/client's. Reads
  * that keep their statements prepared run on a read-only connection of their own (StatementReader), and with
  * `lookupThread` the moments lookup's reads on another in a thread.
  */
@@ -79,7 +79,7 @@ export async function openLibsqlStores(options: LibsqlStoreOptions): Promise<Sto
     !options.url.startsWith("file://") &&
     !options.url.includes("?");
   const client: Client = ownClient
-    ? new KeptStatementsClient(fileURLToPath(options.url), BUSY_TIMEOUT_MS)
+    ? new PreparedStatementsClient(fileURLToPath(options.url), BUSY_TIMEOUT_MS)
     : createClient({ url: options.url, concurrency: 1, timeout: BUSY_TIMEOUT_MS });
   let reader: StatementReader | null = null;
   try {

@@ -4,7 +4,7 @@ import type { FoundForEngine, MergeRecord, ProfileSave, ProfileStore } from "../
 import { eraseValueFromProfile, erasureNeedle } from "../../core/privacy/erasure.rules.ts";
 import type { VisitorProfile } from "../../core/profiles/profile.rules.ts";
 import { nextEventLoopTurn } from "../runtime/event-loop.ts";
-import type { RowSource } from "./lookup-thread.ts";
+import type { RowSource } from "../threads/lookup-host.ts";
 import { engineStates, visitorMembers, visitorMerges, visitorProfiles } from "./profiles.schema.ts";
 import { type ClientDatabase, chunks, rowStatements } from "./row-statements.ts";
 import { type ReaderQuery, readerQuery, type StatementReader } from "./statement-reader.ts";

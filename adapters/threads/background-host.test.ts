@@ -5,10 +5,10 @@ import { join } from "node:path";
 import { openDemoService } from "../../harness/in-process.ts";
 import { inProcessBase } from "../../harness/target.ts";
 import { isStorageUnavailable } from "../http/error-mapping.ts";
-import type { Service } from "../service.ts";
+import { batchedWriter } from "../runtime/logger.ts";
+import type { Service } from "../server/service.ts";
 import { databaseUrlForDataDir } from "../store-libsql/libsql.stores.ts";
-import { BackgroundThreadStoppedError, errorFromThread, threadErrorOf } from "./background-thread.ts";
-import { batchedWriter } from "./logger.ts";
+import { BackgroundThreadStoppedError, errorFromThread, threadErrorOf } from "./background-host.ts";
 
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
 afterEach(async () => {

@@ -224,7 +224,7 @@ type AnyStatement = InStatement | [string, InArgs?] | string;
  * rows are then described again if their number of columns changed; the statements of the store name their
  * columns, so their names cannot change under them).
  */
-export class KeptStatementsClient implements Client {
+export class PreparedStatementsClient implements Client {
   readonly protocol = "file";
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Kept>();

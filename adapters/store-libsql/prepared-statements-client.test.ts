@@ -12,7 +12,7 @@ import {
 } from "@libsql/client";
 import { sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/libsql";
-import { KeptStatementsClient } from "./kept-client.ts";
+import { PreparedStatementsClient } from "./prepared-statements-client.ts";
 
 /*
  * Our client of a database file keeps its statements prepared (issue 12, bench/FINDINGS.md). Drizzle and the
@@ -29,14 +29,14 @@ afterEach(() => {
 });
 
 function freshPath(): string {
-  const directory = mkdtempSync(join(tmpdir(), "svc-hub-kept-client-"));
+  const directory = mkdtempSync(join(tmpdir(), "svc-hub-prepared-statements-"));
   directories.push(directory);
   return join(directory, "test.db");
 }
 
 /** Ours and @libsql/client's, each on a fresh file. */
 function bothClients(): { ours: Client; theirs: Client } {
-  const ours = new KeptStatementsClient(freshPath(), 1000);
+  const ours = new PreparedStatementsClient(freshPath(), 1000);
   const theirs = createClient({ url: `file:${freshPath()}`, concurrency: 1, timeout: 1000 });
   opened.push(ours, theirs);
   return { ours, theirs };
@@ -77,7 +77,7 @@ const schema: InStatement[] = [
   "create index t_score on t (score)",
 ];
 
-describe("KeptStatementsClient answers as @libsql/client does", () => {
+describe("PreparedStatementsClient answers as @libsql/client does", () => {
   test("execute: rows with names and indexes, types, affected rows, inserted rowids, blobs, booleans and dates", async () => {
     const { ours, theirs } = bothClients();
     const statements: InStatement[] = [
@@ -182,8 +182,8 @@ describe("KeptStatementsClient answers as @libsql/client does", () => {
 });
 
 /** Our client on `path`, with a table `a` of one row (x = 1) and `select * from a` kept. */
-async function keptSelectOfA(path = freshPath()): Promise<KeptStatementsClient> {
-  const client = new KeptStatementsClient(path, 1000);
+async function keptSelectOfA(path = freshPath()): Promise<PreparedStatementsClient> {
+  const client = new PreparedStatementsClient(path, 1000);
   opened.push(client);
   await client.execute("create table a (x integer)");
   await client.execute("insert into a values (1)");
@@ -191,7 +191,7 @@ async function keptSelectOfA(path = freshPath()): Promise<KeptStatementsClient> 
   return client;
 }
 
-describe("KeptStatementsClient keeps its statements, and stays right when they change under it", () => {
+describe("PreparedStatementsClient keeps its statements, and stays right when they change under it", () => {
   test("a statement kept before the schema changed reads the new schema", async () => {
     const client = await keptSelectOfA();
     await client.execute("alter table a add column y text default 'why'");
@@ -218,7 +218,7 @@ describe("KeptStatementsClient keeps its statements, and stays right when they c
   });
 
   test("more distinct statements than it keeps: it keeps the most recently used, and each still answers", async () => {
-    const client = new KeptStatementsClient(freshPath(), 1000);
+    const client = new PreparedStatementsClient(freshPath(), 1000);
     opened.push(client);
     for (let round = 0; round < 2; round += 1) {
       for (let n = 0; n < 600; n += 1)
@@ -241,7 +241,7 @@ describe("KeptStatementsClient keeps its statements, and stays right when they c
 
   test("a change made through another connection is read at once", async () => {
     const path = freshPath();
-    const client = new KeptStatementsClient(path, 1000);
+    const client = new PreparedStatementsClient(path, 1000);
     const other = createClient({ url: `file:${path}`, concurrency: 1, timeout: 1000 });
     opened.push(client, other);
     await client.execute("create table a (x integer)");
@@ -251,7 +251,7 @@ describe("KeptStatementsClient keeps its statements, and stays right when they c
   });
 
   test("a COMMIT that fails rolls back, and the client goes on", async () => {
-    const client = new KeptStatementsClient(freshPath(), 1000);
+    const client = new PreparedStatementsClient(freshPath(), 1000);
     opened.push(client);
     await client.execute("PRAGMA foreign_keys=ON");
     await client.batch([
@@ -273,7 +273,7 @@ describe("KeptStatementsClient keeps its statements, and stays right when they c
   });
 
   test("a migration that fails is rolled back and foreign keys are on again", async () => {
-    const client = new KeptStatementsClient(freshPath(), 1000);
+    const client = new PreparedStatementsClient(freshPath(), 1000);
     opened.push(client);
     await client.execute("PRAGMA foreign_keys=ON");
     await expect(client.migrate(["create table a (x integer)", "create table a (x integer)"])).rejects.toBeInstanceOf(
@@ -284,7 +284,7 @@ describe("KeptStatementsClient keeps its statements, and stays right when they c
   });
 
   test("an interactive transaction commits or rolls back; a closed client refuses every call", async () => {
-    const client = new KeptStatementsClient(freshPath(), 1000);
+    const client = new PreparedStatementsClient(freshPath(), 1000);
     await client.execute("create table a (x integer)");
     const kept = await client.transaction("write");
     await kept.execute({ sql: "insert into a values (?)", args: [1] });

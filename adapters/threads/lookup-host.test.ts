@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Stores } from "../../core/ports/index.ts";
 import { isStorageUnavailable } from "../runtime/storage-errors.ts";
-import { openLibsqlStores } from "./libsql.stores.ts";
-import { LookupThread, LookupThreadStoppedError } from "./lookup-thread.ts";
-import { type ReaderQuery, StatementReader } from "./statement-reader.ts";
+import { openLibsqlStores } from "../store-libsql/libsql.stores.ts";
+import { type ReaderQuery, StatementReader } from "../store-libsql/statement-reader.ts";
+import { LookupThread, LookupThreadStoppedError } from "./lookup-host.ts";
 
 /*
  * The moments lookup's reads in a thread of their own (issue 12, bench/FINDINGS.md): the same answers as on the

@@ -1,9 +1,9 @@
 import { Worker } from "node:worker_threads";
 import type { ServiceConfig } from "../../core/config/config.model.ts";
 import type { CollectedEvent } from "../../core/ports/events.store.ts";
-import type { Logger, LogLevel } from "./logger.ts";
-import { type DrainOptions, type DrainReport, describeErrorMessage, type WorkScheduler } from "./scheduler.ts";
-import { errorCodeOf, isStorageUnavailable, StorageUnavailableError } from "./storage-errors.ts";
+import type { Logger, LogLevel } from "../runtime/logger.ts";
+import { type DrainOptions, type DrainReport, describeErrorMessage, type WorkScheduler } from "../runtime/scheduler.ts";
+import { errorCodeOf, isStorageUnavailable, StorageUnavailableError } from "../runtime/storage-errors.ts";
 
 /** What the background thread is started with (structured-cloned into it). */
 export interface BackgroundThreadInit {
@@ -101,7 +101,7 @@ export async function startBackgroundThread(
   /** Called once if the thread stops without being asked to (main.ts then stops the process, to be restarted). */
   onFailure: (error: Error) => void = () => undefined,
 ): Promise<BackgroundThread> {
-  const worker = new Worker(new URL("../background.thread.ts", import.meta.url), { workerData: init });
+  const worker = new Worker(new URL("./background-entry.ts", import.meta.url), { workerData: init });
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   let nextId = 1;
   let ended: BackgroundThreadStoppedError | null = null;

@@ -1,18 +1,18 @@
 /**
- * The entry of the background thread (adapters/runtime/background-thread.ts): its own libSQL connection, its
- * own view of the virtual clock, and the workers of adapters/background.ts.
+ * The entry of the background thread (adapters/threads/background-host.ts): its own libSQL connection, its
+ * own view of the virtual clock, and the workers of adapters/server/background.ts.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import type { CollectedEvent } from "../core/ports/events.store.ts";
-import { openBackground } from "./background.ts";
-import type { BackgroundThreadInit, FromThread, ToThread } from "./runtime/background-thread.ts";
-import { threadErrorOf } from "./runtime/background-thread.ts";
-import type { Logger, LogLevel } from "./runtime/logger.ts";
-import { openVirtualClock } from "./runtime/virtual-clock.ts";
-import { openLibsqlStores } from "./store-libsql/libsql.stores.ts";
+import type { CollectedEvent } from "../../core/ports/events.store.ts";
+import type { Logger, LogLevel } from "../runtime/logger.ts";
+import { openVirtualClock } from "../runtime/virtual-clock.ts";
+import { openBackground } from "../server/background.ts";
+import { openLibsqlStores } from "../store-libsql/libsql.stores.ts";
+import type { BackgroundThreadInit, FromThread, ToThread } from "./background-host.ts";
+import { threadErrorOf } from "./background-host.ts";
 
 const port = parentPort;
-if (!port) throw new Error("adapters/background.thread.ts runs as a worker thread only");
+if (!port) throw new Error("adapters/threads/background-entry.ts runs as a worker thread only");
 const init = workerData as BackgroundThreadInit;
 const send = (message: FromThread) => port.postMessage(message);
 const log = (level: LogLevel) => (message: string, fields?: Record<string, unknown>) =>

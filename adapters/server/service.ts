@@ -1,36 +1,36 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import type { ServiceConfig } from "../core/config/config.model.ts";
-import type { SecretHasher } from "../core/ports/hashing.port.ts";
-import type { Stores } from "../core/ports/stores.ts";
-import { err, ok, type Result } from "../core/result.ts";
-import { preparingSecrets } from "../core/session/secrets.rules.ts";
-import { type TimingPresetName, timingPresets } from "../core/timing/timing.presets.ts";
-import packageJson from "../package.json" with { type: "json" };
+import type { ServiceConfig } from "../../core/config/config.model.ts";
+import type { SecretHasher } from "../../core/ports/hashing.port.ts";
+import type { Stores } from "../../core/ports/stores.ts";
+import { err, ok, type Result } from "../../core/result.ts";
+import { preparingSecrets } from "../../core/session/secrets.rules.ts";
+import { type TimingPresetName, timingPresets } from "../../core/timing/timing.presets.ts";
+import packageJson from "../../package.json" with { type: "json" };
+import { CollectService } from "../collect/collect.service.ts";
+import { configSourceOf } from "../config/config.loader.ts";
+import type { ConfigError } from "../config/config.problems.ts";
+import { applyConfig, type SeedReport } from "../config/seed-config.ts";
+import { applyConfiguredRevisions } from "../config/seed-revisions.ts";
+import { type App, createApp } from "../http/app.ts";
+import type { AppDeps } from "../http/app-deps.ts";
+import { createArgon2Hasher, cryptoIds, rememberingVerified } from "../runtime/crypto.ts";
+import type { Logger } from "../runtime/logger.ts";
+import { RequestGate } from "../runtime/request-gate.ts";
+import type { WorkScheduler } from "../runtime/scheduler.ts";
+import { openVirtualClock, type VirtualClock } from "../runtime/virtual-clock.ts";
+import { AuthService } from "../services/auth.service.ts";
+import type { FileImportService } from "../services/file-import.service.ts";
+import { FileStatusService } from "../services/file-status.service.ts";
+import { syncEngineStates } from "../services/profiles.service.ts";
+import { type ConfigurationApplied, ResetService } from "../services/reset.service.ts";
+import { RevisionsService } from "../services/revisions.service.ts";
+import { UsersService } from "../services/users.service.ts";
+import { openLibsqlStores } from "../store-libsql/libsql.stores.ts";
+import { createMemoryStores } from "../store-memory/memory.stores.ts";
+import { startBackgroundThread } from "../threads/background-host.ts";
 import { type Background, type BackgroundDeps, openBackground } from "./background.ts";
-import { CollectService } from "./collect/collect.service.ts";
-import { configSourceOf } from "./config/config.loader.ts";
-import type { ConfigError } from "./config/config.problems.ts";
-import { applyConfig, type SeedReport } from "./config/seed-config.ts";
-import { applyConfiguredRevisions } from "./config/seed-revisions.ts";
-import { type App, createApp } from "./http/app.ts";
-import type { AppDeps } from "./http/app-deps.ts";
-import { startBackgroundThread } from "./runtime/background-thread.ts";
-import { createArgon2Hasher, cryptoIds, rememberingVerified } from "./runtime/crypto.ts";
-import type { Logger } from "./runtime/logger.ts";
-import { RequestGate } from "./runtime/request-gate.ts";
-import type { WorkScheduler } from "./runtime/scheduler.ts";
-import { openVirtualClock, type VirtualClock } from "./runtime/virtual-clock.ts";
-import { AuthService } from "./services/auth.service.ts";
-import type { FileImportService } from "./services/file-import.service.ts";
-import { FileStatusService } from "./services/file-status.service.ts";
-import { syncEngineStates } from "./services/profiles.service.ts";
-import { type ConfigurationApplied, ResetService } from "./services/reset.service.ts";
-import { RevisionsService } from "./services/revisions.service.ts";
-import { UsersService } from "./services/users.service.ts";
-import { openLibsqlStores } from "./store-libsql/libsql.stores.ts";
-import { createMemoryStores } from "./store-memory/memory.stores.ts";
 
 export type StoreChoice = { readonly kind: "memory" } | { readonly kind: "libsql"; readonly url: string };
 
@@ -55,7 +55,7 @@ export interface ServiceOptions {
   /**
    * libSQL only: run the background work (and the appends of collected events) in a thread of its own,
    * with its own connection, so the HTTP thread never waits on their commits; and the moments lookups' reads
-   * in another (adapters/store-libsql/lookup-thread.ts). main.ts sets it; tests that drive the workers
+   * in another (adapters/threads/lookup-host.ts). main.ts sets it; tests that drive the workers
    * themselves leave it off.
    */
   readonly backgroundThread?: boolean;

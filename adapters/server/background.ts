@@ -1,22 +1,22 @@
 import { hostname } from "node:os";
-import type { ServiceConfig } from "../core/config/config.model.ts";
-import type { Stores } from "../core/ports/stores.ts";
-import { profilePolicyFromLimits } from "../core/profiles/profile.rules.ts";
-import { sessionPolicyFromLimits } from "../core/session/session.rules.ts";
-import { cryptoIds } from "./runtime/crypto.ts";
-import { createLease } from "./runtime/lease.ts";
-import type { Logger } from "./runtime/logger.ts";
-import { Scheduler } from "./runtime/scheduler.ts";
-import type { VirtualClock } from "./runtime/virtual-clock.ts";
-import { FileImportService } from "./services/file-import.service.ts";
-import { eraseVisitor } from "./services/privacy.service.ts";
-import { ProfilesService } from "./services/profiles.service.ts";
-import { dataLayerPublisher } from "./workers/datalayer-publisher.worker.ts";
-import { eventRetentionWorker } from "./workers/event-retention.worker.ts";
-import { fileImportWorker } from "./workers/file-import.worker.ts";
-import { profileWorker } from "./workers/profile.worker.ts";
-import { sessionJanitor } from "./workers/session-janitor.worker.ts";
-import { visitorDeletionWorker } from "./workers/visitor-deletion.worker.ts";
+import type { ServiceConfig } from "../../core/config/config.model.ts";
+import type { Stores } from "../../core/ports/stores.ts";
+import { profilePolicyFromLimits } from "../../core/profiles/profile.rules.ts";
+import { sessionPolicyFromLimits } from "../../core/session/session.rules.ts";
+import { cryptoIds } from "../runtime/crypto.ts";
+import { createLease } from "../runtime/lease.ts";
+import type { Logger } from "../runtime/logger.ts";
+import { Scheduler } from "../runtime/scheduler.ts";
+import type { VirtualClock } from "../runtime/virtual-clock.ts";
+import { FileImportService } from "../services/file-import.service.ts";
+import { eraseVisitor } from "../services/privacy.service.ts";
+import { ProfilesService } from "../services/profiles.service.ts";
+import { dataLayerPublisher } from "../workers/datalayer-publisher.worker.ts";
+import { eventRetentionWorker } from "../workers/event-retention.worker.ts";
+import { fileImportWorker } from "../workers/file-import.worker.ts";
+import { profileWorker } from "../workers/profile.worker.ts";
+import { sessionJanitor } from "../workers/session-janitor.worker.ts";
+import { visitorDeletionWorker } from "../workers/visitor-deletion.worker.ts";
 
 export interface BackgroundDeps {
   readonly stores: Stores;
@@ -77,7 +77,7 @@ const dayMs = 86_400_000;
 /**
  * Every asynchronous state of the service, processed by one scheduler: session expiry, data layer
  * publishing, file imports, visitor profiles, visitor deletions and event retention. The service runs it in its own
- * thread (adapters/runtime/background-thread.ts) or, for the in-memory store and in tests, on the
+ * thread (adapters/threads/background-host.ts) or, for the in-memory store and in tests, on the
  * thread of the HTTP app; the wiring is the same.
  */
 export async function openBackground(deps: BackgroundDeps, part: BackgroundPart = "all"): Promise<Background> {

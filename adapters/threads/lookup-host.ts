@@ -1,7 +1,7 @@
 import { Worker } from "node:worker_threads";
-import { errorFromThread, type ThreadError } from "../runtime/background-thread.ts";
 import { StorageUnavailableError } from "../runtime/storage-errors.ts";
-import type { ReaderQuery } from "./statement-reader.ts";
+import type { ReaderQuery } from "../store-libsql/statement-reader.ts";
+import { errorFromThread, type ThreadError } from "./background-host.ts";
 
 /** What the lookup thread is started with. */
 export interface LookupThreadInit {
@@ -115,7 +115,7 @@ export class LookupThread implements RowSource {
     fallback: RowSource,
     onStopped: (error: Error) => void = () => undefined,
   ): Promise<LookupThread> {
-    const worker = new Worker(new URL("./lookup.thread.ts", import.meta.url), { workerData: init });
+    const worker = new Worker(new URL("./lookup-entry.ts", import.meta.url), { workerData: init });
     await new Promise<void>((resolve, reject) => {
       const onMessage = (message: LookupReply) => {
         if (message.kind === "ready") resolve();

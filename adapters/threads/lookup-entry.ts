@@ -1,14 +1,14 @@
 /**
- * The entry of the lookup thread (adapters/store-libsql/lookup-thread.ts): a read-only statement reader on the
+ * The entry of the lookup thread (adapters/threads/lookup-host.ts): a read-only statement reader on the
  * database file, answering each batch of reads with one message.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { threadErrorOf } from "../runtime/background-thread.ts";
-import type { LookupBatch, LookupReply, LookupThreadInit } from "./lookup-thread.ts";
-import { StatementReader } from "./statement-reader.ts";
+import { StatementReader } from "../store-libsql/statement-reader.ts";
+import { threadErrorOf } from "./background-host.ts";
+import type { LookupBatch, LookupReply, LookupThreadInit } from "./lookup-host.ts";
 
 const port = parentPort;
-if (!port) throw new Error("adapters/store-libsql/lookup.thread.ts runs as a worker thread only");
+if (!port) throw new Error("adapters/threads/lookup-entry.ts runs as a worker thread only");
 const init = workerData as LookupThreadInit;
 
 try {
