@@ -59,7 +59,7 @@ const service = await openDemoService({
 });
 try {
   service.start();
-  const append = (events: CollectedEvent[]) => service.deps.stores.events.append(events);
+  const append = (events: CollectedEvent[]) => service.stores.events.append(events);
 
   /** Appends at the rate for `duration` seconds; answers each group's round trip in ms. */
   async function load(duration: number): Promise<number[]> {

@@ -125,7 +125,7 @@ export async function runImport(rows: number): Promise<ImportRun> {
     clearInterval(sampler);
     peak = Math.max(peak, process.memoryUsage().rss);
 
-    const record = await service.deps.stores.files.find("acme", "main", name);
+    const record = await service.stores.files.find("acme", "main", name);
     await service.close();
     const client = createClient({ url });
     const events = Number((await client.execute("select count(*) from events")).rows[0]?.[0] ?? -1);

@@ -4,7 +4,7 @@ import { sourceOfAddress } from "../../core/collect/rate-limit.rules.ts";
 import { CollectRateLimiter } from "../../core/collect/rate-limiter.ts";
 import type { Limits } from "../../core/config/config.model.ts";
 import { type CollectError, collectError } from "../../core/errors/collect.errors.ts";
-import type { Clock, CollectedEvent, IdSource, Stores } from "../../core/ports/index.ts";
+import type { Clock, CollectedEvent, EventQuery, IdSource, StoredEvent, Stores } from "../../core/ports/index.ts";
 import { err, ok, type Result } from "../../core/result.ts";
 import { tapidSetCookie } from "../../core/visitors/tapid.rules.ts";
 import { identifyVisitor } from "../../core/visitors/visitor-id.rules.ts";
@@ -75,6 +75,11 @@ export class CollectService {
     });
     this.directory = new TenantDirectory(deps.stores.tenancy);
     this.writer = new GroupCommitWriter((events) => this.commit(events), { inFlight: deps.commitsInFlight ?? 1 });
+  }
+
+  /** The stored events a query selects, as the admin API shows them (GET /admin/events). */
+  storedEvents(query: EventQuery): Promise<StoredEvent[]> {
+    return this.deps.stores.events.query(query);
   }
 
   /** `address`: the client's address as the socket saw it (the source the fairness and byte budget count). */

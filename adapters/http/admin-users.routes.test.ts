@@ -210,7 +210,7 @@ describe("admin API: users and keys", () => {
       id: string;
       key: string;
     };
-    const tenancy = opened.service.deps.stores.tenancy;
+    const tenancy = opened.service.stores.tenancy;
     const user = await tenancy.findUser("hashes@example.com");
     expect(user?.passwordHash).toStartWith("$argon2id$");
     expect(JSON.stringify(user)).not.toContain("clear-password-1");

@@ -286,13 +286,7 @@ export function adminRoutes(deps: AppDeps) {
     .get(
       "/accounts",
       async () => {
-        const accounts = await deps.stores.tenancy.listAccounts();
-        return Promise.all(
-          accounts.map(async (account) => ({
-            name: account.name,
-            profiles: (await deps.stores.tenancy.listProfiles(account.name)).map((profile) => profile.config.name),
-          })),
-        );
+        return deps.users.listTenants();
       },
       {
         detail: { tags: ["admin"], summary: "List the accounts and their profiles" },

@@ -1,7 +1,6 @@
 import type { ServiceConfig } from "../../core/config/config.model.ts";
 import type { SecretHasher } from "../../core/ports/hashing.port.ts";
 import type { IdSource } from "../../core/ports/ids.port.ts";
-import type { Stores } from "../../core/ports/stores.ts";
 import type { TimingPreset } from "../../core/timing/timing.presets.ts";
 import type { CollectService } from "../collect/collect.service.ts";
 import type { Logger } from "../runtime/logger.ts";
@@ -9,15 +8,22 @@ import type { RequestGate } from "../runtime/request-gate.ts";
 import type { WorkScheduler } from "../runtime/scheduler.ts";
 import type { VirtualClock } from "../runtime/virtual-clock.ts";
 import type { AuthService } from "../services/auth.service.ts";
+import type { DataLayerService } from "../services/datalayer.service.ts";
 import type { FileImportService } from "../services/file-import.service.ts";
 import type { FileStatusService } from "../services/file-status.service.ts";
+import type { MomentsService } from "../services/moments.service.ts";
+import type { PrivacyService } from "../services/privacy.service.ts";
 import type { ResetService } from "../services/reset.service.ts";
 import type { RevisionsService } from "../services/revisions.service.ts";
 import type { UsersService } from "../services/users.service.ts";
 
 /** Everything the HTTP app needs, built by the composition root (adapters/server/service.ts). */
 export interface AppDeps {
-  readonly stores: Stores;
+  /**
+   * DEC-OPS-01 (readiness): resolves with the store's kind when it answers a trivial query, rejects otherwise.
+   * The routes reach the store only through the use cases below; this is the one look at the store itself.
+   */
+  readonly storeReady: () => Promise<string>;
   readonly clock: VirtualClock;
   readonly scheduler: WorkScheduler;
   readonly logger: Logger;
@@ -35,6 +41,12 @@ export interface AppDeps {
   readonly auth: AuthService;
   /** Admin use-cases of users and API keys. */
   readonly users: UsersService;
+  /** Use-cases of the hosted data layer API (DLE-*, DEC-DLE-*) and of serving data layers (DEC-DLE-07). */
+  readonly dataLayers: DataLayerService;
+  /** The visitor-data (moments) lookups (MOM-*, DEC-MOM-*). */
+  readonly moments: MomentsService;
+  /** Use-cases of the visitor privacy API (PRV-*, DEC-PRV-*). */
+  readonly privacy: PrivacyService;
   /** Use-cases of the revisions API and of publishing (REV-*, DEC-REV-*). */
   readonly revisions: RevisionsService;
   /** File import: the admin upload and the drop folders (DEC-FIL-01..05, DEC-OPS-04). */

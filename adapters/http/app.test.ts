@@ -121,7 +121,7 @@ describe("HEAD (RFC 9110)", () => {
 describe("the HTTP app", () => {
   it("[DEC-OPS-01] /readyz answers 503 with Retry-After when the store does not answer", async () => {
     const service = await app();
-    await service.deps.stores.close();
+    await service.stores.close();
     const response = await service.app.handle(get("/readyz"));
     expect(response.status).toBe(503);
     expect(response.headers.get("retry-after")).toBe("1");

@@ -145,7 +145,7 @@ export function collectAdminRoutes(deps: AppDeps, collector: CollectService) {
           limit: readWholeNumber("limit", query("limit"), 1, maxLimit) ?? defaultLimit,
           order,
         };
-        const events = await deps.stores.events.query(eventQuery);
+        const events = await deps.collector.storedEvents(eventQuery);
         const full = events.length === eventQuery.limit;
         const last = events.at(-1)?.seq ?? null;
         // A Response, so that data keys such as `__proto__` are written exactly as stored.

@@ -67,7 +67,7 @@ describe("the collection endpoint in-process", () => {
 
   it("[DEC-COL-08] a store that cannot commit answers 503 with Retry-After and X-Error, never 200, and stores nothing", async () => {
     const service = await open();
-    const events = service.service.deps.stores.events;
+    const events = service.service.stores.events;
     const append = events.append.bind(events);
     events.append = async () => {
       throw new Error("SQLITE_IOERR: disk I/O error");

@@ -251,7 +251,7 @@ describe("hosted data layer: durability (DEC-DLE-05, DEC-DLE-06)", () => {
       Array.from({ length: 20 }, (_, index) => client.send("PUT", "busy", { n: index + 1 })),
     );
     expect(answers.map((answer) => answer.status)).toEqual(Array(20).fill(200));
-    const recorded = await service.deps.stores.dataLayers.read({ account: "acme", profile: "main", dlId: "busy" });
+    const recorded = await service.stores.dataLayers.read({ account: "acme", profile: "main", dlId: "busy" });
     expect(recorded?.layer.lastSeq).toBe(21);
     await client.advance("1s");
     expect(await client.served("busy")).toBe(recorded?.newest.body ?? "missing");

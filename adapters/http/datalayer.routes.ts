@@ -10,7 +10,6 @@ import { invalidRequestBecause, type ManagementError, managementError, quoted } 
 import type { DataLayerKey } from "../../core/ports/datalayer.store.ts";
 import type { Result } from "../../core/result.ts";
 import type { Principal } from "../services/auth.service.ts";
-import { DataLayerService } from "../services/datalayer.service.ts";
 import type { AppDeps } from "./app-deps.ts";
 import { dataLayerAccessError, openApiSecurity, requireAccess, sessionGuard } from "./auth-guards.ts";
 import { failWith } from "./error-mapping.ts";
@@ -49,14 +48,7 @@ const dataLayerMethods = ["GET", "HEAD", "POST", "PUT", "DELETE"];
  * the JSON (400 1400); then the data layer's own state (405 1464, 404 1404).
  */
 export function dataLayerRoutes(deps: AppDeps) {
-  const service = new DataLayerService({
-    store: deps.stores.dataLayers,
-    clock: deps.clock,
-    ids: deps.ids,
-    timing: deps.timing,
-    limits: deps.config.limits,
-    onChangeAccepted: () => deps.scheduler.notify(),
-  });
+  const service = deps.dataLayers;
 
   /** DLE-ERR-02, DLE-ERR-03, DLE-ERR-04, DLE-ERR-05, DEC-DLE-02, DEC-GEN-03, DEC-GEN-04 */
   async function dataLayerOf(params: PathParams, principal: Principal): Promise<DataLayerKey> {

@@ -69,7 +69,7 @@ export function dleServingRoutes(deps: AppDeps) {
         const file = servedFile.exec(raw.file ?? "");
         const key = file ? validateDataLayerPath(raw.account, raw.profile, file[1]) : null;
         if (!file || !key?.ok) failWith(managementError("resourceNotFound"));
-        const served = await deps.stores.dataLayers.served(key.value);
+        const served = await deps.dataLayers.served(key.value);
         if (!served) failWith(managementError("resourceNotFound"));
 
         const format = file[2] as keyof typeof contentTypes;

@@ -212,7 +212,7 @@ describe("the admin upload's size limit (DEC-OPS-04, limits.maxUploadBytes)", ()
         returnCode: 1400,
         message: "Invalid request submission. Invalid body: larger than 100 bytes (limits.maxUploadBytes).",
       });
-      expect(await service.deps.stores.files.find("acme", "main", "purchases_big-1.csv")).toBeNull();
+      expect(await service.stores.files.find("acme", "main", "purchases_big-1.csv")).toBeNull();
 
       const bytes = new TextEncoder().encode(csv);
       const streamed = new ReadableStream<Uint8Array>({

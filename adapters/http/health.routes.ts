@@ -22,8 +22,7 @@ export function healthRoutes(deps: AppDeps) {
       "/readyz",
       async () => {
         try {
-          await deps.stores.ping();
-          return { status: "ready" as const, store: deps.stores.kind };
+          return { status: "ready" as const, store: await deps.storeReady() };
         } catch (error) {
           deps.logger.warn("readiness check failed", { error: error instanceof Error ? error.message : String(error) });
           failWith(managementError("storageUnavailable"));

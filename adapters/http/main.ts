@@ -241,16 +241,16 @@ async function publicDemoCredentials(): Promise<string[]> {
   const found: string[] = [];
   for (const user of demo.value.users) {
     if (mentioned.has(user.email) || !("hash" in user.password)) continue;
-    const stored = await service.deps.stores.tenancy.findUser(user.email);
+    const stored = await service.stores.tenancy.findUser(user.email);
     if (stored && !stored.disabled && stored.passwordHash === user.password.hash) found.push(user.email);
   }
   const mentionedKeys = new Set(config.apiKeys.map((key) => key.id));
   for (const key of demo.value.apiKeys) {
     if (mentionedKeys.has(key.id) || !("hash" in key.key)) continue;
-    const stored = await service.deps.stores.tenancy.findApiKey(key.id);
+    const stored = await service.stores.tenancy.findApiKey(key.id);
     if (!stored || stored.revokedAt !== null || stored.keyHash !== key.key.hash) continue;
     // A key of a disabled user issues no token: not usable, so not worth a warning.
-    const owner = await service.deps.stores.tenancy.findUser(stored.userEmail);
+    const owner = await service.stores.tenancy.findUser(stored.userEmail);
     if (owner && !owner.disabled) found.push(`API key ${key.id}`);
   }
   return found;

@@ -48,9 +48,9 @@ describe("visitor data in-process", () => {
 
     // The configuration changes attribute 5207 from number to date, and the demo engines now select it;
     // the stored 12.5 stays as it was.
-    const stored = await service.deps.stores.tenancy.findProfile("acme", "main");
+    const stored = await service.stores.tenancy.findProfile("acme", "main");
     if (!stored) throw new Error("the demo profile acme/main is missing");
-    await service.deps.stores.tenancy.putProfile(
+    await service.stores.tenancy.putProfile(
       "acme",
       {
         ...stored.config,

@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import { momentsError } from "../../core/errors/moments.errors.ts";
 import { firstQueryValues } from "../runtime/query-values.ts";
-import { MomentsService } from "../services/moments.service.ts";
+import type { MomentsService } from "../services/moments.service.ts";
 import type { AppDeps } from "./app-deps.ts";
 import { preflight, setCredentialedCors } from "./cors.ts";
 import { failWith } from "./error-mapping.ts";
@@ -59,7 +59,7 @@ function firstValuesOf(request: Request) {
  * Referer is checked against the engine's allow list; Origin gets CORS with credentials (DEC-MOM-04).
  */
 export function momentsRoutes(deps: AppDeps) {
-  const moments = new MomentsService({ stores: deps.stores });
+  const moments = deps.moments;
   const base = "/personalization/accounts/:account/profiles/:profile/engines/:engine";
 
   async function answer(

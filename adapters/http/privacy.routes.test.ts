@@ -189,15 +189,15 @@ describe("visitor privacy in-process", () => {
 
     // What stays: the other visitor, and an audit that names the deletion by a hash only.
     const reopened = await open({ store: { kind: "libsql", url }, dataDir });
-    const profiles = reopened.deps.stores.profiles;
+    const profiles = reopened.stores.profiles;
     expect(await profiles.canonicalOf("acme", "main", "anon-c")).not.toBeNull();
     for (const id of ["anon-a", "anon-b", "anon-d", `__acme_main__5120_${email}__`])
       expect(await profiles.canonicalOf("acme", "main", id)).toBeNull();
-    const [kept] = await reopened.deps.stores.events.query({ account: "acme", visitorId: "anon-c", limit: 10 });
+    const [kept] = await reopened.stores.events.query({ account: "acme", visitorId: "anon-c", limit: 10 });
     expect(kept?.data).not.toHaveProperty("referred_by");
     expect(kept?.data.email_address).toBe(other);
-    expect(await reopened.deps.stores.events.query({ account: "acme", visitorId: "anon-a", limit: 10 })).toEqual([]);
-    const audit = await reopened.deps.stores.privacy.auditOf(transactionId);
+    expect(await reopened.stores.events.query({ account: "acme", visitorId: "anon-a", limit: 10 })).toEqual([]);
+    const audit = await reopened.stores.privacy.auditOf(transactionId);
     expect(audit.map((record) => record.action)).toEqual(["deletion-requested", "deletion-succeeded"]);
     expect(audit[1]?.detail).toEqual({
       visitorIds: 4,
@@ -220,7 +220,7 @@ describe("visitor privacy in-process", () => {
       expect(record.attributeId).toBe(5120);
       expect(record.requestedBy).toBe("demo@example.com");
     }
-    expect((await reopened.deps.stores.privacy.find("acme", "main", transactionId))?.value).toBeNull();
+    expect((await reopened.stores.privacy.find("acme", "main", transactionId))?.value).toBeNull();
   });
 
   it("[PRV-09, DEC-PRV-04] deleting by customer_id removes the stitched visitor's rows, imported by e-mail address, from every kept file", async () => {
@@ -253,7 +253,7 @@ describe("visitor privacy in-process", () => {
       "email,amount,purchased_at\r\nbob@example.com,5,2025-01-01 10:00\r\n",
     );
     expect(keptCopy("purchases_202502.csv")).toBe("email,amount,purchased_at\ncarol@example.com,9,2025-02-02 10:00\n");
-    const audit = await service.deps.stores.privacy.auditOf(transactionId);
+    const audit = await service.stores.privacy.auditOf(transactionId);
     expect(audit.at(-1)).toMatchObject({
       action: "deletion-succeeded",
       attributeId: 5121,
@@ -281,7 +281,7 @@ describe("visitor privacy in-process", () => {
     await after.advance("3s");
     expect(await after.state(transactionId)).toBe("SUCCESS");
     expect((await after.visitor(email)).status).toBe(404);
-    expect(await second.deps.stores.events.query({ account: "acme", visitorId: "anon-r", limit: 10 })).toEqual([]);
+    expect(await second.stores.events.query({ account: "acme", visitorId: "anon-r", limit: 10 })).toEqual([]);
   });
 
   it("[DEC-PRV-04] storage errors are retried after 1, 2, 4 and 8 s; the fifth makes the deletion FAILED, audited without the value", async () => {
@@ -291,7 +291,7 @@ describe("visitor privacy in-process", () => {
     const email = `failing-${crypto.randomUUID()}@example.com`;
     await client.event({ svc_visitor_id: "anon-f", svc_event: "view", email_address: email });
     await client.drain();
-    const events = service.deps.stores.events;
+    const events = service.stores.events;
     let tries = 0;
     const original = events.deleteVisitors.bind(events);
     events.deleteVisitors = async () => {
@@ -310,10 +310,10 @@ describe("visitor privacy in-process", () => {
     await client.advance("1s");
     expect(await client.state(transactionId)).toBe("FAILED");
     expect(tries).toBe(5);
-    const audit = await service.deps.stores.privacy.auditOf(transactionId);
+    const audit = await service.stores.privacy.auditOf(transactionId);
     expect(audit.at(-1)).toMatchObject({ action: "deletion-failed", detail: { attempts: 5 } });
     expect(JSON.stringify(audit)).not.toContain(email);
-    expect((await service.deps.stores.privacy.find("acme", "main", transactionId))?.value).toBeNull();
+    expect((await service.stores.privacy.find("acme", "main", transactionId))?.value).toBeNull();
 
     // The visitor is still there; a new request (the old one is settled) makes a new transaction that succeeds.
     events.deleteVisitors = original;
@@ -340,12 +340,12 @@ describe("visitor privacy in-process", () => {
     });
 
     // The configuration changes attribute 5207 from number to date; the stored 12.5 stays as it was.
-    const stored = await service.deps.stores.tenancy.findProfile("acme", "main");
+    const stored = await service.stores.tenancy.findProfile("acme", "main");
     if (!stored) throw new Error("the demo profile acme/main is missing");
     const retyped = stored.config.attributes.map((attribute) =>
       attribute.id === 5207 ? { ...attribute, type: "date" as const } : attribute,
     );
-    await service.deps.stores.tenancy.putProfile(
+    await service.stores.tenancy.putProfile(
       "acme",
       { ...stored.config, attributes: retyped },
       service.deps.clock.now(),

@@ -1,11 +1,8 @@
 import { Elysia, t } from "elysia";
 import { invalidRequestBecause, type ManagementError } from "../../core/errors/index.ts";
 import { refuseQueryParameters } from "../../core/privacy/privacy.rules.ts";
-import { profilePolicyFromLimits } from "../../core/profiles/profile.rules.ts";
 import type { Result } from "../../core/result.ts";
-import { nodeDigests } from "../runtime/crypto.ts";
 import { queryParamsOf } from "../runtime/query-values.ts";
-import { PrivacyService } from "../services/privacy.service.ts";
 import type { AppDeps } from "./app-deps.ts";
 import { bearerGuard, requireAccess } from "./auth-guards.ts";
 import { failWith } from "./error-mapping.ts";
@@ -54,15 +51,7 @@ function queryOf(request: Request): URLSearchParams {
  * 1401), the account and profile (404 1240 / 1250) and the grant (401 1469), the parameters (400 1400).
  */
 export function privacyRoutes(deps: AppDeps) {
-  const privacy = new PrivacyService({
-    stores: deps.stores,
-    clock: deps.clock,
-    ids: deps.ids,
-    digests: nodeDigests,
-    timing: deps.timing,
-    policy: profilePolicyFromLimits(deps.config.limits),
-    onDeletionRequested: () => deps.scheduler.notify(),
-  });
+  const privacy = deps.privacy;
 
   return new Elysia({ name: "privacy", prefix: "/v2/visitor/accounts/:account/profiles/:profile" })
     .use(bearerGuard(deps.auth))
@@ -156,10 +145,7 @@ export function privacyRoutes(deps: AppDeps) {
       "/ids",
       async ({ params, principal }) => {
         await requireAccess(deps.auth, principal, params.account, params.profile);
-        const profile = await deps.stores.tenancy.findProfile(params.account, params.profile);
-        return Object.fromEntries(
-          (profile?.config.visitorIdAttributes ?? []).map((attribute) => [String(attribute.id), attribute.name]),
-        );
+        return privacy.visitorIdAttributes(params.account, params.profile);
       },
       {
         params: TenantParams,

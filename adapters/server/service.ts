@@ -4,6 +4,7 @@ import { join, resolve } from "node:path";
 import type { ServiceConfig } from "../../core/config/config.model.ts";
 import type { SecretHasher } from "../../core/ports/hashing.port.ts";
 import type { Stores } from "../../core/ports/stores.ts";
+import { profilePolicyFromLimits } from "../../core/profiles/profile.rules.ts";
 import { err, ok, type Result } from "../../core/result.ts";
 import { preparingSecrets } from "../../core/session/secrets.rules.ts";
 import { type TimingPresetName, timingPresets } from "../../core/timing/timing.presets.ts";
@@ -15,14 +16,17 @@ import { applyConfig, type SeedReport } from "../config/seed-config.ts";
 import { applyConfiguredRevisions } from "../config/seed-revisions.ts";
 import { type App, createApp } from "../http/app.ts";
 import type { AppDeps } from "../http/app-deps.ts";
-import { createArgon2Hasher, cryptoIds, rememberingVerified } from "../runtime/crypto.ts";
+import { createArgon2Hasher, cryptoIds, nodeDigests, rememberingVerified } from "../runtime/crypto.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { RequestGate } from "../runtime/request-gate.ts";
 import type { WorkScheduler } from "../runtime/scheduler.ts";
 import { openVirtualClock, type VirtualClock } from "../runtime/virtual-clock.ts";
 import { AuthService } from "../services/auth.service.ts";
+import { DataLayerService } from "../services/datalayer.service.ts";
 import type { FileImportService } from "../services/file-import.service.ts";
 import { FileStatusService } from "../services/file-status.service.ts";
+import { MomentsService } from "../services/moments.service.ts";
+import { PrivacyService } from "../services/privacy.service.ts";
 import { syncEngineStates } from "../services/profiles.service.ts";
 import { type ConfigurationApplied, ResetService } from "../services/reset.service.ts";
 import { RevisionsService } from "../services/revisions.service.ts";
@@ -66,6 +70,8 @@ export interface ServiceOptions {
 export interface Service {
   readonly app: App;
   readonly deps: AppDeps;
+  /** The stores, as the use cases reach them (events through the background thread where it commits them). */
+  readonly stores: Stores;
   readonly seed: SeedReport;
   /** Whether the admin token was made by this start (so the banner can say it is new). */
   readonly adminTokenGenerated: boolean;
@@ -348,15 +354,19 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
     });
     // The reset epoch as it is now, so that only a later reset by another process counts as one.
     await resets.follow();
+    const timing = timingPresets[options.timing ?? options.config.timing];
     const deps: AppDeps = {
-      stores: work.stores,
+      storeReady: async () => {
+        await work.stores.ping();
+        return work.stores.kind;
+      },
       clock,
       scheduler: work.scheduler,
       logger: options.logger,
       ids: cryptoIds,
       hasher,
       config: options.config,
-      timing: timingPresets[options.timing ?? options.config.timing],
+      timing,
       version: serviceVersion,
       nodeId,
       adminToken,
@@ -367,6 +377,24 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
         ids: cryptoIds,
         clock,
         unlock: (email) => auth.unlock(email),
+      }),
+      dataLayers: new DataLayerService({
+        store: work.stores.dataLayers,
+        clock,
+        ids: cryptoIds,
+        timing,
+        limits: options.config.limits,
+        onChangeAccepted: () => work.scheduler.notify(),
+      }),
+      moments: new MomentsService({ stores: work.stores }),
+      privacy: new PrivacyService({
+        stores: work.stores,
+        clock,
+        ids: cryptoIds,
+        digests: nodeDigests,
+        timing,
+        policy: profilePolicyFromLimits(options.config.limits),
+        onDeletionRequested: () => work.scheduler.notify(),
       }),
       revisions,
       fileImports: work.fileImports,
@@ -379,6 +407,7 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
     return ok({
       app: createApp(deps),
       deps,
+      stores: work.stores,
       seed: configured.value.seed,
       adminTokenGenerated,
       background: work.background,

@@ -70,6 +70,14 @@ export class PrivacyService {
 
   constructor(private readonly deps: PrivacyServiceDeps) {}
 
+  /** PRV-11: the visitor ID attributes of the profile, numeric id (as text) to name. */
+  async visitorIdAttributes(account: string, profile: string): Promise<Record<string, string>> {
+    const found = await this.deps.stores.tenancy.findProfile(account, profile);
+    return Object.fromEntries(
+      (found?.config.visitorIdAttributes ?? []).map((attribute) => [String(attribute.id), attribute.name]),
+    );
+  }
+
   /**
    * PRV-02, PRV-03, PRV-04, PRV-12, DEC-PRV-01, DEC-PRV-03: the visitor record, in a transaction recorded
    * as SUCCESS at once; a visitor that is not found is 404 1404 with the transaction id.

@@ -88,6 +88,17 @@ export class UsersService {
     },
   ) {}
 
+  /** The accounts and the names of their profiles (the admin API's GET /admin/accounts). */
+  async listTenants(): Promise<Array<{ name: string; profiles: string[] }>> {
+    const accounts = await this.deps.stores.tenancy.listAccounts();
+    return Promise.all(
+      accounts.map(async (account) => ({
+        name: account.name,
+        profiles: (await this.deps.stores.tenancy.listProfiles(account.name)).map((profile) => profile.config.name),
+      })),
+    );
+  }
+
   async list(): Promise<UserView[]> {
     return (await this.deps.stores.tenancy.listUsers()).map(userView);
   }

@@ -51,7 +51,7 @@ describe("background work in its own thread", () => {
     );
     expect(answers.map((answer) => answer.status)).toEqual(visitors.map(() => 200));
     // Every 200 is a stored event: read back on the HTTP side's own connection.
-    const stored = await service.deps.stores.events.query({ account: "acme", profile: "main", limit: 100 });
+    const stored = await service.stores.events.query({ account: "acme", profile: "main", limit: 100 });
     expect(stored.map((event) => event.visitorId).sort()).toEqual([...visitors].sort());
     const wait = await admin(service, "/admin/wait", {
       method: "POST",
@@ -60,9 +60,9 @@ describe("background work in its own thread", () => {
     });
     expect(wait.status).toBe(200);
     for (const visitor of visitors) {
-      const canonical = await service.deps.stores.profiles.canonicalOf("acme", "main", visitor);
+      const canonical = await service.stores.profiles.canonicalOf("acme", "main", visitor);
       expect(canonical).toBe(visitor);
-      expect((await service.deps.stores.profiles.find("acme", "main", visitor))?.eventCount).toBe(1);
+      expect((await service.stores.profiles.find("acme", "main", visitor))?.eventCount).toBe(1);
     }
   });
 
@@ -70,7 +70,7 @@ describe("background work in its own thread", () => {
     const service = await threaded();
     expect((await send(service, "/readyz")).status).toBe(200);
     await service.close();
-    const refused = await service.deps.stores.events.append([]).then(
+    const refused = await service.stores.events.append([]).then(
       () => null,
       (error: unknown) => error,
     );
