@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import type { Stores } from "../../core/ports/index.ts";
 import { manifestOfDetails, type RevisionDetails, serializeManifest } from "../../core/revisions/revision.rules.ts";
 import { readZip } from "../../harness/zip-reader.ts";
-import { fullProfileConfig } from "../store-contract.ts";
+import { fullProfileConfig } from "../store-contract/fixtures.ts";
 import { createMemoryStores } from "../store-memory/memory.stores.ts";
 import { type PublishedFile, type PublishRequest, RevisionsService } from "./revisions.service.ts";
 

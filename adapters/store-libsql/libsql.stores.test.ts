@@ -6,15 +6,19 @@ import { fileURLToPath } from "node:url";
 import { createClient } from "@libsql/client";
 import { drizzle } from "drizzle-orm/libsql";
 import type { Stores } from "../../core/ports/index.ts";
-import { describeDataLayerStoreContract } from "../store-contract.datalayer.ts";
-import { describeEraseContract, fillEveryStore } from "../store-contract.erase.ts";
-import { describeEventStoreContract } from "../store-contract.events.ts";
-import { describeFileStatusStoreContract } from "../store-contract.files.ts";
-import { auditFor, describePrivacyStoreContract, sampleTransaction } from "../store-contract.privacy.ts";
-import { describeProfileStoreContract } from "../store-contract.profiles.ts";
-import { describeRevisionStoreContract } from "../store-contract.revisions.ts";
-import { describeSessionStoreContract } from "../store-contract.sessions.ts";
-import { describeStoreContract, fullProfileConfig, sampleApiKey, sampleUser } from "../store-contract.ts";
+import {
+  auditFor,
+  fillEveryStore,
+  fullProfileConfig,
+  sampleApiKey,
+  sampleTransaction,
+  sampleUser,
+} from "../store-contract/fixtures.ts";
+import {
+  describeEveryStoreContract,
+  describeProfileStoreContract,
+  describeStoreContract,
+} from "../store-contract/index.ts";
 import { databaseUrlForDataDir, openLibsqlStores } from "./libsql.stores.ts";
 import { LibsqlLockoutRepo } from "./sessions.repo.ts";
 
@@ -35,21 +39,13 @@ afterEach(() => {
   for (const directory of temporaryDirectories.splice(0)) rmSync(directory, { recursive: true, force: true });
 });
 
-describeStoreContract("libsql (file)", () => openLibsqlStores({ url: freshDatabaseUrl() }));
+describeEveryStoreContract("libsql (file)", () => openLibsqlStores({ url: freshDatabaseUrl() }));
 describeStoreContract("libsql (:memory:)", () => openLibsqlStores({ url: ":memory:" }));
-describeSessionStoreContract("libsql (file)", () => openLibsqlStores({ url: freshDatabaseUrl() }));
-describeProfileStoreContract("libsql (file)", () => openLibsqlStores({ url: freshDatabaseUrl() }));
 // In memory there is no second connection: the batch and lookup reads go through the client.
 describeProfileStoreContract("libsql (:memory:)", () => openLibsqlStores({ url: ":memory:" }));
 describeProfileStoreContract("libsql (file, lookups in their own thread)", () =>
   openLibsqlStores({ url: freshDatabaseUrl(), lookupThread: true }),
 );
-describeDataLayerStoreContract("libsql (file)", () => openLibsqlStores({ url: freshDatabaseUrl() }));
-describeEventStoreContract("libsql (file)", () => openLibsqlStores({ url: freshDatabaseUrl() }));
-describeRevisionStoreContract("libsql (file)", () => openLibsqlStores({ url: freshDatabaseUrl() }));
-describeFileStatusStoreContract("libsql (file)", () => openLibsqlStores({ url: freshDatabaseUrl() }));
-describePrivacyStoreContract("libsql (file)", () => openLibsqlStores({ url: freshDatabaseUrl() }));
-describeEraseContract("libsql (file)", () => openLibsqlStores({ url: freshDatabaseUrl() }));
 
 /** The statements of one committed migration, to build a database as an earlier version left it. */
 function migrationStatements(file: string): string[] {

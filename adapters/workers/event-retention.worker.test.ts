@@ -1,6 +1,6 @@
 import { describe, expect, it } from "bun:test";
 import type { Stores } from "../../core/ports/index.ts";
-import { sampleEvent } from "../store-contract.events.ts";
+import { sampleEvent } from "../store-contract/fixtures.ts";
 import { openLibsqlStores } from "../store-libsql/libsql.stores.ts";
 import { createMemoryStores } from "../store-memory/memory.stores.ts";
 import { eventRetentionWorker } from "./event-retention.worker.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "bun:test";
 import type { SessionRecord, Stores } from "../../core/ports/index.ts";
-import { sampleUser } from "../store-contract.ts";
+import { sampleUser } from "../store-contract/fixtures.ts";
 import { openLibsqlStores } from "../store-libsql/libsql.stores.ts";
 import { createMemoryStores } from "../store-memory/memory.stores.ts";
 import { sessionJanitor } from "./session-janitor.worker.ts";

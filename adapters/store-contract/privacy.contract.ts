@@ -1,36 +1,7 @@
 /** The visitor privacy part of the store contract (PRV-05..07, PRV-10, DEC-PRV-03/04), run against every store implementation. */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import type { PrivacyAuditRecord, PrivacyTransaction, Stores } from "../core/ports/index.ts";
-import { privacyAuditRecord } from "./services/privacy.service.ts";
-
-export function sampleTransaction(overrides: Partial<PrivacyTransaction> = {}): PrivacyTransaction {
-  return {
-    id: "t1",
-    account: "acme",
-    profile: "main",
-    kind: "delete",
-    attributeId: 5120,
-    valueHash: "hash-of-ann",
-    value: "ann@example.com",
-    state: "PENDING",
-    requestedBy: "demo@example.com",
-    createdAt: 1_000,
-    runAt: 3_000,
-    attempts: 0,
-    settledAt: null,
-    ...overrides,
-  };
-}
-
-/** The audit record the service writes (privacyAuditRecord), with the test's defaults for time and detail. */
-export function auditFor(
-  transaction: PrivacyTransaction,
-  action: PrivacyAuditRecord["action"],
-  at = transaction.createdAt,
-  detail: Record<string, number> = {},
-): PrivacyAuditRecord {
-  return privacyAuditRecord(transaction, action, at, detail);
-}
+import type { PrivacyTransaction, Stores } from "../../core/ports/index.ts";
+import { auditFor, sampleTransaction } from "./fixtures.ts";
 
 function request(stores: Stores, transaction: PrivacyTransaction) {
   return stores.privacy.requestDeletion(transaction, auditFor(transaction, "deletion-requested"));

@@ -1,24 +1,8 @@
 /** The collected-events part of the store contract (COL-16, DEC-COL-08), run against every store implementation. */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { maxVisitorIdsPerQuery } from "../core/ports/events.store.ts";
-import type { CollectedEvent, StoredEvent, Stores } from "../core/ports/index.ts";
-
-export function sampleEvent(overrides: Partial<CollectedEvent> = {}): CollectedEvent {
-  return {
-    account: "acme",
-    profile: "main",
-    visitorId: "v1",
-    visitorIdSource: "visitor_id",
-    thirdPartyVisitorId: null,
-    firstPartyVisitorId: null,
-    event: "view",
-    datasource: null,
-    traceId: null,
-    receivedAt: 1_700_000_000_000,
-    data: { svc_account: "acme", svc_visitor_id: "v1" },
-    ...overrides,
-  };
-}
+import { maxVisitorIdsPerQuery } from "../../core/ports/events.store.ts";
+import type { CollectedEvent, StoredEvent, Stores } from "../../core/ports/index.ts";
+import { sampleEvent } from "./fixtures.ts";
 
 function withoutSeq(event: StoredEvent): CollectedEvent {
   const { seq: _seq, ...rest } = event;

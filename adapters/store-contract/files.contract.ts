@@ -1,27 +1,7 @@
 /** The file status part of the store contract (FIL-*, DEC-FIL-03..06), run against every store implementation. */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import type { FileStatusRecord, Stores } from "../core/ports/index.ts";
-
-let sequence = 0;
-
-/** A file import just received (DOWNLOADING), of a new id and name each call. */
-export function sampleFileRecord(overrides: Partial<FileStatusRecord> = {}): FileStatusRecord {
-  sequence += 1;
-  return {
-    id: sequence.toString(16).padStart(24, "0"),
-    account: "acme",
-    profile: "main",
-    name: `purchases_${sequence}.csv`,
-    prefix: "purchases",
-    createdAt: 1_000,
-    nodeId: "node-a",
-    file: { size: 0, checksum: "", sourceType: "upload", sourceHost: "host-a", lineCount: 0 },
-    status: [{ state: "DOWNLOADING", at: 1_000 }],
-    finished: false,
-    progress: null,
-    ...overrides,
-  };
-}
+import type { FileStatusRecord, Stores } from "../../core/ports/index.ts";
+import { sampleFileRecord } from "./fixtures.ts";
 
 export function describeFileStatusStoreContract(name: string, open: () => Promise<Stores>): void {
   describe(`${name}: file status`, () => {

@@ -1,6 +1,6 @@
 /** The hosted data layer part of the store contract, run against every store implementation. */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import type { DataLayerChange, DataLayerKey, Stores } from "../core/ports/index.ts";
+import type { DataLayerChange, DataLayerKey, Stores } from "../../core/ports/index.ts";
 
 const key: DataLayerKey = { account: "acme", profile: "main", dlId: "prod_1" };
 
