@@ -148,6 +148,7 @@ export {
   type FileQuery,
   type FileQueryParameters,
   type FileState,
+  FileStatusService,
   type FileStatusView,
   fileMatchesPrefix,
   fileStates,
@@ -195,6 +196,9 @@ export {
 } from "./machine.ts";
 export {
   checkEngineAccess,
+  type MomentsAnswer,
+  type MomentsQuery,
+  MomentsService,
   readAttributeLookup,
   readFlag,
   refererAllowed,
@@ -349,9 +353,11 @@ export {
   validatePublication,
 } from "./revisions/index.ts";
 export {
+  type ApiKeyView,
   type AttemptDecision,
   apiKeysToCheck,
   decideTenantAccess,
+  type GrantView,
   isSessionLive,
   issuedApiKey,
   issuedApiKeySeed,
@@ -360,6 +366,7 @@ export {
   type LockoutState,
   lockoutPolicyFromLimits,
   lockoutRelevantUntil,
+  maxEmailLength,
   mayLogIn,
   mergeGrants,
   minimumPasswordLength,
@@ -374,7 +381,10 @@ export {
   shouldTouchSession,
   type TenantAccess,
   tokenIssuedAt,
+  UsersService,
+  type UserView,
   unlockAttempts,
+  userView,
   withdrawAttempt,
 } from "./session/index.ts";
 export {

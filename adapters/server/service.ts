@@ -24,13 +24,13 @@ import { openVirtualClock, type VirtualClock } from "../runtime/virtual-clock.ts
 import { AuthService } from "../services/auth.service.ts";
 import { DataLayerService } from "../services/datalayer.service.ts";
 import type { FileImportService } from "../services/file-import.service.ts";
-import { FileStatusService } from "../services/file-status.service.ts";
-import { MomentsService } from "../services/moments.service.ts";
+import { FileStatusService } from "../../core/files/file-status.use-cases.ts";
+import { MomentsService } from "../../core/moments/moments.use-cases.ts";
 import { PrivacyService } from "../services/privacy.service.ts";
 import { syncEngineStates } from "../services/profiles.service.ts";
 import { type ConfigurationApplied, ResetService } from "../services/reset.service.ts";
 import { RevisionsService } from "../services/revisions.service.ts";
-import { UsersService } from "../services/users.service.ts";
+import { UsersService } from "../../core/session/users.use-cases.ts";
 import { openLibsqlStores } from "../store-libsql/libsql.stores.ts";
 import { createMemoryStores } from "../store-memory/memory.stores.ts";
 import { startBackgroundThread } from "../threads/background-host.ts";

@@ -10,7 +10,7 @@ import { openLibsqlStores } from "../store-libsql/libsql.stores.ts";
 import { createMemoryStores } from "../store-memory/memory.stores.ts";
 import { sessionJanitor } from "../workers/session-janitor.worker.ts";
 import { AuthService } from "./auth.service.ts";
-import { UsersService } from "./users.service.ts";
+import { UsersService } from "../../core/session/users.use-cases.ts";
 
 /** A deterministic, instant hasher: these tests are about the rules around hashing, not argon2 itself. */
 const fakeHasher: SecretHasher = {

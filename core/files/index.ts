@@ -49,3 +49,4 @@ export {
   type RowOutcome,
   type RowPlan,
 } from "./file-row.rules.ts";
+export { FileStatusService } from "./file-status.use-cases.ts";

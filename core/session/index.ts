@@ -36,3 +36,11 @@ export {
   type TenantAccess,
   tokenIssuedAt,
 } from "./session.rules.ts";
+export {
+  type ApiKeyView,
+  type GrantView,
+  maxEmailLength,
+  UsersService,
+  type UserView,
+  userView,
+} from "./users.use-cases.ts";

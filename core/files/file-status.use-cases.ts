@@ -1,10 +1,10 @@
-import type { ManagementError } from "../../core/errors/index.ts";
-import { managementError } from "../../core/errors/index.ts";
-import { checkStatusFileName } from "../../core/files/file-name.rules.ts";
-import { type FileQueryParameters, validateFileQuery } from "../../core/files/file-query.rules.ts";
-import { type FileStatusView, fileStatusView } from "../../core/files/file-record.rules.ts";
-import type { Stores } from "../../core/ports/stores.ts";
-import { err, ok, type Result } from "../../core/result.ts";
+import type { ManagementError } from "../errors/index.ts";
+import { managementError } from "../errors/index.ts";
+import type { Stores } from "../ports/stores.ts";
+import { err, ok, type Result } from "../result.ts";
+import { checkStatusFileName } from "./file-name.rules.ts";
+import { type FileQueryParameters, validateFileQuery } from "./file-query.rules.ts";
+import { type FileStatusView, fileStatusView } from "./file-record.rules.ts";
 
 /**
  * The file status API's use-cases (FIL-03..05, FIL-ERR-01..06, DEC-FIL-05, DEC-FIL-06), the same for v1 and

@@ -1,21 +1,11 @@
-import type { EngineDefinition } from "../../core/config/config.model.ts";
-import { type MomentsError, momentsError } from "../../core/errors/moments.errors.ts";
-import {
-  checkEngineAccess,
-  readAttributeLookup,
-  readFlag,
-  type VisitorData,
-  visitorDataFor,
-} from "../../core/moments/moments.rules.ts";
-import type { Stores } from "../../core/ports/stores.ts";
-import { err, ok, type Result } from "../../core/result.ts";
-import { readCookieValue } from "../../core/visitors/cookies.rules.ts";
-import { findTapidId, parseTapid, tapidCookieName } from "../../core/visitors/tapid.rules.ts";
-import {
-  buildKnownVisitorId,
-  isUsableVisitorId,
-  normaliseKnownVisitorId,
-} from "../../core/visitors/visitor-id.rules.ts";
+import type { EngineDefinition } from "../config/config.model.ts";
+import { type MomentsError, momentsError } from "../errors/moments.errors.ts";
+import type { Stores } from "../ports/stores.ts";
+import { err, ok, type Result } from "../result.ts";
+import { readCookieValue } from "../visitors/cookies.rules.ts";
+import { findTapidId, parseTapid, tapidCookieName } from "../visitors/tapid.rules.ts";
+import { buildKnownVisitorId, isUsableVisitorId, normaliseKnownVisitorId } from "../visitors/visitor-id.rules.ts";
+import { checkEngineAccess, readAttributeLookup, readFlag, type VisitorData, visitorDataFor } from "./moments.rules.ts";
 
 export interface MomentsQuery {
   readonly account: string;

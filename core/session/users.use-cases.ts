@@ -1,14 +1,14 @@
-import type { Grant } from "../../core/config/config.model.ts";
-import { type ManagementError, managementError } from "../../core/errors/index.ts";
-import { isEmailAddress } from "../../core/names/names.rules.ts";
-import type { Clock } from "../../core/ports/clock.port.ts";
-import type { SecretHasher } from "../../core/ports/hashing.port.ts";
-import type { IdSource } from "../../core/ports/ids.port.ts";
-import type { Stores } from "../../core/ports/stores.ts";
-import type { ApiKeyRecord, UserRecord } from "../../core/ports/tenancy.store.ts";
-import { err, ok, type Result } from "../../core/result.ts";
-import { issuedApiKey, issuedApiKeySeed, passwordProblem } from "../../core/session/secrets.rules.ts";
-import { mergeGrants } from "../../core/session/session.rules.ts";
+import type { Grant } from "../config/config.model.ts";
+import { type ManagementError, managementError } from "../errors/index.ts";
+import { isEmailAddress } from "../names/names.rules.ts";
+import type { Clock } from "../ports/clock.port.ts";
+import type { SecretHasher } from "../ports/hashing.port.ts";
+import type { IdSource } from "../ports/ids.port.ts";
+import type { Stores } from "../ports/stores.ts";
+import type { ApiKeyRecord, UserRecord } from "../ports/tenancy.store.ts";
+import { err, ok, type Result } from "../result.ts";
+import { issuedApiKey, issuedApiKeySeed, passwordProblem } from "./secrets.rules.ts";
+import { mergeGrants } from "./session.rules.ts";
 
 /** A grant as JSON answers carry it. */
 export interface GrantView {
