@@ -11,10 +11,10 @@ import { requestFrom } from "../adapters/http/connection.ts";
 import { cryptoIds } from "../adapters/runtime/crypto.ts";
 import type { Service } from "../adapters/server/service.ts";
 import { AuthService } from "../adapters/services/auth.service.ts";
-import { UsersService } from "../core/session/users.use-cases.ts";
 import { createMemoryStores } from "../adapters/store-memory/memory.stores.ts";
 import { defaultLimits } from "../core/config/config.model.ts";
 import type { SecretHasher } from "../core/ports/hashing.port.ts";
+import { UsersService } from "../core/session/users.use-cases.ts";
 import { openDemoService } from "../harness/in-process.ts";
 
 const origin = "http://localhost";

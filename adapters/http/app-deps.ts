@@ -1,6 +1,9 @@
 import type { ServiceConfig } from "../../core/config/config.model.ts";
+import type { FileStatusService } from "../../core/files/file-status.use-cases.ts";
+import type { MomentsService } from "../../core/moments/moments.use-cases.ts";
 import type { SecretHasher } from "../../core/ports/hashing.port.ts";
 import type { IdSource } from "../../core/ports/ids.port.ts";
+import type { UsersService } from "../../core/session/users.use-cases.ts";
 import type { TimingPreset } from "../../core/timing/timing.presets.ts";
 import type { CollectService } from "../collect/collect.service.ts";
 import type { Logger } from "../runtime/logger.ts";
@@ -10,12 +13,9 @@ import type { VirtualClock } from "../runtime/virtual-clock.ts";
 import type { AuthService } from "../services/auth.service.ts";
 import type { DataLayerService } from "../services/datalayer.service.ts";
 import type { FileImportService } from "../services/file-import.service.ts";
-import type { FileStatusService } from "../../core/files/file-status.use-cases.ts";
-import type { MomentsService } from "../../core/moments/moments.use-cases.ts";
 import type { PrivacyService } from "../services/privacy.service.ts";
 import type { ResetService } from "../services/reset.service.ts";
 import type { RevisionsService } from "../services/revisions.service.ts";
-import type { UsersService } from "../../core/session/users.use-cases.ts";
 
 /** Everything the HTTP app needs, built by the composition root (adapters/server/service.ts). */
 export interface AppDeps {

@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import { momentsError } from "../../core/errors/moments.errors.ts";
-import { firstQueryValues } from "../runtime/query-values.ts";
 import type { MomentsService } from "../../core/moments/moments.use-cases.ts";
+import { firstQueryValues } from "../runtime/query-values.ts";
 import type { AppDeps } from "./app-deps.ts";
 import { preflight, setCredentialedCors } from "./cors.ts";
 import { failWith } from "./error-mapping.ts";

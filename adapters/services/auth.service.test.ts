@@ -5,12 +5,12 @@ import { join } from "node:path";
 import { defaultLimits } from "../../core/config/config.model.ts";
 import type { SecretHasher } from "../../core/ports/hashing.port.ts";
 import type { Stores } from "../../core/ports/stores.ts";
+import { UsersService } from "../../core/session/users.use-cases.ts";
 import { cryptoIds, ServiceBusyError } from "../runtime/crypto.ts";
 import { openLibsqlStores } from "../store-libsql/libsql.stores.ts";
 import { createMemoryStores } from "../store-memory/memory.stores.ts";
 import { sessionJanitor } from "../workers/session-janitor.worker.ts";
 import { AuthService } from "./auth.service.ts";
-import { UsersService } from "../../core/session/users.use-cases.ts";
 
 /** A deterministic, instant hasher: these tests are about the rules around hashing, not argon2 itself. */
 const fakeHasher: SecretHasher = {

@@ -32,10 +32,10 @@ import {
   type TenantAccess,
   tokenIssuedAt,
 } from "../../core/session/session.rules.ts";
+import { maxEmailLength } from "../../core/session/users.use-cases.ts";
 import { ServiceBusyError } from "../runtime/crypto.ts";
 import { nextEventLoopTurn } from "../runtime/event-loop.ts";
 import { KeyedPace } from "../runtime/keyed-pace.ts";
-import { maxEmailLength } from "../../core/session/users.use-cases.ts";
 
 /** Who made an authenticated call, and what they may reach. */
 export interface Principal {
