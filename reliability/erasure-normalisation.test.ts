@@ -5,13 +5,15 @@
  * ID (another visitor's parameter, a profile attribute). Checked through the privacy API, /admin/events and
  * the bytes of the database file, on the libSQL store, with the admin wait hook (no sleeps).
  */
+
 import { afterEach, describe, expect, it } from "bun:test";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Service } from "../adapters/server/service.ts";
 import { openDemoService } from "../harness/in-process.ts";
 import { inProcessBase } from "../harness/target.ts";
+import { dataDirBytes } from "../tools/data-dir-bytes.ts";
 
 const adminToken = "erasure-admin-token";
 const base = "/v2/visitor/accounts/acme/profiles/main";
@@ -106,15 +108,6 @@ async function clientOf(service: Service) {
   };
 }
 
-/** Every byte under the data directory: the database, its WAL, the kept copies of imported files. */
-function dataBytes(dataDir: string): Buffer {
-  const files = readdirSync(dataDir, { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile())
-    .map((entry) => join(entry.parentPath, entry.name));
-  expect(files.some((path) => path.endsWith("svc-hub.db"))).toBe(true);
-  return Buffer.concat(files.map((path) => readFileSync(path)));
-}
-
 describe("erasure of a visitor-ID value sent with white space around it (DEC-PRV-05)", () => {
   it("[DEC-PRV-05, PRV-09] a deletion of pad@example.com removes the events sent as ' pad@example.com' and 'pad@example.com\\t', from the visitor, /admin/events and the database file", async () => {
     const { service, dataDir } = await openOnFile();
@@ -140,8 +133,8 @@ describe("erasure of a visitor-ID value sent with white space around it (DEC-PRV
     const events = await client.events();
     expect(JSON.stringify(events)).not.toContain(padded);
     expect(events.map((event) => event.visitorId)).toEqual(["anon-other"]);
-    expect(dataBytes(dataDir).includes(padded)).toBe(false);
-    expect(dataBytes(dataDir).includes("other@example.com")).toBe(true);
+    expect(dataDirBytes(dataDir).includes(padded)).toBe(false);
+    expect(dataDirBytes(dataDir).includes("other@example.com")).toBe(true);
   });
 
   it("[DEC-PRV-05, PRV-09] a deletion erases the value where it was not taken as a visitor ID: another visitor's parameters and profile attribute, and nothing else of them", async () => {
@@ -184,7 +177,7 @@ describe("erasure of a visitor-ID value sent with white space around it (DEC-PRV
     expect(after.status).toBe(200);
     expect(after.body.visitor?.properties["5202"]).toBeUndefined();
     expect(after.body.visitor?.properties["5206"]).toBe("referrer@example.com");
-    expect(dataBytes(dataDir).includes(padded)).toBe(false);
+    expect(dataDirBytes(dataDir).includes(padded)).toBe(false);
   });
 
   it("[DEC-PRV-05, PRV-09] a deletion erases the value from an attribute set from a parameter that held it in an array", async () => {
@@ -193,11 +186,11 @@ describe("erasure of a visitor-ID value sent with white space around it (DEC-PRV
     // 5206 (Email) is set from email_address: an array is kept as its JSON text.
     await client.event({ svc_visitor_id: "anon-list", svc_event: "view", email_address: [padded, "list@example.com"] });
     await client.wait();
-    expect(dataBytes(dataDir).includes(padded)).toBe(true);
+    expect(dataDirBytes(dataDir).includes(padded)).toBe(true);
 
     const transactionId = await client.requestDeletion(padded);
     await client.advance("3s");
     expect(await client.state(transactionId)).toBe("SUCCESS");
-    expect(dataBytes(dataDir).includes(padded)).toBe(false);
+    expect(dataDirBytes(dataDir).includes(padded)).toBe(false);
   });
 });

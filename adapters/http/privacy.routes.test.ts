@@ -5,12 +5,13 @@
  */
 
 import { afterEach, describe, expect, it } from "bun:test";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TimingPresetName } from "../../core/timing/timing.presets.ts";
 import { openDemoService } from "../../harness/in-process.ts";
 import { inProcessBase } from "../../harness/target.ts";
+import { dataDirBytes } from "../../tools/data-dir-bytes.ts";
 import type { Service, StoreChoice } from "../server/service.ts";
 
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
@@ -117,15 +118,6 @@ async function clientOf(service: Service) {
   };
 }
 
-/** Every byte under the data directory: the database, its WAL and WAL index, the kept copies of imported files. */
-function databaseBytes(dataDir: string): Buffer {
-  const files = readdirSync(dataDir, { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile())
-    .map((entry) => join(entry.parentPath, entry.name));
-  expect(files.some((path) => path.endsWith("svc-hub.db"))).toBe(true);
-  return Buffer.concat(files.map((path) => readFileSync(path)));
-}
-
 function occurrences(haystack: Buffer, needle: string): number {
   let count = 0;
   for (let at = haystack.indexOf(needle); at !== -1; at = haystack.indexOf(needle, at + 1)) count += 1;
@@ -167,7 +159,7 @@ describe("visitor privacy in-process", () => {
     });
     await client.drain();
     expect((await client.visitor(email)).status).toBe(200);
-    expect(occurrences(databaseBytes(dataDir), email)).toBeGreaterThan(0);
+    expect(occurrences(dataDirBytes(dataDir), email)).toBeGreaterThan(0);
 
     const transactionId = await client.requestDeletion(email);
     expect(await client.state(transactionId)).toBe("PENDING");
@@ -177,7 +169,7 @@ describe("visitor privacy in-process", () => {
     // While the server still runs (closing the last connection would checkpoint the WAL anyway): the
     // deletion itself checkpointed and truncated the WAL, and secure_delete zeroed the freed bytes.
     const expectNoTrace = () => {
-      const bytes = databaseBytes(dataDir);
+      const bytes = dataDirBytes(dataDir);
       expect(occurrences(bytes, email)).toBe(0);
       expect(occurrences(bytes, encodeURIComponent(email))).toBe(0);
       expect(occurrences(bytes, email.split("@")[0] as string)).toBe(0);
