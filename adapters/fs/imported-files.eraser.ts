@@ -1,8 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { createReadStream } from "node:fs";
 import { type FileHandle, open, readdir, rename, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { parse } from "csv-parse";
 import type { FileDefinition } from "../../core/config/config.model.ts";
 import { prefixOfFileName } from "../../core/files/file-name.rules.ts";
 import type { PrivacyTransaction } from "../../core/ports/privacy.store.ts";
@@ -11,6 +9,7 @@ import { isErasedValue } from "../../core/privacy/erasure.rules.ts";
 import type { VisitorLookup } from "../../core/privacy/privacy.rules.ts";
 import { normaliseVisitorIdValue } from "../../core/visitors/visitor-id.rules.ts";
 import type { Logger } from "../runtime/logger.ts";
+import { readCsvRecordBytes } from "./csv-rows.ts";
 
 export interface ImportedFilesEraserDeps {
   readonly stores: Stores;
@@ -151,17 +150,6 @@ async function recordsOfVisitor(
   values: ReadonlySet<string>,
   deleted: string,
 ): Promise<Range[]> {
-  const parser = createReadStream(path).pipe(
-    // The import's own reading of a file (both line ends, a BOM, ragged rows), with byte positions.
-    parse({
-      bom: true,
-      record_delimiter: ["\r\n", "\n"],
-      info: true,
-      relax_column_count: true,
-      relax_quotes: true,
-      skip_empty_lines: false,
-    }),
-  );
   const ranges: Range[] = [];
   let visitorIndex: number | null = null;
   /** Per column of the header: whether its fields are text values (see above). */
@@ -169,27 +157,23 @@ async function recordsOfVisitor(
   const typedColumns = new Set(
     definition.columns.filter((column) => column.type !== "string").map((column) => column.column.trim()),
   );
-  let start = 0;
   try {
-    for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { bytes: number } }>) {
-      const end = info.bytes;
+    // The import's own reading of a file, so the records found are those it made into events.
+    for await (const { fields, start, end } of readCsvRecordBytes(path)) {
       if (visitorIndex === null) {
-        const names = record.map((column) => column.trim());
+        const names = fields.map((column) => column.trim());
         visitorIndex = names.indexOf(definition.visitorId.column.trim());
         if (visitorIndex === -1) break;
         textColumns = names.map((name, index) => index === visitorIndex || !typedColumns.has(name));
       } else if (
-        values.has(normaliseVisitorIdValue(record[visitorIndex] ?? "")) ||
-        (deleted !== "" && record.some((field, index) => (textColumns[index] ?? true) && isErasedValue(field, deleted)))
+        values.has(normaliseVisitorIdValue(fields[visitorIndex] ?? "")) ||
+        (deleted !== "" && fields.some((field, index) => (textColumns[index] ?? true) && isErasedValue(field, deleted)))
       ) {
         ranges.push([start, end]);
       }
-      start = end;
     }
   } catch {
     // A file the import could not read past a point: what was read before it is what became events.
-  } finally {
-    parser.destroy();
   }
   return ranges;
 }

@@ -2,7 +2,6 @@ import { createHash, randomBytes } from "node:crypto";
 import { createReadStream, type Dirent, readdirSync, statSync } from "node:fs";
 import { link, lstat, mkdir, open, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { CsvError, parse } from "csv-parse";
 import {
   type FileImportError,
   fileFailureMessage,
@@ -34,6 +33,7 @@ import type { FileSourceType, FileStatusRecord } from "../../core/ports/files.st
 import type { IdSource } from "../../core/ports/ids.port.ts";
 import type { Stores } from "../../core/ports/stores.ts";
 import { err, ok, type Result } from "../../core/result.ts";
+import { isRecordTooLarge, isUnreadableCsv, readCsvRows } from "../fs/csv-rows.ts";
 import { createLease, type LeaseProcess, processIsAlive } from "../runtime/lease.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { describeError } from "../runtime/scheduler.ts";
@@ -712,7 +712,6 @@ export class FileImportService {
     let lastRowFailure = record.progress?.lastRowFailure ?? null;
     let rowsRead = 0;
     let plan: RowPlan | null = null;
-    let lastLine = 0;
     let batch: CollectedEvent[] = [];
     let at = this.deps.clock.now();
 
@@ -733,26 +732,9 @@ export class FileImportService {
       }
     };
 
-    const source = createReadStream(this.storedPath(account, profile, name));
-    const parser = source.pipe(
-      parse({
-        bom: true,
-        // Both line ends, even mixed in one file; a lone CR is not one.
-        record_delimiter: ["\r\n", "\n"],
-        raw: true,
-        relax_column_count: true,
-        relax_quotes: true,
-        skip_empty_lines: false,
-        max_record_size: this.deps.maxRecordBytes,
-      }),
-    );
-    // pipe() does not pass a read error on: without this a lost file would be an uncaught error event.
-    source.on("error", (error) => parser.destroy(error));
+    const rows = readCsvRows(this.storedPath(account, profile, name), this.deps.maxRecordBytes);
     try {
-      for await (const { record: fields, raw } of parser as AsyncIterable<{ record: string[]; raw: string }>) {
-        // The line a row starts on: csv-parse's own count takes a CRLF inside quotes for two lines.
-        const line = lastLine + 1;
-        lastLine += linesOf(raw);
+      for await (const { fields, line } of rows) {
         if (plan === null) {
           const planned = planRows(definition.value, fields);
           if (!planned.ok) {
@@ -789,15 +771,13 @@ export class FileImportService {
         if (rowsRead - resumeAfter > 0 && (rowsRead - resumeAfter) % this.batchRows === 0) await flush();
       }
     } catch (error) {
-      parser.destroy();
       if (error instanceof StoreFailure) throw error.cause;
       // The rows read before the failure stay imported; the counters say how many.
       await flush().catch(rethrowCause);
-      const failure =
-        error instanceof CsvError && error.code === "CSV_MAX_RECORD_SIZE"
-          ? fileFailureMessage("recordTooLarge", { size: this.deps.maxRecordBytes + 1, max: this.deps.maxRecordBytes })
-          : fileFailureMessage("processingException");
-      if (!(error instanceof CsvError))
+      const failure = isRecordTooLarge(error)
+        ? fileFailureMessage("recordTooLarge", { size: this.deps.maxRecordBytes + 1, max: this.deps.maxRecordBytes })
+        : fileFailureMessage("processingException");
+      if (!isUnreadableCsv(error))
         this.deps.logger.error("file processing failed", { account, profile, file: name, error: describeError(error) });
       await fail(failure, plan === null ? undefined : counts).catch(rethrowCause);
       return rowsRead;
@@ -943,13 +923,6 @@ async function* readLazily(path: string): AsyncIterable<Uint8Array> {
 
 function rethrowCause(error: unknown): never {
   throw error instanceof StoreFailure ? error.cause : error;
-}
-
-/** How many lines a raw record spans (its text holds its line end only when that is a bare LF). */
-function linesOf(raw: string): number {
-  let newlines = 0;
-  for (let at = raw.indexOf("\n"); at !== -1; at = raw.indexOf("\n", at + 1)) newlines += 1;
-  return newlines - (raw.endsWith("\n") ? 1 : 0) + 1;
 }
 
 /**
