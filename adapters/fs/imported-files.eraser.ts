@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { type FileHandle, open, readdir, rename, rm } from "node:fs/promises";
+import { type FileHandle, open, rename, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { FileDefinition } from "../../core/config/config.model.ts";
 import { prefixOfFileName } from "../../core/files/file-name.rules.ts";
@@ -10,6 +10,8 @@ import type { VisitorLookup } from "../../core/privacy/privacy.rules.ts";
 import { normaliseVisitorIdValue } from "../../core/visitors/visitor-id.rules.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { readCsvRecordBytes } from "./csv-rows.ts";
+import { entriesOf } from "./folder-entries.ts";
+import { ReceivedFiles } from "./received-files.ts";
 
 export interface ImportedFilesEraserDeps {
   readonly stores: Stores;
@@ -101,20 +103,16 @@ export async function eraseFromImportedFiles(
   const deleted = normaliseVisitorIdValue(transaction.value);
   const prefixes = (config?.fileDefinitions ?? []).map((definition) => definition.prefix);
 
-  const folder = join(deps.dataDir, "files", account, profile);
-  const entries = (await readdir(folder, { withFileTypes: true }).catch(() => [])).filter((entry) => entry.isFile());
+  const files = new ReceivedFiles(deps.dataDir);
+  const folder = files.folderOf(account, profile);
   // Copies a crashed rewrite left: their file still holds its original, which is erased again below.
-  for (const entry of entries)
-    if (entry.name.startsWith(".") && entry.name.endsWith(temporarySuffix))
+  for (const entry of entriesOf(folder))
+    if (entry.isFile() && entry.name.startsWith(".") && entry.name.endsWith(temporarySuffix))
       await rm(join(folder, entry.name), { force: true });
-  const names = entries
-    .filter((entry) => entry.name.endsWith(".csv") && !entry.name.startsWith("."))
-    .map((entry) => entry.name)
-    .sort();
-  for (const name of names) {
+  for (const name of files.namesIn(account, profile)) {
     const definition = definitions.find((candidate) => candidate.prefix === prefixOfFileName(name, prefixes));
     if (!definition) continue;
-    const path = join(folder, name);
+    const path = files.pathOf(account, profile, name);
     const ranges = await recordsOfVisitor(
       path,
       definition,

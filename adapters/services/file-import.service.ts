@@ -1,6 +1,6 @@
-import { createHash, randomBytes } from "node:crypto";
-import { createReadStream, type Dirent, readdirSync, statSync } from "node:fs";
-import { link, lstat, mkdir, open, rename, rm, stat } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { createReadStream, type Dirent, statSync } from "node:fs";
+import { link, mkdir, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import {
   type FileImportError,
@@ -34,6 +34,8 @@ import type { IdSource } from "../../core/ports/ids.port.ts";
 import type { Stores } from "../../core/ports/stores.ts";
 import { err, ok, type Result } from "../../core/result.ts";
 import { isRecordTooLarge, isUnreadableCsv, readCsvRows } from "../fs/csv-rows.ts";
+import { directoriesIn, entriesOf, pathExists, removeCounting } from "../fs/folder-entries.ts";
+import { type ByteSource, md5Of, md5OfNothing, ReceivedFiles } from "../fs/received-files.ts";
 import { createLease, type LeaseProcess, processIsAlive } from "../runtime/lease.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { describeError } from "../runtime/scheduler.ts";
@@ -113,11 +115,6 @@ export const leaseSweepMs = 10 * 60_000;
 
 export type ReceiveRefusal = ManagementError | FileImportError;
 
-/** A source of bytes: a request body, a file stream. */
-export type ByteSource = AsyncIterable<Uint8Array>;
-
-const newline = 0x0a;
-
 /** A store write that failed while a file was processed (as opposed to the file being unreadable). */
 class StoreFailure extends Error {
   override readonly name = "StoreFailure";
@@ -137,12 +134,15 @@ export class FileImportService {
   private readonly receiving = new Set<string>();
   /** What each dropped file looked like when this node first saw it so (dropSettleMs). */
   private dropped = new DroppedFiles();
+  /** Where the received files are kept. */
+  private readonly files: ReceivedFiles;
   private readonly batchRows: number;
   /** This service's name in the imports' leases: unique, since two processes may share a configured node id. */
   private readonly holder: string;
 
   constructor(private readonly deps: FileImportServiceDeps) {
     this.batchRows = deps.batchRows ?? 1000;
+    this.files = new ReceivedFiles(deps.dataDir);
     this.holder = `${deps.nodeId}#${deps.ids.randomHex(4)}`;
   }
 
@@ -190,15 +190,9 @@ export class FileImportService {
     if (removed > 0) this.deps.logger.info("import lease rows left behind removed", { removed });
     // Copies of imports that ended without a row imported, which a crash between the end and the removal left
     // (dropUnusedCopy): the personal data in them would stay where no deletion reaches it.
-    const filesRoot = join(this.deps.dataDir, "files");
-    for (const account of directoriesIn(filesRoot)) {
-      for (const profile of directoriesIn(join(filesRoot, account))) {
-        for (const entry of entriesOf(join(filesRoot, account, profile))) {
-          if (!entry.isFile() || entry.name.startsWith(".") || !entry.name.endsWith(".csv")) continue;
-          const record = await this.deps.stores.files.find(account, profile, entry.name);
-          if (record && mayBeReceivedAgain(record)) await this.dropUnusedCopy(record);
-        }
-      }
+    for (const { account, profile, name } of this.files.everyFile()) {
+      const record = await this.deps.stores.files.find(account, profile, name);
+      if (record && mayBeReceivedAgain(record)) await this.dropUnusedCopy(record);
     }
     // Progress marks of imports that finished (a crash between the end and the mark's removal left them).
     for (const key of await settings.keysStartingWith(progressMarkPrefix)) {
@@ -222,9 +216,7 @@ export class FileImportService {
    * Answers how many files of each went.
    */
   async eraseFiles(): Promise<{ readonly received: number; readonly dropped: number }> {
-    const filesRoot = join(this.deps.dataDir, "files");
-    let received = 0;
-    for (const entry of entriesOf(filesRoot)) received += await removeCounting(join(filesRoot, entry.name));
+    const received = await this.files.eraseAll();
     const inbox = join(this.deps.dataDir, "inbox");
     let dropped = 0;
     for (const account of directoriesIn(inbox)) {
@@ -240,11 +232,6 @@ export class FileImportService {
   forget(): void {
     this.dropped = new DroppedFiles();
     failedClaims.clear();
-  }
-
-  /** Where a received file is kept. */
-  storedPath(account: string, profile: string, name: string): string {
-    return join(this.deps.dataDir, "files", account, profile, name);
   }
 
   /** DEC-OPS-04: the drop folder of a profile. */
@@ -321,7 +308,7 @@ export class FileImportService {
         });
       }
       created = true;
-      const stored = await this.store(record, body);
+      const stored = await this.files.write(account, profile, name, body);
       // DEC-FIL-05: size, MD5 and lines of the bytes received, also when the download failed part way.
       record = { ...record, file: { ...record.file, ...stored.received } };
       if (!stored.ok) {
@@ -355,46 +342,6 @@ export class FileImportService {
   }
 
   /**
-   * Streams the bytes to `files/` (through a `.part` file renamed at the end), counting size, MD5 and lines
-   * of what was received, whether or not the whole file was.
-   */
-  private async store(record: FileStatusRecord, body: ByteSource | null): Promise<StoredBytes> {
-    const path = this.storedPath(record.account, record.profile, record.name);
-    const partial = `${path}.part`;
-    const md5 = createHash("md5");
-    let size = 0;
-    let newlines = 0;
-    let lastByte = -1;
-    try {
-      await mkdir(join(path, ".."), { recursive: true });
-      const handle = await open(partial, "w");
-      try {
-        for await (const chunk of body ?? []) {
-          if (chunk.byteLength === 0) continue;
-          const bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-          md5.update(bytes);
-          for (let at = bytes.indexOf(newline); at !== -1; at = bytes.indexOf(newline, at + 1)) newlines += 1;
-          size += bytes.byteLength;
-          lastByte = bytes[bytes.byteLength - 1] as number;
-          await handle.write(bytes);
-        }
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      await rename(partial, path);
-    } catch (error) {
-      await rm(partial, { force: true }).catch(() => undefined);
-      return { ok: false, error: describeError(error), received: received() };
-    }
-    return { ok: true, received: received() };
-
-    function received() {
-      return { size, checksum: md5.digest("hex"), lineCount: newlines + (size > 0 && lastByte !== newline ? 1 : 0) };
-    }
-  }
-
-  /**
    * An import that ended with no row made into an event (an unknown prefix, a header that did not match,
    * every row failed) keeps no copy of the file: nothing of it is in the store to explain, the name may be
    * received again, and the personal data in it would otherwise stay where no deletion can reach it (the
@@ -402,7 +349,7 @@ export class FileImportService {
    */
   private async dropUnusedCopy(record: FileStatusRecord): Promise<void> {
     if (!mayBeReceivedAgain(record)) return;
-    await rm(this.storedPath(record.account, record.profile, record.name), { force: true }).catch((error) =>
+    await this.files.remove(record.account, record.profile, record.name).catch((error) =>
       this.deps.logger.warn("the copy of a file that imported nothing could not be removed", {
         account: record.account,
         profile: record.profile,
@@ -603,11 +550,7 @@ export class FileImportService {
       if (this.receiving.has(found.id)) continue;
       const downloading = currentState(found) === "DOWNLOADING";
       const receivedHere = found.nodeId === this.deps.nodeId || found.file.sourceHost === this.deps.host;
-      if (
-        !downloading &&
-        !receivedHere &&
-        !(await pathExists(this.storedPath(found.account, found.profile, found.name)))
-      )
+      if (!downloading && !receivedHere && !(await this.files.holds(found.account, found.profile, found.name)))
         continue;
       const lease = this.leaseOf(found.id);
       if (!(await lease.acquire())) continue;
@@ -634,7 +577,7 @@ export class FileImportService {
         }
         if (currentState(record) === "DOWNLOADING") {
           // What its receiver had written: the receiver is gone, since the lease was free.
-          await rm(`${this.storedPath(record.account, record.profile, record.name)}.part`, { force: true });
+          await this.files.removePartial(record.account, record.profile, record.name);
           finished = (
             await this.apply(record, {
               type: "failed",
@@ -732,7 +675,7 @@ export class FileImportService {
       }
     };
 
-    const rows = readCsvRows(this.storedPath(account, profile, name), this.deps.maxRecordBytes);
+    const rows = readCsvRows(this.files.pathOf(account, profile, name), this.deps.maxRecordBytes);
     try {
       for await (const { fields, line } of rows) {
         if (plan === null) {
@@ -868,19 +811,6 @@ class DroppedFiles {
   }
 }
 
-/** MD5 of no bytes: the checksum of a file of which nothing was received yet (DEC-FIL-05). */
-const md5OfNothing = createHash("md5").digest("hex");
-
-interface ReceivedBytes {
-  readonly size: number;
-  readonly checksum: string;
-  readonly lineCount: number;
-}
-
-type StoredBytes =
-  | { readonly ok: true; readonly received: ReceivedBytes }
-  | { readonly ok: false; readonly error: string; readonly received: ReceivedBytes };
-
 /** A longer name could not be claimed: the claim adds about 30 bytes, and a file system allows 255. */
 const maxClaimableNameBytes = 200;
 
@@ -923,53 +853,4 @@ async function* readLazily(path: string): AsyncIterable<Uint8Array> {
 
 function rethrowCause(error: unknown): never {
   throw error instanceof StoreFailure ? error.cause : error;
-}
-
-/**
- * The drop folders are listed on every scheduler pass (up to twenty a second under load), nearly always to
- * find nothing: synchronously, because each asynchronous `readdir` is a round trip through the runtime's
- * thread pool. The six listings of a pass took about 300 µs of CPU that way and take about 40 now.
- */
-function entriesOf(path: string): Dirent[] {
-  try {
-    return readdirSync(path, { withFileTypes: true });
-  } catch {
-    return [];
-  }
-}
-
-function directoriesIn(path: string): string[] {
-  return entriesOf(path)
-    .filter((entry) => entry.isDirectory() && !entry.name.startsWith("."))
-    .map((entry) => entry.name)
-    .sort();
-}
-
-/** The MD5 of a file's bytes (hex), or null when it cannot be read. */
-async function md5Of(path: string): Promise<string | null> {
-  const md5 = createHash("md5");
-  try {
-    for await (const chunk of createReadStream(path)) md5.update(chunk as Buffer);
-  } catch {
-    return null;
-  }
-  return md5.digest("hex");
-}
-
-/** Removes a file or a folder with everything in it, and answers how many files (not folders) went. A link is removed, never followed. */
-async function removeCounting(path: string): Promise<number> {
-  let files = 0;
-  const entry = await lstat(path).catch(() => null);
-  if (entry?.isDirectory()) for (const inner of entriesOf(path)) files += await removeCounting(join(path, inner.name));
-  else if (entry) files = 1;
-  await rm(path, { recursive: true, force: true });
-  return files;
-}
-
-/** Whether a path exists (for tests and the bench). */
-export async function pathExists(path: string): Promise<boolean> {
-  return stat(path).then(
-    () => true,
-    () => false,
-  );
 }
