@@ -22,18 +22,13 @@ import type { FileDefinition, ProfileConfig } from "../../core/config/config.mod
 import { classifyFileFailure, fileFailureMessage } from "../../core/errors/index.ts";
 import { mayBeReceivedAgain } from "../../core/files/file-import.machine.ts";
 import type { CollectedEvent, FileStatusRecord, Stores } from "../../core/ports/index.ts";
+import { dropSettleMs } from "../fs/drop-folder.ts";
 import { ReceivedFiles } from "../fs/received-files.ts";
 import { cryptoIds } from "../runtime/crypto.ts";
 import { createLease, type LeaseProcess } from "../runtime/lease.ts";
 import { createMemoryLogger } from "../runtime/logger.ts";
 import { createMemoryStores } from "../store-memory/memory.stores.ts";
-import {
-  dropSettleMs,
-  FileImportService,
-  type FileImportServiceDeps,
-  importLeaseMs,
-  leaseSweepMs,
-} from "./file-import.service.ts";
+import { FileImportService, type FileImportServiceDeps, importLeaseMs, leaseSweepMs } from "./file-import.service.ts";
 
 const purchases: FileDefinition = {
   prefix: "purchases",
