@@ -19,9 +19,9 @@ import { join, resolve } from "node:path";
 import { createClient } from "@libsql/client";
 import { loadConfigFile } from "../adapters/config/config.loader.ts";
 import { demoConfigPath } from "../adapters/config/demo-config.ts";
+import { dropSettleMs } from "../adapters/fs/drop-folder.ts";
 import { createMemoryLogger } from "../adapters/runtime/logger.ts";
 import { openService } from "../adapters/server/service.ts";
-import { dropSettleMs } from "../adapters/services/file-import.service.ts";
 import { databaseUrlForDataDir } from "../adapters/store-libsql/libsql.stores.ts";
 
 export interface ImportRun {

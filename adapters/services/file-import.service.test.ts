@@ -22,17 +22,13 @@ import type { FileDefinition, ProfileConfig } from "../../core/config/config.mod
 import { classifyFileFailure, fileFailureMessage } from "../../core/errors/index.ts";
 import { mayBeReceivedAgain } from "../../core/files/file-import.machine.ts";
 import type { CollectedEvent, FileStatusRecord, Stores } from "../../core/ports/index.ts";
+import { dropSettleMs } from "../fs/drop-folder.ts";
+import { ReceivedFiles } from "../fs/received-files.ts";
 import { cryptoIds } from "../runtime/crypto.ts";
 import { createLease, type LeaseProcess } from "../runtime/lease.ts";
 import { createMemoryLogger } from "../runtime/logger.ts";
 import { createMemoryStores } from "../store-memory/memory.stores.ts";
-import {
-  dropSettleMs,
-  FileImportService,
-  type FileImportServiceDeps,
-  importLeaseMs,
-  leaseSweepMs,
-} from "./file-import.service.ts";
+import { FileImportService, type FileImportServiceDeps, importLeaseMs, leaseSweepMs } from "./file-import.service.ts";
 
 const purchases: FileDefinition = {
   prefix: "purchases",
@@ -372,7 +368,7 @@ describe("every failure message an import can meet, each reproduced by a file (F
   test("Exception thrown while processing file: a received file that is gone when it is processed", async () => {
     const imports = service();
     await imports.receive("acme", "main", "purchases_lost.csv", "upload", chunks(header, "ann,1,2024-01-31 09:30\n"));
-    rmSync(imports.storedPath("acme", "main", "purchases_lost.csv"));
+    rmSync(new ReceivedFiles(dataDir).pathOf("acme", "main", "purchases_lost.csv"));
     while ((await imports.processNext()) > 0);
     const record = (await stores.files.find("acme", "main", "purchases_lost.csv")) as FileStatusRecord;
     expect(record.status.at(-1)).toEqual({
@@ -497,12 +493,12 @@ describe("a crash between a batch's events and the import's progress (DEC-FIL-03
   test("the copy of an import that imported nothing, left by a crash before its removal, is removed by the sweep", async () => {
     const failed = await importText("purchases_17.csv", "no,such,columns\n1,2,3\n");
     expect(mayBeReceivedAgain(failed)).toBe(true);
-    const copy = service().storedPath("acme", "main", "purchases_17.csv");
+    const copy = new ReceivedFiles(dataDir).pathOf("acme", "main", "purchases_17.csv");
     writeFileSync(copy, "no,such,columns\n1,2,3\n");
     const kept = await importText("purchases_18.csv", `${header}a,1,2024-01-31 09:30\n`);
     await service().sweepLeftLeases();
     expect(existsSync(copy)).toBe(false);
-    expect(existsSync(service().storedPath("acme", "main", kept.name))).toBe(true);
+    expect(existsSync(new ReceivedFiles(dataDir).pathOf("acme", "main", kept.name))).toBe(true);
   });
 
   test("a progress mark left by a finished import is swept with the lease rows; one of an unfinished import stays", async () => {

@@ -1,8 +1,3 @@
-import { createHash, randomBytes } from "node:crypto";
-import { createReadStream, type Dirent, readdirSync, statSync } from "node:fs";
-import { link, lstat, mkdir, open, rename, rm, stat } from "node:fs/promises";
-import { join } from "node:path";
-import { CsvError, parse } from "csv-parse";
 import {
   type FileImportError,
   fileFailureMessage,
@@ -34,7 +29,10 @@ import type { FileSourceType, FileStatusRecord } from "../../core/ports/files.st
 import type { IdSource } from "../../core/ports/ids.port.ts";
 import type { Stores } from "../../core/ports/stores.ts";
 import { err, ok, type Result } from "../../core/result.ts";
-import { createLease, type LeaseProcess, processIsAlive } from "../runtime/lease.ts";
+import { isRecordTooLarge, isUnreadableCsv, readCsvRows } from "../fs/csv-rows.ts";
+import { DropFolders } from "../fs/drop-folder.ts";
+import { type ByteSource, md5OfNothing, ReceivedFiles } from "../fs/received-files.ts";
+import { createLease, type LeaseProcess } from "../runtime/lease.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { describeError } from "../runtime/scheduler.ts";
 
@@ -113,11 +111,6 @@ export const leaseSweepMs = 10 * 60_000;
 
 export type ReceiveRefusal = ManagementError | FileImportError;
 
-/** A source of bytes: a request body, a file stream. */
-export type ByteSource = AsyncIterable<Uint8Array>;
-
-const newline = 0x0a;
-
 /** A store write that failed while a file was processed (as opposed to the file being unreadable). */
 class StoreFailure extends Error {
   override readonly name = "StoreFailure";
@@ -135,14 +128,25 @@ class StoreFailure extends Error {
 export class FileImportService {
   /** Imports this process is receiving right now (their DOWNLOADING is not a crash's leftover). */
   private readonly receiving = new Set<string>();
-  /** What each dropped file looked like when this node first saw it so (dropSettleMs). */
-  private dropped = new DroppedFiles();
+  /** Where the received files are kept. */
+  private readonly files: ReceivedFiles;
+  /** DEC-OPS-04: the drop folders of the profiles, and what this service remembers of them. */
+  private readonly dropFolders: DropFolders;
   private readonly batchRows: number;
   /** This service's name in the imports' leases: unique, since two processes may share a configured node id. */
   private readonly holder: string;
 
   constructor(private readonly deps: FileImportServiceDeps) {
     this.batchRows = deps.batchRows ?? 1000;
+    this.files = new ReceivedFiles(deps.dataDir);
+    this.dropFolders = new DropFolders({
+      dataDir: deps.dataDir,
+      files: deps.stores.files,
+      logger: deps.logger,
+      ...(deps.claimGiveBackMs === undefined ? {} : { claimGiveBackMs: deps.claimGiveBackMs }),
+      ...(deps.dropSettleMs === undefined ? {} : { dropSettleMs: deps.dropSettleMs }),
+      ...(deps.settleClock === undefined ? {} : { settleClock: deps.settleClock }),
+    });
     this.holder = `${deps.nodeId}#${deps.ids.randomHex(4)}`;
   }
 
@@ -190,15 +194,9 @@ export class FileImportService {
     if (removed > 0) this.deps.logger.info("import lease rows left behind removed", { removed });
     // Copies of imports that ended without a row imported, which a crash between the end and the removal left
     // (dropUnusedCopy): the personal data in them would stay where no deletion reaches it.
-    const filesRoot = join(this.deps.dataDir, "files");
-    for (const account of directoriesIn(filesRoot)) {
-      for (const profile of directoriesIn(join(filesRoot, account))) {
-        for (const entry of entriesOf(join(filesRoot, account, profile))) {
-          if (!entry.isFile() || entry.name.startsWith(".") || !entry.name.endsWith(".csv")) continue;
-          const record = await this.deps.stores.files.find(account, profile, entry.name);
-          if (record && mayBeReceivedAgain(record)) await this.dropUnusedCopy(record);
-        }
-      }
+    for (const { account, profile, name } of this.files.everyFile()) {
+      const record = await this.deps.stores.files.find(account, profile, name);
+      if (record && mayBeReceivedAgain(record)) await this.dropUnusedCopy(record);
     }
     // Progress marks of imports that finished (a crash between the end and the mark's removal left them).
     for (const key of await settings.keysStartingWith(progressMarkPrefix)) {
@@ -222,41 +220,20 @@ export class FileImportService {
    * Answers how many files of each went.
    */
   async eraseFiles(): Promise<{ readonly received: number; readonly dropped: number }> {
-    const filesRoot = join(this.deps.dataDir, "files");
-    let received = 0;
-    for (const entry of entriesOf(filesRoot)) received += await removeCounting(join(filesRoot, entry.name));
-    const inbox = join(this.deps.dataDir, "inbox");
-    let dropped = 0;
-    for (const account of directoriesIn(inbox)) {
-      for (const profile of directoriesIn(join(inbox, account))) {
-        const folder = join(inbox, account, profile);
-        for (const entry of entriesOf(folder)) dropped += await removeCounting(join(folder, entry.name));
-      }
-    }
-    return { received, dropped };
+    const received = await this.files.eraseAll();
+    return { received, dropped: await this.dropFolders.eraseAll() };
   }
 
   /** svc-hub's own admin API (POST /admin/reset): forgets the dropped files seen, whose folders were emptied. */
   forget(): void {
-    this.dropped = new DroppedFiles();
-    failedClaims.clear();
-  }
-
-  /** Where a received file is kept. */
-  storedPath(account: string, profile: string, name: string): string {
-    return join(this.deps.dataDir, "files", account, profile, name);
-  }
-
-  /** DEC-OPS-04: the drop folder of a profile. */
-  inboxPath(account: string, profile: string): string {
-    return join(this.deps.dataDir, "inbox", account, profile);
+    this.dropFolders.forget();
   }
 
   /** Makes the drop folder of every profile, so an operator finds where to put files. */
   async prepareInboxes(): Promise<void> {
     for (const account of await this.deps.stores.tenancy.listAccounts()) {
       for (const profile of await this.deps.stores.tenancy.listProfiles(account.name)) {
-        await mkdir(this.inboxPath(account.name, profile.config.name), { recursive: true });
+        await this.dropFolders.prepare(account.name, profile.config.name);
       }
     }
   }
@@ -321,7 +298,7 @@ export class FileImportService {
         });
       }
       created = true;
-      const stored = await this.store(record, body);
+      const stored = await this.files.write(account, profile, name, body);
       // DEC-FIL-05: size, MD5 and lines of the bytes received, also when the download failed part way.
       record = { ...record, file: { ...record.file, ...stored.received } };
       if (!stored.ok) {
@@ -355,46 +332,6 @@ export class FileImportService {
   }
 
   /**
-   * Streams the bytes to `files/` (through a `.part` file renamed at the end), counting size, MD5 and lines
-   * of what was received, whether or not the whole file was.
-   */
-  private async store(record: FileStatusRecord, body: ByteSource | null): Promise<StoredBytes> {
-    const path = this.storedPath(record.account, record.profile, record.name);
-    const partial = `${path}.part`;
-    const md5 = createHash("md5");
-    let size = 0;
-    let newlines = 0;
-    let lastByte = -1;
-    try {
-      await mkdir(join(path, ".."), { recursive: true });
-      const handle = await open(partial, "w");
-      try {
-        for await (const chunk of body ?? []) {
-          if (chunk.byteLength === 0) continue;
-          const bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-          md5.update(bytes);
-          for (let at = bytes.indexOf(newline); at !== -1; at = bytes.indexOf(newline, at + 1)) newlines += 1;
-          size += bytes.byteLength;
-          lastByte = bytes[bytes.byteLength - 1] as number;
-          await handle.write(bytes);
-        }
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      await rename(partial, path);
-    } catch (error) {
-      await rm(partial, { force: true }).catch(() => undefined);
-      return { ok: false, error: describeError(error), received: received() };
-    }
-    return { ok: true, received: received() };
-
-    function received() {
-      return { size, checksum: md5.digest("hex"), lineCount: newlines + (size > 0 && lastByte !== newline ? 1 : 0) };
-    }
-  }
-
-  /**
    * An import that ended with no row made into an event (an unknown prefix, a header that did not match,
    * every row failed) keeps no copy of the file: nothing of it is in the store to explain, the name may be
    * received again, and the personal data in it would otherwise stay where no deletion can reach it (the
@@ -402,7 +339,7 @@ export class FileImportService {
    */
   private async dropUnusedCopy(record: FileStatusRecord): Promise<void> {
     if (!mayBeReceivedAgain(record)) return;
-    await rm(this.storedPath(record.account, record.profile, record.name), { force: true }).catch((error) =>
+    await this.files.remove(record.account, record.profile, record.name).catch((error) =>
       this.deps.logger.warn("the copy of a file that imported nothing could not be removed", {
         account: record.account,
         profile: record.profile,
@@ -429,146 +366,12 @@ export class FileImportService {
    * `rejected/` beside it, under a name of its own there, so the operator's file is never lost. Answers how
    * many files it took.
    */
-  async pickUpDropped(): Promise<number> {
-    this.dropped.startLook();
-    try {
-      return await this.pickUpDroppedIn(join(this.deps.dataDir, "inbox"));
-    } finally {
-      this.dropped.endLook();
-    }
-  }
-
-  private async pickUpDroppedIn(inbox: string): Promise<number> {
-    let taken = 0;
-    for (const account of directoriesIn(inbox)) {
-      for (const profile of directoriesIn(join(inbox, account))) {
-        const folder = join(inbox, account, profile);
-        let entries = entriesOf(folder);
-        if ((await this.giveBackAbandoned(folder, entries, account, profile)) > 0) entries = entriesOf(folder);
-        const settleMs = this.deps.dropSettleMs ?? dropSettleMs;
-        const now = (this.deps.settleClock ?? Date.now)();
-        const names = entries
-          .filter(
-            (entry) =>
-              entry.isFile() &&
-              !entry.name.startsWith(".") &&
-              (settleMs <= 0 || this.dropped.settled(join(folder, entry.name), now, settleMs)),
-          )
-          .map((entry) => entry.name)
-          .sort();
-        for (const name of names) {
-          if (Buffer.byteLength(name) > maxClaimableNameBytes) {
-            // Too long to be claimed under a longer name, and too long to be imported (150 characters).
-            this.deps.logger.warn("dropped file refused", {
-              account,
-              profile,
-              file: name,
-              reason: "its name is too long",
-            });
-            await moveToRejected(folder, join(folder, name), name);
-            continue;
-          }
-          // Renaming first claims the file: of two nodes sharing the folder, one wins and the other skips it.
-          // The claim names its process and the file, so a claim its process left is given back (below).
-          const claimed = join(folder, `${claimPrefix}${process.pid}.${randomBytes(4).toString("hex")}.${name}`);
-          activeClaims.add(claimed);
-          try {
-            try {
-              await rename(join(folder, name), claimed);
-            } catch {
-              continue;
-            }
-            taken += 1;
-            let received: Awaited<ReturnType<FileImportService["receive"]>>;
-            try {
-              received = await this.receive(account, profile, name, "file", readLazily(claimed));
-            } catch (error) {
-              // The store failed (busy, full): the claim is given back at a later look, once no import of the
-              // name is left unfinished, and taken again then. Without this it stayed hidden until a restart.
-              failedClaims.add(claimed);
-              throw error;
-            }
-            if (received.ok && currentState(received.value) !== "DOWNLOADING") {
-              await rm(claimed, { force: true });
-              continue;
-            }
-            const reason = received.ok ? "it could not be stored" : received.error.message;
-            this.deps.logger.warn("dropped file refused", { account, profile, file: name, reason });
-            const kept = await moveToRejected(folder, claimed, name);
-            if (kept !== name)
-              this.deps.logger.info("rejected file kept under another name", {
-                account,
-                profile,
-                file: name,
-                as: kept,
-              });
-          } finally {
-            activeClaims.delete(claimed);
-          }
-        }
-      }
-    }
-    return taken;
-  }
-
-  /**
-   * Claims left in a drop folder (`.importing.<pid>.…`), renamed back to the dropped file's name so the next
-   * look takes it again (its import failed to download and may be received again):
-   * - one whose receipt in this process failed with an error, once no import of its name is unfinished (a
-   *   record the failed receipt left is first failed as a download by processNext; taken again before that,
-   *   the file would be refused as a name being imported);
-   * - one left by a process that stopped while it received it: its process is not alive on this machine (or
-   *   it names this process's id but is none of its claims: a restart given the same id, as PID 1 in a
-   *   container) and it was made more than `claimGiveBackMs` ago, since a node of another machine sharing the
-   *   folder may still be reading it until then.
-   */
-  private async giveBackAbandoned(
-    folder: string,
-    entries: readonly Dirent[],
-    account: string,
-    profile: string,
-  ): Promise<number> {
-    let givenBack = 0;
-    for (const entry of entries) {
-      const match = claimPattern.exec(entry.name);
-      if (!entry.isFile() || !match) continue;
-      const pid = Number(match[1]);
-      const claimed = join(folder, entry.name);
-      const name = match[2] as string;
-      if (activeClaims.has(claimed)) continue;
-      if (failedClaims.has(claimed)) {
-        const record = await this.deps.stores.files.find(account, profile, name);
-        if (record && !record.finished) continue;
-        failedClaims.delete(claimed);
-      } else {
-        if (pid !== process.pid && processIsAlive(pid)) continue;
-        const claim = await stat(claimed).catch(() => null);
-        if (claim === null || Date.now() - claim.ctimeMs < (this.deps.claimGiveBackMs ?? claimGiveBackMs)) continue;
-        // Its process stopped after the file was received whole (DOWNLOADED committed) but before it removed the
-        // claim: the file is imported, and giving it back would have it refused as a name already imported.
-        const record = await this.deps.stores.files.find(account, profile, name);
-        if (
-          record &&
-          currentState(record) !== "DOWNLOADING" &&
-          !mayBeReceivedAgain(record) &&
-          record.file.size === claim.size &&
-          record.file.checksum === (await md5Of(claimed))
-        ) {
-          await rm(claimed, { force: true });
-          this.deps.logger.info("a dropped file's claim left after its receipt is removed", { folder, file: name });
-          continue;
-        }
-      }
-      // A file dropped again under the same name meanwhile stays as it is.
-      const given = await moveWithoutReplacing(claimed, join(folder, name));
-      if (given) givenBack += 1;
-      this.deps.logger.warn("a dropped file claimed by a process that stopped is given back", {
-        folder,
-        file: name,
-        given,
-      });
-    }
-    return givenBack;
+  pickUpDropped(): Promise<number> {
+    return this.dropFolders.pickUp(async (account, profile, name, bytes) => {
+      const received = await this.receive(account, profile, name, "file", bytes);
+      if (received.ok && currentState(received.value) !== "DOWNLOADING") return { stored: true };
+      return { stored: false, reason: received.ok ? "it could not be stored" : received.error.message };
+    });
   }
 
   /**
@@ -583,10 +386,8 @@ export class FileImportService {
     };
     for (const record of await this.deps.stores.files.unfinished())
       consider(record.status.at(-1)?.at ?? record.createdAt);
-    const settleMs = this.deps.dropSettleMs ?? dropSettleMs;
-    const settledAt = this.dropped.soonestSettledAt(settleMs);
-    if (settledAt !== null)
-      consider(this.deps.clock.now() + Math.max(0, settledAt - (this.deps.settleClock ?? Date.now)()));
+    const untilSettled = this.dropFolders.untilSettled();
+    if (untilSettled !== null) consider(this.deps.clock.now() + untilSettled);
     return next;
   }
 
@@ -603,11 +404,7 @@ export class FileImportService {
       if (this.receiving.has(found.id)) continue;
       const downloading = currentState(found) === "DOWNLOADING";
       const receivedHere = found.nodeId === this.deps.nodeId || found.file.sourceHost === this.deps.host;
-      if (
-        !downloading &&
-        !receivedHere &&
-        !(await pathExists(this.storedPath(found.account, found.profile, found.name)))
-      )
+      if (!downloading && !receivedHere && !(await this.files.holds(found.account, found.profile, found.name)))
         continue;
       const lease = this.leaseOf(found.id);
       if (!(await lease.acquire())) continue;
@@ -634,7 +431,7 @@ export class FileImportService {
         }
         if (currentState(record) === "DOWNLOADING") {
           // What its receiver had written: the receiver is gone, since the lease was free.
-          await rm(`${this.storedPath(record.account, record.profile, record.name)}.part`, { force: true });
+          await this.files.removePartial(record.account, record.profile, record.name);
           finished = (
             await this.apply(record, {
               type: "failed",
@@ -712,7 +509,6 @@ export class FileImportService {
     let lastRowFailure = record.progress?.lastRowFailure ?? null;
     let rowsRead = 0;
     let plan: RowPlan | null = null;
-    let lastLine = 0;
     let batch: CollectedEvent[] = [];
     let at = this.deps.clock.now();
 
@@ -733,26 +529,9 @@ export class FileImportService {
       }
     };
 
-    const source = createReadStream(this.storedPath(account, profile, name));
-    const parser = source.pipe(
-      parse({
-        bom: true,
-        // Both line ends, even mixed in one file; a lone CR is not one.
-        record_delimiter: ["\r\n", "\n"],
-        raw: true,
-        relax_column_count: true,
-        relax_quotes: true,
-        skip_empty_lines: false,
-        max_record_size: this.deps.maxRecordBytes,
-      }),
-    );
-    // pipe() does not pass a read error on: without this a lost file would be an uncaught error event.
-    source.on("error", (error) => parser.destroy(error));
+    const rows = readCsvRows(this.files.pathOf(account, profile, name), this.deps.maxRecordBytes);
     try {
-      for await (const { record: fields, raw } of parser as AsyncIterable<{ record: string[]; raw: string }>) {
-        // The line a row starts on: csv-parse's own count takes a CRLF inside quotes for two lines.
-        const line = lastLine + 1;
-        lastLine += linesOf(raw);
+      for await (const { fields, line } of rows) {
         if (plan === null) {
           const planned = planRows(definition.value, fields);
           if (!planned.ok) {
@@ -789,15 +568,13 @@ export class FileImportService {
         if (rowsRead - resumeAfter > 0 && (rowsRead - resumeAfter) % this.batchRows === 0) await flush();
       }
     } catch (error) {
-      parser.destroy();
       if (error instanceof StoreFailure) throw error.cause;
       // The rows read before the failure stay imported; the counters say how many.
       await flush().catch(rethrowCause);
-      const failure =
-        error instanceof CsvError && error.code === "CSV_MAX_RECORD_SIZE"
-          ? fileFailureMessage("recordTooLarge", { size: this.deps.maxRecordBytes + 1, max: this.deps.maxRecordBytes })
-          : fileFailureMessage("processingException");
-      if (!(error instanceof CsvError))
+      const failure = isRecordTooLarge(error)
+        ? fileFailureMessage("recordTooLarge", { size: this.deps.maxRecordBytes + 1, max: this.deps.maxRecordBytes })
+        : fileFailureMessage("processingException");
+      if (!isUnreadableCsv(error))
         this.deps.logger.error("file processing failed", { account, profile, file: name, error: describeError(error) });
       await fail(failure, plan === null ? undefined : counts).catch(rethrowCause);
       return rowsRead;
@@ -816,187 +593,6 @@ export class FileImportService {
   }
 }
 
-/**
- * Drop-folder claims this process is receiving now, whichever service instance made them: any other claim
- * naming this process's id is left over (from an earlier process given the same id).
- */
-const activeClaims = new Set<string>();
-/** Claims of this process whose receipt failed with an error (the store busy or full): given back once nothing imports the name. */
-const failedClaims = new Set<string>();
-
-/** A drop folder's claim on a file: `.importing.<pid>.<random>.<the file's name>`. */
-const claimPrefix = ".importing.";
-const claimPattern = /^\.importing\.(\d+)\.[0-9a-f]{8}\.(.+)$/;
-/** How old a claim of a process that is not alive here must be before it is given back (see giveBackAbandoned). */
-export const claimGiveBackMs = 10 * 60_000;
-
-/**
- * How long this node must have seen a dropped file unchanged (its size and modification time) before it is
- * taken. Tools such as cp, scp and SFTP servers write under the final name; a file taken while they write
- * would be imported cut short, and the rest written into a file no longer in the folder. Measured on this
- * node's clock between its own looks, so a file stamped by another machine's clock (cp -p, rsync -t, a
- * network share) is neither taken early nor left waiting for a time in the future.
- */
-export const dropSettleMs = 2_000;
-
-/** The dropped files seen so far, with what they looked like and since when (this node's clock). */
-class DroppedFiles {
-  private readonly seen = new Map<
-    string,
-    { readonly size: number; readonly mtimeMs: number; readonly since: number }
-  >();
-  /** The paths looked at since `startLook`: what the folders hold now. */
-  private looked = new Set<string>();
-
-  /** A new look at the folders begins. */
-  startLook(): void {
-    this.looked = new Set();
-  }
-
-  /** The look is over: files no longer in the folders are forgotten, so the map holds what the folders hold. */
-  endLook(): void {
-    for (const path of this.seen.keys()) if (!this.looked.has(path)) this.seen.delete(path);
-  }
-
-  /** When the soonest file seen but not yet taken will have been unchanged for `settleMs` (this node's clock), or null. */
-  soonestSettledAt(settleMs: number): number | null {
-    let soonest: number | null = null;
-    for (const { since } of this.seen.values())
-      soonest = soonest === null ? since + settleMs : Math.min(soonest, since + settleMs);
-    return soonest;
-  }
-
-  /** Whether `path` has been seen unchanged for `settleMs` up to `now`; remembers it as it is otherwise. */
-  settled(path: string, now: number, settleMs: number): boolean {
-    this.looked.add(path);
-    let found: { size: number; mtimeMs: number };
-    try {
-      found = statSync(path);
-    } catch {
-      this.seen.delete(path);
-      return false;
-    }
-    const before = this.seen.get(path);
-    if (before && before.size === found.size && before.mtimeMs === found.mtimeMs) {
-      if (now - before.since < settleMs) return false;
-      this.seen.delete(path);
-      return true;
-    }
-    // A path seen for the first time, or changed since: from now on.
-    this.seen.set(path, { size: found.size, mtimeMs: found.mtimeMs, since: now });
-    return false;
-  }
-}
-
-/** MD5 of no bytes: the checksum of a file of which nothing was received yet (DEC-FIL-05). */
-const md5OfNothing = createHash("md5").digest("hex");
-
-interface ReceivedBytes {
-  readonly size: number;
-  readonly checksum: string;
-  readonly lineCount: number;
-}
-
-type StoredBytes =
-  | { readonly ok: true; readonly received: ReceivedBytes }
-  | { readonly ok: false; readonly error: string; readonly received: ReceivedBytes };
-
-/** A longer name could not be claimed: the claim adds about 30 bytes, and a file system allows 255. */
-const maxClaimableNameBytes = 200;
-
-/**
- * Moves a file to `to` unless something is there already (false then). A hard link refuses to replace, so
- * two nodes cannot overwrite each other's; where the file system has no hard links, a rename after a look.
- */
-async function moveWithoutReplacing(from: string, to: string): Promise<boolean> {
-  try {
-    await link(from, to);
-  } catch (error) {
-    if ((error as { code?: string }).code === "EEXIST") return false;
-    if (await pathExists(to)) return false;
-    await rename(from, to);
-    return true;
-  }
-  await rm(from, { force: true });
-  return true;
-}
-
-/**
- * Moves a refused dropped file into `rejected/` under its name, or `<stem>~2<ext>`, `~3`… when a file of that
- * name was rejected before. Answers the name it was kept under.
- */
-async function moveToRejected(folder: string, claimed: string, name: string): Promise<string> {
-  const rejected = join(folder, "rejected");
-  await mkdir(rejected, { recursive: true });
-  const dot = name.lastIndexOf(".");
-  const [stem, extension] = dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, ""];
-  for (let attempt = 1; ; attempt += 1) {
-    const candidate = attempt === 1 ? name : `${stem}~${attempt}${extension}`;
-    if (await moveWithoutReplacing(claimed, join(rejected, candidate))) return candidate;
-  }
-}
-
-/** The bytes of a file, opened only once they are read (a refused file is never opened, so it can be moved). */
-async function* readLazily(path: string): AsyncIterable<Uint8Array> {
-  yield* createReadStream(path);
-}
-
 function rethrowCause(error: unknown): never {
   throw error instanceof StoreFailure ? error.cause : error;
-}
-
-/** How many lines a raw record spans (its text holds its line end only when that is a bare LF). */
-function linesOf(raw: string): number {
-  let newlines = 0;
-  for (let at = raw.indexOf("\n"); at !== -1; at = raw.indexOf("\n", at + 1)) newlines += 1;
-  return newlines - (raw.endsWith("\n") ? 1 : 0) + 1;
-}
-
-/**
- * The drop folders are listed on every scheduler pass (up to twenty a second under load), nearly always to
- * find nothing: synchronously, because each asynchronous `readdir` is a round trip through the runtime's
- * thread pool. The six listings of a pass took about 300 µs of CPU that way and take about 40 now.
- */
-function entriesOf(path: string): Dirent[] {
-  try {
-    return readdirSync(path, { withFileTypes: true });
-  } catch {
-    return [];
-  }
-}
-
-function directoriesIn(path: string): string[] {
-  return entriesOf(path)
-    .filter((entry) => entry.isDirectory() && !entry.name.startsWith("."))
-    .map((entry) => entry.name)
-    .sort();
-}
-
-/** The MD5 of a file's bytes (hex), or null when it cannot be read. */
-async function md5Of(path: string): Promise<string | null> {
-  const md5 = createHash("md5");
-  try {
-    for await (const chunk of createReadStream(path)) md5.update(chunk as Buffer);
-  } catch {
-    return null;
-  }
-  return md5.digest("hex");
-}
-
-/** Removes a file or a folder with everything in it, and answers how many files (not folders) went. A link is removed, never followed. */
-async function removeCounting(path: string): Promise<number> {
-  let files = 0;
-  const entry = await lstat(path).catch(() => null);
-  if (entry?.isDirectory()) for (const inner of entriesOf(path)) files += await removeCounting(join(path, inner.name));
-  else if (entry) files = 1;
-  await rm(path, { recursive: true, force: true });
-  return files;
-}
-
-/** Whether a path exists (for tests and the bench). */
-export async function pathExists(path: string): Promise<boolean> {
-  return stat(path).then(
-    () => true,
-    () => false,
-  );
 }

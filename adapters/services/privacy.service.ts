@@ -33,7 +33,7 @@ import {
   eraseFromImportedFiles,
   type ImportedFilesEraserDeps,
   type ImportedFilesErasure,
-} from "./imported-files.eraser.ts";
+} from "../fs/imported-files.eraser.ts";
 
 export interface PrivacyServiceDeps {
   readonly stores: Stores;

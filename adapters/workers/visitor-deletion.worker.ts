@@ -5,9 +5,9 @@ import {
   privacyTransactionLifecycle,
   transitionPrivacy,
 } from "../../core/privacy/privacy.machine.ts";
+import { ImportsStillRunning } from "../fs/imported-files.eraser.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { type BackgroundWorker, describeError } from "../runtime/scheduler.ts";
-import { ImportsStillRunning } from "../services/imported-files.eraser.ts";
 import { type ErasureCounts, privacyAuditRecord } from "../services/privacy.service.ts";
 
 /** Deletions run per look, so one pass stays short however many are waiting. */

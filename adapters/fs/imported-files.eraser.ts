@@ -1,8 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { createReadStream } from "node:fs";
-import { type FileHandle, open, readdir, rename, rm } from "node:fs/promises";
+import { type FileHandle, open, rename, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { parse } from "csv-parse";
 import type { FileDefinition } from "../../core/config/config.model.ts";
 import { prefixOfFileName } from "../../core/files/file-name.rules.ts";
 import type { PrivacyTransaction } from "../../core/ports/privacy.store.ts";
@@ -11,6 +9,9 @@ import { isErasedValue } from "../../core/privacy/erasure.rules.ts";
 import type { VisitorLookup } from "../../core/privacy/privacy.rules.ts";
 import { normaliseVisitorIdValue } from "../../core/visitors/visitor-id.rules.ts";
 import type { Logger } from "../runtime/logger.ts";
+import { readCsvRecordBytes } from "./csv-rows.ts";
+import { entriesOf } from "./folder-entries.ts";
+import { ReceivedFiles } from "./received-files.ts";
 
 export interface ImportedFilesEraserDeps {
   readonly stores: Stores;
@@ -102,20 +103,16 @@ export async function eraseFromImportedFiles(
   const deleted = normaliseVisitorIdValue(transaction.value);
   const prefixes = (config?.fileDefinitions ?? []).map((definition) => definition.prefix);
 
-  const folder = join(deps.dataDir, "files", account, profile);
-  const entries = (await readdir(folder, { withFileTypes: true }).catch(() => [])).filter((entry) => entry.isFile());
+  const files = new ReceivedFiles(deps.dataDir);
+  const folder = files.folderOf(account, profile);
   // Copies a crashed rewrite left: their file still holds its original, which is erased again below.
-  for (const entry of entries)
-    if (entry.name.startsWith(".") && entry.name.endsWith(temporarySuffix))
+  for (const entry of entriesOf(folder))
+    if (entry.isFile() && entry.name.startsWith(".") && entry.name.endsWith(temporarySuffix))
       await rm(join(folder, entry.name), { force: true });
-  const names = entries
-    .filter((entry) => entry.name.endsWith(".csv") && !entry.name.startsWith("."))
-    .map((entry) => entry.name)
-    .sort();
-  for (const name of names) {
+  for (const name of files.namesIn(account, profile)) {
     const definition = definitions.find((candidate) => candidate.prefix === prefixOfFileName(name, prefixes));
     if (!definition) continue;
-    const path = join(folder, name);
+    const path = files.pathOf(account, profile, name);
     const ranges = await recordsOfVisitor(
       path,
       definition,
@@ -151,17 +148,6 @@ async function recordsOfVisitor(
   values: ReadonlySet<string>,
   deleted: string,
 ): Promise<Range[]> {
-  const parser = createReadStream(path).pipe(
-    // The import's own reading of a file (both line ends, a BOM, ragged rows), with byte positions.
-    parse({
-      bom: true,
-      record_delimiter: ["\r\n", "\n"],
-      info: true,
-      relax_column_count: true,
-      relax_quotes: true,
-      skip_empty_lines: false,
-    }),
-  );
   const ranges: Range[] = [];
   let visitorIndex: number | null = null;
   /** Per column of the header: whether its fields are text values (see above). */
@@ -169,27 +155,23 @@ async function recordsOfVisitor(
   const typedColumns = new Set(
     definition.columns.filter((column) => column.type !== "string").map((column) => column.column.trim()),
   );
-  let start = 0;
   try {
-    for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { bytes: number } }>) {
-      const end = info.bytes;
+    // The import's own reading of a file, so the records found are those it made into events.
+    for await (const { fields, start, end } of readCsvRecordBytes(path)) {
       if (visitorIndex === null) {
-        const names = record.map((column) => column.trim());
+        const names = fields.map((column) => column.trim());
         visitorIndex = names.indexOf(definition.visitorId.column.trim());
         if (visitorIndex === -1) break;
         textColumns = names.map((name, index) => index === visitorIndex || !typedColumns.has(name));
       } else if (
-        values.has(normaliseVisitorIdValue(record[visitorIndex] ?? "")) ||
-        (deleted !== "" && record.some((field, index) => (textColumns[index] ?? true) && isErasedValue(field, deleted)))
+        values.has(normaliseVisitorIdValue(fields[visitorIndex] ?? "")) ||
+        (deleted !== "" && fields.some((field, index) => (textColumns[index] ?? true) && isErasedValue(field, deleted)))
       ) {
         ranges.push([start, end]);
       }
-      start = end;
     }
   } catch {
     // A file the import could not read past a point: what was read before it is what became events.
-  } finally {
-    parser.destroy();
   }
   return ranges;
 }

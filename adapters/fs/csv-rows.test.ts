@@ -1,0 +1,81 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { isRecordTooLarge, isUnreadableCsv, readCsvRecordBytes, readCsvRows } from "./csv-rows.ts";
+
+const directories: string[] = [];
+afterEach(() => {
+  for (const directory of directories.splice(0)) rmSync(directory, { recursive: true, force: true });
+});
+
+function fileOf(text: string): string {
+  const directory = mkdtempSync(join(tmpdir(), "svc-hub-csv-rows-"));
+  directories.push(directory);
+  const path = join(directory, "rows.csv");
+  writeFileSync(path, text);
+  return path;
+}
+
+async function all<T>(rows: AsyncIterable<T>): Promise<T[]> {
+  const found: T[] = [];
+  for await (const row of rows) found.push(row);
+  return found;
+}
+
+describe("reading a received file's rows (DEC-FIL-03)", () => {
+  test("each row starts on its line of the file: a quoted CRLF inside a value, mixed line ends, a BOM, empty lines", async () => {
+    const path = fileOf('\uFEFFemail,note\r\nann,"one\r\ntwo"\nbob,"a\nb"\r\n\ncid,x\r');
+    expect(await all(readCsvRows(path, 1024))).toEqual([
+      { fields: ["email", "note"], line: 1 },
+      { fields: ["ann", "one\r\ntwo"], line: 2 },
+      { fields: ["bob", "a\nb"], line: 4 },
+      { fields: [""], line: 6 },
+      { fields: ["cid", "x\r"], line: 7 },
+    ]);
+  });
+
+  test("rows of other lengths than the header and quotes inside unquoted values are read as they are", async () => {
+    const path = fileOf('a,b\n1\n1,2,3\nx"y,z\n');
+    expect((await all(readCsvRows(path, 1024))).map((row) => row.fields)).toEqual([
+      ["a", "b"],
+      ["1"],
+      ["1", "2", "3"],
+      ['x"y', "z"],
+    ]);
+  });
+
+  test("a record over the limit stops the reading with an error that says so", async () => {
+    const path = fileOf(`a,b\n1,2\n${"x".repeat(100)},3\n4,5\n`);
+    const error = await all(readCsvRows(path, 50)).catch((caught: unknown) => caught);
+    expect(isRecordTooLarge(error)).toBe(true);
+    expect(isUnreadableCsv(error)).toBe(true);
+    expect(await all(readCsvRows(path, 200))).toHaveLength(4);
+  });
+
+  test("a file that is gone is an error of its own, not a CSV one", async () => {
+    const error = await all(readCsvRows(join(tmpdir(), "svc-hub-no-such-file.csv"), 1024)).catch(
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(Error);
+    expect(isUnreadableCsv(error)).toBe(false);
+    expect(isRecordTooLarge(error)).toBe(false);
+  });
+
+  test("the byte ranges of the records cover the file end to end, each with its line end", async () => {
+    const text = '\uFEFFemail,note\r\nann,"one\r\ntwo"\nbob,b\n';
+    const path = fileOf(text);
+    const records = await all(readCsvRecordBytes(path));
+    const bytes = Buffer.from(text);
+    expect(records.map((record) => record.fields)).toEqual([
+      ["email", "note"],
+      ["ann", "one\r\ntwo"],
+      ["bob", "b"],
+    ]);
+    expect(records.map((record) => bytes.subarray(record.start, record.end).toString())).toEqual([
+      "\uFEFFemail,note\r\n",
+      'ann,"one\r\ntwo"\n',
+      "bob,b\n",
+    ]);
+  });
+});

@@ -1,0 +1,88 @@
+import { createReadStream } from "node:fs";
+import { CsvError, type Options, parse } from "csv-parse";
+
+/**
+ * How a received file is read (DEC-FIL-03), by the import and by the erasure of a visitor's rows alike, so the
+ * erasure finds the very records the import made into events: a BOM, both line ends even mixed in one file (a
+ * lone CR is none), rows with more or fewer fields than the header, quotes inside unquoted fields, and an
+ * empty line as a row.
+ */
+const receivedFileReading: Options = {
+  bom: true,
+  record_delimiter: ["\r\n", "\n"],
+  relax_column_count: true,
+  relax_quotes: true,
+  skip_empty_lines: false,
+};
+
+/** One record of a CSV file and the line of the file it starts on (the first is 1). */
+export interface CsvRow {
+  readonly fields: string[];
+  readonly line: number;
+}
+
+/** One record of a CSV file and the bytes it spans, [start, end), its line end included. */
+export interface CsvRecordBytes {
+  readonly fields: string[];
+  readonly start: number;
+  readonly end: number;
+}
+
+/**
+ * The records of a file, read as a stream (nothing holds the whole file). A record longer than
+ * `maxRecordBytes` stops the reading with an error that `isRecordTooLarge` recognises; so does a file that
+ * cannot be read, with its own error.
+ */
+export async function* readCsvRows(path: string, maxRecordBytes: number): AsyncGenerator<CsvRow> {
+  const parser = parseFile(path, { raw: true, max_record_size: maxRecordBytes });
+  let lastLine = 0;
+  try {
+    for await (const { record, raw } of parser as AsyncIterable<{ record: string[]; raw: string }>) {
+      // csv-parse's own count takes a CRLF inside quotes for two lines.
+      const line = lastLine + 1;
+      lastLine += linesOf(raw);
+      yield { fields: record, line };
+    }
+  } finally {
+    parser.destroy();
+  }
+}
+
+/** The records of a file with their byte positions, read as the import reads them (without its size limit). */
+export async function* readCsvRecordBytes(path: string): AsyncGenerator<CsvRecordBytes> {
+  const parser = parseFile(path, { info: true });
+  let start = 0;
+  try {
+    for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { bytes: number } }>) {
+      yield { fields: record, start, end: info.bytes };
+      start = info.bytes;
+    }
+  } finally {
+    parser.destroy();
+  }
+}
+
+/** Whether a reading stopped at a record longer than its limit. */
+export function isRecordTooLarge(error: unknown): boolean {
+  return error instanceof CsvError && error.code === "CSV_MAX_RECORD_SIZE";
+}
+
+/** Whether a reading stopped at text that is no CSV it reads (rather than a file it could not read). */
+export function isUnreadableCsv(error: unknown): boolean {
+  return error instanceof CsvError;
+}
+
+function parseFile(path: string, options: Options) {
+  const source = createReadStream(path);
+  const parser = source.pipe(parse({ ...receivedFileReading, ...options }));
+  // pipe() does not pass a read error on: without this a lost file would be an uncaught error event.
+  source.on("error", (error) => parser.destroy(error));
+  return parser;
+}
+
+/** How many lines a raw record spans (its text holds its line end only when that is a bare LF). */
+function linesOf(raw: string): number {
+  let newlines = 0;
+  for (let at = raw.indexOf("\n"); at !== -1; at = raw.indexOf("\n", at + 1)) newlines += 1;
+  return newlines - (raw.endsWith("\n") ? 1 : 0) + 1;
+}
