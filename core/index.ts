@@ -356,6 +356,7 @@ export {
   type ApiKeyView,
   type AttemptDecision,
   apiKeysToCheck,
+  bearerTokenOf,
   decideTenantAccess,
   type GrantView,
   isSessionLive,

@@ -1,5 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
 import { managementError } from "../../core/errors/index.ts";
+import { bearerTokenOf } from "../../core/session/session.rules.ts";
 import { failWith } from "./error-mapping.ts";
 
 /** DEC-OPS-01: the admin API takes `Authorization: Bearer <SVC_ADMIN_TOKEN>`; anything else is 401 1401. */
@@ -9,8 +10,7 @@ export function assertAdmin(authorization: string | undefined, token: string): v
 
 /** Whether an Authorization header is `Bearer <SVC_ADMIN_TOKEN>` (compared in constant time). */
 export function holdsAdminToken(authorization: string | undefined, token: string): boolean {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
-  const given = Buffer.from(match?.[1] ?? "");
+  const given = Buffer.from(bearerTokenOf(authorization) ?? "");
   const expected = Buffer.from(token);
   return given.length === expected.length && timingSafeEqual(given, expected);
 }

@@ -22,6 +22,7 @@ import {
 } from "../../core/session/lockout.rules.ts";
 import { apiKeysToCheck } from "../../core/session/secrets.rules.ts";
 import {
+  bearerTokenOf,
   decideTenantAccess,
   isSessionLive,
   isTokenIssuedAfterCutoff,
@@ -277,10 +278,10 @@ export class AuthService {
    */
   async authenticateBearer(authorization: string | undefined): Promise<Result<Principal, ManagementError>> {
     const refused = err(managementError("authenticationFailed"));
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
-    if (!match) return refused;
+    const token = bearerTokenOf(authorization);
+    if (token === null) return refused;
     try {
-      const { payload } = await jwtVerify(match[1] as string, await this.signingKey(), {
+      const { payload } = await jwtVerify(token, await this.signingKey(), {
         issuer: tokenIssuer,
         algorithms: ["HS256"],
         currentDate: new Date(this.deps.clock.now()),

@@ -24,6 +24,7 @@ export {
   preparingSecrets,
 } from "./secrets.rules.ts";
 export {
+  bearerTokenOf,
   decideTenantAccess,
   isSessionLive,
   isTokenIssuedAfterCutoff,

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import {
+  bearerTokenOf,
   decideTenantAccess,
   grantCovers,
   grantCoversAccount,
@@ -145,5 +146,14 @@ describe("grants kept as one per account (DEC-SES-04)", () => {
         { account: "globex", profiles: ["main"] },
       ],
     );
+  });
+});
+
+describe("the token of a Bearer header (DEC-GEN-02, DEC-OPS-01)", () => {
+  it("reads the scheme in any case and one token without white space; anything else is none", () => {
+    assert.equal(bearerTokenOf("Bearer abc.def"), "abc.def");
+    assert.equal(bearerTokenOf("bearer   abc "), "abc");
+    for (const header of [undefined, null, "", "Bearer", "Bearer ", "Basic abc", "Bearer a b", "Bearerabc"])
+      assert.equal(bearerTokenOf(header), null, String(header));
   });
 });

@@ -98,3 +98,11 @@ export function decideTenantAccess(input: {
 export function mayLogIn(user: { readonly disabled: boolean; readonly grants: readonly Grant[] }): boolean {
   return !user.disabled && user.grants.some((grant) => grant.profiles === "*" || grant.profiles.length > 0);
 }
+
+/**
+ * DEC-GEN-02, DEC-OPS-01: the token of an `Authorization: Bearer <token>` header (RFC 6750: the scheme in any
+ * case, one token without white space), or null for any other header or none.
+ */
+export function bearerTokenOf(authorization: string | null | undefined): string | null {
+  return /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "")?.[1] ?? null;
+}
