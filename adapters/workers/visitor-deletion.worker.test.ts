@@ -2,10 +2,11 @@ import { describe, expect, it } from "bun:test";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ProfileConfig } from "../../core/config/config.model.ts";
-import type { CollectedEvent, PrivacyTransaction, Stores } from "../../core/ports/index.ts";
+import type { CollectedEvent, Stores } from "../../core/ports/index.ts";
 import { createMemoryLogger } from "../runtime/logger.ts";
 import { eraseVisitor, privacyAuditRecord } from "../services/privacy.service.ts";
 import { ProfilesService } from "../services/profiles.service.ts";
+import { sampleTransaction } from "../store-contract/fixtures.ts";
 import { createMemoryStores } from "../store-memory/memory.stores.ts";
 import { profileWorker } from "./profile.worker.ts";
 import { importWaitMs, visitorDeletionWorker } from "./visitor-deletion.worker.ts";
@@ -53,26 +54,7 @@ function event(visitorId: string, data: Record<string, unknown> = {}, receivedAt
   };
 }
 
-function deletion(overrides: Partial<PrivacyTransaction> = {}): PrivacyTransaction {
-  return {
-    id: "t1",
-    account: "acme",
-    profile: "main",
-    kind: "delete",
-    attributeId: 5120,
-    valueHash: "h",
-    value: "ann@example.com",
-    state: "PENDING",
-    requestedBy: "demo@example.com",
-    createdAt: 1_000,
-    runAt: 3_000,
-    attempts: 0,
-    settledAt: null,
-    ...overrides,
-  };
-}
-
-async function request(stores: Stores, transaction = deletion()): Promise<void> {
+async function request(stores: Stores, transaction = sampleTransaction()): Promise<void> {
   await stores.privacy.requestDeletion(
     transaction,
     privacyAuditRecord(transaction, "deletion-requested", transaction.createdAt, {}),
