@@ -1,7 +1,9 @@
 /**
  * core/ is runtime-neutral: its modules import nothing but other core/ modules (tests may also use the
- * runtime-neutral test libraries node:test, node:assert and fast-check), and they read no clock, randomness
- * or environment. This test fails the build the moment that stops being true.
+ * runtime-neutral test libraries node:test, node:assert and fast-check, and the in-memory store, the use cases'
+ * stores), and they read no clock, randomness or environment. The in-memory store is runtime-neutral too: it
+ * imports nothing but the core and itself, and reaches for no runtime's own API. This test fails the build the
+ * moment either stops being true.
  */
 
 import assert from "node:assert/strict";
@@ -11,6 +13,8 @@ import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 
 const coreDir = dirname(fileURLToPath(import.meta.url));
+const memoryStoreDir = resolve(coreDir, "..", "adapters", "store-memory");
+const within = (dir: string, target: string) => target === dir || target.startsWith(dir + sep);
 const allowedInTests = new Set([
   "node:test",
   "node:assert",
@@ -79,7 +83,7 @@ describe("core purity", () => {
         if (specifier.startsWith(".")) {
           const target = resolve(dirname(file), specifier);
           assert.ok(
-            target === coreDir || target.startsWith(coreDir + sep),
+            within(coreDir, target) || (isTest && within(memoryStoreDir, target)),
             `${name} imports ${specifier}, outside core/`,
           );
         } else {
@@ -97,5 +101,30 @@ describe("core purity", () => {
         assert.equal(found, null, `${name} uses ${found?.[0]}; pass time, ids and randomness in as arguments`);
       });
     }
+  }
+});
+
+describe("the in-memory store's neutrality", () => {
+  const files = listSources(memoryStoreDir).filter((file) => !file.endsWith(".test.ts"));
+  const runtimeApi = /\b(?:Bun|Deno|process|Buffer|require)\b|\bsetImmediate\(/;
+
+  it("finds the in-memory store's sources", () => {
+    assert.ok(files.length > 3, `only ${files.length} files under ${memoryStoreDir}`);
+  });
+
+  for (const file of files) {
+    const name = relative(memoryStoreDir, file);
+    it(`adapters/store-memory/${name} imports only the core and itself, and no runtime's own API`, () => {
+      const source = withoutComments(readFileSync(file, "utf8"));
+      for (const specifier of importSpecifiers(source)) {
+        const target = resolve(dirname(file), specifier);
+        assert.ok(
+          specifier.startsWith(".") && (within(coreDir, target) || within(memoryStoreDir, target)),
+          `${name} imports "${specifier}"; the in-memory store may import only the core and itself`,
+        );
+      }
+      const found = source.match(runtimeApi);
+      assert.equal(found, null, `${name} uses ${found?.[0]}, which not every runtime has`);
+    });
   }
 });

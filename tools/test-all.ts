@@ -130,12 +130,24 @@ const suites: Array<{ name: string; run: () => Promise<void> }> = [
         { passed: core.code === 0 ? 1 : 0, failed: core.code === 0 ? 0 : 1, skipped: 0 },
         core.code,
       );
+      // The in-memory store, which hosts on any runtime give to the core: web platform types only.
+      const memory = await runCommand("typecheck-store-memory", [bin("tsc"), "-p", "adapters/store-memory"]);
+      record(
+        "typecheck-store-memory",
+        { passed: memory.code === 0 ? 1 : 0, failed: memory.code === 0 ? 0 : 1, skipped: 0 },
+        memory.code,
+      );
     },
   },
   {
     name: "core-deno",
     async run() {
-      const check = await runCommand("core-deno-check", [bin("deno"), "check", "core/index.ts"]);
+      const check = await runCommand("core-deno-check", [
+        bin("deno"),
+        "check",
+        "core/index.ts",
+        "adapters/store-memory/memory.stores.ts",
+      ]);
       record(
         "core-deno-check",
         { passed: check.code === 0 ? 1 : 0, failed: check.code === 0 ? 0 : 1, skipped: 0 },

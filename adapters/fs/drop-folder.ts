@@ -4,8 +4,8 @@ import { link, mkdir, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { currentState, mayBeReceivedAgain } from "../../core/files/file-import.machine.ts";
 import type { FileStatusStore } from "../../core/ports/files.store.ts";
+import type { Logger } from "../../core/ports/logger.port.ts";
 import { processIsAlive } from "../runtime/lease.ts";
-import type { Logger } from "../runtime/logger.ts";
 import { directoriesIn, entriesOf, pathExists, removeCounting } from "./folder-entries.ts";
 import { type ByteSource, md5Of } from "./received-files.ts";
 

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { mkdir, open, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { describeError } from "../runtime/scheduler.ts";
+import { describeError } from "../../core/errors/describe-error.ts";
 import { directoriesIn, entriesOf, pathExists, removeCounting } from "./folder-entries.ts";
 
 /** A source of bytes: a request body, a file stream. */

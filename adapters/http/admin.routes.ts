@@ -1,8 +1,8 @@
 import { Elysia, t } from "elysia";
 import { parseDuration } from "../../core/clock/virtual-clock.rules.ts";
 import { managementError } from "../../core/errors/index.ts";
+import type { DrainReport } from "../../core/ports/background.port.ts";
 import { drainAdvancingClock } from "../runtime/fast-forward.ts";
-import type { DrainReport } from "../runtime/scheduler.ts";
 import type { AppDeps } from "./app-deps.ts";
 import { openApiSecurity } from "./auth-guards.ts";
 import { connectionOf, idleTimeoutSeconds } from "./connection.ts";

@@ -1,4 +1,5 @@
 import { ValidationError } from "elysia";
+import { describeError, stackFramesOf } from "../../core/errors/describe-error.ts";
 import {
   type CollectError,
   type CollectErrorCode,
@@ -11,9 +12,8 @@ import {
   managementErrorBody,
   momentsError,
 } from "../../core/errors/index.ts";
+import type { Logger } from "../../core/ports/logger.port.ts";
 import { ServiceBusyError } from "../runtime/crypto.ts";
-import type { Logger } from "../runtime/logger.ts";
-import { describeError, stackFramesOf } from "../runtime/scheduler.ts";
 import { isStorageUnavailable } from "../runtime/storage-errors.ts";
 import { setCredentialedCors, setEventHeaders } from "./cors.ts";
 

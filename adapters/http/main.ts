@@ -7,14 +7,15 @@
  * fast or realistic; overrides the file), SVC_STORE (libsql, the default, or memory), SVC_BACKGROUND (thread,
  * the default: background work in a thread of its own with libSQL; or inline).
  */
+
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { describeError, stackFramesOf } from "../../core/errors/describe-error.ts";
 import { loadConfigFile } from "../config/config.loader.ts";
 import { demoConfigPath } from "../config/demo-config.ts";
 import { batchedWriter, createJsonLogger } from "../runtime/logger.ts";
 import { dataDirFromEnv, defaultConfigFiles, fromInvocation } from "../runtime/paths.ts";
 import { clientAddressOf, compileProxyTrust } from "../runtime/proxy-trust.ts";
-import { describeError, stackFramesOf } from "../runtime/scheduler.ts";
 import { readServerSettings, type ServerSettings, SettingRefused, settingOf } from "../runtime/server-settings.ts";
 import { errorCodeOf } from "../runtime/storage-errors.ts";
 import { nodeIdOf, openService, type StoreChoice, serviceVersion } from "../server/service.ts";

@@ -1,4 +1,4 @@
-import type { Logger } from "../runtime/logger.ts";
+import type { Logger } from "../../core/ports/logger.port.ts";
 import { loggedPathOf, reasonHeader } from "./error-mapping.ts";
 
 /**

@@ -88,11 +88,3 @@ export function rememberingVerified(hasher: SecretHasher, max = 1024): SecretHas
     },
   };
 }
-
-/**
- * The version of a new lockout record (LockoutStore.compareAndSet): 48 random bits, so that a record made
- * after one was deleted does not take the version a writer may still hold of the deleted one.
- */
-export function newLockoutVersion(): number {
-  return Number.parseInt(cryptoIds.randomHex(6), 16) + 1;
-}

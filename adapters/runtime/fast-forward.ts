@@ -1,4 +1,4 @@
-import type { DrainReport, WorkScheduler } from "./scheduler.ts";
+import type { DrainReport, WorkScheduler } from "../../core/ports/background.port.ts";
 import type { VirtualClock } from "./virtual-clock.ts";
 
 export interface FastForwardOptions {

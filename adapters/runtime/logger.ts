@@ -1,12 +1,8 @@
+import type { Logger } from "../../core/ports/logger.port.ts";
+
 /** The levels, least severe first. */
 export const logLevels = ["info", "warn", "error"] as const;
 export type LogLevel = (typeof logLevels)[number];
-
-export interface Logger {
-  info(message: string, fields?: Record<string, unknown>): void;
-  warn(message: string, fields?: Record<string, unknown>): void;
-  error(message: string, fields?: Record<string, unknown>): void;
-}
 
 /**
  * Structured logging: one JSON object a line, with the time, the level and the message first. Lines below

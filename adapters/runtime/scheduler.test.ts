@@ -1,7 +1,9 @@
 import { describe, expect, it } from "bun:test";
 import { DrizzleQueryError } from "drizzle-orm";
+import { describeError, stackFramesOf } from "../../core/errors/describe-error.ts";
+import type { BackgroundWorker } from "../../core/ports/background.port.ts";
 import { createMemoryLogger } from "./logger.ts";
-import { type BackgroundWorker, describeError, failureBackoffMs, Scheduler, stackFramesOf } from "./scheduler.ts";
+import { failureBackoffMs, Scheduler } from "./scheduler.ts";
 
 /** A worker over a list of items due at given virtual times, like the store-backed workers. */
 function listWorker(name: string, dueTimes: number[], done: number[] = []): BackgroundWorker & { done: number[] } {

@@ -1,56 +1,7 @@
+import { describeError } from "../../core/errors/describe-error.ts";
+import type { BackgroundWorker, DrainOptions, DrainReport, WorkScheduler } from "../../core/ports/background.port.ts";
 import type { Clock } from "../../core/ports/clock.port.ts";
-import type { Logger } from "./logger.ts";
-
-/**
- * A background processor. Its work is kept in the store (so nothing is lost on a crash and any node can
- * pick it up); the scheduler only decides when to look.
- */
-export interface BackgroundWorker {
-  readonly name: string;
-  /** Does the work that is due at `now` (a bounded batch) and says how many items it finished. */
-  runDue(now: number): Promise<number>;
-  /** The virtual time at which the next item becomes due, or null when nothing waits. */
-  nextDueAt(): Promise<number | null>;
-  /**
-   * The most items one `runDue` takes. A pass that took fewer has emptied the worker, so the next look can
-   * wait for the coalescing delay; without it, any work done means look again at once.
-   */
-  readonly batchSize?: number;
-}
-
-export interface DrainOptions {
-  /** Also wait for work that is scheduled in the future, in real time (bounded by the timeout). */
-  readonly includeScheduled?: boolean;
-  readonly timeoutMs?: number;
-}
-
-export interface DrainReport {
-  /** Nothing is left: no item due, none scheduled, no worker failing. */
-  readonly complete: boolean;
-  /**
-   * The wait ran out of time on work it could have finished: work kept coming, a worker kept failing, or an
-   * item falls due inside the wait and was not done by its end. Work scheduled past the end of the wait is
-   * left without this (with realistic timing a deletion is days away).
-   */
-  readonly timedOut: boolean;
-  /** Items finished while the drain ran, per worker: by the drain's passes and by the timer's alike. */
-  readonly processed: Readonly<Record<string, number>>;
-  /** Virtual time of the next scheduled item left waiting, if any. */
-  readonly nextDueAt: number | null;
-}
-
-/** What the HTTP side asks of the background work, wherever it runs (this thread or its own). */
-export interface WorkScheduler {
-  /** New work was accepted, or the clock moved. */
-  notify(): void;
-  /**
-   * Collected events were committed (after every group commit): only the workers on events care. Where the
-   * events are committed by the thread that runs those workers, it has looked already and this does nothing.
-   */
-  eventsCommitted(): void;
-  /** The wait/drain call of the admin API (DEC-OPS-04, DEC-PRO-03). */
-  drain(options?: DrainOptions): Promise<DrainReport>;
-}
+import type { Logger } from "../../core/ports/logger.port.ts";
 
 export interface SchedulerOptions {
   readonly clock: Clock;
@@ -297,64 +248,4 @@ export function failureBackoffMs(failures: number): number {
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/**
- * An error for the log: `Name: message`, then what caused it (`; caused by Name: message`, a few levels
- * deep), so that the driver's own reason (`SQLITE_BUSY: database is locked`) is seen. A query wrapper's
- * message (drizzle's `Failed query: <sql>\nparams: <values>`) is left out where it has a cause, and its
- * bound values always: they are the request's data, e-mail addresses and visitor IDs among them, which the
- * log must not keep.
- */
-export function describeError(error: unknown): string {
-  return error instanceof Error
-    ? `${safeText(() => error.name)}: ${describeErrorMessage(error)}`
-    : safeText(() => String(error));
-}
-
-/** describeError without the first error's name. */
-export function describeErrorMessage(error: unknown): string {
-  const parts: string[] = [];
-  const seen = new Set<unknown>();
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && current !== undefined && current !== null && !seen.has(current); depth += 1) {
-    seen.add(current);
-    if (!(current instanceof Error)) {
-      const value = current;
-      parts.push(safeText(() => String(value)));
-      break;
-    }
-    const error: Error = current;
-    const text = typeof error.message === "string" ? error.message : safeText(() => String(error.message));
-    const wrapsQuery = text.startsWith("Failed query:");
-    if (!wrapsQuery || error.cause === undefined) {
-      const message = wrapsQuery ? withoutQueryValues(text) : text;
-      parts.push(depth === 0 ? message : `${safeText(() => error.name)}: ${message}`);
-    }
-    current = error.cause;
-  }
-  return parts.join("; caused by ");
-}
-
-/**
- * The call frames of an error's stack, under describeError's line: the stack's own first lines repeat the
- * message, a failed query's bound values included.
- */
-export function stackFramesOf(error: unknown): string | undefined {
-  if (!(error instanceof Error) || typeof error.stack !== "string") return undefined;
-  const frames = error.stack.split("\n").filter((line) => /^\s+at /.test(line));
-  return frames.length > 0 ? frames.join("\n") : undefined;
-}
-
-function withoutQueryValues(message: string): string {
-  return message.split("\nparams:")[0] ?? "";
-}
-
-/** Text for the log even of a value whose conversion throws (an object without a prototype). */
-function safeText(text: () => string): string {
-  try {
-    return text();
-  } catch {
-    return "(unprintable)";
-  }
 }

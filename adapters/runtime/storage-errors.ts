@@ -1,7 +1,6 @@
-/** Thrown by adapters that know the store is unreachable, so that the answer is 503 and never 200. */
-export class StorageUnavailableError extends Error {
-  override readonly name: string = "StorageUnavailableError";
-}
+import { StorageUnavailableError } from "../../core/errors/storage-unavailable.ts";
+
+export { StorageUnavailableError };
 
 const unavailableCodes = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|CANTOPEN|READONLY|PROTOCOL|NOLFS)/;
 const unavailableMessages =

@@ -1,11 +1,11 @@
 import { hostname } from "node:os";
 import type { ServiceConfig } from "../../core/config/config.model.ts";
+import type { Logger } from "../../core/ports/logger.port.ts";
 import type { Stores } from "../../core/ports/stores.ts";
 import { profilePolicyFromLimits } from "../../core/profiles/profile.rules.ts";
 import { sessionPolicyFromLimits } from "../../core/session/session.rules.ts";
 import { cryptoIds } from "../runtime/crypto.ts";
 import { createLease } from "../runtime/lease.ts";
-import type { Logger } from "../runtime/logger.ts";
 import { Scheduler } from "../runtime/scheduler.ts";
 import type { VirtualClock } from "../runtime/virtual-clock.ts";
 import { FileImportService } from "../services/file-import.service.ts";

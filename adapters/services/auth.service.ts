@@ -34,9 +34,9 @@ import {
   tokenIssuedAt,
 } from "../../core/session/session.rules.ts";
 import { maxEmailLength } from "../../core/session/users.use-cases.ts";
+import { KeyedPace } from "../../core/values/keyed-pace.ts";
 import { ServiceBusyError } from "../runtime/crypto.ts";
 import { nextEventLoopTurn } from "../runtime/event-loop.ts";
-import { KeyedPace } from "../runtime/keyed-pace.ts";
 
 /** Who made an authenticated call, and what they may reach. */
 export interface Principal {
@@ -113,7 +113,7 @@ export class AuthService {
   /** Attempts waiting for the attempts in flight, per kind and name, in this process. */
   private readonly waiters = new Map<string, number>();
   /** DEC-AUT-01: keys checked while their name is locked, one a second for a name and a client. */
-  private readonly lockedKeyChecks = new KeyedPace(1000, 4);
+  private readonly lockedKeyChecks = new KeyedPace(1000, 4, Date.now, (ms) => sleep(ms).then(() => undefined));
 
   constructor(private readonly deps: AuthServiceDeps) {
     this.lockoutPolicies = {

@@ -1,3 +1,4 @@
+import { describeError } from "../../core/errors/describe-error.ts";
 import {
   type FileImportError,
   fileFailureMessage,
@@ -27,14 +28,13 @@ import type { Clock } from "../../core/ports/clock.port.ts";
 import type { CollectedEvent } from "../../core/ports/events.store.ts";
 import type { FileSourceType, FileStatusRecord } from "../../core/ports/files.store.ts";
 import type { IdSource } from "../../core/ports/ids.port.ts";
+import type { Logger } from "../../core/ports/logger.port.ts";
 import type { Stores } from "../../core/ports/stores.ts";
 import { err, ok, type Result } from "../../core/result.ts";
 import { isRecordTooLarge, isUnreadableCsv, readCsvRows } from "../fs/csv-rows.ts";
 import { DropFolders } from "../fs/drop-folder.ts";
 import { type ByteSource, md5OfNothing, ReceivedFiles } from "../fs/received-files.ts";
 import { createLease, type LeaseProcess } from "../runtime/lease.ts";
-import type { Logger } from "../runtime/logger.ts";
-import { describeError } from "../runtime/scheduler.ts";
 
 export interface FileImportServiceDeps {
   readonly stores: Stores;

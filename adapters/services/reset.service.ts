@@ -1,8 +1,8 @@
+import { describeError } from "../../core/errors/describe-error.ts";
 import type { IdSource } from "../../core/ports/ids.port.ts";
+import type { Logger } from "../../core/ports/logger.port.ts";
 import type { ErasedRecords, Stores } from "../../core/ports/stores.ts";
-import type { Logger } from "../runtime/logger.ts";
 import type { RequestGate } from "../runtime/request-gate.ts";
-import { describeError } from "../runtime/scheduler.ts";
 
 /** What the configuration put back in the store (POST /admin/reset's answer). */
 export interface ConfigurationApplied {

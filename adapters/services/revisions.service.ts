@@ -18,8 +18,8 @@ import {
   validatePublication,
 } from "../../core/revisions/revision.rules.ts";
 import { formatTimeCreated, nextFreeRevisionId, parseRevisionId } from "../../core/revisions/revision-id.rules.ts";
+import { KeyedTurns } from "../../core/values/keyed-turns.ts";
 import { buildDeterministicZip } from "../runtime/deterministic-zip.ts";
-import { KeyedTurns } from "../runtime/keyed-turns.ts";
 
 /** One file of a publication: its member name (the multipart filename, or the file's name in --dir) and bytes. */
 export interface PublishedFile {

@@ -7,8 +7,9 @@ import type {
   SessionStore,
   VersionedLockout,
 } from "../../core/ports/index.ts";
+import { newLockoutVersion } from "../../core/session/lockout.rules.ts";
 import { GroupCommitWriter } from "../collect/group-commit.ts";
-import { newLockoutVersion } from "../runtime/crypto.ts";
+import { cryptoIds } from "../runtime/crypto.ts";
 import { lockouts, sessions } from "./sessions.schema.ts";
 import { type ReaderQuery, readerQuery, type StatementReader } from "./statement-reader.ts";
 
@@ -150,7 +151,7 @@ export class LibsqlLockoutRepo implements LockoutStore {
     if (expectedVersion === null) {
       const inserted = await this.db
         .insert(lockouts)
-        .values({ kind, name, state, version: newLockoutVersion(), relevantUntil })
+        .values({ kind, name, state, version: newLockoutVersion(cryptoIds), relevantUntil })
         .onConflictDoNothing();
       return inserted.rowsAffected === 1;
     }

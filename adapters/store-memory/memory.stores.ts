@@ -4,6 +4,7 @@ import type {
   AccountRecord,
   ApiKeyRecord,
   ErasedRecords,
+  IdSource,
   LockoutKind,
   LockoutStore,
   ProfileRecord,
@@ -15,13 +16,14 @@ import type {
   UserRecord,
   VersionedLockout,
 } from "../../core/ports/index.ts";
-import { newLockoutVersion } from "../runtime/crypto.ts";
+import { newLockoutVersion } from "../../core/session/lockout.rules.ts";
 import { MemoryDataLayerStore } from "./memory.datalayers.ts";
 import { MemoryEventStore } from "./memory.events.ts";
 import { MemoryFileStatusStore } from "./memory.files.ts";
 import { MemoryPrivacyStore } from "./memory.privacy.ts";
 import { MemoryProfileStore } from "./memory.profiles.ts";
 import { MemoryRevisionStore } from "./memory.revisions.ts";
+import { webRandomIds } from "./web-random.ts";
 
 /** Records are copied in and out so that a caller can never change stored state by holding a reference. */
 function copy<T>(value: T): T {
@@ -228,6 +230,8 @@ class MemorySessionStore implements SessionStore {
 }
 
 class MemoryLockoutStore implements LockoutStore {
+  constructor(private readonly ids: IdSource) {}
+
   private readonly rows = new Map<string, { readonly lockout: VersionedLockout; readonly relevantUntil: number }>();
 
   /** Removes every lockout record (Stores.eraseAll); answers how many there were. */
@@ -252,7 +256,7 @@ class MemoryLockoutStore implements LockoutStore {
     const current = this.rows.get(key);
     if ((current?.lockout.version ?? null) !== expectedVersion) return false;
     this.rows.set(key, {
-      lockout: { state, version: expectedVersion === null ? newLockoutVersion() : expectedVersion + 1 },
+      lockout: { state, version: expectedVersion === null ? newLockoutVersion(this.ids) : expectedVersion + 1 },
       relevantUntil,
     });
     return true;
@@ -273,13 +277,17 @@ function compareCodeUnits(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** The reference implementation of every store port, held in memory: fast tests, and nothing kept on exit. */
-export function createMemoryStores(): Stores {
+/**
+ * The reference implementation of every store port, held in memory: fast tests, and nothing kept on exit. It
+ * imports nothing but the core, so a host on any runtime (Bun, Deno, Node, a worker) can give it to the core's
+ * use cases. `ids`: the randomness of new lockout versions (the Web Crypto API unless given).
+ */
+export function createMemoryStores(ids: IdSource = webRandomIds): Stores {
   let closed = false;
   const tenancy = new MemoryTenancyStore();
   const settings = new MemorySettingsStore();
   const sessions = new MemorySessionStore();
-  const lockouts = new MemoryLockoutStore();
+  const lockouts = new MemoryLockoutStore(ids);
   const dataLayers = new MemoryDataLayerStore();
   const events = new MemoryEventStore(
     () => closed,

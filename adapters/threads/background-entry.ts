@@ -2,9 +2,11 @@
  * The entry of the background thread (adapters/threads/background-host.ts): its own libSQL connection, its
  * own view of the virtual clock, and the workers of adapters/server/background.ts.
  */
+
 import { parentPort, workerData } from "node:worker_threads";
 import type { CollectedEvent } from "../../core/ports/events.store.ts";
-import type { Logger, LogLevel } from "../runtime/logger.ts";
+import type { Logger } from "../../core/ports/logger.port.ts";
+import type { LogLevel } from "../runtime/logger.ts";
 import { openVirtualClock } from "../runtime/virtual-clock.ts";
 import { openBackground } from "../server/background.ts";
 import { openLibsqlStores } from "../store-libsql/libsql.stores.ts";

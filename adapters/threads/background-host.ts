@@ -1,8 +1,10 @@
 import { Worker } from "node:worker_threads";
 import type { ServiceConfig } from "../../core/config/config.model.ts";
+import { describeErrorMessage } from "../../core/errors/describe-error.ts";
+import type { DrainOptions, DrainReport, WorkScheduler } from "../../core/ports/background.port.ts";
 import type { CollectedEvent } from "../../core/ports/events.store.ts";
-import type { Logger, LogLevel } from "../runtime/logger.ts";
-import { type DrainOptions, type DrainReport, describeErrorMessage, type WorkScheduler } from "../runtime/scheduler.ts";
+import type { Logger } from "../../core/ports/logger.port.ts";
+import type { LogLevel } from "../runtime/logger.ts";
 import { errorCodeOf, isStorageUnavailable, StorageUnavailableError } from "../runtime/storage-errors.ts";
 
 /** What the background thread is started with (structured-cloned into it). */

@@ -4,11 +4,11 @@ import {
   publishRetryPolicy,
   transitionChange,
 } from "../../core/datalayer/datalayer.machine.ts";
+import { describeError } from "../../core/errors/describe-error.ts";
 import type { RetryPolicy } from "../../core/machine.ts";
+import type { BackgroundWorker } from "../../core/ports/background.port.ts";
 import type { DataLayerChange, DataLayerStore } from "../../core/ports/datalayer.store.ts";
-import type { Logger } from "../runtime/logger.ts";
-import type { BackgroundWorker } from "../runtime/scheduler.ts";
-import { describeError } from "../runtime/scheduler.ts";
+import type { Logger } from "../../core/ports/logger.port.ts";
 
 /** Changes published per look, so one pass stays short however much is waiting. */
 const batchSize = 100;

@@ -1,6 +1,6 @@
+import type { BackgroundWorker } from "../../core/ports/background.port.ts";
 import type { EventStore } from "../../core/ports/events.store.ts";
 import type { SettingsStore } from "../../core/ports/settings.store.ts";
-import type { BackgroundWorker } from "../runtime/scheduler.ts";
 import { profilesCursorKey } from "./profile.worker.ts";
 
 /** How often, in virtual time, retention looks for events to remove when the last look found none. */

@@ -1,4 +1,4 @@
-import type { BackgroundWorker } from "../runtime/scheduler.ts";
+import type { BackgroundWorker } from "../../core/ports/background.port.ts";
 import type { FileImportService } from "../services/file-import.service.ts";
 
 /**

@@ -1,8 +1,9 @@
 import type { ProfileConfig } from "../../core/config/config.model.ts";
+import { describeError } from "../../core/errors/describe-error.ts";
+import type { BackgroundWorker } from "../../core/ports/background.port.ts";
+import type { Logger } from "../../core/ports/logger.port.ts";
 import type { Stores } from "../../core/ports/stores.ts";
 import { createLease } from "../runtime/lease.ts";
-import type { Logger } from "../runtime/logger.ts";
-import { type BackgroundWorker, describeError } from "../runtime/scheduler.ts";
 import { ProfileBatchError, ProfileLeaseLost, type ProfilesService } from "../services/profiles.service.ts";
 
 /** The settings entry of the last sequence number the profile worker applied (event retention reads it too). */

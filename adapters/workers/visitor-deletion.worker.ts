@@ -1,4 +1,7 @@
+import { describeError } from "../../core/errors/describe-error.ts";
 import type { RetryPolicy } from "../../core/machine.ts";
+import type { BackgroundWorker } from "../../core/ports/background.port.ts";
+import type { Logger } from "../../core/ports/logger.port.ts";
 import type { PrivacyStore, PrivacyTransaction } from "../../core/ports/privacy.store.ts";
 import {
   deletionRetryPolicy,
@@ -6,8 +9,6 @@ import {
   transitionPrivacy,
 } from "../../core/privacy/privacy.machine.ts";
 import { ImportsStillRunning } from "../fs/imported-files.eraser.ts";
-import type { Logger } from "../runtime/logger.ts";
-import { type BackgroundWorker, describeError } from "../runtime/scheduler.ts";
 import { type ErasureCounts, privacyAuditRecord } from "../services/privacy.service.ts";
 
 /** Deletions run per look, so one pass stays short however many are waiting. */

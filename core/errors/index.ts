@@ -10,6 +10,7 @@ export {
   collectError,
   collectErrors,
 } from "./collect.errors.ts";
+export { describeError, describeErrorMessage, stackFramesOf } from "./describe-error.ts";
 export {
   classifyFileFailure,
   type FileFailureCode,
@@ -40,4 +41,5 @@ export {
   momentsError,
   momentsErrors,
 } from "./moments.errors.ts";
+export { StorageUnavailableError } from "./storage-unavailable.ts";
 export { fillTemplate } from "./template.ts";

@@ -1,8 +1,9 @@
 /**
- * The ports: what the adapters implement for the core (stores, clock, ids, hashing), and the few rules
- * every implementation of a port shares.
+ * The ports: what the adapters implement for the core (stores, clock, ids, hashing, the event loop, leases,
+ * a logger, the background scheduler), and the few rules every implementation of a port shares.
  */
 
+export type { BackgroundWorker, DrainOptions, DrainReport, WorkScheduler } from "./background.port.ts";
 export type { Clock } from "./clock.port.ts";
 export type {
   ChangeSettlement,
@@ -14,6 +15,7 @@ export type {
   DataLayerStore,
   ServedDataLayer,
 } from "./datalayer.store.ts";
+export type { EventLoop } from "./event-loop.port.ts";
 export {
   type CollectedEvent,
   checkVisitorIds,
@@ -32,6 +34,8 @@ export type {
 } from "./files.store.ts";
 export type { Digests, SecretHasher } from "./hashing.port.ts";
 export type { IdSource } from "./ids.port.ts";
+export type { Lease, LeaseFactory } from "./lease.port.ts";
+export type { Logger } from "./logger.port.ts";
 export type {
   DeletionSettlement,
   PrivacyAuditAction,

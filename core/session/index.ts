@@ -9,6 +9,7 @@ export {
   type LockoutState,
   lockoutPolicyFromLimits,
   lockoutRelevantUntil,
+  newLockoutVersion,
   noFailures,
   reserveAttempt,
   settleAttempt,

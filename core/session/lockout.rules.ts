@@ -1,3 +1,4 @@
+import type { IdSource } from "../ports/ids.port.ts";
 import type { LockoutKind } from "../ports/sessions.store.ts";
 
 /**
@@ -176,4 +177,12 @@ export function lockoutRelevantUntil(state: LockoutState, policy: LockoutPolicy)
   if (state.lockedUntil !== null) return Math.max(state.lockedUntil, fromPending);
   if (state.failures.length === 0) return fromPending;
   return Math.max(Math.max(...state.failures) + policy.windowMs, fromPending);
+}
+
+/**
+ * The version of a new lockout record (LockoutStore.compareAndSet): 48 random bits, so that a record made
+ * after one was deleted does not take the version a writer may still hold of the deleted one.
+ */
+export function newLockoutVersion(ids: IdSource): number {
+  return Number.parseInt(ids.randomHex(6), 16) + 1;
 }

@@ -10,8 +10,8 @@ export class KeyedPace {
   constructor(
     private readonly spacingMs: number,
     private readonly maxWaiting: number,
-    private readonly now: () => number = Date.now,
-    private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    private readonly now: () => number,
+    private readonly sleep: (ms: number) => Promise<void>,
   ) {}
 
   /** Resolves true once it is this task's turn, or false at once when too many of its key are waiting. */

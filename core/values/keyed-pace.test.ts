@@ -1,4 +1,5 @@
-import { describe, expect, it } from "bun:test";
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
 import { KeyedPace } from "./keyed-pace.ts";
 
 describe("KeyedPace", () => {
@@ -16,8 +17,8 @@ describe("KeyedPace", () => {
       key = name;
       return pace.take(name);
     };
-    expect(await Promise.all([take("a"), take("a"), take("b"), take("a")])).toEqual([true, true, true, true]);
-    expect(sleeps).toEqual([
+    assert.deepEqual(await Promise.all([take("a"), take("a"), take("b"), take("a")]), [true, true, true, true]);
+    assert.deepEqual(sleeps, [
       ["a", 1000],
       ["a", 2000],
     ]);
@@ -30,11 +31,11 @@ describe("KeyedPace", () => {
       () => 0,
       () => new Promise(() => {}),
     );
-    expect(await pace.take("a")).toBe(true);
+    assert.equal(await pace.take("a"), true);
     void pace.take("a");
     void pace.take("a");
-    expect(await pace.take("a")).toBe(false);
-    expect(await pace.take("b")).toBe(true);
+    assert.equal(await pace.take("a"), false);
+    assert.equal(await pace.take("b"), true);
   });
 
   it("forgets keys whose spacing has passed, so memory follows the keys of the last moment", async () => {
@@ -49,6 +50,6 @@ describe("KeyedPace", () => {
       await pace.take(`k${i}`);
       now += 10;
     }
-    expect(pace.keptKeys).toBeLessThanOrEqual(1024 + 100);
+    assert.ok(pace.keptKeys <= 1024 + 100);
   });
 });

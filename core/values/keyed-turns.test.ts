@@ -1,4 +1,5 @@
-import { describe, expect, it } from "bun:test";
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
 import { KeyedTurns } from "./keyed-turns.ts";
 
 describe("KeyedTurns", () => {
@@ -9,7 +10,7 @@ describe("KeyedTurns", () => {
       (name: string, ms: number, fail = false) =>
       async () => {
         log.push(`start ${name}`);
-        await Bun.sleep(ms);
+        await new Promise((resolve) => setTimeout(resolve, ms));
         log.push(`end ${name}`);
         if (fail) throw new Error(name);
         return name;
@@ -19,12 +20,13 @@ describe("KeyedTurns", () => {
       turns.run("a", task("a2", 1)),
       turns.run("b", task("b1", 5)),
     ]);
-    expect(
+    assert.deepEqual(
       results.map((result) => (result.status === "fulfilled" ? result.value : (result.reason as Error).message)),
-    ).toEqual(["a1", "a2", "b1"]);
-    expect(log.indexOf("start a2")).toBeGreaterThan(log.indexOf("end a1"));
-    expect(log.indexOf("start b1")).toBeLessThan(log.indexOf("end a1"));
-    await Bun.sleep(0);
-    expect(turns.busyKeys).toBe(0);
+      ["a1", "a2", "b1"],
+    );
+    assert.ok(log.indexOf("start a2") > log.indexOf("end a1"));
+    assert.ok(log.indexOf("start b1") < log.indexOf("end a1"));
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    assert.equal(turns.busyKeys, 0);
   });
 });

@@ -1,0 +1,6 @@
+/** Structured logging: a message and its fields. The adapters write it (one JSON object a line in svc-hub). */
+export interface Logger {
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
