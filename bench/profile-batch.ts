@@ -14,11 +14,13 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { hostEventLoop } from "../adapters/runtime/event-loop.ts";
+import { createLease } from "../adapters/runtime/lease.ts";
 import { createMemoryLogger } from "../adapters/runtime/logger.ts";
-import { ProfilesService } from "../adapters/services/profiles.service.ts";
 import { databaseUrlForDataDir, openLibsqlStores } from "../adapters/store-libsql/libsql.stores.ts";
-import { profileWorker } from "../adapters/workers/profile.worker.ts";
 import { profilePolicyFromLimits } from "../core/profiles/profile.rules.ts";
+import { profileWorker } from "../core/profiles/profile-folding.worker.ts";
+import { ProfilesService } from "../core/profiles/profiles.use-cases.ts";
 import { openDemoService } from "../harness/in-process.ts";
 import { getScenarioEvents } from "./cases/collect.ts";
 
@@ -58,8 +60,18 @@ try {
     step = Math.min(step + 1, steps.length - 1);
     mark = now;
   };
-  const profiles = new ProfilesService({ stores, policy: profilePolicyFromLimits({ visitTimeoutMinutes: 30 }), pause });
-  const worker = profileWorker({ stores, profiles, logger: createMemoryLogger() });
+  const profiles = new ProfilesService({
+    stores,
+    policy: profilePolicyFromLimits({ visitTimeoutMinutes: 30 }),
+    eventLoop: hostEventLoop,
+    pause,
+  });
+  const worker = profileWorker({
+    stores,
+    profiles,
+    logger: createMemoryLogger(),
+    lease: createLease(stores.settings, "profiles", "this-node", 15_000),
+  });
 
   const cpuBefore = process.cpuUsage();
   const writtenBefore = writtenBytes();

@@ -3,6 +3,7 @@ import { type FileHandle, open, rename, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { FileDefinition } from "../../core/config/config.model.ts";
 import { prefixOfFileName } from "../../core/files/file-name.rules.ts";
+import type { ImportedFileEraser, ImportedFilesErasure } from "../../core/ports/imported-files.port.ts";
 import type { Logger } from "../../core/ports/logger.port.ts";
 import type { PrivacyTransaction } from "../../core/ports/privacy.store.ts";
 import type { Stores } from "../../core/ports/stores.ts";
@@ -17,35 +18,6 @@ export interface ImportedFilesEraserDeps {
   readonly stores: Stores;
   readonly dataDir: string;
   readonly logger?: Logger;
-}
-
-/** What erasing the kept copies of imported files removed, for the audit. */
-export interface ImportedFilesErasure extends Record<string, number> {
-  /** Files rewritten without the visitor's rows. */
-  readonly importedFiles: number;
-  readonly importedRows: number;
-  /** Files holding the visitor's attribute whose import had not finished, left as they are. */
-  readonly importsUnfinished: number;
-}
-
-/**
- * A deletion that must wait: an import of its account/profile has not finished (on another node, or one
- * whose holder died and whose lease has not expired yet). Erasing now would leave the rows the import has
- * still to read, and it would write the visitor back after the deletion said SUCCESS.
- */
-export class ImportsStillRunning extends Error {
-  override readonly name = "ImportsStillRunning";
-  constructor(readonly files: readonly string[]) {
-    super(`imports not finished: ${files.join(", ")}`);
-  }
-}
-
-/** Throws ImportsStillRunning while an import of the transaction's account/profile has not finished. */
-export async function checkNoImportRunning(stores: Stores, transaction: PrivacyTransaction): Promise<void> {
-  const running = (await stores.files.unfinished()).filter(
-    (record) => record.account === transaction.account && record.profile === transaction.profile,
-  );
-  if (running.length > 0) throw new ImportsStillRunning(running.map((record) => record.name));
 }
 
 /** A byte range [start, end) of a file: one CSV record with its line end. */
@@ -74,8 +46,8 @@ const temporarySuffix = ".erasing";
  * Running it again finds nothing more to remove.
  *
  * An import still running reads its file by position, so its file is left alone. The deletion worker finishes
- * this node's imports before it erases and waits for the others' (checkNoImportRunning); one that started in
- * between is counted in `importsUnfinished`.
+ * this node's imports before it erases and waits for the others' (checkNoImportRunning, in core/privacy); one
+ * that started in between is counted in `importsUnfinished`.
  * Files refused at the drop folder (`inbox/.../rejected/`) were never imported and stay the operator's.
  */
 export async function eraseFromImportedFiles(
@@ -136,6 +108,11 @@ export async function eraseFromImportedFiles(
     erased.importedRows += ranges.length;
   }
   return erased;
+}
+
+/** The ImportedFileEraser port on the kept copies in a data directory: eraseFromImportedFiles. */
+export function importedFilesEraser(deps: ImportedFilesEraserDeps): ImportedFileEraser {
+  return { eraseVisitor: (transaction, visitorIds) => eraseFromImportedFiles(deps, transaction, visitorIds) };
 }
 
 /**

@@ -5,6 +5,7 @@ import type { WorkScheduler } from "../../core/ports/background.port.ts";
 import type { SecretHasher } from "../../core/ports/hashing.port.ts";
 import type { IdSource } from "../../core/ports/ids.port.ts";
 import type { Logger } from "../../core/ports/logger.port.ts";
+import type { PrivacyService } from "../../core/privacy/privacy.use-cases.ts";
 import type { UsersService } from "../../core/session/users.use-cases.ts";
 import type { TimingPreset } from "../../core/timing/timing.presets.ts";
 import type { CollectService } from "../collect/collect.service.ts";
@@ -13,7 +14,6 @@ import type { VirtualClock } from "../runtime/virtual-clock.ts";
 import type { AuthService } from "../services/auth.service.ts";
 import type { DataLayerService } from "../services/datalayer.service.ts";
 import type { FileImportService } from "../services/file-import.service.ts";
-import type { PrivacyService } from "../services/privacy.service.ts";
 import type { ResetService } from "../services/reset.service.ts";
 import type { RevisionsService } from "../services/revisions.service.ts";
 

@@ -115,8 +115,9 @@ describe("leases", () => {
   });
 
   it("the profile worker does nothing while another node holds its lease", async () => {
-    const { profileWorker } = await import("../workers/profile.worker.ts");
-    const { ProfilesService } = await import("../services/profiles.service.ts");
+    const { profileWorker } = await import("../../core/profiles/profile-folding.worker.ts");
+    const { ProfilesService } = await import("../../core/profiles/profiles.use-cases.ts");
+    const { hostEventLoop } = await import("./event-loop.ts");
     const { createMemoryLogger } = await import("./logger.ts");
     const stores = createMemoryStores();
     await stores.tenancy.ensureAccount("acme", 0);
@@ -143,9 +144,9 @@ describe("leases", () => {
     expect(await createLease(stores.settings, "profiles", "other-node", 60_000).acquire()).toBe(true);
     const worker = profileWorker({
       stores,
-      profiles: new ProfilesService({ stores, policy: { visitTimeoutMs: 1_800_000 } }),
+      profiles: new ProfilesService({ stores, policy: { visitTimeoutMs: 1_800_000 }, eventLoop: hostEventLoop }),
       logger: createMemoryLogger(),
-      nodeId: "this-node",
+      lease: createLease(stores.settings, "profiles", "this-node", 15_000),
     });
     expect(await worker.runDue(0)).toBe(0);
     expect(await stores.profiles.canonicalOf("acme", "main", "v")).toBeNull();

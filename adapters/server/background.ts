@@ -2,21 +2,23 @@ import { hostname } from "node:os";
 import type { ServiceConfig } from "../../core/config/config.model.ts";
 import type { Logger } from "../../core/ports/logger.port.ts";
 import type { Stores } from "../../core/ports/stores.ts";
+import { eraseVisitor } from "../../core/privacy/privacy.use-cases.ts";
+import { visitorDeletionWorker } from "../../core/privacy/visitor-deletion.worker.ts";
+import { eventRetentionWorker } from "../../core/profiles/event-retention.worker.ts";
 import { profilePolicyFromLimits } from "../../core/profiles/profile.rules.ts";
+import { profileWorker } from "../../core/profiles/profile-folding.worker.ts";
+import { ProfilesService } from "../../core/profiles/profiles.use-cases.ts";
 import { sessionPolicyFromLimits } from "../../core/session/session.rules.ts";
+import { importedFilesEraser } from "../fs/imported-files.eraser.ts";
 import { cryptoIds } from "../runtime/crypto.ts";
+import { hostEventLoop } from "../runtime/event-loop.ts";
 import { createLease } from "../runtime/lease.ts";
 import { Scheduler } from "../runtime/scheduler.ts";
 import type { VirtualClock } from "../runtime/virtual-clock.ts";
 import { FileImportService } from "../services/file-import.service.ts";
-import { eraseVisitor } from "../services/privacy.service.ts";
-import { ProfilesService } from "../services/profiles.service.ts";
 import { dataLayerPublisher } from "../workers/datalayer-publisher.worker.ts";
-import { eventRetentionWorker } from "../workers/event-retention.worker.ts";
 import { fileImportWorker } from "../workers/file-import.worker.ts";
-import { profileWorker } from "../workers/profile.worker.ts";
 import { sessionJanitor } from "../workers/session-janitor.worker.ts";
-import { visitorDeletionWorker } from "../workers/visitor-deletion.worker.ts";
 
 export interface BackgroundDeps {
   readonly stores: Stores;
@@ -123,20 +125,26 @@ export async function openBackground(deps: BackgroundDeps, part: BackgroundPart 
     };
   // DEC-FIL-01..05: registered before the profile worker, so one pass imports rows and applies them.
   scheduler.register(fileImportWorker({ imports: fileImports }));
-  const profiles = new ProfilesService({ stores, policy: profilePolicyFromLimits(config.limits) });
+  const profiles = new ProfilesService({
+    stores,
+    policy: profilePolicyFromLimits(config.limits),
+    eventLoop: hostEventLoop,
+  });
   const profilesLeaseHolder = `${deps.nodeId}-${cryptoIds.randomHex(4)}`;
-  const profilesWorker = profileWorker({ stores, profiles, logger, nodeId: profilesLeaseHolder });
+  const profilesLeaseOf = () => createLease(stores.settings, "profiles", profilesLeaseHolder, 15_000);
+  const profilesWorker = profileWorker({ stores, profiles, logger, lease: profilesLeaseOf() });
   scheduler.register(profilesWorker);
   // PRV-09, DEC-PRV-04: after the import and profile workers, and catching both up first, so every stored row
   // is an event and stitching is complete when a visitor is erased (with the kept copies of imported files).
   // Only the holder of the profiles lease erases, so no profile update of another node interleaves with it.
   const importsCatchUp = fileImportWorker({ imports: fileImports });
-  const profilesLease = createLease(stores.settings, "profiles", profilesLeaseHolder, 15_000);
+  const profilesLease = profilesLeaseOf();
+  const importedFiles = importedFilesEraser({ stores, dataDir: deps.dataDir, logger });
   scheduler.register(
     visitorDeletionWorker({
       store: stores.privacy,
       mayRun: () => profilesLease.acquire(),
-      erase: (transaction) => eraseVisitor({ stores, dataDir: deps.dataDir, logger }, transaction),
+      erase: (transaction) => eraseVisitor({ stores, importedFiles }, transaction),
       beforeErasing: async (now) => {
         while ((await importsCatchUp.runDue(now)) > 0);
         while ((await profilesWorker.runDue(now)) > 0);

@@ -8,7 +8,9 @@ import type { WorkScheduler } from "../../core/ports/background.port.ts";
 import type { SecretHasher } from "../../core/ports/hashing.port.ts";
 import type { Logger } from "../../core/ports/logger.port.ts";
 import type { Stores } from "../../core/ports/stores.ts";
+import { PrivacyService } from "../../core/privacy/privacy.use-cases.ts";
 import { profilePolicyFromLimits } from "../../core/profiles/profile.rules.ts";
+import { syncEngineStates } from "../../core/profiles/profiles.use-cases.ts";
 import { err, ok, type Result } from "../../core/result.ts";
 import { preparingSecrets } from "../../core/session/secrets.rules.ts";
 import { UsersService } from "../../core/session/users.use-cases.ts";
@@ -27,8 +29,6 @@ import { openVirtualClock, type VirtualClock } from "../runtime/virtual-clock.ts
 import { AuthService } from "../services/auth.service.ts";
 import { DataLayerService } from "../services/datalayer.service.ts";
 import type { FileImportService } from "../services/file-import.service.ts";
-import { PrivacyService } from "../services/privacy.service.ts";
-import { syncEngineStates } from "../services/profiles.service.ts";
 import { type ConfigurationApplied, ResetService } from "../services/reset.service.ts";
 import { RevisionsService } from "../services/revisions.service.ts";
 import { openLibsqlStores } from "../store-libsql/libsql.stores.ts";

@@ -12,7 +12,7 @@ import type {
   Stores,
   UserRecord,
 } from "../../core/ports/index.ts";
-import { privacyAuditRecord } from "../services/privacy.service.ts";
+import { privacyAuditRecord } from "../../core/privacy/privacy.use-cases.ts";
 
 export function sampleEvent(overrides: Partial<CollectedEvent> = {}): CollectedEvent {
   return {

@@ -1,6 +1,7 @@
 /**
  * The ports: what the adapters implement for the core (stores, clock, ids, hashing, the event loop, leases,
- * a logger, the background scheduler), and the few rules every implementation of a port shares.
+ * a logger, the background scheduler, the kept copies of imported files), and the few rules every
+ * implementation of a port shares.
  */
 
 export type { BackgroundWorker, DrainOptions, DrainReport, WorkScheduler } from "./background.port.ts";
@@ -34,6 +35,7 @@ export type {
 } from "./files.store.ts";
 export type { Digests, SecretHasher } from "./hashing.port.ts";
 export type { IdSource } from "./ids.port.ts";
+export type { ImportedFileEraser, ImportedFilesErasure } from "./imported-files.port.ts";
 export type { Lease, LeaseFactory } from "./lease.port.ts";
 export type { Logger } from "./logger.port.ts";
 export type {

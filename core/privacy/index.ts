@@ -1,6 +1,7 @@
 /**
  * Visitor privacy (PRV-*, DEC-PRV-*): reading a visitor's record, the delete transaction and its retries,
- * and erasing a deleted value from events and profiles.
+ * erasing a deleted value from events and profiles, the privacy API's use cases and the worker that runs
+ * each deletion once it is due.
  */
 
 export {
@@ -34,4 +35,16 @@ export {
   valueHashInput,
   visitorIdsOfGroup,
 } from "./privacy.rules.ts";
+export {
+  checkNoImportRunning,
+  type ErasureCounts,
+  eraseVisitor,
+  ImportsStillRunning,
+  type PrivacyRequest,
+  PrivacyService,
+  type PrivacyServiceDeps,
+  privacyAuditRecord,
+  type VisitorErasureDeps,
+} from "./privacy.use-cases.ts";
+export { importWaitMs, type VisitorDeletionWorkerDeps, visitorDeletionWorker } from "./visitor-deletion.worker.ts";
 export { type VisitorRecord, type VisitorRecordAnswer, visitorRecordAnswer } from "./visitor-record.rules.ts";

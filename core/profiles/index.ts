@@ -1,8 +1,10 @@
 /**
- * Visitor profiles (DEC-PRO-*, VID-*): applying an event to a profile, visits and audiences, and stitching
- * the visitor IDs that name one person into one group.
+ * Visitor profiles (DEC-PRO-*, VID-*): applying an event to a profile, visits and audiences, stitching the
+ * visitor IDs that name one person into one group, the worker that folds stored events into profiles, and
+ * the retention of the events it has folded.
  */
 
+export { eventRetentionWorker } from "./event-retention.worker.ts";
 export {
   type AttributeValue,
   applyEvent,
@@ -15,6 +17,14 @@ export {
   profilePolicyFromLimits,
   type VisitorProfile,
 } from "./profile.rules.ts";
+export { profilesCursorKey, profileWorker } from "./profile-folding.worker.ts";
+export {
+  ProfileBatchError,
+  ProfileLeaseLost,
+  ProfilesService,
+  profileEventOf,
+  syncEngineStates,
+} from "./profiles.use-cases.ts";
 export {
   chooseCanonical,
   type GroupSummary,

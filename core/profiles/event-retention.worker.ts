@@ -1,7 +1,7 @@
-import type { BackgroundWorker } from "../../core/ports/background.port.ts";
-import type { EventStore } from "../../core/ports/events.store.ts";
-import type { SettingsStore } from "../../core/ports/settings.store.ts";
-import { profilesCursorKey } from "./profile.worker.ts";
+import type { BackgroundWorker } from "../ports/background.port.ts";
+import type { EventStore } from "../ports/events.store.ts";
+import type { SettingsStore } from "../ports/settings.store.ts";
+import { profilesCursorKey } from "./profile-folding.worker.ts";
 
 /** How often, in virtual time, retention looks for events to remove when the last look found none. */
 const sweepEveryMs = 60_000;

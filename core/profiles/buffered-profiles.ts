@@ -1,10 +1,6 @@
-import type { MergeRecord, ProfileSave, ProfileStore } from "../../core/ports/index.ts";
-import {
-  type FoundForEngine,
-  findByMemberInTwoReads,
-  findForEngineInTwoReads,
-} from "../../core/ports/profiles.store.ts";
-import type { VisitorProfile } from "../../core/profiles/profile.rules.ts";
+import type { MergeRecord, ProfileSave, ProfileStore } from "../ports/index.ts";
+import { type FoundForEngine, findByMemberInTwoReads, findForEngineInTwoReads } from "../ports/profiles.store.ts";
+import type { VisitorProfile } from "./profile.rules.ts";
 
 /**
  * The profile store as one batch of the profile worker sees it: the groups and profiles of the batch's

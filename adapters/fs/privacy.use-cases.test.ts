@@ -1,14 +1,22 @@
+/**
+ * Erasing a visitor (the privacy use case, core/privacy/privacy.use-cases.ts) with the kept copies of imported
+ * files on disk, through the eraser of adapters/fs: the group's rows leave the files, and a try that fails
+ * half-way is finished by the next.
+ */
 import { afterEach, describe, expect, it } from "bun:test";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ProfileConfig } from "../../core/config/config.model.ts";
 import type { CollectedEvent, PrivacyTransaction, Stores } from "../../core/ports/index.ts";
+import { eraseVisitor, type VisitorErasureDeps } from "../../core/privacy/privacy.use-cases.ts";
+import { profileWorker } from "../../core/profiles/profile-folding.worker.ts";
+import { ProfilesService } from "../../core/profiles/profiles.use-cases.ts";
+import { hostEventLoop } from "../runtime/event-loop.ts";
+import { createLease } from "../runtime/lease.ts";
 import { createMemoryLogger } from "../runtime/logger.ts";
 import { createMemoryStores } from "../store-memory/memory.stores.ts";
-import { profileWorker } from "../workers/profile.worker.ts";
-import { eraseVisitor } from "./privacy.service.ts";
-import { ProfilesService } from "./profiles.service.ts";
+import { importedFilesEraser } from "./imported-files.eraser.ts";
 
 const directories: string[] = [];
 afterEach(() => {
@@ -120,8 +128,9 @@ async function setUpScene(): Promise<{ stores: Stores; dataDir: string; folder: 
   ]);
   const profiles = profileWorker({
     stores,
-    profiles: new ProfilesService({ stores, policy: { visitTimeoutMs: 30 * 60_000 } }),
+    profiles: new ProfilesService({ stores, policy: { visitTimeoutMs: 30 * 60_000 }, eventLoop: hostEventLoop }),
     logger: createMemoryLogger(),
+    lease: createLease(stores.settings, "profiles", "this-node", 15_000),
   });
   while ((await profiles.runDue(1_000)) > 0);
   const canonical = await stores.profiles.canonicalOf("acme", "main", customerKnownId);
@@ -132,6 +141,11 @@ async function setUpScene(): Promise<{ stores: Stores; dataDir: string; folder: 
 
 function readKept(folder: string): Record<string, string> {
   return Object.fromEntries(Object.keys(keptFiles).map((name) => [name, readFileSync(join(folder, name), "utf8")]));
+}
+
+/** What eraseVisitor works on: `stores`, and the kept files of `dataDir` erased through the same stores. */
+function erasureOn(stores: Stores, dataDir: string): VisitorErasureDeps {
+  return { stores, importedFiles: importedFilesEraser({ stores, dataDir }) };
 }
 
 /** `stores` whose `area` fails its first call of `method`, as a storage error or a crash half-way through would. */
@@ -151,7 +165,7 @@ function failingOnce<K extends "events" | "files">(stores: Stores, area: K, meth
 describe("erasing a visitor's group with its imported rows (PRV-09, DEC-PRV-04)", () => {
   it("[PRV-09, DEC-PRV-04] deleting by customer_id C-77 removes ann's rows, imported by e-mail address, from every kept file; other visitors' rows stay byte for byte", async () => {
     const { stores, dataDir, folder } = await setUpScene();
-    const counts = await eraseVisitor({ stores, dataDir }, deletion(5121, "C-77"));
+    const counts = await eraseVisitor(erasureOn(stores, dataDir), deletion(5121, "C-77"));
     expect(readKept(folder)).toEqual(withoutAnn);
     expect(counts).toEqual({
       visitorIds: 3,
@@ -176,13 +190,13 @@ describe("erasing a visitor's group with its imported rows (PRV-09, DEC-PRV-04)"
     const { stores, dataDir, folder } = await setUpScene();
     // The eraser asks for a file's import record only once it found rows to remove.
     await expect(
-      eraseVisitor({ stores: failingOnce(stores, "files", "find"), dataDir }, deletion(5121, "C-77")),
+      eraseVisitor(erasureOn(failingOnce(stores, "files", "find"), dataDir), deletion(5121, "C-77")),
     ).rejects.toThrow("storage error");
     expect(readKept(folder)).toEqual(keptFiles);
     expect(await stores.profiles.canonicalOf("acme", "main", annKnownId)).not.toBeNull();
     expect((await stores.events.query({ visitorId: annKnownId, limit: 10 })).length).toBe(2);
 
-    expect(await eraseVisitor({ stores, dataDir }, deletion(5121, "C-77"))).toMatchObject({
+    expect(await eraseVisitor(erasureOn(stores, dataDir), deletion(5121, "C-77"))).toMatchObject({
       visitorIds: 3,
       importedFiles: 2,
       importedRows: 3,
@@ -193,12 +207,12 @@ describe("erasing a visitor's group with its imported rows (PRV-09, DEC-PRV-04)"
   it("[PRV-09, DEC-PRV-04] a try that fails after the files were rewritten, before the group is deleted, is finished by the next try", async () => {
     const { stores, dataDir, folder } = await setUpScene();
     await expect(
-      eraseVisitor({ stores: failingOnce(stores, "events", "deleteVisitors"), dataDir }, deletion(5121, "C-77")),
+      eraseVisitor(erasureOn(failingOnce(stores, "events", "deleteVisitors"), dataDir), deletion(5121, "C-77")),
     ).rejects.toThrow("storage error");
     expect(readKept(folder)).toEqual(withoutAnn);
     expect(await stores.profiles.canonicalOf("acme", "main", customerKnownId)).not.toBeNull();
 
-    expect(await eraseVisitor({ stores, dataDir }, deletion(5121, "C-77"))).toEqual({
+    expect(await eraseVisitor(erasureOn(stores, dataDir), deletion(5121, "C-77"))).toEqual({
       visitorIds: 3,
       events: 4,
       profiles: 1,

@@ -1,15 +1,10 @@
-import { describeError } from "../../core/errors/describe-error.ts";
-import type { RetryPolicy } from "../../core/machine.ts";
-import type { BackgroundWorker } from "../../core/ports/background.port.ts";
-import type { Logger } from "../../core/ports/logger.port.ts";
-import type { PrivacyStore, PrivacyTransaction } from "../../core/ports/privacy.store.ts";
-import {
-  deletionRetryPolicy,
-  privacyTransactionLifecycle,
-  transitionPrivacy,
-} from "../../core/privacy/privacy.machine.ts";
-import { ImportsStillRunning } from "../fs/imported-files.eraser.ts";
-import { type ErasureCounts, privacyAuditRecord } from "../services/privacy.service.ts";
+import { describeError } from "../errors/describe-error.ts";
+import type { RetryPolicy } from "../machine.ts";
+import type { BackgroundWorker } from "../ports/background.port.ts";
+import type { Logger } from "../ports/logger.port.ts";
+import type { PrivacyStore, PrivacyTransaction } from "../ports/privacy.store.ts";
+import { deletionRetryPolicy, privacyTransactionLifecycle, transitionPrivacy } from "./privacy.machine.ts";
+import { type ErasureCounts, ImportsStillRunning, privacyAuditRecord } from "./privacy.use-cases.ts";
 
 /** Deletions run per look, so one pass stays short however many are waiting. */
 const batchSize = 20;

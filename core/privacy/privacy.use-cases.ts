@@ -1,19 +1,20 @@
-import { type ManagementError, managementError } from "../../core/errors/index.ts";
-import type { Clock } from "../../core/ports/clock.port.ts";
-import type { Digests } from "../../core/ports/hashing.port.ts";
-import type { IdSource } from "../../core/ports/ids.port.ts";
+import { type ManagementError, managementError } from "../errors/index.ts";
+import type { Clock } from "../ports/clock.port.ts";
+import type { Digests } from "../ports/hashing.port.ts";
+import type { IdSource } from "../ports/ids.port.ts";
+import type { ImportedFileEraser, ImportedFilesErasure } from "../ports/imported-files.port.ts";
 import type {
   PrivacyAuditAction,
   PrivacyAuditRecord,
   PrivacyTransaction,
   PrivacyTransactionState,
-} from "../../core/ports/privacy.store.ts";
-import type { Stores } from "../../core/ports/stores.ts";
-import {
-  type PrivacyTransition,
-  privacyTransactionLifecycle,
-  transitionPrivacy,
-} from "../../core/privacy/privacy.machine.ts";
+} from "../ports/privacy.store.ts";
+import type { Stores } from "../ports/stores.ts";
+import type { ProfilePolicy } from "../profiles/profile.rules.ts";
+import { err, ok, type Result } from "../result.ts";
+import type { TimingPreset } from "../timing/timing.presets.ts";
+import { normaliseVisitorIdValue } from "../visitors/visitor-id.rules.ts";
+import { type PrivacyTransition, privacyTransactionLifecycle, transitionPrivacy } from "./privacy.machine.ts";
 import {
   knownVisitorIdOf,
   readPrettyName,
@@ -22,18 +23,8 @@ import {
   type VisitorLookup,
   valueHashInput,
   visitorIdsOfGroup,
-} from "../../core/privacy/privacy.rules.ts";
-import { type VisitorRecordAnswer, visitorRecordAnswer } from "../../core/privacy/visitor-record.rules.ts";
-import type { ProfilePolicy } from "../../core/profiles/profile.rules.ts";
-import { err, ok, type Result } from "../../core/result.ts";
-import type { TimingPreset } from "../../core/timing/timing.presets.ts";
-import { normaliseVisitorIdValue } from "../../core/visitors/visitor-id.rules.ts";
-import {
-  checkNoImportRunning,
-  eraseFromImportedFiles,
-  type ImportedFilesEraserDeps,
-  type ImportedFilesErasure,
-} from "../fs/imported-files.eraser.ts";
+} from "./privacy.rules.ts";
+import { type VisitorRecordAnswer, visitorRecordAnswer } from "./visitor-record.rules.ts";
 
 export interface PrivacyServiceDeps {
   readonly stores: Stores;
@@ -244,6 +235,26 @@ export interface ErasureCounts extends Record<string, number> {
   readonly profilesRewritten: number;
 }
 
+/**
+ * A deletion that must wait: an import of its account/profile has not finished (on another node, or one
+ * whose holder died and whose lease has not expired yet). Erasing now would leave the rows the import has
+ * still to read, and it would write the visitor back after the deletion said SUCCESS.
+ */
+export class ImportsStillRunning extends Error {
+  override readonly name = "ImportsStillRunning";
+  constructor(readonly files: readonly string[]) {
+    super(`imports not finished: ${files.join(", ")}`);
+  }
+}
+
+/** Throws ImportsStillRunning while an import of the transaction's account/profile has not finished. */
+export async function checkNoImportRunning(stores: Stores, transaction: PrivacyTransaction): Promise<void> {
+  const running = (await stores.files.unfinished()).filter(
+    (record) => record.account === transaction.account && record.profile === transaction.profile,
+  );
+  if (running.length > 0) throw new ImportsStillRunning(running.map((record) => record.name));
+}
+
 /** A group of stitched visitors a deletion removes, as found before anything of it is removed. */
 interface FoundGroup {
   readonly canonical: string;
@@ -323,6 +334,12 @@ async function removeVisitors(
   return { visitorIds, events, profiles: groups.length };
 }
 
+/** What erasing a visitor works on: the stores, and the kept copies of imported files. */
+export interface VisitorErasureDeps {
+  readonly stores: Stores;
+  readonly importedFiles: ImportedFileEraser;
+}
+
 /**
  * PRV-09, DEC-PRV-04, DEC-PRV-05: removes the visitor a pending deletion names: the groups its value names
  * under any visitor ID attribute (every stitched visitor: the ids that replaced it and that it replaced), and
@@ -344,7 +361,7 @@ async function removeVisitors(
  * and fails nothing.
  */
 export async function eraseVisitor(
-  deps: ImportedFilesEraserDeps,
+  deps: VisitorErasureDeps,
   transaction: PrivacyTransaction,
 ): Promise<ErasureCounts & ImportedFilesErasure> {
   const { stores } = deps;
@@ -354,7 +371,7 @@ export async function eraseVisitor(
   const visitorIds = found.groups.flatMap((group) =>
     visitorIdsOfGroup(account, profile, { lookup, members: group.members, captured: group.captured }),
   );
-  const files = await eraseFromImportedFiles(deps, transaction, visitorIds);
+  const files = await deps.importedFiles.eraseVisitor(transaction, visitorIds);
   const named = await removeVisitors(stores, account, profile, found.ids, found.groups);
 
   const inEvents = await stores.events.eraseValue(account, profile, lookup.value);

@@ -1,10 +1,10 @@
-import type { ProfileConfig } from "../../core/config/config.model.ts";
-import { describeError } from "../../core/errors/describe-error.ts";
-import type { BackgroundWorker } from "../../core/ports/background.port.ts";
-import type { Logger } from "../../core/ports/logger.port.ts";
-import type { Stores } from "../../core/ports/stores.ts";
-import { createLease } from "../runtime/lease.ts";
-import { ProfileBatchError, ProfileLeaseLost, type ProfilesService } from "../services/profiles.service.ts";
+import type { ProfileConfig } from "../config/config.model.ts";
+import { describeError } from "../errors/describe-error.ts";
+import type { BackgroundWorker } from "../ports/background.port.ts";
+import type { Lease } from "../ports/lease.port.ts";
+import type { Logger } from "../ports/logger.port.ts";
+import type { Stores } from "../ports/stores.ts";
+import { ProfileBatchError, ProfileLeaseLost, type ProfilesService } from "./profiles.use-cases.ts";
 
 /** The settings entry of the last sequence number the profile worker applied (event retention reads it too). */
 export const profilesCursorKey = "profiles.cursor";
@@ -20,12 +20,15 @@ export function profileWorker(deps: {
   stores: Stores;
   profiles: ProfilesService;
   logger: Logger;
-  /** This node's id: with several nodes on one database, only the lease holder applies events. */
-  nodeId?: string;
+  /**
+   * This node's profiles lease: with several nodes on one database, only its holder applies events. A batch
+   * renews it as it goes and stops once it is lost.
+   */
+  lease: Lease;
   batchSize?: number;
 }): BackgroundWorker {
+  const { lease } = deps;
   const batchSize = deps.batchSize ?? 500;
-  const lease = createLease(deps.stores.settings, "profiles", deps.nodeId ?? "this-node", 15_000);
   return {
     name: "profiles",
     batchSize,

@@ -1,23 +1,13 @@
-import type { ProfileConfig, ServiceConfig } from "../../core/config/config.model.ts";
-import type { StoredEvent } from "../../core/ports/events.store.ts";
-import type { ProfileStore } from "../../core/ports/profiles.store.ts";
-import type { Stores } from "../../core/ports/stores.ts";
-import {
-  applyEvent,
-  type ProfileEvent,
-  type ProfilePolicy,
-  type VisitorProfile,
-} from "../../core/profiles/profile.rules.ts";
-import {
-  chooseCanonical,
-  type GroupSummary,
-  identitiesOfEvent,
-  isKnownVisitorKey,
-} from "../../core/profiles/stitching.rules.ts";
-import { chunks } from "../../core/values/chunks.ts";
-import { matchKnownVisitorId } from "../../core/visitors/visitor-id.rules.ts";
-import { nextEventLoopTurn } from "../runtime/event-loop.ts";
+import type { ProfileConfig, ServiceConfig } from "../config/config.model.ts";
+import type { EventLoop } from "../ports/event-loop.port.ts";
+import type { StoredEvent } from "../ports/events.store.ts";
+import type { ProfileStore } from "../ports/profiles.store.ts";
+import type { Stores } from "../ports/stores.ts";
+import { chunks } from "../values/chunks.ts";
+import { matchKnownVisitorId } from "../visitors/visitor-id.rules.ts";
 import { BufferedProfileStore } from "./buffered-profiles.ts";
+import { applyEvent, type ProfileEvent, type ProfilePolicy, type VisitorProfile } from "./profile.rules.ts";
+import { chooseCanonical, type GroupSummary, identitiesOfEvent, isKnownVisitorKey } from "./stitching.rules.ts";
 
 /**
  * What the engine reads of a stored event: its parameters (everything stored, with svc_event) in an object
@@ -84,6 +74,8 @@ export class ProfilesService {
     private readonly deps: {
       stores: Stores;
       policy: ProfilePolicy;
+      /** The host's event loop: how long a slice of work has run, and the turn it gives the thread back with. */
+      eventLoop: EventLoop;
       pageSize?: number;
       /**
        * Awaited between the steps of a batch (its reads, its work, its commit). The batch runs on the thread
@@ -96,7 +88,7 @@ export class ProfilesService {
     },
   ) {
     this.pageSize = deps.pageSize ?? defaultPageSize;
-    this.pause = deps.pause ?? nextEventLoopTurn;
+    this.pause = deps.pause ?? (() => deps.eventLoop.nextTurn());
   }
 
   async apply(event: StoredEvent, config: ProfileConfig): Promise<void> {
@@ -108,12 +100,13 @@ export class ProfilesService {
    * (the pause) and, when the work holds a lease, the lease is renewed; a lease lost stops the work.
    */
   private slicer(stillHeld?: () => Promise<boolean>): () => Promise<void> {
-    let since = performance.now();
+    const { eventLoop } = this.deps;
+    let since = eventLoop.monotonicMs();
     return async () => {
-      if (performance.now() - since < (this.deps.sliceMs ?? sliceMs)) return;
-      await nextEventLoopTurn();
+      if (eventLoop.monotonicMs() - since < (this.deps.sliceMs ?? sliceMs)) return;
+      await eventLoop.nextTurn();
       if (stillHeld && !(await stillHeld())) throw new ProfileLeaseLost();
-      since = performance.now();
+      since = eventLoop.monotonicMs();
     };
   }
 
