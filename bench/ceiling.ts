@@ -9,7 +9,7 @@
  *   once costs Bun's server;
  * - `turn`: the same answer once a turn of the event loop has passed, requests grouped as the group commit
  *   groups them (one `setImmediate` a group), with nothing stored;
- * - `rules`: the collection use-case itself (adapters/collect/collect.service.ts: bot filter, the request's
+ * - `rules`: the collection use-case itself (core/collect/collect.use-cases.ts: bot filter, the request's
  *   checks, the rate limit, the visitor ID, the event record), each event accepted at once;
  * - `durable`: the same use-case, each event appended as a line to a flat file, a 200 only once its group's
  *   fdatasync has returned (the group commit of the service, with a file instead of a database).
@@ -24,11 +24,15 @@
 import { fdatasync, mkdtempSync, openSync, rmSync, write, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { CollectService } from "../adapters/collect/collect.service.ts";
+import { isbotFilter } from "../adapters/collect/bot-filter.ts";
+import { WebCollectRequest } from "../adapters/collect/web-collect-request.ts";
 import { transparentGif } from "../adapters/http/collect.routes.ts";
 import { cryptoIds } from "../adapters/runtime/crypto.ts";
+import { hostEventLoop } from "../adapters/runtime/event-loop.ts";
 import { createMemoryLogger } from "../adapters/runtime/logger.ts";
+import { urlQueryParser } from "../adapters/runtime/query-values.ts";
 import { createMemoryStores } from "../adapters/store-memory/memory.stores.ts";
+import { CollectService } from "../core/collect/collect.use-cases.ts";
 import { defaultLimits } from "../core/config/config.model.ts";
 import type { CollectedEvent, Stores } from "../core/ports/index.ts";
 import { getScenario } from "./cases/collect.ts";
@@ -68,6 +72,9 @@ async function serve(mode: Mode, file: string): Promise<void> {
     ids: cryptoIds,
     logger: createMemoryLogger(),
     limits: { ...defaultLimits, ...benchCollectLimits },
+    bots: isbotFilter,
+    queries: urlQueryParser,
+    eventLoop: hostEventLoop,
   });
   const pixel = (setCookie: string | null) =>
     new Response(transparentGif, {
@@ -108,7 +115,7 @@ async function serve(mode: Mode, file: string): Promise<void> {
                   return pixel(fixedCookie);
                 }
               : async (request) => {
-                  const outcome = await collector.collect(request, "GET", "127.0.0.1");
+                  const outcome = await collector.collect(new WebCollectRequest(request, "GET", "127.0.0.1"));
                   return outcome.ok
                     ? pixel(outcome.value.setCookie)
                     : new Response(null, { status: outcome.error.status });

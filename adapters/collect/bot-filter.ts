@@ -1,5 +1,6 @@
 import { createIsBotFromList, findBotPatterns, list } from "isbot";
 import { genericHttpClientUserAgents, matchesVendorBotToken } from "../../core/collect/bot.rules.ts";
+import type { BotFilter } from "../../core/ports/bot-filter.port.ts";
 
 /**
  * DEC-COL-06: the isbot patterns that name a generic HTTP client library (wget, node, python-requests and
@@ -102,6 +103,9 @@ export function isBotUserAgent(userAgent: string | null | undefined): boolean {
   }
   return verdict;
 }
+
+/** The BotFilter port of the collection use case: isbot's verdict, remembered (isBotUserAgent). */
+export const isbotFilter: BotFilter = { isBot: isBotUserAgent };
 
 /** How many verdicts are kept now (for tests). */
 export function rememberedVerdictCount(): number {

@@ -1,3 +1,4 @@
+import type { CollectService } from "../../core/collect/collect.use-cases.ts";
 import type { ServiceConfig } from "../../core/config/config.model.ts";
 import type { FileStatusService } from "../../core/files/file-status.use-cases.ts";
 import type { MomentsService } from "../../core/moments/moments.use-cases.ts";
@@ -8,7 +9,6 @@ import type { Logger } from "../../core/ports/logger.port.ts";
 import type { PrivacyService } from "../../core/privacy/privacy.use-cases.ts";
 import type { UsersService } from "../../core/session/users.use-cases.ts";
 import type { TimingPreset } from "../../core/timing/timing.presets.ts";
-import type { CollectService } from "../collect/collect.service.ts";
 import type { RequestGate } from "../runtime/request-gate.ts";
 import type { VirtualClock } from "../runtime/virtual-clock.ts";
 import type { AuthService } from "../services/auth.service.ts";

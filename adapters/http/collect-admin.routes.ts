@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
+import type { CollectService } from "../../core/collect/collect.use-cases.ts";
 import { managementError } from "../../core/errors/index.ts";
 import type { EventQuery, StoredEvent } from "../../core/ports/index.ts";
-import type { CollectService } from "../collect/collect.service.ts";
 import { firstQueryValues } from "../runtime/query-values.ts";
 import type { AppDeps } from "./app-deps.ts";
 import { openApiSecurity } from "./auth-guards.ts";

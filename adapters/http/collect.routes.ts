@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import { collectError } from "../../core/errors/index.ts";
-import type { CollectMethod } from "../collect/collect.service.ts";
+import type { CollectMethod } from "../../core/ports/index.ts";
+import { WebCollectRequest } from "../collect/web-collect-request.ts";
 import type { AppDeps } from "./app-deps.ts";
 import { collectAdminRoutes } from "./collect-admin.routes.ts";
 import { connectionOf } from "./connection.ts";
@@ -38,7 +39,7 @@ const refusals = {
 /**
  * The collection endpoint (COL-*, VID-*, DEC-COL-*): GET answers the pixel, HEAD the pixel's headers without
  * collecting, POST an empty 200, OPTIONS the CORS preflight; another method is 405 (error-mapping.ts).
- * Thin: the use-case (adapters/collect/collect.service.ts) decides, refusals go through the one error
+ * Thin: the use-case (core/collect/collect.use-cases.ts) decides, refusals go through the one error
  * mapping (400/429/503 with X-Error and an empty body).
  */
 export function collectRoutes(deps: AppDeps) {
@@ -50,7 +51,7 @@ export function collectRoutes(deps: AppDeps) {
     method: CollectMethod,
   ): Promise<void> {
     setEventHeaders(request, headers);
-    const outcome = await collector.collect(request, method, connectionOf(request).address);
+    const outcome = await collector.collect(new WebCollectRequest(request, method, connectionOf(request).address));
     if (!outcome.ok) failWith(outcome.error);
     if (outcome.value.setCookie) headers["set-cookie"] = outcome.value.setCookie;
   }

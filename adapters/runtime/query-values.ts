@@ -1,3 +1,5 @@
+import type { QueryParser } from "../../core/ports/collect-request.port.ts";
+
 /** The query string of a request's URL as parameters (percent-decoded, `+` as a space); none without a `?`. */
 export function queryParamsOf(url: string): URLSearchParams {
   const at = url.indexOf("?");
@@ -6,6 +8,9 @@ export function queryParamsOf(url: string): URLSearchParams {
   const end = url.indexOf("#", at);
   return new URLSearchParams(end < 0 ? url.slice(at + 1) : url.slice(at + 1, end));
 }
+
+/** The QueryParser port of the collection use case: URLSearchParams of the URL's query string. */
+export const urlQueryParser: QueryParser = { paramsOf: queryParamsOf };
 
 /**
  * The query string's parameters, each with its first value, as the collection endpoint and the privacy,

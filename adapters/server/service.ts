@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { CollectService } from "../../core/collect/collect.use-cases.ts";
 import type { ServiceConfig } from "../../core/config/config.model.ts";
 import { FileStatusService } from "../../core/files/file-status.use-cases.ts";
 import { MomentsService } from "../../core/moments/moments.use-cases.ts";
@@ -16,7 +17,7 @@ import { preparingSecrets } from "../../core/session/secrets.rules.ts";
 import { UsersService } from "../../core/session/users.use-cases.ts";
 import { type TimingPresetName, timingPresets } from "../../core/timing/timing.presets.ts";
 import packageJson from "../../package.json" with { type: "json" };
-import { CollectService } from "../collect/collect.service.ts";
+import { isbotFilter } from "../collect/bot-filter.ts";
 import { configSourceOf } from "../config/config.loader.ts";
 import type { ConfigError } from "../config/config.problems.ts";
 import { applyConfig, type SeedReport } from "../config/seed-config.ts";
@@ -24,6 +25,8 @@ import { applyConfiguredRevisions } from "../config/seed-revisions.ts";
 import { type App, createApp } from "../http/app.ts";
 import type { AppDeps } from "../http/app-deps.ts";
 import { createArgon2Hasher, cryptoIds, nodeDigests, rememberingVerified } from "../runtime/crypto.ts";
+import { hostEventLoop } from "../runtime/event-loop.ts";
+import { urlQueryParser } from "../runtime/query-values.ts";
 import { RequestGate } from "../runtime/request-gate.ts";
 import { openVirtualClock, type VirtualClock } from "../runtime/virtual-clock.ts";
 import { AuthService } from "../services/auth.service.ts";
@@ -321,6 +324,9 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
       ids: cryptoIds,
       logger: options.logger,
       limits: options.config.limits,
+      bots: isbotFilter,
+      queries: urlQueryParser,
+      eventLoop: hostEventLoop,
       onCommitted: () => work.scheduler.eventsCommitted(),
       commitsInFlight: work.eventCommitsInFlight,
     });

@@ -2,6 +2,7 @@ import { and, asc, eq, lt, min, ne, notExists, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import { alias } from "drizzle-orm/sqlite-core";
+import { GroupCommitWriter } from "../../core/collect/group-commit.ts";
 import type {
   ChangeSettlement,
   DataLayerChange,
@@ -10,7 +11,7 @@ import type {
   DataLayerStore,
   ServedDataLayer,
 } from "../../core/ports/index.ts";
-import { GroupCommitWriter } from "../collect/group-commit.ts";
+import { nextEventLoopTurn } from "../runtime/event-loop.ts";
 import { dataLayerChanges, dataLayers } from "./datalayer.schema.ts";
 import { type ReaderQuery, readerQuery, type StatementReader } from "./statement-reader.ts";
 
@@ -222,17 +223,20 @@ export class LibsqlDataLayerRepo implements DataLayerStore {
     statementsOf: (item: T) => readonly BatchItem<"sqlite">[],
     deciding: number,
   ): (item: T) => Promise<boolean> {
-    const writer = new GroupCommitWriter<{ readonly item: T; changed: boolean }>(async (batch) => {
-      const perItem = batch.map(({ item }) => statementsOf(item));
-      const [first, ...rest] = perItem.flat();
-      if (!first) return;
-      const results = (await this.db.batch([first, ...rest])) as ReadonlyArray<{ rowsAffected: number }>;
-      let offset = 0;
-      batch.forEach((waiting, index) => {
-        waiting.changed = results[offset + deciding]?.rowsAffected === 1;
-        offset += (perItem[index] as readonly BatchItem<"sqlite">[]).length;
-      });
-    });
+    const writer = new GroupCommitWriter<{ readonly item: T; changed: boolean }>(
+      async (batch) => {
+        const perItem = batch.map(({ item }) => statementsOf(item));
+        const [first, ...rest] = perItem.flat();
+        if (!first) return;
+        const results = (await this.db.batch([first, ...rest])) as ReadonlyArray<{ rowsAffected: number }>;
+        let offset = 0;
+        batch.forEach((waiting, index) => {
+          waiting.changed = results[offset + deciding]?.rowsAffected === 1;
+          offset += (perItem[index] as readonly BatchItem<"sqlite">[]).length;
+        });
+      },
+      { gather: nextEventLoopTurn },
+    );
     return async (item) => {
       const waiting = { item, changed: false };
       await writer.write(waiting);

@@ -1,5 +1,6 @@
 import { and, desc, eq, lt, lte, ne, notInArray, or, sql } from "drizzle-orm";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
+import { GroupCommitWriter } from "../../core/collect/group-commit.ts";
 import type {
   LockoutKind,
   LockoutStore,
@@ -8,8 +9,8 @@ import type {
   VersionedLockout,
 } from "../../core/ports/index.ts";
 import { newLockoutVersion } from "../../core/session/lockout.rules.ts";
-import { GroupCommitWriter } from "../collect/group-commit.ts";
 import { cryptoIds } from "../runtime/crypto.ts";
+import { nextEventLoopTurn } from "../runtime/event-loop.ts";
 import { lockouts, sessions } from "./sessions.schema.ts";
 import { type ReaderQuery, readerQuery, type StatementReader } from "./statement-reader.ts";
 
@@ -26,9 +27,11 @@ export class LibsqlSessionRepo implements SessionStore {
   /**
    * DEC-SES-02: every authenticated call writes its session's last use. The writes of the calls that arrive
    * together share one commit (one WAL sync) instead of one each; each call still waits for its own to be
-   * committed, as the collection endpoint's events do (adapters/collect/group-commit.ts).
+   * committed, as the collection endpoint's events do (core/collect/group-commit.ts).
    */
-  private readonly touches = new GroupCommitWriter<Touch>((batch) => this.commitTouches(batch));
+  private readonly touches = new GroupCommitWriter<Touch>((batch) => this.commitTouches(batch), {
+    gather: nextEventLoopTurn,
+  });
 
   /** Every authenticated v1 call reads its session: on the statement reader, prepared once (a `file:` database). */
   private readonly byCookieHash: ReaderQuery | null;

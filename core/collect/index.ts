@@ -1,6 +1,7 @@
 /**
- * Collection: reading an event request (COL-*), describing the event stored, the bot rules, and the rate
- * limits of collection (per account, a fair share per source, bytes per source).
+ * Collection: reading an event request (COL-*), describing the event stored, the bot rules, the rate
+ * limits of collection (per account, a fair share per source, bytes per source), and the use case that
+ * collects an event (its group commit, its counters and its copy of the tenants).
  */
 
 export { genericHttpClientUserAgents, matchesVendorBotToken } from "./bot.rules.ts";
@@ -15,7 +16,10 @@ export {
   readCollectRequest,
   refererHost,
 } from "./collect.rules.ts";
+export { type CollectOutcome, CollectService, type CollectServiceDeps } from "./collect.use-cases.ts";
+export { type CollectRejection, CollectStats, type CollectStatsView } from "./collect-stats.ts";
 export { type AddedParam, describeCollectedEvent, knownVisitorIdParam } from "./event.rules.ts";
+export { type GroupCommitStats, GroupCommitWriter } from "./group-commit.ts";
 export {
   type Admission,
   activeSourceMs,
@@ -38,3 +42,4 @@ export {
   type RateDecision,
   type RateRequest,
 } from "./rate-limiter.ts";
+export { type ProfileLookup, TenantDirectory, type TenantSnapshot } from "./tenant-directory.ts";

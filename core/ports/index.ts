@@ -1,11 +1,19 @@
 /**
  * The ports: what the adapters implement for the core (stores, clock, ids, hashing, the event loop, leases,
- * a logger, the background scheduler, the kept copies of imported files), and the few rules every
- * implementation of a port shares.
+ * a logger, the background scheduler, the kept copies of imported files, a collection request and the bot
+ * verdict), and the few rules every implementation of a port shares.
  */
 
 export type { BackgroundWorker, DrainOptions, DrainReport, WorkScheduler } from "./background.port.ts";
+export type { BotFilter } from "./bot-filter.port.ts";
 export type { Clock } from "./clock.port.ts";
+export type {
+  CollectHeaders,
+  CollectMethod,
+  IncomingCollectRequest,
+  QueryParams,
+  QueryParser,
+} from "./collect-request.port.ts";
 export type {
   ChangeSettlement,
   DataLayerChange,

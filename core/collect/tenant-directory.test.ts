@@ -1,5 +1,6 @@
-import { describe, expect, it } from "bun:test";
-import { createMemoryStores } from "../store-memory/memory.stores.ts";
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { createMemoryStores } from "../../adapters/store-memory/memory.stores.ts";
 import { TenantDirectory } from "./tenant-directory.ts";
 
 const emptyProfile = (name: string) => ({
@@ -17,15 +18,15 @@ describe("TenantDirectory", () => {
     await tenancy.ensureAccount("acme", 0);
     await tenancy.putProfile("acme", emptyProfile("main"), 0);
     let now = 0;
-    const directory = new TenantDirectory(tenancy, 10_000, () => now);
-    expect((await directory.snapshot()).isKnownProfile("acme", "main")).toBe(true);
+    const directory = new TenantDirectory(tenancy, () => now, 10_000);
+    assert.equal((await directory.snapshot()).isKnownProfile("acme", "main"), true);
     await tenancy.putProfile("acme", emptyProfile("dev"), 0);
     now = 5_000;
-    expect((await directory.snapshot()).isKnownProfile("acme", "dev")).toBe(false);
+    assert.equal((await directory.snapshot()).isKnownProfile("acme", "dev"), false);
     now = 10_001;
     await directory.snapshot();
-    await Bun.sleep(1);
-    expect((await directory.snapshot()).isKnownProfile("acme", "dev")).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    assert.equal((await directory.snapshot()).isKnownProfile("acme", "dev"), true);
   });
 
   it("[DEC-COL-11] knows each profile's visitor ID attributes, for a known visitor ID that lost the precedence", async () => {
@@ -33,10 +34,10 @@ describe("TenantDirectory", () => {
     await tenancy.ensureAccount("acme", 0);
     const customerId = { id: 5121, name: "customer_id", parameter: "customer_id" };
     await tenancy.putProfile("acme", { ...emptyProfile("main"), visitorIdAttributes: [customerId] }, 0);
-    const snapshot = await new TenantDirectory(tenancy).snapshot();
-    expect(snapshot.visitorIdAttributesOf("acme", "main")).toEqual([customerId]);
-    expect(snapshot.visitorIdAttributesOf("acme", "dev")).toEqual([]);
-    expect(snapshot.isKnownProfile("acme", "main")).toBe(true);
+    const snapshot = await new TenantDirectory(tenancy, () => 0).snapshot();
+    assert.deepEqual(snapshot.visitorIdAttributesOf("acme", "main"), [customerId]);
+    assert.deepEqual(snapshot.visitorIdAttributesOf("acme", "dev"), []);
+    assert.equal(snapshot.isKnownProfile("acme", "main"), true);
   });
 
   it("a read of the store begun before refresh() never becomes the copy (a reset, POST /admin/reset, erased what it read)", async () => {
@@ -44,14 +45,14 @@ describe("TenantDirectory", () => {
     await stores.tenancy.ensureAccount("acme", 0);
     await stores.tenancy.putProfile("acme", emptyProfile("main"), 0);
     let now = 0;
-    const directory = new TenantDirectory(stores.tenancy, 10_000, () => now);
-    expect((await directory.snapshot()).isKnownProfile("acme", "main")).toBe(true);
+    const directory = new TenantDirectory(stores.tenancy, () => now, 10_000);
+    assert.equal((await directory.snapshot()).isKnownProfile("acme", "main"), true);
     now = 10_001;
     // The background read starts here, then the store is erased and the directory told before it ends.
     await directory.snapshot();
     await stores.eraseAll({ keepSettings: [] });
     directory.refresh();
-    await Bun.sleep(1);
-    expect((await directory.snapshot()).isKnownProfile("acme", "main")).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    assert.equal((await directory.snapshot()).isKnownProfile("acme", "main"), false);
   });
 });

@@ -1,12 +1,10 @@
-import { nextEventLoopTurn } from "../runtime/event-loop.ts";
-
 /**
  * DEC-COL-08, COL-16: group commit. Each request hands in its item and waits for the commit of the batch
  * that holds it, so a 200 is only ever sent for a committed event. Before each commit the writer lets the
- * event loop turn once (`gather`), so that every request already received joins the batch: one commit (one
- * WAL sync) then serves many requests. That turn matters because the local libSQL driver commits
- * synchronously, on this thread: requests that arrive during a commit are only read after it, and without the
- * turn each would find the writer idle and pay a sync of its own. One batch is in flight at a time, or up to
+ * event loop turn once (`gather`: the EventLoop port's `nextTurn`), so that every request already received
+ * joins the batch: one commit (one WAL sync) then serves many requests. That turn matters because the local
+ * libSQL driver commits synchronously, on this thread: requests that arrive during a commit are only read
+ * after it, and without the turn each would find the writer idle and pay a sync of its own. One batch is in flight at a time, or up to
  * `inFlight` where the commit is made elsewhere (the background thread): the next batch then waits there, not
  * here, and that thread goes from one commit to the next without waiting for this one to answer. Batches are
  * handed to `commit` in the order their items arrived. A failed commit rejects every request of its batch and
@@ -42,11 +40,11 @@ export class GroupCommitWriter<T> {
 
   constructor(
     private readonly commit: (items: readonly T[]) => Promise<void>,
-    options: { readonly maxBatch?: number; readonly inFlight?: number; readonly gather?: () => Promise<void> } = {},
+    options: { readonly gather: () => Promise<void>; readonly maxBatch?: number; readonly inFlight?: number },
   ) {
     this.maxBatch = options.maxBatch ?? 1000;
     this.inFlight = Math.max(1, options.inFlight ?? 1);
-    this.gather = options.gather ?? nextEventLoopTurn;
+    this.gather = options.gather;
   }
 
   /** Resolves once `item` is committed; rejects with the commit's error when its batch fails. */

@@ -1,20 +1,27 @@
-import { type EventParams, parseEventBody, readCollectRequest } from "../../core/collect/collect.rules.ts";
-import { describeCollectedEvent } from "../../core/collect/event.rules.ts";
-import { sourceOfAddress } from "../../core/collect/rate-limit.rules.ts";
-import { CollectRateLimiter } from "../../core/collect/rate-limiter.ts";
-import type { Limits } from "../../core/config/config.model.ts";
-import { type CollectError, collectError } from "../../core/errors/collect.errors.ts";
-import { describeError } from "../../core/errors/describe-error.ts";
-import type { Clock, CollectedEvent, EventQuery, IdSource, StoredEvent, Stores } from "../../core/ports/index.ts";
-import type { Logger } from "../../core/ports/logger.port.ts";
-import { err, ok, type Result } from "../../core/result.ts";
-import { tapidSetCookie } from "../../core/visitors/tapid.rules.ts";
-import { identifyVisitor } from "../../core/visitors/visitor-id.rules.ts";
-import { queryParamsOf } from "../runtime/query-values.ts";
-import { readBodyWithin } from "./body-reader.ts";
-import { isBotUserAgent } from "./bot-filter.ts";
+import type { Limits } from "../config/config.model.ts";
+import { type CollectError, collectError } from "../errors/collect.errors.ts";
+import { describeError } from "../errors/describe-error.ts";
+import type { BotFilter } from "../ports/bot-filter.port.ts";
+import type { CollectMethod, IncomingCollectRequest, QueryParams, QueryParser } from "../ports/collect-request.port.ts";
+import type {
+  Clock,
+  CollectedEvent,
+  EventLoop,
+  EventQuery,
+  IdSource,
+  Logger,
+  StoredEvent,
+  Stores,
+} from "../ports/index.ts";
+import { err, ok, type Result } from "../result.ts";
+import { tapidSetCookie } from "../visitors/tapid.rules.ts";
+import { identifyVisitor } from "../visitors/visitor-id.rules.ts";
+import { type EventParams, parseEventBody, readCollectRequest } from "./collect.rules.ts";
 import { CollectStats } from "./collect-stats.ts";
+import { describeCollectedEvent } from "./event.rules.ts";
 import { GroupCommitWriter } from "./group-commit.ts";
+import { sourceOfAddress } from "./rate-limit.rules.ts";
+import { CollectRateLimiter } from "./rate-limiter.ts";
 import { TenantDirectory } from "./tenant-directory.ts";
 
 export interface CollectServiceDeps {
@@ -23,13 +30,17 @@ export interface CollectServiceDeps {
   readonly ids: IdSource;
   readonly logger: Logger;
   readonly limits: Limits;
+  /** DEC-COL-06: the crawler verdict on a User-Agent. */
+  readonly bots: BotFilter;
+  /** Reads a request URL's query string (a GET event's parameters). */
+  readonly queries: QueryParser;
+  /** A turn of the loop before each group commit (GroupCommitWriter), and the age of the tenants read. */
+  readonly eventLoop: EventLoop;
   /** Told after every commit, so that the profile worker picks the new events up at once. */
   readonly onCommitted?: () => void;
   /** Groups of events committing at once (GroupCommitWriter's inFlight; default 1). */
   readonly commitsInFlight?: number;
 }
-
-export type CollectMethod = "GET" | "POST";
 
 export interface CollectOutcome {
   /** False for a filtered bot: answered as a success, not stored (DEC-COL-06). */
@@ -37,6 +48,17 @@ export interface CollectOutcome {
   /** The TAPID Set-Cookie header of the answer, if any (DEC-COL-10). */
   readonly setCookie: string | null;
 }
+
+/**
+ * The WHATWG text decoder, which every host of the core provides (Bun, Deno, Node, browsers) though ES2023
+ * does not define it. Declared here with only what the core uses of it, so that the core type-checks without
+ * DOM or runtime types (core/tsconfig.json). The body is decoded here rather than in the HTTP adapter so
+ * that the order of a body's refusals (not UTF-8, then the media type, then the JSON) stays in one place.
+ */
+declare const TextDecoder: new (
+  label: "utf-8",
+  options: { readonly fatal: boolean },
+) => { decode(bytes: Uint8Array): string };
 
 const acceptedMediaTypes: ReadonlySet<string> = new Set(["application/json", "text/plain"]);
 const utf8 = new TextDecoder("utf-8", { fatal: true });
@@ -73,8 +95,11 @@ export class CollectService {
       eventsPerSecond: deps.limits.collectEventsPerSecond,
       bytesPerSourcePerSecond: deps.limits.collectBytesPerSourcePerSecond,
     });
-    this.directory = new TenantDirectory(deps.stores.tenancy);
-    this.writer = new GroupCommitWriter((events) => this.commit(events), { inFlight: deps.commitsInFlight ?? 1 });
+    this.directory = new TenantDirectory(deps.stores.tenancy, () => deps.eventLoop.monotonicMs());
+    this.writer = new GroupCommitWriter((events) => this.commit(events), {
+      gather: () => deps.eventLoop.nextTurn(),
+      inFlight: deps.commitsInFlight ?? 1,
+    });
   }
 
   /** The stored events a query selects, as the admin API shows them (GET /admin/events). */
@@ -82,18 +107,15 @@ export class CollectService {
     return this.deps.stores.events.query(query);
   }
 
-  /** `address`: the client's address as the socket saw it (the source the fairness and byte budget count). */
-  async collect(
-    request: Request,
-    method: CollectMethod,
-    address: string,
-  ): Promise<Result<CollectOutcome, CollectError>> {
-    const userAgent = request.headers.get("user-agent");
-    if (isBotUserAgent(userAgent)) {
+  /** One request to the collection endpoint: stored, answered as a filtered bot, or refused (kept in `stats`). */
+  async collect(request: IncomingCollectRequest): Promise<Result<CollectOutcome, CollectError>> {
+    const { method, headers } = request;
+    const userAgent = headers.get("user-agent");
+    if (this.deps.bots.isBot(userAgent)) {
       this.stats.filteredBots += 1;
       return ok({ stored: false, setCookie: null });
     }
-    const query = queryParamsOf(request.url);
+    const query = this.deps.queries.paramsOf(request.url);
     let body: EventParams | null = null;
     let bodyBytes = 0;
     if (method === "POST") {
@@ -103,12 +125,12 @@ export class CollectService {
       bodyBytes = read.value.bytes;
     }
     const tenants = await this.directory.snapshot();
-    const cookieHeader = request.headers.get("cookie");
+    const cookieHeader = headers.get("cookie");
     const checked = readCollectRequest({
       method,
       query,
       body,
-      referer: request.headers.get("referer"),
+      referer: headers.get("referer"),
       cookieHeader,
       isKnownProfile: tenants.isKnownProfile,
     });
@@ -117,7 +139,12 @@ export class CollectService {
 
     const now = this.deps.clock.now();
     const bytes = bodyBytes + queryLengthOf(request.url);
-    const decision = this.rates.admit({ account: collected.account, source: sourceOfAddress(address), bytes, now });
+    const decision = this.rates.admit({
+      account: collected.account,
+      source: sourceOfAddress(request.address),
+      bytes,
+      now,
+    });
     if (decision !== "admitted") return this.refuse(collectError("rateLimited"), method, userAgent, query, body);
 
     const identity = identifyVisitor(
@@ -158,9 +185,9 @@ export class CollectService {
    * With the body's size once decompressed (what the byte budget counts).
    */
   private async readBody(
-    request: Request,
+    request: IncomingCollectRequest,
   ): Promise<Result<{ params: EventParams | null; bytes: number }, CollectError>> {
-    const read = await readBodyWithin(request, this.deps.limits.maxBodyBytes);
+    const read = await request.readBody(this.deps.limits.maxBodyBytes);
     if (!read.ok) return read;
     const bytes = read.value.byteLength;
     if (bytes === 0) return ok({ params: null, bytes });
@@ -191,7 +218,7 @@ export class CollectService {
     error: CollectError,
     method: CollectMethod,
     userAgent: string | null,
-    query: URLSearchParams,
+    query: QueryParams,
     body: EventParams | null,
   ): Result<never, CollectError> {
     const from = (name: string) => hint(body?.[name]) ?? hint(query.get(name));

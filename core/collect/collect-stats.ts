@@ -1,7 +1,7 @@
-import type { CollectErrorCode } from "../../core/errors/collect.errors.ts";
+import type { CollectErrorCode } from "../errors/collect.errors.ts";
 
 /** One refused request, kept so that a user can see why an event did not arrive. */
-export interface Rejection {
+export interface CollectRejection {
   /** Virtual-clock time, ISO 8601. */
   readonly at: string;
   readonly method: string;
@@ -24,7 +24,7 @@ export interface CollectStatsView {
   /** Every refusal, counted by reason. */
   readonly rejected: Readonly<Record<string, number>>;
   /** The latest refusals, newest first. */
-  readonly recentRejections: Rejection[];
+  readonly recentRejections: CollectRejection[];
 }
 
 const keptRejections = 100;
@@ -38,7 +38,7 @@ export class CollectStats {
   accepted = 0;
   filteredBots = 0;
   private readonly rejected = new Map<CollectErrorCode, number>();
-  private readonly recent: Rejection[] = [];
+  private readonly recent: CollectRejection[] = [];
 
   /** Every counter back to zero, the latest refusals forgotten (POST /admin/reset). */
   clear(): void {
@@ -48,7 +48,7 @@ export class CollectStats {
     this.recent.length = 0;
   }
 
-  recordRejection(rejection: Rejection): void {
+  recordRejection(rejection: CollectRejection): void {
     this.rejected.set(rejection.reason, (this.rejected.get(rejection.reason) ?? 0) + 1);
     const userAgent = rejection.userAgent === null ? null : rejection.userAgent.slice(0, userAgentChars);
     this.recent.push({ ...rejection, userAgent });

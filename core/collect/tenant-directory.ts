@@ -1,5 +1,5 @@
-import type { VisitorIdAttribute } from "../../core/config/config.model.ts";
-import type { TenancyStore } from "../../core/ports/index.ts";
+import type { VisitorIdAttribute } from "../config/config.model.ts";
+import type { TenancyStore } from "../ports/index.ts";
 
 export type ProfileLookup = (account: string, profile: string) => boolean;
 
@@ -16,6 +16,8 @@ export interface TenantSnapshot {
  * from the store and answered from memory, so the hot path does no I/O for them. The copy is read again in
  * the background once it is older than `maxAgeMs`, so a profile another node's configuration added or
  * changed is known here soon without a restart. `refresh()` makes the next snapshot read the store again.
+ * The copy's age is real time (`monotonicMs`: the EventLoop port's), not the virtual clock, which a test may
+ * move by days at once.
  */
 export class TenantDirectory {
   private current: TenantSnapshot | null = null;
@@ -26,13 +28,13 @@ export class TenantDirectory {
 
   constructor(
     private readonly tenancy: TenancyStore,
+    private readonly monotonicMs: () => number,
     private readonly maxAgeMs = 10_000,
-    private readonly realNow: () => number = Date.now,
   ) {}
 
   async snapshot(): Promise<TenantSnapshot> {
     if (this.current) {
-      if (!this.loading && this.realNow() - this.loadedAt > this.maxAgeMs) this.reloadInBackground();
+      if (!this.loading && this.monotonicMs() - this.loadedAt > this.maxAgeMs) this.reloadInBackground();
       return this.current;
     }
     const generation = this.generation;
@@ -72,7 +74,7 @@ export class TenantDirectory {
       () => {
         if (generation === this.generation) {
           this.loading = null;
-          this.loadedAt = this.realNow();
+          this.loadedAt = this.monotonicMs();
         }
         return this.current as TenantSnapshot;
       },
@@ -80,7 +82,7 @@ export class TenantDirectory {
   }
 
   private async load(): Promise<TenantSnapshot> {
-    this.loadedAt = this.realNow();
+    this.loadedAt = this.monotonicMs();
     const profiles = new Map<string, ReadonlyMap<string, readonly VisitorIdAttribute[]>>();
     for (const account of await this.tenancy.listAccounts()) {
       const records = await this.tenancy.listProfiles(account.name);
