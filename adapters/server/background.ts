@@ -1,5 +1,6 @@
 import { hostname } from "node:os";
 import type { ServiceConfig } from "../../core/config/config.model.ts";
+import { dataLayerPublisher } from "../../core/datalayer/datalayer-publisher.worker.ts";
 import type { Logger } from "../../core/ports/logger.port.ts";
 import type { Stores } from "../../core/ports/stores.ts";
 import { profilePolicyFromLimits } from "../../core/profiles/profile.rules.ts";
@@ -11,7 +12,6 @@ import type { VirtualClock } from "../runtime/virtual-clock.ts";
 import { FileImportService } from "../services/file-import.service.ts";
 import { eraseVisitor } from "../services/privacy.service.ts";
 import { ProfilesService } from "../services/profiles.service.ts";
-import { dataLayerPublisher } from "../workers/datalayer-publisher.worker.ts";
 import { eventRetentionWorker } from "../workers/event-retention.worker.ts";
 import { fileImportWorker } from "../workers/file-import.worker.ts";
 import { profileWorker } from "../workers/profile.worker.ts";

@@ -1,6 +1,7 @@
 /**
  * The ports: what the adapters implement for the core (stores, clock, ids, hashing, the event loop, leases,
- * a logger, the background scheduler), and the few rules every implementation of a port shares.
+ * a logger, the background scheduler, the zipper of a revision's bundle, the admission of requests during a
+ * reset), and the few rules every implementation of a port shares.
  */
 
 export type { BackgroundWorker, DrainOptions, DrainReport, WorkScheduler } from "./background.port.ts";
@@ -53,6 +54,7 @@ export {
   type ProfileSave,
   type ProfileStore,
 } from "./profiles.store.ts";
+export type { RequestAdmission } from "./request-admission.port.ts";
 export type { NewRevision, RevisionStore, StoredRevision } from "./revisions.store.ts";
 export type {
   LockoutKind,
@@ -70,3 +72,4 @@ export type {
   TenancyStore,
   UserRecord,
 } from "./tenancy.store.ts";
+export type { BundleZipper, ZipEntry } from "./zip.port.ts";
