@@ -14,12 +14,14 @@ import { readdir, readFile, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import type { ServiceConfig } from "../../core/config/config.model.ts";
+import { type PublishedFile, type PublishRequest, RevisionsService } from "../../core/revisions/revisions.use-cases.ts";
 import { loadConfigFile } from "../config/config.loader.ts";
 import { demoConfigPath } from "../config/demo-config.ts";
+import { nodeDigests } from "../runtime/crypto.ts";
+import { deterministicZipper } from "../runtime/deterministic-zip.ts";
 import { dataDirFromEnv, defaultConfigFiles, fromInvocation } from "../runtime/paths.ts";
 import { settingOf } from "../runtime/server-settings.ts";
 import { openVirtualClock } from "../runtime/virtual-clock.ts";
-import { type PublishedFile, type PublishRequest, RevisionsService } from "../services/revisions.service.ts";
 import { databaseFileName, databaseUrlForDataDir, openLibsqlStores } from "../store-libsql/libsql.stores.ts";
 
 const defaultAuthor = "cli@svc-hub.invalid";
@@ -169,7 +171,13 @@ async function publishToStore(options: PublishOptions, files: PublishedFile[]): 
   const stores = await openLibsqlStores({ url: databaseUrlForDataDir(dataDir) });
   try {
     const clock = await openVirtualClock(stores.settings);
-    const service = new RevisionsService({ stores, clock, filePrefix: config.revisionFilePrefix });
+    const service = new RevisionsService({
+      stores,
+      clock,
+      digests: nodeDigests,
+      zipper: deterministicZipper,
+      filePrefix: config.revisionFilePrefix,
+    });
     const published = await service.publish(options.account, options.profile, { ...options.request, files });
     if (!published.ok) {
       const { error } = published.error;

@@ -6,7 +6,7 @@
  */
 import type { ServiceConfig } from "../../core/config/config.model.ts";
 import { err, ok, type Result } from "../../core/result.ts";
-import type { RevisionsService } from "../services/revisions.service.ts";
+import type { RevisionsService } from "../../core/revisions/revisions.use-cases.ts";
 import { ConfigError } from "./config.problems.ts";
 
 export interface RevisionSeedReport {

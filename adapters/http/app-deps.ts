@@ -1,5 +1,6 @@
 import type { CollectService } from "../../core/collect/collect.use-cases.ts";
 import type { ServiceConfig } from "../../core/config/config.model.ts";
+import type { DataLayerService } from "../../core/datalayer/datalayer.use-cases.ts";
 import type { FileStatusService } from "../../core/files/file-status.use-cases.ts";
 import type { MomentsService } from "../../core/moments/moments.use-cases.ts";
 import type { WorkScheduler } from "../../core/ports/background.port.ts";
@@ -7,15 +8,14 @@ import type { SecretHasher } from "../../core/ports/hashing.port.ts";
 import type { IdSource } from "../../core/ports/ids.port.ts";
 import type { Logger } from "../../core/ports/logger.port.ts";
 import type { PrivacyService } from "../../core/privacy/privacy.use-cases.ts";
+import type { RevisionsService } from "../../core/revisions/revisions.use-cases.ts";
+import type { ResetService } from "../../core/service/reset.use-cases.ts";
 import type { UsersService } from "../../core/session/users.use-cases.ts";
 import type { TimingPreset } from "../../core/timing/timing.presets.ts";
 import type { RequestGate } from "../runtime/request-gate.ts";
 import type { VirtualClock } from "../runtime/virtual-clock.ts";
 import type { AuthService } from "../services/auth.service.ts";
-import type { DataLayerService } from "../services/datalayer.service.ts";
 import type { FileImportService } from "../services/file-import.service.ts";
-import type { ResetService } from "../services/reset.service.ts";
-import type { RevisionsService } from "../services/revisions.service.ts";
 
 /** Everything the HTTP app needs, built by the composition root (adapters/server/service.ts). */
 export interface AppDeps {

@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
+import type { ZipEntry } from "../../core/ports/zip.port.ts";
 import { readZip } from "../../harness/zip-reader.ts";
-import { buildDeterministicZip, type ZipEntry } from "./deterministic-zip.ts";
+import { buildDeterministicZip } from "./deterministic-zip.ts";
 
 const text = (value: string) => new TextEncoder().encode(value);
 /** 1980-01-01 00:00:00 as MS-DOS date (high half) and time (low half). */

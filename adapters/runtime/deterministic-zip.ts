@@ -6,12 +6,7 @@
  * the same order therefore give the same bytes, on any machine and at any time.
  */
 import { ZipArchive } from "archiver";
-
-export interface ZipEntry {
-  /** A plain member name: callers check names before they get here (see core/revisions/bundle-members.rules.ts). */
-  readonly name: string;
-  readonly bytes: Uint8Array;
-}
+import type { BundleZipper, ZipEntry } from "../../core/ports/zip.port.ts";
 
 /** 1980-01-01T00:00:00Z, the earliest time a zip can hold, as reproducible-build tools use it. */
 export const fixedEntryDate = new Date(Date.UTC(1980, 0, 1, 0, 0, 0));
@@ -37,3 +32,6 @@ export function buildDeterministicZip(entries: readonly ZipEntry[]): Promise<Uin
     archive.finalize().catch(reject);
   });
 }
+
+/** The BundleZipper port on archiver: the revisions' bundles. */
+export const deterministicZipper: BundleZipper = { zip: buildDeterministicZip };

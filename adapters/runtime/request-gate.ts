@@ -1,14 +1,16 @@
+import type { RequestAdmission } from "../../core/ports/request-admission.port.ts";
 import { ServiceBusyError } from "./crypto.ts";
 
 /**
  * svc-hub's own admin API (POST /admin/reset): the requests the service is answering, so a reset can run
- * alone. `pass` lets a request through at once while no reset runs; one that arrives during a reset waits
- * for its end. `alone` closes the gate, waits for the requests already in flight to be answered (so every
- * event acknowledged before the reset's answer is committed, and erased by it), runs the reset, and opens
- * the gate again. A reset that failed after it erased the store leaves the gate refusing (`refuseAll`):
- * every request is answered 503 with Retry-After until a reset succeeds, rather than by a half-reset service.
+ * alone (the core's RequestAdmission port). `pass` lets a request through at once while no reset runs; one
+ * that arrives during a reset waits for its end. `alone` closes the gate, waits for the requests already in
+ * flight to be answered (so every event acknowledged before the reset's answer is committed, and erased by
+ * it), runs the reset, and opens the gate again. A reset that failed after it erased the store leaves the gate
+ * refusing (`refuseAll`): every request is answered 503 with Retry-After until a reset succeeds, rather than
+ * by a half-reset service.
  */
-export class RequestGate {
+export class RequestGate implements RequestAdmission {
   private inFlight = 0;
   private whenIdle: (() => void) | null = null;
   /** Resolves when the reset running now ends; null while none runs. */

@@ -1,5 +1,6 @@
 import { hostname } from "node:os";
 import type { ServiceConfig } from "../../core/config/config.model.ts";
+import { dataLayerPublisher } from "../../core/datalayer/datalayer-publisher.worker.ts";
 import type { Logger } from "../../core/ports/logger.port.ts";
 import type { Stores } from "../../core/ports/stores.ts";
 import { eraseVisitor } from "../../core/privacy/privacy.use-cases.ts";
@@ -16,7 +17,6 @@ import { createLease } from "../runtime/lease.ts";
 import { Scheduler } from "../runtime/scheduler.ts";
 import type { VirtualClock } from "../runtime/virtual-clock.ts";
 import { FileImportService } from "../services/file-import.service.ts";
-import { dataLayerPublisher } from "../workers/datalayer-publisher.worker.ts";
 import { fileImportWorker } from "../workers/file-import.worker.ts";
 import { sessionJanitor } from "../workers/session-janitor.worker.ts";
 

@@ -3,6 +3,7 @@ import { hostname, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { CollectService } from "../../core/collect/collect.use-cases.ts";
 import type { ServiceConfig } from "../../core/config/config.model.ts";
+import { DataLayerService } from "../../core/datalayer/datalayer.use-cases.ts";
 import { FileStatusService } from "../../core/files/file-status.use-cases.ts";
 import { MomentsService } from "../../core/moments/moments.use-cases.ts";
 import type { WorkScheduler } from "../../core/ports/background.port.ts";
@@ -13,6 +14,8 @@ import { PrivacyService } from "../../core/privacy/privacy.use-cases.ts";
 import { profilePolicyFromLimits } from "../../core/profiles/profile.rules.ts";
 import { syncEngineStates } from "../../core/profiles/profiles.use-cases.ts";
 import { err, ok, type Result } from "../../core/result.ts";
+import { RevisionsService } from "../../core/revisions/revisions.use-cases.ts";
+import { type ConfigurationApplied, ResetService } from "../../core/service/reset.use-cases.ts";
 import { preparingSecrets } from "../../core/session/secrets.rules.ts";
 import { UsersService } from "../../core/session/users.use-cases.ts";
 import { type TimingPresetName, timingPresets } from "../../core/timing/timing.presets.ts";
@@ -25,15 +28,13 @@ import { applyConfiguredRevisions } from "../config/seed-revisions.ts";
 import { type App, createApp } from "../http/app.ts";
 import type { AppDeps } from "../http/app-deps.ts";
 import { createArgon2Hasher, cryptoIds, nodeDigests, rememberingVerified } from "../runtime/crypto.ts";
+import { deterministicZipper } from "../runtime/deterministic-zip.ts";
 import { hostEventLoop } from "../runtime/event-loop.ts";
 import { urlQueryParser } from "../runtime/query-values.ts";
 import { RequestGate } from "../runtime/request-gate.ts";
 import { openVirtualClock, type VirtualClock } from "../runtime/virtual-clock.ts";
 import { AuthService } from "../services/auth.service.ts";
-import { DataLayerService } from "../services/datalayer.service.ts";
 import type { FileImportService } from "../services/file-import.service.ts";
-import { type ConfigurationApplied, ResetService } from "../services/reset.service.ts";
-import { RevisionsService } from "../services/revisions.service.ts";
 import { openLibsqlStores } from "../store-libsql/libsql.stores.ts";
 import { createMemoryStores } from "../store-memory/memory.stores.ts";
 import { startBackgroundThread } from "../threads/background-host.ts";
@@ -287,7 +288,13 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
   const cleanups: Array<() => void> = [];
   try {
     const clock = await openVirtualClock(stores.settings);
-    const revisions = new RevisionsService({ stores, clock, filePrefix: options.config.revisionFilePrefix });
+    const revisions = new RevisionsService({
+      stores,
+      clock,
+      digests: nodeDigests,
+      zipper: deterministicZipper,
+      filePrefix: options.config.revisionFilePrefix,
+    });
     const configured = await applyConfiguration(stores, hasher, clock, revisions, options);
     if (!configured.ok) {
       await stores.close();
@@ -357,6 +364,7 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
       },
       ids: cryptoIds,
       logger: options.logger,
+      eventLoop: hostEventLoop,
     });
     // The reset epoch as it is now, so that only a later reset by another process counts as one.
     await resets.follow();
@@ -390,6 +398,7 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
         ids: cryptoIds,
         timing,
         limits: options.config.limits,
+        eventLoop: hostEventLoop,
         onChangeAccepted: () => work.scheduler.notify(),
       }),
       moments: new MomentsService({ stores: work.stores }),

@@ -1,7 +1,8 @@
 /**
  * The ports: what the adapters implement for the core (stores, clock, ids, hashing, the event loop, leases,
  * a logger, the background scheduler, the kept copies of imported files, a collection request and the bot
- * verdict), and the few rules every implementation of a port shares.
+ * verdict, the zipper of a revision's bundle, the admission of requests during a reset), and the few rules every
+ * implementation of a port shares.
  */
 
 export type { BackgroundWorker, DrainOptions, DrainReport, WorkScheduler } from "./background.port.ts";
@@ -63,6 +64,7 @@ export {
   type ProfileSave,
   type ProfileStore,
 } from "./profiles.store.ts";
+export type { RequestAdmission } from "./request-admission.port.ts";
 export type { NewRevision, RevisionStore, StoredRevision } from "./revisions.store.ts";
 export type {
   LockoutKind,
@@ -80,3 +82,4 @@ export type {
   TenancyStore,
   UserRecord,
 } from "./tenancy.store.ts";
+export type { BundleZipper, ZipEntry } from "./zip.port.ts";

@@ -1,4 +1,7 @@
-/** Revisions (REV-*, DEC-REV-*): publishing a revision, its id, its manifest and the members of its bundle. */
+/**
+ * Revisions (REV-*, DEC-REV-*): publishing a revision, its id, its manifest and the members of its bundle;
+ * the use cases of the revisions API and of the configured revisions.
+ */
 
 export {
   type BundleMemberKind,
@@ -34,3 +37,11 @@ export {
   parseRevisionId,
   revisionIdOf,
 } from "./revision-id.rules.ts";
+export {
+  type ConfiguredPublication,
+  type PublishedFile,
+  type PublishRefusal,
+  type PublishRequest,
+  RevisionsService,
+  type RevisionsServiceDeps,
+} from "./revisions.use-cases.ts";

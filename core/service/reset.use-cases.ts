@@ -1,8 +1,9 @@
-import { describeError } from "../../core/errors/describe-error.ts";
-import type { IdSource } from "../../core/ports/ids.port.ts";
-import type { Logger } from "../../core/ports/logger.port.ts";
-import type { ErasedRecords, Stores } from "../../core/ports/stores.ts";
-import type { RequestGate } from "../runtime/request-gate.ts";
+import { describeError } from "../errors/describe-error.ts";
+import type { EventLoop } from "../ports/event-loop.port.ts";
+import type { IdSource } from "../ports/ids.port.ts";
+import type { Logger } from "../ports/logger.port.ts";
+import type { RequestAdmission } from "../ports/request-admission.port.ts";
+import type { ErasedRecords, Stores } from "../ports/stores.ts";
 
 /** What the configuration put back in the store (POST /admin/reset's answer). */
 export interface ConfigurationApplied {
@@ -26,7 +27,8 @@ export interface ResetReport {
 
 export interface ResetServiceDeps {
   readonly stores: Stores;
-  readonly requests: RequestGate;
+  /** The requests being answered: held while the reset runs, refused while a failed one left the store erased. */
+  readonly requests: RequestAdmission;
   /** Holds every background worker of the process (here and in the background thread); the answer lets them run again. */
   readonly holdWorkers: () => Promise<() => Promise<void>>;
   /** Resolves once every collected event handed to the group commit is committed (or refused). */
@@ -39,6 +41,8 @@ export interface ResetServiceDeps {
   readonly applyConfiguration: () => Promise<ConfigurationApplied>;
   readonly ids: IdSource;
   readonly logger: Logger;
+  /** How long the reset took, for its log line (monotonic time, not the virtual clock). */
+  readonly eventLoop: EventLoop;
   /** How long a reset waits for the requests in flight before it answers busy (default inFlightWaitMs). */
   readonly inFlightWaitMs?: number;
 }
@@ -95,10 +99,10 @@ export const inFlightWaitMs = 15_000;
 /**
  * svc-hub's own admin API: POST /admin/reset, the isolation of test cases without a restart. Afterwards the
  * service answers as a fresh start with the same configuration on an empty store would, with the same admin
- * token, port and process. In order: no new request starts and those in flight are answered (RequestGate), the
- * events they handed in are committed, the background workers finish their pass and are held, the store is
- * erased in one transaction (Stores.eraseAll), the import files removed, what this process keeps in memory
- * forgotten, the configuration applied again; then the workers and the requests go on.
+ * token, port and process. In order: no new request starts and those in flight are answered
+ * (RequestAdmission), the events they handed in are committed, the background workers finish their pass and
+ * are held, the store is erased in one transaction (Stores.eraseAll), the import files removed, what this
+ * process keeps in memory forgotten, the configuration applied again; then the workers and the requests go on.
  */
 export class ResetService {
   private resetting = false;
@@ -109,7 +113,7 @@ export class ResetService {
 
   async reset(): Promise<ResetReport> {
     return this.deps.requests.alone(this.deps.inFlightWaitMs ?? inFlightWaitMs, async () => {
-      const started = performance.now();
+      const started = this.deps.eventLoop.monotonicMs();
       this.resetting = true;
       try {
         await this.deps.eventsSettled();
@@ -140,7 +144,7 @@ export class ResetService {
   }
 
   private async eraseAndApply(started: number): Promise<ResetReport> {
-    const { stores, requests, logger } = this.deps;
+    const { stores, requests, logger, eventLoop } = this.deps;
     let erasedRecords: ErasedRecords;
     try {
       erasedRecords = await stores.eraseAll({ keepSettings: settingsKeptByReset });
@@ -162,7 +166,7 @@ export class ResetService {
         erased: { ...inReportOrder(erasedRecords), receivedFiles: files.received, droppedFiles: files.dropped },
         configuration,
       };
-      logger.info("service reset", { ...report, ms: Math.round(performance.now() - started) });
+      logger.info("service reset", { ...report, ms: Math.round(eventLoop.monotonicMs() - started) });
       return report;
     } catch (error) {
       // Erased but not set up again: no request may see that. Until a reset succeeds, each is answered 503.

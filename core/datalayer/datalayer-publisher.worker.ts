@@ -1,14 +1,14 @@
+import { describeError } from "../errors/describe-error.ts";
+import type { RetryPolicy } from "../machine.ts";
+import type { BackgroundWorker } from "../ports/background.port.ts";
+import type { DataLayerChange, DataLayerStore } from "../ports/datalayer.store.ts";
+import type { Logger } from "../ports/logger.port.ts";
 import {
   type ChangeEffect,
   dataLayerChangeLifecycle,
   publishRetryPolicy,
   transitionChange,
-} from "../../core/datalayer/datalayer.machine.ts";
-import { describeError } from "../../core/errors/describe-error.ts";
-import type { RetryPolicy } from "../../core/machine.ts";
-import type { BackgroundWorker } from "../../core/ports/background.port.ts";
-import type { DataLayerChange, DataLayerStore } from "../../core/ports/datalayer.store.ts";
-import type { Logger } from "../../core/ports/logger.port.ts";
+} from "./datalayer.machine.ts";
 
 /** Changes published per look, so one pass stays short however much is waiting. */
 const batchSize = 100;

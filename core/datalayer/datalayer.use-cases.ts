@@ -1,22 +1,14 @@
-import type { Limits } from "../../core/config/config.model.ts";
-import {
-  type DataLayerCommand,
-  transitionDataLayer,
-  untouchedDataLayer,
-} from "../../core/datalayer/datalayer.machine.ts";
-import { limitDataLayerList, reportStatus, statusRetentionMs } from "../../core/datalayer/datalayer.rules.ts";
-import type { ManagementError } from "../../core/errors/index.ts";
-import type { Clock } from "../../core/ports/clock.port.ts";
-import type {
-  DataLayerChangeState,
-  DataLayerKey,
-  DataLayerStore,
-  ServedDataLayer,
-} from "../../core/ports/datalayer.store.ts";
-import type { IdSource } from "../../core/ports/ids.port.ts";
-import { err, ok, type Result } from "../../core/result.ts";
-import { pickDelay, type TimingPreset } from "../../core/timing/timing.presets.ts";
-import { StorageUnavailableError } from "../runtime/storage-errors.ts";
+import type { Limits } from "../config/config.model.ts";
+import type { ManagementError } from "../errors/management.errors.ts";
+import { StorageUnavailableError } from "../errors/storage-unavailable.ts";
+import type { Clock } from "../ports/clock.port.ts";
+import type { DataLayerChangeState, DataLayerKey, DataLayerStore, ServedDataLayer } from "../ports/datalayer.store.ts";
+import type { EventLoop } from "../ports/event-loop.port.ts";
+import type { IdSource } from "../ports/ids.port.ts";
+import { err, ok, type Result } from "../result.ts";
+import { pickDelay, type TimingPreset } from "../timing/timing.presets.ts";
+import { type DataLayerCommand, transitionDataLayer, untouchedDataLayer } from "./datalayer.machine.ts";
+import { limitDataLayerList, reportStatus, statusRetentionMs } from "./datalayer.rules.ts";
 
 export interface DataLayerServiceDeps {
   readonly store: DataLayerStore;
@@ -24,6 +16,8 @@ export interface DataLayerServiceDeps {
   readonly ids: IdSource;
   readonly timing: TimingPreset;
   readonly limits: Limits;
+  /** How long a change has been retried on a busy data layer (monotonic time, not the virtual clock). */
+  readonly eventLoop: EventLoop;
   /** Called once a change is recorded, so the publisher looks for due work at once. */
   readonly onChangeAccepted?: () => void;
 }
@@ -103,7 +97,8 @@ export class DataLayerService {
     key: DataLayerKey,
     command: (at: number) => DataLayerCommand,
   ): Promise<Result<{ status: "pending" }, ManagementError>> {
-    const started = performance.now();
+    const { eventLoop } = this.deps;
+    const started = eventLoop.monotonicMs();
     let stalled = 0;
     let seenSeq: number | null = null;
     for (;;) {
@@ -111,10 +106,10 @@ export class DataLayerService {
       const lastSeq = current?.layer.lastSeq ?? 0;
       stalled = lastSeq === seenSeq ? stalled + 1 : 0;
       seenSeq = lastSeq;
-      if (stalled >= maxStalledTries || performance.now() - started > contentionLimitMs) {
+      if (stalled >= maxStalledTries || eventLoop.monotonicMs() - started > contentionLimitMs) {
         // Busy rather than broken: 503 with Retry-After, as for a locked store.
         throw new StorageUnavailableError(
-          `data layer ${key.account}/${key.profile}/${key.dlId} kept changing; gave up after ${Math.round(performance.now() - started)} ms`,
+          `data layer ${key.account}/${key.profile}/${key.dlId} kept changing; gave up after ${Math.round(eventLoop.monotonicMs() - started)} ms`,
         );
       }
       const state = current

@@ -1,11 +1,13 @@
-import { createHash } from "node:crypto";
-import type { ConfiguredRevision } from "../../core/config/config.model.ts";
-import { type ManagementError, managementError } from "../../core/errors/index.ts";
-import type { Clock } from "../../core/ports/clock.port.ts";
-import type { StoredRevision } from "../../core/ports/revisions.store.ts";
-import type { Stores } from "../../core/ports/stores.ts";
-import { err, ok, type Result } from "../../core/result.ts";
-import { manifestFileName } from "../../core/revisions/bundle-members.rules.ts";
+import type { ConfiguredRevision } from "../config/config.model.ts";
+import { type ManagementError, managementError } from "../errors/management.errors.ts";
+import type { Clock } from "../ports/clock.port.ts";
+import type { Digests } from "../ports/hashing.port.ts";
+import type { StoredRevision } from "../ports/revisions.store.ts";
+import type { Stores } from "../ports/stores.ts";
+import type { BundleZipper } from "../ports/zip.port.ts";
+import { err, ok, type Result } from "../result.ts";
+import { KeyedTurns } from "../values/keyed-turns.ts";
+import { manifestFileName } from "./bundle-members.rules.ts";
 import {
   buildManifest,
   completeDetails,
@@ -16,10 +18,15 @@ import {
   type RevisionDetails,
   serializeManifest,
   validatePublication,
-} from "../../core/revisions/revision.rules.ts";
-import { formatTimeCreated, nextFreeRevisionId, parseRevisionId } from "../../core/revisions/revision-id.rules.ts";
-import { KeyedTurns } from "../../core/values/keyed-turns.ts";
-import { buildDeterministicZip } from "../runtime/deterministic-zip.ts";
+} from "./revision.rules.ts";
+import { formatTimeCreated, nextFreeRevisionId, parseRevisionId } from "./revision-id.rules.ts";
+
+/**
+ * The WHATWG UTF-8 encoder, which every host of the core provides (Bun, Deno, Node, browsers) though ES2023
+ * does not define it. Declared here with only what the core uses of it, so that the core type-checks without
+ * DOM or runtime types (core/tsconfig.json).
+ */
+declare const TextEncoder: new () => { encode(text: string): Uint8Array };
 
 /** One file of a publication: its member name (the multipart filename, or the file's name in --dir) and bytes. */
 export interface PublishedFile {
@@ -39,6 +46,10 @@ export interface PublishRequest {
 export interface RevisionsServiceDeps {
   readonly stores: Stores;
   readonly clock: Clock;
+  /** The SHA-256 of every member, of the manifest and of the bundle (REV-05..08), and of a configured revision. */
+  readonly digests: Digests;
+  /** DEC-REV-02: writes the bundle, the same bytes for the same members. */
+  readonly zipper: BundleZipper;
   /** DEC-REV-02: the member file prefix *(config)*, `utag` by default. */
   readonly filePrefix: string;
 }
@@ -57,10 +68,6 @@ export interface ConfiguredPublication {
 
 /** How many minutes a publication moves on when other publications keep taking the one it chose. */
 const maxPublishAttempts = 50;
-
-function sha256Hex(bytes: Uint8Array | string): string {
-  return createHash("sha256").update(bytes).digest("hex");
-}
 
 /**
  * The revisions use-cases (REV-01..12, DEC-REV-01..03): publish (validate, checksum, manifest, zip once,
@@ -137,7 +144,7 @@ export class RevisionsService {
       revision.account,
       revision.profile,
       request,
-      configuredSeed(revision, this.deps.filePrefix),
+      await configuredSeed(revision, this.deps.filePrefix, this.deps.digests),
     );
   }
 
@@ -147,7 +154,7 @@ export class RevisionsService {
     request: PublishRequest,
     seed: string | null,
   ): Promise<Result<ConfiguredPublication, PublishRefusal>> {
-    const { stores, clock, filePrefix } = this.deps;
+    const { stores, clock, digests, zipper, filePrefix } = this.deps;
     if (!(await stores.tenancy.findAccount(account)))
       return err({ error: managementError("accountNotFound"), problems: [] });
     if (!(await stores.tenancy.findProfile(account, profile)))
@@ -174,7 +181,9 @@ export class RevisionsService {
       name: member.name,
       bytes: request.files[member.index]?.bytes ?? new Uint8Array(0),
     }));
-    const memberChecksums = members.map((member) => [member.name, sha256Hex(member.bytes)] as const);
+    const memberChecksums = await Promise.all(
+      members.map(async (member) => [member.name, await digests.sha256Hex(member.bytes)] as const),
+    );
     // One publication of a profile at a time in this process: each then reads the minutes taken before it and
     // takes the next free one at its first attempt (80 at once all read the same minute, and the k-th
     // needed k attempts). Another process's publication at the same minute is the retry's case.
@@ -195,8 +204,11 @@ export class RevisionsService {
           memberChecksums,
         });
         const manifestBytes = new TextEncoder().encode(serializeManifest(manifest));
-        const bundle = await buildDeterministicZip([...members, { name: manifestFileName, bytes: manifestBytes }]);
-        const details = completeDetails(manifest, { manifest: sha256Hex(manifestBytes), bundle: sha256Hex(bundle) });
+        const bundle = await zipper.zip([...members, { name: manifestFileName, bytes: manifestBytes }]);
+        const details = completeDetails(manifest, {
+          manifest: await digests.sha256Hex(manifestBytes),
+          bundle: await digests.sha256Hex(bundle),
+        });
         if (
           await stores.revisions.insert({
             account,
@@ -276,7 +288,11 @@ function seedOfGeneration(seed: string, generation: number): string {
 }
 
 /** The fingerprint of a configured revision: its place, words, targets, prefix and every file's name and SHA-256. */
-export function configuredSeed(revision: ConfiguredRevision, filePrefix: string): string {
+export async function configuredSeed(
+  revision: ConfiguredRevision,
+  filePrefix: string,
+  digests: Digests,
+): Promise<string> {
   const canonical = JSON.stringify([
     revision.account,
     revision.profile,
@@ -285,7 +301,7 @@ export function configuredSeed(revision: ConfiguredRevision, filePrefix: string)
     revision.createdBy,
     revision.targets,
     filePrefix,
-    revision.files.map((file) => [file.name, sha256Hex(file.text)]),
+    await Promise.all(revision.files.map(async (file) => [file.name, await digests.sha256Hex(file.text)])),
   ]);
-  return `config:${sha256Hex(canonical)}`;
+  return `config:${await digests.sha256Hex(canonical)}`;
 }

@@ -3,12 +3,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defaultLimits } from "../../core/config/config.model.ts";
+import { DataLayerService } from "../../core/datalayer/datalayer.use-cases.ts";
 import type { Stores } from "../../core/ports/index.ts";
 import { timingPresets } from "../../core/timing/timing.presets.ts";
 import { cryptoIds } from "../runtime/crypto.ts";
-import { openLibsqlStores } from "../store-libsql/libsql.stores.ts";
-import { createMemoryStores } from "../store-memory/memory.stores.ts";
-import { DataLayerService } from "./datalayer.service.ts";
+import { hostEventLoop } from "../runtime/event-loop.ts";
+import { openLibsqlStores } from "./libsql.stores.ts";
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -30,26 +30,23 @@ function serviceOn(stores: Stores): DataLayerService {
     ids: cryptoIds,
     timing: timingPresets.fast,
     limits: defaultLimits,
+    eventLoop: hostEventLoop,
   });
 }
 
 describe("data layer changes on one busy data layer (DLE-02, DEC-DLE-05)", () => {
-  for (const [name, open] of [
-    ["libsql", libsqlStores],
-    ["memory", async () => createMemoryStores()],
-  ] as const) {
-    it(`${name}: 150 updates at once are all recorded, each with a sequence number of its own`, async () => {
-      const stores = await open();
-      const service = serviceOn(stores);
-      const key = { account: "acme", profile: "main", dlId: "hot" };
-      expect((await service.upload(key, '{"n":0}')).ok).toBe(true);
-      // Changes accepted together share a commit, and only one change of a data layer can win a commit: the
-      // others decide again. Losing to another writer's progress is not a reason to give up.
-      const results = await Promise.all(
-        Array.from({ length: 150 }, (_, index) => service.update(key, `{"n":${index + 1}}`)),
-      );
-      expect(results.filter((result) => result.ok)).toHaveLength(150);
-      expect((await stores.dataLayers.read(key))?.layer.lastSeq).toBe(151);
-    });
-  }
+  // The same test on the in-memory store: core/datalayer/datalayer.use-cases.test.ts.
+  it("libsql: 150 updates at once are all recorded, each with a sequence number of its own", async () => {
+    const stores = await libsqlStores();
+    const service = serviceOn(stores);
+    const key = { account: "acme", profile: "main", dlId: "hot" };
+    expect((await service.upload(key, '{"n":0}')).ok).toBe(true);
+    // Changes accepted together share a commit, and only one change of a data layer can win a commit: the
+    // others decide again. Losing to another writer's progress is not a reason to give up.
+    const results = await Promise.all(
+      Array.from({ length: 150 }, (_, index) => service.update(key, `{"n":${index + 1}}`)),
+    );
+    expect(results.filter((result) => result.ok)).toHaveLength(150);
+    expect((await stores.dataLayers.read(key))?.layer.lastSeq).toBe(151);
+  });
 });
