@@ -1,5 +1,5 @@
 import { describe, expect, it } from "bun:test";
-import { ServiceBusyError } from "./crypto.ts";
+import { ServiceBusyError } from "../../core/errors/index.ts";
 import { RequestGate } from "./request-gate.ts";
 
 /** A request whose answer comes when `answer` is called. */

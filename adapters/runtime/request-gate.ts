@@ -1,4 +1,4 @@
-import { ServiceBusyError } from "./crypto.ts";
+import { ServiceBusyError } from "../../core/errors/index.ts";
 
 /**
  * svc-hub's own admin API (POST /admin/reset): the requests the service is answering, so a reset can run

@@ -4,6 +4,7 @@ import type { Logger } from "../../core/ports/logger.port.ts";
 import type { Stores } from "../../core/ports/stores.ts";
 import { profilePolicyFromLimits } from "../../core/profiles/profile.rules.ts";
 import { sessionPolicyFromLimits } from "../../core/session/session.rules.ts";
+import { sessionJanitor } from "../../core/session/session-janitor.worker.ts";
 import { cryptoIds } from "../runtime/crypto.ts";
 import { createLease } from "../runtime/lease.ts";
 import { Scheduler } from "../runtime/scheduler.ts";
@@ -15,7 +16,6 @@ import { dataLayerPublisher } from "../workers/datalayer-publisher.worker.ts";
 import { eventRetentionWorker } from "../workers/event-retention.worker.ts";
 import { fileImportWorker } from "../workers/file-import.worker.ts";
 import { profileWorker } from "../workers/profile.worker.ts";
-import { sessionJanitor } from "../workers/session-janitor.worker.ts";
 import { visitorDeletionWorker } from "../workers/visitor-deletion.worker.ts";
 
 export interface BackgroundDeps {

@@ -10,6 +10,7 @@ import type { Logger } from "../../core/ports/logger.port.ts";
 import type { Stores } from "../../core/ports/stores.ts";
 import { profilePolicyFromLimits } from "../../core/profiles/profile.rules.ts";
 import { err, ok, type Result } from "../../core/result.ts";
+import { AuthService } from "../../core/session/auth.use-cases.ts";
 import { preparingSecrets } from "../../core/session/secrets.rules.ts";
 import { UsersService } from "../../core/session/users.use-cases.ts";
 import { type TimingPresetName, timingPresets } from "../../core/timing/timing.presets.ts";
@@ -22,9 +23,10 @@ import { applyConfiguredRevisions } from "../config/seed-revisions.ts";
 import { type App, createApp } from "../http/app.ts";
 import type { AppDeps } from "../http/app-deps.ts";
 import { createArgon2Hasher, cryptoIds, nodeDigests, rememberingVerified } from "../runtime/crypto.ts";
+import { hostEventLoop } from "../runtime/event-loop.ts";
+import { joseTokenSigner } from "../runtime/jose-tokens.ts";
 import { RequestGate } from "../runtime/request-gate.ts";
 import { openVirtualClock, type VirtualClock } from "../runtime/virtual-clock.ts";
-import { AuthService } from "../services/auth.service.ts";
 import { DataLayerService } from "../services/datalayer.service.ts";
 import type { FileImportService } from "../services/file-import.service.ts";
 import { PrivacyService } from "../services/privacy.service.ts";
@@ -314,7 +316,16 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
     };
     const work = await openWork(options, backgroundDeps);
     clock.onChange(() => work.scheduler.notify());
-    const auth = new AuthService({ stores, hasher, ids: cryptoIds, clock, limits: options.config.limits });
+    const auth = new AuthService({
+      stores,
+      hasher,
+      ids: cryptoIds,
+      clock,
+      limits: options.config.limits,
+      digests: nodeDigests,
+      tokens: joseTokenSigner,
+      eventLoop: hostEventLoop,
+    });
     const collector = new CollectService({
       stores: work.stores,
       clock,

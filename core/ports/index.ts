@@ -1,6 +1,6 @@
 /**
- * The ports: what the adapters implement for the core (stores, clock, ids, hashing, the event loop, leases,
- * a logger, the background scheduler), and the few rules every implementation of a port shares.
+ * The ports: what the adapters implement for the core (stores, clock, ids, hashing, signed tokens, the event
+ * loop, leases, a logger, the background scheduler), and the few rules every implementation of a port shares.
  */
 
 export type { BackgroundWorker, DrainOptions, DrainReport, WorkScheduler } from "./background.port.ts";
@@ -70,3 +70,4 @@ export type {
   TenancyStore,
   UserRecord,
 } from "./tenancy.store.ts";
+export type { TokenClaims, TokenSigner, VerifiedToken } from "./token-signer.port.ts";
