@@ -8,12 +8,14 @@ import { afterEach, describe, expect, it } from "bun:test";
 import { loadConfigFile } from "../adapters/config/config.loader.ts";
 import { demoConfigPath } from "../adapters/config/demo-config.ts";
 import { requestFrom } from "../adapters/http/connection.ts";
-import { cryptoIds } from "../adapters/runtime/crypto.ts";
+import { cryptoIds, nodeDigests } from "../adapters/runtime/crypto.ts";
+import { hostEventLoop } from "../adapters/runtime/event-loop.ts";
+import { joseTokenSigner } from "../adapters/runtime/jose-tokens.ts";
 import type { Service } from "../adapters/server/service.ts";
-import { AuthService } from "../adapters/services/auth.service.ts";
 import { createMemoryStores } from "../adapters/store-memory/memory.stores.ts";
 import { defaultLimits } from "../core/config/config.model.ts";
 import type { SecretHasher } from "../core/ports/hashing.port.ts";
+import { AuthService } from "../core/session/auth.use-cases.ts";
 import { UsersService } from "../core/session/users.use-cases.ts";
 import { openDemoService } from "../harness/in-process.ts";
 
@@ -194,7 +196,7 @@ describe("finding 10: a bearer token does not outlive a password reset or a disa
       revokedAt: null,
     });
     const deps = { stores, hasher: fakeHasher, ids: cryptoIds, clock, limits: defaultLimits };
-    const auth = new AuthService(deps);
+    const auth = new AuthService({ ...deps, digests: nodeDigests, tokens: joseTokenSigner, eventLoop: hostEventLoop });
     const users = new UsersService({ ...deps, unlock: (email) => auth.unlock(email) });
     const token = async () => {
       const issued = await auth.issueToken("ann@example.com", "ann-api-key", "local");

@@ -10,11 +10,11 @@ import type { Logger } from "../../core/ports/logger.port.ts";
 import type { PrivacyService } from "../../core/privacy/privacy.use-cases.ts";
 import type { RevisionsService } from "../../core/revisions/revisions.use-cases.ts";
 import type { ResetService } from "../../core/service/reset.use-cases.ts";
+import type { AuthService } from "../../core/session/auth.use-cases.ts";
 import type { UsersService } from "../../core/session/users.use-cases.ts";
 import type { TimingPreset } from "../../core/timing/timing.presets.ts";
 import type { RequestGate } from "../runtime/request-gate.ts";
 import type { VirtualClock } from "../runtime/virtual-clock.ts";
-import type { AuthService } from "../services/auth.service.ts";
 import type { FileImportService } from "../services/file-import.service.ts";
 
 /** Everything the HTTP app needs, built by the composition root (adapters/server/service.ts). */

@@ -1,9 +1,9 @@
 import { Elysia } from "elysia";
 import { invalidRequestBecause, type ManagementError, managementError, quoted } from "../../core/errors/index.ts";
+import type { AuthService, Principal } from "../../core/session/auth.use-cases.ts";
 import type { TenantAccess } from "../../core/session/session.rules.ts";
 import { readCookieValue } from "../../core/visitors/cookies.rules.ts";
 import { firstQueryValues } from "../runtime/query-values.ts";
-import type { AuthService, Principal } from "../services/auth.service.ts";
 import { failWith } from "./error-mapping.ts";
 
 /**

@@ -9,7 +9,7 @@ import {
 import { invalidRequestBecause, type ManagementError, managementError, quoted } from "../../core/errors/index.ts";
 import type { DataLayerKey } from "../../core/ports/datalayer.store.ts";
 import type { Result } from "../../core/result.ts";
-import type { Principal } from "../services/auth.service.ts";
+import type { Principal } from "../../core/session/auth.use-cases.ts";
 import type { AppDeps } from "./app-deps.ts";
 import { dataLayerAccessError, openApiSecurity, requireAccess, sessionGuard } from "./auth-guards.ts";
 import { failWith } from "./error-mapping.ts";

@@ -11,9 +11,9 @@ import {
   managementError,
   managementErrorBody,
   momentsError,
+  ServiceBusyError,
 } from "../../core/errors/index.ts";
 import type { Logger } from "../../core/ports/logger.port.ts";
-import { ServiceBusyError } from "../runtime/crypto.ts";
 import { isStorageUnavailable } from "../runtime/storage-errors.ts";
 import { setCredentialedCors, setEventHeaders } from "./cors.ts";
 

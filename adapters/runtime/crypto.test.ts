@@ -1,7 +1,8 @@
 import { describe, expect, it } from "bun:test";
 import fc from "fast-check";
+import { ServiceBusyError } from "../../core/errors/index.ts";
 import type { SecretHasher } from "../../core/ports/hashing.port.ts";
-import { createArgon2Hasher, rememberingVerified, ServiceBusyError } from "./crypto.ts";
+import { createArgon2Hasher, rememberingVerified } from "./crypto.ts";
 
 describe("argon2id hasher", () => {
   it("hashes as argon2id and verifies only the right secret; a malformed hash verifies nothing", async () => {

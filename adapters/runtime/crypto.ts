@@ -3,8 +3,6 @@ import type { Digests, SecretHasher } from "../../core/ports/hashing.port.ts";
 import type { IdSource } from "../../core/ports/ids.port.ts";
 import { FairQueue, type FairQueueLimits } from "./fair-queue.ts";
 
-export { ServiceBusyError } from "./fair-queue.ts";
-
 /** Randomness from the platform's cryptographically strong generator. */
 export const cryptoIds: IdSource = {
   randomHex(bytes) {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "bun:test";
 import fc from "fast-check";
-import { FairQueue, ServiceBusyError } from "./fair-queue.ts";
+import { ServiceBusyError } from "../../core/errors/index.ts";
+import { FairQueue } from "./fair-queue.ts";
 
 /** Work that runs until the test finishes it, recording when it started. */
 function harness(limits: { concurrency: number; maxWaiting: number; maxWaitingPerSource: number }) {

@@ -1,7 +1,4 @@
-/** Work refused because the process is saturated; answered 503 with Retry-After, never queued without end. */
-export class ServiceBusyError extends Error {
-  override readonly name = "ServiceBusyError";
-}
+import { ServiceBusyError } from "../../core/errors/index.ts";
 
 export interface FairQueueLimits {
   /** Work running at once. */

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "bun:test";
+import { ServiceBusyError } from "../../core/errors/index.ts";
 import type { Stores } from "../../core/ports/index.ts";
 import { type ConfigurationApplied, ResetService, type ResetServiceDeps } from "../../core/service/reset.use-cases.ts";
 import { createMemoryStores } from "../store-memory/memory.stores.ts";
-import { cryptoIds, ServiceBusyError } from "./crypto.ts";
+import { cryptoIds } from "./crypto.ts";
 import { hostEventLoop } from "./event-loop.ts";
 import { createMemoryLogger } from "./logger.ts";
 import { RequestGate } from "./request-gate.ts";

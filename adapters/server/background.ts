@@ -10,6 +10,7 @@ import { profilePolicyFromLimits } from "../../core/profiles/profile.rules.ts";
 import { profileWorker } from "../../core/profiles/profile-folding.worker.ts";
 import { ProfilesService } from "../../core/profiles/profiles.use-cases.ts";
 import { sessionPolicyFromLimits } from "../../core/session/session.rules.ts";
+import { sessionJanitor } from "../../core/session/session-janitor.worker.ts";
 import { importedFilesEraser } from "../fs/imported-files.eraser.ts";
 import { cryptoIds } from "../runtime/crypto.ts";
 import { hostEventLoop } from "../runtime/event-loop.ts";
@@ -18,7 +19,6 @@ import { Scheduler } from "../runtime/scheduler.ts";
 import type { VirtualClock } from "../runtime/virtual-clock.ts";
 import { FileImportService } from "../services/file-import.service.ts";
 import { fileImportWorker } from "../workers/file-import.worker.ts";
-import { sessionJanitor } from "../workers/session-janitor.worker.ts";
 
 export interface BackgroundDeps {
   readonly stores: Stores;

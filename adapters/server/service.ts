@@ -16,6 +16,7 @@ import { syncEngineStates } from "../../core/profiles/profiles.use-cases.ts";
 import { err, ok, type Result } from "../../core/result.ts";
 import { RevisionsService } from "../../core/revisions/revisions.use-cases.ts";
 import { type ConfigurationApplied, ResetService } from "../../core/service/reset.use-cases.ts";
+import { AuthService } from "../../core/session/auth.use-cases.ts";
 import { preparingSecrets } from "../../core/session/secrets.rules.ts";
 import { UsersService } from "../../core/session/users.use-cases.ts";
 import { type TimingPresetName, timingPresets } from "../../core/timing/timing.presets.ts";
@@ -30,10 +31,10 @@ import type { AppDeps } from "../http/app-deps.ts";
 import { createArgon2Hasher, cryptoIds, nodeDigests, rememberingVerified } from "../runtime/crypto.ts";
 import { deterministicZipper } from "../runtime/deterministic-zip.ts";
 import { hostEventLoop } from "../runtime/event-loop.ts";
+import { joseTokenSigner } from "../runtime/jose-tokens.ts";
 import { urlQueryParser } from "../runtime/query-values.ts";
 import { RequestGate } from "../runtime/request-gate.ts";
 import { openVirtualClock, type VirtualClock } from "../runtime/virtual-clock.ts";
-import { AuthService } from "../services/auth.service.ts";
 import type { FileImportService } from "../services/file-import.service.ts";
 import { openLibsqlStores } from "../store-libsql/libsql.stores.ts";
 import { createMemoryStores } from "../store-memory/memory.stores.ts";
@@ -324,7 +325,16 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
     };
     const work = await openWork(options, backgroundDeps);
     clock.onChange(() => work.scheduler.notify());
-    const auth = new AuthService({ stores, hasher, ids: cryptoIds, clock, limits: options.config.limits });
+    const auth = new AuthService({
+      stores,
+      hasher,
+      ids: cryptoIds,
+      clock,
+      limits: options.config.limits,
+      digests: nodeDigests,
+      tokens: joseTokenSigner,
+      eventLoop: hostEventLoop,
+    });
     const collector = new CollectService({
       stores: work.stores,
       clock,

@@ -41,5 +41,6 @@ export {
   momentsError,
   momentsErrors,
 } from "./moments.errors.ts";
+export { ServiceBusyError } from "./service-busy.ts";
 export { StorageUnavailableError } from "./storage-unavailable.ts";
 export { fillTemplate } from "./template.ts";

@@ -1,8 +1,8 @@
 /**
- * The ports: what the adapters implement for the core (stores, clock, ids, hashing, the event loop, leases,
- * a logger, the background scheduler, the kept copies of imported files, a collection request and the bot
- * verdict, the zipper of a revision's bundle, the admission of requests during a reset), and the few rules every
- * implementation of a port shares.
+ * The ports: what the adapters implement for the core (stores, clock, ids, hashing, signed tokens, the event
+ * loop, leases, a logger, the background scheduler, the kept copies of imported files, a collection request
+ * and the bot verdict, the zipper of a revision's bundle, the admission of requests during a reset), and the
+ * few rules every implementation of a port shares.
  */
 
 export type { BackgroundWorker, DrainOptions, DrainReport, WorkScheduler } from "./background.port.ts";
@@ -82,4 +82,5 @@ export type {
   TenancyStore,
   UserRecord,
 } from "./tenancy.store.ts";
+export type { TokenClaims, TokenSigner, VerifiedToken } from "./token-signer.port.ts";
 export type { BundleZipper, ZipEntry } from "./zip.port.ts";

@@ -1,8 +1,16 @@
 /**
  * Sessions and sign-in (SES-*, DEC-SES-*, DEC-AUT-*): session lifetimes and tokens, which tenants a user may reach,
- * the lockout after failed attempts, and how passwords and API keys are checked.
+ * the lockout after failed attempts, and how passwords and API keys are checked; the use cases of signing in
+ * (AuthService) and of users (UsersService), and the worker that removes expired sessions and lockout records.
  */
 
+export {
+  AuthService,
+  type AuthServiceDeps,
+  type IssuedSession,
+  type Principal,
+  tokenLifetimeSeconds,
+} from "./auth.use-cases.ts";
 export {
   type AttemptDecision,
   type LockoutPolicy,
@@ -38,6 +46,7 @@ export {
   type TenantAccess,
   tokenIssuedAt,
 } from "./session.rules.ts";
+export { sessionJanitor } from "./session-janitor.worker.ts";
 export {
   type ApiKeyView,
   type GrantView,

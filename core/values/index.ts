@@ -1,10 +1,12 @@
 /**
- * Values as text (counting characters, reading decimal numbers and ISO dates), cutting lists into chunks, and
- * two small disciplines for work by key: one after another (KeyedTurns), and spaced in time (KeyedPace).
+ * Values as text (counting characters, reading decimal numbers and ISO dates, comparing digests in constant
+ * time), cutting lists into chunks, and two small disciplines for work by key: one after another (KeyedTurns),
+ * and spaced in time (KeyedPace).
  */
 
 export { characterCount } from "./characters.ts";
 export { chunks } from "./chunks.ts";
+export { equalInConstantTime } from "./constant-time.ts";
 export { KeyedPace } from "./keyed-pace.ts";
 export { KeyedTurns } from "./keyed-turns.ts";
 export { decimalNumberText, readDecimalNumber, readIsoDateTime } from "./value-text.rules.ts";

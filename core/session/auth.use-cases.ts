@@ -1,14 +1,15 @@
-import { createHash, timingSafeEqual } from "node:crypto";
-import { setTimeout as sleep } from "node:timers/promises";
-import { errors as joseErrors, jwtVerify, SignJWT } from "jose";
-import type { Grant, Limits } from "../../core/config/config.model.ts";
-import { type ManagementError, managementError } from "../../core/errors/index.ts";
-import type { Clock } from "../../core/ports/clock.port.ts";
-import type { SecretHasher } from "../../core/ports/hashing.port.ts";
-import type { IdSource } from "../../core/ports/ids.port.ts";
-import type { LockoutKind } from "../../core/ports/sessions.store.ts";
-import type { Stores } from "../../core/ports/stores.ts";
-import { err, ok, type Result } from "../../core/result.ts";
+import type { Grant, Limits } from "../config/config.model.ts";
+import { type ManagementError, managementError, ServiceBusyError } from "../errors/index.ts";
+import type { Clock } from "../ports/clock.port.ts";
+import type { EventLoop } from "../ports/event-loop.port.ts";
+import type { Digests, SecretHasher } from "../ports/hashing.port.ts";
+import type { IdSource } from "../ports/ids.port.ts";
+import type { LockoutKind } from "../ports/sessions.store.ts";
+import type { Stores } from "../ports/stores.ts";
+import type { TokenSigner } from "../ports/token-signer.port.ts";
+import { err, ok, type Result } from "../result.ts";
+import { equalInConstantTime } from "../values/constant-time.ts";
+import { KeyedPace } from "../values/keyed-pace.ts";
 import {
   type LockoutPolicy,
   type LockoutState,
@@ -19,8 +20,8 @@ import {
   settleAttempt,
   unlockAttempts,
   withdrawAttempt,
-} from "../../core/session/lockout.rules.ts";
-import { apiKeysToCheck } from "../../core/session/secrets.rules.ts";
+} from "./lockout.rules.ts";
+import { apiKeysToCheck } from "./secrets.rules.ts";
 import {
   bearerTokenOf,
   decideTenantAccess,
@@ -32,11 +33,8 @@ import {
   shouldTouchSession,
   type TenantAccess,
   tokenIssuedAt,
-} from "../../core/session/session.rules.ts";
-import { maxEmailLength } from "../../core/session/users.use-cases.ts";
-import { KeyedPace } from "../../core/values/keyed-pace.ts";
-import { ServiceBusyError } from "../runtime/crypto.ts";
-import { nextEventLoopTurn } from "../runtime/event-loop.ts";
+} from "./session.rules.ts";
+import { maxEmailLength } from "./users.use-cases.ts";
 
 /** Who made an authenticated call, and what they may reach. */
 export interface Principal {
@@ -55,8 +53,18 @@ export interface AuthServiceDeps {
   readonly stores: Stores;
   readonly hasher: SecretHasher;
   readonly ids: IdSource;
+  /** The virtual clock (DEC-OPS-02): sessions, lockouts and tokens are timed on it. */
   readonly clock: Clock;
   readonly limits: Limits;
+  /** The sha256 of a session's cookie and utk, which the store keeps in their place. */
+  readonly digests: Digests;
+  /** Signs and verifies the bearer tokens (JWT). */
+  readonly tokens: TokenSigner;
+  /**
+   * Turns of the loop, and real time: how long an attempt has waited for the ones in flight beside it, and the
+   * pacing of key checks while a name is locked, are about this process's load, not the virtual clock.
+   */
+  readonly eventLoop: EventLoop;
 }
 
 /** DEC-AUT-01: bearer tokens live 30 minutes. */
@@ -74,16 +82,6 @@ const lockoutPollMs = 15;
 const lockoutMaxPollMs = 250;
 /** Attempts for one name that wait in this process at once; more are answered busy at once. */
 const maxWaitersPerName = 256;
-
-function sha256Hex(value: string): string {
-  return createHash("sha256").update(value).digest("hex");
-}
-
-function sameHex(a: string, b: string): boolean {
-  const left = Buffer.from(a, "hex");
-  const right = Buffer.from(b, "hex");
-  return left.length === right.length && timingSafeEqual(left, right);
-}
 
 /** DEC-SES-01: usernames are counted case-insensitively and whether or not they exist. */
 function lockoutName(username: string): string {
@@ -108,14 +106,20 @@ function parseLockout(text: string | undefined): LockoutState {
 export class AuthService {
   private readonly lockoutPolicies: Readonly<Record<LockoutKind, LockoutPolicy>>;
   private readonly sessionPolicy: SessionPolicy;
-  private jwtKey: Uint8Array | null = null;
+  private jwtSecret: string | null = null;
   private dummyHash: Promise<string> | null = null;
   /** Attempts waiting for the attempts in flight, per kind and name, in this process. */
   private readonly waiters = new Map<string, number>();
-  /** DEC-AUT-01: keys checked while their name is locked, one a second for a name and a client. */
-  private readonly lockedKeyChecks = new KeyedPace(1000, 4, Date.now, (ms) => sleep(ms).then(() => undefined));
+  /** DEC-AUT-01: keys checked while their name is locked, one a second (of real time) for a name and a client. */
+  private readonly lockedKeyChecks: KeyedPace;
 
   constructor(private readonly deps: AuthServiceDeps) {
+    this.lockedKeyChecks = new KeyedPace(
+      1000,
+      4,
+      () => deps.eventLoop.monotonicMs(),
+      (ms) => deps.eventLoop.sleep(ms),
+    );
     this.lockoutPolicies = {
       password: lockoutPolicyFromLimits(deps.limits, "password"),
       "api-key": lockoutPolicyFromLimits(deps.limits, "api-key"),
@@ -154,8 +158,8 @@ export class AuthService {
       {
         id: sessionId,
         userEmail: user.email,
-        cookieHash: sha256Hex(cookie),
-        utkHash: sha256Hex(utk),
+        cookieHash: await this.deps.digests.sha256Hex(cookie),
+        utkHash: await this.deps.digests.sha256Hex(utk),
         createdAt: now,
         lastSeenAt: now,
       },
@@ -166,7 +170,7 @@ export class AuthService {
     // read deletes the user's sessions itself after its write, this one included. The read must see every
     // commit made before it: the store's read cache asks for other processes' commits once per turn of the
     // event loop, so it is read in a later turn than the session's insert.
-    await nextEventLoopTurn();
+    await this.deps.eventLoop.nextTurn();
     const current = await this.deps.stores.tenancy.findUser(user.email);
     if (!current || current.passwordHash !== user.passwordHash || !mayLogIn(current)) {
       await this.deps.stores.sessions.delete(sessionId);
@@ -182,7 +186,7 @@ export class AuthService {
   /** SES-11: ends the session of the cookie (and so its utk). */
   async logout(cookie: string | undefined): Promise<Result<void, ManagementError>> {
     if (!cookie) return err(managementError("authenticationFailed"));
-    const session = await this.deps.stores.sessions.findByCookieHash(sha256Hex(cookie));
+    const session = await this.deps.stores.sessions.findByCookieHash(await this.deps.digests.sha256Hex(cookie));
     if (!session) return err(managementError("authenticationFailed"));
     await this.deps.stores.sessions.delete(session.id);
     return ok(undefined);
@@ -195,8 +199,10 @@ export class AuthService {
   ): Promise<Result<Principal, ManagementError>> {
     const refused = err(managementError("authenticationFailed"));
     if (!cookie || !utk) return refused;
-    const session = await this.deps.stores.sessions.findByCookieHash(sha256Hex(cookie));
-    if (!session || !sameHex(session.utkHash, sha256Hex(utk))) return refused;
+    const session = await this.deps.stores.sessions.findByCookieHash(await this.deps.digests.sha256Hex(cookie));
+    // The utk's digest is compared in constant time, as a secret's is: how long a refusal takes tells nothing of
+    // how much of the stored one a guess matched.
+    if (!session || !equalInConstantTime(session.utkHash, await this.deps.digests.sha256Hex(utk))) return refused;
     const now = this.deps.clock.now();
     if (!isSessionLive(session, now, this.sessionPolicy)) {
       await this.deps.stores.sessions.delete(session.id);
@@ -241,7 +247,7 @@ export class AuthService {
     // DEC-AUT-02: the key and its user as they stand now, not as they were read before this attempt waited
     // its turn: a key revoked, reset or given to another user, or a user disabled, meanwhile mints no token.
     // (In a later turn of the event loop than the check, for the store's read cache: see login.)
-    await nextEventLoopTurn();
+    await this.deps.eventLoop.nextTurn();
     const checked = matched as (typeof keys)[number] | null;
     const stored = checked ? await this.deps.stores.tenancy.findApiKey(checked.id) : null;
     if (
@@ -260,15 +266,17 @@ export class AuthService {
     // Never earlier than the second after a password reset or a disabling, which refuses every token of its
     // own second (tokenIssuedAt); not before is now, so that such a token works at once.
     const issuedAt = tokenIssuedAt(now, current.tokensValidAfter);
-    const token = await new SignJWT({})
-      .setProtectedHeader({ alg: "HS256", typ: "JWT" })
-      .setSubject(current.email)
-      .setIssuer(tokenIssuer)
-      .setIssuedAt(issuedAt)
-      .setNotBefore(Math.floor(now / 1000))
-      .setExpirationTime(issuedAt + tokenLifetimeSeconds)
-      .setJti(this.deps.ids.randomHex(16))
-      .sign(await this.signingKey());
+    const token = await this.deps.tokens.sign(
+      {
+        subject: current.email,
+        issuer: tokenIssuer,
+        issuedAt,
+        notBefore: Math.floor(now / 1000),
+        expiresAt: issuedAt + tokenLifetimeSeconds,
+        id: this.deps.ids.randomHex(16),
+      },
+      await this.signingKey(),
+    );
     return ok({ token });
   }
 
@@ -280,22 +288,16 @@ export class AuthService {
     const refused = err(managementError("authenticationFailed"));
     const token = bearerTokenOf(authorization);
     if (token === null) return refused;
-    try {
-      const { payload } = await jwtVerify(token, await this.signingKey(), {
-        issuer: tokenIssuer,
-        algorithms: ["HS256"],
-        currentDate: new Date(this.deps.clock.now()),
-        requiredClaims: ["sub", "exp", "iat"],
-      });
-      const user = await this.deps.stores.tenancy.findUser(payload.sub as string);
-      if (!user || user.disabled) return refused;
-      // Issued before the user's password was reset or the user was disabled: it does not outlive either.
-      if (!isTokenIssuedAfterCutoff(payload.iat as number, user.tokensValidAfter)) return refused;
-      return ok({ email: user.email, grants: user.grants, via: "token" });
-    } catch (error) {
-      if (error instanceof joseErrors.JOSEError) return refused;
-      throw error;
-    }
+    const verified = await this.deps.tokens.verify(token, await this.signingKey(), {
+      issuer: tokenIssuer,
+      nowMs: this.deps.clock.now(),
+    });
+    if (verified === null) return refused;
+    const user = await this.deps.stores.tenancy.findUser(verified.subject);
+    if (!user || user.disabled) return refused;
+    // Issued before the user's password was reset or the user was disabled: it does not outlive either.
+    if (!isTokenIssuedAfterCutoff(verified.issuedAt, user.tokensValidAfter)) return refused;
+    return ok({ email: user.email, grants: user.grants, via: "token" });
   }
 
   /** AUT-03, DEC-GEN-03/04: whether the principal may reach this account and profile, existence first. */
@@ -326,7 +328,7 @@ export class AuthService {
     const { lockouts } = this.deps.stores;
     const policy = this.lockoutPolicies[kind];
     const waitKey = `${kind}\u0000${name}`;
-    const waitUntil = Date.now() + lockoutWaitMs;
+    const waitUntil = this.deps.eventLoop.monotonicMs() + lockoutWaitMs;
     let at = 0;
     let pauseMs = lockoutPollMs;
     let waiting = false;
@@ -350,11 +352,11 @@ export class AuthService {
             this.waiters.set(waitKey, count + 1);
             waiting = true;
           }
-          if (Date.now() >= waitUntil)
+          if (this.deps.eventLoop.monotonicMs() >= waitUntil)
             throw new ServiceBusyError(
               `${kind} attempts for one name kept the limit in flight for ${lockoutWaitMs} ms`,
             );
-          await sleep(pauseMs + Math.random() * pauseMs);
+          await this.deps.eventLoop.sleep(pauseMs + this.deps.ids.randomUnit() * pauseMs);
           pauseMs = Math.min(pauseMs * 2, lockoutMaxPollMs);
           continue;
         }
@@ -447,19 +449,17 @@ export class AuthService {
     return this.dummyHash;
   }
 
-  /** The HS256 key, made at first start and kept in the store so every node verifies every token. */
   /**
    * svc-hub's own admin API (POST /admin/reset): the store's signing key was erased; the next token is signed
    * (and every token checked) with the one the store holds then, a new one. Tokens signed before stop working.
    */
   forgetSigningKey(): void {
-    this.jwtKey = null;
+    this.jwtSecret = null;
   }
 
-  private async signingKey(): Promise<Uint8Array> {
-    if (this.jwtKey) return this.jwtKey;
-    const secret = await this.deps.stores.settings.setIfAbsent(jwtSecretKey, this.deps.ids.randomToken(32));
-    this.jwtKey = new TextEncoder().encode(secret);
-    return this.jwtKey;
+  /** The HS256 secret, made at first start and kept in the store so every node verifies every token. */
+  private async signingKey(): Promise<string> {
+    this.jwtSecret ??= await this.deps.stores.settings.setIfAbsent(jwtSecretKey, this.deps.ids.randomToken(32));
+    return this.jwtSecret;
   }
 }

@@ -1,7 +1,7 @@
-import type { BackgroundWorker } from "../../core/ports/background.port.ts";
-import type { Clock } from "../../core/ports/clock.port.ts";
-import type { LockoutStore, SessionStore } from "../../core/ports/sessions.store.ts";
-import type { SessionPolicy } from "../../core/session/session.rules.ts";
+import type { BackgroundWorker } from "../ports/background.port.ts";
+import type { Clock } from "../ports/clock.port.ts";
+import type { LockoutStore, SessionStore } from "../ports/sessions.store.ts";
+import type { SessionPolicy } from "./session.rules.ts";
 
 /**
  * DEC-SES-02: removes expired sessions from the store (an expired session is refused whether or not it was

@@ -1,0 +1,38 @@
+import { errors as joseErrors, jwtVerify, SignJWT } from "jose";
+import type { TokenSigner } from "../../core/ports/token-signer.port.ts";
+
+const keyOf = (secret: string) => new TextEncoder().encode(secret);
+
+/**
+ * The TokenSigner port with jose: JWTs signed with HS256 under the secret's UTF-8 bytes. A token jose refuses
+ * (a bad signature, another algorithm, expired, not yet valid, a claim missing, not a JWT at all) verifies to
+ * null; any other error is the signer's own and is thrown.
+ */
+export const joseTokenSigner: TokenSigner = {
+  sign(claims, secret) {
+    return new SignJWT({})
+      .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+      .setSubject(claims.subject)
+      .setIssuer(claims.issuer)
+      .setIssuedAt(claims.issuedAt)
+      .setNotBefore(claims.notBefore)
+      .setExpirationTime(claims.expiresAt)
+      .setJti(claims.id)
+      .sign(keyOf(secret));
+  },
+
+  async verify(token, secret, expected) {
+    try {
+      const { payload } = await jwtVerify(token, keyOf(secret), {
+        issuer: expected.issuer,
+        algorithms: ["HS256"],
+        currentDate: new Date(expected.nowMs),
+        requiredClaims: ["sub", "exp", "iat"],
+      });
+      return { subject: payload.sub as string, issuedAt: payload.iat as number };
+    } catch (error) {
+      if (error instanceof joseErrors.JOSEError) return null;
+      throw error;
+    }
+  },
+};
