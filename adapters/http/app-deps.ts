@@ -1,4 +1,5 @@
 import type { ServiceConfig } from "../../core/config/config.model.ts";
+import type { FileImportService } from "../../core/files/file-import.use-cases.ts";
 import type { FileStatusService } from "../../core/files/file-status.use-cases.ts";
 import type { MomentsService } from "../../core/moments/moments.use-cases.ts";
 import type { WorkScheduler } from "../../core/ports/background.port.ts";
@@ -12,7 +13,6 @@ import type { RequestGate } from "../runtime/request-gate.ts";
 import type { VirtualClock } from "../runtime/virtual-clock.ts";
 import type { AuthService } from "../services/auth.service.ts";
 import type { DataLayerService } from "../services/datalayer.service.ts";
-import type { FileImportService } from "../services/file-import.service.ts";
 import type { PrivacyService } from "../services/privacy.service.ts";
 import type { ResetService } from "../services/reset.service.ts";
 import type { RevisionsService } from "../services/revisions.service.ts";

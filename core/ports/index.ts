@@ -1,10 +1,12 @@
 /**
- * The ports: what the adapters implement for the core (stores, clock, ids, hashing, the event loop, leases,
- * a logger, the background scheduler), and the few rules every implementation of a port shares.
+ * The ports: what the adapters implement for the core (stores, clock, ids, hashing, the event loop and a
+ * repeating timer, leases, a logger, the background scheduler, the files an import receives, their CSV rows
+ * and the drop folders), and the few rules every implementation of a port shares.
  */
 
 export type { BackgroundWorker, DrainOptions, DrainReport, WorkScheduler } from "./background.port.ts";
 export type { Clock } from "./clock.port.ts";
+export type { CsvRow, CsvRowSource, RowReadingFailure } from "./csv-rows.port.ts";
 export type {
   ChangeSettlement,
   DataLayerChange,
@@ -15,6 +17,7 @@ export type {
   DataLayerStore,
   ServedDataLayer,
 } from "./datalayer.store.ts";
+export type { DropFolderInbox, DropReceipt, ReceiveDropped } from "./drop-folders.port.ts";
 export type { EventLoop } from "./event-loop.port.ts";
 export {
   type CollectedEvent,
@@ -53,6 +56,14 @@ export {
   type ProfileSave,
   type ProfileStore,
 } from "./profiles.store.ts";
+export type {
+  ByteSource,
+  KeptFile,
+  ReceivedBytes,
+  ReceivedFileStorage,
+  StoredBytes,
+} from "./received-files.port.ts";
+export type { RepeatingTimer } from "./repeating-timer.port.ts";
 export type { NewRevision, RevisionStore, StoredRevision } from "./revisions.store.ts";
 export type {
   LockoutKind,

@@ -21,14 +21,17 @@ import { join } from "node:path";
 import type { FileDefinition, ProfileConfig } from "../../core/config/config.model.ts";
 import { classifyFileFailure, fileFailureMessage } from "../../core/errors/index.ts";
 import { mayBeReceivedAgain } from "../../core/files/file-import.machine.ts";
+import { FileImportService, importLeaseMs, leaseSweepMs } from "../../core/files/file-import.use-cases.ts";
 import type { CollectedEvent, FileStatusRecord, Stores } from "../../core/ports/index.ts";
-import { dropSettleMs } from "../fs/drop-folder.ts";
-import { ReceivedFiles } from "../fs/received-files.ts";
 import { cryptoIds } from "../runtime/crypto.ts";
+import { hostEventLoop } from "../runtime/event-loop.ts";
 import { createLease, type LeaseProcess } from "../runtime/lease.ts";
 import { createMemoryLogger } from "../runtime/logger.ts";
+import { hostRepeatingTimer } from "../runtime/repeating-timer.ts";
 import { createMemoryStores } from "../store-memory/memory.stores.ts";
-import { FileImportService, type FileImportServiceDeps, importLeaseMs, leaseSweepMs } from "./file-import.service.ts";
+import { ReceivedCsvRows } from "./csv-rows.ts";
+import { DropFolders, dropSettleMs } from "./drop-folder.ts";
+import { ReceivedFiles } from "./received-files.ts";
 
 const purchases: FileDefinition = {
   prefix: "purchases",
@@ -70,25 +73,37 @@ function service(
     stores?: Stores;
     nodeId?: string;
     host?: string;
-    lease?: FileImportServiceDeps["lease"];
+    lease?: { readonly process?: LeaseProcess; readonly now?: () => number };
     claimGiveBackMs?: number;
     dropSettleMs?: number;
     settleClock?: () => number;
   } = {},
 ): FileImportService {
+  const storesUsed = options.stores ?? stores;
+  const logger = createMemoryLogger();
+  const files = new ReceivedFiles(dataDir);
   return new FileImportService({
-    stores: options.stores ?? stores,
+    stores: storesUsed,
     clock: { now: () => now },
     ids: cryptoIds,
     nodeId: options.nodeId ?? "node-a",
-    ...(options.lease ? { lease: options.lease } : {}),
-    ...(options.claimGiveBackMs === undefined ? {} : { claimGiveBackMs: options.claimGiveBackMs }),
-    dropSettleMs: options.dropSettleMs ?? 0,
-    ...(options.settleClock ? { settleClock: options.settleClock } : {}),
+    files,
+    rows: new ReceivedCsvRows(files),
+    dropFolders: new DropFolders({
+      dataDir,
+      files: storesUsed.files,
+      logger,
+      ...(options.claimGiveBackMs === undefined ? {} : { claimGiveBackMs: options.claimGiveBackMs }),
+      dropSettleMs: options.dropSettleMs ?? 0,
+      ...(options.settleClock ? { settleClock: options.settleClock } : {}),
+    }),
+    leases: (name, holder, ttlMs) =>
+      createLease(storesUsed.settings, name, holder, ttlMs, options.lease?.now, options.lease?.process),
+    eventLoop: hostEventLoop,
+    timer: hostRepeatingTimer,
     host: options.host ?? "host-a",
-    dataDir,
     maxRecordBytes: options.maxRecordBytes ?? 16 * 1024 * 1024,
-    logger: createMemoryLogger(),
+    logger,
     notify: () => {
       notified += 1;
     },
