@@ -1,5 +1,8 @@
 import { createReadStream } from "node:fs";
 import { CsvError, type Options, parse } from "csv-parse";
+import type { CsvRow, CsvRowSource, RowReadingFailure } from "../../core/ports/csv-rows.port.ts";
+import type { KeptFile } from "../../core/ports/received-files.port.ts";
+import type { ReceivedFiles } from "./received-files.ts";
 
 /**
  * How a received file is read (DEC-FIL-03), by the import and by the erasure of a visitor's rows alike, so the
@@ -14,12 +17,6 @@ const receivedFileReading: Options = {
   relax_quotes: true,
   skip_empty_lines: false,
 };
-
-/** One record of a CSV file and the line of the file it starts on (the first is 1). */
-export interface CsvRow {
-  readonly fields: string[];
-  readonly line: number;
-}
 
 /** One record of a CSV file and the bytes it spans, [start, end), its line end included. */
 export interface CsvRecordBytes {
@@ -70,6 +67,20 @@ export function isRecordTooLarge(error: unknown): boolean {
 /** Whether a reading stopped at text that is no CSV it reads (rather than a file it could not read). */
 export function isUnreadableCsv(error: unknown): boolean {
   return error instanceof CsvError;
+}
+
+/** The CsvRowSource port on the received files kept on disk: their records, read with csv-parse. */
+export class ReceivedCsvRows implements CsvRowSource {
+  constructor(private readonly files: Pick<ReceivedFiles, "pathOf">) {}
+
+  rowsOf(file: KeptFile, maxRecordBytes: number): AsyncIterable<CsvRow> {
+    return readCsvRows(this.files.pathOf(file.account, file.profile, file.name), maxRecordBytes);
+  }
+
+  failureOf(error: unknown): RowReadingFailure {
+    if (isRecordTooLarge(error)) return "recordTooLarge";
+    return isUnreadableCsv(error) ? "notCsv" : "other";
+  }
 }
 
 function parseFile(path: string, options: Options) {

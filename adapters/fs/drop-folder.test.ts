@@ -2,9 +2,9 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { FileStatusRecord } from "../../core/ports/index.ts";
+import type { FileStatusRecord, ReceiveDropped } from "../../core/ports/index.ts";
 import { createMemoryLogger } from "../runtime/logger.ts";
-import { DropFolders, type DropFoldersDeps, type ReceiveDropped } from "./drop-folder.ts";
+import { DropFolders, type DropFoldersDeps } from "./drop-folder.ts";
 
 const directories: string[] = [];
 afterEach(() => {

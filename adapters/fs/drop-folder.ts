@@ -3,11 +3,12 @@ import { createReadStream, type Dirent, statSync } from "node:fs";
 import { link, mkdir, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { currentState, mayBeReceivedAgain } from "../../core/files/file-import.machine.ts";
+import type { DropFolderInbox, DropReceipt, ReceiveDropped } from "../../core/ports/drop-folders.port.ts";
 import type { FileStatusStore } from "../../core/ports/files.store.ts";
 import type { Logger } from "../../core/ports/logger.port.ts";
 import { processIsAlive } from "../runtime/lease.ts";
 import { directoriesIn, entriesOf, pathExists, removeCounting } from "./folder-entries.ts";
-import { type ByteSource, md5Of } from "./received-files.ts";
+import { md5Of } from "./received-files.ts";
 
 /** A drop folder's claim on a file: `.importing.<pid>.<random>.<the file's name>`. */
 const claimPrefix = ".importing.";
@@ -23,17 +24,6 @@ export const claimGiveBackMs = 10 * 60_000;
  * network share) is neither taken early nor left waiting for a time in the future.
  */
 export const dropSettleMs = 2_000;
-
-/** How a dropped file's receipt ended: stored (its claim goes), or refused or not stored (it goes to `rejected/`). */
-export type DropReceipt = { readonly stored: true } | { readonly stored: false; readonly reason: string };
-
-/** Receives a dropped file's bytes as the file `name` of the profile; throws when the store fails. */
-export type ReceiveDropped = (
-  account: string,
-  profile: string,
-  name: string,
-  bytes: ByteSource,
-) => Promise<DropReceipt>;
 
 export interface DropFoldersDeps {
   /** Holds `inbox/{account}/{profile}/`, the drop folder of each profile. */
@@ -55,7 +45,7 @@ export interface DropFoldersDeps {
  * What it remembers (the files seen settling, its claims) is its own: two instances in one process share
  * nothing, and each takes the other's claims for those of another process.
  */
-export class DropFolders {
+export class DropFolders implements DropFolderInbox {
   private readonly inbox: string;
   /** Claims these folders are receiving now: any other claim naming this process's id is left over. */
   private readonly activeClaims = new Set<string>();

@@ -3,31 +3,11 @@ import { createReadStream } from "node:fs";
 import { mkdir, open, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { describeError } from "../../core/errors/describe-error.ts";
+import type { ByteSource, KeptFile, ReceivedFileStorage, StoredBytes } from "../../core/ports/received-files.port.ts";
 import { directoriesIn, entriesOf, pathExists, removeCounting } from "./folder-entries.ts";
-
-/** A source of bytes: a request body, a file stream. */
-export type ByteSource = AsyncIterable<Uint8Array>;
 
 /** MD5 of no bytes: the checksum of a file of which nothing was received yet (DEC-FIL-05). */
 export const md5OfNothing = createHash("md5").digest("hex");
-
-/** DEC-FIL-05: what was received of a file, whether or not the whole file was. */
-export interface ReceivedBytes {
-  readonly size: number;
-  readonly checksum: string;
-  readonly lineCount: number;
-}
-
-export type StoredBytes =
-  | { readonly ok: true; readonly received: ReceivedBytes }
-  | { readonly ok: false; readonly error: string; readonly received: ReceivedBytes };
-
-/** Where one received file is kept. */
-export interface KeptFile {
-  readonly account: string;
-  readonly profile: string;
-  readonly name: string;
-}
 
 const newline = 0x0a;
 
@@ -36,8 +16,9 @@ const newline = 0x0a;
  * what its rows are read from, and what the erasure of a deleted visitor rewrites (PRV-09). Only names ending
  * in `.csv` and not starting with a period are kept files; the others are copies being written.
  */
-export class ReceivedFiles {
+export class ReceivedFiles implements ReceivedFileStorage {
   private readonly root: string;
+  readonly checksumOfNothing = md5OfNothing;
 
   constructor(dataDir: string) {
     this.root = join(dataDir, "files");

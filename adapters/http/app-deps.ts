@@ -1,6 +1,7 @@
 import type { CollectService } from "../../core/collect/collect.use-cases.ts";
 import type { ServiceConfig } from "../../core/config/config.model.ts";
 import type { DataLayerService } from "../../core/datalayer/datalayer.use-cases.ts";
+import type { FileImportService } from "../../core/files/file-import.use-cases.ts";
 import type { FileStatusService } from "../../core/files/file-status.use-cases.ts";
 import type { MomentsService } from "../../core/moments/moments.use-cases.ts";
 import type { WorkScheduler } from "../../core/ports/background.port.ts";
@@ -15,7 +16,6 @@ import type { UsersService } from "../../core/session/users.use-cases.ts";
 import type { TimingPreset } from "../../core/timing/timing.presets.ts";
 import type { RequestGate } from "../runtime/request-gate.ts";
 import type { VirtualClock } from "../runtime/virtual-clock.ts";
-import type { FileImportService } from "../services/file-import.service.ts";
 
 /** Everything the HTTP app needs, built by the composition root (adapters/server/service.ts). */
 export interface AppDeps {

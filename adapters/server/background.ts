@@ -1,6 +1,8 @@
 import { hostname } from "node:os";
 import type { ServiceConfig } from "../../core/config/config.model.ts";
 import { dataLayerPublisher } from "../../core/datalayer/datalayer-publisher.worker.ts";
+import { FileImportService } from "../../core/files/file-import.use-cases.ts";
+import { fileImportWorker } from "../../core/files/file-import.worker.ts";
 import type { Logger } from "../../core/ports/logger.port.ts";
 import type { Stores } from "../../core/ports/stores.ts";
 import { eraseVisitor } from "../../core/privacy/privacy.use-cases.ts";
@@ -11,14 +13,16 @@ import { profileWorker } from "../../core/profiles/profile-folding.worker.ts";
 import { ProfilesService } from "../../core/profiles/profiles.use-cases.ts";
 import { sessionPolicyFromLimits } from "../../core/session/session.rules.ts";
 import { sessionJanitor } from "../../core/session/session-janitor.worker.ts";
+import { ReceivedCsvRows } from "../fs/csv-rows.ts";
+import { DropFolders } from "../fs/drop-folder.ts";
 import { importedFilesEraser } from "../fs/imported-files.eraser.ts";
+import { ReceivedFiles } from "../fs/received-files.ts";
 import { cryptoIds } from "../runtime/crypto.ts";
 import { hostEventLoop } from "../runtime/event-loop.ts";
 import { createLease } from "../runtime/lease.ts";
+import { hostRepeatingTimer } from "../runtime/repeating-timer.ts";
 import { Scheduler } from "../runtime/scheduler.ts";
 import type { VirtualClock } from "../runtime/virtual-clock.ts";
-import { FileImportService } from "../services/file-import.service.ts";
-import { fileImportWorker } from "../workers/file-import.worker.ts";
 
 export interface BackgroundDeps {
   readonly stores: Stores;
@@ -102,14 +106,21 @@ export async function openBackground(deps: BackgroundDeps, part: BackgroundPart 
     );
     scheduler.register(dataLayerPublisher({ store: stores.dataLayers, logger }));
   }
-  // The file import use-cases of this node: the admin upload (on the HTTP side) and the import itself.
+  // The file import use-cases of this node: the admin upload (on the HTTP side) and the import itself, on the
+  // files of the data directory: `files/` (every file received) and `inbox/` (the drop folders).
+  const receivedFiles = new ReceivedFiles(deps.dataDir);
   const fileImports = new FileImportService({
     stores,
     clock,
     ids: cryptoIds,
     nodeId: deps.nodeId,
     host: hostname(),
-    dataDir: deps.dataDir,
+    files: receivedFiles,
+    rows: new ReceivedCsvRows(receivedFiles),
+    dropFolders: new DropFolders({ dataDir: deps.dataDir, files: stores.files, logger }),
+    leases: (name, holder, ttlMs) => createLease(stores.settings, name, holder, ttlMs),
+    eventLoop: hostEventLoop,
+    timer: hostRepeatingTimer,
     maxRecordBytes: config.limits.maxImportRecordBytes,
     logger,
     notify: deps.notifyImports ?? (() => scheduler.notify()),

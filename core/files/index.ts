@@ -1,6 +1,6 @@
 /**
  * File imports (FIL-*, DEC-FIL-*): file names and queries, the states of an import, the definitions a
- * file's rows are read with, and what the status API shows of an import.
+ * file's rows are read with, what the status API shows of an import, and the import itself with its worker.
  */
 
 export { compileDatePattern, type DatePattern, parseDateWithPattern } from "./date-pattern.rules.ts";
@@ -18,6 +18,14 @@ export {
   startImport,
   transitionFileImport,
 } from "./file-import.machine.ts";
+export {
+  FileImportService,
+  type FileImportServiceDeps,
+  importLeaseMs,
+  leaseSweepMs,
+  type ReceiveRefusal,
+} from "./file-import.use-cases.ts";
+export { fileImportWorker } from "./file-import.worker.ts";
 export {
   checkImportFileName,
   checkStatusFileName,

@@ -63,7 +63,7 @@ export interface FileStatusStore {
   search(account: string, profile: string, prefix: string, from: number, to: number): Promise<FileStatusRecord[]>;
   /**
    * Every unfinished import, of any node, oldest first: the work import workers have left. Which node goes on
-   * with one is decided by the import's lease (adapters/services/file-import.service.ts), not by this list.
+   * with one is decided by the import's lease (core/files/file-import.use-cases.ts), not by this list.
    */
   unfinished(): Promise<FileStatusRecord[]>;
 }

@@ -1,8 +1,9 @@
 /**
- * The ports: what the adapters implement for the core (stores, clock, ids, hashing, signed tokens, the event
- * loop, leases, a logger, the background scheduler, the kept copies of imported files, a collection request
- * and the bot verdict, the zipper of a revision's bundle, the admission of requests during a reset), and the
- * few rules every implementation of a port shares.
+ * The ports: what the adapters implement for the core. The stores, and what a use case needs of its host: time,
+ * randomness, hashing and signed tokens, the event loop and its timers, leases, logging, the background
+ * scheduler, received files with their CSV rows and the drop folders, the kept copies of imported files, a
+ * collection request and the bot verdict, a bundle's zipper, and the admission of requests during a reset.
+ * Beside them, the few rules every implementation of a port shares.
  */
 
 export type { BackgroundWorker, DrainOptions, DrainReport, WorkScheduler } from "./background.port.ts";
@@ -15,6 +16,7 @@ export type {
   QueryParams,
   QueryParser,
 } from "./collect-request.port.ts";
+export type { CsvRow, CsvRowSource, RowReadingFailure } from "./csv-rows.port.ts";
 export type {
   ChangeSettlement,
   DataLayerChange,
@@ -25,6 +27,7 @@ export type {
   DataLayerStore,
   ServedDataLayer,
 } from "./datalayer.store.ts";
+export type { DropFolderInbox, DropReceipt, ReceiveDropped } from "./drop-folders.port.ts";
 export type { EventLoop } from "./event-loop.port.ts";
 export {
   type CollectedEvent,
@@ -64,6 +67,14 @@ export {
   type ProfileSave,
   type ProfileStore,
 } from "./profiles.store.ts";
+export type {
+  ByteSource,
+  KeptFile,
+  ReceivedBytes,
+  ReceivedFileStorage,
+  StoredBytes,
+} from "./received-files.port.ts";
+export type { RepeatingTimer } from "./repeating-timer.port.ts";
 export type { RequestAdmission } from "./request-admission.port.ts";
 export type { NewRevision, RevisionStore, StoredRevision } from "./revisions.store.ts";
 export type {

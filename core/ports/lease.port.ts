@@ -12,5 +12,8 @@ export interface Lease {
   end(): Promise<void>;
 }
 
-/** Makes the lease `name` for `holder`, kept for `ttlMs` after each renewal. */
+/**
+ * Makes the lease `name` for `holder`, kept for `ttlMs` after each renewal. It is the setting `lease.<name>`
+ * of the store, so the leases of a kind can be listed (SettingsStore.keysStartingWith).
+ */
 export type LeaseFactory = (name: string, holder: string, ttlMs: number) => Lease;

@@ -1,11 +1,24 @@
-import { describeError } from "../../core/errors/describe-error.ts";
+import { describeError } from "../errors/describe-error.ts";
 import {
   type FileImportError,
   fileFailureMessage,
   fileImportError,
   type ManagementError,
   managementError,
-} from "../../core/errors/index.ts";
+} from "../errors/index.ts";
+import type { Clock } from "../ports/clock.port.ts";
+import type { CsvRowSource } from "../ports/csv-rows.port.ts";
+import type { DropFolderInbox } from "../ports/drop-folders.port.ts";
+import type { EventLoop } from "../ports/event-loop.port.ts";
+import type { CollectedEvent } from "../ports/events.store.ts";
+import type { FileSourceType, FileStatusRecord } from "../ports/files.store.ts";
+import type { IdSource } from "../ports/ids.port.ts";
+import type { Lease, LeaseFactory } from "../ports/lease.port.ts";
+import type { Logger } from "../ports/logger.port.ts";
+import type { ByteSource, ReceivedFileStorage } from "../ports/received-files.port.ts";
+import type { RepeatingTimer } from "../ports/repeating-timer.port.ts";
+import type { Stores } from "../ports/stores.ts";
+import { err, ok, type Result } from "../result.ts";
 import {
   currentState,
   type FileImportEvent,
@@ -14,27 +27,10 @@ import {
   type RowCounts,
   startImport,
   transitionFileImport,
-} from "../../core/files/file-import.machine.ts";
-import { checkImportFileName, prefixOfFileName } from "../../core/files/file-name.rules.ts";
-import { objectIdOf } from "../../core/files/file-record.rules.ts";
-import {
-  checkEventDocument,
-  findDefinition,
-  importRow,
-  planRows,
-  type RowPlan,
-} from "../../core/files/file-row.rules.ts";
-import type { Clock } from "../../core/ports/clock.port.ts";
-import type { CollectedEvent } from "../../core/ports/events.store.ts";
-import type { FileSourceType, FileStatusRecord } from "../../core/ports/files.store.ts";
-import type { IdSource } from "../../core/ports/ids.port.ts";
-import type { Logger } from "../../core/ports/logger.port.ts";
-import type { Stores } from "../../core/ports/stores.ts";
-import { err, ok, type Result } from "../../core/result.ts";
-import { isRecordTooLarge, isUnreadableCsv, readCsvRows } from "../fs/csv-rows.ts";
-import { DropFolders } from "../fs/drop-folder.ts";
-import { type ByteSource, md5OfNothing, ReceivedFiles } from "../fs/received-files.ts";
-import { createLease, type LeaseProcess } from "../runtime/lease.ts";
+} from "./file-import.machine.ts";
+import { checkImportFileName, prefixOfFileName } from "./file-name.rules.ts";
+import { objectIdOf } from "./file-record.rules.ts";
+import { checkEventDocument, findDefinition, importRow, planRows, type RowPlan } from "./file-row.rules.ts";
 
 export interface FileImportServiceDeps {
   readonly stores: Stores;
@@ -44,8 +40,18 @@ export interface FileImportServiceDeps {
   readonly nodeId: string;
   /** DEC-FIL-02: source.host of the files this node receives. */
   readonly host: string;
-  /** Holds `inbox/{account}/{profile}/` (the drop folder) and `files/{account}/{profile}/` (every file received). */
-  readonly dataDir: string;
+  /** Where every file received is kept (`files/{account}/{profile}/` in svc-hub's data directory). */
+  readonly files: ReceivedFileStorage;
+  /** The records of the files kept in `files`. */
+  readonly rows: CsvRowSource;
+  /** DEC-OPS-04: the drop folders of the profiles (`inbox/{account}/{profile}/` in svc-hub's data directory). */
+  readonly dropFolders: DropFolderInbox;
+  /** The imports' leases (`file-import.<id>`), in the store every node shares. */
+  readonly leases: LeaseFactory;
+  /** Real time that never goes back: when the lease rows were last swept. */
+  readonly eventLoop: EventLoop;
+  /** Renews a receipt's lease while its bytes come. */
+  readonly timer: RepeatingTimer;
   /** DEC-FIL-03: the largest document one row may make (limits.maxImportRecordBytes). */
   readonly maxRecordBytes: number;
   readonly logger: Logger;
@@ -53,13 +59,6 @@ export interface FileImportServiceDeps {
   readonly notify: () => void;
   /** Events written per commit (default 1000); the import's progress is kept after each. */
   readonly batchRows?: number;
-  /** For tests: the process the imports' leases name, and the real time they expire by. */
-  readonly lease?: { readonly process?: LeaseProcess; readonly now?: () => number };
-  /** For tests: how old an abandoned drop-folder claim must be before it is given back (default claimGiveBackMs). */
-  readonly claimGiveBackMs?: number;
-  /** For tests: how long a dropped file must stay unchanged before it is taken (default dropSettleMs), by which clock (default Date.now). */
-  readonly dropSettleMs?: number;
-  readonly settleClock?: () => number;
 }
 
 /**
@@ -68,7 +67,7 @@ export interface FileImportServiceDeps {
  */
 export const importLeaseMs = 15_000;
 
-/** The leases of imports are `lease.file-import.<id>` in the settings. */
+/** The leases of imports are `file-import.<id>`, kept as the settings `lease.file-import.<id>` (LeaseFactory). */
 const importLeasePrefix = "file-import.";
 /**
  * Each import's progress as its last batch of events committed it (`import-progress.<id>` in the settings,
@@ -121,7 +120,7 @@ class StoreFailure extends Error {
 
 /**
  * The file import pipeline (DEC-FIL-01..05, DEC-OPS-04): receiving a file (DOWNLOADING → DOWNLOADED: the
- * bytes are streamed to `files/` under the data directory while their size, MD5 and lines are counted),
+ * bytes are streamed to the received-file storage while their size, MD5 and lines are counted),
  * and processing it (PROCESSING → PROCESSED: a streaming CSV parse whose rows become events in the event
  * store, a batch at a time; the profile worker applies them). Nothing holds a whole file in memory.
  */
@@ -129,24 +128,17 @@ export class FileImportService {
   /** Imports this process is receiving right now (their DOWNLOADING is not a crash's leftover). */
   private readonly receiving = new Set<string>();
   /** Where the received files are kept. */
-  private readonly files: ReceivedFiles;
-  /** DEC-OPS-04: the drop folders of the profiles, and what this service remembers of them. */
-  private readonly dropFolders: DropFolders;
+  private readonly files: ReceivedFileStorage;
+  /** DEC-OPS-04: the drop folders of the profiles, and what they remember of the files seen there. */
+  private readonly dropFolders: DropFolderInbox;
   private readonly batchRows: number;
   /** This service's name in the imports' leases: unique, since two processes may share a configured node id. */
   private readonly holder: string;
 
   constructor(private readonly deps: FileImportServiceDeps) {
     this.batchRows = deps.batchRows ?? 1000;
-    this.files = new ReceivedFiles(deps.dataDir);
-    this.dropFolders = new DropFolders({
-      dataDir: deps.dataDir,
-      files: deps.stores.files,
-      logger: deps.logger,
-      ...(deps.claimGiveBackMs === undefined ? {} : { claimGiveBackMs: deps.claimGiveBackMs }),
-      ...(deps.dropSettleMs === undefined ? {} : { dropSettleMs: deps.dropSettleMs }),
-      ...(deps.settleClock === undefined ? {} : { settleClock: deps.settleClock }),
-    });
+    this.files = deps.files;
+    this.dropFolders = deps.dropFolders;
     this.holder = `${deps.nodeId}#${deps.ids.randomHex(4)}`;
   }
 
@@ -155,18 +147,11 @@ export class FileImportService {
    * (a crash, a restart: the node id of a restarted process is new) leaves its imports to the next one that
    * holds the received file, at once on the same machine, after the lease expires elsewhere.
    */
-  private leaseOf(id: string) {
-    return createLease(
-      this.deps.stores.settings,
-      `${importLeasePrefix}${id}`,
-      this.holder,
-      importLeaseMs,
-      this.deps.lease?.now,
-      this.deps.lease?.process,
-    );
+  private leaseOf(id: string): Lease {
+    return this.deps.leases(`${importLeasePrefix}${id}`, this.holder, importLeaseMs);
   }
 
-  /** When sweepLeftLeases last looked (real time). */
+  /** When sweepLeftLeases last looked (the event loop's monotonic time). */
   private leasesSweptAt = Number.NEGATIVE_INFINITY;
 
   /**
@@ -176,7 +161,7 @@ export class FileImportService {
    * window) stays. At most once per `leaseSweepMs`; answers how many went.
    */
   async sweepLeftLeases(): Promise<number> {
-    const now = (this.deps.lease?.now ?? Date.now)();
+    const now = this.deps.eventLoop.monotonicMs();
     if (now - this.leasesSweptAt < leaseSweepMs) return 0;
     this.leasesSweptAt = now;
     const settings = this.deps.stores.settings;
@@ -270,7 +255,7 @@ export class FileImportService {
       ),
       createdAt: now,
       nodeId: this.deps.nodeId,
-      file: { size: 0, checksum: md5OfNothing, sourceType, sourceHost: this.deps.host, lineCount: 0 },
+      file: { size: 0, checksum: this.files.checksumOfNothing, sourceType, sourceHost: this.deps.host, lineCount: 0 },
       ...startImport(now),
       progress: null,
     };
@@ -283,7 +268,7 @@ export class FileImportService {
     let created = false;
     // An upload can take longer than the lease: renewed while the bytes come, so no other node takes the
     // import for a crash's leftover.
-    const renewal = setInterval(() => void lease.acquire().catch(() => undefined), importLeaseMs / 3);
+    const stopRenewal = this.deps.timer.every(importLeaseMs / 3, () => void lease.acquire().catch(() => undefined));
     try {
       if (!(await stores.files.create(record))) {
         const previous = await stores.files.find(account, profile, name);
@@ -312,7 +297,7 @@ export class FileImportService {
       }
       record = await this.apply(record, { type: "downloaded", at: this.deps.clock.now() });
     } finally {
-      clearInterval(renewal);
+      stopRenewal();
       this.receiving.delete(record.id);
       // A failed download (or a refused name) ends the import, and its lease row goes; a received file's
       // lease is given up for the processing to take, as is that of a receipt stopped by an error, for
@@ -529,7 +514,7 @@ export class FileImportService {
       }
     };
 
-    const rows = readCsvRows(this.files.pathOf(account, profile, name), this.deps.maxRecordBytes);
+    const rows = this.deps.rows.rowsOf({ account, profile, name }, this.deps.maxRecordBytes);
     try {
       for await (const { fields, line } of rows) {
         if (plan === null) {
@@ -571,10 +556,12 @@ export class FileImportService {
       if (error instanceof StoreFailure) throw error.cause;
       // The rows read before the failure stay imported; the counters say how many.
       await flush().catch(rethrowCause);
-      const failure = isRecordTooLarge(error)
-        ? fileFailureMessage("recordTooLarge", { size: this.deps.maxRecordBytes + 1, max: this.deps.maxRecordBytes })
-        : fileFailureMessage("processingException");
-      if (!isUnreadableCsv(error))
+      const reading = this.deps.rows.failureOf(error);
+      const failure =
+        reading === "recordTooLarge"
+          ? fileFailureMessage("recordTooLarge", { size: this.deps.maxRecordBytes + 1, max: this.deps.maxRecordBytes })
+          : fileFailureMessage("processingException");
+      if (reading === "other")
         this.deps.logger.error("file processing failed", { account, profile, file: name, error: describeError(error) });
       await fail(failure, plan === null ? undefined : counts).catch(rethrowCause);
       return rowsRead;

@@ -1,5 +1,5 @@
-import type { BackgroundWorker } from "../../core/ports/background.port.ts";
-import type { FileImportService } from "../services/file-import.service.ts";
+import type { BackgroundWorker } from "../ports/background.port.ts";
+import type { FileImportService } from "./file-import.use-cases.ts";
 
 /**
  * DEC-FIL-02, DEC-OPS-04: takes the files of the drop folders (looked at on every scheduler pass, so at

@@ -1,7 +1,9 @@
 /**
- * The import pipeline against the in-memory store: one test file per failure message of the catalogue that
- * an import can meet (FIL-09, DEC-FIL-03), the counters and events of good files (DEC-FIL-04), the drop
- * folder (DEC-OPS-04) and recovery after a crash.
+ * The import use case (core/files/file-import.use-cases.ts) on the data directory's files, against the
+ * in-memory store: what depends on the files on disk (size, MD5 and lines counted as they are written, a
+ * copy that is gone), on csv-parse's reading of them (FIL-09, DEC-FIL-03), on the drop folders on disk
+ * (DEC-OPS-04), and on the processes the leases name (recovery after a crash). The rest of the use case is
+ * tested with its files in memory, in core/files/file-import.use-cases.test.ts.
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
@@ -19,16 +21,17 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { FileDefinition, ProfileConfig } from "../../core/config/config.model.ts";
-import { classifyFileFailure, fileFailureMessage } from "../../core/errors/index.ts";
-import { mayBeReceivedAgain } from "../../core/files/file-import.machine.ts";
+import { FileImportService, importLeaseMs, leaseSweepMs } from "../../core/files/file-import.use-cases.ts";
 import type { CollectedEvent, FileStatusRecord, Stores } from "../../core/ports/index.ts";
-import { dropSettleMs } from "../fs/drop-folder.ts";
-import { ReceivedFiles } from "../fs/received-files.ts";
 import { cryptoIds } from "../runtime/crypto.ts";
+import { hostEventLoop } from "../runtime/event-loop.ts";
 import { createLease, type LeaseProcess } from "../runtime/lease.ts";
 import { createMemoryLogger } from "../runtime/logger.ts";
+import { hostRepeatingTimer } from "../runtime/repeating-timer.ts";
 import { createMemoryStores } from "../store-memory/memory.stores.ts";
-import { FileImportService, type FileImportServiceDeps, importLeaseMs, leaseSweepMs } from "./file-import.service.ts";
+import { ReceivedCsvRows } from "./csv-rows.ts";
+import { DropFolders, dropSettleMs } from "./drop-folder.ts";
+import { ReceivedFiles } from "./received-files.ts";
 
 const purchases: FileDefinition = {
   prefix: "purchases",
@@ -70,25 +73,37 @@ function service(
     stores?: Stores;
     nodeId?: string;
     host?: string;
-    lease?: FileImportServiceDeps["lease"];
+    lease?: { readonly process?: LeaseProcess; readonly now?: () => number };
     claimGiveBackMs?: number;
     dropSettleMs?: number;
     settleClock?: () => number;
   } = {},
 ): FileImportService {
+  const storesUsed = options.stores ?? stores;
+  const logger = createMemoryLogger();
+  const files = new ReceivedFiles(dataDir);
   return new FileImportService({
-    stores: options.stores ?? stores,
+    stores: storesUsed,
     clock: { now: () => now },
     ids: cryptoIds,
     nodeId: options.nodeId ?? "node-a",
-    ...(options.lease ? { lease: options.lease } : {}),
-    ...(options.claimGiveBackMs === undefined ? {} : { claimGiveBackMs: options.claimGiveBackMs }),
-    dropSettleMs: options.dropSettleMs ?? 0,
-    ...(options.settleClock ? { settleClock: options.settleClock } : {}),
+    files,
+    rows: new ReceivedCsvRows(files),
+    dropFolders: new DropFolders({
+      dataDir,
+      files: storesUsed.files,
+      logger,
+      ...(options.claimGiveBackMs === undefined ? {} : { claimGiveBackMs: options.claimGiveBackMs }),
+      dropSettleMs: options.dropSettleMs ?? 0,
+      ...(options.settleClock ? { settleClock: options.settleClock } : {}),
+    }),
+    leases: (name, holder, ttlMs) =>
+      createLease(storesUsed.settings, name, holder, ttlMs, options.lease?.now, options.lease?.process),
+    eventLoop: hostEventLoop,
+    timer: hostRepeatingTimer,
     host: options.host ?? "host-a",
-    dataDir,
     maxRecordBytes: options.maxRecordBytes ?? 16 * 1024 * 1024,
-    logger: createMemoryLogger(),
+    logger,
     notify: () => {
       notified += 1;
     },
@@ -169,28 +184,6 @@ describe("a good file (DEC-FIL-03, DEC-FIL-04)", () => {
     expect(notified).toBe(1);
   });
 
-  test("each row is an event of the known visitor with its line number, the file name and the mapped values", async () => {
-    await importText(
-      "purchases_2.csv",
-      `${header}ann@example.com,12.5,2024-01-31 09:30\n"bob@example.com","3","2024-02-01 10:00"\n`,
-    );
-    const events = await allEvents();
-    expect(
-      events.map((event) => [
-        event.visitorId,
-        event.event,
-        event.data._file_line_num,
-        event.data._source_file,
-        event.data.amount,
-        event.data.email_address,
-      ]),
-    ).toEqual([
-      ["__acme_main__5120_ann@example.com__", "purchase", 2, "purchases_2.csv", 12.5, "ann@example.com"],
-      ["__acme_main__5120_bob@example.com__", "purchase", 3, "purchases_2.csv", 3, "bob@example.com"],
-    ]);
-    expect(events[1]?.data.purchased_at).toBe(Date.UTC(2024, 1, 1, 10));
-  });
-
   test("a quoted value over several lines is one row; line numbers stay those of the file; a BOM and CRLF are read", async () => {
     await importText("notes_1.csv", `\uFEFFemail,note\r\nann,"line one\r\nline two"\r\nbob,plain\r\n`);
     const events = await allEvents();
@@ -199,132 +192,9 @@ describe("a good file (DEC-FIL-03, DEC-FIL-04)", () => {
       ["plain", 4],
     ]);
   });
-
-  test("rows that fail are counted, the rest imported, and PROCESSED names the last row failure", async () => {
-    const record = await importText(
-      "purchases_3.csv",
-      `${header}ann,x,2024-01-31 09:30\nbob,1,31/01/2024\ncid,2,2024-01-31 09:30\n`,
-    );
-    expect(record.status.at(-1)).toEqual({
-      state: "PROCESSED",
-      at: now,
-      counts: { skipped: 0, failed: 2, succeeded: 1 },
-      lastFailure: "yyyy-MM-dd HH:mm could not be parsed as a Date",
-    });
-    expect((await allEvents()).map((event) => event.data.email_address)).toEqual(["cid"]);
-  });
-
-  test("events are written in batches of the configured size", async () => {
-    const appended: number[] = [];
-    const append = stores.events.append.bind(stores.events);
-    stores.events.append = async (events) => {
-      appended.push(events.length);
-      return append(events);
-    };
-    const rows = Array.from({ length: 7 }, (_, index) => `u${index},${index},2024-01-31 09:30\n`).join("");
-    const record = await importText("purchases_4.csv", header + rows, service({ batchRows: 3 }));
-    expect(appended).toEqual([3, 3, 1]);
-    expect(record.status.at(-1)?.counts).toEqual({ skipped: 0, failed: 0, succeeded: 7 });
-  });
 });
 
 describe("every failure message an import can meet, each reproduced by a file (FIL-09, DEC-FIL-03)", () => {
-  test("Unknown file prefix: on PROCESSING, nothing imported", async () => {
-    const record = await importText("purchase_1.csv", `${header}ann,1,2024-01-31 09:30\n`);
-    expect(record.prefix).toBe("purchase");
-    expect(states(record)).toEqual(["DOWNLOADING", "DOWNLOADED", "PROCESSING"]);
-    expect(record.status.at(-1)?.lastFailure).toBe("Unknown file prefix, unable to parse file");
-    expect(record.finished).toBe(true);
-    expect(await allEvents()).toEqual([]);
-    // PRV-09: a file no definition reads keeps no copy, so no personal data stays where no deletion reaches.
-    expect(existsSync(join(dataDir, "files", "acme", "main", "purchase_1.csv"))).toBe(false);
-  });
-
-  test("Secondary visitor ID column missing: names the column", async () => {
-    const record = await importText("purchases_5.csv", "mail,amount,purchased_at\nann,1,2024-01-31 09:30\n");
-    expect(record.status.at(-1)).toEqual({
-      state: "PROCESSING",
-      at: now,
-      lastFailure: "Secondary visitor ID column= email does not exist in the file, unable to continue",
-    });
-    expect(existsSync(join(dataDir, "files", "acme", "main", "purchases_5.csv"))).toBe(false);
-    // A file with rows imported keeps its copy (the privacy API erases rows from it).
-    await importText("purchases_6.csv", `${header}ann,1,2024-01-31 09:30\n`);
-    expect(existsSync(join(dataDir, "files", "acme", "main", "purchases_6.csv"))).toBe(true);
-  });
-
-  test("an empty file has no visitor ID column either", async () => {
-    const record = await importText("purchases_empty.csv", "");
-    expect(record.file.size).toBe(0);
-    expect(record.file.lineCount).toBe(0);
-    expect(record.status.at(-1)?.lastFailure).toBe(
-      "Secondary visitor ID column= email does not exist in the file, unable to continue",
-    );
-  });
-
-  test("The number of columns ... CellProcessors: a mapped column missing from the header", async () => {
-    const record = await importText("purchases_6.csv", "email,amount\nann,1\n");
-    expect(record.status.at(-1)?.lastFailure).toBe(
-      fileFailureMessage("columnCountMismatch", { columns: 2, processors: 3 }),
-    );
-    expect(await allEvents()).toEqual([]);
-  });
-
-  test("The number of columns ... CellProcessors: a row with more or fewer fields than the header fails that row", async () => {
-    const record = await importText("purchases_7.csv", `${header}ann,1\nbob,1,2024-01-31 09:30\n`);
-    expect(record.status.at(-1)).toEqual({
-      state: "PROCESSED",
-      at: now,
-      counts: { skipped: 0, failed: 1, succeeded: 1 },
-      lastFailure: fileFailureMessage("columnCountMismatch", { columns: 2, processors: 3 }),
-    });
-  });
-
-  test("{date_format} could not be parsed as a Date: the date format does not match the file", async () => {
-    const record = await importText("purchases_8.csv", `${header}ann,1,2024-01-31T09:30:00Z\n`);
-    expect(record.status.at(-1)?.lastFailure).toBe("yyyy-MM-dd HH:mm could not be parsed as a Date");
-    expect(record.status.at(-1)?.counts).toEqual({ skipped: 0, failed: 1, succeeded: 0 });
-  });
-
-  test("Exception thrown while processing file: a value that cannot be read as its type", async () => {
-    const record = await importText("purchases_9.csv", `${header}ann,twelve,2024-01-31 09:30\n`);
-    expect(record.status.at(-1)?.lastFailure).toBe("Exception thrown while processing file");
-  });
-
-  test("DBObject of size n is over Max BSON size n: the exact size of a row's document over a small limit; rows before it stay imported", async () => {
-    const imports = service({ maxRecordBytes: 400 });
-    const record = await importText(
-      "notes_2.csv",
-      `email,note\nann,short\nbob,${"x".repeat(200)}\ncid,after\n`,
-      imports,
-    );
-    const last = record.status.at(-1);
-    expect(states(record)).toEqual(["DOWNLOADING", "DOWNLOADED", "PROCESSING"]);
-    expect(classifyFileFailure(last?.lastFailure ?? "")).toBe("recordTooLarge");
-    const [, size, max] = /^DBObject of size (\d+) is over Max BSON size (\d+)$/.exec(last?.lastFailure ?? "") ?? [];
-    expect(Number(max)).toBe(400);
-    expect(Number(size)).toBeGreaterThan(400);
-    expect(last?.counts).toEqual({ skipped: 0, failed: 0, succeeded: 1 });
-    const events = await allEvents();
-    expect(events.map((event) => event.data.note)).toEqual(["short"]);
-    // The size named is that of the document the row would have made.
-    expect(Number(size)).toBe(
-      Buffer.byteLength(
-        JSON.stringify({
-          ...events[0],
-          seq: undefined,
-          data: {
-            ...events[0]?.data,
-            email_address: "bob",
-            svc_visitor_id: "__acme_main__5120_bob__",
-            note: "x".repeat(200),
-            _file_line_num: 3,
-          },
-        }),
-      ) - 0,
-    );
-  });
-
   test("DBObject of size n is over Max BSON size n: a record whose text alone is over the limit stops the parser there", async () => {
     const record = await importText(
       "notes_3.csv",
@@ -377,142 +247,6 @@ describe("every failure message an import can meet, each reproduced by a file (F
       lastFailure: "Exception thrown while processing file",
     });
   });
-
-  test("the messages no import here can meet are the connection and attribute ones, which need remote sources or a configuration the loader refuses", () => {
-    // Documented in the README: invalidConnection (no FTP/SFTP/S3 sources yet) and attributeNotFound (the loader checks every column's attribute).
-    expect(classifyFileFailure(fileFailureMessage("invalidConnection"))).toBe("invalidConnection");
-    expect(classifyFileFailure(fileFailureMessage("attributeNotFound"))).toBe("attributeNotFound");
-  });
-});
-
-describe("receiving (DEC-FIL-02, DEC-FIL-04)", () => {
-  test("a name already imported is refused with 409, the first import untouched", async () => {
-    const first = await importText("purchases_11.csv", `${header}ann,1,2024-01-31 09:30\n`);
-    const again = await service().receive("acme", "main", "purchases_11.csv", "upload", chunks("x"));
-    expect(again).toEqual({
-      ok: false,
-      error: {
-        kind: "file-import",
-        code: "alreadyImported",
-        status: 409,
-        message: "File purchases_11.csv has already been imported into acme/main; a file name is imported once",
-      },
-    });
-    expect(await stores.files.find("acme", "main", "purchases_11.csv")).toEqual(first);
-  });
-
-  test("unknown account or profile is 404 1240 / 1250; a bad name 400 naming fileName; nothing recorded", async () => {
-    const imports = service();
-    expect(await imports.receive("nope", "main", "purchases_1.csv", "upload", null)).toMatchObject({
-      ok: false,
-      error: { status: 404, returnCode: 1240 },
-    });
-    expect(await imports.receive("acme", "nope", "purchases_1.csv", "upload", null)).toMatchObject({
-      ok: false,
-      error: { status: 404, returnCode: 1250 },
-    });
-    expect(await imports.receive("acme", "main", "../x_1.csv", "upload", null)).toMatchObject({
-      ok: false,
-      error: { status: 400, returnCode: 1400, message: expect.stringContaining("Invalid fileName") },
-    });
-    expect(await stores.files.unfinished()).toEqual([]);
-  });
-
-  test("an import left DOWNLOADING by a crash ends with the download failure; one left PROCESSING resumes after its last batch", async () => {
-    failAppends(2, "disk gone");
-    const imports = service({ batchRows: 2 });
-    await imports.receive(
-      "acme",
-      "main",
-      "purchases_12.csv",
-      "upload",
-      chunks(header, ...Array.from({ length: 5 }, (_, index) => `u${index},${index},2024-01-31 09:30\n`)),
-    );
-    await expect(imports.processNext()).rejects.toThrow("disk gone");
-    const interrupted = (await stores.files.find("acme", "main", "purchases_12.csv")) as FileStatusRecord;
-    expect(interrupted.progress).toEqual({
-      rowsRead: 2,
-      counts: { skipped: 0, failed: 0, succeeded: 2 },
-      lastRowFailure: null,
-    });
-
-    // A new process (a new service) finds it and goes on from row 3.
-    while ((await service({ batchRows: 2 }).processNext()) > 0);
-    const record = (await stores.files.find("acme", "main", "purchases_12.csv")) as FileStatusRecord;
-    expect(record.status.at(-1)?.counts).toEqual({ skipped: 0, failed: 0, succeeded: 5 });
-    expect((await allEvents()).map((event) => event.data.email_address)).toEqual(["u0", "u1", "u2", "u3", "u4"]);
-
-    const created = await stores.files.create({
-      ...record,
-      id: "a".repeat(24),
-      name: "purchases_13.csv",
-      status: [{ state: "DOWNLOADING", at: now }],
-      finished: false,
-      progress: null,
-    });
-    expect(created).toBe(true);
-    while ((await service().processNext()) > 0);
-    expect((await stores.files.find("acme", "main", "purchases_13.csv"))?.status).toEqual([
-      { state: "DOWNLOADING", at: now, lastFailure: "Failed to download (FTP, SFTP, S3) file" },
-    ]);
-  });
-});
-
-describe("a crash between a batch's events and the import's progress (DEC-FIL-03)", () => {
-  test("the import resumes after the rows stored, not before them: every row is one event, the counters exact, and the mark goes at the end", async () => {
-    const update = stores.files.update.bind(stores.files);
-    let failed = false;
-    // The first batch's events commit; the record's progress write after them fails (the process dies there).
-    stores.files.update = async (record) => {
-      if (!failed && record.progress?.rowsRead === 2) {
-        failed = true;
-        throw new Error("killed");
-      }
-      return update(record);
-    };
-    const imports = service({ batchRows: 2 });
-    await imports.receive(
-      "acme",
-      "main",
-      "purchases_14.csv",
-      "upload",
-      chunks(header, ...Array.from({ length: 5 }, (_, index) => `m${index},${index},2024-01-31 09:30\n`)),
-    );
-    await expect(imports.processNext()).rejects.toThrow("killed");
-    const interrupted = (await stores.files.find("acme", "main", "purchases_14.csv")) as FileStatusRecord;
-    expect(interrupted.progress).toBeNull();
-    expect((await allEvents()).map((event) => event.data.email_address)).toEqual(["m0", "m1"]);
-
-    while ((await service({ batchRows: 2 }).processNext()) > 0);
-    const record = (await stores.files.find("acme", "main", "purchases_14.csv")) as FileStatusRecord;
-    expect(record.status.at(-1)).toMatchObject({ state: "PROCESSED", counts: { skipped: 0, failed: 0, succeeded: 5 } });
-    expect((await allEvents()).map((event) => event.data.email_address)).toEqual(["m0", "m1", "m2", "m3", "m4"]);
-    expect(await stores.settings.keysStartingWith("import-progress.")).toEqual([]);
-  });
-
-  test("the copy of an import that imported nothing, left by a crash before its removal, is removed by the sweep", async () => {
-    const failed = await importText("purchases_17.csv", "no,such,columns\n1,2,3\n");
-    expect(mayBeReceivedAgain(failed)).toBe(true);
-    const copy = new ReceivedFiles(dataDir).pathOf("acme", "main", "purchases_17.csv");
-    writeFileSync(copy, "no,such,columns\n1,2,3\n");
-    const kept = await importText("purchases_18.csv", `${header}a,1,2024-01-31 09:30\n`);
-    await service().sweepLeftLeases();
-    expect(existsSync(copy)).toBe(false);
-    expect(existsSync(new ReceivedFiles(dataDir).pathOf("acme", "main", kept.name))).toBe(true);
-  });
-
-  test("a progress mark left by a finished import is swept with the lease rows; one of an unfinished import stays", async () => {
-    const done = await importText("purchases_15.csv", `${header}a,1,2024-01-31 09:30\n`, service());
-    await stores.settings.set(
-      `import-progress.${done.id}`,
-      JSON.stringify({ rowsRead: 1, counts: { skipped: 0, failed: 0, succeeded: 1 }, lastRowFailure: null }),
-    );
-    const waiting = await service().receive("acme", "main", "purchases_16.csv", "upload", chunks(header));
-    const waitingId = (waiting as { value: FileStatusRecord }).value.id;
-    await stores.settings.set(`import-progress.${waitingId}`, "{}");
-    await service().sweepLeftLeases();
-    expect(await stores.settings.keysStartingWith("import-progress.")).toEqual([`import-progress.${waitingId}`]);
-  });
 });
 
 describe("the leases of imports (DEC-FIL-05)", () => {
@@ -538,98 +272,6 @@ describe("the leases of imports (DEC-FIL-05)", () => {
     await take("c".repeat(24), "node-gone#0001", processOf(4001));
     expect(await sweeper.sweepLeftLeases()).toBe(0);
     expect(leaseSweepMs).toBe(600_000);
-  });
-
-  test("a receipt holds its import's lease from before its record exists: another node looking for unfinished imports leaves it alone", async () => {
-    const other = service({ nodeId: "node-b", host: "host-b" });
-    const create = stores.files.create.bind(stores.files);
-    let looked = null as number | null;
-    // The other node looks right after the record is committed, before the receipt goes on.
-    stores.files.create = async (record) => {
-      const created = await create(record);
-      looked = await other.processNext();
-      return created;
-    };
-    try {
-      const received = await service().receive(
-        "acme",
-        "main",
-        "purchases_12.csv",
-        "upload",
-        chunks(header, "ann,1,2024-01-31 09:30\n"),
-      );
-      expect(looked).toBe(0);
-      expect(received.ok && received.value.status).toEqual([
-        { state: "DOWNLOADING", at: now },
-        { state: "DOWNLOADED", at: now },
-      ]);
-    } finally {
-      stores.files.create = create;
-    }
-  });
-
-  const leaseOf = (record: FileStatusRecord) => stores.settings.get(`lease.file-import.${record.id}`);
-
-  test("an import that completed leaves no lease row", async () => {
-    const record = await importText("purchases_30.csv", `${header}ann,1,2024-01-31 09:30\n`);
-    expect(record.status.at(-1)?.state).toBe("PROCESSED");
-    expect(await leaseOf(record)).toBeNull();
-  });
-
-  test("an import that failed leaves no lease row: while processing, or while receiving", async () => {
-    const unknownPrefix = await importText("orders_1.csv", `${header}ann,1,2024-01-31 09:30\n`);
-    expect(unknownPrefix.status.at(-1)?.lastFailure).toBe(fileFailureMessage("unknownPrefix"));
-    expect(await leaseOf(unknownPrefix)).toBeNull();
-
-    async function* broken(): AsyncIterable<Uint8Array> {
-      yield new TextEncoder().encode(header);
-      throw new Error("connection reset");
-    }
-    const received = await service().receive("acme", "main", "purchases_31.csv", "upload", broken());
-    if (!received.ok) throw new Error("refused");
-    expect(received.value.finished).toBe(true);
-    expect(await leaseOf(received.value)).toBeNull();
-  });
-
-  test("an import stopped early keeps its lease row, given up, so another process takes over at once; it goes when that one finishes", async () => {
-    const restore = failAppends(1, "disk gone", true);
-    const imports = service();
-    await imports.receive("acme", "main", "purchases_32.csv", "upload", chunks(header, "ann,1,2024-01-31 09:30\n"));
-    await expect(imports.processNext()).rejects.toThrow("disk gone");
-    const interrupted = (await stores.files.find("acme", "main", "purchases_32.csv")) as FileStatusRecord;
-    expect(interrupted.finished).toBe(false);
-    expect(await leaseOf(interrupted)).toEndWith("|0");
-
-    restore();
-    while ((await service({ nodeId: "node-b" }).processNext()) > 0);
-    expect(await stores.files.find("acme", "main", "purchases_32.csv")).toMatchObject({
-      finished: true,
-      nodeId: "node-b",
-    });
-    expect(await leaseOf(interrupted)).toBeNull();
-  });
-
-  test("an import another node finished after this one listed it, and whose lease row is gone, is not processed again from the stale list", async () => {
-    const imports = service();
-    await imports.receive("acme", "main", "purchases_33.csv", "upload", chunks(header, "ann,1,2024-01-31 09:30\n"));
-    const listed = await stores.files.unfinished();
-    expect(listed.map((record) => record.name)).toContain("purchases_33.csv");
-    while ((await imports.processNext()) > 0);
-    const done = (await stores.files.find("acme", "main", "purchases_33.csv")) as FileStatusRecord;
-    expect(done.finished).toBe(true);
-    expect(await leaseOf(done)).toBeNull();
-    const eventsBefore = (await stores.events.query({ account: "acme", limit: 100_000 })).length;
-
-    // node-b read the list before node-a finished: its lease is free (the row went), the list is stale.
-    const unfinished = stores.files.unfinished.bind(stores.files);
-    stores.files.unfinished = async () => listed;
-    try {
-      expect(await service({ nodeId: "node-b" }).processNext()).toBe(0);
-    } finally {
-      stores.files.unfinished = unfinished;
-    }
-    expect(await stores.files.find("acme", "main", "purchases_33.csv")).toEqual(done);
-    expect((await stores.events.query({ account: "acme", limit: 100_000 })).length).toBe(eventsBefore);
   });
 });
 
@@ -930,43 +572,5 @@ describe("the drop folder (DEC-FIL-02, DEC-OPS-04)", () => {
       counts: { succeeded: 1 },
     });
     expect(readdirSync(inbox)).toEqual([]);
-  });
-});
-
-describe("receiving a name again (DEC-FIL-04)", () => {
-  test("after a failed download or a header that did not match, the same name is received again; after rows were imported, 409", async () => {
-    const imports = service();
-    async function* breaksOff(): AsyncIterable<Uint8Array> {
-      yield new TextEncoder().encode(header);
-      throw new Error("connection reset");
-    }
-    expect((await imports.receive("acme", "main", "purchases_40.csv", "upload", breaksOff())).ok).toBe(true);
-    const again = await imports.receive(
-      "acme",
-      "main",
-      "purchases_40.csv",
-      "upload",
-      chunks("email_wrong,amount,purchased_at\n", "ann,1,2024-01-31 09:30\n"),
-    );
-    expect(again).toMatchObject({ ok: true, value: { status: [{ state: "DOWNLOADING" }, { state: "DOWNLOADED" }] } });
-    while ((await imports.processNext()) > 0);
-    expect((await stores.files.find("acme", "main", "purchases_40.csv"))?.status.at(-1)?.lastFailure).toContain(
-      "Secondary visitor ID column",
-    );
-
-    expect(
-      (await imports.receive("acme", "main", "purchases_40.csv", "upload", chunks(header, "ann,1,2024-01-31 09:30\n")))
-        .ok,
-    ).toBe(true);
-    while ((await imports.processNext()) > 0);
-    expect((await stores.files.find("acme", "main", "purchases_40.csv"))?.status.at(-1)).toMatchObject({
-      state: "PROCESSED",
-      counts: { succeeded: 1 },
-    });
-    expect(await imports.receive("acme", "main", "purchases_40.csv", "upload", chunks(header))).toMatchObject({
-      ok: false,
-      error: { status: 409 },
-    });
-    expect(await allEvents()).toHaveLength(1);
   });
 });

@@ -1,0 +1,48 @@
+/** A source of bytes: a request body, a dropped file's stream. */
+export type ByteSource = AsyncIterable<Uint8Array>;
+
+/** DEC-FIL-05: what was received of a file, whether or not the whole file was. */
+export interface ReceivedBytes {
+  readonly size: number;
+  /** MD5 hex of the bytes received. */
+  readonly checksum: string;
+  /** Lines of what was received (a last line without a newline counts). */
+  readonly lineCount: number;
+}
+
+/** How a file's storing ended: whole, or stopped part way (the source broke, the disk was full) with why. */
+export type StoredBytes =
+  | { readonly ok: true; readonly received: ReceivedBytes }
+  | { readonly ok: false; readonly error: string; readonly received: ReceivedBytes };
+
+/** Which received file: the import's account, profile and file name. */
+export interface KeptFile {
+  readonly account: string;
+  readonly profile: string;
+  readonly name: string;
+}
+
+/**
+ * Where the import keeps the files it received (the data directory's `files/{account}/{profile}/{name}` in
+ * svc-hub): what their rows are read from, and what the erasure of a deleted visitor rewrites (PRV-09). Each
+ * node has its own, so a node holds only the files it received, or that reached it on a shared disk.
+ */
+export interface ReceivedFileStorage {
+  /** DEC-FIL-05: the checksum of no bytes, which a record shows until its bytes are stored. */
+  readonly checksumOfNothing: string;
+  /**
+   * Stores the bytes as the file, counting its size, checksum and lines as they come (nothing holds the whole
+   * file), whether or not the whole file came; a file stopped part way is not kept, only what was counted.
+   */
+  write(account: string, profile: string, name: string, body: ByteSource | null): Promise<StoredBytes>;
+  /** Whether the file is kept here (another node's import may have received it elsewhere). */
+  holds(account: string, profile: string, name: string): Promise<boolean>;
+  /** Every file kept, profile by profile. */
+  everyFile(): Iterable<KeptFile>;
+  /** Removes a kept file, if it is there. */
+  remove(account: string, profile: string, name: string): Promise<void>;
+  /** Removes what a receipt that stopped part way wrote. */
+  removePartial(account: string, profile: string, name: string): Promise<void>;
+  /** Removes every received file (svc-hub's own admin API, POST /admin/reset); answers how many went. */
+  eraseAll(): Promise<number>;
+}
