@@ -1,8 +1,8 @@
 /**
  * The ports: what the adapters implement for the core (stores, clock, ids, hashing, signed tokens, the event
- * loop, leases, a logger, the background scheduler, the kept copies of imported files, a collection request
- * and the bot verdict, the zipper of a revision's bundle, the admission of requests during a reset), and the
- * few rules every implementation of a port shares.
+ * loop, leases, a logger, the background scheduler, the clock its admin wait moves, the kept copies of imported
+ * files, a collection request and the bot verdict, the zipper of a revision's bundle, the admission of requests
+ * during a reset), and the few rules every implementation of a port shares.
  */
 
 export type { BackgroundWorker, DrainOptions, DrainReport, WorkScheduler } from "./background.port.ts";
@@ -47,6 +47,7 @@ export type { IdSource } from "./ids.port.ts";
 export type { ImportedFileEraser, ImportedFilesErasure } from "./imported-files.port.ts";
 export type { Lease, LeaseFactory } from "./lease.port.ts";
 export type { Logger } from "./logger.port.ts";
+export type { MovableClock } from "./movable-clock.port.ts";
 export type {
   DeletionSettlement,
   PrivacyAuditAction,
