@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { defaultLimits, type ServiceConfig } from "../../core/config/config.model.ts";
-import { type ConfigError, type ConfigFormat, loadConfigFile, parseConfigText } from "./config.loader.ts";
+import type { ConfigError } from "../../core/config/config-error.ts";
+import { type ConfigFormat, loadConfigFile, parseConfigText } from "./config.loader.ts";
 import { demoConfigPath, demoYamlConfigPath } from "./demo-config.ts";
 
 const argonHash = "$argon2id$v=19$m=65536,t=2,p=1$c2FsdA$aGFzaA";

@@ -11,15 +11,15 @@ import {
   type ProfileConfig,
   type ServiceConfig,
 } from "../../core/config/config.model.ts";
+import { ConfigError } from "../../core/config/config-error.ts";
 import { err, ok, type Result } from "../../core/result.ts";
 import { defaultRevisionFilePrefix } from "../../core/revisions/bundle-members.rules.ts";
-import { ConfigError, describeSchemaProblems } from "./config.problems.ts";
+import { describeSchemaProblems } from "./config.problems.ts";
 import { checkReferences } from "./config.references.ts";
 import { checkConfiguredRevisions } from "./config.revisions.ts";
 import { type ConfigFile, ConfigFileSchema, type ProfileFile } from "./config.schema.ts";
 import { type ConfigFormat, parseConfigSyntax } from "./config.syntax.ts";
 
-export { ConfigError, type ConfigProblem } from "./config.problems.ts";
 export type { ConfigFormat } from "./config.syntax.ts";
 
 const formatsByExtension: Readonly<Record<string, ConfigFormat>> = {

@@ -4,10 +4,10 @@
  * the offending value.
  */
 import { defaultLimits } from "../../core/config/config.model.ts";
+import type { ConfigProblem } from "../../core/config/config-error.ts";
 import { compileDatePattern } from "../../core/files/date-pattern.rules.ts";
 import { fitsCombinedLength, maxCombinedNameLength } from "../../core/names/names.rules.ts";
 import { numberOf } from "../../core/profiles/profile.rules.ts";
-import type { ConfigProblem } from "./config.problems.ts";
 import type { ConfigFile, ProfileFile } from "./config.schema.ts";
 
 type AttributeFile = NonNullable<ProfileFile["attributes"]>[number];

@@ -7,9 +7,10 @@
  * (a configured revision is published whenever it is not the latest of its targets). Runs on a file that
  * already fits the schema.
  */
+
+import type { ConfigProblem } from "../../core/config/config-error.ts";
 import { defaultRevisionFilePrefix } from "../../core/revisions/bundle-members.rules.ts";
 import { type PublicationProblem, validatePublication } from "../../core/revisions/revision.rules.ts";
-import type { ConfigProblem } from "./config.problems.ts";
 import type { ConfigFile } from "./config.schema.ts";
 
 export function checkConfiguredRevisions(file: ConfigFile): ConfigProblem[] {

@@ -4,8 +4,8 @@
  * last one silently, so a JSON scan finds it first). YAML merge keys (`<<: *anchor`) are allowed.
  */
 import { LineCounter, parseDocument, visit } from "yaml";
+import type { ConfigProblem } from "../../core/config/config-error.ts";
 import { err, ok, type Result } from "../../core/result.ts";
-import type { ConfigProblem } from "./config.problems.ts";
 
 export type ConfigFormat = "json" | "yaml";
 

@@ -1,8 +1,8 @@
 import { Elysia, t } from "elysia";
+import { drainAdvancingClock } from "../../core/clock/fast-forward.use-cases.ts";
 import { parseDuration } from "../../core/clock/virtual-clock.rules.ts";
 import { managementError } from "../../core/errors/index.ts";
 import type { DrainReport } from "../../core/ports/background.port.ts";
-import { drainAdvancingClock } from "../runtime/fast-forward.ts";
 import type { AppDeps } from "./app-deps.ts";
 import { openApiSecurity } from "./auth-guards.ts";
 import { connectionOf, idleTimeoutSeconds } from "./connection.ts";
@@ -147,7 +147,11 @@ export function adminRoutes(deps: AppDeps) {
       };
     };
     if (advanceUpToMs === null) return viewOf(await deps.scheduler.drain({ includeScheduled: scheduled, timeoutMs }));
-    const report = await drainAdvancingClock(deps.scheduler, deps.clock, { upToMs: advanceUpToMs, timeoutMs });
+    const report = await drainAdvancingClock(deps.scheduler, deps.clock, {
+      upToMs: advanceUpToMs,
+      timeoutMs,
+      realNow: Date.now,
+    });
     if (report.advancedMs > 0)
       deps.logger.info("virtual clock advanced by a wait", {
         byMs: report.advancedMs,

@@ -5,18 +5,15 @@ import {
   setClockTo,
   virtualNow,
 } from "../../core/clock/virtual-clock.rules.ts";
-import type { Clock } from "../../core/ports/clock.port.ts";
+import type { MovableClock } from "../../core/ports/movable-clock.port.ts";
 import type { SettingsStore } from "../../core/ports/settings.store.ts";
 import type { Result } from "../../core/result.ts";
 
 const offsetKey = "clock.offsetMs";
 
-export interface VirtualClock extends Clock {
-  offsetMs(): number;
-  set(targetMs: number): Promise<Result<number, ClockChangeError>>;
+/** The clock the service runs on: a MovableClock that the admin API may also advance by a duration. */
+export interface VirtualClock extends MovableClock {
   advance(byMs: number): Promise<Result<number, ClockChangeError>>;
-  /** Reads the offset kept in the store, so that a change made by another process is seen here. */
-  refresh(): Promise<void>;
   /** Called after every change, so that work the change made due can run at once. */
   onChange(listener: () => void): void;
 }

@@ -2,7 +2,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { CollectService } from "../../core/collect/collect.use-cases.ts";
+import { type ApplyConfigReport, applyConfig } from "../../core/config/apply-config.use-cases.ts";
 import type { ServiceConfig } from "../../core/config/config.model.ts";
+import type { ConfigError } from "../../core/config/config-error.ts";
+import { applyConfiguredRevisions } from "../../core/config/configured-revisions.use-cases.ts";
 import { DataLayerService } from "../../core/datalayer/datalayer.use-cases.ts";
 import type { FileImportService } from "../../core/files/file-import.use-cases.ts";
 import { FileStatusService } from "../../core/files/file-status.use-cases.ts";
@@ -24,9 +27,6 @@ import { type TimingPresetName, timingPresets } from "../../core/timing/timing.p
 import packageJson from "../../package.json" with { type: "json" };
 import { isbotFilter } from "../collect/bot-filter.ts";
 import { configSourceOf } from "../config/config.loader.ts";
-import type { ConfigError } from "../config/config.problems.ts";
-import { applyConfig, type SeedReport } from "../config/seed-config.ts";
-import { applyConfiguredRevisions } from "../config/seed-revisions.ts";
 import { type App, createApp } from "../http/app.ts";
 import type { AppDeps } from "../http/app-deps.ts";
 import { createArgon2Hasher, cryptoIds, nodeDigests, rememberingVerified } from "../runtime/crypto.ts";
@@ -77,7 +77,7 @@ export interface Service {
   readonly deps: AppDeps;
   /** The stores, as the use cases reach them (events through the background thread where it commits them). */
   readonly stores: Stores;
-  readonly seed: SeedReport;
+  readonly seed: ApplyConfigReport;
   /** Whether the admin token was made by this start (so the banner can say it is new). */
   readonly adminTokenGenerated: boolean;
   /** The background work when it runs on this thread; null when it runs in a thread of its own. */
@@ -248,7 +248,7 @@ async function openStores(options: ServiceOptions): Promise<Stores> {
 
 /** What applying the configuration changed: the users, keys and tenants, and the revisions published. */
 interface ConfigurationReport {
-  readonly seed: SeedReport;
+  readonly seed: ApplyConfigReport;
   readonly revisionsPublished: number;
 }
 

@@ -1,5 +1,14 @@
-/** The configuration model: the service, its accounts and profiles, their definitions, and the limits. */
+/**
+ * The configuration: its model (the service, its accounts and profiles, their definitions, and the limits), the
+ * problems found in it, and applying it to the store at start (DEC-OPS-03): tenants, users, API keys and the
+ * configured revisions.
+ */
 
+export {
+  type ApplyConfigDeps,
+  type ApplyConfigReport,
+  applyConfig,
+} from "./apply-config.use-cases.ts";
 export {
   type AccountConfig,
   type ApiKeyConfig,
@@ -30,3 +39,8 @@ export {
   type UserConfig,
   type VisitorIdAttribute,
 } from "./config.model.ts";
+export { ConfigError, type ConfigProblem } from "./config-error.ts";
+export {
+  applyConfiguredRevisions,
+  type ConfiguredRevisionsReport,
+} from "./configured-revisions.use-cases.ts";

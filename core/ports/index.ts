@@ -1,9 +1,9 @@
 /**
- * The ports: what the adapters implement for the core. The stores, and what a use case needs of its host: time,
- * randomness, hashing and signed tokens, the event loop and its timers, leases, logging, the background
- * scheduler, received files with their CSV rows and the drop folders, the kept copies of imported files, a
- * collection request and the bot verdict, a bundle's zipper, and the admission of requests during a reset.
- * Beside them, the few rules every implementation of a port shares.
+ * The ports: what the adapters implement for the core. The stores, and what a use case needs of its host: time
+ * (and the clock the admin wait moves), randomness, hashing and signed tokens, the event loop and its timers,
+ * leases, logging, the background scheduler, received files with their CSV rows and the drop folders, the kept
+ * copies of imported files, a collection request and the bot verdict, a bundle's zipper, and the admission of
+ * requests during a reset. Beside them, the few rules every implementation of a port shares.
  */
 
 export type { BackgroundWorker, DrainOptions, DrainReport, WorkScheduler } from "./background.port.ts";
@@ -50,6 +50,7 @@ export type { IdSource } from "./ids.port.ts";
 export type { ImportedFileEraser, ImportedFilesErasure } from "./imported-files.port.ts";
 export type { Lease, LeaseFactory } from "./lease.port.ts";
 export type { Logger } from "./logger.port.ts";
+export type { MovableClock } from "./movable-clock.port.ts";
 export type {
   DeletionSettlement,
   PrivacyAuditAction,

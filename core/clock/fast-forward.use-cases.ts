@@ -1,12 +1,13 @@
-import type { DrainReport, WorkScheduler } from "../../core/ports/background.port.ts";
-import type { VirtualClock } from "./virtual-clock.ts";
+import type { DrainReport, WorkScheduler } from "../ports/background.port.ts";
+import type { MovableClock } from "../ports/movable-clock.port.ts";
 
 export interface FastForwardOptions {
   /** How far the virtual clock may be moved in all, in milliseconds. */
   readonly upToMs: number;
   /** Real time to spend at most, in milliseconds, as the wait's own timeout. */
   readonly timeoutMs: number;
-  readonly realNow?: () => number;
+  /** Real time in milliseconds (the host's Date.now), against which the timeout is kept. */
+  readonly realNow: () => number;
 }
 
 export interface FastForwardReport extends DrainReport {
@@ -26,10 +27,10 @@ const stuckLookMs = 1_000;
  */
 export async function drainAdvancingClock(
   scheduler: WorkScheduler,
-  clock: VirtualClock,
+  clock: MovableClock,
   options: FastForwardOptions,
 ): Promise<FastForwardReport> {
-  const realNow = options.realNow ?? Date.now;
+  const { realNow } = options;
   const deadline = realNow() + options.timeoutMs;
   await clock.refresh();
   const limit = clock.now() + options.upToMs;

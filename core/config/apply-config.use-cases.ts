@@ -12,27 +12,28 @@
  *
  * Secrets from the environment are all read before anything is written, so a missing variable changes nothing.
  */
-import type { SecretSource, ServiceConfig } from "../../core/config/config.model.ts";
-import type { SecretHasher } from "../../core/ports/hashing.port.ts";
-import type { Stores } from "../../core/ports/stores.ts";
-import type { ApiKeyRecord, UserRecord } from "../../core/ports/tenancy.store.ts";
-import { err, ok, type Result } from "../../core/result.ts";
-import { passwordProblem } from "../../core/session/secrets.rules.ts";
-import { mergeGrants } from "../../core/session/session.rules.ts";
-import { characterCount } from "../../core/values/characters.ts";
-import { ConfigError, type ConfigProblem } from "./config.problems.ts";
+import type { SecretHasher } from "../ports/hashing.port.ts";
+import type { Stores } from "../ports/stores.ts";
+import type { ApiKeyRecord, UserRecord } from "../ports/tenancy.store.ts";
+import { err, ok, type Result } from "../result.ts";
+import { passwordProblem } from "../session/secrets.rules.ts";
+import { mergeGrants } from "../session/session.rules.ts";
+import { characterCount } from "../values/characters.ts";
+import type { SecretSource, ServiceConfig } from "./config.model.ts";
+import { ConfigError, type ConfigProblem } from "./config-error.ts";
 
-export interface SeedDeps {
+export interface ApplyConfigDeps {
   readonly stores: Stores;
   readonly hasher: SecretHasher;
   readonly now: number;
+  /** The environment the `env` secrets are read from, handed over by the host (the core reads none itself). */
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Names the configuration in error messages; "configuration" when absent. */
   readonly source?: string;
 }
 
 /** What one application of the configuration changed; all zero when it changed nothing. */
-export interface SeedReport {
+export interface ApplyConfigReport {
   readonly accountsCreated: number;
   readonly profilesCreated: number;
   readonly profilesUpdated: number;
@@ -48,7 +49,10 @@ interface SeededSecret {
   readonly seed: string | null;
 }
 
-export async function applyConfig(deps: SeedDeps, config: ServiceConfig): Promise<Result<SeedReport, ConfigError>> {
+export async function applyConfig(
+  deps: ApplyConfigDeps,
+  config: ServiceConfig,
+): Promise<Result<ApplyConfigReport, ConfigError>> {
   const secrets = readEnvironmentSecrets(config, deps.env);
   if (!secrets.ok) return err(new ConfigError(deps.source ?? "configuration", secrets.error));
   const clearValues = secrets.value;

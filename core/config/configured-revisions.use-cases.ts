@@ -4,12 +4,13 @@
  * it), so a restart, or a second node on the same database, does not publish it twice, and editing it in
  * the file publishes a new revision. Nothing is ever unpublished.
  */
-import type { ServiceConfig } from "../../core/config/config.model.ts";
-import { err, ok, type Result } from "../../core/result.ts";
-import type { RevisionsService } from "../../core/revisions/revisions.use-cases.ts";
-import { ConfigError } from "./config.problems.ts";
+import { err, ok, type Result } from "../result.ts";
+import type { RevisionsService } from "../revisions/revisions.use-cases.ts";
+import type { ServiceConfig } from "./config.model.ts";
+import { ConfigError } from "./config-error.ts";
 
-export interface RevisionSeedReport {
+/** What one application of the configured revisions changed. */
+export interface ConfiguredRevisionsReport {
   readonly revisionsPublished: number;
 }
 
@@ -17,7 +18,7 @@ export async function applyConfiguredRevisions(
   revisions: RevisionsService,
   config: ServiceConfig,
   source = "configuration",
-): Promise<Result<RevisionSeedReport, ConfigError>> {
+): Promise<Result<ConfiguredRevisionsReport, ConfigError>> {
   let revisionsPublished = 0;
   for (const [index, configured] of config.revisions.entries()) {
     const published = await revisions.publishConfigured(configured);

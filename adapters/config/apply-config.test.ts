@@ -1,0 +1,110 @@
+/**
+ * Applying the configuration (core/config/apply-config.use-cases.ts) where it needs more than the stores and a
+ * fake hasher: the demo file read by the loader and its argon2 hashes checked with Bun, and the start of the
+ * whole service (openService). The rest of its tests are core/config/apply-config.use-cases.test.ts.
+ */
+import { describe, expect, test } from "bun:test";
+import { type ApplyConfigReport, applyConfig } from "../../core/config/apply-config.use-cases.ts";
+import type { ServiceConfig } from "../../core/config/config.model.ts";
+import type { SecretHasher } from "../../core/ports/hashing.port.ts";
+import type { Stores } from "../../core/ports/stores.ts";
+import { createMemoryLogger } from "../runtime/logger.ts";
+import { openService } from "../server/service.ts";
+import { createMemoryStores } from "../store-memory/memory.stores.ts";
+import { loadConfigFile, parseConfigText } from "./config.loader.ts";
+import { demoConfigPath } from "./demo-config.ts";
+
+/** Deterministic and readable: the "hash" of s is `fake$s`. */
+function fakeHasher(): SecretHasher {
+  return {
+    async hash(secret) {
+      return `fake$${secret}`;
+    },
+    async verify(secret, hash) {
+      return hash === `fake$${secret}`;
+    },
+  };
+}
+
+const nothingChanged: ApplyConfigReport = {
+  accountsCreated: 0,
+  profilesCreated: 0,
+  profilesUpdated: 0,
+  usersCreated: 0,
+  usersUpdated: 0,
+  apiKeysCreated: 0,
+  apiKeysUpdated: 0,
+};
+
+function config(yaml: string): ServiceConfig {
+  const result = parseConfigText(yaml, "yaml", "test.yaml");
+  if (!result.ok) throw new Error(result.error.format());
+  return result.value;
+}
+
+async function apply(stores: Stores, serviceConfig: ServiceConfig, options: { now?: number } = {}) {
+  const result = await applyConfig({ stores, hasher: fakeHasher(), now: options.now ?? 1000, env: {} }, serviceConfig);
+  if (!result.ok) throw new Error(result.error.format());
+  return result.value;
+}
+
+async function snapshot(stores: Stores) {
+  const accounts = await stores.tenancy.listAccounts();
+  const users = await stores.tenancy.listUsers();
+  return {
+    accounts,
+    profiles: await Promise.all(accounts.map((account) => stores.tenancy.listProfiles(account.name))),
+    users,
+    apiKeys: await Promise.all(users.map((user) => stores.tenancy.listApiKeys(user.email))),
+  };
+}
+
+describe("applying the demo configuration", () => {
+  test("creates the accounts, profiles, users and keys, then changes nothing on a second start", async () => {
+    const loaded = await loadConfigFile(demoConfigPath);
+    if (!loaded.ok) throw new Error(loaded.error.format());
+    const stores = createMemoryStores();
+
+    expect(await apply(stores, loaded.value, { now: 1000 })).toEqual({
+      ...nothingChanged,
+      accountsCreated: 2,
+      profilesCreated: 3,
+      usersCreated: 3,
+      apiKeysCreated: 2,
+    });
+    const first = await snapshot(stores);
+    expect(await apply(stores, loaded.value, { now: 2000 })).toEqual(nothingChanged);
+    expect(await snapshot(stores)).toEqual(first);
+
+    const demo = await stores.tenancy.findUser("demo@example.com");
+    expect(demo?.passwordSeed).toBe(demo?.passwordHash ?? "missing");
+    expect(await Bun.password.verify("demo-password-1", demo?.passwordHash ?? "")).toBe(true);
+    expect((await stores.tenancy.findApiKey("demo-acme"))?.userEmail).toBe("demo@example.com");
+    expect((await stores.tenancy.findUser("nogrant@example.com"))?.grants).toEqual([]);
+  });
+});
+
+describe("DEC-OPS-03: a secret missing at start names the file, like the loader's problems", () => {
+  test("openService reports an unset or empty environment variable with the configuration file's name", async () => {
+    const serviceConfig = config(`
+users:
+  - { email: a@example.com, password: { env: SVC_TEST_UNSET } }
+  - { email: b@example.com, password: { env: SVC_TEST_EMPTY } }
+`);
+    const opened = await openService({
+      store: { kind: "memory" },
+      config: serviceConfig,
+      logger: createMemoryLogger(),
+      env: { SVC_TEST_EMPTY: "" },
+      adminToken: "t",
+    });
+    if (opened.ok) {
+      await opened.value.close();
+      throw new Error("expected the start to be refused");
+    }
+    expect(opened.error.format().split("\n")).toEqual([
+      "test.yaml: /users/0/password/env: environment variable SVC_TEST_UNSET is not set",
+      "test.yaml: /users/1/password/env: environment variable SVC_TEST_EMPTY is empty",
+    ]);
+  });
+});
