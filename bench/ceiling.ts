@@ -30,7 +30,6 @@ import { transparentGif } from "../adapters/http/collect.routes.ts";
 import { cryptoIds } from "../adapters/runtime/crypto.ts";
 import { hostEventLoop } from "../adapters/runtime/event-loop.ts";
 import { createMemoryLogger } from "../adapters/runtime/logger.ts";
-import { urlQueryParser } from "../adapters/runtime/query-values.ts";
 import { createMemoryStores } from "../adapters/store-memory/memory.stores.ts";
 import { CollectService } from "../core/collect/collect.use-cases.ts";
 import { defaultLimits } from "../core/config/config.model.ts";
@@ -73,7 +72,6 @@ async function serve(mode: Mode, file: string): Promise<void> {
     logger: createMemoryLogger(),
     limits: { ...defaultLimits, ...benchCollectLimits },
     bots: isbotFilter,
-    queries: urlQueryParser,
     eventLoop: hostEventLoop,
   });
   const pixel = (setCookie: string | null) =>

@@ -53,22 +53,6 @@ const profile: ProfileConfig = {
   fileDefinitions: [],
 };
 
-/** A GET event's query, read as a form would be: `+` is a space, the first value of a name counts. */
-function queryOf(url: string): Core.QueryParams {
-  const pairs: Array<readonly [string, string]> = [];
-  const query = url.includes("?") ? url.slice(url.indexOf("?") + 1) : "";
-  for (const part of query.split("&")) {
-    if (part === "") continue;
-    const cut = part.indexOf("=");
-    const decode = (text: string) => decodeURIComponent(text.replaceAll("+", " "));
-    pairs.push(cut < 0 ? [decode(part), ""] : [decode(part.slice(0, cut)), decode(part.slice(cut + 1))]);
-  }
-  return {
-    get: (name) => pairs.find(([key]) => key === name)?.[1] ?? null,
-    [Symbol.iterator]: () => pairs[Symbol.iterator](),
-  };
-}
-
 export async function runHostScenario(host: Host): Promise<HostReport> {
   const { core, eventLoop } = host;
   const stores = host.createStores();
@@ -121,7 +105,6 @@ export async function runHostScenario(host: Host): Promise<HostReport> {
     logger,
     limits: core.defaultLimits,
     bots: { isBot: () => false },
-    queries: { paramsOf: queryOf },
     eventLoop,
   });
   const collected = await collection.collect({

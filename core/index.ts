@@ -310,8 +310,6 @@ export {
   type ProfileRecord,
   type ProfileSave,
   type ProfileStore,
-  type QueryParams,
-  type QueryParser,
   type ReceiveDropped,
   type ReceivedBytes,
   type ReceivedFileStorage,

@@ -33,7 +33,6 @@ import { createArgon2Hasher, cryptoIds, nodeDigests, rememberingVerified } from 
 import { deterministicZipper } from "../runtime/deterministic-zip.ts";
 import { hostEventLoop } from "../runtime/event-loop.ts";
 import { joseTokenSigner } from "../runtime/jose-tokens.ts";
-import { urlQueryParser } from "../runtime/query-values.ts";
 import { RequestGate } from "../runtime/request-gate.ts";
 import { openVirtualClock, type VirtualClock } from "../runtime/virtual-clock.ts";
 import { openLibsqlStores } from "../store-libsql/libsql.stores.ts";
@@ -342,7 +341,6 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
       logger: options.logger,
       limits: options.config.limits,
       bots: isbotFilter,
-      queries: urlQueryParser,
       eventLoop: hostEventLoop,
       onCommitted: () => work.scheduler.eventsCommitted(),
       commitsInFlight: work.eventCommitsInFlight,

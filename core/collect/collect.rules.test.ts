@@ -422,4 +422,43 @@ describe("refererHost (COL-11)", () => {
     assert.equal(refererHost(""), null);
     assert.equal(refererHost("/relative"), null);
   });
+
+  it("gives what the URL parser gives for the host: lower case, IPv4 numbers, Punycode, ports, odd schemes", () => {
+    assert.equal(refererHost("https://Shop.Example.COM/"), "shop.example.com");
+    assert.equal(refererHost("http://1.2.3/"), "1.2.0.3");
+    assert.equal(refererHost("http://0x7f.1/x"), "127.0.0.1");
+    assert.equal(refererHost("http://example.com.:443"), "example.com.");
+    assert.equal(refererHost("http://example.com:bad/"), null);
+    assert.equal(refererHost("https://bücher.example/"), "xn--bcher-kva.example");
+    assert.equal(refererHost("https://xn--a.example/"), null);
+    assert.equal(refererHost("android-app://com.example.app/"), "com.example.app");
+  });
+
+  it("agrees with the URL parser on any Referer made of a host's characters", () => {
+    /** What `new URL(referer).hostname` says, the reference: "" or a failure is no host. */
+    const parserHost = (referer: string) => {
+      try {
+        const host = new URL(referer).hostname;
+        return host === "" ? null : host;
+      } catch {
+        return null;
+      }
+    };
+    const label = fc
+      .array(fc.constantFrom("a", "z", "0", "9", "-", "x", "n", "X", "\u00e9"), { minLength: 0, maxLength: 6 })
+      .map((parts) => parts.join(""));
+    const referer = fc
+      .tuple(
+        fc.constantFrom("http://", "https://", "HTTP://", "ftp://", "http:/", ""),
+        fc.array(label, { minLength: 1, maxLength: 4 }),
+        fc.constantFrom("", ".", ":8080", ":", "/", "/path?q=1", "?q", "#f", "\\x", " ", "@host"),
+      )
+      .map(([scheme, labels, rest]) => `${scheme}${labels.join(".")}${rest}`);
+    fc.assert(
+      fc.property(referer, (text) => {
+        assert.equal(refererHost(text), parserHost(text));
+      }),
+      { numRuns: 3000 },
+    );
+  });
 });

@@ -64,8 +64,19 @@ export function parseEventBody(text: string): Result<EventParams, CollectError> 
  */
 declare const URL: new (input: string) => { readonly hostname: string };
 
+/**
+ * The Referer most browsers send: `http` or `https`, a host name of lower-case letters, digits, hyphens and dots,
+ * then a path, a query, a fragment or nothing. Its host name is the text itself, which the URL parser would give
+ * back unchanged, except where a label starts with `xn--` (checked as Punycode) or the last one is a number
+ * (read as an IPv4 address: `1.2.3` is `1.2.0.3`); those, a port, and anything else go to the parser.
+ */
+const plainReferer = /^https?:\/\/([a-z0-9-]+(?:\.[a-z0-9-]+)*\.?)(?:[/?#]|$)/;
+const hostTheParserChanges = /(?:^|\.)xn--|(?:^|\.)(?:\d+|0x[0-9a-f]*)\.?$/;
+
 /** COL-11, DEC-COL-05: the host name of a Referer (no port, path or query), or null when it has none. */
 export function refererHost(referer: string): string | null {
+  const plain = plainReferer.exec(referer);
+  if (plain !== null && !hostTheParserChanges.test(plain[1] as string)) return plain[1] as string;
   try {
     const host = new URL(referer).hostname;
     return host === "" ? null : host;

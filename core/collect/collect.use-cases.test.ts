@@ -3,15 +3,7 @@ import { describe, it } from "node:test";
 import { createMemoryStores } from "../../adapters/store-memory/memory.stores.ts";
 import { defaultLimits } from "../config/config.model.ts";
 import { type CollectError, collectError } from "../errors/collect.errors.ts";
-import type {
-  CollectMethod,
-  EventLoop,
-  IdSource,
-  IncomingCollectRequest,
-  Logger,
-  QueryParser,
-  Stores,
-} from "../ports/index.ts";
+import type { CollectMethod, EventLoop, IdSource, IncomingCollectRequest, Logger, Stores } from "../ports/index.ts";
 import { ok, type Result } from "../result.ts";
 import { CollectService } from "./collect.use-cases.ts";
 
@@ -23,7 +15,7 @@ const eventLoop: EventLoop = {
   sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
 };
 
-/** What the use case asked of its ports, so that a test can say what it did not read. */
+/** What the use case read of the request and asked of its ports, so that a test can say what it did not read. */
 interface Asked {
   readonly queries: string[];
   readonly bodies: number[];
@@ -39,12 +31,6 @@ async function openCollect(options: { stores?: Stores; bots?: readonly string[] 
     0,
   );
   const asked: Asked = { queries: [], bodies: [], warnings: [] };
-  const queries: QueryParser = {
-    paramsOf: (url) => {
-      asked.queries.push(url);
-      return new URL(url).searchParams;
-    },
-  };
   const logger: Logger = { info() {}, warn: (message) => asked.warnings.push(message), error() {} };
   const bots = new Set(options.bots ?? []);
   const collector = new CollectService({
@@ -54,7 +40,6 @@ async function openCollect(options: { stores?: Stores; bots?: readonly string[] 
     logger,
     limits: defaultLimits,
     bots: { isBot: (userAgent) => userAgent !== null && bots.has(userAgent) },
-    queries,
     eventLoop,
   });
   /** A request as the HTTP adapter hands it over; `body` is the body reader's answer. */
@@ -65,7 +50,12 @@ async function openCollect(options: { stores?: Stores; bots?: readonly string[] 
     body: Result<Uint8Array, CollectError> = ok(new Uint8Array(0)),
   ): IncomingCollectRequest => ({
     method,
-    url: `http://collect.test/event${query}`,
+    /** The URL holds the query string: a read of it is a read of the query. */
+    get url() {
+      const url = `http://collect.test/event${query}`;
+      asked.queries.push(url);
+      return url;
+    },
     headers: { get: (name) => headers[name] ?? null },
     address: "192.0.2.1",
     readBody: async (maxBytes) => {

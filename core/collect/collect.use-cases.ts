@@ -2,7 +2,7 @@ import type { Limits } from "../config/config.model.ts";
 import { type CollectError, collectError } from "../errors/collect.errors.ts";
 import { describeError } from "../errors/describe-error.ts";
 import type { BotFilter } from "../ports/bot-filter.port.ts";
-import type { CollectMethod, IncomingCollectRequest, QueryParams, QueryParser } from "../ports/collect-request.port.ts";
+import type { CollectMethod, IncomingCollectRequest } from "../ports/collect-request.port.ts";
 import type {
   Clock,
   CollectedEvent,
@@ -20,6 +20,7 @@ import { type EventParams, parseEventBody, readCollectRequest } from "./collect.
 import { CollectStats } from "./collect-stats.ts";
 import { describeCollectedEvent } from "./event.rules.ts";
 import { GroupCommitWriter } from "./group-commit.ts";
+import { queryLengthOf, queryPairsOf } from "./query-string.rules.ts";
 import { sourceOfAddress } from "./rate-limit.rules.ts";
 import { CollectRateLimiter } from "./rate-limiter.ts";
 import { TenantDirectory } from "./tenant-directory.ts";
@@ -32,8 +33,6 @@ export interface CollectServiceDeps {
   readonly limits: Limits;
   /** DEC-COL-06: the crawler verdict on a User-Agent. */
   readonly bots: BotFilter;
-  /** Reads a request URL's query string (a GET event's parameters). */
-  readonly queries: QueryParser;
   /** A turn of the loop before each group commit (GroupCommitWriter), and the age of the tenants read. */
   readonly eventLoop: EventLoop;
   /** Told after every commit, so that the profile worker picks the new events up at once. */
@@ -66,12 +65,6 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
 function mediaTypeOf(contentType: string | null): string {
   const end = contentType?.indexOf(";") ?? -1;
   return (end < 0 ? (contentType ?? "") : (contentType ?? "").slice(0, end)).trim().toLowerCase();
-}
-
-/** The length of a URL's query string (with its `?`): a GET event's parameters, for the byte budget. */
-function queryLengthOf(url: string): number {
-  const start = url.indexOf("?");
-  return start < 0 ? 0 : url.length - start;
 }
 
 function hint(value: unknown): string | null {
@@ -115,7 +108,7 @@ export class CollectService {
       this.stats.filteredBots += 1;
       return ok({ stored: false, setCookie: null });
     }
-    const query = this.deps.queries.paramsOf(request.url);
+    const query = queryPairsOf(request.url);
     let body: EventParams | null = null;
     let bodyBytes = 0;
     if (method === "POST") {
@@ -218,10 +211,10 @@ export class CollectService {
     error: CollectError,
     method: CollectMethod,
     userAgent: string | null,
-    query: QueryParams,
+    query: ReadonlyArray<readonly [string, string]>,
     body: EventParams | null,
   ): Result<never, CollectError> {
-    const from = (name: string) => hint(body?.[name]) ?? hint(query.get(name));
+    const from = (name: string) => hint(body?.[name]) ?? hint(query.find(([key]) => key === name)?.[1]);
     this.stats.recordRejection({
       at: new Date(this.deps.clock.now()).toISOString(),
       method,

@@ -15,7 +15,7 @@ export interface CollectHeaders {
  */
 export interface IncomingCollectRequest {
   readonly method: CollectMethod;
-  /** The request's URL as received: its query string holds a GET event's parameters (read by a QueryParser). */
+  /** The request's URL as received: its query string holds a GET event's parameters (core/collect/query-string.rules.ts). */
   readonly url: string;
   readonly headers: CollectHeaders;
   /** The client's address as the socket saw it: the source the fairness share and the byte budget count. */
@@ -26,14 +26,4 @@ export interface IncomingCollectRequest {
    * (an unsupported Content-Encoding, a body too large, gzip that is not).
    */
   readBody(maxBytes: number): Promise<Result<Uint8Array, CollectError>>;
-}
-
-/** A query string's parameters, percent-decoded, in order; `get` answers a repeated name's first value. */
-export interface QueryParams extends Iterable<readonly [string, string]> {
-  get(name: string): string | null;
-}
-
-/** Reads the query string of a URL (URLSearchParams in the adapters); a URL without `?` has no parameters. */
-export interface QueryParser {
-  paramsOf(url: string): QueryParams;
 }

@@ -13,8 +13,6 @@ export type {
   CollectHeaders,
   CollectMethod,
   IncomingCollectRequest,
-  QueryParams,
-  QueryParser,
 } from "./collect-request.port.ts";
 export type { CsvRow, CsvRowSource, RowReadingFailure } from "./csv-rows.port.ts";
 export type {
