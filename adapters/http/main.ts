@@ -18,6 +18,7 @@ import { dataDirFromEnv, defaultConfigFiles, fromInvocation } from "../runtime/p
 import { clientAddressOf, compileProxyTrust } from "../runtime/proxy-trust.ts";
 import { readServerSettings, type ServerSettings, SettingRefused, settingOf } from "../runtime/server-settings.ts";
 import { errorCodeOf } from "../runtime/storage-errors.ts";
+import { profileThisThread, profileWindowOf } from "../runtime/thread-profile.ts";
 import { nodeIdOf, openService, type StoreChoice, serviceVersion } from "../server/service.ts";
 import { databaseFileName, databaseUrlForDataDir } from "../store-libsql/libsql.stores.ts";
 import { maxPublishBodyBytes } from "./admin-revisions.routes.ts";
@@ -27,6 +28,8 @@ import { unavailableResponse } from "./error-mapping.ts";
 import { withRequestLog } from "./request-log.ts";
 
 const env = process.env;
+// Diagnostics: SVC_CPU_PROFILE_DIR profiles each thread of the server over a window (adapters/runtime/thread-profile.ts).
+profileThisThread("http", profileWindowOf(env));
 const output = batchedWriter((text) => process.stdout.write(text));
 process.on("exit", () => output.flush());
 

@@ -7,6 +7,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import type { CollectedEvent } from "../../core/ports/events.store.ts";
 import type { Logger } from "../../core/ports/logger.port.ts";
 import type { LogLevel } from "../runtime/logger.ts";
+import { profileThisThread, profileWindowOf } from "../runtime/thread-profile.ts";
 import { openVirtualClock } from "../runtime/virtual-clock.ts";
 import { openBackground } from "../server/background.ts";
 import { openLibsqlStores } from "../store-libsql/libsql.stores.ts";
@@ -16,6 +17,7 @@ import { threadErrorOf } from "./background-host.ts";
 const port = parentPort;
 if (!port) throw new Error("adapters/threads/background-entry.ts runs as a worker thread only");
 const init = workerData as BackgroundThreadInit;
+profileThisThread("background", profileWindowOf(process.env));
 const send = (message: FromThread) => port.postMessage(message);
 const log = (level: LogLevel) => (message: string, fields?: Record<string, unknown>) =>
   send({ kind: "log", level, message, ...(fields ? { fields } : {}) });

@@ -3,6 +3,7 @@
  * database file, answering each batch of reads with one message.
  */
 import { parentPort, workerData } from "node:worker_threads";
+import { profileThisThread, profileWindowOf } from "../runtime/thread-profile.ts";
 import { StatementReader } from "../store-libsql/statement-reader.ts";
 import { threadErrorOf } from "./background-host.ts";
 import type { LookupBatch, LookupReply, LookupThreadInit } from "./lookup-host.ts";
@@ -10,6 +11,7 @@ import type { LookupBatch, LookupReply, LookupThreadInit } from "./lookup-host.t
 const port = parentPort;
 if (!port) throw new Error("adapters/threads/lookup-entry.ts runs as a worker thread only");
 const init = workerData as LookupThreadInit;
+profileThisThread("lookup", profileWindowOf(process.env));
 
 try {
   const reader = new StatementReader(init.path, init.busyTimeoutMs);

@@ -3,7 +3,7 @@
  * resident memory (VmHWM of /proc/<pid>/status). The bench reads them for the server it measures, before and
  * after each run, so CPU is that of the run and memory the process's peak so far.
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 
 /** Linux's USER_HZ: the unit of utime and stime. 100 on every common build; `getconf CLK_TCK` says. */
 export const clockTicksPerSecond = 100;
@@ -48,4 +48,19 @@ export function rssMbOf(pid: number): number | null {
 /** Percent of one core used over `seconds`, from a difference of clock ticks. */
 export function cpuPercent(ticks: number, seconds: number): number {
   return seconds > 0 ? (ticks / clockTicksPerSecond / seconds) * 100 : 0;
+}
+
+/** The CPU ticks of each thread of a process, by `<name>/<tid>` (the thread's name from its stat line). */
+export function threadTicksOf(pid: number): Map<string, number> {
+  const ticks = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const line = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+      const name = line.slice(line.indexOf("(") + 1, line.lastIndexOf(")"));
+      ticks.set(`${name}/${tid}`, parseCpuTicks(line));
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return ticks;
 }

@@ -52,15 +52,19 @@ export interface ServiceProcess {
   stop(graceMs?: number): Promise<number>;
 }
 
-/** svc-hub on a free port, keeping its data in `dataDir` (created if missing). */
-export async function startService(ctx: BenchContext, dataDir: string): Promise<ServiceProcess> {
+/** svc-hub on a free port, keeping its data in `dataDir` (created if missing); `env` adds to its environment. */
+export async function startService(
+  ctx: BenchContext,
+  dataDir: string,
+  env: Readonly<Record<string, string>> = {},
+): Promise<ServiceProcess> {
   mkdirSync(dataDir, { recursive: true });
   const adminToken = `bench-${crypto.randomUUID()}`;
   const server = await spawnServer({
     root: ctx.root,
     dataDir,
     adminToken,
-    env: { SVC_CONFIG: join(ctx.scratch, "svc.config.json") },
+    env: { SVC_CONFIG: join(ctx.scratch, "svc.config.json"), ...env },
     startTimeoutMs: 120_000,
     keepOutput: false,
   });

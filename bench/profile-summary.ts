@@ -1,0 +1,87 @@
+/**
+ * The self time of a CPU profile (`.cpuprofile`, as adapters/runtime/thread-profile.ts writes one a thread),
+ * by function, as a Markdown table: `bun bench/profile-summary.ts <file>… [--top N]`.
+ *
+ * A sample is charged to the function on top of the stack. `(idle)` is the thread waiting for work, `(program)`
+ * the engine's own work outside JavaScript that the profiler cannot attribute, `(garbage collector)` the
+ * collector; each row's share is of all the samples of the window, so the idle share is how much of the window
+ * the thread had nothing to do.
+ */
+import { readFileSync } from "node:fs";
+import { basename, relative, resolve } from "node:path";
+
+interface ProfileNode {
+  readonly id: number;
+  readonly callFrame: {
+    readonly functionName: string;
+    readonly url: string;
+    readonly lineNumber: number;
+  };
+}
+
+interface CpuProfile {
+  readonly nodes: readonly ProfileNode[];
+  readonly samples: readonly number[];
+  readonly startTime: number;
+  readonly endTime: number;
+}
+
+export interface SelfTime {
+  readonly name: string;
+  readonly samples: number;
+  readonly share: number;
+}
+
+const root = resolve(import.meta.dir, "..");
+
+/** Where a function is: a path under the repository (or a package's path under node_modules), and its line. */
+function placeOf(frame: ProfileNode["callFrame"]): string {
+  if (frame.url === "") return "";
+  const path = frame.url.replace(/^file:\/\//, "");
+  const shown = path.includes("/node_modules/")
+    ? path.slice(path.lastIndexOf("/node_modules/") + 14)
+    : path.startsWith(root)
+      ? relative(root, path)
+      : basename(path);
+  return ` (${shown}:${frame.lineNumber + 1})`;
+}
+
+/** Self samples by function, most first. */
+export function selfTimes(profile: CpuProfile): { readonly total: number; readonly rows: SelfTime[] } {
+  const nameOf = new Map<number, string>();
+  for (const node of profile.nodes)
+    nameOf.set(node.id, `${node.callFrame.functionName || "(anonymous)"}${placeOf(node.callFrame)}`);
+  const counts = new Map<string, number>();
+  for (const id of profile.samples) {
+    const name = nameOf.get(id) ?? "(unknown)";
+    counts.set(name, (counts.get(name) ?? 0) + 1);
+  }
+  const total = profile.samples.length;
+  const rows = [...counts]
+    .map(([name, samples]) => ({ name, samples, share: samples / Math.max(1, total) }))
+    .sort((a, b) => b.samples - a.samples);
+  return { total, rows };
+}
+
+export function summaryOf(path: string, top: number): string {
+  const profile = JSON.parse(readFileSync(path, "utf8")) as CpuProfile;
+  const { total, rows } = selfTimes(profile);
+  const seconds = (profile.endTime - profile.startTime) / 1e6;
+  const busy = rows.filter((row) => row.name !== "(idle)").reduce((sum, row) => sum + row.share, 0);
+  return [
+    `**${basename(path)}**: ${total.toLocaleString("en-US")} samples over ${seconds.toFixed(1)} s, busy ${(busy * 100).toFixed(1)}% of them`,
+    "",
+    "| Self % | Function |",
+    "|---:|---|",
+    ...rows.slice(0, top).map((row) => `| ${(row.share * 100).toFixed(1)} | ${row.name.replaceAll("|", "\\|")} |`),
+    "",
+  ].join("\n");
+}
+
+if (import.meta.main) {
+  const args = process.argv.slice(2);
+  const topAt = args.indexOf("--top");
+  const top = topAt >= 0 ? Number(args[topAt + 1]) : 25;
+  const files = args.filter((arg, index) => arg !== "--top" && !(topAt >= 0 && index === topAt + 1));
+  for (const file of files) process.stdout.write(`${summaryOf(file, top)}\n`);
+}
