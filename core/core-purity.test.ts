@@ -4,6 +4,11 @@
  * stores), and they read no clock, randomness or environment. The in-memory store is runtime-neutral too: it
  * imports nothing but the core and itself, and reaches for no runtime's own API. This test fails the build the
  * moment either stops being true.
+ *
+ * Test code is a test file (`*.test.ts`) or a module of test support (`*.test-support.ts`: fakes, fixtures and
+ * scenarios that tests share, in the core and in the adapters). It has the tests' allowances, and may read the
+ * host's timers and clock, as a fake of the host's event loop does; the core's tsconfig leaves it out (the root
+ * tsconfig and Deno type-check it), and so does the compiled package.
  */
 
 import assert from "node:assert/strict";
@@ -24,6 +29,10 @@ const allowedInTests = new Set([
   "node:path",
   "node:url",
 ]);
+/** A test file or a module of test support: test code, which may use what tests use. */
+export function isTestCode(path: string): boolean {
+  return /\.test(?:-support)?\.ts$/.test(path);
+}
 const impure =
   /\bDate\.now\(|new Date\(\)|Math\.random\(|crypto\.randomUUID|crypto\.getRandomValues|process\.env|Deno\.|Bun\.|globalThis\.fetch|\bfetch\(/;
 
@@ -50,6 +59,37 @@ export function importSpecifiers(source: string): string[] {
   return patterns.flatMap((pattern) => [...source.matchAll(pattern)].map((match) => match[1] as string));
 }
 
+/** What a core file's imports break of the rules: one line a specifier that reaches outside what it may. */
+function importProblems(file: string, source: string): string[] {
+  const name = relative(coreDir, file);
+  const isTest = isTestCode(file);
+  return importSpecifiers(source).flatMap((specifier) => {
+    if (specifier.startsWith(".")) {
+      const target = resolve(dirname(file), specifier);
+      return within(coreDir, target) || (isTest && within(memoryStoreDir, target))
+        ? []
+        : [`${name} imports ${specifier}, outside core/`];
+    }
+    return isTest && allowedInTests.has(specifier)
+      ? []
+      : [`${name} imports "${specifier}"; core/ may import only core/ modules`];
+  });
+}
+
+/** The clock, randomness or environment a core file that is not test code reads. */
+function impurityProblems(file: string, source: string): string[] {
+  const found = source.match(impure);
+  return found === null
+    ? []
+    : [`${relative(coreDir, file)} uses ${found[0]}; pass time, ids and randomness in as arguments`];
+}
+
+/** Everything a core file (its path and source) breaks of the core's rules; test code may read clocks. */
+export function purityProblems(file: string, source: string): string[] {
+  const code = withoutComments(source);
+  return [...importProblems(file, code), ...(isTestCode(file) ? [] : impurityProblems(file, code))];
+}
+
 describe("core purity", () => {
   const files = listSources(coreDir);
 
@@ -74,38 +114,44 @@ describe("core purity", () => {
     ]);
   });
 
+  it("tells test code from the core's own code, and holds the core's own code to the rules", () => {
+    // Written with IMPORT in place of the keyword so that this file's own scan does not see the samples.
+    const importing = (specifier: string) => `IMPORT { x } from "${specifier}";`.replaceAll("IMPORT", "import");
+    const at = (name: string) => join(coreDir, "area", name);
+    assert.equal(isTestCode(at("a.test.ts")), true);
+    assert.equal(isTestCode(at("a.test-support.ts")), true);
+    assert.equal(isTestCode(at("a.ts")), false);
+    assert.equal(isTestCode(at("test-support.ts")), false);
+    assert.deepEqual(purityProblems(at("a.ts"), importing("../b.ts")), []);
+    assert.equal(purityProblems(at("a.ts"), importing("../../adapters/runtime/logger.ts")).length, 1);
+    assert.equal(purityProblems(at("a.ts"), importing("../../adapters/store-memory/memory.stores.ts")).length, 1);
+    assert.equal(purityProblems(at("a.ts"), importing("node:assert/strict")).length, 1);
+    assert.equal(purityProblems(at("a.ts"), "export const now = () => Date.now();").length, 1);
+    for (const test of ["a.test.ts", "a.test-support.ts"]) {
+      assert.deepEqual(purityProblems(at(test), importing("../../adapters/store-memory/memory.stores.ts")), []);
+      assert.deepEqual(purityProblems(at(test), importing("node:assert/strict")), []);
+      assert.deepEqual(purityProblems(at(test), "export const wait = () => new Promise((r) => setTimeout(r, 1));"), []);
+      assert.equal(purityProblems(at(test), importing("../../adapters/runtime/logger.ts")).length, 1);
+      assert.equal(purityProblems(at(test), importing("bun:test")).length, 1);
+    }
+  });
+
   for (const file of files) {
     const name = relative(coreDir, file);
-    const isTest = /\.test\.ts$/.test(file);
+    const source = withoutComments(readFileSync(file, "utf8"));
     it(`${name} imports only from core/`, () => {
-      const source = withoutComments(readFileSync(file, "utf8"));
-      for (const specifier of importSpecifiers(source)) {
-        if (specifier.startsWith(".")) {
-          const target = resolve(dirname(file), specifier);
-          assert.ok(
-            within(coreDir, target) || (isTest && within(memoryStoreDir, target)),
-            `${name} imports ${specifier}, outside core/`,
-          );
-        } else {
-          assert.ok(
-            isTest && allowedInTests.has(specifier),
-            `${name} imports "${specifier}"; core/ may import only core/ modules`,
-          );
-        }
-      }
+      assert.deepEqual(importProblems(file, source), []);
     });
-    if (!isTest) {
+    if (!isTestCode(file)) {
       it(`${name} reads no clock, randomness or environment`, () => {
-        const code = withoutComments(readFileSync(file, "utf8"));
-        const found = code.match(impure);
-        assert.equal(found, null, `${name} uses ${found?.[0]}; pass time, ids and randomness in as arguments`);
+        assert.deepEqual(impurityProblems(file, source), []);
       });
     }
   }
 });
 
 describe("the in-memory store's neutrality", () => {
-  const files = listSources(memoryStoreDir).filter((file) => !file.endsWith(".test.ts"));
+  const files = listSources(memoryStoreDir).filter((file) => !isTestCode(file));
   const runtimeApi = /\b(?:Bun|Deno|process|Buffer|require)\b|\bsetImmediate\(/;
 
   it("finds the in-memory store's sources", () => {

@@ -10,17 +10,14 @@ import { describe, it } from "node:test";
 import { createMemoryStores } from "../adapters/store-memory/memory.stores.ts";
 import { expectedHostReport, runHostScenario } from "./host.test-support.ts";
 import * as core from "./index.ts";
+import { hostEventLoop } from "./testing/fakes.test-support.ts";
 
 describe("a host of the core and the in-memory store", () => {
   it("uploads and publishes a data layer, collects an event and reads the visitor back", async () => {
     const report = await runHostScenario({
       core,
       createStores: () => createMemoryStores(),
-      eventLoop: {
-        monotonicMs: () => performance.now(),
-        nextTurn: () => new Promise((resolve) => setTimeout(resolve, 0)),
-        sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-      },
+      eventLoop: hostEventLoop,
     });
     assert.deepEqual(report, expectedHostReport);
   });

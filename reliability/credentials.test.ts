@@ -13,10 +13,11 @@ import { hostEventLoop } from "../adapters/runtime/event-loop.ts";
 import { joseTokenSigner } from "../adapters/runtime/jose-tokens.ts";
 import type { Service } from "../adapters/server/service.ts";
 import { createMemoryStores } from "../adapters/store-memory/memory.stores.ts";
-import { defaultLimits } from "../core/config/config.model.ts";
-import type { SecretHasher } from "../core/ports/hashing.port.ts";
+import type { defaultLimits } from "../core/config/config.model.ts";
+import { seedSignInTenants, signInDeps } from "../core/session/auth.test-support.ts";
 import { AuthService } from "../core/session/auth.use-cases.ts";
 import { UsersService } from "../core/session/users.use-cases.ts";
+import { manualClock } from "../core/testing/fakes.test-support.ts";
 import { openDemoService } from "../harness/in-process.ts";
 
 const origin = "http://localhost";
@@ -167,46 +168,20 @@ describe("finding 6: a user's live sessions are capped, the oldest ending first"
 });
 
 describe("finding 10: a bearer token does not outlive a password reset or a disabling", () => {
-  const fakeHasher: SecretHasher = {
-    hash: async (secret) => `fake$${secret}`,
-    verify: async (secret, hash) => hash === `fake$${secret}`,
-  };
-
   async function setup() {
     const stores = createMemoryStores();
-    let now = Date.UTC(2026, 10, 27, 12, 0, 0, 100);
-    const clock = { now: () => now };
-    await stores.tenancy.ensureAccount("acme", now);
-    await stores.tenancy.putUser({
-      email: "ann@example.com",
-      passwordHash: "fake$ann-password",
-      passwordSeed: null,
-      disabled: false,
-      grants: [{ account: "acme", profiles: "*" }],
-      tokensValidAfter: null,
-      createdAt: now,
-      updatedAt: now,
-    });
-    await stores.tenancy.putApiKey({
-      id: "ann-key",
-      userEmail: "ann@example.com",
-      keyHash: "fake$ann-api-key",
-      keySeed: null,
-      createdAt: now,
-      revokedAt: null,
-    });
-    const deps = { stores, hasher: fakeHasher, ids: cryptoIds, clock, limits: defaultLimits };
-    const auth = new AuthService({ ...deps, digests: nodeDigests, tokens: joseTokenSigner, eventLoop: hostEventLoop });
+    const clock = manualClock(Date.UTC(2026, 10, 27, 12, 0, 0, 100));
+    await seedSignInTenants(stores, clock.now());
+    const host = { ids: cryptoIds, digests: nodeDigests, tokens: joseTokenSigner, eventLoop: hostEventLoop };
+    const deps = signInDeps(stores, clock, host);
+    const auth = new AuthService(deps);
     const users = new UsersService({ ...deps, unlock: (email) => auth.unlock(email) });
     const token = async () => {
       const issued = await auth.issueToken("ann@example.com", "ann-api-key", "local");
       if (!issued.ok) throw new Error(issued.error.message);
       return `Bearer ${issued.value.token}`;
     };
-    const advance = (ms: number) => {
-      now += ms;
-    };
-    return { auth, users, token, advance };
+    return { auth, users, token, advance: clock.advance };
   }
 
   it("a token issued before a password reset is refused after it, also within the same second; one issued after it in that second works", async () => {

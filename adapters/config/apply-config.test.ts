@@ -4,9 +4,8 @@
  * whole service (openService). The rest of its tests are core/config/apply-config.use-cases.test.ts.
  */
 import { describe, expect, test } from "bun:test";
-import { type ApplyConfigReport, applyConfig } from "../../core/config/apply-config.use-cases.ts";
+import { apply, nothingChanged } from "../../core/config/apply-config.test-support.ts";
 import type { ServiceConfig } from "../../core/config/config.model.ts";
-import type { SecretHasher } from "../../core/ports/hashing.port.ts";
 import type { Stores } from "../../core/ports/stores.ts";
 import { createMemoryLogger } from "../runtime/logger.ts";
 import { openService } from "../server/service.ts";
@@ -14,36 +13,8 @@ import { createMemoryStores } from "../store-memory/memory.stores.ts";
 import { loadConfigFile, parseConfigText } from "./config.loader.ts";
 import { demoConfigPath } from "./demo-config.ts";
 
-/** Deterministic and readable: the "hash" of s is `fake$s`. */
-function fakeHasher(): SecretHasher {
-  return {
-    async hash(secret) {
-      return `fake$${secret}`;
-    },
-    async verify(secret, hash) {
-      return hash === `fake$${secret}`;
-    },
-  };
-}
-
-const nothingChanged: ApplyConfigReport = {
-  accountsCreated: 0,
-  profilesCreated: 0,
-  profilesUpdated: 0,
-  usersCreated: 0,
-  usersUpdated: 0,
-  apiKeysCreated: 0,
-  apiKeysUpdated: 0,
-};
-
 function config(yaml: string): ServiceConfig {
   const result = parseConfigText(yaml, "yaml", "test.yaml");
-  if (!result.ok) throw new Error(result.error.format());
-  return result.value;
-}
-
-async function apply(stores: Stores, serviceConfig: ServiceConfig, options: { now?: number } = {}) {
-  const result = await applyConfig({ stores, hasher: fakeHasher(), now: options.now ?? 1000, env: {} }, serviceConfig);
   if (!result.ok) throw new Error(result.error.format());
   return result.value;
 }

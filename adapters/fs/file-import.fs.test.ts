@@ -20,9 +20,18 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { FileDefinition, ProfileConfig } from "../../core/config/config.model.ts";
+import {
+  allEvents,
+  chunks,
+  failAppends,
+  header,
+  importingProfile,
+  importText as importTextWith,
+  states,
+} from "../../core/files/file-import.test-support.ts";
 import { FileImportService, importLeaseMs, leaseSweepMs } from "../../core/files/file-import.use-cases.ts";
-import type { CollectedEvent, FileStatusRecord, Stores } from "../../core/ports/index.ts";
+import type { FileStatusRecord, Stores } from "../../core/ports/index.ts";
+import { seedProfile } from "../../core/testing/fixtures.test-support.ts";
 import { cryptoIds } from "../runtime/crypto.ts";
 import { hostEventLoop } from "../runtime/event-loop.ts";
 import { createLease, type LeaseProcess } from "../runtime/lease.ts";
@@ -32,33 +41,6 @@ import { createMemoryStores } from "../store-memory/memory.stores.ts";
 import { ReceivedCsvRows } from "./csv-rows.ts";
 import { DropFolders, dropSettleMs } from "./drop-folder.ts";
 import { ReceivedFiles } from "./received-files.ts";
-
-const purchases: FileDefinition = {
-  prefix: "purchases",
-  event: "purchase",
-  visitorId: { column: "email", attribute: 5120 },
-  columns: [
-    { column: "amount", attribute: 5207, type: "number" },
-    { column: "purchased_at", attribute: 5204, type: "date", dateFormat: "yyyy-MM-dd HH:mm" },
-  ],
-};
-const notes: FileDefinition = {
-  prefix: "notes",
-  event: "imported",
-  visitorId: { column: "email", attribute: 5120 },
-  columns: [{ column: "note", attribute: 5202, type: "string" }],
-};
-
-const profileConfig: ProfileConfig = {
-  name: "main",
-  visitorIdAttributes: [{ id: 5120, name: "email_address", parameter: "email_address" }],
-  attributes: [],
-  audiences: [],
-  engines: [],
-  fileDefinitions: [purchases, notes],
-};
-
-const header = "email,amount,purchased_at\n";
 
 let stores: Stores;
 let dataDir: string;
@@ -111,43 +93,14 @@ function service(
   });
 }
 
-async function* chunks(...parts: string[]): AsyncIterable<Uint8Array> {
-  for (const part of parts) yield new TextEncoder().encode(part);
-}
-
 /** Receives the text as an upload and processes everything waiting; answers the record. */
-async function importText(name: string, text: string, imports = service()): Promise<FileStatusRecord> {
-  const received = await imports.receive("acme", "main", name, "upload", chunks(text));
-  expect(received.ok).toBe(true);
-  while ((await imports.processNext()) > 0);
-  return (await stores.files.find("acme", "main", name)) as FileStatusRecord;
-}
-
-/**
- * Makes the store's appends fail with `message` at the `failing`th call (every call from it on when
- * `thereafter`), as a process that stops mid-import sees them; answers how to restore them.
- */
-function failAppends(failing: number, message: string, thereafter = false): () => void {
-  const append = stores.events.append.bind(stores.events);
-  let calls = 0;
-  stores.events.append = async (events, options) => {
-    calls += 1;
-    if (calls === failing || (thereafter && calls > failing)) throw new Error(message);
-    return append(events, options);
-  };
-  return () => {
-    stores.events.append = append;
-  };
-}
-
-async function allEvents(): Promise<CollectedEvent[]> {
-  return stores.events.query({ limit: 1_000_000 });
+function importText(name: string, text: string, imports = service()): Promise<FileStatusRecord> {
+  return importTextWith(stores, imports, name, text);
 }
 
 beforeEach(async () => {
   stores = createMemoryStores();
-  await stores.tenancy.ensureAccount("acme", 0);
-  await stores.tenancy.putProfile("acme", profileConfig, 0);
+  await seedProfile(stores, importingProfile);
   dataDir = mkdtempSync(join(tmpdir(), "svc-hub-import-"));
   now = Date.UTC(2024, 0, 31, 9, 30);
   notified = 0;
@@ -157,10 +110,6 @@ afterEach(async () => {
   await stores.close();
   rmSync(dataDir, { recursive: true, force: true });
 });
-
-function states(record: FileStatusRecord): string[] {
-  return record.status.map((entry) => entry.state);
-}
 
 describe("a good file (DEC-FIL-03, DEC-FIL-04)", () => {
   test("is DOWNLOADING, DOWNLOADED, PROCESSING, PROCESSED with exact counters, size, MD5 and line count", async () => {
@@ -186,7 +135,7 @@ describe("a good file (DEC-FIL-03, DEC-FIL-04)", () => {
 
   test("a quoted value over several lines is one row; line numbers stay those of the file; a BOM and CRLF are read", async () => {
     await importText("notes_1.csv", `\uFEFFemail,note\r\nann,"line one\r\nline two"\r\nbob,plain\r\n`);
-    const events = await allEvents();
+    const events = await allEvents(stores);
     expect(events.map((event) => [event.data.note, event.data._file_line_num])).toEqual([
       ["line one\r\nline two", 2],
       ["plain", 4],
@@ -287,7 +236,7 @@ describe("imports left by a process that stopped (FIL-08, DEC-FIL-03)", () => {
 
   /** An import of 5 rows left PROCESSING after its first batch of 2 by node-old, whose lease names `holder`. */
   async function leftBehind(holder: LeaseProcess): Promise<FileStatusRecord> {
-    const restore = failAppends(2, "stopped");
+    const restore = failAppends(stores, 2, "stopped");
     const old = service({ batchRows: 2, nodeId: "node-old", lease: { process: holder } });
     await old.receive(
       "acme",
@@ -324,7 +273,7 @@ describe("imports left by a process that stopped (FIL-08, DEC-FIL-03)", () => {
     const record = (await stores.files.find("acme", "main", "purchases_20.csv")) as FileStatusRecord;
     expect(record).toMatchObject({ finished: true, nodeId: "node-new" });
     expect(record.status.at(-1)).toMatchObject({ state: "PROCESSED", counts: { skipped: 0, failed: 0, succeeded: 5 } });
-    expect((await allEvents()).map((event) => event.data.email_address)).toEqual(["r0", "r1", "r2", "r3", "r4"]);
+    expect((await allEvents(stores)).map((event) => event.data.email_address)).toEqual(["r0", "r1", "r2", "r3", "r4"]);
   });
 
   test("an import whose process still runs is left to it; on another machine, until its lease expires", async () => {
@@ -345,7 +294,7 @@ describe("imports left by a process that stopped (FIL-08, DEC-FIL-03)", () => {
       finished: true,
       nodeId: "node-far",
     });
-    expect(await allEvents()).toHaveLength(5);
+    expect(await allEvents(stores)).toHaveLength(5);
   });
 
   test("a node of another machine without the received file leaves the import alone; a download left unfinished fails on any node", async () => {

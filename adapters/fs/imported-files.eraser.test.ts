@@ -4,6 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ProfileConfig } from "../../core/config/config.model.ts";
 import type { PrivacyTransaction, Stores } from "../../core/ports/index.ts";
+import { erasureProfile, purchasesByEmail } from "../../core/privacy/privacy.test-support.ts";
+import { deletionOf, importInProgress, seedProfile } from "../../core/testing/fixtures.test-support.ts";
 import { createMemoryStores } from "../store-memory/memory.stores.ts";
 import { eraseFromImportedFiles } from "./imported-files.eraser.ts";
 
@@ -12,42 +14,14 @@ afterEach(() => {
   for (const directory of directories.splice(0)) rmSync(directory, { recursive: true, force: true });
 });
 
-const config: ProfileConfig = {
-  name: "main",
-  visitorIdAttributes: [
-    { id: 5120, name: "email_address", parameter: "email_address" },
-    { id: 5121, name: "customer_id", parameter: "customer_id" },
-  ],
-  attributes: [],
-  audiences: [],
-  engines: [],
-  fileDefinitions: [
-    {
-      prefix: "purchases",
-      event: "purchase",
-      visitorId: { column: "email", attribute: 5120 },
-      columns: [{ column: "amount", attribute: 1, type: "number" }],
-    },
-    { prefix: "crm", event: "crm", visitorId: { column: "customer", attribute: 5121 }, columns: [] },
-  ],
-};
+const config: ProfileConfig = erasureProfile([
+  purchasesByEmail,
+  { prefix: "crm", event: "crm", visitorId: { column: "customer", attribute: 5121 }, columns: [] },
+]);
 
+/** A deletion of `value`, an e-mail address unless `attributeId` says otherwise. */
 function deletion(value: string, attributeId = 5120): PrivacyTransaction {
-  return {
-    id: "t1",
-    account: "acme",
-    profile: "main",
-    kind: "delete",
-    attributeId,
-    valueHash: "h",
-    value,
-    state: "PENDING",
-    requestedBy: "demo@example.com",
-    createdAt: 0,
-    runAt: 0,
-    attempts: 0,
-    settledAt: null,
-  };
+  return deletionOf(attributeId, value);
 }
 
 async function setUp(files: Record<string, string>): Promise<{ stores: Stores; dataDir: string; folder: string }> {
@@ -57,8 +31,7 @@ async function setUp(files: Record<string, string>): Promise<{ stores: Stores; d
   mkdirSync(folder, { recursive: true });
   for (const [name, text] of Object.entries(files)) writeFileSync(join(folder, name), text);
   const stores = createMemoryStores();
-  await stores.tenancy.ensureAccount("acme", 0);
-  await stores.tenancy.putProfile("acme", config, 0);
+  await seedProfile(stores, config);
   return { stores, dataDir, folder };
 }
 
@@ -183,19 +156,7 @@ describe("erasing a visitor from the kept copies of imported files (PRV-09, DEC-
 
   it("leaves the file of an import that has not finished (it is read by position), and counts it", async () => {
     const { stores, dataDir, folder } = await setUp({ "purchases_2.csv": "email,amount\nann@example.com,1\n" });
-    await stores.files.create({
-      id: "0".repeat(24),
-      account: "acme",
-      profile: "main",
-      name: "purchases_2.csv",
-      prefix: "purchases",
-      createdAt: 0,
-      nodeId: "node",
-      file: { size: 0, checksum: "", sourceType: "upload", sourceHost: "host", lineCount: 0 },
-      status: [{ state: "PROCESSING", at: 0 }],
-      finished: false,
-      progress: null,
-    });
+    await stores.files.create(importInProgress({ nodeId: "node" }));
     expect(await eraseFromImportedFiles({ stores, dataDir }, deletion("ann@example.com"))).toEqual({
       importedFiles: 0,
       importedRows: 0,

@@ -7,14 +7,17 @@ import { afterEach, describe, expect, it } from "bun:test";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ProfileConfig } from "../../core/config/config.model.ts";
-import type { CollectedEvent, PrivacyTransaction, Stores } from "../../core/ports/index.ts";
+import type { CollectedEvent, Stores } from "../../core/ports/index.ts";
+import {
+  annKnownId,
+  annStitchedWithCustomer,
+  customerKnownId,
+  erasureProfile,
+  purchasesByEmail,
+  seedErasureScene,
+} from "../../core/privacy/privacy.test-support.ts";
 import { eraseVisitor, type VisitorErasureDeps } from "../../core/privacy/privacy.use-cases.ts";
-import { profileWorker } from "../../core/profiles/profile-folding.worker.ts";
-import { ProfilesService } from "../../core/profiles/profiles.use-cases.ts";
-import { hostEventLoop } from "../runtime/event-loop.ts";
-import { createLease } from "../runtime/lease.ts";
-import { createMemoryLogger } from "../runtime/logger.ts";
+import { deletionOf as deletion, knownEmailId, visitorEvent } from "../../core/testing/fixtures.test-support.ts";
 import { createMemoryStores } from "../store-memory/memory.stores.ts";
 import { importedFilesEraser } from "./imported-files.eraser.ts";
 
@@ -22,28 +25,6 @@ const directories: string[] = [];
 afterEach(() => {
   for (const directory of directories.splice(0)) rmSync(directory, { recursive: true, force: true });
 });
-
-const config: ProfileConfig = {
-  name: "main",
-  visitorIdAttributes: [
-    { id: 5120, name: "email_address", parameter: "email_address" },
-    { id: 5121, name: "customer_id", parameter: "customer_id" },
-  ],
-  attributes: [],
-  audiences: [],
-  engines: [],
-  fileDefinitions: [
-    {
-      prefix: "purchases",
-      event: "purchase",
-      visitorId: { column: "email", attribute: 5120 },
-      columns: [{ column: "amount", attribute: 1, type: "number" }],
-    },
-  ],
-};
-
-const annKnownId = "__acme_main__5120_ann@example.com__";
-const customerKnownId = "__acme_main__5121_C-77__";
 
 /** The kept copies of two imports: ann's rows among other visitors' (quoted, CRLF and LF line ends). */
 const keptFiles = {
@@ -57,51 +38,17 @@ const withoutAnn = {
   "purchases_202502.csv": "email,amount\nbob@example.com,4",
 };
 
-function event(visitorId: string, data: Record<string, unknown>): CollectedEvent {
-  return {
-    account: "acme",
-    profile: "main",
-    visitorId,
-    visitorIdSource: "visitor_id",
-    thirdPartyVisitorId: null,
-    firstPartyVisitorId: null,
-    event: "view",
-    datasource: null,
-    traceId: null,
-    receivedAt: 1_000,
-    data,
-  };
-}
-
 /** An imported row's event, as the file import makes it: the known visitor of the row's visitor ID column. */
 function importedRow(email: string, amount: number): CollectedEvent {
-  const visitorId = `__acme_main__5120_${email}__`;
+  const visitorId = knownEmailId(email);
   return {
-    ...event(visitorId, {
+    ...visitorEvent(visitorId, {
       svc_visitor_id: visitorId,
       email_address: email,
       amount,
       _source_file: "purchases_202501.csv",
     }),
     event: "purchase",
-  };
-}
-
-function deletion(attributeId: number, value: string): PrivacyTransaction {
-  return {
-    id: "t1",
-    account: "acme",
-    profile: "main",
-    kind: "delete",
-    attributeId,
-    valueHash: "h",
-    value,
-    state: "PENDING",
-    requestedBy: "demo@example.com",
-    createdAt: 0,
-    runAt: 0,
-    attempts: 0,
-    settledAt: null,
   };
 }
 
@@ -116,26 +63,13 @@ async function setUpScene(): Promise<{ stores: Stores; dataDir: string; folder: 
   mkdirSync(folder, { recursive: true });
   for (const [name, text] of Object.entries(keptFiles)) writeFileSync(join(folder, name), text);
   const stores = createMemoryStores();
-  await stores.tenancy.ensureAccount("acme", 0);
-  await stores.tenancy.putProfile("acme", config, 0);
-  await stores.events.append([
+  await seedErasureScene(stores, erasureProfile([purchasesByEmail]), [
     importedRow("bob@example.com", 5),
     importedRow("ann@example.com", 7),
     importedRow("ann@example.com", 8),
     importedRow("carol@example.com", 9),
-    event("anon-1", { email_address: "ann@example.com" }),
-    event("anon-1", { customer_id: "C-77" }),
+    ...annStitchedWithCustomer(),
   ]);
-  const profiles = profileWorker({
-    stores,
-    profiles: new ProfilesService({ stores, policy: { visitTimeoutMs: 30 * 60_000 }, eventLoop: hostEventLoop }),
-    logger: createMemoryLogger(),
-    lease: createLease(stores.settings, "profiles", "this-node", 15_000),
-  });
-  while ((await profiles.runDue(1_000)) > 0);
-  const canonical = await stores.profiles.canonicalOf("acme", "main", customerKnownId);
-  expect(canonical).not.toBeNull();
-  expect(await stores.profiles.canonicalOf("acme", "main", annKnownId)).toBe(canonical);
   return { stores, dataDir, folder };
 }
 

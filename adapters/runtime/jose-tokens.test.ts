@@ -1,12 +1,6 @@
 import { describe, expect, it } from "bun:test";
-import { defaultLimits } from "../../core/config/config.model.ts";
 import type { TokenClaims } from "../../core/ports/token-signer.port.ts";
-import {
-  prefixHasher as fakeHasher,
-  manualClock,
-  seedSignInTenants as seed,
-} from "../../core/session/auth.test-support.ts";
-import { AuthService } from "../../core/session/auth.use-cases.ts";
+import { signInSetup } from "../../core/session/auth.test-support.ts";
 import { createMemoryStores } from "../store-memory/memory.stores.ts";
 import { cryptoIds, nodeDigests } from "./crypto.ts";
 import { hostEventLoop } from "./event-loop.ts";
@@ -69,22 +63,13 @@ describe("the jose token signer (DEC-AUT-01)", () => {
 });
 
 describe("AuthService with the jose token signer: bearer tokens (AUT-01, AUT-02, DEC-AUT-01/02)", () => {
-  async function setup() {
-    const stores = createMemoryStores();
-    const clock = manualClock();
-    await seed(stores, clock.now());
-    const auth = new AuthService({
-      stores,
-      hasher: fakeHasher,
+  const setup = () =>
+    signInSetup(createMemoryStores(), {
       ids: cryptoIds,
-      clock,
-      limits: defaultLimits,
       digests: nodeDigests,
       tokens: joseTokenSigner,
       eventLoop: hostEventLoop,
     });
-    return { stores, clock, auth };
-  }
 
   it("a token from the API key opens v2 calls for 30 minutes of virtual time", async () => {
     const { auth, clock } = await setup();

@@ -6,67 +6,23 @@
 
 import { beforeEach, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import type { Stores } from "../../core/ports/index.ts";
-import { manifestOfDetails, type RevisionDetails, serializeManifest } from "../../core/revisions/revision.rules.ts";
-import { type PublishedFile, type PublishRequest, RevisionsService } from "../../core/revisions/revisions.use-cases.ts";
+import { manifestOfDetails, serializeManifest } from "../../core/revisions/revision.rules.ts";
+import {
+  bundleOf,
+  publishedFiles as files,
+  openRevisions,
+  published,
+} from "../../core/revisions/revisions.test-support.ts";
+import { fullProfileConfig } from "../../core/testing/fixtures.test-support.ts";
 import { readZip } from "../../harness/zip-reader.ts";
-import { fullProfileConfig } from "../store-contract/fixtures.ts";
-import { createMemoryStores } from "../store-memory/memory.stores.ts";
 import { nodeDigests } from "./crypto.ts";
 import { deterministicZipper } from "./deterministic-zip.ts";
 
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
-const text = (value: string) => new TextEncoder().encode(value);
-const publishMinute = Date.UTC(2025, 0, 2, 19, 53, 27);
 
-function files(): PublishedFile[] {
-  return [
-    { name: "mobile.html", bytes: text("<!DOCTYPE html><title>m</title>\n") },
-    { name: "utag.2.js", bytes: text("/* tag 2 */\n") },
-    { name: "utag.js", bytes: text("/* loader */\n".repeat(20)) },
-    { name: "utag.sync.js", bytes: text("/* sync */\n") },
-    { name: "utag.1.js", bytes: text("/* tag 1 */\n") },
-  ];
-}
-
-function request(overrides: Partial<PublishRequest> = {}): PublishRequest {
-  return {
-    name: "Full Release",
-    comment: "up to date publish",
-    createdBy: "user@example.com",
-    targets: ["prod"],
-    files: files(),
-    ...overrides,
-  };
-}
-
-async function openService(now = publishMinute): Promise<{ stores: Stores; service: RevisionsService }> {
-  const stores = createMemoryStores();
-  await stores.tenancy.ensureAccount("acme", 0);
-  await stores.tenancy.putProfile("acme", fullProfileConfig("main"), 0);
-  const clock = { now: () => now };
-  return {
-    stores,
-    service: new RevisionsService({
-      stores,
-      clock,
-      digests: nodeDigests,
-      zipper: deterministicZipper,
-      filePrefix: "utag",
-    }),
-  };
-}
-
-async function published(service: RevisionsService, overrides: Partial<PublishRequest> = {}): Promise<RevisionDetails> {
-  const result = await service.publish("acme", "main", request(overrides));
-  if (!result.ok) throw new Error(result.error.error.message);
-  return result.value;
-}
-
-async function bundleOf(service: RevisionsService, details: RevisionDetails, target = "prod"): Promise<Uint8Array> {
-  const bundle = await service.bundle("acme", "main", details.revision_id, target);
-  if (!bundle.ok) throw new Error(bundle.error.message);
-  return bundle.value;
+/** acme/main of the store contract's full profile, and its revisions service with archiver's zip. */
+function openService() {
+  return openRevisions(deterministicZipper, nodeDigests, { config: fullProfileConfig("main") });
 }
 
 describe("a revision's bundle, zipped by archiver (DEC-REV-01, DEC-REV-02)", () => {

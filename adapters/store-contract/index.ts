@@ -2,7 +2,8 @@
  * The store contract: one suite per area of the ports (core/ports), each run against every store by that
  * store's own test file, as `describeEveryStoreContract("memory", open)` (drizzle's sqlite-common.ts pattern).
  * A store whose variants differ for one area (libSQL's lookup thread, its :memory: database) runs that area's
- * suite once more per variant. The fixtures the suites make are in fixtures.ts, for other tests too.
+ * suite once more per variant. The fixtures the suites make are the core's test support
+ * (core/testing/fixtures.test-support.ts), which the tests of the use cases share.
  */
 import type { Stores } from "../../core/ports/index.ts";
 import { describeDataLayerStoreContract } from "./datalayer.contract.ts";

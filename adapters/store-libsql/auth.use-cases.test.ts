@@ -2,20 +2,11 @@ import { afterEach, describe, expect, it } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { defaultLimits } from "../../core/config/config.model.ts";
-import type { Stores } from "../../core/ports/stores.ts";
-import {
-  prefixHasher as fakeHasher,
-  manualClock,
-  seedSignInTenants as seed,
-} from "../../core/session/auth.test-support.ts";
+import { lockoutJanitorCases, type SignInHost, signInDeps, signInSetup } from "../../core/session/auth.test-support.ts";
 import { AuthService } from "../../core/session/auth.use-cases.ts";
-import { sessionJanitor } from "../../core/session/session-janitor.worker.ts";
-import { UsersService } from "../../core/session/users.use-cases.ts";
 import { cryptoIds, nodeDigests } from "../runtime/crypto.ts";
 import { hostEventLoop } from "../runtime/event-loop.ts";
 import { joseTokenSigner } from "../runtime/jose-tokens.ts";
-import { createMemoryStores } from "../store-memory/memory.stores.ts";
 import { openLibsqlStores } from "./libsql.stores.ts";
 
 // The sign-in use cases on the libSQL store: the lockout held by the database across two connections (two
@@ -27,25 +18,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-function authDeps(stores: Stores, clock: ReturnType<typeof manualClock>) {
-  return {
-    stores,
-    hasher: fakeHasher,
-    ids: cryptoIds,
-    clock,
-    limits: defaultLimits,
-    digests: nodeDigests,
-    tokens: joseTokenSigner,
-    eventLoop: hostEventLoop,
-  };
-}
-
-async function setup(stores: Stores = createMemoryStores()) {
-  const clock = manualClock();
-  await seed(stores, clock.now());
-  const deps = authDeps(stores, clock);
-  return { stores, clock, auth: new AuthService(deps), users: new UsersService(deps) };
-}
+const host: SignInHost = { ids: cryptoIds, digests: nodeDigests, tokens: joseTokenSigner, eventLoop: hostEventLoop };
 
 describe("AuthService: lockout (DEC-SES-01)", () => {
   it("holds across two service instances on one libSQL file (two processes, one database)", async () => {
@@ -58,8 +31,8 @@ describe("AuthService: lockout (DEC-SES-01)", () => {
       () => first.close(),
       () => second.close(),
     );
-    const a = await setup(first);
-    const b = new AuthService(authDeps(second, a.clock));
+    const a = await signInSetup(first, host);
+    const b = new AuthService(signInDeps(second, a.clock, host));
     const answers = [];
     for (let i = 0; i < 6; i += 1) {
       const result = await (i % 2 === 0 ? a.auth : b).login("ann@example.com", "wrong", "local");
@@ -71,59 +44,13 @@ describe("AuthService: lockout (DEC-SES-01)", () => {
   });
 });
 
+// The same cases run on the in-memory store in the core (core/session/auth.use-cases.test.ts).
 describe("AuthService: lockout records and the session janitor (DEC-SES-01, DEC-AUT-01)", () => {
-  const minute = 60_000;
-
-  for (const [name, open] of [
-    ["memory", async () => createMemoryStores()],
-    ["libsql", () => openLibsqlStores({ url: ":memory:" })],
-  ] as const) {
-    async function setupWithJanitor() {
-      const stores = await open();
+  for (const [name, run] of Object.entries(lockoutJanitorCases)) {
+    it(`${name} (libsql)`, async () => {
+      const stores = await openLibsqlStores({ url: ":memory:" });
       cleanups.push(() => stores.close());
-      const setUp = await setup(stores);
-      const janitor = sessionJanitor({
-        sessions: stores.sessions,
-        lockouts: stores.lockouts,
-        clock: setUp.clock,
-        policy: { idleMs: 30 * minute, absoluteMs: 12 * 60 * minute },
-      });
-      return { ...setUp, sweep: () => janitor.runDue(setUp.clock.now()) };
-    }
-
-    it(`[DEC-SES-01] a locked account stays locked through janitor runs until its lock ends, then its record goes (${name})`, async () => {
-      const { auth, clock, stores, sweep } = await setupWithJanitor();
-      for (let i = 0; i < 5; i += 1) await auth.login("ann@example.com", "wrong", "local");
-      // A janitor run every minute of the lock, the last one a millisecond before it ends.
-      clock.advance(minute - 1);
-      for (let run = 1; run <= 10; run += 1) {
-        expect(await sweep()).toBe(0);
-        const refused = await auth.login("ann@example.com", "ann-password", "local");
-        expect(refused.ok ? 200 : refused.error.returnCode).toBe(1402);
-        if (run < 10) clock.advance(minute);
-      }
-      clock.advance(minute);
-      expect(await sweep()).toBe(1);
-      expect(await stores.lockouts.read("password", "ann@example.com")).toBeNull();
-      expect((await auth.login("ann@example.com", "ann-password", "local")).ok).toBe(true);
-    });
-
-    it(`[DEC-SES-01, DEC-AUT-01] the records of made-up names go once their failures leave the window, not before (${name})`, async () => {
-      const { auth, clock, stores, sweep } = await setupWithJanitor();
-      for (let i = 0; i < 3; i += 1) await auth.login(`made-up-${i}@example.com`, "x", "local");
-      await auth.issueToken("made-up-0@example.com", "x", "local");
-      for (let i = 0; i < 4; i += 1) await auth.login("ann@example.com", "wrong", "local");
-      clock.advance(10 * minute - 1);
-      expect(await sweep()).toBe(0);
-      // The 4 failures still count: one more locks the account.
-      await auth.login("ann@example.com", "wrong", "local");
-      const locked = await auth.login("ann@example.com", "ann-password", "local");
-      expect(locked.ok ? 200 : locked.error.returnCode).toBe(1402);
-      clock.advance(minute);
-      expect(await sweep()).toBe(4);
-      expect(await stores.lockouts.read("password", "made-up-0@example.com")).toBeNull();
-      expect(await stores.lockouts.read("api-key", "made-up-0@example.com")).toBeNull();
-      expect(await stores.lockouts.read("password", "ann@example.com")).not.toBeNull();
+      await run(stores, host);
     });
   }
 });

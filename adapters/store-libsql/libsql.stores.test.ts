@@ -13,7 +13,7 @@ import {
   sampleApiKey,
   sampleTransaction,
   sampleUser,
-} from "../store-contract/fixtures.ts";
+} from "../../core/testing/fixtures.test-support.ts";
 import {
   describeEveryStoreContract,
   describeProfileStoreContract,

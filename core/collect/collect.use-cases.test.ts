@@ -5,6 +5,7 @@ import { defaultLimits } from "../config/config.model.ts";
 import { type CollectError, collectError } from "../errors/collect.errors.ts";
 import type { CollectMethod, EventLoop, IdSource, IncomingCollectRequest, Logger, Stores } from "../ports/index.ts";
 import { ok, type Result } from "../result.ts";
+import { profileWith, seedProfile } from "../testing/fixtures.test-support.ts";
 import { CollectService } from "./collect.use-cases.ts";
 
 const ids: IdSource = { randomHex: () => "0".repeat(32), randomToken: () => "token", randomUnit: () => 0.5 };
@@ -24,12 +25,7 @@ interface Asked {
 
 async function openCollect(options: { stores?: Stores; bots?: readonly string[] } = {}) {
   const stores = options.stores ?? createMemoryStores();
-  await stores.tenancy.ensureAccount("acme", 0);
-  await stores.tenancy.putProfile(
-    "acme",
-    { name: "main", visitorIdAttributes: [], attributes: [], audiences: [], engines: [], fileDefinitions: [] },
-    0,
-  );
+  await seedProfile(stores, profileWith());
   const asked: Asked = { queries: [], bodies: [], warnings: [] };
   const logger: Logger = { info() {}, warn: (message) => asked.warnings.push(message), error() {} };
   const bots = new Set(options.bots ?? []);

@@ -1,66 +1,17 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createMemoryStores } from "../../adapters/store-memory/memory.stores.ts";
-import type { SecretHasher, Stores } from "../ports/index.ts";
-import { defaultRevisionFilePrefix } from "../revisions/bundle-members.rules.ts";
-import { type ApplyConfigReport, applyConfig } from "./apply-config.use-cases.ts";
-import {
-  defaultLimits,
-  type EngineDefinition,
-  type ProfileConfig,
-  type SecretSource,
-  type ServiceConfig,
-  type UserConfig,
-} from "./config.model.ts";
-
-/** Deterministic and readable: the "hash" of s is `fake$s`. Counts calls so tests can see what was re-hashed. */
-function fakeHasher(): SecretHasher & { hashed: string[] } {
-  const hashed: string[] = [];
-  return {
-    hashed,
-    async hash(secret) {
-      hashed.push(secret);
-      return `fake$${secret}`;
-    },
-    async verify(secret, hash) {
-      return hash === `fake$${secret}`;
-    },
-  };
-}
+import { profileWith } from "../testing/fixtures.test-support.ts";
+import { apply, serviceConfigWith as config, fakeHasher, nothingChanged } from "./apply-config.test-support.ts";
+import { applyConfig } from "./apply-config.use-cases.ts";
+import type { EngineDefinition, ProfileConfig, SecretSource, ServiceConfig, UserConfig } from "./config.model.ts";
 
 const hashA = "$argon2id$v=19$m=65536,t=2,p=1$c2FsdEE$aGFzaEE";
 const hashB = "$argon2id$v=19$m=65536,t=2,p=1$c2FsdEI$aGFzaEI";
 
-const nothingChanged: ApplyConfigReport = {
-  accountsCreated: 0,
-  profilesCreated: 0,
-  profilesUpdated: 0,
-  usersCreated: 0,
-  usersUpdated: 0,
-  apiKeysCreated: 0,
-  apiKeysUpdated: 0,
-};
-
-/**
- * A configuration as the loader (adapters/config/config.loader.ts) makes it from a file that gives only these
- * parts: every default filled in.
- */
-function config(parts: Partial<Pick<ServiceConfig, "accounts" | "users" | "apiKeys">>): ServiceConfig {
-  return {
-    timing: "fast",
-    limits: defaultLimits,
-    accounts: [],
-    users: [],
-    apiKeys: [],
-    revisionFilePrefix: defaultRevisionFilePrefix,
-    revisions: [],
-    ...parts,
-  };
-}
-
 /** A profile with nothing configured but what is given, as the loader fills in a file's `{ name: main }`. */
 function profile(name: string, parts: Partial<ProfileConfig> = {}): ProfileConfig {
-  return { name, visitorIdAttributes: [], attributes: [], audiences: [], engines: [], fileDefinitions: [], ...parts };
+  return profileWith({ name, ...parts });
 }
 
 /** An engine as the loader fills in a file's `{ id }`. */
@@ -90,19 +41,6 @@ function oneUser(password: SecretSource, key: SecretSource = { hash: hashA }): S
     users: [user(password)],
     apiKeys: [{ id: "k1", user: "a@example.com", key }],
   });
-}
-
-async function apply(
-  stores: Stores,
-  serviceConfig: ServiceConfig,
-  options: { now?: number; env?: Record<string, string>; hasher?: SecretHasher } = {},
-) {
-  const result = await applyConfig(
-    { stores, hasher: options.hasher ?? fakeHasher(), now: options.now ?? 1000, env: options.env ?? {} },
-    serviceConfig,
-  );
-  if (!result.ok) throw new Error(result.error.format());
-  return result.value;
 }
 
 /** That `actual` exists and holds `expected`'s fields with their values; other fields are not looked at. */

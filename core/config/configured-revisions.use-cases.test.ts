@@ -1,24 +1,14 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createMemoryStores } from "../../adapters/store-memory/memory.stores.ts";
 import { managementError } from "../errors/index.ts";
-import type { BundleZipper, Digests, Stores } from "../ports/index.ts";
-import { defaultRevisionFilePrefix } from "../revisions/bundle-members.rules.ts";
-import { RevisionsService } from "../revisions/revisions.use-cases.ts";
+import type { BundleZipper } from "../ports/index.ts";
+import { openRevisions } from "../revisions/revisions.test-support.ts";
+import { webDigests } from "../testing/fakes.test-support.ts";
+import { serviceConfigWith } from "./apply-config.test-support.ts";
 import type { ConfiguredRevision, ServiceConfig } from "./config.model.ts";
-import { defaultLimits } from "./config.model.ts";
 import { applyConfiguredRevisions } from "./configured-revisions.use-cases.ts";
 
 const text = (value: string) => new TextEncoder().encode(value);
-
-/** SHA-256 from the Web Crypto API, which Bun, Deno and Node all have. */
-const webDigests: Digests = {
-  async sha256Hex(data) {
-    const bytes = typeof data === "string" ? text(data) : data;
-    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>));
-    return Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("");
-  },
-};
 
 /** The same bytes for the same entries, as the port asks; what a bundle holds does not matter here. */
 const jsonZipper: BundleZipper = {
@@ -27,23 +17,9 @@ const jsonZipper: BundleZipper = {
   },
 };
 
-async function openRevisions(): Promise<{ stores: Stores; revisions: RevisionsService }> {
-  const stores = createMemoryStores();
-  await stores.tenancy.ensureAccount("acme", 0);
-  await stores.tenancy.putProfile(
-    "acme",
-    { name: "main", visitorIdAttributes: [], attributes: [], audiences: [], engines: [], fileDefinitions: [] },
-    0,
-  );
-  const clock = { now: () => Date.UTC(2025, 0, 2, 19, 53, 27) };
-  const revisions = new RevisionsService({
-    stores,
-    clock,
-    digests: webDigests,
-    zipper: jsonZipper,
-    filePrefix: defaultRevisionFilePrefix,
-  });
-  return { stores, revisions };
+async function openService() {
+  const { stores, service } = await openRevisions(jsonZipper, webDigests);
+  return { stores, revisions: service };
 }
 
 /** The loader gives each target of a profile to one configured revision at most. */
@@ -60,20 +36,12 @@ function revision(name: string, target: string, profile = "main"): ConfiguredRev
 }
 
 function config(revisions: readonly ConfiguredRevision[]): ServiceConfig {
-  return {
-    timing: "fast",
-    limits: defaultLimits,
-    accounts: [],
-    users: [],
-    apiKeys: [],
-    revisionFilePrefix: defaultRevisionFilePrefix,
-    revisions,
-  };
+  return serviceConfigWith({ revisions });
 }
 
 describe("DEC-OPS-03: the configured revisions applied at start", () => {
   it("publishes each one once: applying the same configuration again publishes none", async () => {
-    const { revisions } = await openRevisions();
+    const { revisions } = await openService();
     const configured = config([revision("Demo", "prod"), revision("Second", "qa")]);
 
     assert.deepEqual(await applyConfiguredRevisions(revisions, configured), {
@@ -88,7 +56,7 @@ describe("DEC-OPS-03: the configured revisions applied at start", () => {
   });
 
   it("a revision for a profile the store lacks is an error naming its path in the configuration and the file", async () => {
-    const { revisions } = await openRevisions();
+    const { revisions } = await openService();
     const result = await applyConfiguredRevisions(
       revisions,
       config([revision("Demo", "prod"), revision("Elsewhere", "prod", "missing")]),
@@ -103,7 +71,7 @@ describe("DEC-OPS-03: the configured revisions applied at start", () => {
   });
 
   it("names the configuration as such when no file is given", async () => {
-    const { revisions } = await openRevisions();
+    const { revisions } = await openService();
     const result = await applyConfiguredRevisions(revisions, config([revision("Elsewhere", "prod", "missing")]));
     if (result.ok) throw new Error("expected an error");
     assert.equal(result.error.source, "configuration");

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createMemoryStores } from "../../adapters/store-memory/memory.stores.ts";
-import type { ChangeSettlement, DataLayerChange, DataLayerKey, DataLayerStore, Logger } from "../ports/index.ts";
+import type { ChangeSettlement, DataLayerChange, DataLayerKey, DataLayerStore } from "../ports/index.ts";
+import { recordingLogger } from "../testing/fakes.test-support.ts";
 import { dataLayerPublisher } from "./datalayer-publisher.worker.ts";
 
 const key: DataLayerKey = { account: "acme", profile: "main", dlId: "prod_1" };
@@ -19,13 +20,6 @@ function change(seq: number, kind: DataLayerChange["kind"], dueAt: number): Data
     attempts: 0,
     settledAt: null,
   };
-}
-
-/** A logger that keeps the level and message of each line. */
-function recordingLogger(): Logger & { readonly lines: Array<{ level: string; message: string }> } {
-  const lines: Array<{ level: string; message: string }> = [];
-  const record = (level: string) => (message: string) => void lines.push({ level, message });
-  return { lines, info: record("info"), warn: record("warn"), error: record("error") };
 }
 
 /** A data layer store of its own: the in-memory one. */

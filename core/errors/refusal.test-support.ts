@@ -4,7 +4,7 @@ import { type ManagementError, managementError } from "./management.errors.ts";
 /**
  * For tests: throws unless `result` is the one 400 1400 of the data layer and privacy APIs, its body the
  * contract's, with a reason (ManagementError.reason) that matches `reason`. Plain throws, no assertion
- * library: this module is not a test file, and the core imports nothing but the core.
+ * library: it fails the same way under any test runner.
  */
 export function assertInvalidRequest(result: Result<unknown, ManagementError>, reason: RegExp, what = ""): void {
   function fail(problem: string): never {

@@ -7,20 +7,16 @@
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, describe, it } from "node:test";
 import { createMemoryStores } from "../../adapters/store-memory/memory.stores.ts";
-import type { FileDefinition, ProfileConfig } from "../config/config.model.ts";
 import { classifyFileFailure, fileFailureMessage } from "../errors/index.ts";
 import type {
   ByteSource,
-  CollectedEvent,
   CsvRow,
   CsvRowSource,
   DropFolderInbox,
   EventLoop,
   FileStatusRecord,
-  IdSource,
   KeptFile,
   LeaseFactory,
-  Logger,
   ReceiveDropped,
   ReceivedFileStorage,
   RepeatingTimer,
@@ -29,35 +25,20 @@ import type {
   StoredBytes,
   Stores,
 } from "../ports/index.ts";
+import { countingIds, silentLogger } from "../testing/fakes.test-support.ts";
+import { seedProfile } from "../testing/fixtures.test-support.ts";
 import { mayBeReceivedAgain } from "./file-import.machine.ts";
+import {
+  allEvents,
+  chunks,
+  failAppends,
+  header,
+  importingProfile,
+  importText as importTextWith,
+  states,
+} from "./file-import.test-support.ts";
 import { FileImportService, importLeaseMs } from "./file-import.use-cases.ts";
 
-const purchases: FileDefinition = {
-  prefix: "purchases",
-  event: "purchase",
-  visitorId: { column: "email", attribute: 5120 },
-  columns: [
-    { column: "amount", attribute: 5207, type: "number" },
-    { column: "purchased_at", attribute: 5204, type: "date", dateFormat: "yyyy-MM-dd HH:mm" },
-  ],
-};
-const notes: FileDefinition = {
-  prefix: "notes",
-  event: "imported",
-  visitorId: { column: "email", attribute: 5120 },
-  columns: [{ column: "note", attribute: 5202, type: "string" }],
-};
-
-const profileConfig: ProfileConfig = {
-  name: "main",
-  visitorIdAttributes: [{ id: 5120, name: "email_address", parameter: "email_address" }],
-  attributes: [],
-  audiences: [],
-  engines: [],
-  fileDefinitions: [purchases, notes],
-};
-
-const header = "email,amount,purchased_at\n";
 const newline = 0x0a;
 
 const keyOf = (account: string, profile: string, name: string) => `${account}/${profile}/${name}`;
@@ -230,17 +211,6 @@ class ManualTimers implements RepeatingTimer {
   }
 }
 
-function countingIds(): IdSource {
-  let count = 0;
-  return {
-    randomHex: (bytes) => (count++).toString(16).padStart(bytes * 2, "0"),
-    randomToken: () => String(count++),
-    randomUnit: () => 0.5,
-  };
-}
-
-const silentLogger: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
-
 let stores: Stores;
 let files: MemoryReceivedFiles;
 let inbox: MemoryInbox;
@@ -280,37 +250,9 @@ function service(
   });
 }
 
-async function* chunks(...parts: string[]): AsyncIterable<Uint8Array> {
-  for (const part of parts) yield new TextEncoder().encode(part);
-}
-
 /** Receives the text as an upload and processes everything waiting; answers the record. */
-async function importText(name: string, text: string, imports = service()): Promise<FileStatusRecord> {
-  const received = await imports.receive("acme", "main", name, "upload", chunks(text));
-  assert.equal(received.ok, true);
-  while ((await imports.processNext()) > 0);
-  return (await stores.files.find("acme", "main", name)) as FileStatusRecord;
-}
-
-/**
- * Makes the store's appends fail with `message` at the `failing`th call (every call from it on when
- * `thereafter`), as a process that stops mid-import sees them; answers how to restore them.
- */
-function failAppends(failing: number, message: string, thereafter = false): () => void {
-  const append = stores.events.append.bind(stores.events);
-  let calls = 0;
-  stores.events.append = async (events, options) => {
-    calls += 1;
-    if (calls === failing || (thereafter && calls > failing)) throw new Error(message);
-    return append(events, options);
-  };
-  return () => {
-    stores.events.append = append;
-  };
-}
-
-async function allEvents(): Promise<CollectedEvent[]> {
-  return stores.events.query({ limit: 1_000_000 });
+function importText(name: string, text: string, imports = service()): Promise<FileStatusRecord> {
+  return importTextWith(stores, imports, name, text);
 }
 
 /** The fields of `value` that `shape` names, nested objects and arrays alike: what toMatchObject compares. */
@@ -343,8 +285,7 @@ const utf8Length = (text: string) => new TextEncoder().encode(text).byteLength;
 
 beforeEach(async () => {
   stores = createMemoryStores();
-  await stores.tenancy.ensureAccount("acme", 0);
-  await stores.tenancy.putProfile("acme", profileConfig, 0);
+  await seedProfile(stores, importingProfile);
   files = new MemoryReceivedFiles();
   inbox = new MemoryInbox();
   timers = new ManualTimers();
@@ -357,17 +298,13 @@ afterEach(async () => {
   await stores.close();
 });
 
-function states(record: FileStatusRecord): string[] {
-  return record.status.map((entry) => entry.state);
-}
-
 describe("a good file (DEC-FIL-03, DEC-FIL-04)", () => {
   it("each row is an event of the known visitor with its line number, the file name and the mapped values", async () => {
     await importText(
       "purchases_2.csv",
       `${header}ann@example.com,12.5,2024-01-31 09:30\n"bob@example.com","3","2024-02-01 10:00"\n`,
     );
-    const events = await allEvents();
+    const events = await allEvents(stores);
     assert.deepEqual(
       events.map((event) => [
         event.visitorId,
@@ -397,7 +334,7 @@ describe("a good file (DEC-FIL-03, DEC-FIL-04)", () => {
       lastFailure: "yyyy-MM-dd HH:mm could not be parsed as a Date",
     });
     assert.deepEqual(
-      (await allEvents()).map((event) => event.data.email_address),
+      (await allEvents(stores)).map((event) => event.data.email_address),
       ["cid"],
     );
   });
@@ -423,7 +360,7 @@ describe("every failure message an import can meet, each reproduced by a file (F
     assert.deepEqual(states(record), ["DOWNLOADING", "DOWNLOADED", "PROCESSING"]);
     assert.equal(record.status.at(-1)?.lastFailure, "Unknown file prefix, unable to parse file");
     assert.equal(record.finished, true);
-    assert.deepEqual(await allEvents(), []);
+    assert.deepEqual(await allEvents(stores), []);
     // PRV-09: a file no definition reads keeps no copy, so no personal data stays where no deletion reaches.
     assert.equal(await files.holds("acme", "main", "purchase_1.csv"), false);
   });
@@ -457,7 +394,7 @@ describe("every failure message an import can meet, each reproduced by a file (F
       record.status.at(-1)?.lastFailure,
       fileFailureMessage("columnCountMismatch", { columns: 2, processors: 3 }),
     );
-    assert.deepEqual(await allEvents(), []);
+    assert.deepEqual(await allEvents(stores), []);
   });
 
   it("The number of columns ... CellProcessors: a row with more or fewer fields than the header fails that row", async () => {
@@ -495,7 +432,7 @@ describe("every failure message an import can meet, each reproduced by a file (F
     assert.equal(Number(max), 400);
     assert.ok(Number(size) > 400, `${size} is not over 400`);
     assert.deepEqual(last?.counts, { skipped: 0, failed: 0, succeeded: 1 });
-    const events = await allEvents();
+    const events = await allEvents(stores);
     assert.deepEqual(
       events.map((event) => event.data.note),
       ["short"],
@@ -559,7 +496,7 @@ describe("receiving (DEC-FIL-02, DEC-FIL-04)", () => {
   });
 
   it("an import left DOWNLOADING by a crash ends with the download failure; one left PROCESSING resumes after its last batch", async () => {
-    failAppends(2, "disk gone");
+    failAppends(stores, 2, "disk gone");
     const imports = service({ batchRows: 2 });
     await imports.receive(
       "acme",
@@ -581,7 +518,7 @@ describe("receiving (DEC-FIL-02, DEC-FIL-04)", () => {
     const record = (await stores.files.find("acme", "main", "purchases_12.csv")) as FileStatusRecord;
     assert.deepEqual(record.status.at(-1)?.counts, { skipped: 0, failed: 0, succeeded: 5 });
     assert.deepEqual(
-      (await allEvents()).map((event) => event.data.email_address),
+      (await allEvents(stores)).map((event) => event.data.email_address),
       ["u0", "u1", "u2", "u3", "u4"],
     );
 
@@ -641,7 +578,7 @@ describe("a crash between a batch's events and the import's progress (DEC-FIL-03
     const interrupted = (await stores.files.find("acme", "main", "purchases_14.csv")) as FileStatusRecord;
     assert.equal(interrupted.progress, null);
     assert.deepEqual(
-      (await allEvents()).map((event) => event.data.email_address),
+      (await allEvents(stores)).map((event) => event.data.email_address),
       ["m0", "m1"],
     );
 
@@ -649,7 +586,7 @@ describe("a crash between a batch's events and the import's progress (DEC-FIL-03
     const record = (await stores.files.find("acme", "main", "purchases_14.csv")) as FileStatusRecord;
     assertMatches(record.status.at(-1), { state: "PROCESSED", counts: { skipped: 0, failed: 0, succeeded: 5 } });
     assert.deepEqual(
-      (await allEvents()).map((event) => event.data.email_address),
+      (await allEvents(stores)).map((event) => event.data.email_address),
       ["m0", "m1", "m2", "m3", "m4"],
     );
     assert.deepEqual(await stores.settings.keysStartingWith("import-progress."), []);
@@ -732,7 +669,7 @@ describe("the leases of imports (DEC-FIL-05)", () => {
   });
 
   it("an import stopped early keeps its lease row, given up, so another process takes over at once; it goes when that one finishes", async () => {
-    const restore = failAppends(1, "disk gone", true);
+    const restore = failAppends(stores, 1, "disk gone", true);
     const imports = service();
     await imports.receive("acme", "main", "purchases_32.csv", "upload", chunks(header, "ann,1,2024-01-31 09:30\n"));
     await assert.rejects(imports.processNext(), { message: /disk gone/ });
@@ -865,6 +802,6 @@ describe("receiving a name again (DEC-FIL-04)", () => {
       ok: false,
       error: { status: 409 },
     });
-    assert.equal((await allEvents()).length, 1);
+    assert.equal((await allEvents(stores)).length, 1);
   });
 });

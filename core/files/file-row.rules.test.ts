@@ -4,6 +4,7 @@ import fc from "fast-check";
 import type { FileDefinition, ProfileConfig } from "../config/config.model.ts";
 import { classifyFileFailure, fileFailureMessage } from "../errors/index.ts";
 import { normaliseVisitorIdValue } from "../visitors/visitor-id.rules.ts";
+import { purchases } from "./file-import.test-support.ts";
 import {
   checkDocumentSize,
   checkEventDocument,
@@ -14,17 +15,6 @@ import {
   type RowPlan,
   utf8Length,
 } from "./file-row.rules.ts";
-
-/** The demo's definition (demo.md). */
-const purchases: FileDefinition = {
-  prefix: "purchases",
-  event: "purchase",
-  visitorId: { column: "email", attribute: 5120 },
-  columns: [
-    { column: "amount", attribute: 5207, type: "number" },
-    { column: "purchased_at", attribute: 5204, type: "date", dateFormat: "yyyy-MM-dd HH:mm" },
-  ],
-};
 
 const context: RowContext = {
   account: "acme",

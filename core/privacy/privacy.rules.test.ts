@@ -3,6 +3,7 @@ import { describe, it } from "node:test";
 import fc from "fast-check";
 import type { ProfileConfig } from "../config/config.model.ts";
 import { assertInvalidRequest } from "../errors/refusal.test-support.ts";
+import { customerIdAttribute, emailIdAttribute } from "../testing/fixtures.test-support.ts";
 import { normaliseVisitorIdValue } from "../visitors/visitor-id.rules.ts";
 import {
   knownVisitorIdOf,
@@ -16,10 +17,7 @@ import {
 
 const config: ProfileConfig = {
   name: "main",
-  visitorIdAttributes: [
-    { id: 5120, name: "email_address", parameter: "email_address" },
-    { id: 5121, name: "customer_id", parameter: "customer_id" },
-  ],
+  visitorIdAttributes: [emailIdAttribute, customerIdAttribute],
   attributes: [{ id: 5201, name: "Lifetime event count", type: "number", pii: false, enrichments: [] }],
   audiences: [],
   engines: [],

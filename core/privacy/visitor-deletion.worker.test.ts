@@ -1,18 +1,18 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createMemoryStores } from "../../adapters/store-memory/memory.stores.ts";
-import type { ProfileConfig } from "../config/config.model.ts";
-import type {
-  CollectedEvent,
-  EventLoop,
-  ImportedFileEraser,
-  Lease,
-  Logger,
-  PrivacyTransaction,
-  Stores,
-} from "../ports/index.ts";
-import { profileWorker } from "../profiles/profile-folding.worker.ts";
-import { ProfilesService } from "../profiles/profiles.use-cases.ts";
+import type { ImportedFileEraser, Stores } from "../ports/index.ts";
+import { foldAll, foldingWorker } from "../profiles/profiles.test-support.ts";
+import { recordingLogger } from "../testing/fakes.test-support.ts";
+import {
+  emailIdAttribute,
+  visitorEvent as event,
+  eventCountAttribute,
+  importInProgress,
+  profileWith,
+  sampleTransaction,
+  seedProfile,
+} from "../testing/fixtures.test-support.ts";
 import { eraseVisitor, privacyAuditRecord } from "./privacy.use-cases.ts";
 import { importWaitMs, visitorDeletionWorker } from "./visitor-deletion.worker.ts";
 
@@ -24,85 +24,12 @@ const noKeptFiles: ImportedFileEraser = {
   eraseVisitor: async () => ({ importedFiles: 0, importedRows: 0, importsUnfinished: 0 }),
 };
 
-/** The host's event loop, as the composition root hands it over (performance.now, setImmediate, setTimeout). */
-const eventLoop: EventLoop = {
-  monotonicMs: () => performance.now(),
-  nextTurn: () => new Promise((resolve) => setImmediate(resolve)),
-  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-};
-
-/** The profiles lease of a node alone on its store: it always holds it. */
-const soleHolder: Lease = {
-  acquire: async () => true,
-  release: async () => undefined,
-  end: async () => undefined,
-};
-
-/** A logger that keeps its lines. */
-function recordingLogger(): Logger & { readonly lines: Array<{ level: string; message: string }> } {
-  const lines: Array<{ level: string; message: string }> = [];
-  const log = (level: string) => (message: string) => void lines.push({ level, message });
-  return { lines, info: log("info"), warn: log("warn"), error: log("error") };
-}
-
-/** A pending deletion of ann@example.com, as the store contract's fixtures make it. */
-function sampleTransaction(overrides: Partial<PrivacyTransaction> = {}): PrivacyTransaction {
-  return {
-    id: "t1",
-    account: "acme",
-    profile: "main",
-    kind: "delete",
-    attributeId: 5120,
-    valueHash: "hash-of-ann",
-    value: "ann@example.com",
-    state: "PENDING",
-    requestedBy: "demo@example.com",
-    createdAt: 1_000,
-    runAt: 3_000,
-    attempts: 0,
-    settledAt: null,
-    ...overrides,
-  };
-}
-
-const config: ProfileConfig = {
-  name: "main",
-  visitorIdAttributes: [{ id: 5120, name: "email_address", parameter: "email_address" }],
-  attributes: [
-    {
-      id: 5201,
-      name: "Lifetime event count",
-      type: "number",
-      pii: false,
-      enrichments: [{ when: "any_event", conditions: [], action: { type: "increment", by: 1 } }],
-    },
-  ],
-  audiences: [],
-  engines: [],
-  fileDefinitions: [],
-};
+const config = profileWith({ visitorIdAttributes: [emailIdAttribute], attributes: [eventCountAttribute] });
 
 async function storesWithProfile(): Promise<Stores> {
   const stores = createMemoryStores();
-  await stores.tenancy.ensureAccount("acme", 0);
-  await stores.tenancy.putProfile("acme", config, 0);
+  await seedProfile(stores, config);
   return stores;
-}
-
-function event(visitorId: string, data: Record<string, unknown> = {}, receivedAt = 1_000): CollectedEvent {
-  return {
-    account: "acme",
-    profile: "main",
-    visitorId,
-    visitorIdSource: "visitor_id",
-    thirdPartyVisitorId: null,
-    firstPartyVisitorId: null,
-    event: "view",
-    datasource: null,
-    traceId: null,
-    receivedAt,
-    data,
-  };
 }
 
 async function request(stores: Stores, transaction = sampleTransaction()): Promise<void> {
@@ -113,18 +40,11 @@ async function request(stores: Stores, transaction = sampleTransaction()): Promi
 }
 
 function workersOf(stores: Stores) {
-  const profiles = profileWorker({
-    stores,
-    profiles: new ProfilesService({ stores, policy: { visitTimeoutMs: 30 * 60_000 }, eventLoop }),
-    logger: recordingLogger(),
-    lease: soleHolder,
-  });
+  const profiles = foldingWorker(stores);
   const deletions = visitorDeletionWorker({
     store: stores.privacy,
     erase: (transaction) => eraseVisitor({ stores, importedFiles: noKeptFiles }, transaction),
-    beforeErasing: async (now) => {
-      while ((await profiles.runDue(now)) > 0);
-    },
+    beforeErasing: (now) => foldAll(profiles, now),
     logger: recordingLogger(),
   });
   return { profiles, deletions };
@@ -139,7 +59,7 @@ describe("the visitor deletion worker (PRV-09, PRV-10, DEC-PRV-04)", () => {
       event("anon-1", { email_address: "ann@example.com" }),
       event("bob", { email_address: "bob@example.com" }),
     ]);
-    while ((await profiles.runDue(2_000)) > 0);
+    await foldAll(profiles, 2_000);
     await request(stores);
     assert.equal(await deletions.nextDueAt(), 3_000);
     assert.equal(await deletions.runDue(2_999), 0);
@@ -162,7 +82,7 @@ describe("the visitor deletion worker (PRV-09, PRV-10, DEC-PRV-04)", () => {
     const stores = await storesWithProfile();
     const { profiles, deletions } = workersOf(stores);
     await stores.events.append([event("anon-1", { email_address: "ann@example.com" })]);
-    while ((await profiles.runDue(2_000)) > 0);
+    await foldAll(profiles, 2_000);
     // Stored, not yet applied: they stitch anon-2 into ann's group.
     await stores.events.append([event("anon-2"), event("anon-2", { email_address: "ann@example.com" })]);
     await request(stores);
@@ -226,19 +146,7 @@ describe("the visitor deletion worker (PRV-09, PRV-10, DEC-PRV-04)", () => {
     const stores = await storesWithProfile();
     const { deletions } = workersOf(stores);
     await stores.events.append([event("anon-1", { email_address: "ann@example.com" })]);
-    const importing = {
-      id: "0".repeat(24),
-      account: "acme",
-      profile: "main",
-      name: "purchases_2.csv",
-      prefix: "purchases",
-      createdAt: 0,
-      nodeId: "other-node",
-      file: { size: 0, checksum: "", sourceType: "upload" as const, sourceHost: "host", lineCount: 0 },
-      status: [{ state: "PROCESSING" as const, at: 0 }],
-      finished: false,
-      progress: null,
-    };
+    const importing = importInProgress();
     await stores.files.create(importing);
     await request(stores);
     assert.equal(await deletions.runDue(3_000), 0);
@@ -252,7 +160,7 @@ describe("the visitor deletion worker (PRV-09, PRV-10, DEC-PRV-04)", () => {
     // The import ends (its rows would be events by then); the deletion runs at its next look.
     await stores.files.update({
       ...importing,
-      status: [...importing.status, { state: "PROCESSED" as const, at: 4_000 }],
+      status: [...importing.status, { state: "PROCESSED", at: 4_000 }],
       finished: true,
     });
     assert.equal(await deletions.runDue(3_000 + importWaitMs), 1);

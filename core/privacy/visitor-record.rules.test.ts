@@ -3,14 +3,12 @@ import { describe, it } from "node:test";
 import fc from "fast-check";
 import type { AttributeType, ProfileConfig } from "../config/config.model.ts";
 import { type AttributeValue, maxEpochMs, type VisitorProfile } from "../profiles/profile.rules.ts";
+import { customerIdAttribute, emailIdAttribute } from "../testing/fixtures.test-support.ts";
 import { buildVisitorRecord, visitorRecordAnswer } from "./visitor-record.rules.ts";
 
 const config: ProfileConfig = {
   name: "main",
-  visitorIdAttributes: [
-    { id: 5120, name: "email_address", parameter: "email_address" },
-    { id: 5121, name: "customer_id", parameter: "customer_id" },
-  ],
+  visitorIdAttributes: [emailIdAttribute, customerIdAttribute],
   attributes: [
     { id: 5201, name: "Lifetime event count", type: "number", pii: false, enrichments: [] },
     { id: 5202, name: "Last event name", type: "string", pii: false, enrichments: [] },

@@ -1,76 +1,8 @@
-import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createMemoryStores } from "../../adapters/store-memory/memory.stores.ts";
-import type { CollectedEvent, Stores } from "../ports/index.ts";
-import { eventRetentionWorker } from "./event-retention.worker.ts";
-import { profilesCursorKey } from "./profile-folding.worker.ts";
+import { eventRetentionCases } from "./event-retention.test-support.ts";
 
-/** A collected event, as the store contract's fixtures make it. */
-function sampleEvent(overrides: Partial<CollectedEvent> = {}): CollectedEvent {
-  return {
-    account: "acme",
-    profile: "main",
-    visitorId: "v1",
-    visitorIdSource: "visitor_id",
-    thirdPartyVisitorId: null,
-    firstPartyVisitorId: null,
-    event: "view",
-    datasource: null,
-    traceId: null,
-    receivedAt: 1_700_000_000_000,
-    data: { svc_account: "acme", svc_visitor_id: "v1" },
-    ...overrides,
-  };
-}
-
-const day = 86_400_000;
-const start = Date.UTC(2026, 10, 21);
-
-async function traceIds(stores: Stores): Promise<Array<string | null>> {
-  return (await stores.events.query({ limit: 100 })).map((event) => event.traceId);
-}
-
+// The same cases run on the libSQL store in adapters/store-libsql/event-retention.worker.test.ts.
 describe("event retention (memory store)", () => {
-  it("removes the events older than the retention once the profile worker has applied them, looking at most once a minute", async () => {
-    const stores: Stores = createMemoryStores();
-    await stores.events.append([
-      sampleEvent({ traceId: "old", receivedAt: start }),
-      sampleEvent({ traceId: "older-than-30-days", receivedAt: start + day }),
-      sampleEvent({ traceId: "new", receivedAt: start + 40 * day }),
-    ]);
-    const worker = eventRetentionWorker({ events: stores.events, settings: stores.settings, retentionMs: 30 * day });
-    // Nothing applied to profiles yet: nothing is removed, however old.
-    assert.equal(await worker.runDue(start + 35 * day), 0);
-    await stores.settings.set(profilesCursorKey, "3");
-    // Looked less than a minute ago.
-    assert.equal(await worker.runDue(start + 35 * day + 59_999), 0);
-    assert.equal(await worker.runDue(start + 35 * day + 60_000), 2);
-    assert.deepEqual(await traceIds(stores), ["new"]);
-    assert.equal(await worker.nextDueAt(), null);
-    await stores.close();
-  });
-
-  it("goes on at once while a pass removed some, in batches", async () => {
-    const stores: Stores = createMemoryStores();
-    await stores.events.append(
-      Array.from({ length: 25 }, (_, index) => sampleEvent({ traceId: String(index), receivedAt: start + index })),
-    );
-    await stores.settings.set(profilesCursorKey, "100");
-    const worker = eventRetentionWorker({
-      events: stores.events,
-      settings: stores.settings,
-      retentionMs: day,
-      batchSize: 10,
-    });
-    const now = start + 2 * day;
-    assert.deepEqual(
-      [await worker.runDue(now), await worker.runDue(now), await worker.runDue(now), await worker.runDue(now)],
-      [10, 10, 5, 0],
-    );
-    // Then it waits a minute again.
-    await stores.events.append([sampleEvent({ traceId: "late", receivedAt: start })]);
-    assert.equal(await worker.runDue(now + 1), 0);
-    assert.equal(await worker.runDue(now + 60_000), 1);
-    await stores.close();
-  });
+  for (const [name, run] of Object.entries(eventRetentionCases)) it(name, () => run(createMemoryStores()));
 });

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import type { ProfileConfig } from "../config/config.model.ts";
+import { customerIdAttribute, emailIdAttribute, eventCountAttribute } from "../testing/fixtures.test-support.ts";
 import {
   applyEvent,
   audiencesOf,
@@ -22,18 +23,9 @@ const purchase = { parameter: "svc_event", operator: "equals", value: "purchase"
 /** acme/main of demo.md. */
 const demo: ProfileConfig = {
   name: "main",
-  visitorIdAttributes: [
-    { id: 5120, name: "email_address", parameter: "email_address" },
-    { id: 5121, name: "customer_id", parameter: "customer_id" },
-  ],
+  visitorIdAttributes: [emailIdAttribute, customerIdAttribute],
   attributes: [
-    {
-      id: 5201,
-      name: "Lifetime event count",
-      type: "number",
-      pii: false,
-      enrichments: [{ when: "any_event", conditions: [], action: { type: "increment", by: 1 } }],
-    },
+    eventCountAttribute,
     {
       id: 5202,
       name: "Last event name",

@@ -1,88 +1,23 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createMemoryStores } from "../../adapters/store-memory/memory.stores.ts";
-import type { ProfileConfig } from "../config/config.model.ts";
-import type { CollectedEvent, EventLoop, Lease, Logger, ProfileSave, Stores } from "../ports/index.ts";
-import { profilePolicyFromLimits } from "./profile.rules.ts";
-import { profileWorker } from "./profile-folding.worker.ts";
+import type { ProfileSave, Stores } from "../ports/index.ts";
+import { hostEventLoop as eventLoop, recordingLogger } from "../testing/fakes.test-support.ts";
+import { knownEmailId as email, sampleEvent, seedProfile, visitorEvent } from "../testing/fixtures.test-support.ts";
+import { stitchingProfile as config, foldAll, foldingWorker, policy } from "./profiles.test-support.ts";
 import { ProfileLeaseLost, ProfilesService, profileEventOf } from "./profiles.use-cases.ts";
-
-/** The host's event loop, as the composition root hands it over (performance.now, setImmediate, setTimeout). */
-const eventLoop: EventLoop = {
-  monotonicMs: () => performance.now(),
-  nextTurn: () => new Promise((resolve) => setImmediate(resolve)),
-  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-};
-
-/** The profiles lease of a node alone on its store: it always holds it. */
-const soleHolder: Lease = {
-  acquire: async () => true,
-  release: async () => undefined,
-  end: async () => undefined,
-};
-
-/** A logger that keeps its lines. */
-function recordingLogger(): Logger & { readonly lines: Array<{ level: string; message: string }> } {
-  const lines: Array<{ level: string; message: string }> = [];
-  const log = (level: string) => (message: string) => void lines.push({ level, message });
-  return { lines, info: log("info"), warn: log("warn"), error: log("error") };
-}
-
-const config: ProfileConfig = {
-  name: "main",
-  visitorIdAttributes: [
-    { id: 5120, name: "email_address", parameter: "email_address" },
-    { id: 5121, name: "customer_id", parameter: "customer_id" },
-  ],
-  attributes: [
-    {
-      id: 5201,
-      name: "Events",
-      type: "number",
-      pii: false,
-      enrichments: [{ when: "any_event", conditions: [], action: { type: "increment", by: 1 } }],
-    },
-  ],
-  audiences: [],
-  engines: [],
-  fileDefinitions: [],
-};
-const policy = profilePolicyFromLimits({ visitTimeoutMinutes: 30 });
-const email = (value: string) => `__acme_main__5120_${value}__`;
 
 async function setup() {
   const stores = createMemoryStores();
-  await stores.tenancy.ensureAccount("acme", 0);
-  await stores.tenancy.putProfile("acme", config, 0);
+  await seedProfile(stores, config);
   const service = new ProfilesService({ stores, policy, eventLoop, pageSize: 2 });
-  const worker = profileWorker({
-    stores,
-    profiles: service,
-    logger: recordingLogger(),
-    lease: soleHolder,
-    batchSize: 2,
-  });
+  const worker = foldingWorker(stores, { profiles: service, batchSize: 2 });
   let at = 1_000_000;
   const send = async (visitorId: string, data: Record<string, unknown> = {}) => {
     at += 1000;
-    const event: CollectedEvent = {
-      account: "acme",
-      profile: "main",
-      visitorId,
-      visitorIdSource: "visitor_id",
-      thirdPartyVisitorId: null,
-      firstPartyVisitorId: null,
-      event: "view",
-      datasource: null,
-      traceId: null,
-      receivedAt: at,
-      data,
-    };
-    await stores.events.append([event]);
+    await stores.events.append([visitorEvent(visitorId, data, at)]);
   };
-  const drain = async () => {
-    while ((await worker.runDue(0)) > 0);
-  };
+  const drain = () => foldAll(worker);
   const eventsOf = async (visitorId: string) => {
     const canonical = await stores.profiles.canonicalOf("acme", "main", visitorId);
     return canonical ? (await stores.profiles.find("acme", "main", canonical))?.eventCount : undefined;
@@ -173,19 +108,7 @@ describe("profiles from stored events (DEC-PRO-03)", () => {
   it("events of an account/profile that is not configured are passed over", async () => {
     const { drain, stores } = await setup();
     await stores.events.append([
-      {
-        account: "initech",
-        profile: "main",
-        visitorId: "x",
-        visitorIdSource: "new",
-        thirdPartyVisitorId: null,
-        firstPartyVisitorId: null,
-        event: null,
-        datasource: null,
-        traceId: null,
-        receivedAt: 1,
-        data: {},
-      },
+      sampleEvent({ account: "initech", visitorId: "x", visitorIdSource: "new", event: null, receivedAt: 1, data: {} }),
     ]);
     await drain();
     assert.equal(await stores.profiles.canonicalOf("initech", "main", "x"), null);
@@ -208,7 +131,7 @@ describe("profiles from stored events (DEC-PRO-03)", () => {
     await assert.rejects(worker.runDue(0), { message: /disk full/ });
     assert.equal(await stores.settings.get("profiles.cursor"), "0");
     assert.equal(await eventsOf("anon-1"), undefined);
-    while ((await worker.runDue(0)) > 0);
+    await foldAll(worker);
     assert.equal(await eventsOf("anon-1"), 1);
     assert.equal(await eventsOf("anon-2"), 1);
   });
@@ -230,7 +153,7 @@ describe("profiles from stored events (DEC-PRO-03)", () => {
     await assert.rejects(worker.runDue(0), { message: /read failed/ });
     assert.equal(await stores.settings.get("profiles.cursor"), "1");
     assert.equal(await eventsOf("anon-1"), 1);
-    while ((await worker.runDue(0)) > 0);
+    await foldAll(worker);
     assert.equal(await stores.profiles.canonicalOf("acme", "main", "anon-1"), email("ann@example.com"));
     assert.equal(await eventsOf("anon-1"), 2);
   });
@@ -239,7 +162,7 @@ describe("profiles from stored events (DEC-PRO-03)", () => {
     const { send, stores, worker, eventsOf } = await setup();
     await send("anon-1");
     await send("anon-2");
-    while ((await worker.runDue(0)) > 0);
+    await foldAll(worker);
     let singleReads = 0;
     for (const name of ["canonicalOf", "find"] as const) {
       const original = (stores.profiles[name] as (...args: unknown[]) => Promise<unknown>).bind(stores.profiles);
@@ -250,7 +173,7 @@ describe("profiles from stored events (DEC-PRO-03)", () => {
     }
     await send("anon-1");
     await send("anon-2");
-    while ((await worker.runDue(0)) > 0);
+    await foldAll(worker);
     assert.equal(singleReads, 0);
     assert.equal(await eventsOf("anon-1"), 2);
     assert.equal(await eventsOf("anon-2"), 2);
@@ -266,7 +189,7 @@ describe("profiles from stored events (DEC-PRO-03)", () => {
     };
     // A new visitor: the canonical id's member record is written.
     await send("anon-1");
-    while ((await worker.runDue(0)) > 0);
+    await foldAll(worker);
     assert.deepEqual(
       saved.map(({ canonical, members, canonicalRecorded }) => ({ canonical, members, canonicalRecorded })),
       [{ canonical: "anon-1", members: [], canonicalRecorded: false }],
@@ -276,7 +199,7 @@ describe("profiles from stored events (DEC-PRO-03)", () => {
     saved.length = 0;
     await send("anon-1");
     await send("anon-1", { customer_id: "c-1" });
-    while ((await worker.runDue(0)) > 0);
+    await foldAll(worker);
     assert.deepEqual(
       saved.map(({ canonical, members, canonicalRecorded }) => ({ canonical, members, canonicalRecorded })),
       [
@@ -293,33 +216,15 @@ describe("profiles from stored events (DEC-PRO-03)", () => {
 
   it("a batch pauses between its reads, its work and its commit; events stored meanwhile wait for the next batch", async () => {
     const stores = createMemoryStores();
-    await stores.tenancy.ensureAccount("acme", 0);
-    await stores.tenancy.putProfile("acme", config, 0);
-    const event = (visitorId: string, receivedAt: number): CollectedEvent => ({
-      account: "acme",
-      profile: "main",
-      visitorId,
-      visitorIdSource: "visitor_id",
-      thirdPartyVisitorId: null,
-      firstPartyVisitorId: null,
-      event: "view",
-      datasource: null,
-      traceId: null,
-      receivedAt,
-      data: {},
-    });
+    await seedProfile(stores, config);
+    const event = (visitorId: string, receivedAt: number) => visitorEvent(visitorId, {}, receivedAt);
     let pauses = 0;
     // Each pause is where the thread commits collected events: one arrives at every pause of the first batch.
     const pause = async () => {
       pauses += 1;
       if (pauses <= 3) await stores.events.append([event(pauses % 2 === 0 ? "anon-2" : "anon-1", 2_000 + pauses)]);
     };
-    const worker = profileWorker({
-      stores,
-      profiles: new ProfilesService({ stores, policy, eventLoop, pause }),
-      logger: recordingLogger(),
-      lease: soleHolder,
-    });
+    const worker = foldingWorker(stores, { profiles: new ProfilesService({ stores, policy, eventLoop, pause }) });
     await stores.events.append([event("anon-1", 1_000), event("anon-2", 1_001)]);
     assert.equal(await worker.runDue(0), 2);
     assert.equal(pauses, 3);
@@ -425,22 +330,10 @@ describe("what the worker reads of a stored event (DEC-PRO-01, DEC-COL-11, VID-0
 describe("joins into a large group (DEC-PRO-03, VID-08)", () => {
   async function largeGroup(members: number, options: { sliceMs?: number } = {}) {
     const stores = createMemoryStores();
-    await stores.tenancy.ensureAccount("acme", 0);
-    await stores.tenancy.putProfile("acme", config, 0);
+    await seedProfile(stores, config);
     const service = new ProfilesService({ stores, policy, eventLoop, ...options });
-    const event = (visitorId: string, receivedAt: number, data: Record<string, unknown> = {}): CollectedEvent => ({
-      account: "acme",
-      profile: "main",
-      visitorId,
-      visitorIdSource: "visitor_id",
-      thirdPartyVisitorId: null,
-      firstPartyVisitorId: null,
-      event: "view",
-      datasource: null,
-      traceId: null,
-      receivedAt,
-      data,
-    });
+    const event = (visitorId: string, receivedAt: number, data: Record<string, unknown> = {}) =>
+      visitorEvent(visitorId, data, receivedAt);
     // Every visitor views a page, then logs in with one shared customer id (a "guest" id sent for everyone).
     const views = Array.from({ length: members }, (_, index) => event(`anon-${index}`, 1_000 + index));
     const logins = Array.from({ length: members }, (_, index) =>
@@ -450,7 +343,7 @@ describe("joins into a large group (DEC-PRO-03, VID-08)", () => {
     return {
       stores,
       service,
-      worker: profileWorker({ stores, profiles: service, logger: recordingLogger(), lease: soleHolder }),
+      worker: foldingWorker(stores, { profiles: service }),
     };
   }
 
@@ -464,7 +357,7 @@ describe("joins into a large group (DEC-PRO-03, VID-08)", () => {
       membersNamed = Math.max(membersNamed, asked.visitorIds?.length ?? 0);
       return query(asked);
     };
-    while ((await worker.runDue(0)) > 0);
+    await foldAll(worker);
     assert.equal(queriesByMember, 0);
     assert.ok(membersNamed > 1, `${membersNamed} is not more than 1`);
     const group = await stores.profiles.findByMember("acme", "main", "anon-0");
@@ -482,7 +375,7 @@ describe("joins into a large group (DEC-PRO-03, VID-08)", () => {
       if (counting) setImmediate(count);
     };
     setImmediate(count);
-    while ((await worker.runDue(0)) > 0);
+    await foldAll(worker);
     counting = false;
     // The three pauses between a batch's steps alone would give three turns; the joins' slices give many.
     assert.ok(turns > 50, `${turns} is not more than 50`);
@@ -510,7 +403,7 @@ describe("joins into a large group (DEC-PRO-03, VID-08)", () => {
       throw new ProfileLeaseLost();
     };
     const logger = recordingLogger();
-    const worker = profileWorker({ stores, profiles: service, logger, lease: soleHolder });
+    const worker = foldingWorker(stores, { profiles: service, logger });
     assert.equal(await worker.runDue(0), 0);
     assert.equal(await stores.settings.get("profiles.cursor"), null);
     assert.equal(

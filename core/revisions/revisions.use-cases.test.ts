@@ -1,22 +1,19 @@
 import assert from "node:assert/strict";
 import { beforeEach, describe, it } from "node:test";
-import { createMemoryStores } from "../../adapters/store-memory/memory.stores.ts";
-import type { ProfileConfig } from "../config/config.model.ts";
-import type { BundleZipper, Digests, Stores, ZipEntry } from "../ports/index.ts";
+import type { BundleZipper, ZipEntry } from "../ports/index.ts";
+import { webDigests } from "../testing/fakes.test-support.ts";
 import { manifestOfDetails, type RevisionDetails, serializeManifest } from "./revision.rules.ts";
-import { type PublishedFile, type PublishRequest, RevisionsService } from "./revisions.use-cases.ts";
+import {
+  bundleOf,
+  publishedFiles as files,
+  openRevisions,
+  published,
+  publishMinute,
+  publishRequest as request,
+} from "./revisions.test-support.ts";
+import { type PublishRequest, RevisionsService } from "./revisions.use-cases.ts";
 
 const text = (value: string) => new TextEncoder().encode(value);
-const publishMinute = Date.UTC(2025, 0, 2, 19, 53, 27);
-
-/** SHA-256 from the Web Crypto API, which Bun, Deno and Node all have. */
-const webDigests: Digests = {
-  async sha256Hex(data) {
-    const bytes = typeof data === "string" ? text(data) : data;
-    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>));
-    return Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("");
-  },
-};
 const sha256 = (bytes: Uint8Array) => webDigests.sha256Hex(bytes);
 
 /**
@@ -41,62 +38,9 @@ function readBundle(bundle: Uint8Array): ZipEntry[] {
   return members.map(([name, bytes]) => ({ name, bytes: Uint8Array.from(bytes) }));
 }
 
-/** A profile to publish to: what it defines does not matter to revisions. */
-function profileConfig(name: string): ProfileConfig {
-  return { name, visitorIdAttributes: [], attributes: [], audiences: [], engines: [], fileDefinitions: [] };
-}
-
-function files(): PublishedFile[] {
-  return [
-    { name: "mobile.html", bytes: text("<!DOCTYPE html><title>m</title>\n") },
-    { name: "utag.2.js", bytes: text("/* tag 2 */\n") },
-    { name: "utag.js", bytes: text("/* loader */\n".repeat(20)) },
-    { name: "utag.sync.js", bytes: text("/* sync */\n") },
-    { name: "utag.1.js", bytes: text("/* tag 1 */\n") },
-  ];
-}
-
-function request(overrides: Partial<PublishRequest> = {}): PublishRequest {
-  return {
-    name: "Full Release",
-    comment: "up to date publish",
-    createdBy: "user@example.com",
-    targets: ["prod"],
-    files: files(),
-    ...overrides,
-  };
-}
-
-async function openService(now = publishMinute): Promise<{
-  stores: Stores;
-  service: RevisionsService;
-  clock: { now(): number; set(ms: number): void };
-  zipper: ReturnType<typeof recordingZipper>;
-}> {
-  const stores = createMemoryStores();
-  await stores.tenancy.ensureAccount("acme", 0);
-  await stores.tenancy.putProfile("acme", profileConfig("main"), 0);
-  let current = now;
-  const clock = { now: () => current, set: (ms: number) => (current = ms) };
-  const zipper = recordingZipper();
-  return {
-    stores,
-    clock,
-    zipper,
-    service: new RevisionsService({ stores, clock, digests: webDigests, zipper, filePrefix: "utag" }),
-  };
-}
-
-async function published(service: RevisionsService, overrides: Partial<PublishRequest> = {}): Promise<RevisionDetails> {
-  const result = await service.publish("acme", "main", request(overrides));
-  if (!result.ok) throw new Error(result.error.error.message);
-  return result.value;
-}
-
-async function bundleOf(service: RevisionsService, details: RevisionDetails, target = "prod"): Promise<Uint8Array> {
-  const bundle = await service.bundle("acme", "main", details.revision_id, target);
-  if (!bundle.ok) throw new Error(bundle.error.message);
-  return bundle.value;
+/** acme/main, nothing configured (what it defines does not matter to revisions), and its service at `now`. */
+function openService(now = publishMinute) {
+  return openRevisions(recordingZipper(), webDigests, { now });
 }
 
 describe("publishing a revision (DEC-REV-01, DEC-REV-02)", () => {

@@ -1,9 +1,16 @@
+import assert from "node:assert/strict";
+import { defaultLimits } from "../config/config.model.ts";
 import type { SecretHasher } from "../ports/hashing.port.ts";
 import type { Stores } from "../ports/stores.ts";
+import { manualClock } from "../testing/fakes.test-support.ts";
+import { profileWith, seedProfile } from "../testing/fixtures.test-support.ts";
+import { AuthService, type AuthServiceDeps } from "./auth.use-cases.ts";
+import { sessionJanitor } from "./session-janitor.worker.ts";
+import { UsersService } from "./users.use-cases.ts";
 
 /**
- * For the sign-in tests, in the core and against the adapters' stores alike. Not a test file, so it imports
- * nothing but the core.
+ * For the sign-in tests, in the core (with stand-ins for the host's ids, digests and token signer) and in the
+ * adapters (with node:crypto and jose, and on the libSQL store) alike.
  */
 
 /**
@@ -15,34 +22,14 @@ export const prefixHasher: SecretHasher = {
   verify: async (secret, hash) => hash === `fake$${secret}`,
 };
 
-/** A clock that stands still until a test moves it. */
-export function manualClock(start = Date.UTC(2026, 10, 21)) {
-  let now = start;
-  return {
-    now: () => now,
-    advance: (ms: number) => {
-      now += ms;
-    },
-  };
-}
-
 /**
  * Two accounts with a profile each, and three users (passwords `<name>-password` under prefixHasher): ann may
  * reach all of acme and holds the API key `ann-api-key`, gus only globex's main, nog nothing.
  */
 export async function seedSignInTenants(stores: Stores, now: number): Promise<void> {
-  await stores.tenancy.ensureAccount("acme", now);
-  await stores.tenancy.putProfile(
-    "acme",
-    { name: "main", visitorIdAttributes: [], attributes: [], audiences: [], engines: [], fileDefinitions: [] },
-    now,
-  );
+  await seedProfile(stores, profileWith(), now);
   await stores.tenancy.ensureAccount("globex", now);
-  await stores.tenancy.putProfile(
-    "globex",
-    { name: "main", visitorIdAttributes: [], attributes: [], audiences: [], engines: [], fileDefinitions: [] },
-    now,
-  );
+  await stores.tenancy.putProfile("globex", profileWith(), now);
   const user = { passwordSeed: null, disabled: false, tokensValidAfter: null, createdAt: now, updatedAt: now };
   await stores.tenancy.putUser({
     ...user,
@@ -66,3 +53,86 @@ export async function seedSignInTenants(stores: Stores, now: number): Promise<vo
     revokedAt: null,
   });
 }
+
+/** What the sign-in use cases take from their host rather than from the core. */
+export type SignInHost = Pick<AuthServiceDeps, "ids" | "digests" | "tokens" | "eventLoop">;
+
+/** The sign-in services' dependencies: `stores` on `clock`, with the default limits and `hasher`. */
+export function signInDeps(
+  stores: Stores,
+  clock: ReturnType<typeof manualClock>,
+  host: SignInHost,
+  hasher: SecretHasher = prefixHasher,
+) {
+  return { stores, hasher, clock, limits: defaultLimits, ...host };
+}
+
+/** `stores` seeded with the sign-in tenants (seedSignInTenants) on a manual clock, and the services over them. */
+export async function signInSetup(stores: Stores, host: SignInHost) {
+  const clock = manualClock();
+  await seedSignInTenants(stores, clock.now());
+  const deps = signInDeps(stores, clock, host);
+  return { stores, clock, auth: new AuthService(deps), users: new UsersService(deps) };
+}
+
+const minute = 60_000;
+
+/** The sign-in services on `stores`, and a sweep of the session janitor at their clock's now. */
+async function withJanitor(stores: Stores, host: SignInHost) {
+  const setUp = await signInSetup(stores, host);
+  const janitor = sessionJanitor({
+    sessions: stores.sessions,
+    lockouts: stores.lockouts,
+    clock: setUp.clock,
+    policy: { idleMs: 30 * minute, absoluteMs: 12 * 60 * minute },
+  });
+  return { ...setUp, sweep: () => janitor.runDue(setUp.clock.now()) };
+}
+
+/**
+ * The lockout records under the session janitor (DEC-SES-01, DEC-AUT-01), run on every store: the in-memory
+ * one in the core (core/session/auth.use-cases.test.ts), libSQL's in the adapters
+ * (adapters/store-libsql/auth.use-cases.test.ts). Each takes a fresh, empty store, named after the store.
+ */
+export const lockoutJanitorCases: Record<string, (stores: Stores, host: SignInHost) => Promise<void>> = {
+  "[DEC-SES-01] a locked account stays locked through janitor runs until its lock ends, then its record goes": async (
+    stores,
+    host,
+  ) => {
+    const { auth, clock, sweep } = await withJanitor(stores, host);
+    for (let i = 0; i < 5; i += 1) await auth.login("ann@example.com", "wrong", "local");
+    // A janitor run every minute of the lock, the last one a millisecond before it ends.
+    clock.advance(minute - 1);
+    for (let run = 1; run <= 10; run += 1) {
+      assert.equal(await sweep(), 0);
+      const refused = await auth.login("ann@example.com", "ann-password", "local");
+      assert.equal(refused.ok ? 200 : refused.error.returnCode, 1402);
+      if (run < 10) clock.advance(minute);
+    }
+    clock.advance(minute);
+    assert.equal(await sweep(), 1);
+    assert.equal(await stores.lockouts.read("password", "ann@example.com"), null);
+    assert.equal((await auth.login("ann@example.com", "ann-password", "local")).ok, true);
+  },
+
+  "[DEC-SES-01, DEC-AUT-01] the records of made-up names go once their failures leave the window, not before": async (
+    stores,
+    host,
+  ) => {
+    const { auth, clock, sweep } = await withJanitor(stores, host);
+    for (let i = 0; i < 3; i += 1) await auth.login(`made-up-${i}@example.com`, "x", "local");
+    await auth.issueToken("made-up-0@example.com", "x", "local");
+    for (let i = 0; i < 4; i += 1) await auth.login("ann@example.com", "wrong", "local");
+    clock.advance(10 * minute - 1);
+    assert.equal(await sweep(), 0);
+    // The 4 failures still count: one more locks the account.
+    await auth.login("ann@example.com", "wrong", "local");
+    const locked = await auth.login("ann@example.com", "ann-password", "local");
+    assert.equal(locked.ok ? 200 : locked.error.returnCode, 1402);
+    clock.advance(minute);
+    assert.equal(await sweep(), 4);
+    assert.equal(await stores.lockouts.read("password", "made-up-0@example.com"), null);
+    assert.equal(await stores.lockouts.read("api-key", "made-up-0@example.com"), null);
+    assert.notEqual(await stores.lockouts.read("password", "ann@example.com"), null);
+  },
+};

@@ -1,11 +1,17 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createMemoryStores } from "../../adapters/store-memory/memory.stores.ts";
-import { defaultLimits } from "../config/config.model.ts";
 import { type ManagementError, ServiceBusyError } from "../errors/index.ts";
-import type { Digests, EventLoop, IdSource, SecretHasher, Stores, TokenClaims, TokenSigner } from "../ports/index.ts";
+import type { Digests, IdSource, SecretHasher, Stores, TokenClaims, TokenSigner } from "../ports/index.ts";
 import type { Result } from "../result.ts";
-import { prefixHasher as fakeHasher, manualClock, seedSignInTenants as seed } from "./auth.test-support.ts";
+import { hostEventLoop, manualClock } from "../testing/fakes.test-support.ts";
+import {
+  prefixHasher as fakeHasher,
+  lockoutJanitorCases,
+  seedSignInTenants as seed,
+  signInDeps,
+  signInSetup,
+} from "./auth.test-support.ts";
 import { AuthService } from "./auth.use-cases.ts";
 import { UsersService } from "./users.use-cases.ts";
 
@@ -28,12 +34,6 @@ async function sha256Hex(data: Uint8Array | string): Promise<string> {
 }
 
 const digests: Digests = { sha256Hex };
-
-const eventLoop: EventLoop = {
-  monotonicMs: () => performance.now(),
-  nextTurn: () => new Promise((resolve) => setTimeout(resolve, 0)),
-  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-};
 
 /** FNV-1a of a text, as hex: the fake signer's signature, which binds the claims to the secret. */
 function fnv1a(text: string): string {
@@ -68,8 +68,11 @@ const tokens: TokenSigner = {
   },
 };
 
+/** The host's side of the sign-in use cases, from the web-standard APIs above and the host's event loop. */
+const host = { ids, digests, tokens, eventLoop: hostEventLoop };
+
 function authDeps(stores: Stores, clock: ReturnType<typeof manualClock>, hasher: SecretHasher = fakeHasher) {
-  return { stores, hasher, ids, clock, limits: defaultLimits, digests, tokens, eventLoop };
+  return signInDeps(stores, clock, host, hasher);
 }
 
 /** The fields of a result a refusal is told by: whether it succeeded, and if not its returnCode. */
@@ -77,11 +80,8 @@ function outcomeOf(result: Result<unknown, ManagementError>) {
   return result.ok ? { ok: true } : { ok: false, error: { returnCode: result.error.returnCode } };
 }
 
-async function setup(stores: Stores = createMemoryStores()) {
-  const clock = manualClock();
-  await seed(stores, clock.now());
-  const deps = authDeps(stores, clock);
-  return { stores, clock, auth: new AuthService(deps), users: new UsersService(deps) };
+function setup(stores: Stores = createMemoryStores()) {
+  return signInSetup(stores, host);
 }
 
 describe("AuthService: changes committed while an attempt waited its turn (SES-13, DEC-AUT-02)", () => {
@@ -375,6 +375,12 @@ describe("AuthService: lockout (DEC-SES-01)", () => {
     assert.equal((await auth.issueToken("ann@example.com", "ann-api-key", "local")).ok, true);
     assert.equal((await auth.login("ann@example.com", "ann-password", "local")).ok, true);
   });
+});
+
+// The same cases run on the libSQL store in adapters/store-libsql/auth.use-cases.test.ts.
+describe("AuthService: lockout records and the session janitor (DEC-SES-01, DEC-AUT-01)", () => {
+  for (const [name, run] of Object.entries(lockoutJanitorCases))
+    it(`${name} (memory)`, () => run(createMemoryStores(), host));
 });
 
 describe("AuthService: bearer tokens (AUT-01, AUT-02, DEC-AUT-01/02)", () => {

@@ -1,8 +1,9 @@
 /**
- * The records the store contract suites make, shared by them and by the tests of code that needs a store
- * filled with something: fixtures only, no test in this file.
+ * The records the tests put in a store: the store contract suites (adapters/store-contract), the tests of the use
+ * cases in the core and those of the adapters alike. Fixtures only, no test in this file; they read the stores
+ * only through the ports, so they fill the in-memory store and libSQL's the same.
  */
-import type { ProfileConfig } from "../../core/config/config.model.ts";
+import type { AttributeDefinition, ProfileConfig, VisitorIdAttribute } from "../config/config.model.ts";
 import type {
   ApiKeyRecord,
   CollectedEvent,
@@ -11,9 +12,10 @@ import type {
   PrivacyTransaction,
   Stores,
   UserRecord,
-} from "../../core/ports/index.ts";
-import { privacyAuditRecord } from "../../core/privacy/privacy.use-cases.ts";
+} from "../ports/index.ts";
+import { privacyAuditRecord } from "../privacy/privacy.use-cases.ts";
 
+/** A collected view of acme/main by the visitor v1. */
 export function sampleEvent(overrides: Partial<CollectedEvent> = {}): CollectedEvent {
   return {
     account: "acme",
@@ -29,6 +31,15 @@ export function sampleEvent(overrides: Partial<CollectedEvent> = {}): CollectedE
     data: { svc_account: "acme", svc_visitor_id: "v1" },
     ...overrides,
   };
+}
+
+/** A view of acme/main by `visitorId` with the parameters `data`, received at `receivedAt`. */
+export function visitorEvent(
+  visitorId: string,
+  data: Record<string, unknown> = {},
+  receivedAt = 1_000,
+): CollectedEvent {
+  return sampleEvent({ visitorId, data, receivedAt });
 }
 
 /** The number of the last sample file record (each has an id and name of its own). */
@@ -53,6 +64,20 @@ export function sampleFileRecord(overrides: Partial<FileStatusRecord> = {}): Fil
   };
 }
 
+/** An import of acme/main's purchases_2.csv that another node is processing, and has not finished. */
+export function importInProgress(overrides: Partial<FileStatusRecord> = {}): FileStatusRecord {
+  return sampleFileRecord({
+    id: "0".repeat(24),
+    name: "purchases_2.csv",
+    createdAt: 0,
+    nodeId: "other-node",
+    file: { size: 0, checksum: "", sourceType: "upload", sourceHost: "host", lineCount: 0 },
+    status: [{ state: "PROCESSING", at: 0 }],
+    ...overrides,
+  });
+}
+
+/** A pending deletion of ann@example.com (the visitor ID attribute 5120). */
 export function sampleTransaction(overrides: Partial<PrivacyTransaction> = {}): PrivacyTransaction {
   return {
     id: "t1",
@@ -72,6 +97,11 @@ export function sampleTransaction(overrides: Partial<PrivacyTransaction> = {}): 
   };
 }
 
+/** A deletion, due at once, of the visitor whose visitor ID attribute `attributeId` is `value`. */
+export function deletionOf(attributeId: number, value: string): PrivacyTransaction {
+  return sampleTransaction({ attributeId, value, valueHash: "h", createdAt: 0, runAt: 0 });
+}
+
 /** The audit record the service writes (privacyAuditRecord), with the test's defaults for time and detail. */
 export function auditFor(
   transaction: PrivacyTransaction,
@@ -80,6 +110,42 @@ export function auditFor(
   detail: Record<string, number> = {},
 ): PrivacyAuditRecord {
   return privacyAuditRecord(transaction, action, at, detail);
+}
+
+/** The visitor ID attribute of an e-mail address, as demo.md's acme/main has it. */
+export const emailIdAttribute: VisitorIdAttribute = { id: 5120, name: "email_address", parameter: "email_address" };
+/** The visitor ID attribute of a customer id, as demo.md's acme/main has it. */
+export const customerIdAttribute: VisitorIdAttribute = { id: 5121, name: "customer_id", parameter: "customer_id" };
+
+/** The known visitor ID of acme/main for the e-mail address `value` (attribute 5120). */
+export const knownEmailId = (value: string) => `__acme_main__5120_${value}__`;
+
+/** A profile ("main" unless `parts` names another) with nothing configured but `parts`. */
+export function profileWith(parts: Partial<ProfileConfig> = {}): ProfileConfig {
+  return {
+    name: "main",
+    visitorIdAttributes: [],
+    attributes: [],
+    audiences: [],
+    engines: [],
+    fileDefinitions: [],
+    ...parts,
+  };
+}
+
+/** A number attribute counting every event of the visitor, as demo.md's acme/main has it. */
+export const eventCountAttribute: AttributeDefinition = {
+  id: 5201,
+  name: "Lifetime event count",
+  type: "number",
+  pii: false,
+  enrichments: [{ when: "any_event", conditions: [], action: { type: "increment", by: 1 } }],
+};
+
+/** The account acme with the profile `config`, created at `at`. */
+export async function seedProfile(stores: Stores, config: ProfileConfig, at = 0): Promise<void> {
+  await stores.tenancy.ensureAccount("acme", at);
+  await stores.tenancy.putProfile("acme", config, at);
 }
 
 /** A profile using every kind of definition and every variant inside them. */
