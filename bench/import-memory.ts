@@ -102,7 +102,7 @@ export async function runImport(rows: number): Promise<ImportRun> {
     const service = opened.value;
     const imports = service.deps.fileImports;
     const name = `purchases_bench-${rows}.csv`;
-    // Written under a name the drop folder ignores, then renamed into place, as the README asks.
+    // Written under a name the drop folder ignores, then renamed into place, as docs/api/file-import.md asks.
     const inbox = join(dataDir, "inbox", "acme", "main");
     mkdirSync(inbox, { recursive: true });
     const staging = join(inbox, `.${name}.tmp`);

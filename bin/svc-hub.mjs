@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * `npx svc-hub` in a project that installed svc-hub: starts the server as `npm start` does in this repository,
- * configured by the same environment variables (README, "Running it"). A shim in plain JavaScript because npm
+ * configured by the same environment variables (docs/running-it-yourself.md). A shim in plain JavaScript because npm
  * runs a package's bin with Node, which cannot run the server's TypeScript: it hands over to Bun.
  *
  * The working directory stays the caller's, so `svc.config.json` (or .yaml, .yml) and the default
@@ -18,7 +18,7 @@ const usage = `Usage: svc-hub
 Starts svc-hub in this folder: its configuration is ./svc.config.json, .yaml or .yml when present (else the
 demo tenants), its data ./.svc-data. It takes no arguments; environment variables configure it:
 PORT, SVC_HOST, SVC_DATA_DIR, SVC_CONFIG, SVC_ADMIN_TOKEN, SVC_TIMING, SVC_STORE, SVC_LOG_LEVEL,
-SVC_BACKGROUND (see the README of svc-hub, "Running it"). SIGINT or SIGTERM stop it (exit code 0).
+SVC_BACKGROUND (see docs/running-it-yourself.md in svc-hub). SIGINT or SIGTERM stop it (exit code 0).
 `;
 
 const args = process.argv.slice(2);

@@ -1,7 +1,7 @@
 /**
  * Debian's Chromium, started through playwright-core, set up like an ordinary desktop browser as far as the
  * service can tell: a normal Chrome User-Agent (a HeadlessChrome one is filtered as a bot, DEC-COL-06) and a
- * profile that allows third-party cookies (see README, "Browser end-to-end suite").
+ * profile that allows third-party cookies (see CONTRIBUTING.md, "The browser end-to-end suite").
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -33,7 +33,7 @@ export interface SvcHubOptions {
   startTimeoutMs?: number;
 }
 
-/** The answer of `POST /admin/wait` (README, "The admin API"). */
+/** The answer of `POST /admin/wait` (docs/testing-with-svc-hub.md, "Waiting for background work"). */
 export interface SvcHubWaitResult {
   complete: boolean;
   /** Per worker, the items finished while the wait ran. */

@@ -1,4 +1,4 @@
-/** `npm run hash-secret` (README "Configuration"): the hash of a secret read from standard input. */
+/** `npm run hash-secret` (docs/configuration.md, "Secrets"): the hash of a secret read from standard input. */
 import { describe, expect, it } from "bun:test";
 import { join } from "node:path";
 

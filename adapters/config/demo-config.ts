@@ -3,5 +3,5 @@ import { fileURLToPath } from "node:url";
 
 export const demoConfigPath = fileURLToPath(new URL("./demo.config.json", import.meta.url));
 
-/** The same tenants in YAML (the form the README shows); a test proves both load to the same configuration. */
+/** The same tenants in YAML (the form docs/demo-tenants.md shows); a test proves both load to the same configuration. */
 export const demoYamlConfigPath = fileURLToPath(new URL("./demo.config.yaml", import.meta.url));

@@ -269,7 +269,7 @@ export function adminRoutes(deps: AppDeps) {
     .post(
       "/reset",
       async ({ request }) => {
-        // svc-hub's own: the isolation of test cases without a restart (README, The admin API). The body is
+        // svc-hub's own: the isolation of test cases without a restart (docs/testing-with-svc-hub.md, Resetting between test cases). The body is
         // checked before anything is erased.
         await checkResetBody(request);
         return deps.resets.reset();

@@ -235,7 +235,7 @@ function adminTokenLine(): string {
 /**
  * The demo's users and API keys that still hold the demo's public secrets in this store, when another
  * configuration runs on it: a store first started with the demo keeps them (a configuration deletes nothing
- * it does not mention), and their passwords and keys are printed in the README.
+ * it does not mention), and their passwords and keys are printed in docs/demo-tenants.md.
  */
 async function publicDemoCredentials(): Promise<string[]> {
   if (configSource.demo) return [];

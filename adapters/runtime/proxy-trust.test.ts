@@ -1,4 +1,4 @@
-/** Who the client is behind proxies (SVC_TRUSTED_PROXIES): README "Running it", SECURITY.md. */
+/** Who the client is behind proxies (SVC_TRUSTED_PROXIES): docs/running-it-yourself.md, SECURITY.md. */
 import { describe, expect, it } from "bun:test";
 import { canonicalAddress, clientAddressOf, compileProxyTrust } from "./proxy-trust.ts";
 

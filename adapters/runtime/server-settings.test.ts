@@ -1,4 +1,4 @@
-/** The server's environment variables (README "Running it"): defaults, refusals, and an empty value as unset. */
+/** The server's environment variables (docs/running-it-yourself.md, "Environment variables"): defaults, refusals, and an empty value as unset. */
 import { describe, expect, it } from "bun:test";
 import { dataDirFromEnv } from "./paths.ts";
 import { readServerSettings, SettingRefused } from "./server-settings.ts";

@@ -75,7 +75,7 @@ function hint(value: unknown): string | null {
  * The collection use-case (COL-*, VID-*, DEC-COL-*): filter bots, read and check the request, keep to the
  * rate limit, resolve the visitor, commit the event (group commit) and say what the answer carries.
  * Per process: the rate-limit windows, the sources' shares and byte budgets and the counters live in memory
- * (README, Decisions of our own).
+ * (docs/decisions.md, Collection).
  */
 export class CollectService {
   readonly stats = new CollectStats();

@@ -9,7 +9,7 @@ export interface CollectErrorEntry {
 
 /**
  * The collection endpoint's refusals. The body is always empty; the reason travels in `X-Error` (COL-04).
- * interface.md gives the wording of the first entry only; the others are this service's (README, Decisions).
+ * interface.md gives the wording of the first entry only; the others are this service's (docs/decisions.md).
  */
 export const collectErrors = {
   missingAccountOrProfile: {

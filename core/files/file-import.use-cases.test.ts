@@ -457,7 +457,7 @@ describe("every failure message an import can meet, each reproduced by a file (F
   });
 
   it("the messages no import here can meet are the connection and attribute ones, which need remote sources or a configuration the loader refuses", () => {
-    // Documented in the README: invalidConnection (no FTP/SFTP/S3 sources yet) and attributeNotFound (the loader checks every column's attribute).
+    // Documented in docs/decisions.md (File import): invalidConnection (no FTP/SFTP/S3 sources yet) and attributeNotFound (the loader checks every column's attribute).
     assert.equal(classifyFileFailure(fileFailureMessage("invalidConnection")), "invalidConnection");
     assert.equal(classifyFileFailure(fileFailureMessage("attributeNotFound")), "attributeNotFound");
   });
