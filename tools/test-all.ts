@@ -5,17 +5,18 @@
  *      (deno check, deno test): core/ is runtime-neutral;
  *   2. bun test: core, adapters, harness, tools, and the launcher and bin (started under Node too);
  *   3. the conformance scenarios against the in-process app;
- *   4. the conformance scenarios against a real server started on a free port;
+ *   4. the conformance scenarios against a real server started on a free port, and whether the committed
+ *      COMPATIBILITY.md is what that run found (`npm run compatibility` writes it; npm test changes no tracked file);
  *   5. the reliability and security suite (reliability/: fuzzing, tenancy, crashes, sessions, full disk, slow clients);
- *   6. the browser end-to-end suite in Debian's Chromium (installed first when missing).
+ *   6. the browser end-to-end suite in Debian's Chromium (installed first when missing; skipped, saying why,
+ *      where it cannot be had, unless CI or SVC_REQUIRE_BROWSER is set).
  *
  * Each suite's output is shown as it runs and kept in test-output/<suite>.log.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { runSuiteAgainstServer } from "./conformance-server.ts";
 import { browserSuiteWhenUnavailable, chromiumUnavailableExitCode } from "./ensure-chromium.ts";
-import { spawnServer } from "./spawn-server.ts";
 
 interface Counts {
   passed: number;
@@ -192,48 +193,36 @@ const suites: Array<{ name: string; run: () => Promise<void> }> = [
   {
     name: "conformance-server",
     async run() {
-      const dataDir = mkdtempSync(join(tmpdir(), "svc-hub-conformance-"));
-      const adminToken = `ci-${crypto.randomUUID()}`;
-      let server: Awaited<ReturnType<typeof spawnServer>> | null = null;
+      // The matrix this run makes goes to test-output/: npm test leaves the working tree as it found it, and
+      // the committed COMPATIBILITY.md (written by `npm run compatibility`) must say the same.
+      const made = join(outputDir, "COMPATIBILITY.md");
       try {
-        server = await spawnServer({
+        const run = await runSuiteAgainstServer(
           root,
-          dataDir,
-          adminToken,
-          logFile: join(outputDir, "conformance-server.server.log"),
-        });
-        const { code, output } = await runCommand("conformance-server", [
-          bin("bun"),
-          "harness/cli.ts",
-          "--target",
-          server.url,
-          // svc-hub's demo with the optional fixtures it has (the target file's base gives way to --target).
-          "--target-file",
-          join(root, "conformance", "targets", "svc-hub-demo.json"),
-          "--admin-token",
-          adminToken,
-          "--impl",
-          "svc-hub",
-          "--report-dir",
-          join(outputDir, "conformance-server"),
-          // The committed compatibility matrix comes from this run: the suite against a real server.
-          "--compatibility",
-          join(root, "COMPATIBILITY.md"),
-        ]);
-        record("conformance-server", harnessCounts(output), code);
-        const exitCode = await server.stop();
+          ["--report-dir", join(outputDir, "conformance-server"), "--compatibility", made],
+          (command) => runCommand("conformance-server", command),
+          join(outputDir, "conformance-server.server.log"),
+        );
+        record("conformance-server", harnessCounts(run.output), run.code);
         record(
           "server-clean-stop",
-          { passed: exitCode === 0 ? 1 : 0, failed: exitCode === 0 ? 0 : 1, skipped: 0 },
-          exitCode,
+          { passed: run.serverExitCode === 0 ? 1 : 0, failed: run.serverExitCode === 0 ? 0 : 1, skipped: 0 },
+          run.serverExitCode,
         );
-        server = null;
+        const current =
+          existsSync(made) && readFileSync(made, "utf8") === readFileSync(join(root, "COMPATIBILITY.md"), "utf8");
+        if (!current)
+          process.stdout.write(
+            "compatibility-current: COMPATIBILITY.md differs from what this run found (test-output/COMPATIBILITY.md): run `npm run compatibility` and commit it\n",
+          );
+        record(
+          "compatibility-current",
+          { passed: current ? 1 : 0, failed: current ? 0 : 1, skipped: 0 },
+          current ? 0 : 1,
+        );
       } catch (error) {
         process.stderr.write(`conformance-server: ${error instanceof Error ? error.message : String(error)}\n`);
         record("conformance-server", { passed: 0, failed: 1, skipped: 0 }, 1);
-      } finally {
-        await server?.stop();
-        rmSync(dataDir, { recursive: true, force: true });
       }
     },
   },
