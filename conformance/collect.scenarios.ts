@@ -65,6 +65,56 @@ function findAccountWithMainProfile(ctx: ScenarioContext): string {
   return found[0];
 }
 
+/** A desktop browser's User-Agent, which no bot rule matches on its own. */
+const browserUserAgent =
+  "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36";
+
+/**
+ * DEC-COL-06 has two sources, the vendor's token list (bot-tokens.txt) and a crawler library (isbot). These are
+ * the vendor's tokens that isbot 5 does not recognise inside a browser's User-Agent: a filter that used the
+ * library alone would store their events, and a scenario sending only crawlers both sources know would not see
+ * it.
+ */
+const vendorOnlyBotTokens = [
+  "80legs",
+  "AlertSite",
+  "Black.Hole",
+  "Black Hole",
+  "BlowFish",
+  "Bullseye",
+  "ContentSmartz",
+  "DataCha0s",
+  "DBrowse",
+  "EmailSiphon",
+  "envolk",
+  "facebookexternalhit",
+  "Genieo",
+  "gigablast",
+  "Keynote",
+  "KHTE",
+  "KXTN",
+  "Microsearch",
+  "Mnogosearch",
+  "PagePeeker",
+  "proximic",
+  "ScoutJet",
+  "Scrapy",
+  "SimplePie",
+  "Slurp",
+  "Sougou",
+  "SPEng",
+  "Twiceler",
+  "UnwindFetchor",
+  "voyager",
+  "Webmetrics",
+  "WhatsApp",
+  "Yandex",
+  "yanga",
+  "Youdao",
+  "zibber",
+  "ZyBorg",
+];
+
 /** svc-hub's collection counters, GET /admin/collect/stats (not part of the specified admin API: needs "svc-hub-admin"). */
 async function collectStats(ctx: ScenarioContext): Promise<{ filteredBots: number }> {
   const answer = await ctx.base.get("/admin/collect/stats", { headers: ctx.svcHubAdminHeaders() });
@@ -645,6 +695,28 @@ export const collectScenarios = defineScenarios("collect", [
           }),
           200,
         );
+      }
+      for (const traceId of traces) await expectNotStored(ctx, traceId);
+      const after = await collectStats(ctx);
+      expectEqual(after.filteredBots - before.filteredBots, traces.length, "filtered bots counted");
+    },
+  },
+  {
+    title:
+      "[COL-13, DEC-COL-06] every vendor token a crawler library may not know is a bot on its own, in any case, inside a browser's User-Agent",
+    needs: ["svc-hub-admin"],
+    async run(ctx) {
+      const before = await collectStats(ctx);
+      const traces: string[] = [];
+      for (const [index, token] of vendorOnlyBotTokens.entries()) {
+        // Case-insensitive (DEC-COL-06): every third token upper-cased, every third lower-cased.
+        const written = index % 3 === 1 ? token.toUpperCase() : index % 3 === 2 ? token.toLowerCase() : token;
+        const traceId = ctx.uniqueId("vendor-bot");
+        traces.push(traceId);
+        const query = { svc_account: ctx.fixtures.account, svc_profile: ctx.fixtures.profile, svc_trace_id: traceId };
+        const headers = { "user-agent": `${browserUserAgent} ${written}/1.0` };
+        if (index % 2 === 0) expectTransparentPixel(await ctx.collect.get("/event", { query, headers }));
+        else expectStatus(await ctx.collect.post("/event", { json: query, headers }), 200);
       }
       for (const traceId of traces) await expectNotStored(ctx, traceId);
       const after = await collectStats(ctx);
