@@ -24,6 +24,13 @@ describe("the package's exports", () => {
     const harness = await import("svc-hub/harness");
     expect(typeof harness.runScenarios).toBe("function");
     expect(typeof harness.urlTarget).toBe("function");
+    expect(typeof harness.loadScenarioModule).toBe("function");
+  });
+
+  it('and its scenarios as "svc-hub/conformance": every scenario, with the catalogue they are reported against', async () => {
+    const conformance = await import("svc-hub/conformance");
+    expect(conformance.allScenarios.length).toBeGreaterThan(150);
+    expect(conformance.clauseCatalogue.some((entry) => entry.id === "SES-01")).toBe(true);
   });
 
   it('test setups import the launcher as "svc-hub/launcher": plain JavaScript for Node, with its types beside it', async () => {

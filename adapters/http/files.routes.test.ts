@@ -3,7 +3,10 @@
  * over HTTP alone. The scenarios themselves also run in-process (`bun harness/cli.ts --in-process`).
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { type InProcessService, openInProcessTarget } from "../../harness/in-process.ts";
+import {
+  type InProcessService,
+  openInProcessTarget,
+} from "../../conformance/implementations/svc-hub/in-process-target.ts";
 import { inProcessBase } from "../../harness/target.ts";
 import { loadConfigFile } from "../config/config.loader.ts";
 import { demoConfigPath } from "../config/demo-config.ts";
