@@ -44,8 +44,8 @@ const maxSeed = 4_294_967_295;
 const capabilityLines = capabilityNames.map((name) => `    ${name}: ${capabilityDefinitions[name].what}`).join("\n");
 
 function usage(areas: readonly string[]): string {
-  return `usage: bun harness/cli.ts (--target <base-url> | --target-file <file.json> | --in-process <module>) [options]
-       (npm run conformance -- ... in svc-hub's checkout)
+  return `usage: svc-hub-conformance (--target <base-url> | --target-file <file.json> | --in-process <module>) [options]
+       (npx svc-hub-conformance where svc-hub is installed; bun harness/cli.ts or npm run conformance -- in its checkout)
 
   --target <url>          the management root ({base_url}) of the implementation
   --collect-url <url>     the collection root ({collect_url}); default: the target

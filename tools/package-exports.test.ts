@@ -51,6 +51,13 @@ describe("the package's exports", () => {
     expect(() => accessSync(bin, constants.X_OK)).not.toThrow();
   });
 
+  it('"svc-hub-conformance" runs the conformance suite: an executable Node script that hands over to Bun', () => {
+    const bin = join(root, manifest.bin["svc-hub-conformance"] as string);
+    expect(readFileSync(bin, "utf8")).toStartWith("#!/usr/bin/env node\n");
+    expect(readFileSync(bin, "utf8")).toContain('join(packageRoot, "harness", "cli.ts")');
+    expect(() => accessSync(bin, constants.X_OK)).not.toThrow();
+  });
+
   it("stays private: installed from git or a tarball, never published to a registry by mistake", () => {
     expect(manifest.private).toBe(true);
   });
