@@ -1,6 +1,7 @@
 /**
  * The file routes in-process (FIL-*, DEC-FIL-*, DEC-OPS-04): what the conformance scenarios do not reach
- * over HTTP alone. The scenarios themselves also run in-process (`bun harness/cli.ts --in-process`).
+ * over HTTP alone. The scenarios themselves also run in-process
+ * (`bun harness/cli.ts --in-process conformance/implementations/svc-hub/in-process.ts`).
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import {
