@@ -66,7 +66,7 @@ function usage(areas: readonly string[]): string {
   --expectations <file>   apply known failures from a file of your own (same format), instead of --impl
   --only <selection>      run only the scenarios it selects; repeatable. A selection is a clause or decision ID
                           (SES-01, DEC-GEN-05) or the start of one (DLE, DEC-GEN), in any case; an area
-                          (${areas.join(", ")});
+                          (${areas.length > 0 ? areas.join(", ") : "as the scenarios name them"});
                           or a scenario's whole title, as a failure's replay line gives it. A value that selects
                           nothing stops the run (exit 2).
   --seed <n>              seed of every property run, 0 to ${maxSeed} (default ${defaultPropertySeed}, fixed so CI replays the same cases)
