@@ -14,9 +14,9 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { openDemoService } from "../adapters/server/demo-service.ts";
 import { databaseUrlForDataDir } from "../adapters/store-libsql/libsql.stores.ts";
 import type { CollectedEvent } from "../core/ports/events.store.ts";
-import { openDemoService } from "../harness/in-process.ts";
 import { getScenarioEvents } from "./cases/collect.ts";
 
 function numberArg(name: string, fallback: number): number {

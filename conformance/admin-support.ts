@@ -1,8 +1,8 @@
 /**
  * The admin calls scenarios share. POST /admin/wait is named by the interface's decisions (DEC-OPS-04; a
- * scenario using it declares needs: ["admin"]). The virtual clock's routes are svc-hub's own: DEC-OPS-02 asks
- * for a clock the admin API can read, set and advance but names no route, so a scenario moving or reading it
- * declares needs: ["svc-hub-clock"] and is skipped against a target without them.
+ * scenario using it declares needs: ["admin"]). The test clock's routes are a capability (test-clock, specified
+ * in INTERPRETING.md): DEC-OPS-02 asks for a clock the admin API can read, set and advance but names no route, so
+ * a scenario moving or reading it declares needs: ["test-clock"] and is skipped against a target without them.
  */
 import { about, expectStatus, fail, jsonObject } from "../harness/expect.ts";
 import type { ScenarioContext } from "../harness/scenario.ts";
@@ -13,20 +13,20 @@ export async function waitForBackgroundWork(ctx: ScenarioContext): Promise<void>
 }
 
 /**
- * svc-hub's own form of the wait: `POST /admin/wait {"scheduled": false}` runs only the work due on the
+ * The test clock's form of the wait (capability test-clock): `POST /admin/wait {"scheduled": false}` runs only the work due on the
  * virtual clock now, leaving what is scheduled later, so that a scenario can see a state before its delay
- * has passed. A scenario using it declares needs: ["svc-hub-clock"], as for moving the clock.
+ * has passed. A scenario using it declares needs: ["test-clock"], as for moving the clock.
  */
 export async function runDueWork(ctx: ScenarioContext): Promise<void> {
   expectStatus(await ctx.base.post("/admin/wait", { headers: ctx.clockHeaders(), json: { scheduled: false } }), 200);
 }
 
-/** svc-hub's clock: `POST /admin/clock/advance {"by": "90s"}`. */
+/** The test clock: `POST /admin/clock/advance {"by": "90s"}`. */
 export async function advanceClock(ctx: ScenarioContext, by: string): Promise<void> {
   expectStatus(await ctx.base.post("/admin/clock/advance", { headers: ctx.clockHeaders(), json: { by } }), 200);
 }
 
-/** svc-hub's clock: `GET /admin/clock`, its time (nowMs) and the timing preset it names (timing), if any. */
+/** The test clock: `GET /admin/clock`, its time (nowMs) and the timing preset it names (timing), if any. */
 export async function readClock(
   ctx: ScenarioContext,
 ): Promise<{ readonly nowMs: number; readonly timing: string | undefined }> {

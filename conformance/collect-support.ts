@@ -16,7 +16,7 @@ import {
 import type { ScenarioContext } from "../harness/scenario.ts";
 import { advanceClock } from "./admin-support.ts";
 
-/** An event as svc-hub's admin events query shows it. */
+/** An event as the event log (capability event-log, GET /admin/events) shows it. */
 export interface StoredEventView {
   readonly seq: number;
   readonly account: string;
@@ -33,15 +33,15 @@ export interface StoredEventView {
 }
 
 /**
- * Stored events through svc-hub's admin query GET /admin/events (not part of the specified admin API: the
- * scenario declares needs: ["svc-hub-admin"]), with the answer they came in. The body must be
+ * Stored events through the event log's GET /admin/events (not part of the specified admin API: the
+ * scenario declares needs: ["event-log"]), with the answer they came in. The body must be
  * `{events: [...]}` with a `data` object in each event; anything else fails, showing the body.
  */
 export async function queryEvents(
   ctx: ScenarioContext,
   query: Record<string, string | number>,
 ): Promise<{ events: StoredEventView[]; answer: HttpAnswer }> {
-  const answer = await ctx.base.get("/admin/events", { headers: ctx.svcHubAdminHeaders(), query });
+  const answer = await ctx.base.get("/admin/events", { headers: ctx.capabilityHeaders("event-log"), query });
   expectStatus(answer, 200);
   const events = jsonObject(answer).events;
   expectTrue(
@@ -71,7 +71,7 @@ export async function expectNotStored(ctx: ScenarioContext, traceId: string): Pr
 }
 
 /**
- * Lets the rate window of one second pass: on svc-hub's virtual clock when the target has it, else in real
+ * Lets the rate window of one second pass: on the test clock when the target has it, else in real
  * time. Scenarios send events quickly one after another, so a valid event can meet the limit of 100 per
  * second that the suite itself filled (COL-15); that is the suite's load, not the scenario's subject.
  */

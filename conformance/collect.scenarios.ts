@@ -115,9 +115,9 @@ const vendorOnlyBotTokens = [
   "ZyBorg",
 ];
 
-/** svc-hub's collection counters, GET /admin/collect/stats (not part of the specified admin API: needs "svc-hub-admin"). */
+/** The collection counters of the event log, GET /admin/collect/stats (not part of the specified admin API: needs "event-log"). */
 async function collectStats(ctx: ScenarioContext): Promise<{ filteredBots: number }> {
-  const answer = await ctx.base.get("/admin/collect/stats", { headers: ctx.svcHubAdminHeaders() });
+  const answer = await ctx.base.get("/admin/collect/stats", { headers: ctx.capabilityHeaders("event-log") });
   expectStatus(answer, 200);
   const filteredBots = jsonObject(answer).filteredBots;
   expectTrue(isInteger(filteredBots), "expected {filteredBots: integer, ...}", answer);
@@ -172,7 +172,7 @@ export const collectScenarios = defineScenarios("collect", [
   {
     title:
       "[COL-14, COL-02] custom parameters of a POST are stored as event attributes, JSON types and nesting kept, __proto__ and constructor as plain data",
-    needs: ["svc-hub-admin"],
+    needs: ["event-log"],
     async run(ctx) {
       const traceId = ctx.uniqueId("custom");
       const custom = JSON.parse(
@@ -192,7 +192,7 @@ export const collectScenarios = defineScenarios("collect", [
   },
   {
     title: "[COL-14, COL-01] custom parameters of a GET are stored as event attributes",
-    needs: ["svc-hub-admin"],
+    needs: ["event-log"],
     async run(ctx) {
       const traceId = ctx.uniqueId("get-custom");
       expectStatus(
@@ -216,7 +216,7 @@ export const collectScenarios = defineScenarios("collect", [
   },
   {
     title: "[COL-03, DEC-COL-01] without svc_profile the event is stored for the profile main",
-    needs: ["svc-hub-admin"],
+    needs: ["event-log"],
     async run(ctx) {
       const account = findAccountWithMainProfile(ctx);
       const traceId = ctx.uniqueId("default-profile");
@@ -378,7 +378,7 @@ export const collectScenarios = defineScenarios("collect", [
   },
   {
     title: "[COL-06, DEC-COL-04] a JSON body of exactly 1 MiB is accepted; one byte more is 400 with X-Error",
-    needs: ["svc-hub-admin"],
+    needs: ["event-log"],
     async run(ctx) {
       const fits = ctx.uniqueId("mib");
       const body = jsonOfSize(mebibyte, ctx.fixtures, fits);
@@ -399,7 +399,7 @@ export const collectScenarios = defineScenarios("collect", [
   {
     title:
       "[COL-06, DEC-COL-04] a gzip body (Content-Encoding: gzip) is inflated and stored; one over 1 MiB once inflated (a gzip bomb) is 400",
-    needs: ["svc-hub-admin"],
+    needs: ["event-log"],
     async run(ctx) {
       const traceId = ctx.uniqueId("gzip");
       const small = gzipSync(
@@ -458,7 +458,7 @@ export const collectScenarios = defineScenarios("collect", [
   {
     title:
       "[COL-07, DEC-COL-04] an empty POST body is accepted when the query string carries the parameters, whatever the Content-Type",
-    needs: ["svc-hub-admin"],
+    needs: ["event-log"],
     async run(ctx) {
       for (const contentType of [undefined, "application/json", "application/x-www-form-urlencoded"]) {
         const traceId = ctx.uniqueId("empty-body");
@@ -482,7 +482,7 @@ export const collectScenarios = defineScenarios("collect", [
   },
   {
     title: "[DEC-COL-04] a sendBeacon-style body, text/plain holding JSON, is accepted and stored",
-    needs: ["svc-hub-admin"],
+    needs: ["event-log"],
     async run(ctx) {
       const traceId = ctx.uniqueId("beacon");
       const body = JSON.stringify({
@@ -500,7 +500,7 @@ export const collectScenarios = defineScenarios("collect", [
   },
   {
     title: "[DEC-COL-04] query parameters of a POST are merged with the body, and the body wins",
-    needs: ["svc-hub-admin"],
+    needs: ["event-log"],
     async run(ctx) {
       const traceId = ctx.uniqueId("merge");
       const answer = await collectPost(
@@ -616,7 +616,7 @@ export const collectScenarios = defineScenarios("collect", [
   {
     title:
       "[COL-11, DEC-COL-05] a GET records the Referer's host name only (no port, path or query) as svc_referrer_host",
-    needs: ["svc-hub-admin"],
+    needs: ["event-log"],
     async run(ctx) {
       const traceId = ctx.uniqueId("referer");
       expectStatus(
@@ -632,7 +632,7 @@ export const collectScenarios = defineScenarios("collect", [
   },
   {
     title: "[COL-12, DEC-COL-05, DEC-GEN-06] the cache-busters cb and _ are accepted and never stored",
-    needs: ["svc-hub-admin"],
+    needs: ["event-log"],
     async run(ctx) {
       const traceId = ctx.uniqueId("cache-buster");
       expectTransparentPixel(
@@ -664,7 +664,7 @@ export const collectScenarios = defineScenarios("collect", [
   {
     title:
       "[COL-13, DEC-COL-06] a crawler (isbot or the vendor list) is answered as success, not stored, and counted as a filtered bot",
-    needs: ["svc-hub-admin"],
+    needs: ["event-log"],
     async run(ctx) {
       const before = await collectStats(ctx);
       const crawlers = [
@@ -704,7 +704,7 @@ export const collectScenarios = defineScenarios("collect", [
   {
     title:
       "[COL-13, DEC-COL-06] every vendor token a crawler library may not know is a bot on its own, in any case, inside a browser's User-Agent",
-    needs: ["svc-hub-admin"],
+    needs: ["event-log"],
     async run(ctx) {
       const before = await collectStats(ctx);
       const traces: string[] = [];
@@ -726,7 +726,7 @@ export const collectScenarios = defineScenarios("collect", [
   {
     title:
       "[COL-13, DEC-COL-06] generic HTTP clients (curl, python-requests, Go-http-client, Java, okhttp, node-fetch) and a missing User-Agent are not bots: their events are stored",
-    needs: ["svc-hub-admin"],
+    needs: ["event-log"],
     async run(ctx) {
       const clients = [
         "curl/8.5.0",
@@ -756,7 +756,7 @@ export const collectScenarios = defineScenarios("collect", [
   {
     title:
       "[COL-16, DEC-COL-08] every event answered 200 is in the store at once, also for a burst of concurrent events",
-    needs: ["svc-hub-admin"],
+    needs: ["event-log"],
     async run(ctx) {
       const traces = Array.from({ length: 40 }, () => ctx.uniqueId("burst"));
       const answers = await Promise.all(
@@ -781,7 +781,7 @@ export const collectScenarios = defineScenarios("collect", [
   {
     title:
       "[COL-15, DEC-COL-07, DEC-COL-06] beyond 100 events per second an account gets 429, X-Error: Rate limit exceeded, Retry-After: 1, and nothing is stored; bots are not counted",
-    needs: ["svc-hub-admin"],
+    needs: ["event-log"],
     async run(ctx) {
       const { otherAccount: account, otherAccountProfile: profile } = ctx.fixtures;
       const crawler = "Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)";

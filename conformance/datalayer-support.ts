@@ -1,7 +1,7 @@
 /**
  * Helpers of the hosted data layer scenarios (DLE-*, DEC-DLE-*). Black-box: HTTP only, through the harness
- * client; the admin calls (POST /admin/wait, svc-hub's virtual clock) are used only by scenarios that declare
- * them (needs "admin", "svc-hub-clock").
+ * client; the admin calls (POST /admin/wait, the test clock) are used only by scenarios that declare
+ * them (needs "admin", "test-clock").
  */
 import { type HttpAnswer, type RequestOptions, ScenarioFailure } from "../harness/client.ts";
 import { expectEqual, expectErrorBody, expectHeader, expectStatus, expectTrue, jsonObject } from "../harness/expect.ts";
@@ -153,7 +153,7 @@ export async function statusOf(api: DataLayerApi, dlId: string): Promise<string>
 }
 
 /**
- * Moves svc-hub's virtual clock past every pending change's delay (DEC-DLE-06: the longest delay of the timing
+ * Moves the test clock past every pending change's delay (DEC-DLE-06: the longest delay of the timing
  * preset the clock names, with room to spare) and waits for the publisher (DEC-OPS-04). A move of 30 minutes or
  * more ends idle sessions (DEC-SES-02), so the APIs given log in again after it.
  */

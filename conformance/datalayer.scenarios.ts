@@ -30,7 +30,7 @@ const mebibyte = 1_048_576;
 const minuteMs = 60_000;
 const dayMs = 86_400_000;
 
-/** Moves svc-hub's clock forward to `targetMs` (it keeps flowing at the real pace, so it is read first). */
+/** Moves the test clock forward to `targetMs` (it keeps flowing at the real pace, so it is read first). */
 async function advanceClockTo(ctx: ScenarioContext, targetMs: number): Promise<void> {
   const { nowMs } = await readClock(ctx);
   if (targetMs > nowMs) await advanceClock(ctx, String(targetMs - nowMs));
@@ -168,7 +168,7 @@ export const dataLayerScenarios = defineScenarios("datalayer", [
   {
     title:
       "[DLE-04, DLE-07, LIM-03, DEC-DLE-06] get status reads pending after the upload and completed once the publishing delay has passed",
-    needs: ["admin", "svc-hub-clock"],
+    needs: ["admin", "test-clock"],
     async run(ctx) {
       const api = await DataLayerApi.open(ctx);
       const dlId = ctx.uniqueId("dl");
@@ -187,7 +187,7 @@ export const dataLayerScenarios = defineScenarios("datalayer", [
   {
     title:
       "[DEC-DLE-07, DLE-07] a completed upload is served without credentials as .json and as a .js assigning window.utag.globals.dle.enrichments[dl_id]",
-    needs: ["admin", "svc-hub-clock"],
+    needs: ["admin", "test-clock"],
     async run(ctx) {
       const api = await DataLayerApi.open(ctx);
       const dlId = ctx.uniqueId("dl");
@@ -212,7 +212,7 @@ export const dataLayerScenarios = defineScenarios("datalayer", [
   {
     title:
       "[DEC-DLE-07, DEC-DLE-05] a completed update replaces what is served, and a completed delete stops serving it while its status reads completed",
-    needs: ["admin", "svc-hub-clock"],
+    needs: ["admin", "test-clock"],
     async run(ctx) {
       const api = await DataLayerApi.open(ctx);
       const dlId = ctx.uniqueId("dl");
@@ -265,7 +265,7 @@ export const dataLayerScenarios = defineScenarios("datalayer", [
   {
     title:
       "[DLE-08, LIM-02, DEC-DLE-08] a status is kept 30 days after its last change, then 404 1404 Status unavailable; the data layer itself stays",
-    needs: ["admin", "svc-hub-clock"],
+    needs: ["admin", "test-clock"],
     async run(ctx) {
       const api = await DataLayerApi.open(ctx);
       const dlId = ctx.uniqueId("dl");
@@ -620,7 +620,7 @@ export const dataLayerScenarios = defineScenarios("datalayer", [
   },
   {
     title: "[DEC-DLE-03, DEC-DLE-07] __proto__ and constructor keys are stored and served back as plain data",
-    needs: ["admin", "svc-hub-clock"],
+    needs: ["admin", "test-clock"],
     async run(ctx) {
       const api = await DataLayerApi.open(ctx);
       const dlId = ctx.uniqueId("dl");
@@ -639,7 +639,7 @@ export const dataLayerScenarios = defineScenarios("datalayer", [
   {
     title:
       "[DEC-DLE-05, DLE-07] calls on a pending dl_id are accepted and applied in order: status reads the newest change, the content is the last accepted",
-    needs: ["admin", "svc-hub-clock"],
+    needs: ["admin", "test-clock"],
     async run(ctx) {
       const api = await DataLayerApi.open(ctx);
       const dlId = ctx.uniqueId("dl");
@@ -662,7 +662,7 @@ export const dataLayerScenarios = defineScenarios("datalayer", [
     title:
       "[DLE-01, DLE-02, DLE-03, DLE-04, DLE-05, DLE-07, DLE-08, DLE-10, DLE-11, DEC-DLE-05, DEC-DLE-07, DEC-DLE-08] any sequence of calls and clock moves answers as the model says, and serves what it says once drained",
     kind: "property",
-    needs: ["admin", "svc-hub-clock"],
+    needs: ["admin", "test-clock"],
     async run(ctx) {
       await ctx.checkProperty(
         fc.asyncProperty(fc.array(stepArbitrary, { minLength: 1, maxLength: 24 }), (steps) => runModel(ctx, steps)),

@@ -941,7 +941,7 @@ export const fileScenarios = defineScenarios("files", [
   {
     title:
       "[DEC-FIL-04, DEC-FIL-01, VID-02] each row becomes an event of the known visitor with _source_file and _file_line_num, and reaches the visitor's profile",
-    needs: ["admin", "svc-hub-admin"],
+    needs: ["admin", "event-log"],
     async run(ctx) {
       const email = `${uniquePrefix(ctx, "buyer")}@example.com`;
       const { fileDefinition: definition, purchaseEvent, attributes, audience, badge } = ctx.fixtures;

@@ -71,7 +71,7 @@ export const generalScenarios = defineScenarios("general", [
   {
     title:
       "[DEC-GEN-01] a malformed JSON body is answered 400 1400 in the catalogue's shape, never the framework's text",
-    needs: ["svc-hub-clock"],
+    needs: ["test-clock"],
     async run({ base, clockHeaders }) {
       const answer = await base.put("/admin/clock", {
         headers: { ...clockHeaders(), "content-type": "application/json" },

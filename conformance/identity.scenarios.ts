@@ -129,7 +129,7 @@ function checkCookie(ctx: ScenarioContext, given: IdentityCase, answer: HttpAnsw
 export const identityScenarios = defineScenarios("identity", [
   {
     title: "[VID-01, DEC-COL-09] events with the same svc_visitor_id are stored under that one visitor",
-    needs: ["svc-hub-admin"],
+    needs: ["event-log"],
     async run(ctx) {
       const visitor = ctx.uniqueId("visitor");
       const first = await sendCase(ctx, {
@@ -159,7 +159,7 @@ export const identityScenarios = defineScenarios("identity", [
   {
     title:
       "[VID-09, DEC-COL-09] events without any visitor ID each start a new visitor with a new random ID, which the TAPID cookie then carries",
-    needs: ["svc-hub-admin"],
+    needs: ["event-log"],
     async run(ctx) {
       const none: IdentityCase = {
         override: null,
@@ -191,7 +191,7 @@ export const identityScenarios = defineScenarios("identity", [
   {
     title:
       "[VID-03, DEC-COL-09] the TAPID entry beats svc_visitor_id, which beats the first-party ID (svc_firstparty_visitor_id or v_id in utag_main)",
-    needs: ["svc-hub-admin"],
+    needs: ["event-log"],
     async run(ctx) {
       const base: IdentityCase = {
         override: null,
@@ -226,7 +226,7 @@ export const identityScenarios = defineScenarios("identity", [
     title:
       "[VID-03, VID-04, VID-05, VID-06, VID-09, DEC-COL-09] for any override, TAPID, svc_visitor_id, first-party ID, skip and delete, the stored visitor follows the precedence",
     kind: "property",
-    needs: ["svc-hub-admin"],
+    needs: ["event-log"],
     async run(ctx) {
       await ctx.checkProperty(
         fc.asyncProperty(identityCase, async (given) => {
@@ -267,7 +267,7 @@ export const identityScenarios = defineScenarios("identity", [
   {
     title:
       "[VID-04, DEC-COL-10] svc_override_tapid overrides svc_visitor_id and the TAPID, and is written as the first TAPID entry",
-    needs: ["svc-hub-admin"],
+    needs: ["event-log"],
     async run(ctx) {
       const given: IdentityCase = {
         override: "override-visitor",
@@ -290,7 +290,7 @@ export const identityScenarios = defineScenarios("identity", [
   },
   {
     title: "[VID-05] svc_skip_3rd_party_vid_cookies=true: the TAPID cookie is neither read nor set",
-    needs: ["svc-hub-admin"],
+    needs: ["event-log"],
     async run(ctx) {
       for (const tapid of ["tapid-visitor", null]) {
         const given: IdentityCase = {
@@ -311,7 +311,7 @@ export const identityScenarios = defineScenarios("identity", [
   {
     title:
       "[VID-06] svc_delete_3rd_party_vid_cookies=true removes this account/profile's TAPID entry and keeps the others; an override prevents the deletion",
-    needs: ["svc-hub-admin"],
+    needs: ["event-log"],
     async run(ctx) {
       const deleting: IdentityCase = {
         override: null,
@@ -375,7 +375,7 @@ export const identityScenarios = defineScenarios("identity", [
   },
   {
     title: "[DEC-COL-10] a TAPID ID with characters not allowed in a cookie is percent-encoded, and read back decoded",
-    needs: ["svc-hub-admin"],
+    needs: ["event-log"],
     async run(ctx) {
       const special = 'ann b|c>d;é,"x"';
       const written = await sendCase(ctx, {
@@ -407,7 +407,7 @@ export const identityScenarios = defineScenarios("identity", [
   {
     title:
       "[VID-02, DEC-COL-11] a known visitor ID __<account>_<profile>__<attribute_id>_<value>__ is stored as the event's visitor ID",
-    needs: ["svc-hub-admin"],
+    needs: ["event-log"],
     async run(ctx) {
       const known = `__${ctx.fixtures.account}_${ctx.fixtures.profile}__${ctx.fixtures.visitorIdAttributes.email.id}_${ctx.uniqueId("ann")}@example.com__`;
       const { traceId } = await sendCase(ctx, {
@@ -426,7 +426,7 @@ export const identityScenarios = defineScenarios("identity", [
   {
     title:
       "[VID-08, COL-14, DEC-COL-11] a known user identifier sent as a custom parameter (email_address) is stored with the event for the visitor ID attribute",
-    needs: ["svc-hub-admin"],
+    needs: ["event-log"],
     async run(ctx) {
       const email = `${ctx.uniqueId("known")}@example.com`;
       const anonymous = ctx.uniqueId("anon");
@@ -455,7 +455,7 @@ export const identityScenarios = defineScenarios("identity", [
   },
   {
     title: "[DEC-COL-09] the event stores svc_thirdparty_visitor_id and svc_firstparty_visitor_id where known",
-    needs: ["svc-hub-admin"],
+    needs: ["event-log"],
     async run(ctx) {
       const { traceId } = await sendCase(ctx, {
         override: null,

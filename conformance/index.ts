@@ -11,7 +11,12 @@ import { revisionScenarios } from "./revisions.scenarios.ts";
 import { sessionScenarios } from "./session.scenarios.ts";
 import { sessionGuardScenarios } from "./session-guard.scenarios.ts";
 
-/** Every conformance scenario, area by area. */
+export { clauseCatalogue } from "./clauses.ts";
+
+/**
+ * The scenarios module the conformance CLI loads (`--scenarios`, this one by default): every conformance scenario,
+ * area by area, and (above) the catalogue of clause and decision IDs they are reported against.
+ */
 export const allScenarios: readonly Scenario[] = [
   ...generalScenarios,
   ...operationsScenarios,

@@ -60,7 +60,7 @@ function makeImportableFile(ctx: ScenarioContext, rows: number): { name: string;
   };
 }
 
-/** DEC-OPS-*: health, readiness, the virtual clock (svc-hub's routes) and the wait call of DEC-OPS-04. */
+/** DEC-OPS-*: health, readiness, the virtual clock (the test-clock capability's routes) and the wait call of DEC-OPS-04. */
 export const operationsScenarios = defineScenarios("operations", [
   {
     title: "[DEC-OPS-01] GET /healthz answers 200 while the process is up",
@@ -93,7 +93,7 @@ export const operationsScenarios = defineScenarios("operations", [
   },
   {
     title: "[DEC-OPS-02] the virtual clock reads the time and moves forward when advanced or set",
-    needs: ["svc-hub-clock"],
+    needs: ["test-clock"],
     async run({ base, clockHeaders }) {
       const read = await base.get("/admin/clock", { headers: clockHeaders() });
       const before = clockView(read);
@@ -127,7 +127,7 @@ export const operationsScenarios = defineScenarios("operations", [
   },
   {
     title: "[DEC-OPS-02, DEC-GEN-01] a bad clock change is 400 1400 naming the bad field",
-    needs: ["svc-hub-clock"],
+    needs: ["test-clock"],
     async run({ base, clockHeaders }) {
       const badDuration = expectErrorBody(
         await base.post("/admin/clock/advance", { headers: clockHeaders(), json: { by: "-3 days" } }),

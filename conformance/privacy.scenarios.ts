@@ -178,7 +178,7 @@ async function readVisitor(
 }
 
 /**
- * Moves svc-hub's virtual clock past the deletion delay of its timing preset (LIM-05, DEC-PRV-04) and
+ * Moves the test clock past the deletion delay of its timing preset (LIM-05, DEC-PRV-04) and
  * waits for the deletion worker. A move of days outlives the tokens, so the APIs given get new ones.
  */
 async function runDueDeletions(ctx: ScenarioContext, ...apis: PrivacyApi[]): Promise<void> {
@@ -439,7 +439,7 @@ export const privacyScenarios = defineScenarios("privacy", [
   },
   {
     title: "[PRV-06, PRV-10] once a deletion has settled, the same DELETE starts a new transaction",
-    needs: ["admin", "svc-hub-clock"],
+    needs: ["admin", "test-clock"],
     async run(ctx) {
       const api = await PrivacyApi.open(ctx);
       const email = uniqueEmail(ctx, "again-later");
@@ -505,7 +505,7 @@ export const privacyScenarios = defineScenarios("privacy", [
     title:
       "[PRV-09, DEC-PRV-04] deletion removes the visitor, every stitched visitor, their events and what engines serve; others stay",
     kind: "e2e",
-    needs: ["admin", "svc-hub-clock", "svc-hub-admin"],
+    needs: ["admin", "test-clock", "event-log"],
     async run(ctx) {
       const api = await PrivacyApi.open(ctx);
       const email = uniqueEmail(ctx, "stitched");
@@ -546,7 +546,7 @@ export const privacyScenarios = defineScenarios("privacy", [
   },
   {
     title: "[PRV-10, LIM-05, DEC-PRV-04] a deletion stays PENDING until its delay has passed, then becomes SUCCESS",
-    needs: ["admin", "svc-hub-clock"],
+    needs: ["admin", "test-clock"],
     async run(ctx) {
       const api = await PrivacyApi.open(ctx);
       const email = uniqueEmail(ctx, "delay");
@@ -664,7 +664,7 @@ export const privacyScenarios = defineScenarios("privacy", [
   {
     title:
       "[DEC-PRV-01, DEC-PRO-02] live is true while the visit is open and false once 30 minutes passed without events",
-    needs: ["admin", "svc-hub-clock"],
+    needs: ["admin", "test-clock"],
     async run(ctx) {
       const api = await PrivacyApi.open(ctx);
       const email = uniqueEmail(ctx, "live");
@@ -744,7 +744,7 @@ export const privacyScenarios = defineScenarios("privacy", [
     title:
       "[DEC-PRV-05, PRV-09] a deletion of the trimmed value removes the visitor sent padded, and erases the value from another visitor's parameters, whose event stays",
     kind: "e2e",
-    needs: ["admin", "svc-hub-clock", "svc-hub-admin"],
+    needs: ["admin", "test-clock", "event-log"],
     async run(ctx) {
       const api = await PrivacyApi.open(ctx);
       const email = uniqueEmail(ctx, "erase-padded");
@@ -792,7 +792,7 @@ export const privacyScenarios = defineScenarios("privacy", [
   },
   {
     title: "[DEC-PRV-04] deleting a visitor nobody knows ends SUCCESS",
-    needs: ["admin", "svc-hub-clock"],
+    needs: ["admin", "test-clock"],
     async run(ctx) {
       const api = await PrivacyApi.open(ctx);
       const id = await api.requestDeletion(uniqueEmail(ctx, "never-seen"));
@@ -803,7 +803,7 @@ export const privacyScenarios = defineScenarios("privacy", [
   {
     title:
       "[DEC-PRV-04] the delay follows the timing preset: nothing is deleted before it, and the transaction is SUCCESS after",
-    needs: ["admin", "svc-hub-clock"],
+    needs: ["admin", "test-clock"],
     async run(ctx) {
       const { timing } = await readClock(ctx);
       if (timing === "instant") fail("the suite expects a delay (fast or realistic timing), the target runs instant");

@@ -369,7 +369,7 @@ export const revisionScenarios = defineScenarios("revisions", [
   {
     title:
       "[DEC-REV-01, REV-02] revision_id is the publish minute in UTC, or the next free minute when that one is taken",
-    needs: ["admin", "svc-hub-clock"],
+    needs: ["admin", "test-clock"],
     async run(ctx) {
       const api = await revisionsApi(ctx);
       const target = ctx.uniqueId("t");
@@ -420,7 +420,7 @@ export const revisionScenarios = defineScenarios("revisions", [
   {
     title:
       "[REV-03, REV-04, DEC-REV-01, DEC-OPS-04] a revision published through the admin API has the name, comment, author and targets given, and the time of the publish minute",
-    needs: ["admin", "svc-hub-clock"],
+    needs: ["admin", "test-clock"],
     async run(ctx) {
       const api = await revisionsApi(ctx);
       const targets = [ctx.uniqueId("t"), ctx.uniqueId("t")];
@@ -513,7 +513,7 @@ export const revisionScenarios = defineScenarios("revisions", [
   {
     title:
       "[DEC-REV-02] bundles are built once, deterministically: downloads are identical, entry times are fixed, and the same files give the same bytes up to manifest.json",
-    needs: ["admin", "svc-hub-clock"],
+    needs: ["admin", "test-clock"],
     async run(ctx) {
       const api = await revisionsApi(ctx);
       const files = [file("utag.js", "/* loader */\n".repeat(40)), file("utag.1.js"), file("utag.sync.js")];

@@ -13,12 +13,15 @@ function listAs(ctx: ScenarioContext, session: V1Session) {
   return listWith(ctx, { headers: session.headers, query: session.query });
 }
 
-/** A user of the target's own, made through svc-hub's admin route POST /admin/users (needs "svc-hub-admin"). */
+/** A user of the target's own, made through the admin route POST /admin/users (needs "user-admin"). */
 async function makeUser(ctx: ScenarioContext, grants: unknown[]): Promise<{ email: string; password: string }> {
   const email = `${ctx.uniqueId("guard").toLowerCase()}@example.com`;
   const password = `pw-${ctx.uniqueId("secret")}`;
   expectStatus(
-    await ctx.base.post("/admin/users", { headers: ctx.svcHubAdminHeaders(), json: { email, password, grants } }),
+    await ctx.base.post("/admin/users", {
+      headers: ctx.capabilityHeaders("user-admin"),
+      json: { email, password, grants },
+    }),
     201,
   );
   return { email, password };
@@ -92,7 +95,7 @@ export const sessionGuardScenarios = defineScenarios("session", [
   {
     title:
       "[SES-12, DEC-SES-02] a session unused for 30 minutes on the virtual clock ends; one used within 30 minutes goes on",
-    needs: ["svc-hub-clock"],
+    needs: ["test-clock"],
     async run(ctx) {
       const session = await loginV1(ctx);
       await advanceClock(ctx, "29m");
@@ -105,7 +108,7 @@ export const sessionGuardScenarios = defineScenarios("session", [
   },
   {
     title: "[SES-12, DEC-SES-02] a session in steady use ends 12 hours after the login",
-    needs: ["svc-hub-clock"],
+    needs: ["test-clock"],
     async run(ctx) {
       const session = await loginV1(ctx);
       // 28 uses 25 minutes apart: 11 h 40 min after the login, still within both limits.
@@ -143,7 +146,7 @@ export const sessionGuardScenarios = defineScenarios("session", [
   {
     title:
       "[DLE-ERR-04, DEC-GEN-03] a user whose grants exclude the profile gets 401 1469 on every data layer call there, and 200 on the profile granted",
-    needs: ["svc-hub-admin"],
+    needs: ["user-admin"],
     async run(ctx) {
       const user = await makeUser(ctx, [{ account: ctx.fixtures.account, profiles: [ctx.fixtures.otherProfile] }]);
       const session = await loginV1(ctx, user);

@@ -57,8 +57,8 @@ function tokenOf(answer: HttpAnswer): string {
 }
 
 /**
- * A user of the target's own, made through svc-hub's admin routes for users and API keys (not part of the
- * specified admin API: the scenario declares needs: ["svc-hub-admin"]), so lockouts and clock moves touch no one else.
+ * A user of the target's own, made through the admin routes for users and API keys (not part of the
+ * specified admin API: the scenario declares needs: ["user-admin"]), so lockouts and clock moves touch no one else.
  */
 async function makeUser(
   ctx: ScenarioContext,
@@ -68,12 +68,15 @@ async function makeUser(
   const password = `pw-${ctx.uniqueId("secret")}`;
   const grants = options.grants ?? [{ account: ctx.fixtures.account, profiles: "*" }];
   expectStatus(
-    await ctx.base.post("/admin/users", { headers: ctx.svcHubAdminHeaders(), json: { email, password, grants } }),
+    await ctx.base.post("/admin/users", {
+      headers: ctx.capabilityHeaders("user-admin"),
+      json: { email, password, grants },
+    }),
     201,
   );
   if (!options.withKey) return { email, password };
   const issued = await ctx.base.post(`/admin/users/${encodeURIComponent(email)}/api-keys`, {
-    headers: ctx.svcHubAdminHeaders(),
+    headers: ctx.capabilityHeaders("user-admin"),
     json: {},
   });
   expectStatus(issued, 201);
@@ -224,13 +227,13 @@ export const sessionScenarios = defineScenarios("session", [
   },
   {
     title: "[SES-13, DEC-SES-04] only users with a valid account can log in: a disabled user is refused",
-    needs: ["svc-hub-admin"],
+    needs: ["user-admin"],
     async run(ctx) {
       const user = await makeUser(ctx);
       expectStatus(await login(ctx, user.email, user.password), 200);
       expectStatus(
         await ctx.base.put(`/admin/users/${encodeURIComponent(user.email)}/disabled`, {
-          headers: ctx.svcHubAdminHeaders(),
+          headers: ctx.capabilityHeaders("user-admin"),
           json: { disabled: true },
         }),
         200,
@@ -251,7 +254,7 @@ export const sessionScenarios = defineScenarios("session", [
   {
     title:
       "[SES-09, DEC-SES-01] a locked username is refused even with the right password, until 10 minutes after the fifth failure",
-    needs: ["svc-hub-clock", "svc-hub-admin"],
+    needs: ["test-clock", "user-admin"],
     async run(ctx) {
       const user = await makeUser(ctx);
       for (let attempt = 1; attempt <= 5; attempt += 1)
@@ -266,7 +269,7 @@ export const sessionScenarios = defineScenarios("session", [
   {
     title:
       "[SES-09, DEC-SES-01] failures older than 10 minutes no longer count: 4 failures, 601 s, then 2 more answer 1401, not 1402",
-    needs: ["svc-hub-clock"],
+    needs: ["test-clock"],
     async run(ctx) {
       // A fixed case beside the property below, which meets it only at some seeds and run counts.
       const username = `${ctx.uniqueId("aged").toLowerCase()}@example.com`;
@@ -280,7 +283,7 @@ export const sessionScenarios = defineScenarios("session", [
   },
   {
     title: "[SES-09, DEC-SES-01] a successful login resets the count of failures",
-    needs: ["svc-hub-admin"],
+    needs: ["user-admin"],
     async run(ctx) {
       const user = await makeUser(ctx);
       for (let attempt = 1; attempt <= 4; attempt += 1)
@@ -295,7 +298,7 @@ export const sessionScenarios = defineScenarios("session", [
     title:
       "[SES-09, DEC-SES-01] for any sequence of good and bad logins and waits on the virtual clock, the answers match the lockout model",
     kind: "property",
-    needs: ["svc-hub-clock", "svc-hub-admin"],
+    needs: ["test-clock", "user-admin"],
     async run(ctx) {
       const step = fc.record({
         wait: fc.constantFrom(0, 0, 60, 240, 541, 601),
@@ -436,7 +439,7 @@ export const sessionScenarios = defineScenarios("session", [
   },
   {
     title: "[DEC-AUT-01] a user without a key, or an unknown user, is 401 1401",
-    needs: ["svc-hub-admin"],
+    needs: ["user-admin"],
     async run(ctx) {
       // A user of the scenario's own: key failures of a keyless fixture user could never be cleared.
       const user = await makeUser(ctx);
@@ -452,7 +455,7 @@ export const sessionScenarios = defineScenarios("session", [
   {
     title:
       "[DEC-AUT-01] key failures lock the key login (1402 for a wrong key) but the right key still gets a token, and the password login is not locked",
-    needs: ["svc-hub-admin"],
+    needs: ["user-admin"],
     async run(ctx) {
       const user = await makeUser(ctx, { withKey: true });
       for (let attempt = 1; attempt <= 5; attempt += 1)
@@ -466,7 +469,7 @@ export const sessionScenarios = defineScenarios("session", [
   },
   {
     title: "[DEC-AUT-01] a token is refused once 30 minutes have passed on the virtual clock",
-    needs: ["svc-hub-clock", "svc-hub-admin"],
+    needs: ["test-clock", "user-admin"],
     async run(ctx) {
       const user = await makeUser(ctx, { withKey: true });
       const token = tokenOf(await issueToken(ctx, user.email, user.key as string));
@@ -483,19 +486,19 @@ export const sessionScenarios = defineScenarios("session", [
   },
   {
     title: "[DEC-AUT-02] revoking a key stops it at once; tokens already issued from it live until they expire",
-    needs: ["svc-hub-admin"],
+    needs: ["user-admin"],
     async run(ctx) {
       const user = await makeUser(ctx, { withKey: true });
       const token = tokenOf(await issueToken(ctx, user.email, user.key as string));
       const listed = await ctx.base.get(`/admin/users/${encodeURIComponent(user.email)}/api-keys`, {
-        headers: ctx.svcHubAdminHeaders(),
+        headers: ctx.capabilityHeaders("user-admin"),
       });
       expectStatus(listed, 200);
       const keyId = (jsonArray(listed)[0] as { id?: unknown } | undefined)?.id;
       expectTrue(isNonEmptyString(keyId), "expected [{id: string, ...}], the user's one key", listed);
       expectStatus(
         await ctx.base.delete(`/admin/users/${encodeURIComponent(user.email)}/api-keys/${encodeURIComponent(keyId)}`, {
-          headers: ctx.svcHubAdminHeaders(),
+          headers: ctx.capabilityHeaders("user-admin"),
         }),
         200,
       );

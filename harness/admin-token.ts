@@ -1,9 +1,12 @@
 import type { Target } from "./target.ts";
 
+/** The reason of a skip for want of the admin token. */
+export const adminTokenNeeded = "needs the admin token of the target (--admin-token or SVC_ADMIN_TOKEN)";
+
 /** What the one check of the admin token before a run found. */
 export type AdminTokenCheck = { readonly ok: true } | { readonly ok: false; readonly reason: string };
 
-/** The admin route the token is checked with: POST /admin/wait, which DEC-OPS-04 names (the clock's routes are svc-hub's own). */
+/** The admin route the token is checked with: POST /admin/wait, which DEC-OPS-04 names (the test clock's routes are a capability apart: capabilities.ts). */
 export const adminTokenCheckRoute = "/admin/wait";
 
 /**

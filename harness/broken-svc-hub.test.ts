@@ -5,8 +5,11 @@
  * checks, the wording of an admin publish refusal) answered another way than svc-hub's, which must still pass.
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import {
+  type InProcessService,
+  openInProcessTarget,
+} from "../conformance/implementations/svc-hub/in-process-target.ts";
 import { allScenarios } from "../conformance/index.ts";
-import { type InProcessService, openInProcessTarget } from "./in-process.ts";
 import { runScenarios } from "./runner.ts";
 import type { Scenario } from "./scenario.ts";
 import { inProcessTarget, type Target } from "./target.ts";

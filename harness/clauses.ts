@@ -1,17 +1,15 @@
 /**
- * The catalogue of testable statements: every clause ID of the interface (clauses.md) and every decision
- * ID (decisions.md), with its section and text. Reports list coverage against it, ID by ID.
+ * A catalogue of testable statements: every clause ID of the interface (clauses.md) and every decision ID
+ * (decisions.md), with its section and text. Reports list coverage against it, ID by ID. The scenarios bring
+ * theirs (svc-hub's: conformance/clauses.json, exported by conformance/index.ts as clauseCatalogue): the engine
+ * holds none of its own.
  */
-import catalogueJson from "../conformance/clauses.json" with { type: "json" };
-
 export interface ClauseEntry {
   readonly id: string;
   readonly kind: "clause" | "decision";
   readonly section: string;
   readonly text: string;
 }
-
-export const clauseCatalogue: readonly ClauseEntry[] = catalogueJson as ClauseEntry[];
 
 const clauseRow = /^\| ([A-Z]{3}(?:-ERR)?-\d{2}) \| (.+) \|\s*$/;
 const decisionItem = /^- (DEC-[A-Z]{3}-\d{2}) (.*)$/;
@@ -57,8 +55,17 @@ export function parseClauseCatalogue(clausesMarkdown: string, decisionsMarkdown:
   return entries;
 }
 
-export function isKnownClause(id: string): boolean {
-  return clauseIds.has(id);
+/**
+ * A catalogue of the IDs alone (no section, no text), for scenarios that bring none: every ID they name, clauses
+ * first, then decisions (`DEC-...`), each in the order first named.
+ */
+export function catalogueOfIds(ids: Iterable<string>): ClauseEntry[] {
+  const unique = [...new Set(ids)];
+  const entry = (id: string): ClauseEntry => ({
+    id,
+    kind: id.startsWith("DEC-") ? "decision" : "clause",
+    section: "",
+    text: "",
+  });
+  return [...unique.filter((id) => !id.startsWith("DEC-")), ...unique.filter((id) => id.startsWith("DEC-"))].map(entry);
 }
-
-const clauseIds = new Set(clauseCatalogue.map((entry) => entry.id));

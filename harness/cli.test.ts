@@ -7,6 +7,8 @@ import { join } from "node:path";
 const cli = join(import.meta.dir, "cli.ts");
 const suiteRoot = join(import.meta.dir, "..");
 const invocation = mkdtempSync(join(tmpdir(), "svc-hub-cli-"));
+/** svc-hub's own app in-process, by its absolute path (relative ones are taken from the invocation folder). */
+const inProcess = ["--in-process", join(suiteRoot, "conformance", "implementations", "svc-hub", "in-process.ts")];
 afterAll(() => rmSync(invocation, { recursive: true, force: true }));
 
 /** Runs the CLI from the suite's checkout, as `npm --prefix <suite> run conformance` does, with INIT_CWD set by npm. */
@@ -22,7 +24,7 @@ function runCli(args: string[]) {
 
 describe("the conformance command line", () => {
   it("refuses --runs below 1 (exit 2)", () => {
-    const run = runCli(["--in-process", "--runs", "0"]);
+    const run = runCli([...inProcess, "--runs", "0"]);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("--runs must be at least 1");
   });
@@ -33,7 +35,7 @@ describe("the conformance command line", () => {
       JSON.stringify({ implementation: "mine", expectedFailures: [{ scenario: "no such scenario", reason: "gone" }] }),
     );
     const run = runCli([
-      "--in-process",
+      ...inProcess,
       "--only",
       "DEC-GEN-05",
       "--expectations",
@@ -59,31 +61,31 @@ describe("the conformance command line", () => {
   });
 
   it("refuses a --seed beyond 32 bits, which fast-check would silently cut down (exit 2)", () => {
-    const run = runCli(["--in-process", "--seed", "4294967296"]);
+    const run = runCli([...inProcess, "--seed", "4294967296"]);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("--seed must be at most 4294967295, not 4294967296");
     expect(run.stdout).not.toContain("scenarios against");
   });
 
   it("refuses a --path that is not a counterexample path, and one without --only (exit 2)", () => {
-    const bad = runCli(["--in-process", "--path", "abc", "--only", "SES-01"]);
+    const bad = runCli([...inProcess, "--path", "abc", "--only", "SES-01"]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain(
       '--path takes a counterexample path of digits and colons such as 3:0:1, as a failure report gives it, not "abc"',
     );
-    const alone = runCli(["--in-process", "--path", "3:0:1"]);
+    const alone = runCli([...inProcess, "--path", "3:0:1"]);
     expect(alone.code).toBe(2);
     expect(alone.stderr).toContain("--path replays one property's counterexample: give its scenario with --only");
   });
 
   it("refuses a --path whose --only does not select exactly one property scenario (exit 2)", () => {
-    const several = runCli(["--in-process", "--path", "0", "--only", "COL-09"]);
+    const several = runCli([...inProcess, "--path", "0", "--only", "COL-09"]);
     expect(several.code).toBe(2);
     expect(several.stderr).toStartWith(
       "conformance: --path replays one property's counterexample: --only must select exactly one property scenario (by its whole title), not ",
     );
     const example = runCli([
-      "--in-process",
+      ...inProcess,
       "--path",
       "0",
       "--only",
@@ -125,7 +127,7 @@ describe("the conformance command line", () => {
       }),
     );
     const run = runCli([
-      "--in-process",
+      ...inProcess,
       "--target-file",
       "wrong-key.json",
       "--only",
@@ -142,7 +144,7 @@ describe("the conformance command line", () => {
   });
 
   it("refuses each --only value that selects no scenario, even when another one does (exit 2)", () => {
-    const run = runCli(["--in-process", "--only", "ses-01", "--only", "SES-1O"]);
+    const run = runCli([...inProcess, "--only", "ses-01", "--only", "SES-1O"]);
     expect(run.code).toBe(2);
     expect(run.stderr).toStartWith(
       'conformance: --only "SES-1O" selects no scenario; give a clause or decision ID (SES-01), the start of one (DEC-GEN), an area (general, operations, session,',
@@ -152,20 +154,20 @@ describe("the conformance command line", () => {
 
   it("refuses a --report-dir or --compatibility that cannot be written before any scenario runs: one line, exit 2", () => {
     writeFileSync(join(invocation, "a-file"), "not a folder");
-    const reportDir = runCli(["--in-process", "--only", "DEC-GEN-05", "--report-dir", "a-file"]);
+    const reportDir = runCli([...inProcess, "--only", "DEC-GEN-05", "--report-dir", "a-file"]);
     expect(reportDir.code).toBe(2);
     expect(reportDir.stderr).toBe(
       `conformance: --report-dir ${join(invocation, "a-file")} cannot take the reports: it exists and is not a folder\n`,
     );
     expect(reportDir.stdout).toBe("");
-    const nested = runCli(["--in-process", "--only", "DEC-GEN-05", "--report-dir", "a-file/out"]);
+    const nested = runCli([...inProcess, "--only", "DEC-GEN-05", "--report-dir", "a-file/out"]);
     expect(nested.code).toBe(2);
     expect(nested.stderr).toStartWith(
       `conformance: --report-dir ${join(invocation, "a-file", "out")} cannot take the reports: `,
     );
     expect(nested.stderr.trim().split("\n").length).toBe(1);
     const compatibility = runCli([
-      "--in-process",
+      ...inProcess,
       "--only",
       "DEC-GEN-05",
       "--report-dir",
@@ -188,7 +190,7 @@ describe("the conformance command line", () => {
       }),
     );
     const run = runCli([
-      "--in-process",
+      ...inProcess,
       "--target-file",
       "wrong-user.json",
       "--only",
@@ -204,7 +206,7 @@ describe("the conformance command line", () => {
     expect(run.stdout).not.toContain("scenarios against");
   });
 
-  it("--help names the areas, what --only takes, what goes with --path and svc-hub's own admin routes", () => {
+  it("--help names the areas, what --only takes, what goes with --path, the modules and the capabilities", () => {
     const run = runCli(["--help"]);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(
@@ -212,8 +214,79 @@ describe("the conformance command line", () => {
     );
     expect(run.stdout).toContain("or a scenario's whole title");
     expect(run.stdout).toContain("goes with --seed and with --only '<the scenario's whole title>'");
+    expect(run.stdout).toContain("--in-process <module>   run without a socket against the fetch handler");
+    expect(run.stdout).toContain("--scenarios <module>    the scenarios to run");
+    for (const capability of ["test-clock", "event-log", "user-admin"])
+      expect(run.stdout).toContain(`\n    ${capability}: `);
+    expect(run.stdout).not.toContain("svc-hub-clock");
+  });
+
+  it("refuses --in-process without a module, and a module without a fetch handler (exit 2)", () => {
+    const bare = runCli(["--in-process", "--only", "DEC-GEN-05"]);
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toStartWith(
+      "conformance: --in-process takes the module that exports the implementation's fetch handler, such as conformance/implementations/svc-hub/in-process.ts",
+    );
+    writeFileSync(join(invocation, "no-fetch.ts"), "export const adminToken = 'x';\n");
+    const noFetch = runCli(["--in-process", "no-fetch.ts", "--only", "DEC-GEN-05", "--report-dir", "out-no-fetch"]);
+    expect(noFetch.code).toBe(2);
+    expect(noFetch.stderr).toBe(
+      `conformance: --in-process: ${join(invocation, "no-fetch.ts")} exports no fetch function, (request: Request) => Promise<Response>\n`,
+    );
+    const missing = runCli(["--in-process", "./nowhere.ts"]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toStartWith(`conformance: --in-process: ${join(invocation, "nowhere.ts")} is not a file`);
+  });
+
+  it("runs the scenarios of a module of one's own against a fetch handler of one's own, both taken from the invocation folder", () => {
+    writeFileSync(
+      join(invocation, "my-scenarios.ts"),
+      `import { defineScenarios, expectStatus } from ${JSON.stringify(join(suiteRoot, "harness", "index.ts"))};
+export const allScenarios = defineScenarios("mine", [
+  { title: "[OPS-01] the health check answers 200", async run({ base }) { expectStatus(await base.get("/healthz"), 200); } },
+  { title: "[DEC-OPS-04] the wait answers 200", needs: ["admin"], async run({ base, adminHeaders }) { expectStatus(await base.post("/admin/wait", { headers: adminHeaders() }), 200); } },
+  { title: "[DEC-OPS-02] the clock is read", needs: ["test-clock"], async run({ base, clockHeaders }) { expectStatus(await base.get("/admin/clock", { headers: clockHeaders() }), 200); } },
+]);
+`,
+    );
+    writeFileSync(
+      join(invocation, "my-app.ts"),
+      `let closed = false;
+export default {
+  adminToken: "mine",
+  name: "my app",
+  fetch(request: Request) {
+    const { pathname } = new URL(request.url);
+    if (pathname === "/admin/wait" && request.headers.get("authorization") === "Bearer mine") return Response.json({ complete: true });
+    if (pathname === "/healthz") return Response.json({ status: "up" });
+    return Response.json({ returnCode: 1404, message: "not here" }, { status: 404 });
+  },
+  close() { closed = true; console.log("closed:", closed); },
+};
+`,
+    );
+    const run = runCli(["--in-process", "my-app.ts", "--scenarios", "./my-scenarios.ts", "--report-dir", "out-mine"]);
+    expect(run.stderr).toBe("");
     expect(run.stdout).toContain(
-      "svc-hub's own routes besides the admin routes of DEC-OPS-04: its virtual clock (/admin/clock) and\n  /admin/users, /admin/events, /admin/collect/stats",
+      "conformance: 1 scenario(s) will be skipped: needs the capability test-clock, a test clock (GET and PUT /admin/clock",
+    );
+    expect(run.stdout).toContain("conformance: 3 of 3 scenarios against my app");
+    expect(run.stdout).toContain("closed: true");
+    expect(run.stdout).toEndWith("2 passed, 0 failed, 1 skipped\n");
+    expect(run.code).toBe(0);
+    const compatibility = readFileSync(join(invocation, "out-mine", "COMPATIBILITY.md"), "utf8");
+    // Without a catalogue of its own, the IDs the scenarios name make the report's list.
+    expect(compatibility).toMatch(/\| OPS-01 \| +\| 1 \| pass \|/);
+    expect(compatibility).toMatch(/\| DEC-OPS-02 \| +\| 1 \| skip \|/);
+    expect(compatibility).not.toContain("SES-01");
+  });
+
+  it("refuses a --scenarios module without allScenarios (exit 2)", () => {
+    writeFileSync(join(invocation, "not-scenarios.ts"), "export const scenarios = [];\n");
+    const run = runCli([...inProcess, "--scenarios", "not-scenarios.ts"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toStartWith(
+      `conformance: --scenarios: ${join(invocation, "not-scenarios.ts")} exports no allScenarios (an array of the scenarios defineScenarios makes)`,
     );
   });
 });

@@ -1,17 +1,27 @@
 /**
- * The conformance runner. `bun run conformance -- --target http://localhost:8080` runs every scenario
- * against a running implementation; `--in-process` runs them against svc-hub's own app without a socket.
- * `--help` lists the options.
+ * The conformance runner. `bun harness/cli.ts --target http://localhost:8080` runs every scenario against a
+ * running implementation; `--in-process <module>` runs them against the fetch handler a module exports, without
+ * a socket. The scenarios come from `--scenarios <module>` (default: this package's conformance/index.ts). It
+ * imports neither statically: the engine holds no implementation and no scenarios. `--help` lists the options.
  */
 import { accessSync, constants, existsSync, mkdirSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { allScenarios } from "../conformance/index.ts";
 import packageJson from "../package.json" with { type: "json" };
-import { checkAdminToken } from "./admin-token.ts";
+import { adminTokenCheckRoute, checkAdminToken } from "./admin-token.ts";
+import { capabilityDefinitions, capabilityNames, neededCapabilities, probeCapabilities } from "./capabilities.ts";
+import { catalogueOfIds } from "./clauses.ts";
 import { type Expectations, loadExpectations, loadExpectationsFile, staleExpectations } from "./expectations.ts";
 import { checkFixtureApiKeys, checkFixtureLogins } from "./fixture-check.ts";
-import { openInProcessTarget } from "./in-process.ts";
+import {
+  type InProcessModule,
+  implementationsDirOf,
+  loadInProcessModule,
+  loadScenarioModule,
+  packageScenariosPath,
+  resolveModule,
+  type ScenarioModule,
+} from "./modules.ts";
 import { defaultPropertySeed } from "./property.ts";
 import { checkReachable } from "./reachability.ts";
 import { buildCompatibilityMarkdown, buildJsonReport, buildJunitXml, type RunInfo } from "./report.ts";
@@ -25,33 +35,38 @@ import {
   tally,
   unmatchedSelections,
 } from "./runner.ts";
-import { probeSvcHubAdmin, type SvcHubAdminProbe, svcHubAdminRoutes } from "./svc-hub-admin.ts";
-import { probeSvcHubClock, type SvcHubClockProbe } from "./svc-hub-clock.ts";
-import { demoFixtures, svcHubDemoFixtures, type Target, urlTarget } from "./target.ts";
+import { demoFixtures, inProcessTarget, type Target, urlTarget } from "./target.ts";
 import { fixturesOf, readTargetFile, type TargetFile } from "./target-file.ts";
 
-const areas = areasOf(allScenarios);
 /** fast-check takes a 32-bit seed and would silently cut a larger one down: refused instead. */
 const maxSeed = 4_294_967_295;
 
-const usage = `usage: npm run conformance -- (--target <base-url> | --target-file <file.json> | --in-process) [options]
+const capabilityLines = capabilityNames.map((name) => `    ${name}: ${capabilityDefinitions[name].what}`).join("\n");
+
+function usage(areas: readonly string[]): string {
+  return `usage: svc-hub-conformance (--target <base-url> | --target-file <file.json> | --in-process <module>) [options]
+       (npx svc-hub-conformance where svc-hub is installed; bun harness/cli.ts or npm run conformance -- in its checkout)
 
   --target <url>          the management root ({base_url}) of the implementation
   --collect-url <url>     the collection root ({collect_url}); default: the target
   --moments-url <url>     the visitor-data root ({moments_url}); default: the target
   --target-file <file>    JSON with base/collect/moments/adminToken and the fixtures: the tenants, users and keys to
                           use, and the attributes, audience, badge, engines, file definition and published revision
-                          the scenarios read (see conformance/targets/svc-hub-demo.json; a fixture left out is
-                          the demo tenants' value, but an optional one, such as engines.attributesOnly, is absent
-                          and the scenarios needing it are skipped); flags win over the file
-  --in-process            svc-hub's own app with its demo tenants, without a socket (its fixtures include the
-                          optional ones its demo has)
+                          the scenarios read (schema: conformance/target.schema.json; example:
+                          conformance/targets/svc-hub-demo.json; a fixture left out is the demo tenants' value, but
+                          an optional one, such as engines.attributesOnly, is absent and the scenarios needing it
+                          are skipped); flags win over the file
+  --in-process <module>   run without a socket against the fetch handler the module exports (and its optional
+                          adminToken, fixtures, name and close); svc-hub's is
+                          conformance/implementations/svc-hub/in-process.ts
+  --scenarios <module>    the scenarios to run: a module exporting allScenarios (and optionally clauseCatalogue);
+                          default: this package's conformance/index.ts (svc-hub/conformance)
   --admin-token <token>   the target's admin token (default SVC_ADMIN_TOKEN); scenarios needing it are skipped without
-  --impl <name>           apply conformance/implementations/<name>/expectations.json (known failures)
+  --impl <name>           apply <the scenarios' folder>/implementations/<name>/expectations.json (known failures)
   --expectations <file>   apply known failures from a file of your own (same format), instead of --impl
   --only <selection>      run only the scenarios it selects; repeatable. A selection is a clause or decision ID
                           (SES-01, DEC-GEN-05) or the start of one (DLE, DEC-GEN), in any case; an area
-                          (${areas.join(", ")});
+                          (${areas.length > 0 ? areas.join(", ") : "as the scenarios name them"});
                           or a scenario's whole title, as a failure's replay line gives it. A value that selects
                           nothing stops the run (exit 2).
   --seed <n>              seed of every property run, 0 to ${maxSeed} (default ${defaultPropertySeed}, fixed so CI replays the same cases)
@@ -63,19 +78,25 @@ const usage = `usage: npm run conformance -- (--target <base-url> | --target-fil
   --compatibility <file>  also write COMPATIBILITY.md to this file
   --timeout-ms <n>        limit per scenario (default 120000); a scenario over it is abandoned and reported as error
 
-  Relative paths are taken from the directory you ran the command in (npm's INIT_CWD when run through
-  \`npm --prefix <suite> run conformance\`), not from the suite's checkout. The report folder and the
-  --compatibility file are checked before any scenario runs: one that cannot be written stops the run (exit 2).
+  Relative paths, and the modules, are taken from the directory you ran the command in (npm's INIT_CWD when run
+  through \`npm --prefix <suite> run conformance\`), not from the suite's checkout; a module may also be a
+  package's (svc-hub/conformance). The report folder and the --compatibility file are checked before any
+  scenario runs: one that cannot be written stops the run (exit 2).
   Before the run, the runner checks that the target answers (GET /healthz at each root; no answer: exit 2),
   that the fixtures' users can log in (POST /v1/login) and that their API keys are accepted (POST /v2/auth): a
   login or key the target refuses (401) stops the run with exit code 2, naming the target file's field. With an
-  admin token it also checks the token (POST /admin/wait, DEC-OPS-04; refused: exit 2) and asks whether the
-  target has svc-hub's own routes besides the admin routes of DEC-OPS-04: its virtual clock (/admin/clock) and
-  ${svcHubAdminRoutes.map((route) => route.replace(/\?.*/, "")).join(", ")}; without them, the scenarios
-  that need them are skipped, each with that reason.`;
+  admin token it also checks the token (POST ${adminTokenCheckRoute}, DEC-OPS-04; refused: exit 2) and probes
+  the capabilities the selected scenarios need beyond the admin routes of DEC-OPS-04 (specified in
+  conformance/INTERPRETING.md):
+${capabilityLines}
+  Without one, the scenarios that need it are skipped, each with that reason.`;
+}
+
+/** The areas of the scenarios, for --help and messages; none yet while the scenarios are being loaded. */
+let areas: readonly string[] = [];
 
 function fail(message: string): never {
-  process.stderr.write(`conformance: ${message}\n${usage}\n`);
+  process.stderr.write(`conformance: ${message}\n${usage(areas)}\n`);
   process.exit(2);
 }
 
@@ -167,7 +188,8 @@ function parse() {
       "collect-url": { type: "string" },
       "moments-url": { type: "string" },
       "target-file": { type: "string" },
-      "in-process": { type: "boolean", default: false },
+      "in-process": { type: "string" },
+      scenarios: { type: "string" },
       "admin-token": { type: "string" },
       impl: { type: "string" },
       expectations: { type: "string" },
@@ -183,14 +205,41 @@ function parse() {
     allowPositionals: false,
   });
 }
+// `--in-process` took no value before it took a module: say what it takes rather than parseArgs' "ambiguous".
+const inProcessAt = process.argv.indexOf("--in-process");
+if (inProcessAt >= 0 && (process.argv[inProcessAt + 1] ?? "-").startsWith("-"))
+  fail(
+    "--in-process takes the module that exports the implementation's fetch handler, such as conformance/implementations/svc-hub/in-process.ts (svc-hub's own)",
+  );
 try {
   parsed = parse();
 } catch (error) {
   fail(error instanceof Error ? error.message : String(error));
 }
 const values = parsed.values;
+
+// The scenarios: a module the engine imports only now, by the path it was given (or this package's own).
+const scenariosPath = (() => {
+  try {
+    if (values.scenarios !== undefined) return resolveModule(values.scenarios, invocationDir);
+  } catch (error) {
+    fail(`--scenarios: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return (
+    packageScenariosPath() ??
+    fail("this package has no scenarios of its own: give --scenarios <module> (a module exporting allScenarios)")
+  );
+})();
+let scenarioModule: ScenarioModule;
+try {
+  scenarioModule = await loadScenarioModule(scenariosPath);
+} catch (error) {
+  fail(`--scenarios: ${error instanceof Error ? error.message : String(error)}`);
+}
+const { allScenarios } = scenarioModule;
+areas = areasOf(allScenarios);
 if (values.help) {
-  process.stdout.write(`${usage}\n`);
+  process.stdout.write(`${usage(areas)}\n`);
   process.exit(0);
 }
 
@@ -203,7 +252,13 @@ try {
 const base =
   checkUrl("target", values.target) ?? (values["in-process"] ? undefined : checkUrl("target-file base", file?.base));
 if (!base === !values["in-process"])
-  fail("give exactly one of --target <base-url> (or a target file with base) or --in-process");
+  fail("give exactly one of --target <base-url> (or a target file with base) or --in-process <module>");
+let inProcessPath: string | null = null;
+try {
+  inProcessPath = values["in-process"] === undefined ? null : resolveModule(values["in-process"], invocationDir);
+} catch (error) {
+  fail(`--in-process: ${error instanceof Error ? error.message : String(error)}`);
+}
 
 if (values.impl && values.expectations) fail("give at most one of --impl <name> and --expectations <file>");
 let expectations: Expectations | null = null;
@@ -212,7 +267,7 @@ try {
   expectations = expectationsFile
     ? loadExpectationsFile(expectationsFile)
     : values.impl
-      ? loadExpectations(values.impl)
+      ? loadExpectations(values.impl, implementationsDirOf(scenariosPath))
       : null;
 } catch (error) {
   fail(error instanceof Error ? error.message : String(error));
@@ -248,25 +303,46 @@ if (values.path !== undefined && values.only?.length) {
 }
 const runs = wholeNumber("runs", values.runs, 1);
 const timeoutMs = wholeNumber("timeout-ms", values["timeout-ms"], 1);
-// In-process the target is svc-hub's demo, which has the optional fixtures too; elsewhere only a target file names them.
-const fixtures = fixturesOf(file, values["in-process"] ? svcHubDemoFixtures : demoFixtures);
 
 const reportDir = fromInvocation(values["report-dir"] ?? "conformance-report");
 const compatibilityFile = values.compatibility ? fromInvocation(values.compatibility) : null;
 prepareOutputs(reportDir, compatibilityFile);
 
+// The implementation in-process: a module the engine imports only now, which builds it.
+let implementation: InProcessModule | null = null;
+if (inProcessPath !== null) {
+  try {
+    implementation = await loadInProcessModule(inProcessPath);
+  } catch (error) {
+    stop(`--in-process: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+// The fixtures: a target file's, over the in-process module's (an implementation's demo may have optional ones),
+// over demo.md's tenants.
+const fixtures = fixturesOf(
+  file,
+  implementation?.fixtures ? fixturesOf({ fixtures: implementation.fixtures }) : demoFixtures,
+);
+const adminToken =
+  values["admin-token"] ?? file?.adminToken ?? implementation?.adminToken ?? process.env.SVC_ADMIN_TOKEN ?? null;
+
 let target: Target;
 let close: () => Promise<void> = async () => undefined;
-if (values["in-process"]) {
-  const opened = await openInProcessTarget({ fixtures });
-  target = opened.target;
-  close = opened.close;
+if (implementation !== null) {
+  target = inProcessTarget({
+    handle: implementation.fetch,
+    adminToken,
+    fixtures,
+    name: file?.name ?? implementation.name,
+  });
+  const closeImplementation = implementation.close;
+  if (closeImplementation) close = async () => void (await closeImplementation());
 } else {
   target = urlTarget({
     base: base as string,
     collect: checkUrl("collect-url", values["collect-url"]) ?? checkUrl("target-file collect", file?.collect),
     moments: checkUrl("moments-url", values["moments-url"]) ?? checkUrl("target-file moments", file?.moments),
-    adminToken: values["admin-token"] ?? file?.adminToken ?? process.env.SVC_ADMIN_TOKEN ?? null,
+    adminToken,
     fixtures,
     name: file?.name,
   });
@@ -281,19 +357,13 @@ for (const check of [checkReachable, checkAdminToken, checkFixtureLogins, checkF
     stop(found.reason);
   }
 }
-const needingSvcHubAdmin = selected.filter((scenario) => scenario.needs.includes("svc-hub-admin")).length;
-let svcHubAdmin: SvcHubAdminProbe | undefined;
-if (target.adminToken && needingSvcHubAdmin > 0) {
-  svcHubAdmin = await probeSvcHubAdmin(target);
-  if (!svcHubAdmin.available)
-    process.stdout.write(`conformance: ${needingSvcHubAdmin} scenario(s) will be skipped: ${svcHubAdmin.reason}\n`);
-}
-const needingSvcHubClock = selected.filter((scenario) => scenario.needs.includes("svc-hub-clock")).length;
-let svcHubClock: SvcHubClockProbe | undefined;
-if (target.adminToken && needingSvcHubClock > 0) {
-  svcHubClock = await probeSvcHubClock(target);
-  if (!svcHubClock.available)
-    process.stdout.write(`conformance: ${needingSvcHubClock} scenario(s) will be skipped: ${svcHubClock.reason}\n`);
+// The capabilities beyond DEC-OPS-04 the selected scenarios need, probed once: a scenario needing one the target
+// has not is skipped, and the run says how many before it starts.
+const capabilities = await probeCapabilities(target, selected);
+for (const { capability, scenarios } of neededCapabilities(selected)) {
+  const probe = capabilities[capability];
+  if (probe && !probe.available)
+    process.stdout.write(`conformance: ${scenarios} scenario(s) will be skipped: ${probe.reason}\n`);
 }
 process.stdout.write(
   `conformance: ${selected.length} of ${allScenarios.length} scenarios against ${target.name} (property seed ${seed}${runs ? `, ${runs} runs each` : ""})\n`,
@@ -304,8 +374,7 @@ const results = await runScenarios(allScenarios, target, {
   timeoutMs,
   property: { seed, runs, path: values.path },
   expectations,
-  svcHubAdmin,
-  svcHubClock,
+  capabilities,
   onResult: (result) => process.stdout.write(`${formatResult(result)}\n`),
 });
 await close();
@@ -320,11 +389,12 @@ const info: RunInfo = {
   propertyRuns: runs ?? null,
 };
 const stale = staleExpectations(expectations, allScenarios, results);
+const named = allScenarios.flatMap((scenario) => scenario.clauses);
 const compatibility = buildCompatibilityMarkdown(
   info,
   results,
-  undefined,
-  new Set(allScenarios.flatMap((scenario) => scenario.clauses)),
+  scenarioModule.clauseCatalogue ?? catalogueOfIds(named),
+  new Set(named),
 );
 const outputs: Array<[string, string]> = [
   [join(reportDir, "report.json"), `${JSON.stringify(buildJsonReport(info, results, stale), null, 2)}\n`],

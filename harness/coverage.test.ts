@@ -9,9 +9,11 @@
 import { describe, expect, it } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { clauseCatalogue, isKnownClause } from "../conformance/clauses.ts";
 import pending from "../conformance/coverage-pending.json" with { type: "json" };
 import { allScenarios } from "../conformance/index.ts";
-import { clauseCatalogue, isKnownClause, parseClauseCatalogue } from "./clauses.ts";
+import { capabilityDefinitions, capabilityNames } from "./capabilities.ts";
+import { parseClauseCatalogue } from "./clauses.ts";
 
 const named = new Set(allScenarios.flatMap((scenario) => scenario.clauses));
 /** A clause that scenarios check only in part: the part they do not, and why. */
@@ -81,27 +83,70 @@ describe("conformance coverage", () => {
     expect(wrong).toEqual([]);
   });
 
-  it("every scenario that calls svc-hub's own admin routes (users, events, collection counters) declares the need svc-hub-admin", () => {
-    // The helpers that reach those routes; a scenario calling one without the need would fail, not skip, against
-    // an implementation that has only the specified admin API.
-    const helpers =
-      /\b(storedEvent|eventsWithTrace|expectNotStored|queryEvents|collectStats|makeUser|svcHubAdminHeaders)\(|\/admin\/(users|events|collect)/;
-    const undeclared = allScenarios
-      .filter((scenario) => helpers.test(scenario.run.toString()) && !scenario.needs.includes("svc-hub-admin"))
-      .map((scenario) => scenario.title);
-    expect(undeclared).toEqual([]);
-    expect(allScenarios.filter((scenario) => scenario.needs.includes("svc-hub-admin")).length).toBeGreaterThan(30);
+  /** The scenarios calling a helper or route of `helpers` that do not declare `need`, and how many declare it. */
+  function undeclared(helpers: RegExp, need: (typeof capabilityNames)[number]) {
+    return {
+      undeclared: allScenarios
+        .filter((scenario) => helpers.test(scenario.run.toString()) && !scenario.needs.includes(need))
+        .map((scenario) => scenario.title),
+      declaring: allScenarios.filter((scenario) => scenario.needs.includes(need)).length,
+    };
+  }
+
+  // The helpers that reach a capability's routes: a scenario calling one without the need would fail, not skip,
+  // against an implementation that has only the specified admin API (DEC-OPS-04).
+  it("every scenario that reads the stored events or the collection counters declares the need event-log", () => {
+    const found = undeclared(
+      /\b(storedEvent|eventsWithTrace|expectNotStored|queryEvents|collectStats)\(|capabilityHeaders\("event-log"\)|\/admin\/(events|collect)/,
+      "event-log",
+    );
+    expect(found.undeclared).toEqual([]);
+    expect(found.declaring).toBeGreaterThan(25);
   });
 
-  it("every scenario that moves or reads svc-hub's virtual clock declares the need svc-hub-clock", () => {
-    // DEC-OPS-02 names no route for the clock: a scenario using svc-hub's without the need would fail, not skip,
-    // against an implementation whose clock has other routes (or none).
-    const helpers = /\b(advanceClock|readClock|clockNow|clockHeaders|publishPending|runDueDeletions)\(|\/admin\/clock/;
-    const undeclared = allScenarios
-      .filter((scenario) => helpers.test(scenario.run.toString()) && !scenario.needs.includes("svc-hub-clock"))
-      .map((scenario) => scenario.title);
-    expect(undeclared).toEqual([]);
-    expect(allScenarios.filter((scenario) => scenario.needs.includes("svc-hub-clock")).length).toBeGreaterThan(20);
+  it("every scenario that makes users or API keys through the admin API declares the need user-admin", () => {
+    const found = undeclared(/\bmakeUser\(|capabilityHeaders\("user-admin"\)|\/admin\/users/, "user-admin");
+    expect(found.undeclared).toEqual([]);
+    expect(found.declaring).toBeGreaterThan(5);
+  });
+
+  it("every scenario that moves or reads the test clock declares the need test-clock", () => {
+    // DEC-OPS-02 names no route for the clock: a scenario using these routes without the need would fail, not
+    // skip, against an implementation whose clock has other routes (or none).
+    const found = undeclared(
+      /\b(advanceClock|readClock|clockNow|clockHeaders|publishPending|runDueDeletions|runDueWork)\(|capabilityHeaders\("test-clock"\)|\/admin\/clock/,
+      "test-clock",
+    );
+    expect(found.undeclared).toEqual([]);
+    expect(found.declaring).toBeGreaterThan(20);
+  });
+
+  it("conformance/INTERPRETING.md specifies every capability a scenario needs, with the routes it is probed by", () => {
+    const text = readFileSync(join(import.meta.dir, "..", "conformance", "INTERPRETING.md"), "utf8");
+    const needed = new Set(allScenarios.flatMap((scenario) => scenario.needs));
+    const missing = capabilityNames.flatMap((name) => {
+      const section = new RegExp(`^## \`${name}\``, "m").exec(text);
+      if (!section) return needed.has(name) ? [`no section "## \`${name}\`"`] : [];
+      const next = text.indexOf("\n## ", section.index + 1);
+      const body = text.slice(section.index, next < 0 ? undefined : next);
+      return capabilityDefinitions[name].probes
+        .map((route) => route.replace(/\?.*/, ""))
+        .filter((route) => !body.includes(route))
+        .map((route) => `${name}: its probe route ${route} is not named in its section`);
+    });
+    expect(missing).toEqual([]);
+    expect([...needed].filter((need) => need !== "admin" && !capabilityNames.includes(need))).toEqual([]);
+    // Its table counts the scenarios needing each, as they are.
+    const counted = Object.fromEntries(
+      [...text.matchAll(/^\| `([\w-]+)` \|.*\| (\d+) \|$/gm)].map((row) => [row[1], Number(row[2])]),
+    );
+    const counts = Object.fromEntries(
+      ["admin", ...capabilityNames].map((need) => [
+        need,
+        allScenarios.filter((scenario) => scenario.needs.includes(need as "admin")).length,
+      ]),
+    );
+    expect(counted).toEqual(counts);
   });
 
   const specDir = join(import.meta.dir, "..", "..", "shared", "spec");

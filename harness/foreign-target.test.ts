@@ -1,27 +1,26 @@
 /**
  * The suite's own scenarios against targets that are not svc-hub: small fakes that answer the requests a
  * scenario makes, some of them wrongly. A wrong body must be a failure (which an expectations entry can
- * turn into expected-fail) naming the request and showing what came back, never a TypeError; svc-hub's own
- * admin routes and clock routes, absent from an implementation with only the admin routes of DEC-OPS-04,
- * must make their scenarios skip, not fail.
+ * turn into expected-fail) naming the request and showing what came back, never a TypeError; the
+ * capabilities beyond DEC-OPS-04 (test-clock, event-log, user-admin), absent from an implementation with only the
+ * admin routes of DEC-OPS-04, must make their scenarios skip, not fail.
  */
 import { describe, expect, it } from "bun:test";
 import { allScenarios } from "../conformance/index.ts";
 import { checkAdminToken } from "./admin-token.ts";
+import { probeCapability } from "./capabilities.ts";
 import { checkFixtureApiKeys, checkFixtureLogins } from "./fixture-check.ts";
 import { checkReachable } from "./reachability.ts";
 import { runScenarios } from "./runner.ts";
 import type { Scenario } from "./scenario.ts";
-import { probeSvcHubAdmin } from "./svc-hub-admin.ts";
-import { probeSvcHubClock } from "./svc-hub-clock.ts";
 import { inProcessTarget } from "./target.ts";
 
 const json = (body: unknown, status = 200) =>
   new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
 
 /**
- * A target with a working v1 login, v2 token call, POST /admin/wait and (unless `clock` is false) svc-hub's
- * admin clock, answering `route` for the rest (404 when it answers nothing).
+ * A target with a working v1 login, v2 token call, POST /admin/wait and (unless `clock` is false) a test
+ * clock, answering `route` for the rest (404 when it answers nothing).
  */
 function fakeTarget(
   route: (method: string, path: string, url: URL) => Response | undefined,
@@ -140,38 +139,53 @@ describe("a wrong answer body", () => {
   });
 });
 
-describe("a target with only the admin routes of DEC-OPS-04 and a clock (wait, file upload, revision publish)", () => {
-  const needing = allScenarios.filter((entry) => entry.needs.includes("svc-hub-admin"));
+describe("a target with only the admin routes of DEC-OPS-04 and a test clock (wait, file upload, revision publish)", () => {
+  const needing = allScenarios.filter(
+    (entry) => entry.needs.includes("event-log") || entry.needs.includes("user-admin"),
+  );
 
-  it("is probed once before the run, and every scenario needing svc-hub's own admin routes is skipped with the reason", async () => {
+  it("is probed once before the run, and every scenario needing the event log or the user admin is skipped with the reason", async () => {
     const { target, asked } = fakeTarget(() => undefined);
     const results = await runScenarios(needing, target);
     expect(results.length).toBeGreaterThan(30);
     expect(results.filter((result) => result.outcome !== "skip").map((result) => result.title)).toEqual([]);
-    expect(results[0]?.message).toBe(
-      "needs svc-hub's own admin routes (/admin/users, /admin/events, /admin/collect/stats; not part of the specified admin API), which the target does not have: GET /admin/users answered 404 before the run",
+    const reasons = new Set(results.map((result) => result.message));
+    expect(reasons).toEqual(
+      new Set([
+        "needs the capability event-log, the stored events and collection counters (GET /admin/events, GET /admin/collect/stats); specified in conformance/INTERPRETING.md, which the target does not have: GET /admin/events?limit=1 answered 404 before the run",
+        "needs the capability user-admin, users and API keys (/admin/users, /admin/users/{email}/api-keys, /admin/users/{email}/disabled); specified in conformance/INTERPRETING.md, which the target does not have: GET /admin/users answered 404 before the run",
+      ]),
     );
     // The clock is probed too, for the scenarios that also move it (it is there).
-    expect(asked).toEqual(["GET /admin/users", "GET /admin/clock"]);
+    expect(asked).toEqual(["GET /admin/clock", "GET /admin/events?limit=1", "GET /admin/users"]);
   });
 
   it("a scenario that calls those routes without declaring the need is skipped too, not failed", async () => {
     const { target } = fakeTarget(() => undefined);
     const undeclared = { ...scenario("[SES-13, DEC-SES-04]"), needs: [] };
-    const [result] = await runScenarios([undeclared], target, { svcHubAdmin: await probeSvcHubAdmin(target) });
+    const [result] = await runScenarios([undeclared], target, {
+      capabilities: { "user-admin": await probeCapability(target, "user-admin") },
+    });
     expect(result?.outcome).toBe("skip");
-    expect(result?.message).toContain("svc-hub's own admin routes");
+    expect(result?.message).toContain("needs the capability user-admin");
   });
 
   it("svc-hub itself has them", async () => {
     const { target } = fakeTarget((_, path) =>
       ["/admin/users", "/admin/events", "/admin/collect/stats"].includes(path) ? json({}) : undefined,
     );
-    expect(await probeSvcHubAdmin(target)).toEqual({ available: true });
-    expect(await probeSvcHubAdmin(fakeTarget(() => undefined, null).target)).toMatchObject({
+    expect(await probeCapability(target, "event-log")).toEqual({ available: true });
+    expect(await probeCapability(target, "user-admin")).toEqual({ available: true });
+    expect(await probeCapability(fakeTarget(() => undefined, null).target, "user-admin")).toMatchObject({
       available: false,
       reason: expect.stringContaining("admin token"),
     });
+  });
+
+  it("one capability without the other: only the scenarios needing the missing one are skipped", async () => {
+    const { target } = fakeTarget((_, path) => (path === "/admin/users" ? json([]) : undefined));
+    expect(await probeCapability(target, "user-admin")).toEqual({ available: true });
+    expect(await probeCapability(target, "event-log")).toMatchObject({ available: false });
   });
 });
 
@@ -198,7 +212,7 @@ describe("the check of the fixtures' users before a run", () => {
   });
 });
 
-describe("a target with the admin routes of DEC-OPS-04 but without svc-hub's virtual clock routes", () => {
+describe("a target with the admin routes of DEC-OPS-04 but without a test clock", () => {
   const noClock = () => fakeTarget(() => undefined, "admin-token-of-theirs", false);
 
   it("has its admin token accepted (POST /admin/wait), so the scenarios of DEC-OPS-04 still run", async () => {
@@ -210,13 +224,14 @@ describe("a target with the admin routes of DEC-OPS-04 but without svc-hub's vir
   it("is probed once, and every scenario that moves or reads the clock is skipped with the reason", async () => {
     const { target, asked } = noClock();
     const needing = allScenarios.filter(
-      (entry) => entry.needs.includes("svc-hub-clock") && !entry.needs.includes("svc-hub-admin"),
+      (entry) =>
+        entry.needs.includes("test-clock") && !entry.needs.includes("event-log") && !entry.needs.includes("user-admin"),
     );
     const results = await runScenarios(needing, target);
     expect(results.length).toBeGreaterThan(15);
     expect(results.filter((result) => result.outcome !== "skip").map((result) => result.title)).toEqual([]);
     expect(results[0]?.message).toBe(
-      "needs svc-hub's virtual clock routes (GET and PUT /admin/clock, POST /admin/clock/advance; DEC-OPS-02 asks for a virtual clock but names no route), which the target does not have: GET /admin/clock answered 404 before the run",
+      "needs the capability test-clock, a test clock (GET and PUT /admin/clock, POST /admin/clock/advance; DEC-OPS-02 asks for a virtual clock but names no route); specified in conformance/INTERPRETING.md, which the target does not have: GET /admin/clock answered 404 before the run",
     );
     expect(asked).toEqual(["GET /admin/clock"]);
   });
@@ -227,13 +242,15 @@ describe("a target with the admin routes of DEC-OPS-04 but without svc-hub's vir
       ...scenario("[DEC-REV-01, REV-02] revision_id is the publish minute"),
       needs: ["admin" as const],
     };
-    const [result] = await runScenarios([undeclared], target, { svcHubClock: await probeSvcHubClock(target) });
+    const [result] = await runScenarios([undeclared], target, {
+      capabilities: { "test-clock": await probeCapability(target, "test-clock") },
+    });
     expect(result?.outcome).toBe("skip");
-    expect(result?.message).toContain("virtual clock routes");
+    expect(result?.message).toContain("needs the capability test-clock");
   });
 
   it("svc-hub itself has them", async () => {
-    expect(await probeSvcHubClock(fakeTarget(() => undefined).target)).toEqual({ available: true });
+    expect(await probeCapability(fakeTarget(() => undefined).target, "test-clock")).toEqual({ available: true });
   });
 });
 

@@ -7,8 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { readFileSync } from "node:fs";
 import { parseConfigText } from "../adapters/config/config.loader.ts";
 import { demoConfigPath } from "../adapters/config/demo-config.ts";
+import {
+  type InProcessService,
+  openInProcessTarget,
+} from "../conformance/implementations/svc-hub/in-process-target.ts";
 import { allScenarios } from "../conformance/index.ts";
-import { type InProcessService, openInProcessTarget } from "./in-process.ts";
 import { runScenarios } from "./runner.ts";
 import { demoFixtures } from "./target.ts";
 

@@ -1,4 +1,4 @@
-import { type ClauseEntry, clauseCatalogue } from "./clauses.ts";
+import type { ClauseEntry } from "./clauses.ts";
 import { countOutcomes, type Outcome, type ScenarioResult, tally } from "./runner.ts";
 
 export interface RunInfo {
@@ -74,7 +74,7 @@ function shorten(text: string, max = 140): string {
 export function buildCompatibilityMarkdown(
   info: Pick<RunInfo, "target" | "implementation" | "suiteVersion">,
   results: readonly ScenarioResult[],
-  catalogue: readonly ClauseEntry[] = clauseCatalogue,
+  catalogue: readonly ClauseEntry[],
   named: ReadonlySet<string> = new Set(results.flatMap((result) => result.clauses)),
 ): string {
   const byClause = new Map<string, ScenarioResult[]>();

@@ -1,9 +1,9 @@
+import { adminTokenNeeded } from "./admin-token.ts";
+import { type CapabilityProbes, capabilityNames, probeCapabilities } from "./capabilities.ts";
 import { RequestTrail, redactSecrets, ScenarioFailure, ScenarioSkip } from "./client.ts";
 import { type Expectations, type ExpectedFailure, expectedFailureOf } from "./expectations.ts";
 import { defaultPropertySeed, type PropertyRecord, type PropertySettings } from "./property.ts";
 import { createContext, type Scenario } from "./scenario.ts";
-import { adminTokenNeeded, probeSvcHubAdmin, type SvcHubAdminProbe } from "./svc-hub-admin.ts";
-import { probeSvcHubClock, type SvcHubClockProbe } from "./svc-hub-clock.ts";
 import type { Target } from "./target.ts";
 
 /**
@@ -37,10 +37,11 @@ export interface RunOptions {
   readonly property?: Partial<PropertySettings>;
   readonly expectations?: Expectations | null;
   readonly onResult?: (result: ScenarioResult) => void;
-  /** Whether the target has svc-hub's own admin routes, as probed before the run; absent: probed here when a scenario needs them. */
-  readonly svcHubAdmin?: SvcHubAdminProbe;
-  /** Whether the target has svc-hub's clock routes, as probed before the run; absent: probed here when a scenario needs them. */
-  readonly svcHubClock?: SvcHubClockProbe;
+  /**
+   * Whether the target has each capability (capabilities.ts), as probed before the run; a capability absent from
+   * it is probed here when a selected scenario needs it.
+   */
+  readonly capabilities?: CapabilityProbes;
   /**
    * How long an abandoned scenario's cleanup (its requests through `cleanupBase`) may still run before the next
    * scenario starts (default 15 s).
@@ -148,16 +149,12 @@ function verdict(raw: Outcome, expected: ExpectedFailure | null): Outcome {
 }
 
 /** Why a scenario cannot run against this target, or null: a need the target does not meet. */
-function unmetNeed(
-  scenario: Scenario,
-  target: Target,
-  probes: { readonly svcHubAdmin?: SvcHubAdminProbe; readonly svcHubClock?: SvcHubClockProbe },
-): string | null {
+function unmetNeed(scenario: Scenario, target: Target, probes: CapabilityProbes): string | null {
   if (scenario.needs.length > 0 && !target.adminToken) return adminTokenNeeded;
-  if (scenario.needs.includes("svc-hub-clock") && probes.svcHubClock && !probes.svcHubClock.available)
-    return probes.svcHubClock.reason;
-  if (scenario.needs.includes("svc-hub-admin") && probes.svcHubAdmin && !probes.svcHubAdmin.available)
-    return probes.svcHubAdmin.reason;
+  for (const capability of capabilityNames) {
+    const probe = probes[capability];
+    if (scenario.needs.includes(capability) && probe && !probe.available) return probe.reason;
+  }
   return null;
 }
 
@@ -193,22 +190,7 @@ export async function runScenarios(
   };
   const results: ScenarioResult[] = [];
   const selected = selectScenarios(scenarios, options.only);
-  let svcHubAdmin = options.svcHubAdmin;
-  if (
-    svcHubAdmin === undefined &&
-    target.adminToken &&
-    selected.some((scenario) => scenario.needs.includes("svc-hub-admin"))
-  ) {
-    svcHubAdmin = await probeSvcHubAdmin(target);
-  }
-  let svcHubClock = options.svcHubClock;
-  if (
-    svcHubClock === undefined &&
-    target.adminToken &&
-    selected.some((scenario) => scenario.needs.includes("svc-hub-clock"))
-  ) {
-    svcHubClock = await probeSvcHubClock(target);
-  }
+  const capabilities = await probeCapabilities(target, selected, options.capabilities);
   const timeoutMs = options.timeoutMs ?? 120_000;
   const cleanupMs = options.cleanupMs ?? 15_000;
   for (const scenario of selected) {
@@ -217,7 +199,7 @@ export async function runScenarios(
     const trail = new RequestTrail();
     let raw: Outcome = "pass";
     let message: string | undefined;
-    const unmet = unmetNeed(scenario, target, { svcHubAdmin, svcHubClock });
+    const unmet = unmetNeed(scenario, target, capabilities);
     if (unmet !== null) {
       raw = "skip";
       message = unmet;
@@ -232,8 +214,7 @@ export async function runScenarios(
                 cleanupRequestMs,
                 title: scenario.title,
                 trail,
-                svcHubAdmin,
-                svcHubClock,
+                capabilities,
               }),
             ),
           timeoutMs,

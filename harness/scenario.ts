@@ -1,8 +1,8 @@
 import type fc from "fast-check";
+import { adminTokenNeeded } from "./admin-token.ts";
+import type { Capability, CapabilityProbes } from "./capabilities.ts";
 import { HttpClient, RequestTrail, ScenarioSkip } from "./client.ts";
 import { checkProperty, type PropertyRecord, type PropertySettings } from "./property.ts";
-import { adminTokenNeeded, type SvcHubAdminProbe } from "./svc-hub-admin.ts";
-import type { SvcHubClockProbe } from "./svc-hub-clock.ts";
 import type { Target, TargetFixtures } from "./target.ts";
 
 /** example: one case from the spec; property: fast-check over many cases; e2e: a flow across several APIs. */
@@ -11,11 +11,12 @@ export type ScenarioKind = "example" | "property" | "e2e";
 /**
  * What a scenario needs beyond plain HTTP; without it the scenario is skipped, with the reason. admin: the
  * admin token, for the admin routes the interface names (DEC-OPS-04: the file upload, the revision publish and
- * POST /admin/wait). svc-hub-clock: svc-hub's virtual clock routes (/admin/clock; DEC-OPS-02 asks for a
- * virtual clock but names no route). svc-hub-admin: svc-hub's other admin routes (users and API keys, stored
- * events, collection counters). Both svc-hub needs are probed once before the run and imply the admin token.
+ * POST /admin/wait). The others are capabilities (capabilities.ts, specified in conformance/INTERPRETING.md):
+ * test-clock, a test clock the admin API reads, sets and advances (DEC-OPS-02 names no route); event-log, the
+ * stored events and collection counters; user-admin, users and API keys. Each is probed once before the run and
+ * implies the admin token.
  */
-export type ScenarioNeed = "admin" | "svc-hub-clock" | "svc-hub-admin";
+export type ScenarioNeed = "admin" | Capability;
 
 export interface ScenarioContext {
   readonly target: Target;
@@ -40,17 +41,16 @@ export interface ScenarioContext {
   /** Headers that authorise a call of the admin routes the interface names (DEC-OPS-04: wait, file upload, revision publish). */
   adminHeaders(): Record<string, string>;
   /**
-   * Headers that authorise a call of svc-hub's virtual clock routes (/admin/clock); skips the scenario when the
-   * target does not have them (a scenario using them declares needs: ["svc-hub-clock"]).
+   * Headers that authorise a call of a capability's routes (the admin token); skips the scenario when the probe
+   * before the run found the target without it (a scenario using them declares the capability in its needs).
    */
+  capabilityHeaders(capability: Capability): Record<string, string>;
+  /** Whether the probe before the run found the capability, for a scenario that can do without it. */
+  hasCapability(capability: Capability): boolean;
+  /** capabilityHeaders("test-clock"): for the test clock's routes (needs: ["test-clock"]). */
   clockHeaders(): Record<string, string>;
-  /** Whether the probe before the run found svc-hub's clock routes, for a scenario that can do without them. */
+  /** hasCapability("test-clock"). */
   readonly hasClock: boolean;
-  /**
-   * Headers that authorise a call of svc-hub's own admin routes (users, events, collection counters); skips
-   * the scenario when the target does not have them (a scenario using them declares needs: ["svc-hub-admin"]).
-   */
-  svcHubAdminHeaders(): Record<string, string>;
   /** A name no other scenario or run uses, for data this scenario makes. */
   uniqueId(prefix: string): string;
   /**
@@ -113,8 +113,7 @@ let sequence = 0;
 /**
  * A context for one scenario; `properties` collects what its property runs did. `scenario.signal` stops its
  * requests once aborted; `scenario.title` goes into the replay hint of a failed property; `scenario.trail`
- * records its requests (for messages); `scenario.svcHubAdmin` and `scenario.svcHubClock` are what the probes
- * before the run found; `scenario.cleanupSignal` ends the cleanup that may follow an abandonment.
+ * records its requests (for messages); `scenario.capabilities` is what the probes before the run found; `scenario.cleanupSignal` ends the cleanup that may follow an abandonment.
  */
 export function createContext(
   target: Target,
@@ -129,8 +128,7 @@ export function createContext(
     readonly cleanupRequestMs?: number;
     readonly title?: string;
     readonly trail?: RequestTrail;
-    readonly svcHubAdmin?: SvcHubAdminProbe;
-    readonly svcHubClock?: SvcHubClockProbe;
+    readonly capabilities?: CapabilityProbes;
   } = {},
 ): ScenarioContext {
   const signal = scenario.signal ?? new AbortController().signal;
@@ -139,6 +137,12 @@ export function createContext(
     if (!target.adminToken) throw new ScenarioSkip(adminTokenNeeded);
     return { authorization: `Bearer ${target.adminToken}` };
   };
+  const capabilityHeaders = (capability: Capability) => {
+    const probe = scenario.capabilities?.[capability];
+    if (probe && !probe.available) throw new ScenarioSkip(probe.reason);
+    return adminHeaders();
+  };
+  const hasCapability = (capability: Capability) => scenario.capabilities?.[capability]?.available === true;
   return {
     target,
     fixtures: target.fixtures,
@@ -148,15 +152,10 @@ export function createContext(
     moments: new HttpClient(target, "moments", signal, trail),
     signal,
     adminHeaders,
-    clockHeaders() {
-      if (scenario.svcHubClock && !scenario.svcHubClock.available) throw new ScenarioSkip(scenario.svcHubClock.reason);
-      return adminHeaders();
-    },
-    hasClock: scenario.svcHubClock?.available === true,
-    svcHubAdminHeaders() {
-      if (scenario.svcHubAdmin && !scenario.svcHubAdmin.available) throw new ScenarioSkip(scenario.svcHubAdmin.reason);
-      return adminHeaders();
-    },
+    capabilityHeaders,
+    hasCapability,
+    clockHeaders: () => capabilityHeaders("test-clock"),
+    hasClock: hasCapability("test-clock"),
     uniqueId(prefix) {
       sequence += 1;
       return `${prefix}_${runId}_${sequence}`;

@@ -4,12 +4,29 @@
  * refused before the run with the field's place, what it must be and what was given.
  */
 import { afterAll, describe, expect, it } from "bun:test";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { formatDate } from "../conformance/files.scenarios.ts";
-import { demoFixtures, svcHubDemoFixtures } from "./target.ts";
-import { fixturesOf, readTargetFile } from "./target-file.ts";
+import { svcHubDemoFixtures } from "../conformance/implementations/svc-hub/in-process-target.ts";
+import { demoFixtures, type TargetFixtures } from "./target.ts";
+import { fixturesOf, readTargetFile, type TargetFileFixtures, targetFileJsonSchema } from "./target-file.ts";
+
+/**
+ * The fixtures a target file can name are exactly those of TargetFixtures, group by group: tsc fails on this
+ * line when a fixture is added to one and not the other.
+ */
+type SameKeys<A, B> = [Exclude<keyof A, keyof B>, Exclude<keyof B, keyof A>] extends [never, never] ? true : false;
+type Group<T, K extends keyof T> = NonNullable<T[K]>;
+const fixturesMatch: [
+  SameKeys<TargetFileFixtures, TargetFixtures>,
+  SameKeys<Group<TargetFileFixtures, "attributes">, TargetFixtures["attributes"]>,
+  SameKeys<Group<TargetFileFixtures, "visitorIdAttributes">, TargetFixtures["visitorIdAttributes"]>,
+  SameKeys<Group<TargetFileFixtures, "engines">, TargetFixtures["engines"]>,
+  SameKeys<Group<TargetFileFixtures, "fileDefinition">, TargetFixtures["fileDefinition"]>,
+  SameKeys<Group<TargetFileFixtures, "revision">, TargetFixtures["revision"]>,
+  SameKeys<Group<TargetFileFixtures, "user">, TargetFixtures["user"]>,
+] = [true, true, true, true, true, true, true];
 
 const folder = mkdtempSync(join(tmpdir(), "svc-hub-target-file-"));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
@@ -146,6 +163,38 @@ describe("a target file's fixtures", () => {
     expect(refusal({ fixtures: { engines: { enabled: "x" } } })).toContain(
       "/fixtures/engines/enabled: Unexpected property",
     );
+  });
+});
+
+describe("the JSON Schema of a target file (conformance/target.schema.json)", () => {
+  const shipped = readFileSync(join(import.meta.dir, "..", "conformance", "target.schema.json"), "utf8");
+
+  it("is the schema target files are checked with, from which their TypeScript type is derived (bun tools/sync-target-schema.ts)", () => {
+    expect(shipped).toBe(`${JSON.stringify(targetFileJsonSchema(), null, 2)}\n`);
+    expect(fixturesMatch.every(Boolean)).toBe(true);
+  });
+
+  it("names every fixture of TargetFixtures, each group's members too, and refuses what it does not name", () => {
+    const schema = JSON.parse(shipped) as {
+      additionalProperties: boolean;
+      properties: Record<string, { properties?: Record<string, { properties?: Record<string, unknown> }> }>;
+    };
+    expect(schema.additionalProperties).toBe(false);
+    expect(Object.keys(schema.properties).sort()).toEqual(
+      ["$schema", "name", "base", "collect", "moments", "adminToken", "fixtures"].sort(),
+    );
+    const fixtures = schema.properties.fixtures?.properties ?? {};
+    expect(Object.keys(fixtures).sort()).toEqual(Object.keys(svcHubDemoFixtures).sort());
+    for (const group of ["attributes", "visitorIdAttributes", "engines", "fileDefinition", "revision"] as const)
+      expect(Object.keys(fixtures[group]?.properties ?? {}).sort()).toEqual(
+        Object.keys(svcHubDemoFixtures[group]).sort(),
+      );
+  });
+
+  it("is named by the shipped target file, which it accepts", () => {
+    const path = join(import.meta.dir, "..", "conformance", "targets", "svc-hub-demo.json");
+    expect((JSON.parse(readFileSync(path, "utf8")) as { $schema?: string }).$schema).toBe("../target.schema.json");
+    expect(() => readTargetFile(path)).not.toThrow();
   });
 });
 

@@ -194,15 +194,6 @@ export const demoFixtures: TargetFixtures = {
   revision: { target: "prod", files: ["utag.js", "utag.1.js", "utag.2.js", "utag.sync.js", "mobile.html"] },
 };
 
-/**
- * svc-hub's own demo configuration: the demo tenants of demo.md (demoFixtures) and the optional fixtures its
- * demo adds. The fixtures of svc-hub in-process, and of conformance/targets/svc-hub-demo.json.
- */
-export const svcHubDemoFixtures: TargetFixtures = {
-  ...demoFixtures,
-  engines: { ...demoFixtures.engines, attributesOnly: "demo-engine-attributes" },
-};
-
 function trimSlash(url: string): string {
   return url.replace(/\/+$/, "");
 }
@@ -234,9 +225,11 @@ export function inProcessTarget(options: {
   readonly handle: (request: Request) => Promise<Response> | Response;
   readonly adminToken: string | null;
   readonly fixtures?: TargetFixtures;
+  /** The target's name in the reports (default "in-process"). */
+  readonly name?: string;
 }): Target {
   return {
-    name: "in-process",
+    name: options.name ?? "in-process",
     urls: { base: inProcessBase, collect: inProcessBase, moments: inProcessBase },
     adminToken: options.adminToken,
     fixtures: options.fixtures ?? demoFixtures,

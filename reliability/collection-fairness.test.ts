@@ -12,10 +12,10 @@ import { join } from "node:path";
 import { loadConfigFile } from "../adapters/config/config.loader.ts";
 import { demoConfigPath } from "../adapters/config/demo-config.ts";
 import { requestFrom } from "../adapters/http/connection.ts";
+import { openDemoService } from "../adapters/server/demo-service.ts";
 import type { Service, StoreChoice } from "../adapters/server/service.ts";
 import { databaseUrlForDataDir } from "../adapters/store-libsql/libsql.stores.ts";
 import type { ServiceConfig } from "../core/config/config.model.ts";
-import { openDemoService } from "../harness/in-process.ts";
 
 const origin = "http://localhost";
 const cleanups: Array<() => unknown> = [];

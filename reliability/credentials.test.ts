@@ -11,6 +11,7 @@ import { requestFrom } from "../adapters/http/connection.ts";
 import { cryptoIds, nodeDigests } from "../adapters/runtime/crypto.ts";
 import { hostEventLoop } from "../adapters/runtime/event-loop.ts";
 import { joseTokenSigner } from "../adapters/runtime/jose-tokens.ts";
+import { openDemoService } from "../adapters/server/demo-service.ts";
 import type { Service } from "../adapters/server/service.ts";
 import { createMemoryStores } from "../adapters/store-memory/memory.stores.ts";
 import type { defaultLimits } from "../core/config/config.model.ts";
@@ -18,7 +19,6 @@ import { seedSignInTenants, signInDeps } from "../core/session/auth.test-support
 import { AuthService } from "../core/session/auth.use-cases.ts";
 import { UsersService } from "../core/session/users.use-cases.ts";
 import { manualClock } from "../core/testing/fakes.test-support.ts";
-import { openDemoService } from "../harness/in-process.ts";
 
 const origin = "http://localhost";
 const demo = { email: "demo@example.com", password: "demo-password-1", key: "demo-key-0001-acme" };

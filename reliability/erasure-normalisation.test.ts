@@ -10,8 +10,8 @@ import { afterEach, describe, expect, it } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { openDemoService } from "../adapters/server/demo-service.ts";
 import type { Service } from "../adapters/server/service.ts";
-import { openDemoService } from "../harness/in-process.ts";
 import { inProcessBase } from "../harness/target.ts";
 import { dataDirBytes } from "../tools/data-dir-bytes.ts";
 

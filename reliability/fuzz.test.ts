@@ -14,8 +14,11 @@ import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import fc from "fast-check";
 import { errorStyleFor } from "../adapters/http/error-mapping.ts";
 import { createArgon2Hasher } from "../adapters/runtime/crypto.ts";
+import {
+  type InProcessService,
+  openInProcessTarget,
+} from "../conformance/implementations/svc-hub/in-process-target.ts";
 import { managementErrors } from "../core/errors/index.ts";
-import { type InProcessService, openInProcessTarget } from "../harness/in-process.ts";
 
 const runs = Number(process.env.FUZZ_RUNS ?? 1_000);
 const seed = Number(process.env.FUZZ_SEED ?? 20261121);

@@ -6,7 +6,10 @@
  * data is unchanged. In-process, on the memory store.
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { type InProcessService, openInProcessTarget } from "../harness/in-process.ts";
+import {
+  type InProcessService,
+  openInProcessTarget,
+} from "../conformance/implementations/svc-hub/in-process-target.ts";
 
 const origin = "http://localhost";
 const adminToken = "in-process-admin-token";

@@ -1,6 +1,6 @@
 /**
  * The documentation's relative links: every `[text](path)`, `[text](path#anchor)` and `[text](#anchor)` of
- * README.md, CONTRIBUTING.md, SECURITY.md and docs/ names a file or folder that exists and, with an anchor, a
+ * README.md, CONTRIBUTING.md, SECURITY.md, docs/ and conformance/ names a file or folder that exists and, with an anchor, a
  * heading of that file (GitHub's slugs). Links inside code (fenced blocks, inline code) are not links. And the
  * README stays short enough to read on a screen.
  */
@@ -20,7 +20,7 @@ import { dirname, join, relative, resolve } from "node:path";
 
 const root = resolve(import.meta.dir, "..");
 
-/** The pages checked: the three at the root and every Markdown file under docs/. */
+/** The pages checked: the three at the root and every Markdown file under docs/ and conformance/. */
 function documentationPages(base: string): string[] {
   const pages = ["README.md", "CONTRIBUTING.md", "SECURITY.md"].map((name) => join(base, name));
   const walk = (dir: string): void => {
@@ -32,6 +32,7 @@ function documentationPages(base: string): string[] {
     }
   };
   walk(join(base, "docs"));
+  walk(join(base, "conformance"));
   return pages;
 }
 
@@ -124,12 +125,14 @@ function brokenLinks(page: string, base: string): string[] {
 }
 
 describe("the documentation's links", () => {
-  it("checks the root pages and every page under docs/", () => {
+  it("checks the root pages and every page under docs/ and conformance/", () => {
     const pages = documentationPages(root).map((page) => relative(root, page));
     expect(pages).toContain("README.md");
     expect(pages).toContain("CONTRIBUTING.md");
     expect(pages).toContain("SECURITY.md");
     expect(pages.filter((page) => page.startsWith("docs/")).length).toBeGreaterThan(10);
+    expect(pages).toContain("conformance/README.md");
+    expect(pages).toContain("conformance/INTERPRETING.md");
   });
 
   it("every relative link names a file that exists, and with an anchor a heading of it", () => {

@@ -24,6 +24,13 @@ describe("the package's exports", () => {
     const harness = await import("svc-hub/harness");
     expect(typeof harness.runScenarios).toBe("function");
     expect(typeof harness.urlTarget).toBe("function");
+    expect(typeof harness.loadScenarioModule).toBe("function");
+  });
+
+  it('and its scenarios as "svc-hub/conformance": every scenario, with the catalogue they are reported against', async () => {
+    const conformance = await import("svc-hub/conformance");
+    expect(conformance.allScenarios.length).toBeGreaterThan(150);
+    expect(conformance.clauseCatalogue.some((entry) => entry.id === "SES-01")).toBe(true);
   });
 
   it('test setups import the launcher as "svc-hub/launcher": plain JavaScript for Node, with its types beside it', async () => {
@@ -41,6 +48,13 @@ describe("the package's exports", () => {
   it("\"svc-hub\" is the package's command: an executable Node script, which npm links into the project's node_modules/.bin", () => {
     const bin = join(root, manifest.bin["svc-hub"] as string);
     expect(readFileSync(bin, "utf8")).toStartWith("#!/usr/bin/env node\n");
+    expect(() => accessSync(bin, constants.X_OK)).not.toThrow();
+  });
+
+  it('"svc-hub-conformance" runs the conformance suite: an executable Node script that hands over to Bun', () => {
+    const bin = join(root, manifest.bin["svc-hub-conformance"] as string);
+    expect(readFileSync(bin, "utf8")).toStartWith("#!/usr/bin/env node\n");
+    expect(readFileSync(bin, "utf8")).toContain('join(packageRoot, "harness", "cli.ts")');
     expect(() => accessSync(bin, constants.X_OK)).not.toThrow();
   });
 

@@ -182,6 +182,7 @@ const suites: Array<{ name: string; run: () => Promise<void> }> = [
         bin("bun"),
         "harness/cli.ts",
         "--in-process",
+        join(root, "conformance", "implementations", "svc-hub", "in-process.ts"),
         "--impl",
         "svc-hub",
         "--report-dir",

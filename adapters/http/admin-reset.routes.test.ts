@@ -7,9 +7,9 @@ import { afterEach, describe, expect, it } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openDemoService } from "../../harness/in-process.ts";
 import { encodeMultipart } from "../../harness/multipart.ts";
 import { inProcessBase } from "../../harness/target.ts";
+import { openDemoService } from "../server/demo-service.ts";
 import type { Service, StoreChoice } from "../server/service.ts";
 import { databaseUrlForDataDir } from "../store-libsql/libsql.stores.ts";
 

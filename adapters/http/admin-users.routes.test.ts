@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { type InProcessService, openInProcessTarget } from "../../harness/in-process.ts";
+import {
+  type InProcessService,
+  openInProcessTarget,
+} from "../../conformance/implementations/svc-hub/in-process-target.ts";
 import { inProcessBase } from "../../harness/target.ts";
 
 let opened: InProcessService;

@@ -1,6 +1,9 @@
 import { afterEach, describe, expect, it } from "bun:test";
 import { Elysia, t } from "elysia";
-import { type InProcessService, openInProcessTarget } from "../../harness/in-process.ts";
+import {
+  type InProcessService,
+  openInProcessTarget,
+} from "../../conformance/implementations/svc-hub/in-process-target.ts";
 import { inProcessBase } from "../../harness/target.ts";
 import { createMemoryLogger } from "../runtime/logger.ts";
 import {

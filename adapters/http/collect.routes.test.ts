@@ -2,8 +2,11 @@ import { afterEach, describe, expect, it } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import {
+  type InProcessService,
+  openInProcessTarget,
+} from "../../conformance/implementations/svc-hub/in-process-target.ts";
 import type { StoredEvent } from "../../core/ports/index.ts";
-import { type InProcessService, openInProcessTarget } from "../../harness/in-process.ts";
 import { inProcessBase } from "../../harness/target.ts";
 import { databaseUrlForDataDir } from "../store-libsql/libsql.stores.ts";
 

@@ -9,8 +9,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TimingPresetName } from "../../core/timing/timing.presets.ts";
-import { openDemoService } from "../../harness/in-process.ts";
 import { inProcessBase } from "../../harness/target.ts";
+import { openDemoService } from "../server/demo-service.ts";
 import type { Service, StoreChoice } from "../server/service.ts";
 
 const cleanups: Array<() => Promise<unknown> | unknown> = [];

@@ -1,7 +1,7 @@
 /** Serving published data layers (DEC-DLE-07) in-process: the CORS preflight of a cross-origin read. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { openDemoService } from "../../harness/in-process.ts";
 import { inProcessBase } from "../../harness/target.ts";
+import { openDemoService } from "../server/demo-service.ts";
 import type { Service } from "../server/service.ts";
 
 let service: Service;

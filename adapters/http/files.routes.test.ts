@@ -1,9 +1,13 @@
 /**
  * The file routes in-process (FIL-*, DEC-FIL-*, DEC-OPS-04): what the conformance scenarios do not reach
- * over HTTP alone. The scenarios themselves also run in-process (`bun harness/cli.ts --in-process`).
+ * over HTTP alone. The scenarios themselves also run in-process
+ * (`bun harness/cli.ts --in-process conformance/implementations/svc-hub/in-process.ts`).
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { type InProcessService, openInProcessTarget } from "../../harness/in-process.ts";
+import {
+  type InProcessService,
+  openInProcessTarget,
+} from "../../conformance/implementations/svc-hub/in-process-target.ts";
 import { inProcessBase } from "../../harness/target.ts";
 import { loadConfigFile } from "../config/config.loader.ts";
 import { demoConfigPath } from "../config/demo-config.ts";

@@ -4,8 +4,8 @@
  */
 
 import { afterEach, describe, expect, it } from "bun:test";
-import { openDemoService } from "../../harness/in-process.ts";
 import { inProcessBase } from "../../harness/target.ts";
+import { openDemoService } from "../server/demo-service.ts";
 import type { Service } from "../server/service.ts";
 
 const cleanups: Array<() => Promise<unknown>> = [];

@@ -9,9 +9,9 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TimingPresetName } from "../../core/timing/timing.presets.ts";
-import { openDemoService } from "../../harness/in-process.ts";
 import { inProcessBase } from "../../harness/target.ts";
 import { dataDirBytes } from "../../tools/data-dir-bytes.ts";
+import { openDemoService } from "../server/demo-service.ts";
 import type { Service, StoreChoice } from "../server/service.ts";
 
 const cleanups: Array<() => Promise<unknown> | unknown> = [];

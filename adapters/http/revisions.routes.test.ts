@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { createHash } from "node:crypto";
+import {
+  type InProcessService,
+  openInProcessTarget,
+} from "../../conformance/implementations/svc-hub/in-process-target.ts";
 import type { RevisionDetails } from "../../core/revisions/revision.rules.ts";
-import { type InProcessService, openInProcessTarget } from "../../harness/in-process.ts";
 import { encodeMultipart, type MultipartFile } from "../../harness/multipart.ts";
 import { inProcessBase } from "../../harness/target.ts";
 import { readZip } from "../../harness/zip-reader.ts";

@@ -1,0 +1,46 @@
+/**
+ * svc-hub with the demo tenants, built as main.ts builds it but without a socket: for tests, benchmarks and the
+ * conformance suite's in-process run (conformance/implementations/svc-hub/in-process.ts).
+ */
+import type { ServiceConfig } from "../../core/config/config.model.ts";
+import type { SecretHasher } from "../../core/ports/hashing.port.ts";
+import type { TimingPresetName } from "../../core/timing/timing.presets.ts";
+import { loadConfigFile } from "../config/config.loader.ts";
+import { demoConfigPath } from "../config/demo-config.ts";
+import { createMemoryLogger } from "../runtime/logger.ts";
+import { openService, type Service, type StoreChoice } from "./service.ts";
+
+export interface DemoServiceOptions {
+  readonly store?: StoreChoice;
+  readonly hasher?: SecretHasher;
+  readonly timing?: TimingPresetName;
+  readonly dataDir?: string;
+  readonly adminToken?: string;
+  /** libSQL only: the background work in its own thread, as main.ts runs it. */
+  readonly backgroundThread?: boolean;
+  /** Tenants of another configuration instead of the demo's (for a suite run against other names). */
+  readonly config?: ServiceConfig;
+}
+
+/** svc-hub with the demo tenants (or `options.config`'s), built as main.ts builds it but not started (its workers run when drained). */
+export async function openDemoService(options: DemoServiceOptions = {}): Promise<Service> {
+  let config = options.config;
+  if (config === undefined) {
+    const loaded = await loadConfigFile(demoConfigPath);
+    if (!loaded.ok) throw new Error(`the demo configuration does not load: ${loaded.error.format()}`);
+    config = loaded.value;
+  }
+  const opened = await openService({
+    store: options.store ?? { kind: "memory" },
+    config,
+    logger: createMemoryLogger(),
+    env: {},
+    adminToken: options.adminToken ?? "in-process-admin-token",
+    hasher: options.hasher,
+    timing: options.timing,
+    dataDir: options.dataDir,
+    backgroundThread: options.backgroundThread,
+  });
+  if (!opened.ok) throw new Error(`the demo configuration cannot be applied: ${opened.error.format()}`);
+  return opened.value;
+}
