@@ -499,6 +499,32 @@ export const collectScenarios = defineScenarios("collect", [
     },
   },
   {
+    // DEC-COL-04 takes gzip with either body type; the gzip scenario above sends application/json only.
+    title: "[DEC-COL-04] a gzip sendBeacon-style body, text/plain with Content-Encoding: gzip, is inflated and stored",
+    needs: ["event-log"],
+    async run(ctx) {
+      const traceId = ctx.uniqueId("beacon-gzip");
+      const body = gzipSync(
+        JSON.stringify({
+          svc_account: ctx.fixtures.account,
+          svc_profile: ctx.fixtures.profile,
+          svc_event: "unload",
+          svc_trace_id: traceId,
+          zipped: "yes",
+        }),
+      );
+      expectStatus(
+        await collectPost(ctx, undefined, {
+          body,
+          headers: { "content-type": "text/plain;charset=UTF-8", "content-encoding": "gzip" },
+        }),
+        200,
+      );
+      const event = await storedEvent(ctx, traceId);
+      expectEqual([event.event, event.data.zipped], ["unload", "yes"], "event name and parameter of the gzip body");
+    },
+  },
+  {
     title: "[DEC-COL-04] query parameters of a POST are merged with the body, and the body wins",
     needs: ["event-log"],
     async run(ctx) {

@@ -395,6 +395,16 @@ export const momentsScenarios = defineScenarios("moments", [
     },
   },
   {
+    // DEC-MOM-01 allows a domain and its subdomains: two conditions. The scenario above asks from a subdomain only,
+    // which a filter matching `.example.com` at the end alone would also serve.
+    title: "[MOM-06, DEC-MOM-01, DEC-MOM-02] a Referer on an allowed domain itself, not a subdomain of it, is served",
+    async run(ctx) {
+      const path = `${enginePath(ctx, ctx.fixtures.engines.names)}/visitors/${ctx.uniqueId("any")}?suppressNotFound=true`;
+      for (const referer of ["https://example.com/product/42", "http://example.com/"])
+        expectStatus(await ctx.moments.get(path, { headers: { referer } }), 200);
+    },
+  },
+  {
     title:
       "[MOM-07, DEC-MOM-04, DEC-COL-12] the Origin is echoed with credentials allowed, and the preflight is answered",
     async run(ctx) {
@@ -514,6 +524,39 @@ export const momentsScenarios = defineScenarios("moments", [
       expectEqual(visitorDataOf(withTapid).metrics, { [eventCount]: 2 }, "the TAPID visitor's metrics", withTapid);
       const ignoring = await readVisitor(ctx, `${path}?ignoreTapid=true`, found(ctx, 1), { ...page, cookie });
       expectEqual(visitorDataOf(ignoring).metrics, { [eventCount]: 1 }, "the path visitor's metrics", ignoring);
+    },
+  },
+  {
+    // DEC-MOM-03 takes the entry "for the account/profile": a reader taking the cookie's first entry, or any
+    // entry of the account, would pass the scenario above, whose cookie holds one entry only.
+    title:
+      "[DEC-MOM-03] only the TAPID entry of the request's account/profile replaces the path identifier: other entries do not, and ours counts after them",
+    kind: "e2e",
+    async run(ctx) {
+      const { account, profile, otherProfile, otherAccount, otherAccountProfile } = ctx.fixtures;
+      const tapidVisitor = ctx.uniqueId("tapid-visitor");
+      const pathVisitor = ctx.uniqueId("path-visitor");
+      await sendEvent(ctx, tapidVisitor, { svc_event: "view" });
+      await sendEvent(ctx, tapidVisitor, { svc_event: "view" });
+      await sendEvent(ctx, pathVisitor, { svc_event: "view" });
+      const path = `${enginePath(ctx, ctx.fixtures.engines.names)}/visitors/${pathVisitor}`;
+      const eventCount = ctx.fixtures.attributes.eventCount.name;
+      const othersOnly = `TAPID=${otherAccount}/${otherAccountProfile}>${tapidVisitor}|${account}/${otherProfile}>${tapidVisitor}|`;
+      const notOurs = await readVisitor(ctx, path, found(ctx, 1), { ...page, cookie: othersOnly });
+      expectEqual(
+        visitorDataOf(notOurs).metrics,
+        { [eventCount]: 1 },
+        "the path visitor's metrics (no TAPID entry for this account/profile)",
+        notOurs,
+      );
+      const oursLast = `TAPID=${otherAccount}/${otherAccountProfile}>${pathVisitor}|${account}/${profile}>${tapidVisitor}|`;
+      const ours = await readVisitor(ctx, path, found(ctx, 2), { ...page, cookie: oursLast });
+      expectEqual(
+        visitorDataOf(ours).metrics,
+        { [eventCount]: 2 },
+        "the TAPID visitor's metrics (this account/profile's entry, after another's)",
+        ours,
+      );
     },
   },
   {

@@ -71,6 +71,24 @@ export const sessionGuardScenarios = defineScenarios("session", [
     },
   },
   {
+    // DEC-GEN-02 refuses invalid credentials as well as missing ones: the scenario above pairs a real cookie with a
+    // real utk of another session; here one or both are made up.
+    title:
+      "[SES-07, DEC-GEN-02] a v1 call with a made-up cookie and a made-up utk, or a real cookie with a made-up utk, is 401 1401",
+    async run(ctx) {
+      const session = await loginV1(ctx);
+      const madeUpCookie = { cookie: `JSESSIONID=${"0".repeat(32)}` };
+      const madeUpUtk = { utk: "f".repeat(32) };
+      for (const [headers, query] of [
+        [madeUpCookie, madeUpUtk],
+        [session.headers, madeUpUtk],
+        [session.headers, { utk: "" }],
+      ] as const)
+        expectErrorBody(await listWith(ctx, { headers, query }), 401, 1401, "Authentication Failed");
+      expectStatus(await listAs(ctx, session), 200);
+    },
+  },
+  {
     title: "[SES-11] after POST /v1/logout with the cookie only, the session and its utk stop working",
     async run(ctx) {
       const session = await loginV1(ctx);
