@@ -55,36 +55,24 @@ export interface ResetServiceDeps {
  */
 export const settingsKeptByReset = ["admin.token", "privacy.valueHashKey", "lease.profiles"] as const;
 
-/** The counts of every store in one order, whichever store made them (the answer reads the same on each). */
+/** The stores' counts in the order the answer gives them, whichever store made them (it reads the same on each). */
+const reportOrder = [
+  "accounts",
+  "profiles",
+  "users",
+  "apiKeys",
+  "sessions",
+  "lockouts",
+  "events",
+  "visitorProfiles",
+  "dataLayers",
+  "revisions",
+  "privacyTransactions",
+  "fileImports",
+] as const satisfies ReadonlyArray<keyof ErasedRecords>;
+
 function inReportOrder(records: ErasedRecords): Omit<ErasedRecords, "settings"> {
-  const {
-    accounts,
-    profiles,
-    users,
-    apiKeys,
-    sessions,
-    lockouts,
-    events,
-    visitorProfiles,
-    dataLayers,
-    revisions,
-    privacyTransactions,
-    fileImports,
-  } = records;
-  return {
-    accounts,
-    profiles,
-    users,
-    apiKeys,
-    sessions,
-    lockouts,
-    events,
-    visitorProfiles,
-    dataLayers,
-    revisions,
-    privacyTransactions,
-    fileImports,
-  };
+  return Object.fromEntries(reportOrder.map((name) => [name, records[name]])) as Omit<ErasedRecords, "settings">;
 }
 
 /** Changes at every reset, so the other processes on the store learn of it (ResetService.follow). */
