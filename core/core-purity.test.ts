@@ -5,10 +5,10 @@
  * imports nothing but the core and itself, and reaches for no runtime's own API. This test fails the build the
  * moment either stops being true.
  *
- * Test code is a test file (`*.test.ts`) or a module of test support (`*.test-support.ts`: fakes, fixtures and
- * scenarios that tests share, in the core and in the adapters). It has the tests' allowances, and may read the
- * host's timers and clock, as a fake of the host's event loop does; the core's tsconfig leaves it out (the root
- * tsconfig and Deno type-check it), and so does the compiled package.
+ * The core's tests may also import testing/, the test support they share with the adapters' tests (fakes,
+ * fixtures, scenarios run on two stores). That folder is test code, outside the core and the compiled package:
+ * it may read the host's timers and clock, as a fake of the host's event loop does, but it imports only the
+ * core, the in-memory store, itself and the test libraries, so that Deno runs the core's tests as Bun does.
  */
 
 import assert from "node:assert/strict";
@@ -19,6 +19,7 @@ import { fileURLToPath } from "node:url";
 
 const coreDir = dirname(fileURLToPath(import.meta.url));
 const memoryStoreDir = resolve(coreDir, "..", "adapters", "store-memory");
+const testingDir = resolve(coreDir, "..", "testing");
 const within = (dir: string, target: string) => target === dir || target.startsWith(dir + sep);
 const allowedInTests = new Set([
   "node:test",
@@ -29,9 +30,9 @@ const allowedInTests = new Set([
   "node:path",
   "node:url",
 ]);
-/** A test file or a module of test support: test code, which may use what tests use. */
+/** A test file, or a module of the shared test support (testing/): test code, which may use what tests use. */
 export function isTestCode(path: string): boolean {
-  return /\.test(?:-support)?\.ts$/.test(path);
+  return /\.test\.ts$/.test(path) || within(testingDir, path);
 }
 const impure =
   /\bDate\.now\(|new Date\(\)|Math\.random\(|crypto\.randomUUID|crypto\.getRandomValues|process\.env|Deno\.|Bun\.|globalThis\.fetch|\bfetch\(/;
@@ -66,7 +67,7 @@ function importProblems(file: string, source: string): string[] {
   return importSpecifiers(source).flatMap((specifier) => {
     if (specifier.startsWith(".")) {
       const target = resolve(dirname(file), specifier);
-      return within(coreDir, target) || (isTest && within(memoryStoreDir, target))
+      return within(coreDir, target) || (isTest && (within(memoryStoreDir, target) || within(testingDir, target)))
         ? []
         : [`${name} imports ${specifier}, outside core/`];
     }
@@ -91,7 +92,7 @@ export function purityProblems(file: string, source: string): string[] {
 }
 
 describe("core purity", () => {
-  const files = listSources(coreDir);
+  const files = [...listSources(coreDir), ...listSources(testingDir)];
 
   it("finds the core sources", () => {
     assert.ok(files.length > 5, `only ${files.length} files under ${coreDir}`);
@@ -119,27 +120,30 @@ describe("core purity", () => {
     const importing = (specifier: string) => `IMPORT { x } from "${specifier}";`.replaceAll("IMPORT", "import");
     const at = (name: string) => join(coreDir, "area", name);
     assert.equal(isTestCode(at("a.test.ts")), true);
-    assert.equal(isTestCode(at("a.test-support.ts")), true);
+    assert.equal(isTestCode(join(testingDir, "area", "a.ts")), true);
     assert.equal(isTestCode(at("a.ts")), false);
-    assert.equal(isTestCode(at("test-support.ts")), false);
+    assert.equal(isTestCode(at("test.ts")), false);
     assert.deepEqual(purityProblems(at("a.ts"), importing("../b.ts")), []);
     assert.equal(purityProblems(at("a.ts"), importing("../../adapters/runtime/logger.ts")).length, 1);
     assert.equal(purityProblems(at("a.ts"), importing("../../adapters/store-memory/memory.stores.ts")).length, 1);
     assert.equal(purityProblems(at("a.ts"), importing("node:assert/strict")).length, 1);
+    assert.equal(purityProblems(at("a.ts"), importing("../../testing/fakes.ts")).length, 1);
     assert.equal(purityProblems(at("a.ts"), "export const now = () => Date.now();").length, 1);
-    for (const test of ["a.test.ts", "a.test-support.ts"]) {
-      assert.deepEqual(purityProblems(at(test), importing("../../adapters/store-memory/memory.stores.ts")), []);
-      assert.deepEqual(purityProblems(at(test), importing("node:assert/strict")), []);
-      assert.deepEqual(purityProblems(at(test), "export const wait = () => new Promise((r) => setTimeout(r, 1));"), []);
-      assert.equal(purityProblems(at(test), importing("../../adapters/runtime/logger.ts")).length, 1);
-      assert.equal(purityProblems(at(test), importing("bun:test")).length, 1);
+    assert.deepEqual(purityProblems(at("a.test.ts"), importing("../../testing/fakes.ts")), []);
+    for (const test of [at("a.test.ts"), join(testingDir, "area", "a.ts")]) {
+      assert.deepEqual(purityProblems(test, importing("../../adapters/store-memory/memory.stores.ts")), []);
+      assert.deepEqual(purityProblems(test, importing("node:assert/strict")), []);
+      assert.deepEqual(purityProblems(test, "export const wait = () => new Promise((r) => setTimeout(r, 1));"), []);
+      assert.equal(purityProblems(test, importing("../../adapters/runtime/logger.ts")).length, 1);
+      assert.equal(purityProblems(test, importing("bun:test")).length, 1);
     }
   });
 
   for (const file of files) {
     const name = relative(coreDir, file);
     const source = withoutComments(readFileSync(file, "utf8"));
-    it(`${name} imports only from core/`, () => {
+    const allowed = isTestCode(file) ? "the core, the in-memory store, testing/ and the test libraries" : "core/";
+    it(`${name} imports only from ${allowed}`, () => {
       assert.deepEqual(importProblems(file, source), []);
     });
     if (!isTestCode(file)) {

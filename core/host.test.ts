@@ -8,9 +8,9 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createMemoryStores } from "../adapters/store-memory/memory.stores.ts";
-import { expectedHostReport, runHostScenario } from "./host.test-support.ts";
+import { hostEventLoop } from "../testing/fakes.ts";
+import { expectedHostReport, runHostScenario } from "../testing/host.ts";
 import * as core from "./index.ts";
-import { hostEventLoop } from "./testing/fakes.test-support.ts";
 
 describe("a host of the core and the in-memory store", () => {
   it("uploads and publishes a data layer, collects an event and reads the visitor back", async () => {

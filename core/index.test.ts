@@ -56,11 +56,8 @@ function declares(file: string, name: string, seen: Set<string> = new Set()): bo
 }
 
 const indexFile = join(coreDir, "index.ts");
-/**
- * The areas: the folders of the core's own code. A folder of test code alone (core/testing: the fakes and
- * fixtures tests share, `*.test-support.ts`) offers nothing and has no door.
- */
-const isTestCode = (name: string) => /\.test(?:-support)?\.ts$/.test(name);
+/** The areas: the folders of the core's own code (a folder of tests alone would offer nothing and have no door). */
+const isTestCode = (name: string) => /\.test\.ts$/.test(name);
 const areas = readdirSync(coreDir).filter(
   (name) =>
     statSync(join(coreDir, name)).isDirectory() && !readdirSync(join(coreDir, name)).every((file) => isTestCode(file)),

@@ -15,10 +15,10 @@ import { openDemoService } from "../adapters/server/demo-service.ts";
 import type { Service } from "../adapters/server/service.ts";
 import { createMemoryStores } from "../adapters/store-memory/memory.stores.ts";
 import type { defaultLimits } from "../core/config/config.model.ts";
-import { seedSignInTenants, signInDeps } from "../core/session/auth.test-support.ts";
 import { AuthService } from "../core/session/auth.use-cases.ts";
 import { UsersService } from "../core/session/users.use-cases.ts";
-import { manualClock } from "../core/testing/fakes.test-support.ts";
+import { manualClock } from "../testing/fakes.ts";
+import { seedSignInTenants, signInDeps } from "../testing/session/auth.ts";
 
 const origin = "http://localhost";
 const demo = { email: "demo@example.com", password: "demo-password-1", key: "demo-key-0001-acme" };

@@ -2,13 +2,13 @@ import { afterAll, describe, expect, it } from "bun:test";
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { expectedHostReport, type HostReport } from "../core/host.test-support.ts";
+import { expectedHostReport, type HostReport } from "../testing/host.ts";
 
 /**
  * Node is a host of the core too. A project installs svc-hub's packed tarball, as a user would, and imports
  * "svc-hub/core" and "svc-hub/store-memory" under the machine's Node (20): what it gets is the compiled
  * JavaScript (Node cannot read TypeScript under node_modules), with type declarations that a TypeScript project
- * checks against. It then runs the host scenario the Deno test runs (core/host.test-support.ts).
+ * checks against. It then runs the host scenario the Deno test runs (testing/host.ts).
  */
 
 const root = resolve(import.meta.dir, "..");
@@ -43,7 +43,7 @@ function projectWithPackedSvcHub(): string {
 describe("a Node host of the packed core", () => {
   it("runs the host scenario under Node 20 from the compiled core, and type-checks against its declarations", () => {
     const project = projectWithPackedSvcHub();
-    const scenario = readFileSync(join(root, "core", "host.test-support.ts"), "utf8");
+    const scenario = readFileSync(join(root, "testing", "host.ts"), "utf8");
     // The scenario takes the core and the store as arguments and imports only types, so it transpiles to a
     // module that needs nothing of svc-hub's but what the host hands it.
     writeFileSync(

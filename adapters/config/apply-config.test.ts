@@ -4,9 +4,9 @@
  * whole service (openService). The rest of its tests are core/config/apply-config.use-cases.test.ts.
  */
 import { describe, expect, test } from "bun:test";
-import { apply, nothingChanged } from "../../core/config/apply-config.test-support.ts";
 import type { ServiceConfig } from "../../core/config/config.model.ts";
 import type { Stores } from "../../core/ports/stores.ts";
+import { apply, nothingChanged } from "../../testing/config/apply-config.ts";
 import { createMemoryLogger } from "../runtime/logger.ts";
 import { openService } from "../server/service.ts";
 import { createMemoryStores } from "../store-memory/memory.stores.ts";

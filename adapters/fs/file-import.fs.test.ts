@@ -20,6 +20,8 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { FileImportService, importLeaseMs, leaseSweepMs } from "../../core/files/file-import.use-cases.ts";
+import type { FileStatusRecord, Stores } from "../../core/ports/index.ts";
 import {
   allEvents,
   chunks,
@@ -28,10 +30,8 @@ import {
   importingProfile,
   importText as importTextWith,
   states,
-} from "../../core/files/file-import.test-support.ts";
-import { FileImportService, importLeaseMs, leaseSweepMs } from "../../core/files/file-import.use-cases.ts";
-import type { FileStatusRecord, Stores } from "../../core/ports/index.ts";
-import { seedProfile } from "../../core/testing/fixtures.test-support.ts";
+} from "../../testing/files/file-import.ts";
+import { seedProfile } from "../../testing/fixtures.ts";
 import { cryptoIds } from "../runtime/crypto.ts";
 import { hostEventLoop } from "../runtime/event-loop.ts";
 import { createLease, type LeaseProcess } from "../runtime/lease.ts";

@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ProfileConfig } from "../../core/config/config.model.ts";
 import type { PrivacyTransaction, Stores } from "../../core/ports/index.ts";
-import { erasureProfile, purchasesByEmail } from "../../core/privacy/privacy.test-support.ts";
-import { deletionOf, importInProgress, seedProfile } from "../../core/testing/fixtures.test-support.ts";
+import { deletionOf, importInProgress, seedProfile } from "../../testing/fixtures.ts";
+import { erasureProfile, purchasesByEmail } from "../../testing/privacy/privacy.ts";
 import { createMemoryStores } from "../store-memory/memory.stores.ts";
 import { eraseFromImportedFiles } from "./imported-files.eraser.ts";
 

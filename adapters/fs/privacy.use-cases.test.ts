@@ -8,6 +8,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CollectedEvent, Stores } from "../../core/ports/index.ts";
+import { eraseVisitor, type VisitorErasureDeps } from "../../core/privacy/privacy.use-cases.ts";
+import { deletionOf as deletion, knownEmailId, visitorEvent } from "../../testing/fixtures.ts";
 import {
   annKnownId,
   annStitchedWithCustomer,
@@ -15,9 +17,7 @@ import {
   erasureProfile,
   purchasesByEmail,
   seedErasureScene,
-} from "../../core/privacy/privacy.test-support.ts";
-import { eraseVisitor, type VisitorErasureDeps } from "../../core/privacy/privacy.use-cases.ts";
-import { deletionOf as deletion, knownEmailId, visitorEvent } from "../../core/testing/fixtures.test-support.ts";
+} from "../../testing/privacy/privacy.ts";
 import { createMemoryStores } from "../store-memory/memory.stores.ts";
 import { importedFilesEraser } from "./imported-files.eraser.ts";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "bun:test";
 import type { TokenClaims } from "../../core/ports/token-signer.port.ts";
-import { signInSetup } from "../../core/session/auth.test-support.ts";
+import { signInSetup } from "../../testing/session/auth.ts";
 import { createMemoryStores } from "../store-memory/memory.stores.ts";
 import { cryptoIds, nodeDigests } from "./crypto.ts";
 import { hostEventLoop } from "./event-loop.ts";

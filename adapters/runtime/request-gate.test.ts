@@ -1,6 +1,6 @@
 import { describe, expect, it } from "bun:test";
 import { ServiceBusyError } from "../../core/errors/index.ts";
-import { type Admission, failedResetCases } from "../../core/service/reset.test-support.ts";
+import { type Admission, failedResetCases } from "../../testing/service/reset.ts";
 import { RequestGate } from "./request-gate.ts";
 
 /** A request whose answer comes when `answer` is called. */

@@ -7,14 +7,9 @@
 import { beforeEach, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { manifestOfDetails, serializeManifest } from "../../core/revisions/revision.rules.ts";
-import {
-  bundleOf,
-  publishedFiles as files,
-  openRevisions,
-  published,
-} from "../../core/revisions/revisions.test-support.ts";
-import { fullProfileConfig } from "../../core/testing/fixtures.test-support.ts";
 import { readZip } from "../../harness/zip-reader.ts";
+import { fullProfileConfig } from "../../testing/fixtures.ts";
+import { bundleOf, publishedFiles as files, openRevisions, published } from "../../testing/revisions/revisions.ts";
 import { nodeDigests } from "./crypto.ts";
 import { deterministicZipper } from "./deterministic-zip.ts";
 

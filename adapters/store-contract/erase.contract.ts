@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { Stores } from "../../core/ports/index.ts";
 import type { VisitorProfile } from "../../core/profiles/profile.rules.ts";
-import { fillEveryStore, sampleEvent } from "../../core/testing/fixtures.test-support.ts";
+import { fillEveryStore, sampleEvent } from "../../testing/fixtures.ts";
 
 export function describeEraseContract(name: string, open: () => Promise<Stores>): void {
   describe(`${name}: erasing everything (svc-hub's own admin API, POST /admin/reset)`, () => {

@@ -2,7 +2,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { maxVisitorIdsPerQuery } from "../../core/ports/events.store.ts";
 import type { CollectedEvent, StoredEvent, Stores } from "../../core/ports/index.ts";
-import { sampleEvent } from "../../core/testing/fixtures.test-support.ts";
+import { sampleEvent } from "../../testing/fixtures.ts";
 
 function withoutSeq(event: StoredEvent): CollectedEvent {
   const { seq: _seq, ...rest } = event;

@@ -1,7 +1,7 @@
 /** The file status part of the store contract (FIL-*, DEC-FIL-03..06), run against every store implementation. */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { FileStatusRecord, Stores } from "../../core/ports/index.ts";
-import { sampleFileRecord } from "../../core/testing/fixtures.test-support.ts";
+import { sampleFileRecord } from "../../testing/fixtures.ts";
 
 export function describeFileStatusStoreContract(name: string, open: () => Promise<Stores>): void {
   describe(`${name}: file status`, () => {

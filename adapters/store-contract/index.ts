@@ -3,7 +3,7 @@
  * store's own test file, as `describeEveryStoreContract("memory", open)` (drizzle's sqlite-common.ts pattern).
  * A store whose variants differ for one area (libSQL's lookup thread, its :memory: database) runs that area's
  * suite once more per variant. The fixtures the suites make are the core's test support
- * (core/testing/fixtures.test-support.ts), which the tests of the use cases share.
+ * (testing/fixtures.ts), which the tests of the use cases share.
  */
 import type { Stores } from "../../core/ports/index.ts";
 import { describeDataLayerStoreContract } from "./datalayer.contract.ts";

@@ -1,7 +1,7 @@
 /** The visitor privacy part of the store contract (PRV-05..07, PRV-10, DEC-PRV-03/04), run against every store implementation. */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { PrivacyTransaction, Stores } from "../../core/ports/index.ts";
-import { auditFor, sampleTransaction } from "../../core/testing/fixtures.test-support.ts";
+import { auditFor, sampleTransaction } from "../../testing/fixtures.ts";
 
 function request(stores: Stores, transaction: PrivacyTransaction) {
   return stores.privacy.requestDeletion(transaction, auditFor(transaction, "deletion-requested"));

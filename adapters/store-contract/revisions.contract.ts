@@ -2,7 +2,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { NewRevision, Stores } from "../../core/ports/index.ts";
 import type { RevisionDetails } from "../../core/revisions/revision.rules.ts";
-import { fullProfileConfig } from "../../core/testing/fixtures.test-support.ts";
+import { fullProfileConfig } from "../../testing/fixtures.ts";
 
 function details(revisionId: string, targets: string[], profile = "main"): RevisionDetails {
   return {

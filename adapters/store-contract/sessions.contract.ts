@@ -1,7 +1,7 @@
 /** The session and lockout part of the store contract, run against every store implementation. */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { SessionRecord, Stores } from "../../core/ports/index.ts";
-import { sampleUser } from "../../core/testing/fixtures.test-support.ts";
+import { sampleUser } from "../../testing/fixtures.ts";
 
 function session(overrides: Partial<SessionRecord> = {}): SessionRecord {
   return {

@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { AttributeDefinition, FileDefinition, Grant, ProfileConfig } from "../../core/config/config.model.ts";
 import type { Stores } from "../../core/ports/index.ts";
-import { fullProfileConfig, sampleApiKey, sampleUser } from "../../core/testing/fixtures.test-support.ts";
+import { fullProfileConfig, sampleApiKey, sampleUser } from "../../testing/fixtures.ts";
 
 function emptyProfileConfig(name: string): ProfileConfig {
   return { name, visitorIdAttributes: [], attributes: [], audiences: [], engines: [], fileDefinitions: [] };

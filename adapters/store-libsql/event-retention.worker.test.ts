@@ -3,7 +3,7 @@
  * applied. The same cases run on the in-memory store in the core (core/profiles/event-retention.worker.test.ts).
  */
 import { describe, it } from "bun:test";
-import { eventRetentionCases } from "../../core/profiles/event-retention.test-support.ts";
+import { eventRetentionCases } from "../../testing/profiles/event-retention.ts";
 import { openLibsqlStores } from "./libsql.stores.ts";
 
 describe("event retention (libsql store)", () => {

@@ -13,7 +13,7 @@ import {
   sampleApiKey,
   sampleTransaction,
   sampleUser,
-} from "../../core/testing/fixtures.test-support.ts";
+} from "../../testing/fixtures.ts";
 import {
   describeEveryStoreContract,
   describeProfileStoreContract,

@@ -8,8 +8,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Stores } from "../../core/ports/index.ts";
-import { stitchingProfile as config, foldAll, foldingWorker } from "../../core/profiles/profiles.test-support.ts";
-import { knownEmailId as email, seedProfile, visitorEvent } from "../../core/testing/fixtures.test-support.ts";
+import { knownEmailId as email, seedProfile, visitorEvent } from "../../testing/fixtures.ts";
+import { stitchingProfile as config, foldAll, foldingWorker } from "../../testing/profiles/profiles.ts";
 import { createLease } from "../runtime/lease.ts";
 import { openLibsqlStores } from "./libsql.stores.ts";
 

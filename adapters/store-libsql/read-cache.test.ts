@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { createClient } from "@libsql/client";
 import { drizzle } from "drizzle-orm/libsql";
 import type { Stores } from "../../core/ports/index.ts";
-import { fullProfileConfig, sampleUser } from "../../core/testing/fixtures.test-support.ts";
+import { fullProfileConfig, sampleUser } from "../../testing/fixtures.ts";
 import { openLibsqlStores } from "./libsql.stores.ts";
 import { keptNotFoundAnswers, ReadCache } from "./tenancy.repo.ts";
 

@@ -1,5 +1,5 @@
 import { describe, it } from "bun:test";
-import { sessionJanitorCases } from "../../core/session/session-janitor.test-support.ts";
+import { sessionJanitorCases } from "../../testing/session/session-janitor.ts";
 import { openLibsqlStores } from "./libsql.stores.ts";
 
 // The session janitor on the libSQL store: the same cases as its memory store test in the core

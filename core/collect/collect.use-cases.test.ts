@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createMemoryStores } from "../../adapters/store-memory/memory.stores.ts";
+import { profileWith, seedProfile } from "../../testing/fixtures.ts";
 import { defaultLimits } from "../config/config.model.ts";
 import { type CollectError, collectError } from "../errors/collect.errors.ts";
 import type { CollectMethod, EventLoop, IdSource, IncomingCollectRequest, Logger, Stores } from "../ports/index.ts";
 import { ok, type Result } from "../result.ts";
-import { profileWith, seedProfile } from "../testing/fixtures.test-support.ts";
 import { CollectService } from "./collect.use-cases.ts";
 
 const ids: IdSource = { randomHex: () => "0".repeat(32), randomToken: () => "token", randomUnit: () => 0.5 };

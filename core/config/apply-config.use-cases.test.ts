@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createMemoryStores } from "../../adapters/store-memory/memory.stores.ts";
-import { profileWith } from "../testing/fixtures.test-support.ts";
-import { apply, serviceConfigWith as config, fakeHasher, nothingChanged } from "./apply-config.test-support.ts";
+import { apply, serviceConfigWith as config, fakeHasher, nothingChanged } from "../../testing/config/apply-config.ts";
+import { profileWith } from "../../testing/fixtures.ts";
 import { applyConfig } from "./apply-config.use-cases.ts";
 import type { EngineDefinition, ProfileConfig, SecretSource, ServiceConfig, UserConfig } from "./config.model.ts";
 

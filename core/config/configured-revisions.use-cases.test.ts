@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { serviceConfigWith } from "../../testing/config/apply-config.ts";
+import { webDigests } from "../../testing/fakes.ts";
+import { openRevisions } from "../../testing/revisions/revisions.ts";
 import { managementError } from "../errors/index.ts";
 import type { BundleZipper } from "../ports/index.ts";
-import { openRevisions } from "../revisions/revisions.test-support.ts";
-import { webDigests } from "../testing/fakes.test-support.ts";
-import { serviceConfigWith } from "./apply-config.test-support.ts";
 import type { ConfiguredRevision, ServiceConfig } from "./config.model.ts";
 import { applyConfiguredRevisions } from "./configured-revisions.use-cases.ts";
 

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createMemoryStores } from "../../adapters/store-memory/memory.stores.ts";
+import { recordingLogger } from "../../testing/fakes.ts";
 import type { ChangeSettlement, DataLayerChange, DataLayerKey, DataLayerStore } from "../ports/index.ts";
-import { recordingLogger } from "../testing/fakes.test-support.ts";
 import { dataLayerPublisher } from "./datalayer-publisher.worker.ts";
 
 const key: DataLayerKey = { account: "acme", profile: "main", dlId: "prod_1" };

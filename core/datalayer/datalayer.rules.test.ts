@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
+import { assertInvalidRequest } from "../../testing/errors/refusal.ts";
 import { managementError } from "../errors/index.ts";
-import { assertInvalidRequest } from "../errors/refusal.test-support.ts";
 import {
   compareCodeUnits,
   dataLayerScript,

@@ -1,8 +1,8 @@
 import { describe, it } from "node:test";
 import { createMemoryStores } from "../../adapters/store-memory/memory.stores.ts";
+import { manyUpdatesAtOnce } from "../../testing/datalayer/datalayer.ts";
+import { hostEventLoop } from "../../testing/fakes.ts";
 import type { IdSource } from "../ports/index.ts";
-import { hostEventLoop } from "../testing/fakes.test-support.ts";
-import { manyUpdatesAtOnce } from "./datalayer.test-support.ts";
 
 /** Delays drawn in turn across their range; nothing here reads ids. */
 function steppingIds(): IdSource {

@@ -7,6 +7,17 @@
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, describe, it } from "node:test";
 import { createMemoryStores } from "../../adapters/store-memory/memory.stores.ts";
+import { countingIds, silentLogger } from "../../testing/fakes.ts";
+import {
+  allEvents,
+  chunks,
+  failAppends,
+  header,
+  importingProfile,
+  importText as importTextWith,
+  states,
+} from "../../testing/files/file-import.ts";
+import { seedProfile } from "../../testing/fixtures.ts";
 import { classifyFileFailure, fileFailureMessage } from "../errors/index.ts";
 import type {
   ByteSource,
@@ -25,18 +36,7 @@ import type {
   StoredBytes,
   Stores,
 } from "../ports/index.ts";
-import { countingIds, silentLogger } from "../testing/fakes.test-support.ts";
-import { seedProfile } from "../testing/fixtures.test-support.ts";
 import { mayBeReceivedAgain } from "./file-import.machine.ts";
-import {
-  allEvents,
-  chunks,
-  failAppends,
-  header,
-  importingProfile,
-  importText as importTextWith,
-  states,
-} from "./file-import.test-support.ts";
 import { FileImportService, importLeaseMs } from "./file-import.use-cases.ts";
 
 const newline = 0x0a;

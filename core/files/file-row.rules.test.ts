@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
+import { purchases } from "../../testing/files/file-import.ts";
 import type { FileDefinition, ProfileConfig } from "../config/config.model.ts";
 import { classifyFileFailure, fileFailureMessage } from "../errors/index.ts";
 import { normaliseVisitorIdValue } from "../visitors/visitor-id.rules.ts";
-import { purchases } from "./file-import.test-support.ts";
 import {
   checkDocumentSize,
   checkEventDocument,

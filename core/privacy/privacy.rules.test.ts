@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
+import { assertInvalidRequest } from "../../testing/errors/refusal.ts";
+import { customerIdAttribute, emailIdAttribute } from "../../testing/fixtures.ts";
 import type { ProfileConfig } from "../config/config.model.ts";
-import { assertInvalidRequest } from "../errors/refusal.test-support.ts";
-import { customerIdAttribute, emailIdAttribute } from "../testing/fixtures.test-support.ts";
 import { normaliseVisitorIdValue } from "../visitors/visitor-id.rules.ts";
 import {
   knownVisitorIdOf,

@@ -1,16 +1,16 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createMemoryStores } from "../../adapters/store-memory/memory.stores.ts";
-import type { ImportedFileEraser, Stores } from "../ports/index.ts";
-import { deletionOf as deletion, importInProgress, visitorEvent } from "../testing/fixtures.test-support.ts";
-import type { VisitorLookup } from "./privacy.rules.ts";
+import { deletionOf as deletion, importInProgress, visitorEvent } from "../../testing/fixtures.ts";
 import {
   annKnownId,
   annStitchedWithCustomer,
   customerKnownId,
   erasureProfile,
   seedErasureScene,
-} from "./privacy.test-support.ts";
+} from "../../testing/privacy/privacy.ts";
+import type { ImportedFileEraser, Stores } from "../ports/index.ts";
+import type { VisitorLookup } from "./privacy.rules.ts";
 import { eraseVisitor, ImportsStillRunning } from "./privacy.use-cases.ts";
 
 /*

@@ -1,9 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createMemoryStores } from "../../adapters/store-memory/memory.stores.ts";
-import type { ImportedFileEraser, Stores } from "../ports/index.ts";
-import { foldAll, foldingWorker } from "../profiles/profiles.test-support.ts";
-import { recordingLogger } from "../testing/fakes.test-support.ts";
+import { recordingLogger } from "../../testing/fakes.ts";
 import {
   emailIdAttribute,
   visitorEvent as event,
@@ -12,7 +10,9 @@ import {
   profileWith,
   sampleTransaction,
   seedProfile,
-} from "../testing/fixtures.test-support.ts";
+} from "../../testing/fixtures.ts";
+import { foldAll, foldingWorker } from "../../testing/profiles/profiles.ts";
+import type { ImportedFileEraser, Stores } from "../ports/index.ts";
 import { eraseVisitor, privacyAuditRecord } from "./privacy.use-cases.ts";
 import { importWaitMs, visitorDeletionWorker } from "./visitor-deletion.worker.ts";
 

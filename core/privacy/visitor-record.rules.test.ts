@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
+import { customerIdAttribute, emailIdAttribute } from "../../testing/fixtures.ts";
 import type { AttributeType, ProfileConfig } from "../config/config.model.ts";
 import { type AttributeValue, maxEpochMs, type VisitorProfile } from "../profiles/profile.rules.ts";
-import { customerIdAttribute, emailIdAttribute } from "../testing/fixtures.test-support.ts";
 import { buildVisitorRecord, visitorRecordAnswer } from "./visitor-record.rules.ts";
 
 const config: ProfileConfig = {

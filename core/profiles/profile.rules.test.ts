@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
+import { customerIdAttribute, emailIdAttribute, eventCountAttribute } from "../../testing/fixtures.ts";
 import type { ProfileConfig } from "../config/config.model.ts";
-import { customerIdAttribute, emailIdAttribute, eventCountAttribute } from "../testing/fixtures.test-support.ts";
 import {
   applyEvent,
   audiencesOf,

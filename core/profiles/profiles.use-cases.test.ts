@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createMemoryStores } from "../../adapters/store-memory/memory.stores.ts";
+import { hostEventLoop as eventLoop, recordingLogger } from "../../testing/fakes.ts";
+import { knownEmailId as email, sampleEvent, seedProfile, visitorEvent } from "../../testing/fixtures.ts";
+import { stitchingProfile as config, foldAll, foldingWorker, policy } from "../../testing/profiles/profiles.ts";
 import type { ProfileSave, Stores } from "../ports/index.ts";
-import { hostEventLoop as eventLoop, recordingLogger } from "../testing/fakes.test-support.ts";
-import { knownEmailId as email, sampleEvent, seedProfile, visitorEvent } from "../testing/fixtures.test-support.ts";
-import { stitchingProfile as config, foldAll, foldingWorker, policy } from "./profiles.test-support.ts";
 import { ProfileLeaseLost, ProfilesService, profileEventOf } from "./profiles.use-cases.ts";
 
 async function setup() {

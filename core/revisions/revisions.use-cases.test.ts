@@ -1,8 +1,6 @@
 import assert from "node:assert/strict";
 import { beforeEach, describe, it } from "node:test";
-import type { BundleZipper, ZipEntry } from "../ports/index.ts";
-import { webDigests } from "../testing/fakes.test-support.ts";
-import { manifestOfDetails, type RevisionDetails, serializeManifest } from "./revision.rules.ts";
+import { webDigests } from "../../testing/fakes.ts";
 import {
   bundleOf,
   publishedFiles as files,
@@ -10,7 +8,9 @@ import {
   published,
   publishMinute,
   publishRequest as request,
-} from "./revisions.test-support.ts";
+} from "../../testing/revisions/revisions.ts";
+import type { BundleZipper, ZipEntry } from "../ports/index.ts";
+import { manifestOfDetails, type RevisionDetails, serializeManifest } from "./revision.rules.ts";
 import { type PublishRequest, RevisionsService } from "./revisions.use-cases.ts";
 
 const text = (value: string) => new TextEncoder().encode(value);

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createMemoryStores } from "../../adapters/store-memory/memory.stores.ts";
+import { applied, failedResetCases, resetServiceOn } from "../../testing/service/reset.ts";
 import type { RequestAdmission, Stores } from "../ports/index.ts";
-import { applied, failedResetCases, resetServiceOn } from "./reset.test-support.ts";
 import { inFlightWaitMs, type ResetServiceDeps, settingsKeptByReset } from "./reset.use-cases.ts";
 
 /**

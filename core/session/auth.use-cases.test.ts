@@ -1,17 +1,17 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createMemoryStores } from "../../adapters/store-memory/memory.stores.ts";
-import { type ManagementError, ServiceBusyError } from "../errors/index.ts";
-import type { Digests, IdSource, SecretHasher, Stores, TokenClaims, TokenSigner } from "../ports/index.ts";
-import type { Result } from "../result.ts";
-import { hostEventLoop, manualClock } from "../testing/fakes.test-support.ts";
+import { hostEventLoop, manualClock } from "../../testing/fakes.ts";
 import {
   prefixHasher as fakeHasher,
   lockoutJanitorCases,
   seedSignInTenants as seed,
   signInDeps,
   signInSetup,
-} from "./auth.test-support.ts";
+} from "../../testing/session/auth.ts";
+import { type ManagementError, ServiceBusyError } from "../errors/index.ts";
+import type { Digests, IdSource, SecretHasher, Stores, TokenClaims, TokenSigner } from "../ports/index.ts";
+import type { Result } from "../result.ts";
 import { AuthService } from "./auth.use-cases.ts";
 import { UsersService } from "./users.use-cases.ts";
 

@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import { createMemoryStores } from "../../adapters/store-memory/memory.stores.ts";
-import { sessionJanitorCases } from "./session-janitor.test-support.ts";
+import { sessionJanitorCases } from "../../testing/session/session-janitor.ts";
 
 // The same cases run on the libSQL store in adapters/store-libsql/session-janitor.worker.test.ts.
 describe("the session janitor (memory store)", () => {

@@ -3,7 +3,7 @@
  * Bun) and in the adapters (bun:test): test support, so it may reach for the host's timers as the host itself
  * does (core/core-purity.test.ts), and it is type-checked with the tests, not with the core.
  */
-import type { Digests, EventLoop, IdSource, Lease, Logger } from "../ports/index.ts";
+import type { Digests, EventLoop, IdSource, Lease, Logger } from "../core/ports/index.ts";
 
 /**
  * The host's event loop, as the composition root hands it over (performance.now, setImmediate, setTimeout): the

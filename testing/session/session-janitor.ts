@@ -4,9 +4,9 @@
  * (adapters/store-libsql/session-janitor.worker.test.ts). Each takes a fresh, empty store and closes it.
  */
 import assert from "node:assert/strict";
-import type { SessionRecord, Stores } from "../ports/index.ts";
-import { sampleUser } from "../testing/fixtures.test-support.ts";
-import { sessionJanitor } from "./session-janitor.worker.ts";
+import type { SessionRecord, Stores } from "../../core/ports/index.ts";
+import { sessionJanitor } from "../../core/session/session-janitor.worker.ts";
+import { sampleUser } from "../fixtures.ts";
 
 const minute = 60_000;
 const policy = { idleMs: 30 * minute, absoluteMs: 12 * 60 * minute };

@@ -4,12 +4,12 @@
  * adapters with archiver's real zip (adapters/runtime/revisions-bundle.test.ts).
  */
 import { createMemoryStores } from "../../adapters/store-memory/memory.stores.ts";
-import type { ProfileConfig } from "../config/config.model.ts";
-import type { BundleZipper, Digests } from "../ports/index.ts";
-import { manualClock } from "../testing/fakes.test-support.ts";
-import { profileWith, seedProfile } from "../testing/fixtures.test-support.ts";
-import type { RevisionDetails } from "./revision.rules.ts";
-import { type PublishedFile, type PublishRequest, RevisionsService } from "./revisions.use-cases.ts";
+import type { ProfileConfig } from "../../core/config/config.model.ts";
+import type { BundleZipper, Digests } from "../../core/ports/index.ts";
+import type { RevisionDetails } from "../../core/revisions/revision.rules.ts";
+import { type PublishedFile, type PublishRequest, RevisionsService } from "../../core/revisions/revisions.use-cases.ts";
+import { manualClock } from "../fakes.ts";
+import { profileWith, seedProfile } from "../fixtures.ts";
 
 /** The minute the tests publish in: Thu 2025.01.02 19:53 GMT. */
 export const publishMinute = Date.UTC(2025, 0, 2, 19, 53, 27);

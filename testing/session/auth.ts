@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
-import { defaultLimits } from "../config/config.model.ts";
-import type { SecretHasher } from "../ports/hashing.port.ts";
-import type { Stores } from "../ports/stores.ts";
-import { manualClock } from "../testing/fakes.test-support.ts";
-import { profileWith, seedProfile } from "../testing/fixtures.test-support.ts";
-import { AuthService, type AuthServiceDeps } from "./auth.use-cases.ts";
-import { sessionJanitor } from "./session-janitor.worker.ts";
-import { UsersService } from "./users.use-cases.ts";
+import { defaultLimits } from "../../core/config/config.model.ts";
+import type { SecretHasher } from "../../core/ports/hashing.port.ts";
+import type { Stores } from "../../core/ports/stores.ts";
+import { AuthService, type AuthServiceDeps } from "../../core/session/auth.use-cases.ts";
+import { sessionJanitor } from "../../core/session/session-janitor.worker.ts";
+import { UsersService } from "../../core/session/users.use-cases.ts";
+import { manualClock } from "../fakes.ts";
+import { profileWith, seedProfile } from "../fixtures.ts";
 
 /**
  * For the sign-in tests, in the core (with stand-ins for the host's ids, digests and token signer) and in the

@@ -3,10 +3,11 @@
  * (adapters/config/apply-config.test.ts, with the demo file the loader reads): configurations with the loader's
  * defaults, a fake hasher and the report of a start that changed nothing.
  */
-import type { SecretHasher, Stores } from "../ports/index.ts";
-import { defaultRevisionFilePrefix } from "../revisions/bundle-members.rules.ts";
-import { type ApplyConfigReport, applyConfig } from "./apply-config.use-cases.ts";
-import { defaultLimits, type ServiceConfig } from "./config.model.ts";
+
+import { type ApplyConfigReport, applyConfig } from "../../core/config/apply-config.use-cases.ts";
+import { defaultLimits, type ServiceConfig } from "../../core/config/config.model.ts";
+import type { SecretHasher, Stores } from "../../core/ports/index.ts";
+import { defaultRevisionFilePrefix } from "../../core/revisions/bundle-members.rules.ts";
 
 /**
  * A configuration as the loader (adapters/config/config.loader.ts) makes it from a file that gives only these

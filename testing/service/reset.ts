@@ -5,9 +5,9 @@
  */
 import assert from "node:assert/strict";
 import { createMemoryStores } from "../../adapters/store-memory/memory.stores.ts";
-import type { RequestAdmission, Stores } from "../ports/index.ts";
-import { countingIds, hostEventLoop, silentLogger } from "../testing/fakes.test-support.ts";
-import { type ConfigurationApplied, ResetService, type ResetServiceDeps } from "./reset.use-cases.ts";
+import type { RequestAdmission, Stores } from "../../core/ports/index.ts";
+import { type ConfigurationApplied, ResetService, type ResetServiceDeps } from "../../core/service/reset.use-cases.ts";
+import { countingIds, hostEventLoop, silentLogger } from "../fakes.ts";
 
 export const applied: ConfigurationApplied = { accounts: 1, profiles: 1, users: 0, apiKeys: 0, revisions: 0 };
 

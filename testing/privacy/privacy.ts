@@ -4,9 +4,8 @@
  * on disk): ann@example.com, stitched with the customer id C-77 by the events of anon-1.
  */
 import assert from "node:assert/strict";
-import type { FileDefinition, ProfileConfig } from "../config/config.model.ts";
-import type { CollectedEvent, Stores } from "../ports/index.ts";
-import { foldAll, foldingWorker } from "../profiles/profiles.test-support.ts";
+import type { FileDefinition, ProfileConfig } from "../../core/config/config.model.ts";
+import type { CollectedEvent, Stores } from "../../core/ports/index.ts";
 import {
   customerIdAttribute,
   emailIdAttribute,
@@ -14,7 +13,8 @@ import {
   profileWith,
   seedProfile,
   visitorEvent,
-} from "../testing/fixtures.test-support.ts";
+} from "../fixtures.ts";
+import { foldAll, foldingWorker } from "../profiles/profiles.ts";
 
 export const annKnownId = knownEmailId("ann@example.com");
 export const customerKnownId = "__acme_main__5121_C-77__";

@@ -8,8 +8,8 @@
  * hand it the TypeScript sources, the Node test (tools/node-host.test.ts) the compiled package.
  */
 
-import type * as Core from "./index.ts";
-import type { EventLoop, IdSource, Lease, Logger, ProfileConfig, Stores, VisitorData } from "./index.ts";
+import type * as Core from "../core/index.ts";
+import type { EventLoop, IdSource, Lease, Logger, ProfileConfig, Stores, VisitorData } from "../core/index.ts";
 
 export interface Host {
   readonly core: typeof Core;

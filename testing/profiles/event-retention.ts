@@ -4,10 +4,10 @@
  * (adapters/store-libsql/event-retention.worker.test.ts). Each takes a fresh, empty store and closes it.
  */
 import assert from "node:assert/strict";
-import type { Stores } from "../ports/index.ts";
-import { sampleEvent } from "../testing/fixtures.test-support.ts";
-import { eventRetentionWorker } from "./event-retention.worker.ts";
-import { profilesCursorKey } from "./profile-folding.worker.ts";
+import type { Stores } from "../../core/ports/index.ts";
+import { eventRetentionWorker } from "../../core/profiles/event-retention.worker.ts";
+import { profilesCursorKey } from "../../core/profiles/profile-folding.worker.ts";
+import { sampleEvent } from "../fixtures.ts";
 
 const day = 86_400_000;
 const start = Date.UTC(2026, 10, 21);

@@ -3,7 +3,7 @@
  * cases in the core and those of the adapters alike. Fixtures only, no test in this file; they read the stores
  * only through the ports, so they fill the in-memory store and libSQL's the same.
  */
-import type { AttributeDefinition, ProfileConfig, VisitorIdAttribute } from "../config/config.model.ts";
+import type { AttributeDefinition, ProfileConfig, VisitorIdAttribute } from "../core/config/config.model.ts";
 import type {
   ApiKeyRecord,
   CollectedEvent,
@@ -12,8 +12,8 @@ import type {
   PrivacyTransaction,
   Stores,
   UserRecord,
-} from "../ports/index.ts";
-import { privacyAuditRecord } from "../privacy/privacy.use-cases.ts";
+} from "../core/ports/index.ts";
+import { privacyAuditRecord } from "../core/privacy/privacy.use-cases.ts";
 
 /** A collected view of acme/main by the visitor v1. */
 export function sampleEvent(overrides: Partial<CollectedEvent> = {}): CollectedEvent {

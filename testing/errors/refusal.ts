@@ -1,5 +1,5 @@
-import type { Result } from "../result.ts";
-import { type ManagementError, managementError } from "./management.errors.ts";
+import { type ManagementError, managementError } from "../../core/errors/management.errors.ts";
+import type { Result } from "../../core/result.ts";
 
 /**
  * For tests: throws unless `result` is the one 400 1400 of the data layer and privacy APIs, its body the

@@ -4,10 +4,10 @@
  * (adapters/fs/file-import.fs.test.ts). The definitions are the demo's (demo.md).
  */
 import assert from "node:assert/strict";
-import type { FileDefinition } from "../config/config.model.ts";
-import type { CollectedEvent, FileStatusRecord, Stores } from "../ports/index.ts";
-import { emailIdAttribute, profileWith } from "../testing/fixtures.test-support.ts";
-import type { FileImportService } from "./file-import.use-cases.ts";
+import type { FileDefinition } from "../../core/config/config.model.ts";
+import type { FileImportService } from "../../core/files/file-import.use-cases.ts";
+import type { CollectedEvent, FileStatusRecord, Stores } from "../../core/ports/index.ts";
+import { emailIdAttribute, profileWith } from "../fixtures.ts";
 
 export const purchases: FileDefinition = {
   prefix: "purchases",

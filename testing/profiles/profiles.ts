@@ -2,17 +2,12 @@
  * What the tests of the profile folding share with those that need visitors folded first (erasing a visitor,
  * the deletion worker), in the core and in the adapters (the libSQL store, the kept files on disk).
  */
-import type { BackgroundWorker, Lease, Logger, Stores } from "../ports/index.ts";
-import { alwaysHeldLease, hostEventLoop, recordingLogger } from "../testing/fakes.test-support.ts";
-import {
-  customerIdAttribute,
-  emailIdAttribute,
-  eventCountAttribute,
-  profileWith,
-} from "../testing/fixtures.test-support.ts";
-import { type ProfilePolicy, profilePolicyFromLimits } from "./profile.rules.ts";
-import { profileWorker } from "./profile-folding.worker.ts";
-import { ProfilesService } from "./profiles.use-cases.ts";
+import type { BackgroundWorker, Lease, Logger, Stores } from "../../core/ports/index.ts";
+import { type ProfilePolicy, profilePolicyFromLimits } from "../../core/profiles/profile.rules.ts";
+import { profileWorker } from "../../core/profiles/profile-folding.worker.ts";
+import { ProfilesService } from "../../core/profiles/profiles.use-cases.ts";
+import { alwaysHeldLease, hostEventLoop, recordingLogger } from "../fakes.ts";
+import { customerIdAttribute, emailIdAttribute, eventCountAttribute, profileWith } from "../fixtures.ts";
 
 /** acme/main with visitors known by e-mail address (5120) or customer id (5121), and their events counted (5201). */
 export const stitchingProfile = profileWith({
