@@ -124,6 +124,29 @@ async function collectStats(ctx: ScenarioContext): Promise<{ filteredBots: numbe
   return { filteredBots };
 }
 
+/**
+ * COL-13, DEC-COL-06: each request, sent with its User-Agent, is answered as a success (the pixel to a GET, 200
+ * to a POST), nothing of it is stored, and the filtered-bots counter grows by exactly their number.
+ */
+async function expectFilteredAsBots(
+  ctx: ScenarioContext,
+  requests: ReadonlyArray<{ readonly userAgent: string; readonly method: "GET" | "POST" }>,
+): Promise<void> {
+  const before = await collectStats(ctx);
+  const traces: string[] = [];
+  for (const { userAgent, method } of requests) {
+    const traceId = ctx.uniqueId(method === "GET" ? "bot" : "bot-post");
+    traces.push(traceId);
+    const query = { svc_account: ctx.fixtures.account, svc_profile: ctx.fixtures.profile, svc_trace_id: traceId };
+    const headers = { "user-agent": userAgent };
+    if (method === "GET") expectTransparentPixel(await ctx.collect.get("/event", { query, headers }));
+    else expectStatus(await ctx.collect.post("/event", { json: query, headers }), 200);
+  }
+  for (const traceId of traces) await expectNotStored(ctx, traceId);
+  const after = await collectStats(ctx);
+  expectEqual(after.filteredBots - before.filteredBots, traces.length, "filtered bots counted");
+}
+
 /** COL-*, DEC-COL-01 to 08 and 12: the collection endpoint, over HTTP. */
 export const collectScenarios = defineScenarios("collect", [
   {
@@ -692,7 +715,6 @@ export const collectScenarios = defineScenarios("collect", [
       "[COL-13, DEC-COL-06] a crawler (isbot or the vendor list) is answered as success, not stored, and counted as a filtered bot",
     needs: ["event-log"],
     async run(ctx) {
-      const before = await collectStats(ctx);
       const crawlers = [
         "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
         "Pingdom.com_bot_version_1.4_(http://www.pingdom.com/)",
@@ -702,29 +724,13 @@ export const collectScenarios = defineScenarios("collect", [
         "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.0; +https://openai.com/gptbot)",
         "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/120.0.0.0 Safari/537.36",
       ];
-      const traces: string[] = [];
-      for (const userAgent of crawlers) {
-        const get = ctx.uniqueId("bot");
-        traces.push(get);
-        expectTransparentPixel(
-          await ctx.collect.get("/event", {
-            query: { svc_account: ctx.fixtures.account, svc_profile: ctx.fixtures.profile, svc_trace_id: get },
-            headers: { "user-agent": userAgent },
-          }),
-        );
-        const post = ctx.uniqueId("bot-post");
-        traces.push(post);
-        expectStatus(
-          await ctx.collect.post("/event", {
-            json: { svc_account: ctx.fixtures.account, svc_profile: ctx.fixtures.profile, svc_trace_id: post },
-            headers: { "user-agent": userAgent },
-          }),
-          200,
-        );
-      }
-      for (const traceId of traces) await expectNotStored(ctx, traceId);
-      const after = await collectStats(ctx);
-      expectEqual(after.filteredBots - before.filteredBots, traces.length, "filtered bots counted");
+      await expectFilteredAsBots(
+        ctx,
+        crawlers.flatMap((userAgent) => [
+          { userAgent, method: "GET" as const },
+          { userAgent, method: "POST" as const },
+        ]),
+      );
     },
   },
   {
@@ -732,21 +738,14 @@ export const collectScenarios = defineScenarios("collect", [
       "[COL-13, DEC-COL-06] every vendor token a crawler library may not know is a bot on its own, in any case, inside a browser's User-Agent",
     needs: ["event-log"],
     async run(ctx) {
-      const before = await collectStats(ctx);
-      const traces: string[] = [];
-      for (const [index, token] of vendorOnlyBotTokens.entries()) {
-        // Case-insensitive (DEC-COL-06): every third token upper-cased, every third lower-cased.
-        const written = index % 3 === 1 ? token.toUpperCase() : index % 3 === 2 ? token.toLowerCase() : token;
-        const traceId = ctx.uniqueId("vendor-bot");
-        traces.push(traceId);
-        const query = { svc_account: ctx.fixtures.account, svc_profile: ctx.fixtures.profile, svc_trace_id: traceId };
-        const headers = { "user-agent": `${browserUserAgent} ${written}/1.0` };
-        if (index % 2 === 0) expectTransparentPixel(await ctx.collect.get("/event", { query, headers }));
-        else expectStatus(await ctx.collect.post("/event", { json: query, headers }), 200);
-      }
-      for (const traceId of traces) await expectNotStored(ctx, traceId);
-      const after = await collectStats(ctx);
-      expectEqual(after.filteredBots - before.filteredBots, traces.length, "filtered bots counted");
+      await expectFilteredAsBots(
+        ctx,
+        vendorOnlyBotTokens.map((token, index) => {
+          // Case-insensitive (DEC-COL-06): every third token upper-cased, every third lower-cased.
+          const written = index % 3 === 1 ? token.toUpperCase() : index % 3 === 2 ? token.toLowerCase() : token;
+          return { userAgent: `${browserUserAgent} ${written}/1.0`, method: index % 2 === 0 ? "GET" : "POST" };
+        }),
+      );
     },
   },
   {
