@@ -1,0 +1,255 @@
+import { and, asc, desc, eq, gt, gte, inArray, lt, lte, or, type SQL, sql } from "drizzle-orm";
+import { checkVisitorIds, maxVisitorIdsPerQuery } from "../../core/ports/events.store.ts";
+import type { CollectedEvent, EventQuery, EventStore, StoredEvent, ValueErasure } from "../../core/ports/index.ts";
+import { eraseValueFromEvent, erasureNeedle } from "../../core/privacy/erasure.rules.ts";
+import { chunks } from "../../core/values/chunks.ts";
+import type { PgDatabase } from "./database.ts";
+import { events } from "./events.schema.ts";
+import { settings } from "./settings.schema.ts";
+
+/**
+ * The key of the events lock, the transaction-level advisory lock every append takes before it inserts: "svc-evts"
+ * in ASCII. Any 64-bit number no other lock of the database uses (database.ts takes "svc-hub" for migrations).
+ */
+const eventsLockKey = 0x7376_632d_6576_7473n;
+
+/**
+ * Rows per INSERT statement: 11 bound values a row, far below PostgreSQL's limit of 65,535 a statement. A group
+ * commit is one statement; an import batch is a few in one transaction.
+ */
+const rowsPerStatement = 1_000;
+
+/** Visitor ids per DELETE statement (bound values), far below PostgreSQL's limit. */
+const idsPerStatement = maxVisitorIdsPerQuery;
+
+/** How many sequence numbers one page of a scan covers: a statement reads at most this many rows. */
+const seqPageSize = 5_000;
+
+type EventRow = typeof events.$inferInsert;
+
+function toRow(event: CollectedEvent): EventRow {
+  return {
+    account: event.account,
+    profile: event.profile,
+    visitorId: event.visitorId,
+    visitorIdSource: event.visitorIdSource,
+    thirdPartyVisitorId: event.thirdPartyVisitorId,
+    firstPartyVisitorId: event.firstPartyVisitorId,
+    event: event.event,
+    datasource: event.datasource,
+    traceId: event.traceId,
+    receivedAt: event.receivedAt,
+    data: JSON.stringify(event.data),
+  };
+}
+
+function toStoredEvent(row: typeof events.$inferSelect): StoredEvent {
+  return { ...row, data: JSON.parse(row.data) as Record<string, unknown> };
+}
+
+/** The collected events in PostgreSQL, shared by every node on the database. */
+export class PgEventRepo implements EventStore {
+  constructor(private readonly db: PgDatabase) {}
+
+  /**
+   * DEC-COL-08: the events (in statements of rowsPerStatement rows) and the mark are one transaction, so a group
+   * is stored whole or not at all, and acknowledged once committed.
+   *
+   * The transaction first takes the events lock. The sequence hands out numbers at insert, but transactions
+   * commit in their own order: without the lock, an append given n+1 could commit before one given n, and a
+   * reader paging by `afterSeq` (the profile worker's cursor, on any node) would pass n+1 and never see n.
+   * Under the lock, appends that insert run one after another, and PostgreSQL releases a transaction's locks
+   * only once its commit is visible: numbers become visible in the order they were given, so a reader that
+   * has seen n never sees a smaller one appear later (and retention's ranges, deleteReceivedBefore, hold too).
+   * The cost: appends of every node wait for each other's commits.
+   */
+  async append(
+    collected: readonly CollectedEvent[],
+    options: { readonly mark?: { readonly key: string; readonly value: string } } = {},
+  ): Promise<void> {
+    const rows = collected.map(toRow);
+    const { mark } = options;
+    if (rows.length === 0 && !mark) return;
+    await this.db.transaction(async (tx) => {
+      if (rows.length > 0) {
+        await tx.execute(sql`select pg_advisory_xact_lock(${sql.raw(String(eventsLockKey))})`);
+        for (const chunk of chunks(rows, rowsPerStatement)) await tx.insert(events).values(chunk);
+      }
+      if (mark) {
+        await tx
+          .insert(settings)
+          .values(mark)
+          .onConflictDoUpdate({ target: settings.key, set: { value: mark.value } });
+      }
+    });
+  }
+
+  async query(query: EventQuery): Promise<StoredEvent[]> {
+    checkVisitorIds(query);
+    if (query.visitorIds?.length === 0) return [];
+    const conditions: SQL[] = [];
+    if (query.account !== undefined) conditions.push(eq(events.account, query.account));
+    if (query.profile !== undefined) conditions.push(eq(events.profile, query.profile));
+    if (query.visitorId !== undefined) conditions.push(eq(events.visitorId, query.visitorId));
+    if (query.visitorIds !== undefined) conditions.push(inArray(events.visitorId, [...query.visitorIds]));
+    if (query.event !== undefined) conditions.push(eq(events.event, query.event));
+    if (query.traceId !== undefined) conditions.push(eq(events.traceId, query.traceId));
+    if (query.from !== undefined) conditions.push(gte(events.receivedAt, query.from));
+    if (query.to !== undefined) conditions.push(lte(events.receivedAt, query.to));
+    if (query.afterSeq !== undefined) conditions.push(gt(events.seq, query.afterSeq));
+    if (query.beforeSeq !== undefined) conditions.push(lt(events.seq, query.beforeSeq));
+    const rows = await this.db
+      .select()
+      .from(events)
+      .where(and(...conditions))
+      .orderBy(query.order === "desc" ? desc(events.seq) : asc(events.seq))
+      .limit(query.limit);
+    return rows.map(toStoredEvent);
+  }
+
+  /**
+   * PRV-09, DEC-PRV-04: one transaction, so the visitor's events go all at once. PostgreSQL removes the
+   * deleted rows' bytes at VACUUM (autovacuum).
+   */
+  async deleteVisitors(account: string, profile: string, visitorIds: readonly string[]): Promise<number> {
+    const ids = [...new Set(visitorIds)];
+    if (ids.length === 0) return 0;
+    return this.db.transaction(async (tx) => {
+      let removed = 0;
+      for (const chunk of chunks(ids, idsPerStatement)) {
+        const result = await tx
+          .delete(events)
+          .where(and(eq(events.account, account), eq(events.profile, profile), inArray(events.visitorId, chunk)));
+        removed += result.count;
+      }
+      return removed;
+    });
+  }
+
+  /**
+   * DEC-PRV-05: the events that may hold the value are found by PostgreSQL (its JSON text in `data`, or the
+   * text in a column: strpos, no parse of the others), the rules decide on each, and each page's rewrites are
+   * one transaction. The page's candidates are read `for update`, so no other writer (another node's erasure)
+   * changes one between its read and its rewrite. PostgreSQL removes the old row versions' bytes at VACUUM
+   * (autovacuum). Reads every event of the account/profile once: a deletion is rare and runs in the background.
+   */
+  async eraseValue(account: string, profile: string, erased: string): Promise<ValueErasure> {
+    const inText = (column: SQL) => sql`strpos(coalesce(${column}, ''), ${erased}) > 0`;
+    const visitorIds = new Set<string>();
+    let rewritten = 0;
+    // A page of sequence numbers at a time: a short value ("42") is found in nearly every event, and all of
+    // them at once would be held in memory and their rows locked together.
+    await this.forEachSeqPage(async (from, to) => {
+      const edits = await this.db.transaction(async (tx) => {
+        const candidates = await tx
+          .select({
+            seq: events.seq,
+            visitorId: events.visitorId,
+            thirdPartyVisitorId: events.thirdPartyVisitorId,
+            firstPartyVisitorId: events.firstPartyVisitorId,
+            event: events.event,
+            datasource: events.datasource,
+            traceId: events.traceId,
+            data: events.data,
+          })
+          .from(events)
+          .where(
+            and(
+              gte(events.seq, from),
+              lte(events.seq, to),
+              eq(events.account, account),
+              eq(events.profile, profile),
+              or(
+                sql`strpos(${events.data}, ${erasureNeedle(erased)}) > 0`,
+                ...[
+                  events.visitorId,
+                  events.thirdPartyVisitorId,
+                  events.firstPartyVisitorId,
+                  events.event,
+                  events.datasource,
+                  events.traceId,
+                ].map((column) => inText(sql`${column}`)),
+              ),
+            ),
+          )
+          .for("update");
+        const rewrites = [];
+        for (const row of candidates) {
+          const erasure = eraseValueFromEvent(
+            { ...row, data: JSON.parse(row.data) as Record<string, unknown> },
+            erased,
+          );
+          if (erasure.kind === "subject") visitorIds.add(row.visitorId);
+          if (erasure.kind !== "edit") continue;
+          rewrites.push(
+            tx
+              .update(events)
+              .set({
+                data: JSON.stringify(erasure.data),
+                event: erasure.event,
+                datasource: erasure.datasource,
+                traceId: erasure.traceId,
+              })
+              .where(eq(events.seq, row.seq)),
+          );
+        }
+        // Sent together: the connection pipelines them, so a page costs about one round trip, not one per row.
+        await Promise.all(rewrites);
+        return rewrites.length;
+      });
+      rewritten += edits;
+    });
+    return { rewritten, visitorIds: [...visitorIds].sort() };
+  }
+
+  /**
+   * Event retention: reads the (seq, received_at) of the first `limit` events up to `upToSeq` in key order,
+   * and deletes the run of them received before `before` as one range of the primary key, so no other index is
+   * needed and nothing after the first event to keep is read. A sequence number is never reused, and under the
+   * events lock (append) every number at or below one that is visible is visible already or never will be, so
+   * no event enters the range between the read and the delete.
+   */
+  async deleteReceivedBefore(
+    before: number,
+    options: { readonly upToSeq: number; readonly limit: number },
+  ): Promise<number> {
+    // The usual answer, nothing old enough, costs one row's read.
+    const [first] = await this.headOf(options.upToSeq, 1);
+    if (first === undefined || first.receivedAt >= before) return 0;
+    const head = await this.headOf(options.upToSeq, options.limit);
+    let last: number | null = null;
+    for (const row of head) {
+      if (row.receivedAt >= before) break;
+      last = row.seq;
+    }
+    if (last === null) return 0;
+    const result = await this.db.delete(events).where(lte(events.seq, last));
+    return result.count;
+  }
+
+  /** The sequence numbers and receipt times of the first `limit` events up to `upToSeq`, in key order. */
+  private headOf(upToSeq: number, limit: number): Promise<Array<{ seq: number; receivedAt: number }>> {
+    return this.db
+      .select({ seq: events.seq, receivedAt: events.receivedAt })
+      .from(events)
+      .where(lte(events.seq, upToSeq))
+      .orderBy(asc(events.seq))
+      .limit(limit);
+  }
+
+  /**
+   * Walks the events by ranges of `seq`, `seqPageSize` numbers a page, from the lowest to the highest there is
+   * when the walk begins (both found at once, at the ends of the primary key's index), calling `visit` with
+   * each range. A scan of the whole table (a deletion's search for a value) so reads and holds one page at a
+   * time.
+   */
+  private async forEachSeqPage(visit: (fromSeq: number, toSeq: number) => Promise<void>): Promise<void> {
+    const [ends] = await this.db
+      .select({ low: sql<number | null>`min(${events.seq})`, high: sql<number | null>`max(${events.seq})` })
+      .from(events);
+    if (ends?.low == null || ends.high == null) return;
+    for (let from = ends.low; from <= ends.high; from += seqPageSize) {
+      await visit(from, Math.min(from + seqPageSize - 1, ends.high));
+    }
+  }
+}
