@@ -24,12 +24,14 @@ export async function runSuiteAgainstServer(
   extraArgs: readonly string[],
   runSuite: (args: string[]) => Promise<{ code: number; output: string }>,
   logFile?: string,
+  /** The server's store and anything else it should be started with (default: libSQL in the data directory). */
+  env?: Record<string, string>,
 ): Promise<ServerRun> {
   const dataDir = mkdtempSync(join(tmpdir(), "svc-hub-conformance-"));
   const adminToken = `ci-${crypto.randomUUID()}`;
   let server: Awaited<ReturnType<typeof spawnServer>> | null = null;
   try {
-    server = await spawnServer({ root, dataDir, adminToken, ...(logFile ? { logFile } : {}) });
+    server = await spawnServer({ root, dataDir, adminToken, ...(logFile ? { logFile } : {}), ...(env ? { env } : {}) });
     const { code, output } = await runSuite([
       join(root, "node_modules", ".bin", "bun"),
       "harness/cli.ts",

@@ -17,6 +17,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { runSuiteAgainstServer } from "./conformance-server.ts";
 import { browserSuiteWhenUnavailable, chromiumUnavailableExitCode } from "./ensure-chromium.ts";
+import { type PostgresServer, startPostgresServer } from "./postgres-server.ts";
 
 interface Counts {
   passed: number;
@@ -224,6 +225,30 @@ const suites: Array<{ name: string; run: () => Promise<void> }> = [
       } catch (error) {
         process.stderr.write(`conformance-server: ${error instanceof Error ? error.message : String(error)}\n`);
         record("conformance-server", { passed: 0, failed: 1, skipped: 0 }, 1);
+      }
+    },
+  },
+  {
+    name: "conformance-postgres",
+    async run() {
+      // The same suite against svc-hub on the PostgreSQL store: a real server, started here on a free port with
+      // a throwaway folder (Debian's postgresql, installed first when missing).
+      let postgres: PostgresServer | null = null;
+      try {
+        postgres = await startPostgresServer({ log: (line) => process.stdout.write(`${line}\n`) });
+        const run = await runSuiteAgainstServer(
+          root,
+          ["--report-dir", join(outputDir, "conformance-postgres")],
+          (command) => runCommand("conformance-postgres", command),
+          join(outputDir, "conformance-postgres.server.log"),
+          { SVC_STORE: "postgres", SVC_DATABASE_URL: await postgres.createDatabase("svc") },
+        );
+        record("conformance-postgres", harnessCounts(run.output), run.code);
+      } catch (error) {
+        process.stderr.write(`conformance-postgres: ${error instanceof Error ? error.message : String(error)}\n`);
+        record("conformance-postgres", { passed: 0, failed: 1, skipped: 0 }, 1);
+      } finally {
+        await postgres?.stop();
       }
     },
   },

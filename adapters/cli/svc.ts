@@ -14,6 +14,7 @@ import { readdir, readFile, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import type { ServiceConfig } from "../../core/config/config.model.ts";
+import type { Stores } from "../../core/ports/index.ts";
 import { type PublishedFile, type PublishRequest, RevisionsService } from "../../core/revisions/revisions.use-cases.ts";
 import { loadConfigFile } from "../config/config.loader.ts";
 import { demoConfigPath } from "../config/demo-config.ts";
@@ -23,6 +24,7 @@ import { dataDirFromEnv, defaultConfigFiles, fromInvocation } from "../runtime/p
 import { settingOf } from "../runtime/server-settings.ts";
 import { openVirtualClock } from "../runtime/virtual-clock.ts";
 import { databaseFileName, databaseUrlForDataDir, openLibsqlStores } from "../store-libsql/libsql.stores.ts";
+import { openPostgresStores } from "../store-postgres/postgres.stores.ts";
 
 const defaultAuthor = "cli@svc-hub.invalid";
 
@@ -157,10 +159,17 @@ async function readConfig(explicit: string | undefined): Promise<ServiceConfig> 
   return loaded.value;
 }
 
-async function publishToStore(options: PublishOptions, files: PublishedFile[]): Promise<void> {
-  if ((settingOf(process.env, "SVC_STORE") ?? "libsql") !== "libsql")
-    throw new UsageError("SVC_STORE is not libsql: a publication into a memory store would be lost at once; use --url");
-  const config = await readConfig(options.config);
+/** The store the server of this environment uses (SVC_STORE): its data directory's file, or its PostgreSQL database. */
+async function openServerStore(): Promise<{ stores: Stores; where: string }> {
+  const kind = settingOf(process.env, "SVC_STORE") ?? "libsql";
+  if (kind === "memory")
+    throw new UsageError("SVC_STORE is memory: a publication into a memory store would be lost at once; use --url");
+  if (kind === "postgres") {
+    const url = settingOf(process.env, "SVC_DATABASE_URL");
+    if (!url) throw new UsageError("SVC_STORE=postgres needs SVC_DATABASE_URL, the database the server uses");
+    return { stores: await openPostgresStores({ url, maxConnections: 2 }), where: "the PostgreSQL database" };
+  }
+  if (kind !== "libsql") throw new UsageError(`SVC_STORE must be libsql, memory or postgres, not "${kind}"`);
   const dataDir = dataDirFromEnv();
   // Opening a store creates and migrates it: a mistyped directory would get a new, empty database.
   const database = join(dataDir, databaseFileName);
@@ -168,7 +177,12 @@ async function publishToStore(options: PublishOptions, files: PublishedFile[]): 
     throw new UsageError(
       `there is no database ${database}; SVC_DATA_DIR must be the data directory of a server that has started once`,
     );
-  const stores = await openLibsqlStores({ url: databaseUrlForDataDir(dataDir) });
+  return { stores: await openLibsqlStores({ url: databaseUrlForDataDir(dataDir) }), where: dataDir };
+}
+
+async function publishToStore(options: PublishOptions, files: PublishedFile[]): Promise<void> {
+  const config = await readConfig(options.config);
+  const { stores, where } = await openServerStore();
   try {
     const clock = await openVirtualClock(stores.settings);
     const service = new RevisionsService({
@@ -183,7 +197,7 @@ async function publishToStore(options: PublishOptions, files: PublishedFile[]): 
       const { error } = published.error;
       const hint =
         error.returnCode === 1240 || error.returnCode === 1250
-          ? ` (in ${dataDir}; start the server once so that its configuration is applied, or publish with --url)`
+          ? ` (in ${where}; start the server once so that its configuration is applied, or publish with --url)`
           : "";
       fail(1, `refused: ${error.status} ${error.returnCode} ${error.message}${hint}`);
     }

@@ -2,10 +2,12 @@
  * The server as a process: what `npm start` does on a data directory, across restarts, and how it refuses a
  * broken configuration (DEC-OPS-01, DEC-OPS-03).
  */
+
 import { afterEach, describe, expect, it } from "bun:test";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { freePort } from "../../tools/postgres-server.ts";
 import { type SpawnedServer, spawnServer } from "../../tools/spawn-server.ts";
 
 const root = resolve(import.meta.dir, "../..");
@@ -311,6 +313,18 @@ describe("the server process", () => {
       2,
       `svc-hub: ${join(dataDir, "svc-hub.db")} is not a SQLite database: move it away, or choose another SVC_DATA_DIR`,
     ]);
+  });
+
+  it("a PostgreSQL database it cannot reach stops the start with one line naming it, without its password", async () => {
+    const port = await freePort();
+    const url = `postgres://svc:secret-pw@127.0.0.1:${port}/svc`;
+    const unreachable = await runToExit({ SVC_STORE: "postgres", SVC_DATABASE_URL: url, SVC_DATA_DIR: tempDir() });
+    expect(unreachable.code).toBe(2);
+    expect(unreachable.stderr.trim()).toStartWith(
+      `svc-hub: cannot reach PostgreSQL at postgres://svc:***@127.0.0.1:${port}/svc (`,
+    );
+    expect(unreachable.stderr).toEndWith("is it running, and is SVC_DATABASE_URL right?\n");
+    expect(unreachable.stderr).not.toContain("secret-pw");
   });
 
   it("refuses to choose between two default configuration files", async () => {

@@ -4,7 +4,7 @@
  * Environment: PORT (8080; 0 picks a free port), SVC_HOST (127.0.0.1), SVC_DATA_DIR (./.svc-data),
  * SVC_CONFIG (a JSON or YAML file; default ./svc.config.json, .yaml or .yml when present, else the demo
  * tenants), SVC_ADMIN_TOKEN (else the one kept in the store, made at first start), SVC_TIMING (instant,
- * fast or realistic; overrides the file), SVC_STORE (libsql, the default, or memory), SVC_BACKGROUND (thread,
+ * fast or realistic; overrides the file), SVC_STORE (libsql, the default, memory, or postgres with SVC_DATABASE_URL), SVC_BACKGROUND (thread,
  * the default: background work in a thread of its own with libSQL; or inline).
  */
 
@@ -52,13 +52,50 @@ function chooseConfigPath(): { path: string; demo: boolean } {
   return present[0] ? { path: present[0], demo: false } : { path: demoConfigPath, demo: true };
 }
 
-/** The store of the data directory (made if missing): called once the port is taken. */
-function openStoreChoice(kind: StoreChoice["kind"]): StoreChoice {
-  return kind === "memory" ? { kind: "memory" } : { kind: "libsql", url: databaseUrlForDataDir(dataDir) };
+/** The store of the data directory (made if missing), or the PostgreSQL database: called once the port is taken. */
+function openStoreChoice(kind: StoreChoice["kind"], databaseUrl: string | undefined): StoreChoice {
+  if (kind === "memory") return { kind: "memory" };
+  if (kind === "postgres" && databaseUrl !== undefined) return { kind: "postgres", url: databaseUrl };
+  return { kind: "libsql", url: databaseUrlForDataDir(dataDir) };
+}
+
+/** A database URL as the banner and the log show it: without its password. */
+function withoutPassword(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.password !== "") parsed.password = "***";
+  return parsed.toString();
+}
+
+/** Why the PostgreSQL database could not be opened, when the reason is one an operator can act on. */
+function postgresStartFailure(error: unknown, url: string): string | null {
+  const where = withoutPassword(url);
+  switch (errorCodeOf(error)) {
+    case "ECONNREFUSED":
+    case "ENOTFOUND":
+    case "EHOSTUNREACH":
+    case "ETIMEDOUT":
+    case "CONNECT_TIMEOUT":
+      return `cannot reach PostgreSQL at ${where} (${describeError(error)}): is it running, and is SVC_DATABASE_URL right?`;
+    case "28P01":
+    case "28000":
+      return `PostgreSQL at ${where} refused the user or password of SVC_DATABASE_URL (${describeError(error)})`;
+    case "3D000":
+      return `the database of ${where} does not exist: create it (createdb), or name another in SVC_DATABASE_URL`;
+    case "42501":
+      return `the user of ${where} may not create the service's tables (${describeError(error)}): grant it CREATE on the database, or run the first start as its owner`;
+    default:
+      return null;
+  }
 }
 
 /** Why the store or the data directory could not be opened, in one line an operator can act on. */
 function startFailure(error: unknown): string {
+  if (settings.storeKind === "postgres" && settings.databaseUrl !== undefined) {
+    const reason = postgresStartFailure(error, settings.databaseUrl);
+    if (reason) return reason;
+    const frames = stackFramesOf(error);
+    return `the service could not be opened on ${withoutPassword(settings.databaseUrl)}: ${describeError(error)}${frames ? `\n${frames}` : ""}`;
+  }
   const database = join(dataDir, databaseFileName);
   switch (errorCodeOf(error)) {
     case "SQLITE_BUSY":
@@ -91,7 +128,7 @@ try {
   if (error instanceof SettingRefused) fail(error.message);
   throw error;
 }
-const { port, host, timing, storeKind, backgroundThread, adminToken, logLevel, trustedProxies } = settings;
+const { port, host, timing, storeKind, databaseUrl, backgroundThread, adminToken, logLevel, trustedProxies } = settings;
 const logger = createJsonLogger(output.write, Date.now, logLevel);
 const dataDir = dataDirFromEnv(env);
 const configSource = chooseConfigPath();
@@ -110,7 +147,7 @@ let started = false;
 let store: StoreChoice;
 let opened: Awaited<ReturnType<typeof openService>>;
 try {
-  store = openStoreChoice(storeKind);
+  store = openStoreChoice(storeKind, databaseUrl);
   opened = await openService({
     store,
     config,
@@ -267,10 +304,22 @@ const demoLeft = await publicDemoCredentials().catch((error: unknown) => {
 if (demoLeft.length > 0)
   logger.warn("the store holds the demo's users and API keys with their public secrets", { credentials: demoLeft });
 
+/** Where the records are kept, for the banner. */
+function storeLine(): string {
+  switch (store.kind) {
+    case "libsql":
+      return dataDir;
+    case "postgres":
+      return `PostgreSQL at ${withoutPassword(store.url)}; drop folders and received files under ${dataDir}`;
+    case "memory":
+      return `in memory (lost on exit); drop folders and received files under ${dataDir}`;
+  }
+}
+
 const banner = [
   "",
   `  svc-hub ${service.deps.version} is listening on ${url}`,
-  `  data:        ${store.kind === "libsql" ? dataDir : `in memory (lost on exit); drop folders and received files under ${dataDir}`}`,
+  `  data:        ${storeLine()}`,
   `  config:      ${configSource.demo ? "the demo tenants (no SVC_CONFIG, and no svc.config.json, .yaml or .yml)" : configSource.path}`,
   `  timing:      ${service.deps.timing.name}`,
   `  admin token: ${adminTokenLine()}`,
@@ -299,6 +348,7 @@ logger.info("listening", {
   url,
   dataDir: store.kind === "libsql" ? dataDir : null,
   store: store.kind,
+  ...(store.kind === "postgres" ? { database: withoutPassword(store.url) } : {}),
   config: configSource.path,
   timing: service.deps.timing.name,
   nodeId: service.deps.nodeId,

@@ -10,6 +10,7 @@ describe("the server's environment variables", () => {
       host: "127.0.0.1",
       timing: undefined,
       storeKind: "libsql",
+      databaseUrl: undefined,
       backgroundThread: true,
       adminToken: undefined,
       logLevel: "info",
@@ -24,6 +25,7 @@ describe("the server's environment variables", () => {
       SVC_HOST: "",
       SVC_TIMING: "",
       SVC_STORE: "",
+      SVC_DATABASE_URL: "",
       SVC_BACKGROUND: "",
       SVC_ADMIN_TOKEN: "",
       SVC_LOG_LEVEL: "",
@@ -49,6 +51,7 @@ describe("the server's environment variables", () => {
       host: "0.0.0.0",
       timing: "instant",
       storeKind: "memory",
+      databaseUrl: undefined,
       backgroundThread: false,
       adminToken: "a-token-of-16-ch",
       logLevel: "warn",
@@ -56,12 +59,33 @@ describe("the server's environment variables", () => {
     });
   });
 
+  it("SVC_STORE=postgres takes the database named by SVC_DATABASE_URL", () => {
+    const settings = readServerSettings({ SVC_STORE: "postgres", SVC_DATABASE_URL: "postgresql://svc:pw@db:5432/svc" });
+    expect([settings.storeKind, settings.databaseUrl]).toEqual(["postgres", "postgresql://svc:pw@db:5432/svc"]);
+  });
+
   it("a value it cannot take is refused with a message naming the variable, the value and what it takes", () => {
     const refusals: Array<[Record<string, string>, string]> = [
       [{ PORT: "80a" }, 'PORT must be a number from 0 to 65535, not "80a"'],
       [{ PORT: "65536" }, 'PORT must be a number from 0 to 65535, not "65536"'],
       [{ SVC_TIMING: "slow" }, 'SVC_TIMING must be one of instant, fast, realistic, not "slow"'],
-      [{ SVC_STORE: "postgres" }, 'SVC_STORE must be libsql or memory, not "postgres"'],
+      [{ SVC_STORE: "mysql" }, 'SVC_STORE must be libsql or memory or postgres, not "mysql"'],
+      [
+        { SVC_STORE: "postgres" },
+        "SVC_STORE=postgres needs SVC_DATABASE_URL, the database to use (postgres://user:password@host:5432/database)",
+      ],
+      [
+        { SVC_STORE: "postgres", SVC_DATABASE_URL: "mysql://db/svc" },
+        "SVC_DATABASE_URL must be a postgres:// URL with a host (postgres://user:password@host:5432/database)",
+      ],
+      [
+        { SVC_STORE: "postgres", SVC_DATABASE_URL: "db.local:5432/svc" },
+        "SVC_DATABASE_URL must be a postgres:// URL with a host (postgres://user:password@host:5432/database)",
+      ],
+      [
+        { SVC_DATABASE_URL: "postgres://db/svc" },
+        "SVC_DATABASE_URL is set, but SVC_STORE is libsql, which does not use it: set SVC_STORE=postgres, or unset SVC_DATABASE_URL",
+      ],
       [{ SVC_BACKGROUND: "yes" }, 'SVC_BACKGROUND must be thread or inline, not "yes"'],
       [{ SVC_LOG_LEVEL: "debug" }, 'SVC_LOG_LEVEL must be info or warn or error, not "debug"'],
       [

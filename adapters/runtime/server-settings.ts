@@ -22,7 +22,9 @@ export interface ServerSettings {
   readonly host: string;
   /** SVC_TIMING, overriding the configuration file's `timing`; undefined leaves the file's. */
   readonly timing: TimingPresetName | undefined;
-  readonly storeKind: "libsql" | "memory";
+  readonly storeKind: "libsql" | "memory" | "postgres";
+  /** SVC_DATABASE_URL: the PostgreSQL database of SVC_STORE=postgres (required then, refused otherwise). */
+  readonly databaseUrl: string | undefined;
   /** SVC_BACKGROUND: background work in a thread of its own (the default) rather than on the HTTP thread. */
   readonly backgroundThread: boolean;
   /** SVC_ADMIN_TOKEN; undefined keeps the one in the store (made at first start). */
@@ -36,14 +38,23 @@ export interface ServerSettings {
 /** Shortest SVC_ADMIN_TOKEN taken: failed tries are not slowed down, so the token's length is its only guard. */
 export const minimumAdminTokenLength = 16;
 
-/** PORT, SVC_HOST, SVC_TIMING, SVC_STORE, SVC_BACKGROUND, SVC_ADMIN_TOKEN, SVC_LOG_LEVEL and SVC_TRUSTED_PROXIES; throws SettingRefused on the first bad one. */
+/**
+ * PORT, SVC_HOST, SVC_TIMING, SVC_STORE, SVC_DATABASE_URL, SVC_BACKGROUND, SVC_ADMIN_TOKEN, SVC_LOG_LEVEL and
+ * SVC_TRUSTED_PROXIES; throws SettingRefused on the first bad one.
+ */
 export function readServerSettings(env: Env): ServerSettings {
+  const storeKind = oneOf("SVC_STORE", settingOf(env, "SVC_STORE") ?? "libsql", [
+    "libsql",
+    "memory",
+    "postgres",
+  ] as const);
   return {
     port: readPort(settingOf(env, "PORT") ?? "8080"),
     // Never every interface unless asked for by name.
     host: settingOf(env, "SVC_HOST") ?? "127.0.0.1",
     timing: readTiming(settingOf(env, "SVC_TIMING")),
-    storeKind: oneOf("SVC_STORE", settingOf(env, "SVC_STORE") ?? "libsql", ["libsql", "memory"] as const),
+    storeKind,
+    databaseUrl: readDatabaseUrl(storeKind, settingOf(env, "SVC_DATABASE_URL")),
     backgroundThread:
       oneOf("SVC_BACKGROUND", settingOf(env, "SVC_BACKGROUND") ?? "thread", ["thread", "inline"] as const) === "thread",
     adminToken: readAdminToken(settingOf(env, "SVC_ADMIN_TOKEN")),
@@ -69,6 +80,35 @@ function readTrustedProxies(raw: string | undefined): readonly string[] {
     }
   }
   return entries;
+}
+
+/**
+ * A postgres:// or postgresql:// URL, required with SVC_STORE=postgres; with another store it would be ignored,
+ * which is worth stopping for (the operator believes the service writes to that database).
+ */
+function readDatabaseUrl(storeKind: ServerSettings["storeKind"], raw: string | undefined): string | undefined {
+  if (storeKind !== "postgres") {
+    if (raw !== undefined)
+      throw new SettingRefused(
+        `SVC_DATABASE_URL is set, but SVC_STORE is ${storeKind}, which does not use it: set SVC_STORE=postgres, or unset SVC_DATABASE_URL`,
+      );
+    return undefined;
+  }
+  if (raw === undefined)
+    throw new SettingRefused(
+      "SVC_STORE=postgres needs SVC_DATABASE_URL, the database to use (postgres://user:password@host:5432/database)",
+    );
+  let parsed: URL | null = null;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    parsed = null;
+  }
+  if (!parsed || (parsed.protocol !== "postgres:" && parsed.protocol !== "postgresql:") || parsed.hostname === "")
+    throw new SettingRefused(
+      "SVC_DATABASE_URL must be a postgres:// URL with a host (postgres://user:password@host:5432/database)",
+    );
+  return raw;
 }
 
 function readPort(raw: string): number {

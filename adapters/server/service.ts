@@ -37,10 +37,14 @@ import { RequestGate } from "../runtime/request-gate.ts";
 import { openVirtualClock, type VirtualClock } from "../runtime/virtual-clock.ts";
 import { openLibsqlStores } from "../store-libsql/libsql.stores.ts";
 import { createMemoryStores } from "../store-memory/memory.stores.ts";
+import { openPostgresStores } from "../store-postgres/postgres.stores.ts";
 import { startBackgroundThread } from "../threads/background-host.ts";
 import { type Background, type BackgroundDeps, openBackground } from "./background.ts";
 
-export type StoreChoice = { readonly kind: "memory" } | { readonly kind: "libsql"; readonly url: string };
+export type StoreChoice =
+  | { readonly kind: "memory" }
+  | { readonly kind: "libsql"; readonly url: string }
+  | { readonly kind: "postgres"; readonly url: string };
 
 export interface ServiceOptions {
   readonly store: StoreChoice;
@@ -234,6 +238,7 @@ export const serviceVersion: string = packageJson.version;
 async function openStores(options: ServiceOptions): Promise<Stores> {
   const choice = options.store;
   if (choice.kind === "memory") return createMemoryStores();
+  if (choice.kind === "postgres") return openPostgresStores({ url: choice.url });
   return openLibsqlStores({
     url: choice.url,
     lookupThread: options.backgroundThread === true,

@@ -28,6 +28,9 @@ export async function openPostgresDatabase(url: string, maxConnections = 10): Pr
   const client = postgres(url, {
     max: maxConnections,
     onnotice: () => undefined,
+    // The stores' conditional writes rely on READ COMMITTED (a statement that waited for a row lock checks its
+    // WHERE again on the committed row), whatever the server's default is.
+    connection: { default_transaction_isolation: "read committed" },
     // Epoch milliseconds and sequence numbers are 64-bit columns: answered as numbers (they stay far below
     // 2^53), in raw queries as well as drizzle's.
     types: {

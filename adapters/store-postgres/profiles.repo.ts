@@ -2,6 +2,7 @@ import { and, asc, eq, gt, inArray, or, sql } from "drizzle-orm";
 import type { FoundForEngine, MergeRecord, ProfileSave, ProfileStore } from "../../core/ports/index.ts";
 import { eraseValueFromProfile, erasureNeedle } from "../../core/privacy/erasure.rules.ts";
 import type { VisitorProfile } from "../../core/profiles/profile.rules.ts";
+import { chunks } from "../../core/values/chunks.ts";
 import type { PgDatabase } from "./database.ts";
 import { engineStates, visitorMembers, visitorMerges, visitorProfiles } from "./profiles.schema.ts";
 
@@ -81,13 +82,6 @@ function preparedReads(db: PgDatabase) {
       .where(and(eq(engineStates.account, account), eq(engineStates.profile, profile), eq(engineStates.engineId, id)))
       .prepare("profiles_engine_enabled_since"),
   };
-}
-
-/** `items` in slices of at most `size`. */
-function chunks<T>(items: readonly T[], size: number): T[][] {
-  const slices: T[][] = [];
-  for (let start = 0; start < items.length; start += size) slices.push(items.slice(start, start + size));
-  return slices;
 }
 
 /**

@@ -206,7 +206,7 @@ CREATE TABLE "lockouts" (
 	"kind" text NOT NULL,
 	"name" text NOT NULL,
 	"state" text NOT NULL,
-	"version" integer NOT NULL,
+	"version" bigint NOT NULL,
 	"relevant_until" bigint NOT NULL,
 	CONSTRAINT "lockouts_kind_name_pk" PRIMARY KEY("kind","name")
 );
@@ -219,6 +219,7 @@ CREATE TABLE "sessions" (
 	"utk_hash" text NOT NULL,
 	"created_at" bigint NOT NULL,
 	"last_seen_at" bigint NOT NULL,
+	"made" bigserial NOT NULL,
 	CONSTRAINT "sessions_cookie_hash_unique" UNIQUE("cookie_hash")
 );
 --> statement-breakpoint

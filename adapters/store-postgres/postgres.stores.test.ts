@@ -1,0 +1,80 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { getTableName, sql } from "drizzle-orm";
+import postgres from "postgres";
+import type { Stores } from "../../core/ports/index.ts";
+import { fullProfileConfig, sampleApiKey, sampleUser } from "../../testing/fixtures.ts";
+import { describeEveryStoreContract } from "../store-contract/index.ts";
+import { openPostgresDatabase } from "./database.ts";
+import { everyTable, openPostgresStores } from "./postgres.stores.ts";
+import { postgresForTests } from "./test-database.ts";
+
+const pg = postgresForTests();
+
+describeEveryStoreContract("postgres", async () => openPostgresStores({ url: await pg.freshUrl(), maxConnections: 4 }));
+
+describe("postgres store", () => {
+  const open: Stores[] = [];
+
+  async function openStores(url: string): Promise<Stores> {
+    const stores = await openPostgresStores({ url, maxConnections: 4 });
+    open.push(stores);
+    return stores;
+  }
+
+  afterEach(async () => {
+    for (const stores of open.splice(0)) await stores.close();
+  });
+
+  test("is of kind postgres", async () => {
+    expect((await openStores(await pg.freshUrl())).kind).toBe("postgres");
+  });
+
+  test("data survives closing and opening the same database again", async () => {
+    const url = await pg.freshUrl();
+    const first = await openPostgresStores({ url });
+    await first.tenancy.ensureAccount("acme", 1000);
+    await first.tenancy.putProfile("acme", fullProfileConfig(), 2000);
+    await first.tenancy.putUser(sampleUser("Ann@example.com"));
+    await first.tenancy.putApiKey(sampleApiKey("k1", "Ann@example.com"));
+    await first.settings.set("clock.offset", "42");
+    await first.close();
+
+    const second = await openStores(url);
+    expect(await second.tenancy.listAccounts()).toEqual([{ name: "acme", createdAt: 1000 }]);
+    expect((await second.tenancy.findProfile("acme", "main"))?.config).toEqual(fullProfileConfig());
+    expect(await second.tenancy.findUser("ann@example.com")).toEqual(sampleUser("Ann@example.com"));
+    expect(await second.tenancy.findApiKey("k1")).toEqual(sampleApiKey("k1", "Ann@example.com"));
+    expect(await second.settings.get("clock.offset")).toBe("42");
+  });
+
+  test("reset erases every table of the schema (none is left out of the list)", async () => {
+    const { client, db } = await openPostgresDatabase(await pg.freshUrl(), 1);
+    try {
+      const rows = (await db.execute(
+        sql`select table_name from information_schema.tables where table_schema = 'public' order by table_name`,
+      )) as unknown as Array<{ table_name: string }>;
+      const listed = [...everyTable.map(({ table }) => getTableName(table)), "settings"].sort();
+      expect(rows.map((row) => row.table_name)).toEqual(listed);
+    } finally {
+      await client.end();
+    }
+  });
+
+  test("nodes opening a new database together migrate it once, and all of them open", async () => {
+    const url = await pg.freshUrl();
+    // A database with no schema yet: the template's tables dropped.
+    const admin = postgres(url, { max: 1, onnotice: () => undefined });
+    await admin.unsafe("drop schema public cascade; create schema public; drop schema if exists drizzle cascade");
+    await admin.end();
+    const nodes = await Promise.all([1, 2, 3, 4].map(() => openStores(url)));
+    await nodes[0]?.tenancy.ensureAccount("acme", 1);
+    for (const node of nodes) expect(await node.tenancy.listAccounts()).toEqual([{ name: "acme", createdAt: 1 }]);
+    const check = postgres(url, { max: 1, onnotice: () => undefined });
+    try {
+      const applied = await check`select count(*)::int as n from drizzle.__drizzle_migrations`;
+      expect(applied[0]?.n).toBe(1);
+    } finally {
+      await check.end();
+    }
+  });
+});
