@@ -24,6 +24,7 @@ export {
   admitEvent,
   type ByteAdmission,
   type ByteBucket,
+  type CollectCommitsView,
   type CollectOutcome,
   CollectRateLimiter,
   type CollectRateSettings,
@@ -34,6 +35,7 @@ export {
   type CollectServiceDeps,
   CollectStats,
   type CollectStatsView,
+  combineCollectStats,
   describeCollectedEvent,
   type EventParams,
   emptyParams,
@@ -45,6 +47,7 @@ export {
   type JsonValue,
   knownVisitorIdParam,
   matchesVendorBotToken,
+  type NodeCollectStats,
   type ProfileLookup,
   parseEventBody,
   type RateDecision,
@@ -447,6 +450,8 @@ export {
   validatePublication,
 } from "./revisions/index.ts";
 export {
+  ClusterSync,
+  type ClusterSyncDeps,
   type ConfigurationApplied,
   type ResetReport,
   ResetService,

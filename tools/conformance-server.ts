@@ -24,19 +24,40 @@ export async function runSuiteAgainstServer(
   extraArgs: readonly string[],
   runSuite: (args: string[]) => Promise<{ code: number; output: string }>,
   logFile?: string,
-  /** The server's store and anything else it should be started with (default: libSQL in the data directory). */
-  env?: Record<string, string>,
+  options: {
+    /** The servers' store and anything else they are started with (default: libSQL in the data directory). */
+    readonly env?: Record<string, string>;
+    /**
+     * Nodes on one store (default 1): with three, the management APIs are asked on the first, collection on
+     * the second and the visitor-data API on the third (the target's three roots).
+     */
+    readonly nodes?: number;
+  } = {},
 ): Promise<ServerRun> {
-  const dataDir = mkdtempSync(join(tmpdir(), "svc-hub-conformance-"));
+  const nodeCount = options.nodes ?? 1;
+  const dataDirs = Array.from({ length: nodeCount }, () => mkdtempSync(join(tmpdir(), "svc-hub-conformance-")));
   const adminToken = `ci-${crypto.randomUUID()}`;
-  let server: Awaited<ReturnType<typeof spawnServer>> | null = null;
+  const servers: Array<Awaited<ReturnType<typeof spawnServer>>> = [];
   try {
-    server = await spawnServer({ root, dataDir, adminToken, ...(logFile ? { logFile } : {}), ...(env ? { env } : {}) });
+    for (const [index, dataDir] of dataDirs.entries()) {
+      const log = logFile && nodeCount > 1 ? logFile.replace(/(\.log)?$/, `.node-${index + 1}$1`) : logFile;
+      servers.push(
+        await spawnServer({
+          root,
+          dataDir,
+          adminToken,
+          ...(log ? { logFile: log } : {}),
+          ...(options.env ? { env: options.env } : {}),
+        }),
+      );
+    }
+    const urlOf = (index: number) => (servers[index % servers.length] as { url: string }).url;
     const { code, output } = await runSuite([
       join(root, "node_modules", ".bin", "bun"),
       "harness/cli.ts",
       "--target",
-      server.url,
+      urlOf(0),
+      ...(nodeCount > 1 ? ["--collect-url", urlOf(1), "--moments-url", urlOf(2)] : []),
       // svc-hub's demo with the optional fixtures it has (the target file's base gives way to --target).
       "--target-file",
       join(root, "conformance", "targets", "svc-hub-demo.json"),
@@ -46,11 +67,11 @@ export async function runSuiteAgainstServer(
       "svc-hub",
       ...extraArgs,
     ]);
-    const serverExitCode = await server.stop();
-    server = null;
+    let serverExitCode = 0;
+    for (const server of servers.splice(0)) serverExitCode = Math.max(serverExitCode, await server.stop());
     return { code, output, serverExitCode };
   } finally {
-    await server?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    for (const server of servers) await server.stop();
+    for (const dataDir of dataDirs) rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -241,9 +241,19 @@ const suites: Array<{ name: string; run: () => Promise<void> }> = [
           ["--report-dir", join(outputDir, "conformance-postgres")],
           (command) => runCommand("conformance-postgres", command),
           join(outputDir, "conformance-postgres.server.log"),
-          { SVC_STORE: "postgres", SVC_DATABASE_URL: await postgres.createDatabase("svc") },
+          { env: { SVC_STORE: "postgres", SVC_DATABASE_URL: await postgres.createDatabase("svc") } },
         );
         record("conformance-postgres", harnessCounts(run.output), run.code);
+        // Three nodes on one database: the management APIs on the first, collection on the second, the
+        // visitor-data API on the third; every scenario must pass as on one node.
+        const cluster = await runSuiteAgainstServer(
+          root,
+          ["--report-dir", join(outputDir, "conformance-cluster")],
+          (command) => runCommand("conformance-cluster", command),
+          join(outputDir, "conformance-cluster.server.log"),
+          { env: { SVC_STORE: "postgres", SVC_DATABASE_URL: await postgres.createDatabase("cluster") }, nodes: 3 },
+        );
+        record("conformance-cluster", harnessCounts(cluster.output), cluster.code);
       } catch (error) {
         process.stderr.write(`conformance-postgres: ${error instanceof Error ? error.message : String(error)}\n`);
         record("conformance-postgres", { passed: 0, failed: 1, skipped: 0 }, 1);

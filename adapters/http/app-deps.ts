@@ -1,4 +1,5 @@
 import type { CollectService } from "../../core/collect/collect.use-cases.ts";
+import type { NodeCollectStats } from "../../core/collect/collect-stats.ts";
 import type { ServiceConfig } from "../../core/config/config.model.ts";
 import type { DataLayerService } from "../../core/datalayer/datalayer.use-cases.ts";
 import type { FileImportService } from "../../core/files/file-import.use-cases.ts";
@@ -57,6 +58,11 @@ export interface AppDeps {
   readonly collector: CollectService;
   /** The requests in flight: a reset runs while no other does (POST /admin/reset). */
   readonly requests: RequestGate;
-  /** svc-hub's own admin API: POST /admin/reset. */
-  readonly resets: ResetService;
+  /**
+   * svc-hub's own admin API: POST /admin/reset. It answers once every other node on the store has forgotten
+   * what it kept in memory of it too (ClusterSync).
+   */
+  readonly resets: Pick<ResetService, "reset">;
+  /** GET /admin/collect/stats: the collection counters of every node on the store, as they are now. */
+  readonly collectStats: () => Promise<NodeCollectStats>;
 }

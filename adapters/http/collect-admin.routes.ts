@@ -1,5 +1,4 @@
 import { Elysia, t } from "elysia";
-import type { CollectService } from "../../core/collect/collect.use-cases.ts";
 import { managementError } from "../../core/errors/index.ts";
 import type { EventQuery, StoredEvent } from "../../core/ports/index.ts";
 import { firstQueryValues } from "../runtime/query-values.ts";
@@ -120,7 +119,7 @@ function viewOf(event: StoredEvent) {
  * users can see what arrived, and the counters with the latest refusals and their X-Error, to see why
  * something did not.
  */
-export function collectAdminRoutes(deps: AppDeps, collector: CollectService) {
+export function collectAdminRoutes(deps: AppDeps) {
   return new Elysia({ name: "collect-admin", prefix: "/admin" })
     .guard({ detail: { security: openApiSecurity.admin } })
     .get(
@@ -177,9 +176,8 @@ export function collectAdminRoutes(deps: AppDeps, collector: CollectService) {
     )
     .get(
       "/collect/stats",
-      () => ({
-        ...collector.stats.view(),
-        commits: collector.commitStats(),
+      async () => ({
+        ...(await deps.collectStats()),
         limits: {
           collectEventsPerSecond: deps.config.limits.collectEventsPerSecond,
           maxBodyBytes: deps.config.limits.maxBodyBytes,
@@ -188,7 +186,8 @@ export function collectAdminRoutes(deps: AppDeps, collector: CollectService) {
       {
         detail: {
           tags: ["admin", "collect"],
-          summary: "Collection counters (this process): accepted, filtered bots, refusals by reason, latest refusals",
+          summary:
+            "Collection counters of every node on the store: accepted, filtered bots, refusals by reason, latest refusals",
         },
         response: { 200: StatsView, 401: ErrorBody },
       },

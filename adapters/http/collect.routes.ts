@@ -140,6 +140,6 @@ export function collectRoutes(deps: AppDeps) {
         },
         { parse: "none", detail: { hide: true } },
       )
-      .use(collectAdminRoutes(deps, collector))
+      .use(collectAdminRoutes(deps))
   );
 }

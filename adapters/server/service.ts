@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { CollectService } from "../../core/collect/collect.use-cases.ts";
+import { combineCollectStats, type NodeCollectStats } from "../../core/collect/collect-stats.ts";
 import { type ApplyConfigReport, applyConfig } from "../../core/config/apply-config.use-cases.ts";
 import type { ServiceConfig } from "../../core/config/config.model.ts";
 import type { ConfigError } from "../../core/config/config-error.ts";
@@ -19,6 +20,7 @@ import { profilePolicyFromLimits } from "../../core/profiles/profile.rules.ts";
 import { syncEngineStates } from "../../core/profiles/profiles.use-cases.ts";
 import { err, ok, type Result } from "../../core/result.ts";
 import { RevisionsService } from "../../core/revisions/revisions.use-cases.ts";
+import { ClusterSync } from "../../core/service/cluster-sync.use-cases.ts";
 import { type ConfigurationApplied, ResetService } from "../../core/service/reset.use-cases.ts";
 import { AuthService } from "../../core/session/auth.use-cases.ts";
 import { preparingSecrets } from "../../core/session/secrets.rules.ts";
@@ -382,12 +384,33 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
     // The reset epoch as it is now, so that only a later reset by another process counts as one.
     await resets.follow();
     const timing = timingPresets[options.timing ?? options.config.timing];
+    const ownStats = (): NodeCollectStats => ({ ...collector.stats.view(), commits: collector.commitStats() });
+    // DEC-OPS-02, DEC-OPS-04: other processes on the store may move the virtual clock or reset the service; each
+    // looks a few times a second, and a change made here answers once every other has seen it.
+    const cluster = new ClusterSync({
+      settings: stores.settings,
+      nodeId,
+      ids: cryptoIds,
+      eventLoop: hostEventLoop,
+      applyShared: async () => {
+        await clock.refresh();
+        await resets.follow();
+      },
+      publish: () => JSON.stringify(ownStats()),
+      followEveryMs: sharedStateRefreshMs,
+    });
+    await cluster.follow();
+    const sharedClock: VirtualClock = {
+      ...clock,
+      set: (targetMs) => cluster.changeShared(() => clock.set(targetMs)),
+      advance: (byMs) => cluster.changeShared(() => clock.advance(byMs)),
+    };
     const deps: AppDeps = {
       storeReady: async () => {
         await work.stores.ping();
         return work.stores.kind;
       },
-      clock,
+      clock: sharedClock,
       scheduler: work.scheduler,
       logger: options.logger,
       ids: cryptoIds,
@@ -429,7 +452,20 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
       fileStatus: new FileStatusService({ stores }),
       collector,
       requests,
-      resets,
+      resets: { reset: () => cluster.changeShared(() => resets.reset()) },
+      async collectStats() {
+        // Every node publishes its counters at its next look: the barrier waits for that look.
+        await cluster.changeShared(async () => undefined);
+        const published = await cluster.published();
+        const nodes = [...published.values()].flatMap((text) => {
+          try {
+            return [JSON.parse(text) as NodeCollectStats];
+          } catch {
+            return [];
+          }
+        });
+        return combineCollectStats(nodes);
+      },
     };
     let clockRefresh: ReturnType<typeof setInterval> | undefined;
     return ok({
@@ -442,12 +478,8 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
       start() {
         work.start();
         // DEC-OPS-02: another process on the same database may move the virtual clock, or reset the service
-        // (POST /admin/reset); look four times a second.
-        const followOthers = async () => {
-          await clock.refresh();
-          await resets.follow();
-        };
-        clockRefresh ??= setInterval(() => void followOthers().catch(() => undefined), sharedStateRefreshMs);
+        // (POST /admin/reset); look four times a second (ClusterSync).
+        clockRefresh ??= setInterval(() => void cluster.follow().catch(() => undefined), sharedStateRefreshMs);
         clockRefresh.unref?.();
       },
       async close() {

@@ -66,3 +66,46 @@ export class CollectStats {
     };
   }
 }
+
+/** How a node's group commits went (GroupCommitWriter's stats). */
+export interface CollectCommitsView {
+  readonly batches: number;
+  readonly committed: number;
+  readonly failedBatches: number;
+  readonly largestBatch: number;
+  readonly pending: number;
+}
+
+/** What one node publishes of its collection endpoint for the others (ClusterSync). */
+export interface NodeCollectStats extends CollectStatsView {
+  readonly commits: CollectCommitsView;
+}
+
+/**
+ * The collection counters of several nodes sharing a store, as one: counts added up, the largest batch the
+ * largest of all, and the latest refusals of all of them, newest first, as many as one node keeps.
+ */
+export function combineCollectStats(nodes: readonly NodeCollectStats[]): NodeCollectStats {
+  const rejected: Record<string, number> = {};
+  for (const node of nodes)
+    for (const [reason, count] of Object.entries(node.rejected)) rejected[reason] = (rejected[reason] ?? 0) + count;
+  const sum = (of: (node: NodeCollectStats) => number) => nodes.reduce((total, node) => total + of(node), 0);
+  return {
+    accepted: sum((node) => node.accepted),
+    filteredBots: sum((node) => node.filteredBots),
+    rateLimited: sum((node) => node.rateLimited),
+    storageUnavailable: sum((node) => node.storageUnavailable),
+    rejected,
+    recentRejections: nodes
+      .flatMap((node) => node.recentRejections)
+      .sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0))
+      .slice(0, keptRejections),
+    commits: {
+      batches: sum((node) => node.commits.batches),
+      committed: sum((node) => node.commits.committed),
+      failedBatches: sum((node) => node.commits.failedBatches),
+      largestBatch: nodes.reduce((largest, node) => Math.max(largest, node.commits.largestBatch), 0),
+      pending: sum((node) => node.commits.pending),
+    },
+  };
+}

@@ -17,7 +17,14 @@ export {
   refererHost,
 } from "./collect.rules.ts";
 export { type CollectOutcome, CollectService, type CollectServiceDeps } from "./collect.use-cases.ts";
-export { type CollectRejection, CollectStats, type CollectStatsView } from "./collect-stats.ts";
+export {
+  type CollectCommitsView,
+  type CollectRejection,
+  CollectStats,
+  type CollectStatsView,
+  combineCollectStats,
+  type NodeCollectStats,
+} from "./collect-stats.ts";
 export { type AddedParam, describeCollectedEvent, knownVisitorIdParam } from "./event.rules.ts";
 export { type GroupCommitStats, GroupCommitWriter } from "./group-commit.ts";
 export {

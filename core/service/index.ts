@@ -4,6 +4,7 @@
  * configuration again.
  */
 
+export { ClusterSync, type ClusterSyncDeps } from "./cluster-sync.use-cases.ts";
 export {
   type ConfigurationApplied,
   type ResetReport,
