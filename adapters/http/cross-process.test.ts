@@ -1,123 +1,171 @@
 /**
- * DEC-SES-01: the lockout is counted in the store, so it holds across two server processes on one
- * database file (and so across the nodes of a shared database). DEC-OPS-04: a wait on either process
- * waits for the work the other one does (its profiles lease, its imports).
+ * DEC-SES-01: the lockout is counted in the store, so it holds across two server processes on one store: one
+ * database file, or one PostgreSQL database (two nodes, each with a data directory of its own). DEC-OPS-04: a
+ * wait on either process waits for the work the other one does (its profiles lease, its imports).
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { type PostgresServer, startPostgresServer } from "../../tools/postgres-server.ts";
 import { type SpawnedServer, spawnServer } from "../../tools/spawn-server.ts";
 
 const root = resolve(import.meta.dir, "../..");
-const dataDir = mkdtempSync(join(tmpdir(), "svc-hub-two-nodes-"));
-const adminToken = `two-nodes-${crypto.randomUUID()}`;
-let first: SpawnedServer;
-let second: SpawnedServer;
 
-beforeAll(async () => {
-  first = await spawnServer({ root, dataDir, adminToken });
-  second = await spawnServer({ root, dataDir, adminToken });
-});
-
-afterAll(async () => {
-  await Promise.all([first?.stop(), second?.stop()]);
-  rmSync(dataDir, { recursive: true, force: true });
-});
-
-function login(server: SpawnedServer, username: string, password: string) {
-  return fetch(`${server.url}/v1/login`, {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ username, password }),
-  });
+/** How the two processes share a store: their data directories and the environment they start with. */
+interface Sharing {
+  readonly name: string;
+  readonly start: () => Promise<{ dataDirs: [string, string]; env: Record<string, string> }>;
+  readonly stop: () => Promise<void>;
 }
 
-async function code(response: Response): Promise<number> {
-  return response.status === 200 ? 200 : ((await response.json()) as { returnCode: number }).returnCode;
-}
+const oneFile: Sharing = (() => {
+  let dataDir = "";
+  return {
+    name: "two server processes on one database file",
+    async start() {
+      dataDir = mkdtempSync(join(tmpdir(), "svc-hub-two-nodes-"));
+      return { dataDirs: [dataDir, dataDir], env: {} };
+    },
+    async stop() {
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+})();
 
-describe("two server processes on one database file", () => {
-  it("count the failures of one username together and both refuse it once locked", async () => {
-    const email = `two-nodes-${Date.now()}@example.com`;
-    const created = await fetch(`${first.url}/admin/users`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
-      body: JSON.stringify({ email, password: "right-password-1", grants: [{ account: "acme", profiles: "*" }] }),
+const onePostgresDatabase: Sharing = (() => {
+  let postgres: PostgresServer | null = null;
+  const dataDirs: string[] = [];
+  return {
+    name: "two nodes on one PostgreSQL database",
+    async start() {
+      postgres = await startPostgresServer();
+      const url = await postgres.createDatabase("svc");
+      for (let node = 0; node < 2; node += 1) dataDirs.push(mkdtempSync(join(tmpdir(), "svc-hub-pg-node-")));
+      return {
+        dataDirs: [dataDirs[0] as string, dataDirs[1] as string],
+        env: { SVC_STORE: "postgres", SVC_DATABASE_URL: url },
+      };
+    },
+    async stop() {
+      await postgres?.stop();
+      for (const dataDir of dataDirs) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+})();
+
+for (const sharing of [oneFile, onePostgresDatabase]) describeTwoProcesses(sharing);
+
+function describeTwoProcesses(sharing: Sharing): void {
+  describe(sharing.name, () => {
+    const adminToken = `two-nodes-${crypto.randomUUID()}`;
+    let first: SpawnedServer;
+    let second: SpawnedServer;
+
+    beforeAll(async () => {
+      const { dataDirs, env } = await sharing.start();
+      first = await spawnServer({ root, dataDir: dataDirs[0], adminToken, env });
+      second = await spawnServer({ root, dataDir: dataDirs[1], adminToken, env });
+    }, 60_000);
+
+    afterAll(async () => {
+      await Promise.all([first?.stop(), second?.stop()]);
+      await sharing.stop();
     });
-    expect(created.status).toBe(201);
 
-    const answers: number[] = [];
-    for (let attempt = 0; attempt < 6; attempt += 1) {
-      answers.push(await code(await login(attempt % 2 === 0 ? first : second, email, "wrong")));
+    function login(server: SpawnedServer, username: string, password: string) {
+      return fetch(`${server.url}/v1/login`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ username, password }),
+      });
     }
-    expect(answers).toEqual([1401, 1401, 1401, 1401, 1401, 1402]);
-    expect(await code(await login(first, email, "right-password-1"))).toBe(1402);
-    expect(await code(await login(second, email, "right-password-1"))).toBe(1402);
-  });
 
-  it("accept each other's sessions and tokens", async () => {
-    const session = await login(first, "demo@example.com", "demo-password-1");
-    expect(session.status).toBe(200);
-    const cookie = (session.headers.getSetCookie().find((value) => value.startsWith("JSESSIONID=")) ?? "").split(
-      ";",
-    )[0] as string;
-    const logout = await fetch(`${second.url}/v1/logout`, { method: "POST", headers: { cookie } });
-    expect(logout.status).toBe(200);
+    async function code(response: Response): Promise<number> {
+      return response.status === 200 ? 200 : ((await response.json()) as { returnCode: number }).returnCode;
+    }
 
-    const token = await fetch(`${second.url}/v2/auth`, {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ username: "demo@example.com", key: "demo-key-0001-acme" }),
+    it("count the failures of one username together and both refuse it once locked", async () => {
+      const email = `two-nodes-${Date.now()}@example.com`;
+      const created = await fetch(`${first.url}/admin/users`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
+        body: JSON.stringify({ email, password: "right-password-1", grants: [{ account: "acme", profiles: "*" }] }),
+      });
+      expect(created.status).toBe(201);
+
+      const answers: number[] = [];
+      for (let attempt = 0; attempt < 6; attempt += 1) {
+        answers.push(await code(await login(attempt % 2 === 0 ? first : second, email, "wrong")));
+      }
+      expect(answers).toEqual([1401, 1401, 1401, 1401, 1401, 1402]);
+      expect(await code(await login(first, email, "right-password-1"))).toBe(1402);
+      expect(await code(await login(second, email, "right-password-1"))).toBe(1402);
     });
-    const { token: jwt } = (await token.json()) as { token: string };
-    const ids = await fetch(`${first.url}/v2/visitor/accounts/acme/profiles/main/ids`, {
-      headers: { authorization: `Bearer ${jwt}` },
-    });
-    expect(ids.status).toBe(200);
-  });
 
-  it("[DEC-OPS-04] a wait on either waits for the work the other does: the events it applies, the file it imports", async () => {
-    const admin = { authorization: `Bearer ${adminToken}` };
-    // The first process started first and holds the profiles lease: events sent to the second, and a wait
-    // on the second, must still find them applied.
-    const visitor = `two-nodes-${crypto.randomUUID()}`;
-    for (let n = 0; n < 5; n += 1) {
-      const sent = await fetch(
-        `${second.url}/event?svc_account=acme&svc_profile=main&svc_visitor_id=${visitor}&svc_event=view${n}`,
+    it("accept each other's sessions and tokens", async () => {
+      const session = await login(first, "demo@example.com", "demo-password-1");
+      expect(session.status).toBe(200);
+      const cookie = (session.headers.getSetCookie().find((value) => value.startsWith("JSESSIONID=")) ?? "").split(
+        ";",
+      )[0] as string;
+      const logout = await fetch(`${second.url}/v1/logout`, { method: "POST", headers: { cookie } });
+      expect(logout.status).toBe(200);
+
+      const token = await fetch(`${second.url}/v2/auth`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ username: "demo@example.com", key: "demo-key-0001-acme" }),
+      });
+      const { token: jwt } = (await token.json()) as { token: string };
+      const ids = await fetch(`${first.url}/v2/visitor/accounts/acme/profiles/main/ids`, {
+        headers: { authorization: `Bearer ${jwt}` },
+      });
+      expect(ids.status).toBe(200);
+    });
+
+    it("[DEC-OPS-04] a wait on either waits for the work the other does: the events it applies, the file it imports", async () => {
+      const admin = { authorization: `Bearer ${adminToken}` };
+      // The first process started first and holds the profiles lease: events sent to the second, and a wait
+      // on the second, must still find them applied.
+      const visitor = `two-nodes-${crypto.randomUUID()}`;
+      for (let n = 0; n < 5; n += 1) {
+        const sent = await fetch(
+          `${second.url}/event?svc_account=acme&svc_profile=main&svc_visitor_id=${visitor}&svc_event=view${n}`,
+        );
+        expect(sent.status).toBe(200);
+      }
+      expect((await fetch(`${second.url}/admin/wait`, { method: "POST", headers: admin })).status).toBe(200);
+      const lookup = await fetch(
+        `${second.url}/personalization/accounts/acme/profiles/main/engines/demo-engine/visitors/${visitor}`,
+        { headers: { referer: "https://example.com/" } },
       );
-      expect(sent.status).toBe(200);
-    }
-    expect((await fetch(`${second.url}/admin/wait`, { method: "POST", headers: admin })).status).toBe(200);
-    const lookup = await fetch(
-      `${second.url}/personalization/accounts/acme/profiles/main/engines/demo-engine/visitors/${visitor}`,
-      { headers: { referer: "https://example.com/" } },
-    );
-    expect(lookup.status).toBe(200);
-    expect(((await lookup.json()) as { metrics: Record<string, number> }).metrics["Lifetime event count"]).toBe(5);
+      expect(lookup.status).toBe(200);
+      expect(((await lookup.json()) as { metrics: Record<string, number> }).metrics["Lifetime event count"]).toBe(5);
 
-    // A file uploaded to the first is imported by the first: a wait on the second returns once it is.
-    const name = `purchases_two-nodes-${Date.now()}.csv`;
-    const rows = Array.from({ length: 3_000 }, (_, n) => `buyer-${n}@example.com,${n},2024-01-31 09:30`).join("\n");
-    const uploaded = await fetch(`${first.url}/admin/accounts/acme/profiles/main/files/${name}`, {
-      method: "POST",
-      headers: admin,
-      body: `email,amount,purchased_at\n${rows}\n`,
+      // A file uploaded to the first is imported by the first: a wait on the second returns once it is.
+      const name = `purchases_two-nodes-${Date.now()}.csv`;
+      const rows = Array.from({ length: 3_000 }, (_, n) => `buyer-${n}@example.com,${n},2024-01-31 09:30`).join("\n");
+      const uploaded = await fetch(`${first.url}/admin/accounts/acme/profiles/main/files/${name}`, {
+        method: "POST",
+        headers: admin,
+        body: `email,amount,purchased_at\n${rows}\n`,
+      });
+      expect(uploaded.status).toBe(202);
+      expect((await fetch(`${second.url}/admin/wait`, { method: "POST", headers: admin })).status).toBe(200);
+      const jwt = (
+        (await (
+          await fetch(`${second.url}/v2/auth`, {
+            method: "POST",
+            body: new URLSearchParams({ username: "demo@example.com", key: "demo-key-0001-acme" }),
+          })
+        ).json()) as { token: string }
+      ).token;
+      const status = await fetch(`${second.url}/v2/omnichannel/accounts/acme/profiles/main/files/${name}`, {
+        headers: { authorization: `Bearer ${jwt}` },
+      });
+      const states = ((await status.json()) as { status: Array<{ state: string }> }).status.map((entry) => entry.state);
+      expect(states.at(-1)).toBe("PROCESSED");
     });
-    expect(uploaded.status).toBe(202);
-    expect((await fetch(`${second.url}/admin/wait`, { method: "POST", headers: admin })).status).toBe(200);
-    const jwt = (
-      (await (
-        await fetch(`${second.url}/v2/auth`, {
-          method: "POST",
-          body: new URLSearchParams({ username: "demo@example.com", key: "demo-key-0001-acme" }),
-        })
-      ).json()) as { token: string }
-    ).token;
-    const status = await fetch(`${second.url}/v2/omnichannel/accounts/acme/profiles/main/files/${name}`, {
-      headers: { authorization: `Bearer ${jwt}` },
-    });
-    const states = ((await status.json()) as { status: Array<{ state: string }> }).status.map((entry) => entry.state);
-    expect(states.at(-1)).toBe("PROCESSED");
   });
-});
+}
