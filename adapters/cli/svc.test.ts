@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { RevisionDetails } from "../../core/revisions/revision.rules.ts";
+import { type PostgresServer, startPostgresServer } from "../../tools/postgres-server.ts";
 import { loadConfigFile } from "../config/config.loader.ts";
 import { demoConfigPath } from "../config/demo-config.ts";
 import { createMemoryLogger } from "../runtime/logger.ts";
@@ -238,4 +239,43 @@ describe("svc publish", () => {
     expect(answer.stderr).toContain(`svc: there is no database ${join(mistyped, "svc-hub.db")}`);
     expect(existsSync(mistyped)).toBe(false);
   });
+});
+
+describe("svc publish on PostgreSQL", () => {
+  let postgres: PostgresServer | null = null;
+  afterAll(async () => {
+    await postgres?.stop();
+  });
+
+  test("with SVC_STORE=postgres, publishes into the database of SVC_DATABASE_URL, which every node serves", async () => {
+    postgres = await startPostgresServer();
+    const url = await postgres.createDatabase("cli");
+    const demo = await loadConfigFile(demoConfigPath);
+    if (!demo.ok) throw new Error(demo.error.format());
+    const openOnPostgres = async () => {
+      const opened = await openService({
+        store: { kind: "postgres", url },
+        config: demo.value,
+        logger: createMemoryLogger(),
+        env: {},
+        adminToken: "cli-test-token",
+      });
+      if (!opened.ok) throw new Error(opened.error.format());
+      return opened.value;
+    };
+    // The demo tenants exist once a node has started on the database.
+    await (await openOnPostgres()).close();
+    const answer = run(publishArgs, { SVC_STORE: "postgres", SVC_DATABASE_URL: url });
+    expect(answer.code).toBe(0);
+    const details = JSON.parse(answer.stdout) as RevisionDetails;
+    const service = await openOnPostgres();
+    try {
+      expect((await service.deps.revisions.bundle("acme", "main", details.revision_id, "cli_a")).ok).toBe(true);
+    } finally {
+      await service.close();
+    }
+    const missing = run(publishArgs, { SVC_STORE: "postgres" });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("svc: SVC_STORE=postgres needs SVC_DATABASE_URL, the database the server uses\n");
+  }, 60_000);
 });
