@@ -3,8 +3,8 @@ import { drizzle, type PostgresJsDatabase } from "drizzle-orm/postgres-js";
 import { migrate } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
 
-/** The drizzle database every repository of this store works on. */
-export type PgDatabase = PostgresJsDatabase;
+/** The drizzle database every repository of this store works on, with its postgres.js client (`$client`). */
+export type PgDatabase = PostgresJsDatabase & { readonly $client: postgres.Sql };
 
 const migrationsFolder = fileURLToPath(new URL("./migrations", import.meta.url));
 

@@ -5,7 +5,6 @@ import { eraseValueFromEvent, erasureNeedle } from "../../core/privacy/erasure.r
 import { chunks } from "../../core/values/chunks.ts";
 import type { PgDatabase } from "./database.ts";
 import { events } from "./events.schema.ts";
-import { settings } from "./settings.schema.ts";
 
 /**
  * The key of the events lock, the transaction-level advisory lock every append takes before it inserts: "svc-evts"
@@ -25,20 +24,34 @@ const idsPerStatement = maxVisitorIdsPerQuery;
 /** How many sequence numbers one page of a scan covers: a statement reads at most this many rows. */
 const seqPageSize = 5_000;
 
-type EventRow = typeof events.$inferInsert;
+/** The inserted columns, by their names in the database. */
+const insertedColumns = [
+  "account",
+  "profile",
+  "visitor_id",
+  "visitor_id_source",
+  "third_party_visitor_id",
+  "first_party_visitor_id",
+  "event",
+  "datasource",
+  "trace_id",
+  "received_at",
+  "data",
+] as const;
 
-function toRow(event: CollectedEvent): EventRow {
+/** An event as the row postgres.js inserts (its columns by their names in the database). */
+function toColumns(event: CollectedEvent): Record<(typeof insertedColumns)[number], string | number | null> {
   return {
     account: event.account,
     profile: event.profile,
-    visitorId: event.visitorId,
-    visitorIdSource: event.visitorIdSource,
-    thirdPartyVisitorId: event.thirdPartyVisitorId,
-    firstPartyVisitorId: event.firstPartyVisitorId,
+    visitor_id: event.visitorId,
+    visitor_id_source: event.visitorIdSource,
+    third_party_visitor_id: event.thirdPartyVisitorId,
+    first_party_visitor_id: event.firstPartyVisitorId,
     event: event.event,
     datasource: event.datasource,
-    traceId: event.traceId,
-    receivedAt: event.receivedAt,
+    trace_id: event.traceId,
+    received_at: event.receivedAt,
     data: JSON.stringify(event.data),
   };
 }
@@ -67,21 +80,22 @@ export class PgEventRepo implements EventStore {
     collected: readonly CollectedEvent[],
     options: { readonly mark?: { readonly key: string; readonly value: string } } = {},
   ): Promise<void> {
-    const rows = collected.map(toRow);
     const { mark } = options;
-    if (rows.length === 0 && !mark) return;
-    await this.db.transaction(async (tx) => {
-      if (rows.length > 0) {
-        await tx.execute(sql`select pg_advisory_xact_lock(${sql.raw(String(eventsLockKey))})`);
-        for (const chunk of chunks(rows, rowsPerStatement)) await tx.insert(events).values(chunk);
-      }
-      if (mark) {
-        await tx
-          .insert(settings)
-          .values(mark)
-          .onConflictDoUpdate({ target: settings.key, set: { value: mark.value } });
-      }
-    });
+    if (collected.length === 0 && !mark) return;
+    // Sent as one pipeline (BEGIN, the lock, the inserts, the mark, COMMIT without waiting for each answer): a
+    // group commit costs about one round trip to the server, not one a statement.
+    await this.db.$client.begin((tx) => [
+      ...(collected.length > 0 ? [tx`select pg_advisory_xact_lock(${String(eventsLockKey)}::bigint)`] : []),
+      ...chunks(collected.map(toColumns), rowsPerStatement).map(
+        (chunk) => tx`insert into events ${tx(chunk, ...insertedColumns)}`,
+      ),
+      ...(mark
+        ? [
+            tx`insert into settings (key, value) values (${mark.key}, ${mark.value})
+               on conflict (key) do update set value = excluded.value`,
+          ]
+        : []),
+    ]);
   }
 
   async query(query: EventQuery): Promise<StoredEvent[]> {
