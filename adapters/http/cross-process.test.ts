@@ -167,5 +167,55 @@ function describeTwoProcesses(sharing: Sharing): void {
       const states = ((await status.json()) as { status: Array<{ state: string }> }).status.map((entry) => entry.state);
       expect(states.at(-1)).toBe("PROCESSED");
     });
+
+    it("[PRV-05, PRV-09, VID-08] one pending deletion per value whichever process is asked, and it finds the visitors stitched on either", async () => {
+      const admin = { authorization: `Bearer ${adminToken}`, "content-type": "application/json" };
+      const email = `stitched-${crypto.randomUUID()}@example.com`;
+      const visitors = [`pv-${crypto.randomUUID()}`, `pv-${crypto.randomUUID()}`];
+      // One visitor's events on each process, both naming the same e-mail: stitched into one group.
+      for (const [index, server] of [first, second].entries()) {
+        const sent = await fetch(
+          `${server.url}/event?svc_account=acme&svc_profile=main&svc_visitor_id=${visitors[index]}&email_address=${encodeURIComponent(email)}&svc_event=view`,
+        );
+        expect(sent.status).toBe(200);
+      }
+      expect((await fetch(`${first.url}/admin/wait`, { method: "POST", headers: admin })).status).toBe(200);
+      const bearer = async (server: SpawnedServer) =>
+        (
+          (await (
+            await fetch(`${server.url}/v2/auth`, {
+              method: "POST",
+              body: new URLSearchParams({ username: "demo@example.com", key: "demo-key-0001-acme" }),
+            })
+          ).json()) as { token: string }
+        ).token;
+      const asked = await Promise.all(
+        [first, second, first, second].map(async (server) => {
+          const answer = await fetch(`${server.url}/v2/visitor/accounts/acme/profiles/main`, {
+            method: "DELETE",
+            headers: {
+              authorization: `Bearer ${await bearer(server)}`,
+              "content-type": "application/x-www-form-urlencoded",
+            },
+            body: new URLSearchParams({ attributeId: "5120", attributeValue: email }),
+          });
+          expect(answer.status).toBe(202);
+          return ((await answer.json()) as { transactionId: string }).transactionId;
+        }),
+      );
+      expect(new Set(asked).size).toBe(1);
+      const moved = await fetch(`${second.url}/admin/wait`, {
+        method: "POST",
+        headers: admin,
+        body: JSON.stringify({ advanceClock: "1h" }),
+      });
+      expect(moved.status).toBe(200);
+      for (const visitor of visitors) {
+        const left = await fetch(`${second.url}/admin/events?account=acme&profile=main&visitor=${visitor}`, {
+          headers: admin,
+        });
+        expect(((await left.json()) as { events: unknown[] }).events).toEqual([]);
+      }
+    });
   });
 }
