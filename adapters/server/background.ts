@@ -150,7 +150,7 @@ export async function openBackground(deps: BackgroundDeps, part: BackgroundPart 
   // Only the holder of the profiles lease erases, so no profile update of another node interleaves with it.
   const importsCatchUp = fileImportWorker({ imports: fileImports });
   const profilesLease = profilesLeaseOf();
-  const importedFiles = importedFilesEraser({ stores, dataDir: deps.dataDir, logger });
+  const importedFiles = importedFilesEraser({ stores, files: receivedFiles, logger });
   scheduler.register(
     visitorDeletionWorker({
       store: stores.privacy,

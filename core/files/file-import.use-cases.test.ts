@@ -20,6 +20,7 @@ import {
 import { seedProfile } from "../../testing/fixtures.ts";
 import { classifyFileFailure, fileFailureMessage } from "../errors/index.ts";
 import type {
+  ByteRange,
   ByteSource,
   CsvRow,
   CsvRowSource,
@@ -89,15 +90,35 @@ class MemoryReceivedFiles implements ReceivedFileStorage {
     return { ok: true, received: received() };
   }
 
+  async *read(file: KeptFile): AsyncGenerator<Uint8Array> {
+    const text = this.kept.get(keyOf(file.account, file.profile, file.name));
+    if (text === undefined) throw new Error(`no such file: ${file.name}`);
+    yield new TextEncoder().encode(text);
+  }
+
   async holds(account: string, profile: string, name: string): Promise<boolean> {
     return this.kept.has(keyOf(account, profile, name));
   }
 
-  *everyFile(): Generator<KeptFile> {
+  async namesIn(account: string, profile: string): Promise<string[]> {
+    const folder = keyOf(account, profile, "");
+    return [...this.kept.keys()].filter((key) => key.startsWith(folder)).map((key) => key.slice(folder.length));
+  }
+
+  async *everyFile(): AsyncGenerator<KeptFile> {
     for (const key of [...this.kept.keys()].sort()) {
       const [account = "", profile = "", name = ""] = key.split("/");
       yield { account, profile, name };
     }
+  }
+
+  async rewriteWithout(file: KeptFile, ranges: readonly ByteRange[]): Promise<void> {
+    const key = keyOf(file.account, file.profile, file.name);
+    const text = this.kept.get(key);
+    if (text === undefined) throw new Error(`no such file: ${file.name}`);
+    const bytes = new TextEncoder().encode(text);
+    const outside = bytes.filter((_, at) => !ranges.some(([from, to]) => at >= from && at < to));
+    this.kept.set(key, new TextDecoder().decode(outside));
   }
 
   async remove(account: string, profile: string, name: string): Promise<void> {

@@ -179,7 +179,7 @@ export class FileImportService {
     if (removed > 0) this.deps.logger.info("import lease rows left behind removed", { removed });
     // Copies of imports that ended without a row imported, which a crash between the end and the removal left
     // (dropUnusedCopy): the personal data in them would stay where no deletion reaches it.
-    for (const { account, profile, name } of this.files.everyFile()) {
+    for await (const { account, profile, name } of this.files.everyFile()) {
       const record = await this.deps.stores.files.find(account, profile, name);
       if (record && mayBeReceivedAgain(record)) await this.dropUnusedCopy(record);
     }
