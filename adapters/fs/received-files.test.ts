@@ -34,6 +34,7 @@ describeReceivedFileStorageContract("data directory", async () => {
 describe("the received files kept on disk (DEC-FIL-05)", () => {
   test("are each node's own, under files/{account}/{profile}/{name}", async () => {
     const files = new ReceivedFiles(dataDir());
+    expect(files.sharedByNodes).toBe(false);
     await files.write("acme", "main", "a.csv", chunks("x,y\n1,", "2\n3,4"));
     expect(readFileSync(files.pathOf("acme", "main", "a.csv"), "utf8")).toBe("x,y\n1,2\n3,4");
     expect(await md5Of(files.pathOf("acme", "main", "a.csv"))).toBe(md5("x,y\n1,2\n3,4"));

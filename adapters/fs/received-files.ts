@@ -25,6 +25,7 @@ const rewriteSuffix = ".erasing";
 export class ReceivedFiles implements ReceivedFileStorage {
   private readonly root: string;
   readonly checksumOfNothing = md5OfNothing;
+  readonly sharedByNodes = false;
 
   constructor(dataDir: string) {
     this.root = join(dataDir, "files");

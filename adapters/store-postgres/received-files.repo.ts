@@ -30,6 +30,7 @@ export const partBytes = 1024 * 1024;
  */
 export class PgReceivedFiles implements ReceivedFileStorage {
   readonly checksumOfNothing = md5OfNothing;
+  readonly sharedByNodes = true;
 
   constructor(
     private readonly db: PgDatabase,

@@ -59,6 +59,7 @@ describe("the received files kept in PostgreSQL", () => {
   test("are shared by every node: a file written through one node's pool is read, listed and removed through another's", async () => {
     const url = await pg.freshUrl();
     const [a, b] = [new PgReceivedFiles((await database(url)).db), new PgReceivedFiles((await database(url)).db)];
+    expect(a.sharedByNodes).toBe(true);
     await a.write("acme", "main", "purchases_1.csv", chunks("email\nann@example.com\n"));
     expect(await b.holds("acme", "main", "purchases_1.csv")).toBe(true);
     expect(await textOf(b, purchases("purchases_1.csv"))).toBe("email\nann@example.com\n");

@@ -29,11 +29,17 @@ export type ByteRange = readonly [start: number, end: number];
  * Where the import keeps the files it received: what their rows are read from, and what the erasure of a
  * deleted visitor rewrites (PRV-09). svc-hub keeps them in each node's data directory
  * (`files/{account}/{profile}/{name}`), so a node holds only the files it received, or that reached it on a
- * shared disk.
+ * shared disk; or, on PostgreSQL, in the database, where every node reads every file (`sharedByNodes`).
  */
 export interface ReceivedFileStorage {
   /** DEC-FIL-05: the checksum of no bytes, which a record shows until its bytes are stored. */
   readonly checksumOfNothing: string;
+  /**
+   * Whether every node sharing the store reads the same files, rather than each node its own: then any node
+   * may take over an import left unfinished, and one whose file is gone fails there as it would where it was
+   * received.
+   */
+  readonly sharedByNodes: boolean;
   /**
    * Stores the bytes as the file, counting its size, checksum and lines as they come (nothing holds the whole
    * file), whether or not the whole file came; a file stopped part way is not kept, only what was counted. A
