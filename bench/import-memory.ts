@@ -1,11 +1,12 @@
 /**
  * File import memory benchmark (issue 8): imports generated CSV files of growing size through the drop
- * folder into a libSQL store and shows that peak memory does not grow with the file, and that the status
- * record of each file is exact.
+ * folder into a libSQL store (or a PostgreSQL one, which keeps the received file in the database too) and
+ * shows that peak memory does not grow with the file, and that the status record of each file is exact.
  *
  *   bun bench/import-memory.ts                      # 100,000 and 1,000,000 rows; writes bench/RESULTS.md "file import"
+ *   bun bench/import-memory.ts --store postgres     # the same on a throwaway PostgreSQL server; "file import on PostgreSQL"
  *   bun bench/import-memory.ts --rows 10000,80000   # other sizes, printed only
- *   bun bench/import-memory.ts --child --rows N     # one import in this process, one JSON line (what the runs above spawn)
+ *   bun bench/import-memory.ts --child --rows N [--database-url URL]   # one import in this process, one JSON line
  *
  * Every size runs in a process of its own, so one run's heap cannot hide another's. Rows: a known visitor
  * each; every 1000th has no e-mail (skipped) and every 1000th shifted by 500 an amount that is no number
@@ -17,12 +18,14 @@ import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, renameSync, rm
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createClient } from "@libsql/client";
+import postgres from "postgres";
 import { loadConfigFile } from "../adapters/config/config.loader.ts";
 import { demoConfigPath } from "../adapters/config/demo-config.ts";
 import { dropSettleMs } from "../adapters/fs/drop-folder.ts";
 import { createMemoryLogger } from "../adapters/runtime/logger.ts";
 import { openService } from "../adapters/server/service.ts";
 import { databaseUrlForDataDir } from "../adapters/store-libsql/libsql.stores.ts";
+import { startPostgresServer } from "../tools/postgres-server.ts";
 
 export interface ImportRun {
   readonly rows: number;
@@ -83,15 +86,15 @@ async function writeCsv(path: string, rows: number): Promise<number> {
   return bytes;
 }
 
-/** One import, in this process: generate, drop, process, check. */
-export async function runImport(rows: number): Promise<ImportRun> {
+/** One import, in this process: generate, drop, process, check. On libSQL, or on the PostgreSQL database given. */
+export async function runImport(rows: number, databaseUrl?: string): Promise<ImportRun> {
   const dataDir = mkdtempSync(join(tmpdir(), "svc-hub-bench-import-"));
   try {
     const config = await loadConfigFile(demoConfigPath);
     if (!config.ok) throw new Error(config.error.format());
     const url = databaseUrlForDataDir(dataDir);
     const opened = await openService({
-      store: { kind: "libsql", url },
+      store: databaseUrl ? { kind: "postgres", url: databaseUrl } : { kind: "libsql", url },
       config: config.value,
       logger: createMemoryLogger(),
       env: {},
@@ -127,9 +130,7 @@ export async function runImport(rows: number): Promise<ImportRun> {
 
     const record = await service.stores.files.find("acme", "main", name);
     await service.close();
-    const client = createClient({ url });
-    const events = Number((await client.execute("select count(*) from events")).rows[0]?.[0] ?? -1);
-    client.close();
+    const events = await countEvents(databaseUrl ?? url);
     const processed = record?.status.at(-1);
     const found = {
       skipped: processed?.counts?.skipped ?? -1,
@@ -164,11 +165,36 @@ export async function runImport(rows: number): Promise<ImportRun> {
   }
 }
 
-/** Runs one size in a child process and answers what it measured. */
-export function runImportInChild(rows: number): ImportRun {
+/** The events in the store at `url` (libSQL or PostgreSQL), counted with SQL. */
+async function countEvents(url: string): Promise<number> {
+  if (url.startsWith("postgres")) {
+    const sql = postgres(url, { max: 1, onnotice: () => undefined });
+    try {
+      const [row] = await sql`select count(*)::int as n from events`;
+      return row?.n ?? -1;
+    } finally {
+      await sql.end();
+    }
+  }
+  const client = createClient({ url });
+  try {
+    return Number((await client.execute("select count(*) from events")).rows[0]?.[0] ?? -1);
+  } finally {
+    client.close();
+  }
+}
+
+/** Runs one size in a child process (on the PostgreSQL database given, else libSQL) and answers what it measured. */
+export function runImportInChild(rows: number, databaseUrl?: string): ImportRun {
   const child = spawnSync(
     process.execPath,
-    [resolve(import.meta.dir, "import-memory.ts"), "--child", "--rows", String(rows)],
+    [
+      resolve(import.meta.dir, "import-memory.ts"),
+      "--child",
+      "--rows",
+      String(rows),
+      ...(databaseUrl ? ["--database-url", databaseUrl] : []),
+    ],
     { encoding: "utf8", maxBuffer: 1 << 24 },
   );
   if (child.status !== 0)
@@ -190,8 +216,11 @@ function table(runs: readonly ImportRun[]): string {
   return lines.join("\n");
 }
 
-/** Replaces (or appends) the "## file import" section of bench/RESULTS.md. */
-function writeResults(runs: readonly ImportRun[]): void {
+/**
+ * Replaces (or appends) the section of bench/RESULTS.md of the store measured: "## file import" (libSQL) or
+ * "## file import on PostgreSQL".
+ */
+function writeResults(runs: readonly ImportRun[], onPostgres: boolean): void {
   const path = resolve(import.meta.dir, "RESULTS.md");
   let text = "";
   try {
@@ -199,18 +228,29 @@ function writeResults(runs: readonly ImportRun[]): void {
   } catch {
     text = "# Benchmark results\n";
   }
+  const heading = onPostgres ? "## file import on PostgreSQL" : "## file import";
+  const described = onPostgres
+    ? [
+        "`purchases` definition dropped into `inbox/acme/main/` and imported into a PostgreSQL database (a throwaway cluster",
+        "of Debian's PostgreSQL on this machine, which keeps the received file too), each size in a process of its own. Peak",
+        "RSS is sampled every 10 ms while the file is received and processed; the counters are those of the PROCESSED entry,",
+        "and the events in the store are counted with SQL.",
+      ]
+    : [
+        "`purchases` definition dropped into `inbox/acme/main/` and imported into a libSQL file (synchronous=FULL), each size in a",
+        "process of its own. Peak RSS is sampled every 10 ms while the file is received and processed; the counters are those of",
+        "the PROCESSED entry, and the events in the store are counted with SQL.",
+      ];
   const section = [
-    "## file import",
+    heading,
     "",
-    `\`bun bench/import-memory.ts\` on ${new Date().toISOString().slice(0, 10)} (Bun ${Bun.version}, ${process.platform}/${process.arch}): a CSV of the demo's`,
-    "`purchases` definition dropped into `inbox/acme/main/` and imported into a libSQL file (synchronous=FULL), each size in a",
-    "process of its own. Peak RSS is sampled every 10 ms while the file is received and processed; the counters are those of",
-    "the PROCESSED entry, and the events in the store are counted with SQL.",
+    `\`bun bench/import-memory.ts${onPostgres ? " --store postgres" : ""}\` on ${new Date().toISOString().slice(0, 10)} (Bun ${Bun.version}, ${process.platform}/${process.arch}): a CSV of the demo's`,
+    ...described,
     "",
     table(runs),
     "",
   ].join("\n");
-  const start = text.indexOf("## file import");
+  const start = text.search(new RegExp(`^${heading}$`, "m"));
   if (start === -1) text = `${text.trimEnd()}\n\n${section}`;
   else {
     const next = text.indexOf("\n## ", start + 1);
@@ -222,18 +262,25 @@ function writeResults(runs: readonly ImportRun[]): void {
 if (import.meta.main) {
   const args = process.argv.slice(2);
   const rowsArg = args[args.indexOf("--rows") + 1];
+  const databaseUrl = args.includes("--database-url") ? args[args.indexOf("--database-url") + 1] : undefined;
   if (args.includes("--child")) {
-    process.stdout.write(`${JSON.stringify(await runImport(Number(rowsArg)))}\n`);
+    process.stdout.write(`${JSON.stringify(await runImport(Number(rowsArg), databaseUrl))}\n`);
     process.exit(0);
   }
+  const onPostgres = args.includes("--store") && args[args.indexOf("--store") + 1] === "postgres";
   const sizes = args.includes("--rows") && rowsArg ? rowsArg.split(",").map(Number) : [100_000, 1_000_000];
+  const server = onPostgres ? await startPostgresServer() : null;
   const runs: ImportRun[] = [];
-  for (const rows of sizes) {
-    const run = runImportInChild(rows);
-    runs.push(run);
-    process.stdout.write(`${JSON.stringify(run)}\n`);
+  try {
+    for (const rows of sizes) {
+      const run = runImportInChild(rows, server ? await server.createDatabase(`import_${rows}`) : undefined);
+      runs.push(run);
+      process.stdout.write(`${JSON.stringify(run)}\n`);
+    }
+  } finally {
+    await server?.stop();
   }
   process.stdout.write(`${table(runs)}\n`);
-  if (!args.includes("--rows")) writeResults(runs);
+  if (!args.includes("--rows")) writeResults(runs, onPostgres);
   process.exit(runs.every((run) => run.exact) ? 0 : 1);
 }

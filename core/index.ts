@@ -256,6 +256,7 @@ export {
   type BackgroundWorker,
   type BotFilter,
   type BundleZipper,
+  type ByteRange,
   type ByteSource,
   type ChangeSettlement,
   type Clock,

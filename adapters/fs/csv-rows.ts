@@ -1,8 +1,7 @@
-import { createReadStream } from "node:fs";
+import { Readable } from "node:stream";
 import { CsvError, type Options, parse } from "csv-parse";
 import type { CsvRow, CsvRowSource, RowReadingFailure } from "../../core/ports/csv-rows.port.ts";
-import type { KeptFile } from "../../core/ports/received-files.port.ts";
-import type { ReceivedFiles } from "./received-files.ts";
+import type { ByteSource, KeptFile, ReceivedFileStorage } from "../../core/ports/received-files.port.ts";
 
 /**
  * How a received file is read (DEC-FIL-03), by the import and by the erasure of a visitor's rows alike, so the
@@ -26,12 +25,12 @@ export interface CsvRecordBytes {
 }
 
 /**
- * The records of a file, read as a stream (nothing holds the whole file). A record longer than
+ * The records of a file's bytes, read as a stream (nothing holds the whole file). A record longer than
  * `maxRecordBytes` stops the reading with an error that `isRecordTooLarge` recognises; so does a file that
  * cannot be read, with its own error.
  */
-export async function* readCsvRows(path: string, maxRecordBytes: number): AsyncGenerator<CsvRow> {
-  const parser = parseFile(path, { raw: true, max_record_size: maxRecordBytes });
+export async function* readCsvRows(bytes: ByteSource, maxRecordBytes: number): AsyncGenerator<CsvRow> {
+  const parser = parseBytes(bytes, { raw: true, max_record_size: maxRecordBytes });
   let lastLine = 0;
   try {
     for await (const { record, raw } of parser as AsyncIterable<{ record: string[]; raw: string }>) {
@@ -45,9 +44,9 @@ export async function* readCsvRows(path: string, maxRecordBytes: number): AsyncG
   }
 }
 
-/** The records of a file with their byte positions, read as the import reads them (without its size limit). */
-export async function* readCsvRecordBytes(path: string): AsyncGenerator<CsvRecordBytes> {
-  const parser = parseFile(path, { info: true });
+/** The records of a file's bytes with their positions, read as the import reads them (without its size limit). */
+export async function* readCsvRecordBytes(bytes: ByteSource): AsyncGenerator<CsvRecordBytes> {
+  const parser = parseBytes(bytes, { info: true });
   let start = 0;
   try {
     for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { bytes: number } }>) {
@@ -69,12 +68,12 @@ export function isUnreadableCsv(error: unknown): boolean {
   return error instanceof CsvError;
 }
 
-/** The CsvRowSource port on the received files kept on disk: their records, read with csv-parse. */
+/** The CsvRowSource port on the received files, wherever they are kept: their records, read with csv-parse. */
 export class ReceivedCsvRows implements CsvRowSource {
-  constructor(private readonly files: Pick<ReceivedFiles, "pathOf">) {}
+  constructor(private readonly files: Pick<ReceivedFileStorage, "read">) {}
 
   rowsOf(file: KeptFile, maxRecordBytes: number): AsyncIterable<CsvRow> {
-    return readCsvRows(this.files.pathOf(file.account, file.profile, file.name), maxRecordBytes);
+    return readCsvRows(this.files.read(file), maxRecordBytes);
   }
 
   failureOf(error: unknown): RowReadingFailure {
@@ -83,11 +82,13 @@ export class ReceivedCsvRows implements CsvRowSource {
   }
 }
 
-function parseFile(path: string, options: Options) {
-  const source = createReadStream(path);
+/** The parser on the bytes; destroying it stops the reading of the bytes too. */
+function parseBytes(bytes: ByteSource, options: Options) {
+  const source = bytes instanceof Readable ? bytes : Readable.from(bytes, { objectMode: false });
   const parser = source.pipe(parse({ ...receivedFileReading, ...options }));
   // pipe() does not pass a read error on: without this a lost file would be an uncaught error event.
   source.on("error", (error) => parser.destroy(error));
+  parser.on("close", () => source.destroy());
   return parser;
 }
 

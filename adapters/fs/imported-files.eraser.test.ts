@@ -8,6 +8,7 @@ import { deletionOf, importInProgress, seedProfile } from "../../testing/fixture
 import { erasureProfile, purchasesByEmail } from "../../testing/privacy/privacy.ts";
 import { createMemoryStores } from "../store-memory/memory.stores.ts";
 import { eraseFromImportedFiles } from "./imported-files.eraser.ts";
+import { ReceivedFiles } from "./received-files.ts";
 
 const directories: string[] = [];
 afterEach(() => {
@@ -40,7 +41,9 @@ describe("erasing a visitor from the kept copies of imported files (PRV-09, DEC-
     const original =
       '\uFEFFemail,amount\r\nbob@example.com,1\n ann@example.com\u00a0,2\r\n"ann@example.com",3\n"multi\nline é",4\r\nann@example.com,5';
     const { stores, dataDir, folder } = await setUp({ "purchases_1.csv": original });
-    expect(await eraseFromImportedFiles({ stores, dataDir }, deletion("ann@example.com"))).toEqual({
+    expect(
+      await eraseFromImportedFiles({ stores, files: new ReceivedFiles(dataDir) }, deletion("ann@example.com")),
+    ).toEqual({
       importedFiles: 1,
       importedRows: 3,
       importsUnfinished: 0,
@@ -49,7 +52,9 @@ describe("erasing a visitor from the kept copies of imported files (PRV-09, DEC-
       '\uFEFFemail,amount\r\nbob@example.com,1\n"multi\nline é",4\r\n',
     );
     expect(readdirSync(folder)).toEqual(["purchases_1.csv"]);
-    expect(await eraseFromImportedFiles({ stores, dataDir }, deletion("ann@example.com"))).toEqual({
+    expect(
+      await eraseFromImportedFiles({ stores, files: new ReceivedFiles(dataDir) }, deletion("ann@example.com")),
+    ).toEqual({
       importedFiles: 0,
       importedRows: 0,
       importsUnfinished: 0,
@@ -62,7 +67,9 @@ describe("erasing a visitor from the kept copies of imported files (PRV-09, DEC-
       "crm_1.csv": "customer,note\nann@example.com,x\nC-1, ann@example.com\t\nC-2,Ann@example.com\n",
       "unknown_1.csv": "email\nann@example.com\n",
     });
-    expect(await eraseFromImportedFiles({ stores, dataDir }, deletion("ann@example.com"))).toEqual({
+    expect(
+      await eraseFromImportedFiles({ stores, files: new ReceivedFiles(dataDir) }, deletion("ann@example.com")),
+    ).toEqual({
       importedFiles: 2,
       importedRows: 4,
       importsUnfinished: 0,
@@ -92,7 +99,7 @@ describe("erasing a visitor from the kept copies of imported files (PRV-09, DEC-
       "orders_1.csv": "email,quantity,label,extra\na@x.com,77,l,e\nb@x.com,1, 77 ,e\nc@x.com,2,l,77\n",
     });
     await stores.tenancy.putProfile("acme", typed, 0);
-    expect(await eraseFromImportedFiles({ stores, dataDir }, deletion("77", 5121))).toEqual({
+    expect(await eraseFromImportedFiles({ stores, files: new ReceivedFiles(dataDir) }, deletion("77", 5121))).toEqual({
       importedFiles: 1,
       importedRows: 2,
       importsUnfinished: 0,
@@ -113,7 +120,9 @@ describe("erasing a visitor from the kept copies of imported files (PRV-09, DEC-
       { attributeId: 5120, value: "ann@example.com" },
       { attributeId: 5120, value: "ann+alias@example.com" },
     ];
-    expect(await eraseFromImportedFiles({ stores, dataDir }, deletion("C-77", 5121), group)).toEqual({
+    expect(
+      await eraseFromImportedFiles({ stores, files: new ReceivedFiles(dataDir) }, deletion("C-77", 5121), group),
+    ).toEqual({
       importedFiles: 3,
       importedRows: 5,
       importsUnfinished: 0,
@@ -123,7 +132,9 @@ describe("erasing a visitor from the kept copies of imported files (PRV-09, DEC-
     expect(readFileSync(join(folder, "purchases_1.csv"), "utf8")).toBe("email,amount\r\nbob@example.com,1\r\n");
     expect(readFileSync(join(folder, "purchases_2.csv"), "utf8")).toBe("email,amount\n");
     expect(readFileSync(join(folder, "crm_1.csv"), "utf8")).toBe("customer,note\nann@example.com,y\nC-78,z\n");
-    expect(await eraseFromImportedFiles({ stores, dataDir }, deletion("C-77", 5121), group)).toEqual({
+    expect(
+      await eraseFromImportedFiles({ stores, files: new ReceivedFiles(dataDir) }, deletion("C-77", 5121), group),
+    ).toEqual({
       importedFiles: 0,
       importedRows: 0,
       importsUnfinished: 0,
@@ -133,7 +144,7 @@ describe("erasing a visitor from the kept copies of imported files (PRV-09, DEC-
   it("[PRV-09] the deletion's own value is always looked for, whatever group is given", async () => {
     const { stores, dataDir, folder } = await setUp({ "crm_1.csv": "customer\nC-77\nC-78\n" });
     expect(
-      await eraseFromImportedFiles({ stores, dataDir }, deletion("C-77", 5121), [
+      await eraseFromImportedFiles({ stores, files: new ReceivedFiles(dataDir) }, deletion("C-77", 5121), [
         { attributeId: 5120, value: "ann@example.com" },
       ]),
     ).toEqual({ importedFiles: 1, importedRows: 1, importsUnfinished: 0 });
@@ -145,7 +156,9 @@ describe("erasing a visitor from the kept copies of imported files (PRV-09, DEC-
       "purchases_1.csv": "email,amount\nann@example.com,1\nbob@example.com,2\n",
       ".0a1b2c3d4e5f.erasing": "email,amount\nbob@example.com,2\n",
     });
-    expect(await eraseFromImportedFiles({ stores, dataDir }, deletion("ann@example.com"))).toEqual({
+    expect(
+      await eraseFromImportedFiles({ stores, files: new ReceivedFiles(dataDir) }, deletion("ann@example.com")),
+    ).toEqual({
       importedFiles: 1,
       importedRows: 1,
       importsUnfinished: 0,
@@ -157,7 +170,9 @@ describe("erasing a visitor from the kept copies of imported files (PRV-09, DEC-
   it("leaves the file of an import that has not finished (it is read by position), and counts it", async () => {
     const { stores, dataDir, folder } = await setUp({ "purchases_2.csv": "email,amount\nann@example.com,1\n" });
     await stores.files.create(importInProgress({ nodeId: "node" }));
-    expect(await eraseFromImportedFiles({ stores, dataDir }, deletion("ann@example.com"))).toEqual({
+    expect(
+      await eraseFromImportedFiles({ stores, files: new ReceivedFiles(dataDir) }, deletion("ann@example.com")),
+    ).toEqual({
       importedFiles: 0,
       importedRows: 0,
       importsUnfinished: 1,
@@ -168,13 +183,18 @@ describe("erasing a visitor from the kept copies of imported files (PRV-09, DEC-
   it("a data directory without kept files, or a profile without definitions, erases nothing", async () => {
     const { stores, dataDir } = await setUp({});
     rmSync(join(dataDir, "files"), { recursive: true, force: true });
-    expect(await eraseFromImportedFiles({ stores, dataDir }, deletion("ann@example.com"))).toEqual({
+    expect(
+      await eraseFromImportedFiles({ stores, files: new ReceivedFiles(dataDir) }, deletion("ann@example.com")),
+    ).toEqual({
       importedFiles: 0,
       importedRows: 0,
       importsUnfinished: 0,
     });
     expect(
-      await eraseFromImportedFiles({ stores, dataDir }, { ...deletion("ann@example.com"), profile: "dev" }),
+      await eraseFromImportedFiles(
+        { stores, files: new ReceivedFiles(dataDir) },
+        { ...deletion("ann@example.com"), profile: "dev" },
+      ),
     ).toEqual({ importedFiles: 0, importedRows: 0, importsUnfinished: 0 });
   });
 });

@@ -20,6 +20,7 @@ import {
 } from "../../testing/privacy/privacy.ts";
 import { createMemoryStores } from "../store-memory/memory.stores.ts";
 import { importedFilesEraser } from "./imported-files.eraser.ts";
+import { ReceivedFiles } from "./received-files.ts";
 
 const directories: string[] = [];
 afterEach(() => {
@@ -79,7 +80,7 @@ function readKept(folder: string): Record<string, string> {
 
 /** What eraseVisitor works on: `stores`, and the kept files of `dataDir` erased through the same stores. */
 function erasureOn(stores: Stores, dataDir: string): VisitorErasureDeps {
-  return { stores, importedFiles: importedFilesEraser({ stores, dataDir }) };
+  return { stores, importedFiles: importedFilesEraser({ stores, files: new ReceivedFiles(dataDir) }) };
 }
 
 /** `stores` whose `area` fails its first call of `method`, as a storage error or a crash half-way through would. */

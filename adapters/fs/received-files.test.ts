@@ -3,7 +3,8 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { md5Of, md5OfNothing, ReceivedFiles } from "./received-files.ts";
+import { describeReceivedFileStorageContract } from "../store-contract/index.ts";
+import { md5Of, ReceivedFiles } from "./received-files.ts";
 
 const directories: string[] = [];
 afterEach(() => {
@@ -22,37 +23,35 @@ async function* chunks(...parts: string[]): AsyncIterable<Uint8Array> {
 
 const md5 = (text: string) => createHash("md5").update(text).digest("hex");
 
+describeReceivedFileStorageContract("data directory", async () => {
+  const directory = mkdtempSync(join(tmpdir(), "svc-hub-received-"));
+  return {
+    storage: new ReceivedFiles(directory),
+    close: async () => rmSync(directory, { recursive: true, force: true }),
+  };
+});
+
 describe("the received files kept on disk (DEC-FIL-05)", () => {
-  test("a file is written where it is kept, with its size, MD5 and lines counted (a last line without its end counts)", async () => {
+  test("are each node's own, under files/{account}/{profile}/{name}", async () => {
     const files = new ReceivedFiles(dataDir());
-    const written = await files.write("acme", "main", "a.csv", chunks("x,y\n1,", "2\n3,4"));
-    expect(written).toEqual({ ok: true, received: { size: 11, checksum: md5("x,y\n1,2\n3,4"), lineCount: 3 } });
+    expect(files.sharedByNodes).toBe(false);
+    await files.write("acme", "main", "a.csv", chunks("x,y\n1,", "2\n3,4"));
     expect(readFileSync(files.pathOf("acme", "main", "a.csv"), "utf8")).toBe("x,y\n1,2\n3,4");
     expect(await md5Of(files.pathOf("acme", "main", "a.csv"))).toBe(md5("x,y\n1,2\n3,4"));
-    expect(await files.holds("acme", "main", "a.csv")).toBe(true);
-    expect(await files.write("acme", "main", "b.csv", null)).toEqual({
-      ok: true,
-      received: { size: 0, checksum: md5OfNothing, lineCount: 0 },
-    });
   });
 
-  test("a source that breaks part way counts what came, and leaves neither the file nor its partial copy", async () => {
+  test("a source that breaks part way leaves neither the file nor its partial copy in the folder", async () => {
     const files = new ReceivedFiles(dataDir());
     async function* breaksOff(): AsyncIterable<Uint8Array> {
       yield new TextEncoder().encode("x,y\n");
       throw new Error("connection reset");
     }
-    expect(await files.write("acme", "main", "a.csv", breaksOff())).toEqual({
-      ok: false,
-      error: "Error: connection reset",
-      received: { size: 4, checksum: md5("x,y\n"), lineCount: 1 },
-    });
+    expect(await files.write("acme", "main", "a.csv", breaksOff())).toMatchObject({ ok: false });
     expect(readdirSync(files.folderOf("acme", "main"))).toEqual([]);
-    expect(await files.holds("acme", "main", "a.csv")).toBe(false);
     expect(await md5Of(files.pathOf("acme", "main", "a.csv"))).toBeNull();
   });
 
-  test("only .csv files not starting with a period are kept files; every profile's are listed, sorted", async () => {
+  test("only .csv files not starting with a period are kept files; eraseAll counts every file of the folders", async () => {
     const root = dataDir();
     const files = new ReceivedFiles(root);
     const folder = files.folderOf("acme", "main");
@@ -62,15 +61,8 @@ describe("the received files kept on disk (DEC-FIL-05)", () => {
       writeFileSync(join(folder, name), "");
     mkdirSync(join(folder, "e.csv"));
     writeFileSync(files.pathOf("beta", "dev", "z.csv"), "");
-    expect(files.namesIn("acme", "main")).toEqual(["a.csv", "b.csv"]);
-    expect(files.namesIn("acme", "none")).toEqual([]);
-    expect([...files.everyFile()]).toEqual([
-      { account: "acme", profile: "main", name: "a.csv" },
-      { account: "acme", profile: "main", name: "b.csv" },
-      { account: "beta", profile: "dev", name: "z.csv" },
-    ]);
+    expect(await files.namesIn("acme", "main")).toEqual(["a.csv", "b.csv"]);
 
-    await files.remove("acme", "main", "a.csv");
     await files.remove("acme", "main", "a.csv");
     await files.removePartial("acme", "main", "c.csv");
     expect(readdirSync(folder).sort()).toEqual([".d.erasing", "b.csv", "e.csv", "notes.txt"]);
@@ -78,5 +70,15 @@ describe("the received files kept on disk (DEC-FIL-05)", () => {
     expect(await files.eraseAll()).toEqual(4);
     expect(readdirSync(join(root, "files"))).toEqual([]);
     expect(existsSync(join(root, "files"))).toBe(true);
+  });
+
+  test("[PRV-09] a rewrite removes the copies a crashed rewrite left in the folder, and leaves none of its own", async () => {
+    const files = new ReceivedFiles(dataDir());
+    await files.write("acme", "main", "a.csv", chunks("email\nann\nbob\n"));
+    const folder = files.folderOf("acme", "main");
+    writeFileSync(join(folder, ".0a1b2c3d4e5f.erasing"), "email\nbob\n");
+    await files.rewriteWithout({ account: "acme", profile: "main", name: "a.csv" }, [[6, 10]]);
+    expect(readdirSync(folder)).toEqual(["a.csv"]);
+    expect(readFileSync(join(folder, "a.csv"), "utf8")).toBe("email\nbob\n");
   });
 });

@@ -107,8 +107,9 @@ export async function openBackground(deps: BackgroundDeps, part: BackgroundPart 
     scheduler.register(dataLayerPublisher({ store: stores.dataLayers, logger }));
   }
   // The file import use-cases of this node: the admin upload (on the HTTP side) and the import itself, on the
-  // files of the data directory: `files/` (every file received) and `inbox/` (the drop folders).
-  const receivedFiles = new ReceivedFiles(deps.dataDir);
+  // files received (the store's when it keeps them, so every node reads them; else the data directory's
+  // `files/`) and on the drop folders of the data directory (`inbox/`).
+  const receivedFiles = stores.receivedFiles ?? new ReceivedFiles(deps.dataDir);
   const fileImports = new FileImportService({
     stores,
     clock,
@@ -150,7 +151,7 @@ export async function openBackground(deps: BackgroundDeps, part: BackgroundPart 
   // Only the holder of the profiles lease erases, so no profile update of another node interleaves with it.
   const importsCatchUp = fileImportWorker({ imports: fileImports });
   const profilesLease = profilesLeaseOf();
-  const importedFiles = importedFilesEraser({ stores, dataDir: deps.dataDir, logger });
+  const importedFiles = importedFilesEraser({ stores, files: receivedFiles, logger });
   scheduler.register(
     visitorDeletionWorker({
       store: stores.privacy,

@@ -62,8 +62,9 @@ export interface ServiceOptions {
   /** How often the scheduler looks for work written by other nodes. */
   readonly pollMs?: number;
   /**
-   * SVC_DATA_DIR: holds the file import drop folders (`inbox/`) and the files received (`files/`), beside the
-   * libSQL database. Absent: a temporary folder, removed by close() (tests, throw-away runs).
+   * SVC_DATA_DIR: holds the file import drop folders (`inbox/`) and the files received (`files/`, unless the
+   * store keeps them: PostgreSQL), beside the libSQL database. Absent: a temporary folder, removed by close()
+   * (tests, throw-away runs).
    */
   readonly dataDir?: string;
   /**

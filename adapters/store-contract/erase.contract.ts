@@ -20,6 +20,9 @@ export function describeEraseContract(name: string, open: () => Promise<Stores>)
     });
 
     test("eraseAll removes every record, says how many of each, and keeps only the settings named", async () => {
+      // A store that keeps the files received for import erases them with the rest, and counts them.
+      const receivedFiles = stores.receivedFiles;
+      await receivedFiles?.write("acme", "main", "purchases_1.csv", null);
       const erased = await stores.eraseAll({ keepSettings: ["admin.token", "lease.profiles"] });
       expect(erased).toEqual({
         accounts: 1,
@@ -34,8 +37,10 @@ export function describeEraseContract(name: string, open: () => Promise<Stores>)
         revisions: 1,
         privacyTransactions: 1,
         fileImports: 1,
+        ...(receivedFiles ? { receivedFiles: 1 } : {}),
         settings: 3,
       });
+      if (receivedFiles) expect(await receivedFiles.holds("acme", "main", "purchases_1.csv")).toBe(false);
       expect(await stores.tenancy.listAccounts()).toEqual([]);
       expect(await stores.tenancy.findProfile("acme", "main")).toBeNull();
       expect(await stores.tenancy.listUsers()).toEqual([]);

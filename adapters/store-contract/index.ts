@@ -3,7 +3,8 @@
  * store's own test file, as `describeEveryStoreContract("memory", open)` (drizzle's sqlite-common.ts pattern).
  * A store whose variants differ for one area (libSQL's lookup thread, its :memory: database) runs that area's
  * suite once more per variant. The fixtures the suites make are the core's test support
- * (testing/fixtures.ts), which the tests of the use cases share.
+ * (testing/fixtures.ts), which the tests of the use cases share. The storage of the files received for import
+ * has a suite of its own (`describeReceivedFileStorageContract`), run on the data directory and on PostgreSQL.
  */
 import type { Stores } from "../../core/ports/index.ts";
 import { describeDataLayerStoreContract } from "./datalayer.contract.ts";
@@ -12,6 +13,7 @@ import { describeEventStoreContract } from "./events.contract.ts";
 import { describeFileStatusStoreContract } from "./files.contract.ts";
 import { describePrivacyStoreContract } from "./privacy.contract.ts";
 import { describeProfileStoreContract } from "./profiles.contract.ts";
+import { describeReceivedFileStorageContract, type OpenedStorage } from "./received-files.contract.ts";
 import { describeRevisionStoreContract } from "./revisions.contract.ts";
 import { describeSessionStoreContract } from "./sessions.contract.ts";
 import { describeStoreContract } from "./stores.contract.ts";
@@ -23,9 +25,11 @@ export {
   describeFileStatusStoreContract,
   describePrivacyStoreContract,
   describeProfileStoreContract,
+  describeReceivedFileStorageContract,
   describeRevisionStoreContract,
   describeSessionStoreContract,
   describeStoreContract,
+  type OpenedStorage,
 };
 
 /** Every suite of the contract, against the stores `open` makes (a fresh, empty one per test). */

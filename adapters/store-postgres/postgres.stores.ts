@@ -13,6 +13,8 @@ import { privacyAudit, privacyTransactions } from "./privacy.schema.ts";
 import { attributes, audiences, engines, fileDefinitions, visitorIdAttributes } from "./profile-config.schema.ts";
 import { PgProfileRepo } from "./profiles.repo.ts";
 import { engineStates, visitorMembers, visitorMerges, visitorProfiles } from "./profiles.schema.ts";
+import { PgReceivedFiles } from "./received-files.repo.ts";
+import { receivedFileChunks, receivedFiles } from "./received-files.schema.ts";
 import { PgRevisionRepo } from "./revisions.repo.ts";
 import { revisions, revisionTargets } from "./revisions.schema.ts";
 import { PgLockoutRepo, PgSessionRepo } from "./sessions.repo.ts";
@@ -31,8 +33,8 @@ export interface PostgresStoreOptions {
 
 /**
  * Opens the PostgreSQL store at `url` and brings its schema up to date under an advisory lock. Several nodes
- * may open the same database: everything they must agree on (users, sessions, settings, leases, events) is in
- * it, and each write the ports describe as atomic is one transaction.
+ * may open the same database: everything they must agree on (users, sessions, settings, leases, events, the
+ * files received for import) is in it, and each write the ports describe as atomic is one transaction.
  */
 export async function openPostgresStores(options: PostgresStoreOptions): Promise<Stores> {
   const { client, db } = await openPostgresDatabase(options.url, options.maxConnections);
@@ -49,6 +51,7 @@ export async function openPostgresStores(options: PostgresStoreOptions): Promise
       events: new PgEventRepo(db),
       profiles: new PgProfileRepo(db),
       files: new PgFileStatusRepo(db),
+      receivedFiles: new PgReceivedFiles(db),
       privacy: new PgPrivacyRepo(db),
       eraseAll: (erase) => eraseEveryTable(db, erase),
       async ping() {
@@ -81,6 +84,8 @@ export const everyTable: ReadonlyArray<{
   { table: privacyAudit },
   { table: privacyTransactions, counted: "privacyTransactions" },
   { table: fileImports, counted: "fileImports" },
+  { table: receivedFileChunks },
+  { table: receivedFiles, counted: "receivedFiles" },
   { table: dataLayerChanges },
   { table: dataLayers, counted: "dataLayers" },
   { table: revisionTargets },

@@ -20,6 +20,7 @@ import {
 import { seedProfile } from "../../testing/fixtures.ts";
 import { classifyFileFailure, fileFailureMessage } from "../errors/index.ts";
 import type {
+  ByteRange,
   ByteSource,
   CsvRow,
   CsvRowSource,
@@ -60,10 +61,15 @@ function concatenated(chunks: readonly Uint8Array[]): Uint8Array {
   return whole;
 }
 
-/** The received files in memory, their text by account/profile/name, counted as the disk's storage counts them. */
+/**
+ * The received files in memory, their text by account/profile/name, counted as the disk's storage counts them;
+ * `sharedByNodes` as the database's storage, whose files every node reads.
+ */
 class MemoryReceivedFiles implements ReceivedFileStorage {
   readonly checksumOfNothing = checksumOf(new Uint8Array());
   readonly kept = new Map<string, string>();
+
+  constructor(readonly sharedByNodes = false) {}
 
   async write(account: string, profile: string, name: string, body: ByteSource | null): Promise<StoredBytes> {
     const chunks: Uint8Array[] = [];
@@ -89,15 +95,35 @@ class MemoryReceivedFiles implements ReceivedFileStorage {
     return { ok: true, received: received() };
   }
 
+  async *read(file: KeptFile): AsyncGenerator<Uint8Array> {
+    const text = this.kept.get(keyOf(file.account, file.profile, file.name));
+    if (text === undefined) throw new Error(`no such file: ${file.name}`);
+    yield new TextEncoder().encode(text);
+  }
+
   async holds(account: string, profile: string, name: string): Promise<boolean> {
     return this.kept.has(keyOf(account, profile, name));
   }
 
-  *everyFile(): Generator<KeptFile> {
+  async namesIn(account: string, profile: string): Promise<string[]> {
+    const folder = keyOf(account, profile, "");
+    return [...this.kept.keys()].filter((key) => key.startsWith(folder)).map((key) => key.slice(folder.length));
+  }
+
+  async *everyFile(): AsyncGenerator<KeptFile> {
     for (const key of [...this.kept.keys()].sort()) {
       const [account = "", profile = "", name = ""] = key.split("/");
       yield { account, profile, name };
     }
+  }
+
+  async rewriteWithout(file: KeptFile, ranges: readonly ByteRange[]): Promise<void> {
+    const key = keyOf(file.account, file.profile, file.name);
+    const text = this.kept.get(key);
+    if (text === undefined) throw new Error(`no such file: ${file.name}`);
+    const bytes = new TextEncoder().encode(text);
+    const outside = bytes.filter((_, at) => !ranges.some(([from, to]) => at >= from && at < to));
+    this.kept.set(key, new TextDecoder().decode(outside));
   }
 
   async remove(account: string, profile: string, name: string): Promise<void> {
@@ -719,6 +745,61 @@ describe("the leases of imports (DEC-FIL-05)", () => {
     realMs += 1;
     assert.equal(await sweeper.sweepLeftLeases(), 1);
     assert.deepEqual(await stores.settings.keysStartingWith("lease.file-import."), []);
+  });
+});
+
+describe("an import whose node stopped, its file kept where every node reads it (DEC-FIL-05)", () => {
+  /**
+   * An import of 5 rows that node-a on host-a left PROCESSING after its first batch of 2, its lease still
+   * naming node-a until it expires (a crash keeps it; a failure would have given it up).
+   */
+  async function leftByNodeA(name: string): Promise<FileStatusRecord> {
+    const restore = failAppends(stores, 2, "stopped");
+    const imports = service({ batchRows: 2 });
+    const rows = Array.from({ length: 5 }, (_, index) => `r${index},${index},2024-01-31 09:30\n`);
+    await imports.receive("acme", "main", name, "upload", chunks(header, ...rows));
+    await assert.rejects(imports.processNext(), { message: /stopped/ });
+    restore();
+    const record = (await stores.files.find("acme", "main", name)) as FileStatusRecord;
+    await stores.settings.set(`lease.file-import.${record.id}`, `node-a#0000|${realMs + importLeaseMs}`);
+    return record;
+  }
+
+  it("a node of another machine goes on with it once its lease expires, after its last batch, and becomes its node", async () => {
+    files = new MemoryReceivedFiles(true);
+    await leftByNodeA("purchases_40.csv");
+    const nodeB = service({ batchRows: 2, nodeId: "node-b", host: "host-b" });
+    assert.equal(await nodeB.processNext(), 0);
+    realMs += importLeaseMs;
+    while ((await nodeB.processNext()) > 0);
+    const record = (await stores.files.find("acme", "main", "purchases_40.csv")) as FileStatusRecord;
+    assertMatches(record, { finished: true, nodeId: "node-b" });
+    assertMatches(record.status.at(-1), { state: "PROCESSED", counts: { skipped: 0, failed: 0, succeeded: 5 } });
+    assert.deepEqual(
+      (await allEvents(stores)).map((event) => event.data.email_address),
+      ["r0", "r1", "r2", "r3", "r4"],
+    );
+  });
+
+  it("one whose file is gone fails on another machine's node as it would where it was received; files of each node's own wait for that node", async () => {
+    files = new MemoryReceivedFiles(true);
+    await leftByNodeA("purchases_41.csv");
+    files.kept.clear();
+    realMs += importLeaseMs;
+    const nodeB = () => service({ nodeId: "node-b", host: "host-b" });
+    while ((await nodeB().processNext()) > 0);
+    assertMatches(await stores.files.find("acme", "main", "purchases_41.csv"), {
+      finished: true,
+      nodeId: "node-b",
+      status: [{}, {}, { state: "PROCESSING", lastFailure: fileFailureMessage("processingException") }],
+    });
+
+    files = new MemoryReceivedFiles(false);
+    await leftByNodeA("purchases_42.csv");
+    files.kept.clear();
+    realMs += importLeaseMs;
+    assert.equal(await nodeB().processNext(), 0);
+    assertMatches(await stores.files.find("acme", "main", "purchases_42.csv"), { finished: false, nodeId: "node-a" });
   });
 });
 

@@ -40,7 +40,10 @@ export interface FileImportServiceDeps {
   readonly nodeId: string;
   /** DEC-FIL-02: source.host of the files this node receives. */
   readonly host: string;
-  /** Where every file received is kept (`files/{account}/{profile}/` in svc-hub's data directory). */
+  /**
+   * Where every file received is kept (`files/{account}/{profile}/` in svc-hub's data directory, or its
+   * PostgreSQL database).
+   */
   readonly files: ReceivedFileStorage;
   /** The records of the files kept in `files`. */
   readonly rows: CsvRowSource;
@@ -145,7 +148,7 @@ export class FileImportService {
   /**
    * The lease of one import: whoever holds it receives or processes the import. A process that stops
    * (a crash, a restart: the node id of a restarted process is new) leaves its imports to the next one that
-   * holds the received file, at once on the same machine, after the lease expires elsewhere.
+   * can read the received file, at once on the same machine, after the lease expires elsewhere.
    */
   private leaseOf(id: string): Lease {
     return this.deps.leases(`${importLeasePrefix}${id}`, this.holder, importLeaseMs);
@@ -179,7 +182,7 @@ export class FileImportService {
     if (removed > 0) this.deps.logger.info("import lease rows left behind removed", { removed });
     // Copies of imports that ended without a row imported, which a crash between the end and the removal left
     // (dropUnusedCopy): the personal data in them would stay where no deletion reaches it.
-    for (const { account, profile, name } of this.files.everyFile()) {
+    for await (const { account, profile, name } of this.files.everyFile()) {
       const record = await this.deps.stores.files.find(account, profile, name);
       if (record && mayBeReceivedAgain(record)) await this.dropUnusedCopy(record);
     }
@@ -200,9 +203,10 @@ export class FileImportService {
 
   /**
    * svc-hub's own admin API (POST /admin/reset), once the store is erased and while no import runs: removes
-   * every received file (`files/`) and every file waiting in the drop folders (`inbox/<account>/<profile>/`,
-   * with its `rejected/` and any claim), leaving the folders themselves (an operator may have mounted one).
-   * Answers how many files of each went.
+   * every received file (`files/`, or those the database keeps, which the store's erasure took already) and
+   * every file waiting in this node's drop folders (`inbox/<account>/<profile>/`, with its `rejected/` and any
+   * claim), leaving the folders themselves (an operator may have mounted one). Answers how many files of each
+   * went.
    */
   async eraseFiles(): Promise<{ readonly received: number; readonly dropped: number }> {
     const received = await this.files.eraseAll();
@@ -379,18 +383,22 @@ export class FileImportService {
   /**
    * Processes the oldest unfinished import whose lease it can take: a received file is read and imported;
    * one left in DOWNLOADING by a process that stopped failed to download; one left in PROCESSING resumes after
-   * its last committed batch. A node takes over another's import only when it holds the received file, or
-   * when the file was received on its machine (then a file that is gone fails the import, as it would for the
-   * node that received it); it records itself as the import's node. Answers the rows read (plus one), or 0
-   * when nothing was left.
+   * its last committed batch. A node takes over another's import when the received files are shared by every
+   * node (kept in the database), when it holds the received file, or when the file was received on its
+   * machine (then a file that is gone fails the import, as it would for the node that received it); it
+   * records itself as the import's node. Answers the rows read (plus one), or 0 when nothing was left.
    */
   async processNext(): Promise<number> {
     for (const found of await this.deps.stores.files.unfinished()) {
       if (this.receiving.has(found.id)) continue;
       const downloading = currentState(found) === "DOWNLOADING";
       const receivedHere = found.nodeId === this.deps.nodeId || found.file.sourceHost === this.deps.host;
-      if (!downloading && !receivedHere && !(await this.files.holds(found.account, found.profile, found.name)))
-        continue;
+      const readable =
+        downloading ||
+        receivedHere ||
+        this.files.sharedByNodes ||
+        (await this.files.holds(found.account, found.profile, found.name));
+      if (!readable) continue;
       const lease = this.leaseOf(found.id);
       if (!(await lease.acquire())) continue;
       let finished = false;

@@ -67,6 +67,7 @@ export {
   type ProfileStore,
 } from "./profiles.store.ts";
 export type {
+  ByteRange,
   ByteSource,
   KeptFile,
   ReceivedBytes,

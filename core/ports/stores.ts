@@ -3,6 +3,7 @@ import type { EventStore } from "./events.store.ts";
 import type { FileStatusStore } from "./files.store.ts";
 import type { PrivacyStore } from "./privacy.store.ts";
 import type { ProfileStore } from "./profiles.store.ts";
+import type { ReceivedFileStorage } from "./received-files.port.ts";
 import type { RevisionStore } from "./revisions.store.ts";
 import type { LockoutStore, SessionStore } from "./sessions.store.ts";
 import type { SettingsStore } from "./settings.store.ts";
@@ -24,6 +25,8 @@ export interface ErasedRecords {
   readonly revisions: number;
   readonly privacyTransactions: number;
   readonly fileImports: number;
+  /** Files received for import, when the store keeps them (`Stores.receivedFiles`). */
+  readonly receivedFiles?: number;
   /** Settings: the virtual clock's offset, the token signing key, the workers' cursors, leases and marks. */
   readonly settings: number;
 }
@@ -56,6 +59,11 @@ export interface Stores {
   readonly privacy: PrivacyStore;
   /** File imports and their status (FIL-*, DEC-FIL-*). */
   readonly files: FileStatusStore;
+  /**
+   * The files received for import, when the store keeps them itself so that every node reads them (svc-hub's
+   * PostgreSQL store). Absent: the host keeps them (svc-hub: each node's data directory).
+   */
+  readonly receivedFiles?: ReceivedFileStorage;
   /**
    * svc-hub's own admin API (POST /admin/reset): removes every record of every store, except the settings
    * named, all at once: no reader sees part of it done. Sequence numbers (the events') go on from where they

@@ -17,7 +17,7 @@ export interface ConfigurationApplied {
 /** POST /admin/reset's answer: what was erased, and what the configuration put back. */
 export interface ResetReport {
   readonly erased: Omit<ErasedRecords, "settings"> & {
-    /** Files received for import, under the data directory's `files/`. */
+    /** Files received for import: the store's (`Stores.receivedFiles`), or under the data directory's `files/`. */
     readonly receivedFiles: number;
     /** Files waiting in the drop folders (`inbox/<account>/<profile>/`, their `rejected/` included). */
     readonly droppedFiles: number;
@@ -151,7 +151,12 @@ export class ResetService {
       await stores.privacy.flushErasures().catch(() => false);
       requests.refuseAll(false);
       const report: ResetReport = {
-        erased: { ...inReportOrder(erasedRecords), receivedFiles: files.received, droppedFiles: files.dropped },
+        erased: {
+          ...inReportOrder(erasedRecords),
+          // A store that keeps them erased them with the rest; the host's are removed by eraseFiles.
+          receivedFiles: (erasedRecords.receivedFiles ?? 0) + files.received,
+          droppedFiles: files.dropped,
+        },
         configuration,
       };
       logger.info("service reset", { ...report, ms: Math.round(eventLoop.monotonicMs() - started) });
