@@ -12,6 +12,7 @@ import { describeEventStoreContract } from "./events.contract.ts";
 import { describeFileStatusStoreContract } from "./files.contract.ts";
 import { describePrivacyStoreContract } from "./privacy.contract.ts";
 import { describeProfileStoreContract } from "./profiles.contract.ts";
+import { describeRateCountStoreContract } from "./rate-counts.contract.ts";
 import { describeRevisionStoreContract } from "./revisions.contract.ts";
 import { describeSessionStoreContract } from "./sessions.contract.ts";
 import { describeStoreContract } from "./stores.contract.ts";
@@ -23,6 +24,7 @@ export {
   describeFileStatusStoreContract,
   describePrivacyStoreContract,
   describeProfileStoreContract,
+  describeRateCountStoreContract,
   describeRevisionStoreContract,
   describeSessionStoreContract,
   describeStoreContract,
@@ -38,5 +40,6 @@ export function describeEveryStoreContract(name: string, open: () => Promise<Sto
   describeRevisionStoreContract(name, open);
   describeFileStatusStoreContract(name, open);
   describePrivacyStoreContract(name, open);
+  describeRateCountStoreContract(name, open);
   describeEraseContract(name, open);
 }

@@ -3,6 +3,7 @@ import type { EventStore } from "./events.store.ts";
 import type { FileStatusStore } from "./files.store.ts";
 import type { PrivacyStore } from "./privacy.store.ts";
 import type { ProfileStore } from "./profiles.store.ts";
+import type { RateCountStore } from "./rate-counts.store.ts";
 import type { RevisionStore } from "./revisions.store.ts";
 import type { LockoutStore, SessionStore } from "./sessions.store.ts";
 import type { SettingsStore } from "./settings.store.ts";
@@ -56,6 +57,8 @@ export interface Stores {
   readonly privacy: PrivacyStore;
   /** File imports and their status (FIL-*, DEC-FIL-*). */
   readonly files: FileStatusStore;
+  /** What each node admitted of each account lately, for one collection rate limit across nodes (DEC-COL-07). */
+  readonly rateCounts: RateCountStore;
   /**
    * svc-hub's own admin API (POST /admin/reset): removes every record of every store, except the settings
    * named, all at once: no reader sees part of it done. Sequence numbers (the events') go on from where they
