@@ -307,6 +307,7 @@ const LimitsSchema = Type.Object(
     maxSessionsPerUser: positive(defaultLimits.maxSessionsPerUser),
     collectEventsPerSecond: positive(defaultLimits.collectEventsPerSecond),
     collectBytesPerSourcePerSecond: positive(defaultLimits.collectBytesPerSourcePerSecond),
+    collectRateExchangeMs: positive(defaultLimits.collectRateExchangeMs),
     eventRetentionDays: positive(defaultLimits.eventRetentionDays),
     visitTimeoutMinutes: positive(defaultLimits.visitTimeoutMinutes),
     statusRetentionDays: positive(defaultLimits.statusRetentionDays),

@@ -469,6 +469,8 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
       },
     };
     let clockRefresh: ReturnType<typeof setInterval> | undefined;
+    let rateExchange: ReturnType<typeof setInterval> | undefined;
+    let lastRateExchange: Promise<void> = Promise.resolve();
     return ok({
       app: createApp(deps),
       deps,
@@ -482,9 +484,16 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
         // (POST /admin/reset); look four times a second (ClusterSync).
         clockRefresh ??= setInterval(() => void cluster.follow().catch(() => undefined), sharedStateRefreshMs);
         clockRefresh.unref?.();
+        // DEC-COL-07: one collection rate limit for every process on the store (RateExchanger; it never throws).
+        rateExchange ??= setInterval(() => {
+          lastRateExchange = collector.exchangeRates();
+        }, options.config.limits.collectRateExchangeMs);
+        rateExchange.unref?.();
       },
       async close() {
         if (clockRefresh) clearInterval(clockRefresh);
+        if (rateExchange) clearInterval(rateExchange);
+        await lastRateExchange;
         await work.stop();
         await stores.close();
         for (const cleanup of cleanups) cleanup();

@@ -13,6 +13,7 @@ import { describeEventStoreContract } from "./events.contract.ts";
 import { describeFileStatusStoreContract } from "./files.contract.ts";
 import { describePrivacyStoreContract } from "./privacy.contract.ts";
 import { describeProfileStoreContract } from "./profiles.contract.ts";
+import { describeRateCountStoreContract } from "./rate-counts.contract.ts";
 import { describeReceivedFileStorageContract, type OpenedStorage } from "./received-files.contract.ts";
 import { describeRevisionStoreContract } from "./revisions.contract.ts";
 import { describeSessionStoreContract } from "./sessions.contract.ts";
@@ -25,6 +26,7 @@ export {
   describeFileStatusStoreContract,
   describePrivacyStoreContract,
   describeProfileStoreContract,
+  describeRateCountStoreContract,
   describeReceivedFileStorageContract,
   describeRevisionStoreContract,
   describeSessionStoreContract,
@@ -42,5 +44,6 @@ export function describeEveryStoreContract(name: string, open: () => Promise<Sto
   describeRevisionStoreContract(name, open);
   describeFileStatusStoreContract(name, open);
   describePrivacyStoreContract(name, open);
+  describeRateCountStoreContract(name, open);
   describeEraseContract(name, open);
 }

@@ -21,6 +21,8 @@ import { privacyAudit, privacyTransactions } from "./privacy.schema.ts";
 import { attributes, audiences, engines, fileDefinitions, visitorIdAttributes } from "./profile-config.schema.ts";
 import { LibsqlProfileRepo } from "./profiles.repo.ts";
 import { engineStates, visitorMembers, visitorMerges, visitorProfiles } from "./profiles.schema.ts";
+import { LibsqlRateCountRepo } from "./rate-counts.repo.ts";
+import { collectRateCounts } from "./rate-counts.schema.ts";
 import { LibsqlRevisionRepo } from "./revisions.repo.ts";
 import { revisions, revisionTargets } from "./revisions.schema.ts";
 import { LibsqlLockoutRepo, LibsqlSessionRepo } from "./sessions.repo.ts";
@@ -108,6 +110,7 @@ export async function openLibsqlStores(options: LibsqlStoreOptions): Promise<Sto
       profiles: new LibsqlProfileRepo(db, lookups ?? reader, reader),
       files: new LibsqlFileStatusRepo(db),
       privacy: new LibsqlPrivacyRepo(db),
+      rateCounts: new LibsqlRateCountRepo(db),
       async eraseAll(options) {
         try {
           return await eraseEveryTable(db, options);
@@ -165,6 +168,7 @@ const everyTable: ReadonlyArray<{
   { table: fileDefinitions },
   { table: profiles, counted: "profiles" },
   { table: accounts, counted: "accounts" },
+  { table: collectRateCounts },
 ];
 
 /**

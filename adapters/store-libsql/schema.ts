@@ -4,6 +4,7 @@ export * from "./files.schema.ts";
 export * from "./privacy.schema.ts";
 export * from "./profile-config.schema.ts";
 export * from "./profiles.schema.ts";
+export * from "./rate-counts.schema.ts";
 export * from "./revisions.schema.ts";
 export * from "./sessions.schema.ts";
 export * from "./settings.schema.ts";

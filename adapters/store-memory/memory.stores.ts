@@ -22,6 +22,7 @@ import { MemoryEventStore } from "./memory.events.ts";
 import { MemoryFileStatusStore } from "./memory.files.ts";
 import { MemoryPrivacyStore } from "./memory.privacy.ts";
 import { MemoryProfileStore } from "./memory.profiles.ts";
+import { MemoryRateCountStore } from "./memory.rate-counts.ts";
 import { MemoryRevisionStore } from "./memory.revisions.ts";
 import { webRandomIds } from "./web-random.ts";
 
@@ -297,6 +298,7 @@ export function createMemoryStores(ids: IdSource = webRandomIds): Stores {
   const files = new MemoryFileStatusStore(() => closed);
   const privacy = new MemoryPrivacyStore(() => closed);
   const revisions = new MemoryRevisionStore(tenancy, () => closed);
+  const rateCounts = new MemoryRateCountStore(() => closed);
   return {
     kind: "memory",
     tenancy,
@@ -309,9 +311,12 @@ export function createMemoryStores(ids: IdSource = webRandomIds): Stores {
     files,
     privacy,
     revisions,
+    rateCounts,
     // Every store in one step, with no await in between: no other caller sees part of it done.
     async eraseAll({ keepSettings }) {
       if (closed) throw new Error("store is closed");
+      // Not counted among the records: what nodes admitted lately is no record of the service's.
+      rateCounts.eraseAll();
       return {
         ...tenancy.eraseAll(),
         sessions: sessions.eraseAll(),

@@ -13,6 +13,8 @@ import { privacyAudit, privacyTransactions } from "./privacy.schema.ts";
 import { attributes, audiences, engines, fileDefinitions, visitorIdAttributes } from "./profile-config.schema.ts";
 import { PgProfileRepo } from "./profiles.repo.ts";
 import { engineStates, visitorMembers, visitorMerges, visitorProfiles } from "./profiles.schema.ts";
+import { PgRateCountRepo } from "./rate-counts.repo.ts";
+import { collectRateCounts } from "./rate-counts.schema.ts";
 import { PgReceivedFiles } from "./received-files.repo.ts";
 import { receivedFileChunks, receivedFiles } from "./received-files.schema.ts";
 import { PgRevisionRepo } from "./revisions.repo.ts";
@@ -53,6 +55,7 @@ export async function openPostgresStores(options: PostgresStoreOptions): Promise
       files: new PgFileStatusRepo(db),
       receivedFiles: new PgReceivedFiles(db),
       privacy: new PgPrivacyRepo(db),
+      rateCounts: new PgRateCountRepo(db),
       eraseAll: (erase) => eraseEveryTable(db, erase),
       async ping() {
         await db.execute(sql`select 1`);
@@ -102,6 +105,7 @@ export const everyTable: ReadonlyArray<{
   { table: fileDefinitions },
   { table: profiles, counted: "profiles" },
   { table: accounts, counted: "accounts" },
+  { table: collectRateCounts },
 ];
 
 /**

@@ -21,6 +21,7 @@ import { CollectStats } from "./collect-stats.ts";
 import { describeCollectedEvent } from "./event.rules.ts";
 import { GroupCommitWriter } from "./group-commit.ts";
 import { queryLengthOf, queryPairsOf } from "./query-string.rules.ts";
+import { RateExchanger } from "./rate-exchange.use-cases.ts";
 import { sourceOfAddress } from "./rate-limit.rules.ts";
 import { CollectRateLimiter } from "./rate-limiter.ts";
 import { TenantDirectory } from "./tenant-directory.ts";
@@ -75,18 +76,28 @@ function hint(value: unknown): string | null {
  * The collection use-case (COL-*, VID-*, DEC-COL-*): filter bots, read and check the request, keep to the
  * rate limit, resolve the visitor, commit the event (group commit) and say what the answer carries.
  * Per process: the rate-limit windows, the sources' shares and byte budgets and the counters live in memory
- * (docs/decisions.md, Collection).
+ * (docs/decisions.md, Collection); the account's limit is shared with the other processes on the store through
+ * `exchangeRates`, which the host calls every `limits.collectRateExchangeMs`.
  */
 export class CollectService {
   readonly stats = new CollectStats();
   readonly directory: TenantDirectory;
   private readonly writer: GroupCommitWriter<CollectedEvent>;
   private readonly rates: CollectRateLimiter;
+  private readonly exchanger: RateExchanger;
 
   constructor(private readonly deps: CollectServiceDeps) {
     this.rates = new CollectRateLimiter({
       eventsPerSecond: deps.limits.collectEventsPerSecond,
       bytesPerSourcePerSecond: deps.limits.collectBytesPerSourcePerSecond,
+    });
+    this.exchanger = new RateExchanger(this.rates, {
+      store: deps.stores.rateCounts,
+      clock: deps.clock,
+      node: deps.ids.randomHex(16),
+      logger: deps.logger,
+      eventLoop: deps.eventLoop,
+      everyMs: deps.limits.collectRateExchangeMs,
     });
     this.directory = new TenantDirectory(deps.stores.tenancy, () => deps.eventLoop.monotonicMs());
     this.writer = new GroupCommitWriter((events) => this.commit(events), {
@@ -138,6 +149,7 @@ export class CollectService {
       bytes,
       now,
     });
+    if (this.rates.hasUnreadAccounts()) this.exchanger.exchangeEarly();
     if (decision !== "admitted") return this.refuse(collectError("rateLimited"), method, userAgent, query, body);
 
     const identity = identifyVisitor(
@@ -152,6 +164,14 @@ export class CollectService {
     }
     this.stats.accepted += 1;
     return ok({ stored: true, setCookie: tapidSetCookie(identity.tapidCookie) });
+  }
+
+  /**
+   * COL-15, DEC-COL-07 across nodes: gives the store this node's counts of the accounts it collects for, and reads
+   * the other nodes' (RateExchanger). The host calls it every `limits.collectRateExchangeMs`; it never throws.
+   */
+  exchangeRates(): Promise<void> {
+    return this.exchanger.exchange();
   }
 
   /** Resolves once every event handed to the writer so far is committed or refused. */

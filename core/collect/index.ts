@@ -1,7 +1,7 @@
 /**
  * Collection: reading an event request (COL-*), describing the event stored, the bot rules, the rate
- * limits of collection (per account, a fair share per source, bytes per source), and the use case that
- * collects an event (its group commit, its counters and its copy of the tenants).
+ * limits of collection (per account, shared by the nodes on one store; a fair share per source, bytes per
+ * source), and the use case that collects an event (its group commit, its counters and its copy of the tenants).
  */
 
 export { genericHttpClientUserAgents, matchesVendorBotToken } from "./bot.rules.ts";
@@ -27,18 +27,22 @@ export {
 } from "./collect-stats.ts";
 export { type AddedParam, describeCollectedEvent, knownVisitorIdParam } from "./event.rules.ts";
 export { type GroupCommitStats, GroupCommitWriter } from "./group-commit.ts";
+export { type RateExchangeDeps, RateExchanger } from "./rate-exchange.use-cases.ts";
 export {
   type Admission,
+  accountHasRoom,
   activeSourceMs,
   admitEvent,
   type ByteAdmission,
   type ByteBucket,
   emptyRateWindow,
   fairShare,
+  type OthersCounts,
   type RateWindow,
   rateWindowMs,
   recentWindow,
   recordAdmission,
+  secondOf,
   sourceOfAddress,
   takeBytes,
   windowCount,
@@ -46,6 +50,7 @@ export {
 export {
   CollectRateLimiter,
   type CollectRateSettings,
+  type PendingExchange,
   type RateDecision,
   type RateRequest,
 } from "./rate-limiter.ts";

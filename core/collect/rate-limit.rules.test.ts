@@ -2,13 +2,16 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import {
+  accountHasRoom,
   admitEvent,
   admittedTimes,
   type ByteBucket,
   emptyRateWindow,
   fairShare,
+  type OthersCounts,
   type RateWindow,
   rateWindowMs,
+  secondOf,
   sourceOfAddress,
   takeBytes,
 } from "./rate-limit.rules.ts";
@@ -224,6 +227,86 @@ describe("the byte budget of a source", () => {
             if (taken.admitted) admitted += size;
             assert.ok(admitted <= perSecond + (now * perSecond) / rateWindowMs);
           }
+        },
+      ),
+    );
+  });
+});
+
+describe("the account's limit across nodes (COL-15, DEC-COL-07: accountHasRoom)", () => {
+  const now = 7_000_250;
+  const second = secondOf(now);
+  /** The other nodes' counts read in this second: `offeredBefore` in the second before, `admitted` in this one. */
+  const read = (offeredBefore: number, admitted = 0, at = second): OthersCounts => ({
+    second: at,
+    admitted,
+    offered: admitted,
+    offeredBefore,
+  });
+  /** How many events a node may hold: the most `held` for which the event before it found room. */
+  function mostHeld(limit: number, ownOfferedBefore: number, others: OthersCounts | null): number {
+    let held = 0;
+    while (held < limit && accountHasRoom(limit, held, ownOfferedBefore, others, now)) held += 1;
+    return held;
+  }
+
+  const examples: ReadonlyArray<{
+    readonly what: string;
+    readonly own: number;
+    readonly others: OthersCounts | null;
+    readonly most: number;
+  }> = [
+    { what: "alone, nothing read: the whole limit", own: 500, others: null, most: 100 },
+    { what: "two nodes offered as much: half each", own: 500, others: read(500), most: 50 },
+    { what: "three nodes offered as much: a third each, rounded down", own: 300, others: read(600), most: 33 },
+    { what: "offered ten times the others: ten elevenths", own: 1000, others: read(100), most: 90 },
+    { what: "all offered less than the limit: the spare is the node's", own: 20, others: read(30), most: 70 },
+    {
+      what: "a node joining a flood on the others: nothing until it counts a second",
+      own: 0,
+      others: read(1000),
+      most: 0,
+    },
+    { what: "what the others admitted in this second counts", own: 1000, others: read(0, 60), most: 40 },
+    {
+      what: "counts read in the second before: their second is the one before now's, and what they admitted in it is not in this second",
+      own: 500,
+      others: { second: second - 1, admitted: 90, offered: 500, offeredBefore: 10_000 },
+      most: 50,
+    },
+    {
+      what: "counts read two seconds before or earlier count for nothing (the others may have stopped)",
+      own: 500,
+      others: read(500, 90, second - 2),
+      most: 100,
+    },
+  ];
+  for (const { what, own, others, most } of examples)
+    it(`${what}: holds ${most} of 100`, () => {
+      assert.equal(mostHeld(100, own, others), most);
+    });
+
+  it("alone it is the sliding window's own rule: room while fewer than the limit are held", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 1000 }), fc.nat(1200), fc.nat(100_000), (limit, held, own) => {
+        assert.equal(accountHasRoom(limit, held, own, null, now), held < limit);
+      }),
+    );
+  });
+
+  it("offered the limit or more, the nodes' shares read from the same counts add up to it (less at most one event a node); offered less, each may hold what it was offered", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 1000 }),
+        fc.array(fc.nat(5_000), { minLength: 1, maxLength: 12 }),
+        (limit, offered) => {
+          const total = offered.reduce((sum, count) => sum + count, 0);
+          const held = offered.map((own) => mostHeld(limit, own, read(total - own)));
+          const sum = held.reduce((all, count) => all + count, 0);
+          if (total >= limit) {
+            assert.ok(sum <= limit, `${sum} held of ${limit}`);
+            assert.ok(sum >= limit - offered.length, `${sum} held of ${limit}`);
+          } else for (const [index, own] of offered.entries()) assert.ok((held[index] as number) >= own);
         },
       ),
     );

@@ -72,6 +72,59 @@ function appendTime(window: RateWindow, now: number): RateWindow {
   return { times: copied, start: 0, end: copied.length };
 }
 
+/** The second of the virtual clock `now` falls in: what nodes count an account's events by (RateCountStore). */
+export function secondOf(now: number): number {
+  return Math.floor(now / rateWindowMs);
+}
+
+/** The other nodes' counts of one account, as the latest exchange with the store read them (RateCountStore). */
+export interface OthersCounts {
+  /** The second the exchange was made in. */
+  readonly second: number;
+  /** The events the other nodes admitted in `second`, and were offered in it. */
+  readonly admitted: number;
+  readonly offered: number;
+  /** The events they were offered in the second before `second`. */
+  readonly offeredBefore: number;
+}
+
+/**
+ * COL-15, DEC-COL-07 across nodes: whether an account's limit leaves this node room for one more event at `now`,
+ * its window holding `held` events, `ownOfferedBefore` having reached the limit here in the second before
+ * `now`'s, and `others` being the other nodes' counts (null: none read, as on a node alone). Two conditions:
+ *
+ * - The node's share: the limit split among the nodes by the events each was offered in the second before
+ *   (every node reads the same counts of a whole second, so the shares add up to the limit), the spare left to
+ *   each while the nodes together were offered less than the limit. Each node's window holds at most its share,
+ *   so the nodes together hold at most the limit, however the events arrive within the second.
+ * - What the other nodes admitted in this second, as far as read: their admissions and this node's window
+ *   stay under the limit. This holds the limit while the shares do not yet know a change, such as a flood that
+ *   starts on every node at once, or a node that joins one.
+ *
+ * Alone, a node's share is the limit and nothing else counts: the limit is the node's own sliding window,
+ * exactly.
+ */
+export function accountHasRoom(
+  limit: number,
+  held: number,
+  ownOfferedBefore: number,
+  others: OthersCounts | null,
+  now: number,
+): boolean {
+  const second = secondOf(now);
+  const othersOfferedBefore =
+    others === null
+      ? 0
+      : others.second === second
+        ? others.offeredBefore
+        : others.second === second - 1
+          ? others.offered
+          : 0;
+  const share = limit - (limit * othersOfferedBefore) / Math.max(ownOfferedBefore + othersOfferedBefore, limit);
+  const othersAdmitted = others !== null && others.second === second ? others.admitted : 0;
+  return held + 1 <= share && held + othersAdmitted < limit;
+}
+
 /**
  * Ours, beneath DEC-COL-07: how many of an account's `limit` events in a window one source may hold while
  * `activeSources` (this one included) have sent to the account lately. Alone, a source has the whole limit;

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
-import { CollectRateLimiter, type RateDecision } from "./rate-limiter.ts";
+import { CollectRateLimiter, type PendingExchange, type RateDecision } from "./rate-limiter.ts";
 
 const mib = 1_048_576;
 const settings = { eventsPerSecond: 100, bytesPerSourcePerSecond: 8 * mib };
@@ -161,5 +161,81 @@ describe("collection rate limiter: DEC-COL-07 per account, fair shares per sourc
       ),
       { numRuns: 50 },
     );
+  });
+});
+
+describe("collection rate limiter: the exchange of counts with the store (COL-15, DEC-COL-07 across nodes)", () => {
+  const second = 5_000;
+  const at = (ms: number) => second * 1000 + ms;
+
+  it("asks nothing while no account had an event in this second or the one before", () => {
+    const limiter = new CollectRateLimiter(settings);
+    assert.equal(limiter.exchangeAt(at(0), "n1"), null);
+    send(limiter, "a", 1, at(0));
+    assert.notEqual(limiter.exchangeAt(at(1_999), "n1"), null);
+    assert.equal(limiter.exchangeAt(at(2_000), "n1"), null);
+  });
+
+  it("gives the store the counts of this second and the one before that it does not have yet, and asks about the accounts of both", () => {
+    const limiter = new CollectRateLimiter(settings);
+    send(limiter, "a", 130, at(900));
+    send(limiter, "a", 5, at(900), 100, "globex");
+    send(limiter, "a", 3, at(1_100));
+    const first = limiter.exchangeAt(at(1_100), "n1");
+    assert.deepEqual(first?.exchange, {
+      node: "n1",
+      counts: [
+        { account: "acme", second: second, offered: 130, admitted: 100 },
+        { account: "acme", second: second + 1, offered: 3, admitted: 0 },
+        { account: "globex", second: second, offered: 5, admitted: 5 },
+      ],
+      accounts: ["acme", "globex"],
+      fromSecond: second,
+      toSecond: second + 1,
+    });
+    limiter.settleExchange(first as PendingExchange, []);
+    send(limiter, "a", 2, at(1_200));
+    assert.deepEqual(limiter.exchangeAt(at(1_200), "n1")?.exchange.counts, [
+      { account: "acme", second: second + 1, offered: 5, admitted: 0 },
+    ]);
+  });
+
+  it("the other nodes' counts hold the node to its share of the limit, and what they admitted in this second counts", () => {
+    const limiter = new CollectRateLimiter(settings);
+    send(limiter, "a", 500, at(0));
+    const pending = limiter.exchangeAt(at(999), "n1") as PendingExchange;
+    limiter.settleExchange(pending, [{ account: "acme", second: second, offered: 1_500, admitted: 0 }]);
+    // In the next second: offered 500 here and 1500 elsewhere, a quarter of the limit is this node's.
+    assert.equal(admitted(send(limiter, "a", 100, at(1_000))), 25);
+    const next = limiter.exchangeAt(at(1_000), "n1") as PendingExchange;
+    limiter.settleExchange(next, [
+      { account: "acme", second: second, offered: 100, admitted: 75 },
+      { account: "acme", second: second + 1, offered: 1_000, admitted: 80 },
+    ]);
+    // Read again, the others were offered 100 in the second before: this node's share is 83; but they admitted 80
+    // of this second, so the 25 here leave no room.
+    assert.equal(admitted(send(limiter, "a", 10, at(1_500))), 0);
+  });
+
+  it("an account new here, or back after two seconds without events, is unread until an exchange asks about it", () => {
+    const limiter = new CollectRateLimiter(settings);
+    assert.equal(limiter.hasUnreadAccounts(), false);
+    send(limiter, "a", 1, at(0));
+    assert.equal(limiter.hasUnreadAccounts(), true);
+    limiter.exchangeAt(at(0), "n1");
+    assert.equal(limiter.hasUnreadAccounts(), false);
+    send(limiter, "a", 1, at(1_500));
+    assert.equal(limiter.hasUnreadAccounts(), false);
+    send(limiter, "a", 1, at(4_000));
+    assert.equal(limiter.hasUnreadAccounts(), true);
+  });
+
+  it("the answer to an exchange made before forget (a reset) is dropped", () => {
+    const limiter = new CollectRateLimiter(settings);
+    send(limiter, "a", 1, at(0));
+    const pending = limiter.exchangeAt(at(0), "n1") as PendingExchange;
+    limiter.forget();
+    limiter.settleExchange(pending, [{ account: "acme", second: second, offered: 1_000, admitted: 100 }]);
+    assert.equal(admitted(send(limiter, "a", 130, at(10))), 100);
   });
 });

@@ -172,6 +172,11 @@ export interface Limits {
   readonly collectEventsPerSecond: number;
   /** Ours, beside DEC-COL-07: the bytes of events one source may send per second (a bucket of this size). */
   readonly collectBytesPerSourcePerSecond: number;
+  /**
+   * Ours, for DEC-COL-07 across nodes: how often, in milliseconds of real time, a node collecting events gives the
+   * store its counts and reads the other nodes' (core/collect/rate-exchange.use-cases.ts says why 40).
+   */
+  readonly collectRateExchangeMs: number;
   /** Ours: how long collected and imported events are kept, in days of the virtual clock. */
   readonly eventRetentionDays: number;
   /** DEC-PRO-02 */
@@ -196,6 +201,7 @@ export const defaultLimits: Limits = {
   maxSessionsPerUser: 50,
   collectEventsPerSecond: 100,
   collectBytesPerSourcePerSecond: 8 * 1_048_576,
+  collectRateExchangeMs: 40,
   eventRetentionDays: 396,
   visitTimeoutMinutes: 30,
   statusRetentionDays: 30,

@@ -66,6 +66,7 @@ export {
   type ProfileSave,
   type ProfileStore,
 } from "./profiles.store.ts";
+export type { RateCount, RateCountExchange, RateCountStore } from "./rate-counts.store.ts";
 export type {
   ByteRange,
   ByteSource,

@@ -3,6 +3,7 @@ import type { EventStore } from "./events.store.ts";
 import type { FileStatusStore } from "./files.store.ts";
 import type { PrivacyStore } from "./privacy.store.ts";
 import type { ProfileStore } from "./profiles.store.ts";
+import type { RateCountStore } from "./rate-counts.store.ts";
 import type { ReceivedFileStorage } from "./received-files.port.ts";
 import type { RevisionStore } from "./revisions.store.ts";
 import type { LockoutStore, SessionStore } from "./sessions.store.ts";
@@ -59,6 +60,8 @@ export interface Stores {
   readonly privacy: PrivacyStore;
   /** File imports and their status (FIL-*, DEC-FIL-*). */
   readonly files: FileStatusStore;
+  /** What each node admitted of each account lately, for one collection rate limit across nodes (DEC-COL-07). */
+  readonly rateCounts: RateCountStore;
   /**
    * The files received for import, when the store keeps them itself so that every node reads them (svc-hub's
    * PostgreSQL store). Absent: the host keeps them (svc-hub: each node's data directory).
