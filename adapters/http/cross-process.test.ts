@@ -103,6 +103,27 @@ function describeTwoProcesses(sharing: Sharing): void {
       expect(await code(await login(second, email, "right-password-1"))).toBe(1402);
     });
 
+    it("[DEC-AUT-01] count the key failures of one user together: the sixth wrong key is locked on both", async () => {
+      const email = `two-nodes-key-${Date.now()}@example.com`;
+      const created = await fetch(`${first.url}/admin/users`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
+        body: JSON.stringify({ email, password: "right-password-1", grants: [{ account: "acme", profiles: "*" }] }),
+      });
+      expect(created.status).toBe(201);
+      const keyLogin = (server: SpawnedServer) =>
+        fetch(`${server.url}/v2/auth`, {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: new URLSearchParams({ username: email, key: "stale-key" }),
+        });
+      const answers: number[] = [];
+      for (let attempt = 0; attempt < 6; attempt += 1)
+        answers.push(await code(await keyLogin(attempt % 2 === 0 ? first : second)));
+      expect(answers).toEqual([1401, 1401, 1401, 1401, 1401, 1402]);
+      expect(await code(await keyLogin(second))).toBe(1402);
+    });
+
     it("accept each other's sessions and tokens", async () => {
       const session = await login(first, "demo@example.com", "demo-password-1");
       expect(session.status).toBe(200);
