@@ -7,10 +7,11 @@
  * the cluster. Loopback only, bounded in requests and time.
  */
 import { afterEach, describe, expect, it } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import postgres from "postgres";
+import { demoConfigPath } from "../adapters/config/demo-config.ts";
 import { type PostgresServer, startPostgresServer } from "../tools/postgres-server.ts";
 import { type SpawnedServer, spawnServer } from "../tools/spawn-server.ts";
 
@@ -28,6 +29,19 @@ const cleanups: Array<() => Promise<unknown> | unknown> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
+
+/**
+ * The demo tenants with the collection limit raised: the test is about what a kill loses, and the clients
+ * send acme more than its 100 events a second (which the nodes now count together).
+ */
+function writeConfig(): string {
+  const folder = mkdtempSync(join(tmpdir(), "svc-hub-cluster-config-"));
+  cleanups.push(() => rmSync(folder, { recursive: true, force: true }));
+  const demo = JSON.parse(readFileSync(demoConfigPath, "utf8")) as { limits?: Record<string, unknown> };
+  const path = join(folder, "svc.config.json");
+  writeFileSync(path, JSON.stringify({ ...demo, limits: { ...demo.limits, collectEventsPerSecond: 100_000 } }));
+  return path;
+}
 
 async function startNode(env: Record<string, string>): Promise<SpawnedServer> {
   const dataDir = mkdtempSync(join(tmpdir(), "svc-hub-cluster-node-"));
@@ -179,7 +193,7 @@ describe("three nodes on one PostgreSQL database, one killed under load", () => 
       postgresServer = await startPostgresServer();
       cleanups.push(() => postgresServer?.stop());
       const databaseUrl = await postgresServer.createDatabase("svc");
-      const env = { SVC_STORE: "postgres", SVC_DATABASE_URL: databaseUrl };
+      const env = { SVC_STORE: "postgres", SVC_DATABASE_URL: databaseUrl, SVC_CONFIG: writeConfig() };
       const nodes = [await startNode(env), await startNode(env), await startNode(env)];
       const victim = await leaseHolder(databaseUrl, nodes);
       const survivor = nodes.find((node) => node !== victim) as SpawnedServer;
