@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, gt, gte, inArray, lt, lte, or, type SQL, sql } from "drizzle-orm";
-import { checkVisitorIds, maxVisitorIdsPerQuery } from "../../core/ports/events.store.ts";
+import { checkVisitorIds, deleteRunReceivedBefore, maxVisitorIdsPerQuery } from "../../core/ports/events.store.ts";
 import type { CollectedEvent, EventQuery, EventStore, StoredEvent, ValueErasure } from "../../core/ports/index.ts";
 import { eraseValueFromEvent, erasureNeedle } from "../../core/privacy/erasure.rules.ts";
 import { events } from "./events.schema.ts";
@@ -282,18 +282,13 @@ export class LibsqlEventRepo implements EventStore {
     before: number,
     options: { readonly upToSeq: number; readonly limit: number },
   ): Promise<number> {
-    // The usual answer, nothing old enough, costs one row's read.
-    const [first] = await this.headOf(options.upToSeq, 1);
-    if (first === undefined || first.receivedAt >= before) return 0;
-    const head = await this.headOf(options.upToSeq, options.limit);
-    let last: number | null = null;
-    for (const row of head) {
-      if (row.receivedAt >= before) break;
-      last = row.seq;
-    }
-    if (last === null) return 0;
-    const result = await this.db.delete(events).where(lte(events.seq, last));
-    return result.rowsAffected;
+    return deleteRunReceivedBefore(before, options, {
+      headOf: (upToSeq, limit) => this.headOf(upToSeq, limit),
+      deleteUpTo: async (seq) => {
+        const result = await this.db.delete(events).where(lte(events.seq, seq));
+        return result.rowsAffected;
+      },
+    });
   }
 
   /** The sequence numbers and receipt times of the first `limit` events up to `upToSeq`, in key order. */

@@ -42,6 +42,37 @@ export function checkVisitorIds(query: { readonly visitorIds?: readonly string[]
   }
 }
 
+/** An event's sequence number and receipt time: what retention reads of the oldest events. */
+export interface EventReceipt {
+  readonly seq: number;
+  readonly receivedAt: number;
+}
+
+/**
+ * EventStore.deleteReceivedBefore for a store whose events are ordered by sequence number: reads the first
+ * `limit` events up to `upToSeq` in key order (`headOf`) and deletes, as one range of sequence numbers
+ * (`deleteUpTo`), the run of them received before `before`, so nothing after the first event to keep is read.
+ * The usual answer, nothing old enough, costs one row's read. The store must guarantee that no event enters
+ * the range between the read and the delete (sequence numbers are never reused and become visible in order).
+ */
+export async function deleteRunReceivedBefore(
+  before: number,
+  options: { readonly upToSeq: number; readonly limit: number },
+  store: {
+    headOf(upToSeq: number, limit: number): Promise<readonly EventReceipt[]>;
+    deleteUpTo(seq: number): Promise<number>;
+  },
+): Promise<number> {
+  const [first] = await store.headOf(options.upToSeq, 1);
+  if (first === undefined || first.receivedAt >= before) return 0;
+  let last: number | null = null;
+  for (const event of await store.headOf(options.upToSeq, options.limit)) {
+    if (event.receivedAt >= before) break;
+    last = event.seq;
+  }
+  return last === null ? 0 : store.deleteUpTo(last);
+}
+
 export interface EventQuery {
   readonly account?: string;
   readonly profile?: string;

@@ -30,7 +30,9 @@ export type { EventLoop } from "./event-loop.port.ts";
 export {
   type CollectedEvent,
   checkVisitorIds,
+  deleteRunReceivedBefore,
   type EventQuery,
+  type EventReceipt,
   type EventStore,
   maxVisitorIdsPerQuery,
   type StoredEvent,
