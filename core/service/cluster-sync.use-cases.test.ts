@@ -107,4 +107,32 @@ describe("ClusterSync: a change to the shared state answers once every node has 
       ]),
     );
   });
+
+  it("alone on the store, a look writes nothing once the node's record is there, and writes it again after a reset", async () => {
+    const { settings } = createMemoryStores();
+    let writes = 0;
+    const counted: SettingsStore = {
+      ...settings,
+      get: (key) => settings.get(key),
+      keysStartingWith: (prefix) => settings.keysStartingWith(prefix),
+      deleteIf: (key, value) => settings.deleteIf(key, value),
+      set: async (key, value) => {
+        writes += 1;
+        await settings.set(key, value);
+      },
+    };
+    const a = nodeOn(counted, "a", () => '{"accepted":1}');
+    await a.sync.follow();
+    await a.sync.follow();
+    await a.sync.follow();
+    assert.equal(writes, 1);
+    assert.deepEqual(await settings.keysStartingWith(clusterPublishedPrefix), []);
+    await settings.deleteIf(`${clusterNodePrefix}a`, (await settings.get(`${clusterNodePrefix}a`)) ?? "");
+    await a.sync.follow();
+    assert.equal(writes, 2);
+    // Another node appears: every look writes again, and publishes.
+    await nodeOn(settings, "b").sync.follow();
+    await a.sync.follow();
+    assert.deepEqual(await settings.keysStartingWith(clusterPublishedPrefix), [`${clusterPublishedPrefix}a`]);
+  });
 });

@@ -50,6 +50,8 @@ export interface ClusterSyncDeps {
 export class ClusterSync {
   private beat = 0;
   private lastPublished: string | null = null;
+  /** The generation of this node's record as last written (undefined: never written). */
+  private generationRecorded: string | null | undefined = undefined;
 
   constructor(private readonly deps: ClusterSyncDeps) {}
 
@@ -57,19 +59,32 @@ export class ClusterSync {
     return `${clusterNodePrefix}${this.deps.nodeId}`;
   }
 
-  /** A look: applies what another node changed, records the generation applied, publishes what this node has. */
+  /**
+   * A look: applies what another node changed, records the generation applied, publishes what this node has.
+   * Alone on the store nothing waits for its looks, so its record is written when missing (at the first look,
+   * after a reset erased it) or when the generation it applied changed, and nothing is published (a node alone
+   * answers with its own counters): one node on a database file does not commit four times a second for
+   * nothing. Once another node's record appears, every look writes again.
+   */
   async follow(): Promise<void> {
     const { settings } = this.deps;
     const generation = await settings.get(clusterGenerationKey);
     await this.deps.applyShared();
+    const records = await settings.keysStartingWith(clusterNodePrefix);
+    const recorded = records.includes(this.ownKey);
+    // Erased (a reset, or taken for gone): what was published went with it.
+    if (!recorded) this.lastPublished = null;
+    const alone = records.every((key) => key === this.ownKey);
+    if (alone && recorded && generation === this.generationRecorded) return;
     // Published before the record: a barrier that saw the record reads what was published with it.
-    const published = this.deps.publish?.() ?? null;
+    const published = alone ? null : (this.deps.publish?.() ?? null);
     if (published !== null && published !== this.lastPublished) {
       await settings.set(`${clusterPublishedPrefix}${this.deps.nodeId}`, published);
       this.lastPublished = published;
     }
     this.beat += 1;
     await settings.set(this.ownKey, `${generation ?? ""}|${this.beat}`);
+    this.generationRecorded = generation;
   }
 
   /**
