@@ -128,6 +128,14 @@ describe("erasing the value from an event (DEC-PRV-05)", () => {
     }
   });
 
+  it("a parameter named __proto__ is kept as a parameter when another is erased", () => {
+    const data = JSON.parse(`{"__proto__": false, "email_address": "${erased}", "n": 1}`) as Record<string, unknown>;
+    const erasure = eraseValueFromEvent(event(data), erased);
+    assert.equal(erasure.kind, "edit");
+    if (erasure.kind !== "edit") return;
+    assert.equal(JSON.stringify(erasure.data), '{"__proto__":false,"n":1}');
+  });
+
   it("an event without it is kept as it is", () => {
     assert.deepEqual(
       eraseValueFromEvent(event({ svc_event: "view", email_address: "other@example.com", n: 1 }), erased),

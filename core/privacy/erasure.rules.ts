@@ -90,7 +90,9 @@ export function eraseValueFromEvent(
 ): EventErasure {
   const visitorIds = [event.visitorId, event.thirdPartyVisitorId, event.firstPartyVisitorId];
   if (visitorIds.some((id) => id !== null && isErasedValue(id, erased))) return { kind: "subject" };
-  const data: Record<string, unknown> = {};
+  // Kept as entries: an assignment to a plain object would take a parameter named `__proto__` for the object's
+  // prototype and drop it; Object.fromEntries makes it a parameter like any other.
+  const kept: Array<[string, unknown]> = [];
   const columns = { event: event.event, datasource: event.datasource, traceId: event.traceId };
   let changed = false;
   for (const [name, value] of Object.entries(event.data)) {
@@ -98,7 +100,7 @@ export function eraseValueFromEvent(
       changed = true;
       if (Object.hasOwn(mirroredColumns, name)) columns[mirroredColumns[name as keyof typeof mirroredColumns]] = null;
     } else {
-      data[name] = value;
+      kept.push([name, value]);
     }
   }
   // A column that holds the value without its parameter (an event stored before its parameter was kept).
@@ -109,7 +111,7 @@ export function eraseValueFromEvent(
       changed = true;
     }
   }
-  return changed ? { kind: "edit", data, ...columns } : { kind: "keep" };
+  return changed ? { kind: "edit", data: Object.fromEntries(kept), ...columns } : { kind: "keep" };
 }
 
 /** What erasing a value does to one visitor profile. */
