@@ -273,10 +273,8 @@ export class LibsqlEventRepo implements EventStore {
   }
 
   /**
-   * Event retention: reads the (seq, received_at) of the first `limit` events up to `upToSeq` in key order,
-   * and deletes the run of them received before `before` as one range of the primary key, so no index is
-   * needed and nothing after the first event to keep is read. AUTOINCREMENT never gives a sequence number
-   * at or below one already used, so no event enters the range between the read and the delete.
+   * Event retention (deleteRunReceivedBefore): AUTOINCREMENT never gives a sequence number at or below one
+   * already used, so no event enters the range between the read and the delete.
    */
   async deleteReceivedBefore(
     before: number,

@@ -217,11 +217,9 @@ export class PgEventRepo implements EventStore {
   }
 
   /**
-   * Event retention: reads the (seq, received_at) of the first `limit` events up to `upToSeq` in key order,
-   * and deletes the run of them received before `before` as one range of the primary key, so no other index is
-   * needed and nothing after the first event to keep is read. A sequence number is never reused, and under the
-   * events lock (append) every number at or below one that is visible is visible already or never will be, so
-   * no event enters the range between the read and the delete.
+   * Event retention (deleteRunReceivedBefore): a sequence number is never reused, and under the events lock
+   * (append) every number at or below one that is visible is visible already or never will be, so no event
+   * enters the range between the read and the delete.
    */
   async deleteReceivedBefore(
     before: number,
