@@ -8,6 +8,7 @@ import { adminUsersRoutes } from "./admin-users.routes.ts";
 import { answerHeadersOf } from "./answer-headers.ts";
 import type { AppDeps } from "./app-deps.ts";
 import { collectRoutes } from "./collect.routes.ts";
+import { consoleRoutes } from "./console.routes.ts";
 import { dataLayerRoutes } from "./datalayer.routes.ts";
 import { dleServingRoutes } from "./dle-serving.routes.ts";
 import {
@@ -106,7 +107,8 @@ export function createApp(deps: AppDeps) {
     .use(privacyRoutes(deps))
     .use(dataLayerRoutes(deps))
     .use(dleServingRoutes(deps))
-    .use(momentsRoutes(deps));
+    .use(momentsRoutes(deps))
+    .use(consoleRoutes());
   built = app;
   // svc-hub's own admin API: a reset (POST /admin/reset) runs while no other request does. Every request goes
   // through the gate (adapters/runtime/request-gate.ts), but the reset itself, and /admin/wait, whose passes

@@ -1,0 +1,122 @@
+/** One stored event: its parameters, the visitor ID chosen and the rule that chose it, and what it changed. */
+import { useEffect, useState } from "preact/hooks";
+import { call, queryOf } from "../api.ts";
+import { type Column, Empty, ErrorNote, Link, Pairs, Table, textOf } from "../components.tsx";
+import { base } from "../router.ts";
+import type { EventExplanation, PrecedenceRow, ProfileChange } from "../types.ts";
+
+const ruleNames: Record<string, string> = {
+  override: "svc_override_tapid (the override)",
+  tapid: "the TAPID cookie's entry for this account and profile",
+  visitor_id: "svc_visitor_id",
+  first_party: "the first-party visitor ID (svc_firstparty_visitor_id or the utag_main cookie's v_id)",
+  new: "none of them: a new visitor ID",
+};
+
+export function ruleName(source: string): string {
+  return ruleNames[source] ?? source;
+}
+
+const precedenceColumns: readonly Column<PrecedenceRow>[] = [
+  { title: "Source, in precedence order", cell: (row) => ruleName(row.source) },
+  { title: "Clauses", cell: (row) => (row.clauses ?? []).join(", ") },
+  { title: "Value in the request", cell: (row) => (row.value === null ? <span class="muted">none</span> : row.value) },
+  { title: "Chosen", cell: (row) => (row.chosen ? <strong>chosen</strong> : "") },
+];
+
+const changeColumns: readonly Column<ProfileChange>[] = [
+  { title: "What", cell: (change) => change.kind },
+  { title: "Name", cell: (change) => `${change.name} (${textOf(change.id)})` },
+  { title: "Before", cell: (change) => textOf(change.from) },
+  { title: "After", cell: (change) => textOf(change.to) },
+];
+
+export function EventPage(props: { seq: number }) {
+  const [explained, setExplained] = useState<EventExplanation | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => {
+    setExplained(null);
+    setError(null);
+    call<EventExplanation>(`/admin/events/${props.seq}`).then(setExplained, setError);
+  }, [props.seq]);
+
+  if (error) {
+    return (
+      <section>
+        <h1>Event {props.seq}</h1>
+        <ErrorNote error={error} />
+      </section>
+    );
+  }
+  if (!explained) {
+    return (
+      <section>
+        <h1>Event {props.seq}</h1>
+        <p role="status">Loading…</p>
+      </section>
+    );
+  }
+  const { event, decision, profileChanges } = explained;
+  const visitorLink = `${base}/visitors${queryOf({ account: event.account, profile: event.profile, visitorId: event.visitorId })}`;
+  return (
+    <section>
+      <h1>Event {event.seq}</h1>
+      <Pairs
+        caption="The event"
+        rows={[
+          ["Account / profile", `${event.account} / ${event.profile}`],
+          ["Event name (svc_event)", event.event],
+          ["Received (virtual clock)", event.receivedAt],
+          ["Data source", event.datasource],
+          ["Trace id", event.traceId],
+          ["Third-party visitor ID", event.thirdPartyVisitorId],
+          ["First-party visitor ID", event.firstPartyVisitorId],
+        ]}
+      />
+      <h2>Visitor ID</h2>
+      <p class="decision">
+        Visitor ID <span class="id">{event.visitorId}</span>, chosen by{" "}
+        <strong class="rule">{ruleName(decision.source)}</strong>. <Link href={visitorLink}>See this visitor</Link>
+      </p>
+      <Table
+        caption="The sources of the visitor ID (DEC-COL-09): the first with a value wins"
+        columns={precedenceColumns}
+        rows={decision.precedence}
+        keyOf={(row) => row.source}
+        empty="—"
+        rowClass={(row) => (row.chosen ? "chosen" : undefined)}
+      />
+      <Pairs
+        caption="The TAPID cookie"
+        rows={[
+          [
+            "Set-Cookie of the answer",
+            decision.tapidCookie ?? (explained.decisionKnown === "journal" ? "none" : "not known"),
+          ],
+          ["svc_skip_3rd_party_vid_cookies", decision.skipTapid ?? null],
+          ["svc_delete_3rd_party_vid_cookies", decision.deleteTapid ?? null],
+        ]}
+      />
+      {explained.decisionKnown === "stored" ? (
+        <p class="hint">
+          This node no longer holds the request itself (it keeps its latest 1,000), so the values come from the stored
+          event and the cookie it answered is not known.
+        </p>
+      ) : null}
+      <h2>Parameters</h2>
+      <Pairs caption="Every stored parameter" rows={Object.entries(event.data)} />
+      <h2>Profile changes</h2>
+      {profileChanges === null ? (
+        <Empty>This event's profile has no visitor profile configuration.</Empty>
+      ) : (
+        <Table
+          caption={`What this event changed in the profile of ${profileChanges.visitorId}`}
+          columns={changeColumns}
+          rows={profileChanges.changes}
+          keyOf={(change) => `${change.kind}:${change.id}`}
+          empty="Nothing changed."
+        />
+      )}
+    </section>
+  );
+}
