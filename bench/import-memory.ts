@@ -14,7 +14,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { once } from "node:events";
-import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { createWriteStream, mkdirSync, mkdtempSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createClient } from "@libsql/client";
@@ -26,6 +26,7 @@ import { createMemoryLogger } from "../adapters/runtime/logger.ts";
 import { openService } from "../adapters/server/service.ts";
 import { databaseUrlForDataDir } from "../adapters/store-libsql/libsql.stores.ts";
 import { startPostgresServer } from "../tools/postgres-server.ts";
+import { writeResultsSection } from "./lib/results-section.ts";
 
 export interface ImportRun {
   readonly rows: number;
@@ -221,13 +222,6 @@ function table(runs: readonly ImportRun[]): string {
  * "## file import on PostgreSQL".
  */
 function writeResults(runs: readonly ImportRun[], onPostgres: boolean): void {
-  const path = resolve(import.meta.dir, "RESULTS.md");
-  let text = "";
-  try {
-    text = readFileSync(path, "utf8");
-  } catch {
-    text = "# Benchmark results\n";
-  }
   const heading = onPostgres ? "## file import on PostgreSQL" : "## file import";
   const described = onPostgres
     ? [
@@ -250,13 +244,7 @@ function writeResults(runs: readonly ImportRun[], onPostgres: boolean): void {
     table(runs),
     "",
   ].join("\n");
-  const start = text.search(new RegExp(`^${heading}$`, "m"));
-  if (start === -1) text = `${text.trimEnd()}\n\n${section}`;
-  else {
-    const next = text.indexOf("\n## ", start + 1);
-    text = `${text.slice(0, start)}${section}${next === -1 ? "" : text.slice(next + 1)}`;
-  }
-  writeFileSync(path, text.endsWith("\n") ? text : `${text}\n`);
+  writeResultsSection(heading, section);
 }
 
 if (import.meta.main) {

@@ -9,7 +9,7 @@
  *   bun bench/postgres.ts                 # 3 s warm-up + 12 s per load; writes bench/RESULTS.md "## PostgreSQL"
  *   bun bench/postgres.ts --quick         # 1 s + 3 s, printed only
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import postgres from "postgres";
@@ -18,6 +18,7 @@ import { getScenario } from "./cases/collect.ts";
 import { measure } from "./lib/measure.ts";
 import { cpuPercent, cpuTicksOf } from "./lib/proc.ts";
 import { fmt, ms } from "./lib/report.ts";
+import { writeResultsSection } from "./lib/results-section.ts";
 import {
   type BenchContext,
   drainBackground,
@@ -169,15 +170,7 @@ function section(bare: WrkResult, runs: readonly ClusterRun[]): string {
 }
 
 function writeSection(text: string): void {
-  const path = resolve(import.meta.dir, "RESULTS.md");
-  let results = readFileSync(path, "utf8");
-  const start = results.indexOf("## PostgreSQL");
-  if (start === -1) results = `${results.trimEnd()}\n\n${text}`;
-  else {
-    const next = results.indexOf("\n## ", start + 1);
-    results = `${results.slice(0, start)}${text}${next === -1 ? "" : results.slice(next + 1)}`;
-  }
-  writeFileSync(path, results.endsWith("\n") ? results : `${results}\n`);
+  writeResultsSection("## PostgreSQL", text);
 }
 
 ensureWrk(ctx.log);
