@@ -257,6 +257,25 @@ export {
   maxCombinedNameLength,
 } from "./names/index.ts";
 export {
+  bundleMembersOf,
+  type DataLayerChangeOverview,
+  type DataLayerOverview,
+  dataLayerOverview,
+  defaultOverviewLimit,
+  type FileOverview,
+  fileOverview,
+  maxOverviewLimit,
+  OverviewService,
+  type OverviewServiceDeps,
+  type PrivacyTransactionOverview,
+  previewOf,
+  privacyTransactionOverview,
+  type RevisionOverview,
+  revisionOverview,
+  type ServedOverview,
+  servedPreviewBytes,
+} from "./overview/index.ts";
+export {
   type AccountRecord,
   type ApiKeyRecord,
   type BackgroundWorker,
