@@ -168,7 +168,10 @@ describe("GET /admin/accounts/:account/profiles/:profile/files (issue 32)", () =
     await wait();
 
     const { files } = await get<{ files: Array<Record<string, unknown>> }>(`${profilePath}/files`);
-    expect(files.map((file) => (file.file as { name: string }).name)).toEqual(["purchases_2.csv", "purchases_1.csv"]);
+    expect(files.map((file) => [file.name, (file.file as { name: string }).name])).toEqual([
+      ["purchases_2.csv", "purchases_2.csv"],
+      ["purchases_1.csv", "purchases_1.csv"],
+    ]);
     const [failed, processed] = files as [Record<string, unknown>, Record<string, unknown>];
     // Every field of the file status API v2 (the same use case answers it), and the console's own.
     const v2 = await service.deps.fileStatus.find("acme", "main", "purchases_1.csv");

@@ -62,6 +62,7 @@ const RevisionView = t.Object({
 
 const FileView = t.Object({
   ...FileStatusSchema.properties,
+  name: t.String({ description: "The file name, .csv included (as file.name)" }),
   state: t.String({ description: "The newest status entry's: DOWNLOADING, DOWNLOADED, PROCESSING or PROCESSED" }),
   stateAt: t.String({ description: "When the import entered that state, ISO 8601" }),
   stateAtMs: Ms,

@@ -180,6 +180,7 @@ describe("a file import as the console lists it (FIL-06, FIL-07, DEC-FIL-03)", (
     const shown = fileOverview(record);
     assert.equal(shown._id.$oid, record.id);
     assert.equal(shown.file.name, record.name);
+    assert.equal(shown.name, record.name);
     assert.equal(shown.status.length, 4);
     assert.deepEqual(
       {

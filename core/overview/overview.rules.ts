@@ -149,6 +149,8 @@ export function revisionOverview(revision: StoredRevision): RevisionOverview {
 
 /** FIL-06, FIL-07: the file status record as v2 answers it, and what the console shows first. */
 export type FileOverview = FileStatusView & {
+  /** The file name, `.csv` included (as file.name). */
+  readonly name: string;
   /** The state of the newest status entry. */
   readonly state: FileState;
   /** When the import entered that state. */
@@ -175,6 +177,7 @@ export function fileOverview(record: FileStatusRecord): FileOverview {
   const counts = last?.counts ?? record.progress?.counts ?? null;
   return {
     ...fileStatusView(record),
+    name: record.name,
     state,
     stateAt: isoTime(stateAt),
     stateAtMs: stateAt,
