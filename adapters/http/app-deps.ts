@@ -5,6 +5,7 @@ import type { DataLayerService } from "../../core/datalayer/datalayer.use-cases.
 import type { FileImportService } from "../../core/files/file-import.use-cases.ts";
 import type { FileStatusService } from "../../core/files/file-status.use-cases.ts";
 import type { MomentsService } from "../../core/moments/moments.use-cases.ts";
+import type { OverviewService } from "../../core/overview/overview.use-cases.ts";
 import type { WorkScheduler } from "../../core/ports/background.port.ts";
 import type { SecretHasher } from "../../core/ports/hashing.port.ts";
 import type { IdSource } from "../../core/ports/ids.port.ts";
@@ -54,6 +55,8 @@ export interface AppDeps {
   readonly fileImports: FileImportService;
   /** The file status API, v1 and v2 (FIL-*, DEC-FIL-05/06). */
   readonly fileStatus: FileStatusService;
+  /** The console's view of a profile (issue 32): its data layers, revisions, file imports and privacy transactions. */
+  readonly overview: OverviewService;
   /** The collection use-case (COL-*, VID-*, DEC-COL-*), with its rate windows and group commit. */
   readonly collector: CollectService;
   /** The requests in flight: a reset runs while no other does (POST /admin/reset). */

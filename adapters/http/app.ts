@@ -3,6 +3,7 @@ import { Elysia } from "elysia";
 import { adminRoutes } from "./admin.routes.ts";
 import { adminFileRoutes } from "./admin-files.routes.ts";
 import { assertAdmin, holdsAdminToken } from "./admin-guard.ts";
+import { adminOverviewRoutes } from "./admin-overview.routes.ts";
 import { adminRevisionRoutes } from "./admin-revisions.routes.ts";
 import { adminUsersRoutes } from "./admin-users.routes.ts";
 import { answerHeadersOf } from "./answer-headers.ts";
@@ -99,6 +100,7 @@ export function createApp(deps: AppDeps) {
     .use(collectRoutes(deps))
     .use(adminUsersRoutes(deps))
     .use(adminRevisionRoutes(deps))
+    .use(adminOverviewRoutes(deps))
     .use(revisionRoutes(deps))
     .use(adminFileRoutes(deps))
     .use(fileStatusV1Routes(deps))

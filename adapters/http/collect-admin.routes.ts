@@ -6,6 +6,7 @@ import type { AppDeps } from "./app-deps.ts";
 import { openApiSecurity } from "./auth-guards.ts";
 import { failWith, jsonResponse } from "./error-mapping.ts";
 import { ErrorBody } from "./openapi-parts.ts";
+import { readWholeNumber } from "./query-parameters.ts";
 
 const nullable = <T extends Parameters<typeof t.Union>[0][number]>(schema: T) => t.Union([schema, t.Null()]);
 
@@ -75,28 +76,6 @@ function readTime(field: string, input: string | undefined): number | undefined 
 
 function present(value: string | undefined): string | undefined {
   return value === undefined || value === "" ? undefined : value;
-}
-
-/** A whole number from `min` to `max` (digits only); empty is unset; anything else is 400 1400 naming the field. */
-function readWholeNumber(
-  field: string,
-  input: string | undefined,
-  min: number,
-  max = Number.MAX_SAFE_INTEGER,
-): number | undefined {
-  const given = present(input?.trim());
-  if (given === undefined) return undefined;
-  const value = /^\d{1,16}$/.test(given) ? Number(given) : Number.NaN;
-  if (!(value >= min && value <= max)) {
-    const range = max === Number.MAX_SAFE_INTEGER ? `from ${min}` : `from ${min} to ${max}`;
-    failWith(
-      managementError("invalidParameter", {
-        parameter: field,
-        problem: `must be a whole number ${range}, not "${given}"`,
-      }),
-    );
-  }
-  return value;
 }
 
 function readOrder(input: string | undefined): "asc" | "desc" {

@@ -11,6 +11,7 @@ import { DataLayerService } from "../../core/datalayer/datalayer.use-cases.ts";
 import type { FileImportService } from "../../core/files/file-import.use-cases.ts";
 import { FileStatusService } from "../../core/files/file-status.use-cases.ts";
 import { MomentsService } from "../../core/moments/moments.use-cases.ts";
+import { OverviewService } from "../../core/overview/overview.use-cases.ts";
 import type { WorkScheduler } from "../../core/ports/background.port.ts";
 import type { SecretHasher } from "../../core/ports/hashing.port.ts";
 import type { Logger } from "../../core/ports/logger.port.ts";
@@ -451,6 +452,7 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
       revisions,
       fileImports: work.fileImports,
       fileStatus: new FileStatusService({ stores }),
+      overview: new OverviewService({ stores }),
       collector,
       requests,
       resets: { reset: () => cluster.changeShared(() => resets.reset()) },

@@ -1,8 +1,13 @@
 /** The hosted data layer part of the store contract, run against every store implementation. */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import type { DataLayerChange, DataLayerKey, Stores } from "../../core/ports/index.ts";
+import { type DataLayerChange, type DataLayerKey, type Stores, servedHeadCharacters } from "../../core/ports/index.ts";
 
 const key: DataLayerKey = { account: "acme", profile: "main", dlId: "prod_1" };
+
+/** A change as `list` answers it: without its body. */
+function withoutBody({ body: _body, ...rest }: DataLayerChange): Omit<DataLayerChange, "body"> {
+  return rest;
+}
 
 function change(overrides: Partial<DataLayerChange> = {}): DataLayerChange {
   const seq = overrides.seq ?? 1;
@@ -84,6 +89,63 @@ export function describeDataLayerStoreContract(name: string, open: () => Promise
       expect(await stores.dataLayers.listExisting("acme", "main", 100)).toEqual(sorted);
       expect(await stores.dataLayers.listExisting("acme", "main", 3)).toEqual(sorted.slice(0, 3));
       expect(await stores.dataLayers.listExisting("acme", "dev", 100)).toEqual(["elsewhere"]);
+    });
+
+    test("list answers every data layer of the profile with a change, deleted ones too, by dl_id in code-unit order, up to the limit", async () => {
+      const names = ["b", "B", "a_1", "a-1", "~z", "Z9", "0"];
+      for (const dlId of names) await stores.dataLayers.append(change({ key: { ...key, dlId } }), true);
+      await stores.dataLayers.append(change({ key: { ...key, profile: "dev", dlId: "elsewhere" } }), true);
+      await stores.dataLayers.append(change({ key: { ...key, account: "globex", dlId: "elsewhere" } }), true);
+      const gone = { ...key, dlId: "gone" };
+      await stores.dataLayers.append(change({ key: gone }), true);
+      await stores.dataLayers.append(change({ key: gone, seq: 2, kind: "delete", body: null }), false);
+      const sorted = [...names, "gone"].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      const listed = await stores.dataLayers.list("acme", "main", 100);
+      expect(listed.map((each) => each.layer.key.dlId)).toEqual(sorted);
+      expect((await stores.dataLayers.list("acme", "main", 3)).map((each) => each.layer.key.dlId)).toEqual(
+        sorted.slice(0, 3),
+      );
+      expect((await stores.dataLayers.list("acme", "dev", 100)).map((each) => each.layer.key.dlId)).toEqual([
+        "elsewhere",
+      ]);
+      expect(await stores.dataLayers.list("acme", "nobody", 100)).toEqual([]);
+      expect(listed.find((each) => each.layer.key.dlId === "gone")).toEqual({
+        layer: { key: gone, exists: false, lastSeq: 2, lastDueAt: 2_500, settledSeq: 0 },
+        newest: withoutBody(change({ key: gone, seq: 2, kind: "delete", body: null })),
+        served: null,
+      });
+    });
+
+    test("list answers the newest change as it is now and what is served, without bodies", async () => {
+      await stores.dataLayers.append(change(), true);
+      await stores.dataLayers.settle({
+        key,
+        seq: 1,
+        state: "completed",
+        settledAt: 1_600,
+        attempts: 1,
+        serve: '{"n":1}',
+      });
+      await stores.dataLayers.append(change({ seq: 2 }), true);
+      await stores.dataLayers.retry(key, 2, 1, 9_000);
+      expect(await stores.dataLayers.list("acme", "main", 10)).toEqual([
+        {
+          layer: { key, exists: true, lastSeq: 2, lastDueAt: 2_500, settledSeq: 1 },
+          newest: withoutBody(change({ seq: 2, attempts: 1, runAt: 9_000 })),
+          served: { seq: 1, publishedAt: 1_600, bytes: 7, head: '{"n":1}' },
+        },
+      ]);
+    });
+
+    test("list answers the size of what is served in UTF-8 bytes and only its first servedHeadCharacters characters", async () => {
+      // 4-byte and 2-byte characters around the cut, so that characters (not UTF-16 units or bytes) are counted.
+      const filler = "😀é".repeat(servedHeadCharacters);
+      const body = `{"t":"${filler}"}`;
+      await stores.dataLayers.append(change({ body }), true);
+      await stores.dataLayers.settle({ key, seq: 1, state: "completed", settledAt: 1_500, attempts: 0, serve: body });
+      const [listed] = await stores.dataLayers.list("acme", "main", 10);
+      expect(listed?.served?.bytes).toBe(new TextEncoder().encode(body).byteLength);
+      expect(listed?.served?.head).toBe(Array.from(body).slice(0, servedHeadCharacters).join(""));
     });
 
     test("due answers only the oldest pending change of each layer, once its runAt has come", async () => {

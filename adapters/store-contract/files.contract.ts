@@ -60,6 +60,26 @@ export function describeFileStatusStoreContract(name: string, open: () => Promis
       expect(await stores.files.find("acme", "main", created.name)).toEqual(updated);
     });
 
+    test("list answers the profile's imports newest accepted first (then by id), up to the limit, whatever their prefix", async () => {
+      const listedOnes = [
+        sampleFileRecord({ createdAt: 2_000, id: "a".repeat(24) }),
+        sampleFileRecord({ createdAt: 1_000, name: "orders_1.csv", prefix: "orders" }),
+        sampleFileRecord({ createdAt: 3_000 }),
+        sampleFileRecord({ createdAt: 2_000, id: "b".repeat(24), status: [{ state: "PROCESSING", at: 2_500 }] }),
+      ];
+      const others = [sampleFileRecord({ profile: "dev" }), sampleFileRecord({ account: "globex" })];
+      for (const each of [...listedOnes, ...others]) expect(await stores.files.create(each)).toBe(true);
+      const [first, second, third, fourth] = listedOnes as [
+        FileStatusRecord,
+        FileStatusRecord,
+        FileStatusRecord,
+        FileStatusRecord,
+      ];
+      expect(await stores.files.list("acme", "main", 10)).toEqual([third, fourth, first, second]);
+      expect(await stores.files.list("acme", "main", 2)).toEqual([third, fourth]);
+      expect(await stores.files.list("acme", "nobody", 10)).toEqual([]);
+    });
+
     test("DEC-FIL-06: count and search match one prefix, created_at inclusive at both ends, oldest first", async () => {
       const inside = [
         sampleFileRecord({ createdAt: 2_000 }),

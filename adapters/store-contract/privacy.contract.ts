@@ -143,6 +143,63 @@ export function describePrivacyStoreContract(name: string, open: () => Promise<S
       expect((await stores.privacy.auditOf("t1")).length).toBe(2);
     });
 
+    test("list answers the profile's transactions newest first, up to the limit, with the detail of the audit record that settled a deletion", async () => {
+      const read = sampleTransaction({
+        id: "read",
+        kind: "get",
+        value: null,
+        state: "SUCCESS",
+        runAt: null,
+        settledAt: 2_000,
+        createdAt: 2_000,
+      });
+      await stores.privacy.recordRead(read, auditFor(read, "visitor-read"));
+      const pending = sampleTransaction({ id: "pending", valueHash: "a", createdAt: 4_000 });
+      const succeeded = sampleTransaction({ id: "succeeded", valueHash: "b", createdAt: 3_000 });
+      const failed = sampleTransaction({ id: "failed", valueHash: "c", createdAt: 3_000 });
+      for (const each of [pending, succeeded, failed]) await request(stores, each);
+      await request(stores, sampleTransaction({ id: "elsewhere", profile: "dev", createdAt: 9_000 }));
+      const removed = { visitorIds: 1, events: 4, profiles: 1, eventsRewritten: 0, profilesRewritten: 2 };
+      await stores.privacy.settleDeletion({
+        id: "succeeded",
+        state: "SUCCESS",
+        settledAt: 5_000,
+        attempts: 0,
+        audit: auditFor(succeeded, "deletion-succeeded", 5_000, removed),
+      });
+      await stores.privacy.settleDeletion({
+        id: "failed",
+        state: "FAILED",
+        settledAt: 6_000,
+        attempts: 5,
+        audit: auditFor(failed, "deletion-failed", 6_000, { attempts: 5 }),
+      });
+      const settledOf = (
+        transaction: PrivacyTransaction,
+        state: "SUCCESS" | "FAILED",
+        settledAt: number,
+        attempts: number,
+      ) => ({
+        ...transaction,
+        state,
+        settledAt,
+        attempts,
+        runAt: null,
+        value: null,
+      });
+      expect(await stores.privacy.list("acme", "main", 10)).toEqual([
+        { transaction: pending, settlement: null },
+        { transaction: settledOf(succeeded, "SUCCESS", 5_000, 0), settlement: removed },
+        { transaction: settledOf(failed, "FAILED", 6_000, 5), settlement: { attempts: 5 } },
+        { transaction: read, settlement: null },
+      ]);
+      expect((await stores.privacy.list("acme", "main", 2)).map((each) => each.transaction.id)).toEqual([
+        "pending",
+        "succeeded",
+      ]);
+      expect(await stores.privacy.list("globex", "main", 10)).toEqual([]);
+    });
+
     test("changing a returned transaction does not change the stored one; flushErasures answers", async () => {
       await request(stores, sampleTransaction());
       const found = (await stores.privacy.find("acme", "main", "t1")) as { value: string | null };

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, gte, inArray, lte, ne, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, gte, inArray, lte, ne, sql } from "drizzle-orm";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import type { StatusEntry } from "../../core/files/file-import.machine.ts";
 import { csvExtension } from "../../core/files/file-name.rules.ts";
@@ -142,6 +142,17 @@ export class LibsqlFileStatusRepo implements FileStatusStore {
       .from(fileImports)
       .where(this.inRange(account, profile, prefix, from, to))
       .orderBy(asc(fileImports.createdAt), asc(fileImports.id));
+    return rows.map(toRecord);
+  }
+
+  /** Read backwards through `files_list_idx`: no more rows than the limit. */
+  async list(account: string, profile: string, limit: number): Promise<FileStatusRecord[]> {
+    const rows = await this.db
+      .select()
+      .from(fileImports)
+      .where(and(eq(fileImports.account, account), eq(fileImports.profile, profile)))
+      .orderBy(desc(fileImports.createdAt), desc(fileImports.id))
+      .limit(Math.max(0, limit));
     return rows.map(toRecord);
   }
 

@@ -4,7 +4,7 @@ import type { FileSourceType } from "../../core/ports/files.store.ts";
 /**
  * FIL-*, DEC-FIL-03..06: one row per file import. A file name is imported once per account and profile
  * (DEC-FIL-04: the unique index); count and search read `files_prefix_idx`; import workers find the
- * unfinished imports through `files_unfinished_idx`. `status` is the JSON of the history, `progress` the JSON of
+ * unfinished imports through `files_unfinished_idx`; the list of a profile's imports reads `files_list_idx`. `status` is the JSON of the history, `progress` the JSON of
  * where an interrupted import resumes.
  */
 export const fileImports = sqliteTable(
@@ -30,5 +30,7 @@ export const fileImports = sqliteTable(
     uniqueIndex("files_name_idx").on(table.account, table.profile, table.name),
     index("files_prefix_idx").on(table.account, table.profile, table.prefix, table.createdAt),
     index("files_unfinished_idx").on(table.finished, table.createdAt),
+    // The console's list of a profile's imports, newest first.
+    index("files_list_idx").on(table.account, table.profile, table.createdAt, table.id),
   ],
 );

@@ -1,7 +1,8 @@
-import { and, asc, eq, lte, min, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, lte, min, sql } from "drizzle-orm";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import type {
   DeletionSettlement,
+  ListedPrivacyTransaction,
   PrivacyAuditRecord,
   PrivacyStore,
   PrivacyTransaction,
@@ -92,6 +93,24 @@ export class LibsqlPrivacyRepo implements PrivacyStore {
         ),
       );
     return row ? toTransaction(row) : null;
+  }
+
+  /** One query: the transactions through `privacy_list_idx`, each with the audit record that settled it, if any. */
+  async list(account: string, profile: string, limit: number): Promise<ListedPrivacyTransaction[]> {
+    const rows = await this.db
+      .select({ transaction: privacyTransactions, settlement: privacyAudit.detail })
+      .from(privacyTransactions)
+      .leftJoin(
+        privacyAudit,
+        and(
+          eq(privacyAudit.transactionId, privacyTransactions.id),
+          inArray(privacyAudit.action, ["deletion-succeeded", "deletion-failed"]),
+        ),
+      )
+      .where(and(eq(privacyTransactions.account, account), eq(privacyTransactions.profile, profile)))
+      .orderBy(desc(privacyTransactions.createdAt), desc(privacyTransactions.id))
+      .limit(Math.max(0, limit));
+    return rows.map((row) => ({ transaction: toTransaction(row.transaction), settlement: row.settlement }));
   }
 
   async dueDeletions(now: number, limit: number): Promise<PrivacyTransaction[]> {

@@ -4,8 +4,10 @@ import type {
   DataLayerKey,
   DataLayerRecord,
   DataLayerStore,
+  ListedDataLayer,
   ServedDataLayer,
 } from "../../core/ports/index.ts";
+import { servedHeadCharacters } from "../../core/ports/index.ts";
 
 interface Entry {
   layer: DataLayerRecord;
@@ -19,6 +21,37 @@ function keyOf(key: DataLayerKey): string {
 
 function compareCodeUnits(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** The first `count` characters (code points) of `text`, as the SQL stores' substr and left count them. */
+function firstCharacters(text: string, count: number): string {
+  let end = 0;
+  let taken = 0;
+  for (const character of text) {
+    if (taken === count) break;
+    end += character.length;
+    taken += 1;
+  }
+  return text.slice(0, end);
+}
+
+function listed(entry: Entry): ListedDataLayer | null {
+  const newest = entry.changes.get(entry.layer.lastSeq);
+  if (!newest) return null;
+  const { served, ...layer } = entry.layer;
+  const { body: _body, ...change } = newest;
+  return structuredClone({
+    layer,
+    newest: change,
+    served: served
+      ? {
+          seq: served.seq,
+          publishedAt: served.publishedAt,
+          bytes: new TextEncoder().encode(served.body).byteLength,
+          head: firstCharacters(served.body, servedHeadCharacters),
+        }
+      : null,
+  });
 }
 
 /** The hosted data layers in memory: the reference implementation of DataLayerStore. */
@@ -62,6 +95,14 @@ export class MemoryDataLayerStore implements DataLayerStore {
       if (layer.exists && layer.key.account === account && layer.key.profile === profile) names.push(layer.key.dlId);
     }
     return names.sort(compareCodeUnits).slice(0, Math.max(0, limit));
+  }
+
+  async list(account: string, profile: string, limit: number): Promise<ListedDataLayer[]> {
+    return [...this.entries.values()]
+      .filter(({ layer }) => layer.key.account === account && layer.key.profile === profile)
+      .sort((a, b) => compareCodeUnits(a.layer.key.dlId, b.layer.key.dlId))
+      .slice(0, Math.max(0, limit))
+      .flatMap((entry) => listed(entry) ?? []);
   }
 
   async due(now: number, limit: number): Promise<DataLayerChange[]> {

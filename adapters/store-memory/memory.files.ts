@@ -99,6 +99,15 @@ export class MemoryFileStatusStore implements FileStatusStore {
       .map((record) => structuredClone(record));
   }
 
+  async list(account: string, profile: string, limit: number): Promise<FileStatusRecord[]> {
+    this.check();
+    return [...this.records.values()]
+      .filter((record) => record.account === account && record.profile === profile)
+      .sort((a, b) => byCreation(b, a))
+      .slice(0, Math.max(0, limit))
+      .map((record) => structuredClone(record));
+  }
+
   async unfinished(): Promise<FileStatusRecord[]> {
     this.check();
     return [...this.records.values()]

@@ -1,9 +1,15 @@
 import type {
   DeletionSettlement,
+  ListedPrivacyTransaction,
   PrivacyAuditRecord,
   PrivacyStore,
   PrivacyTransaction,
 } from "../../core/ports/index.ts";
+
+/** DEC-PRV-04: the audit record a deletion's settlement appends. */
+function settles(record: PrivacyAuditRecord): boolean {
+  return record.action === "deletion-succeeded" || record.action === "deletion-failed";
+}
 
 /**
  * The reference PrivacyStore: transactions by id and an append-only audit. Each method checks and writes
@@ -62,6 +68,22 @@ export class MemoryPrivacyStore implements PrivacyStore {
     this.check();
     const found = this.transactions.get(id);
     return found && found.account === account && found.profile === profile ? structuredClone(found) : null;
+  }
+
+  async list(account: string, profile: string, limit: number): Promise<ListedPrivacyTransaction[]> {
+    this.check();
+    const listed = [...this.transactions.values()]
+      .filter((transaction) => transaction.account === account && transaction.profile === profile)
+      .sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+      .slice(0, Math.max(0, limit));
+    const ids = new Set(listed.map((transaction) => transaction.id));
+    const settlements = new Map<string, Readonly<Record<string, number>>>();
+    for (const record of this.audit) {
+      if (ids.has(record.transactionId) && settles(record)) settlements.set(record.transactionId, record.detail);
+    }
+    return listed.map((transaction) =>
+      structuredClone({ transaction, settlement: settlements.get(transaction.id) ?? null }),
+    );
   }
 
   async dueDeletions(now: number, limit: number): Promise<PrivacyTransaction[]> {

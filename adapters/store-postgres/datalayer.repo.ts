@@ -6,8 +6,10 @@ import type {
   DataLayerKey,
   DataLayerRecord,
   DataLayerStore,
+  ListedDataLayer,
   ServedDataLayer,
 } from "../../core/ports/index.ts";
+import { servedHeadCharacters } from "../../core/ports/index.ts";
 import type { PgDatabase } from "./database.ts";
 import { dataLayerChanges, dataLayers } from "./datalayer.schema.ts";
 
@@ -154,6 +156,78 @@ export class PgDataLayerRepo implements DataLayerStore {
       .orderBy(inCodeUnitOrder(dataLayers.dlId))
       .limit(Math.max(0, limit));
     return rows.map((row) => row.dlId);
+  }
+
+  /**
+   * One query for the whole list: each layer with its newest change (the changes' primary key), and of what it
+   * serves only the size and the head, so that no body is read whole.
+   */
+  async list(account: string, profile: string, limit: number): Promise<ListedDataLayer[]> {
+    const rows = await this.db
+      .select({
+        dlId: dataLayers.dlId,
+        present: dataLayers.present,
+        lastSeq: dataLayers.lastSeq,
+        lastDueAt: dataLayers.lastDueAt,
+        settledSeq: dataLayers.settledSeq,
+        servedSeq: dataLayers.servedSeq,
+        servedAt: dataLayers.servedAt,
+        // Bytes: the text's encoding (the database's is UTF-8); characters: left counts code points.
+        servedBytes: sql<number | null>`octet_length(${dataLayers.servedBody})`,
+        servedHead: sql<string | null>`left(${dataLayers.servedBody}, ${servedHeadCharacters})`,
+        kind: dataLayerChanges.kind,
+        state: dataLayerChanges.state,
+        acceptedAt: dataLayerChanges.acceptedAt,
+        dueAt: dataLayerChanges.dueAt,
+        runAt: dataLayerChanges.runAt,
+        attempts: dataLayerChanges.attempts,
+        settledAt: dataLayerChanges.settledAt,
+      })
+      .from(dataLayers)
+      .innerJoin(
+        dataLayerChanges,
+        and(
+          eq(dataLayerChanges.account, dataLayers.account),
+          eq(dataLayerChanges.profile, dataLayers.profile),
+          eq(dataLayerChanges.dlId, dataLayers.dlId),
+          eq(dataLayerChanges.seq, dataLayers.lastSeq),
+        ),
+      )
+      .where(and(eq(dataLayers.account, account), eq(dataLayers.profile, profile)))
+      .orderBy(inCodeUnitOrder(dataLayers.dlId))
+      .limit(Math.max(0, limit));
+    return rows.map((row) => {
+      const key = { account, profile, dlId: row.dlId };
+      return {
+        layer: {
+          key,
+          exists: row.present,
+          lastSeq: row.lastSeq,
+          lastDueAt: row.lastDueAt,
+          settledSeq: row.settledSeq,
+        },
+        newest: {
+          key,
+          seq: row.lastSeq,
+          kind: row.kind,
+          state: row.state,
+          acceptedAt: row.acceptedAt,
+          dueAt: row.dueAt,
+          runAt: row.runAt,
+          attempts: row.attempts,
+          settledAt: row.settledAt,
+        },
+        served:
+          row.servedHead === null
+            ? null
+            : {
+                seq: row.servedSeq ?? 0,
+                publishedAt: row.servedAt ?? 0,
+                bytes: Number(row.servedBytes),
+                head: row.servedHead,
+              },
+      };
+    });
   }
 
   /** Pending changes with no earlier pending change of the same data layer. */

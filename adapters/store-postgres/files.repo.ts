@@ -1,4 +1,4 @@
-import { and, asc, count, eq, gte, inArray, lte, ne, sql, TransactionRollbackError } from "drizzle-orm";
+import { and, asc, count, desc, eq, gte, inArray, lte, ne, sql, TransactionRollbackError } from "drizzle-orm";
 import type { StatusEntry } from "../../core/files/file-import.machine.ts";
 import { csvExtension } from "../../core/files/file-name.rules.ts";
 import { prefixGroupsOfQuery } from "../../core/files/file-query.rules.ts";
@@ -150,6 +150,17 @@ export class PgFileStatusRepo implements FileStatusStore {
       .from(fileImports)
       .where(this.inRange(account, profile, prefix, from, to))
       .orderBy(asc(fileImports.createdAt), asc(fileImports.id));
+    return rows.map(toRecord);
+  }
+
+  /** Read backwards through `files_list_idx`: no more rows than the limit (ids are hex, so any collation orders them alike). */
+  async list(account: string, profile: string, limit: number): Promise<FileStatusRecord[]> {
+    const rows = await this.db
+      .select()
+      .from(fileImports)
+      .where(and(eq(fileImports.account, account), eq(fileImports.profile, profile)))
+      .orderBy(desc(fileImports.createdAt), desc(fileImports.id))
+      .limit(Math.max(0, limit));
     return rows.map(toRecord);
   }
 

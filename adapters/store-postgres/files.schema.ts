@@ -26,5 +26,7 @@ export const fileImports = pgTable(
     uniqueIndex("files_name_idx").on(table.account, table.profile, table.name),
     index("files_prefix_idx").on(table.account, table.profile, table.prefix, table.createdAt),
     index("files_unfinished_idx").on(table.finished, table.createdAt),
+    // The console's list of a profile's imports, newest first.
+    index("files_list_idx").on(table.account, table.profile, table.createdAt, table.id),
   ],
 );

@@ -1,6 +1,7 @@
-import { and, asc, eq, lte, min, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, lte, min, sql } from "drizzle-orm";
 import type {
   DeletionSettlement,
+  ListedPrivacyTransaction,
   PrivacyAuditRecord,
   PrivacyStore,
   PrivacyTransaction,
@@ -116,6 +117,27 @@ export class PgPrivacyRepo implements PrivacyStore {
         ),
       );
     return row ? toTransaction(row) : null;
+  }
+
+  /**
+   * One query: the transactions through `privacy_list_idx`, each with the audit record that settled it, if any
+   * (ids are hex, so any collation orders them alike).
+   */
+  async list(account: string, profile: string, limit: number): Promise<ListedPrivacyTransaction[]> {
+    const rows = await this.db
+      .select({ transaction: privacyTransactions, settlement: privacyAudit.detail })
+      .from(privacyTransactions)
+      .leftJoin(
+        privacyAudit,
+        and(
+          eq(privacyAudit.transactionId, privacyTransactions.id),
+          inArray(privacyAudit.action, ["deletion-succeeded", "deletion-failed"]),
+        ),
+      )
+      .where(and(eq(privacyTransactions.account, account), eq(privacyTransactions.profile, profile)))
+      .orderBy(desc(privacyTransactions.createdAt), desc(privacyTransactions.id))
+      .limit(Math.max(0, limit));
+    return rows.map((row) => ({ transaction: toTransaction(row.transaction), settlement: row.settlement }));
   }
 
   async dueDeletions(now: number, limit: number): Promise<PrivacyTransaction[]> {

@@ -30,6 +30,8 @@ export const privacyTransactions = pgTable(
       .on(table.account, table.profile, table.attributeId, table.valueHash)
       .where(sql`"state" = 'PENDING'`),
     index("privacy_due_idx").on(table.runAt).where(sql`"state" = 'PENDING'`),
+    // The console's list of a profile's transactions, newest first.
+    index("privacy_list_idx").on(table.account, table.profile, table.createdAt, table.id),
   ],
 );
 

@@ -52,6 +52,31 @@ export interface DataLayerRecord {
   readonly served: ServedDataLayer | null;
 }
 
+/**
+ * How many characters (code points) of a served body `DataLayerStore.list` answers: enough for a preview of
+ * 16 KiB of text, so that listing a thousand data layers of 1 MiB each does not read a gigabyte.
+ */
+export const servedHeadCharacters = 16_384;
+
+/** What is served for a listed data layer: its size and its first `servedHeadCharacters` characters. */
+export interface ServedDataLayerHead {
+  /** seq of the change that published it. */
+  readonly seq: number;
+  readonly publishedAt: number;
+  /** The size of the whole body, in UTF-8 bytes. */
+  readonly bytes: number;
+  /** The body's first `servedHeadCharacters` characters (the whole body when it is no longer). */
+  readonly head: string;
+}
+
+/** A data layer as `DataLayerStore.list` answers it: its record and newest change, without their bodies. */
+export interface ListedDataLayer {
+  readonly layer: Omit<DataLayerRecord, "served">;
+  /** The newest accepted change, without its body. */
+  readonly newest: Omit<DataLayerChange, "body">;
+  readonly served: ServedDataLayerHead | null;
+}
+
 /** A pending change that became completed (serving `serve`: the new content, or null to stop serving) or failed. */
 export type ChangeSettlement =
   | {
@@ -85,6 +110,11 @@ export interface DataLayerStore {
   append(change: DataLayerChange, exists: boolean): Promise<boolean>;
   /** DEC-DLE-09: the dl_ids of the profile's existing data layers in code-unit order, at most `limit`. */
   listExisting(account: string, profile: string, limit: number): Promise<string[]>;
+  /**
+   * Every data layer of the profile that has a change (existing or deleted), with its newest change and the
+   * head of what it serves, by dl_id in code-unit order, at most `limit`.
+   */
+  list(account: string, profile: string, limit: number): Promise<ListedDataLayer[]>;
   /**
    * DEC-DLE-05: pending changes with runAt <= now that have no earlier pending change of the same data
    * layer (so each layer's changes are applied in order), earliest runAt first, at most `limit`.

@@ -61,6 +61,8 @@ export interface FileStatusStore {
   count(account: string, profile: string, prefix: string, from: number, to: number): Promise<number>;
   /** DEC-FIL-06: the imports of the prefix created in [from, to], oldest first (then by id). */
   search(account: string, profile: string, prefix: string, from: number, to: number): Promise<FileStatusRecord[]>;
+  /** The imports of the profile, newest accepted first (by createdAt, then id, descending), at most `limit`. */
+  list(account: string, profile: string, limit: number): Promise<FileStatusRecord[]>;
   /**
    * Every unfinished import, of any node, oldest first: the work import workers have left. Which node goes on
    * with one is decided by the import's lease (core/files/file-import.use-cases.ts), not by this list.

@@ -15,15 +15,18 @@ export type {
   IncomingCollectRequest,
 } from "./collect-request.port.ts";
 export type { CsvRow, CsvRowSource, RowReadingFailure } from "./csv-rows.port.ts";
-export type {
-  ChangeSettlement,
-  DataLayerChange,
-  DataLayerChangeKind,
-  DataLayerChangeState,
-  DataLayerKey,
-  DataLayerRecord,
-  DataLayerStore,
-  ServedDataLayer,
+export {
+  type ChangeSettlement,
+  type DataLayerChange,
+  type DataLayerChangeKind,
+  type DataLayerChangeState,
+  type DataLayerKey,
+  type DataLayerRecord,
+  type DataLayerStore,
+  type ListedDataLayer,
+  type ServedDataLayer,
+  type ServedDataLayerHead,
+  servedHeadCharacters,
 } from "./datalayer.store.ts";
 export type { DropFolderInbox, DropReceipt, ReceiveDropped } from "./drop-folders.port.ts";
 export type { EventLoop } from "./event-loop.port.ts";
@@ -53,6 +56,7 @@ export type { Logger } from "./logger.port.ts";
 export type { MovableClock } from "./movable-clock.port.ts";
 export type {
   DeletionSettlement,
+  ListedPrivacyTransaction,
   PrivacyAuditAction,
   PrivacyAuditRecord,
   PrivacyStore,

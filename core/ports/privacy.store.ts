@@ -47,6 +47,16 @@ export interface PrivacyAuditRecord {
   readonly detail: Readonly<Record<string, number>>;
 }
 
+/** A transaction as `PrivacyStore.list` answers it, with what the audit recorded when it settled. */
+export interface ListedPrivacyTransaction {
+  readonly transaction: PrivacyTransaction;
+  /**
+   * DEC-PRV-04: the detail of the audit record that settled a deletion (deletion-succeeded: the counts of what
+   * it removed; deletion-failed: the tries it took); null for a get and for a pending deletion.
+   */
+  readonly settlement: Readonly<Record<string, number>> | null;
+}
+
 /** A pending deletion that is over: SUCCESS or FAILED, at `settledAt`, after `attempts` failed tries. */
 export interface DeletionSettlement {
   readonly id: string;
@@ -76,6 +86,11 @@ export interface PrivacyStore {
   ): Promise<{ readonly transaction: PrivacyTransaction; readonly created: boolean }>;
   /** PRV-07: the transaction of this account and profile with this id, or null. */
   find(account: string, profile: string, id: string): Promise<PrivacyTransaction | null>;
+  /**
+   * The transactions of this account and profile, gets and deletions, newest first (by createdAt, then id,
+   * descending), at most `limit`.
+   */
+  list(account: string, profile: string, limit: number): Promise<ListedPrivacyTransaction[]>;
   /** PRV-10: pending deletions with runAt <= now, earliest first, at most `limit`. */
   dueDeletions(now: number, limit: number): Promise<PrivacyTransaction[]>;
   /** The earliest runAt of the pending deletions, or null when none is pending. */

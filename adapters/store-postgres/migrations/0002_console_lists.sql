@@ -1,0 +1,2 @@
+CREATE INDEX "files_list_idx" ON "file_imports" USING btree ("account","profile","created_at","id");--> statement-breakpoint
+CREATE INDEX "privacy_list_idx" ON "privacy_transactions" USING btree ("account","profile","created_at","id");

@@ -1,0 +1,23 @@
+/**
+ * The console's overview of a profile (issue 32): its data layers, revisions, file imports and privacy
+ * transactions as the admin API lists them, and a revision's bundle.
+ */
+
+export {
+  bundleMembersOf,
+  type DataLayerChangeOverview,
+  type DataLayerOverview,
+  dataLayerOverview,
+  defaultOverviewLimit,
+  type FileOverview,
+  fileOverview,
+  maxOverviewLimit,
+  type PrivacyTransactionOverview,
+  previewOf,
+  privacyTransactionOverview,
+  type RevisionOverview,
+  revisionOverview,
+  type ServedOverview,
+  servedPreviewBytes,
+} from "./overview.rules.ts";
+export { OverviewService, type OverviewServiceDeps } from "./overview.use-cases.ts";
