@@ -19,7 +19,6 @@ async function show(): Promise<void> {
       content,
       withDefaultFonts: false,
       showDeveloperTools: "never",
-      showToolbar: "never",
       telemetry: false,
       agent: { disabled: true },
       mcp: { disabled: true },

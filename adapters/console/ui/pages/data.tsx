@@ -46,7 +46,7 @@ function DataLayers(props: { rows: readonly DataLayerView[] }) {
 function Revisions(props: { rows: readonly Row[]; onError: (error: unknown) => void }) {
   const columns: readonly Column<Row>[] = [
     { title: "Revision", cell: (row) => <span class="id">{str(row, "revisionId")}</span> },
-    { title: "Published", cell: (row) => str(row, "publishedAt") || str(row, "createdAt") || str(row, "created_at") },
+    { title: "Created", cell: (row) => <Time iso={str(row, "createdAt")} /> },
     { title: "Files", cell: (row) => (Array.isArray(row.files) ? row.files.map(textOf).join(", ") : "") },
     {
       title: "Download",
@@ -95,32 +95,29 @@ function Rest(props: { row: Row; skip: readonly string[] }) {
   );
 }
 
-function firstOf(row: Row, keys: readonly string[]): unknown {
-  for (const key of keys) if (row[key] !== undefined && row[key] !== null) return row[key];
-  return null;
+function countsOf(row: Row): string {
+  const counts = row.counts as { skipped?: number; failed?: number; succeeded?: number } | null | undefined;
+  const parts = typeof row.rowsRead === "number" ? [`${row.rowsRead} rows read`] : [];
+  if (counts)
+    parts.push(`${counts.succeeded ?? 0} imported`, `${counts.failed ?? 0} failed`, `${counts.skipped ?? 0} skipped`);
+  return parts.join(", ");
 }
 
 function Imports(props: { rows: readonly Row[] }) {
-  const shownKeys = ["name", "fileName", "state", "status"];
   const columns: readonly Column<Row>[] = [
-    { title: "File", cell: (row) => <span class="id">{textOf(firstOf(row, ["name", "fileName"]))}</span> },
-    { title: "State", cell: (row) => <StateBadge state={textOf(firstOf(row, ["state", "status"]))} /> },
-    {
-      title: "Counters",
-      cell: (row) =>
-        ["rowsRead", "rowsImported", "rowsFailed", "lineCount", "successCount", "failureCount"]
-          .filter((key) => typeof row[key] === "number")
-          .map((key) => `${key} ${row[key]}`)
-          .join(", "),
-    },
-    { title: "Details", cell: (row) => <Rest row={row} skip={shownKeys} /> },
+    { title: "File", cell: (row) => <span class="id">{str(row, "name")}</span> },
+    { title: "State", cell: (row) => <StateBadge state={str(row, "state")} /> },
+    { title: "Accepted", cell: (row) => <Time iso={str(row, "createdAt")} /> },
+    { title: "Counters", cell: countsOf },
+    { title: "Failure", cell: (row) => str(row, "failureMessage") },
+    { title: "Details", cell: (row) => <Rest row={row} skip={["name", "state", "createdAt", "failureMessage"]} /> },
   ];
   return (
     <Table
       caption="Imported files (newest first)"
       columns={columns}
       rows={props.rows}
-      keyOf={(row, i) => textOf(firstOf(row, ["name", "fileName"])) || i}
+      keyOf={(row, i) => str(row, "name") || i}
       empty="No file imported yet."
     />
   );

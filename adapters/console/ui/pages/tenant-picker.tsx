@@ -6,12 +6,39 @@ export interface Picked {
   readonly profile: string;
 }
 
-/** The account and profile named in the query, else the first of the first account. */
+const lastPickKey = "svc-hub.console.picked";
+
+/** Remembered for the tab, so that moving between pages keeps the account and profile. */
+export function rememberPick(picked: Picked): void {
+  sessionStorage.setItem(lastPickKey, JSON.stringify(picked));
+}
+
+function lastPick(): Partial<Picked> {
+  try {
+    return JSON.parse(sessionStorage.getItem(lastPickKey) ?? "{}") as Partial<Picked>;
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * The account and profile named in the query, else the last picked in this tab, else the first account's
+ * `main` profile (or its first).
+ */
 export function pickedOf(tenants: readonly Tenant[], query: URLSearchParams): Picked | null {
-  const account = tenants.find((tenant) => tenant.name === query.get("account")) ?? tenants[0];
+  const last = lastPick();
+  const wanted = query.get("account") ?? last.account;
+  const account = tenants.find((tenant) => tenant.name === wanted) ?? tenants[0];
   if (!account) return null;
-  const profile = account.profiles.find((name) => name === query.get("profile")) ?? account.profiles[0];
-  return profile === undefined ? null : { account: account.name, profile };
+  const wantedProfile = query.get("account") ? query.get("profile") : (query.get("profile") ?? last.profile);
+  const profile =
+    account.profiles.find((name) => name === wantedProfile) ??
+    account.profiles.find((name) => name === "main") ??
+    account.profiles[0];
+  if (profile === undefined) return null;
+  const picked = { account: account.name, profile };
+  rememberPick(picked);
+  return picked;
 }
 
 export function TenantPicker(props: {
