@@ -555,6 +555,7 @@ export {
 } from "./values/index.ts";
 export {
   buildKnownVisitorId,
+  explainVisitorId,
   findTapidId,
   type IdentifyInput,
   identifyVisitor,
@@ -563,8 +564,10 @@ export {
   matchKnownVisitorId,
   maxTapidCookieLength,
   maxVisitorIdLength,
+  newVisitorIdClauses,
   normaliseKnownVisitorId,
   normaliseVisitorIdValue,
+  type PrecedenceRow,
   parseTapid,
   planTapidCookie,
   type ResolvedVisitorId,
@@ -579,6 +582,7 @@ export {
   tapidCookieName,
   tapidMaxAgeSeconds,
   tapidSetCookie,
+  type VisitorIdDecision,
   type VisitorIdentity,
   type VisitorIdInputs,
   type VisitorIdRule,

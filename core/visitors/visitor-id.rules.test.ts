@@ -6,6 +6,7 @@ import type { IdSource } from "../ports/ids.port.ts";
 import { loneSurrogate, parseTapid, serializeTapid } from "./tapid.rules.ts";
 import {
   buildKnownVisitorId,
+  explainVisitorId,
   identifyVisitor,
   isFlagSet,
   isUsableVisitorId,
@@ -127,6 +128,69 @@ describe("visitor ID precedence (DEC-COL-09)", () => {
         if (resolved.source === "new") assert.equal(resolved.visitorId, "x".repeat(32));
       }),
     );
+  });
+});
+
+describe("a visitor ID decision explained (DEC-COL-09, issue 32)", () => {
+  it("[VID-05, DEC-COL-09] shows every row with what it read: a skipped TAPID is shown, not chosen, and svc_visitor_id wins", () => {
+    const given = inputs({ tapid: "t", visitorId: "v", firstParty: "f", skipTapid: true });
+    assert.deepEqual(explainVisitorId(given, resolveVisitorId(given, fixedIds), null), {
+      source: "visitor_id",
+      precedence: [
+        { source: "override", clauses: ["VID-04"], value: null, chosen: false, known: true },
+        { source: "tapid", clauses: ["VID-03", "VID-05", "VID-06"], value: "t", chosen: false, known: true },
+        { source: "visitor_id", clauses: ["VID-01", "VID-03"], value: "v", chosen: true, known: true },
+        { source: "first_party", clauses: ["VID-03"], value: "f", chosen: false, known: true },
+        { source: "new", clauses: ["VID-09"], value: null, chosen: false, known: true },
+      ],
+      skipTapid: true,
+      deleteTapid: false,
+      tapidCookie: null,
+    });
+  });
+
+  it("[VID-09] a new ID is the last row's value, chosen", () => {
+    const decision = explainVisitorId(inputs(), resolveVisitorId(inputs(), fixedIds), "TAPID=acme/main>new-id|");
+    assert.deepEqual(decision.precedence.at(-1), {
+      source: "new",
+      clauses: ["VID-09"],
+      value: "new-id",
+      chosen: true,
+      known: true,
+    });
+    assert.equal(decision.tapidCookie, "TAPID=acme/main>new-id|");
+  });
+
+  it("exactly one row is chosen, the resolved source's, and each row shows its input, for every combination", () => {
+    fc.assert(
+      fc.property(anyInputs, (given) => {
+        const resolved = resolveVisitorId(given, fixedIds);
+        const decision = explainVisitorId(given, resolved, null);
+        assert.deepEqual(
+          decision.precedence.filter((row) => row.chosen).map((row) => row.source),
+          [resolved.source],
+        );
+        assert.deepEqual(
+          decision.precedence.slice(0, -1).map((row) => row.value),
+          [given.override, given.tapid, given.visitorId, given.firstParty],
+        );
+        assert.equal(decision.source, resolved.source);
+      }),
+    );
+  });
+
+  it("identifyVisitor exposes the inputs it resolved from", () => {
+    const identity = identifyVisitor(
+      {
+        account: "acme",
+        profile: "main",
+        params: { svc_visitor_id: "v", svc_delete_3rd_party_vid_cookies: "true" },
+        cookieHeader: "TAPID=acme/main>t|",
+      },
+      fixedIds,
+    );
+    assert.deepEqual(identity.inputs, inputs({ tapid: "t", visitorId: "v", deleteTapid: true }));
+    assert.equal(identity.source, "visitor_id");
   });
 });
 

@@ -136,20 +136,26 @@ export interface VisitorIdInputs {
 export interface VisitorIdRule {
   readonly source: Exclude<VisitorIdSource, "new">;
   readonly clauses: readonly string[];
+  /** The input the row reads, whether or not it may take it (a skipped TAPID is still the TAPID sent). */
+  readonly input: "override" | "tapid" | "visitorId" | "firstParty";
   readonly pick: (inputs: VisitorIdInputs) => string | null;
 }
 
 /** DEC-COL-09: the sources of the visitor ID, highest precedence first. The first with a value wins. */
 export const visitorIdPrecedence: readonly VisitorIdRule[] = [
-  { source: "override", clauses: ["VID-04"], pick: (inputs) => inputs.override },
+  { source: "override", clauses: ["VID-04"], input: "override", pick: (inputs) => inputs.override },
   {
     source: "tapid",
     clauses: ["VID-03", "VID-05", "VID-06"],
+    input: "tapid",
     pick: (inputs) => (inputs.skipTapid || inputs.deleteTapid ? null : inputs.tapid),
   },
-  { source: "visitor_id", clauses: ["VID-01", "VID-03"], pick: (inputs) => inputs.visitorId },
-  { source: "first_party", clauses: ["VID-03"], pick: (inputs) => inputs.firstParty },
+  { source: "visitor_id", clauses: ["VID-01", "VID-03"], input: "visitorId", pick: (inputs) => inputs.visitorId },
+  { source: "first_party", clauses: ["VID-03"], input: "firstParty", pick: (inputs) => inputs.firstParty },
 ];
+
+/** VID-09: the row after the table, a new random ID, taken when no source has a value. */
+export const newVisitorIdClauses: readonly string[] = ["VID-09"];
 
 export interface ResolvedVisitorId {
   readonly visitorId: string;
@@ -196,6 +202,8 @@ export interface IdentifyInput {
 }
 
 export interface VisitorIdentity extends ResolvedVisitorId {
+  /** What the request said about its visitor, as the precedence table read it (explainVisitorId shows it). */
+  readonly inputs: VisitorIdInputs;
   /** svc_thirdparty_visitor_id: the account/profile's TAPID once the answer is applied, where known. */
   readonly thirdPartyVisitorId: string | null;
   /** svc_firstparty_visitor_id, where known. */
@@ -261,9 +269,67 @@ export function identifyVisitor(input: IdentifyInput, ids: IdSource): VisitorIde
   });
   return {
     ...resolved,
+    inputs,
     thirdPartyVisitorId: plan.thirdPartyVisitorId,
     firstPartyVisitorId: inputs.firstParty,
     tapidCookie: plan.action,
+  };
+}
+
+/** One row of the precedence table as a decision shows it: what the row read and whether it won. */
+export interface PrecedenceRow {
+  readonly source: VisitorIdSource;
+  readonly clauses: readonly string[];
+  /** The row's input (the new row: the ID made), or null when there was none. */
+  readonly value: string | null;
+  readonly chosen: boolean;
+  /**
+   * Whether `value` is what the request carried. Always true when the decision was seen as it was made; a
+   * decision rebuilt from a stored event (which keeps only some inputs) has false where the input is unknown.
+   */
+  readonly known: boolean;
+}
+
+/** How an event's visitor ID was chosen: the table row by row, the TAPID flags, and the answer's TAPID cookie. */
+export interface VisitorIdDecision {
+  readonly source: VisitorIdSource;
+  readonly precedence: readonly PrecedenceRow[];
+  readonly skipTapid: boolean;
+  readonly deleteTapid: boolean;
+  /** The Set-Cookie header value the answer carried (DEC-COL-10), or null. */
+  readonly tapidCookie: string | null;
+}
+
+/**
+ * DEC-COL-09, DEC-COL-10, VID-03 to VID-06, VID-09: the decision behind a resolved visitor ID, read back from
+ * the precedence table: each row with the input it read, the winner marked, and a last row for a new ID.
+ */
+export function explainVisitorId(
+  inputs: VisitorIdInputs,
+  resolved: ResolvedVisitorId,
+  tapidCookie: string | null,
+): VisitorIdDecision {
+  const precedence: PrecedenceRow[] = visitorIdPrecedence.map((rule) => ({
+    source: rule.source,
+    clauses: rule.clauses,
+    value: inputs[rule.input],
+    chosen: rule.source === resolved.source,
+    known: true,
+  }));
+  const isNew = resolved.source === "new";
+  precedence.push({
+    source: "new",
+    clauses: newVisitorIdClauses,
+    value: isNew ? resolved.visitorId : null,
+    chosen: isNew,
+    known: true,
+  });
+  return {
+    source: resolved.source,
+    precedence,
+    skipTapid: inputs.skipTapid,
+    deleteTapid: inputs.deleteTapid,
+    tapidCookie,
   };
 }
 
