@@ -92,13 +92,13 @@ describe("the collection use case (COL-*, DEC-COL-*)", () => {
     });
   });
 
-  it("[DEC-COL-06] answers a bot as a success without storing it, reading neither its query nor its body", async () => {
+  it("[DEC-COL-06] answers a bot as a success without storing it, reading its query string (the journal's hints) but never its body", async () => {
     const { stores, collector, asked, request } = await openCollect({ bots: ["ExampleCrawler/1.0"] });
     const outcome = await collector.collect(
       request("POST", "?svc_account=acme", { "user-agent": "ExampleCrawler/1.0" }, ok(utf8('{"a":1}'))),
     );
     assert.deepEqual(outcome, ok({ stored: false, setCookie: null }));
-    assert.deepEqual(asked, { queries: [], bodies: [], warnings: [] });
+    assert.deepEqual(asked, { queries: ["http://collect.test/event?svc_account=acme"], bodies: [], warnings: [] });
     assert.deepEqual(await stores.events.query({ limit: 10 }), []);
     assert.equal(collector.stats.view().filteredBots, 1);
   });
@@ -180,5 +180,131 @@ describe("the collection use case (COL-*, DEC-COL-*)", () => {
     assert.deepEqual(outcome, { ok: false, error: collectError("storageUnavailable") });
     assert.deepEqual(asked.warnings, ["event commit failed"]);
     assert.equal(collector.stats.view().storageUnavailable, 1);
+  });
+
+  describe("the journal (issue 32)", () => {
+    it("[COL-16, DEC-COL-09] records a stored event once committed: its data and how its visitor ID was chosen", async () => {
+      const { stores, collector, request } = await openCollect();
+      const outcome = await collector.collect(
+        request("GET", "?svc_account=acme&svc_event=view&svc_trace_id=t-9&svc_visitor_id=v-1&colour=blue", {
+          "user-agent": "Mozilla/5.0",
+          cookie: "TAPID=acme/main>t-1|",
+        }),
+      );
+      assert.equal(outcome.ok, true);
+      const [stored] = await stores.events.query({ account: "acme", limit: 1 });
+      const [entry] = collector.journal.entriesAfter(0);
+      // The journal holds the event's own parameters object (no prototype); the store answers a copy.
+      assert.deepEqual({ ...(entry?.outcome === "stored" ? entry.data : {}) }, stored?.data);
+      assert.deepEqual(
+        { ...entry, data: stored?.data },
+        {
+          id: 1,
+          at: now,
+          outcome: "stored",
+          method: "GET",
+          account: "acme",
+          profile: "main",
+          event: "view",
+          traceId: "t-9",
+          visitorId: "t-1",
+          userAgent: "Mozilla/5.0",
+          data: stored?.data,
+          decision: {
+            source: "tapid",
+            precedence: [
+              { source: "override", clauses: ["VID-04"], value: null, chosen: false, known: true },
+              { source: "tapid", clauses: ["VID-03", "VID-05", "VID-06"], value: "t-1", chosen: true, known: true },
+              { source: "visitor_id", clauses: ["VID-01", "VID-03"], value: "v-1", chosen: false, known: true },
+              { source: "first_party", clauses: ["VID-03"], value: null, chosen: false, known: true },
+              { source: "new", clauses: ["VID-09"], value: null, chosen: false, known: true },
+            ],
+            skipTapid: false,
+            deleteTapid: false,
+            tapidCookie: null,
+          },
+        },
+      );
+    });
+
+    it("[DEC-COL-10] a stored entry's decision carries the Set-Cookie the answer carried", async () => {
+      const { collector, request } = await openCollect();
+      const outcome = await collector.collect(request("GET", "?svc_account=acme&svc_visitor_id=v-2"));
+      const [entry] = collector.journal.entriesAfter(0);
+      assert.equal(entry?.outcome, "stored");
+      assert.equal(entry?.outcome === "stored" && entry.decision.tapidCookie, outcome.ok && outcome.value.setCookie);
+      assert.match((entry?.outcome === "stored" && entry.decision.tapidCookie) || "", /^TAPID=acme\/main>v-2/);
+    });
+
+    it("[COL-04] records a refusal with its status, reason, X-Error and the event name it hinted", async () => {
+      const { collector, request } = await openCollect();
+      await collector.collect(request("GET", "?svc_profile=main&svc_event=view&svc_trace_id=t-2"));
+      assert.deepEqual(collector.journal.entriesAfter(0), [
+        {
+          id: 1,
+          at: now,
+          outcome: "refused",
+          method: "GET",
+          status: 400,
+          reason: "missingAccountOrProfile",
+          xError: collectError("missingAccountOrProfile").xError,
+          account: null,
+          profile: "main",
+          event: "view",
+          traceId: "t-2",
+          userAgent: null,
+        },
+      ]);
+    });
+
+    it("[DEC-COL-08] a commit that fails is recorded as refused (503), never as stored", async () => {
+      const base = createMemoryStores();
+      const failing: Stores = {
+        ...base,
+        events: {
+          ...base.events,
+          append: async () => {
+            throw new Error("disk full");
+          },
+        },
+      };
+      const { collector, request } = await openCollect({ stores: failing });
+      await collector.collect(request("GET", "?svc_account=acme"));
+      assert.deepEqual(
+        collector.journal.entriesAfter(0).map((entry) => [entry.outcome, "reason" in entry ? entry.reason : null]),
+        [["refused", "storageUnavailable"]],
+      );
+    });
+
+    it("[DEC-COL-06] records a filtered bot with the hints of its query string", async () => {
+      const { collector, request } = await openCollect({ bots: ["ExampleCrawler/1.0"] });
+      await collector.collect(
+        request("GET", "?svc_account=acme&svc_event=view&svc_trace_id=t-3", { "user-agent": "ExampleCrawler/1.0" }),
+      );
+      assert.deepEqual(collector.journal.entriesAfter(0), [
+        {
+          id: 1,
+          at: now,
+          outcome: "bot",
+          method: "GET",
+          account: "acme",
+          profile: null,
+          event: "view",
+          traceId: "t-3",
+          userAgent: "ExampleCrawler/1.0",
+        },
+      ]);
+    });
+
+    it("tells a listener of each outcome as it is recorded, and a reset (forget) empties the journal", async () => {
+      const { collector, request } = await openCollect();
+      const seen: string[] = [];
+      collector.journal.subscribe((entry) => seen.push(entry.outcome));
+      await collector.collect(request("GET", "?svc_account=acme"));
+      await collector.collect(request("GET", "?svc_account=nobody"));
+      assert.deepEqual(seen, ["stored", "refused"]);
+      collector.forget();
+      assert.deepEqual(collector.journal.entriesAfter(0), []);
+    });
   });
 });

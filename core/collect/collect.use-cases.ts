@@ -15,8 +15,9 @@ import type {
 } from "../ports/index.ts";
 import { err, ok, type Result } from "../result.ts";
 import { tapidSetCookie } from "../visitors/tapid.rules.ts";
-import { identifyVisitor } from "../visitors/visitor-id.rules.ts";
+import { explainVisitorId, identifyVisitor } from "../visitors/visitor-id.rules.ts";
 import { type EventParams, parseEventBody, readCollectRequest } from "./collect.rules.ts";
+import { CollectJournal } from "./collect-journal.ts";
 import { CollectStats } from "./collect-stats.ts";
 import { describeCollectedEvent } from "./event.rules.ts";
 import { GroupCommitWriter } from "./group-commit.ts";
@@ -40,6 +41,8 @@ export interface CollectServiceDeps {
   readonly onCommitted?: () => void;
   /** Groups of events committing at once (GroupCommitWriter's inFlight; default 1). */
   readonly commitsInFlight?: number;
+  /** Where every outcome is recorded (the console's live feed); default: a journal of the default size. */
+  readonly journal?: CollectJournal;
 }
 
 export interface CollectOutcome {
@@ -72,21 +75,35 @@ function hint(value: unknown): string | null {
   return typeof value === "string" && value !== "" ? value.slice(0, 300) : null;
 }
 
+/** What a request that was not stored says of itself: svc_account, svc_profile, svc_event and svc_trace_id, the body first. */
+function hintsOf(query: ReadonlyArray<readonly [string, string]>, body: EventParams | null) {
+  const from = (name: string) => hint(body?.[name]) ?? hint(query.find(([key]) => key === name)?.[1]);
+  return {
+    account: from("svc_account"),
+    profile: from("svc_profile"),
+    event: from("svc_event"),
+    traceId: from("svc_trace_id"),
+  };
+}
+
 /**
  * The collection use-case (COL-*, VID-*, DEC-COL-*): filter bots, read and check the request, keep to the
  * rate limit, resolve the visitor, commit the event (group commit) and say what the answer carries.
- * Per process: the rate-limit windows, the sources' shares and byte budgets and the counters live in memory
- * (docs/decisions.md, Collection); the account's limit is shared with the other processes on the store through
+ * Per process: the rate-limit windows, the sources' shares and byte budgets, the counters and the journal of the
+ * latest outcomes live in memory (docs/decisions.md, Collection); the account's limit is shared with the other processes on the store through
  * `exchangeRates`, which the host calls every `limits.collectRateExchangeMs`.
  */
 export class CollectService {
   readonly stats = new CollectStats();
+  /** Every outcome, stored, refused or a filtered bot (the console's live feed, SVC_PRINT_EVENTS). */
+  readonly journal: CollectJournal;
   readonly directory: TenantDirectory;
   private readonly writer: GroupCommitWriter<CollectedEvent>;
   private readonly rates: CollectRateLimiter;
   private readonly exchanger: RateExchanger;
 
   constructor(private readonly deps: CollectServiceDeps) {
+    this.journal = deps.journal ?? new CollectJournal();
     this.rates = new CollectRateLimiter({
       eventsPerSecond: deps.limits.collectEventsPerSecond,
       bytesPerSourcePerSecond: deps.limits.collectBytesPerSourcePerSecond,
@@ -117,6 +134,14 @@ export class CollectService {
     const userAgent = headers.get("user-agent");
     if (this.deps.bots.isBot(userAgent)) {
       this.stats.filteredBots += 1;
+      // The query string's hints only: a bot's body is never read.
+      this.journal.record({
+        at: this.deps.clock.now(),
+        outcome: "bot",
+        method,
+        ...hintsOf(queryPairsOf(request.url), null),
+        userAgent,
+      });
       return ok({ stored: false, setCookie: null });
     }
     const query = queryPairsOf(request.url);
@@ -157,13 +182,32 @@ export class CollectService {
       this.deps.ids,
     );
     const visitorIdAttributes = tenants.visitorIdAttributesOf(collected.account, collected.profile);
+    const event = describeCollectedEvent(collected, identity, now, visitorIdAttributes);
     try {
-      await this.writer.write(describeCollectedEvent(collected, identity, now, visitorIdAttributes));
+      await this.writer.write(event);
     } catch {
       return this.refuse(collectError("storageUnavailable"), method, userAgent, query, body);
     }
     this.stats.accepted += 1;
-    return ok({ stored: true, setCookie: tapidSetCookie(identity.tapidCookie) });
+    const setCookie = tapidSetCookie(identity.tapidCookie);
+    // Only now, committed: the journal shows what was stored.
+    this.journal.record(
+      {
+        at: now,
+        outcome: "stored",
+        method,
+        account: event.account,
+        profile: event.profile,
+        event: event.event,
+        traceId: event.traceId,
+        visitorId: event.visitorId,
+        userAgent,
+        data: event.data,
+        decision: explainVisitorId(identity.inputs, identity, setCookie),
+      },
+      bytes,
+    );
+    return ok({ stored: true, setCookie });
   }
 
   /**
@@ -181,11 +225,12 @@ export class CollectService {
 
   /**
    * svc-hub's own admin API (POST /admin/reset), once no event is waiting for its commit (`settled`): the rate
-   * windows, the counters and the tenants read are forgotten, as a fresh start has none of them.
+   * windows, the counters, the journal and the tenants read are forgotten, as a fresh start has none of them.
    */
   forget(): void {
     this.rates.forget();
     this.stats.clear();
+    this.journal.clear();
     this.directory.refresh();
   }
 
@@ -234,16 +279,30 @@ export class CollectService {
     query: ReadonlyArray<readonly [string, string]>,
     body: EventParams | null,
   ): Result<never, CollectError> {
-    const from = (name: string) => hint(body?.[name]) ?? hint(query.find(([key]) => key === name)?.[1]);
+    const at = this.deps.clock.now();
+    const { account, profile, event, traceId } = hintsOf(query, body);
     this.stats.recordRejection({
-      at: new Date(this.deps.clock.now()).toISOString(),
+      at: new Date(at).toISOString(),
       method,
       status: error.status,
       reason: error.code,
       xError: error.xError,
-      account: from("svc_account"),
-      profile: from("svc_profile"),
-      traceId: from("svc_trace_id"),
+      account,
+      profile,
+      traceId,
+      userAgent,
+    });
+    this.journal.record({
+      at,
+      outcome: "refused",
+      method,
+      status: error.status,
+      reason: error.code,
+      xError: error.xError,
+      account,
+      profile,
+      event,
+      traceId,
       userAgent,
     });
     return err(error);

@@ -1,7 +1,8 @@
 /**
  * Collection: reading an event request (COL-*), describing the event stored, the bot rules, the rate
  * limits of collection (per account, shared by the nodes on one store; a fair share per source, bytes per
- * source), and the use case that collects an event (its group commit, its counters and its copy of the tenants).
+ * source), and the use case that collects an event (its group commit, its counters, its journal of the latest
+ * outcomes and its copy of the tenants).
  */
 
 export { genericHttpClientUserAgents, matchesVendorBotToken } from "./bot.rules.ts";
@@ -17,6 +18,20 @@ export {
   refererHost,
 } from "./collect.rules.ts";
 export { type CollectOutcome, CollectService, type CollectServiceDeps } from "./collect.use-cases.ts";
+export {
+  type BotJournalEntry,
+  CollectJournal,
+  type CollectJournalEntry,
+  type CollectJournalOptions,
+  type CollectJournalView,
+  type CollectOutcomeRecord,
+  defaultJournalBytes,
+  defaultJournalSize,
+  type JournalListener,
+  type RefusedJournalEntry,
+  type StoredJournalEntry,
+  viewOfJournalEntry,
+} from "./collect-journal.ts";
 export {
   type CollectCommitsView,
   type CollectRejection,
