@@ -252,6 +252,7 @@ export {
 } from "./machine.ts";
 export {
   checkEngineAccess,
+  type EngineReading,
   type MomentsAnswer,
   type MomentsQuery,
   MomentsService,
@@ -435,6 +436,7 @@ export {
   buildProfile,
   chooseCanonical,
   eventRetentionWorker,
+  foldVisitorEvents,
   type GroupSummary,
   identitiesOfEvent,
   isKnownVisitorKey,

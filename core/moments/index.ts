@@ -8,4 +8,4 @@ export {
   type VisitorData,
   visitorDataFor,
 } from "./moments.rules.ts";
-export { type MomentsAnswer, type MomentsQuery, MomentsService } from "./moments.use-cases.ts";
+export { type EngineReading, type MomentsAnswer, type MomentsQuery, MomentsService } from "./moments.use-cases.ts";

@@ -1,4 +1,4 @@
-import type { EngineDefinition } from "../config/config.model.ts";
+import type { EngineDefinition, ProfileConfig } from "../config/config.model.ts";
 import { type MomentsError, momentsError } from "../errors/moments.errors.ts";
 import type { Stores } from "../ports/stores.ts";
 import { err, ok, type Result } from "../result.ts";
@@ -24,6 +24,23 @@ export interface MomentsQuery {
 
 /** The answer: the visitor data, or `null` for "not found, and suppressNotFound asked for an empty 200". */
 export type MomentsAnswer = VisitorData | null;
+
+/**
+ * What an engine answers of a visitor, or why it answers nothing (MOM-08, MOM-10, DEC-MOM-04): the engine is
+ * disabled (403); the visitor is in no group; the engine has no time it was enabled since; or the visitor's
+ * last event (`lastSeenAt`) is before that time (`enabledSince`).
+ */
+export type EngineReading =
+  | { readonly status: 200; readonly data: VisitorData }
+  | { readonly status: 403; readonly why: "engine-disabled" }
+  | { readonly status: 404; readonly why: "unknown-visitor" }
+  | { readonly status: 404; readonly why: "never-enabled"; readonly lastSeenAt: number }
+  | {
+      readonly status: 404;
+      readonly why: "no-event-since-enabled";
+      readonly enabledSince: number;
+      readonly lastSeenAt: number;
+    };
 
 /**
  * The visitor-data lookup (MOM-01..12, DEC-MOM-01..04): one read of the visitor's group, its profile and
@@ -65,23 +82,51 @@ export class MomentsService {
       usable = isUsableVisitorId(lookup.value.value);
     }
 
-    const data = usable
-      ? await this.visitorData(query.account, query.profile, engine, profileRecord.config, visitorId)
+    const reading = usable
+      ? await this.readVisitor(query.account, query.profile, engine, profileRecord.config, visitorId)
       : null;
-    if (data) return ok(data);
+    if (reading?.status === 200) return ok(reading.data);
     return suppress.value ? ok(null) : err(momentsError("visitorNotFound"));
   }
 
+  /**
+   * svc-hub's console: what each engine of the profile answers of a visitor, in the configuration's order, as
+   * `lookup` would answer it but for the Referer check (a console has no page to send): the data, 403 for a
+   * disabled engine, or 404 and why. `visitorId` is any member of the visitor's group.
+   */
+  async readEngines(
+    account: string,
+    profile: string,
+    config: ProfileConfig,
+    visitorId: string,
+  ): Promise<Array<{ readonly engine: EngineDefinition; readonly reading: EngineReading }>> {
+    return Promise.all(
+      config.engines.map(async (engine) => ({
+        engine,
+        reading: engine.enabled
+          ? await this.readVisitor(account, profile, engine, config, visitorId)
+          : ({ status: 403, why: "engine-disabled" } as const),
+      })),
+    );
+  }
+
   /** MOM-10, DEC-MOM-04: data only for a visitor with events since the engine was enabled. */
-  private async visitorData(
+  private async readVisitor(
     account: string,
     profile: string,
     engine: EngineDefinition,
-    config: Parameters<typeof visitorDataFor>[0]["config"],
+    config: ProfileConfig,
     visitorId: string,
-  ): Promise<VisitorData | null> {
+  ): Promise<EngineReading> {
     const found = await this.deps.stores.profiles.findForEngine(account, profile, visitorId, engine.id);
-    if (!found || found.engineEnabledSince === null || found.data.lastSeenAt < found.engineEnabledSince) return null;
-    return visitorDataFor({ account, profileName: profile, config, engine, profile: found.data });
+    if (!found) return { status: 404, why: "unknown-visitor" };
+    const { engineEnabledSince: since } = found;
+    const lastSeenAt = found.data.lastSeenAt;
+    if (since === null) return { status: 404, why: "never-enabled", lastSeenAt };
+    if (lastSeenAt < since) return { status: 404, why: "no-event-since-enabled", enabledSince: since, lastSeenAt };
+    return {
+      status: 200,
+      data: visitorDataFor({ account, profileName: profile, config, engine, profile: found.data }),
+    };
   }
 }

@@ -19,6 +19,7 @@ export {
 } from "./profile.rules.ts";
 export { profilesCursorKey, profileWorker } from "./profile-folding.worker.ts";
 export {
+  foldVisitorEvents,
   ProfileBatchError,
   ProfileLeaseLost,
   ProfilesService,

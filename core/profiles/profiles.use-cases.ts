@@ -1,6 +1,6 @@
 import type { ProfileConfig, ServiceConfig } from "../config/config.model.ts";
 import type { EventLoop } from "../ports/event-loop.port.ts";
-import type { StoredEvent } from "../ports/events.store.ts";
+import type { EventStore, StoredEvent } from "../ports/events.store.ts";
 import type { ProfileStore } from "../ports/profiles.store.ts";
 import type { Stores } from "../ports/stores.ts";
 import { chunks } from "../values/chunks.ts";
@@ -246,13 +246,7 @@ export class ProfilesService {
     await profiles.save(account, profile, into, joined, involved);
   }
 
-  /**
-   * The profile of the members' events up to `upToSeq`, folded in sequence order while reading them page by
-   * page: a merge of one ascending stream per chunk of members (a query names up to membersPerQuery of
-   * them, so a group of a thousand visitors is a few queries a page, not a thousand), so memory stays at a
-   * page per chunk however many events the visitors have. Between pages the thread is given back.
-   */
-  private async foldMembers(
+  private foldMembers(
     account: string,
     profile: string,
     visitorIds: readonly string[],
@@ -260,40 +254,72 @@ export class ProfilesService {
     config: ProfileConfig,
     slice: () => Promise<void>,
   ): Promise<VisitorProfile | null> {
-    const streams = chunks(visitorIds, membersPerQuery).map((members) => ({
-      members,
-      page: [] as StoredEvent[],
-      index: 0,
-      afterSeq: 0,
-      exhausted: false,
-    }));
-    let folded: VisitorProfile | null = null;
-    for (;;) {
-      for (const stream of streams) {
-        if (stream.index < stream.page.length || stream.exhausted) continue;
-        await slice();
-        stream.page = await this.deps.stores.events.query({
-          account,
-          profile,
-          visitorIds: stream.members,
-          afterSeq: stream.afterSeq,
-          beforeSeq: upToSeq + 1,
-          limit: this.pageSize,
-          order: "asc",
-        });
-        stream.index = 0;
-        stream.exhausted = stream.page.length < this.pageSize;
-        if (stream.page.length > 0) stream.afterSeq = (stream.page.at(-1) as StoredEvent).seq;
-      }
-      let next: (typeof streams)[number] | null = null;
-      for (const stream of streams) {
-        const head = stream.page[stream.index];
-        if (head && (!next || head.seq < (next.page[next.index] as StoredEvent).seq)) next = stream;
-      }
-      if (!next) return folded;
-      folded = applyEvent(folded, profileEventOf(next.page[next.index] as StoredEvent), config, this.deps.policy);
-      next.index += 1;
+    return foldVisitorEvents(
+      this.deps.stores.events,
+      { account, profile, visitorIds, upToSeq },
+      config,
+      this.deps.policy,
+      {
+        pageSize: this.pageSize,
+        slice,
+      },
+    );
+  }
+}
+
+/**
+ * DEC-PRO-03, VID-08: the profile of visitors' events up to `upToSeq` (stitched visitors: a group's members),
+ * folded in sequence order while reading them page by page: a merge of one ascending stream per chunk of
+ * members (a query names up to membersPerQuery of them, so a group of a thousand visitors is a few queries a
+ * page, not a thousand), so memory stays at a page per chunk however many events the visitors have. `slice` is
+ * awaited before each page (the worker gives the thread back there). Null when they have no event.
+ */
+export async function foldVisitorEvents(
+  events: Pick<EventStore, "query">,
+  group: {
+    readonly account: string;
+    readonly profile: string;
+    readonly visitorIds: readonly string[];
+    readonly upToSeq: number;
+  },
+  config: ProfileConfig,
+  policy: ProfilePolicy,
+  options: { readonly pageSize?: number; readonly slice?: () => Promise<void> } = {},
+): Promise<VisitorProfile | null> {
+  const pageSize = options.pageSize ?? defaultPageSize;
+  const streams = chunks(group.visitorIds, membersPerQuery).map((members) => ({
+    members,
+    page: [] as StoredEvent[],
+    index: 0,
+    afterSeq: 0,
+    exhausted: false,
+  }));
+  let folded: VisitorProfile | null = null;
+  for (;;) {
+    for (const stream of streams) {
+      if (stream.index < stream.page.length || stream.exhausted) continue;
+      await options.slice?.();
+      stream.page = await events.query({
+        account: group.account,
+        profile: group.profile,
+        visitorIds: stream.members,
+        afterSeq: stream.afterSeq,
+        beforeSeq: group.upToSeq + 1,
+        limit: pageSize,
+        order: "asc",
+      });
+      stream.index = 0;
+      stream.exhausted = stream.page.length < pageSize;
+      if (stream.page.length > 0) stream.afterSeq = (stream.page.at(-1) as StoredEvent).seq;
     }
+    let next: (typeof streams)[number] | null = null;
+    for (const stream of streams) {
+      const head = stream.page[stream.index];
+      if (head && (!next || head.seq < (next.page[next.index] as StoredEvent).seq)) next = stream;
+    }
+    if (!next) return folded;
+    folded = applyEvent(folded, profileEventOf(next.page[next.index] as StoredEvent), config, policy);
+    next.index += 1;
   }
 }
 
