@@ -231,6 +231,24 @@ export {
   validateFileQuery,
 } from "./files/index.ts";
 export {
+  builtinLabels,
+  decisionOfStoredEvent,
+  diffProfiles,
+  type EngineAnswerView,
+  type EventExplanation,
+  type InspectedVisitor,
+  InspectService,
+  type InspectServiceDeps,
+  inspectedEventCount,
+  isJournalEntryOf,
+  type ProfileChange,
+  type ProfileChangeKind,
+  type ProfileView,
+  sameJson,
+  type VisitorQuery,
+  viewOfProfile,
+} from "./inspect/index.ts";
+export {
   deepFreeze,
   defaultJsonBodyRules,
   describeJsonBodyProblem,

@@ -1,0 +1,26 @@
+/**
+ * Inspection (issue 32, the web console): one stored event explained (how its visitor ID was chosen, what it
+ * changed in its visitor's profile) and one visitor looked up (its group, profile, latest events and what each
+ * engine answers of it). Reads only.
+ */
+
+export {
+  builtinLabels,
+  decisionOfStoredEvent,
+  diffProfiles,
+  isJournalEntryOf,
+  type ProfileChange,
+  type ProfileChangeKind,
+  type ProfileView,
+  sameJson,
+  viewOfProfile,
+} from "./inspect.rules.ts";
+export {
+  type EngineAnswerView,
+  type EventExplanation,
+  type InspectedVisitor,
+  InspectService,
+  type InspectServiceDeps,
+  inspectedEventCount,
+  type VisitorQuery,
+} from "./inspect.use-cases.ts";
