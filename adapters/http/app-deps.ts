@@ -4,6 +4,7 @@ import type { ServiceConfig } from "../../core/config/config.model.ts";
 import type { DataLayerService } from "../../core/datalayer/datalayer.use-cases.ts";
 import type { FileImportService } from "../../core/files/file-import.use-cases.ts";
 import type { FileStatusService } from "../../core/files/file-status.use-cases.ts";
+import type { InspectService } from "../../core/inspect/inspect.use-cases.ts";
 import type { MomentsService } from "../../core/moments/moments.use-cases.ts";
 import type { OverviewService } from "../../core/overview/overview.use-cases.ts";
 import type { WorkScheduler } from "../../core/ports/background.port.ts";
@@ -18,6 +19,7 @@ import type { UsersService } from "../../core/session/users.use-cases.ts";
 import type { TimingPreset } from "../../core/timing/timing.presets.ts";
 import type { RequestGate } from "../runtime/request-gate.ts";
 import type { VirtualClock } from "../runtime/virtual-clock.ts";
+import type { EventStreams } from "./event-stream.ts";
 
 /** Everything the HTTP app needs, built by the composition root (adapters/server/service.ts). */
 export interface AppDeps {
@@ -57,8 +59,12 @@ export interface AppDeps {
   readonly fileStatus: FileStatusService;
   /** The console's view of a profile (issue 32): its data layers, revisions, file imports and privacy transactions. */
   readonly overview: OverviewService;
-  /** The collection use-case (COL-*, VID-*, DEC-COL-*), with its rate windows and group commit. */
+  /** The collection use-case (COL-*, VID-*, DEC-COL-*), with its rate windows, group commit and journal. */
   readonly collector: CollectService;
+  /** The console's explanation of an event and lookup of a visitor (issue 32). */
+  readonly inspect: InspectService;
+  /** The live feeds open on this node (GET /admin/events/live), ended when the server stops. */
+  readonly eventStreams: EventStreams;
   /** The requests in flight: a reset runs while no other does (POST /admin/reset). */
   readonly requests: RequestGate;
   /**

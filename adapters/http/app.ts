@@ -3,6 +3,7 @@ import { Elysia } from "elysia";
 import { adminRoutes } from "./admin.routes.ts";
 import { adminFileRoutes } from "./admin-files.routes.ts";
 import { assertAdmin, holdsAdminToken } from "./admin-guard.ts";
+import { adminInspectRoutes } from "./admin-inspect.routes.ts";
 import { adminOverviewRoutes } from "./admin-overview.routes.ts";
 import { adminRevisionRoutes } from "./admin-revisions.routes.ts";
 import { adminUsersRoutes } from "./admin-users.routes.ts";
@@ -98,6 +99,7 @@ export function createApp(deps: AppDeps) {
     .use(healthRoutes(deps))
     .use(adminRoutes(deps))
     .use(collectRoutes(deps))
+    .use(adminInspectRoutes(deps))
     .use(adminUsersRoutes(deps))
     .use(adminRevisionRoutes(deps))
     .use(adminOverviewRoutes(deps))

@@ -10,7 +10,8 @@ import { readWholeNumber } from "./query-parameters.ts";
 
 const nullable = <T extends Parameters<typeof t.Union>[0][number]>(schema: T) => t.Union([schema, t.Null()]);
 
-const EventView = t.Object({
+/** A stored event as the admin API shows it (GET /admin/events, and the console's routes). */
+export const EventView = t.Object({
   seq: t.Integer({ description: "Sequence number: increasing in commit order" }),
   account: t.String(),
   profile: t.String(),
@@ -88,7 +89,8 @@ function readOrder(input: string | undefined): "asc" | "desc" {
   return given;
 }
 
-function viewOf(event: StoredEvent) {
+/** A stored event as EventView shows it: `receivedAt` in ISO 8601 beside `receivedAtMs`. */
+export function eventViewOf(event: StoredEvent) {
   const { seq, ...rest } = event;
   return { seq, ...rest, receivedAt: new Date(event.receivedAt).toISOString(), receivedAtMs: event.receivedAt };
 }
@@ -128,7 +130,7 @@ export function collectAdminRoutes(deps: AppDeps) {
         const last = events.at(-1)?.seq ?? null;
         // A Response, so that data keys such as `__proto__` are written exactly as stored.
         return jsonResponse(200, {
-          events: events.map(viewOf),
+          events: events.map(eventViewOf),
           nextAfterSeq: full && order === "asc" ? last : null,
           nextBeforeSeq: full && order === "desc" ? last : null,
         }) as unknown as typeof EventsView.static;

@@ -387,4 +387,21 @@ describe("the server process", () => {
       ),
     ).toBe("closed");
   });
+
+  it("stops cleanly and at once with a live feed open: the feed ends, the graceful stop does not wait on it (issue 32)", async () => {
+    const server = await spawnServer({ root, dataDir: tempDir(), adminToken: "admin-token-0123456789" });
+    cleanups.push(() => server.kill());
+    const feed = await fetch(`${server.url}/admin/events/live`, {
+      headers: { authorization: "Bearer admin-token-0123456789" },
+    });
+    expect(feed.status).toBe(200);
+    const reader = (feed.body as ReadableStream<Uint8Array>).getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe(": connected\n\n");
+    const started = Date.now();
+    expect(await server.stop()).toBe(0);
+    // Well inside the 5 s after which the server closes the connections left open (and says so).
+    expect(Date.now() - started).toBeLessThan(4_000);
+    expect(server.output()).not.toContain("closing the connections still open");
+    expect((await reader.read()).done).toBe(true);
+  });
 });

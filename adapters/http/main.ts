@@ -242,6 +242,8 @@ async function shutdown(signal: string, exitCode = 0): Promise<void> {
   if (stopping) return;
   stopping = true;
   logger.info("stopping", { signal });
+  // The live feeds never end by themselves: ended first, so that the graceful stop does not wait on them.
+  service.endStreams();
   // Graceful for up to 5 s, then the connections still open are closed: a client that never finishes its
   // request (a slow or stalled upload) must not keep the process from stopping.
   const graceful = server.stop();

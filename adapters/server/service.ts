@@ -10,6 +10,7 @@ import { applyConfiguredRevisions } from "../../core/config/configured-revisions
 import { DataLayerService } from "../../core/datalayer/datalayer.use-cases.ts";
 import type { FileImportService } from "../../core/files/file-import.use-cases.ts";
 import { FileStatusService } from "../../core/files/file-status.use-cases.ts";
+import { InspectService } from "../../core/inspect/inspect.use-cases.ts";
 import { MomentsService } from "../../core/moments/moments.use-cases.ts";
 import { OverviewService } from "../../core/overview/overview.use-cases.ts";
 import type { WorkScheduler } from "../../core/ports/background.port.ts";
@@ -32,6 +33,7 @@ import { isbotFilter } from "../collect/bot-filter.ts";
 import { configSourceOf } from "../config/config.loader.ts";
 import { type App, createApp } from "../http/app.ts";
 import type { AppDeps } from "../http/app-deps.ts";
+import { EventStreams } from "../http/event-stream.ts";
 import { createArgon2Hasher, cryptoIds, nodeDigests, rememberingVerified } from "../runtime/crypto.ts";
 import { deterministicZipper } from "../runtime/deterministic-zip.ts";
 import { hostEventLoop } from "../runtime/event-loop.ts";
@@ -91,7 +93,9 @@ export interface Service {
   readonly background: Background | null;
   /** Starts the background workers. */
   start(): void;
-  /** Stops the workers and closes the store. */
+  /** Ends every live feed (GET /admin/events/live), and those opened later at once: before the server stops. */
+  endStreams(): void;
+  /** Ends the live feeds, stops the workers and closes the store. */
   close(): Promise<void>;
 }
 
@@ -354,6 +358,9 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
       onCommitted: () => work.scheduler.eventsCommitted(),
       commitsInFlight: work.eventCommitsInFlight,
     });
+    const policy = profilePolicyFromLimits(options.config.limits);
+    const moments = new MomentsService({ stores: work.stores });
+    const eventStreams = new EventStreams();
     const requests = new RequestGate();
     const resets = new ResetService({
       stores,
@@ -439,14 +446,14 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
         eventLoop: hostEventLoop,
         onChangeAccepted: () => work.scheduler.notify(),
       }),
-      moments: new MomentsService({ stores: work.stores }),
+      moments,
       privacy: new PrivacyService({
         stores: work.stores,
         clock,
         ids: cryptoIds,
         digests: nodeDigests,
         timing,
-        policy: profilePolicyFromLimits(options.config.limits),
+        policy,
         onDeletionRequested: () => work.scheduler.notify(),
       }),
       revisions,
@@ -454,6 +461,8 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
       fileStatus: new FileStatusService({ stores }),
       overview: new OverviewService({ stores }),
       collector,
+      inspect: new InspectService({ stores: work.stores, journal: collector.journal, moments, clock, policy }),
+      eventStreams,
       requests,
       resets: { reset: () => cluster.changeShared(() => resets.reset()) },
       async collectStats() {
@@ -492,7 +501,11 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
         }, options.config.limits.collectRateExchangeMs);
         rateExchange.unref?.();
       },
+      endStreams() {
+        eventStreams.closeAll();
+      },
       async close() {
+        eventStreams.closeAll();
         if (clockRefresh) clearInterval(clockRefresh);
         if (rateExchange) clearInterval(rateExchange);
         await lastRateExchange;
