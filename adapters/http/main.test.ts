@@ -104,6 +104,41 @@ describe("the server process", () => {
     expect(quiet.output()).toContain(`is listening on ${quiet.url}`);
   });
 
+  it("SVC_PRINT_EVENTS=true writes each collection outcome on stdout as one JSON line among the log's (issue 32)", async () => {
+    const server = await start(tempDir(), { SVC_PRINT_EVENTS: "true" });
+    expect((await fetch(`${server.url}/event?svc_account=acme&svc_event=printed&svc_visitor_id=p-1`)).status).toBe(200);
+    expect((await fetch(`${server.url}/event?svc_account=nobody&svc_event=refused`)).status).toBe(400);
+    const printed = () =>
+      server
+        .stdout()
+        .split("\n")
+        .filter((line) => line.includes('"type":"event"'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const deadline = Date.now() + 5_000;
+    while (printed().length < 2 && Date.now() < deadline) await Bun.sleep(20);
+    const [stored, refused] = printed();
+    expect(stored).toMatchObject({ type: "event", outcome: "stored", event: "printed", visitorId: "p-1" });
+    expect(stored?.at).toBe(new Date(stored?.atMs as number).toISOString());
+    expect(stored?.data).toMatchObject({ svc_event: "printed" });
+    expect(refused).toMatchObject({ type: "event", outcome: "refused", status: 400, account: "nobody" });
+    // Every line of stdout is one whole JSON object: the events' and the log's never run into each other.
+    const lines = server
+      .stdout()
+      .split("\n")
+      .filter((line) => line !== "");
+    for (const line of lines) expect(() => JSON.parse(line)).not.toThrow();
+    expect(lines.some((line) => line.includes('"msg":"request"'))).toBe(true);
+
+    // Unset, nothing is printed.
+    const quiet = await start(tempDir());
+    expect((await fetch(`${quiet.url}/event?svc_account=acme&svc_event=unprinted`)).status).toBe(200);
+    await fetch(`${quiet.url}/healthz`);
+    const logged = Date.now() + 5_000;
+    while (!quiet.stdout().includes('"path":"/healthz"') && Date.now() < logged) await Bun.sleep(20);
+    expect(quiet.stdout()).toContain('"path":"/event"');
+    expect(quiet.stdout()).not.toContain('"type":"event"');
+  });
+
   it("[DEC-OPS-04] a wait longer than the server's 10 s idle timeout still gets its answer (the connection was dropped, an empty reply)", async () => {
     const server = await spawnServer({
       root,

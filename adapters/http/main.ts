@@ -5,7 +5,8 @@
  * SVC_CONFIG (a JSON or YAML file; default ./svc.config.json, .yaml or .yml when present, else the demo
  * tenants), SVC_ADMIN_TOKEN (else the one kept in the store, made at first start), SVC_TIMING (instant,
  * fast or realistic; overrides the file), SVC_STORE (libsql, the default, memory, or postgres with SVC_DATABASE_URL), SVC_BACKGROUND (thread,
- * the default: background work in a thread of its own with libSQL; or inline).
+ * the default: background work in a thread of its own with libSQL; or inline), SVC_PRINT_EVENTS (true: each
+ * outcome of the collection endpoint also printed on stdout, a JSON line among the log's).
  */
 
 import { existsSync } from "node:fs";
@@ -128,7 +129,18 @@ try {
   if (error instanceof SettingRefused) fail(error.message);
   throw error;
 }
-const { port, host, timing, storeKind, databaseUrl, backgroundThread, adminToken, logLevel, trustedProxies } = settings;
+const {
+  port,
+  host,
+  timing,
+  storeKind,
+  databaseUrl,
+  backgroundThread,
+  adminToken,
+  logLevel,
+  trustedProxies,
+  printEvents,
+} = settings;
 const logger = createJsonLogger(output.write, Date.now, logLevel);
 const dataDir = dataDirFromEnv(env);
 const configSource = chooseConfigPath();
@@ -157,6 +169,8 @@ try {
     timing,
     dataDir,
     backgroundThread,
+    // The log's writer: an event's line and a log line are each written whole, never one inside the other.
+    ...(printEvents ? { printEvents: output.write } : {}),
     // Without its background thread the service can no longer commit events: stop, so that whatever runs it
     // (systemd, a container runtime) starts it again, rather than answering 503 until someone notices.
     onBackgroundFailure: (error) =>

@@ -15,6 +15,7 @@ describe("the server's environment variables", () => {
       adminToken: undefined,
       logLevel: "info",
       trustedProxies: [],
+      printEvents: false,
     });
   });
 
@@ -30,6 +31,7 @@ describe("the server's environment variables", () => {
       SVC_ADMIN_TOKEN: "",
       SVC_LOG_LEVEL: "",
       SVC_TRUSTED_PROXIES: "",
+      SVC_PRINT_EVENTS: "",
     };
     expect(readServerSettings(empty)).toEqual(readServerSettings({}));
     expect(dataDirFromEnv({ SVC_DATA_DIR: "" })).toBe(dataDirFromEnv({}));
@@ -45,6 +47,7 @@ describe("the server's environment variables", () => {
       SVC_ADMIN_TOKEN: "a-token-of-16-ch",
       SVC_LOG_LEVEL: "warn",
       SVC_TRUSTED_PROXIES: "loopback, 10.0.0.0/8,fd00::1",
+      SVC_PRINT_EVENTS: "true",
     });
     expect(settings).toEqual({
       port: 0,
@@ -56,7 +59,9 @@ describe("the server's environment variables", () => {
       adminToken: "a-token-of-16-ch",
       logLevel: "warn",
       trustedProxies: ["loopback", "10.0.0.0/8", "fd00::1"],
+      printEvents: true,
     });
+    expect(readServerSettings({ SVC_PRINT_EVENTS: "false" }).printEvents).toBe(false);
   });
 
   it("SVC_STORE=postgres takes the database named by SVC_DATABASE_URL", () => {
@@ -88,6 +93,8 @@ describe("the server's environment variables", () => {
       ],
       [{ SVC_BACKGROUND: "yes" }, 'SVC_BACKGROUND must be thread or inline, not "yes"'],
       [{ SVC_LOG_LEVEL: "debug" }, 'SVC_LOG_LEVEL must be info or warn or error, not "debug"'],
+      [{ SVC_PRINT_EVENTS: "yes" }, 'SVC_PRINT_EVENTS must be true or false, not "yes"'],
+      [{ SVC_PRINT_EVENTS: "TRUE" }, 'SVC_PRINT_EVENTS must be true or false, not "TRUE"'],
       [
         { SVC_TRUSTED_PROXIES: "10.0.0.0/8,proxy.local" },
         'SVC_TRUSTED_PROXIES must list IP addresses, CIDR ranges (10.0.0.0/8) or loopback, linklocal, uniquelocal, separated by commas; "proxy.local" is none of them',

@@ -33,14 +33,16 @@ export interface ServerSettings {
   readonly logLevel: LogLevel;
   /** SVC_TRUSTED_PROXIES: the proxies whose X-Forwarded-For names the client (none unless listed). */
   readonly trustedProxies: readonly string[];
+  /** SVC_PRINT_EVENTS: each outcome of the collection endpoint also written on stdout, one JSON line each. */
+  readonly printEvents: boolean;
 }
 
 /** Shortest SVC_ADMIN_TOKEN taken: failed tries are not slowed down, so the token's length is its only guard. */
 export const minimumAdminTokenLength = 16;
 
 /**
- * PORT, SVC_HOST, SVC_TIMING, SVC_STORE, SVC_DATABASE_URL, SVC_BACKGROUND, SVC_ADMIN_TOKEN, SVC_LOG_LEVEL and
- * SVC_TRUSTED_PROXIES; throws SettingRefused on the first bad one.
+ * PORT, SVC_HOST, SVC_TIMING, SVC_STORE, SVC_DATABASE_URL, SVC_BACKGROUND, SVC_ADMIN_TOKEN, SVC_LOG_LEVEL,
+ * SVC_TRUSTED_PROXIES and SVC_PRINT_EVENTS; throws SettingRefused on the first bad one.
  */
 export function readServerSettings(env: Env): ServerSettings {
   const storeKind = oneOf("SVC_STORE", settingOf(env, "SVC_STORE") ?? "libsql", [
@@ -60,6 +62,8 @@ export function readServerSettings(env: Env): ServerSettings {
     adminToken: readAdminToken(settingOf(env, "SVC_ADMIN_TOKEN")),
     logLevel: oneOf("SVC_LOG_LEVEL", settingOf(env, "SVC_LOG_LEVEL") ?? "info", logLevels),
     trustedProxies: readTrustedProxies(settingOf(env, "SVC_TRUSTED_PROXIES")),
+    printEvents:
+      oneOf("SVC_PRINT_EVENTS", settingOf(env, "SVC_PRINT_EVENTS") ?? "false", ["true", "false"] as const) === "true",
   };
 }
 

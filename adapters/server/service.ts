@@ -36,6 +36,7 @@ import type { AppDeps } from "../http/app-deps.ts";
 import { EventStreams } from "../http/event-stream.ts";
 import { createArgon2Hasher, cryptoIds, nodeDigests, rememberingVerified } from "../runtime/crypto.ts";
 import { deterministicZipper } from "../runtime/deterministic-zip.ts";
+import { eventLineOf } from "../runtime/event-lines.ts";
 import { hostEventLoop } from "../runtime/event-loop.ts";
 import { joseTokenSigner } from "../runtime/jose-tokens.ts";
 import { RequestGate } from "../runtime/request-gate.ts";
@@ -79,6 +80,11 @@ export interface ServiceOptions {
   readonly backgroundThread?: boolean;
   /** Called if the background thread stops without being asked to (main.ts stops the process). */
   readonly onBackgroundFailure?: (error: Error) => void;
+  /**
+   * SVC_PRINT_EVENTS: where each outcome of the collection endpoint is written, as one line of JSON
+   * (eventLineOf); main.ts gives the log's writer, so the two never interleave mid-line. None: not printed.
+   */
+  readonly printEvents?: (line: string) => void;
 }
 
 export interface Service {
@@ -358,6 +364,8 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
       onCommitted: () => work.scheduler.eventsCommitted(),
       commitsInFlight: work.eventCommitsInFlight,
     });
+    const printEvents = options.printEvents;
+    if (printEvents) collector.journal.subscribe((entry) => printEvents(eventLineOf(entry)));
     const policy = profilePolicyFromLimits(options.config.limits);
     const moments = new MomentsService({ stores: work.stores });
     const eventStreams = new EventStreams();
