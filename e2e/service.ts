@@ -20,6 +20,8 @@ export interface StoredEvent {
 export interface Service {
   /** The root of every API, without a trailing slash: `http://127.0.0.1:<port>`. */
   readonly url: string;
+  /** The admin token the server was started with. */
+  readonly adminToken: string;
   /** The events stored with this svc_trace_id. */
   events(traceId: string): Promise<StoredEvent[]>;
   /** The one event stored with this svc_trace_id, once it is there (a beacon arrives after the page moved on). */
@@ -83,6 +85,7 @@ export async function startService(root = resolve(import.meta.dir, "..")): Promi
 
   return {
     url,
+    adminToken,
     events,
     async eventually(traceId, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;

@@ -286,7 +286,12 @@ const suites: Array<{ name: string; run: () => Promise<void> }> = [
         record("browser-e2e", { passed: 0, failed: 1, skipped: 0 }, chromium.code);
         return;
       }
-      const { code, output } = await runCommand("browser-e2e", [bin("bun"), "test", "./e2e/browser.e2e.ts"]);
+      const { code, output } = await runCommand("browser-e2e", [
+        bin("bun"),
+        "test",
+        "./e2e/browser.e2e.ts",
+        "./e2e/console.e2e.ts",
+      ]);
       record("browser-e2e", bunCounts(output), code);
     },
   },

@@ -96,13 +96,15 @@ function Console(props: { onSignOut: () => void }) {
   useEffect(() => {
     if (place.path === "") navigate(`${base}/events`, { replace: true });
   }, [place.path]);
-  // A new page: its heading is read first, as after a page load.
+  // A new page: its heading is read first, as after a page load (the first page starts at the top, as any does).
+  const moved = useRef(false);
   useEffect(() => {
     const heading = main.current?.querySelector("h1");
-    if (heading) {
+    if (heading && moved.current) {
       heading.setAttribute("tabindex", "-1");
       heading.focus({ preventScroll: true });
     }
+    moved.current = true;
     const title = heading?.textContent;
     document.title = title ? `${title} · svc-hub console` : "svc-hub console";
   }, [place.path]);

@@ -39,6 +39,8 @@ export interface PrecedenceRow {
   readonly clauses?: readonly string[];
   readonly value: string | null;
   readonly chosen: boolean;
+  /** False in a decision rebuilt from a stored event, for an input the event does not keep. */
+  readonly known?: boolean;
 }
 
 export interface Decision {

@@ -20,7 +20,11 @@ export function ruleName(source: string): string {
 const precedenceColumns: readonly Column<PrecedenceRow>[] = [
   { title: "Source, in precedence order", cell: (row) => ruleName(row.source) },
   { title: "Clauses", cell: (row) => (row.clauses ?? []).join(", ") },
-  { title: "Value in the request", cell: (row) => (row.value === null ? <span class="muted">none</span> : row.value) },
+  {
+    title: "Value in the request",
+    cell: (row) =>
+      row.value !== null ? row.value : <span class="muted">{row.known === false ? "not known" : "none"}</span>,
+  },
   { title: "Chosen", cell: (row) => (row.chosen ? <strong>chosen</strong> : "") },
 ];
 

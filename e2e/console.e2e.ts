@@ -1,0 +1,429 @@
+/**
+ * The web console (docs/console.md) in Debian's Chromium against svc-hub as a real process: signing in, the
+ * live event table, an event's visitor-ID rule, a visitor found by e-mail, the clock, a data layer going from
+ * pending to completed, an import's counters, hostile values shown as text, an accessibility check (axe-core)
+ * of every page, and no request to any other host. Screenshots of each page go to test-output/e2e/console/;
+ * with SVC_UPDATE_DOCS_SCREENSHOTS=1 also to docs/images/, which docs/console.md shows.
+ *
+ *   bun test ./e2e/console.e2e.ts       (part of npm run test:e2e and of npm test)
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdirSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type { Page } from "playwright-core";
+import { desktopUserAgent, type LaunchedBrowser, launchChromium } from "./chromium.ts";
+import { html, type PageServer, startPageServer } from "./pages.ts";
+import { type Service, startService } from "./service.ts";
+
+const root = resolve(import.meta.dir, "..");
+const outputDir = join(root, "test-output", "e2e", "console");
+const docsImages = join(root, "docs", "images");
+const axeSource = readFileSync(join(root, "node_modules", "axe-core", "axe.min.js"), "utf8");
+const testTimeoutMs = 60_000;
+const hostile = {
+  script: "<script>window.__pwned = 'script'</script>",
+  image: `<img src=x onerror="window.__pwned = 'img'">`,
+  link: `"><a href="javascript:window.__pwned='link'">click</a>`,
+};
+
+let service: Service | null = null;
+let pages: PageServer | null = null;
+let browser: LaunchedBrowser | null = null;
+
+beforeAll(async () => {
+  mkdirSync(outputDir, { recursive: true });
+  pages = startPageServer();
+  [service, browser] = await Promise.all([startService(), launchChromium()]);
+}, 600_000);
+
+afterAll(async () => {
+  await browser?.close();
+  pages?.stop();
+  const code = await service?.stop();
+  if (code !== undefined && code !== 0) throw new Error(`the server exited with code ${code}`);
+});
+
+function ready(): { service: Service; pages: PageServer; browser: LaunchedBrowser } {
+  if (!service || !pages || !browser) throw new Error("the suite did not start (see beforeAll)");
+  return { service, pages, browser };
+}
+
+async function admin(path: string, init: RequestInit = {}): Promise<Response> {
+  const { service } = ready();
+  const answer = await fetch(`${service.url}${path}`, {
+    ...init,
+    headers: { authorization: `Bearer ${service.adminToken}`, "content-type": "application/json", ...init.headers },
+  });
+  if (!answer.ok) throw new Error(`${init.method ?? "GET"} ${path}: ${answer.status} ${await answer.text()}`);
+  return answer;
+}
+
+/** Sends one event to /event as a server would (another origin, no cookies); answers its status. */
+async function collect(params: Record<string, string>, headers: Record<string, string> = {}): Promise<number> {
+  const answer = await fetch(`${ready().service.url}/event?${new URLSearchParams(params)}`, { headers });
+  await answer.arrayBuffer();
+  return answer.status;
+}
+
+interface Watched {
+  readonly page: Page;
+  /** Requests the page made to any host but svc-hub. */
+  readonly outside: string[];
+  /** Errors of the page's scripts and Content-Security-Policy reports. */
+  readonly problems: string[];
+}
+
+/** A new page that records every request to another host and every script error. */
+async function watchedPage(): Promise<Watched> {
+  const { browser, service } = ready();
+  const page = await browser.context.newPage();
+  const outside: string[] = [];
+  const problems: string[] = [];
+  page.on("request", (request) => {
+    const url = request.url();
+    if (!url.startsWith(`${service.url}/`) && !url.startsWith("data:") && !url.startsWith("blob:")) outside.push(url);
+  });
+  page.on("pageerror", (error) => problems.push(error.message));
+  page.on("console", (message) => {
+    if (message.type() === "error" && /Content Security Policy/i.test(message.text())) problems.push(message.text());
+  });
+  return { page, outside, problems };
+}
+
+async function signIn(page: Page): Promise<void> {
+  const { service } = ready();
+  await page.goto(`${service.url}/`);
+  await page.getByLabel("Admin token").fill(service.adminToken);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("heading", { name: "Events", level: 1 }).waitFor();
+}
+
+async function screenshot(page: Page, name: string): Promise<void> {
+  const path = join(outputDir, `${name}.png`);
+  await page.screenshot({ path, fullPage: true });
+  if (process.env.SVC_UPDATE_DOCS_SCREENSHOTS === "1") {
+    mkdirSync(docsImages, { recursive: true });
+    await page.screenshot({ path: join(docsImages, `console-${name}.png`), fullPage: true });
+  }
+}
+
+/** axe-core's WCAG 2 A and AA rules on the page as it is; answers the violations, described. */
+async function accessibilityViolations(page: Page): Promise<string[]> {
+  // Evaluated through the DevTools protocol, which the page's Content-Security-Policy does not govern.
+  await page.evaluate(axeSource);
+  const violations = await page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run(context: unknown, options: unknown): Promise<unknown> } }).axe;
+    const result = (await axe.run(document, {
+      runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] },
+    })) as { violations: Array<{ id: string; help: string; nodes: Array<{ target: unknown }> }> };
+    return result.violations.map(
+      (violation) =>
+        `${violation.id}: ${violation.help} (${violation.nodes.map((node) => String(node.target)).join(", ")})`,
+    );
+  });
+  return violations;
+}
+
+/** Nothing of the hostile values ran: no flag set, no element made from them. */
+async function expectNothingRan(page: Page): Promise<void> {
+  expect(await page.evaluate(() => (window as unknown as { __pwned?: string }).__pwned ?? null)).toBeNull();
+  expect(await page.locator("main img, main script, main a[href^='javascript:']").count()).toBe(0);
+}
+
+function consoleTest(title: string, body: (watched: Watched) => Promise<void>): void {
+  test(
+    title,
+    async () => {
+      const watched = await watchedPage();
+      try {
+        await body(watched);
+        expect(watched.problems).toEqual([]);
+        expect(watched.outside).toEqual([]);
+      } catch (error) {
+        await watched.page
+          .screenshot({
+            path: join(outputDir, `failed-${title.replace(/\W+/g, "-").slice(0, 80)}.png`),
+            fullPage: true,
+          })
+          .catch(() => undefined);
+        throw error;
+      } finally {
+        await watched.page.close();
+      }
+    },
+    testTimeoutMs,
+  );
+}
+
+consoleTest("/ leads to the console, which asks for the admin token and refuses a wrong one", async ({ page }) => {
+  const { service } = ready();
+  await page.goto(`${service.url}/`);
+  expect(new URL(page.url()).pathname).toMatch(/^\/console/);
+  expect(await accessibilityViolations(page)).toEqual([]);
+  await screenshot(page, "sign-in");
+  await page.getByLabel("Admin token").fill("not-the-admin-token");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByRole("alert").textContent()).resolves.toContain("not the admin token");
+  // The token is kept for the tab only: no cookie holds it.
+  await signIn(page);
+  expect(await page.context().cookies(service.url)).toEqual([]);
+  expect(await page.evaluate(() => sessionStorage.length)).toBe(1);
+});
+
+consoleTest(
+  "the console is used with the keyboard alone: skip link, navigation, focus on each new page",
+  async ({ page }) => {
+    await signIn(page);
+    // A page loaded afresh (the token is kept for the tab) starts at the top, as any page does.
+    await page.goto(`${ready().service.url}/console/events`);
+    await page.getByRole("heading", { name: "Events", level: 1 }).waitFor();
+    const focused = () => page.evaluate(() => document.activeElement?.textContent?.trim() ?? "");
+    await page.keyboard.press("Tab");
+    expect(await focused()).toBe("Skip to the content");
+    await page.keyboard.press("Tab");
+    expect(await focused()).toBe("Events");
+    await page.keyboard.press("Tab");
+    expect(await focused()).toBe("Visitors");
+    await page.keyboard.press("Enter");
+    // The new page's heading has the focus, so a screen reader starts there.
+    await page.getByRole("heading", { name: "Visitors", level: 1 }).waitFor();
+    expect(await focused()).toBe("Visitors");
+    expect(await page.evaluate(() => document.activeElement?.tagName)).toBe("H1");
+    expect(await page.title()).toBe("Visitors · svc-hub console");
+  },
+);
+
+consoleTest(
+  "events sent from a page appear in the table without a reload, refused ones apart with their reason",
+  async ({ page }) => {
+    const { pages, service } = ready();
+    await signIn(page);
+    await page.evaluate(() => {
+      (window as unknown as { __sameDocument: boolean }).__sameDocument = true;
+    });
+    await page.getByText("Live: new events appear as they arrive.").waitFor();
+    const trace = `live-${crypto.randomUUID().slice(0, 8)}`;
+    // A page of another site sends the events, as an app does.
+    const sender = await ready().browser.context.newPage();
+    const send = (params: Record<string, string>) =>
+      sender.evaluate(
+        async (url) => {
+          await fetch(url, { mode: "no-cors", credentials: "include" });
+        },
+        `${service.url}/event?${new URLSearchParams(params)}`,
+      );
+    await sender.goto(pages.url(pages.add(html("<p>the app</p>"))));
+    await send({ svc_account: "acme", svc_profile: "main", svc_event: "page_view", svc_trace_id: trace });
+    await send({ svc_account: "acme", svc_profile: "nosuchprofile", svc_event: "page_view", svc_trace_id: trace });
+    await sender.close();
+    expect(await collect({ svc_account: "acme", svc_profile: "main" }, { "user-agent": "Googlebot/2.1" })).toBe(200);
+
+    const stored = page.getByRole("table", { name: /Stored events/ });
+    await stored.getByRole("cell", { name: "page_view" }).first().waitFor({ timeout: 10_000 });
+    const others = page.getByRole("table", { name: /Refused requests and filtered bots/ });
+    await others
+      .getByRole("cell", { name: /refused 400/ })
+      .first()
+      .waitFor({ timeout: 10_000 });
+    await expect(others.textContent()).resolves.toContain("nosuchprofile");
+    await others.getByRole("cell", { name: "filtered bot" }).first().waitFor({ timeout: 10_000 });
+    await expect(others.textContent()).resolves.toContain("Googlebot/2.1");
+    // The same document all along: the rows came without a reload.
+    expect(await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument)).toBe(true);
+
+    // Filtering by outcome leaves the stored table out.
+    await page.getByLabel("Outcome").selectOption("refused");
+    await page.getByRole("button", { name: "Apply" }).click();
+    await expect(page.getByRole("table", { name: /Stored events/ }).count()).resolves.toBe(0);
+    await expect(others.getByRole("cell", { name: "filtered bot" }).count()).resolves.toBe(0);
+    await page.getByRole("button", { name: "Clear" }).click();
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await screenshot(page, "events");
+  },
+);
+
+consoleTest("an event's page shows the rule that chose its visitor ID and the TAPID cookie set", async ({ page }) => {
+  const trace = `rule-${crypto.randomUUID().slice(0, 8)}`;
+  await signIn(page);
+  // svc_visitor_id wins over the first-party id (DEC-COL-09): the page must say so.
+  expect(
+    await collect({
+      svc_account: "acme",
+      svc_profile: "main",
+      svc_event: "signup",
+      svc_visitor_id: "visitor-from-param",
+      svc_firstparty_visitor_id: "first-party-1",
+      svc_trace_id: trace,
+    }),
+  ).toBe(200);
+  const [event] = await ready().service.events(trace);
+  if (!event) throw new Error("the event was not stored");
+  const seq = (event as unknown as { seq: number }).seq;
+  await page.getByRole("link", { name: `Event ${seq}` }).click();
+  await page.getByRole("heading", { name: `Event ${seq}`, level: 1 }).waitFor();
+  await expect(page.locator(".decision .rule").textContent()).resolves.toBe("svc_visitor_id");
+  const precedence = page.getByRole("table", { name: /sources of the visitor ID/ });
+  const chosen = precedence.locator("tr.chosen");
+  await expect(chosen.textContent()).resolves.toContain("visitor-from-param");
+  await expect(precedence.textContent()).resolves.toContain("first-party-1");
+  const cookie = page.getByRole("table", { name: "The TAPID cookie" });
+  await expect(cookie.textContent()).resolves.toMatch(/TAPID=/);
+  expect(await accessibilityViolations(page)).toEqual([]);
+  await screenshot(page, "event");
+});
+
+consoleTest("a visitor is found by e-mail, with its attributes, badges, audiences and engines", async ({ page }) => {
+  const email = `ann-${crypto.randomUUID().slice(0, 8)}@example.com`;
+  const visitor = `buyer-${crypto.randomUUID().slice(0, 8)}`;
+  for (const svc_event of ["page_view", "purchase"]) {
+    expect(
+      await collect({
+        svc_account: "acme",
+        svc_profile: "main",
+        svc_event,
+        svc_visitor_id: visitor,
+        email_address: email,
+      }),
+    ).toBe(200);
+  }
+  await admin("/admin/wait", { method: "POST", body: "{}" });
+  await signIn(page);
+  await page.getByRole("link", { name: "Visitors" }).click();
+  await page.getByLabel("Visitor ID attribute (e-mail, customer id…)").check();
+  await page.getByLabel("Attribute (name or id)").fill("email_address");
+  await page.getByLabel("Value").fill(email);
+  await page.getByRole("button", { name: "Look up" }).click();
+  const found = page.getByRole("article", { name: "The visitor" });
+  await found.waitFor();
+  await expect(found.getByRole("table", { name: "Attributes", exact: true }).textContent()).resolves.toContain(
+    "Has purchased",
+  );
+  await expect(found.getByRole("table", { name: "Badges" }).textContent()).resolves.toContain("Buyer");
+  await expect(found.getByRole("table", { name: "Audiences" }).textContent()).resolves.toContain("Purchasers");
+  await expect(found.getByRole("table", { name: "Visitor ID attributes" }).textContent()).resolves.toContain(email);
+  const engines = found.getByRole("table", { name: /engine by engine/ });
+  await expect(engines.textContent()).resolves.toContain("demo-engine");
+  // The engine never answers the PII attribute 5206 (the e-mail as an attribute).
+  await expect(engines.textContent()).resolves.not.toContain(`"5206"`);
+  expect(await accessibilityViolations(page)).toEqual([]);
+  await screenshot(page, "visitor");
+});
+
+consoleTest(
+  "the clock advances, a data layer goes from pending to completed, an import shows its counters",
+  async ({ page }) => {
+    const dlId = `console_${crypto.randomUUID().slice(0, 8)}`;
+    const login = await fetch(`${ready().service.url}/v1/login`, {
+      method: "POST",
+      body: new URLSearchParams({ username: "demo@example.com", password: "demo-password-1" }),
+    });
+    const session = login.headers
+      .getSetCookie()
+      .find((cookie) => cookie.startsWith("JSESSIONID="))
+      ?.split(";")[0];
+    const { utk } = (await login.json()) as { utk: string };
+    const created = await fetch(
+      `${ready().service.url}/v1/dle/accounts/acme/profiles/main/datalayers/${dlId}?utk=${encodeURIComponent(utk)}`,
+      {
+        method: "POST",
+        headers: { cookie: session ?? "", "content-type": "application/json" },
+        body: JSON.stringify({ greeting: hostile.image, note: hostile.script }),
+      },
+    );
+    expect(created.status).toBeLessThan(300);
+    const fileName = `purchases_console-${crypto.randomUUID().slice(0, 8)}.csv`;
+    await admin(`/admin/accounts/acme/profiles/main/files/${fileName}`, {
+      method: "POST",
+      headers: { "content-type": "text/csv" },
+      body: "email,amount,purchased_at\nann@example.com,12.5,2026-01-31 09:30\nnot-an-email,x,y\n",
+    });
+
+    await signIn(page);
+    await page.getByRole("link", { name: "Data layers, revisions, imports, privacy" }).click();
+    const layers = page.getByRole("table", { name: "Data layers" });
+    const row = layers.getByRole("row").filter({ hasText: dlId });
+    await expect(row.textContent()).resolves.toContain("pending");
+
+    await page.getByRole("link", { name: "Time and state" }).click();
+    const before = await page.getByRole("table", { name: "The virtual clock" }).textContent();
+    await page.getByLabel("Advance the clock by").fill("1h");
+    await page.getByRole("button", { name: "Advance" }).click();
+    await page.getByText(/The clock now reads/).waitFor();
+    expect(await page.getByRole("table", { name: "The virtual clock" }).textContent()).not.toBe(before);
+    await page.getByRole("button", { name: "Wait for background work" }).click();
+    await page.getByText(/Background work is done/).waitFor({ timeout: 30_000 });
+    // A reset asks first, and Cancel keeps everything.
+    await page.getByRole("button", { name: "Reset…" }).click();
+    await page.getByRole("group", { name: "Reset to the configuration?" }).waitFor();
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await screenshot(page, "time");
+    await page.getByRole("button", { name: "Cancel" }).click();
+
+    await page.getByRole("link", { name: "Data layers, revisions, imports, privacy" }).click();
+    await expect(
+      page.getByRole("table", { name: "Data layers" }).getByRole("row").filter({ hasText: dlId }).textContent(),
+    ).resolves.toContain("completed");
+    const files = page.getByRole("table", { name: /Imported files/ });
+    const fileRow = files.getByRole("row").filter({ hasText: fileName });
+    await expect(fileRow.textContent()).resolves.toMatch(/\d/);
+    // The served content is shown as text, hostile keys and all.
+    await page
+      .getByRole("table", { name: "Data layers" })
+      .getByRole("row")
+      .filter({ hasText: dlId })
+      .locator("summary")
+      .click();
+    await expect(page.locator("pre.preview").first().textContent()).resolves.toContain("<script>");
+    await expectNothingRan(page);
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await screenshot(page, "data");
+  },
+);
+
+consoleTest("hostile event parameters, user agents and names render as text and run nothing", async ({ page }) => {
+  const trace = `hostile-${crypto.randomUUID().slice(0, 8)}`;
+  expect(
+    await collect(
+      {
+        svc_account: "acme",
+        svc_profile: "main",
+        svc_event: hostile.image,
+        svc_trace_id: trace,
+        [hostile.script]: hostile.link,
+        note: hostile.script,
+      },
+      { "user-agent": desktopUserAgent },
+    ),
+  ).toBe(200);
+  // Refused for its account, and a crawler's User-Agent: both listed with what they sent.
+  const botAgent = `Googlebot/2.1 ${hostile.link}`;
+  expect(await collect({ svc_account: hostile.image, svc_profile: "main" })).toBe(400);
+  expect(await collect({ svc_account: "acme", svc_profile: "main" }, { "user-agent": botAgent })).toBe(200);
+  await signIn(page);
+  const stored = page.getByRole("table", { name: /Stored events/ });
+  await stored.getByRole("cell", { name: hostile.image }).first().waitFor({ timeout: 10_000 });
+  const others = page.getByRole("table", { name: /Refused requests and filtered bots/ });
+  await others.getByText(hostile.image).first().waitFor({ timeout: 10_000 });
+  await others.getByText(botAgent).first().waitFor({ timeout: 10_000 });
+  await expectNothingRan(page);
+  const [event] = await ready().service.events(trace);
+  const seq = (event as unknown as { seq: number }).seq;
+  await page.getByRole("link", { name: `Event ${seq}` }).click();
+  await page.getByRole("table", { name: "Every stored parameter" }).getByText(hostile.link).waitFor();
+  await expect(page.getByRole("table", { name: "Every stored parameter" }).textContent()).resolves.toContain(
+    hostile.script,
+  );
+  await expectNothingRan(page);
+});
+
+consoleTest(
+  "the API reference renders /openapi.json offline, the admin API included once signed in",
+  async ({ page }) => {
+    await signIn(page);
+    await page.getByRole("link", { name: "API reference" }).click();
+    // The admin API's groups are in the document only for the admin token's holder.
+    await page.getByText("admin: users and keys").first().waitFor({ timeout: 20_000 });
+    await page.getByText("hosted data layer (v1)").first().waitFor();
+    await screenshot(page, "api-reference");
+  },
+);
