@@ -375,6 +375,18 @@ consoleTest(
       .click();
     await expect(page.locator("pre.preview").first().textContent()).resolves.toContain("<script>");
     await expectNothingRan(page);
+    // The demo's revision downloads as its zip, through a fetch that carries the token.
+    const revisions = page.getByRole("table", { name: /Revisions/ });
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      revisions
+        .getByRole("button", { name: /^Download revision / })
+        .first()
+        .click(),
+    ]);
+    const zip = new Uint8Array(await Bun.file((await download.path()) ?? "").arrayBuffer());
+    expect([...zip.slice(0, 4)]).toEqual([0x50, 0x4b, 0x03, 0x04]);
+    expect(download.suggestedFilename()).toMatch(/^revision-.+\.zip$/);
     expect(await accessibilityViolations(page)).toEqual([]);
     await screenshot(page, "data");
   },
@@ -424,6 +436,7 @@ consoleTest(
     // The admin API's groups are in the document only for the admin token's holder.
     await page.getByText("admin: users and keys").first().waitFor({ timeout: 20_000 });
     await page.getByText("hosted data layer (v1)").first().waitFor();
+    expect(await accessibilityViolations(page)).toEqual([]);
     await screenshot(page, "api-reference");
   },
 );

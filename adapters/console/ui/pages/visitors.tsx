@@ -31,6 +31,13 @@ const engineColumns: readonly Column<EngineAnswer>[] = [
   { title: "Answer", cell: (engine) => <Value value={engine.answer} /> },
 ];
 
+/** A date attribute (epoch milliseconds) as ISO 8601, its number beside it. */
+function dateText(value: unknown): unknown {
+  return typeof value === "number" && Number.isFinite(value) && Math.abs(value) <= 8.64e15
+    ? `${new Date(value).toISOString()} (${value})`
+    : value;
+}
+
 function NamedList(props: { caption: string; items: readonly Named[] }) {
   return (
     <Table
@@ -61,7 +68,10 @@ function Profile(props: { profile: ProfileView }) {
         columns={[
           { title: "Name", cell: (row: ProfileView["attributes"][number]) => `${row.name} (${textOf(row.id)})` },
           { title: "Type", cell: (row) => row.type },
-          { title: "Value", cell: (row) => <Value value={row.value} /> },
+          {
+            title: "Value",
+            cell: (row) => <Value value={row.type === "date" ? dateText(row.value) : row.value} />,
+          },
         ]}
         rows={profile.attributes}
         keyOf={(row) => textOf(row.id)}
