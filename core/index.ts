@@ -419,6 +419,7 @@ export {
   ImportsStillRunning,
   importWaitMs,
   isErasedValue,
+  journalEntryHoldsErasedValue,
   knownVisitorIdOf,
   type PrivacyEffect,
   type PrivacyEvent,

@@ -352,6 +352,27 @@ describe("visitor privacy in-process", () => {
     }
   });
 
+  it("[DEC-PRV-05] a deletion request makes the node's collection journal (the console's live feed) forget the value", async () => {
+    const service = await open();
+    const client = await clientOf(service);
+    const email = `journal-${crypto.randomUUID()}@example.com`;
+    await client.event({ svc_event: "signup", email_address: email });
+    await client.pixel(`svc_visitor_id=${encodeURIComponent(`__acme_main__5120_${email}__`)}`);
+    await client.pixel("svc_event=other_visitor");
+    const journal = async () => {
+      const answer = await client.call("/admin/events/journal?limit=1000", {
+        headers: { authorization: `Bearer ${service.deps.adminToken}` },
+      });
+      expect(answer.status).toBe(200);
+      return JSON.stringify(await answer.json());
+    };
+    expect(await journal()).toContain(email);
+    await client.requestDeletion(` ${email} `);
+    const after = await journal();
+    expect(after).not.toContain(email);
+    expect(after).toContain("other_visitor");
+  });
+
   it("[PRV-06] concurrent identical delete requests answer one transactionId", async () => {
     const service = await open();
     const client = await clientOf(service);

@@ -173,6 +173,29 @@ export class CollectJournal {
     return this.listeners.size;
   }
 
+  /**
+   * Forgets every entry `matches` (a privacy deletion's value, DEC-PRV-05) and answers how many; the others
+   * keep their order and ids.
+   */
+  forget(matches: (entry: CollectJournalEntry) => boolean): number {
+    const kept: Array<[CollectJournalEntry, number]> = [];
+    for (let index = 0; index < this.count; index += 1) {
+      const at = (this.start + index) % this.size;
+      const entry = this.ring[at] as CollectJournalEntry;
+      if (!matches(entry)) kept.push([entry, this.weights[at] as number]);
+    }
+    const forgotten = this.count - kept.length;
+    if (forgotten === 0) return 0;
+    this.clear();
+    for (const [entry, weight] of kept) {
+      this.ring[this.count] = entry;
+      this.weights[this.count] = weight;
+      this.count += 1;
+      this.bytes += weight;
+    }
+    return forgotten;
+  }
+
   /** Every entry forgotten (POST /admin/reset); the ids go on, so a reader's last id never names a later entry. */
   clear(): void {
     this.ring.fill(undefined);

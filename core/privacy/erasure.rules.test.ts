@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
+import { CollectJournal, type CollectJournalEntry } from "../collect/collect-journal.ts";
 import type { VisitorProfile } from "../profiles/profile.rules.ts";
 import { normaliseVisitorIdValue } from "../visitors/visitor-id.rules.ts";
 import {
@@ -9,6 +10,7 @@ import {
   erasureNeedle,
   holdsErasedValue,
   isErasedValue,
+  journalEntryHoldsErasedValue,
 } from "./erasure.rules.ts";
 
 const erased = "pad@example.com";
@@ -199,6 +201,89 @@ describe("erasing the value from a profile (DEC-PRV-05)", () => {
     assert.deepEqual(
       eraseValueFromProfile(profile({ "5206": "other@example.com" }, { "5120": "other@example.com" }), erased),
       { kind: "keep" },
+    );
+  });
+});
+
+describe("DEC-PRV-05: the collection journal forgets a deleted value (issue 32)", () => {
+  const decision = (visitorValue: string | null) => ({
+    source: "visitor_id" as const,
+    precedence: [
+      { source: "override" as const, clauses: ["VID-04"], value: null, chosen: false, known: true },
+      { source: "visitor_id" as const, clauses: ["VID-01"], value: visitorValue, chosen: true, known: true },
+    ],
+    skipTapid: false,
+    deleteTapid: false,
+    tapidCookie: null,
+  });
+  const stored = (
+    id: number,
+    visitorId: string,
+    data: Record<string, unknown>,
+    account = "acme",
+  ): CollectJournalEntry => ({
+    id,
+    at: 0,
+    outcome: "stored",
+    method: "GET",
+    account,
+    profile: "main",
+    event: "view",
+    traceId: null,
+    visitorId,
+    userAgent: "Mozilla/5.0",
+    data,
+    decision: decision(visitorId),
+  });
+  const holds = (entry: CollectJournalEntry) => journalEntryHoldsErasedValue(entry, "acme", "main", erased);
+
+  it("finds the value in a parameter, as the visitor ID, as a known visitor ID, and in a refusal's hints", () => {
+    assert.equal(holds(stored(1, "v-1", { email_address: ` ${erased}` })), true);
+    assert.equal(holds(stored(2, erased, {})), true);
+    assert.equal(holds(stored(3, `__acme_main__5120_${erased}__`, {})), true);
+    assert.equal(holds(stored(4, "v-1", { nested: [{ email: erased }] })), true);
+    const refused: CollectJournalEntry = {
+      id: 5,
+      at: 0,
+      outcome: "refused",
+      method: "GET",
+      account: "acme",
+      profile: "main",
+      event: erased,
+      traceId: null,
+      userAgent: null,
+      status: 400,
+      reason: "invalidJson",
+      xError: "x",
+    };
+    assert.equal(holds(refused), true);
+  });
+
+  it("leaves other values, other profiles, and numbers alone", () => {
+    assert.equal(holds(stored(1, "v-1", { email_address: "other@example.com", amount: 77 })), false);
+    assert.equal(holds(stored(2, erased, {}, "globex")), false);
+    assert.equal(holds(stored(3, "v-1", { note: `mail ${erased} later` })), false);
+  });
+
+  it("the journal forgets the matching entries and keeps the others in order, with their ids", () => {
+    const journal = new CollectJournal();
+    const record = (entry: CollectJournalEntry) => {
+      const { id: _, ...outcome } = entry;
+      journal.record(outcome);
+    };
+    record(stored(0, "v-1", { email_address: erased }));
+    record(stored(0, "v-2", { email_address: "other@example.com" }));
+    record(stored(0, `__acme_main__5120_${erased}__`, {}));
+    record(stored(0, "v-3", {}));
+    assert.equal(journal.forget(holds), 2);
+    assert.deepEqual(
+      journal.entriesAfter(0).map((entry) => entry.id),
+      [2, 4],
+    );
+    record(stored(0, "v-4", {}));
+    assert.deepEqual(
+      journal.latest(10).map((entry) => entry.id),
+      [2, 4, 5],
     );
   });
 });

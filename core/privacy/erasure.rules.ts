@@ -14,9 +14,10 @@
  * - in the kept copy of an imported file, a row with a field that holds it is removed.
  * Equality is of the normalised texts (normaliseVisitorIdValue), case kept: "Pad@example.com" is another value.
  */
+import type { CollectJournalEntry } from "../collect/collect-journal.ts";
 import type { StoredEvent } from "../ports/events.store.ts";
 import type { VisitorProfile } from "../profiles/profile.rules.ts";
-import { normaliseVisitorIdValue } from "../visitors/visitor-id.rules.ts";
+import { matchKnownVisitorId, normaliseVisitorIdValue } from "../visitors/visitor-id.rules.ts";
 
 /**
  * DEC-PRV-05: whether a text is the erased value once normalised. `erased` is itself normalised
@@ -132,4 +133,33 @@ export function eraseValueFromProfile(profile: VisitorProfile, erased: string): 
   );
   if (values.length === Object.keys(profile.values).length) return { kind: "keep" };
   return { kind: "edit", data: { ...profile, values: Object.fromEntries(values) } };
+}
+
+/**
+ * DEC-PRV-05 for the collection journal (the console's live feed): whether an entry of this account and
+ * profile holds the erased value anywhere it keeps text of the request: its visitor ID (the value itself, or a
+ * known visitor ID naming it), a parameter, an input of its visitor-ID decision, its event name, trace id or
+ * User-Agent. The journal forgets such entries when the deletion is requested.
+ */
+export function journalEntryHoldsErasedValue(
+  entry: CollectJournalEntry,
+  account: string,
+  profile: string,
+  erased: string,
+): boolean {
+  if (erased === "" || entry.account !== account || entry.profile !== profile) return false;
+  const texts = [entry.event, entry.traceId, entry.userAgent];
+  if (texts.some((text) => text !== null && isErasedValue(text, erased))) return true;
+  if (entry.outcome !== "stored") return false;
+  if (
+    isErasedValue(entry.visitorId, erased) ||
+    matchKnownVisitorId(entry.visitorId, account, profile)?.value === erased
+  )
+    return true;
+  if (holdsErasedValue(entry.data, erased)) return true;
+  return entry.decision.precedence.some(
+    (row) =>
+      row.value !== null &&
+      (isErasedValue(row.value, erased) || matchKnownVisitorId(row.value, account, profile)?.value === erased),
+  );
 }

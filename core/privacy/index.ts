@@ -11,6 +11,7 @@ export {
   erasureNeedle,
   holdsErasedValue,
   isErasedValue,
+  journalEntryHoldsErasedValue,
   type ProfileErasure,
   textHoldsErasedValue,
 } from "./erasure.rules.ts";

@@ -34,8 +34,15 @@ export interface PrivacyServiceDeps {
   readonly timing: TimingPreset;
   /** DEC-PRO-02: the visit timeout, for `live`. */
   readonly policy: ProfilePolicy;
-  /** Called once a new deletion is recorded, so the worker looks for due work. */
-  readonly onDeletionRequested?: () => void;
+  /**
+   * Called once a new deletion is recorded, with what it deletes (the value normalised), so the worker looks for
+   * due work and the collection journal forgets the value.
+   */
+  readonly onDeletionRequested?: (deletion: {
+    readonly account: string;
+    readonly profile: string;
+    readonly value: string;
+  }) => void;
 }
 
 /** What a request names: the account and profile of its path, its parameters, and who asked. */
@@ -128,7 +135,11 @@ export class PrivacyService {
       this.auditRecord(transaction, "deletion-requested", now),
     );
     if (kept.created) {
-      this.deps.onDeletionRequested?.();
+      this.deps.onDeletionRequested?.({
+        account: request.account,
+        profile: request.profile,
+        value: lookup.value.value,
+      });
     } else {
       // The table's second row: PENDING + an identical request stays PENDING and answers the same id.
       const again = this.decide(privacyTransactionLifecycle(kept.transaction), requested);
