@@ -99,6 +99,18 @@ const answers = (url: string) =>
   );
 const token = "bin-test-admin-token-0123";
 
+/** Whether the process `pid` has ended within `ms` (polled: it is not this test's child). */
+async function stopsWithin(pid: number, ms: number): Promise<boolean> {
+  for (const deadline = Date.now() + ms; Date.now() < deadline; await Bun.sleep(100)) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return true;
+    }
+  }
+  return false;
+}
+
 describe("the svc-hub bin", () => {
   it("in a project's folder, reads its svc.config.yaml, keeps its data in its ./.svc-data, and stops with exit code 0 on SIGTERM", async () => {
     const folder = consumerProject();
@@ -168,16 +180,108 @@ describe("the svc-hub bin", () => {
     );
   }, 30_000);
 
-  it("takes no arguments: --help prints the usage, --version the package's version, anything else exits 2 without starting a server", async () => {
+  it("issue 33, one CLI: --help on each command prints its usage, --version the package's version; an unknown command or flag exits 2 with a one-line message and the usage, without starting a server", async () => {
     const folder = consumerProject();
     const help = await runBin(["--help"], folder);
-    expect([help.code, help.stdout]).toEqual([0, expect.stringContaining("Usage: svc-hub")]);
+    expect([help.code, help.stdout]).toEqual([0, expect.stringContaining("Usage: svc-hub [command]")]);
+    expect(help.stdout).toContain("Exit codes: 0 done; 1 failed");
+    for (const [command, usage] of [
+      ["start", "Usage: svc-hub [start]"],
+      ["events", "Usage: svc-hub events"],
+      ["wait", "Usage: svc-hub wait"],
+      ["reset", "Usage: svc-hub reset"],
+      ["hash-secret", "svc-hub hash-secret [--key]"],
+      ["publish", "usage: svc-hub publish"],
+      ["conformance", "usage: svc-hub-conformance"],
+    ] as const) {
+      const answer = await runBin([command, "--help"], folder);
+      expect([command, answer.code, answer.stdout]).toEqual([command, 0, expect.stringContaining(usage)]);
+    }
     const version = await runBin(["--version"], folder);
     const manifest = JSON.parse(readFileSync(join(repository, "package.json"), "utf8")) as { version: string };
     expect([version.code, version.stdout]).toEqual([0, `${manifest.version}\n`]);
-    const unknown = await runBin(["--port", "9000"], folder);
-    expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toStartWith("svc-hub: unknown argument --port");
+
+    const unknownCommand = await runBin(["serve"], folder);
+    expect(unknownCommand.code).toBe(2);
+    expect(unknownCommand.stderr).toStartWith('svc-hub: unknown command "serve"\n\nUsage: svc-hub [command]');
+    const unknownFlag = await runBin(["--prot", "9000"], folder);
+    expect(unknownFlag.code).toBe(2);
+    expect(unknownFlag.stderr).toStartWith("svc-hub: Unknown option '--prot'");
+    expect(unknownFlag.stderr).toContain("Usage: svc-hub [start]");
+    const badNumber = await runBin(["events", "--interval-ms", "soon"], folder);
+    expect([badNumber.code, badNumber.stderr]).toEqual([
+      2,
+      expect.stringContaining("--interval-ms takes a whole number"),
+    ]);
     expect(existsSync(join(folder, ".svc-data"))).toBe(false);
+  }, 60_000);
+
+  it("issue 33, start's flags mirror the variables and win over them: --port, --data-dir (from where it was typed), --store, --config", async () => {
+    const folder = consumerProject();
+    writeFileSync(
+      join(folder, "hub.yaml"),
+      ["accounts:", "  - name: flagged", "    profiles:", "      - name: web", ""].join("\n"),
+    );
+    // Each of these variables would stop the start: the flags must win over them.
+    const flagged = await startBin(
+      [
+        ...["node", join(repository, "bin", "svc-hub.mjs"), "--port", "0", "--data-dir", "flag-data"],
+        ...["--store", "libsql", "--config", "hub.yaml"],
+      ],
+      folder,
+      {
+        PORT: "1",
+        SVC_STORE: "bogus",
+        SVC_DATA_DIR: "env-data",
+        SVC_CONFIG: "/nonexistent.yaml",
+        SVC_ADMIN_TOKEN: token,
+      },
+    );
+    expect(flagged.listening).toMatchObject({
+      dataDir: join(folder, "flag-data"),
+      store: "libsql",
+      config: join(folder, "hub.yaml"),
+    });
+    expect(existsSync(join(folder, "env-data"))).toBe(false);
+    flagged.child.kill("SIGTERM");
+    expect((await flagged.finished).code).toBe(0);
   }, 30_000);
+
+  it("issue 33, signals reach the server whichever way it was started: a bin killed outright (SIGKILL) leaves no server behind", async () => {
+    const folder = consumerProject();
+    const bin = await startBin([join(folder, "node_modules", ".bin", "svc-hub"), "--store", "memory"], folder, {});
+    const [server] = Bun.spawnSync(["pgrep", "-P", String(bin.child.pid)])
+      .stdout.toString()
+      .split("\n");
+    expect(Number(server)).toBeGreaterThan(0);
+    bin.child.kill("SIGKILL");
+    await bin.finished;
+    // SIGKILL cannot be passed on: the server notices its parent is gone and stops by itself.
+    expect(await stopsWithin(Number(server), 5_000)).toBe(true);
+    expect(await answers(bin.listening.url)).toBe(false);
+  }, 30_000);
+
+  it("issue 33, under npx (npm exec) and npm start: SIGTERM to npm stops the server cleanly, and npm killed outright leaves no server behind", async () => {
+    const folder = consumerProject();
+    const npx = await startBin(["npm", "exec", "--offline", "--", "svc-hub", "--store", "memory"], folder, {});
+    npx.child.kill("SIGTERM");
+    // npm itself ends as the signal's (143); the server it ran stopped cleanly, not left running.
+    const { stdout } = await npx.finished;
+    expect(stdout).toContain('"msg":"stopping","signal":"SIGTERM"');
+    expect(stdout).toContain('"msg":"server stopped"');
+    expect(await answers(npx.listening.url)).toBe(false);
+
+    const dataDir = join(folder, "npm-start-data");
+    const npmStart = await startBin(["npm", "start", "--silent"], repository, {
+      SVC_DATA_DIR: dataDir,
+      SVC_STORE: "memory",
+    });
+    const [server] = Bun.spawnSync(["pgrep", "-f", "-P", String(npmStart.child.pid), "adapters/http/main.ts"])
+      .stdout.toString()
+      .split("\n");
+    npmStart.child.kill("SIGKILL");
+    await npmStart.finished;
+    expect(await stopsWithin(Number(server), 5_000)).toBe(true);
+    expect(await answers(npmStart.listening.url)).toBe(false);
+  }, 60_000);
 });

@@ -31,7 +31,7 @@ const allowedInTests = new Set([
   "node:url",
 ]);
 /** A test file, or a module of the shared test support (testing/): test code, which may use what tests use. */
-export function isTestCode(path: string): boolean {
+function isTestCode(path: string): boolean {
   return /\.test\.ts$/.test(path) || within(testingDir, path);
 }
 const impure =
@@ -51,7 +51,7 @@ function listSources(dir: string): string[] {
 }
 
 /** Every module specifier of a file: static imports and re-exports, dynamic imports and require calls. */
-export function importSpecifiers(source: string): string[] {
+function importSpecifiers(source: string): string[] {
   const patterns = [
     /\b(?:import|export)\s+(?:type\s+)?(?:[\w*{}\s,$]+?\s+from\s+)?["']([^"']+)["']/g,
     /\bimport\s*\(\s*["']([^"']+)["']\s*\)/g,
@@ -86,7 +86,7 @@ function impurityProblems(file: string, source: string): string[] {
 }
 
 /** Everything a core file (its path and source) breaks of the core's rules; test code may read clocks. */
-export function purityProblems(file: string, source: string): string[] {
+function purityProblems(file: string, source: string): string[] {
   const code = withoutComments(source);
   return [...importProblems(file, code), ...(isTestCode(file) ? [] : impurityProblems(file, code))];
 }

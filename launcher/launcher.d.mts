@@ -76,6 +76,8 @@ export interface SvcHub {
    * calling it sends the server SIGTERM as it exits.
    */
   stop(): Promise<number>;
+  /** `await using hub = await startSvcHub()`: calls `stop()` when the block ends. */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 /** Rejected by `startSvcHub` when the server exits before it listens, cannot be run, or does not listen in time. */

@@ -16,6 +16,9 @@ const keptOutputChars = 256 * 1024;
 /** How long `stop()` lets the server finish (it gives requests in flight 5 s) before SIGKILL. */
 const stopGraceMs = 10_000;
 
+/** Node 20 and Bun name it; the registered symbol is what a runtime without it would use (TypeScript's helpers do). */
+const asyncDispose = Symbol.asyncDispose ?? Symbol.for("Symbol.asyncDispose");
+
 /** The start failed: the server exited, could not be run, or did not listen in time. `output` is what it printed. */
 export class SvcHubStartError extends Error {
   constructor(message, output, exitCode) {
@@ -49,6 +52,8 @@ function serverEnvironment(options, dataDir, adminToken) {
     ...options.env,
     SVC_DATA_DIR: dataDir,
     SVC_ADMIN_TOKEN: adminToken,
+    // A test runner killed outright (SIGKILL, a crash) cannot send SIGTERM: the server stops once it is gone.
+    SVC_STOP_WITH_PARENT: "true",
   };
   for (const [name, value] of Object.entries(named)) if (value !== undefined) env[name] = value;
   return Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined));
@@ -170,7 +175,7 @@ export async function startSvcHub(options = {}) {
   }
 
   let stopped;
-  return {
+  const hub = {
     url,
     adminToken,
     dataDir,
@@ -191,5 +196,10 @@ export async function startSvcHub(options = {}) {
       })();
       return stopped;
     },
+    // `await using hub = await startSvcHub()`: stopped when the block that holds it ends, however it ends.
+    [asyncDispose]() {
+      return hub.stop().then(() => undefined);
+    },
   };
+  return hub;
 }

@@ -3,11 +3,12 @@
  * runs under Node (vitest, jest) or under Bun (bun test).
  */
 import { afterEach, describe, expect, it } from "bun:test";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { type SvcHub, SvcHubStartError, startSvcHub } from "svc-hub/launcher";
 import { consumerProjectCleanedBy, environmentWithoutServerSettings } from "../tools/consumer-project.ts";
 
+const repository = resolve(import.meta.dir, "..");
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -192,4 +193,57 @@ describe("startSvcHub (svc-hub/launcher)", () => {
     expect(failed).toBeInstanceOf(SvcHubStartError);
     expect((failed as SvcHubStartError).message).toStartWith("svc-hub did not listen within 1 ms");
   }, 30_000);
+
+  it("issue 33, in vitest under Node: the global setup svc-hub/launcher/vitest provides a running hub's url and token, `await using` stops a hub when its block ends, and the run stops the setup's hub", async () => {
+    const folder = consumerProject();
+    symlinkSync(join(repository, "node_modules", "vitest"), join(folder, "node_modules", "vitest"), "dir");
+    writeFileSync(
+      join(folder, "vitest.config.mjs"),
+      'export default { test: { globalSetup: ["svc-hub/launcher/vitest"], include: ["hub.test.ts"] } };\n',
+    );
+    writeFileSync(
+      join(folder, "hub.test.ts"),
+      `
+      import { writeFileSync } from "node:fs";
+      import { startSvcHub } from "svc-hub/launcher";
+      import { expect, inject, test } from "vitest";
+
+      test("the global setup's hub answers, with its admin token", async () => {
+        const url = inject("svcHubUrl");
+        writeFileSync("provided-url", url);
+        const accounts = await fetch(url + "/admin/accounts", {
+          headers: { authorization: "Bearer " + inject("svcHubAdminToken") },
+        });
+        expect(accounts.status).toBe(200);
+      });
+
+      test("await using: the hub is stopped once the block ends", async () => {
+        let url = "";
+        {
+          await using hub = await startSvcHub({ store: "memory", logLevel: "warn" });
+          url = hub.url;
+          expect((await fetch(url + "/healthz")).status).toBe(200);
+        }
+        await expect(fetch(url + "/healthz")).rejects.toThrow();
+      });
+      `,
+    );
+    const child = Bun.spawn(["node", join("node_modules", "vitest", "vitest.mjs"), "run"], {
+      cwd: folder,
+      env: { ...environmentWithoutServerSettings(), NO_COLOR: "1", CI: "1" },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+    const [code, stdout, stderr] = await Promise.all([
+      child.exited,
+      new Response(child.stdout).text(),
+      new Response(child.stderr).text(),
+    ]);
+    clearTimeout(timer);
+    expect({ code, stdout, stderr }).toMatchObject({ code: 0, stdout: expect.stringMatching(/Tests\s+2 passed/) });
+    const provided = readFileSync(join(folder, "provided-url"), "utf8");
+    expect(provided).toStartWith("http://127.0.0.1:");
+    expect(await answers(provided)).toBe(false);
+  }, 90_000);
 });

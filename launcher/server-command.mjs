@@ -5,8 +5,10 @@
  *
  * Plain JavaScript, no TypeScript: Node 20 runs this file as it is.
  */
+import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { constants } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -52,4 +54,43 @@ export function serverCommand() {
 export function describeSpawnFailure(command, error) {
   const code = error && typeof error === "object" && "code" in error ? ` (${error.code})` : "";
   return `could not run Bun at ${command}${code}: ${error instanceof Error ? error.message : String(error)}. The "bun" package puts its binary there in its install script: let that run (npm rebuild bun; where npm asks for install scripts to be allowed, npm install-scripts approve bun first)`;
+}
+
+/**
+ * Runs `script` (a path inside the package) with `args` on the package's Bun, in the caller's working directory
+ * and terminal, and ends this process with its exit code: what svc-hub's commands do once Node has started them.
+ *
+ * Signals: SIGINT, SIGTERM and SIGHUP are passed on (a supervisor's SIGTERM reaches only this process). The child
+ * is told to stop once this process is gone (SVC_STOP_WITH_PARENT, adapters/runtime/parent-watch.ts), and under
+ * npm (`npx svc-hub`, an npm script) this process stops the child once npm is gone without passing a signal on.
+ */
+export function handOverToBun(name, script, args, env = process.env) {
+  let bun;
+  try {
+    bun = findBun();
+  } catch (error) {
+    process.stderr.write(`${name}: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(2);
+  }
+  const child = spawn(
+    bun,
+    ["--no-env-file", `--config=${join(packageRoot, "bunfig.toml")}`, join(packageRoot, script), ...args],
+    { stdio: "inherit", env: { ...env, SVC_STOP_WITH_PARENT: "true" } },
+  );
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => child.kill(signal));
+  if ((env.npm_lifecycle_event ?? "") !== "") {
+    const parent = process.ppid;
+    const watch = setInterval(() => {
+      if (process.ppid === parent) return;
+      clearInterval(watch);
+      child.kill("SIGTERM");
+    }, 500);
+    watch.unref();
+  }
+  child.on("error", (error) => {
+    process.stderr.write(`${name}: ${describeSpawnFailure(bun, error)}\n`);
+    process.exit(2);
+  });
+  // The child's exit code is this command's; killed by a signal, the shell's convention (128 + its number).
+  child.on("exit", (code, signal) => process.exit(code ?? 128 + (constants.signals[signal] ?? 0)));
 }

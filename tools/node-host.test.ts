@@ -1,8 +1,18 @@
 import { afterAll, describe, expect, it } from "bun:test";
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { expectedHostReport, type HostReport } from "../testing/host.ts";
+import { environmentWithoutServerSettings } from "./consumer-project.ts";
 
 /**
  * Node is a host of the core too. A project installs svc-hub's packed tarball, as a user would, and imports
@@ -24,8 +34,14 @@ function run(command: string[], cwd: string): string {
   return output;
 }
 
-/** A project with svc-hub installed from its packed tarball, laid out as npm lays a tarball out. */
+let packedProject: string | undefined;
+/** A project with svc-hub installed from its packed tarball, laid out as npm lays a tarball out (made once per file). */
 function projectWithPackedSvcHub(): string {
+  packedProject ??= packSvcHubIntoProject();
+  return packedProject;
+}
+
+function packSvcHubIntoProject(): string {
   const folder = realpathSync(mkdtempSync(join(tmpdir(), "svc-hub-node-host-")));
   folders.push(folder);
   // npm pack runs the package's prepare script first, which compiles the core into dist/.
@@ -99,4 +115,128 @@ describe("a Node host of the packed core", () => {
     );
     run([join(root, "node_modules", ".bin", "tsc"), "-p", "."], project);
   }, 120_000);
+
+  it("issue 33, each svc-hub command from the installed tarball: start with flags, wait, events (and --follow), publish, reset, hash-secret, conformance", async () => {
+    const project = projectWithPackedSvcHub();
+    // The dependencies as npm would install them, without asking a registry: this repository's, linked; the bin
+    // linked as npm links it.
+    for (const name of readdirSync(join(root, "node_modules")))
+      if (name !== ".bin" && name !== "svc-hub")
+        symlinkSync(join(root, "node_modules", name), join(project, "node_modules", name));
+    mkdirSync(join(project, "node_modules", ".bin"));
+    symlinkSync(join("..", "svc-hub", "bin", "svc-hub.mjs"), join(project, "node_modules", ".bin", "svc-hub"));
+    const svcHub = join(project, "node_modules", ".bin", "svc-hub");
+    const adminToken = "tarball-admin-token-0123";
+    const server = Bun.spawn([svcHub, "start", "--port", "0", "--store", "memory", "--timing", "instant"], {
+      cwd: project,
+      env: { ...environmentWithoutServerSettings(), SVC_ADMIN_TOKEN: adminToken },
+      stdout: "pipe",
+      stderr: "ignore",
+    });
+    const killer = setTimeout(() => server.kill("SIGKILL"), 90_000);
+    try {
+      const lines = server.stdout.pipeThrough(new TextDecoderStream()).getReader();
+      let log = "";
+      let url: string | undefined;
+      while (url === undefined) {
+        const { value, done } = await lines.read();
+        if (done) throw new Error(`the server ended before listening:\n${log}`);
+        log += value;
+        url = /"msg":"listening","url":"([^"]+)"/.exec(log)?.[1];
+      }
+      void (async () => {
+        while (!(await lines.read()).done);
+      })();
+      const env = { ...environmentWithoutServerSettings(), SVC_URL: url, SVC_ADMIN_TOKEN: adminToken };
+      const run = async (args: string[], stdin?: string) => {
+        const child = Bun.spawn([svcHub, ...args], {
+          cwd: project,
+          env,
+          stdin: stdin === undefined ? "ignore" : new TextEncoder().encode(stdin),
+          stdout: "pipe",
+          stderr: "pipe",
+        });
+        const [code, stdout, stderr] = await Promise.all([
+          child.exited,
+          new Response(child.stdout).text(),
+          new Response(child.stderr).text(),
+        ]);
+        return { code, stdout, stderr };
+      };
+      const sendEvent = (name: string) =>
+        fetch(`${url}/event`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "user-agent": browser },
+          body: JSON.stringify({ svc_account: "acme", svc_profile: "main", svc_event: name }),
+        });
+
+      expect((await sendEvent("first")).status).toBe(200);
+      const waited = await run(["wait", "--timeout-ms", "10000"]);
+      expect([waited.code, JSON.parse(waited.stdout)]).toEqual([0, expect.objectContaining({ complete: true })]);
+
+      const events = await run(["events", "--account", "acme"]);
+      expect(events.code).toBe(0);
+      expect(
+        events.stdout
+          .trim()
+          .split("\n")
+          .map((line) => JSON.parse(line).event),
+      ).toEqual(["first"]);
+
+      // --follow prints what is stored, then what arrives, until interrupted (exit code 0).
+      const follow = Bun.spawn([svcHub, "events", "--follow", "--interval-ms", "100"], {
+        cwd: project,
+        env,
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      const followed = follow.stdout.pipeThrough(new TextDecoderStream()).getReader();
+      let printed = "";
+      const readUntil = async (lineCount: number) => {
+        while (printed.split("\n").length <= lineCount) printed += (await followed.read()).value ?? "";
+      };
+      await readUntil(1);
+      expect((await sendEvent("second")).status).toBe(200);
+      await readUntil(2);
+      follow.kill("SIGINT");
+      expect(await follow.exited).toBe(0);
+      expect(
+        printed
+          .trim()
+          .split("\n")
+          .map((line) => JSON.parse(line).event),
+      ).toEqual(["first", "second"]);
+
+      mkdirSync(join(project, "site"));
+      writeFileSync(join(project, "site", "utag.js"), "/* tarball */");
+      const published = await run([
+        ...["publish", "--account", "acme", "--profile", "main", "--target", "prod"],
+        ...["--dir", "site", "--name", "from the tarball", "--url", url],
+      ]);
+      expect([published.code, published.stderr]).toEqual([0, ""]);
+      expect(JSON.parse(published.stdout)).toMatchObject({ name: "from the tarball" });
+
+      const reset = await run(["reset"]);
+      expect([reset.code, JSON.parse(reset.stdout).erased.events]).toEqual([0, 2]);
+      const refused = await run(["reset", "--admin-token", "not-the-token-0123"]);
+      expect([refused.code, refused.stderr]).toEqual([1, expect.stringContaining("POST /admin/reset answered 401")]);
+
+      const hashed = await run(["hash-secret"], "my-password\n");
+      expect([hashed.code, hashed.stdout]).toEqual([0, expect.stringMatching(/^\$argon2id\$/)]);
+
+      const conformance = await run([
+        ...["conformance", "--target", url, "--admin-token", adminToken, "--only", "DEC-OPS-04"],
+        ...["--report-dir", "conformance-report"],
+      ]);
+      expect([conformance.code, conformance.stderr]).toEqual([0, ""]);
+
+      server.kill("SIGTERM");
+      expect(await server.exited).toBe(0);
+    } finally {
+      clearTimeout(killer);
+      if (server.exitCode === null) server.kill("SIGKILL");
+    }
+  }, 180_000);
 });
+
+const browser = "Mozilla/5.0 (X11; Linux x86_64; rv:130.0) Gecko/20100101 Firefox/130.0";

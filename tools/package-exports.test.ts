@@ -45,6 +45,15 @@ describe("the package's exports", () => {
     expect(readFileSync(join(root, entry.types), "utf8")).toContain("export declare function startSvcHub(");
   });
 
+  it('and its vitest global setup as "svc-hub/launcher/vitest": a default export, and createSvcHubSetup for options', async () => {
+    const setup = await import("svc-hub/launcher/vitest");
+    expect(typeof setup.default).toBe("function");
+    expect(typeof setup.createSvcHubSetup).toBe("function");
+    const entry = manifest.exports["./launcher/vitest"];
+    if (typeof entry !== "object") throw new Error('"./launcher/vitest" names no types');
+    expect(readFileSync(join(root, entry.types), "utf8")).toContain("export declare function createSvcHubSetup(");
+  });
+
   it("\"svc-hub\" is the package's command: an executable Node script, which npm links into the project's node_modules/.bin", () => {
     const bin = join(root, manifest.bin["svc-hub"] as string);
     expect(readFileSync(bin, "utf8")).toStartWith("#!/usr/bin/env node\n");
@@ -54,7 +63,7 @@ describe("the package's exports", () => {
   it('"svc-hub-conformance" runs the conformance suite: an executable Node script that hands over to Bun', () => {
     const bin = join(root, manifest.bin["svc-hub-conformance"] as string);
     expect(readFileSync(bin, "utf8")).toStartWith("#!/usr/bin/env node\n");
-    expect(readFileSync(bin, "utf8")).toContain('join(packageRoot, "harness", "cli.ts")');
+    expect(readFileSync(bin, "utf8")).toContain('handOverToBun("svc-hub-conformance", "harness/cli.ts"');
     expect(() => accessSync(bin, constants.X_OK)).not.toThrow();
   });
 

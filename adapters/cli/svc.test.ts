@@ -72,7 +72,7 @@ describe("svc publish", () => {
   test("--help prints the usage; bad usage exits 2 and says what is missing", () => {
     const help = run(["--help"]);
     expect(help.code).toBe(0);
-    expect(help.stdout).toContain("usage: npm run svc -- publish");
+    expect(help.stdout).toContain("usage: svc-hub publish");
     const missing = run(["publish", "--account", "acme"]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("publish needs --profile, --target, --dir, --name");

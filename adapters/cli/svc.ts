@@ -1,5 +1,5 @@
 /**
- * The svc-hub command line: `bun run svc -- <command> [options]`. One command so far, `publish`
+ * `svc-hub publish` (bin/svc-hub.mjs hands over to it; `npm run svc -- publish` in a checkout)
  * (DEC-REV-01): publishes the files of a folder as a revision, either straight into the store of
  * SVC_DATA_DIR (as the server itself would, also while it runs: the store is shared safely) or through the
  * admin API of a running server (--url).
@@ -28,10 +28,10 @@ import { openPostgresStores } from "../store-postgres/postgres.stores.ts";
 
 const defaultAuthor = "cli@svc-hub.invalid";
 
-const usage = `usage: npm run svc -- publish --account <account> --profile <profile> --target <target>[,<target>...]
-                              --dir <folder> --name <name> [--comment <text>] [--created-by <e-mail>]
-                              [--url <base-url> [--admin-token <token>]] [--config <file>]
-       npm run svc -- --help     (bun run svc -- ... works the same)
+const usage = `usage: svc-hub publish --account <account> --profile <profile> --target <target>[,<target>...]
+                       --dir <folder> --name <name> [--comment <text>] [--created-by <e-mail>]
+                       [--url <base-url> [--admin-token <token>]] [--config <file>]
+       svc-hub publish --help     (in a checkout of svc-hub: npm run svc -- publish ...)
 
 publish   Publishes the files of --dir as one revision. Each file's name is its member name in the bundle:
           utag.js (required), utag.<n>.js, utag.sync.js and mobile.html (the prefix is the configuration's
@@ -52,7 +52,7 @@ class UsageError extends Error {}
 
 function fail(code: 1 | 2, message: string): never {
   process.stderr.write(`svc: ${message}\n`);
-  if (code === 2) process.stderr.write(`(npm run svc -- --help shows the usage)\n`);
+  if (code === 2) process.stderr.write(`(svc-hub publish --help shows the usage)\n`);
   process.exit(code);
 }
 

@@ -15,6 +15,7 @@ import { describeError, stackFramesOf } from "../../core/errors/describe-error.t
 import { loadConfigFile } from "../config/config.loader.ts";
 import { demoConfigPath } from "../config/demo-config.ts";
 import { batchedWriter, createJsonLogger } from "../runtime/logger.ts";
+import { stopsWithParent, watchParent } from "../runtime/parent-watch.ts";
 import { dataDirFromEnv, defaultConfigFiles, fromInvocation } from "../runtime/paths.ts";
 import { clientAddressOf, compileProxyTrust } from "../runtime/proxy-trust.ts";
 import { readServerSettings, type ServerSettings, SettingRefused, settingOf } from "../runtime/server-settings.ts";
@@ -272,6 +273,7 @@ async function shutdown(signal: string, exitCode = 0): Promise<void> {
 started = true;
 process.on("SIGINT", () => void shutdown("SIGINT"));
 process.on("SIGTERM", () => void shutdown("SIGTERM"));
+if (stopsWithParent(env)) watchParent(() => void shutdown("parent exited"));
 
 // DEC-OPS-01: a generated token is printed when it is made; afterwards only with the public demo tenants, whose
 // credentials are printed anyway, so that a real deployment's logs do not keep repeating a secret. A token
