@@ -51,7 +51,7 @@ export function withFaultsAndJournal(
       if (fault !== null && fault.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
       if (fault?.drop) {
         record(null);
-        return droppedConnection(fault.id);
+        return droppedConnection();
       }
       const response =
         fault?.status != null ? faultAnswer(fault, request.method, answerHeaders) : await handle(request);
@@ -87,12 +87,15 @@ function faultAnswer(fault: Fault, method: string, answerHeaders: Readonly<Recor
   return new Response(bodiless ? null : text, { status: fault.status ?? 500, headers });
 }
 
-/** An answer whose body errors at once: the server closes the connection without a status line. */
-function droppedConnection(faultId: string): Response {
+/**
+ * An answer whose body errors at once: the server closes the connection without a status line. Errored
+ * without a reason: Bun prints a reason (with its stack) on stderr for every drop, the journal says it already.
+ */
+function droppedConnection(): Response {
   return new Response(
     new ReadableStream({
       start(controller) {
-        controller.error(new Error(`svc-hub: connection dropped on purpose by fault ${faultId}`));
+        controller.error();
       },
     }),
   );
