@@ -570,6 +570,26 @@ export {
   withdrawAttempt,
 } from "./session/index.ts";
 export {
+  accountOfRequest,
+  compilePathPattern,
+  defaultRequestJournalLimit,
+  type Fault,
+  type FaultMethod,
+  FaultPlan,
+  type FaultSpec,
+  faultMethods,
+  isAdminPath,
+  maxFaultDelayMs,
+  maxRequestJournalLimit,
+  RequestJournal,
+  type RequestJournalEntry,
+  type RequestJournalFilter,
+  redactedValue,
+  redactQuery,
+  requestJournalCapacity,
+  validateFaultInput,
+} from "./testing-tools/index.ts";
+export {
   pickDelay,
   type TimingPreset,
   type TimingPresetName,

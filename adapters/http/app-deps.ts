@@ -20,6 +20,7 @@ import type { TimingPreset } from "../../core/timing/timing.presets.ts";
 import type { RequestGate } from "../runtime/request-gate.ts";
 import type { VirtualClock } from "../runtime/virtual-clock.ts";
 import type { EventStreams } from "./event-stream.ts";
+import type { TestingTools } from "./faults-and-journal.ts";
 
 /** Everything the HTTP app needs, built by the composition root (adapters/server/service.ts). */
 export interface AppDeps {
@@ -72,6 +73,8 @@ export interface AppDeps {
    * what it kept in memory of it too (ClusterSync).
    */
   readonly resets: Pick<ResetService, "reset">;
+  /** Issue 33: the faults (/admin/faults) and the request journal (/admin/requests) of this node. */
+  readonly testingTools: TestingTools;
   /** GET /admin/collect/stats: the collection counters of every node on the store, as they are now. */
   readonly collectStats: () => Promise<NodeCollectStats>;
 }

@@ -1,10 +1,12 @@
 import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
 import { adminRoutes } from "./admin.routes.ts";
+import { adminFaultRoutes } from "./admin-faults.routes.ts";
 import { adminFileRoutes } from "./admin-files.routes.ts";
 import { assertAdmin, holdsAdminToken } from "./admin-guard.ts";
 import { adminInspectRoutes } from "./admin-inspect.routes.ts";
 import { adminOverviewRoutes } from "./admin-overview.routes.ts";
+import { adminRequestRoutes } from "./admin-requests.routes.ts";
 import { adminRevisionRoutes } from "./admin-revisions.routes.ts";
 import { adminUsersRoutes } from "./admin-users.routes.ts";
 import { answerHeadersOf } from "./answer-headers.ts";
@@ -21,6 +23,7 @@ import {
   routeMethodsOf,
   unavailableResponse,
 } from "./error-mapping.ts";
+import { withFaultsAndJournal } from "./faults-and-journal.ts";
 import { fileStatusV1Routes, fileStatusV2Routes } from "./files.routes.ts";
 import { healthRoutes } from "./health.routes.ts";
 import { momentsRoutes } from "./moments.routes.ts";
@@ -103,6 +106,8 @@ export function createApp(deps: AppDeps) {
     .use(adminUsersRoutes(deps))
     .use(adminRevisionRoutes(deps))
     .use(adminOverviewRoutes(deps))
+    .use(adminFaultRoutes(deps.testingTools))
+    .use(adminRequestRoutes(deps.testingTools))
     .use(revisionRoutes(deps))
     .use(adminFileRoutes(deps))
     .use(fileStatusV1Routes(deps))
@@ -124,13 +129,14 @@ export function createApp(deps: AppDeps) {
     asksForTheDocument(request) && !holdsAdminToken(request.headers.get("authorization") ?? undefined, deps.adminToken)
       ? handle(request).then((answered) => withoutAdminApi(request.method, answered))
       : handle(request);
-  app.handle = (request) =>
-    bypassesTheGate(request)
-      ? handle(request)
-      : deps.requests.pass(
-          () => answer(request),
-          () => unavailableResponse(request, answerHeaders),
-        );
+  const gated = (request: Request) =>
+    deps.requests.pass(
+      () => answer(request),
+      () => unavailableResponse(request, answerHeaders),
+    );
+  // Issue 33: faults answer (or delay) the interface routes' requests before the gate, and the journal records them.
+  const served = withFaultsAndJournal(gated, deps.testingTools, answerHeaders);
+  app.handle = (request) => (bypassesTheGate(request) ? handle(request) : served(request));
   return app;
 }
 

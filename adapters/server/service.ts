@@ -28,6 +28,7 @@ import { type ConfigurationApplied, ResetService } from "../../core/service/rese
 import { AuthService } from "../../core/session/auth.use-cases.ts";
 import { preparingSecrets } from "../../core/session/secrets.rules.ts";
 import { UsersService } from "../../core/session/users.use-cases.ts";
+import { FaultPlan, RequestJournal } from "../../core/testing-tools/index.ts";
 import { type TimingPresetName, timingPresets } from "../../core/timing/timing.presets.ts";
 import packageJson from "../../package.json" with { type: "json" };
 import { isbotFilter } from "../collect/bot-filter.ts";
@@ -371,6 +372,8 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
     const moments = new MomentsService({ stores: work.stores });
     const eventStreams = new EventStreams();
     const requests = new RequestGate();
+    // Issue 33: kept in memory per node; a reset forgets them on every node.
+    const testingTools = { faults: new FaultPlan(), requestJournal: new RequestJournal() };
     const resets = new ResetService({
       stores,
       requests,
@@ -379,6 +382,8 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
       forgetInMemory: async () => {
         auth.forgetSigningKey();
         collector.forget();
+        testingTools.faults.clear();
+        testingTools.requestJournal.clear();
         await clock.refresh();
       },
       eraseFiles: () => work.fileImports.eraseFiles(),
@@ -477,6 +482,7 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
       inspect: new InspectService({ stores: work.stores, journal: collector.journal, moments, clock, policy }),
       eventStreams,
       requests,
+      testingTools,
       resets: { reset: () => cluster.changeShared(() => resets.reset()) },
       async collectStats() {
         // Every node publishes its counters at its next look: the barrier waits for that look.

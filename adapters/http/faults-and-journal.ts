@@ -1,0 +1,102 @@
+import type { Fault, FaultPlan, RequestJournal } from "../../core/testing-tools/index.ts";
+import { rawPathOf } from "./error-mapping.ts";
+
+/** The faults and the request journal of this node (issue 33), made by the composition root. */
+export interface TestingTools {
+  readonly faults: FaultPlan;
+  readonly requestJournal: RequestJournal;
+}
+
+/** The header an answer made by a fault carries: the fault's id. */
+export const faultHeader = "x-svc-hub-fault";
+
+/**
+ * The interface routes: what faults answer and the journal records. Not the admin API (a test's own tools
+ * use it, so it is never faulted), the console, the health checks or the OpenAPI document.
+ */
+function isInterfacePath(path: string): boolean {
+  return !(
+    path === "/admin" ||
+    path.startsWith("/admin/") ||
+    path === "/console" ||
+    path.startsWith("/console/") ||
+    path === "/healthz" ||
+    path === "/readyz" ||
+    path.startsWith("/openapi")
+  );
+}
+
+/**
+ * Puts the faults and the request journal in front of `handle` (issue 33). A fault's delay is waited outside
+ * `handle`, so that a delayed request does not hold the request gate (a reset would wait for it). A drop is an
+ * answer whose body fails before its first byte: Bun then closes the connection, and the client sees a
+ * network error (ECONNRESET), not a status.
+ */
+export function withFaultsAndJournal(
+  handle: (request: Request) => Promise<Response>,
+  tools: TestingTools,
+  answerHeaders: Readonly<Record<string, string>>,
+): (request: Request) => Promise<Response> {
+  const { faults, requestJournal } = tools;
+  return async (request) => {
+    const url = request.url;
+    const path = rawPathOf(url);
+    if (!isInterfacePath(path)) return handle(request);
+    const atMs = Date.now();
+    const started = performance.now();
+    const fault = faults.size === 0 ? null : faults.take(request.method, path, queryOf(url));
+    const record = (status: number | null) =>
+      requestJournal.record(request.method, url, atMs, status, elapsedSince(started), fault?.id ?? null);
+    try {
+      if (fault !== null && fault.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
+      if (fault?.drop) {
+        record(null);
+        return droppedConnection();
+      }
+      const response =
+        fault?.status != null ? faultAnswer(fault, request.method, answerHeaders) : await handle(request);
+      record(response.status);
+      return response;
+    } catch (error) {
+      record(500);
+      throw error;
+    }
+  };
+}
+
+function queryOf(url: string): string {
+  const question = url.indexOf("?");
+  if (question < 0) return "";
+  const hash = url.indexOf("#", question);
+  return url.slice(question + 1, hash < 0 ? undefined : hash);
+}
+
+function elapsedSince(started: number): number {
+  return Math.round((performance.now() - started) * 100) / 100;
+}
+
+/** The answer a fault with a status makes: its body (an object as JSON, a string as text) and headers. */
+function faultAnswer(fault: Fault, method: string, answerHeaders: Readonly<Record<string, string>>): Response {
+  const json = fault.body !== null && typeof fault.body === "object";
+  const text = fault.body === null ? null : json ? JSON.stringify(fault.body) : String(fault.body);
+  const headers: Record<string, string> = { ...answerHeaders, [faultHeader]: fault.id };
+  if (text !== null) headers["content-type"] = json ? "application/json" : "text/plain; charset=utf-8";
+  Object.assign(headers, fault.headers);
+  // A status that has no body by definition (204, 205, 304) or a HEAD request answers none.
+  const bodiless = method === "HEAD" || [204, 205, 304].includes(fault.status ?? 0);
+  return new Response(bodiless ? null : text, { status: fault.status ?? 500, headers });
+}
+
+/**
+ * An answer whose body errors at once: the server closes the connection without a status line. Errored
+ * without a reason: Bun prints a reason (with its stack) on stderr for every drop, the journal says it already.
+ */
+function droppedConnection(): Response {
+  return new Response(
+    new ReadableStream({
+      start(controller) {
+        controller.error();
+      },
+    }),
+  );
+}

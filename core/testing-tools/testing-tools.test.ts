@@ -1,0 +1,206 @@
+/**
+ * Issue 33: fault injection (a FaultPlan that answers the next N matching requests) and the request journal
+ * (a bounded ring of the requests answered, secrets redacted).
+ */
+
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import fc from "fast-check";
+import {
+  accountOfRequest,
+  compilePathPattern,
+  FaultPlan,
+  type FaultSpec,
+  RequestJournal,
+  redactQuery,
+  validateFaultInput,
+} from "./index.ts";
+
+function spec(input: Record<string, unknown>): FaultSpec {
+  const checked = validateFaultInput(input);
+  assert.ok(checked.ok, JSON.stringify(checked));
+  return checked.value;
+}
+
+describe("issue 33: a fault is checked field by field", () => {
+  it("takes a status fault with defaults: any method, any account, once", () => {
+    assert.deepEqual(spec({ path: "/v1/login", status: 503 }), {
+      method: null,
+      path: "/v1/login",
+      account: null,
+      times: 1,
+      status: 503,
+      body: null,
+      headers: {},
+      delayMs: 0,
+      drop: false,
+    });
+  });
+
+  const refusals: Array<[string, Record<string, unknown>, string]> = [
+    ["an unknown field", { path: "/event", status: 500, colour: "red" }, "colour"],
+    ["a method that is not one", { path: "/event", status: 500, method: "FETCH" }, "method"],
+    ["a path without a leading slash", { path: "event", status: 500 }, "path"],
+    ["a path with a query", { path: "/event?x=1", status: 500 }, "path"],
+    ["an /admin path (never faulted)", { path: "/admin/reset", status: 500 }, "path"],
+    ["times of 0", { path: "/event", status: 500, times: 0 }, "times"],
+    ["a status out of 200..599", { path: "/event", status: 600 }, "status"],
+    ["a 1xx status, not a final answer", { path: "/event", status: 100 }, "status"],
+    ["a delay over 60 s", { path: "/event", delayMs: 60_001 }, "delayMs"],
+    ["a drop with a status", { path: "/event", status: 500, drop: true }, "drop"],
+    ["a body without a status", { path: "/event", body: "x", delayMs: 10 }, "status"],
+    ["a fault that does nothing", { path: "/event" }, "status"],
+    ["a header value on two lines", { path: "/event", status: 500, headers: { a: "b\nc" } }, "headers"],
+  ];
+  for (const [what, input, field] of refusals) {
+    it(`refuses ${what} with 400 1400 naming ${field}`, () => {
+      const checked = validateFaultInput(input);
+      assert.equal(checked.ok, false);
+      if (checked.ok) return;
+      assert.equal(checked.error.status, 400);
+      assert.equal(checked.error.returnCode, 1400);
+      assert.match(checked.error.message, new RegExp(`Invalid ${field}:`));
+    });
+  }
+
+  it("never throws on any JSON", () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        validateFaultInput(value);
+      }),
+    );
+  });
+});
+
+describe("issue 33: path patterns and accounts", () => {
+  it("matches * across segments and {param} as one segment", () => {
+    const template = compilePathPattern("/v1/dle/accounts/{account}/profiles/{profile}/datalayers/{dl}");
+    assert.equal(template("/v1/dle/accounts/acme/profiles/main/datalayers/dl1"), true);
+    assert.equal(template("/v1/dle/accounts/acme/profiles/main/datalayers/dl1/x"), false);
+    assert.equal(template("/v1/dle/accounts//profiles/main/datalayers/dl1"), false);
+    const wildcard = compilePathPattern("/v1/dle/*");
+    assert.equal(wildcard("/v1/dle/accounts/acme/profiles/main/datalayers/dl1"), true);
+    assert.equal(wildcard("/v2/auth"), false);
+    assert.equal(compilePathPattern("/a.b")("/aXb"), false);
+  });
+
+  it("reads the account from the path, /dle/ or /event's svc_account", () => {
+    assert.equal(accountOfRequest("/v1/dle/accounts/acme/profiles/main/datalayers/x", ""), "acme");
+    assert.equal(accountOfRequest("/v1/accounts/globex/main/revisions", ""), "globex");
+    assert.equal(accountOfRequest("/dle/acme/main/x.json", ""), "acme");
+    assert.equal(accountOfRequest("/event", "svc_account=acme&svc_profile=main"), "acme");
+    assert.equal(accountOfRequest("/v1/login", "username=a"), null);
+  });
+});
+
+describe("issue 33: a FaultPlan answers the next N matching requests", () => {
+  it("counts a fault down and removes it once spent", () => {
+    const plan = new FaultPlan();
+    const fault = plan.add(spec({ method: "POST", path: "/v1/login", status: 503, times: 2 }));
+    assert.equal(fault.id, "f1");
+    assert.equal(fault.remaining, 2);
+    assert.equal(plan.take("GET", "/v1/login", ""), null, "another method");
+    assert.equal(plan.take("POST", "/v1/login", "")?.remaining, 1);
+    assert.equal(plan.take("POST", "/v1/login", "")?.remaining, 0);
+    assert.equal(plan.take("POST", "/v1/login", ""), null);
+    assert.deepEqual(plan.list(), []);
+  });
+
+  it("limits a fault to an account", () => {
+    const plan = new FaultPlan();
+    plan.add(spec({ path: "/event", account: "acme", status: 500 }));
+    assert.equal(plan.take("GET", "/event", "svc_account=globex"), null);
+    assert.equal(plan.take("GET", "/event", "svc_account=acme")?.id, "f1");
+  });
+
+  it("answers with the oldest matching fault; lists, removes and clears", () => {
+    const plan = new FaultPlan();
+    plan.add(spec({ path: "/v2/*", status: 500 }));
+    plan.add(spec({ path: "/v2/auth", status: 429 }));
+    assert.deepEqual(
+      plan.list().map((fault) => fault.id),
+      ["f1", "f2"],
+    );
+    assert.equal(plan.take("POST", "/v2/auth", "")?.status, 500);
+    assert.equal(plan.remove("f2"), true);
+    assert.equal(plan.remove("f2"), false);
+    plan.add(spec({ path: "/event", drop: true }));
+    plan.clear();
+    assert.equal(plan.take("GET", "/event", ""), null);
+    assert.equal(plan.add(spec({ path: "/event", drop: true })).id, "f4", "ids keep counting up");
+  });
+});
+
+describe("issue 33: the request journal", () => {
+  it("answers newest first, with path, redacted query, account and fault", () => {
+    const journal = new RequestJournal();
+    journal.record("POST", "http://h/v1/login?username=a&password=p", 0, 200, 1.5, null);
+    journal.record("GET", "http://h/v1/dle/accounts/acme/profiles/main/datalayers?utk=abc&x=1", 1000, 503, 2, "f1");
+    const [newest, oldest] = journal.query();
+    assert.deepEqual(newest, {
+      id: 2,
+      at: "1970-01-01T00:00:01.000Z",
+      method: "GET",
+      path: "/v1/dle/accounts/acme/profiles/main/datalayers",
+      query: { utk: "[redacted]", x: "1" },
+      status: 503,
+      durationMs: 2,
+      account: "acme",
+      fault: "f1",
+    });
+    assert.deepEqual(oldest?.query, { username: "a", password: "[redacted]" });
+    assert.equal(oldest?.account, null);
+    assert.equal("fault" in (oldest ?? {}), false);
+  });
+
+  it("filters by method, path pattern, status and account, and limits", () => {
+    const journal = new RequestJournal();
+    for (let i = 0; i < 5; i += 1) journal.record("GET", `http://h/event?svc_account=acme&n=${i}`, i, 204, 1, null);
+    journal.record("POST", "http://h/event?svc_account=globex", 9, 400, 1, null);
+    assert.equal(journal.query({ account: "acme" }).length, 5);
+    assert.equal(journal.query({ method: "post" })[0]?.account, "globex");
+    assert.equal(journal.query({ status: 400 }).length, 1);
+    assert.equal(journal.query({ path: "/ev*" }).length, 6);
+    assert.deepEqual(
+      journal.query({ limit: 2 }).map((entry) => entry.id),
+      [6, 5],
+    );
+  });
+
+  it("keeps only the newest `capacity` entries, and clears", () => {
+    const journal = new RequestJournal(3);
+    for (let i = 1; i <= 5; i += 1) journal.record("GET", `http://h/x${i}`, i, 200, 0, null);
+    assert.equal(journal.size, 3);
+    assert.deepEqual(
+      journal.query().map((entry) => entry.path),
+      ["/x5", "/x4", "/x3"],
+    );
+    journal.clear();
+    assert.deepEqual(journal.query(), []);
+    journal.record("GET", "http://h/y", 0, 200, 0, null);
+    assert.equal(journal.query()[0]?.id, 6);
+  });
+
+  it("hides a moments lookup's visitor, as the log does (PRV-09)", () => {
+    const journal = new RequestJournal();
+    journal.record(
+      "GET",
+      "http://h/personalization/accounts/acme/profiles/main/engines/e1/visitors/ann@x.com",
+      0,
+      200,
+      0,
+      null,
+    );
+    assert.equal(journal.query()[0]?.path, "/personalization/accounts/acme/profiles/main/engines/e1/visitors/…");
+  });
+
+  it("redacts every parameter named like a secret", () => {
+    assert.deepEqual(redactQuery("api_key=1&apiKey=2&access_token=3&utk=4&q=5&q=6"), {
+      api_key: "[redacted]",
+      apiKey: "[redacted]",
+      access_token: "[redacted]",
+      utk: "[redacted]",
+      q: ["5", "6"],
+    });
+  });
+});
