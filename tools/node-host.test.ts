@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "bun:test";
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { expectedHostReport, type HostReport } from "../testing/host.ts";
@@ -40,9 +40,16 @@ function projectWithPackedSvcHub(): string {
   return folder;
 }
 
+/** One packed project for the file's tests: packing compiles the core, which takes a while. */
+let packedProject: string | undefined;
+function sharedProjectWithPackedSvcHub(): string {
+  packedProject ??= projectWithPackedSvcHub();
+  return packedProject;
+}
+
 describe("a Node host of the packed core", () => {
   it("runs the host scenario under Node 20 from the compiled core, and type-checks against its declarations", () => {
-    const project = projectWithPackedSvcHub();
+    const project = sharedProjectWithPackedSvcHub();
     const scenario = readFileSync(join(root, "testing", "host.ts"), "utf8");
     // The scenario takes the core and the store as arguments and imports only types, so it transpiles to a
     // module that needs nothing of svc-hub's but what the host hands it.
@@ -98,5 +105,65 @@ describe("a Node host of the packed core", () => {
       }),
     );
     run([join(root, "node_modules", ".bin", "tsc"), "-p", "."], project);
+  }, 120_000);
+
+  it("imports the typed client (issue 33) from the packed tarball: compiled JavaScript with its declarations", () => {
+    const project = sharedProjectWithPackedSvcHub();
+    // A project that installs svc-hub gets its dependencies beside it; here, the client's own from svc-hub's.
+    const dependencies = join(project, "node_modules");
+    for (const name of ["openapi-fetch", "openapi-typescript-helpers"]) {
+      symlinkSync(join(root, "node_modules", name), join(dependencies, name));
+    }
+    writeFileSync(
+      join(project, "client.mjs"),
+      [
+        'import { createSvcHubClient } from "svc-hub/client";',
+        "const seen = [];",
+        "const fetch = async (request) => {",
+        "  seen.push({ url: request.url, cookie: request.headers.get('cookie') });",
+        "  if (request.url.endsWith('/v1/login')) {",
+        "    const headers = new Headers({ 'content-type': 'application/json' });",
+        "    headers.append('set-cookie', 'JSESSIONID=s-1; Path=/; HttpOnly; Secure');",
+        "    return new Response(JSON.stringify({ utk: 'u-1' }), { status: 200, headers });",
+        "  }",
+        "  return new Response('[]', { status: 200, headers: { 'content-type': 'application/json' } });",
+        "};",
+        'const hub = createSvcHubClient({ baseUrl: "http://svc-hub.invalid", fetch });',
+        'const session = await hub.login("demo@example.com", "demo-password-1");',
+        'await session.api.GET("/v1/dle/accounts/{account}/profiles/{profile}/datalayers", { params: { path: { account: "acme", profile: "main" } } });',
+        "console.log(JSON.stringify(seen[1]));",
+      ].join("\n"),
+    );
+    expect(JSON.parse(run(["node", "client.mjs"], project))).toEqual({
+      url: "http://svc-hub.invalid/v1/dle/accounts/acme/profiles/main/datalayers?utk=u-1",
+      cookie: "JSESSIONID=s-1",
+    });
+
+    writeFileSync(
+      join(project, "client.ts"),
+      [
+        'import { createSvcHubClient } from "svc-hub/client";',
+        'const hub = createSvcHubClient({ baseUrl: "http://127.0.0.1:8080" });',
+        "// @ts-expect-error PUT /admin/clock takes { now }",
+        'export const moved = hub.admin.PUT("/admin/clock", { body: { time: 1 } });',
+      ].join("\n"),
+    );
+    writeFileSync(
+      join(project, "tsconfig.client.json"),
+      JSON.stringify({
+        compilerOptions: {
+          target: "ES2022",
+          lib: ["ES2022", "DOM"],
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+          types: [],
+        },
+        files: ["client.ts"],
+      }),
+    );
+    run([join(root, "node_modules", ".bin", "tsc"), "-p", "tsconfig.client.json"], project);
   }, 120_000);
 });
