@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from "bun:test";
 import {
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -237,6 +238,68 @@ describe("a Node host of the packed core", () => {
       if (server.exitCode === null) server.kill("SIGKILL");
     }
   }, 180_000);
+
+  it("imports the typed client (issue 33) from the packed tarball: compiled JavaScript with its declarations", () => {
+    const project = projectWithPackedSvcHub();
+    // A project that installs svc-hub gets its dependencies beside it; here, the client's own from svc-hub's.
+    const dependencies = join(project, "node_modules");
+    for (const name of ["openapi-fetch", "openapi-typescript-helpers"]) {
+      // Another test of this file may have linked them already.
+      if (!existsSync(join(dependencies, name)))
+        symlinkSync(join(root, "node_modules", name), join(dependencies, name));
+    }
+    writeFileSync(
+      join(project, "client.mjs"),
+      [
+        'import { createSvcHubClient } from "svc-hub/client";',
+        "const seen = [];",
+        "const fetch = async (request) => {",
+        "  seen.push({ url: request.url, cookie: request.headers.get('cookie') });",
+        "  if (request.url.endsWith('/v1/login')) {",
+        "    const headers = new Headers({ 'content-type': 'application/json' });",
+        "    headers.append('set-cookie', 'JSESSIONID=s-1; Path=/; HttpOnly; Secure');",
+        "    return new Response(JSON.stringify({ utk: 'u-1' }), { status: 200, headers });",
+        "  }",
+        "  return new Response('[]', { status: 200, headers: { 'content-type': 'application/json' } });",
+        "};",
+        'const hub = createSvcHubClient({ baseUrl: "http://svc-hub.invalid", fetch });',
+        'const session = await hub.login("demo@example.com", "demo-password-1");',
+        'await session.api.GET("/v1/dle/accounts/{account}/profiles/{profile}/datalayers", { params: { path: { account: "acme", profile: "main" } } });',
+        "console.log(JSON.stringify(seen[1]));",
+      ].join("\n"),
+    );
+    expect(JSON.parse(run(["node", "client.mjs"], project))).toEqual({
+      url: "http://svc-hub.invalid/v1/dle/accounts/acme/profiles/main/datalayers?utk=u-1",
+      cookie: "JSESSIONID=s-1",
+    });
+
+    writeFileSync(
+      join(project, "client.ts"),
+      [
+        'import { createSvcHubClient } from "svc-hub/client";',
+        'const hub = createSvcHubClient({ baseUrl: "http://127.0.0.1:8080" });',
+        "// @ts-expect-error PUT /admin/clock takes { now }",
+        'export const moved = hub.admin.PUT("/admin/clock", { body: { time: 1 } });',
+      ].join("\n"),
+    );
+    writeFileSync(
+      join(project, "tsconfig.client.json"),
+      JSON.stringify({
+        compilerOptions: {
+          target: "ES2022",
+          lib: ["ES2022", "DOM"],
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+          types: [],
+        },
+        files: ["client.ts"],
+      }),
+    );
+    run([join(root, "node_modules", ".bin", "tsc"), "-p", "tsconfig.client.json"], project);
+  }, 120_000);
 });
 
 const browser = "Mozilla/5.0 (X11; Linux x86_64; rv:130.0) Gecko/20100101 Firefox/130.0";

@@ -54,6 +54,15 @@ describe("the package's exports", () => {
     expect(readFileSync(join(root, entry.types), "utf8")).toContain("export declare function createSvcHubSetup(");
   });
 
+  it('test code imports the typed client as "svc-hub/client": its TypeScript under Bun, compiled JavaScript elsewhere', async () => {
+    const client = await import("svc-hub/client");
+    expect(typeof client.createSvcHubClient).toBe("function");
+    const entry = manifest.exports["./client"] as unknown as Record<string, string>;
+    expect(entry.bun).toBe("./client/index.ts");
+    expect(entry.default).toBe("./dist/client/index.js");
+    expect(entry.types).toBe("./dist/client/index.d.ts");
+  });
+
   it("\"svc-hub\" is the package's command: an executable Node script, which npm links into the project's node_modules/.bin", () => {
     const bin = join(root, manifest.bin["svc-hub"] as string);
     expect(readFileSync(bin, "utf8")).toStartWith("#!/usr/bin/env node\n");

@@ -3,7 +3,7 @@
  *
  *   1. type-check (tsc, and tsc -p core: the core alone, with no runtime or DOM types) and the core under Deno
  *      (deno check, deno test): core/ is runtime-neutral;
- *   2. bun test: core, adapters, harness, tools, and the launcher and bin (started under Node too);
+ *   2. bun test: core, adapters, harness, tools, the launcher and bin (started under Node too), and the client;
  *   3. the conformance scenarios against the in-process app;
  *   4. the conformance scenarios against a real server started on a free port, and whether the committed
  *      COMPATIBILITY.md is what that run found (`npm run compatibility` writes it; npm test changes no tracked file);
@@ -172,6 +172,7 @@ const suites: Array<{ name: string; run: () => Promise<void> }> = [
         "tools",
         "launcher",
         "bin",
+        "client",
       ]);
       record("bun-test", bunCounts(output), code);
     },
