@@ -27,7 +27,7 @@ async function openCollect(options: { stores?: Stores; bots?: readonly string[] 
   const stores = options.stores ?? createMemoryStores();
   await seedProfile(stores, profileWith());
   const asked: Asked = { queries: [], bodies: [], warnings: [] };
-  const logger: Logger = { info() {}, warn: (message) => asked.warnings.push(message), error() {} };
+  const logger: Logger = { debug() {}, info() {}, warn: (message) => asked.warnings.push(message), error() {} };
   const bots = new Set(options.bots ?? []);
   const collector = new CollectService({
     stores,
