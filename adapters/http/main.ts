@@ -195,7 +195,7 @@ if (!opened.ok) {
 }
 const service = opened.value;
 const proxyTrust = compileProxyTrust(trustedProxies);
-const serve = withRequestLog((request) => service.app.handle(request), logger);
+const serve = withRequestLog((request) => service.app.handle(request), logger, service.deps.metrics);
 server.reload({
   fetch(request, bun) {
     // The peer's address as the socket saw it, and the one way to keep a connection open past the idle

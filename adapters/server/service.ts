@@ -40,6 +40,7 @@ import { eventLineOf } from "../runtime/event-lines.ts";
 import { hostEventLoop } from "../runtime/event-loop.ts";
 import { joseTokenSigner } from "../runtime/jose-tokens.ts";
 import { RequestGate } from "../runtime/request-gate.ts";
+import { ServiceMetrics } from "../runtime/service-metrics.ts";
 import { openVirtualClock, type VirtualClock } from "../runtime/virtual-clock.ts";
 import { openLibsqlStores } from "../store-libsql/libsql.stores.ts";
 import { createMemoryStores } from "../store-memory/memory.stores.ts";
@@ -353,6 +354,7 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
       tokens: joseTokenSigner,
       eventLoop: hostEventLoop,
     });
+    const metrics = new ServiceMetrics();
     const collector = new CollectService({
       stores: work.stores,
       clock,
@@ -362,6 +364,7 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
       bots: isbotFilter,
       eventLoop: hostEventLoop,
       onCommitted: () => work.scheduler.eventsCommitted(),
+      observeCommit: (events, ms) => metrics.observeCommit(events, ms),
       commitsInFlight: work.eventCommitsInFlight,
     });
     const printEvents = options.printEvents;
@@ -370,6 +373,12 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
     const moments = new MomentsService({ stores: work.stores });
     const eventStreams = new EventStreams();
     const requests = new RequestGate();
+    metrics.readFrom({
+      collect: () => collector.stats.view(),
+      commits: () => collector.commitStats(),
+      requestsInFlight: () => requests.inFlightCount,
+      liveFeeds: () => eventStreams.openCount,
+    });
     const resets = new ResetService({
       stores,
       requests,
@@ -472,6 +481,7 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
       inspect: new InspectService({ stores: work.stores, journal: collector.journal, moments, clock, policy }),
       eventStreams,
       requests,
+      metrics,
       resets: { reset: () => cluster.changeShared(() => resets.reset()) },
       async collectStats() {
         // Every node publishes its counters at its next look: the barrier waits for that look.
