@@ -103,6 +103,13 @@ describe("GET /metrics (issue 33)", () => {
     expect(sampleValue(metrics, "svc_hub_event_commit_batches_total", { outcome: "committed" })).toBe(3);
     // The scrape itself is in flight.
     expect(sampleValue(metrics, "svc_hub_http_requests_in_flight")).toBe(1);
+    // Every background worker, caught up after a wait.
+    expect((await send("/admin/wait", { method: "POST", headers: admin })).status).toBe(200);
+    const after = await scrape(send);
+    const workers = after.get("svc_hub_background_overdue_seconds")?.metrics ?? [];
+    expect(workers.map((metric) => metric.labels?.worker)).toContain("profiles");
+    expect(workers.map((metric) => Number(metric.value))).toEqual(workers.map(() => 0));
+    expect((after.get("svc_hub_background_worker_failing")?.metrics ?? []).length).toBe(workers.length);
   });
 
   it("counts requests by route template and status (never the raw path) with a latency histogram", async () => {
@@ -147,10 +154,10 @@ describe("GET /metrics (issue 33)", () => {
     expect(metrics.get("svc_hub_events_refused_total")?.metrics ?? []).toHaveLength(0);
   });
 
-  it("the server as a process serves them, its requests counted by the request log", async () => {
+  it("the server as a process serves them (libSQL, background thread), its requests counted by the request log", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "svc-hub-metrics-"));
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-    const server = await spawnServer({ root, dataDir, adminToken, env: { SVC_STORE: "memory" } });
+    const server = await spawnServer({ root, dataDir, adminToken });
     cleanups.push(() => server.stop());
     const send: Send = (path, init) => fetch(`${server.url}${path}`, init);
     expect((await send("/metrics")).status).toBe(401);
@@ -159,6 +166,11 @@ describe("GET /metrics (issue 33)", () => {
     expect(sampleValue(metrics, "svc_hub_events_accepted_total")).toBe(3);
     expect(sampleValue(metrics, "svc_hub_events_refused_total", { reason: "unknownAccountOrProfile" })).toBe(2);
     expect(sampleValue(metrics, "svc_hub_http_requests_total", { route: "/event", status: "200" })).toBe(4);
+    // The workers of both threads: the events' (profiles) in the background thread, the light ones here.
+    const workers = (metrics.get("svc_hub_background_overdue_seconds")?.metrics ?? []).map(
+      (metric) => metric.labels?.worker,
+    );
+    expect(workers).toEqual(expect.arrayContaining(["profiles", "datalayer-publisher"]));
     // Refused before routing (the admin token is checked first): no route is known, so `unmatched`.
     expect(sampleValue(metrics, "svc_hub_http_requests_total", { route: "unmatched", status: "401" })).toBe(1);
   });

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { CollectCommitsView, CollectStatsView } from "../../core/collect/collect-stats.ts";
+import type { WorkerBacklog } from "../../core/ports/background.port.ts";
 
 /** What the metrics read at each scrape: counters the service keeps anyway, so the hot path does no more work. */
 export interface MetricSources {
@@ -11,6 +12,8 @@ export interface MetricSources {
   readonly requestsInFlight: () => number;
   /** Live feeds open (GET /admin/events/live). */
   readonly liveFeeds: () => number;
+  /** How far each background worker is behind (WorkScheduler.backlog). */
+  readonly backlog: () => Promise<readonly WorkerBacklog[]>;
 }
 
 /** The route label of a request no route matched: one value, whatever the path (bounded cardinality). */
@@ -34,6 +37,8 @@ export class ServiceMetrics {
   private readonly batchSizes: Histogram;
   private readonly commitSeconds: Histogram;
   private sources: MetricSources | null = null;
+  /** The background workers as the scrape in progress found them: one look a scrape, for two gauges. */
+  private backlog: readonly WorkerBacklog[] = [];
 
   constructor() {
     const registers = [this.registry];
@@ -125,6 +130,27 @@ export class ServiceMetrics {
         if (sources) this.set(sources.requestsInFlight());
       },
     });
+    const backlog = () => this.backlog;
+    new Gauge({
+      name: "svc_hub_background_overdue_seconds",
+      help: "Virtual time each background worker's soonest due item has waited past its due time (0: caught up).",
+      labelNames: ["worker"] as const,
+      registers,
+      collect() {
+        this.reset();
+        for (const { worker, overdueMs } of backlog()) this.set({ worker }, overdueMs / 1000);
+      },
+    });
+    new Gauge({
+      name: "svc_hub_background_worker_failing",
+      help: "1 while a background worker's last pass failed (it waits out a backoff), else 0.",
+      labelNames: ["worker"] as const,
+      registers,
+      collect() {
+        this.reset();
+        for (const { worker, failing } of backlog()) this.set({ worker }, failing ? 1 : 0);
+      },
+    });
     new Gauge({
       name: "svc_hub_live_feeds_open",
       help: "Live feeds of collected events open (GET /admin/events/live).",
@@ -158,7 +184,8 @@ export class ServiceMetrics {
     return this.registry.contentType;
   }
 
-  render(): Promise<string> {
+  async render(): Promise<string> {
+    this.backlog = this.sources ? await this.sources.backlog() : [];
     return this.registry.metrics();
   }
 }

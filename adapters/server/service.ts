@@ -153,6 +153,10 @@ function bothSchedulers(local: WorkScheduler, thread: WorkScheduler): WorkSchedu
         nextDueAt: due.length > 0 ? Math.min(...due) : null,
       };
     },
+    async backlog() {
+      const [here, there] = await Promise.all([local.backlog(), thread.backlog()]);
+      return [...here, ...there];
+    },
   };
 }
 
@@ -378,6 +382,7 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
       commits: () => collector.commitStats(),
       requestsInFlight: () => requests.inFlightCount,
       liveFeeds: () => eventStreams.openCount,
+      backlog: () => work.scheduler.backlog(),
     });
     const resets = new ResetService({
       stores,

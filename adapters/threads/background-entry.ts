@@ -61,6 +61,9 @@ try {
       case "drain":
         void reply(clock.refresh().then(() => background.scheduler.drain(message.options)));
         return;
+      case "backlog":
+        void reply(background.scheduler.backlog());
+        return;
       case "pause":
         void reply(
           background.hold().then((release) => {
