@@ -80,6 +80,12 @@ describe("the logger (issue 33: levels down to debug, redaction, readable output
     });
   });
 
+  it("keeps fields that only name secrets' owners: the demo credentials' warning lists users and key ids", () => {
+    const { logger, lines } = capture("info");
+    logger.warn("the store holds the demo's users", { credentials: ["demo@example.com", "API key demo-key-0001"] });
+    expect(JSON.parse(lines[0] ?? "").credentials).toEqual(["demo@example.com", "API key demo-key-0001"]);
+  });
+
   it("leaves fields without a secret as they are (the request line allocates nothing more)", () => {
     const fields = { method: "GET", path: "/event", status: 200, nested: { ms: 1 } };
     expect(redactSecrets(fields)).toBe(fields);

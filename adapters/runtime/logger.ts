@@ -22,7 +22,7 @@ export interface LoggerOptions {
  * A field whose name says it holds a secret: its value is never written, at any depth. The request line never
  * carries one (the query is left out), but a caller's fields might: an error's request, a header set.
  */
-const secretFieldName = /pass(word|wd)|secret|token|^utk$|authori[sz]ation|cookie|api[-_]?key|^key$|credential/i;
+const secretFieldName = /pass(word|wd)|secret|token|^utk$|authori[sz]ation|cookie|api[-_]?key/i;
 /** What a secret field's value is written as. */
 export const redacted = "[redacted]";
 /** How deep redaction looks into nested fields; deeper values are written as they are cut off. */
