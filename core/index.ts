@@ -402,6 +402,7 @@ export {
   type ValueErasure,
   type VerifiedToken,
   type VersionedLockout,
+  type WorkerBacklog,
   type WorkScheduler,
   type ZipEntry,
 } from "./ports/index.ts";

@@ -23,13 +23,18 @@ export const alwaysHeldLease: Lease = {
 };
 
 /** A logger that writes nothing. */
-export const silentLogger: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
+export const silentLogger: Logger = {
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+};
 
 /** A logger that keeps the level and message of each line. */
 export function recordingLogger(): Logger & { readonly lines: Array<{ level: string; message: string }> } {
   const lines: Array<{ level: string; message: string }> = [];
   const record = (level: string) => (message: string) => void lines.push({ level, message });
-  return { lines, info: record("info"), warn: record("warn"), error: record("error") };
+  return { lines, debug: record("debug"), info: record("info"), warn: record("warn"), error: record("error") };
 }
 
 /** Ids that count up from 1, so that every id drawn is one of its own; randomUnit is always the middle. */

@@ -64,7 +64,7 @@ export async function runHostScenario(host: Host): Promise<HostReport> {
     randomToken: (bytes) => (++drawn).toString(36).padStart(bytes, "0"),
     randomUnit: () => 0.5,
   };
-  const logger: Logger = { info() {}, warn() {}, error() {} };
+  const logger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
   const alwaysHeld: Lease = { acquire: async () => true, release: async () => {}, end: async () => {} };
 
   await stores.tenancy.ensureAccount("acme", now);

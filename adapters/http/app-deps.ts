@@ -18,6 +18,7 @@ import type { AuthService } from "../../core/session/auth.use-cases.ts";
 import type { UsersService } from "../../core/session/users.use-cases.ts";
 import type { TimingPreset } from "../../core/timing/timing.presets.ts";
 import type { RequestGate } from "../runtime/request-gate.ts";
+import type { ServiceMetrics } from "../runtime/service-metrics.ts";
 import type { VirtualClock } from "../runtime/virtual-clock.ts";
 import type { EventStreams } from "./event-stream.ts";
 import type { TestingTools } from "./faults-and-journal.ts";
@@ -75,6 +76,8 @@ export interface AppDeps {
   readonly resets: Pick<ResetService, "reset">;
   /** Issue 33: the faults (/admin/faults) and the request journal (/admin/requests) of this node. */
   readonly testingTools: TestingTools;
+  /** GET /metrics (issue 33): this process's metrics, in a registry of its own. */
+  readonly metrics: ServiceMetrics;
   /** GET /admin/collect/stats: the collection counters of every node on the store, as they are now. */
   readonly collectStats: () => Promise<NodeCollectStats>;
 }

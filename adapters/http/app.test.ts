@@ -167,13 +167,14 @@ describe("the HTTP app", () => {
     const open = new Set(["/v1/login", "/v1/logout", "/v2/auth"]);
     for (const [path, operations] of Object.entries(document.paths)) {
       for (const [method, operation] of Object.entries(operations)) {
-        const expected = path.startsWith("/admin")
-          ? [{ admin: [] }]
-          : path.startsWith("/v1/") && !open.has(path)
-            ? [{ session: [], utk: [] }]
-            : path.startsWith("/v2/") && !open.has(path)
-              ? [{ bearer: [] }]
-              : undefined;
+        const expected =
+          path.startsWith("/admin") || path === "/metrics"
+            ? [{ admin: [] }]
+            : path.startsWith("/v1/") && !open.has(path)
+              ? [{ session: [], utk: [] }]
+              : path.startsWith("/v2/") && !open.has(path)
+                ? [{ bearer: [] }]
+                : undefined;
         expect([method, path, operation.security]).toEqual([method, path, expected]);
       }
     }

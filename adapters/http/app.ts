@@ -26,10 +26,12 @@ import {
 import { withFaultsAndJournal } from "./faults-and-journal.ts";
 import { fileStatusV1Routes, fileStatusV2Routes } from "./files.routes.ts";
 import { healthRoutes } from "./health.routes.ts";
+import { metricsRoutes } from "./metrics.routes.ts";
 import { momentsRoutes } from "./moments.routes.ts";
 import { withoutAdminApi } from "./openapi-visibility.ts";
 import { privacyRoutes } from "./privacy.routes.ts";
 import { revisionRoutes } from "./revisions.routes.ts";
+import { noteRouteTemplate } from "./route-template.ts";
 import { sessionRoutes } from "./session.routes.ts";
 
 /**
@@ -57,9 +59,12 @@ export function createApp(deps: AppDeps) {
       // different paths, and every later `new URL` throws. Refused before anything else.
       if (!/^https?:\/\//.test(request.url) || !URL.canParse(request.url)) throw new InvalidHostError();
       // DEC-OPS-01: the whole admin API needs the admin token, checked before anything of the request is
-      // read, so that a caller without it learns nothing about admin requests (not even their shape).
-      if (isAdminPath(request.url)) assertAdmin(request.headers.get("authorization") ?? undefined, deps.adminToken);
+      // read, so that a caller without it learns nothing about admin requests (not even their shape). So do
+      // the metrics (GET /metrics), which tell how much traffic each tenant's site sends.
+      if (needsAdminToken(request.url)) assertAdmin(request.headers.get("authorization") ?? undefined, deps.adminToken);
     })
+    // The route each request matched, for the metrics' route label (adapters/http/request-log.ts).
+    .onTransform({ as: "global" }, ({ request, route }) => noteRouteTemplate(request, route))
     .onError(mapUnhandledError(deps.logger, allowedMethods))
     .use(
       openapi({
@@ -100,6 +105,7 @@ export function createApp(deps: AppDeps) {
       }),
     )
     .use(healthRoutes(deps))
+    .use(metricsRoutes(deps))
     .use(adminRoutes(deps))
     .use(collectRoutes(deps))
     .use(adminInspectRoutes(deps))
@@ -154,10 +160,10 @@ function bypassesTheGate(request: Request): boolean {
   return path === "/admin/reset" || path === "/admin/wait";
 }
 
-/** `/admin` or anything under it, read from the URL's text as Elysia routes it (rawPathOf). */
-function isAdminPath(url: string): boolean {
+/** `/admin` or anything under it, and `/metrics`, read from the URL's text as Elysia routes it (rawPathOf). */
+function needsAdminToken(url: string): boolean {
   const path = rawPathOf(url);
-  return path === "/admin" || path.startsWith("/admin/");
+  return path === "/admin" || path.startsWith("/admin/") || path === "/metrics" || path === "/metrics/";
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -104,6 +104,24 @@ describe("the server process", () => {
     expect(quiet.output()).toContain(`is listening on ${quiet.url}`);
   });
 
+  it("SVC_LOG_FORMAT=pretty writes one readable line an entry, and the utk of a request never appears (issue 33)", async () => {
+    const server = await start(tempDir(), { SVC_LOG_FORMAT: "pretty", SVC_LOG_LEVEL: "debug" });
+    await fetch(`${server.url}/v1/nothing-here?utk=secret-token-value`);
+    await Bun.sleep(50);
+    const lines = server
+      .stdout()
+      .split("\n")
+      .filter((line) => line !== "");
+    expect(
+      lines.some((line) => /^\d\d:\d\d:\d\d\.\d{3} INFO {2}listening url=http:\/\/127\.0\.0\.1:\d+ /.test(line)),
+    ).toBe(true);
+    expect(lines).toContainEqual(
+      expect.stringMatching(/ INFO {2}request method=GET path=\/v1\/nothing-here status=404 ms=/),
+    );
+    for (const line of lines) expect(line.startsWith("{")).toBe(false);
+    expect(server.output()).not.toContain("secret-token-value");
+  });
+
   it("SVC_PRINT_EVENTS=true writes each collection outcome on stdout as one JSON line among the log's (issue 32)", async () => {
     const server = await start(tempDir(), { SVC_PRINT_EVENTS: "true" });
     expect((await fetch(`${server.url}/event?svc_account=acme&svc_event=printed&svc_visitor_id=p-1`)).status).toBe(200);

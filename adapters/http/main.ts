@@ -14,7 +14,7 @@ import { join, resolve } from "node:path";
 import { describeError, stackFramesOf } from "../../core/errors/describe-error.ts";
 import { loadConfigFile } from "../config/config.loader.ts";
 import { demoConfigPath } from "../config/demo-config.ts";
-import { batchedWriter, createJsonLogger } from "../runtime/logger.ts";
+import { batchedWriter, createLogger } from "../runtime/logger.ts";
 import { stopsWithParent, watchParent } from "../runtime/parent-watch.ts";
 import { dataDirFromEnv, defaultConfigFiles, fromInvocation } from "../runtime/paths.ts";
 import { clientAddressOf, compileProxyTrust } from "../runtime/proxy-trust.ts";
@@ -139,10 +139,17 @@ const {
   backgroundThread,
   adminToken,
   logLevel,
+  logFormat,
   trustedProxies,
   printEvents,
 } = settings;
-const logger = createJsonLogger(output.write, Date.now, logLevel);
+// SVC_LOG_FORMAT=pretty: readable lines, the level in colour when stdout is a terminal.
+const logger = createLogger({
+  write: output.write,
+  least: logLevel,
+  format: logFormat,
+  color: process.stdout.isTTY === true,
+});
 const dataDir = dataDirFromEnv(env);
 const configSource = chooseConfigPath();
 const loaded = await loadConfigFile(configSource.path);
@@ -189,7 +196,7 @@ if (!opened.ok) {
 }
 const service = opened.value;
 const proxyTrust = compileProxyTrust(trustedProxies);
-const serve = withRequestLog((request) => service.app.handle(request), logger);
+const serve = withRequestLog((request) => service.app.handle(request), logger, service.deps.metrics);
 server.reload({
   fetch(request, bun) {
     // The peer's address as the socket saw it, and the one way to keep a connection open past the idle

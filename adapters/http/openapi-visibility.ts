@@ -4,8 +4,8 @@ interface OpenApiDocument {
 }
 
 /**
- * The OpenAPI document as a caller without the admin token reads it: the admin API's paths and its security
- * scheme left out, everything else as it is. A HEAD's answer loses its length (the whole document's); any
+ * The OpenAPI document as a caller without the admin token reads it: the admin API's paths, /metrics and the
+ * admin security scheme left out, everything else as it is. A HEAD's answer loses its length (the whole document's); any
  * other answer (a refusal) passes unchanged.
  */
 export async function withoutAdminApi(method: string, answer: Response): Promise<Response> {
@@ -17,7 +17,9 @@ export async function withoutAdminApi(method: string, answer: Response): Promise
   }
   const document = (await answer.json()) as OpenApiDocument;
   const paths = Object.fromEntries(
-    Object.entries(document.paths ?? {}).filter(([path]) => path !== "/admin" && !path.startsWith("/admin/")),
+    Object.entries(document.paths ?? {}).filter(
+      ([path]) => path !== "/admin" && !path.startsWith("/admin/") && path !== "/metrics",
+    ),
   );
   const { admin: _admin, ...securitySchemes } = document.components?.securitySchemes ?? {};
   const headers = new Headers(answer.headers);

@@ -17,6 +17,11 @@ export class RequestGate implements RequestAdmission {
   private closed: Promise<void> | null = null;
   private refusing = false;
 
+  /** How many requests are being answered now (the service's metrics). */
+  get inFlightCount(): number {
+    return this.inFlight;
+  }
+
   /** Runs `handle` for one request, or answers `refuse()` while the service is left unusable by a failed reset. */
   pass(handle: () => Promise<Response>, refuse: () => Response): Promise<Response> {
     // Counted in the same turn as it arrives while the gate is open, so a reset started after it waits for it.

@@ -36,6 +36,33 @@ function manualClock(start = 1_000_000) {
 }
 
 describe("Scheduler", () => {
+  it("backlog says how far each worker is behind and which one is failing, without running a pass (issue 33, /metrics)", async () => {
+    const clock = manualClock();
+    const scheduler = new Scheduler({ clock, logger: createMemoryLogger() });
+    const behind = listWorker("profiles", [clock.now() - 5_000, clock.now() - 1_000]);
+    scheduler.register(behind);
+    scheduler.register(listWorker("publisher", [clock.now() + 60_000]));
+    scheduler.register({
+      name: "deleter",
+      runDue: async () => {
+        throw new Error("disk full");
+      },
+      nextDueAt: async () => clock.now(),
+    });
+    expect(await scheduler.backlog()).toEqual([
+      { worker: "profiles", overdueMs: 5_000, failing: false },
+      { worker: "publisher", overdueMs: 0, failing: false },
+      { worker: "deleter", overdueMs: 0, failing: false },
+    ]);
+    expect(behind.done).toEqual([]);
+    await scheduler.drain({ timeoutMs: 50 });
+    expect(await scheduler.backlog()).toEqual([
+      { worker: "profiles", overdueMs: 0, failing: false },
+      { worker: "publisher", overdueMs: 0, failing: false },
+      { worker: "deleter", overdueMs: 0, failing: true },
+    ]);
+  });
+
   it("drain runs every item that is due and reports the counts per worker", async () => {
     const clock = manualClock();
     const scheduler = new Scheduler({ clock, logger: createMemoryLogger() });

@@ -1,5 +1,11 @@
 import { describeError } from "../../core/errors/describe-error.ts";
-import type { BackgroundWorker, DrainOptions, DrainReport, WorkScheduler } from "../../core/ports/background.port.ts";
+import type {
+  BackgroundWorker,
+  DrainOptions,
+  DrainReport,
+  WorkerBacklog,
+  WorkScheduler,
+} from "../../core/ports/background.port.ts";
 import type { Clock } from "../../core/ports/clock.port.ts";
 import type { Logger } from "../../core/ports/logger.port.ts";
 
@@ -135,6 +141,25 @@ export class Scheduler implements WorkScheduler {
       if (!failing && waitMs > remainingMs) return { complete: false, timedOut: false, processed, nextDueAt };
       await sleep(Math.max(1, Math.min(waitMs, 50)));
     }
+  }
+
+  /**
+   * How far each worker is behind: the virtual time its soonest due item has waited, and whether it is failing.
+   * Read-only looks at the store outside the passes, so a scrape never waits for a pass (or a reset's hold);
+   * a look that fails counts as nothing due.
+   */
+  async backlog(): Promise<WorkerBacklog[]> {
+    const now = this.options.clock.now();
+    return Promise.all(
+      this.workers.map(async (worker) => {
+        const due = await worker.nextDueAt().catch(() => null);
+        return {
+          worker: worker.name,
+          overdueMs: due === null ? 0 : Math.max(0, now - due),
+          failing: this.failing.has(worker.name),
+        };
+      }),
+    );
   }
 
   /** The virtual time the soonest item falls due, of the workers not waiting out a backoff. */

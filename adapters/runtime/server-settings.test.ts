@@ -14,6 +14,7 @@ describe("the server's environment variables", () => {
       backgroundThread: true,
       adminToken: undefined,
       logLevel: "info",
+      logFormat: "json",
       trustedProxies: [],
       printEvents: false,
     });
@@ -30,6 +31,7 @@ describe("the server's environment variables", () => {
       SVC_BACKGROUND: "",
       SVC_ADMIN_TOKEN: "",
       SVC_LOG_LEVEL: "",
+      SVC_LOG_FORMAT: "",
       SVC_TRUSTED_PROXIES: "",
       SVC_PRINT_EVENTS: "",
     };
@@ -46,6 +48,7 @@ describe("the server's environment variables", () => {
       SVC_BACKGROUND: "inline",
       SVC_ADMIN_TOKEN: "a-token-of-16-ch",
       SVC_LOG_LEVEL: "warn",
+      SVC_LOG_FORMAT: "pretty",
       SVC_TRUSTED_PROXIES: "loopback, 10.0.0.0/8,fd00::1",
       SVC_PRINT_EVENTS: "true",
     });
@@ -58,6 +61,7 @@ describe("the server's environment variables", () => {
       backgroundThread: false,
       adminToken: "a-token-of-16-ch",
       logLevel: "warn",
+      logFormat: "pretty",
       trustedProxies: ["loopback", "10.0.0.0/8", "fd00::1"],
       printEvents: true,
     });
@@ -92,7 +96,8 @@ describe("the server's environment variables", () => {
         "SVC_DATABASE_URL is set, but SVC_STORE is libsql, which does not use it: set SVC_STORE=postgres, or unset SVC_DATABASE_URL",
       ],
       [{ SVC_BACKGROUND: "yes" }, 'SVC_BACKGROUND must be thread or inline, not "yes"'],
-      [{ SVC_LOG_LEVEL: "debug" }, 'SVC_LOG_LEVEL must be info or warn or error, not "debug"'],
+      [{ SVC_LOG_LEVEL: "trace" }, 'SVC_LOG_LEVEL must be debug or info or warn or error, not "trace"'],
+      [{ SVC_LOG_FORMAT: "text" }, 'SVC_LOG_FORMAT must be json or pretty, not "text"'],
       [{ SVC_PRINT_EVENTS: "yes" }, 'SVC_PRINT_EVENTS must be true or false, not "yes"'],
       [{ SVC_PRINT_EVENTS: "TRUE" }, 'SVC_PRINT_EVENTS must be true or false, not "TRUE"'],
       [

@@ -3,7 +3,7 @@
  * for every one of them: a compose file's `PORT=` or an unset `${VAR}` arrives as the empty string.
  */
 import { type TimingPresetName, timingPresetNames } from "../../core/timing/timing.presets.ts";
-import { type LogLevel, logLevels } from "./logger.ts";
+import { type LogFormat, type LogLevel, logFormats, logLevels } from "./logger.ts";
 import { compileProxyTrust } from "./proxy-trust.ts";
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -29,8 +29,10 @@ export interface ServerSettings {
   readonly backgroundThread: boolean;
   /** SVC_ADMIN_TOKEN; undefined keeps the one in the store (made at first start). */
   readonly adminToken: string | undefined;
-  /** SVC_LOG_LEVEL: the least severe level logged (`warn` leaves the request lines out). */
+  /** SVC_LOG_LEVEL: the least severe level logged (`warn` leaves the request lines out, `debug` adds detail). */
   readonly logLevel: LogLevel;
+  /** SVC_LOG_FORMAT: JSON lines (the default) or `pretty`, one readable line an entry for a terminal. */
+  readonly logFormat: LogFormat;
   /** SVC_TRUSTED_PROXIES: the proxies whose X-Forwarded-For names the client (none unless listed). */
   readonly trustedProxies: readonly string[];
   /** SVC_PRINT_EVENTS: each outcome of the collection endpoint also written on stdout, one JSON line each. */
@@ -41,7 +43,7 @@ export interface ServerSettings {
 export const minimumAdminTokenLength = 16;
 
 /**
- * PORT, SVC_HOST, SVC_TIMING, SVC_STORE, SVC_DATABASE_URL, SVC_BACKGROUND, SVC_ADMIN_TOKEN, SVC_LOG_LEVEL,
+ * PORT, SVC_HOST, SVC_TIMING, SVC_STORE, SVC_DATABASE_URL, SVC_BACKGROUND, SVC_ADMIN_TOKEN, SVC_LOG_LEVEL, SVC_LOG_FORMAT,
  * SVC_TRUSTED_PROXIES and SVC_PRINT_EVENTS; throws SettingRefused on the first bad one.
  */
 export function readServerSettings(env: Env): ServerSettings {
@@ -61,6 +63,7 @@ export function readServerSettings(env: Env): ServerSettings {
       oneOf("SVC_BACKGROUND", settingOf(env, "SVC_BACKGROUND") ?? "thread", ["thread", "inline"] as const) === "thread",
     adminToken: readAdminToken(settingOf(env, "SVC_ADMIN_TOKEN")),
     logLevel: oneOf("SVC_LOG_LEVEL", settingOf(env, "SVC_LOG_LEVEL") ?? "info", logLevels),
+    logFormat: oneOf("SVC_LOG_FORMAT", settingOf(env, "SVC_LOG_FORMAT") ?? "json", logFormats),
     trustedProxies: readTrustedProxies(settingOf(env, "SVC_TRUSTED_PROXIES")),
     printEvents:
       oneOf("SVC_PRINT_EVENTS", settingOf(env, "SVC_PRINT_EVENTS") ?? "false", ["true", "false"] as const) === "true",

@@ -42,6 +42,7 @@ import { eventLineOf } from "../runtime/event-lines.ts";
 import { hostEventLoop } from "../runtime/event-loop.ts";
 import { joseTokenSigner } from "../runtime/jose-tokens.ts";
 import { RequestGate } from "../runtime/request-gate.ts";
+import { ServiceMetrics } from "../runtime/service-metrics.ts";
 import { openVirtualClock, type VirtualClock } from "../runtime/virtual-clock.ts";
 import { openLibsqlStores } from "../store-libsql/libsql.stores.ts";
 import { createMemoryStores } from "../store-memory/memory.stores.ts";
@@ -153,6 +154,10 @@ function bothSchedulers(local: WorkScheduler, thread: WorkScheduler): WorkSchedu
         processed,
         nextDueAt: due.length > 0 ? Math.min(...due) : null,
       };
+    },
+    async backlog() {
+      const [here, there] = await Promise.all([local.backlog(), thread.backlog()]);
+      return [...here, ...there];
     },
   };
 }
@@ -355,6 +360,7 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
       tokens: joseTokenSigner,
       eventLoop: hostEventLoop,
     });
+    const metrics = new ServiceMetrics();
     const collector = new CollectService({
       stores: work.stores,
       clock,
@@ -364,6 +370,7 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
       bots: isbotFilter,
       eventLoop: hostEventLoop,
       onCommitted: () => work.scheduler.eventsCommitted(),
+      observeCommit: (events, ms) => metrics.observeCommit(events, ms),
       commitsInFlight: work.eventCommitsInFlight,
     });
     const printEvents = options.printEvents;
@@ -374,6 +381,13 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
     const requests = new RequestGate();
     // Issue 33: kept in memory per node; a reset forgets them on every node.
     const testingTools = { faults: new FaultPlan(), requestJournal: new RequestJournal() };
+    metrics.readFrom({
+      collect: () => collector.stats.view(),
+      commits: () => collector.commitStats(),
+      requestsInFlight: () => requests.inFlightCount,
+      liveFeeds: () => eventStreams.openCount,
+      backlog: () => work.scheduler.backlog(),
+    });
     const resets = new ResetService({
       stores,
       requests,
@@ -483,6 +497,7 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
       eventStreams,
       requests,
       testingTools,
+      metrics,
       resets: { reset: () => cluster.changeShared(() => resets.reset()) },
       async collectStats() {
         // Every node publishes its counters at its next look: the barrier waits for that look.

@@ -21,7 +21,7 @@ profileThisThread("background", profileWindowOf(process.env));
 const send = (message: FromThread) => port.postMessage(message);
 const log = (level: LogLevel) => (message: string, fields?: Record<string, unknown>) =>
   send({ kind: "log", level, message, ...(fields ? { fields } : {}) });
-const logger: Logger = { info: log("info"), warn: log("warn"), error: log("error") };
+const logger: Logger = { debug: log("debug"), info: log("info"), warn: log("warn"), error: log("error") };
 
 try {
   const stores = await openLibsqlStores({ url: init.url });
@@ -60,6 +60,9 @@ try {
         return;
       case "drain":
         void reply(clock.refresh().then(() => background.scheduler.drain(message.options)));
+        return;
+      case "backlog":
+        void reply(background.scheduler.backlog());
         return;
       case "pause":
         void reply(

@@ -1,7 +1,7 @@
 import { Worker } from "node:worker_threads";
 import type { ServiceConfig } from "../../core/config/config.model.ts";
 import { describeErrorMessage } from "../../core/errors/describe-error.ts";
-import type { DrainOptions, DrainReport, WorkScheduler } from "../../core/ports/background.port.ts";
+import type { DrainOptions, DrainReport, WorkerBacklog, WorkScheduler } from "../../core/ports/background.port.ts";
 import type { CollectedEvent } from "../../core/ports/events.store.ts";
 import type { Logger } from "../../core/ports/logger.port.ts";
 import type { LogLevel } from "../runtime/logger.ts";
@@ -21,6 +21,8 @@ export type ThreadCall =
   /** The events as JSON: one string crosses threads far cheaper than the structured clone of the objects. */
   | { readonly kind: "append"; readonly events: string }
   | { readonly kind: "drain"; readonly options: DrainOptions }
+  /** Scheduler.backlog of the thread's workers (GET /metrics). */
+  | { readonly kind: "backlog" }
   /** svc-hub's own admin API (POST /admin/reset): answered once no pass runs, and none starts until `resume`. */
   | { readonly kind: "pause" }
   /** The store was erased (or not): read the clock again, forget what the workers kept, and run them again. */
@@ -179,6 +181,9 @@ export async function startBackgroundThread(
     eventsCommitted() {},
     async drain(options = {}) {
       return (await call({ kind: "drain", options })) as DrainReport;
+    },
+    async backlog() {
+      return (await call({ kind: "backlog" })) as WorkerBacklog[];
     },
     async pause() {
       await call({ kind: "pause" });

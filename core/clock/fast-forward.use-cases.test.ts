@@ -35,6 +35,7 @@ function fakeScheduler(clock: MovableClock, dueAt: number[]) {
   const scheduler: WorkScheduler = {
     notify() {},
     eventsCommitted() {},
+    backlog: async () => [],
     async drain() {
       const due = waiting.filter((at) => at <= clock.now());
       waiting.splice(0, due.length);
@@ -132,7 +133,12 @@ describe("the admin wait that moves the virtual clock", () => {
   it("ends at once, timed out, when a drain of the scheduler timed out", async () => {
     const { clock, sets } = fakeClock();
     const timedOut: DrainReport = { complete: false, timedOut: true, processed: { w: 4 }, nextDueAt: start + minute };
-    const scheduler: WorkScheduler = { notify() {}, eventsCommitted() {}, drain: async () => timedOut };
+    const scheduler: WorkScheduler = {
+      notify() {},
+      eventsCommitted() {},
+      drain: async () => timedOut,
+      backlog: async () => [],
+    };
     const report = await drainAdvancingClock(scheduler, clock, {
       upToMs: hour,
       timeoutMs: 10_000,
@@ -150,6 +156,7 @@ describe("the admin wait that moves the virtual clock", () => {
     const scheduler: WorkScheduler = {
       notify() {},
       eventsCommitted() {},
+      backlog: async () => [],
       async drain(options = {}) {
         drains.push(options);
         if (options.includeScheduled) time.pass(options.timeoutMs ?? 0);
@@ -186,6 +193,7 @@ describe("the admin wait that moves the virtual clock", () => {
     const scheduler: WorkScheduler = {
       notify() {},
       eventsCommitted() {},
+      backlog: async () => [],
       async drain(options = {}): Promise<DrainReport> {
         if (options.includeScheduled) {
           finished = true;

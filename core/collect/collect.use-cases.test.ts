@@ -23,11 +23,13 @@ interface Asked {
   readonly warnings: string[];
 }
 
-async function openCollect(options: { stores?: Stores; bots?: readonly string[] } = {}) {
+async function openCollect(
+  options: { stores?: Stores; bots?: readonly string[]; observeCommit?: (events: number, ms: number) => void } = {},
+) {
   const stores = options.stores ?? createMemoryStores();
   await seedProfile(stores, profileWith());
   const asked: Asked = { queries: [], bodies: [], warnings: [] };
-  const logger: Logger = { info() {}, warn: (message) => asked.warnings.push(message), error() {} };
+  const logger: Logger = { debug() {}, info() {}, warn: (message) => asked.warnings.push(message), error() {} };
   const bots = new Set(options.bots ?? []);
   const collector = new CollectService({
     stores,
@@ -37,6 +39,7 @@ async function openCollect(options: { stores?: Stores; bots?: readonly string[] 
     limits: defaultLimits,
     bots: { isBot: (userAgent) => userAgent !== null && bots.has(userAgent) },
     eventLoop,
+    ...(options.observeCommit ? { observeCommit: options.observeCommit } : {}),
   });
   /** A request as the HTTP adapter hands it over; `body` is the body reader's answer. */
   const request = (
@@ -90,6 +93,18 @@ describe("the collection use case (COL-*, DEC-COL-*)", () => {
       largestBatch: 1,
       pending: 0,
     });
+  });
+
+  it("tells the service's metrics of each group commit, its size and duration (issue 33)", async () => {
+    const commits: Array<[number, number]> = [];
+    const { collector, request } = await openCollect({
+      observeCommit: (events, ms) => void commits.push([events, ms]),
+    });
+    await Promise.all([
+      collector.collect(request("GET", "?svc_account=acme&svc_event=a")),
+      collector.collect(request("GET", "?svc_account=acme&svc_event=b")),
+    ]);
+    assert.deepEqual(commits, [[2, 0]]);
   });
 
   it("[DEC-COL-06] answers a bot as a success without storing it, reading its query string (the journal's hints) but never its body", async () => {

@@ -39,6 +39,8 @@ export interface CollectServiceDeps {
   readonly eventLoop: EventLoop;
   /** Told after every commit, so that the profile worker picks the new events up at once. */
   readonly onCommitted?: () => void;
+  /** Told of every group commit that succeeded: its size and how long it took (the service's metrics, issue 33). */
+  readonly observeCommit?: (events: number, ms: number) => void;
   /** Groups of events committing at once (GroupCommitWriter's inFlight; default 1). */
   readonly commitsInFlight?: number;
   /** Where every outcome is recorded (the console's live feed); default: a journal of the default size. */
@@ -263,8 +265,10 @@ export class CollectService {
   }
 
   private async commit(events: readonly CollectedEvent[]): Promise<void> {
+    const started = this.deps.eventLoop.monotonicMs();
     try {
       await this.deps.stores.events.append(events);
+      this.deps.observeCommit?.(events.length, this.deps.eventLoop.monotonicMs() - started);
       this.deps.onCommitted?.();
     } catch (error) {
       this.deps.logger.warn("event commit failed", { events: events.length, error: describeError(error) });

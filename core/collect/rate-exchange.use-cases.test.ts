@@ -15,7 +15,7 @@ import { CollectService } from "./collect.use-cases.ts";
 const limit = defaultLimits.collectEventsPerSecond;
 const exchangeMs = defaultLimits.collectRateExchangeMs;
 const start = Date.UTC(2024, 0, 2, 3, 4, 5);
-const quiet: Logger = { info() {}, warn() {}, error() {} };
+const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
 function idsOf(node: string): IdSource {
   return { randomHex: () => node, randomToken: () => "token", randomUnit: () => 0.5 };

@@ -36,6 +36,15 @@ export interface DrainReport {
   readonly nextDueAt: number | null;
 }
 
+/** How far one background worker is behind (GET /metrics, issue 33). */
+export interface WorkerBacklog {
+  readonly worker: string;
+  /** Virtual time its oldest due item has waited past its due time; 0 when nothing is due. */
+  readonly overdueMs: number;
+  /** Its last pass failed (it waits out a backoff). */
+  readonly failing: boolean;
+}
+
 /** What the HTTP side asks of the background work, wherever it runs (this thread or its own). */
 export interface WorkScheduler {
   /** New work was accepted, or the clock moved. */
@@ -47,4 +56,6 @@ export interface WorkScheduler {
   eventsCommitted(): void;
   /** The wait/drain call of the admin API (DEC-OPS-04, DEC-PRO-03). */
   drain(options?: DrainOptions): Promise<DrainReport>;
+  /** How far each worker is behind, looked at without running a pass (the metrics' scrape). */
+  backlog(): Promise<readonly WorkerBacklog[]>;
 }

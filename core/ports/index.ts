@@ -6,7 +6,13 @@
  * requests during a reset. Beside them, the few rules every implementation of a port shares.
  */
 
-export type { BackgroundWorker, DrainOptions, DrainReport, WorkScheduler } from "./background.port.ts";
+export type {
+  BackgroundWorker,
+  DrainOptions,
+  DrainReport,
+  WorkerBacklog,
+  WorkScheduler,
+} from "./background.port.ts";
 export type { BotFilter } from "./bot-filter.port.ts";
 export type { Clock } from "./clock.port.ts";
 export type {
