@@ -282,6 +282,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/faults/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The faults still waiting for requests, oldest first */
+        get: operations["getAdminFaults"];
+        put?: never;
+        /**
+         * Make the next matching requests fail on purpose
+         * @description A status (and body, headers), a delay, or a dropped connection, for the next `times` requests to the interface routes that match. The oldest matching fault answers. A bad field is 400 1400 naming it.
+         */
+        post: operations["postAdminFaults"];
+        /** Remove every fault */
+        delete: operations["deleteAdminFaults"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/faults/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove one fault; 404 when there is none of that id */
+        delete: operations["deleteAdminFaultsById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/requests/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The requests the interface routes answered, newest first
+         * @description Kept in memory on this node, the newest 10000. A bad status or limit is 400 1400.
+         */
+        get: operations["getAdminRequests"];
+        put?: never;
+        post?: never;
+        /** Forget every request in the journal */
+        delete: operations["deleteAdminRequests"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/reset": {
         parameters: {
             query?: never;
@@ -502,6 +562,23 @@ export interface paths {
         };
         /** The process is up */
         get: operations["getHealthz"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** This process's metrics in Prometheus' text format */
+        get: operations["getMetrics"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2387,6 +2464,337 @@ export interface operations {
             };
         };
     };
+    getAdminFaults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        faults: {
+                            account: string | null;
+                            body: unknown;
+                            delayMs: string | number;
+                            drop: boolean;
+                            headers: {
+                                [key: string]: string;
+                            };
+                            /** @description f1, f2, ... on this node */
+                            id: string;
+                            /** @enum {string|null} */
+                            method: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS" | null;
+                            path: string;
+                            /** @description How many more matching requests it answers */
+                            remaining: string | number;
+                            status: (string | number) | null;
+                            times: string | number;
+                        }[];
+                    };
+                };
+            };
+            /** @description DEC-GEN-01 error body */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        returnCode: string | number;
+                    };
+                };
+            };
+        };
+    };
+    postAdminFaults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The fault */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Only requests of this account: the path's accounts/{account}, or /event's svc_account */
+                    account?: string;
+                    /** @description The answer's body: a string as text/plain, an object as JSON */
+                    body?: unknown;
+                    /** @description Wait this long first; without a status the request then goes on to svc-hub */
+                    delayMs?: string | number;
+                    /** @description Close the connection without an answer (after the delay) */
+                    drop?: boolean;
+                    /** @description Headers added to the answer */
+                    headers?: {
+                        [key: string]: string;
+                    };
+                    /** @description Only requests of this method (default: any) */
+                    method?: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
+                    /** @description The path pattern: * matches any run of characters (/ included), {name} one segment; never /admin */
+                    path: string;
+                    /** @description The status to answer */
+                    status?: string | number;
+                    /** @description How many matching requests it answers (default 1) */
+                    times?: string | number;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        account: string | null;
+                        body: unknown;
+                        delayMs: string | number;
+                        drop: boolean;
+                        headers: {
+                            [key: string]: string;
+                        };
+                        /** @description f1, f2, ... on this node */
+                        id: string;
+                        /** @enum {string|null} */
+                        method: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS" | null;
+                        path: string;
+                        /** @description How many more matching requests it answers */
+                        remaining: string | number;
+                        status: (string | number) | null;
+                        times: string | number;
+                    };
+                };
+            };
+            /** @description DEC-GEN-01 error body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        returnCode: string | number;
+                    };
+                };
+            };
+            /** @description DEC-GEN-01 error body */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        returnCode: string | number;
+                    };
+                };
+            };
+        };
+    };
+    deleteAdminFaults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description How many faults were removed */
+                        removed: string | number;
+                    };
+                };
+            };
+            /** @description DEC-GEN-01 error body */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        returnCode: string | number;
+                    };
+                };
+            };
+        };
+    };
+    deleteAdminFaultsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description How many faults were removed */
+                        removed: string | number;
+                    };
+                };
+            };
+            /** @description DEC-GEN-01 error body */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        returnCode: string | number;
+                    };
+                };
+            };
+            /** @description DEC-GEN-01 error body */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        returnCode: string | number;
+                    };
+                };
+            };
+        };
+    };
+    getAdminRequests: {
+        parameters: {
+            query?: {
+                account?: string;
+                limit?: string;
+                method?: string;
+                path?: string;
+                status?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description How many entries the journal keeps at most */
+                        capacity: string | number;
+                        /** @description How many it keeps now */
+                        kept: string | number;
+                        requests: {
+                            /** @description The path's account, or /event's svc_account */
+                            account: string | null;
+                            /** @description When it arrived: real time (not the virtual clock), ISO 8601 UTC */
+                            at: string;
+                            durationMs: number;
+                            /** @description The fault that answered or delayed it */
+                            fault?: string;
+                            /** @description 1, 2, 3, ... in the order the requests were answered on this node */
+                            id: string | number;
+                            method: string;
+                            /** @description As sent; a moments lookup's visitor as … (PRV-09) */
+                            path: string;
+                            /** @description The query, parameters named like a secret (utk, password, key, token, ...) as "[redacted]" */
+                            query: {
+                                [key: string]: string | string[];
+                            };
+                            /** @description null when a fault dropped the connection */
+                            status: (string | number) | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description DEC-GEN-01 error body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        returnCode: string | number;
+                    };
+                };
+            };
+            /** @description DEC-GEN-01 error body */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        returnCode: string | number;
+                    };
+                };
+            };
+        };
+    };
+    deleteAdminRequests: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        removed: string | number;
+                    };
+                };
+            };
+            /** @description DEC-GEN-01 error body */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        returnCode: string | number;
+                    };
+                };
+            };
+        };
+    };
     postAdminReset: {
         parameters: {
             query?: never;
@@ -3375,6 +3783,38 @@ export interface operations {
                         status: "ok";
                         uptimeMs: string | number;
                         version: string;
+                    };
+                };
+            };
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Prometheus' text exposition format, version 0.0.4 (`text/plain; version=0.0.4`) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Without the admin token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        returnCode: string | number;
                     };
                 };
             };
