@@ -12,7 +12,7 @@ import type {
   ListedDataLayer,
   ServedDataLayer,
 } from "../../core/ports/index.ts";
-import { servedHeadCharacters } from "../../core/ports/index.ts";
+import { listedDataLayerOf, servedHeadCharacters } from "../../core/ports/index.ts";
 import { nextEventLoopTurn } from "../runtime/event-loop.ts";
 import { dataLayerChanges, dataLayers } from "./datalayer.schema.ts";
 import { type ReaderQuery, readerQuery, type StatementReader } from "./statement-reader.ts";
@@ -319,38 +319,7 @@ export class LibsqlDataLayerRepo implements DataLayerStore {
       .where(and(eq(dataLayers.account, account), eq(dataLayers.profile, profile)))
       .orderBy(asc(dataLayers.dlId))
       .limit(Math.max(0, limit));
-    return rows.map((row) => {
-      const key = { account, profile, dlId: row.dlId };
-      return {
-        layer: {
-          key,
-          exists: row.present,
-          lastSeq: row.lastSeq,
-          lastDueAt: row.lastDueAt,
-          settledSeq: row.settledSeq,
-        },
-        newest: {
-          key,
-          seq: row.lastSeq,
-          kind: row.kind,
-          state: row.state,
-          acceptedAt: row.acceptedAt,
-          dueAt: row.dueAt,
-          runAt: row.runAt,
-          attempts: row.attempts,
-          settledAt: row.settledAt,
-        },
-        served:
-          row.servedHead === null
-            ? null
-            : {
-                seq: row.servedSeq ?? 0,
-                publishedAt: row.servedAt ?? 0,
-                bytes: Number(row.servedBytes),
-                head: row.servedHead,
-              },
-      };
-    });
+    return rows.map((row) => listedDataLayerOf(account, profile, row));
   }
 
   /** Pending changes with no earlier pending change of the same data layer. */

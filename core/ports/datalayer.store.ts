@@ -77,6 +77,54 @@ export interface ListedDataLayer {
   readonly served: ServedDataLayerHead | null;
 }
 
+/** One row of a store's list query: a data layer's record joined with its newest change and its served head. */
+export interface ListedDataLayerRow {
+  readonly dlId: string;
+  readonly present: boolean;
+  readonly lastSeq: number;
+  readonly lastDueAt: number;
+  readonly settledSeq: number;
+  readonly servedSeq: number | null;
+  readonly servedAt: number | null;
+  readonly servedBytes: number | string | null;
+  readonly servedHead: string | null;
+  readonly kind: DataLayerChangeKind;
+  readonly state: DataLayerChangeState;
+  readonly acceptedAt: number;
+  readonly dueAt: number;
+  readonly runAt: number;
+  readonly attempts: number;
+  readonly settledAt: number | null;
+}
+
+/** DataLayerStore.list for a store whose query answers ListedDataLayerRow: the same listing from every store. */
+export function listedDataLayerOf(account: string, profile: string, row: ListedDataLayerRow): ListedDataLayer {
+  const key = { account, profile, dlId: row.dlId };
+  return {
+    layer: { key, exists: row.present, lastSeq: row.lastSeq, lastDueAt: row.lastDueAt, settledSeq: row.settledSeq },
+    newest: {
+      key,
+      seq: row.lastSeq,
+      kind: row.kind,
+      state: row.state,
+      acceptedAt: row.acceptedAt,
+      dueAt: row.dueAt,
+      runAt: row.runAt,
+      attempts: row.attempts,
+      settledAt: row.settledAt,
+    },
+    served:
+      row.servedHead === null
+        ? null
+        : {
+            seq: row.servedSeq ?? 0,
+            publishedAt: row.servedAt ?? 0,
+            bytes: Number(row.servedBytes),
+            head: row.servedHead,
+          },
+  };
+}
+
 /** A pending change that became completed (serving `serve`: the new content, or null to stop serving) or failed. */
 export type ChangeSettlement =
   | {

@@ -30,6 +30,8 @@ export {
   type DataLayerRecord,
   type DataLayerStore,
   type ListedDataLayer,
+  type ListedDataLayerRow,
+  listedDataLayerOf,
   type ServedDataLayer,
   type ServedDataLayerHead,
   servedHeadCharacters,
