@@ -1,4 +1,14 @@
-/** The shapes of the admin API's answers that the console reads (see docs/console.md and /openapi.json). */
+/**
+ * The shapes of the admin API's answers that the console reads (see docs/console.md and /openapi.json). Those the
+ * core answers as they are come from the core (types only: nothing of it is bundled); the others are the HTTP
+ * views, with times in ISO 8601.
+ */
+import type { EngineAnswerView, ProfileChange, ProfileView } from "../../../core/inspect/index.ts";
+import type { PrecedenceRow, VisitorIdDecision } from "../../../core/visitors/index.ts";
+
+export type { PrecedenceRow, ProfileChange, ProfileView };
+export type Decision = VisitorIdDecision;
+export type EngineAnswer = EngineAnswerView;
 
 export interface Tenant {
   readonly name: string;
@@ -34,23 +44,6 @@ export interface EventPage {
   readonly nextBeforeSeq: number | null;
 }
 
-export interface PrecedenceRow {
-  readonly source: string;
-  readonly clauses?: readonly string[];
-  readonly value: string | null;
-  readonly chosen: boolean;
-  /** False in a decision rebuilt from a stored event, for an input the event does not keep. */
-  readonly known?: boolean;
-}
-
-export interface Decision {
-  readonly source: string;
-  readonly precedence: readonly PrecedenceRow[];
-  readonly skipTapid?: boolean;
-  readonly deleteTapid?: boolean;
-  readonly tapidCookie: string | null;
-}
-
 /** One outcome of the collection endpoint, as the live feed and the journal give it. */
 export interface JournalEntry {
   readonly id: number;
@@ -81,25 +74,6 @@ export interface Named {
   readonly name: string;
 }
 
-export interface ProfileView {
-  readonly firstSeen: string;
-  readonly lastSeen: string;
-  readonly eventCount: number;
-  readonly visitCount: number;
-  readonly attributes: ReadonlyArray<Named & { readonly type: string; readonly value: unknown }>;
-  readonly badges: readonly Named[];
-  readonly audiences: readonly Named[];
-  readonly visitorIds: ReadonlyArray<Named & { readonly value: string }>;
-}
-
-export interface ProfileChange {
-  readonly kind: string;
-  readonly id: number | string;
-  readonly name: string;
-  readonly from: unknown;
-  readonly to: unknown;
-}
-
 export interface EventExplanation {
   readonly event: StoredEvent;
   readonly decision: Decision;
@@ -110,15 +84,6 @@ export interface EventExplanation {
     readonly after: ProfileView;
     readonly changes: readonly ProfileChange[];
   } | null;
-}
-
-export interface EngineAnswer {
-  readonly id: string;
-  readonly name: string;
-  readonly enabled: boolean;
-  readonly answer: unknown;
-  readonly status: number;
-  readonly note: string | null;
 }
 
 export interface VisitorLookup {
