@@ -120,6 +120,42 @@ export const customerIdAttribute: VisitorIdAttribute = { id: 5121, name: "custom
 /** The known visitor ID of acme/main for the e-mail address `value` (attribute 5120). */
 export const knownEmailId = (value: string) => `__acme_main__5120_${value}__`;
 
+/**
+ * demo.md's acme/main attributes, in part: Lifetime event count (5201), Last event name (5202) and the Buyer
+ * badge (5205, assigned by a purchase).
+ */
+export const buyerAttributes: readonly AttributeDefinition[] = [
+  {
+    id: 5201,
+    name: "Lifetime event count",
+    type: "number",
+    pii: false,
+    enrichments: [{ when: "any_event", conditions: [], action: { type: "increment", by: 1 } }],
+  },
+  {
+    id: 5202,
+    name: "Last event name",
+    type: "string",
+    pii: false,
+    enrichments: [
+      { when: "any_event", conditions: [], action: { type: "set_from_parameter", parameter: "svc_event" } },
+    ],
+  },
+  {
+    id: 5205,
+    name: "Buyer",
+    type: "badge",
+    pii: false,
+    enrichments: [
+      {
+        when: "any_event",
+        conditions: [[{ parameter: "svc_event", operator: "equals", value: "purchase" }]],
+        action: { type: "assign_badge" },
+      },
+    ],
+  },
+];
+
 /** A profile ("main" unless `parts` names another) with nothing configured but `parts`. */
 export function profileWith(parts: Partial<ProfileConfig> = {}): ProfileConfig {
   return {

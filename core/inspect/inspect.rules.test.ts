@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
-import { customerIdAttribute, emailIdAttribute, profileWith, sampleEvent } from "../../testing/fixtures.ts";
+import {
+  buyerAttributes,
+  customerIdAttribute,
+  emailIdAttribute,
+  profileWith,
+  sampleEvent,
+} from "../../testing/fixtures.ts";
 import type { StoredJournalEntry } from "../collect/collect-journal.ts";
 import type { ProfileConfig } from "../config/config.model.ts";
 import type { StoredEvent } from "../ports/events.store.ts";
@@ -14,37 +20,7 @@ const policy: ProfilePolicy = { visitTimeoutMs: 30 * 60_000 };
 /** demo.md's acme/main, in part: a counter, the last event name, a purchase flag, the Buyer badge, Purchasers. */
 const config: ProfileConfig = profileWith({
   visitorIdAttributes: [emailIdAttribute, customerIdAttribute],
-  attributes: [
-    {
-      id: 5201,
-      name: "Lifetime event count",
-      type: "number",
-      pii: false,
-      enrichments: [{ when: "any_event", conditions: [], action: { type: "increment", by: 1 } }],
-    },
-    {
-      id: 5202,
-      name: "Last event name",
-      type: "string",
-      pii: false,
-      enrichments: [
-        { when: "any_event", conditions: [], action: { type: "set_from_parameter", parameter: "svc_event" } },
-      ],
-    },
-    {
-      id: 5205,
-      name: "Buyer",
-      type: "badge",
-      pii: false,
-      enrichments: [
-        {
-          when: "any_event",
-          conditions: [[{ parameter: "svc_event", operator: "equals", value: "purchase" }]],
-          action: { type: "assign_badge" },
-        },
-      ],
-    },
-  ],
+  attributes: buyerAttributes,
   audiences: [{ id: 7, name: "Buyers", conditions: [[{ attribute: 5205, operator: "exists" }]] }],
 });
 

@@ -2,7 +2,13 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createMemoryStores } from "../../adapters/store-memory/memory.stores.ts";
 import { countingIds, hostEventLoop, silentLogger } from "../../testing/fakes.ts";
-import { customerIdAttribute, emailIdAttribute, profileWith, seedProfile } from "../../testing/fixtures.ts";
+import {
+  buyerAttributes,
+  customerIdAttribute,
+  emailIdAttribute,
+  profileWith,
+  seedProfile,
+} from "../../testing/fixtures.ts";
 import { foldAll, foldingWorker, policy } from "../../testing/profiles/profiles.ts";
 import { CollectService } from "../collect/collect.use-cases.ts";
 import { CollectJournal } from "../collect/collect-journal.ts";
@@ -27,37 +33,7 @@ const engine: EngineDefinition = {
 /** demo.md's acme/main, in part. */
 const config: ProfileConfig = profileWith({
   visitorIdAttributes: [emailIdAttribute, customerIdAttribute],
-  attributes: [
-    {
-      id: 5201,
-      name: "Lifetime event count",
-      type: "number",
-      pii: false,
-      enrichments: [{ when: "any_event", conditions: [], action: { type: "increment", by: 1 } }],
-    },
-    {
-      id: 5202,
-      name: "Last event name",
-      type: "string",
-      pii: false,
-      enrichments: [
-        { when: "any_event", conditions: [], action: { type: "set_from_parameter", parameter: "svc_event" } },
-      ],
-    },
-    {
-      id: 5205,
-      name: "Buyer",
-      type: "badge",
-      pii: false,
-      enrichments: [
-        {
-          when: "any_event",
-          conditions: [[{ parameter: "svc_event", operator: "equals", value: "purchase" }]],
-          action: { type: "assign_badge" },
-        },
-      ],
-    },
-  ],
+  attributes: buyerAttributes,
   audiences: [{ id: 7, name: "Purchasers", conditions: [[{ attribute: 5205, operator: "exists" }]] }],
   engines: [
     engine,
