@@ -185,6 +185,15 @@ describe("bench: a quick run", () => {
       expect(row.rate).toBeGreaterThan(0);
       expect(row.bareRate).toBeGreaterThan(0);
       expect(cases[0]!.targets.find((target) => target.goal.includes("every 200 is a stored event"))?.met).toBe(true);
+      // Issue 29: GET at wrk's two threads and at one, the profiles' pace and the memory are reported.
+      expect(cases[0]!.rows.map((entry) => entry.label)).toEqual([
+        "1. GET /event (durable pixel), wrk -t2 -c64",
+        "1. GET /event (durable pixel), wrk -t1 -c64",
+      ]);
+      const goals = cases[0]!.targets.map((target) => target.goal);
+      expect(goals).toContain("Durable GET /event at least 30% of bare Bun.serve (wrk -t1 -c64)");
+      expect(goals).toContain("GET /event: every event applied to its profile within 1 s after the load stops");
+      expect(cases[0]!.details.join("\n")).toMatch(/Profile lag .*: peak \d/);
       expect(readFileSync(out, "utf8")).toContain("## 1. GET /event (durable pixel)");
     } finally {
       rmSync(scratch, { recursive: true, force: true });
