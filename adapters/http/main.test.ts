@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from "bun:test";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { createClient } from "@libsql/client";
 import { freePort } from "../../tools/postgres-server.ts";
 import { type SpawnedServer, spawnServer } from "../../tools/spawn-server.ts";
 
@@ -218,6 +219,49 @@ describe("the server process", () => {
     expect(clock.offsetMs).toBe(advanced.offsetMs);
     expect(await (await fetch(`${second.url}/admin/accounts`, { headers: auth })).json()).toEqual(accountsBefore);
   });
+
+  it("[DEC-OPS-02] a clean stop leaves no node record; after a kill, the restarted server forgets the old one and stops writing at its looks", async () => {
+    const dataDir = tempDir();
+    /** The node records in the data directory's database, read beside the server (WAL readers do not block it). */
+    const nodeRecords = async () => {
+      const client = createClient({ url: `file:${join(dataDir, "svc-hub.db")}` });
+      try {
+        const rows = await client.execute(
+          "select key, value from settings where key like 'cluster.node.%' order by key",
+        );
+        return rows.rows.map((row) => `${row.key}=${row.value}`);
+      } finally {
+        client.close();
+      }
+    };
+    const first = await start(dataDir);
+    await Bun.sleep(600);
+    expect(await nodeRecords()).toHaveLength(1);
+    expect(await first.stop()).toBe(0);
+    expect(await nodeRecords()).toEqual([]);
+
+    const killed = await start(dataDir);
+    await Bun.sleep(600);
+    await killed.kill();
+    const leftBehind = await nodeRecords();
+    expect(leftBehind).toHaveLength(1);
+
+    const restarted = await start(dataDir);
+    const started = performance.now();
+    let records = await nodeRecords();
+    while (records.some((record) => leftBehind.includes(record)) && performance.now() - started < 15_000) {
+      await Bun.sleep(250);
+      records = await nodeRecords();
+    }
+    expect(records).toHaveLength(1);
+    expect(records[0]).not.toBe(leftBehind[0]);
+    // Alone again: its record no longer moves (a commit four times a second before this fix).
+    await Bun.sleep(600);
+    const settled = await nodeRecords();
+    await Bun.sleep(1000);
+    expect(await nodeRecords()).toEqual(settled);
+    expect(await restarted.stop()).toBe(0);
+  }, 40_000);
 
   it("[DEC-OPS-01] prints a generated admin token once; with its own configuration a restart hides it", async () => {
     const dataDir = tempDir();

@@ -8,6 +8,7 @@ import type { ServiceConfig } from "../../core/config/config.model.ts";
 import type { ConfigError } from "../../core/config/config-error.ts";
 import { applyConfiguredRevisions } from "../../core/config/configured-revisions.use-cases.ts";
 import { DataLayerService } from "../../core/datalayer/datalayer.use-cases.ts";
+import { describeError } from "../../core/errors/describe-error.ts";
 import type { FileImportService } from "../../core/files/file-import.use-cases.ts";
 import { FileStatusService } from "../../core/files/file-status.use-cases.ts";
 import { InspectService } from "../../core/inspect/inspect.use-cases.ts";
@@ -514,6 +515,7 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
       },
     };
     let clockRefresh: ReturnType<typeof setInterval> | undefined;
+    let lastLook: Promise<void> = Promise.resolve();
     let rateExchange: ReturnType<typeof setInterval> | undefined;
     let lastRateExchange: Promise<void> = Promise.resolve();
     return ok({
@@ -527,7 +529,9 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
         work.start();
         // DEC-OPS-02: another process on the same database may move the virtual clock, or reset the service
         // (POST /admin/reset); look four times a second (ClusterSync).
-        clockRefresh ??= setInterval(() => void cluster.follow().catch(() => undefined), sharedStateRefreshMs);
+        clockRefresh ??= setInterval(() => {
+          lastLook = cluster.follow().catch(() => undefined);
+        }, sharedStateRefreshMs);
         clockRefresh.unref?.();
         // DEC-COL-07: one collection rate limit for every process on the store (RateExchanger; it never throws).
         rateExchange ??= setInterval(() => {
@@ -543,6 +547,13 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
         if (clockRefresh) clearInterval(clockRefresh);
         if (rateExchange) clearInterval(rateExchange);
         await lastRateExchange;
+        // A clean stop leaves no record behind, so the next process on the store is alone at once.
+        await lastLook;
+        await cluster
+          .leave()
+          .catch((error: unknown) =>
+            options.logger.warn("could not remove this node's record from the store", { error: describeError(error) }),
+          );
         await work.stop();
         await stores.close();
         for (const cleanup of cleanups) cleanup();

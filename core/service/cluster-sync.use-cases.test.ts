@@ -135,4 +135,77 @@ describe("ClusterSync: a change to the shared state answers once every node has 
     await a.sync.follow();
     assert.deepEqual(await settings.keysStartingWith(clusterPublishedPrefix), [`${clusterPublishedPrefix}a`]);
   });
+
+  it("the record a stopped node left (a restart, a kill) is removed once it has not moved for twenty looks, and then the node alone writes nothing", async () => {
+    const { settings } = createMemoryStores();
+    // The process before a restart: it looked, then stopped without leaving.
+    await nodeOn(settings, "before-restart", () => '{"accepted":3}').sync.follow();
+    await nodeOn(settings, "other-before-restart").sync.follow();
+    let writes = 0;
+    const counted: SettingsStore = {
+      ...settings,
+      get: (key) => settings.get(key),
+      keysStartingWith: (prefix) => settings.keysStartingWith(prefix),
+      deleteIf: (key, value) => settings.deleteIf(key, value),
+      set: async (key, value) => {
+        writes += 1;
+        await settings.set(key, value);
+      },
+    };
+    const a = nodeOn(counted, "a", () => '{"accepted":1}');
+    await a.sync.follow();
+    assert.ok(writes > 0, "not alone yet: the look writes");
+    const stop = a.looking();
+    try {
+      const started = performance.now();
+      while ((await settings.keysStartingWith(clusterNodePrefix)).length > 1) {
+        assert.ok(performance.now() - started < 5000, "the stopped nodes' records are still there");
+        await new Promise((resolve) => setTimeout(resolve, followEveryMs));
+      }
+      assert.ok(
+        performance.now() - started >= followEveryMs * 15,
+        "not removed before its record stopped moving long enough",
+      );
+      assert.deepEqual(await settings.keysStartingWith(clusterPublishedPrefix), [`${clusterPublishedPrefix}a`]);
+      await new Promise((resolve) => setTimeout(resolve, followEveryMs * 3));
+      const writesAlone = writes;
+      await new Promise((resolve) => setTimeout(resolve, followEveryMs * 5));
+      assert.equal(writes, writesAlone, "alone again: its looks write nothing");
+    } finally {
+      stop();
+    }
+    assert.deepEqual(
+      (await settings.keysStartingWith(clusterPublishedPrefix)).filter((key) => !key.endsWith(".a")),
+      [],
+      "what the stopped node published went with it",
+    );
+  });
+
+  it("nodes that keep looking are never taken as stopped by each other's looks", async () => {
+    const { settings } = createMemoryStores();
+    const [a, b] = [nodeOn(settings, "a"), nodeOn(settings, "b")];
+    await a.sync.follow();
+    await b.sync.follow();
+    const stops = [a.looking(), b.looking()];
+    try {
+      await new Promise((resolve) => setTimeout(resolve, followEveryMs * 30));
+      assert.deepEqual(await settings.keysStartingWith(clusterNodePrefix), [
+        `${clusterNodePrefix}a`,
+        `${clusterNodePrefix}b`,
+      ]);
+    } finally {
+      for (const stop of stops) stop();
+    }
+  });
+
+  it("a node that leaves removes its records, so the next process on the store is alone at once", async () => {
+    const { settings } = createMemoryStores();
+    const [a, b] = [nodeOn(settings, "a", () => '{"accepted":1}'), nodeOn(settings, "b", () => '{"accepted":2}')];
+    await a.sync.follow();
+    await b.sync.follow();
+    await a.sync.follow();
+    await a.sync.leave();
+    assert.deepEqual(await settings.keysStartingWith(clusterNodePrefix), [`${clusterNodePrefix}b`]);
+    assert.deepEqual(await settings.keysStartingWith(clusterPublishedPrefix), [`${clusterPublishedPrefix}b`]);
+  });
 });

@@ -9,6 +9,14 @@ export const clusterNodePrefix = "cluster.node.";
 /** `cluster.published.<nodeId>`: what the node publishes for the others to read (its collection counters). */
 export const clusterPublishedPrefix = "cluster.published.";
 
+/**
+ * Looks after which another node's record that has not moved is taken as left behind by a process that
+ * stopped without leaving (a restart after a kill, a crash): it is removed, so the node is alone again and its
+ * looks stop writing. Far more than the barrier's three: a node alone does not write at its looks, and a live
+ * one sees a newcomer's record and starts writing at its next look.
+ */
+export const stoppedAfterLooks = 20;
+
 interface NodeEntry {
   readonly generation: string | null;
   readonly beat: number;
@@ -52,6 +60,8 @@ export class ClusterSync {
   private lastPublished: string | null = null;
   /** The generation of this node's record as last written (undefined: never written). */
   private generationRecorded: string | null | undefined = undefined;
+  /** Other nodes' records as this node's looks last found them, and since when unchanged. */
+  private readonly othersSeen = new Map<string, { readonly raw: string | null; readonly since: number }>();
 
   constructor(private readonly deps: ClusterSyncDeps) {}
 
@@ -70,7 +80,7 @@ export class ClusterSync {
     const { settings } = this.deps;
     const generation = await settings.get(clusterGenerationKey);
     await this.deps.applyShared();
-    const records = await settings.keysStartingWith(clusterNodePrefix);
+    const records = await this.forgetStoppedNodes(await settings.keysStartingWith(clusterNodePrefix));
     const recorded = records.includes(this.ownKey);
     // Erased (a reset, or taken for gone): what was published went with it.
     if (!recorded) this.lastPublished = null;
@@ -85,6 +95,57 @@ export class ClusterSync {
     this.beat += 1;
     await settings.set(this.ownKey, `${generation ?? ""}|${this.beat}`);
     this.generationRecorded = generation;
+  }
+
+  /**
+   * The node records that remain once those that have not moved for stoppedAfterLooks looks are removed (with
+   * what their nodes published). Without this, the record of the process before a restart stayed for good, and
+   * a server alone on its database wrote its record four times a second, a commit each, ever after.
+   */
+  private async forgetStoppedNodes(records: readonly string[]): Promise<string[]> {
+    const now = this.deps.eventLoop.monotonicMs();
+    const stoppedAfterMs = stoppedAfterLooks * this.deps.followEveryMs;
+    const kept: string[] = [];
+    for (const key of records) {
+      if (key === this.ownKey) {
+        kept.push(key);
+        continue;
+      }
+      const raw = await this.deps.settings.get(key);
+      const seen = this.othersSeen.get(key);
+      if (!seen || seen.raw !== raw) {
+        this.othersSeen.set(key, { raw, since: now });
+        kept.push(key);
+      } else if (now - seen.since < stoppedAfterMs) kept.push(key);
+      else {
+        this.othersSeen.delete(key);
+        if (!(await this.removeNode(key, raw))) kept.push(key);
+      }
+    }
+    for (const key of this.othersSeen.keys()) if (!records.includes(key)) this.othersSeen.delete(key);
+    return kept;
+  }
+
+  /**
+   * Removes a node's record if it still reads `raw` (null: it is gone already), and what the node published;
+   * whether it was removed (false: the node wrote again meanwhile, so it lives).
+   */
+  private async removeNode(key: string, raw: string | null): Promise<boolean> {
+    const { settings } = this.deps;
+    if (raw !== null && !(await settings.deleteIf(key, raw))) return false;
+    const publishedKey = `${clusterPublishedPrefix}${key.slice(clusterNodePrefix.length)}`;
+    const published = await settings.get(publishedKey);
+    if (published !== null) await settings.deleteIf(publishedKey, published);
+    return true;
+  }
+
+  /**
+   * The node stops (a clean stop): its records go, so a node that starts next on the store is alone at once.
+   * A killed node's records are removed by the others' looks instead (forgetStoppedNodes).
+   */
+  async leave(): Promise<void> {
+    await this.removeNode(this.ownKey, await this.deps.settings.get(this.ownKey));
+    this.generationRecorded = undefined;
   }
 
   /**
@@ -126,11 +187,7 @@ export class ClusterSync {
         } else if (now - seen.movedAt >= goneAfterMs) {
           // Stopped looking: gone. Its records go (what it published would be counted forever), unless it wrote
           // again meanwhile.
-          if (raw === null || (await settings.deleteIf(key, raw))) {
-            const publishedKey = `${clusterPublishedPrefix}${key.slice(clusterNodePrefix.length)}`;
-            const published = await settings.get(publishedKey);
-            if (published !== null) await settings.deleteIf(publishedKey, published);
-          }
+          await this.removeNode(key, raw);
           waiting.delete(key);
         }
       }
