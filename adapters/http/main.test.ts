@@ -123,6 +123,26 @@ describe("the server process", () => {
     expect(server.output()).not.toContain("secret-token-value");
   });
 
+  it("SVC_LOG_LEVEL=debug adds a line for each group commit of events and each batch of background work, from the background thread too", async () => {
+    const server = await start(tempDir(), { SVC_LOG_LEVEL: "debug" });
+    const answer = await fetch(`${server.url}/event?svc_account=acme&svc_profile=main&svc_event=page_view`, {
+      headers: { "user-agent": "Mozilla/5.0 (X11; Linux x86_64) Chrome/126.0 Safari/537.36" },
+    });
+    expect(answer.status).toBe(200);
+    const started = performance.now();
+    const debugLines = () =>
+      server
+        .stdout()
+        .split("\n")
+        .filter((line) => line.includes('"level":"debug"'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+    while (debugLines().length < 2 && performance.now() - started < 5000) await Bun.sleep(50);
+    expect(debugLines()).toContainEqual(expect.objectContaining({ msg: "events committed", events: 1 }));
+    expect(debugLines()).toContainEqual(
+      expect.objectContaining({ msg: "background work done", worker: "profiles", items: 1 }),
+    );
+  });
+
   it("SVC_PRINT_EVENTS=true writes each collection outcome on stdout as one JSON line among the log's (issue 32)", async () => {
     const server = await start(tempDir(), { SVC_PRINT_EVENTS: "true" });
     expect((await fetch(`${server.url}/event?svc_account=acme&svc_event=printed&svc_visitor_id=p-1`)).status).toBe(200);

@@ -158,8 +158,14 @@ export function batchedWriter(
 }
 
 /** A logger that keeps its lines, for tests. */
-export function createMemoryLogger(): Logger & { readonly lines: Array<Record<string, unknown>> } {
+export function createMemoryLogger(
+  least: LogLevel = "info",
+): Logger & { readonly lines: Array<Record<string, unknown>> } {
   const lines: Array<Record<string, unknown>> = [];
-  const logger = createJsonLogger((line) => void lines.push(JSON.parse(line) as Record<string, unknown>));
+  const logger = createJsonLogger(
+    (line) => void lines.push(JSON.parse(line) as Record<string, unknown>),
+    Date.now,
+    least,
+  );
   return Object.assign(logger, { lines });
 }

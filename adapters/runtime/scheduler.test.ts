@@ -161,6 +161,25 @@ describe("Scheduler", () => {
     ).toBe(true);
   });
 
+  it("at the debug level (SVC_LOG_LEVEL=debug) each pass that did work says which worker, how many items and how long", async () => {
+    const clock = manualClock();
+    const logger = createMemoryLogger("debug");
+    const scheduler = new Scheduler({ clock, logger });
+    scheduler.register(listWorker("profiles", [clock.now(), clock.now()]));
+    scheduler.register(listWorker("idle", []));
+    await scheduler.drain();
+    const lines = logger.lines.filter((line) => line.msg === "background work done");
+    expect(lines).toEqual([
+      expect.objectContaining({ level: "debug", worker: "profiles", items: 2, ms: expect.any(Number) }),
+    ]);
+    // At the default level nothing of it is written.
+    const quiet = createMemoryLogger();
+    const again = new Scheduler({ clock, logger: quiet });
+    again.register(listWorker("profiles", [clock.now()]));
+    await again.drain();
+    expect(quiet.lines.filter((line) => line.level === "debug")).toEqual([]);
+  });
+
   it("once started, it runs due work by itself when notified", async () => {
     const clock = manualClock();
     const scheduler = new Scheduler({ clock, logger: createMemoryLogger(), pollMs: 10_000 });
@@ -301,7 +320,7 @@ describe("Scheduler and a worker that keeps failing", () => {
     return { worker, state };
   }
 
-  it("backs off (100 ms, doubling, at most 5 s) instead of running it again at once, and runs it once it works", async () => {
+  it("backs off (100 ms, doubling, at most 5 s) instead of running it again at once, runs it once it works, and says so", async () => {
     expect([1, 2, 3, 6, 7, 50].map(failureBackoffMs)).toEqual([100, 200, 400, 3_200, 5_000, 5_000]);
     const clock = manualClock();
     let real = 0;
@@ -328,6 +347,10 @@ describe("Scheduler and a worker that keeps failing", () => {
     // Its backoff over, it publishes, and the wait's next look finds nothing left.
     expect(await triesAt(700)).toEqual([5, true]);
     expect(state.done).toBe(1);
+    // Working again is said once, with how many passes failed in a row.
+    expect(logger.lines.filter((line) => line.msg === "background worker works again")).toEqual([
+      expect.objectContaining({ level: "info", worker: expect.any(String), failures: 3 }),
+    ]);
   });
 
   it("a wait is not complete while a worker waits out its backoff, even with nothing scheduled", async () => {

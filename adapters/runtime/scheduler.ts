@@ -191,9 +191,23 @@ export class Scheduler implements WorkScheduler {
           continue;
         }
         try {
-          done[worker.name] = await worker.runDue(this.options.clock.now());
-          this.finished.set(worker.name, (this.finished.get(worker.name) ?? 0) + (done[worker.name] ?? 0));
-          this.failing.delete(worker.name);
+          const started = performance.now();
+          const items = await worker.runDue(this.options.clock.now());
+          done[worker.name] = items;
+          this.finished.set(worker.name, (this.finished.get(worker.name) ?? 0) + items);
+          if (items > 0)
+            this.options.logger.debug("background work done", {
+              worker: worker.name,
+              items,
+              ms: Math.round((performance.now() - started) * 100) / 100,
+            });
+          if (failing) {
+            this.failing.delete(worker.name);
+            this.options.logger.info("background worker works again", {
+              worker: worker.name,
+              failures: failing.failures,
+            });
+          }
         } catch (error) {
           done[worker.name] = 0;
           const failures = (failing?.failures ?? 0) + 1;

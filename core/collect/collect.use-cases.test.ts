@@ -21,6 +21,7 @@ interface Asked {
   readonly queries: string[];
   readonly bodies: number[];
   readonly warnings: string[];
+  readonly debug: Array<{ message: string; fields: Record<string, unknown> | undefined }>;
 }
 
 async function openCollect(
@@ -28,8 +29,13 @@ async function openCollect(
 ) {
   const stores = options.stores ?? createMemoryStores();
   await seedProfile(stores, profileWith());
-  const asked: Asked = { queries: [], bodies: [], warnings: [] };
-  const logger: Logger = { debug() {}, info() {}, warn: (message) => asked.warnings.push(message), error() {} };
+  const asked: Asked = { queries: [], bodies: [], warnings: [], debug: [] };
+  const logger: Logger = {
+    debug: (message, fields) => void asked.debug.push({ message, fields }),
+    info() {},
+    warn: (message) => asked.warnings.push(message),
+    error() {},
+  };
   const bots = new Set(options.bots ?? []);
   const collector = new CollectService({
     stores,
@@ -107,13 +113,27 @@ describe("the collection use case (COL-*, DEC-COL-*)", () => {
     assert.deepEqual(commits, [[2, 0]]);
   });
 
+  it("logs each group commit at the debug level: how many events and how long (SVC_LOG_LEVEL=debug)", async () => {
+    const { collector, request, asked } = await openCollect();
+    await Promise.all([
+      collector.collect(request("GET", "?svc_account=acme&svc_event=a")),
+      collector.collect(request("GET", "?svc_account=acme&svc_event=b")),
+    ]);
+    assert.deepEqual(asked.debug, [{ message: "events committed", fields: { events: 2, ms: 0 } }]);
+  });
+
   it("[DEC-COL-06] answers a bot as a success without storing it, reading its query string (the journal's hints) but never its body", async () => {
     const { stores, collector, asked, request } = await openCollect({ bots: ["ExampleCrawler/1.0"] });
     const outcome = await collector.collect(
       request("POST", "?svc_account=acme", { "user-agent": "ExampleCrawler/1.0" }, ok(utf8('{"a":1}'))),
     );
     assert.deepEqual(outcome, ok({ stored: false, setCookie: null }));
-    assert.deepEqual(asked, { queries: ["http://collect.test/event?svc_account=acme"], bodies: [], warnings: [] });
+    assert.deepEqual(asked, {
+      queries: ["http://collect.test/event?svc_account=acme"],
+      bodies: [],
+      warnings: [],
+      debug: [],
+    });
     assert.deepEqual(await stores.events.query({ limit: 10 }), []);
     assert.equal(collector.stats.view().filteredBots, 1);
   });

@@ -268,7 +268,9 @@ export class CollectService {
     const started = this.deps.eventLoop.monotonicMs();
     try {
       await this.deps.stores.events.append(events);
-      this.deps.observeCommit?.(events.length, this.deps.eventLoop.monotonicMs() - started);
+      const ms = this.deps.eventLoop.monotonicMs() - started;
+      this.deps.observeCommit?.(events.length, ms);
+      this.deps.logger.debug("events committed", { events: events.length, ms: Math.round(ms * 100) / 100 });
       this.deps.onCommitted?.();
     } catch (error) {
       this.deps.logger.warn("event commit failed", { events: events.length, error: describeError(error) });
