@@ -31,6 +31,24 @@ function nodeOn(settings: SettingsStore, nodeId: string, published: () => string
   return node;
 }
 
+/** `settings` with its writes counted (`counted.writes`). */
+function countingWrites(settings: SettingsStore): SettingsStore & { readonly writes: number } {
+  let writes = 0;
+  return {
+    ...settings,
+    get: (key) => settings.get(key),
+    keysStartingWith: (prefix) => settings.keysStartingWith(prefix),
+    deleteIf: (key, value) => settings.deleteIf(key, value),
+    set: async (key, value) => {
+      writes += 1;
+      await settings.set(key, value);
+    },
+    get writes() {
+      return writes;
+    },
+  };
+}
+
 describe("ClusterSync: a change to the shared state answers once every node has applied it", () => {
   it("alone on the store, the change answers at once and the node applies it itself", async () => {
     const { settings } = createMemoryStores();
@@ -110,26 +128,16 @@ describe("ClusterSync: a change to the shared state answers once every node has 
 
   it("alone on the store, a look writes nothing once the node's record is there, and writes it again after a reset", async () => {
     const { settings } = createMemoryStores();
-    let writes = 0;
-    const counted: SettingsStore = {
-      ...settings,
-      get: (key) => settings.get(key),
-      keysStartingWith: (prefix) => settings.keysStartingWith(prefix),
-      deleteIf: (key, value) => settings.deleteIf(key, value),
-      set: async (key, value) => {
-        writes += 1;
-        await settings.set(key, value);
-      },
-    };
+    const counted = countingWrites(settings);
     const a = nodeOn(counted, "a", () => '{"accepted":1}');
     await a.sync.follow();
     await a.sync.follow();
     await a.sync.follow();
-    assert.equal(writes, 1);
+    assert.equal(counted.writes, 1);
     assert.deepEqual(await settings.keysStartingWith(clusterPublishedPrefix), []);
     await settings.deleteIf(`${clusterNodePrefix}a`, (await settings.get(`${clusterNodePrefix}a`)) ?? "");
     await a.sync.follow();
-    assert.equal(writes, 2);
+    assert.equal(counted.writes, 2);
     // Another node appears: every look writes again, and publishes.
     await nodeOn(settings, "b").sync.follow();
     await a.sync.follow();
@@ -141,20 +149,10 @@ describe("ClusterSync: a change to the shared state answers once every node has 
     // The process before a restart: it looked, then stopped without leaving.
     await nodeOn(settings, "before-restart", () => '{"accepted":3}').sync.follow();
     await nodeOn(settings, "other-before-restart").sync.follow();
-    let writes = 0;
-    const counted: SettingsStore = {
-      ...settings,
-      get: (key) => settings.get(key),
-      keysStartingWith: (prefix) => settings.keysStartingWith(prefix),
-      deleteIf: (key, value) => settings.deleteIf(key, value),
-      set: async (key, value) => {
-        writes += 1;
-        await settings.set(key, value);
-      },
-    };
+    const counted = countingWrites(settings);
     const a = nodeOn(counted, "a", () => '{"accepted":1}');
     await a.sync.follow();
-    assert.ok(writes > 0, "not alone yet: the look writes");
+    assert.ok(counted.writes > 0, "not alone yet: the look writes");
     const stop = a.looking();
     try {
       const started = performance.now();
@@ -168,9 +166,9 @@ describe("ClusterSync: a change to the shared state answers once every node has 
       );
       assert.deepEqual(await settings.keysStartingWith(clusterPublishedPrefix), [`${clusterPublishedPrefix}a`]);
       await new Promise((resolve) => setTimeout(resolve, followEveryMs * 3));
-      const writesAlone = writes;
+      const writesAlone = counted.writes;
       await new Promise((resolve) => setTimeout(resolve, followEveryMs * 5));
-      assert.equal(writes, writesAlone, "alone again: its looks write nothing");
+      assert.equal(counted.writes, writesAlone, "alone again: its looks write nothing");
     } finally {
       stop();
     }
