@@ -3,7 +3,7 @@
  * core answers as they are come from the core (types only: nothing of it is bundled); the others are the HTTP
  * views, with times in ISO 8601.
  */
-import type { EngineAnswerView, ProfileChange, ProfileView } from "../../../core/inspect/index.ts";
+import type { EngineAnswerView, InspectedVisitor, ProfileChange, ProfileView } from "../../../core/inspect/index.ts";
 import type { PrecedenceRow, VisitorIdDecision } from "../../../core/visitors/index.ts";
 
 export type { PrecedenceRow, ProfileChange, ProfileView };
@@ -86,14 +86,8 @@ export interface EventExplanation {
   } | null;
 }
 
-export interface VisitorLookup {
-  readonly visitorId: string;
-  readonly members: readonly string[];
-  readonly profile: ProfileView;
-  readonly visits: { readonly count: number; readonly current: { readonly startedAt: string; readonly open: boolean } };
-  readonly events: readonly StoredEvent[];
-  readonly engines: readonly EngineAnswer[];
-}
+/** The core's visitor, with its events as the HTTP view shows them. */
+export type VisitorLookup = Omit<InspectedVisitor, "events"> & { readonly events: readonly StoredEvent[] };
 
 export interface DataLayerView {
   readonly dlId: string;
