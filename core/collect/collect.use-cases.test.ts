@@ -73,6 +73,20 @@ async function openCollect(
 
 const utf8 = (text: string) => new TextEncoder().encode(text);
 
+/** Memory stores whose event append fails, as a full disk makes it. */
+function storesWhoseAppendFails(): Stores {
+  const base = createMemoryStores();
+  return {
+    ...base,
+    events: {
+      ...base.events,
+      append: async () => {
+        throw new Error("disk full");
+      },
+    },
+  };
+}
+
 describe("the collection use case (COL-*, DEC-COL-*)", () => {
   it("stores a GET event of a known profile, answers its TAPID cookie and counts it as accepted", async () => {
     const { stores, collector, request } = await openCollect();
@@ -200,16 +214,7 @@ describe("the collection use case (COL-*, DEC-COL-*)", () => {
   });
 
   it("[DEC-COL-08] answers 503 when the commit fails, and logs the failure", async () => {
-    const base = createMemoryStores();
-    const failing: Stores = {
-      ...base,
-      events: {
-        ...base.events,
-        append: async () => {
-          throw new Error("disk full");
-        },
-      },
-    };
+    const failing = storesWhoseAppendFails();
     const { collector, asked, request } = await openCollect({ stores: failing });
     const outcome = await collector.collect(request("GET", "?svc_account=acme"));
     assert.deepEqual(outcome, { ok: false, error: collectError("storageUnavailable") });
@@ -293,16 +298,7 @@ describe("the collection use case (COL-*, DEC-COL-*)", () => {
     });
 
     it("[DEC-COL-08] a commit that fails is recorded as refused (503), never as stored", async () => {
-      const base = createMemoryStores();
-      const failing: Stores = {
-        ...base,
-        events: {
-          ...base.events,
-          append: async () => {
-            throw new Error("disk full");
-          },
-        },
-      };
+      const failing = storesWhoseAppendFails();
       const { collector, request } = await openCollect({ stores: failing });
       await collector.collect(request("GET", "?svc_account=acme"));
       assert.deepEqual(
