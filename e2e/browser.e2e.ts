@@ -7,40 +7,18 @@
  *
  *   bun test ./e2e/browser.e2e.ts       (npm run test:e2e; also a suite of npm test)
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdirSync, readdirSync, rmSync } from "node:fs";
+import { expect, test } from "bun:test";
 import { join, resolve } from "node:path";
 import type { BrowserContext, Cookie, Page, Request, Response } from "playwright-core";
-import { type CookieControls, type LaunchedBrowser, launchChromium, outsideHost } from "./chromium.ts";
-import { escapeHtml, html, type PageServer, startPageServer } from "./pages.ts";
-import { type Service, type StoredEvent, startService } from "./service.ts";
+import { type CookieControls, launchChromium, outsideHost } from "./chromium.ts";
+import { escapeHtml, html } from "./pages.ts";
+import type { StoredEvent } from "./service.ts";
+import { browserSuite } from "./suite.ts";
 
 const outputDir = join(resolve(import.meta.dir, ".."), "test-output", "e2e");
 const testTimeoutMs = 30_000;
 
-let service: Service | null = null;
-let pages: PageServer | null = null;
-let browser: LaunchedBrowser | null = null;
-
-beforeAll(async () => {
-  mkdirSync(outputDir, { recursive: true });
-  for (const file of readdirSync(outputDir)) if (file.endsWith(".png")) rmSync(join(outputDir, file));
-  pages = startPageServer();
-  // The first run on a fresh machine installs Chromium from Debian (tools/ensure-chromium.ts): minutes, once.
-  [service, browser] = await Promise.all([startService(), launchChromium()]);
-}, 600_000);
-
-afterAll(async () => {
-  await browser?.close();
-  pages?.stop();
-  const code = await service?.stop();
-  if (code !== undefined && code !== 0) throw new Error(`the server exited with code ${code}`);
-});
-
-function ready(): { service: Service; pages: PageServer; browser: LaunchedBrowser } {
-  if (!service || !pages || !browser) throw new Error("the suite did not start (see beforeAll)");
-  return { service, pages, browser };
-}
+const ready = browserSuite({ outputDir, clearScreenshots: true });
 
 function fileNameOf(title: string): string {
   return title

@@ -7,13 +7,13 @@
  *
  *   bun test ./e2e/console.e2e.ts       (part of npm run test:e2e and of npm test)
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Page } from "playwright-core";
-import { desktopUserAgent, type LaunchedBrowser, launchChromium } from "./chromium.ts";
-import { html, type PageServer, startPageServer } from "./pages.ts";
-import { type Service, startService } from "./service.ts";
+import { desktopUserAgent } from "./chromium.ts";
+import { html } from "./pages.ts";
+import { browserSuite } from "./suite.ts";
 
 const root = resolve(import.meta.dir, "..");
 const outputDir = join(root, "test-output", "e2e", "console");
@@ -26,27 +26,7 @@ const hostile = {
   link: `"><a href="javascript:window.__pwned='link'">click</a>`,
 };
 
-let service: Service | null = null;
-let pages: PageServer | null = null;
-let browser: LaunchedBrowser | null = null;
-
-beforeAll(async () => {
-  mkdirSync(outputDir, { recursive: true });
-  pages = startPageServer();
-  [service, browser] = await Promise.all([startService(), launchChromium()]);
-}, 600_000);
-
-afterAll(async () => {
-  await browser?.close();
-  pages?.stop();
-  const code = await service?.stop();
-  if (code !== undefined && code !== 0) throw new Error(`the server exited with code ${code}`);
-});
-
-function ready(): { service: Service; pages: PageServer; browser: LaunchedBrowser } {
-  if (!service || !pages || !browser) throw new Error("the suite did not start (see beforeAll)");
-  return { service, pages, browser };
-}
+const ready = browserSuite({ outputDir });
 
 async function admin(path: string, init: RequestInit = {}): Promise<Response> {
   const { service } = ready();
