@@ -3,18 +3,22 @@ import {
   type CollectJournalEntry,
   viewOfJournalEntry,
 } from "../../core/collect/collect-journal.ts";
-import { connectionOf } from "./connection.ts";
+import { connectionOf, idleTimeoutSeconds } from "./connection.ts";
 
 /** How often an open feed writes a comment, so that proxies and the server's idle timeout keep it open. */
 export const keepAliveMs = 15_000;
 
 /**
- * The most messages a feed may hold that its reader has not taken: a reader that slow (or gone without a word)
- * is ended rather than let the node's memory grow; it reconnects with Last-Event-ID and is replayed what it missed.
+ * The most bytes of new messages a feed holds that its reader's connection has not taken (second probe, finding
+ * 3): a reader that slow (a stalled tab, or one gone without a word) is ended rather than let the node's memory
+ * grow with every event; it reconnects with Last-Event-ID and is replayed what the journal still holds. Counted
+ * in bytes, not messages: a thousand events of 1 MiB are a gigabyte.
  */
-const maxUnread = 1000;
+export const readerBudgetBytes = 4 * 1024 * 1024;
 
 const encoder = new TextEncoder();
+const connectedLine = encoder.encode(": connected\n\n");
+const keepAliveLine = encoder.encode(": keep-alive\n\n");
 
 /** One server-sent message of an entry: its id (the reader's Last-Event-ID), the event name `collect`, its JSON. */
 export function messageOf(entry: CollectJournalEntry): string {
@@ -25,21 +29,30 @@ export function messageOf(entry: CollectJournalEntry): string {
 export interface EventStreamsOptions {
   /** Default keepAliveMs (tests shorten it). */
   readonly keepAliveMs?: number;
+  /** Default readerBudgetBytes (tests shorten it). */
+  readonly readerBudgetBytes?: number;
 }
 
 /**
  * The live feeds open on this node (GET /admin/events/live, server-sent events): each one replays what it was
  * asked for, then writes every new entry of the collection journal as it is recorded. A feed ends, leaving no
- * listener behind, when its reader goes away, falls too far behind, or the server stops (`closeAll`): a
- * response that never ends would otherwise hold up a graceful stop until its connection is cut.
+ * listener behind, when its reader goes away, falls more than its byte budget behind, or the server stops
+ * (`closeAll`): a response that never ends would otherwise hold up a graceful stop until its connection is cut.
+ *
+ * Each entry is serialised once, into bytes that every feed sends (and keeps while its reader has not taken
+ * them), however many feeds are open: three console tabs must not hold three copies of each event.
  */
 export class EventStreams {
   private readonly ends = new Set<() => void>();
   private closed = false;
   private readonly keepAliveMs: number;
+  private readonly readerBudgetBytes: number;
+  /** Each entry's message, made for the first feed that sends it; kept while the entry is (journal or a feed). */
+  private readonly messages = new WeakMap<CollectJournalEntry, Uint8Array>();
 
   constructor(options: EventStreamsOptions = {}) {
     this.keepAliveMs = options.keepAliveMs ?? keepAliveMs;
+    this.readerBudgetBytes = options.readerBudgetBytes ?? readerBudgetBytes;
   }
 
   /**
@@ -47,48 +60,42 @@ export class EventStreams {
    * `journal`. Subscribed in the same turn as `replay` was read, so no entry falls between the two.
    */
   open(request: Request, journal: CollectJournal, replay: readonly CollectJournalEntry[]): Response {
-    let end: () => void = () => undefined;
-    const body = new ReadableStream<Uint8Array>({
-      start: (controller) => {
-        let ended = false;
-        let unsubscribe: () => void = () => undefined;
-        let timer: ReturnType<typeof setInterval> | undefined;
-        end = () => {
-          if (ended) return;
-          ended = true;
-          unsubscribe();
-          clearInterval(timer);
-          request.signal.removeEventListener("abort", end);
-          this.ends.delete(end);
-          try {
+    const connection = connectionOf(request);
+    let feed: LiveFeed | undefined;
+    const body = new ReadableStream<Uint8Array>(
+      {
+        start: (controller) => {
+          if (this.closed || request.signal.aborted) {
             controller.close();
-          } catch {
-            // Already closed or errored by the reader's side: nothing left to end.
+            return;
           }
-        };
-        const write = (text: string) => {
-          if (ended) return;
-          controller.enqueue(encoder.encode(text));
-          if ((controller.desiredSize ?? 0) < -maxUnread) end();
-        };
-        if (this.closed || request.signal.aborted) {
-          end();
-          return;
-        }
-        this.ends.add(end);
-        request.signal.addEventListener("abort", end);
-        // A first line at once: the reader's fetch resolves, and a proxy sees the stream has started.
-        write(": connected\n\n");
-        for (const entry of replay) write(messageOf(entry));
-        unsubscribe = journal.subscribe((entry) => write(messageOf(entry)));
-        timer = setInterval(() => write(": keep-alive\n\n"), this.keepAliveMs);
-        (timer as { unref?: () => void }).unref?.();
+          const opened = new LiveFeed(controller, replay, this.readerBudgetBytes, this.messageBytesOf);
+          feed = opened;
+          const end = () => opened.end();
+          this.ends.add(end);
+          request.signal.addEventListener("abort", end);
+          const unsubscribe = journal.subscribe((entry) => opened.send(this.messageBytesOf(entry)));
+          const timer = setInterval(() => opened.send(keepAliveLine), this.keepAliveMs);
+          (timer as { unref?: () => void }).unref?.();
+          opened.onEnd((behind) => {
+            unsubscribe();
+            clearInterval(timer);
+            request.signal.removeEventListener("abort", end);
+            this.ends.delete(end);
+            // What the connection already took is the network's to deliver: back to the ordinary idle timeout,
+            // so a stalled connection does not keep it for three keep-alive periods.
+            if (behind) connection.keepOpenFor(idleTimeoutSeconds);
+          });
+        },
+        pull: () => feed?.pull(),
+        cancel: () => feed?.end(),
       },
-      cancel: () => end(),
-    });
+      // Nothing waits in the stream itself beyond the message asked for: the feed's own queue is the one counted.
+      { highWaterMark: 0 },
+    );
     // Past the server's idle timeout: the keep-alive comments are the traffic now; a connection silent for
     // three of their periods has lost its reader.
-    connectionOf(request).keepOpenFor(Math.ceil((this.keepAliveMs * 3) / 1000));
+    connection.keepOpenFor(Math.ceil((this.keepAliveMs * 3) / 1000));
     return new Response(body, {
       status: 200,
       headers: {
@@ -109,5 +116,111 @@ export class EventStreams {
   closeAll(): void {
     this.closed = true;
     for (const end of [...this.ends]) end();
+  }
+
+  /** The bytes of an entry's message, serialised the first time any feed sends it and shared from then on. */
+  private readonly messageBytesOf = (entry: CollectJournalEntry): Uint8Array => {
+    let message = this.messages.get(entry);
+    if (message === undefined) {
+      message = encoder.encode(messageOf(entry));
+      this.messages.set(entry, message);
+    }
+    return message;
+  };
+}
+
+/**
+ * One feed's side of its stream, pulled by its connection: the replay first, then the new messages in the order
+ * sent. A message goes to the stream only when the connection asks for the next one; until then it waits here,
+ * where the new ones are counted against the budget. The replay is not counted (it is what the journal held, at
+ * most its own byte cap), so a reader that reconnects after a burst is not ended at once.
+ */
+class LiveFeed {
+  private replay: readonly CollectJournalEntry[];
+  private replayed = 0;
+  /** New messages not yet taken by the connection, oldest first from `head`, and their bytes. */
+  private queued: Uint8Array[] = [];
+  private head = 0;
+  private queuedBytes = 0;
+  /** The connection asked for a message when there was none: the next one goes to it at once. */
+  private asked = false;
+  private ended = false;
+  private onEnded: (behind: boolean) => void = () => undefined;
+
+  constructor(
+    private readonly controller: ReadableStreamDefaultController<Uint8Array>,
+    replay: readonly CollectJournalEntry[],
+    private readonly budgetBytes: number,
+    private readonly messageBytesOf: (entry: CollectJournalEntry) => Uint8Array,
+  ) {
+    this.replay = replay;
+    // A first line at once: the reader's fetch resolves, and a proxy sees the stream has started.
+    controller.enqueue(connectedLine);
+  }
+
+  /** Called once when the feed ends; `behind` when it ended because its reader passed the budget. */
+  onEnd(listener: (behind: boolean) => void): void {
+    this.onEnded = listener;
+  }
+
+  /** The connection asks for the next message. */
+  pull(): void {
+    if (this.ended) return;
+    const message = this.next();
+    if (message === undefined) this.asked = true;
+    else this.controller.enqueue(message);
+  }
+
+  /**
+   * A new message (shared with every other feed: never changed here). One message alone is always sent,
+   * however large; more than the budget waiting ends the feed.
+   */
+  send(message: Uint8Array): void {
+    if (this.ended) return;
+    if (this.asked) {
+      this.asked = false;
+      this.controller.enqueue(message);
+      return;
+    }
+    this.queued.push(message);
+    this.queuedBytes += message.byteLength;
+    if (this.queuedBytes > this.budgetBytes && this.queued.length - this.head > 1) this.finish(true);
+  }
+
+  /** Ends the stream after what it already holds, dropping what waits here. */
+  end(): void {
+    this.finish(false);
+  }
+
+  private finish(behind: boolean): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.replay = [];
+    this.queued = [];
+    this.head = 0;
+    this.queuedBytes = 0;
+    this.onEnded(behind);
+    try {
+      this.controller.close();
+    } catch {
+      // Already closed or errored by the reader's side: nothing left to end.
+    }
+  }
+
+  private next(): Uint8Array | undefined {
+    const entry = this.replay[this.replayed];
+    if (entry !== undefined) {
+      this.replayed += 1;
+      return this.messageBytesOf(entry);
+    }
+    const message = this.queued[this.head];
+    if (message === undefined) return undefined;
+    this.head += 1;
+    this.queuedBytes -= message.byteLength;
+    if (this.head === this.queued.length) {
+      this.queued = [];
+      this.head = 0;
+    }
+    return message;
   }
 }
