@@ -573,8 +573,10 @@ export {
   withdrawAttempt,
 } from "./session/index.ts";
 export {
+  type AnsweredRequest,
   accountOfRequest,
   compilePathPattern,
+  defaultRequestJournalBytes,
   defaultRequestJournalLimit,
   type Fault,
   type FaultMethod,
@@ -582,6 +584,7 @@ export {
   type FaultSpec,
   faultMethods,
   isAdminPath,
+  type JournaledRequestText,
   maxFaultDelayMs,
   maxRequestJournalLimit,
   RequestJournal,
@@ -589,7 +592,10 @@ export {
   type RequestJournalFilter,
   redactedValue,
   redactQuery,
-  requestJournalCapacity,
+  requestEntryOverheadBytes,
+  requestJournalAccountChars,
+  requestJournalQueryChars,
+  truncateQuery,
   validateFaultInput,
 } from "./testing-tools/index.ts";
 export {

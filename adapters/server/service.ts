@@ -89,6 +89,11 @@ export interface ServiceOptions {
    * (eventLineOf); main.ts gives the log's writer, so the two never interleave mid-line. None: not printed.
    */
   readonly printEvents?: (line: string) => void;
+  /**
+   * SVC_REQUEST_JOURNAL_BYTES: how many bytes the request journal (GET /admin/requests) may hold; 0 turns it
+   * off. Absent: defaultRequestJournalBytes.
+   */
+  readonly requestJournalBytes?: number;
 }
 
 export interface Service {
@@ -381,7 +386,12 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
     const eventStreams = new EventStreams();
     const requests = new RequestGate();
     // Issue 33: kept in memory per node; a reset forgets them on every node.
-    const testingTools = { faults: new FaultPlan(), requestJournal: new RequestJournal() };
+    const testingTools = {
+      faults: new FaultPlan(),
+      requestJournal: new RequestJournal(
+        options.requestJournalBytes === undefined ? {} : { maxBytes: options.requestJournalBytes },
+      ),
+    };
     metrics.readFrom({
       collect: () => collector.stats.view(),
       commits: () => collector.commitStats(),
