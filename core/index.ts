@@ -423,6 +423,7 @@ export {
   importWaitMs,
   isErasedValue,
   journalEntryHoldsErasedValue,
+  journaledRequestHoldsErasedValue,
   knownVisitorIdOf,
   type PrivacyEffect,
   type PrivacyEvent,
