@@ -330,7 +330,7 @@ export interface paths {
         };
         /**
          * The requests the interface routes answered, newest first
-         * @description Kept in memory on this node, the newest 10000. A bad status or limit is 400 1400.
+         * @description Kept in memory on this node, the newest within its byte budget (SVC_REQUEST_JOURNAL_BYTES; 0: off). A bad status or limit is 400 1400.
          */
         get: operations["getAdminRequests"];
         put?: never;
@@ -2708,12 +2708,14 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description How many entries the journal keeps at most */
-                        capacity: string | number;
-                        /** @description How many it keeps now */
+                        /** @description How many bytes the entries kept hold, as the budget counts them */
+                        bytes: string | number;
+                        /** @description How many entries it keeps now */
                         kept: string | number;
+                        /** @description The journal's byte budget (SVC_REQUEST_JOURNAL_BYTES); 0: it is off */
+                        maxBytes: string | number;
                         requests: {
-                            /** @description The path's account, or /event's svc_account */
+                            /** @description The path's account, or /event's svc_account, at most 250 characters; null when it has none or no route matched */
                             account: string | null;
                             /** @description When it arrived: real time (not the virtual clock), ISO 8601 UTC */
                             at: string;
@@ -2723,12 +2725,14 @@ export interface operations {
                             /** @description 1, 2, 3, ... in the order the requests were answered on this node */
                             id: string | number;
                             method: string;
-                            /** @description As sent; a moments lookup's visitor as … (PRV-09) */
-                            path: string;
-                            /** @description The query, parameters named like a secret (utk, password, key, token, ...) as "[redacted]" */
+                            /** @description The route it matched, as registered (/v1/dle/accounts/:account/…), never the path as sent; null when none did */
+                            path: string | null;
+                            /** @description The parameters that fit whole in the query's first 512 characters (none when no route matched), those named like a secret (utk, password, key, token, ...) as "[redacted]" */
                             query: {
                                 [key: string]: string | string[];
                             };
+                            /** @description Whether parameters were left out because the query was longer */
+                            queryTruncated: boolean;
                             /** @description null when a fault dropped the connection */
                             status: (string | number) | null;
                         }[];

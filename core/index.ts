@@ -423,6 +423,7 @@ export {
   importWaitMs,
   isErasedValue,
   journalEntryHoldsErasedValue,
+  journaledRequestHoldsErasedValue,
   knownVisitorIdOf,
   type PrivacyEffect,
   type PrivacyEvent,
@@ -573,8 +574,10 @@ export {
   withdrawAttempt,
 } from "./session/index.ts";
 export {
+  type AnsweredRequest,
   accountOfRequest,
   compilePathPattern,
+  defaultRequestJournalBytes,
   defaultRequestJournalLimit,
   type Fault,
   type FaultMethod,
@@ -582,6 +585,7 @@ export {
   type FaultSpec,
   faultMethods,
   isAdminPath,
+  type JournaledRequestText,
   maxFaultDelayMs,
   maxRequestJournalLimit,
   RequestJournal,
@@ -589,7 +593,10 @@ export {
   type RequestJournalFilter,
   redactedValue,
   redactQuery,
-  requestJournalCapacity,
+  requestEntryOverheadBytes,
+  requestJournalAccountChars,
+  requestJournalQueryChars,
+  truncateQuery,
   validateFaultInput,
 } from "./testing-tools/index.ts";
 export {

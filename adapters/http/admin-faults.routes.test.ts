@@ -17,8 +17,8 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function open() {
-  const service: Service = await openDemoService({ timing: "instant", adminToken });
+async function open(options: { requestJournalBytes?: number } = {}) {
+  const service: Service = await openDemoService({ timing: "instant", adminToken, ...options });
   cleanups.push(() => service.close());
   const call = (path: string, init: RequestInit = {}) =>
     service.app.handle(new Request(`${inProcessBase}${path}`, init));
@@ -31,7 +31,12 @@ async function open() {
   const journal = async (query = "") => {
     const answer = await call(`/admin/requests${query}`, { headers: admin });
     expect(answer.status).toBe(200);
-    return (await answer.json()) as { capacity: number; kept: number; requests: Array<Record<string, unknown>> };
+    return (await answer.json()) as {
+      maxBytes: number;
+      bytes: number;
+      kept: number;
+      requests: Array<Record<string, unknown>>;
+    };
   };
   return { service, call, addFault, journal };
 }
@@ -168,12 +173,13 @@ describe("issue 33: the request journal through /admin/requests", () => {
     await addFault({ path: "/event", status: 503 });
     await call(event);
 
-    const { capacity, kept, requests } = await journal();
-    expect(capacity).toBe(10_000);
+    const { maxBytes, bytes, kept, requests } = await journal();
+    expect(maxBytes).toBe(4 * 1024 * 1024);
+    expect(bytes).toBeGreaterThan(0);
     expect(kept).toBe(3);
     expect(requests.map((entry) => [entry.method, entry.path, entry.status, entry.account, entry.fault])).toEqual([
       ["GET", "/event", 503, "acme", "f1"],
-      ["GET", "/v1/dle/accounts/acme/profiles/main/datalayers", 200, "acme", undefined],
+      ["GET", "/v1/dle/accounts/:account/profiles/:profile/datalayers", 200, "acme", undefined],
       ["POST", "/v1/login", 200, null, undefined],
     ]);
     expect(requests[1]?.query).toEqual({ utk: "[redacted]" });
@@ -190,6 +196,7 @@ describe("issue 33: the request journal through /admin/requests", () => {
     expect((await journal("?account=acme")).requests.length).toBe(3);
     expect((await journal("?method=post")).requests.map((entry) => entry.path)).toEqual(["/v2/auth"]);
     expect((await journal("?path=/ev*&limit=2")).requests.length).toBe(2);
+    expect((await journal("?path=/v2/*&account=acme")).requests.length).toBe(0);
     expect((await journal("?status=200")).requests.length).toBe(4);
     const badLimit = await call("/admin/requests?limit=1001", { headers: admin });
     expect(badLimit.status).toBe(400);
@@ -198,5 +205,47 @@ describe("issue 33: the request journal through /admin/requests", () => {
     await call(event);
     expect((await call("/admin/reset", { method: "POST", headers: admin })).status).toBe(200);
     expect((await journal()).kept).toBe(0);
+  });
+
+  it("second probe, finding 1: keeps the route's template and the query's first whole parameters, never the path as sent", async () => {
+    const { call, addFault, journal } = await open();
+    const filler = "x".repeat(16_200);
+    await call(`/nope-1?q=${filler}`);
+    await call(`/dle/acme/main/nope-2.js?v=1&q=${filler}`);
+    // A fault answers before the router: the journal still names the route it would have matched.
+    await addFault({ path: "/v1/omnichannel/*", status: 503 });
+    await call("/v1/omnichannel/accounts/acme/profiles/main/files/count");
+    const { requests } = await journal();
+    expect(
+      requests.map((entry) => [entry.path, entry.status, entry.account, entry.query, entry.queryTruncated]),
+    ).toEqual([
+      ["/v1/omnichannel/accounts/:account/profiles/:profile/files/count", 503, "acme", {}, false],
+      ["/dle/:account/:profile/:file", 404, "acme", { v: "1" }, true],
+      [null, 404, null, {}, false],
+    ]);
+    const text = JSON.stringify(requests);
+    expect(text).not.toContain("nope");
+    expect(text).not.toContain("xxxx");
+  });
+
+  it("second probe, finding 5: a moments lookup's visitor is never kept, an empty segment before it included", async () => {
+    const { call, journal } = await open();
+    const lookup = "/personalization/accounts/acme/profiles/main/engines/e1/visitors";
+    for (const path of [`${lookup}/ann%40example.com`, `${lookup}//ann%40example.com`, `${lookup}//ann@example.com`])
+      await call(path);
+    const { requests } = await journal();
+    expect(JSON.stringify(requests)).not.toMatch(/ann(@|%40)example\.com/);
+    expect(requests.map((entry) => entry.path)).toEqual([
+      null,
+      null,
+      "/personalization/accounts/:account/profiles/:profile/engines/:engine/visitors/:visitor",
+    ]);
+  });
+
+  it("SVC_REQUEST_JOURNAL_BYTES=0 turns the journal off: nothing is recorded", async () => {
+    const { call, journal } = await open({ requestJournalBytes: 0 });
+    await call(event);
+    await call("/nope");
+    expect(await journal()).toEqual({ maxBytes: 0, bytes: 0, kept: 0, requests: [] });
   });
 });

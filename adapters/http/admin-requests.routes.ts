@@ -3,7 +3,8 @@ import { managementError } from "../../core/errors/index.ts";
 import {
   defaultRequestJournalLimit,
   maxRequestJournalLimit,
-  requestJournalCapacity,
+  requestJournalAccountChars,
+  requestJournalQueryChars,
 } from "../../core/testing-tools/index.ts";
 import { firstQueryValues } from "../runtime/query-values.ts";
 import { openApiSecurity } from "./auth-guards.ts";
@@ -16,19 +17,25 @@ const RequestEntry = t.Object({
   id: t.Integer({ description: "1, 2, 3, ... in the order the requests were answered on this node" }),
   at: t.String({ description: "When it arrived: real time (not the virtual clock), ISO 8601 UTC" }),
   method: t.String(),
-  path: t.String({ description: "As sent; a moments lookup's visitor as … (PRV-09)" }),
-  query: t.Record(t.String(), t.Union([t.String(), t.Array(t.String())]), {
-    description: 'The query, parameters named like a secret (utk, password, key, token, ...) as "[redacted]"',
+  path: t.Union([t.String(), t.Null()], {
+    description:
+      "The route it matched, as registered (/v1/dle/accounts/:account/…), never the path as sent; null when none did",
   }),
+  query: t.Record(t.String(), t.Union([t.String(), t.Array(t.String())]), {
+    description: `The parameters that fit whole in the query's first ${requestJournalQueryChars} characters (none when no route matched), those named like a secret (utk, password, key, token, ...) as "[redacted]"`,
+  }),
+  queryTruncated: t.Boolean({ description: "Whether parameters were left out because the query was longer" }),
   status: t.Union([t.Integer(), t.Null()], { description: "null when a fault dropped the connection" }),
   durationMs: t.Number(),
-  account: t.Union([t.String(), t.Null()], { description: "The path's account, or /event's svc_account" }),
+  account: t.Union([t.String(), t.Null()], {
+    description: `The path's account, or /event's svc_account, at most ${requestJournalAccountChars} characters; null when it has none or no route matched`,
+  }),
   fault: t.Optional(t.String({ description: "The fault that answered or delayed it" })),
 });
 const JournalQuery = t.Object(
   {
     method: t.Optional(t.String()),
-    path: t.Optional(t.String({ description: "A path pattern: * any run of characters, {name} one segment" })),
+    path: t.Optional(t.String({ description: "A pattern of the route: * any run of characters, {name} one segment" })),
     status: t.Optional(t.String({ description: "A status, 200 to 599" })),
     account: t.Optional(t.String()),
     limit: t.Optional(
@@ -43,7 +50,7 @@ const tags = ["admin"];
 
 /**
  * The request journal (issue 33): the latest requests the interface routes answered on this node (not the
- * admin API, the console, the health checks or the OpenAPI document), at most requestJournalCapacity of them.
+ * admin API, the console, the health checks or the OpenAPI document), within its byte budget.
  */
 export function adminRequestRoutes(tools: TestingTools) {
   return new Elysia({ name: "admin-requests", prefix: "/admin/requests" })
@@ -64,7 +71,8 @@ export function adminRequestRoutes(tools: TestingTools) {
         const status = readWholeNumber("status", value("status"), 200, 599);
         const limit = readWholeNumber("limit", value("limit"), 1, maxRequestJournalLimit);
         return {
-          capacity: tools.requestJournal.capacity,
+          maxBytes: tools.requestJournal.maxBytes,
+          bytes: tools.requestJournal.bytes,
           kept: tools.requestJournal.size,
           requests: tools.requestJournal.query({
             ...(method === undefined ? {} : { method }),
@@ -80,12 +88,14 @@ export function adminRequestRoutes(tools: TestingTools) {
         detail: {
           tags,
           summary: "The requests the interface routes answered, newest first",
-          description: `Kept in memory on this node, the newest ${requestJournalCapacity}. A bad status or limit is 400 1400.`,
+          description:
+            "Kept in memory on this node, the newest within its byte budget (SVC_REQUEST_JOURNAL_BYTES; 0: off). A bad status or limit is 400 1400.",
         },
         response: {
           200: t.Object({
-            capacity: t.Integer({ description: "How many entries the journal keeps at most" }),
-            kept: t.Integer({ description: "How many it keeps now" }),
+            maxBytes: t.Integer({ description: "The journal's byte budget (SVC_REQUEST_JOURNAL_BYTES); 0: it is off" }),
+            bytes: t.Integer({ description: "How many bytes the entries kept hold, as the budget counts them" }),
+            kept: t.Integer({ description: "How many entries it keeps now" }),
             requests: t.Array(RequestEntry),
           }),
           400: ErrorBody,

@@ -31,7 +31,7 @@ import { momentsRoutes } from "./moments.routes.ts";
 import { withoutAdminApi } from "./openapi-visibility.ts";
 import { privacyRoutes } from "./privacy.routes.ts";
 import { revisionRoutes } from "./revisions.routes.ts";
-import { noteRouteTemplate } from "./route-template.ts";
+import { notedRouteOf, noteRouteTemplate, type RouteFinder, routeFinderOf } from "./route-template.ts";
 import { sessionRoutes } from "./session.routes.ts";
 
 /**
@@ -140,8 +140,17 @@ export function createApp(deps: AppDeps) {
       () => answer(request),
       () => unavailableResponse(request, answerHeaders),
     );
+  // The route a request matched, for the request journal: the one the router chose, or for a request it never
+  // saw (a fault answered it, a reset held it), the one it would have chosen.
+  let findRoute: RouteFinder | null = null;
+  const routeOf = (request: Request) => {
+    const noted = notedRouteOf(request);
+    if (noted !== undefined) return noted;
+    findRoute ??= routeFinderOf(app.routes);
+    return findRoute(request.method, rawPathOf(request.url));
+  };
   // Issue 33: faults answer (or delay) the interface routes' requests before the gate, and the journal records them.
-  const served = withFaultsAndJournal(gated, deps.testingTools, answerHeaders);
+  const served = withFaultsAndJournal(gated, deps.testingTools, answerHeaders, routeOf);
   app.handle = (request) => (bypassesTheGate(request) ? handle(request) : served(request));
   return app;
 }

@@ -1,5 +1,6 @@
 import type { Fault, FaultPlan, RequestJournal } from "../../core/testing-tools/index.ts";
 import { rawPathOf } from "./error-mapping.ts";
+import { methodLabelOf } from "./route-template.ts";
 
 /** The faults and the request journal of this node (issue 33), made by the composition root. */
 export interface TestingTools {
@@ -30,12 +31,14 @@ function isInterfacePath(path: string): boolean {
  * Puts the faults and the request journal in front of `handle` (issue 33). A fault's delay is waited outside
  * `handle`, so that a delayed request does not hold the request gate (a reset would wait for it). A drop is an
  * answer whose body fails before its first byte: Bun then closes the connection, and the client sees a
- * network error (ECONNRESET), not a status.
+ * network error (ECONNRESET), not a status. `routeOf` names the route a request matched (null: none), once
+ * it is answered.
  */
 export function withFaultsAndJournal(
   handle: (request: Request) => Promise<Response>,
   tools: TestingTools,
   answerHeaders: Readonly<Record<string, string>>,
+  routeOf: (request: Request) => string | null,
 ): (request: Request) => Promise<Response> {
   const { faults, requestJournal } = tools;
   return async (request) => {
@@ -44,9 +47,21 @@ export function withFaultsAndJournal(
     if (!isInterfacePath(path)) return handle(request);
     const atMs = Date.now();
     const started = performance.now();
-    const fault = faults.size === 0 ? null : faults.take(request.method, path, queryOf(url));
-    const record = (status: number | null) =>
-      requestJournal.record(request.method, url, atMs, status, elapsedSince(started), fault?.id ?? null);
+    const query = queryOf(url);
+    const fault = faults.size === 0 ? null : faults.take(request.method, path, query);
+    const record = (status: number | null) => {
+      if (!requestJournal.enabled) return;
+      requestJournal.record({
+        method: methodLabelOf(request.method),
+        path,
+        query,
+        route: routeOf(request),
+        atMs,
+        status,
+        durationMs: elapsedSince(started),
+        fault: fault?.id ?? null,
+      });
+    };
     try {
       if (fault !== null && fault.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
       if (fault?.drop) {

@@ -142,6 +142,7 @@ const {
   logFormat,
   trustedProxies,
   printEvents,
+  requestJournalBytes,
 } = settings;
 // SVC_LOG_FORMAT=pretty: readable lines, the level in colour when stdout is a terminal.
 const logger = createLogger({
@@ -177,6 +178,7 @@ try {
     timing,
     dataDir,
     backgroundThread,
+    requestJournalBytes,
     // The log's writer: an event's line and a log line are each written whole, never one inside the other.
     ...(printEvents ? { printEvents: output.write } : {}),
     // Without its background thread the service can no longer commit events: stop, so that whatever runs it

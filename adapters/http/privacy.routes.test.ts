@@ -158,7 +158,7 @@ describe("visitor privacy in-process", () => {
       referred_by: `${email}\u00a0`,
     });
     await client.drain();
-    expect((await client.visitor(email)).status).toBe(200);
+    await client.visitor(email);
     expect(occurrences(dataDirBytes(dataDir), email)).toBeGreaterThan(0);
 
     const transactionId = await client.requestDeletion(email);
@@ -309,7 +309,7 @@ describe("visitor privacy in-process", () => {
 
     // The visitor is still there; a new request (the old one is settled) makes a new transaction that succeeds.
     events.deleteVisitors = original;
-    expect((await client.visitor(email)).status).toBe(200);
+    await client.visitor(email);
     const again = await client.requestDeletion(email);
     expect(again).not.toBe(transactionId);
     await client.advance("3s");
@@ -371,6 +371,36 @@ describe("visitor privacy in-process", () => {
     const after = await journal();
     expect(after).not.toContain(email);
     expect(after).toContain("other_visitor");
+  });
+
+  it("[DEC-PRV-05] second probe, finding 5: a deletion request makes the node's request journal (GET /admin/requests) forget the value", async () => {
+    const service = await open();
+    const client = await clientOf(service);
+    const email = `requests-${crypto.randomUUID()}@example.com`;
+    const encoded = encodeURIComponent(email);
+    await client.pixel(`svc_event=signup&email_address=${encoded}`);
+    await client.visitor(email);
+    const moments = "/personalization/accounts/acme/profiles/main/engines/demo-engine";
+    await client.call(`${moments}?attributeId=5120&attributeValue=${encoded}`);
+    await client.call(`${moments}/visitors//${encoded}`);
+    await client.pixel("svc_event=other_visitor&email_address=other%40example.com");
+    await client.call(`/event?svc_account=globex&svc_profile=main&email_address=${encoded}`);
+    const journal = async () => {
+      const answer = await client.call("/admin/requests?limit=1000", {
+        headers: { authorization: `Bearer ${service.deps.adminToken}` },
+      });
+      expect(answer.status).toBe(200);
+      return (await answer.json()) as { requests: Array<{ account: string | null; query: Record<string, unknown> }> };
+    };
+    const holding = (answer: Awaited<ReturnType<typeof journal>>) =>
+      answer.requests.filter((entry) => JSON.stringify(entry).includes(email)).map((entry) => entry.account);
+    expect(holding(await journal())).toEqual(["globex", "acme", "acme", "acme"]);
+    await client.requestDeletion(` ${email} `);
+    const after = await journal();
+    // Another account's request is not this deletion's; the visitor's requests of acme are forgotten.
+    expect(holding(after)).toEqual(["globex"]);
+    expect(JSON.stringify(after.requests.filter((entry) => entry.account === "acme"))).not.toContain(email);
+    expect(JSON.stringify(after)).toContain("other_visitor");
   });
 
   it("[PRV-06] concurrent identical delete requests answer one transactionId", async () => {

@@ -17,6 +17,7 @@ describe("the server's environment variables", () => {
       logFormat: "json",
       trustedProxies: [],
       printEvents: false,
+      requestJournalBytes: 4 * 1024 * 1024,
     });
   });
 
@@ -34,6 +35,7 @@ describe("the server's environment variables", () => {
       SVC_LOG_FORMAT: "",
       SVC_TRUSTED_PROXIES: "",
       SVC_PRINT_EVENTS: "",
+      SVC_REQUEST_JOURNAL_BYTES: "",
     };
     expect(readServerSettings(empty)).toEqual(readServerSettings({}));
     expect(dataDirFromEnv({ SVC_DATA_DIR: "" })).toBe(dataDirFromEnv({}));
@@ -51,6 +53,7 @@ describe("the server's environment variables", () => {
       SVC_LOG_FORMAT: "pretty",
       SVC_TRUSTED_PROXIES: "loopback, 10.0.0.0/8,fd00::1",
       SVC_PRINT_EVENTS: "true",
+      SVC_REQUEST_JOURNAL_BYTES: "0",
     });
     expect(settings).toEqual({
       port: 0,
@@ -64,8 +67,17 @@ describe("the server's environment variables", () => {
       logFormat: "pretty",
       trustedProxies: ["loopback", "10.0.0.0/8", "fd00::1"],
       printEvents: true,
+      requestJournalBytes: 0,
     });
     expect(readServerSettings({ SVC_PRINT_EVENTS: "false" }).printEvents).toBe(false);
+    const journalBytes = (value: string) =>
+      readServerSettings({ SVC_REQUEST_JOURNAL_BYTES: value }).requestJournalBytes;
+    expect([journalBytes("65536"), journalBytes("512KiB"), journalBytes("16MiB"), journalBytes("1024MiB")]).toEqual([
+      65536,
+      512 * 1024,
+      16 * 1024 * 1024,
+      1024 ** 3,
+    ]);
   });
 
   it("SVC_STORE=postgres takes the database named by SVC_DATABASE_URL", () => {
@@ -100,6 +112,10 @@ describe("the server's environment variables", () => {
       [{ SVC_LOG_FORMAT: "text" }, 'SVC_LOG_FORMAT must be json or pretty, not "text"'],
       [{ SVC_PRINT_EVENTS: "yes" }, 'SVC_PRINT_EVENTS must be true or false, not "yes"'],
       [{ SVC_PRINT_EVENTS: "TRUE" }, 'SVC_PRINT_EVENTS must be true or false, not "TRUE"'],
+      ...["off", "4MB", "-1", "1.5MiB", "1025MiB", "2000000000"].map((value): [Record<string, string>, string] => [
+        { SVC_REQUEST_JOURNAL_BYTES: value },
+        `SVC_REQUEST_JOURNAL_BYTES must be a whole number of bytes, KiB or MiB (4MiB), at most 1024MiB, or 0 to turn the request journal off, not "${value}"`,
+      ]),
       [
         { SVC_TRUSTED_PROXIES: "10.0.0.0/8,proxy.local" },
         'SVC_TRUSTED_PROXIES must list IP addresses, CIDR ranges (10.0.0.0/8) or loopback, linklocal, uniquelocal, separated by commas; "proxy.local" is none of them',

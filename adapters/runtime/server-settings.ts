@@ -2,6 +2,7 @@
  * The server's environment variables, read and checked before anything starts. An empty variable is unset,
  * for every one of them: a compose file's `PORT=` or an unset `${VAR}` arrives as the empty string.
  */
+import { defaultRequestJournalBytes } from "../../core/testing-tools/index.ts";
 import { type TimingPresetName, timingPresetNames } from "../../core/timing/timing.presets.ts";
 import { type LogFormat, type LogLevel, logFormats, logLevels } from "./logger.ts";
 import { compileProxyTrust } from "./proxy-trust.ts";
@@ -37,6 +38,8 @@ export interface ServerSettings {
   readonly trustedProxies: readonly string[];
   /** SVC_PRINT_EVENTS: each outcome of the collection endpoint also written on stdout, one JSON line each. */
   readonly printEvents: boolean;
+  /** SVC_REQUEST_JOURNAL_BYTES: the request journal's byte budget (GET /admin/requests); 0 turns it off. */
+  readonly requestJournalBytes: number;
 }
 
 /** Shortest SVC_ADMIN_TOKEN taken: failed tries are not slowed down, so the token's length is its only guard. */
@@ -44,7 +47,7 @@ export const minimumAdminTokenLength = 16;
 
 /**
  * PORT, SVC_HOST, SVC_TIMING, SVC_STORE, SVC_DATABASE_URL, SVC_BACKGROUND, SVC_ADMIN_TOKEN, SVC_LOG_LEVEL, SVC_LOG_FORMAT,
- * SVC_TRUSTED_PROXIES and SVC_PRINT_EVENTS; throws SettingRefused on the first bad one.
+ * SVC_TRUSTED_PROXIES, SVC_PRINT_EVENTS and SVC_REQUEST_JOURNAL_BYTES; throws SettingRefused on the first bad one.
  */
 export function readServerSettings(env: Env): ServerSettings {
   const storeKind = oneOf("SVC_STORE", settingOf(env, "SVC_STORE") ?? "libsql", [
@@ -67,7 +70,24 @@ export function readServerSettings(env: Env): ServerSettings {
     trustedProxies: readTrustedProxies(settingOf(env, "SVC_TRUSTED_PROXIES")),
     printEvents:
       oneOf("SVC_PRINT_EVENTS", settingOf(env, "SVC_PRINT_EVENTS") ?? "false", ["true", "false"] as const) === "true",
+    requestJournalBytes: readJournalBytes(settingOf(env, "SVC_REQUEST_JOURNAL_BYTES")),
   };
+}
+
+const byteUnits: Readonly<Record<string, number>> = { "": 1, KiB: 1024, MiB: 1024 ** 2 };
+/** The largest request journal taken: it lives in the server's memory. */
+const maxJournalBytes = 1024 ** 3;
+
+/** A whole number of bytes, or of KiB or MiB (`512KiB`, `16MiB`), up to 1 GiB; 0 turns the journal off. */
+function readJournalBytes(raw: string | undefined): number {
+  if (raw === undefined) return defaultRequestJournalBytes;
+  const parsed = /^(\d+)(KiB|MiB)?$/.exec(raw);
+  const bytes = parsed ? Number(parsed[1]) * (byteUnits[parsed[2] ?? ""] as number) : Number.NaN;
+  if (!(bytes <= maxJournalBytes))
+    throw new SettingRefused(
+      `SVC_REQUEST_JOURNAL_BYTES must be a whole number of bytes, KiB or MiB (4MiB), at most 1024MiB, or 0 to turn the request journal off, not "${raw}"`,
+    );
+  return bytes;
 }
 
 /**

@@ -20,6 +20,8 @@ export interface DemoServiceOptions {
   readonly backgroundThread?: boolean;
   /** Tenants of another configuration instead of the demo's (for a suite run against other names). */
   readonly config?: ServiceConfig;
+  /** The request journal's byte budget (SVC_REQUEST_JOURNAL_BYTES); 0 turns it off. */
+  readonly requestJournalBytes?: number;
 }
 
 /** svc-hub with the demo tenants (or `options.config`'s), built as main.ts builds it but not started (its workers run when drained). */
@@ -40,6 +42,7 @@ export async function openDemoService(options: DemoServiceOptions = {}): Promise
     timing: options.timing,
     dataDir: options.dataDir,
     backgroundThread: options.backgroundThread,
+    requestJournalBytes: options.requestJournalBytes,
   });
   if (!opened.ok) throw new Error(`the demo configuration cannot be applied: ${opened.error.format()}`);
   return opened.value;

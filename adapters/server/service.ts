@@ -18,7 +18,7 @@ import type { WorkScheduler } from "../../core/ports/background.port.ts";
 import type { SecretHasher } from "../../core/ports/hashing.port.ts";
 import type { Logger } from "../../core/ports/logger.port.ts";
 import type { Stores } from "../../core/ports/stores.ts";
-import { journalEntryHoldsErasedValue } from "../../core/privacy/erasure.rules.ts";
+import { journalEntryHoldsErasedValue, journaledRequestHoldsErasedValue } from "../../core/privacy/erasure.rules.ts";
 import { PrivacyService } from "../../core/privacy/privacy.use-cases.ts";
 import { profilePolicyFromLimits } from "../../core/profiles/profile.rules.ts";
 import { syncEngineStates } from "../../core/profiles/profiles.use-cases.ts";
@@ -89,6 +89,11 @@ export interface ServiceOptions {
    * (eventLineOf); main.ts gives the log's writer, so the two never interleave mid-line. None: not printed.
    */
   readonly printEvents?: (line: string) => void;
+  /**
+   * SVC_REQUEST_JOURNAL_BYTES: how many bytes the request journal (GET /admin/requests) may hold; 0 turns it
+   * off. Absent: defaultRequestJournalBytes.
+   */
+  readonly requestJournalBytes?: number;
 }
 
 export interface Service {
@@ -381,7 +386,12 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
     const eventStreams = new EventStreams();
     const requests = new RequestGate();
     // Issue 33: kept in memory per node; a reset forgets them on every node.
-    const testingTools = { faults: new FaultPlan(), requestJournal: new RequestJournal() };
+    const testingTools = {
+      faults: new FaultPlan(),
+      requestJournal: new RequestJournal(
+        options.requestJournalBytes === undefined ? {} : { maxBytes: options.requestJournalBytes },
+      ),
+    };
     metrics.readFrom({
       collect: () => collector.stats.view(),
       commits: () => collector.commitStats(),
@@ -485,8 +495,10 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
         policy,
         onDeletionRequested: ({ account, profile, value }) => {
           work.scheduler.notify();
-          // DEC-PRV-05: the console's journal of this node keeps no request holding the value from now on.
+          // DEC-PRV-05: the console's journal and the request journal of this node keep no request holding the
+          // value from now on.
           collector.journal.forget((entry) => journalEntryHoldsErasedValue(entry, account, profile, value));
+          testingTools.requestJournal.forget((request) => journaledRequestHoldsErasedValue(request, account, value));
         },
       }),
       revisions,

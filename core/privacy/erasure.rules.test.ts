@@ -3,6 +3,7 @@ import { describe, it } from "node:test";
 import fc from "fast-check";
 import { CollectJournal, type CollectJournalEntry } from "../collect/collect-journal.ts";
 import type { VisitorProfile } from "../profiles/profile.rules.ts";
+import { RequestJournal } from "../testing-tools/index.ts";
 import { normaliseVisitorIdValue } from "../visitors/visitor-id.rules.ts";
 import {
   eraseValueFromEvent,
@@ -11,6 +12,7 @@ import {
   holdsErasedValue,
   isErasedValue,
   journalEntryHoldsErasedValue,
+  journaledRequestHoldsErasedValue,
 } from "./erasure.rules.ts";
 
 const erased = "pad@example.com";
@@ -284,6 +286,57 @@ describe("DEC-PRV-05: the collection journal forgets a deleted value (issue 32)"
     assert.deepEqual(
       journal.latest(10).map((entry) => entry.id),
       [2, 4, 5],
+    );
+  });
+});
+
+describe("DEC-PRV-05: the request journal forgets a deleted value (second probe, finding 5)", () => {
+  const request = (query: string, account: string | null = "acme") => ({
+    account,
+    parameters: query.split("&").map((pair) => pair.split("=") as [string, string]),
+  });
+  const holds = (query: string, account: string | null = "acme") =>
+    journaledRequestHoldsErasedValue(request(query, account), "acme", erased);
+
+  it("finds the value in any parameter of a request of the account: the pixel's, a lookup's, padded, in JSON", () => {
+    assert.equal(holds(`svc_account=acme&email_address=${erased}`), true);
+    assert.equal(holds(`attributeId=5120&attributeValue= ${erased}\t`), true);
+    assert.equal(holds(`utk=${erased}`), true);
+    assert.equal(holds(`data={"email":"${erased}"}`), true);
+  });
+
+  it("leaves other values, other accounts, requests of no account, and longer texts alone", () => {
+    assert.equal(holds("email_address=other@example.com"), false);
+    assert.equal(holds(`email_address=${erased}`, "globex"), false);
+    assert.equal(holds(`email_address=${erased}`, null), false);
+    assert.equal(holds(`note=mail ${erased} later`), false);
+    assert.equal(holds("email_address=Pad@example.com"), false);
+    assert.equal(journaledRequestHoldsErasedValue(request("q="), "acme", ""), false);
+  });
+
+  it("the journal forgets the requests holding it, from their decoded query", () => {
+    const journal = new RequestJournal();
+    const answered = (query: string) =>
+      journal.record({
+        method: "GET",
+        path: "/event",
+        query,
+        route: "/event",
+        atMs: 0,
+        status: 200,
+        durationMs: 1,
+        fault: null,
+      });
+    answered(`svc_account=acme&email_address=${encodeURIComponent(erased)}`);
+    answered("svc_account=acme&svc_event=view");
+    answered(`svc_account=acme&email_address=%20${erased.replace("@", "%40")}`);
+    assert.equal(
+      journal.forget((kept) => journaledRequestHoldsErasedValue(kept, "acme", erased)),
+      2,
+    );
+    assert.deepEqual(
+      journal.query().map((entry) => entry.id),
+      [2],
     );
   });
 });

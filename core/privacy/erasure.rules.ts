@@ -17,6 +17,7 @@
 import type { CollectJournalEntry } from "../collect/collect-journal.ts";
 import type { StoredEvent } from "../ports/events.store.ts";
 import type { VisitorProfile } from "../profiles/profile.rules.ts";
+import type { JournaledRequestText } from "../testing-tools/index.ts";
 import { matchKnownVisitorId, normaliseVisitorIdValue } from "../visitors/visitor-id.rules.ts";
 
 /**
@@ -162,4 +163,20 @@ export function journalEntryHoldsErasedValue(
       row.value !== null &&
       (isErasedValue(row.value, erased) || matchKnownVisitorId(row.value, account, profile)?.value === erased),
   );
+}
+
+/**
+ * DEC-PRV-05 for the request journal (the toolkit's `GET /admin/requests`): whether a request of this account
+ * holds the erased value in a parameter of its query (the pixel's `email_address`, a lookup's `attributeValue`),
+ * as the value itself or the JSON of an object or array holding it. The journal keeps no path as sent (only the
+ * route's template), so its query is all it holds of the visitor. It forgets such requests when the deletion is
+ * requested.
+ */
+export function journaledRequestHoldsErasedValue(
+  request: JournaledRequestText,
+  account: string,
+  erased: string,
+): boolean {
+  if (erased === "" || request.account !== account) return false;
+  return request.parameters.some(([, value]) => textHoldsErasedValue(value, erased));
 }

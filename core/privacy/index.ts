@@ -12,6 +12,7 @@ export {
   holdsErasedValue,
   isErasedValue,
   journalEntryHoldsErasedValue,
+  journaledRequestHoldsErasedValue,
   type ProfileErasure,
   textHoldsErasedValue,
 } from "./erasure.rules.ts";

@@ -36,7 +36,7 @@ export interface PrivacyServiceDeps {
   readonly policy: ProfilePolicy;
   /**
    * Called once a new deletion is recorded, with what it deletes (the value normalised), so the worker looks for
-   * due work and the collection journal forgets the value.
+   * due work and the node's journals (the collection journal, the request journal) forget the value.
    */
   readonly onDeletionRequested?: (deletion: {
     readonly account: string;

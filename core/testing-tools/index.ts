@@ -15,12 +15,18 @@ export {
 } from "./fault-plan.rules.ts";
 export { type Fault, FaultPlan } from "./fault-plan.ts";
 export {
+  type AnsweredRequest,
+  defaultRequestJournalBytes,
   defaultRequestJournalLimit,
+  type JournaledRequestText,
   maxRequestJournalLimit,
   RequestJournal,
   type RequestJournalEntry,
   type RequestJournalFilter,
   redactedValue,
   redactQuery,
-  requestJournalCapacity,
+  requestEntryOverheadBytes,
+  requestJournalAccountChars,
+  requestJournalQueryChars,
+  truncateQuery,
 } from "./request-journal.ts";
