@@ -444,6 +444,17 @@ describe("the server process", () => {
     expect(unreachable.stderr).not.toContain("secret-pw");
   });
 
+  it("second probe, finding 8: a password in SVC_DATABASE_URL's query is not shown by a start that fails either", async () => {
+    const port = await freePort();
+    const url = `postgres://svc:secret-pw@127.0.0.1:${port}/svc?password=query-pw&sslpassword=ssl-pw&application_name=hub`;
+    const unreachable = await runToExit({ SVC_STORE: "postgres", SVC_DATABASE_URL: url, SVC_DATA_DIR: tempDir() });
+    expect(unreachable.code).toBe(2);
+    expect(unreachable.stderr.trim()).toStartWith(
+      `svc-hub: cannot reach PostgreSQL at postgres://svc:***@127.0.0.1:${port}/svc?password=***&sslpassword=***&application_name=hub (`,
+    );
+    for (const secret of ["secret-pw", "query-pw", "ssl-pw"]) expect(unreachable.stderr).not.toContain(secret);
+  });
+
   it("refuses to choose between two default configuration files", async () => {
     const folder = tempDir();
     writeFileSync(

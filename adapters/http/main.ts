@@ -14,6 +14,7 @@ import { join, resolve } from "node:path";
 import { describeError, stackFramesOf } from "../../core/errors/describe-error.ts";
 import { loadConfigFile } from "../config/config.loader.ts";
 import { demoConfigPath } from "../config/demo-config.ts";
+import { displayDatabaseUrl } from "../runtime/database-url.ts";
 import { batchedWriter, createLogger } from "../runtime/logger.ts";
 import { stopsWithParent, watchParent } from "../runtime/parent-watch.ts";
 import { dataDirFromEnv, defaultConfigFiles, fromInvocation } from "../runtime/paths.ts";
@@ -61,16 +62,9 @@ function openStoreChoice(kind: StoreChoice["kind"], databaseUrl: string | undefi
   return { kind: "libsql", url: databaseUrlForDataDir(dataDir) };
 }
 
-/** A database URL as the banner and the log show it: without its password. */
-function withoutPassword(url: string): string {
-  const parsed = new URL(url);
-  if (parsed.password !== "") parsed.password = "***";
-  return parsed.toString();
-}
-
 /** Why the PostgreSQL database could not be opened, when the reason is one an operator can act on. */
 function postgresStartFailure(error: unknown, url: string): string | null {
-  const where = withoutPassword(url);
+  const where = displayDatabaseUrl(url);
   switch (errorCodeOf(error)) {
     case "ECONNREFUSED":
     case "ENOTFOUND":
@@ -96,7 +90,7 @@ function startFailure(error: unknown): string {
     const reason = postgresStartFailure(error, settings.databaseUrl);
     if (reason) return reason;
     const frames = stackFramesOf(error);
-    return `the service could not be opened on ${withoutPassword(settings.databaseUrl)}: ${describeError(error)}${frames ? `\n${frames}` : ""}`;
+    return `the service could not be opened on ${displayDatabaseUrl(settings.databaseUrl)}: ${describeError(error)}${frames ? `\n${frames}` : ""}`;
   }
   const database = join(dataDir, databaseFileName);
   switch (errorCodeOf(error)) {
@@ -335,7 +329,7 @@ function storeLine(): string {
     case "libsql":
       return dataDir;
     case "postgres":
-      return `PostgreSQL at ${withoutPassword(store.url)}; drop folders and received files under ${dataDir}`;
+      return `PostgreSQL at ${displayDatabaseUrl(store.url)}; drop folders and received files under ${dataDir}`;
     case "memory":
       return `in memory (lost on exit); drop folders and received files under ${dataDir}`;
   }
@@ -373,7 +367,7 @@ logger.info("listening", {
   url,
   dataDir: store.kind === "libsql" ? dataDir : null,
   store: store.kind,
-  ...(store.kind === "postgres" ? { database: withoutPassword(store.url) } : {}),
+  ...(store.kind === "postgres" ? { database: displayDatabaseUrl(store.url) } : {}),
   config: configSource.path,
   timing: service.deps.timing.name,
   nodeId: service.deps.nodeId,
