@@ -276,17 +276,26 @@ process.on("SIGINT", () => void shutdown("SIGINT"));
 process.on("SIGTERM", () => void shutdown("SIGTERM"));
 if (stopsWithParent(env)) watchParent(() => void shutdown("parent exited"));
 
-// DEC-OPS-01: a generated token is printed when it is made; afterwards only with the public demo tenants, whose
-// credentials are printed anyway, so that a real deployment's logs do not keep repeating a secret. A token
-// chosen in SVC_ADMIN_TOKEN is never printed whole: whoever set it knows it, and logs travel further than the
-// environment (a CI log, a shared terminal).
-const showAdminToken = service.adminTokenGenerated || configSource.demo;
-function adminTokenLine(): string {
+// DEC-OPS-01: a generated token is printed whole by the start that made it, and only there, the demo tenants'
+// included, so that the logs of a supervisor or a container do not repeat a secret at every start; later starts
+// name the command that prints it. A token chosen in SVC_ADMIN_TOKEN is never printed whole: whoever set it knows
+// it, and logs travel further than the environment (a CI log, a shared terminal).
+function adminTokenLines(): string[] {
   const token = service.deps.adminToken;
-  if (adminToken !== undefined) return `${token.slice(0, 4)}… (from SVC_ADMIN_TOKEN)`;
-  if (showAdminToken)
-    return `${token} (${service.adminTokenGenerated ? "new, kept in the store" : "kept in the store"})`;
-  return `${token.slice(0, 4)}… (hidden: it was printed when it was made; set SVC_ADMIN_TOKEN to choose one)`;
+  if (adminToken !== undefined) return [`${token.slice(0, 4)}… (from SVC_ADMIN_TOKEN)`];
+  if (service.adminTokenGenerated) return [`${token} (new, kept in the store; printed whole at this start only)`];
+  // The store the command must open: the data directory's, or the same PostgreSQL database.
+  const command = store.kind === "postgres" ? "admin-token" : `admin-token --data-dir ${shellWord(dataDir)}`;
+  return [
+    `${token.slice(0, 4)}… (kept in the store; printed whole only at the start that made it)`,
+    `print it with: npx svc-hub ${command}${store.kind === "postgres" ? " (SVC_STORE=postgres, this SVC_DATABASE_URL)" : ""}`,
+    `or in a clone of svc-hub: npm run svc -- ${command}; or choose one in SVC_ADMIN_TOKEN`,
+  ];
+}
+
+/** `text` as one word of a POSIX shell's command line: as it is when it holds nothing the shell reads, else quoted. */
+function shellWord(text: string): string {
+  return /^[\w./:@%+=,-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
 }
 /**
  * The demo's users and API keys that still hold the demo's public secrets in this store, when another
@@ -341,7 +350,7 @@ const banner = [
   `  data:        ${storeLine()}`,
   `  config:      ${configSource.demo ? "the demo tenants (no SVC_CONFIG, and no svc.config.json, .yaml or .yml)" : configSource.path}`,
   `  timing:      ${service.deps.timing.name}`,
-  `  admin token: ${adminTokenLine()}`,
+  ...adminTokenLines().map((line, index) => `${index === 0 ? "  admin token: " : "               "}${line}`),
   ...(configSource.demo
     ? [
         "  demo users:  demo@example.com / demo-password-1 (acme), globex@example.com / globex-password-1 (globex),",

@@ -49,6 +49,7 @@ import { openLibsqlStores } from "../store-libsql/libsql.stores.ts";
 import { createMemoryStores } from "../store-memory/memory.stores.ts";
 import { openPostgresStores } from "../store-postgres/postgres.stores.ts";
 import { startBackgroundThread } from "../threads/background-host.ts";
+import { keepAdminToken, readKeptAdminToken } from "./admin-token.ts";
 import { type Background, type BackgroundDeps, openBackground } from "./background.ts";
 
 export type StoreChoice =
@@ -97,7 +98,7 @@ export interface Service {
   /** The stores, as the use cases reach them (events through the background thread where it commits them). */
   readonly stores: Stores;
   readonly seed: ApplyConfigReport;
-  /** Whether the admin token was made by this start (so the banner can say it is new). */
+  /** Whether the admin token was made by this start: the one start whose banner prints it whole. */
   readonly adminTokenGenerated: boolean;
   /** The background work when it runs on this thread; null when it runs in a thread of its own. */
   readonly background: Background | null;
@@ -111,8 +112,6 @@ export interface Service {
 
 /** How often a process looks at what other processes on the store changed: the virtual clock, a reset. */
 const sharedStateRefreshMs = 250;
-
-const adminTokenKey = "admin.token";
 
 /** The background work as the HTTP side sees it, on this thread or in its own. */
 interface Work {
@@ -328,12 +327,12 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
       return err(configured.error);
     }
 
-    const storedToken = options.adminToken ? null : await stores.settings.get(adminTokenKey);
-    const adminTokenGenerated = !options.adminToken && !storedToken;
+    const storedToken = options.adminToken ? null : await readKeptAdminToken(stores.settings);
+    const madeToken = options.adminToken || storedToken ? null : cryptoIds.randomToken(24);
     const adminToken =
-      options.adminToken ??
-      storedToken ??
-      (await stores.settings.setIfAbsent(adminTokenKey, cryptoIds.randomToken(24)));
+      options.adminToken ?? storedToken ?? (await keepAdminToken(stores.settings, madeToken as string));
+    // Made by this start only when no other node starting at once kept its own first: the banner prints it whole.
+    const adminTokenGenerated = madeToken !== null && adminToken === madeToken;
 
     const nodeId = nodeIdOf(options.config);
     const dataDir = options.dataDir ? resolve(options.dataDir) : mkdtempSync(join(tmpdir(), "svc-hub-data-"));
