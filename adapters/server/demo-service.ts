@@ -20,6 +20,8 @@ export interface DemoServiceOptions {
   readonly backgroundThread?: boolean;
   /** Tenants of another configuration instead of the demo's (for a suite run against other names). */
   readonly config?: ServiceConfig;
+  /** The real time under the virtual clock (ServiceOptions.realNow). */
+  readonly realNow?: () => number;
 }
 
 /** svc-hub with the demo tenants (or `options.config`'s), built as main.ts builds it but not started (its workers run when drained). */
@@ -40,6 +42,7 @@ export async function openDemoService(options: DemoServiceOptions = {}): Promise
     timing: options.timing,
     dataDir: options.dataDir,
     backgroundThread: options.backgroundThread,
+    realNow: options.realNow,
   });
   if (!opened.ok) throw new Error(`the demo configuration cannot be applied: ${opened.error.format()}`);
   return opened.value;

@@ -83,6 +83,11 @@ export interface ServiceOptions {
    * themselves leave it off.
    */
   readonly backgroundThread?: boolean;
+  /**
+   * The real time the virtual clock runs on (Date.now); a test stands it still to make things happen in one
+   * millisecond. The background thread, where it runs, keeps the real one.
+   */
+  readonly realNow?: () => number;
   /** Called if the background thread stops without being asked to (main.ts stops the process). */
   readonly onBackgroundFailure?: (error: Error) => void;
   /**
@@ -290,7 +295,10 @@ async function applyConfiguration(
 ): Promise<Result<ConfigurationReport, ConfigError>> {
   // Problems found while applying name the file, like the loader's (main.ts loads it with loadConfigFile).
   const source = configSourceOf(options.config) ?? "configuration";
-  const seeded = await applyConfig({ stores, hasher, now: clock.now(), env: options.env, source }, options.config);
+  const seeded = await applyConfig(
+    { stores, hasher, ids: cryptoIds, now: clock.now(), env: options.env, source },
+    options.config,
+  );
   if (!seeded.ok) return err(seeded.error);
   const published = await applyConfiguredRevisions(revisions, options.config, source);
   if (!published.ok) return err(published.error);
@@ -313,7 +321,7 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
   );
   const cleanups: Array<() => void> = [];
   try {
-    const clock = await openVirtualClock(stores.settings);
+    const clock = await openVirtualClock(stores.settings, options.realNow);
     const revisions = new RevisionsService({
       stores,
       clock,
