@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 /**
  * `npx svc-hub [command]` in a project that installed svc-hub. Without a command it starts the server as
- * `npm start` does in this repository; `publish`, `conformance` and `hash-secret` run the TypeScript tools of a
- * clone's npm scripts; `events`, `wait` and `reset` call the admin API of a running server. Plain JavaScript
- * because npm runs a package's bin with Node, which cannot run the server's TypeScript: it hands over to Bun.
+ * `npm start` does in this repository; `publish`, `admin-token`, `conformance` and `hash-secret` run the
+ * TypeScript tools of a clone's npm scripts; `events`, `wait` and `reset` call the admin API of a running
+ * server. Plain JavaScript because npm runs a package's bin with Node, which cannot run the server's
+ * TypeScript: it hands over to Bun.
  *
  * The working directory stays the caller's, so `svc.config.json` (or .yaml, .yml) and the default
  * `./.svc-data` are the project's, never inside node_modules/svc-hub.
@@ -27,6 +28,7 @@ const usages = {
 Commands:
   start        start the server in this folder (the command when none is given)
   publish      publish a folder's files as a revision, into the store or through a running server
+  admin-token  print the admin token the server made at its first start and keeps in its store
   conformance  run the conformance suite against an implementation of the interface
   events       print a running server's stored events as JSON lines; --follow keeps printing new ones
   hash-secret  print the argon2id hash of a password or API key read from standard input
@@ -154,6 +156,7 @@ const commands = {
   start,
   // These read their own options (and answer --help) in the tools a clone runs as npm scripts.
   publish: (args) => handOverToBun("svc-hub", "adapters/cli/svc.ts", ["publish", ...args]),
+  "admin-token": (args) => handOverToBun("svc-hub", "adapters/cli/svc.ts", ["admin-token", ...args]),
   conformance: (args) => handOverToBun("svc-hub", "harness/cli.ts", args),
   "hash-secret"(args) {
     // Answered here: the tool would wait for standard input first.

@@ -141,6 +141,17 @@ describe("the svc-hub bin", () => {
     expect(await answers(bin.listening.url)).toBe(false);
   }, 30_000);
 
+  it("second probe, finding 7: in a project's folder, `svc-hub admin-token` prints the token the first start made and printed once", async () => {
+    const folder = consumerProject();
+    const first = await startBin([join(folder, "node_modules", ".bin", "svc-hub")], folder, {});
+    first.child.kill("SIGTERM");
+    const { code, stderr } = await first.finished;
+    expect(code).toBe(0);
+    const made = /admin token: (\S+) \(new, kept in the store/.exec(stderr)?.[1] ?? "";
+    expect(made).toMatch(/^[\w-]{32}$/);
+    expect(await runBin(["admin-token"], folder)).toEqual({ code: 0, stdout: `${made}\n`, stderr: "" });
+  }, 30_000);
+
   it("run as `node bin/svc-hub.mjs` from an npm script: the defaults are the working directory's, a relative SVC_DATA_DIR is read from where the command was typed (INIT_CWD); SIGINT stops it with exit code 0", async () => {
     const folder = consumerProject();
     const typedIn = join(folder, "packages", "app");
@@ -192,6 +203,7 @@ describe("the svc-hub bin", () => {
       ["reset", "Usage: svc-hub reset"],
       ["hash-secret", "svc-hub hash-secret [--key]"],
       ["publish", "usage: svc-hub publish"],
+      ["admin-token", "usage: svc-hub admin-token"],
       ["conformance", "usage: svc-hub-conformance"],
     ] as const) {
       const answer = await runBin([command, "--help"], folder);

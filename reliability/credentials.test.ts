@@ -1,10 +1,14 @@
 /**
  * Credentials under an adversary (SECURITY.md, "Sessions" and "Lockout"): a burst of wrong logins from one
  * address does not turn another address's first login away, anyone knowing a username cannot shut its owner's
- * key out, a user's live sessions are capped, and a JWT does not outlive a password reset or a disabling.
+ * key out, a user's live sessions are capped, and a JWT does not outlive a password reset or a disabling, also
+ * within one millisecond.
  * In-process, on the memory store; the service-level cases run on a manual clock.
  */
 import { afterEach, describe, expect, it } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { loadConfigFile } from "../adapters/config/config.loader.ts";
 import { demoConfigPath } from "../adapters/config/demo-config.ts";
 import { requestFrom } from "../adapters/http/connection.ts";
@@ -12,7 +16,8 @@ import { cryptoIds, nodeDigests } from "../adapters/runtime/crypto.ts";
 import { hostEventLoop } from "../adapters/runtime/event-loop.ts";
 import { joseTokenSigner } from "../adapters/runtime/jose-tokens.ts";
 import { openDemoService } from "../adapters/server/demo-service.ts";
-import type { Service } from "../adapters/server/service.ts";
+import type { Service, StoreChoice } from "../adapters/server/service.ts";
+import { databaseUrlForDataDir } from "../adapters/store-libsql/libsql.stores.ts";
 import { createMemoryStores } from "../adapters/store-memory/memory.stores.ts";
 import type { defaultLimits } from "../core/config/config.model.ts";
 import { AuthService } from "../core/session/auth.use-cases.ts";
@@ -216,4 +221,47 @@ describe("finding 10: a bearer token does not outlive a password reset or a disa
     await users.setGrants("ann@example.com", [{ account: "acme", profiles: "*" }]);
     expect((await auth.authenticateBearer(before)).ok).toBe(true);
   });
+});
+
+describe("second probe, finding 6: a token minted between two password resets of one millisecond ends at the second", () => {
+  for (const kind of ["memory", "libsql"] as const) {
+    it(`through the HTTP app, the clock standing still (${kind})`, async () => {
+      const dataDir = mkdtempSync(join(tmpdir(), "svc-hub-token-generation-"));
+      const store: StoreChoice =
+        kind === "memory" ? { kind: "memory" } : { kind: "libsql", url: databaseUrlForDataDir(dataDir) };
+      // Every request below is answered in the same millisecond of the virtual clock.
+      const frozen = Date.UTC(2026, 10, 27, 12, 0, 0, 500);
+      const service = await openDemoService({ store, dataDir, realNow: () => frozen });
+      const admin = { authorization: `Bearer ${service.deps.adminToken}`, "content-type": "application/json" };
+      const reset = async (password: string) => {
+        const path = `/admin/users/${encodeURIComponent(demo.email)}/password`;
+        const body = JSON.stringify({ password });
+        const answer = await service.app.handle(
+          new Request(`${origin}${path}`, { method: "PUT", headers: admin, body }),
+        );
+        expect(answer.status).toBe(200);
+      };
+      const mint = async () => {
+        const answer = await post(service, "local", "/v2/auth", { username: demo.email, key: demo.key });
+        expect(answer.status).toBe(200);
+        return ((await answer.json()) as { token: string }).token;
+      };
+      const statusWith = async (token: string) => {
+        const url = `${origin}/v2/visitor/accounts/acme/profiles/main/ids`;
+        return (await service.app.handle(new Request(url, { headers: { authorization: `Bearer ${token}` } }))).status;
+      };
+      try {
+        await reset("a-new-password-1");
+        const between = await mint();
+        expect(await statusWith(between)).toBe(200);
+        await reset("a-new-password-2");
+        expect(await statusWith(between)).toBe(401);
+        expect(await statusWith(await mint())).toBe(200);
+        expect(service.deps.clock.now()).toBe(frozen);
+      } finally {
+        await service.close();
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    }, 30_000);
+  }
 });

@@ -320,7 +320,7 @@ export function sampleUser(email: string, overrides: Partial<UserRecord> = {}): 
       { account: "acme", profiles: "*" },
       { account: "globex", profiles: ["main", "dev"] },
     ],
-    tokensValidAfter: null,
+    tokenGeneration: null,
     createdAt: 1_700_000_000_000,
     updatedAt: 1_700_000_000_000,
     ...overrides,

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
@@ -12,6 +12,8 @@ import { openService, type Service } from "../server/service.ts";
 import { databaseUrlForDataDir } from "../store-libsql/libsql.stores.ts";
 
 const cli = fileURLToPath(new URL("./svc.ts", import.meta.url));
+// Each test runs the command as a process, often several times: seconds each on a busy machine (Bun's default is 5 s).
+setDefaultTimeout(30_000);
 const root = mkdtempSync(join(tmpdir(), "svc-hub-cli-"));
 const dataDir = join(root, "data");
 const tags = join(root, "my-tags");
@@ -241,6 +243,49 @@ describe("svc publish", () => {
   });
 });
 
+/** svc-hub started once on `store` without SVC_ADMIN_TOKEN (it makes one and keeps it), and stopped: its token. */
+async function startedOnceWithoutAdminToken(store: { kind: "libsql" | "postgres"; url: string }): Promise<string> {
+  const demo = await loadConfigFile(demoConfigPath);
+  if (!demo.ok) throw new Error(demo.error.format());
+  const opened = await openService({ store, config: demo.value, logger: createMemoryLogger(), env: {} });
+  if (!opened.ok) throw new Error(opened.error.format());
+  expect(opened.value.adminTokenGenerated).toBe(true);
+  await opened.value.close();
+  return opened.value.deps.adminToken;
+}
+
+describe("svc admin-token (second probe, finding 7: the banner prints a generated token whole only once)", () => {
+  test("prints the token kept in the store of --data-dir (from where npm was run), else SVC_DATA_DIR's, on stdout alone", async () => {
+    const ownData = join(root, "token-data");
+    const token = await startedOnceWithoutAdminToken({ kind: "libsql", url: databaseUrlForDataDir(ownData) });
+    expect(run(["admin-token", "--data-dir", "./token-data"], { INIT_CWD: root }, join(root, "data"))).toEqual({
+      code: 0,
+      stdout: `${token}\n`,
+      stderr: "",
+    });
+    expect(run(["admin-token"], { SVC_DATA_DIR: ownData })).toMatchObject({ code: 0, stdout: `${token}\n` });
+    // A server started with SVC_ADMIN_TOKEN takes that one: said beside the token kept.
+    const withVariable = run(["admin-token"], { SVC_DATA_DIR: ownData, SVC_ADMIN_TOKEN: "chosen-token-0123456789" });
+    expect([withVariable.code, withVariable.stdout]).toEqual([0, `${token}\n`]);
+    expect(withVariable.stderr).toContain("SVC_ADMIN_TOKEN is set here");
+  }, 30_000);
+
+  test("a store that keeps none exits 1 saying why; no store there exits 2 and makes none; --help prints the usage", () => {
+    // The shared data directory's server always had SVC_ADMIN_TOKEN (open() above).
+    const none = run(["admin-token"]);
+    expect([none.code, none.stdout]).toEqual([1, ""]);
+    expect(none.stderr).toContain(`svc: no admin token is kept in ${dataDir}`);
+    const mistyped = join(root, "no-such-data");
+    const missing = run(["admin-token", "--data-dir", mistyped]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain(`svc: there is no database ${join(mistyped, "svc-hub.db")}`);
+    expect(missing.stderr).toContain("(svc-hub admin-token --help shows the usage)");
+    expect(existsSync(mistyped)).toBe(false);
+    const help = run(["admin-token", "--help"]);
+    expect([help.code, help.stdout]).toEqual([0, expect.stringContaining("usage: svc-hub admin-token")]);
+  }, 30_000);
+});
+
 describe("svc publish on PostgreSQL", () => {
   let postgres: PostgresServer | null = null;
   afterAll(async () => {
@@ -277,5 +322,13 @@ describe("svc publish on PostgreSQL", () => {
     const missing = run(publishArgs, { SVC_STORE: "postgres" });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("svc: SVC_STORE=postgres needs SVC_DATABASE_URL, the database the server uses\n");
+  }, 60_000);
+
+  test("svc admin-token with SVC_STORE=postgres prints the token kept in the database of SVC_DATABASE_URL", async () => {
+    postgres ??= await startPostgresServer();
+    const url = await postgres.createDatabase("cli_token");
+    const token = await startedOnceWithoutAdminToken({ kind: "postgres", url });
+    const answer = run(["admin-token"], { SVC_STORE: "postgres", SVC_DATABASE_URL: url });
+    expect([answer.code, answer.stdout]).toEqual([0, `${token}\n`]);
   }, 60_000);
 });

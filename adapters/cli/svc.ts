@@ -4,7 +4,10 @@
  * SVC_DATA_DIR (as the server itself would, also while it runs: the store is shared safely) or through the
  * admin API of a running server (--url).
  *
- * Exit codes: 0 published, 1 refused (the reason is printed), 2 bad usage or unreadable input.
+ * `svc-hub admin-token` (DEC-OPS-01): prints the admin token kept in that store, which the server's banner
+ * shows whole only at the start that made it.
+ *
+ * Exit codes: 0 published (printed), 1 refused (the reason is printed), 2 bad usage or unreadable input.
  *
  * Paths the user gives (--dir, --config, SVC_CONFIG, SVC_DATA_DIR) are taken from the directory the command
  * was typed in: npm runs the script in the project root and says in INIT_CWD where it was run from.
@@ -23,6 +26,7 @@ import { deterministicZipper } from "../runtime/deterministic-zip.ts";
 import { dataDirFromEnv, defaultConfigFiles, fromInvocation } from "../runtime/paths.ts";
 import { settingOf } from "../runtime/server-settings.ts";
 import { openVirtualClock } from "../runtime/virtual-clock.ts";
+import { readKeptAdminToken } from "../server/admin-token.ts";
 import { databaseFileName, databaseUrlForDataDir, openLibsqlStores } from "../store-libsql/libsql.stores.ts";
 import { openPostgresStores } from "../store-postgres/postgres.stores.ts";
 
@@ -48,11 +52,23 @@ Relative paths (--dir, --config, SVC_CONFIG, SVC_DATA_DIR) are taken from the di
 --created-by defaults to SVC_CREATED_BY, else ${defaultAuthor}.
 Prints the details of the new revision (JSON). Exit codes: 0 published, 1 refused, 2 bad usage or unreadable input.`;
 
+const adminTokenUsage = `usage: svc-hub admin-token [--data-dir <folder>]
+       (in a checkout of svc-hub: npm run svc -- admin-token ...)
+
+admin-token  Prints the admin token that the server made at its first start and keeps in its store (the
+             banner prints it whole at that start only): the store of --data-dir, else SVC_DATA_DIR (default
+             ./.svc-data, relative paths from the directory you ran the command in), or with SVC_STORE=postgres
+             the database of SVC_DATABASE_URL. A server started with SVC_ADMIN_TOKEN takes that one instead.
+Exit codes: 0 printed, 1 no token is kept there, 2 bad usage or no store there.`;
+
 class UsageError extends Error {}
 
 function fail(code: 1 | 2, message: string): never {
   process.stderr.write(`svc: ${message}\n`);
-  if (code === 2) process.stderr.write(`(svc-hub publish --help shows the usage)\n`);
+  if (code === 2)
+    process.stderr.write(
+      `(svc-hub ${process.argv[2] === "admin-token" ? "admin-token" : "publish"} --help shows the usage)\n`,
+    );
   process.exit(code);
 }
 
@@ -159,8 +175,11 @@ async function readConfig(explicit: string | undefined): Promise<ServiceConfig> 
   return loaded.value;
 }
 
-/** The store the server of this environment uses (SVC_STORE): its data directory's file, or its PostgreSQL database. */
-async function openServerStore(): Promise<{ stores: Stores; where: string }> {
+/**
+ * The store the server of this environment uses (SVC_STORE): its data directory's file (`dataDir`, else
+ * SVC_DATA_DIR's), or its PostgreSQL database.
+ */
+async function openServerStore(dataDir = dataDirFromEnv()): Promise<{ stores: Stores; where: string }> {
   const kind = settingOf(process.env, "SVC_STORE") ?? "libsql";
   if (kind === "memory")
     throw new UsageError("SVC_STORE is memory: a publication into a memory store would be lost at once; use --url");
@@ -170,7 +189,6 @@ async function openServerStore(): Promise<{ stores: Stores; where: string }> {
     return { stores: await openPostgresStores({ url, maxConnections: 2 }), where: "the PostgreSQL database" };
   }
   if (kind !== "libsql") throw new UsageError(`SVC_STORE must be libsql, memory or postgres, not "${kind}"`);
-  const dataDir = dataDirFromEnv();
   // Opening a store creates and migrates it: a mistyped directory would get a new, empty database.
   const database = join(dataDir, databaseFileName);
   if (!existsSync(database))
@@ -241,17 +259,36 @@ async function publishThroughApi(options: PublishOptions, files: PublishedFile[]
   process.stdout.write(`${JSON.stringify(JSON.parse(text), null, 2)}\n`);
 }
 
+/** DEC-OPS-01: the admin token kept in the server's store, on stdout alone, so that `$(...)` takes it. */
+async function printAdminToken(args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: { "data-dir": { type: "string" } } });
+  const named = values["data-dir"];
+  const { stores, where } = await openServerStore(named ? fromInvocation(named) : undefined);
+  try {
+    const token = await readKeptAdminToken(stores.settings);
+    if (token === null)
+      fail(1, `no admin token is kept in ${where}: the server makes one at its first start without SVC_ADMIN_TOKEN`);
+    if (settingOf(process.env, "SVC_ADMIN_TOKEN"))
+      process.stderr.write("svc: SVC_ADMIN_TOKEN is set here: a server started with it takes that one instead\n");
+    process.stdout.write(`${token}\n`);
+  } finally {
+    await stores.close();
+  }
+}
+
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   if (command === undefined || command === "--help" || command === "-h" || command === "help") {
-    process.stdout.write(`${usage}\n`);
+    process.stdout.write(`${usage}\n\n${adminTokenUsage}\n`);
     process.exit(command === undefined ? 2 : 0);
   }
-  if (command !== "publish") throw new UsageError(`unknown command "${command}"; the commands are: publish`);
+  if (command !== "publish" && command !== "admin-token")
+    throw new UsageError(`unknown command "${command}"; the commands are: publish, admin-token`);
   if (rest.includes("--help") || rest.includes("-h")) {
-    process.stdout.write(`${usage}\n`);
+    process.stdout.write(`${command === "publish" ? usage : adminTokenUsage}\n`);
     process.exit(0);
   }
+  if (command === "admin-token") return printAdminToken(rest);
   const options = readPublishOptions(rest);
   const files = await readMemberFiles(options.dir);
   if (options.url) await publishThroughApi(options, files);

@@ -3,7 +3,7 @@
  * broken configuration (DEC-OPS-01, DEC-OPS-03).
  */
 
-import { afterEach, describe, expect, it } from "bun:test";
+import { afterEach, describe, expect, it, setDefaultTimeout } from "bun:test";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -12,6 +12,8 @@ import { freePort } from "../../tools/postgres-server.ts";
 import { type SpawnedServer, spawnServer } from "../../tools/spawn-server.ts";
 
 const root = resolve(import.meta.dir, "../..");
+// Each test starts server processes: a second on a quiet machine, several on a busy one (Bun's default is 5 s).
+setDefaultTimeout(60_000);
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -232,9 +234,9 @@ describe("the server process", () => {
     const accountsBefore = await (await fetch(`${first.url}/admin/accounts`, { headers: auth })).json();
     expect(await first.stop()).toBe(0);
 
+    // The same token (the calls below use it), printed whole only by the first start.
     const second = await start(dataDir);
-    expect(adminTokenOf(second)).toBe(token);
-    expect(second.output()).toContain("(kept in the store)");
+    expect(second.output()).toContain(`admin token: ${token.slice(0, 4)}… (kept in the store;`);
     const clock = (await (await fetch(`${second.url}/admin/clock`, { headers: auth })).json()) as { offsetMs: number };
     expect(clock.offsetMs).toBe(advanced.offsetMs);
     expect(await (await fetch(`${second.url}/admin/accounts`, { headers: auth })).json()).toEqual(accountsBefore);
@@ -293,8 +295,31 @@ describe("the server process", () => {
     expect(await first.stop()).toBe(0);
     const second = await start(dataDir, { SVC_CONFIG: config });
     expect(second.output()).not.toContain(token);
-    expect(second.output()).toContain(`${token.slice(0, 4)}… (hidden`);
+    expect(second.output()).toContain(`${token.slice(0, 4)}… (kept in the store;`);
   });
+
+  it("second probe, finding 7: a generated admin token is printed whole only at the start that made it, also with the demo tenants; later starts name the command that prints it", async () => {
+    const dataDir = tempDir();
+    const first = await start(dataDir);
+    const token = adminTokenOf(first);
+    expect(token).toMatch(/^[\w-]{32}$/);
+    expect(first.output()).toContain(`admin token: ${token} (new, kept in the store`);
+    expect(await first.stop()).toBe(0);
+
+    const second = await start(dataDir);
+    expect(second.output()).not.toContain(token);
+    expect(second.output()).toContain(`admin token: ${token.slice(0, 4)}… (kept in the store`);
+    // The command as the banner spells it for a clone of svc-hub, run as `npm run svc` runs it.
+    const command = /npm run svc -- (admin-token --data-dir \S+);/.exec(second.output())?.[1] ?? "";
+    expect(command).toBe(`admin-token --data-dir ${dataDir}`);
+    const printed = Bun.spawnSync([process.execPath, join(root, "adapters/cli/svc.ts"), ...command.split(" ")], {
+      cwd: tempDir(),
+      env: { ...process.env, SVC_DATA_DIR: "", SVC_STORE: "", SVC_ADMIN_TOKEN: "", INIT_CWD: "" },
+    });
+    expect([printed.exitCode, printed.stdout.toString()]).toEqual([0, `${token}\n`]);
+    const answer = await fetch(`${second.url}/admin/accounts`, { headers: { authorization: `Bearer ${token}` } });
+    expect(answer.status).toBe(200);
+  }, 60_000);
 
   it("[DEC-OPS-03] a broken configuration file stops the start with a message naming the bad field", async () => {
     const dir = tempDir();
@@ -442,6 +467,17 @@ describe("the server process", () => {
     );
     expect(unreachable.stderr).toEndWith("is it running, and is SVC_DATABASE_URL right?\n");
     expect(unreachable.stderr).not.toContain("secret-pw");
+  });
+
+  it("second probe, finding 8: a password in SVC_DATABASE_URL's query is not shown by a start that fails either", async () => {
+    const port = await freePort();
+    const url = `postgres://svc:secret-pw@127.0.0.1:${port}/svc?password=query-pw&sslpassword=ssl-pw&application_name=hub`;
+    const unreachable = await runToExit({ SVC_STORE: "postgres", SVC_DATABASE_URL: url, SVC_DATA_DIR: tempDir() });
+    expect(unreachable.code).toBe(2);
+    expect(unreachable.stderr.trim()).toStartWith(
+      `svc-hub: cannot reach PostgreSQL at postgres://svc:***@127.0.0.1:${port}/svc?password=***&sslpassword=***&application_name=hub (`,
+    );
+    for (const secret of ["secret-pw", "query-pw", "ssl-pw"]) expect(unreachable.stderr).not.toContain(secret);
   });
 
   it("refuses to choose between two default configuration files", async () => {

@@ -14,6 +14,7 @@ import { join, resolve } from "node:path";
 import { describeError, stackFramesOf } from "../../core/errors/describe-error.ts";
 import { loadConfigFile } from "../config/config.loader.ts";
 import { demoConfigPath } from "../config/demo-config.ts";
+import { displayDatabaseUrl } from "../runtime/database-url.ts";
 import { batchedWriter, createLogger } from "../runtime/logger.ts";
 import { stopsWithParent, watchParent } from "../runtime/parent-watch.ts";
 import { dataDirFromEnv, defaultConfigFiles, fromInvocation } from "../runtime/paths.ts";
@@ -61,16 +62,9 @@ function openStoreChoice(kind: StoreChoice["kind"], databaseUrl: string | undefi
   return { kind: "libsql", url: databaseUrlForDataDir(dataDir) };
 }
 
-/** A database URL as the banner and the log show it: without its password. */
-function withoutPassword(url: string): string {
-  const parsed = new URL(url);
-  if (parsed.password !== "") parsed.password = "***";
-  return parsed.toString();
-}
-
 /** Why the PostgreSQL database could not be opened, when the reason is one an operator can act on. */
 function postgresStartFailure(error: unknown, url: string): string | null {
-  const where = withoutPassword(url);
+  const where = displayDatabaseUrl(url);
   switch (errorCodeOf(error)) {
     case "ECONNREFUSED":
     case "ENOTFOUND":
@@ -96,7 +90,7 @@ function startFailure(error: unknown): string {
     const reason = postgresStartFailure(error, settings.databaseUrl);
     if (reason) return reason;
     const frames = stackFramesOf(error);
-    return `the service could not be opened on ${withoutPassword(settings.databaseUrl)}: ${describeError(error)}${frames ? `\n${frames}` : ""}`;
+    return `the service could not be opened on ${displayDatabaseUrl(settings.databaseUrl)}: ${describeError(error)}${frames ? `\n${frames}` : ""}`;
   }
   const database = join(dataDir, databaseFileName);
   switch (errorCodeOf(error)) {
@@ -284,17 +278,26 @@ process.on("SIGINT", () => void shutdown("SIGINT"));
 process.on("SIGTERM", () => void shutdown("SIGTERM"));
 if (stopsWithParent(env)) watchParent(() => void shutdown("parent exited"));
 
-// DEC-OPS-01: a generated token is printed when it is made; afterwards only with the public demo tenants, whose
-// credentials are printed anyway, so that a real deployment's logs do not keep repeating a secret. A token
-// chosen in SVC_ADMIN_TOKEN is never printed whole: whoever set it knows it, and logs travel further than the
-// environment (a CI log, a shared terminal).
-const showAdminToken = service.adminTokenGenerated || configSource.demo;
-function adminTokenLine(): string {
+// DEC-OPS-01: a generated token is printed whole by the start that made it, and only there, the demo tenants'
+// included, so that the logs of a supervisor or a container do not repeat a secret at every start; later starts
+// name the command that prints it. A token chosen in SVC_ADMIN_TOKEN is never printed whole: whoever set it knows
+// it, and logs travel further than the environment (a CI log, a shared terminal).
+function adminTokenLines(): string[] {
   const token = service.deps.adminToken;
-  if (adminToken !== undefined) return `${token.slice(0, 4)}… (from SVC_ADMIN_TOKEN)`;
-  if (showAdminToken)
-    return `${token} (${service.adminTokenGenerated ? "new, kept in the store" : "kept in the store"})`;
-  return `${token.slice(0, 4)}… (hidden: it was printed when it was made; set SVC_ADMIN_TOKEN to choose one)`;
+  if (adminToken !== undefined) return [`${token.slice(0, 4)}… (from SVC_ADMIN_TOKEN)`];
+  if (service.adminTokenGenerated) return [`${token} (new, kept in the store; printed whole at this start only)`];
+  // The store the command must open: the data directory's, or the same PostgreSQL database.
+  const command = store.kind === "postgres" ? "admin-token" : `admin-token --data-dir ${shellWord(dataDir)}`;
+  return [
+    `${token.slice(0, 4)}… (kept in the store; printed whole only at the start that made it)`,
+    `print it with: npx svc-hub ${command}${store.kind === "postgres" ? " (SVC_STORE=postgres, this SVC_DATABASE_URL)" : ""}`,
+    `or in a clone of svc-hub: npm run svc -- ${command}; or choose one in SVC_ADMIN_TOKEN`,
+  ];
+}
+
+/** `text` as one word of a POSIX shell's command line: as it is when it holds nothing the shell reads, else quoted. */
+function shellWord(text: string): string {
+  return /^[\w./:@%+=,-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
 }
 /**
  * The demo's users and API keys that still hold the demo's public secrets in this store, when another
@@ -337,7 +340,7 @@ function storeLine(): string {
     case "libsql":
       return dataDir;
     case "postgres":
-      return `PostgreSQL at ${withoutPassword(store.url)}; drop folders and received files under ${dataDir}`;
+      return `PostgreSQL at ${displayDatabaseUrl(store.url)}; drop folders and received files under ${dataDir}`;
     case "memory":
       return `in memory (lost on exit); drop folders and received files under ${dataDir}`;
   }
@@ -349,7 +352,7 @@ const banner = [
   `  data:        ${storeLine()}`,
   `  config:      ${configSource.demo ? "the demo tenants (no SVC_CONFIG, and no svc.config.json, .yaml or .yml)" : configSource.path}`,
   `  timing:      ${service.deps.timing.name}`,
-  `  admin token: ${adminTokenLine()}`,
+  ...adminTokenLines().map((line, index) => `${index === 0 ? "  admin token: " : "               "}${line}`),
   ...(configSource.demo
     ? [
         "  demo users:  demo@example.com / demo-password-1 (acme), globex@example.com / globex-password-1 (globex),",
@@ -375,7 +378,7 @@ logger.info("listening", {
   url,
   dataDir: store.kind === "libsql" ? dataDir : null,
   store: store.kind,
-  ...(store.kind === "postgres" ? { database: withoutPassword(store.url) } : {}),
+  ...(store.kind === "postgres" ? { database: displayDatabaseUrl(store.url) } : {}),
   config: configSource.path,
   timing: service.deps.timing.name,
   nodeId: service.deps.nodeId,

@@ -16,6 +16,7 @@ const claims: TokenClaims = {
   notBefore: startSeconds,
   expiresAt: startSeconds + 1800,
   id: "0123456789abcdef0123456789abcdef",
+  generation: null,
 };
 
 function payloadOf(token: string): Record<string, unknown> {
@@ -39,8 +40,20 @@ describe("the jose token signer (DEC-AUT-01)", () => {
     expect(await joseTokenSigner.verify(token, secret, expected)).toEqual({
       subject: "ann@example.com",
       issuedAt: startSeconds,
+      generation: null,
     });
     expect(await joseTokenSigner.verify(token, secret, { ...expected, nowMs: start + 1799_999 })).not.toBeNull();
+  });
+
+  it("states the user's generation of tokens in the claim gen, when it has one, and verifies to it (second probe, finding 6)", async () => {
+    const generation = "6d0c1e7a9b3f42c58e1d2a4b7c9f0e13";
+    const token = await joseTokenSigner.sign({ ...claims, generation }, secret);
+    expect(payloadOf(token).gen).toBe(generation);
+    expect(await joseTokenSigner.verify(token, secret, { issuer: "svc-hub", nowMs: start })).toEqual({
+      subject: "ann@example.com",
+      issuedAt: startSeconds,
+      generation,
+    });
   });
 
   it("verifies to null a token expired or not yet valid at the given now, of another issuer or another secret", async () => {

@@ -3,6 +3,9 @@ import type { TokenSigner } from "../../core/ports/token-signer.port.ts";
 
 const keyOf = (secret: string) => new TextEncoder().encode(secret);
 
+/** The private claim of a token's generation (TokenClaims.generation), absent when it has none. */
+const generationClaim = "gen";
+
 /**
  * The TokenSigner port with jose: JWTs signed with HS256 under the secret's UTF-8 bytes. A token jose refuses
  * (a bad signature, another algorithm, expired, not yet valid, a claim missing, not a JWT at all) verifies to
@@ -10,7 +13,7 @@ const keyOf = (secret: string) => new TextEncoder().encode(secret);
  */
 export const joseTokenSigner: TokenSigner = {
   sign(claims, secret) {
-    return new SignJWT({})
+    return new SignJWT(claims.generation === null ? {} : { [generationClaim]: claims.generation })
       .setProtectedHeader({ alg: "HS256", typ: "JWT" })
       .setSubject(claims.subject)
       .setIssuer(claims.issuer)
@@ -29,7 +32,10 @@ export const joseTokenSigner: TokenSigner = {
         currentDate: new Date(expected.nowMs),
         requiredClaims: ["sub", "exp", "iat"],
       });
-      return { subject: payload.sub as string, issuedAt: payload.iat as number };
+      const generation = payload[generationClaim];
+      // Only this signer writes the claim, as text: anything else is not a token of ours.
+      if (generation !== undefined && typeof generation !== "string") return null;
+      return { subject: payload.sub as string, issuedAt: payload.iat as number, generation: generation ?? null };
     } catch (error) {
       if (error instanceof joseErrors.JOSEError) return null;
       throw error;

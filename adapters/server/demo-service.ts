@@ -22,6 +22,8 @@ export interface DemoServiceOptions {
   readonly config?: ServiceConfig;
   /** The request journal's byte budget (SVC_REQUEST_JOURNAL_BYTES); 0 turns it off. */
   readonly requestJournalBytes?: number;
+  /** The real time under the virtual clock (ServiceOptions.realNow). */
+  readonly realNow?: () => number;
 }
 
 /** svc-hub with the demo tenants (or `options.config`'s), built as main.ts builds it but not started (its workers run when drained). */
@@ -43,6 +45,7 @@ export async function openDemoService(options: DemoServiceOptions = {}): Promise
     dataDir: options.dataDir,
     backgroundThread: options.backgroundThread,
     requestJournalBytes: options.requestJournalBytes,
+    realNow: options.realNow,
   });
   if (!opened.ok) throw new Error(`the demo configuration cannot be applied: ${opened.error.format()}`);
   return opened.value;

@@ -49,6 +49,7 @@ import { openLibsqlStores } from "../store-libsql/libsql.stores.ts";
 import { createMemoryStores } from "../store-memory/memory.stores.ts";
 import { openPostgresStores } from "../store-postgres/postgres.stores.ts";
 import { startBackgroundThread } from "../threads/background-host.ts";
+import { keepAdminToken, readKeptAdminToken } from "./admin-token.ts";
 import { type Background, type BackgroundDeps, openBackground } from "./background.ts";
 
 export type StoreChoice =
@@ -82,6 +83,11 @@ export interface ServiceOptions {
    * themselves leave it off.
    */
   readonly backgroundThread?: boolean;
+  /**
+   * The real time the virtual clock runs on (Date.now); a test stands it still to make things happen in one
+   * millisecond. The background thread, where it runs, keeps the real one.
+   */
+  readonly realNow?: () => number;
   /** Called if the background thread stops without being asked to (main.ts stops the process). */
   readonly onBackgroundFailure?: (error: Error) => void;
   /**
@@ -102,7 +108,7 @@ export interface Service {
   /** The stores, as the use cases reach them (events through the background thread where it commits them). */
   readonly stores: Stores;
   readonly seed: ApplyConfigReport;
-  /** Whether the admin token was made by this start (so the banner can say it is new). */
+  /** Whether the admin token was made by this start: the one start whose banner prints it whole. */
   readonly adminTokenGenerated: boolean;
   /** The background work when it runs on this thread; null when it runs in a thread of its own. */
   readonly background: Background | null;
@@ -116,8 +122,6 @@ export interface Service {
 
 /** How often a process looks at what other processes on the store changed: the virtual clock, a reset. */
 const sharedStateRefreshMs = 250;
-
-const adminTokenKey = "admin.token";
 
 /** The background work as the HTTP side sees it, on this thread or in its own. */
 interface Work {
@@ -296,7 +300,10 @@ async function applyConfiguration(
 ): Promise<Result<ConfigurationReport, ConfigError>> {
   // Problems found while applying name the file, like the loader's (main.ts loads it with loadConfigFile).
   const source = configSourceOf(options.config) ?? "configuration";
-  const seeded = await applyConfig({ stores, hasher, now: clock.now(), env: options.env, source }, options.config);
+  const seeded = await applyConfig(
+    { stores, hasher, ids: cryptoIds, now: clock.now(), env: options.env, source },
+    options.config,
+  );
   if (!seeded.ok) return err(seeded.error);
   const published = await applyConfiguredRevisions(revisions, options.config, source);
   if (!published.ok) return err(published.error);
@@ -319,7 +326,7 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
   );
   const cleanups: Array<() => void> = [];
   try {
-    const clock = await openVirtualClock(stores.settings);
+    const clock = await openVirtualClock(stores.settings, options.realNow);
     const revisions = new RevisionsService({
       stores,
       clock,
@@ -333,12 +340,12 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
       return err(configured.error);
     }
 
-    const storedToken = options.adminToken ? null : await stores.settings.get(adminTokenKey);
-    const adminTokenGenerated = !options.adminToken && !storedToken;
+    const storedToken = options.adminToken ? null : await readKeptAdminToken(stores.settings);
+    const madeToken = options.adminToken || storedToken ? null : cryptoIds.randomToken(24);
     const adminToken =
-      options.adminToken ??
-      storedToken ??
-      (await stores.settings.setIfAbsent(adminTokenKey, cryptoIds.randomToken(24)));
+      options.adminToken ?? storedToken ?? (await keepAdminToken(stores.settings, madeToken as string));
+    // Made by this start only when no other node starting at once kept its own first: the banner prints it whole.
+    const adminTokenGenerated = madeToken !== null && adminToken === madeToken;
 
     const nodeId = nodeIdOf(options.config);
     const dataDir = options.dataDir ? resolve(options.dataDir) : mkdtempSync(join(tmpdir(), "svc-hub-data-"));

@@ -173,7 +173,7 @@ export function describeStoreContract(name: string, open: () => Promise<Stores>)
           passwordSeed: null,
           disabled: true,
           grants: [{ account: "initech", profiles: ["prod"] }],
-          tokensValidAfter: 1_799_999_999_123,
+          tokenGeneration: "6d0c1e7a9b3f42c58e1d2a4b7c9f0e13",
           updatedAt: 1_800_000_000_000,
         });
         await stores.tenancy.putUser(replacement);

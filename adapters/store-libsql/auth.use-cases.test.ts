@@ -3,7 +3,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AuthService } from "../../core/session/auth.use-cases.ts";
-import { lockoutJanitorCases, type SignInHost, signInDeps, signInSetup } from "../../testing/session/auth.ts";
+import {
+  lockoutJanitorCases,
+  type SignInHost,
+  signInDeps,
+  signInSetup,
+  tokenEndingCases,
+} from "../../testing/session/auth.ts";
 import { cryptoIds, nodeDigests } from "../runtime/crypto.ts";
 import { hostEventLoop } from "../runtime/event-loop.ts";
 import { joseTokenSigner } from "../runtime/jose-tokens.ts";
@@ -47,6 +53,17 @@ describe("AuthService: lockout (DEC-SES-01)", () => {
 // The same cases run on the in-memory store in the core (core/session/auth.use-cases.test.ts).
 describe("AuthService: lockout records and the session janitor (DEC-SES-01, DEC-AUT-01)", () => {
   for (const [name, run] of Object.entries(lockoutJanitorCases)) {
+    it(`${name} (libsql)`, async () => {
+      const stores = await openLibsqlStores({ url: ":memory:" });
+      cleanups.push(() => stores.close());
+      await run(stores, host);
+    });
+  }
+});
+
+// The same cases run on the in-memory store in the core, and on PostgreSQL's (postgres.stores.test.ts).
+describe("AuthService: a password reset or a disabling ends the user's bearer tokens (second probe, finding 6)", () => {
+  for (const [name, run] of Object.entries(tokenEndingCases)) {
     it(`${name} (libsql)`, async () => {
       const stores = await openLibsqlStores({ url: ":memory:" });
       cleanups.push(() => stores.close());

@@ -211,6 +211,29 @@ describe("libsql store", () => {
     }
   });
 
+  test("second probe, finding 6: migration 0014 ends the tokens of a user whose tokens had ended, and only theirs", async () => {
+    const url = freshDatabaseUrl();
+    const client = createClient({ url });
+    try {
+      // The users table as migrations 0000 and 0011 made it: one user reset at 1800000000123, one never.
+      for (const statement of migrationStatements("0000_init.sql")) await client.execute(statement);
+      for (const statement of migrationStatements("0011_users_tokens_valid_after.sql")) await client.execute(statement);
+      await client.execute(`insert into users
+        (email_key, email, password_hash, password_seed, disabled, tokens_valid_after, created_at, updated_at) values
+        ('reset@example.com', 'reset@example.com', 'h', null, 0, 1800000000123, 1, 1),
+        ('never@example.com', 'never@example.com', 'h', null, 0, null, 1, 1)`);
+      for (const statement of migrationStatements("0014_users_token_generation.sql")) await client.execute(statement);
+      const rows = await client.execute("select email, token_generation from users order by email");
+      // A token issued before names no generation: the reset user's are refused, the other's still work.
+      expect(rows.rows.map((row) => Array.from(row))).toEqual([
+        ["never@example.com", null],
+        ["reset@example.com", "ended-1800000000123"],
+      ]);
+    } finally {
+      client.close();
+    }
+  });
+
   test("reopening applies no migration twice and keeps the data", async () => {
     const url = freshDatabaseUrl();
     const first = await openLibsqlStores({ url });

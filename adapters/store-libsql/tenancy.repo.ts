@@ -276,7 +276,7 @@ export class LibsqlTenancyRepo implements TenancyStore {
       passwordHash: user.passwordHash,
       passwordSeed: user.passwordSeed,
       disabled: user.disabled,
-      tokensValidAfter: user.tokensValidAfter,
+      tokenGeneration: user.tokenGeneration,
       createdAt: user.createdAt,
       updatedAt: user.updatedAt,
     };
@@ -413,7 +413,7 @@ function toUserRecord(row: typeof users.$inferSelect, grants: readonly (typeof u
     passwordSeed: row.passwordSeed,
     disabled: row.disabled,
     grants: grants.map((grant) => ({ account: grant.account, profiles: grant.profiles })),
-    tokensValidAfter: row.tokensValidAfter,
+    tokenGeneration: row.tokenGeneration,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };

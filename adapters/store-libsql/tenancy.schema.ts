@@ -31,8 +31,8 @@ export const users = sqliteTable("users", {
   passwordHash: text("password_hash").notNull(),
   passwordSeed: text("password_seed"),
   disabled: integer("disabled", { mode: "boolean" }).notNull(),
-  /** UserRecord.tokensValidAfter: bearer tokens issued before it (epoch ms) are refused; null for none. */
-  tokensValidAfter: integer("tokens_valid_after"),
+  /** UserRecord.tokenGeneration: bearer tokens of another generation are refused; null for the first. */
+  tokenGeneration: text("token_generation"),
   createdAt: integer("created_at").notNull(),
   updatedAt: integer("updated_at").notNull(),
 });

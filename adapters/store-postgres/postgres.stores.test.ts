@@ -1,8 +1,15 @@
 import { afterEach, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { getTableName, sql } from "drizzle-orm";
 import postgres from "postgres";
 import type { Stores } from "../../core/ports/index.ts";
 import { fullProfileConfig, sampleApiKey, sampleUser } from "../../testing/fixtures.ts";
+import { tokenEndingCases } from "../../testing/session/auth.ts";
+import { cryptoIds, nodeDigests } from "../runtime/crypto.ts";
+import { hostEventLoop } from "../runtime/event-loop.ts";
+import { joseTokenSigner } from "../runtime/jose-tokens.ts";
 import { describeEveryStoreContract } from "../store-contract/index.ts";
 import { openPostgresDatabase } from "./database.ts";
 import journal from "./migrations/meta/_journal.json" with { type: "json" };
@@ -12,6 +19,30 @@ import { postgresForTests } from "./test-database.ts";
 const pg = postgresForTests();
 
 describeEveryStoreContract("postgres", async () => openPostgresStores({ url: await pg.freshUrl(), maxConnections: 4 }));
+
+// The same cases run on the in-memory store in the core, and on libSQL's (store-libsql/auth.use-cases.test.ts).
+describe("AuthService on PostgreSQL: a password reset or a disabling ends the user's bearer tokens (second probe, finding 6)", () => {
+  const host = { ids: cryptoIds, digests: nodeDigests, tokens: joseTokenSigner, eventLoop: hostEventLoop };
+  for (const [name, run] of Object.entries(tokenEndingCases)) {
+    test(`${name} (postgres)`, async () => {
+      const stores = await openPostgresStores({ url: await pg.freshUrl(), maxConnections: 4 });
+      try {
+        await run(stores, host);
+      } finally {
+        await stores.close();
+      }
+    });
+  }
+});
+
+/** The statements of one committed migration, to build a database as an earlier version left it. */
+function migrationStatements(file: string): string[] {
+  const migrations = fileURLToPath(new URL("./migrations/", import.meta.url));
+  return readFileSync(join(migrations, file), "utf8")
+    .split("--> statement-breakpoint")
+    .map((statement) => statement.trim())
+    .filter((statement) => statement.length > 0);
+}
 
 describe("postgres store", () => {
   const open: Stores[] = [];
@@ -56,6 +87,29 @@ describe("postgres store", () => {
       )) as unknown as Array<{ table_name: string }>;
       const listed = [...everyTable.map(({ table }) => getTableName(table)), "settings"].sort();
       expect(rows.map((row) => row.table_name)).toEqual(listed);
+    } finally {
+      await client.end();
+    }
+  });
+
+  test("second probe, finding 6: migration 0003 ends the tokens of a user whose tokens had ended, and only theirs", async () => {
+    const client = postgres(await pg.freshUrl(), { max: 1, onnotice: () => undefined });
+    try {
+      // The schema as migrations 0000 to 0002 made it: one user reset at 1800000000123, one never.
+      await client.unsafe("drop schema public cascade; create schema public");
+      for (const file of ["0000_init.sql", "0001_received_files_and_rate_counts.sql", "0002_console_lists.sql"])
+        for (const statement of migrationStatements(file)) await client.unsafe(statement);
+      await client.unsafe(`insert into users
+        (email_key, email, password_hash, password_seed, disabled, tokens_valid_after, created_at, updated_at) values
+        ('reset@example.com', 'reset@example.com', 'h', null, false, 1800000000123, 1, 1),
+        ('never@example.com', 'never@example.com', 'h', null, false, null, 1, 1)`);
+      for (const statement of migrationStatements("0003_users_token_generation.sql")) await client.unsafe(statement);
+      const rows = await client.unsafe("select email, token_generation from users order by email");
+      // A token issued before names no generation: the reset user's are refused, the other's still work.
+      expect(rows.map((row) => [row.email, row.token_generation])).toEqual([
+        ["never@example.com", null],
+        ["reset@example.com", "ended-1800000000123"],
+      ]);
     } finally {
       await client.end();
     }

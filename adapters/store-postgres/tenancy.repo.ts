@@ -160,7 +160,7 @@ export class PgTenancyRepo implements TenancyStore {
         passwordSeed: users.passwordSeed,
         disabled: users.disabled,
         grants,
-        tokensValidAfter: users.tokensValidAfter,
+        tokenGeneration: users.tokenGeneration,
         createdAt: users.createdAt,
         updatedAt: users.updatedAt,
       })
@@ -175,7 +175,7 @@ export class PgTenancyRepo implements TenancyStore {
       passwordHash: user.passwordHash,
       passwordSeed: user.passwordSeed,
       disabled: user.disabled,
-      tokensValidAfter: user.tokensValidAfter,
+      tokenGeneration: user.tokenGeneration,
       createdAt: user.createdAt,
       updatedAt: user.updatedAt,
     };

@@ -28,7 +28,7 @@ export const users = pgTable("users", {
   passwordHash: text("password_hash").notNull(),
   passwordSeed: text("password_seed"),
   disabled: boolean("disabled").notNull(),
-  tokensValidAfter: millis("tokens_valid_after"),
+  tokenGeneration: text("token_generation"),
   createdAt: millis("created_at").notNull(),
   updatedAt: millis("updated_at").notNull(),
 });

@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createMemoryStores } from "../../adapters/store-memory/memory.stores.ts";
-import { apply, serviceConfigWith as config, fakeHasher, nothingChanged } from "../../testing/config/apply-config.ts";
+import {
+  apply,
+  serviceConfigWith as config,
+  configIds,
+  fakeHasher,
+  nothingChanged,
+} from "../../testing/config/apply-config.ts";
 import { profileWith } from "../../testing/fixtures.ts";
 import { applyConfig } from "./apply-config.use-cases.ts";
 import type { EngineDefinition, ProfileConfig, SecretSource, ServiceConfig, UserConfig } from "./config.model.ts";
@@ -164,7 +170,7 @@ describe("passwords and keys from environment variables", () => {
   it("a password variable shorter than 8 characters is an error naming the path, as the admin API refuses it; a key may be shorter", async () => {
     const stores = createMemoryStores();
     const result = await applyConfig(
-      { stores, hasher: fakeHasher(), now: 1000, env: { SHORT_PW: "abc", A_KEY: "k1" } },
+      { stores, hasher: fakeHasher(), ids: configIds, now: 1000, env: { SHORT_PW: "abc", A_KEY: "k1" } },
       oneUser({ env: "SHORT_PW" }, { env: "A_KEY" }),
     );
     if (result.ok) throw new Error("expected an error");
@@ -181,7 +187,7 @@ describe("passwords and keys from environment variables", () => {
   it("a variable that is not set is an error naming the path, and nothing is written", async () => {
     const stores = createMemoryStores();
     const result = await applyConfig(
-      { stores, hasher: fakeHasher(), now: 1000, env: { A_KEY: "" } },
+      { stores, hasher: fakeHasher(), ids: configIds, now: 1000, env: { A_KEY: "" } },
       oneUser({ env: "DEMO_PW" }, { env: "A_KEY" }),
     );
     if (result.ok) throw new Error("expected an error");
@@ -233,23 +239,27 @@ describe("what the configuration owns and what it leaves alone", () => {
     await stores.sessions.create(session("s1"), 50);
     await apply(stores, config({ accounts: acmeMain, users: [user({ hash: hashA }, { grants: [] })] }), { now: 1500 });
     assert.equal(await live("s1"), true);
-    const tokensValidAfter = async () => (await stores.tenancy.findUser("a@example.com"))?.tokensValidAfter;
-    assert.equal(await tokensValidAfter(), null);
+    const tokenGeneration = async () => (await stores.tenancy.findUser("a@example.com"))?.tokenGeneration;
+    assert.equal(await tokenGeneration(), null);
 
     await apply(stores, oneUser({ hash: hashB }), { now: 2000 });
     assert.equal(await live("s1"), false);
-    assert.equal(await tokensValidAfter(), 2000);
+    const afterReset = await tokenGeneration();
+    assert.notEqual(afterReset, null);
 
     await stores.sessions.create(session("s2"), 50);
+    // In the same millisecond as the reset: the tokens issued between them end all the same.
     await apply(stores, config({ accounts: acmeMain, users: [user({ hash: hashB }, { disabled: true })] }), {
-      now: 3000,
+      now: 2000,
     });
     assert.equal(await live("s2"), false);
-    assert.equal(await tokensValidAfter(), 3000);
+    const afterDisabling = await tokenGeneration();
+    assert.notEqual(afterDisabling, null);
+    assert.notEqual(afterDisabling, afterReset);
     // Enabled again by the file: the sessions and tokens ended stay ended.
     await apply(stores, oneUser({ hash: hashB }), { now: 4000 });
     assert.equal(await live("s2"), false);
-    assert.equal(await tokensValidAfter(), 3000);
+    assert.equal(await tokenGeneration(), afterDisabling);
   });
 
   it("a profile's configuration is replaced when the file changes it", async () => {
@@ -279,7 +289,7 @@ describe("what the configuration owns and what it leaves alone", () => {
       passwordSeed: null,
       disabled: false,
       grants: [],
-      tokensValidAfter: null,
+      tokenGeneration: null,
       createdAt: 1100,
       updatedAt: 1100,
     });
@@ -306,7 +316,7 @@ describe("what the configuration owns and what it leaves alone", () => {
       passwordSeed: null,
       disabled: false,
       grants: [],
-      tokensValidAfter: null,
+      tokenGeneration: null,
       createdAt: 500,
       updatedAt: 500,
     });

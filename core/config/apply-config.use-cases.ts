@@ -13,11 +13,12 @@
  * Secrets from the environment are all read before anything is written, so a missing variable changes nothing.
  */
 import type { SecretHasher } from "../ports/hashing.port.ts";
+import type { IdSource } from "../ports/ids.port.ts";
 import type { Stores } from "../ports/stores.ts";
 import type { ApiKeyRecord, UserRecord } from "../ports/tenancy.store.ts";
 import { err, ok, type Result } from "../result.ts";
 import { passwordProblem } from "../session/secrets.rules.ts";
-import { mergeGrants } from "../session/session.rules.ts";
+import { mergeGrants, newTokenGeneration } from "../session/session.rules.ts";
 import { characterCount } from "../values/characters.ts";
 import type { SecretSource, ServiceConfig } from "./config.model.ts";
 import { ConfigError, type ConfigProblem } from "./config-error.ts";
@@ -25,6 +26,8 @@ import { ConfigError, type ConfigProblem } from "./config-error.ts";
 export interface ApplyConfigDeps {
   readonly stores: Stores;
   readonly hasher: SecretHasher;
+  /** Names a new generation of a user's bearer tokens, when the configuration resets or disables the user. */
+  readonly ids: Pick<IdSource, "randomHex">;
   readonly now: number;
   /** The environment the `env` secrets are read from, handed over by the host (the core reads none itself). */
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -96,7 +99,7 @@ export async function applyConfig(
       passwordSeed: password.seed,
       disabled: user.disabled,
       grants: mergeGrants(user.grants),
-      tokensValidAfter: endsSessions ? deps.now : (existing?.tokensValidAfter ?? null),
+      tokenGeneration: endsSessions ? newTokenGeneration(deps.ids) : (existing?.tokenGeneration ?? null),
       createdAt: existing?.createdAt ?? deps.now,
       updatedAt: deps.now,
     };

@@ -26,11 +26,12 @@ export interface UserRecord {
   readonly disabled: boolean;
   readonly grants: readonly Grant[];
   /**
-   * Bearer tokens of this user issued before this time (epoch ms, compared in the whole seconds of a JWT's
-   * `iat`: core's isTokenIssuedAfterCutoff) are refused: set when the password is reset and when the user is
-   * disabled, as the user's sessions end. Null: no token is refused for it.
+   * The random name of the user's current generation of bearer tokens: each token carries the generation it
+   * was issued in, and one of another generation is refused (isTokenOfCurrentGeneration). A password reset and
+   * a disabling start a new one, as the user's sessions end, so they end every token issued before them
+   * exactly, whatever the clocks say. Null: the first generation, whose tokens name none.
    */
-  readonly tokensValidAfter: number | null;
+  readonly tokenGeneration: string | null;
   readonly createdAt: number;
   readonly updatedAt: number;
 }

@@ -7,7 +7,7 @@ export interface TokenClaims {
   readonly subject: string;
   /** Who issued it (iss). */
   readonly issuer: string;
-  /** When it counts as issued (iat): what a password reset or a disabling compares against. */
+  /** When it counts as issued (iat). */
   readonly issuedAt: number;
   /** The first second it may be used in (nbf). */
   readonly notBefore: number;
@@ -15,12 +15,16 @@ export interface TokenClaims {
   readonly expiresAt: number;
   /** A random name of this token (jti), so that two tokens of one second differ. */
   readonly id: string;
+  /** The user's generation of tokens it was issued in (UserRecord.tokenGeneration); null: none is stated. */
+  readonly generation: string | null;
 }
 
 /** What a token the signer verified says of its holder. */
 export interface VerifiedToken {
   readonly subject: string;
   readonly issuedAt: number;
+  /** The generation it states; null when it states none. */
+  readonly generation: string | null;
 }
 
 /**

@@ -8,6 +8,7 @@ import {
   seedSignInTenants as seed,
   signInDeps,
   signInSetup,
+  tokenEndingCases,
 } from "../../testing/session/auth.ts";
 import { type ManagementError, ServiceBusyError } from "../errors/index.ts";
 import type { Digests, IdSource, SecretHasher, Stores, TokenClaims, TokenSigner } from "../ports/index.ts";
@@ -61,7 +62,7 @@ const tokens: TokenSigner = {
       if (claims.issuer !== expected.issuer || typeof claims.subject !== "string") return null;
       if (typeof claims.issuedAt !== "number" || typeof claims.expiresAt !== "number") return null;
       if (claims.notBefore > now || claims.expiresAt <= now) return null;
-      return { subject: claims.subject, issuedAt: claims.issuedAt };
+      return { subject: claims.subject, issuedAt: claims.issuedAt, generation: claims.generation ?? null };
     } catch {
       return null;
     }
@@ -380,6 +381,12 @@ describe("AuthService: lockout (DEC-SES-01)", () => {
 // The same cases run on the libSQL store in adapters/store-libsql/auth.use-cases.test.ts.
 describe("AuthService: lockout records and the session janitor (DEC-SES-01, DEC-AUT-01)", () => {
   for (const [name, run] of Object.entries(lockoutJanitorCases))
+    it(`${name} (memory)`, () => run(createMemoryStores(), host));
+});
+
+// The same cases run on the libSQL and the PostgreSQL store in the adapters.
+describe("AuthService: a password reset or a disabling ends the user's bearer tokens (second probe, finding 6)", () => {
+  for (const [name, run] of Object.entries(tokenEndingCases))
     it(`${name} (memory)`, () => run(createMemoryStores(), host));
 });
 

@@ -26,13 +26,12 @@ import {
   bearerTokenOf,
   decideTenantAccess,
   isSessionLive,
-  isTokenIssuedAfterCutoff,
+  isTokenOfCurrentGeneration,
   mayLogIn,
   type SessionPolicy,
   sessionPolicyFromLimits,
   shouldTouchSession,
   type TenantAccess,
-  tokenIssuedAt,
 } from "./session.rules.ts";
 import { maxEmailLength } from "./users.use-cases.ts";
 
@@ -262,18 +261,17 @@ export class AuthService {
     const current = user ? await this.deps.stores.tenancy.findUser(user.email) : null;
     if (!current || !mayLogIn(current)) return err(managementError("loginPermissionDenied"));
 
-    const now = this.deps.clock.now();
-    // Never earlier than the second after a password reset or a disabling, which refuses every token of its
-    // own second (tokenIssuedAt); not before is now, so that such a token works at once.
-    const issuedAt = tokenIssuedAt(now, current.tokensValidAfter);
+    const issuedAt = Math.floor(this.deps.clock.now() / 1000);
     const token = await this.deps.tokens.sign(
       {
         subject: current.email,
         issuer: tokenIssuer,
         issuedAt,
-        notBefore: Math.floor(now / 1000),
+        notBefore: issuedAt,
         expiresAt: issuedAt + tokenLifetimeSeconds,
         id: this.deps.ids.randomHex(16),
+        // The generation of the user as read now: a reset or a disabling that commits from here on ends the token.
+        generation: current.tokenGeneration,
       },
       await this.signingKey(),
     );
@@ -282,7 +280,7 @@ export class AuthService {
 
   /**
    * AUT-01, AUT-02, DEC-GEN-02: `Authorization: Bearer <JWT>` from /v2/auth, unexpired on the virtual clock,
-   * issued after the user's password was last reset and the user last disabled (UserRecord.tokensValidAfter).
+   * issued after the user's password was last reset and the user last disabled (UserRecord.tokenGeneration).
    */
   async authenticateBearer(authorization: string | undefined): Promise<Result<Principal, ManagementError>> {
     const refused = err(managementError("authenticationFailed"));
@@ -296,7 +294,7 @@ export class AuthService {
     const user = await this.deps.stores.tenancy.findUser(verified.subject);
     if (!user || user.disabled) return refused;
     // Issued before the user's password was reset or the user was disabled: it does not outlive either.
-    if (!isTokenIssuedAfterCutoff(verified.issuedAt, user.tokensValidAfter)) return refused;
+    if (!isTokenOfCurrentGeneration(verified.generation, user.tokenGeneration)) return refused;
     return ok({ email: user.email, grants: user.grants, via: "token" });
   }
 

@@ -36,15 +36,15 @@ export {
   bearerTokenOf,
   decideTenantAccess,
   isSessionLive,
-  isTokenIssuedAfterCutoff,
+  isTokenOfCurrentGeneration,
   mayLogIn,
   mergeGrants,
+  newTokenGeneration,
   type SessionPolicy,
   type SessionTimes,
   sessionPolicyFromLimits,
   shouldTouchSession,
   type TenantAccess,
-  tokenIssuedAt,
 } from "./session.rules.ts";
 export { sessionJanitor } from "./session-janitor.worker.ts";
 export {

@@ -1,44 +1,37 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
+import { countingIds } from "../../testing/fakes.ts";
 import {
   bearerTokenOf,
   decideTenantAccess,
   grantCovers,
   grantCoversAccount,
   isSessionLive,
-  isTokenIssuedAfterCutoff,
+  isTokenOfCurrentGeneration,
   mayLogIn,
   mergeGrants,
+  newTokenGeneration,
   sessionPolicyFromLimits,
   shouldTouchSession,
-  tokenIssuedAt,
 } from "./session.rules.ts";
 
 const policy = sessionPolicyFromLimits({ sessionIdleMinutes: 30, sessionAbsoluteHours: 12 });
 
-describe("bearer tokens and a password reset or a disabling (tokensValidAfter)", () => {
-  it("refuses a token of an earlier second or of the cutoff's own second, and accepts a later second; no cutoff refuses none", () => {
-    const cutoff = 1_000_500;
+describe("bearer tokens and a password reset or a disabling (tokenGeneration; second probe, finding 6)", () => {
+  it("accepts a token of the user's current generation only; a user whose tokens never ended takes those that name none", () => {
+    assert.equal(isTokenOfCurrentGeneration("b2", "b2"), true);
+    assert.equal(isTokenOfCurrentGeneration("a1", "b2"), false);
+    assert.equal(isTokenOfCurrentGeneration(null, "b2"), false);
+    assert.equal(isTokenOfCurrentGeneration("b2", null), false);
+    assert.equal(isTokenOfCurrentGeneration(null, null), true);
+  });
+
+  it("names a new generation with 128 bits of the host's id source, in hex", () => {
+    const ids = countingIds();
     assert.deepEqual(
-      [999, 1000, 1001].map((iat) => isTokenIssuedAfterCutoff(iat, cutoff)),
-      [false, false, true],
-    );
-    assert.equal(isTokenIssuedAfterCutoff(0, null), true);
-  });
-
-  it("issues a token in the cutoff's own second with the next second, otherwise with its own", () => {
-    assert.equal(tokenIssuedAt(1_000_700, 1_000_500), 1001);
-    assert.equal(tokenIssuedAt(1_000_700, 999_999), 1000);
-    assert.equal(tokenIssuedAt(1_000_700, null), 1000);
-  });
-
-  it("a token issued at or after the cutoff is always accepted, one issued in an earlier second never", () => {
-    fc.assert(
-      fc.property(fc.nat(2_000_000_000_000), fc.nat(5_000), (cutoff, later) => {
-        assert.equal(isTokenIssuedAfterCutoff(tokenIssuedAt(cutoff + later, cutoff), cutoff), true);
-        assert.equal(isTokenIssuedAfterCutoff(Math.floor(cutoff / 1000) - 1 - Math.floor(later / 1000), cutoff), false);
-      }),
+      [newTokenGeneration(ids), newTokenGeneration(ids)],
+      ["00000000000000000000000000000001", "00000000000000000000000000000002"],
     );
   });
 });

@@ -1,4 +1,5 @@
 import type { Grant } from "../config/config.model.ts";
+import type { IdSource } from "../ports/ids.port.ts";
 
 /** DEC-SES-02: how long a session lives. */
 export interface SessionPolicy {
@@ -32,22 +33,19 @@ export function shouldTouchSession(session: SessionTimes, now: number): boolean 
 }
 
 /**
- * Whether a bearer token issued at `issuedAtSeconds` (its `iat`) outlives the user's `tokensValidAfter` (a
- * password reset, a disabling): only a token of a later second does. `iat` has whole seconds, so the second of
- * the cutoff itself is refused: tokens issued in it after the cutoff carry the next second (tokenIssuedAt).
+ * Whether a bearer token outlived every password reset and disabling of its user: it did when it was issued in
+ * the user's current generation of tokens (UserRecord.tokenGeneration), which each of them replaces by a new
+ * random one. Exact whatever the timing: a token minted in the same millisecond as a reset, or between two
+ * resets of one second, on a clock standing still or behind another node's, is of the generation it was minted
+ * in and no later one.
  */
-export function isTokenIssuedAfterCutoff(issuedAtSeconds: number, tokensValidAfter: number | null): boolean {
-  return tokensValidAfter === null || issuedAtSeconds > Math.floor(tokensValidAfter / 1000);
+export function isTokenOfCurrentGeneration(tokenGeneration: string | null, userGeneration: string | null): boolean {
+  return tokenGeneration === userGeneration;
 }
 
-/**
- * The `iat` of a token issued at `now` to a user whose tokens before `tokensValidAfter` are refused: the second
- * of `now`, or the second after the cutoff's when that is later (a token issued in the cutoff's own second, after
- * it, must be accepted; another node's clock may also run behind the one that set the cutoff).
- */
-export function tokenIssuedAt(now: number, tokensValidAfter: number | null): number {
-  const second = Math.floor(now / 1000);
-  return tokensValidAfter === null ? second : Math.max(second, Math.floor(tokensValidAfter / 1000) + 1);
+/** The name of a new generation of a user's tokens: 128 random bits, so that no two generations share one. */
+export function newTokenGeneration(ids: Pick<IdSource, "randomHex">): string {
+  return ids.randomHex(16);
 }
 
 /** AUT-03, DEC-GEN-03: does a principal's grant list cover this account and profile? */

@@ -8,7 +8,7 @@ import type { Stores } from "../ports/stores.ts";
 import type { ApiKeyRecord, UserRecord } from "../ports/tenancy.store.ts";
 import { err, ok, type Result } from "../result.ts";
 import { issuedApiKey, issuedApiKeySeed, passwordProblem } from "./secrets.rules.ts";
-import { mergeGrants } from "./session.rules.ts";
+import { mergeGrants, newTokenGeneration } from "./session.rules.ts";
 
 /** A grant as JSON answers carry it. */
 export interface GrantView {
@@ -129,7 +129,7 @@ export class UsersService {
       passwordSeed: null,
       disabled: input.disabled ?? false,
       grants: grants.value,
-      tokensValidAfter: null,
+      tokenGeneration: null,
       createdAt: now,
       updatedAt: now,
     };
@@ -204,8 +204,8 @@ export class UsersService {
   }
 
   /**
-   * `endSessions`: a reset or a disabling ends the user's sessions, and the bearer tokens issued until now
-   * (tokensValidAfter), so that neither outlives it, also once the user is enabled again.
+   * `endSessions`: a reset or a disabling ends the user's sessions, and the bearer tokens issued until now (a
+   * new tokenGeneration), so that neither outlives it, also once the user is enabled again.
    */
   private async update(
     email: string,
@@ -216,7 +216,8 @@ export class UsersService {
     if (!user) return err(notFound(`User ${email}`));
     const now = this.deps.clock.now();
     const changed = await change(user);
-    const next = { ...changed, tokensValidAfter: options.endSessions ? now : changed.tokensValidAfter, updatedAt: now };
+    const tokenGeneration = options.endSessions ? newTokenGeneration(this.deps.ids) : changed.tokenGeneration;
+    const next = { ...changed, tokenGeneration, updatedAt: now };
     await this.deps.stores.tenancy.putUser(next);
     if (options.endSessions) await this.deps.stores.sessions.deleteForUser(user.email);
     return ok(userView(next));

@@ -8,6 +8,10 @@ import { type ApplyConfigReport, applyConfig } from "../../core/config/apply-con
 import { defaultLimits, type ServiceConfig } from "../../core/config/config.model.ts";
 import type { SecretHasher, Stores } from "../../core/ports/index.ts";
 import { defaultRevisionFilePrefix } from "../../core/revisions/bundle-members.rules.ts";
+import { countingIds } from "../fakes.ts";
+
+/** The ids of every configuration applied in a test process: each token generation drawn differs from the others. */
+export const configIds = countingIds();
 
 /**
  * A configuration as the loader (adapters/config/config.loader.ts) makes it from a file that gives only these
@@ -58,7 +62,13 @@ export async function apply(
   options: { now?: number; env?: Record<string, string>; hasher?: SecretHasher } = {},
 ): Promise<ApplyConfigReport> {
   const result = await applyConfig(
-    { stores, hasher: options.hasher ?? fakeHasher(), now: options.now ?? 1000, env: options.env ?? {} },
+    {
+      stores,
+      hasher: options.hasher ?? fakeHasher(),
+      ids: configIds,
+      now: options.now ?? 1000,
+      env: options.env ?? {},
+    },
     serviceConfig,
   );
   if (!result.ok) throw new Error(result.error.format());

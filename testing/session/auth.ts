@@ -30,7 +30,7 @@ export async function seedSignInTenants(stores: Stores, now: number): Promise<vo
   await seedProfile(stores, profileWith(), now);
   await stores.tenancy.ensureAccount("globex", now);
   await stores.tenancy.putProfile("globex", profileWith(), now);
-  const user = { passwordSeed: null, disabled: false, tokensValidAfter: null, createdAt: now, updatedAt: now };
+  const user = { passwordSeed: null, disabled: false, tokenGeneration: null, createdAt: now, updatedAt: now };
   await stores.tenancy.putUser({
     ...user,
     email: "ann@example.com",
@@ -134,5 +134,48 @@ export const lockoutJanitorCases: Record<string, (stores: Stores, host: SignInHo
     assert.equal(await stores.lockouts.read("password", "made-up-0@example.com"), null);
     assert.equal(await stores.lockouts.read("api-key", "made-up-0@example.com"), null);
     assert.notEqual(await stores.lockouts.read("password", "ann@example.com"), null);
+  },
+};
+
+/**
+ * Second probe, finding 6: a password reset or a disabling ends every bearer token issued before it, exactly,
+ * whatever the clocks say: here every step happens in the same millisecond (the manual clock never moves), where a
+ * cutoff kept in whole seconds let a token minted between two resets of one second survive the second. Run on
+ * every store: the in-memory one in the core (core/session/auth.use-cases.test.ts), libSQL's and PostgreSQL's in
+ * the adapters.
+ */
+export const tokenEndingCases: Record<string, (stores: Stores, host: SignInHost) => Promise<void>> = {
+  "reset, a token, a second reset in the same millisecond: the token is refused, one issued after it works": async (
+    stores,
+    host,
+  ) => {
+    const { auth, users } = await signInSetup(stores, host);
+    const bearer = async () => {
+      const issued = await auth.issueToken("ann@example.com", "ann-api-key", "local");
+      if (!issued.ok) throw new Error(issued.error.message);
+      return `Bearer ${issued.value.token}`;
+    };
+    const accepted = async (token: string) => (await auth.authenticateBearer(token)).ok;
+    assert.equal((await users.resetPassword("ann@example.com", "a-new-password-1")).ok, true);
+    const between = await bearer();
+    assert.equal(await accepted(between), true);
+    assert.equal((await users.resetPassword("ann@example.com", "a-new-password-2")).ok, true);
+    assert.equal(await accepted(between), false);
+    const after = await bearer();
+    assert.equal(await accepted(after), true);
+    // A disabling ends it as well, also once the user is enabled again in the same millisecond.
+    assert.equal((await users.setDisabled("ann@example.com", true)).ok, true);
+    assert.equal((await users.setDisabled("ann@example.com", false)).ok, true);
+    assert.equal(await accepted(after), false);
+    assert.equal(await accepted(await bearer()), true);
+  },
+
+  "changing grants or enabling a user who is enabled leaves the user's tokens working": async (stores, host) => {
+    const { auth, users } = await signInSetup(stores, host);
+    const issued = await auth.issueToken("ann@example.com", "ann-api-key", "local");
+    if (!issued.ok) throw new Error(issued.error.message);
+    await users.setGrants("ann@example.com", [{ account: "acme", profiles: "*" }]);
+    await users.setDisabled("ann@example.com", false);
+    assert.equal((await auth.authenticateBearer(`Bearer ${issued.value.token}`)).ok, true);
   },
 };
