@@ -611,10 +611,14 @@ export {
   chunks,
   decimalNumberText,
   equalInConstantTime,
+  isIndexableText,
+  isStorableText,
   KeyedPace,
   KeyedTurns,
+  maxIndexedTextBytes,
   readDecimalNumber,
   readIsoDateTime,
+  utf8ByteLength,
 } from "./values/index.ts";
 export {
   buildKnownVisitorId,

@@ -3,7 +3,7 @@
  * Bun) and in the adapters (bun:test): test support, so it may reach for the host's timers as the host itself
  * does (core/core-purity.test.ts), and it is type-checked with the tests, not with the core.
  */
-import type { Digests, EventLoop, IdSource, Lease, Logger } from "../core/ports/index.ts";
+import type { Digests, EventLoop, IdSource, Lease, Logger, Stores } from "../core/ports/index.ts";
 
 /**
  * The host's event loop, as the composition root hands it over (performance.now, setImmediate, setTimeout): the
@@ -76,3 +76,36 @@ export const webDigests: Digests = {
     return Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("");
   },
 };
+
+/**
+ * The stores, answering a call with a name that holds U+0000 as PostgreSQL does: with an error (it refuses
+ * U+0000 in text). A string argument, or a string in an array argument, is a name; records and JSON documents
+ * are not looked into. The core's tests run a use case on these to show that it answers such a name without
+ * asking a store (docs/decisions.md, "Text that a store cannot keep"); `asked` lists the calls refused.
+ */
+export function storesRefusingNul(stores: Stores): Stores & { readonly asked: string[] } {
+  const asked: string[] = [];
+  const holdsNul = (value: unknown): boolean =>
+    typeof value === "string" ? value.includes("\u0000") : Array.isArray(value) && value.some(holdsNul);
+  const guarded = (area: string, target: object) =>
+    new Proxy(target, {
+      get(inner, property, receiver) {
+        const value: unknown = Reflect.get(inner, property, receiver);
+        if (typeof value !== "function") return value;
+        return (...args: unknown[]) => {
+          if (args.some(holdsNul)) {
+            asked.push(`${area}.${String(property)}`);
+            return Promise.reject(new Error('invalid byte sequence for encoding "UTF8": 0x00'));
+          }
+          return (value as (...args: unknown[]) => unknown).apply(inner, args);
+        };
+      },
+    });
+  const areas = Object.fromEntries(
+    Object.entries(stores).map(([area, value]) => [
+      area,
+      value !== null && typeof value === "object" ? guarded(area, value) : value,
+    ]),
+  );
+  return { ...stores, ...areas, asked } as Stores & { readonly asked: string[] };
+}

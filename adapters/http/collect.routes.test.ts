@@ -245,7 +245,7 @@ describe("the collection endpoint in-process", () => {
     const pixel = await send(service, "/event?svc_account=acme&svc_trace_id=nul-1&svc_visitor_id=alice%00mallory");
     expect(pixel.status).toBe(400);
     expect(pixel.headers.get("x-error")).toBe(
-      "Unusable svc_visitor_id param value: a visitor ID has at most 1024 characters and no control characters",
+      "Unusable svc_visitor_id param value: a visitor ID has at most 1024 characters (2048 bytes of UTF-8) and no control characters",
     );
     expect(await pixel.text()).toBe("");
     const override = await postEvent(service, {

@@ -43,6 +43,12 @@ const responses = {
   },
 };
 
+/** The path's names; Elysia gives null for a segment it cannot percent-decode (`%FF`), which names nothing. */
+function namesOf(params: { account: string; profile: string; engine: string }) {
+  const decoded = (segment: string) => (segment as string | null) ?? null;
+  return { account: decoded(params.account), profile: decoded(params.profile), engineId: decoded(params.engine) };
+}
+
 /** The lookup's parameters, each with its first value. */
 function firstValuesOf(request: Request) {
   const first = firstQueryValues(request);
@@ -80,10 +86,7 @@ export function momentsRoutes(deps: AppDeps) {
         ({ request, params, set }) => {
           const query = firstValuesOf(request);
           return answer(request, set.headers, {
-            account: params.account,
-            profile: params.profile,
-            engineId: params.engine,
-            // Elysia gives null for a segment it cannot percent-decode (`%FF`): an identifier no visitor has.
+            ...namesOf(params),
             visitorId: (params.visitor as string | null) ?? null,
             suppressNotFound: query.suppressNotFound,
             ignoreTapid: query.ignoreTapid,
@@ -105,9 +108,7 @@ export function momentsRoutes(deps: AppDeps) {
         ({ request, params, set }) => {
           const query = firstValuesOf(request);
           return answer(request, set.headers, {
-            account: params.account,
-            profile: params.profile,
-            engineId: params.engine,
+            ...namesOf(params),
             attributeId: query.attributeId,
             attributeValue: query.attributeValue,
             suppressNotFound: query.suppressNotFound,

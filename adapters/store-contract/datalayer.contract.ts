@@ -52,6 +52,12 @@ export function describeDataLayerStoreContract(name: string, open: () => Promise
       });
     });
 
+    test('a body\'s JSON keeps its \\u0000 and lone surrogate escapes as uploaded (decisions of our own, "Text that a store cannot keep")', async () => {
+      const body = '{"a\\u0000":"b\\u0000c","lone":"\\ud800","both":["\\udc00\\u0000"]}';
+      expect(await stores.dataLayers.append(change({ body }), true)).toBe(true);
+      expect((await stores.dataLayers.read(key))?.newest?.body).toBe(body);
+    });
+
     test("a change is recorded only as the next seq: a stale or repeated seq changes nothing", async () => {
       expect(await stores.dataLayers.append(change({ seq: 2 }), true)).toBe(false);
       expect(await stores.dataLayers.read(key)).toBeNull();

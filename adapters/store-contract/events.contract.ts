@@ -46,6 +46,13 @@ export function describeEventStoreContract(name: string, open: () => Promise<Sto
       expect(withoutSeq(stored!)).toEqual(event);
     });
 
+    test('an event\'s data keeps U+0000 and lone surrogates in its strings and keys, as sent (decisions of our own, "Text that a store cannot keep")', async () => {
+      const data = { svc_account: "acme", nul: "a\u0000b", "k\u0000": 1, lone: "x\ud800y\udc00", "\udbff": ["\u0000"] };
+      await stores.events.append([sampleEvent({ data })]);
+      const [stored] = await stores.events.query({ limit: 1 });
+      expect(stored!.data).toEqual(data);
+    });
+
     test("__proto__ and constructor keys are kept as plain data (DEC-DLE-03)", async () => {
       const data = JSON.parse(
         '{"__proto__": {"polluted": true}, "constructor": {"prototype": 1}, "nested": {"__proto__": [1]}}',

@@ -37,6 +37,12 @@ export function describeProfileStoreContract(name: string, open: () => Promise<S
       expect(await stores.profiles.membersOf("acme", "main", "anon-1")).toEqual(["anon-1", "tapid-1"]);
     });
 
+    test('a profile\'s attribute values keep U+0000 and lone surrogates, as the events gave them (decisions of our own, "Text that a store cannot keep")', async () => {
+      const values = { "5202": "a\u0000b", "5206": "x\ud800y", "5207": "\udc00\u0000" };
+      await stores.profiles.save("acme", "main", "anon-1", profile({ values }), ["anon-1"]);
+      expect((await stores.profiles.find("acme", "main", "anon-1"))?.values).toEqual(values);
+    });
+
     test("saveMany writes several groups at once, as save would", async () => {
       await stores.profiles.saveMany([
         { account: "acme", profile: "main", canonical: "a", data: profile({ eventCount: 1 }), members: ["a2"] },

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import type { CollectErrorCode } from "../errors/collect.errors.ts";
+import { maxIndexedTextBytes } from "../values/storable-text.rules.ts";
 import {
   type CollectRequestInput,
   type EventParams,
@@ -171,6 +172,32 @@ describe("collection parameters", () => {
     assert.ok(none.ok);
     assert.deepEqual([none.value.event, none.value.traceId], [null, null]);
     assert.equal(none.value.params.svc_event, true);
+  });
+
+  it("an event name or trace id with a U+0000, or over 2,048 bytes, is refused: not every store keeps or indexes it (second probe, finding 4)", () => {
+    for (const name of ["svc_event", "svc_trace_id"]) {
+      for (const value of ["a\u0000b", "\u0000", "x".repeat(2049), "一".repeat(683)]) {
+        const result = read({ method: "POST", body: params({ svc_account: "acme", [name]: value }) });
+        assert.equal(refusal(result), "unstorableText", `${name} ${JSON.stringify(value.slice(0, 10))}`);
+        assert.ok(!result.ok && result.error.xError.startsWith(`Unusable ${name} param value:`));
+        assert.ok(!result.ok && result.error.xError.includes(`${maxIndexedTextBytes} bytes`));
+      }
+      assert.equal(
+        refusal(
+          read({
+            query: [
+              ["svc_account", "acme"],
+              [name, "x".repeat(2048)],
+            ],
+          }),
+        ),
+        "ok",
+      );
+      // Other parameters keep U+0000: the event's data is JSON, which every store keeps as it is.
+      const kept = read({ method: "POST", body: params({ svc_account: "acme", note: "a\u0000b", "k\u0000": 1 }) });
+      assert.ok(kept.ok);
+      assert.deepEqual([kept.value.params.note, kept.value.params["k\u0000"]], ["a\u0000b", 1]);
+    }
   });
 
   it("[DEC-COL-09] a visitor ID sent as a whole number past 2^53 keeps the digits sent; other large numbers are JSON's", () => {

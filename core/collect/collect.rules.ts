@@ -2,6 +2,7 @@ import { type CollectError, type CollectErrorCode, collectError } from "../error
 import { defaultJsonBodyRules, type JsonBodyProblem, readJsonObjectBody } from "../json/json-body.rules.ts";
 import { fitsCombinedLength, isAllowedName } from "../names/names.rules.ts";
 import { err, ok, type Result } from "../result.ts";
+import { isIndexableText } from "../values/storable-text.rules.ts";
 import { loneSurrogate } from "../visitors/tapid.rules.ts";
 import {
   checkFirstPartyCookie,
@@ -118,14 +119,16 @@ export interface CollectRequest {
  * a number as its text, as a visitor ID is read (numberAsIdText: a JSON client may send `"svc_trace_id":
  * 9001`; a whole number past 2^53 has lost its digits and is none), a lone surrogate as U+FFFD, as the
  * store writes it. The parameter is set to that text too, so that the event's data and its columns agree.
- * Anything else (absent, "", a boolean, an object) is none.
+ * Anything else (absent, "", a boolean, an object) is none. Text that not every store keeps and indexes (a
+ * U+0000, over 2,048 bytes: isIndexableText) is refused, as an unusable visitor ID is.
  */
-function readTextParam(params: EventParams, name: "svc_event" | "svc_trace_id"): string | null {
+function readTextParam(params: EventParams, name: "svc_event" | "svc_trace_id"): Result<string | null, CollectError> {
   const value = params[name];
   const text = typeof value === "string" ? value.replace(loneSurrogate, "\uFFFD") : numberAsIdText(value);
-  if (text === null || text === "") return null;
+  if (text === null || text === "") return ok(null);
+  if (!isIndexableText(text)) return err(collectError("unstorableText", { parameter: name }));
   params[name] = text;
-  return text;
+  return ok(text);
 }
 
 /**
@@ -185,16 +188,14 @@ export function readCollectRequest(input: CollectRequestInput): Result<CollectRe
   const firstPartyCookie = checkFirstPartyCookie(params, input.cookieHeader ?? null);
   if (!firstPartyCookie.ok) return firstPartyCookie;
 
+  const event = readTextParam(params, "svc_event");
+  if (!event.ok) return event;
+  const traceId = readTextParam(params, "svc_trace_id");
+  if (!traceId.ok) return traceId;
+
   if (input.method === "GET" && input.referer) {
     const host = refererHost(input.referer);
     if (host !== null) params.svc_referrer_host = host;
   }
-  return ok({
-    account,
-    profile,
-    datasource,
-    event: readTextParam(params, "svc_event"),
-    traceId: readTextParam(params, "svc_trace_id"),
-    params,
-  });
+  return ok({ account, profile, datasource, event: event.value, traceId: traceId.value, params });
 }

@@ -14,6 +14,7 @@ import type {
   Stores,
 } from "../ports/index.ts";
 import { err, ok, type Result } from "../result.ts";
+import { isStorableText } from "../values/storable-text.rules.ts";
 import { tapidSetCookie } from "../visitors/tapid.rules.ts";
 import { explainVisitorId, identifyVisitor } from "../visitors/visitor-id.rules.ts";
 import { type EventParams, parseEventBody, readCollectRequest } from "./collect.rules.ts";
@@ -125,8 +126,14 @@ export class CollectService {
     });
   }
 
-  /** The stored events a query selects, as the admin API shows them (GET /admin/events). */
-  storedEvents(query: EventQuery): Promise<StoredEvent[]> {
+  /**
+   * The stored events a query selects, as the admin API shows them (GET /admin/events). Text no store keeps
+   * names no event (decisions of our own, "Text that a store cannot keep"): a filter holding it selects none.
+   */
+  async storedEvents(query: EventQuery): Promise<StoredEvent[]> {
+    const { account, profile, visitorId, visitorIds = [], event, traceId } = query;
+    const named = [account, profile, visitorId, ...visitorIds, event, traceId];
+    if (named.some((text) => text !== undefined && !isStorableText(text))) return [];
     return this.deps.stores.events.query(query);
   }
 

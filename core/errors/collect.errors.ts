@@ -39,9 +39,17 @@ export const collectErrors = {
   },
   unusableVisitorId: {
     status: 400,
-    // 1024 is maxVisitorIdLength (core/visitors/visitor-id.rules.ts); visitor-id.rules.test.ts checks they agree.
-    xError: "Unusable {source}: a visitor ID has at most 1024 characters and no control characters",
+    // 1024 is maxVisitorIdLength (core/visitors/visitor-id.rules.ts), 2048 maxIndexedTextBytes
+    // (core/values/storable-text.rules.ts); visitor-id.rules.test.ts checks they agree.
+    xError:
+      "Unusable {source}: a visitor ID has at most 1024 characters (2048 bytes of UTF-8) and no control characters",
     clauses: ["VID-01", "DEC-COL-09"],
+  },
+  unstorableText: {
+    status: 400,
+    // 2048 is maxIndexedTextBytes (core/values/storable-text.rules.ts); collect.rules.test.ts checks they agree.
+    xError: "Unusable {parameter} param value: at most 2048 bytes of UTF-8 and no U+0000",
+    clauses: ["COL-04", "COL-16"],
   },
   namesTooLong: {
     status: 400,

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, describe, it } from "node:test";
 import { createMemoryStores } from "../../adapters/store-memory/memory.stores.ts";
-import { countingIds, silentLogger } from "../../testing/fakes.ts";
+import { countingIds, silentLogger, storesRefusingNul } from "../../testing/fakes.ts";
 import {
   allEvents,
   chunks,
@@ -37,8 +37,10 @@ import type {
   StoredBytes,
   Stores,
 } from "../ports/index.ts";
+import { ok } from "../result.ts";
 import { mayBeReceivedAgain } from "./file-import.machine.ts";
 import { FileImportService, importLeaseMs } from "./file-import.use-cases.ts";
+import { FileStatusService } from "./file-status.use-cases.ts";
 
 const newline = 0x0a;
 
@@ -884,5 +886,36 @@ describe("receiving a name again (DEC-FIL-04)", () => {
       error: { status: 409 },
     });
     assert.equal((await allEvents(stores)).length, 1);
+  });
+});
+
+describe("names holding U+0000, which no store keeps (second probe, finding 4)", () => {
+  it("a file received for an account or profile holding one is 404 1240 / 1250, and no store is asked", async () => {
+    const refusing = storesRefusingNul(stores);
+    stores = refusing;
+    const imports = service();
+    assertMatches(await imports.receive("acme\u0000", "main", "purchases_1.csv", "upload", null), {
+      ok: false,
+      error: { status: 404, returnCode: 1240 },
+    });
+    assertMatches(await imports.receive("acme", "main\u0000", "purchases_1.csv", "upload", null), {
+      ok: false,
+      error: { status: 404, returnCode: 1250 },
+    });
+    assert.deepEqual(refusing.asked, []);
+  });
+
+  it("the status of a file or a prefix holding one is not found, or none, and no store is asked", async () => {
+    await importText("purchases_1.csv", `${header}ann@example.com,10,2025-01-01 10:00\n`);
+    const refusing = storesRefusingNul(stores);
+    const status = new FileStatusService({ stores: refusing });
+    const dates = { startDate: "2000-01-01T00:00Z", endDate: "2100-01-01T00:00Z" };
+    const found = await status.find("acme", "main", "purchases_1.csv\u0000x");
+    assert.equal(found.ok ? 200 : found.error.returnCode, 1404);
+    assert.deepEqual(await status.count("acme", "main", { filePrefix: "purchases\u0000", ...dates }), ok(0));
+    assert.deepEqual(await status.search("acme", "main", { filePrefix: "purchases\u0000", ...dates }), ok([]));
+    assert.deepEqual(refusing.asked, []);
+    assert.deepEqual(await status.count("acme", "main", { filePrefix: "purchases", ...dates }), ok(1));
+    assert.equal((await status.find("acme", "main", "purchases_1.csv")).ok, true);
   });
 });

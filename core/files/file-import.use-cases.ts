@@ -19,6 +19,7 @@ import type { ByteSource, ReceivedFileStorage } from "../ports/received-files.po
 import type { RepeatingTimer } from "../ports/repeating-timer.port.ts";
 import type { Stores } from "../ports/stores.ts";
 import { err, ok, type Result } from "../result.ts";
+import { isStorableText } from "../values/storable-text.rules.ts";
 import {
   currentState,
   type FileImportEvent,
@@ -243,8 +244,10 @@ export class FileImportService {
     const checkedName = checkImportFileName(name);
     if (!checkedName.ok) return checkedName;
     const { stores } = this.deps;
-    if (!(await stores.tenancy.findAccount(account))) return err(managementError("accountNotFound"));
-    const found = await stores.tenancy.findProfile(account, profile);
+    // A name no store keeps names no account (decisions of our own, "Text that a store cannot keep").
+    if (!isStorableText(account) || !(await stores.tenancy.findAccount(account)))
+      return err(managementError("accountNotFound"));
+    const found = isStorableText(profile) ? await stores.tenancy.findProfile(account, profile) : null;
     if (!found) return err(managementError("profileNotFound"));
 
     const now = this.deps.clock.now();

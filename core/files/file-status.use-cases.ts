@@ -2,6 +2,7 @@ import type { ManagementError } from "../errors/index.ts";
 import { managementError } from "../errors/index.ts";
 import type { Stores } from "../ports/stores.ts";
 import { err, ok, type Result } from "../result.ts";
+import { isStorableText } from "../values/storable-text.rules.ts";
 import { checkStatusFileName } from "./file-name.rules.ts";
 import { type FileQueryParameters, validateFileQuery } from "./file-query.rules.ts";
 import { type FileStatusView, fileStatusView } from "./file-record.rules.ts";
@@ -22,6 +23,8 @@ export class FileStatusService {
     const query = validateFileQuery(parameters);
     if (!query.ok) return query;
     if (!(await this.hasFileDefinitions(account, profile))) return ok(0);
+    // A prefix no store keeps names no file (decisions of our own, "Text that a store cannot keep").
+    if (!isStorableText(query.value.prefix)) return ok(0);
     return ok(
       await this.deps.stores.files.count(account, profile, query.value.prefix, query.value.from, query.value.to),
     );
@@ -36,6 +39,7 @@ export class FileStatusService {
     const query = validateFileQuery(parameters);
     if (!query.ok) return query;
     if (!(await this.hasFileDefinitions(account, profile))) return ok([]);
+    if (!isStorableText(query.value.prefix)) return ok([]);
     const records = await this.deps.stores.files.search(
       account,
       profile,
@@ -59,7 +63,7 @@ export class FileStatusService {
   async find(account: string, profile: string, fileName: string): Promise<Result<FileStatusView, ManagementError>> {
     const name = checkStatusFileName(fileName);
     if (!name.ok) return name;
-    const record = await this.deps.stores.files.find(account, profile, name.value);
+    const record = isStorableText(name.value) ? await this.deps.stores.files.find(account, profile, name.value) : null;
     return record ? ok(fileStatusView(record)) : err(managementError("fileNotFound"));
   }
 }

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createMemoryStores } from "../../adapters/store-memory/memory.stores.ts";
-import { countingIds, hostEventLoop, silentLogger } from "../../testing/fakes.ts";
+import { countingIds, hostEventLoop, silentLogger, storesRefusingNul } from "../../testing/fakes.ts";
 import {
   buyerAttributes,
   customerIdAttribute,
@@ -15,7 +15,7 @@ import { CollectJournal } from "../collect/collect-journal.ts";
 import { defaultLimits, type EngineDefinition, type ProfileConfig } from "../config/config.model.ts";
 import { managementError } from "../errors/management.errors.ts";
 import { MomentsService } from "../moments/moments.use-cases.ts";
-import type { IncomingCollectRequest } from "../ports/index.ts";
+import type { IncomingCollectRequest, Stores } from "../ports/index.ts";
 import { ok } from "../result.ts";
 import { InspectService } from "./inspect.use-cases.ts";
 
@@ -44,8 +44,7 @@ const config: ProfileConfig = profileWith({
 
 const start = Date.UTC(2024, 0, 2, 3, 4, 5);
 
-async function setup() {
-  const stores = createMemoryStores();
+async function setup(stores: Stores = createMemoryStores()) {
   await seedProfile(stores, config);
   await stores.profiles.setEngineEnabledSince("acme", "main", "web", 0);
   let now = start;
@@ -290,5 +289,51 @@ describe("a visitor looked up (issue 32)", () => {
     assert.deepEqual(await lookup("nobody", "main"), { ok: false, error: managementError("accountNotFound") });
     assert.deepEqual(await lookup("acme", "nothing"), { ok: false, error: managementError("profileNotFound") });
     assert.deepEqual(await lookup("acme", "main"), { ok: false, error: managementError("visitorNotFound") });
+  });
+});
+
+describe("names holding U+0000, which no store keeps (second probe, finding 4)", () => {
+  it("the admin API's events and visitor lookups, and the moments lookup, answer them as unknown without asking a store", async () => {
+    const stores = storesRefusingNul(createMemoryStores());
+    const { inspect, collector, send } = await setup(stores);
+    await send("svc_visitor_id=v-1&svc_event=view&svc_trace_id=t-1&email_address=ann@example.com");
+    for (const filter of [
+      { account: "acme\u0000" },
+      { profile: "main\u0000" },
+      { visitorId: "v-1\u0000x" },
+      { visitorIds: ["v-1", "v-1\u0000x"] },
+      { event: "view\u0000" },
+      { traceId: "t-1\u0000" },
+    ])
+      assert.deepEqual(await collector.storedEvents({ limit: 10, ...filter }), [], JSON.stringify(filter));
+    assert.equal((await collector.storedEvents({ limit: 10, visitorId: "v-1" })).length, 1);
+
+    const returnCodeOf = async (query: Parameters<InspectService["lookupVisitor"]>[0]) => {
+      const found = await inspect.lookupVisitor(query);
+      return found.ok ? 200 : found.error.returnCode;
+    };
+    assert.equal(await returnCodeOf({ account: "acme\u0000", profile: "main", visitorId: "v-1" }), 1240);
+    assert.equal(await returnCodeOf({ account: "acme", profile: "main\u0000", visitorId: "v-1" }), 1250);
+    assert.equal(await returnCodeOf({ account: "acme", profile: "main", visitorId: "v-1\u0000x" }), 1404);
+    assert.equal(
+      await returnCodeOf({ account: "acme", profile: "main", attribute: "5120", value: "ann@example.com\u0000x" }),
+      1404,
+    );
+    assert.equal(await returnCodeOf({ account: "acme", profile: "main", visitorId: "v-1" }), 200);
+
+    const moments = new MomentsService({ stores });
+    const lookup = (names: { account: string | null; profile: string | null; engineId: string | null }) =>
+      moments.lookup({ ...names, visitorId: "v-1", referer: "https://example.com/", cookieHeader: null });
+    for (const names of [
+      { account: "acme\u0000", profile: "main", engineId: "web" },
+      { account: "acme", profile: "main\u0000", engineId: "web" },
+      { account: null, profile: "main", engineId: "web" },
+      { account: "acme", profile: null, engineId: "web" },
+      { account: "acme", profile: "main", engineId: null },
+    ]) {
+      const found = await lookup(names);
+      assert.equal(found.ok ? 200 : found.error.code, "engineNotFound", JSON.stringify(names));
+    }
+    assert.deepEqual(stores.asked, []);
   });
 });

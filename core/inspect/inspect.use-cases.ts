@@ -11,6 +11,7 @@ import { foldVisitorEvents, profileEventOf } from "../profiles/profiles.use-case
 import { identitiesOfEvent } from "../profiles/stitching.rules.ts";
 import { err, ok, type Result } from "../result.ts";
 import { chunks } from "../values/chunks.ts";
+import { isStorableText } from "../values/storable-text.rules.ts";
 import {
   buildKnownVisitorId,
   normaliseKnownVisitorId,
@@ -160,8 +161,10 @@ export class InspectService {
     if (visitorId === undefined && attribute === undefined) return err(invalid("attribute", "is required with value"));
     const { account, profile } = query;
     const { tenancy, profiles } = this.deps.stores;
-    if (!(await tenancy.findAccount(account))) return err(managementError("accountNotFound"));
-    const record = await tenancy.findProfile(account, profile);
+    // A name no store keeps names no account (decisions of our own, "Text that a store cannot keep").
+    if (!isStorableText(account) || !(await tenancy.findAccount(account)))
+      return err(managementError("accountNotFound"));
+    const record = isStorableText(profile) ? await tenancy.findProfile(account, profile) : null;
     if (!record) return err(managementError("profileNotFound"));
     const config = record.config;
 
@@ -178,7 +181,8 @@ export class InspectService {
       member = buildKnownVisitorId(account, profile, idAttribute.id, normalised);
     }
 
-    const found = await profiles.findByMember(account, profile, member);
+    // An id no store keeps names no visitor (decisions of our own, "Text that a store cannot keep").
+    const found = isStorableText(member) ? await profiles.findByMember(account, profile, member) : null;
     if (!found) return err(managementError("visitorNotFound"));
     const { canonical, data } = found;
     const members = (await profiles.membersOf(account, profile, canonical)).filter((id) => id !== canonical).sort();

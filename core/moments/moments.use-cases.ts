@@ -2,15 +2,17 @@ import type { EngineDefinition, ProfileConfig } from "../config/config.model.ts"
 import { type MomentsError, momentsError } from "../errors/moments.errors.ts";
 import type { Stores } from "../ports/stores.ts";
 import { err, ok, type Result } from "../result.ts";
+import { isStorableText } from "../values/storable-text.rules.ts";
 import { readCookieValue } from "../visitors/cookies.rules.ts";
 import { findTapidId, parseTapid, tapidCookieName } from "../visitors/tapid.rules.ts";
 import { buildKnownVisitorId, isUsableVisitorId, normaliseKnownVisitorId } from "../visitors/visitor-id.rules.ts";
 import { checkEngineAccess, readAttributeLookup, readFlag, type VisitorData, visitorDataFor } from "./moments.rules.ts";
 
 export interface MomentsQuery {
-  readonly account: string;
-  readonly profile: string;
-  readonly engineId: string;
+  /** The path's names; null when one could not be decoded (bad percent-encoding), which names nothing. */
+  readonly account: string | null;
+  readonly profile: string | null;
+  readonly engineId: string | null;
   /** The path identifier (anonymous visitor ID) of the first form, or absent for the attribute form. */
   /** The path's visitor identifier; null when it could not be decoded (bad percent-encoding), which no visitor has. */
   readonly visitorId?: string | null;
@@ -51,9 +53,14 @@ export class MomentsService {
   constructor(private readonly deps: { stores: Stores }) {}
 
   async lookup(query: MomentsQuery): Promise<Result<MomentsAnswer, MomentsError>> {
-    const profileRecord = await this.deps.stores.tenancy.findProfile(query.account, query.profile);
+    const { account, profile } = query;
+    // A name no store keeps names no profile (decisions of our own, "Text that a store cannot keep").
+    const profileRecord =
+      account !== null && profile !== null && isStorableText(account) && isStorableText(profile)
+        ? await this.deps.stores.tenancy.findProfile(account, profile)
+        : null;
     const engine = profileRecord?.config.engines.find((candidate) => candidate.id === query.engineId);
-    if (!profileRecord || !engine) return err(momentsError("engineNotFound"));
+    if (account === null || profile === null || !profileRecord || !engine) return err(momentsError("engineNotFound"));
     const access = checkEngineAccess(engine, query.referer);
     if (!access.ok) return access;
     const suppress = readFlag("suppressNotFound", query.suppressNotFound);
@@ -69,22 +76,20 @@ export class MomentsService {
       let chosen = query.visitorId;
       // DEC-MOM-03: unless told to ignore it, the TAPID entry of this account/profile wins over the path.
       const tapid = ignoreTapid.value ? null : readCookieValue(query.cookieHeader, tapidCookieName);
-      const fromTapid = tapid ? findTapidId(parseTapid(tapid), query.account, query.profile) : null;
+      const fromTapid = tapid ? findTapidId(parseTapid(tapid), account, profile) : null;
       // An entry that cannot be a visitor id is ignored, as collection ignores it (DEC-COL-09).
       if (fromTapid && isUsableVisitorId(fromTapid)) chosen = fromTapid;
       usable = chosen !== null && isUsableVisitorId(chosen);
       // DEC-PRV-05: a known visitor ID in the path names its visitor by the normalised value, as collection keeps it.
-      visitorId = chosen === null ? "" : normaliseKnownVisitorId(chosen, query.account, query.profile);
+      visitorId = chosen === null ? "" : normaliseKnownVisitorId(chosen, account, profile);
     } else {
       const lookup = readAttributeLookup(profileRecord.config, query.attributeId, query.attributeValue);
       if (!lookup.ok) return lookup;
-      visitorId = buildKnownVisitorId(query.account, query.profile, lookup.value.attributeId, lookup.value.value);
+      visitorId = buildKnownVisitorId(account, profile, lookup.value.attributeId, lookup.value.value);
       usable = isUsableVisitorId(lookup.value.value);
     }
 
-    const reading = usable
-      ? await this.readVisitor(query.account, query.profile, engine, profileRecord.config, visitorId)
-      : null;
+    const reading = usable ? await this.readVisitor(account, profile, engine, profileRecord.config, visitorId) : null;
     if (reading?.status === 200) return ok(reading.data);
     return suppress.value ? ok(null) : err(momentsError("visitorNotFound"));
   }

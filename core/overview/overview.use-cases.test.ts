@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createMemoryStores } from "../../adapters/store-memory/memory.stores.ts";
-import { webDigests } from "../../testing/fakes.ts";
+import { storesRefusingNul, webDigests } from "../../testing/fakes.ts";
 import {
   auditFor,
   emailIdAttribute,
@@ -64,6 +64,28 @@ describe("the console's overview of a profile: unknown names (issue 32, DEC-GEN-
         [1240, 1250],
       );
     }
+  });
+
+  it("an account or profile holding U+0000, which no store keeps, is 1240 / 1250 without asking a store (second probe, finding 4)", async () => {
+    const stores = storesRefusingNul(createMemoryStores());
+    await seedProfile(stores, profileWith({ visitorIdAttributes: [emailIdAttribute] }));
+    const overview = new OverviewService({ stores });
+    for (const [account, profile, returnCode] of [
+      ["acme\u0000", "main", 1240],
+      ["acme", "main\u0000", 1250],
+    ] as const) {
+      const lists = [
+        await overview.dataLayers(account, profile, 10),
+        await overview.revisions(account, profile, 10),
+        await overview.files(account, profile, 10),
+        await overview.privacyTransactions(account, profile, 10),
+      ];
+      assert.deepEqual(
+        lists.map((list) => (list.ok ? 200 : list.error.returnCode)),
+        [returnCode, returnCode, returnCode, returnCode],
+      );
+    }
+    assert.deepEqual(stores.asked, []);
   });
 });
 

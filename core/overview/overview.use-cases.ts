@@ -3,6 +3,7 @@ import type { Stores } from "../ports/stores.ts";
 import type { ProfileRecord } from "../ports/tenancy.store.ts";
 import { err, ok, type Result } from "../result.ts";
 import { parseRevisionId } from "../revisions/revision-id.rules.ts";
+import { isStorableText } from "../values/storable-text.rules.ts";
 import {
   type DataLayerOverview,
   dataLayerOverview,
@@ -86,11 +87,12 @@ export class OverviewService {
     return ok(listed.map((each) => privacyTransactionOverview(each, names)));
   }
 
-  /** DEC-GEN-04: the account first (1240), then the profile (1250). */
+  /** DEC-GEN-04: the account first (1240), then the profile (1250); a name no store keeps names neither. */
   private async profileOf(account: string, profile: string): Promise<Result<ProfileRecord, ManagementError>> {
     const { tenancy } = this.deps.stores;
-    if (!(await tenancy.findAccount(account))) return err(managementError("accountNotFound"));
-    const found = await tenancy.findProfile(account, profile);
+    if (!isStorableText(account) || !(await tenancy.findAccount(account)))
+      return err(managementError("accountNotFound"));
+    const found = isStorableText(profile) ? await tenancy.findProfile(account, profile) : null;
     return found ? ok(found) : err(managementError("profileNotFound"));
   }
 }

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createMemoryStores } from "../../adapters/store-memory/memory.stores.ts";
+import { countingIds, storesRefusingNul, webDigests } from "../../testing/fakes.ts";
 import { deletionOf as deletion, importInProgress, visitorEvent } from "../../testing/fixtures.ts";
 import {
   annKnownId,
@@ -9,9 +10,12 @@ import {
   erasureProfile,
   seedErasureScene,
 } from "../../testing/privacy/privacy.ts";
+import { defaultLimits } from "../config/config.model.ts";
 import type { ImportedFileEraser, Stores } from "../ports/index.ts";
+import { profilePolicyFromLimits } from "../profiles/profile.rules.ts";
+import { timingPresets } from "../timing/timing.presets.ts";
 import type { VisitorLookup } from "./privacy.rules.ts";
-import { eraseVisitor, ImportsStillRunning } from "./privacy.use-cases.ts";
+import { eraseVisitor, ImportsStillRunning, PrivacyService } from "./privacy.use-cases.ts";
 
 /*
  * What erasing a visitor asks of the eraser of the kept imported files. The eraser itself, on files on disk,
@@ -86,5 +90,61 @@ describe("erasing a visitor's group and its imported rows (PRV-09, DEC-PRV-04)",
     assert.deepEqual(calls, []);
     assert.equal(await stores.profiles.canonicalOf("acme", "main", customerKnownId), annKnownId);
     assert.equal((await stores.events.query({ limit: 10 })).length, 3);
+  });
+});
+
+describe("values and names holding U+0000, which no store keeps (second probe, finding 4)", () => {
+  async function privacyService() {
+    const stores = storesRefusingNul(createMemoryStores());
+    await seedErasureScene(stores, erasureProfile(), annStitchedWithCustomer());
+    const privacy = new PrivacyService({
+      stores,
+      clock: { now: () => Date.UTC(2026, 0, 1) },
+      ids: countingIds(),
+      digests: webDigests,
+      timing: timingPresets.fast,
+      policy: profilePolicyFromLimits(defaultLimits),
+    });
+    return { stores, privacy };
+  }
+  const request = { account: "acme", profile: "main", attributeId: "5120", requestedBy: "ann@example.com" } as const;
+
+  it("[DEC-PRV-01, DEC-PRV-03] a lookup by one finds no visitor: 404 1404 with its transaction, the value not looked up", async () => {
+    const { stores, privacy } = await privacyService();
+    const found = await privacy.getVisitor({
+      ...request,
+      attributeValue: "ann@example.com\u0000x",
+      prettyName: undefined,
+    });
+    assert.equal(found.ok ? 200 : found.error.returnCode, 1404);
+    assert.match(String(!found.ok && found.error.extra?.transaction_id), /^[0-9a-f]+$/);
+    assert.deepEqual(stores.asked, []);
+    // The value without what follows the NUL is ann, whom a store reading the text cut short would have found.
+    assert.equal(
+      (await privacy.getVisitor({ ...request, attributeValue: "ann@example.com", prettyName: undefined })).ok,
+      true,
+    );
+  });
+
+  it("[DEC-PRV-02] a deletion of one is 400 1400: a pending deletion keeps its value, which no store keeps", async () => {
+    const { stores, privacy } = await privacyService();
+    const refused = await privacy.requestDeletion({ ...request, attributeValue: "ann@example.com\u0000x" });
+    assert.equal(refused.ok ? 202 : refused.error.returnCode, 1400);
+    assert.deepEqual(await stores.privacy.list("acme", "main", 10), []);
+    assert.deepEqual(stores.asked, []);
+  });
+
+  it("[DEC-PRV-03] a transaction id or a profile holding one is not found, and no store is asked", async () => {
+    const { stores, privacy } = await privacyService();
+    const transaction = await privacy.transactionState("acme", "main", "0123456789abcdef\u0000");
+    assert.equal(transaction.ok ? 200 : transaction.error.returnCode, 1404);
+    const profile = await privacy.getVisitor({
+      ...request,
+      profile: "main\u0000",
+      attributeValue: "ann@example.com",
+      prettyName: undefined,
+    });
+    assert.equal(profile.ok ? 200 : profile.error.returnCode, 1250);
+    assert.deepEqual(stores.asked, []);
   });
 });

@@ -1,4 +1,4 @@
-import { type ManagementError, managementError } from "../errors/index.ts";
+import { invalidRequestBecause, type ManagementError, managementError } from "../errors/index.ts";
 import type { Clock } from "../ports/clock.port.ts";
 import type { Digests } from "../ports/hashing.port.ts";
 import type { IdSource } from "../ports/ids.port.ts";
@@ -13,7 +13,8 @@ import type { Stores } from "../ports/stores.ts";
 import type { ProfilePolicy } from "../profiles/profile.rules.ts";
 import { err, ok, type Result } from "../result.ts";
 import type { TimingPreset } from "../timing/timing.presets.ts";
-import { normaliseVisitorIdValue } from "../visitors/visitor-id.rules.ts";
+import { isStorableText } from "../values/storable-text.rules.ts";
+import { isUsableVisitorId, normaliseVisitorIdValue } from "../visitors/visitor-id.rules.ts";
 import { type PrivacyTransition, privacyTransactionLifecycle, transitionPrivacy } from "./privacy.machine.ts";
 import {
   knownVisitorIdOf,
@@ -92,7 +93,11 @@ export class PrivacyService {
 
     const { account, profile } = request;
     const profiles = this.deps.stores.profiles;
-    const canonical = await profiles.canonicalOf(account, profile, knownVisitorIdOf(account, profile, lookup.value));
+    // No visitor has a value that collection and import refuse (a NUL, which no store keeps, among them): such
+    // a value is not looked up.
+    const canonical = isUsableVisitorId(lookup.value.value)
+      ? await profiles.canonicalOf(account, profile, knownVisitorIdOf(account, profile, lookup.value))
+      : null;
     const found = canonical ? await profiles.find(account, profile, canonical) : null;
 
     const now = this.deps.clock.now();
@@ -125,6 +130,9 @@ export class PrivacyService {
     if (!config.ok) return config;
     const lookup = readVisitorLookup(config.value, request.attributeId, request.attributeValue);
     if (!lookup.ok) return lookup;
+    // A pending deletion keeps its value, which no store keeps holding a NUL (decisions of our own, "Text that a
+    // store cannot keep"); no visitor ID holds one either.
+    if (!isStorableText(lookup.value.value)) return err(invalidRequestBecause("attributeValue holds U+0000"));
 
     const now = this.deps.clock.now();
     const requested = { type: "deletion-requested", at: now, delayMs: this.deps.timing.visitorDeleteDelayMs } as const;
@@ -155,13 +163,17 @@ export class PrivacyService {
     profile: string,
     id: string,
   ): Promise<Result<Record<string, PrivacyTransactionState>, ManagementError>> {
-    const found = await this.deps.stores.privacy.find(account, profile, id);
+    const found = isStorableText(id) ? await this.deps.stores.privacy.find(account, profile, id) : null;
     if (!found) return err(managementError("transactionNotFound"));
     return ok(transactionAnswer(found.id, found.state));
   }
 
   private async profileConfig(request: PrivacyRequest) {
-    const record = await this.deps.stores.tenancy.findProfile(request.account, request.profile);
+    const { account, profile } = request;
+    const record =
+      isStorableText(account) && isStorableText(profile)
+        ? await this.deps.stores.tenancy.findProfile(account, profile)
+        : null;
     return record ? ok(record.config) : err(managementError("profileNotFound"));
   }
 

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { beforeEach, describe, it } from "node:test";
-import { webDigests } from "../../testing/fakes.ts";
+import { createMemoryStores } from "../../adapters/store-memory/memory.stores.ts";
+import { manualClock, storesRefusingNul, webDigests } from "../../testing/fakes.ts";
+import { profileWith, seedProfile } from "../../testing/fixtures.ts";
 import {
   bundleOf,
   publishedFiles as files,
@@ -312,5 +314,30 @@ describe("configured revisions (demo.md)", () => {
     assert.equal(first.ok && again.ok && again.value.created, false);
     assert.equal((await service.list("acme", "main")).length, 2);
     assert.equal((await service.list("acme", "main"))[0], release.revision_id);
+  });
+});
+
+describe("names holding U+0000, which no store keeps (second probe, finding 4)", () => {
+  it("publishing to an account or profile holding one is 404 1240 / 1250; a bundle of a target holding one, 404 1260; no store is asked", async () => {
+    const stores = storesRefusingNul(createMemoryStores());
+    await seedProfile(stores, profileWith());
+    const service = new RevisionsService({
+      stores,
+      clock: manualClock(publishMinute),
+      digests: webDigests,
+      zipper: recordingZipper(),
+      filePrefix: "utag",
+    });
+    const details = await published(service);
+    const noAccount = await service.publish("acme\u0000", "main", request());
+    const noProfile = await service.publish("acme", "main\u0000", request());
+    assert.deepEqual(
+      [noAccount, noProfile].map((result) => (result.ok ? 201 : result.error.error.returnCode)),
+      [1240, 1250],
+    );
+    const bundle = await service.bundle("acme", "main", details.revision_id, "prod\u0000x");
+    assert.equal(bundle.ok ? 200 : bundle.error.returnCode, 1260);
+    assert.deepEqual(stores.asked, []);
+    assert.equal((await service.bundle("acme", "main", details.revision_id, "prod")).ok, true);
   });
 });

@@ -7,6 +7,7 @@ import type { Stores } from "../ports/stores.ts";
 import type { BundleZipper } from "../ports/zip.port.ts";
 import { err, ok, type Result } from "../result.ts";
 import { KeyedTurns } from "../values/keyed-turns.ts";
+import { isStorableText } from "../values/storable-text.rules.ts";
 import { manifestFileName } from "./bundle-members.rules.ts";
 import {
   buildManifest,
@@ -105,7 +106,9 @@ export class RevisionsService {
     const { revisions } = this.deps.stores;
     const wellFormed = parseRevisionId(revisionId) !== null;
     const found = wellFormed ? await revisions.find(account, profile, revisionId) : null;
-    const latestForTarget = found ? await revisions.latestForTarget(account, profile, target) : null;
+    // A target no store keeps names none (decisions of our own, "Text that a store cannot keep").
+    const latestForTarget =
+      found && isStorableText(target) ? await revisions.latestForTarget(account, profile, target) : null;
     const decision = decideBundleRequest({ revisionId, target, revision: found?.details ?? null, latestForTarget });
     if (!decision.ok) return decision;
     const bundle = await revisions.readBundle(account, profile, revisionId);
@@ -155,9 +158,10 @@ export class RevisionsService {
     seed: string | null,
   ): Promise<Result<ConfiguredPublication, PublishRefusal>> {
     const { stores, clock, digests, zipper, filePrefix } = this.deps;
-    if (!(await stores.tenancy.findAccount(account)))
+    // A name no store keeps names no account (decisions of our own, "Text that a store cannot keep").
+    if (!isStorableText(account) || !(await stores.tenancy.findAccount(account)))
       return err({ error: managementError("accountNotFound"), problems: [] });
-    if (!(await stores.tenancy.findProfile(account, profile)))
+    if (!isStorableText(profile) || !(await stores.tenancy.findProfile(account, profile)))
       return err({ error: managementError("profileNotFound"), problems: [] });
 
     const input = {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createMemoryStores } from "../../adapters/store-memory/memory.stores.ts";
-import { hostEventLoop, manualClock } from "../../testing/fakes.ts";
+import { hostEventLoop, manualClock, storesRefusingNul } from "../../testing/fakes.ts";
 import {
   prefixHasher as fakeHasher,
   lockoutJanitorCases,
@@ -204,6 +204,73 @@ describe("AuthService: attempts the service could not check, and names no user c
     });
     assert.equal(await stores.lockouts.read("password", long.toLowerCase()), null);
     assert.equal(await stores.lockouts.read("api-key", long.toLowerCase()), null);
+  });
+});
+
+describe("names holding U+0000, which no store keeps (second probe, finding 4)", () => {
+  it("a login or a token request for one is 1401, checked against no hash and counted nowhere, and asks no store", async () => {
+    const stores = storesRefusingNul(createMemoryStores());
+    const { clock } = await setup(stores);
+    let checks = 0;
+    const countingHasher: SecretHasher = {
+      hash: fakeHasher.hash,
+      verify: (secret, hash) => {
+        checks += 1;
+        return fakeHasher.verify(secret, hash);
+      },
+    };
+    const auth = new AuthService(authDeps(stores, clock, countingHasher));
+    for (const name of ["\u0000", "ann@example.com\u0000", "ann@example.com\u0000x"]) {
+      for (let attempt = 0; attempt < 6; attempt += 1) {
+        assert.deepEqual(outcomeOf(await auth.login(name, "ann-password", "local")), {
+          ok: false,
+          error: { returnCode: 1401 },
+        });
+        assert.deepEqual(outcomeOf(await auth.issueToken(name, "ann-api-key", "local")), {
+          ok: false,
+          error: { returnCode: 1401 },
+        });
+      }
+    }
+    assert.deepEqual(stores.asked, []);
+    assert.equal(checks, 0);
+    // ann herself is not locked by them.
+    assert.equal((await auth.login("ann@example.com", "ann-password", "local")).ok, true);
+  });
+
+  it("an account or a profile holding one is unknown, and no store is asked", async () => {
+    const stores = storesRefusingNul(createMemoryStores());
+    const { auth } = await setup(stores);
+    const ann = {
+      email: "ann@example.com",
+      grants: [{ account: "acme", profiles: "*" as const }],
+      via: "token" as const,
+    };
+    assert.equal(await auth.decideAccess(ann, "acme\u0000", "main"), "unknown-account");
+    assert.equal(await auth.decideAccess(ann, "acme", "main\u0000"), "unknown-profile");
+    assert.deepEqual(stores.asked, []);
+  });
+
+  it("the admin API's user, key and grant of one are not found, and no store is asked", async () => {
+    const stores = storesRefusingNul(createMemoryStores());
+    const { users } = await setup(stores);
+    const returnCodeOf = (result: Result<unknown, ManagementError>) => (result.ok ? 200 : result.error.returnCode);
+    assert.equal(returnCodeOf(await users.get("ann@example.com\u0000")), 1404);
+    assert.equal(returnCodeOf(await users.unlock("ann@example.com\u0000")), 1404);
+    assert.equal(returnCodeOf(await users.setDisabled("ann@example.com\u0000", true)), 1404);
+    assert.equal(returnCodeOf(await users.listApiKeys("ann@example.com\u0000")), 1404);
+    assert.equal(returnCodeOf(await users.issueApiKey("ann@example.com\u0000")), 1404);
+    assert.equal(returnCodeOf(await users.revokeApiKey("ann@example.com", "ann-key\u0000")), 1404);
+    assert.equal(
+      returnCodeOf(await users.setGrants("gus@example.com", [{ account: "acme\u0000", profiles: "*" }])),
+      1400,
+    );
+    assert.equal(
+      returnCodeOf(await users.setGrants("gus@example.com", [{ account: "acme", profiles: ["main\u0000"] }])),
+      1400,
+    );
+    assert.deepEqual(stores.asked, []);
+    assert.equal((await users.get("ann@example.com")).ok, true);
   });
 });
 

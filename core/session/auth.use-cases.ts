@@ -10,6 +10,7 @@ import type { TokenSigner } from "../ports/token-signer.port.ts";
 import { err, ok, type Result } from "../result.ts";
 import { equalInConstantTime } from "../values/constant-time.ts";
 import { KeyedPace } from "../values/keyed-pace.ts";
+import { isStorableText } from "../values/storable-text.rules.ts";
 import {
   type LockoutPolicy,
   type LockoutState,
@@ -82,6 +83,17 @@ const lockoutMaxPollMs = 250;
 /** Attempts for one name that wait in this process at once; more are answered busy at once. */
 const maxWaitersPerName = 256;
 
+/**
+ * Whether a username may name a user, so that the attempt is counted and checked (DEC-SES-01). No user has a
+ * longer name, nor one holding U+0000, which no store keeps (decisions of our own, "Text that a store cannot
+ * keep"): such a name is refused as a wrong password is, before a lockout record is written for it (anyone could
+ * fill the store with records of made-up 16 KB names otherwise).
+ */
+function mayNameUser(username: string | undefined): username is string {
+  const trimmed = username?.trim();
+  return trimmed !== undefined && trimmed !== "" && trimmed.length <= maxEmailLength && isStorableText(trimmed);
+}
+
 /** DEC-SES-01: usernames are counted case-insensitively and whether or not they exist. */
 function lockoutName(username: string): string {
   return username.trim().toLowerCase();
@@ -135,10 +147,7 @@ export class AuthService {
     password: string | undefined,
     source: string,
   ): Promise<Result<IssuedSession, ManagementError>> {
-    // No user has a longer name: refused before a lockout record is written for it (anyone could fill the
-    // store with records of made-up 16 KB names otherwise).
-    if (!username?.trim() || username.trim().length > maxEmailLength)
-      return err(managementError("authenticationFailed"));
+    if (!mayNameUser(username)) return err(managementError("authenticationFailed"));
     const user = await this.deps.stores.tenancy.findUser(username.trim());
     const attempt = await this.attemptUnderLockout("password", lockoutName(username), source, async () => {
       // An unknown user costs a hash check too, so the answer's timing does not tell which users exist.
@@ -219,8 +228,7 @@ export class AuthService {
     key: string | undefined,
     source: string,
   ): Promise<Result<{ token: string }, ManagementError>> {
-    if (!username?.trim() || username.trim().length > maxEmailLength)
-      return err(managementError("authenticationFailed"));
+    if (!mayNameUser(username)) return err(managementError("authenticationFailed"));
     const user = await this.deps.stores.tenancy.findUser(username.trim());
     const keys = user
       ? (await this.deps.stores.tenancy.listApiKeys(user.email)).filter((apiKey) => apiKey.revokedAt === null)
@@ -300,8 +308,10 @@ export class AuthService {
 
   /** AUT-03, DEC-GEN-03/04: whether the principal may reach this account and profile, existence first. */
   async decideAccess(principal: Principal, account: string, profile: string): Promise<TenantAccess> {
-    const accountRecord = await this.deps.stores.tenancy.findAccount(account);
-    const profileRecord = accountRecord ? await this.deps.stores.tenancy.findProfile(account, profile) : null;
+    // A name no store can hold names no account (decisions of our own, "Text that a store cannot keep").
+    const accountRecord = isStorableText(account) ? await this.deps.stores.tenancy.findAccount(account) : null;
+    const profileRecord =
+      accountRecord && isStorableText(profile) ? await this.deps.stores.tenancy.findProfile(account, profile) : null;
     return decideTenantAccess({
       accountExists: accountRecord !== null,
       profileExists: profileRecord !== null,

@@ -7,6 +7,7 @@ import type { IdSource } from "../ports/ids.port.ts";
 import type { Stores } from "../ports/stores.ts";
 import type { ApiKeyRecord, UserRecord } from "../ports/tenancy.store.ts";
 import { err, ok, type Result } from "../result.ts";
+import { isStorableText } from "../values/storable-text.rules.ts";
 import { issuedApiKey, issuedApiKeySeed, passwordProblem } from "./secrets.rules.ts";
 import { mergeGrants, newTokenGeneration } from "./session.rules.ts";
 
@@ -104,7 +105,7 @@ export class UsersService {
   }
 
   async get(email: string): Promise<Result<UserView, ManagementError>> {
-    const user = await this.deps.stores.tenancy.findUser(email);
+    const user = await this.findUser(email);
     return user ? ok(userView(user)) : err(notFound(`User ${email}`));
   }
 
@@ -169,7 +170,7 @@ export class UsersService {
 
   /** Makes a new key for the user; the key itself is answered this once and kept only as a hash. */
   async issueApiKey(email: string, id?: string): Promise<Result<ApiKeyView & { key: string }, ManagementError>> {
-    const user = await this.deps.stores.tenancy.findUser(email);
+    const user = await this.findUser(email);
     if (!user) return err(notFound(`User ${email}`));
     const keyId = id ?? `key-${this.deps.ids.randomHex(8)}`;
     if (!keyIdPattern.test(keyId)) return err(invalid("id", "may contain only A-Z a-z 0-9 _ - ~ (at most 100)"));
@@ -189,14 +190,14 @@ export class UsersService {
   }
 
   async listApiKeys(email: string): Promise<Result<ApiKeyView[], ManagementError>> {
-    const user = await this.deps.stores.tenancy.findUser(email);
+    const user = await this.findUser(email);
     if (!user) return err(notFound(`User ${email}`));
     return ok((await this.deps.stores.tenancy.listApiKeys(user.email)).map(apiKeyView));
   }
 
   /** DEC-AUT-02: a revoked key stops at once; tokens issued from it live until they expire. */
   async revokeApiKey(email: string, id: string): Promise<Result<ApiKeyView, ManagementError>> {
-    const key = await this.deps.stores.tenancy.findApiKey(id);
+    const key = isStorableText(id) ? await this.deps.stores.tenancy.findApiKey(id) : null;
     if (!key || key.userEmail.toLowerCase() !== email.toLowerCase()) return err(notFound(`API key ${id} of ${email}`));
     const revoked = key.revokedAt === null ? { ...key, revokedAt: this.deps.clock.now() } : key;
     await this.deps.stores.tenancy.putApiKey(revoked);
@@ -212,7 +213,7 @@ export class UsersService {
     change: (user: UserRecord) => Promise<UserRecord>,
     options: { endSessions: boolean },
   ): Promise<Result<UserView, ManagementError>> {
-    const user = await this.deps.stores.tenancy.findUser(email);
+    const user = await this.findUser(email);
     if (!user) return err(notFound(`User ${email}`));
     const now = this.deps.clock.now();
     const changed = await change(user);
@@ -223,6 +224,14 @@ export class UsersService {
     return ok(userView(next));
   }
 
+  /**
+   * The user of an e-mail address; none for one that no store keeps (decisions of our own, "Text that a store
+   * cannot keep").
+   */
+  private findUser(email: string): Promise<UserRecord | null> {
+    return isStorableText(email) ? this.deps.stores.tenancy.findUser(email) : Promise.resolve(null);
+  }
+
   private checkPassword(password: string): Result<string, ManagementError> {
     const problem = passwordProblem(password);
     return problem === null ? ok(password) : err(invalid("password", problem));
@@ -231,11 +240,11 @@ export class UsersService {
   /** Grants must name accounts and profiles that exist, so that a typo is not a silent lack of access. */
   private async checkGrants(grants: readonly Grant[]): Promise<Result<Grant[], ManagementError>> {
     for (const [index, grant] of grants.entries()) {
-      if (!(await this.deps.stores.tenancy.findAccount(grant.account)))
+      if (!isStorableText(grant.account) || !(await this.deps.stores.tenancy.findAccount(grant.account)))
         return err(invalid(`grants/${index}/account`, `account ${grant.account} does not exist`));
       if (grant.profiles !== "*") {
         for (const profile of grant.profiles) {
-          if (!(await this.deps.stores.tenancy.findProfile(grant.account, profile))) {
+          if (!isStorableText(profile) || !(await this.deps.stores.tenancy.findProfile(grant.account, profile))) {
             return err(invalid(`grants/${index}/profiles`, `profile ${grant.account}/${profile} does not exist`));
           }
         }

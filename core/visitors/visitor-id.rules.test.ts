@@ -3,6 +3,7 @@ import { describe, it } from "node:test";
 import fc from "fast-check";
 import { collectError } from "../errors/collect.errors.ts";
 import type { IdSource } from "../ports/ids.port.ts";
+import { maxIndexedTextBytes } from "../values/storable-text.rules.ts";
 import { loneSurrogate, parseTapid, serializeTapid } from "./tapid.rules.ts";
 import {
   buildKnownVisitorId,
@@ -364,8 +365,15 @@ describe("usable visitor IDs (DEC-COL-09)", () => {
     assert.equal(isUsableVisitorId("ann@example.com ü ✓"), true);
     assert.match(
       collectError("unusableVisitorId", { source: "x" }).xError,
-      new RegExp(`at most ${maxVisitorIdLength} characters`),
+      new RegExp(`at most ${maxVisitorIdLength} characters \\(${maxIndexedTextBytes} bytes of UTF-8\\)`),
     );
+  });
+
+  it("at most 2,048 bytes of UTF-8 too, which every store can index: 1,024 characters of CJK are not (second probe, finding 4)", () => {
+    assert.equal(isUsableVisitorId("é".repeat(maxVisitorIdLength)), true);
+    assert.equal(isUsableVisitorId("一".repeat(682)), true);
+    assert.equal(isUsableVisitorId("一".repeat(683)), false);
+    assert.equal(isUsableVisitorId("一".repeat(maxVisitorIdLength)), false);
   });
 
   it("[DEC-COL-09] a whole number past 2^53 is refused: JSON.parse has already rounded it, so its text is not the ID sent", () => {

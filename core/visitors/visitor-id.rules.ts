@@ -1,6 +1,7 @@
 import { type CollectError, collectError } from "../errors/collect.errors.ts";
 import type { IdSource } from "../ports/ids.port.ts";
 import { err, ok, type Result } from "../result.ts";
+import { isIndexableText } from "../values/storable-text.rules.ts";
 import { firstPartyIdFromUtagMain, readCookieValue, readCookieValues, utagMainCookieName } from "./cookies.rules.ts";
 import {
   findTapidId,
@@ -18,7 +19,8 @@ export type VisitorIdSource = "override" | "tapid" | "visitor_id" | "first_party
 /**
  * The longest visitor ID, and the longest value of a visitor ID attribute, the service takes (characters).
  * The contract sets none; without one an ID could make a TAPID cookie no browser keeps, or a visitor that
- * the privacy API's form cannot name. An e-mail address is at most 254.
+ * the privacy API's form cannot name. An e-mail address is at most 254. Its UTF-8 is at most
+ * maxIndexedTextBytes too (2,048 bytes: 1,024 characters of CJK are 3,072), which every store can index.
  */
 export const maxVisitorIdLength = 1024;
 
@@ -42,10 +44,17 @@ export function normaliseVisitorIdValue(value: string): string {
   return start === 0 && end === value.length ? value : value.slice(start, end);
 }
 
-/** Whether a visitor ID (or a visitor ID attribute's value) is one the service takes: not too long, no control characters. */
+/**
+ * Whether a visitor ID (or a visitor ID attribute's value) is one the service takes: not too long (in characters
+ * and in bytes, isIndexableText), no control characters (U+0000 among them, which no store keeps).
+ */
 export function isUsableVisitorId(value: string): boolean {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: a visitor ID holding control characters is refused
-  return value.length <= maxVisitorIdLength && !/[\u0000-\u001f\u007f]/.test(value);
+  return (
+    value.length <= maxVisitorIdLength &&
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: a visitor ID holding control characters is refused
+    !/[\u0000-\u001f\u007f]/.test(value) &&
+    isIndexableText(value)
+  );
 }
 
 /**
