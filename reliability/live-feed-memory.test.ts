@@ -7,8 +7,9 @@
  * grew the server by about 870 MB). Now a feed is ended once its reader has not taken more than its byte budget
  * (4 MiB of messages), and a message is serialised once for every feed. The server's memory is read from
  * /proc/<pid>/status (VmRSS, and VmHWM: the peak). The collection limits are raised by the configuration
- * (reliability/support.ts) so that the events arrive as fast as the server takes them. Loopback only, bounded in
- * events and time; every socket is closed at the end.
+ * (reliability/support.ts) so that the events arrive as fast as the server takes them. Every one of the events is
+ * sent and answered, however slow the machine: the test stops by their count, and its timeout only guards against
+ * a hang. Loopback only; every socket is closed at the end.
  */
 import { afterEach, describe, expect, it } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -25,8 +26,11 @@ const stalledReaders = 6;
 const largeEvents = 120;
 /** Events in flight at once (several anonymous clients). */
 const senders = 2;
-/** The sending stops here if the events are not all sent (a busy machine): bounded in time whatever its speed. */
-const sendingMs = 30_000;
+/**
+ * Only a guard against a hang, not a speed requirement: the 130 events take seconds, on a busy machine too; a
+ * server that stops answering fails the test here rather than hold up the suite.
+ */
+const hangGuardMs = 300_000;
 /**
  * The bound on the server's growth over its warmed-up baseline, peak included. The same events with no feed open
  * grow it by 140–200 MB: the garbage of 120 MiB of request bodies that the collector has not freed yet, and the
@@ -145,7 +149,8 @@ describe("second probe, finding 3: the live feeds under stalled readers and larg
       expect(await liveFeedsOpen(server.url)).toBe(stalledReaders);
       const baseline = memoryOf(server.pid);
 
-      // Sampled while sending, so that a server past the bound stops the traffic at once rather than grow on.
+      // Sampled while sending, so that a server past the bound stops the traffic at once rather than grow on (the
+      // test then fails on the bound).
       let overBound = false;
       const sampler = setInterval(() => {
         overBound ||= memoryOf(server.pid).peak - baseline.rss >= maxGrowthBytes;
@@ -156,7 +161,7 @@ describe("second probe, finding 3: the live feeds under stalled readers and larg
       let next = 0;
       await Promise.all(
         Array.from({ length: senders }, async () => {
-          while (next < largeEvents && !overBound && performance.now() - started < sendingMs) {
+          while (next < largeEvents && !overBound) {
             const n = next++;
             statuses.push(await postEvent(server.url, `large-${n}`, MiB));
           }
@@ -178,13 +183,14 @@ describe("second probe, finding 3: the live feeds under stalled readers and larg
         ].join("\n"),
       );
       expect(during.peak - baseline.rss).toBeLessThan(maxGrowthBytes);
-      expect(statuses.every((status) => status === 200)).toBe(true);
+      // Every event was sent and collected: the bound above was held under the whole traffic, not part of it.
+      expect(statuses).toEqual(Array.from({ length: largeEvents }, () => 200));
       // Every stalled reader was ended (it would reconnect with Last-Event-ID).
       expect(feedsAfter).toBe(0);
       // A reader that comes back reads what its connection still held, then the feed's end (and would reconnect
       // with Last-Event-ID).
       await Promise.all(readers.map((reader) => reader.resume()));
     },
-    { timeout: 60_000 },
+    { timeout: hangGuardMs },
   );
 });

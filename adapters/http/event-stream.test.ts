@@ -45,6 +45,8 @@ function readerOf(response: Response) {
   };
 }
 
+const messageBytes = (entry: CollectJournalEntry) => new TextEncoder().encode(messageOf(entry)).byteLength;
+
 function open(streams: EventStreams, journal: CollectJournal, replay: readonly CollectJournalEntry[] = []) {
   return readerOf(streams.open(new Request("http://svc-hub.test/admin/events/live"), journal, replay));
 }
@@ -119,6 +121,49 @@ describe("a live feed's byte budget (second probe, finding 3)", () => {
     journal.record(outcome(3_000));
     expect(streams.openCount).toBe(0);
     expect(await feed.text()).toBeNull();
+  });
+});
+
+describe("what a feed holds (second probe, finding 3)", () => {
+  it("stays bounded for a reader that is always one message behind, however many messages pass", async () => {
+    // The journal keeps 10 entries: every message the feed still refers to beyond those is kept by the feed alone.
+    const journal = new CollectJournal({ size: 10 });
+    const streams = new EventStreams({ readerBudgetBytes: budget });
+    const feed = open(streams, journal);
+    await feed.text();
+    let previous = journal.record(outcome(3_000));
+    let mostHeld = 0;
+    for (let n = 1; n <= 2_000; n += 1) {
+      const entry = journal.record(outcome(3_000));
+      // Two messages wait, 6 KB within the 10 KB budget: the reader takes the older one and stays one behind.
+      mostHeld = Math.max(mostHeld, streams.held.messages);
+      expect(await feed.text()).toBe(messageOf(previous));
+      previous = entry;
+    }
+    expect(streams.openCount).toBe(1);
+    expect(mostHeld).toBe(2);
+    expect(streams.held).toEqual({ messages: 1, bytes: messageBytes(previous) });
+    expect(await feed.text()).toBe(messageOf(previous));
+    expect(streams.held).toEqual({ messages: 0, bytes: 0 });
+  });
+
+  it("lets go of each replayed entry once it is sent", async () => {
+    const journal = new CollectJournal({ size: 10 });
+    const streams = new EventStreams({ readerBudgetBytes: budget });
+    const replay = Array.from({ length: 10 }, () => journal.record(outcome(3_000)));
+    const feed = open(streams, journal, replay);
+    await feed.text();
+    expect(streams.held.messages).toBe(10);
+    for (const entry of replay.slice(0, 4)) expect(await feed.text()).toBe(messageOf(entry));
+    expect(streams.held.messages).toBe(6);
+    for (const entry of replay.slice(4)) expect(await feed.text()).toBe(messageOf(entry));
+    // The journal moves on past the replayed entries; the feed, open and read, keeps none of them.
+    for (let n = 1; n <= 20; n += 1) {
+      const entry = journal.record(outcome(3_000));
+      expect(await feed.text()).toBe(messageOf(entry));
+    }
+    expect(streams.openCount).toBe(1);
+    expect(streams.held).toEqual({ messages: 0, bytes: 0 });
   });
 });
 

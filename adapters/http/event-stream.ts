@@ -33,6 +33,12 @@ export interface EventStreamsOptions {
   readonly readerBudgetBytes?: number;
 }
 
+/** What the open feeds hold for their readers: messages (replayed or new) not yet taken, and their bytes. */
+export interface HeldMessages {
+  readonly messages: number;
+  readonly bytes: number;
+}
+
 /**
  * The live feeds open on this node (GET /admin/events/live, server-sent events): each one replays what it was
  * asked for, then writes every new entry of the collection journal as it is recorded. A feed ends, leaving no
@@ -43,7 +49,7 @@ export interface EventStreamsOptions {
  * them), however many feeds are open: three console tabs must not hold three copies of each event.
  */
 export class EventStreams {
-  private readonly ends = new Set<() => void>();
+  private readonly feeds = new Set<LiveFeed>();
   private closed = false;
   private readonly keepAliveMs: number;
   private readonly readerBudgetBytes: number;
@@ -72,7 +78,7 @@ export class EventStreams {
           const opened = new LiveFeed(controller, replay, this.readerBudgetBytes, this.messageBytesOf);
           feed = opened;
           const end = () => opened.end();
-          this.ends.add(end);
+          this.feeds.add(opened);
           request.signal.addEventListener("abort", end);
           const unsubscribe = journal.subscribe((entry) => opened.send(this.messageBytesOf(entry)));
           const timer = setInterval(() => opened.send(keepAliveLine), this.keepAliveMs);
@@ -81,7 +87,7 @@ export class EventStreams {
             unsubscribe();
             clearInterval(timer);
             request.signal.removeEventListener("abort", end);
-            this.ends.delete(end);
+            this.feeds.delete(opened);
             // What the connection already took is the network's to deliver: back to the ordinary idle timeout,
             // so a stalled connection does not keep it for three keep-alive periods.
             if (behind) connection.keepOpenFor(idleTimeoutSeconds);
@@ -109,13 +115,30 @@ export class EventStreams {
 
   /** How many feeds are open. */
   get openCount(): number {
-    return this.ends.size;
+    return this.feeds.size;
+  }
+
+  /**
+   * What the open feeds hold, every reference counted as a collector would: the replay and the new messages their
+   * readers have not taken, never one already sent, however long a feed stays open.
+   */
+  get held(): HeldMessages {
+    let messages = 0;
+    let bytes = 0;
+    for (const feed of this.feeds) {
+      for (const held of feed.heldMessages()) {
+        messages += 1;
+        // A replayed entry not sent yet may have no message made: the journal's byte cap counts it then.
+        bytes += held instanceof Uint8Array ? held.byteLength : (this.messages.get(held)?.byteLength ?? 0);
+      }
+    }
+    return { messages, bytes };
   }
 
   /** Ends every open feed, and every one opened from now on at once (the server is stopping). */
   closeAll(): void {
     this.closed = true;
-    for (const end of [...this.ends]) end();
+    for (const feed of [...this.feeds]) feed.end();
   }
 
   /** The bytes of an entry's message, serialised the first time any feed sends it and shared from then on. */
@@ -130,17 +153,59 @@ export class EventStreams {
 }
 
 /**
+ * First in, first out, letting go of each item as it is taken: a reader always one message behind must not keep
+ * every message sent since its queue was last empty (second probe, finding 3). The emptied slots are given back
+ * once they are half the array, so each move is paid for by as many takes.
+ */
+class Fifo<T> {
+  private items: Array<T | undefined>;
+  private head = 0;
+
+  constructor(items: readonly T[] = []) {
+    this.items = [...items];
+  }
+
+  get length(): number {
+    return this.items.length - this.head;
+  }
+
+  push(item: T): void {
+    this.items.push(item);
+  }
+
+  /** The oldest item, no longer held here; undefined when there is none. */
+  take(): T | undefined {
+    if (this.head === this.items.length) return undefined;
+    const item = this.items[this.head];
+    this.items[this.head] = undefined;
+    this.head += 1;
+    if (this.head === this.items.length) {
+      this.items = [];
+      this.head = 0;
+    } else if (this.head >= 1024 && this.head * 2 >= this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+    return item;
+  }
+
+  /** Every slot of the array that still refers to an item (what it holds, as a collector sees it). */
+  *held(): Generator<T> {
+    for (const item of this.items) if (item !== undefined) yield item;
+  }
+}
+
+/**
  * One feed's side of its stream, pulled by its connection: the replay first, then the new messages in the order
  * sent. A message goes to the stream only when the connection asks for the next one; until then it waits here,
  * where the new ones are counted against the budget. The replay is not counted (it is what the journal held, at
- * most its own byte cap), so a reader that reconnects after a burst is not ended at once.
+ * most its own byte cap), so a reader that reconnects after a burst is not ended at once. Each replayed entry and
+ * each message is let go as it goes to the stream.
  */
 class LiveFeed {
-  private replay: readonly CollectJournalEntry[];
-  private replayed = 0;
-  /** New messages not yet taken by the connection, oldest first from `head`, and their bytes. */
-  private queued: Uint8Array[] = [];
-  private head = 0;
+  private replay: Fifo<CollectJournalEntry>;
+  /** New messages not yet taken by the connection, oldest first, and their bytes. */
+  private queued = new Fifo<Uint8Array>();
   private queuedBytes = 0;
   /** The connection asked for a message when there was none: the next one goes to it at once. */
   private asked = false;
@@ -153,7 +218,7 @@ class LiveFeed {
     private readonly budgetBytes: number,
     private readonly messageBytesOf: (entry: CollectJournalEntry) => Uint8Array,
   ) {
-    this.replay = replay;
+    this.replay = new Fifo(replay);
     // A first line at once: the reader's fetch resolves, and a proxy sees the stream has started.
     controller.enqueue(connectedLine);
   }
@@ -184,7 +249,13 @@ class LiveFeed {
     }
     this.queued.push(message);
     this.queuedBytes += message.byteLength;
-    if (this.queuedBytes > this.budgetBytes && this.queued.length - this.head > 1) this.finish(true);
+    if (this.queuedBytes > this.budgetBytes && this.queued.length > 1) this.finish(true);
+  }
+
+  /** What this feed still refers to: entries of the replay, and new messages. */
+  *heldMessages(): Generator<CollectJournalEntry | Uint8Array> {
+    yield* this.replay.held();
+    yield* this.queued.held();
   }
 
   /** Ends the stream after what it already holds, dropping what waits here. */
@@ -195,9 +266,8 @@ class LiveFeed {
   private finish(behind: boolean): void {
     if (this.ended) return;
     this.ended = true;
-    this.replay = [];
-    this.queued = [];
-    this.head = 0;
+    this.replay = new Fifo();
+    this.queued = new Fifo();
     this.queuedBytes = 0;
     this.onEnded(behind);
     try {
@@ -208,19 +278,10 @@ class LiveFeed {
   }
 
   private next(): Uint8Array | undefined {
-    const entry = this.replay[this.replayed];
-    if (entry !== undefined) {
-      this.replayed += 1;
-      return this.messageBytesOf(entry);
-    }
-    const message = this.queued[this.head];
-    if (message === undefined) return undefined;
-    this.head += 1;
-    this.queuedBytes -= message.byteLength;
-    if (this.head === this.queued.length) {
-      this.queued = [];
-      this.head = 0;
-    }
+    const entry = this.replay.take();
+    if (entry !== undefined) return this.messageBytesOf(entry);
+    const message = this.queued.take();
+    if (message !== undefined) this.queuedBytes -= message.byteLength;
     return message;
   }
 }
