@@ -330,7 +330,7 @@ export interface paths {
         };
         /**
          * The requests the interface routes answered, newest first
-         * @description Kept in memory on this node, the newest within its byte budget (SVC_REQUEST_JOURNAL_BYTES; 0: off). A bad status or limit is 400 1400.
+         * @description Kept in memory on this node, the newest within its byte budget (SVC_REQUEST_JOURNAL_BYTES; 0: off). A bad status or limit, or a path pattern that matches no route's template, is 400 1400.
          */
         get: operations["getAdminRequests"];
         put?: never;

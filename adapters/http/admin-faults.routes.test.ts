@@ -228,6 +228,37 @@ describe("issue 33: the request journal through /admin/requests", () => {
     expect(text).not.toContain("xxxx");
   });
 
+  it("second probe, finding 1: a path filter that matches no route's template is 400 1400, naming account=", async () => {
+    const { call, journal } = await open();
+    const login = await call("/v1/login", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "username=demo@example.com&password=demo-password-1",
+    });
+    const { utk } = (await login.json()) as { utk: string };
+    await call(`/v1/dle/accounts/acme/profiles/main/datalayers?utk=${utk}`);
+    // A filter written for the paths as sent would find nothing, silently: it is refused instead.
+    for (const path of ["/v1/dle/accounts/acme/*", "/v1/dle/accounts/acme/profiles/main/datalayers", "/nope*"]) {
+      const refused = await call(`/admin/requests?path=${encodeURIComponent(path)}`, { headers: admin });
+      expect(refused.status).toBe(400);
+      const body = (await refused.json()) as { returnCode: number; message: string };
+      expect(body.returnCode).toBe(1400);
+      expect(body.message).toStartWith("Invalid request submission. Invalid path: matches no route: ");
+      expect(body.message).toContain("route's template (/v1/dle/accounts/:account/*)");
+      expect(body.message).toContain("account=");
+    }
+    // The admin API is never journaled, so its routes are none a filter can match.
+    expect((await call("/admin/requests?path=/admin/*", { headers: admin })).status).toBe(400);
+    // The route's template, with the account given apart, finds the request.
+    const found = await journal(`?path=${encodeURIComponent("/v1/dle/accounts/:account/*")}&account=acme`);
+    expect(found.requests.map((entry) => entry.path)).toEqual([
+      "/v1/dle/accounts/:account/profiles/:profile/datalayers",
+    ]);
+    expect((await journal("?path=/v1/dle/accounts/{account}/profiles/{profile}/datalayers")).requests.length).toBe(1);
+    // A pattern that matches a route still answers 200 when no request of it is kept.
+    expect((await journal("?path=/v2/*")).requests).toEqual([]);
+  });
+
   it("second probe, finding 5: a moments lookup's visitor is never kept, an empty segment before it included", async () => {
     const { call, journal } = await open();
     const lookup = "/personalization/accounts/acme/profiles/main/engines/e1/visitors";

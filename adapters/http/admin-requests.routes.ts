@@ -1,6 +1,7 @@
 import { Elysia, t } from "elysia";
 import { managementError } from "../../core/errors/index.ts";
 import {
+  compilePathPattern,
   defaultRequestJournalLimit,
   maxRequestJournalLimit,
   requestJournalAccountChars,
@@ -9,7 +10,7 @@ import {
 import { firstQueryValues } from "../runtime/query-values.ts";
 import { openApiSecurity } from "./auth-guards.ts";
 import { failWith } from "./error-mapping.ts";
-import type { TestingTools } from "./faults-and-journal.ts";
+import { interfaceRouteTemplates, type TestingTools } from "./faults-and-journal.ts";
 import { ErrorBody } from "./openapi-parts.ts";
 import { readWholeNumber } from "./query-parameters.ts";
 
@@ -35,7 +36,12 @@ const RequestEntry = t.Object({
 const JournalQuery = t.Object(
   {
     method: t.Optional(t.String()),
-    path: t.Optional(t.String({ description: "A pattern of the route: * any run of characters, {name} one segment" })),
+    path: t.Optional(
+      t.String({
+        description:
+          "A pattern of the route's template (/v1/dle/accounts/:account/*), not of the path as sent: * any run of characters, {name} one segment. One that matches no route is 400 1400; the account is account=",
+      }),
+    ),
     status: t.Optional(t.String({ description: "A status, 200 to 599" })),
     account: t.Optional(t.String()),
     limit: t.Optional(
@@ -49,10 +55,23 @@ const JournalQuery = t.Object(
 const tags = ["admin"];
 
 /**
- * The request journal (issue 33): the latest requests the interface routes answered on this node (not the
- * admin API, the console, the health checks or the OpenAPI document), within its byte budget.
+ * Why a `path` filter is refused when it matches no route: since the journal keeps the route's template, a
+ * filter written for the paths as sent (`/v1/dle/accounts/acme/*`) would otherwise find nothing, silently.
  */
-export function adminRequestRoutes(tools: TestingTools) {
+const matchesNoRoute =
+  "matches no route: it matches the route's template (/v1/dle/accounts/:account/*), not the path as sent; give the account as account=";
+
+/**
+ * The request journal (issue 33): the latest requests the interface routes answered on this node (not the
+ * admin API, the console, the health checks or the OpenAPI document), within its byte budget. `routes` are
+ * the app's, read once it has them all, for the templates a `path` filter may match.
+ */
+export function adminRequestRoutes(tools: TestingTools, routes: () => ReadonlyArray<{ readonly path: string }>) {
+  let templates: readonly string[] = [];
+  const routeTemplates = () => {
+    if (templates.length === 0) templates = interfaceRouteTemplates(routes());
+    return templates;
+  };
   return new Elysia({ name: "admin-requests", prefix: "/admin/requests" })
     .guard({ detail: { security: openApiSecurity.admin } })
     .get(
@@ -66,6 +85,8 @@ export function adminRequestRoutes(tools: TestingTools) {
         const path = given("path");
         if (path !== undefined && !path.startsWith("/") && !path.startsWith("*"))
           failWith(managementError("invalidParameter", { parameter: "path", problem: "must start with / (or *)" }));
+        if (path !== undefined && !routeTemplates().some(compilePathPattern(path)))
+          failWith(managementError("invalidParameter", { parameter: "path", problem: matchesNoRoute }));
         const method = given("method");
         const account = given("account");
         const status = readWholeNumber("status", value("status"), 200, 599);
@@ -89,7 +110,7 @@ export function adminRequestRoutes(tools: TestingTools) {
           tags,
           summary: "The requests the interface routes answered, newest first",
           description:
-            "Kept in memory on this node, the newest within its byte budget (SVC_REQUEST_JOURNAL_BYTES; 0: off). A bad status or limit is 400 1400.",
+            "Kept in memory on this node, the newest within its byte budget (SVC_REQUEST_JOURNAL_BYTES; 0: off). A bad status or limit, or a path pattern that matches no route's template, is 400 1400.",
         },
         response: {
           200: t.Object({

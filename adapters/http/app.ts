@@ -113,7 +113,7 @@ export function createApp(deps: AppDeps) {
     .use(adminRevisionRoutes(deps))
     .use(adminOverviewRoutes(deps))
     .use(adminFaultRoutes(deps.testingTools))
-    .use(adminRequestRoutes(deps.testingTools))
+    .use(adminRequestRoutes(deps.testingTools, () => built?.routes ?? []))
     .use(revisionRoutes(deps))
     .use(adminFileRoutes(deps))
     .use(fileStatusV1Routes(deps))

@@ -27,6 +27,11 @@ function isInterfacePath(path: string): boolean {
   );
 }
 
+/** The templates of the interface routes among `routes`: those a request journal entry can name. */
+export function interfaceRouteTemplates(routes: ReadonlyArray<{ readonly path: string }>): string[] {
+  return [...new Set(routes.map((route) => route.path).filter(isInterfacePath))];
+}
+
 /**
  * Puts the faults and the request journal in front of `handle` (issue 33). A fault's delay is waited outside
  * `handle`, so that a delayed request does not hold the request gate (a reset would wait for it). A drop is an

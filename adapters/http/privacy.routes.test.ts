@@ -158,7 +158,7 @@ describe("visitor privacy in-process", () => {
       referred_by: `${email}\u00a0`,
     });
     await client.drain();
-    await client.visitor(email);
+    expect((await client.visitor(email)).status).toBe(200);
     expect(occurrences(dataDirBytes(dataDir), email)).toBeGreaterThan(0);
 
     const transactionId = await client.requestDeletion(email);
@@ -309,7 +309,7 @@ describe("visitor privacy in-process", () => {
 
     // The visitor is still there; a new request (the old one is settled) makes a new transaction that succeeds.
     events.deleteVisitors = original;
-    await client.visitor(email);
+    expect((await client.visitor(email)).status).toBe(200);
     const again = await client.requestDeletion(email);
     expect(again).not.toBe(transactionId);
     await client.advance("3s");
