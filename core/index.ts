@@ -400,6 +400,7 @@ export {
   type TenancyStore,
   type TokenClaims,
   type TokenSigner,
+  type UserChanges,
   type UserRecord,
   type ValueErasure,
   type VerifiedToken,

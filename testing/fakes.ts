@@ -3,7 +3,7 @@
  * Bun) and in the adapters (bun:test): test support, so it may reach for the host's timers as the host itself
  * does (core/core-purity.test.ts), and it is type-checked with the tests, not with the core.
  */
-import type { Digests, EventLoop, IdSource, Lease, Logger, Stores } from "../core/ports/index.ts";
+import type { Digests, EventLoop, IdSource, Lease, Logger, Stores, TenancyStore } from "../core/ports/index.ts";
 
 /**
  * The host's event loop, as the composition root hands it over (performance.now, setImmediate, setTimeout): the
@@ -108,4 +108,49 @@ export function storesRefusingNul(stores: Stores): Stores & { readonly asked: st
     ]),
   );
   return { ...stores, ...areas, asked } as Stores & { readonly asked: string[] };
+}
+
+/** A point a piece of work stops at until the test opens it: `arrived` once the work waits there. */
+export function gate() {
+  let arrive = () => {};
+  let open = () => {};
+  const arrived = new Promise<void>((resolve) => {
+    arrive = resolve;
+  });
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return {
+    arrived,
+    open: () => open(),
+    pass: async () => {
+      arrive();
+      await opened;
+    },
+  };
+}
+
+export type Gate = ReturnType<typeof gate>;
+
+/**
+ * `stores`, where the next read of a user after `hold()` reads it and then waits at `held` before answering: a
+ * change that read the user, stopped before it writes.
+ */
+export function storesHoldingAUserRead(stores: Stores, held: Gate) {
+  let armed = false;
+  const tenancy: TenancyStore = Object.create(stores.tenancy);
+  tenancy.findUser = async (email) => {
+    const user = await stores.tenancy.findUser(email);
+    if (armed) {
+      armed = false;
+      await held.pass();
+    }
+    return user;
+  };
+  return {
+    stores: { ...stores, tenancy },
+    hold: () => {
+      armed = true;
+    },
+  };
 }

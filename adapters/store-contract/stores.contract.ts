@@ -181,6 +181,29 @@ export function describeStoreContract(name: string, open: () => Promise<Stores>)
         expect(await stores.tenancy.findUser("ann@example.com")).toEqual(replacement);
       });
 
+      test("updateUser writes only the fields it is given and answers the user as it then is", async () => {
+        const user = sampleUser("Ann@example.com", { tokenGeneration: "6d0c1e7a9b3f42c58e1d2a4b7c9f0e13" });
+        await stores.tenancy.putUser(user);
+        const grants = [{ account: "initech", profiles: ["prod"] }];
+        const granted = await stores.tenancy.updateUser("ANN@example.com", { grants, updatedAt: 1_800_000_000_000 });
+        expect(granted).toEqual({ ...user, grants, updatedAt: 1_800_000_000_000 });
+        const reset = { passwordHash: "new-hash", tokenGeneration: "0f1e2d3c4b5a69788796a5b4c3d2e1f0" };
+        await stores.tenancy.updateUser("ann@example.com", { ...reset, updatedAt: 1_800_000_000_001 });
+        await stores.tenancy.updateUser("ann@example.com", {
+          disabled: true,
+          grants: [],
+          updatedAt: 1_800_000_000_002,
+        });
+        const expected = { ...user, ...reset, disabled: true, grants: [], updatedAt: 1_800_000_000_002 };
+        expect(await stores.tenancy.findUser("ann@example.com")).toEqual(expected);
+        expect(await stores.tenancy.listUsers()).toEqual([expected]);
+      });
+
+      test("updateUser of a user that does not exist answers null and creates none", async () => {
+        expect(await stores.tenancy.updateUser("nobody@example.com", { disabled: true, updatedAt: 1 })).toBeNull();
+        expect(await stores.tenancy.listUsers()).toEqual([]);
+      });
+
       test("listUsers orders e-mails by code unit", async () => {
         for (const local of [...namesInCodeUnitOrder].reverse()) {
           await stores.tenancy.putUser(sampleUser(`${local}@example.com`));

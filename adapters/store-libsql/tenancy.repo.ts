@@ -4,7 +4,14 @@ import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { ProfileConfig } from "../../core/config/config.model.ts";
 import { deepFreeze } from "../../core/json/deep-freeze.rules.ts";
-import type { AccountRecord, ApiKeyRecord, ProfileRecord, TenancyStore, UserRecord } from "../../core/ports/index.ts";
+import type {
+  AccountRecord,
+  ApiKeyRecord,
+  ProfileRecord,
+  TenancyStore,
+  UserChanges,
+  UserRecord,
+} from "../../core/ports/index.ts";
 import { attributes, audiences, engines, fileDefinitions, visitorIdAttributes } from "./profile-config.schema.ts";
 import { accounts, apiKeys, profiles, userGrants, users } from "./tenancy.schema.ts";
 
@@ -301,6 +308,41 @@ export class LibsqlTenancyRepo implements TenancyStore {
       );
     }
     await db.batch(statements);
+  }
+
+  async updateUser(email: string, changes: UserChanges): Promise<UserRecord | null> {
+    try {
+      return await this.writeChanges(email, changes);
+    } finally {
+      this.cache.clear();
+    }
+  }
+
+  private async writeChanges(email: string, changes: UserChanges): Promise<UserRecord | null> {
+    const { db } = this;
+    const key = emailKey(email);
+    const { grants, ...columns } = changes;
+    // Users are never deleted, so one that exists here still does when the batch (one transaction) runs.
+    const [found] = await db.select({ key: users.emailKey }).from(users).where(eq(users.emailKey, key));
+    if (!found) return null;
+    const statements: [Statement, ...Statement[]] = [db.update(users).set(columns).where(eq(users.emailKey, key))];
+    if (grants !== undefined) {
+      statements.push(db.delete(userGrants).where(eq(userGrants.userEmailKey, key)));
+      if (grants.length > 0) {
+        statements.push(
+          db.insert(userGrants).values(
+            grants.map((grant, position) => ({
+              userEmailKey: key,
+              position,
+              account: grant.account,
+              profiles: grant.profiles,
+            })),
+          ),
+        );
+      }
+    }
+    await db.batch(statements);
+    return this.readUser(email);
   }
 
   async listApiKeys(email: string): Promise<ApiKeyRecord[]> {

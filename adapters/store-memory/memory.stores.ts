@@ -13,6 +13,7 @@ import type {
   SettingsStore,
   Stores,
   TenancyStore,
+  UserChanges,
   UserRecord,
   VersionedLockout,
 } from "../../core/ports/index.ts";
@@ -103,6 +104,14 @@ class MemoryTenancyStore implements TenancyStore {
 
   async putUser(user: UserRecord): Promise<void> {
     this.users.set(emailKey(user.email), frozenCopy(user));
+  }
+
+  async updateUser(email: string, changes: UserChanges): Promise<UserRecord | null> {
+    const user = this.users.get(emailKey(email));
+    if (!user) return null;
+    const updated = frozenCopy({ ...user, ...changes });
+    this.users.set(emailKey(email), updated);
+    return updated;
   }
 
   async listApiKeys(email: string): Promise<ApiKeyRecord[]> {

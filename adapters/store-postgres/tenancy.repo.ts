@@ -10,7 +10,14 @@ import type {
   VisitorIdAttribute,
 } from "../../core/config/config.model.ts";
 import { deepFreeze } from "../../core/json/deep-freeze.rules.ts";
-import type { AccountRecord, ApiKeyRecord, ProfileRecord, TenancyStore, UserRecord } from "../../core/ports/index.ts";
+import type {
+  AccountRecord,
+  ApiKeyRecord,
+  ProfileRecord,
+  TenancyStore,
+  UserChanges,
+  UserRecord,
+} from "../../core/ports/index.ts";
 import type { PgDatabase } from "./database.ts";
 import { attributes, audiences, engines, fileDefinitions, visitorIdAttributes } from "./profile-config.schema.ts";
 import { accounts, apiKeys, profiles, userGrants, users } from "./tenancy.schema.ts";
@@ -197,6 +204,35 @@ export class PgTenancyRepo implements TenancyStore {
         );
       }
     });
+  }
+
+  async updateUser(email: string, changes: UserChanges): Promise<UserRecord | null> {
+    const key = emailKey(email);
+    const { grants, ...columns } = changes;
+    const updated = await this.db.transaction(async (tx) => {
+      // The update takes the user's row first, as putUser's upsert does, so that writers of one user take turns.
+      const rows = await tx
+        .update(users)
+        .set(columns)
+        .where(eq(users.emailKey, key))
+        .returning({ key: users.emailKey });
+      if (rows.length === 0) return false;
+      if (grants !== undefined) {
+        await tx.delete(userGrants).where(eq(userGrants.userEmailKey, key));
+        if (grants.length > 0) {
+          await tx.insert(userGrants).values(
+            grants.map((grant, position) => ({
+              userEmailKey: key,
+              position,
+              account: grant.account,
+              profiles: grant.profiles,
+            })),
+          );
+        }
+      }
+      return true;
+    });
+    return updated ? this.findUser(email) : null;
   }
 
   async listApiKeys(email: string): Promise<ApiKeyRecord[]> {

@@ -8,7 +8,9 @@ import {
   fakeHasher,
   nothingChanged,
 } from "../../testing/config/apply-config.ts";
+import { gate, storesHoldingAUserRead } from "../../testing/fakes.ts";
 import { profileWith } from "../../testing/fixtures.ts";
+import { UsersService } from "../session/users.use-cases.ts";
 import { applyConfig } from "./apply-config.use-cases.ts";
 import type { EngineDefinition, ProfileConfig, SecretSource, ServiceConfig, UserConfig } from "./config.model.ts";
 
@@ -260,6 +262,30 @@ describe("what the configuration owns and what it leaves alone", () => {
     await apply(stores, oneUser({ hash: hashB }), { now: 4000 });
     assert.equal(await live("s2"), false);
     assert.equal(await tokenGeneration(), afterDisabling);
+  });
+
+  it("[SES-13] a start that read a user before an admin reset committed keeps the reset's password and token ending", async () => {
+    const stores = createMemoryStores();
+    await apply(stores, oneUser({ hash: hashA }));
+    const reading = gate();
+    const held = storesHoldingAUserRead(stores, reading);
+    held.hold();
+    // The file changes the user's grants only: the start ends no tokens, and reads the user before the reset.
+    const start = apply(held.stores, config({ accounts: acmeMain, users: [user({ hash: hashA }, { grants: [] })] }), {
+      now: 2000,
+    });
+    await reading.arrived;
+    const users = new UsersService({ stores, hasher: fakeHasher(), ids: configIds, clock: { now: () => 2000 } });
+    assert.equal((await users.resetPassword("a@example.com", "a-new-password")).ok, true);
+    const reset = await stores.tenancy.findUser("a@example.com");
+    reading.open();
+    assert.deepEqual(await start, { ...nothingChanged, usersUpdated: 1 });
+    assertFields(await stores.tenancy.findUser("a@example.com"), {
+      passwordHash: "fake$a-new-password",
+      tokenGeneration: reset?.tokenGeneration,
+      grants: [],
+    });
+    assert.notEqual(reset?.tokenGeneration, null);
   });
 
   it("a profile's configuration is replaced when the file changes it", async () => {

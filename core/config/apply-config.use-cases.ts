@@ -15,7 +15,7 @@
 import type { SecretHasher } from "../ports/hashing.port.ts";
 import type { IdSource } from "../ports/ids.port.ts";
 import type { Stores } from "../ports/stores.ts";
-import type { ApiKeyRecord, UserRecord } from "../ports/tenancy.store.ts";
+import type { ApiKeyRecord, UserChanges } from "../ports/tenancy.store.ts";
 import { err, ok, type Result } from "../result.ts";
 import { passwordProblem } from "../session/secrets.rules.ts";
 import { mergeGrants, newTokenGeneration } from "../session/session.rules.ts";
@@ -93,21 +93,34 @@ export async function applyConfig(
     // tokens for good.
     const endsSessions =
       existing !== null && (existing.passwordHash !== password.hash || (user.disabled && !existing.disabled));
-    const next: UserRecord = {
-      email: user.email,
-      passwordHash: password.hash,
-      passwordSeed: password.seed,
-      disabled: user.disabled,
-      grants: mergeGrants(user.grants),
-      tokenGeneration: endsSessions ? newTokenGeneration(deps.ids) : (existing?.tokenGeneration ?? null),
-      createdAt: existing?.createdAt ?? deps.now,
-      updatedAt: deps.now,
+    const grants = mergeGrants(user.grants);
+    if (!existing) {
+      await tenancy.putUser({
+        email: user.email,
+        passwordHash: password.hash,
+        passwordSeed: password.seed,
+        disabled: user.disabled,
+        grants,
+        tokenGeneration: null,
+        createdAt: deps.now,
+        updatedAt: deps.now,
+      });
+      report.usersCreated++;
+      continue;
+    }
+    // Only what differs is written (TenancyStore.updateUser): an admin reset committed since the user was read
+    // keeps its password and its generation of tokens.
+    const changes: Omit<UserChanges, "updatedAt"> = {
+      ...(existing.passwordHash !== password.hash && { passwordHash: password.hash }),
+      ...(existing.passwordSeed !== password.seed && { passwordSeed: password.seed }),
+      ...(existing.disabled !== user.disabled && { disabled: user.disabled }),
+      ...(!sameData(existing.grants, grants) && { grants }),
+      ...(endsSessions && { tokenGeneration: newTokenGeneration(deps.ids) }),
     };
-    if (existing && sameData({ ...existing, updatedAt: 0 }, { ...next, updatedAt: 0 })) continue;
-    await tenancy.putUser(next);
+    if (Object.keys(changes).length === 0) continue;
+    await tenancy.updateUser(existing.email, { ...changes, updatedAt: deps.now });
     if (endsSessions) await deps.stores.sessions.deleteForUser(user.email);
-    if (existing) report.usersUpdated++;
-    else report.usersCreated++;
+    report.usersUpdated++;
   }
 
   const usersByEmail = new Map(config.users.map((user) => [user.email.toLowerCase(), user]));

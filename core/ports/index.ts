@@ -106,6 +106,7 @@ export type {
   ApiKeyRecord,
   ProfileRecord,
   TenancyStore,
+  UserChanges,
   UserRecord,
 } from "./tenancy.store.ts";
 export type { TokenClaims, TokenSigner, VerifiedToken } from "./token-signer.port.ts";

@@ -36,6 +36,11 @@ export interface UserRecord {
   readonly updatedAt: number;
 }
 
+/** The fields of a user that updateUser changes; updatedAt always. */
+export type UserChanges = Partial<
+  Pick<UserRecord, "passwordHash" | "passwordSeed" | "disabled" | "grants" | "tokenGeneration">
+> & { readonly updatedAt: number };
+
 export interface ApiKeyRecord {
   readonly id: string;
   readonly userEmail: string;
@@ -70,6 +75,13 @@ export interface TenancyStore {
   findUser(email: string): Promise<UserRecord | null>;
   /** Creates the user or replaces it (keyed by e-mail, compared case-insensitively). */
   putUser(user: UserRecord): Promise<void>;
+  /**
+   * Writes only the fields `changes` gives (the grants as a whole), in one transaction, and answers the user as it
+   * then is; null, and nothing written, if there is no such user. A change that read the user before another
+   * committed never writes back what it read: a grant change that read the user while a password reset was
+   * hashing leaves the reset's password and tokenGeneration as they are, so the tokens the reset ended stay ended.
+   */
+  updateUser(email: string, changes: UserChanges): Promise<UserRecord | null>;
 
   listApiKeys(email: string): Promise<ApiKeyRecord[]>;
   findApiKey(id: string): Promise<ApiKeyRecord | null>;

@@ -5,7 +5,7 @@ import type { Clock } from "../ports/clock.port.ts";
 import type { SecretHasher } from "../ports/hashing.port.ts";
 import type { IdSource } from "../ports/ids.port.ts";
 import type { Stores } from "../ports/stores.ts";
-import type { ApiKeyRecord, UserRecord } from "../ports/tenancy.store.ts";
+import type { ApiKeyRecord, UserChanges, UserRecord } from "../ports/tenancy.store.ts";
 import { err, ok, type Result } from "../result.ts";
 import { isStorableText } from "../values/storable-text.rules.ts";
 import { issuedApiKey, issuedApiKeySeed, passwordProblem } from "./secrets.rules.ts";
@@ -142,11 +142,9 @@ export class UsersService {
   async resetPassword(email: string, password: string): Promise<Result<UserView, ManagementError>> {
     const checked = this.checkPassword(password);
     if (!checked.ok) return checked;
-    const reset = await this.update(
-      email,
-      async (user) => ({ ...user, passwordHash: await this.deps.hasher.hash(password) }),
-      { endSessions: true },
-    );
+    const reset = await this.update(email, async () => ({ passwordHash: await this.deps.hasher.hash(password) }), {
+      endSessions: true,
+    });
     if (reset.ok) await this.deps.unlock?.(reset.value.email);
     return reset;
   }
@@ -161,11 +159,11 @@ export class UsersService {
   async setGrants(email: string, grants: readonly Grant[]): Promise<Result<UserView, ManagementError>> {
     const checked = await this.checkGrants(grants);
     if (!checked.ok) return checked;
-    return this.update(email, async (user) => ({ ...user, grants: checked.value }), { endSessions: false });
+    return this.update(email, async () => ({ grants: checked.value }), { endSessions: false });
   }
 
   async setDisabled(email: string, disabled: boolean): Promise<Result<UserView, ManagementError>> {
-    return this.update(email, async (user) => ({ ...user, disabled }), { endSessions: disabled });
+    return this.update(email, async () => ({ disabled }), { endSessions: disabled });
   }
 
   /** Makes a new key for the user; the key itself is answered this once and kept only as a hash. */
@@ -206,20 +204,22 @@ export class UsersService {
 
   /**
    * `endSessions`: a reset or a disabling ends the user's sessions, and the bearer tokens issued until now (a
-   * new tokenGeneration), so that neither outlives it, also once the user is enabled again.
+   * new tokenGeneration), so that neither outlives it, also once the user is enabled again. Only the fields
+   * `change` names are written (TenancyStore.updateUser): a change that read the user while a reset was hashing
+   * must not write back the password or the generation of tokens that the reset ended.
    */
   private async update(
     email: string,
-    change: (user: UserRecord) => Promise<UserRecord>,
+    change: (user: UserRecord) => Promise<Omit<UserChanges, "tokenGeneration" | "updatedAt">>,
     options: { endSessions: boolean },
   ): Promise<Result<UserView, ManagementError>> {
     const user = await this.findUser(email);
     if (!user) return err(notFound(`User ${email}`));
     const now = this.deps.clock.now();
-    const changed = await change(user);
-    const tokenGeneration = options.endSessions ? newTokenGeneration(this.deps.ids) : changed.tokenGeneration;
-    const next = { ...changed, tokenGeneration, updatedAt: now };
-    await this.deps.stores.tenancy.putUser(next);
+    const changes = await change(user);
+    const generation = options.endSessions ? { tokenGeneration: newTokenGeneration(this.deps.ids) } : {};
+    const next = await this.deps.stores.tenancy.updateUser(user.email, { ...changes, ...generation, updatedAt: now });
+    if (!next) return err(notFound(`User ${email}`));
     if (options.endSessions) await this.deps.stores.sessions.deleteForUser(user.email);
     return ok(userView(next));
   }

@@ -5,7 +5,7 @@ import type { Stores } from "../../core/ports/stores.ts";
 import { AuthService, type AuthServiceDeps } from "../../core/session/auth.use-cases.ts";
 import { sessionJanitor } from "../../core/session/session-janitor.worker.ts";
 import { UsersService } from "../../core/session/users.use-cases.ts";
-import { manualClock } from "../fakes.ts";
+import { type Gate, gate, manualClock, storesHoldingAUserRead } from "../fakes.ts";
 import { profileWith, seedProfile } from "../fixtures.ts";
 
 /**
@@ -137,6 +137,55 @@ export const lockoutJanitorCases: Record<string, (stores: Stores, host: SignInHo
   },
 };
 
+/** prefixHasher, whose hashing waits at `held`: a password reset's argon2 time, for as long as the test wants. */
+function heldHasher(held: Gate): SecretHasher {
+  return {
+    hash: async (secret) => {
+      await held.pass();
+      return prefixHasher.hash(secret);
+    },
+    verify: prefixHasher.verify,
+  };
+}
+
+/**
+ * A password reset waits in its hashing; meanwhile `change` (which ends no tokens) reads the user, and writes only
+ * after the reset has: the token issued before the reset stays refused (SES-13).
+ */
+async function raceWithReset(
+  stores: Stores,
+  host: SignInHost,
+  change: (users: UsersService) => Promise<{ ok: boolean }>,
+): Promise<void> {
+  const { auth, clock } = await signInSetup(stores, host);
+  const bearer = async () => {
+    const issued = await auth.issueToken("ann@example.com", "ann-api-key", "local");
+    if (!issued.ok) throw new Error(issued.error.message);
+    return `Bearer ${issued.value.token}`;
+  };
+  const accepted = async (token: string) => (await auth.authenticateBearer(token)).ok;
+  const before = await bearer();
+  const hashing = gate();
+  const reading = gate();
+  const held = storesHoldingAUserRead(stores, reading);
+  const resetter = new UsersService(signInDeps(stores, clock, host, heldHasher(hashing)));
+  const changer = new UsersService(signInDeps(held.stores, clock, host));
+
+  const reset = resetter.resetPassword("ann@example.com", "a-new-password-1");
+  await hashing.arrived;
+  held.hold();
+  const changed = change(changer);
+  await reading.arrived;
+  hashing.open();
+  assert.equal((await reset).ok, true);
+  reading.open();
+  assert.equal((await changed).ok, true);
+
+  assert.equal(await accepted(before), false);
+  assert.equal(await accepted(await bearer()), true);
+  assert.equal((await auth.login("ann@example.com", "a-new-password-1", "local")).ok, true);
+}
+
 /**
  * Second probe, finding 6: a password reset or a disabling ends every bearer token issued before it, exactly,
  * whatever the clocks say: here every step happens in the same millisecond (the manual clock never moves), where a
@@ -168,6 +217,38 @@ export const tokenEndingCases: Record<string, (stores: Stores, host: SignInHost)
     assert.equal((await users.setDisabled("ann@example.com", false)).ok, true);
     assert.equal(await accepted(after), false);
     assert.equal(await accepted(await bearer()), true);
+  },
+
+  "[SES-13] a grant change that read the user during a reset's hashing does not bring back the tokens it ended": (
+    stores,
+    host,
+  ) =>
+    raceWithReset(stores, host, (users) =>
+      users.setGrants("ann@example.com", [{ account: "acme", profiles: ["main"] }]),
+    ),
+
+  "[SES-13] an enabling that read the user during a reset's hashing does not bring back the tokens it ended": (
+    stores,
+    host,
+  ) => raceWithReset(stores, host, (users) => users.setDisabled("ann@example.com", false)),
+
+  "[SES-13] a disabling committed during a reset's hashing stays: the reset writes only the password": async (
+    stores,
+    host,
+  ) => {
+    const { auth, clock, users } = await signInSetup(stores, host);
+    const hashing = gate();
+    const resetter = new UsersService(signInDeps(stores, clock, host, heldHasher(hashing)));
+    const reset = resetter.resetPassword("ann@example.com", "a-new-password-1");
+    await hashing.arrived;
+    assert.equal((await users.setGrants("ann@example.com", [])).ok, true);
+    assert.equal((await users.setDisabled("ann@example.com", true)).ok, true);
+    hashing.open();
+    assert.equal((await reset).ok, true);
+    const user = await stores.tenancy.findUser("ann@example.com");
+    assert.deepEqual({ disabled: user?.disabled, grants: user?.grants }, { disabled: true, grants: [] });
+    const login = await auth.login("ann@example.com", "a-new-password-1", "local");
+    assert.equal(login.ok ? 200 : login.error.returnCode, 1469);
   },
 
   "changing grants or enabling a user who is enabled leaves the user's tokens working": async (stores, host) => {
