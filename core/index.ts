@@ -627,6 +627,7 @@ export {
   findTapidId,
   type IdentifyInput,
   identifyVisitor,
+  isLookupVisitorId,
   isUsableVisitorId,
   type KnownVisitor,
   matchKnownVisitorId,

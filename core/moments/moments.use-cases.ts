@@ -5,7 +5,12 @@ import { err, ok, type Result } from "../result.ts";
 import { isStorableText } from "../values/storable-text.rules.ts";
 import { readCookieValue } from "../visitors/cookies.rules.ts";
 import { findTapidId, parseTapid, tapidCookieName } from "../visitors/tapid.rules.ts";
-import { buildKnownVisitorId, isUsableVisitorId, normaliseKnownVisitorId } from "../visitors/visitor-id.rules.ts";
+import {
+  buildKnownVisitorId,
+  isLookupVisitorId,
+  isUsableVisitorId,
+  normaliseKnownVisitorId,
+} from "../visitors/visitor-id.rules.ts";
 import { checkEngineAccess, readAttributeLookup, readFlag, type VisitorData, visitorDataFor } from "./moments.rules.ts";
 
 export interface MomentsQuery {
@@ -79,14 +84,14 @@ export class MomentsService {
       const fromTapid = tapid ? findTapidId(parseTapid(tapid), account, profile) : null;
       // An entry that cannot be a visitor id is ignored, as collection ignores it (DEC-COL-09).
       if (fromTapid && isUsableVisitorId(fromTapid)) chosen = fromTapid;
-      usable = chosen !== null && isUsableVisitorId(chosen);
+      usable = chosen !== null && isLookupVisitorId(chosen);
       // DEC-PRV-05: a known visitor ID in the path names its visitor by the normalised value, as collection keeps it.
       visitorId = chosen === null ? "" : normaliseKnownVisitorId(chosen, account, profile);
     } else {
       const lookup = readAttributeLookup(profileRecord.config, query.attributeId, query.attributeValue);
       if (!lookup.ok) return lookup;
       visitorId = buildKnownVisitorId(account, profile, lookup.value.attributeId, lookup.value.value);
-      usable = isUsableVisitorId(lookup.value.value);
+      usable = isLookupVisitorId(lookup.value.value);
     }
 
     const reading = usable ? await this.readVisitor(account, profile, engine, profileRecord.config, visitorId) : null;

@@ -148,3 +148,36 @@ describe("values and names holding U+0000, which no store keeps (second probe, f
     assert.deepEqual(stores.asked, []);
   });
 });
+
+describe("a visitor kept before the limit in bytes of visitor IDs (DEC-PRV-05)", () => {
+  it("[DEC-PRV-01] a value of 1,024 CJK characters (3,072 bytes) is still looked up, and its visitor found", async () => {
+    const stores = createMemoryStores();
+    await seedErasureScene(stores, erasureProfile(), annStitchedWithCustomer());
+    // Collection and import now refuse such a value (over 2,048 bytes); a libSQL file may hold one from before.
+    const kept = "名".repeat(1024);
+    const canonicalOf = stores.profiles.canonicalOf.bind(stores.profiles);
+    const lookedUp: string[] = [];
+    stores.profiles.canonicalOf = async (account, profile, knownId) => {
+      lookedUp.push(knownId);
+      return knownId.includes(kept) ? annKnownId : canonicalOf(account, profile, knownId);
+    };
+    const privacy = new PrivacyService({
+      stores,
+      clock: { now: () => Date.UTC(2026, 0, 1) },
+      ids: countingIds(),
+      digests: webDigests,
+      timing: timingPresets.fast,
+      policy: profilePolicyFromLimits(defaultLimits),
+    });
+    const found = await privacy.getVisitor({
+      account: "acme",
+      profile: "main",
+      attributeId: "5120",
+      attributeValue: kept,
+      requestedBy: "ann@example.com",
+      prettyName: undefined,
+    });
+    assert.equal(found.ok, true);
+    assert.equal(lookedUp.length, 1);
+  });
+});

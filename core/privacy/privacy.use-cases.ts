@@ -14,7 +14,7 @@ import type { ProfilePolicy } from "../profiles/profile.rules.ts";
 import { err, ok, type Result } from "../result.ts";
 import type { TimingPreset } from "../timing/timing.presets.ts";
 import { isStorableText } from "../values/storable-text.rules.ts";
-import { isUsableVisitorId, normaliseVisitorIdValue } from "../visitors/visitor-id.rules.ts";
+import { isLookupVisitorId, normaliseVisitorIdValue } from "../visitors/visitor-id.rules.ts";
 import { type PrivacyTransition, privacyTransactionLifecycle, transitionPrivacy } from "./privacy.machine.ts";
 import {
   knownVisitorIdOf,
@@ -94,8 +94,8 @@ export class PrivacyService {
     const { account, profile } = request;
     const profiles = this.deps.stores.profiles;
     // No visitor has a value that collection and import refuse (a NUL, which no store keeps, among them): such
-    // a value is not looked up.
-    const canonical = isUsableVisitorId(lookup.value.value)
+    // a value is not looked up. Visitors kept before the limit in bytes stay readable (isLookupVisitorId).
+    const canonical = isLookupVisitorId(lookup.value.value)
       ? await profiles.canonicalOf(account, profile, knownVisitorIdOf(account, profile, lookup.value))
       : null;
     const found = canonical ? await profiles.find(account, profile, canonical) : null;

@@ -23,6 +23,7 @@ export {
   explainVisitorId,
   type IdentifyInput,
   identifyVisitor,
+  isLookupVisitorId,
   isUsableVisitorId,
   type KnownVisitor,
   matchKnownVisitorId,

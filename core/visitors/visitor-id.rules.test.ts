@@ -10,6 +10,7 @@ import {
   explainVisitorId,
   identifyVisitor,
   isFlagSet,
+  isLookupVisitorId,
   isUsableVisitorId,
   matchKnownVisitorId,
   maxVisitorIdLength,
@@ -353,6 +354,17 @@ describe("identifyVisitor: parameters and cookies together", () => {
         },
       ),
     );
+  });
+});
+
+describe("visitor IDs the lookups look up (DEC-PRV-05)", () => {
+  it("the characters' limits of a usable ID, not its limit in bytes: a visitor kept before that stays readable", () => {
+    const cjk = "名".repeat(maxVisitorIdLength);
+    assert.equal(isUsableVisitorId(cjk), false);
+    assert.equal(isLookupVisitorId(cjk), true);
+    assert.equal(isLookupVisitorId("v".repeat(maxVisitorIdLength + 1)), false);
+    for (const bad of ["a\u0000b", "a\tb", "a\u007fb"])
+      assert.equal(isLookupVisitorId(bad), false, JSON.stringify(bad));
   });
 });
 

@@ -49,11 +49,20 @@ export function normaliseVisitorIdValue(value: string): string {
  * and in bytes, isIndexableText), no control characters (U+0000 among them, which no store keeps).
  */
 export function isUsableVisitorId(value: string): boolean {
+  return isLookupVisitorId(value) && isIndexableText(value);
+}
+
+/**
+ * DEC-PRV-05: whether the privacy and moments lookups look `value` up: the characters and control-character
+ * limits of isUsableVisitorId, not its limit in bytes, which came later than the visitors a store already
+ * holds (a libSQL file may hold an ID of 1,024 CJK characters, kept before the limit): they stay readable. A
+ * value holding U+0000 (a control character) names nothing stored, and no store is asked.
+ */
+export function isLookupVisitorId(value: string): boolean {
   return (
     value.length <= maxVisitorIdLength &&
     // biome-ignore lint/suspicious/noControlCharactersInRegex: a visitor ID holding control characters is refused
-    !/[\u0000-\u001f\u007f]/.test(value) &&
-    isIndexableText(value)
+    !/[\u0000-\u001f\u007f]/.test(value)
   );
 }
 
