@@ -1,6 +1,6 @@
 import { gzipSync } from "node:zlib";
 import fc from "fast-check";
-import { ScenarioSkip } from "../harness/client.ts";
+import { type HttpAnswer, ScenarioSkip } from "../harness/client.ts";
 import { expectEqual, expectHeader, expectStatus, expectTrue, isInteger, jsonObject } from "../harness/expect.ts";
 import { defineScenarios, type ScenarioContext } from "../harness/scenario.ts";
 import {
@@ -15,8 +15,56 @@ import {
   storedEvent,
   unknownAccountOrProfile,
 } from "./collect-support.ts";
+import { judged, judgeInAttempts, noVerdict } from "./waiting-support.ts";
 
 const mebibyte = 1_048_576;
+
+/** An answer of the collection endpoint with its query and when it was sent and answered (performance.now()). */
+interface TimedAnswer {
+  readonly query: Readonly<Record<string, string>>;
+  readonly answer: HttpAnswer;
+  readonly sentAt: number;
+  readonly answeredAt: number;
+}
+
+/** Sends one request per query, all at once, and times each. */
+function sendTimed(
+  queries: ReadonlyArray<Readonly<Record<string, string>>>,
+  send: (query: Readonly<Record<string, string>>) => Promise<HttpAnswer>,
+): Promise<TimedAnswer[]> {
+  return Promise.all(
+    queries.map(async (query) => {
+      const sentAt = performance.now();
+      const answer = await send(query);
+      return { query, answer, sentAt, answeredAt: performance.now() };
+    }),
+  );
+}
+
+/**
+ * The most of `entries` certainly handled within one second: sent at or after one of them was sent, and
+ * answered within 1 s of that. The target handled each between its sending and its answer.
+ */
+function mostInOneSecond(entries: readonly TimedAnswer[]): number {
+  let most = 0;
+  for (const first of entries) {
+    const within = entries.filter(
+      (entry) => entry.sentAt >= first.sentAt && entry.answeredAt <= first.sentAt + 1000,
+    ).length;
+    most = Math.max(most, within);
+  }
+  return most;
+}
+
+/**
+ * COL-15, DEC-COL-07: never more than 100 events accepted within one second. DEC-COL-07 says 100 per second,
+ * not how the second is counted (sliding or fixed), so only the accepted events sent and answered within one
+ * span of 1 s are counted: those were certainly accepted inside it.
+ */
+function expectAtMost100AcceptedInOneSecond(entries: readonly TimedAnswer[], context: string): void {
+  const within = mostInOneSecond(entries.filter((entry) => entry.answer.status === 200));
+  expectTrue(within <= 100, `${within} events accepted within one second (at most 100), ${context}`);
+}
 
 /** A JSON object of exactly `bytes` bytes (UTF-8) naming the account, the profile and a trace id. */
 function jsonOfSize(
@@ -810,72 +858,62 @@ export const collectScenarios = defineScenarios("collect", [
     async run(ctx) {
       const { otherAccount: account, otherAccountProfile: profile } = ctx.fixtures;
       const crawler = "Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)";
-      await letRateWindowPass(ctx);
-      const started = performance.now();
-      // 100 bots first, a whole second's worth: were they counted (DEC-COL-06 says they are not), the events
-      // right after them would find the second full.
-      const bots = await Promise.all(
-        Array.from({ length: 100 }, () =>
-          ctx.collect.get("/event", {
-            query: { svc_account: account, svc_profile: profile },
-            headers: { "user-agent": crawler },
-          }),
-        ),
-      );
-      expectEqual(
-        bots.map((answer) => answer.status),
-        bots.map(() => 200),
-        "statuses of the bots",
-      );
-      const botsDone = performance.now();
-      const traces = Array.from({ length: 130 }, () => ctx.uniqueId("rate"));
-      const timed = await Promise.all(
-        traces.map(async (traceId) => {
-          const sentAt = performance.now();
-          const answer = await ctx.collect.get("/event", {
-            query: { svc_account: account, svc_profile: profile, svc_trace_id: traceId },
-          });
-          return { answer, sentAt, answeredAt: performance.now() };
-        }),
-      );
-      const answers = timed.map((entry) => entry.answer);
-      const elapsed = performance.now() - started;
-      const timing = `the 100 bots took ${Math.round(botsDone - started)} ms, the ${traces.length} events ${Math.round(elapsed - (botsDone - started))} ms more`;
-      const accepted = answers.filter((answer) => answer.status === 200).length;
-      const limited = answers.filter((answer) => answer.status === 429);
-      expectEqual(accepted + limited.length, traces.length, "every answer is 200 or 429");
-      expectTrue(limited.length > 0, `no 429 among ${traces.length} events sent in ${Math.round(elapsed)} ms`);
-      // The window was empty before the bots, and bots are not counted: whether the second is counted sliding
-      // or fixed, at least 100 of the 130 events must be accepted. (Counted bots leave fewer, unless the run
-      // was so slow that their second had passed; a slow run cannot make a correct limiter fail this.)
-      expectTrue(
-        accepted >= 100,
-        `only ${accepted} of ${traces.length} events were accepted right after 100 bots: the bots were counted towards the limit (${timing})`,
-      );
-      // DEC-COL-07 says 100 per second, not how the second is counted (sliding or fixed): so only "never more
-      // than 100 accepted within one second". An event was accepted between its sending and its answer, so
-      // the accepted events sent and answered within one span of 1 s are certainly inside it.
-      const acceptedTimes = timed.filter((entry) => entry.answer.status === 200).sort((a, b) => a.sentAt - b.sentAt);
-      for (const first of acceptedTimes) {
-        const within = acceptedTimes.filter(
-          (entry) => entry.sentAt >= first.sentAt && entry.answeredAt <= first.sentAt + 1000,
-        ).length;
-        expectTrue(
-          within <= 100,
-          `${within} events accepted within one second (at most 100), of ${traces.length} sent in ${Math.round(elapsed)} ms`,
+      await judgeInAttempts("more than 100 events sent and answered within one second", async () => {
+        await letRateWindowPass(ctx);
+        const started = performance.now();
+        // 100 bots first, a whole second's worth: were they counted (DEC-COL-06 says they are not), the events
+        // right after them would find the second full.
+        const bots = await Promise.all(
+          Array.from({ length: 100 }, () =>
+            ctx.collect.get("/event", {
+              query: { svc_account: account, svc_profile: profile },
+              headers: { "user-agent": crawler },
+            }),
+          ),
         );
-      }
-      for (const answer of limited.slice(0, 5)) {
-        expectRefusal(answer, 429, "Rate limit exceeded");
-        expectHeader(answer, "retry-after", "1");
-      }
-      const stored = await Promise.all(traces.map((traceId) => eventsWithTrace(ctx, traceId)));
-      expectEqual(
-        stored.filter((events) => events.length === 1).length,
-        accepted,
-        "stored events equal the events answered 200",
-      );
-      expectEqual(stored.filter((events) => events.length > 1).length, 0, "events stored twice");
+        expectEqual(
+          bots.map((answer) => answer.status),
+          bots.map(() => 200),
+          "statuses of the bots",
+        );
+        const botsDone = performance.now();
+        const traces = Array.from({ length: 130 }, () => ctx.uniqueId("rate"));
+        const timed = await sendTimed(
+          traces.map((traceId) => ({ svc_account: account, svc_profile: profile, svc_trace_id: traceId })),
+          (query) => ctx.collect.get("/event", { query }),
+        );
+        const answers = timed.map((entry) => entry.answer);
+        const elapsed = performance.now() - started;
+        const timing = `the 100 bots took ${Math.round(botsDone - started)} ms, the ${traces.length} events ${Math.round(elapsed - (botsDone - started))} ms more`;
+        const accepted = answers.filter((answer) => answer.status === 200).length;
+        const limited = answers.filter((answer) => answer.status === 429);
+        expectEqual(accepted + limited.length, traces.length, "every answer is 200 or 429");
+        // The window was empty before the bots, and bots are not counted: whether the second is counted sliding
+        // or fixed, at least 100 of the 130 events must be accepted. (Counted bots leave fewer, unless the run
+        // was so slow that their second had passed; a slow run cannot make a correct limiter fail this.)
+        expectTrue(
+          accepted >= 100,
+          `only ${accepted} of ${traces.length} events were accepted right after 100 bots: the bots were counted towards the limit (${timing})`,
+        );
+        expectAtMost100AcceptedInOneSecond(timed, `of ${traces.length} sent in ${Math.round(elapsed)} ms`);
+        for (const answer of limited.slice(0, 5)) {
+          expectRefusal(answer, 429, "Rate limit exceeded");
+          expectHeader(answer, "retry-after", "1");
+        }
+        const stored = await Promise.all(traces.map((traceId) => eventsWithTrace(ctx, traceId)));
+        expectEqual(
+          stored.filter((events) => events.length === 1).length,
+          accepted,
+          "stored events equal the events answered 200",
+        );
+        expectEqual(stored.filter((events) => events.length > 1).length, 0, "events stored twice");
+        // Only a run that packed more than 100 events into one second shows the limit; the check above then
+        // found some of them refused. A slower run (a busy machine) shows nothing and is made again.
+        const packed = mostInOneSecond(timed);
+        if (packed <= 100)
+          return noVerdict(`at most ${packed} events were sent and answered within one second (${timing})`);
+        return judged(undefined);
+      });
       await letRateWindowPass(ctx);
       expectStatus(await ctx.collect.get("/event", { query: { svc_account: account, svc_profile: profile } }), 200);
     },
@@ -886,45 +924,38 @@ export const collectScenarios = defineScenarios("collect", [
     async run(ctx) {
       const { account, profile, otherProfile } = ctx.fixtures;
       const visitor = ctx.uniqueId("rate-two-profiles");
-      await letRateWindowPass(ctx);
-      const started = performance.now();
-      // 75 events for each profile, interleaved: under the limit of either profile alone, 50 over the account's.
-      const profiles = Array.from({ length: 150 }, (_, index) => (index % 2 === 0 ? profile : otherProfile));
-      const timed = await Promise.all(
-        profiles.map(async (name) => {
-          const sentAt = performance.now();
-          const answer = await ctx.collect.get("/event", {
-            query: { svc_account: account, svc_profile: name, svc_visitor_id: visitor },
-          });
-          return { profile: name, answer, sentAt, answeredAt: performance.now() };
-        }),
-      );
-      const elapsed = Math.round(performance.now() - started);
-      const accepted = timed.filter((entry) => entry.answer.status === 200);
-      const limited = timed.filter((entry) => entry.answer.status === 429);
-      expectEqual(accepted.length + limited.length, profiles.length, "every answer is 200 or 429");
-      const acceptedOn = (name: string) => accepted.filter((entry) => entry.profile === name).length;
-      const split = `${acceptedOn(profile)} on ${account}/${profile} and ${acceptedOn(otherProfile)} on ${account}/${otherProfile}`;
-      expectTrue(
-        limited.length > 0,
-        `all ${profiles.length} events of ${account} were accepted (${split}), sent in ${elapsed} ms: the limit must count the account's events, whichever profile they name`,
-      );
-      // As in the scenario above: the accepted events sent and answered within one span of 1 s were accepted
-      // inside that second, whether the second is counted sliding or fixed (DEC-COL-07 does not say).
-      const acceptedTimes = accepted.sort((a, b) => a.sentAt - b.sentAt);
-      for (const first of acceptedTimes) {
-        const within = acceptedTimes.filter(
-          (entry) => entry.sentAt >= first.sentAt && entry.answeredAt <= first.sentAt + 1000,
-        ).length;
-        expectTrue(
-          within <= 100,
-          `${within} events of ${account} accepted within one second (at most 100): ${split}, of ${profiles.length} sent in ${elapsed} ms`,
+      await judgeInAttempts("more than 100 events sent and answered within one second", async () => {
+        await letRateWindowPass(ctx);
+        const started = performance.now();
+        // 75 events for each profile, interleaved: under the limit of either profile alone, 50 over the account's.
+        const profiles = Array.from({ length: 150 }, (_, index) => (index % 2 === 0 ? profile : otherProfile));
+        const timed = await sendTimed(
+          profiles.map((name) => ({ svc_account: account, svc_profile: name, svc_visitor_id: visitor })),
+          (query) => ctx.collect.get("/event", { query }),
         );
-      }
-      for (const { answer } of limited.slice(0, 5)) {
-        expectRefusal(answer, 429, "Rate limit exceeded");
-        expectHeader(answer, "retry-after", "1");
-      }
+        const elapsed = Math.round(performance.now() - started);
+        const accepted = timed.filter((entry) => entry.answer.status === 200);
+        const limited = timed.filter((entry) => entry.answer.status === 429);
+        expectEqual(accepted.length + limited.length, profiles.length, "every answer is 200 or 429");
+        const acceptedOn = (name: string) => accepted.filter((entry) => entry.query.svc_profile === name).length;
+        const split = `${acceptedOn(profile)} on ${account}/${profile} and ${acceptedOn(otherProfile)} on ${account}/${otherProfile}`;
+        // A limit per profile would accept all 150 (75 each): more than 100 of the account's within a second,
+        // once the run is quick enough to put that many into one (below).
+        expectAtMost100AcceptedInOneSecond(
+          timed,
+          `of ${account}: ${split}, of ${profiles.length} sent in ${elapsed} ms`,
+        );
+        for (const { answer } of limited.slice(0, 5)) {
+          expectRefusal(answer, 429, "Rate limit exceeded");
+          expectHeader(answer, "retry-after", "1");
+        }
+        const packed = mostInOneSecond(timed);
+        if (packed <= 100)
+          return noVerdict(
+            `at most ${packed} events were sent and answered within one second (${split}, sent in ${elapsed} ms)`,
+          );
+        return judged(undefined);
+      });
       await letRateWindowPass(ctx);
     },
   },

@@ -297,7 +297,9 @@ export const dataLayerScenarios = defineScenarios("datalayer", [
       );
       expectStatus(await api.upload(dlId, { json: { again: true } }), 405);
       expectPending(await api.update(dlId, { json: { kept: "again" } }), 200);
-      expectEqual(await statusOf(api, dlId), "pending", "a new change has a status again");
+      // pending, or completed already: the clock flows at the real pace, and a busy target may pass the delay.
+      const again = await statusOf(api, dlId);
+      expectTrue(again === "pending" || again === "completed", `a new change has a status again, got ${again}`);
       await api.cleanUp([dlId]);
     },
   },

@@ -15,6 +15,7 @@ import {
 import { defineScenarios, type ScenarioContext } from "../harness/scenario.ts";
 import { waitForBackgroundWork } from "./admin-support.ts";
 import { collect } from "./collect-support.ts";
+import { askUntil } from "./waiting-support.ts";
 
 /** The engines' allow list holds example.com (TargetFixtures.engines), so a page on one of its subdomains may ask. */
 const page = { referer: "https://shop.example.com/product/42", origin: "https://shop.example.com" };
@@ -59,12 +60,7 @@ async function readVisitor(
   headers: Record<string, string> = page,
 ): Promise<HttpAnswer> {
   if (ctx.target.adminToken) await waitForBackgroundWork(ctx);
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const answer = await ctx.moments.get(path, { headers });
-    if (ready(answer) || Date.now() > deadline) return answer;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+  return askUntil(ctx, () => ctx.moments.get(path, { headers }), ready);
 }
 
 /**

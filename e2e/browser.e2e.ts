@@ -11,12 +11,12 @@ import { expect, test } from "bun:test";
 import { join, resolve } from "node:path";
 import type { BrowserContext, Cookie, Page, Request, Response } from "playwright-core";
 import { type CookieControls, launchChromium, outsideHost } from "./chromium.ts";
+import { testLimitMs, waitLimitMs } from "./limits.ts";
 import { escapeHtml, html } from "./pages.ts";
 import type { StoredEvent } from "./service.ts";
 import { browserSuite } from "./suite.ts";
 
 const outputDir = join(resolve(import.meta.dir, ".."), "test-output", "e2e");
-const testTimeoutMs = 30_000;
 
 const ready = browserSuite({ outputDir, clearScreenshots: true });
 
@@ -60,7 +60,7 @@ function browserTest(
         await own?.close();
       }
     },
-    testTimeoutMs,
+    testLimitMs,
   );
 }
 
@@ -89,7 +89,7 @@ async function pixel(page: Page, params: Record<string, string>): Promise<void> 
       return image.complete && image.naturalWidth === 1;
     },
     undefined,
-    { timeout: 10_000 },
+    { timeout: waitLimitMs },
   );
 }
 
@@ -215,7 +215,7 @@ browserTest(
     await page.waitForFunction(
       () => (document.getElementById("pixel") as HTMLImageElement).naturalWidth === 1,
       undefined,
-      { timeout: 10_000 },
+      { timeout: waitLimitMs },
     );
     await open(page, "<p>the next page</p>");
     const event = await ready().service.eventually(traceId);
@@ -450,7 +450,10 @@ interface LoadedDataLayer {
  */
 function nextExchange(page: Page, url: string): Promise<{ response: Response | null }> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => finish(() => reject(new Error(`no answer for ${url} within 10 s`))), 10_000);
+    const timer = setTimeout(
+      () => finish(() => reject(new Error(`no answer for ${url} within ${waitLimitMs} ms`))),
+      waitLimitMs,
+    );
     const onResponse = (response: Response) => response.url() === url && finish(() => resolve({ response }));
     const onFailed = (request: Request) => request.url() === url && finish(() => resolve({ response: null }));
     function finish(settle: () => void): void {
@@ -473,7 +476,7 @@ async function loadDataLayer(page: Page, dlId: string): Promise<LoadedDataLayer>
      <script>note(JSON.stringify(((window.utag || {}).globals || {}).dle));</script>`,
   );
   await page.waitForFunction(() => (window as unknown as { dleLoaded: boolean | null }).dleLoaded !== null, undefined, {
-    timeout: 10_000,
+    timeout: waitLimitMs,
   });
   const { response } = await answered;
   const seen = await page.evaluate((id) => {

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BrowserContext, chromium } from "playwright-core";
 import { ensureChromium } from "../tools/ensure-chromium.ts";
+import { waitLimitMs } from "./limits.ts";
 
 /** A page outside the demo engine's allow list. It resolves to loopback like every name the browser may use. */
 export const outsideHost = "notallowed.test";
@@ -58,8 +59,9 @@ export async function launchChromium(cookies: CookieControls = "allow-third-part
       executablePath,
       args,
       userAgent: desktopUserAgent,
-      timeout: 30_000,
+      timeout: waitLimitMs,
     });
+    context.setDefaultTimeout(waitLimitMs);
     return {
       context,
       async close() {

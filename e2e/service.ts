@@ -6,6 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { type SpawnedServer, spawnServer } from "../tools/spawn-server.ts";
+import { waitLimitMs } from "./limits.ts";
 
 /** An event as GET /admin/events shows it. */
 export interface StoredEvent {
@@ -24,12 +25,18 @@ export interface Service {
   readonly adminToken: string;
   /** The events stored with this svc_trace_id. */
   events(traceId: string): Promise<StoredEvent[]>;
-  /** The one event stored with this svc_trace_id, once it is there (a beacon arrives after the page moved on). */
+  /**
+   * The one event stored with this svc_trace_id, once it is there (a beacon arrives after the page moved on),
+   * asked for every 50 ms for at most `timeoutMs` (default: waitLimitMs).
+   */
   eventually(traceId: string, timeoutMs?: number): Promise<StoredEvent>;
   /** POST /admin/wait: every due background job (profiles, publishing) is done. */
   waitForBackgroundWork(): Promise<void>;
   advanceClock(by: string): Promise<void>;
-  /** Uploads (POST) or replaces (PUT) a data layer of acme/main and waits until the change is published. */
+  /**
+   * Uploads (POST), replaces (PUT) or deletes a data layer of acme/main and has the change published: the wait
+   * moves the virtual clock to its publishing time (whatever the timing preset) and runs it.
+   */
   publishDataLayer(dlId: string, body: unknown, method: "POST" | "PUT" | "DELETE"): Promise<void>;
   stop(): Promise<number>;
 }
@@ -41,14 +48,32 @@ async function expectOk(answer: Response, what: string): Promise<Response> {
   return answer;
 }
 
-export async function startService(root = resolve(import.meta.dir, "..")): Promise<Service> {
+/** How the server is started: its timing preset (DEC-OPS-02; default `fast`, as `npm start`). */
+export interface ServiceOptions {
+  /**
+   * `realistic` holds background work for minutes on the virtual clock (a data layer upload 5 to 10 minutes), so a
+   * test sees it pending however slow the machine, and it completes only once the test moves the clock.
+   */
+  readonly timing?: "instant" | "fast" | "realistic";
+}
+
+export async function startService(
+  options: ServiceOptions = {},
+  root = resolve(import.meta.dir, ".."),
+): Promise<Service> {
   const dataDir = mkdtempSync(join(tmpdir(), "svc-hub-e2e-"));
   const adminToken = `e2e-${crypto.randomUUID()}`;
   const outputDir = join(root, "test-output", "e2e");
   mkdirSync(outputDir, { recursive: true });
   let server: SpawnedServer;
   try {
-    server = await spawnServer({ root, dataDir, adminToken, logFile: join(outputDir, "server.log") });
+    server = await spawnServer({
+      root,
+      dataDir,
+      adminToken,
+      logFile: join(outputDir, "server.log"),
+      ...(options.timing ? { env: { SVC_TIMING: options.timing } } : {}),
+    });
   } catch (error) {
     rmSync(dataDir, { recursive: true, force: true });
     throw error;
@@ -87,7 +112,7 @@ export async function startService(root = resolve(import.meta.dir, "..")): Promi
     url,
     adminToken,
     events,
-    async eventually(traceId, timeoutMs = 10_000) {
+    async eventually(traceId, timeoutMs = waitLimitMs) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         const found = await events(traceId);
@@ -112,9 +137,9 @@ export async function startService(root = resolve(import.meta.dir, "..")): Promi
         await fetch(path, { method, headers, ...(method === "DELETE" ? {} : { body: JSON.stringify(body) }) }),
         `${method} data layer ${dlId}`,
       );
-      // Past the publishing delay on the virtual clock, then the publisher has run: no waiting in real time.
-      await adminPost("/admin/clock/advance", { by: "1m" });
-      await adminPost("/admin/wait", {});
+      // The wait moves the virtual clock to the change's publishing time and runs the publisher (at most 2 h: the
+      // longest delay of any timing is 1 h): no waiting in real time, and no race with the publisher.
+      await adminPost("/admin/wait", { advanceClock: "2h" });
       const status = await expectOk(
         await fetch(path, { headers: { cookie: session.cookie } }),
         `status of data layer ${dlId}`,

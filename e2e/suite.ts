@@ -8,7 +8,7 @@ import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { type LaunchedBrowser, launchChromium } from "./chromium.ts";
 import { type PageServer, startPageServer } from "./pages.ts";
-import { type Service, startService } from "./service.ts";
+import { type Service, type ServiceOptions, startService } from "./service.ts";
 
 export interface BrowserSuite {
   readonly service: Service;
@@ -18,11 +18,13 @@ export interface BrowserSuite {
 
 /**
  * Registers the suite's start and stop; answers what the tests use, once started. `outputDir` (screenshots) is
- * made, and with `clearScreenshots` the PNGs of an earlier run in it are removed.
+ * made, and with `clearScreenshots` the PNGs of an earlier run in it are removed; `service` is how svc-hub is
+ * started (its timing preset).
  */
 export function browserSuite(options: {
   readonly outputDir: string;
   readonly clearScreenshots?: boolean;
+  readonly service?: ServiceOptions;
 }): () => BrowserSuite {
   let service: Service | null = null;
   let pages: PageServer | null = null;
@@ -33,7 +35,7 @@ export function browserSuite(options: {
       for (const file of readdirSync(options.outputDir))
         if (file.endsWith(".png")) rmSync(join(options.outputDir, file));
     pages = startPageServer();
-    [service, browser] = await Promise.all([startService(), launchChromium()]);
+    [service, browser] = await Promise.all([startService(options.service), launchChromium()]);
   }, 600_000);
   afterAll(async () => {
     await browser?.close();

@@ -32,11 +32,18 @@ export async function runSuiteAgainstServer(
      * the second and the visitor-data API on the third (the target's three roots).
      */
     readonly nodes?: number;
+    /**
+     * false: the suite as others run it, `npm run conformance -- --target URL`: the server is started without
+     * SVC_ADMIN_TOKEN (it makes its own, which the suite is not told), and the suite gets neither the admin token
+     * nor svc-hub's target file nor its expectations: no virtual clock and no wait, the demo's fixtures. Default true.
+     */
+    readonly adminToken?: boolean;
   } = {},
 ): Promise<ServerRun> {
   const nodeCount = options.nodes ?? 1;
   const dataDirs = Array.from({ length: nodeCount }, () => mkdtempSync(join(tmpdir(), "svc-hub-conformance-")));
-  const adminToken = `ci-${crypto.randomUUID()}`;
+  const withToken = options.adminToken ?? true;
+  const adminToken = withToken ? `ci-${crypto.randomUUID()}` : undefined;
   const servers: Array<Awaited<ReturnType<typeof spawnServer>>> = [];
   try {
     for (const [index, dataDir] of dataDirs.entries()) {
@@ -45,7 +52,7 @@ export async function runSuiteAgainstServer(
         await spawnServer({
           root,
           dataDir,
-          adminToken,
+          ...(adminToken ? { adminToken } : {}),
           ...(log ? { logFile: log } : {}),
           ...(options.env ? { env: options.env } : {}),
         }),
@@ -59,12 +66,16 @@ export async function runSuiteAgainstServer(
       urlOf(0),
       ...(nodeCount > 1 ? ["--collect-url", urlOf(1), "--moments-url", urlOf(2)] : []),
       // svc-hub's demo with the optional fixtures it has (the target file's base gives way to --target).
-      "--target-file",
-      join(root, "conformance", "targets", "svc-hub-demo.json"),
-      "--admin-token",
-      adminToken,
-      "--impl",
-      "svc-hub",
+      ...(adminToken
+        ? [
+            "--target-file",
+            join(root, "conformance", "targets", "svc-hub-demo.json"),
+            "--admin-token",
+            adminToken,
+            "--impl",
+            "svc-hub",
+          ]
+        : []),
       ...extraArgs,
     ]);
     let serverExitCode = 0;

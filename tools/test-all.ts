@@ -9,21 +9,20 @@
  *      COMPATIBILITY.md is what that run found (`npm run compatibility` writes it; npm test changes no tracked file);
  *   5. the reliability and security suite (reliability/: fuzzing, tenancy, crashes, sessions, full disk, slow clients);
  *   6. the browser end-to-end suite in Debian's Chromium (installed first when missing; skipped, saying why,
- *      where it cannot be had, unless CI or SVC_REQUIRE_BROWSER is set).
+ *      where it cannot be had, unless CI or SVC_REQUIRE_BROWSER is set);
+ *   7. busy (`npm run test:busy`, tools/test-busy.ts): the conformance runs and the browser suites, three rounds
+ *      while a CPU hog (Debian's stress-ng) holds every core busy; skipped like the browser suite where stress-ng
+ *      or Chromium cannot be had.
  *
  * Each suite's output is shown as it runs and kept in test-output/<suite>.log.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { runSuiteAgainstServer } from "./conformance-server.ts";
+import { packageUnavailableExitCode, suiteWhenUnavailable } from "./debian-package.ts";
 import { browserSuiteWhenUnavailable, chromiumUnavailableExitCode } from "./ensure-chromium.ts";
 import { type PostgresServer, startPostgresServer } from "./postgres-server.ts";
-
-interface Counts {
-  passed: number;
-  failed: number;
-  skipped: number;
-}
+import { bunCounts, type Counts, countsLine, denoCounts, harnessCounts, runLogged, withExitCode } from "./suite-run.ts";
 
 const root = resolve(import.meta.dir, "..");
 const outputDir = join(root, "test-output");
@@ -34,90 +33,25 @@ const only = process.argv.slice(2);
 const totals: Counts = { passed: 0, failed: 0, skipped: 0 };
 const suiteLines: string[] = [];
 
-function stripAnsi(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI colour codes start with the ESC character
-  return text.replace(/\x1b\[[0-9;]*m/g, "");
-}
-
-async function runCommand(
+function runCommand(
   name: string,
   command: string[],
   env: Record<string, string> = {},
 ): Promise<{ code: number; output: string }> {
-  process.stdout.write(`\n=== ${name}: ${command.map((part) => part.replace(`${root}/`, "")).join(" ")}\n`);
-  const child = Bun.spawn(command, {
+  return runLogged(command, {
+    label: name,
     cwd: root,
-    env: { ...process.env, FORCE_COLOR: "0", NO_COLOR: "1", ...env },
-    stdout: "pipe",
-    stderr: "pipe",
+    logFile: join(outputDir, `${name}.log`),
+    env: { ...process.env, ...env },
   });
-  let output = "";
-  const pump = async (stream: ReadableStream<Uint8Array>, sink: NodeJS.WriteStream) => {
-    const decoder = new TextDecoder();
-    for await (const chunk of stream) {
-      const text = decoder.decode(chunk, { stream: true });
-      output += text;
-      sink.write(text);
-    }
-  };
-  await Promise.all([pump(child.stdout, process.stdout), pump(child.stderr, process.stderr)]);
-  const code = await child.exited;
-  writeFileSync(join(outputDir, `${name}.log`), stripAnsi(output));
-  return { code, output: stripAnsi(output) };
 }
 
-function record(name: string, counts: Counts, code: number): void {
-  // A suite that exits non-zero without counting a failure (a crash, a compile error) counts as one failure.
-  if (code !== 0 && counts.failed === 0) counts.failed = 1;
+function record(name: string, found: Counts, code: number): void {
+  const counts = withExitCode(found, code);
   totals.passed += counts.passed;
   totals.failed += counts.failed;
   totals.skipped += counts.skipped;
-  suiteLines.push(
-    `${name.padEnd(28)} ${counts.passed} passed, ${counts.failed} failed${counts.skipped ? `, ${counts.skipped} skipped` : ""}`,
-  );
-}
-
-function lastNumber(output: string, pattern: RegExp): number {
-  const matches = [...output.matchAll(pattern)];
-  const last = matches.at(-1);
-  return last ? Number(last[1]) : 0;
-}
-
-/** bun test closes with lines such as ` 81 pass`, ` 0 fail`, ` 2 skip`. */
-function bunCounts(output: string): Counts {
-  return {
-    passed: lastNumber(output, /^\s*(\d+) pass$/gm),
-    failed: lastNumber(output, /^\s*(\d+) fail$/gm),
-    skipped: lastNumber(output, /^\s*(\d+) (?:skip|todo)$/gm),
-  };
-}
-
-/** deno test closes with `ok | 7 passed (81 steps) | 0 failed`; steps are the individual tests. */
-function denoCounts(output: string): Counts {
-  const line =
-    output
-      .split("\n")
-      .reverse()
-      .find((entry) => /\d+ passed.*\d+ failed/.test(entry)) ?? "";
-  const passed = /(\d+) passed(?: \((\d+) steps?\))?/.exec(line);
-  const failed = /(\d+) failed(?: \((\d+) steps?\))?/.exec(line);
-  const ignored = /(\d+) ignored/.exec(line);
-  return {
-    passed: Number(passed?.[2] ?? passed?.[1] ?? 0),
-    failed: Number(failed?.[2] ?? failed?.[1] ?? 0),
-    skipped: Number(ignored?.[1] ?? 0),
-  };
-}
-
-/** The harness closes with `N passed, N failed` (`, N skipped`). */
-function harnessCounts(output: string): Counts {
-  const line =
-    output
-      .split("\n")
-      .reverse()
-      .find((entry) => /^\d+ passed, \d+ failed/.test(entry.trim())) ?? "";
-  const match = /(\d+) passed, (\d+) failed(?:, (\d+) skipped)?/.exec(line);
-  return { passed: Number(match?.[1] ?? 0), failed: Number(match?.[2] ?? 0), skipped: Number(match?.[3] ?? 0) };
+  suiteLines.push(`${name.padEnd(28)} ${countsLine(counts)}`);
 }
 
 const suites: Array<{ name: string; run: () => Promise<void> }> = [
@@ -296,6 +230,22 @@ const suites: Array<{ name: string; run: () => Promise<void> }> = [
       record("browser-e2e", bunCounts(output), code);
     },
   },
+  {
+    name: "busy",
+    async run() {
+      // The conformance runs and the browser suites again, three rounds while a CPU hog holds every core busy
+      // (tools/test-busy.ts); it needs stress-ng and Chromium, which it installs, or says it cannot (exit 3).
+      const { code, output } = await runCommand("busy", [bin("bun"), "tools/test-busy.ts"]);
+      if (code === packageUnavailableExitCode && suiteWhenUnavailable(process.env) === "skip") {
+        process.stdout.write(
+          "busy: skipped, stress-ng or Chromium cannot be had on this machine (above); CI runs it (CI or SVC_REQUIRE_BROWSER set fails instead)\n",
+        );
+        record("busy", { passed: 0, failed: 0, skipped: 1 }, 0);
+        return;
+      }
+      record("busy", harnessCounts(output), code);
+    },
+  },
 ];
 
 // A mistyped suite name would run nothing and print `0 passed, 0 failed`: a green run that tested nothing.
@@ -313,7 +263,5 @@ for (const suite of suites) {
 }
 
 process.stdout.write(`\n=== summary\n${suiteLines.join("\n")}\n`);
-process.stdout.write(
-  `${totals.passed} passed, ${totals.failed} failed${totals.skipped ? `, ${totals.skipped} skipped` : ""}\n`,
-);
+process.stdout.write(`${countsLine(totals)}\n`);
 process.exit(totals.failed > 0 ? 1 : 0);
