@@ -605,6 +605,7 @@ export {
   decimalNumberText,
   equalInConstantTime,
   KeyedPace,
+  KeyedPlaces,
   KeyedTurns,
   readDecimalNumber,
   readIsoDateTime,
