@@ -615,6 +615,7 @@ export {
   isIndexableText,
   isStorableText,
   KeyedPace,
+  KeyedPlaces,
   KeyedTurns,
   maxIndexedTextBytes,
   readDecimalNumber,

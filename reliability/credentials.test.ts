@@ -78,19 +78,20 @@ describe("finding 3: a burst of wrong logins from one address does not refuse an
   for (const [shape, flooder] of flooders) {
     it(`with 70 wrong logins for made-up names in flight from ${shape}, the demo user's first login from another address succeeds`, async () => {
       const service = await demoService();
-      let firstBusy: () => void = () => {};
-      const flooded = new Promise<void>((resolve) => (firstBusy = resolve));
+      let firstAnswered: () => void = () => {};
+      const flooded = new Promise<void>((resolve) => (firstAnswered = resolve));
       const burst = Array.from({ length: 70 }, (_, index) =>
         post(service, flooder(index), "/v1/login", {
           username: `made-up-${index}-${crypto.randomUUID()}@example.com`,
           password: "wrong-password",
         }).then(async (response) => {
           const code = response.status === 503 ? 1503 : await returnCode(response);
-          if (code === 1503) firstBusy();
+          firstAnswered();
           return code;
         }),
       );
-      // The flooding address has filled its share of the queue once one of its attempts is turned away busy.
+      // Once one of its attempts is answered, the flooding address's others are in flight: its turns taken and
+      // its line full (second probe, finding 2), its checks in the queue.
       await flooded;
       const first = await post(service, "198.51.100.9", "/v1/login", {
         username: demo.email,
@@ -135,8 +136,12 @@ describe("finding 4: a locked key login still takes the right key (DEC-AUT-01)",
     const right = await post(service, "203.0.113.7", "/v2/auth", { username: demo.email, key: demo.key });
     expect(right.status).toBe(200);
     const answers = await Promise.all(flood);
-    // Each wrong key is 1402, checked or not: the flooder is slowed to a check a second, the rest refused.
-    expect(answers.every(([status, code]) => status === 401 && code === 1402)).toBe(true);
+    // Each wrong key is 1402, checked or not: the flooder is slowed to a check a second, the rest refused. Its
+    // address has 8 attempts worked on at once and 256 waiting their turn (second probe, finding 2): the others,
+    // at most 300 - 8 - 256, are answered busy.
+    const busy = answers.filter(([status, code]) => status === 503 && code === 1503).length;
+    expect(answers.filter(([status, code]) => status === 401 && code === 1402).length).toBe(300 - busy);
+    expect(busy).toBeLessThanOrEqual(300 - 8 - 256);
   }, 30_000);
 
   it("[DEC-SES-01] a locked password login still refuses the right password", async () => {

@@ -1,6 +1,7 @@
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import type { Digests, SecretHasher } from "../../core/ports/hashing.port.ts";
 import type { IdSource } from "../../core/ports/ids.port.ts";
+import { type Argon2Cost, HashingThreads } from "../threads/hashing-host.ts";
 import { FairQueue, type FairQueueLimits } from "./fair-queue.ts";
 
 /** Randomness from the platform's cryptographically strong generator. */
@@ -28,7 +29,12 @@ const ownWork = "\u0000service";
 
 export interface Argon2HasherOptions extends Partial<FairQueueLimits> {
   /** argon2id's cost (Bun's defaults: 64 MiB, 2 passes); cheaper only in tests. */
-  readonly cost?: { readonly memoryCost?: number; readonly timeCost?: number };
+  readonly cost?: Argon2Cost;
+}
+
+/** A hasher on threads of its own, which `close` ends. */
+export interface Argon2Hasher extends SecretHasher {
+  close(): Promise<void>;
 }
 
 /**
@@ -39,25 +45,21 @@ export interface Argon2HasherOptions extends Partial<FairQueueLimits> {
  * `maxWaitingPerSource` (32, half the queue: a test suite's parallel first logins from one machine still fit)
  * checks, and a freed slot goes to the addresses in turn, so a flood of wrong logins from one address fills
  * its own line only, and another address's first login waits behind at most one check per address waiting.
+ * The hashes run on threads of their own (HashingThreads), never on the runtime's shared worker threads, where
+ * they held up the JWTs' signatures and file reads.
  */
-export function createArgon2Hasher(options: Argon2HasherOptions = {}): SecretHasher {
+export function createArgon2Hasher(options: Argon2HasherOptions = {}): Argon2Hasher {
   const queue = new FairQueue({
     concurrency: options.concurrency ?? 2,
     maxWaiting: options.maxWaiting ?? 64,
     maxWaitingPerSource: options.maxWaitingPerSource ?? 32,
   });
   const cost = options.cost ?? {};
+  const threads = new HashingThreads();
   return {
-    hash: (secret, source = ownWork) =>
-      queue.run(source, () => Bun.password.hash(secret, { algorithm: "argon2id", ...cost })),
-    verify: (secret, hash, source = ownWork) =>
-      queue.run(source, async () => {
-        try {
-          return await Bun.password.verify(secret, hash);
-        } catch {
-          return false; // a malformed stored hash verifies nothing
-        }
-      }),
+    hash: (secret, source = ownWork) => queue.run(source, () => threads.hash(secret, cost)),
+    verify: (secret, hash, source = ownWork) => queue.run(source, () => threads.verify(secret, hash)),
+    close: () => threads.close(),
   };
 }
 

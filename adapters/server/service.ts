@@ -37,7 +37,13 @@ import { configSourceOf } from "../config/config.loader.ts";
 import { type App, createApp } from "../http/app.ts";
 import type { AppDeps } from "../http/app-deps.ts";
 import { EventStreams } from "../http/event-stream.ts";
-import { createArgon2Hasher, cryptoIds, nodeDigests, rememberingVerified } from "../runtime/crypto.ts";
+import {
+  type Argon2HasherOptions,
+  createArgon2Hasher,
+  cryptoIds,
+  nodeDigests,
+  rememberingVerified,
+} from "../runtime/crypto.ts";
 import { deterministicZipper } from "../runtime/deterministic-zip.ts";
 import { eventLineOf } from "../runtime/event-lines.ts";
 import { hostEventLoop } from "../runtime/event-loop.ts";
@@ -311,6 +317,13 @@ async function applyConfiguration(
   return ok({ seed: seeded.value, revisionsPublished: published.value.revisionsPublished });
 }
 
+/** An argon2id hasher of the service's own: its threads end with the service (`cleanups`). */
+function ownArgon2Hasher(cleanups: Array<() => void>, options?: Argon2HasherOptions): SecretHasher {
+  const hasher = createArgon2Hasher(options);
+  cleanups.push(() => void hasher.close());
+  return hasher;
+}
+
 /**
  * The composition root: opens the store, applies the configuration (idempotently), and wires the clock,
  * the scheduler and the HTTP app. main.ts and the tests build the service the same way.
@@ -318,13 +331,13 @@ async function applyConfiguration(
 export async function openService(options: ServiceOptions): Promise<Result<Service, ConfigError>> {
   const stores = await openStores(options);
   // Secrets are hashed and checked in Unicode's composed form (core/session/secrets.rules.ts).
-  const hasher = preparingSecrets(rememberingVerified(options.hasher ?? createArgon2Hasher()));
+  const cleanups: Array<() => void> = [];
+  const hasher = preparingSecrets(rememberingVerified(options.hasher ?? ownArgon2Hasher(cleanups)));
   // The admin API's hashes (a password reset, a new key) queue apart from logins: a flood of logins for
   // made-up names fills the login queue (503), and must not turn the operator's reset away with it.
   const adminHasher = preparingSecrets(
-    options.hasher ?? createArgon2Hasher({ concurrency: 1, maxWaiting: 16, maxWaitingPerSource: 16 }),
+    options.hasher ?? ownArgon2Hasher(cleanups, { concurrency: 1, maxWaiting: 16, maxWaitingPerSource: 16 }),
   );
-  const cleanups: Array<() => void> = [];
   try {
     const clock = await openVirtualClock(stores.settings, options.realNow);
     const revisions = new RevisionsService({
@@ -337,6 +350,7 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
     const configured = await applyConfiguration(stores, hasher, clock, revisions, options);
     if (!configured.ok) {
       await stores.close();
+      for (const cleanup of cleanups) cleanup();
       return err(configured.error);
     }
 

@@ -274,6 +274,109 @@ describe("names holding U+0000, which no store keeps (second probe, finding 4)",
   });
 });
 
+describe("AuthService: a flood of attempts from one client address (second probe, finding 2)", () => {
+  const flooder = "198.51.100.1";
+
+  /**
+   * The sign-in services with a hasher that holds every check of the flooding address until released, a count
+   * of the store's lockout reads, and an event loop whose monotonic time the test moves.
+   */
+  async function floodSetup() {
+    const stores = createMemoryStores();
+    const clock = manualClock();
+    await seed(stores, clock.now());
+    const held: Array<() => void> = [];
+    const hasher: SecretHasher = {
+      hash: fakeHasher.hash,
+      verify: async (secret, hash, source) => {
+        if (source === flooder) await new Promise<void>((resolve) => held.push(resolve));
+        return fakeHasher.verify(secret, hash);
+      },
+    };
+    /** The names whose lockout state was read, in order. */
+    const namesRead: string[] = [];
+    const lockouts = stores.lockouts;
+    const counted: Stores = {
+      ...stores,
+      lockouts: {
+        read: (kind, name) => {
+          namesRead.push(name);
+          return lockouts.read(kind, name);
+        },
+        compareAndSet: (...args) => lockouts.compareAndSet(...args),
+        deleteExpired: (before) => lockouts.deleteExpired(before),
+      },
+    };
+    let monotonic = 0;
+    const eventLoop = { ...hostEventLoop, monotonicMs: () => monotonic };
+    const auth = new AuthService({ ...authDeps(counted, clock, hasher), eventLoop });
+    const flood = (count: number, prefix = "made-up") =>
+      Array.from({ length: count }, (_, index) =>
+        auth.login(`${prefix}-${index}@example.com`, "wrong", flooder).then(
+          (result) => (result.ok ? 200 : result.error.returnCode),
+          (error: unknown) => (error instanceof ServiceBusyError ? 1503 : 500),
+        ),
+      );
+    /** Lets every attempt run until it waits for the hasher or for its turn. */
+    const settle = async () => {
+      for (let turn = 0; turn < 20; turn += 1) await new Promise((resolve) => setTimeout(resolve, 0));
+    };
+    /** Releases the held checks, and those of the attempts that get their turn after them, until `attempts` end. */
+    const drain = async <T>(attempts: Array<Promise<T>>): Promise<T[]> => {
+      let ended = false;
+      const all = Promise.all(attempts).finally(() => (ended = true));
+      while (!ended) {
+        for (const release of held.splice(0)) release();
+        await settle();
+      }
+      return all;
+    };
+    return {
+      auth,
+      flood,
+      settle,
+      drain,
+      held,
+      namesRead,
+      advanceMonotonic: (ms: number) => (monotonic += ms),
+    };
+  }
+
+  it("8 of one address's attempts are worked on at once; the others wait their turn without reading the store, and another address's login is not held behind them", async () => {
+    const { auth, flood, settle, drain, held, namesRead } = await floodSetup();
+    const codes = flood(20);
+    await settle();
+    assert.equal(held.length, 8);
+    assert.equal(namesRead.length, 8);
+    assert.equal((await auth.login("ann@example.com", "ann-password", "203.0.113.7")).ok, true);
+    // Each attempt that ends lets the next of the address in.
+    assert.deepEqual(await drain(codes), Array(20).fill(1401));
+  });
+
+  it("past its 256 waiting, an attempt of the address is answered busy at once, before it reads the store", async () => {
+    const { flood, settle, drain, namesRead } = await floodSetup();
+    const inLine = flood(8 + 256);
+    await settle();
+    assert.equal(await flood(1, "past-the-line")[0], 1503);
+    assert.equal(namesRead.includes("past-the-line-0@example.com"), false);
+    assert.deepEqual(await drain(inLine), Array(8 + 256).fill(1401));
+  });
+
+  it("an attempt that waited its turn more than 10 s is answered busy when its turn comes, without reading the store", async () => {
+    const { flood, settle, drain, held, namesRead, advanceMonotonic } = await floodSetup();
+    const inTurn = flood(8);
+    await settle();
+    const [late] = flood(1, "late");
+    await settle();
+    advanceMonotonic(10_001);
+    held.shift()?.();
+    assert.equal(await late, 1503);
+    await settle();
+    assert.equal(namesRead.includes("late-0@example.com"), false);
+    assert.deepEqual(await drain(inTurn), Array(8).fill(1401));
+  });
+});
+
 describe("AuthService: login and sessions", () => {
   it("[SES-02, DEC-SES-02] a login gives a cookie and a utk of at least 128 random bits, stored only as hashes", async () => {
     const { auth, stores } = await setup();

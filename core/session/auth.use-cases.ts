@@ -10,6 +10,7 @@ import type { TokenSigner } from "../ports/token-signer.port.ts";
 import { err, ok, type Result } from "../result.ts";
 import { equalInConstantTime } from "../values/constant-time.ts";
 import { KeyedPace } from "../values/keyed-pace.ts";
+import { KeyedPlaces } from "../values/keyed-places.ts";
 import { isStorableText } from "../values/storable-text.rules.ts";
 import {
   type LockoutPolicy,
@@ -82,6 +83,13 @@ const lockoutPollMs = 15;
 const lockoutMaxPollMs = 250;
 /** Attempts for one name that wait in this process at once; more are answered busy at once. */
 const maxWaitersPerName = 256;
+/**
+ * The logins and token requests of one client address worked on at once in this process, how many more of it
+ * wait their turn, and for how long; past either it is answered busy, before anything is read or written.
+ */
+const attemptsAtOncePerSource = 8;
+const attemptsWaitingPerSource = 256;
+const attemptTurnWaitMs = 10_000;
 
 /**
  * Whether a username may name a user, so that the attempt is counted and checked (DEC-SES-01). No user has a
@@ -121,6 +129,8 @@ export class AuthService {
   private dummyHash: Promise<string> | null = null;
   /** Attempts waiting for the attempts in flight, per kind and name, in this process. */
   private readonly waiters = new Map<string, number>();
+  /** The turns of each client address's attempts (attemptsAtOncePerSource), in this process. */
+  private readonly attemptTurns = new KeyedPlaces(attemptsAtOncePerSource, attemptsWaitingPerSource);
   /** DEC-AUT-01: keys checked while their name is locked, one a second (of real time) for a name and a client. */
   private readonly lockedKeyChecks: KeyedPace;
 
@@ -148,6 +158,18 @@ export class AuthService {
     source: string,
   ): Promise<Result<IssuedSession, ManagementError>> {
     if (!mayNameUser(username)) return err(managementError("authenticationFailed"));
+    // No user has a longer name: refused before a lockout record is written for it (anyone could fill the
+    // store with records of made-up 16 KB names otherwise).
+    if (!username?.trim() || username.trim().length > maxEmailLength)
+      return err(managementError("authenticationFailed"));
+    return this.inTurnOf(source, () => this.loginInTurn(username, password, source));
+  }
+
+  private async loginInTurn(
+    username: string,
+    password: string | undefined,
+    source: string,
+  ): Promise<Result<IssuedSession, ManagementError>> {
     const user = await this.deps.stores.tenancy.findUser(username.trim());
     const attempt = await this.attemptUnderLockout("password", lockoutName(username), source, async () => {
       // An unknown user costs a hash check too, so the answer's timing does not tell which users exist.
@@ -229,6 +251,16 @@ export class AuthService {
     source: string,
   ): Promise<Result<{ token: string }, ManagementError>> {
     if (!mayNameUser(username)) return err(managementError("authenticationFailed"));
+    if (!username?.trim() || username.trim().length > maxEmailLength)
+      return err(managementError("authenticationFailed"));
+    return this.inTurnOf(source, () => this.issueTokenInTurn(username, key, source));
+  }
+
+  private async issueTokenInTurn(
+    username: string,
+    key: string | undefined,
+    source: string,
+  ): Promise<Result<{ token: string }, ManagementError>> {
     const user = await this.deps.stores.tenancy.findUser(username.trim());
     const keys = user
       ? (await this.deps.stores.tenancy.listApiKeys(user.email)).filter((apiKey) => apiKey.revokedAt === null)
@@ -319,6 +351,37 @@ export class AuthService {
       account,
       profile,
     });
+  }
+
+  /**
+   * `attempt` in a turn of `source`'s (second probe, finding 2): a client address has at most
+   * attemptsAtOncePerSource logins and token requests worked on at once, and the others wait for a turn in its
+   * line, first come first served; past the line or the wait, the request is answered busy (503) having read and
+   * written nothing. An attempt reads and writes the store (its lockout reservation and settlement are commits,
+   * which the local libSQL store makes on the event loop's thread) and takes the database's connections and the
+   * hasher: how many run at once is what one address's flood costs every other. Its excess waits rather than
+   * being refused, because a flooding client sends again as soon as it is answered: refusals would only send
+   * the flood round the event loop again, ahead of everyone else's requests.
+   */
+  private async inTurnOf<T>(source: string, attempt: () => Promise<T>): Promise<T> {
+    if (!this.attemptTurns.tryTake(source)) {
+      const turn = this.attemptTurns.waitFor(source);
+      if (turn === null)
+        throw new ServiceBusyError(`${attemptsWaitingPerSource} attempts of one client address are waiting already`);
+      const since = this.deps.eventLoop.monotonicMs();
+      await turn;
+      // Waited longer than a client is left without an answer (the server closes such a connection after 10 s):
+      // the turn goes on to the next without touching the store.
+      if (this.deps.eventLoop.monotonicMs() - since > attemptTurnWaitMs) {
+        this.attemptTurns.give(source);
+        throw new ServiceBusyError(`an attempt waited its turn for more than ${attemptTurnWaitMs} ms`);
+      }
+    }
+    try {
+      return await attempt();
+    } finally {
+      this.attemptTurns.give(source);
+    }
   }
 
   /**

@@ -1,13 +1,15 @@
 /**
  * Values as text (counting characters, reading decimal numbers and ISO dates, comparing digests in constant
- * time, telling which text every store keeps), cutting lists into chunks, and two small disciplines for work by
- * key: one after another (KeyedTurns), and spaced in time (KeyedPace).
+ * time, telling which text every store keeps), cutting lists into chunks, and three small disciplines for work by
+ * key: one after another (KeyedTurns), spaced in time (KeyedPace), and a few at once with the others waiting
+ * their turn (KeyedPlaces).
  */
 
 export { characterCount } from "./characters.ts";
 export { chunks } from "./chunks.ts";
 export { equalInConstantTime } from "./constant-time.ts";
 export { KeyedPace } from "./keyed-pace.ts";
+export { KeyedPlaces } from "./keyed-places.ts";
 export { KeyedTurns } from "./keyed-turns.ts";
 export { isIndexableText, isStorableText, maxIndexedTextBytes, utf8ByteLength } from "./storable-text.rules.ts";
 export { decimalNumberText, readDecimalNumber, readIsoDateTime } from "./value-text.rules.ts";
