@@ -12,12 +12,12 @@
  * a hang. Loopback only; every socket is closed at the end.
  */
 import { afterEach, describe, expect, it } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { type SpawnedServer, spawnServer } from "../tools/spawn-server.ts";
-import { writeLoadTestConfig } from "./support.ts";
+import { mb, memoryOf, writeLoadTestConfig } from "./support.ts";
 
 const root = resolve(import.meta.dir, "..");
 const adminToken = "live-feed-memory-test-admin-token";
@@ -53,15 +53,6 @@ async function start(): Promise<SpawnedServer> {
   cleanups.push(() => server.stop());
   return server;
 }
-
-/** VmRSS and VmHWM of a process, in bytes. */
-function memoryOf(pid: number): { rss: number; peak: number } {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN) * 1024;
-  return { rss: kib("VmRSS"), peak: kib("VmHWM") };
-}
-
-const mb = (bytes: number) => `${(bytes / MiB).toFixed(1)} MB`;
 
 /** An anonymous POST /event of about `size` bytes of JSON; answers its status. */
 async function postEvent(url: string, traceId: string, size: number): Promise<number> {

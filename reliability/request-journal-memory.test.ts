@@ -9,11 +9,11 @@
  * bound. The test's timeout guards against a hang, nothing else.
  */
 import { afterEach, describe, expect, it } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { type SpawnedServer, spawnServer } from "../tools/spawn-server.ts";
-import { writeLoadTestConfig } from "./support.ts";
+import { mb, memoryOf, writeLoadTestConfig } from "./support.ts";
 
 const root = resolve(import.meta.dir, "..");
 const adminToken = "request-journal-memory-admin-token";
@@ -55,15 +55,6 @@ async function start(): Promise<SpawnedServer> {
   cleanups.push(() => server.stop());
   return server;
 }
-
-/** VmRSS and VmHWM of a process, in bytes. */
-function memoryOf(pid: number): { rss: number; peak: number } {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN) * 1024;
-  return { rss: kib("VmRSS"), peak: kib("VmHWM") };
-}
-
-const mb = (bytes: number) => `${(bytes / MiB).toFixed(1)} MB`;
 
 /** One of the probe's requests: no route, or a route that answers 404; a 16,200-byte query either way. */
 function probeUrl(base: string, n: number): string {

@@ -34,3 +34,13 @@ export function writeLoadTestConfig(dataDir: string): string {
   );
   return configPath;
 }
+
+/** VmRSS and VmHWM (the peak) of a process, in bytes, from /proc: what the memory tests hold to a bound. */
+export function memoryOf(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN) * 1024;
+  return { rss: kib("VmRSS"), peak: kib("VmHWM") };
+}
+
+/** Bytes as megabytes (MiB) with one decimal, for the memory tests' messages. */
+export const mb = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
