@@ -461,7 +461,8 @@ const sensibleParameter: Record<string, string> = {
   suppressNotFound: "false",
   ignoreTapid: "false",
   method: "GET",
-  path: "/v1/nowhere",
+  // A route template: the journal's path filter matches templates, and refuses one that matches no route.
+  path: "/v1/login",
   status: "404",
   "last-event-id": "0",
 };
