@@ -196,12 +196,14 @@ async function makeBaseTarball(tarball: string, log: (line: string) => void): Pr
         .map((line) => `${line}\n`)
         .join(""),
     );
-    // What a registry's image leaves out: the downloaded packages, the package lists, and the slim excludes.
+    // What a registry's image leaves out: the downloaded packages, the package lists, the backups of dpkg's and
+    // debconf's databases, and the slim excludes.
     await run(
       [
         "sh",
         "-c",
         `cd "$1" && rm -rf var/cache/apt/archives/*.deb var/lib/apt/lists/* var/log/*.log var/log/apt/* tmp/* \
+          && rm -f var/cache/debconf/*-old var/lib/dpkg/*-old \
           && find usr/share/doc -mindepth 1 ! -name copyright ! -type d -delete \
           && find usr/share/doc -mindepth 1 -type d -empty -delete \
           && rm -rf usr/share/groff/* usr/share/info/* usr/share/linda/* usr/share/lintian/overrides/* usr/share/man/* \

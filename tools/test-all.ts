@@ -10,7 +10,11 @@
  *   5. the reliability and security suite (reliability/: fuzzing, tenancy, crashes, sessions, full disk, slow clients);
  *   6. the browser end-to-end suite in Debian's Chromium (installed first when missing; skipped, saying why,
  *      where it cannot be had, unless CI or SVC_REQUIRE_BROWSER is set);
- *   7. busy (`npm run test:busy`, tools/test-busy.ts): the conformance runs and the browser suites, three rounds
+ *   7. the image: svc-hub's OCI image built from the Dockerfile with Debian's podman (installed first when missing,
+ *      with a base image made by debootstrap: tools/ensure-podman.ts), run with a volume, the whole conformance
+ *      suite against it, a restart and a stop (e2e/image.e2e.ts); skipped like the browser suite where podman
+ *      cannot be had;
+ *   8. busy (`npm run test:busy`, tools/test-busy.ts): the conformance runs and the browser suites, three rounds
  *      while a CPU hog (Debian's stress-ng) holds every core busy; skipped like the browser suite where stress-ng
  *      or Chromium cannot be had.
  *
@@ -240,6 +244,28 @@ const suites: Array<{ name: string; run: () => Promise<void> }> = [
         "./e2e/console.e2e.ts",
       ]);
       record("browser-e2e", bunCounts(output), code);
+    },
+  },
+  {
+    name: "image",
+    async run() {
+      // Its own step, like Chromium's: a first install of podman and the making of the base image (minutes) show
+      // their output, and a machine that cannot have podman says so (exit 3).
+      const podman = await runCommand("image-podman", [bin("bun"), "tools/ensure-podman.ts"]);
+      if (podman.code === packageUnavailableExitCode && suiteWhenUnavailable(process.env) === "skip") {
+        process.stdout.write(
+          "image: skipped, podman cannot be had on this machine (above); CI runs it (CI or SVC_REQUIRE_BROWSER set fails instead)\n",
+        );
+        record("image", { passed: 0, failed: 0, skipped: 1 }, 0);
+        return;
+      }
+      if (podman.code !== 0) {
+        record("image", { passed: 0, failed: 1, skipped: 0 }, podman.code);
+        return;
+      }
+      // Builds the executable and the image, runs the whole conformance suite against a container of it.
+      const { code, output } = await runCommand("image", [bin("bun"), "test", "./e2e/image.e2e.ts"]);
+      record("image", bunCounts(output), code);
     },
   },
   {
