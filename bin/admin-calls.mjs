@@ -1,10 +1,10 @@
 /**
- * The commands of `svc-hub` that call the admin API of a running server: `events`, `wait` and `reset`. Plain
+ * The commands of `svc-hub` that call a running server: `events`, `wait` and `reset` (its admin API), `health`. Plain
  * JavaScript for Node 20 (its fetch); each prints the answer on stdout and ends the process: 0 on a 200, 1 when
  * the server cannot be reached or answers anything else (its message on stderr).
  */
 
-const defaultUrl = "http://127.0.0.1:8080";
+export const defaultUrl = "http://127.0.0.1:8080";
 /** The largest page `GET /admin/events` answers. */
 const pageSize = 1000;
 
@@ -92,5 +92,21 @@ export async function printEvents(remote, { filters, afterSeq, follow, intervalM
       };
     });
   }
+  process.exit(0);
+}
+
+/**
+ * `svc-hub health`: exits 0 when the server at `url` answers GET /readyz with 200 within `timeoutMs`, else 1 with
+ * its status, or why it could not be reached, on stderr. A container's health check runs it: no curl needed.
+ */
+export async function checkReady(url, timeoutMs) {
+  let answer;
+  try {
+    answer = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(timeoutMs) });
+  } catch (error) {
+    fail(1, `${url} is not ready: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const text = await answer.text().catch(() => "");
+  if (answer.status !== 200) fail(1, `${url} is not ready: /readyz answered ${answer.status} ${text}`.trim());
   process.exit(0);
 }

@@ -1,7 +1,7 @@
 /** DEC-OPS-03: without a configuration file the server starts with the demo tenants of demo.md, from this file. */
-import { fileURLToPath } from "node:url";
+import { packagedFilePath } from "../runtime/packaged-files.ts";
 
-export const demoConfigPath = fileURLToPath(new URL("./demo.config.json", import.meta.url));
+export const demoConfigPath = packagedFilePath("adapters/config/demo.config.json");
 
 /** The same tenants in YAML (the form docs/demo-tenants.md shows); a test proves both load to the same configuration. */
-export const demoYamlConfigPath = fileURLToPath(new URL("./demo.config.yaml", import.meta.url));
+export const demoYamlConfigPath = packagedFilePath("adapters/config/demo.config.yaml");

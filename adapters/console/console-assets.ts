@@ -4,8 +4,9 @@
  * reference's renderer is Scalar's standalone bundle, copied into `dist/console/` when svc-hub is built (so a
  * packed svc-hub carries it without Scalar's own dependencies) or read from node_modules in a clone.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { inSingleExecutable, packagedFilePath } from "../runtime/packaged-files.ts";
 
 export interface ConsoleAsset {
   readonly body: Uint8Array<ArrayBuffer>;
@@ -22,7 +23,7 @@ export interface ConsoleAssets {
   readonly files: ReadonlyMap<string, ConsoleAsset>;
 }
 
-const uiDir = join(import.meta.dir, "ui");
+const uiDir = packagedFilePath("adapters/console/ui");
 const scalarFile = join("@scalar", "api-reference", "dist", "browser", "standalone.js");
 
 function assetOf(body: Uint8Array<ArrayBuffer> | string, contentType: string): ConsoleAsset {
@@ -43,7 +44,8 @@ export function findScalarBundle(from = import.meta.dir): string | null {
   }
 }
 
-async function bundle(): Promise<Map<string, Uint8Array<ArrayBuffer>>> {
+/** The console's scripts by file name, bundled from `ui/`; the single executable's build embeds them ready-made. */
+export async function bundleConsoleScripts(): Promise<Map<string, Uint8Array<ArrayBuffer>>> {
   const built = await Bun.build({
     entrypoints: [join(uiDir, "main.tsx"), join(uiDir, "api-reference.ts")],
     target: "browser",
@@ -60,8 +62,14 @@ async function bundle(): Promise<Map<string, Uint8Array<ArrayBuffer>>> {
   return outputs;
 }
 
+/** The scripts tools/build-exe.ts bundled and embedded beside the page: the executable holds no sources to bundle. */
+function embeddedConsoleScripts(): Map<string, Uint8Array<ArrayBuffer>> {
+  const names = readdirSync(uiDir).filter((name) => name.endsWith(".js"));
+  return new Map(names.map((name) => [name, new Uint8Array(readFileSync(join(uiDir, name)))]));
+}
+
 async function build(): Promise<ConsoleAssets> {
-  const scripts = await bundle();
+  const scripts = inSingleExecutable ? embeddedConsoleScripts() : await bundleConsoleScripts();
   const files = new Map<string, ConsoleAsset>();
   for (const [name, body] of scripts) files.set(name, assetOf(body, "text/javascript; charset=utf-8"));
   files.set("console.css", assetOf(readFileSync(join(uiDir, "console.css")), "text/css; charset=utf-8"));

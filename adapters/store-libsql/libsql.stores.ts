@@ -8,6 +8,7 @@ import { drizzle, type LibSQLDatabase } from "drizzle-orm/libsql";
 import { migrate } from "drizzle-orm/libsql/migrator";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { ErasedRecords, EraseOptions, Stores } from "../../core/ports/index.ts";
+import { packagedFilePath } from "../runtime/packaged-files.ts";
 import { LookupThread } from "../threads/lookup-host.ts";
 import { LibsqlDataLayerRepo } from "./datalayer.repo.ts";
 import { dataLayerChanges, dataLayers } from "./datalayer.schema.ts";
@@ -35,8 +36,8 @@ import { accounts, apiKeys, profiles, userGrants, users } from "./tenancy.schema
 
 const BUSY_TIMEOUT_MS = 5000;
 
-/** Resolved from this module, so that the store opens from any working directory. */
-const migrationsFolder = fileURLToPath(new URL("./migrations", import.meta.url));
+/** Found from the package, so that the store opens from any working directory (and in the single executable). */
+const migrationsFolder = packagedFilePath("adapters/store-libsql/migrations");
 
 /** The database file of a data directory, as a libSQL URL; creates the directory if it is missing. */
 /** The database file in a data directory. */

@@ -1,12 +1,12 @@
-import { fileURLToPath } from "node:url";
 import { drizzle, type PostgresJsDatabase } from "drizzle-orm/postgres-js";
 import { migrate } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
+import { packagedFilePath } from "../runtime/packaged-files.ts";
 
 /** The drizzle database every repository of this store works on, with its postgres.js client (`$client`). */
 export type PgDatabase = PostgresJsDatabase & { readonly $client: postgres.Sql };
 
-const migrationsFolder = fileURLToPath(new URL("./migrations", import.meta.url));
+const migrationsFolder = packagedFilePath("adapters/store-postgres/migrations");
 
 /**
  * The key of the advisory lock that nodes starting together take around the migrations, so that one migrates

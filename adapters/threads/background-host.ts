@@ -5,6 +5,7 @@ import type { DrainOptions, DrainReport, WorkerBacklog, WorkScheduler } from "..
 import type { CollectedEvent } from "../../core/ports/events.store.ts";
 import type { Logger } from "../../core/ports/logger.port.ts";
 import type { LogLevel } from "../runtime/logger.ts";
+import { packagedFileUrl } from "../runtime/packaged-files.ts";
 import { errorCodeOf, isStorageUnavailable, StorageUnavailableError } from "../runtime/storage-errors.ts";
 
 /** What the background thread is started with (structured-cloned into it). */
@@ -105,7 +106,7 @@ export async function startBackgroundThread(
   /** Called once if the thread stops without being asked to (main.ts then stops the process, to be restarted). */
   onFailure: (error: Error) => void = () => undefined,
 ): Promise<BackgroundThread> {
-  const worker = new Worker(new URL("./background-entry.ts", import.meta.url), { workerData: init });
+  const worker = new Worker(packagedFileUrl("adapters/threads/background-entry.ts"), { workerData: init });
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   let nextId = 1;
   let ended: BackgroundThreadStoppedError | null = null;

@@ -1,4 +1,5 @@
 import { Worker } from "node:worker_threads";
+import { packagedFileUrl } from "../runtime/packaged-files.ts";
 import { errorFromThread, type ThreadError } from "./background-host.ts";
 
 /** argon2id's cost, as Bun.password takes it. */
@@ -72,7 +73,7 @@ export class HashingThreads {
   }
 
   private start(): Worker {
-    const worker = new Worker(new URL("./hashing-entry.ts", import.meta.url));
+    const worker = new Worker(packagedFileUrl("adapters/threads/hashing-entry.ts"));
     this.workers.add(worker);
     worker.on("message", (reply: HashingReply) => {
       const running = this.running.get(reply.id);

@@ -1,4 +1,5 @@
 import { Worker } from "node:worker_threads";
+import { packagedFileUrl } from "../runtime/packaged-files.ts";
 import { StorageUnavailableError } from "../runtime/storage-errors.ts";
 import type { ReaderQuery } from "../store-libsql/statement-reader.ts";
 import { errorFromThread, type ThreadError } from "./background-host.ts";
@@ -115,7 +116,7 @@ export class LookupThread implements RowSource {
     fallback: RowSource,
     onStopped: (error: Error) => void = () => undefined,
   ): Promise<LookupThread> {
-    const worker = new Worker(new URL("./lookup-entry.ts", import.meta.url), { workerData: init });
+    const worker = new Worker(packagedFileUrl("adapters/threads/lookup-entry.ts"), { workerData: init });
     await new Promise<void>((resolve, reject) => {
       const onMessage = (message: LookupReply) => {
         if (message.kind === "ready") resolve();
