@@ -20,8 +20,8 @@ LABEL org.opencontainers.image.title="svc-hub" \
       org.opencontainers.image.base.name="docker.io/library/debian:bookworm-slim"
 
 # A user of its own, with a fixed id, so that a volume or a bind mount can be given to it (chown 10001).
-RUN groupadd --system --gid 10001 svc-hub \
-    && useradd --system --uid 10001 --gid svc-hub --home-dir /data --no-create-home --shell /usr/sbin/nologin svc-hub \
+RUN groupadd --gid 10001 svc-hub \
+    && useradd --uid 10001 --gid svc-hub --home-dir /data --no-create-home --no-log-init --shell /usr/sbin/nologin svc-hub \
     && mkdir /data \
     && chown svc-hub:svc-hub /data
 

@@ -136,22 +136,25 @@ describe("svc-hub's image", () => {
   });
 
   it("runs as a user of its own on port 8080, keeps /data in a volume, checks its health with its own command, and says what it is", async () => {
-    const config = JSON.parse(await podman("image", "inspect", "--format", "{{json .Config}}", image)) as {
-      User: string;
-      ExposedPorts: Record<string, unknown>;
-      Volumes: Record<string, unknown>;
-      Env: string[];
-      StopSignal: string;
-      Entrypoint: string[];
-      Labels: Record<string, string>;
-    };
+    const [inspected] = JSON.parse(await podman("image", "inspect", image)) as Array<{
+      Config: {
+        User: string;
+        ExposedPorts: Record<string, unknown>;
+        Volumes: Record<string, unknown>;
+        Env: string[];
+        StopSignal: string;
+        Entrypoint: string[];
+        Labels: Record<string, string>;
+      };
+      Healthcheck?: { Test: string[] };
+    }>;
+    const config = inspected?.Config as NonNullable<typeof inspected>["Config"];
     expect(config.User).toBe("svc-hub");
     expect(Object.keys(config.ExposedPorts)).toEqual(["8080/tcp"]);
     expect(Object.keys(config.Volumes)).toEqual(["/data"]);
     expect(config.Env).toEqual(expect.arrayContaining(["PORT=8080", "SVC_HOST=0.0.0.0", "SVC_DATA_DIR=/data"]));
     // Exec form: no shell, nor curl, in between.
-    const healthcheck = JSON.parse(await podman("image", "inspect", "--format", "{{json .Healthcheck}}", image));
-    expect(healthcheck).toMatchObject({ Test: ["CMD", "/usr/local/bin/svc-hub", "health"] });
+    expect(inspected?.Healthcheck?.Test).toEqual(["CMD", "/usr/local/bin/svc-hub", "health"]);
     expect(config.StopSignal).toBe("SIGTERM");
     expect(config.Entrypoint).toEqual(["/usr/local/bin/svc-hub"]);
     expect(config.Labels).toMatchObject({
