@@ -224,12 +224,18 @@ if (import.meta.main) {
   try {
     const chosen = platformsOf(values.target as string);
     mkdirSync(exeDir, { recursive: true });
-    const stage = await stageFiles(join(exeDir, ".stage"));
-    for (const platform of chosen) {
-      const started = performance.now();
-      const path = await buildExe(platform, stage);
-      const seconds = ((performance.now() - started) / 1000).toFixed(1);
-      process.stdout.write(`${path} (${platform.bunTarget}) and ${basename(path)}.sha256, in ${seconds} s\n`);
+    // Staged beside the output and removed after: dist/exe/ then holds only the executables and their checksums.
+    const stageDir = join(exeDir, ".stage");
+    try {
+      const stage = await stageFiles(stageDir);
+      for (const platform of chosen) {
+        const started = performance.now();
+        const path = await buildExe(platform, stage);
+        const seconds = ((performance.now() - started) / 1000).toFixed(1);
+        process.stdout.write(`${path} (${platform.bunTarget}) and ${basename(path)}.sha256, in ${seconds} s\n`);
+      }
+    } finally {
+      rmSync(stageDir, { recursive: true, force: true });
     }
   } catch (error) {
     process.stderr.write(`build-exe: ${error instanceof Error ? error.message : String(error)}\n`);
