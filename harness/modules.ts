@@ -39,8 +39,19 @@ export interface InProcessModule {
   readonly close?: () => Promise<void> | void;
 }
 
+/**
+ * The scenarios a program bundled into one file carries (svc-hub's single executable): it has no scenario files to
+ * import, so it names them here, with the path their folder would have (for `--impl`), before the CLI runs.
+ */
+let bundledScenarios: { readonly path: string; readonly load: () => Promise<Record<string, unknown>> } | null = null;
+
+export function provideBundledScenarios(path: string, load: () => Promise<Record<string, unknown>>): void {
+  bundledScenarios = { path, load };
+}
+
 /** The scenarios of this package (svc-hub's conformance/index.ts), the default of `--scenarios`, when it has them. */
 export function packageScenariosPath(): string | null {
+  if (bundledScenarios) return bundledScenarios.path;
   const path = fileURLToPath(new URL("../conformance/index.ts", import.meta.url));
   return existsSync(path) ? path : null;
 }
@@ -62,6 +73,7 @@ export function resolveModule(specifier: string, from: string): string {
 }
 
 async function importFile(path: string): Promise<Record<string, unknown>> {
+  if (bundledScenarios?.path === path) return bundledScenarios.load();
   return (await import(pathToFileURL(path).href)) as Record<string, unknown>;
 }
 

@@ -15,6 +15,7 @@
 import { createHash } from "node:crypto";
 import {
   chmodSync,
+  copyFileSync,
   cpSync,
   existsSync,
   mkdirSync,
@@ -25,6 +26,7 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
+import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import type { BunPlugin } from "bun";
@@ -63,6 +65,18 @@ export const platforms: readonly ExePlatform[] = [
 /** The executable of a platform, under dist/exe/. */
 export function exePath(platform: string): string {
   return join(exeDir, `svc-hub-${platform}`);
+}
+
+/**
+ * A copy of a platform's executable alone in a new temporary folder, outside any checkout (no node_modules up
+ * the tree), as a user who downloaded it has it. The caller removes `dir`.
+ */
+export function copyToEmptyFolder(platform: string): { readonly dir: string; readonly path: string } {
+  const dir = mkdtempSync(join(tmpdir(), "svc-hub-exe-"));
+  const path = join(dir, basename(exePath(platform)));
+  copyFileSync(exePath(platform), path);
+  chmodSync(path, 0o755);
+  return { dir, path };
 }
 
 function versionOf(pkg: string): string {
@@ -167,11 +181,10 @@ export async function buildExe(platform: ExePlatform, stage: string[]): Promise<
   const built = await Bun.build({
     entrypoints: [
       join(root, "adapters", "cli", "exe-main.ts"),
-      // Threads start from their own entry points, and the conformance CLI imports its scenarios by path.
+      // Threads start from their own entry points.
       join(root, "adapters", "threads", "background-entry.ts"),
       join(root, "adapters", "threads", "hashing-entry.ts"),
       join(root, "adapters", "threads", "lookup-entry.ts"),
-      join(root, "conformance", "index.ts"),
     ],
     // Each entry point is embedded under its path from here, which adapters/runtime/packaged-files.ts names.
     root,
@@ -211,12 +224,18 @@ if (import.meta.main) {
   try {
     const chosen = platformsOf(values.target as string);
     mkdirSync(exeDir, { recursive: true });
-    const stage = await stageFiles(join(exeDir, ".stage"));
-    for (const platform of chosen) {
-      const started = performance.now();
-      const path = await buildExe(platform, stage);
-      const seconds = ((performance.now() - started) / 1000).toFixed(1);
-      process.stdout.write(`${path} (${platform.bunTarget}) and ${basename(path)}.sha256, in ${seconds} s\n`);
+    // Staged beside the output and removed after: dist/exe/ then holds only the executables and their checksums.
+    const stageDir = join(exeDir, ".stage");
+    try {
+      const stage = await stageFiles(stageDir);
+      for (const platform of chosen) {
+        const started = performance.now();
+        const path = await buildExe(platform, stage);
+        const seconds = ((performance.now() - started) / 1000).toFixed(1);
+        process.stdout.write(`${path} (${platform.bunTarget}) and ${basename(path)}.sha256, in ${seconds} s\n`);
+      }
+    } finally {
+      rmSync(stageDir, { recursive: true, force: true });
     }
   } catch (error) {
     process.stderr.write(`build-exe: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -38,6 +38,8 @@ export async function runSuiteAgainstServer(
      * nor svc-hub's target file nor its expectations: no virtual clock and no wait, the demo's fixtures. Default true.
      */
     readonly adminToken?: boolean;
+    /** What runs each server, and in which folder (default: `npm start`'s command in `root`). */
+    readonly server?: { readonly command: readonly string[]; readonly cwd: string };
   } = {},
 ): Promise<ServerRun> {
   const nodeCount = options.nodes ?? 1;
@@ -55,6 +57,7 @@ export async function runSuiteAgainstServer(
           ...(adminToken ? { adminToken } : {}),
           ...(log ? { logFile: log } : {}),
           ...(options.env ? { env: options.env } : {}),
+          ...(options.server ?? {}),
         }),
       );
     }

@@ -16,7 +16,11 @@ export interface SpawnedServer {
 
 export interface SpawnOptions {
   readonly root: string;
-  readonly dataDir: string;
+  /** SVC_DATA_DIR; left unset without it, so the server keeps ./.svc-data of its working directory. */
+  readonly dataDir?: string;
+  /** What runs the server (default: this checkout's Bun on adapters/http/main.ts), and where (default `root`). */
+  readonly command?: readonly string[];
+  readonly cwd?: string;
   readonly adminToken?: string;
   readonly env?: Record<string, string>;
   readonly logFile?: string;
@@ -30,19 +34,25 @@ export interface SpawnOptions {
 }
 
 /**
- * Starts `adapters/http/main.ts` as its own process on a free port (PORT=0) and resolves once it has said
- * where it listens. Rejects, with what the process printed, if it exits or stays silent too long.
+ * Starts `adapters/http/main.ts` (or `options.command`, such as the single executable) as its own process on a
+ * free port (PORT=0) and resolves once it has said where it listens. Rejects, with what the process printed, if it
+ * exits or stays silent too long.
  */
 export async function spawnServer(options: SpawnOptions): Promise<SpawnedServer> {
   const child = Bun.spawn(
-    [join(options.root, "node_modules", ".bin", "bun"), join(options.root, "adapters", "http", "main.ts")],
+    [
+      ...(options.command ?? [
+        join(options.root, "node_modules", ".bin", "bun"),
+        join(options.root, "adapters", "http", "main.ts"),
+      ]),
+    ],
     {
-      cwd: options.root,
+      cwd: options.cwd ?? options.root,
       env: {
         ...process.env,
         PORT: "0",
         SVC_HOST: "127.0.0.1",
-        SVC_DATA_DIR: options.dataDir,
+        ...(options.dataDir === undefined ? {} : { SVC_DATA_DIR: options.dataDir }),
         ...(options.adminToken ? { SVC_ADMIN_TOKEN: options.adminToken } : {}),
         ...options.env,
       },

@@ -7,21 +7,25 @@
  *   3. the conformance scenarios against the in-process app;
  *   4. the conformance scenarios against a real server started on a free port, and whether the committed
  *      COMPATIBILITY.md is what that run found (`npm run compatibility` writes it; npm test changes no tracked file);
- *   5. the reliability and security suite (reliability/: fuzzing, tenancy, crashes, sessions, full disk, slow clients);
- *   6. the browser end-to-end suite in Debian's Chromium (installed first when missing; skipped, saying why,
+ *   5. the single executable (`npm run build:exe`): built for linux-x64, linux-arm64 and darwin-arm64, the conformance
+ *      scenarios against the linux-x64 one alone in an empty folder, then testing/executable.e2e.ts (a clean stop
+ *      on SIGTERM, also as PID 1, its data after a restart, its commands; the linux-arm64 one under qemu);
+ *   6. the reliability and security suite (reliability/: fuzzing, tenancy, crashes, sessions, full disk, slow clients);
+ *   7. the browser end-to-end suite in Debian's Chromium (installed first when missing; skipped, saying why,
  *      where it cannot be had, unless CI or SVC_REQUIRE_BROWSER is set);
- *   7. the image: svc-hub's OCI image built from the Dockerfile with Debian's podman (installed first when missing,
+ *   8. the image: svc-hub's OCI image built from the Dockerfile with Debian's podman (installed first when missing,
  *      with a base image made by debootstrap: tools/ensure-podman.ts), run with a volume, the whole conformance
  *      suite against it, a restart and a stop (e2e/image.e2e.ts); skipped like the browser suite where podman
  *      cannot be had;
- *   8. busy (`npm run test:busy`, tools/test-busy.ts): the conformance runs and the browser suites, three rounds
+ *   9. busy (`npm run test:busy`, tools/test-busy.ts): the conformance runs and the browser suites, three rounds
  *      while a CPU hog (Debian's stress-ng) holds every core busy; skipped like the browser suite where stress-ng
  *      or Chromium cannot be had.
  *
  * Each suite's output is shown as it runs and kept in test-output/<suite>.log.
  */
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { copyToEmptyFolder } from "./build-exe.ts";
 import { runSuiteAgainstServer } from "./conformance-server.ts";
 import { packageUnavailableExitCode, suiteWhenUnavailable } from "./debian-package.ts";
 import { browserSuiteWhenUnavailable, chromiumUnavailableExitCode } from "./ensure-chromium.ts";
@@ -206,6 +210,47 @@ const suites: Array<{ name: string; run: () => Promise<void> }> = [
       } finally {
         await postgres?.stop();
       }
+    },
+  },
+  {
+    name: "executable",
+    async run() {
+      const build = await runCommand("executable-build", [bin("bun"), "tools/build-exe.ts", "--target", "all"]);
+      record(
+        "executable-build",
+        { passed: build.code === 0 ? 1 : 0, failed: build.code === 0 ? 0 : 1, skipped: 0 },
+        build.code,
+      );
+      if (build.code !== 0) return;
+      // The whole suite against the linux-x64 executable, copied alone into an empty folder: no node_modules.
+      const copy = copyToEmptyFolder("linux-x64");
+      try {
+        const run = await runSuiteAgainstServer(
+          root,
+          ["--report-dir", join(outputDir, "conformance-executable")],
+          (command) => runCommand("conformance-executable", command),
+          join(outputDir, "conformance-executable.server.log"),
+          { server: { command: [copy.path], cwd: copy.dir } },
+        );
+        record("conformance-executable", harnessCounts(run.output), run.code);
+        record(
+          "executable-clean-stop",
+          { passed: run.serverExitCode === 0 ? 1 : 0, failed: run.serverExitCode === 0 ? 0 : 1, skipped: 0 },
+          run.serverExitCode,
+        );
+      } catch (error) {
+        process.stderr.write(`conformance-executable: ${error instanceof Error ? error.message : String(error)}\n`);
+        record("conformance-executable", { passed: 0, failed: 1, skipped: 0 }, 1);
+      } finally {
+        rmSync(copy.dir, { recursive: true, force: true });
+      }
+      const { code, output } = await runCommand("executable", [
+        bin("bun"),
+        "test",
+        ...bunTestTimeout,
+        "./testing/executable.e2e.ts",
+      ]);
+      record("executable", bunCounts(output), code);
     },
   },
   {
