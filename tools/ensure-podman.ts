@@ -245,6 +245,11 @@ export async function ensurePodman(
   if (await hasImage(baseImage)) return;
   const tarball = join(cacheDirOf(env), "debian-bookworm-slim.tar");
   if (!existsSync(tarball)) {
+    // debootstrap makes device files and chroots: root only.
+    if (host.uid !== 0)
+      throw new PackageUnavailableError(
+        `podman has no ${baseImage} and making it needs root (this process runs as uid ${host.uid}): run \`bun tools/ensure-podman.ts\` as root once, or pull it`,
+      );
     log(`${baseImage} is missing: making it from Debian's packages (a few minutes; kept in ${tarball})`);
     await makeBaseTarball(tarball, log);
   }
