@@ -1,16 +1,22 @@
 /**
  * The console's files: the page, its style sheet, and its script bundled from `ui/` by Bun the first time
- * the console is asked for (a server that never serves it never builds it), kept in memory after. The API
- * reference's renderer is Scalar's standalone bundle, copied into `dist/console/` when svc-hub is built (so a
- * packed svc-hub carries it without Scalar's own dependencies) or read from node_modules in a clone.
+ * the console is asked for (a server that never serves it never builds it), kept in memory after, each with its
+ * gzip form (and brotli where one was made at build). The API reference's renderer is Scalar's standalone bundle,
+ * which `npm run build` puts into `dist/console/scalar.js` beside its brotli and gzip forms
+ * (tools/fetch-api-reference.mjs); without it, the bundle of an @scalar/api-reference installed beside svc-hub.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+
+/** A form of an asset's body other than the body itself, named as Content-Encoding names it. */
+export type ContentEncoding = "br" | "gzip";
 
 export interface ConsoleAsset {
   readonly body: Uint8Array<ArrayBuffer>;
   readonly contentType: string;
   readonly etag: string;
+  /** The body compressed, by encoding: sent to a browser that accepts the encoding. */
+  readonly encoded: ReadonlyMap<ContentEncoding, Uint8Array<ArrayBuffer>>;
 }
 
 export interface ConsoleAssets {
@@ -20,17 +26,48 @@ export interface ConsoleAssets {
   readonly apiReferencePage: ConsoleAsset;
   /** console.js, api-reference.js, console.css and, when installed, scalar.js. */
   readonly files: ReadonlyMap<string, ConsoleAsset>;
+  /** The `v` of the pages' asset addresses: a hash of every file, so a new file is a new address. */
+  readonly version: string;
 }
 
 const uiDir = join(import.meta.dir, "ui");
 const scalarFile = join("@scalar", "api-reference", "dist", "browser", "standalone.js");
 
-function assetOf(body: Uint8Array<ArrayBuffer> | string, contentType: string): ConsoleAsset {
+function assetOf(
+  body: Uint8Array<ArrayBuffer> | string,
+  contentType: string,
+  encoded: ReadonlyMap<ContentEncoding, Uint8Array<ArrayBuffer>> = new Map(),
+): ConsoleAsset {
   const bytes = typeof body === "string" ? new TextEncoder().encode(body) : body;
-  return { body: bytes, contentType, etag: `"${Bun.hash(bytes).toString(36)}"` };
+  return { body: bytes, contentType, etag: `"${Bun.hash(bytes).toString(36)}"`, encoded };
 }
 
-/** Scalar's standalone bundle: dist/console/scalar.js of a packed svc-hub, else node_modules up from here. */
+/** The gzip form of a small file, made here (the console's own script and style sheet: a few milliseconds). */
+function gzipped(body: Uint8Array<ArrayBuffer>): ReadonlyMap<ContentEncoding, Uint8Array<ArrayBuffer>> {
+  return new Map([["gzip", Bun.gzipSync(body)]]);
+}
+
+/**
+ * Scalar's bundle with the compressed forms the build wrote beside it (`scalar.js.br`, `scalar.js.gz`); the gzip
+ * form is made here when it is missing (a bundle installed from node_modules).
+ */
+function scalarAsset(path: string): ConsoleAsset {
+  const body = new Uint8Array(readFileSync(path));
+  const encoded = new Map<ContentEncoding, Uint8Array<ArrayBuffer>>();
+  for (const [encoding, suffix] of [
+    ["br", ".br"],
+    ["gzip", ".gz"],
+  ] as const) {
+    if (existsSync(path + suffix)) encoded.set(encoding, new Uint8Array(readFileSync(path + suffix)));
+  }
+  if (!encoded.has("gzip")) encoded.set("gzip", Bun.gzipSync(body));
+  return assetOf(body, "text/javascript; charset=utf-8", encoded);
+}
+
+/**
+ * Scalar's standalone bundle: dist/console/scalar.js (with scalar.js.br and scalar.js.gz beside it) of a built
+ * svc-hub, else an @scalar/api-reference in node_modules up from here.
+ */
 export function findScalarBundle(from = import.meta.dir): string | null {
   let dir = from;
   for (;;) {
@@ -63,15 +100,16 @@ async function bundle(): Promise<Map<string, Uint8Array<ArrayBuffer>>> {
 async function build(): Promise<ConsoleAssets> {
   const scripts = await bundle();
   const files = new Map<string, ConsoleAsset>();
-  for (const [name, body] of scripts) files.set(name, assetOf(body, "text/javascript; charset=utf-8"));
-  files.set("console.css", assetOf(readFileSync(join(uiDir, "console.css")), "text/css; charset=utf-8"));
+  for (const [name, body] of scripts) files.set(name, assetOf(body, "text/javascript; charset=utf-8", gzipped(body)));
+  const css = new Uint8Array(readFileSync(join(uiDir, "console.css")));
+  files.set("console.css", assetOf(css, "text/css; charset=utf-8", gzipped(css)));
   const scalar = findScalarBundle();
-  if (scalar) files.set("scalar.js", assetOf(readFileSync(scalar), "text/javascript; charset=utf-8"));
+  if (scalar) files.set("scalar.js", scalarAsset(scalar));
   // Each asset's URL carries a hash of them all, so a browser never mixes files of two versions.
   const version = Bun.hash([...files.values()].map((file) => file.etag).join()).toString(36);
   const pageOf = (file: string) =>
     assetOf(readFileSync(join(uiDir, file), "utf8").replaceAll("__VERSION__", version), "text/html; charset=utf-8");
-  return { page: pageOf("index.html"), apiReferencePage: pageOf("api-reference.html"), files };
+  return { page: pageOf("index.html"), apiReferencePage: pageOf("api-reference.html"), files, version };
 }
 
 let built: Promise<ConsoleAssets> | null = null;
