@@ -1,8 +1,9 @@
 /**
  * How long the web console takes to load on the demo data, in Debian's Chromium: from navigation to
  * /console/events until the stored events table shows its rows, and to the first paint of each other page.
- * The target (issue 32): under a second. The API reference (/console/api) until Scalar has rendered svc-hub's
- * document (its "hosted data layer (v1)" group): within 2 s (issue 41), its 4.8 MB script sent compressed.
+ * The target (issue 32): under a second. The API reference (/console/api) until RapiDoc has rendered svc-hub's
+ * document (its "hosted data layer (v1)" group): within 2 s (issue 41); bench/api-reference-renderers.ts compares
+ * it with other renderers.
  *
  *   bun bench/console-load.ts              # 10 loads per page; writes bench/RESULTS.md "## Console load"
  *   bun bench/console-load.ts --loads 3    # fewer, printed only

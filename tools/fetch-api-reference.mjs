@@ -1,15 +1,16 @@
-// Part of `npm run build`: puts Scalar's standalone bundle, the renderer of the console's API reference page, into
-// dist/console/ with its compressed forms, which the server sends as they are:
+// Part of `npm run build`: puts RapiDoc's bundle, the renderer of the console's API reference page, into
+// dist/console/ in the two compressed forms the server sends as they are (the npm package carries them):
 //
-//   dist/console/scalar.js      the bundle (about 4.8 MB)
-//   dist/console/scalar.js.br   brotli, for browsers that accept br
-//   dist/console/scalar.js.gz   gzip, for the others
+//   dist/console/rapidoc.js.br             brotli (about 190 KB), for browsers that accept br
+//   dist/console/rapidoc.js.gz             gzip (about 220 KB), for the others; decompressed for a client that
+//                                          accepts neither
+//   dist/console/rapidoc-min.js.LICENSE.txt RapiDoc's licence and those of what its bundle holds
 //
-// Only that one file of @scalar/api-reference is used, so svc-hub does not install the package and its
-// dependency tree (about 40 packages, which need Node 22 and warn on Node 20): the script asks npm for the
-// package's tarball alone (`npm pack`, from npm's cache when it is there), checks it against the integrity pinned
-// below and takes the file out of it. Without the registry or the cache it says so and the build goes on: the
-// page then says the renderer is missing, and /openapi.json is still served.
+// Only that one file of the rapidoc package is used (dist/rapidoc-min.js, about 860 KB), so svc-hub does not
+// install the package and its dependency tree: the script asks npm for the package's tarball alone (`npm pack`,
+// from npm's cache when it is there), checks it against the integrity pinned below and takes the files out of it.
+// Without the registry or the cache it says so and the build goes on: the page then says the renderer is missing,
+// and /openapi.json is still served.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -18,15 +19,16 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 
-/** The version of Scalar served, and its tarball's integrity as the registry gives it (npm view … dist.integrity). */
+/** The version of RapiDoc served, and its tarball's integrity as the registry gives it (npm view … dist.integrity). */
 export const apiReferencePackage = {
-  spec: "@scalar/api-reference@1.76.0",
-  integrity: "sha512-pjqwnzmA9YK3ZX+IZSICMsywm4qI6HLSngR2py9H6TvFApHHuJjkTAd+gFJfnqJDzJuro8k7ji6JCtJ2U+Byng==",
-  file: "package/dist/browser/standalone.js",
+  spec: "rapidoc@9.3.8",
+  integrity: "sha512-eCYEbr1Xr8OJZvVCw8SXl9zBCRoLJbhNGuG5IZTHq/RWAOq/O4MafUCuFEyZHsrhLrlUcGZMa64pyhpib8fQKQ==",
+  bundle: "package/dist/rapidoc-min.js",
+  licences: ["package/LICENSE.txt", "package/dist/rapidoc-min.js.LICENSE.txt"],
 };
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const target = join(root, "dist", "console", "scalar.js");
+const folder = join(root, "dist", "console");
 
 /** npm itself: the one running this build when there is one, else the npm on the PATH. */
 function npm(args, cwd) {
@@ -35,45 +37,49 @@ function npm(args, cwd) {
   return execFileSync(command, [...prefix, ...args], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
 }
 
-function fetchBundle() {
-  const folder = mkdtempSync(join(tmpdir(), "svc-hub-api-reference-"));
+/** The bundle and the licence texts, out of the package's tarball. */
+function fetchPackageFiles() {
+  const scratch = mkdtempSync(join(tmpdir(), "svc-hub-api-reference-"));
   try {
     const [packed] = JSON.parse(
-      npm(["pack", apiReferencePackage.spec, "--json", "--ignore-scripts", "--pack-destination", folder], folder),
+      npm(["pack", apiReferencePackage.spec, "--json", "--ignore-scripts", "--pack-destination", scratch], scratch),
     );
-    const tarball = join(folder, packed.filename);
+    const tarball = join(scratch, packed.filename);
     const integrity = `sha512-${createHash("sha512").update(readFileSync(tarball)).digest("base64")}`;
     if (integrity !== apiReferencePackage.integrity)
       throw new Error(`${apiReferencePackage.spec}: integrity ${integrity}, expected ${apiReferencePackage.integrity}`);
-    execFileSync("tar", ["-xzf", tarball, "-C", folder, apiReferencePackage.file]);
-    return readFileSync(join(folder, apiReferencePackage.file));
+    execFileSync("tar", ["-xzf", tarball, "-C", scratch, apiReferencePackage.bundle, ...apiReferencePackage.licences]);
+    return {
+      bundle: readFileSync(join(scratch, apiReferencePackage.bundle)),
+      licences: apiReferencePackage.licences.map((path) => readFileSync(join(scratch, path), "utf8")).join("\n"),
+    };
   } finally {
-    rmSync(folder, { recursive: true, force: true });
+    rmSync(scratch, { recursive: true, force: true });
   }
 }
 
-let bundle;
+let files;
 try {
-  bundle = fetchBundle();
+  files = fetchPackageFiles();
 } catch (error) {
   const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
   process.stdout.write(
     `build: could not fetch ${apiReferencePackage.spec} (${reason}); the API reference page will say so\n`,
   );
 }
-if (bundle) {
-  mkdirSync(dirname(target), { recursive: true });
-  writeFileSync(target, bundle);
-  // Quality 9: within 10 % of brotli's best for this file, in under a second instead of ten.
+if (files) {
+  rmSync(folder, { recursive: true, force: true });
+  mkdirSync(folder, { recursive: true });
   writeFileSync(
-    `${target}.br`,
-    brotliCompressSync(bundle, {
+    join(folder, "rapidoc.js.br"),
+    brotliCompressSync(files.bundle, {
       params: {
-        [constants.BROTLI_PARAM_QUALITY]: 9,
+        [constants.BROTLI_PARAM_QUALITY]: 11,
         [constants.BROTLI_PARAM_LGWIN]: 24,
-        [constants.BROTLI_PARAM_SIZE_HINT]: bundle.length,
+        [constants.BROTLI_PARAM_SIZE_HINT]: files.bundle.length,
       },
     }),
   );
-  writeFileSync(`${target}.gz`, gzipSync(bundle, { level: 9 }));
+  writeFileSync(join(folder, "rapidoc.js.gz"), gzipSync(files.bundle, { level: 9 }));
+  writeFileSync(join(folder, "rapidoc-min.js.LICENSE.txt"), files.licences);
 }

@@ -9,7 +9,7 @@ import { environmentWithoutServerSettings } from "./consumer-project.ts";
  * as a user's project installs it (`npm install ./svc-hub-<version>.tgz`, its dependencies from the registry or
  * npm's cache). The package holds what a user runs and nothing of the repository's tests, benchmarks or
  * screenshots, is at most 1.5 MB, installs on Node 20 without an engine warning and without building anything,
- * and its command starts the server.
+ * and its command starts the server with the console's API reference and its renderer.
  */
 
 const root = resolve(import.meta.dir, "..");
@@ -92,6 +92,13 @@ describe("the packed package (issue 41)", () => {
         /_snapshot\.json$/.test(path),
     );
     expect(notForUsers).toEqual([]);
+  });
+
+  it("carries the API reference's renderer, RapiDoc's bundle as brotli and gzip, and its licences", () => {
+    const sizes = new Map(packed.files.map((file) => [file.path, file.size]));
+    expect(sizes.get("dist/console/rapidoc.js.br")).toBeGreaterThan(100_000);
+    expect(sizes.get("dist/console/rapidoc.js.gz")).toBeGreaterThan(100_000);
+    expect(sizes.get("dist/console/rapidoc-min.js.LICENSE.txt")).toBeGreaterThan(500);
   });
 
   it("has every export and bin of its package.json inside, and no script that npm runs when installing it", () => {
@@ -178,8 +185,16 @@ describe("the packed package (issue 41)", () => {
       })();
       const ready = await fetch(`${url}/readyz`);
       expect(ready.status).toBe(200);
-      const console = await fetch(`${url}/console/api`);
-      expect(console.status).toBe(200);
+      const page = await (await fetch(`${url}/console/api`)).text();
+      const renderer = /src="(\/console\/assets\/rapidoc\.js\?v=\w+)"/.exec(page)?.[1];
+      expect(renderer).toBeDefined();
+      // As a browser asks for it, and as a client that accepts no encoding does (fetch would decompress brotli).
+      const br = await fetch(`${url}${renderer}`, { headers: { "accept-encoding": "br" }, decompress: false });
+      expect(br.status).toBe(200);
+      expect(br.headers.get("content-encoding")).toBe("br");
+      const plain = await fetch(`${url}${renderer}`, { headers: { "accept-encoding": "identity" } });
+      expect(plain.headers.get("content-encoding")).toBeNull();
+      expect((await plain.text()).startsWith("/*! RapiDoc ")).toBe(true);
       server.kill("SIGTERM");
       expect(await server.exited).toBe(0);
     } finally {

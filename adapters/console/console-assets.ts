@@ -1,12 +1,12 @@
 /**
  * The console's files: the page, its style sheet, and its script bundled from `ui/` by Bun the first time
  * the console is asked for (a server that never serves it never builds it), kept in memory after, each with its
- * gzip form (and brotli where one was made at build). The API reference's renderer is Scalar's standalone bundle,
- * which `npm run build` puts into `dist/console/scalar.js` beside its brotli and gzip forms
- * (tools/fetch-api-reference.mjs); without it, the bundle of an @scalar/api-reference installed beside svc-hub.
+ * gzip form. The API reference's renderer is RapiDoc's bundle, which `npm run build` writes, compressed only, as
+ * `dist/console/rapidoc.js.br` and `rapidoc.js.gz` (tools/fetch-api-reference.mjs), and the npm package carries.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
 
 /** A form of an asset's body other than the body itself, named as Content-Encoding names it. */
 export type ContentEncoding = "br" | "gzip";
@@ -24,14 +24,14 @@ export interface ConsoleAssets {
   readonly page: ConsoleAsset;
   /** The API reference's page (/console/api). */
   readonly apiReferencePage: ConsoleAsset;
-  /** console.js, api-reference.js, console.css and, when installed, scalar.js. */
+  /** console.js, api-reference.js, console.css and, when built, rapidoc.js. */
   readonly files: ReadonlyMap<string, ConsoleAsset>;
   /** The `v` of the pages' asset addresses: a hash of every file, so a new file is a new address. */
   readonly version: string;
 }
 
 const uiDir = join(import.meta.dir, "ui");
-const scalarFile = join("@scalar", "api-reference", "dist", "browser", "standalone.js");
+const apiReferenceFile = join("dist", "console", "rapidoc.js.br");
 
 function assetOf(
   body: Uint8Array<ArrayBuffer> | string,
@@ -48,32 +48,31 @@ function gzipped(body: Uint8Array<ArrayBuffer>): ReadonlyMap<ContentEncoding, Ui
 }
 
 /**
- * Scalar's bundle with the compressed forms the build wrote beside it (`scalar.js.br`, `scalar.js.gz`); the gzip
- * form is made here when it is missing (a bundle installed from node_modules).
+ * The API reference's renderer from its brotli form and the gzip form beside it (`rapidoc.js.gz`), as the build
+ * wrote them: the body itself, for a client that accepts neither, is decompressed from one of them here.
  */
-function scalarAsset(path: string): ConsoleAsset {
-  const body = new Uint8Array(readFileSync(path));
-  const encoded = new Map<ContentEncoding, Uint8Array<ArrayBuffer>>();
-  for (const [encoding, suffix] of [
-    ["br", ".br"],
-    ["gzip", ".gz"],
-  ] as const) {
-    if (existsSync(path + suffix)) encoded.set(encoding, new Uint8Array(readFileSync(path + suffix)));
-  }
-  if (!encoded.has("gzip")) encoded.set("gzip", Bun.gzipSync(body));
+function apiReferenceAsset(brotliPath: string): ConsoleAsset {
+  const br = new Uint8Array(readFileSync(brotliPath));
+  const gzipPath = brotliPath.replace(/\.br$/, ".gz");
+  const gzip = existsSync(gzipPath) ? new Uint8Array(readFileSync(gzipPath)) : null;
+  const body = new Uint8Array(gzip ? gunzipSync(gzip) : brotliDecompressSync(br));
+  const encoded = new Map<ContentEncoding, Uint8Array<ArrayBuffer>>([
+    ["br", br],
+    ["gzip", gzip ?? Bun.gzipSync(body)],
+  ]);
   return assetOf(body, "text/javascript; charset=utf-8", encoded);
 }
 
 /**
- * Scalar's standalone bundle: dist/console/scalar.js (with scalar.js.br and scalar.js.gz beside it) of a built
- * svc-hub, else an @scalar/api-reference in node_modules up from here.
+ * The API reference's renderer, RapiDoc's bundle in its brotli form: `dist/console/rapidoc.js.br` (with
+ * `rapidoc.js.gz` beside it) of a built or installed svc-hub, in this folder or one above it; null when svc-hub
+ * was built without it (the build could not fetch it).
  */
-export function findScalarBundle(from = import.meta.dir): string | null {
+export function findApiReferenceBundle(from = import.meta.dir): string | null {
   let dir = from;
   for (;;) {
-    for (const candidate of [join(dir, "dist", "console", "scalar.js"), join(dir, "node_modules", scalarFile)]) {
-      if (existsSync(candidate)) return candidate;
-    }
+    const candidate = join(dir, apiReferenceFile);
+    if (existsSync(candidate)) return candidate;
     const parent = dirname(dir);
     if (parent === dir) return null;
     dir = parent;
@@ -103,8 +102,8 @@ async function build(): Promise<ConsoleAssets> {
   for (const [name, body] of scripts) files.set(name, assetOf(body, "text/javascript; charset=utf-8", gzipped(body)));
   const css = new Uint8Array(readFileSync(join(uiDir, "console.css")));
   files.set("console.css", assetOf(css, "text/css; charset=utf-8", gzipped(css)));
-  const scalar = findScalarBundle();
-  if (scalar) files.set("scalar.js", scalarAsset(scalar));
+  const renderer = findApiReferenceBundle();
+  if (renderer) files.set("rapidoc.js", apiReferenceAsset(renderer));
   // Each asset's URL carries a hash of them all, so a browser never mixes files of two versions.
   const version = Bun.hash([...files.values()].map((file) => file.etag).join()).toString(36);
   const pageOf = (file: string) =>

@@ -19,17 +19,15 @@ const consolePolicy = [
 ].join("; ");
 
 /**
- * The API reference page: Scalar sets styles from its script (style attributes and style elements), loads its
- * images as data: and blob: URLs, and sends the requests its client makes to svc-hub only (connect-src).
+ * The API reference page: RapiDoc sets styles from its script (style attributes and style elements) and draws
+ * some images as data: URLs; the page's one request, /openapi.json, goes to svc-hub (connect-src).
  */
 const apiReferencePolicy = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data: blob:",
-  "font-src 'self' data:",
+  "img-src 'self' data:",
   "connect-src 'self'",
-  "worker-src 'self' blob:",
   "base-uri 'none'",
   "form-action 'self'",
   "frame-ancestors 'none'",

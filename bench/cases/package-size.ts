@@ -32,8 +32,8 @@ export function packageSizeCase(ctx: BenchContext): CaseReport {
     outcome: "measured",
     rows: [],
     details: [
-      "`npm pack --dry-run --json` after `npm run build` (the `files` list of package.json; Scalar's bundle is not in the",
-      "package); `bun bench/run.ts --only package` measures it alone:",
+      "`npm pack --dry-run --json` after `npm run build` (the `files` list of package.json, the API reference's renderer",
+      "included as brotli and gzip); `bun bench/run.ts --only package` measures it alone:",
       "",
       "| Packed | Unpacked | Files |",
       "|---:|---:|---:|",
