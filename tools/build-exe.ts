@@ -136,17 +136,18 @@ function libsqlNativeModule(nativeFile: string): BunPlugin {
 }
 
 /**
- * The API reference's files, as the package carries them (dist/console/, which tools/copy-api-reference.mjs
+ * The API reference's files, as the package carries them (dist/console/, which tools/fetch-api-reference.mjs
  * fills); the executable serves them from the same path.
  */
 function stageApiReference(stage: string): void {
-  const built = Bun.spawnSync(["node", join(root, "tools", "copy-api-reference.mjs")], {
+  const built = Bun.spawnSync(["node", join(root, "tools", "fetch-api-reference.mjs")], {
     cwd: root,
     stdout: "inherit",
   });
-  if (built.exitCode !== 0) throw new Error("tools/copy-api-reference.mjs failed");
+  if (built.exitCode !== 0) throw new Error("tools/fetch-api-reference.mjs failed");
   const from = join(root, "dist", "console");
-  if (!existsSync(from)) throw new Error("dist/console/ holds no API reference: is @scalar/api-reference installed?");
+  if (!existsSync(join(from, "rapidoc.js.br")))
+    throw new Error("dist/console/ holds no API reference: could tools/fetch-api-reference.mjs reach npm?");
   cpSync(from, join(stage, "dist", "console"), { recursive: true });
 }
 
@@ -189,6 +190,7 @@ export async function buildExe(platform: ExePlatform, stage: string[]): Promise<
     // Each entry point is embedded under its path from here, which adapters/runtime/packaged-files.ts names.
     root,
     target: "bun",
+    minify: true,
     plugins: [libsqlNativeModule(join(libsql, "index.node"))],
     throw: false,
     compile: {

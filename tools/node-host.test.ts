@@ -45,7 +45,7 @@ function projectWithPackedSvcHub(): string {
 function packSvcHubIntoProject(): string {
   const folder = realpathSync(mkdtempSync(join(tmpdir(), "svc-hub-node-host-")));
   folders.push(folder);
-  // npm pack runs the package's prepare script first, which compiles the core into dist/.
+  // npm pack runs the package's prepack script first, which compiles the core into dist/.
   const [packed] = JSON.parse(run(["npm", "pack", "--json", "--pack-destination", folder], root)) as Array<{
     filename: string;
   }>;

@@ -1,17 +1,23 @@
 /**
  * The console's files: the page, its style sheet, and its script bundled from `ui/` by Bun the first time
- * the console is asked for (a server that never serves it never builds it), kept in memory after. The API
- * reference's renderer is Scalar's standalone bundle, copied into `dist/console/` when svc-hub is built (so a
- * packed svc-hub carries it without Scalar's own dependencies) or read from node_modules in a clone.
+ * the console is asked for (a server that never serves it never builds it), kept in memory after, each with its
+ * gzip form. The API reference's renderer is RapiDoc's bundle, which `npm run build` writes, compressed only, as
+ * `dist/console/rapidoc.js.br` and `rapidoc.js.gz` (tools/fetch-api-reference.mjs), and the npm package carries.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { inSingleExecutable, packagedFilePath } from "../runtime/packaged-files.ts";
+
+/** A form of an asset's body other than the body itself, named as Content-Encoding names it. */
+export type ContentEncoding = "br" | "gzip";
 
 export interface ConsoleAsset {
   readonly body: Uint8Array<ArrayBuffer>;
   readonly contentType: string;
   readonly etag: string;
+  /** The body compressed, by encoding: sent to a browser that accepts the encoding. */
+  readonly encoded: ReadonlyMap<ContentEncoding, Uint8Array<ArrayBuffer>>;
 }
 
 export interface ConsoleAssets {
@@ -19,25 +25,59 @@ export interface ConsoleAssets {
   readonly page: ConsoleAsset;
   /** The API reference's page (/console/api). */
   readonly apiReferencePage: ConsoleAsset;
-  /** console.js, api-reference.js, console.css and, when installed, scalar.js. */
+  /** console.js, api-reference.js, console.css and, when built, rapidoc.js. */
   readonly files: ReadonlyMap<string, ConsoleAsset>;
+  /** The `v` of the pages' asset addresses: a hash of every file, so a new file is a new address. */
+  readonly version: string;
 }
 
 const uiDir = packagedFilePath("adapters/console/ui");
-const scalarFile = join("@scalar", "api-reference", "dist", "browser", "standalone.js");
+const apiReferenceFile = join("dist", "console", "rapidoc.js.br");
 
-function assetOf(body: Uint8Array<ArrayBuffer> | string, contentType: string): ConsoleAsset {
+function assetOf(
+  body: Uint8Array<ArrayBuffer> | string,
+  contentType: string,
+  encoded: ReadonlyMap<ContentEncoding, Uint8Array<ArrayBuffer>> = new Map(),
+): ConsoleAsset {
   const bytes = typeof body === "string" ? new TextEncoder().encode(body) : body;
-  return { body: bytes, contentType, etag: `"${Bun.hash(bytes).toString(36)}"` };
+  return { body: bytes, contentType, etag: `"${Bun.hash(bytes).toString(36)}"`, encoded };
 }
 
-/** Scalar's standalone bundle: dist/console/scalar.js of a packed svc-hub, else node_modules up from here. */
-export function findScalarBundle(from = import.meta.dir): string | null {
+/** The gzip form of a small file, made here (the console's own script and style sheet: a few milliseconds). */
+function gzipped(body: Uint8Array<ArrayBuffer>): ReadonlyMap<ContentEncoding, Uint8Array<ArrayBuffer>> {
+  return new Map([["gzip", Bun.gzipSync(body)]]);
+}
+
+/**
+ * The API reference's renderer from its brotli form and the gzip form beside it (`rapidoc.js.gz`), as the build
+ * wrote them: the body itself, for a client that accepts neither, is decompressed from one of them here.
+ */
+function apiReferenceAsset(brotliPath: string): ConsoleAsset {
+  const br = new Uint8Array(readFileSync(brotliPath));
+  const gzipPath = brotliPath.replace(/\.br$/, ".gz");
+  const gzip = existsSync(gzipPath) ? new Uint8Array(readFileSync(gzipPath)) : null;
+  const body = new Uint8Array(gzip ? gunzipSync(gzip) : brotliDecompressSync(br));
+  const encoded = new Map<ContentEncoding, Uint8Array<ArrayBuffer>>([
+    ["br", br],
+    ["gzip", gzip ?? Bun.gzipSync(body)],
+  ]);
+  return assetOf(body, "text/javascript; charset=utf-8", encoded);
+}
+
+/**
+ * The API reference's renderer, RapiDoc's bundle in its brotli form: `dist/console/rapidoc.js.br` (with
+ * `rapidoc.js.gz` beside it) of a built or installed svc-hub, in this folder or one above it; null when svc-hub
+ * was built without it (the build could not fetch it).
+ */
+export function findApiReferenceBundle(from = import.meta.dir): string | null {
+  if (inSingleExecutable) {
+    const embedded = packagedFilePath(apiReferenceFile);
+    return existsSync(embedded) ? embedded : null;
+  }
   let dir = from;
   for (;;) {
-    for (const candidate of [join(dir, "dist", "console", "scalar.js"), join(dir, "node_modules", scalarFile)]) {
-      if (existsSync(candidate)) return candidate;
-    }
+    const candidate = join(dir, apiReferenceFile);
+    if (existsSync(candidate)) return candidate;
     const parent = dirname(dir);
     if (parent === dir) return null;
     dir = parent;
@@ -71,15 +111,16 @@ function embeddedConsoleScripts(): Map<string, Uint8Array<ArrayBuffer>> {
 async function build(): Promise<ConsoleAssets> {
   const scripts = inSingleExecutable ? embeddedConsoleScripts() : await bundleConsoleScripts();
   const files = new Map<string, ConsoleAsset>();
-  for (const [name, body] of scripts) files.set(name, assetOf(body, "text/javascript; charset=utf-8"));
-  files.set("console.css", assetOf(readFileSync(join(uiDir, "console.css")), "text/css; charset=utf-8"));
-  const scalar = findScalarBundle();
-  if (scalar) files.set("scalar.js", assetOf(readFileSync(scalar), "text/javascript; charset=utf-8"));
+  for (const [name, body] of scripts) files.set(name, assetOf(body, "text/javascript; charset=utf-8", gzipped(body)));
+  const css = new Uint8Array(readFileSync(join(uiDir, "console.css")));
+  files.set("console.css", assetOf(css, "text/css; charset=utf-8", gzipped(css)));
+  const renderer = findApiReferenceBundle();
+  if (renderer) files.set("rapidoc.js", apiReferenceAsset(renderer));
   // Each asset's URL carries a hash of them all, so a browser never mixes files of two versions.
   const version = Bun.hash([...files.values()].map((file) => file.etag).join()).toString(36);
   const pageOf = (file: string) =>
     assetOf(readFileSync(join(uiDir, file), "utf8").replaceAll("__VERSION__", version), "text/html; charset=utf-8");
-  return { page: pageOf("index.html"), apiReferencePage: pageOf("api-reference.html"), files };
+  return { page: pageOf("index.html"), apiReferencePage: pageOf("api-reference.html"), files, version };
 }
 
 let built: Promise<ConsoleAssets> | null = null;

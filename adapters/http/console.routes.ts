@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { type ConsoleAsset, consoleAssets } from "../console/console-assets.ts";
+import { type ConsoleAsset, type ContentEncoding, consoleAssets } from "../console/console-assets.ts";
 
 /**
  * The console's pages and files (docs/console.md). They hold no data: every value they show is read from the
@@ -19,17 +19,15 @@ const consolePolicy = [
 ].join("; ");
 
 /**
- * The API reference page: Scalar sets styles from its script (style attributes and style elements), loads its
- * images as data: and blob: URLs, and sends the requests its client makes to svc-hub only (connect-src).
+ * The API reference page: RapiDoc sets styles from its script (style attributes and style elements) and draws
+ * some images as data: URLs; the page's one request, /openapi.json, goes to svc-hub (connect-src).
  */
 const apiReferencePolicy = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data: blob:",
-  "font-src 'self' data:",
+  "img-src 'self' data:",
   "connect-src 'self'",
-  "worker-src 'self' blob:",
   "base-uri 'none'",
   "form-action 'self'",
   "frame-ancestors 'none'",
@@ -41,10 +39,38 @@ const pageHeaders = {
   "x-frame-options": "DENY",
 };
 
-function answer(request: Request, asset: ConsoleAsset, headers: Record<string, string>): Response {
-  const common = { etag: asset.etag, "cache-control": "no-cache", ...headers };
-  if (request.headers.get("if-none-match") === asset.etag) return new Response(null, { status: 304, headers: common });
-  return new Response(asset.body, { headers: { "content-type": asset.contentType, ...common } });
+/** An asset at the address its page names (`?v=` the current version) never changes: a browser keeps it a year. */
+const immutable = "public, max-age=31536000, immutable";
+
+/** The encoding to send: brotli, else gzip, among those the browser accepts (a q of 0 refuses one) and the asset has. */
+function chooseEncoding(request: Request, asset: ConsoleAsset): ContentEncoding | null {
+  const accepted = new Set<string>();
+  for (const part of (request.headers.get("accept-encoding") ?? "").split(",")) {
+    const [name = "", ...parameters] = part.split(";").map((piece) => piece.trim().toLowerCase());
+    const q = parameters.find((parameter) => parameter.startsWith("q="));
+    if (name !== "" && (q === undefined || Number(q.slice(2)) > 0)) accepted.add(name);
+  }
+  for (const encoding of ["br", "gzip"] as const) {
+    if (asset.encoded.has(encoding) && (accepted.has(encoding) || accepted.has("*"))) return encoding;
+  }
+  return null;
+}
+
+function answer(
+  request: Request,
+  asset: ConsoleAsset,
+  headers: Record<string, string>,
+  cacheControl = "no-cache",
+): Response {
+  const encoding = chooseEncoding(request, asset);
+  // Each encoding is another representation, so it has its own (strong) ETag.
+  const etag = encoding === null ? asset.etag : `${asset.etag.slice(0, -1)}-${encoding}"`;
+  const common = { etag, "cache-control": cacheControl, vary: "accept-encoding", ...headers };
+  const sent = (request.headers.get("if-none-match") ?? "").split(",").map((tag) => tag.trim());
+  if (sent.includes(etag)) return new Response(null, { status: 304, headers: common });
+  const body = encoding === null ? asset.body : (asset.encoded.get(encoding) ?? asset.body);
+  const encodingHeader: Record<string, string> = encoding === null ? {} : { "content-encoding": encoding };
+  return new Response(body, { headers: { "content-type": asset.contentType, ...encodingHeader, ...common } });
 }
 
 const notFound = () =>
@@ -70,8 +96,11 @@ export function consoleRoutes() {
     .get(
       "/console/assets/:file",
       async ({ request, params }) => {
-        const asset = (await consoleAssets()).files.get(params.file);
-        return asset ? answer(request, asset, {}) : notFound();
+        const assets = await consoleAssets();
+        const asset = assets.files.get(params.file);
+        if (!asset) return notFound();
+        const versioned = new URL(request.url).searchParams.get("v") === assets.version;
+        return answer(request, asset, {}, versioned ? immutable : "no-cache");
       },
       { detail: { hide: true } },
     )

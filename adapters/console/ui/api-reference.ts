@@ -1,46 +1,87 @@
 /**
- * The API reference page: svc-hub's /openapi.json rendered by Scalar's standalone bundle, served by svc-hub
- * itself. With the console's token the document includes the admin API. Scalar is told to load no fonts and
- * to use no proxy, so that the page asks nothing of any other host.
+ * The API reference page: svc-hub's /openapi.json rendered by RapiDoc (its `<rapi-doc>` element), served by
+ * svc-hub itself. With the console's token the document includes the admin API. RapiDoc is told to load no fonts
+ * and to offer no "try it", no server choice and no loading of another document, so that the page asks nothing of
+ * any other host and sends no request but its own two.
  */
 import { authHeaders, readToken } from "./api.ts";
 
 /**
- * Scalar's light theme with its muted text and its method colours darkened to a contrast of at least 4.5:1
- * on its backgrounds (WCAG 2.1 AA), which its own colours miss.
+ * RapiDoc's settings. Its colours are replaced by ones with a contrast of at least 4.5:1 on their backgrounds
+ * (WCAG 2.1 AA), which its orange and its grey navigation miss. "focused" shows one operation at a time, chosen
+ * in the navigation, which is what keeps the first render short.
  */
-const contrastCss = `.light-mode {
-  --scalar-color-3: #57606a;
-  --scalar-color-green: #116329;
-  --scalar-color-blue: #0a4f96;
-  --scalar-color-orange: #8a4600;
-  --scalar-color-yellow: #6f5400;
-  --scalar-color-red: #a40e26;
-  --scalar-color-purple: #6639ba;
-}`;
+const settings: Record<string, string> = {
+  "render-style": "focused",
+  "show-header": "false",
+  "load-fonts": "false",
+  "allow-try": "false",
+  "allow-server-selection": "false",
+  "allow-authentication": "false",
+  "allow-spec-url-load": "false",
+  "allow-spec-file-load": "false",
+  "show-components": "false",
+  theme: "light",
+  "bg-color": "#ffffff",
+  "text-color": "#1f2328",
+  "primary-color": "#0a4f96",
+  "nav-bg-color": "#f6f8fa",
+  "nav-text-color": "#1f2328",
+  "nav-hover-bg-color": "#e6ebf1",
+  "nav-hover-text-color": "#0a4f96",
+  "nav-accent-color": "#0a4f96",
+  "nav-accent-text-color": "#ffffff",
+};
 
-declare const Scalar: { createApiReference(target: string | Element, configuration: Record<string, unknown>): unknown };
+/** The page around RapiDoc: a header line, and the reference filling the rest of the window. */
+const pageCss = `body { margin: 0; display: flex; flex-direction: column; height: 100vh; font-family: system-ui, sans-serif; color: #1f2328; }
+header { display: flex; flex-wrap: wrap; align-items: baseline; gap: 0 1rem; padding: 0.5rem 1rem; border-bottom: 1px solid #d0d7de; }
+header h1 { font-size: 1.1rem; margin: 0; }
+header a { color: #0a4f96; }
+header p { margin: 0; }
+#reference { flex: 1; min-height: 0; }
+rapi-doc { display: block; height: 100%; }`;
+
+interface RapiDocElement extends HTMLElement {
+  loadSpec(document: unknown): Promise<void>;
+  readonly updateComplete: Promise<boolean>;
+}
+
+/**
+ * RapiDoc's navigation is a <nav> inside another, neither named: named here (once drawn), so that each landmark
+ * is told apart (WCAG 2.1, 1.3.1).
+ */
+async function nameNavigation(reference: RapiDocElement): Promise<void> {
+  await reference.updateComplete;
+  const [outer, inner] = reference.shadowRoot?.querySelectorAll("nav") ?? [];
+  outer?.setAttribute("aria-label", "API reference");
+  inner?.setAttribute("aria-label", "Operations");
+}
 
 async function show(): Promise<void> {
+  const style = document.createElement("style");
+  style.textContent = pageCss;
+  document.head.append(style);
   const status = document.getElementById("api-reference-status");
+  const say = (text: string) => {
+    if (!status) return;
+    status.textContent = text;
+    status.hidden = text === "";
+  };
   try {
     const response = await fetch("/openapi.json", { headers: authHeaders(), credentials: "omit" });
     if (!response.ok) throw new Error(`GET /openapi.json answered ${response.status}`);
     const content = await response.json();
-    if (typeof Scalar === "undefined")
+    if (customElements.get("rapi-doc") === undefined)
       throw new Error("The API reference renderer is not installed with this svc-hub.");
-    Scalar.createApiReference("#reference", {
-      content,
-      withDefaultFonts: false,
-      customCss: contrastCss,
-      showDeveloperTools: "never",
-      telemetry: false,
-      agent: { disabled: true },
-      mcp: { disabled: true },
-    });
-    if (status) status.textContent = readToken() ? "" : "Signed out of the console: the admin API is not listed.";
+    const reference = document.createElement("rapi-doc") as RapiDocElement;
+    for (const [name, value] of Object.entries(settings)) reference.setAttribute(name, value);
+    document.getElementById("reference")?.append(reference);
+    say(readToken() ? "" : "Signed out of the console: the admin API is not listed.");
+    await reference.loadSpec(content);
+    await nameNavigation(reference);
   } catch (error) {
-    if (status) status.textContent = error instanceof Error ? error.message : String(error);
+    say(error instanceof Error ? error.message : String(error));
   }
 }
 
