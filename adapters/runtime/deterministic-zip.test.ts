@@ -1,8 +1,9 @@
 import { describe, expect, test } from "bun:test";
+import { ZipArchive } from "archiver";
 import fc from "fast-check";
 import type { ZipEntry } from "../../core/ports/zip.port.ts";
 import { readZip } from "../../harness/zip-reader.ts";
-import { buildDeterministicZip } from "./deterministic-zip.ts";
+import { buildDeterministicZip, fixedEntryDate } from "./deterministic-zip.ts";
 
 const text = (value: string) => new TextEncoder().encode(value);
 /** 1980-01-01 00:00:00 as MS-DOS date (high half) and time (low half). */
@@ -62,4 +63,43 @@ describe("deterministic zip (DEC-REV-02)", () => {
       { numRuns: 40 },
     );
   });
+
+  // Issue 41: svc-hub's own writer replaced archiver (loaded at every first start for the demo's revision). Its
+  // zips are archiver's byte for byte, with archiver's settings of DEC-REV-02 then, so a bundle published
+  // before and after the change has the same bytes and the same checksum.
+  test("for any files, the bytes are those archiver wrote with the same settings", async () => {
+    const files = fc.uniqueArray(
+      fc.record({
+        name: fc.stringMatching(/^[a-z0-9._~-]{1,24}$/),
+        bytes: fc.oneof(fc.uint8Array({ maxLength: 4096 }), fc.string({ maxLength: 3000 }).map(text)),
+      }),
+      { selector: (entry) => entry.name, maxLength: 8 },
+    );
+    await fc.assert(
+      fc.asyncProperty(files, async (generated) => {
+        const ours = await buildDeterministicZip(generated);
+        expect(Buffer.from(ours).equals(Buffer.from(await archiverZip(generated)))).toBe(true);
+      }),
+      { numRuns: 60 },
+    );
+    const large = { name: "utag.js", bytes: text("window.utag = { id: Math.random() };\n".repeat(40_000)) };
+    expect(Buffer.from(await buildDeterministicZip([large])).equals(Buffer.from(await archiverZip([large])))).toBe(
+      true,
+    );
+  });
 });
+
+/** The zip archiver writes with DEC-REV-02's settings (what svc-hub used before its own writer). */
+function archiverZip(entries: readonly ZipEntry[]): Promise<Uint8Array> {
+  return new Promise<Uint8Array>((resolve, reject) => {
+    const archive = new ZipArchive({ zlib: { level: 9 }, forceLocalTime: false, comment: "" });
+    const chunks: Buffer[] = [];
+    archive.on("data", (chunk: Buffer) => chunks.push(chunk));
+    archive.on("warning", reject);
+    archive.on("error", reject);
+    archive.on("end", () => resolve(new Uint8Array(Buffer.concat(chunks))));
+    for (const entry of entries)
+      archive.append(Buffer.from(entry.bytes), { name: entry.name, date: fixedEntryDate, mode: 0o644 });
+    archive.finalize().catch(reject);
+  });
+}
