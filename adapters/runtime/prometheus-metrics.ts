@@ -1,23 +1,6 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { CollectCommitsView, CollectStatsView } from "../../core/collect/collect-stats.ts";
 import type { WorkerBacklog } from "../../core/ports/background.port.ts";
-
-/** What the metrics read at each scrape: counters the service keeps anyway, so the hot path does no more work. */
-export interface MetricSources {
-  /** This process's collection counters (CollectService.stats), not the cluster's. */
-  readonly collect: () => CollectStatsView;
-  /** This process's group commits (CollectService.commitStats): the commit queue's depth among them. */
-  readonly commits: () => CollectCommitsView;
-  /** Requests being answered now (RequestGate). */
-  readonly requestsInFlight: () => number;
-  /** Live feeds open (GET /admin/events/live). */
-  readonly liveFeeds: () => number;
-  /** How far each background worker is behind (WorkScheduler.backlog). */
-  readonly backlog: () => Promise<readonly WorkerBacklog[]>;
-}
-
-/** The route label of a request no route matched: one value, whatever the path (bounded cardinality). */
-export const unmatchedRoute = "unmatched";
+import type { MetricSources } from "./service-metrics.ts";
 
 /** Seconds: from a fraction of a millisecond (a moments lookup from memory) to a slow upload. */
 const latencyBuckets = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -29,8 +12,9 @@ const commitBuckets = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.2
  * The service's metrics in Prometheus' text format (GET /metrics, issue 33), in a registry of its own per
  * service (prom-client's global registry would mix the services of a test process). Counters of collection
  * are read from CollectStats at each scrape; requests and group commits are observed as they end, once each.
+ * Loaded by ServiceMetrics when first needed.
  */
-export class ServiceMetrics {
+export class PrometheusMetrics {
   readonly registry = new Registry();
   private readonly requests: Counter<"method" | "route" | "status">;
   private readonly latency: Histogram<"method" | "route">;
