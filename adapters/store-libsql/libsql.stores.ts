@@ -1,14 +1,15 @@
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { type Client, createClient } from "@libsql/client";
+import { type Client, createClient } from "@libsql/client/sqlite3";
 import { notInArray, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import { drizzle, type LibSQLDatabase } from "drizzle-orm/libsql";
+import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import { migrate } from "drizzle-orm/libsql/migrator";
+import { drizzle } from "drizzle-orm/libsql/sqlite3";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { ErasedRecords, EraseOptions, Stores } from "../../core/ports/index.ts";
-import { LookupThread } from "../threads/lookup-host.ts";
+import { LookupThreadOnFirstRead } from "../threads/lookup-host.ts";
 import { LibsqlDataLayerRepo } from "./datalayer.repo.ts";
 import { dataLayerChanges, dataLayers } from "./datalayer.schema.ts";
 import { LibsqlEventRepo } from "./events.repo.ts";
@@ -91,7 +92,7 @@ export async function openLibsqlStores(options: LibsqlStoreOptions): Promise<Sto
     reader = StatementReader.forUrl(options.url, BUSY_TIMEOUT_MS);
     const lookups =
       reader && options.lookupThread
-        ? await LookupThread.start(
+        ? new LookupThreadOnFirstRead(
             { path: reader.path, busyTimeoutMs: BUSY_TIMEOUT_MS },
             reader,
             options.onLookupThreadStopped,

@@ -6,7 +6,7 @@ import type { Stores } from "../../core/ports/index.ts";
 import { isStorageUnavailable } from "../runtime/storage-errors.ts";
 import { openLibsqlStores } from "../store-libsql/libsql.stores.ts";
 import { type ReaderQuery, StatementReader } from "../store-libsql/statement-reader.ts";
-import { LookupThread, LookupThreadStoppedError } from "./lookup-host.ts";
+import { LookupThread, LookupThreadOnFirstRead, LookupThreadStoppedError } from "./lookup-host.ts";
 
 /*
  * The moments lookup's reads in a thread of their own (issue 12, bench/FINDINGS.md): the same answers as on the
@@ -196,5 +196,43 @@ describe("lookup thread", () => {
     expect(found).toEqual({ canonical: "c-1", data: profileData(3) });
     expect(since).toBe(42);
     expect(forEngine).toEqual({ canonical: "c-1", data: profileData(3), engineEnabledSince: 42 });
+  });
+
+  // Issue 41, "ready in a blink": a server starts no lookup thread until a lookup needs it.
+  test("started by the first read, not before, and answering as the reader does", async () => {
+    const { path, reader } = await fileWithRows();
+    const lazy = new LookupThreadOnFirstRead({ path, busyTimeoutMs: 1000 }, reader);
+    cleanups.push(() => lazy.close());
+    expect(lazy.started).toBe(false);
+    const [first, second] = await Promise.all([
+      lazy.row(canonicalOf, { account: "acme", profile: "main", id: "v-1" }),
+      lazy.row(canonicalOf, { account: "acme", profile: "main", id: "nobody" }),
+    ]);
+    expect(lazy.started).toBe(true);
+    expect(first).toEqual(["c-1"]);
+    expect(second).toBeUndefined();
+    expect(await lazy.row(canonicalOf, { account: "acme", profile: "main", id: "v-2" })).toEqual(["c-1"]);
+  });
+
+  test("a thread that cannot start is told once, and its reads are answered on this thread", async () => {
+    const { reader } = await fileWithRows();
+    const stopped: Error[] = [];
+    const lazy = new LookupThreadOnFirstRead(
+      { path: join(freshPath(), "missing", "no.db"), busyTimeoutMs: 1000 },
+      reader,
+      (error) => stopped.push(error),
+    );
+    cleanups.push(() => lazy.close());
+    expect(await lazy.row(canonicalOf, { account: "acme", profile: "main", id: "v-1" })).toEqual(["c-1"]);
+    expect(await lazy.row(canonicalOf, { account: "acme", profile: "main", id: "v-2" })).toEqual(["c-1"]);
+    expect(stopped).toHaveLength(1);
+  });
+
+  test("closed before any read, it never starts and reads go to the reader", async () => {
+    const { path, reader } = await fileWithRows();
+    const lazy = new LookupThreadOnFirstRead({ path, busyTimeoutMs: 1000 }, reader);
+    await lazy.close();
+    expect(await lazy.row(canonicalOf, { account: "acme", profile: "main", id: "v-1" })).toEqual(["c-1"]);
+    expect(lazy.started).toBe(false);
   });
 });
