@@ -4,7 +4,7 @@
  *
  *   bun run bench                              # every case (about 5 minutes); writes bench/RESULTS.md
  *   bun bench/run.ts --quick                   # a smoke run: short runs, small data; written to a temporary file
- *   bun bench/run.ts --only get --only moments # some cases (get, post, moments, import, datalayer)
+ *   bun bench/run.ts --only get --only moments # some cases (get, post, moments, import, datalayer, start)
  *   bun bench/run.ts --out file.md --json file.json
  *
  * Only a full run of every case writes bench/RESULTS.md (unless --out says where); the sections of that file
@@ -19,6 +19,7 @@ import { collectCase } from "./cases/collect.ts";
 import { dataLayerCase } from "./cases/datalayer.ts";
 import { fileImportCase } from "./cases/file-import.ts";
 import { momentsCase } from "./cases/moments.ts";
+import { startCase } from "./cases/start.ts";
 import { type CaseReport, mergeResults, type RunInfo, renderResults } from "./lib/report.ts";
 import {
   type BareProcess,
@@ -29,7 +30,7 @@ import {
 } from "./lib/servers.ts";
 import { ensureWrk, type WrkSettings } from "./lib/wrk.ts";
 
-export const caseIds = ["get", "post", "moments", "import", "datalayer"] as const;
+export const caseIds = ["get", "post", "moments", "import", "datalayer", "start"] as const;
 export type CaseId = (typeof caseIds)[number];
 
 export interface BenchOptions {
@@ -149,6 +150,7 @@ export async function runBench(
       moments: (b) => momentsCase(ctx, b),
       import: () => fileImportCase(ctx),
       datalayer: (b) => dataLayerCase(ctx, b),
+      start: () => startCase(ctx),
     };
     for (const id of selected) {
       try {
