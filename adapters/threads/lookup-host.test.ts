@@ -2,11 +2,14 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { drizzle } from "drizzle-orm/libsql/sqlite3";
 import type { Stores } from "../../core/ports/index.ts";
 import { isStorageUnavailable } from "../runtime/storage-errors.ts";
 import { openLibsqlStores } from "../store-libsql/libsql.stores.ts";
+import { PreparedStatementsClient } from "../store-libsql/prepared-statements-client.ts";
+import { LibsqlProfileRepo } from "../store-libsql/profiles.repo.ts";
 import { type ReaderQuery, StatementReader } from "../store-libsql/statement-reader.ts";
-import { LookupThread, LookupThreadOnFirstRead, LookupThreadStoppedError } from "./lookup-host.ts";
+import { LookupThread, LookupThreadOnFirstRead, LookupThreadStoppedError, type RowSource } from "./lookup-host.ts";
 
 /*
  * The moments lookup's reads in a thread of their own (issue 12, bench/FINDINGS.md): the same answers as on the
@@ -234,5 +237,26 @@ describe("lookup thread", () => {
     await lazy.close();
     expect(await lazy.row(canonicalOf, { account: "acme", profile: "main", id: "v-1" })).toEqual(["c-1"]);
     expect(lazy.started).toBe(false);
+  });
+
+  // Issue 41: applying the configuration at start reads the engines' states; on the lookup thread, that read
+  // started the thread with every start.
+  test("the engines' states are read on this thread, the moments lookups through the lookup source", async () => {
+    const { stores, path, reader } = await fileWithRows();
+    await stores.profiles.setEngineEnabledSince("acme", "main", "engine-1", 42);
+    const client = new PreparedStatementsClient(path, 1000);
+    cleanups.push(() => client.close());
+    const asked: ReaderQuery[] = [];
+    const lookups: RowSource = {
+      row(query, values) {
+        asked.push(query);
+        return reader.row(query, values);
+      },
+    };
+    const repo = new LibsqlProfileRepo(drizzle({ client }), lookups, reader);
+    expect(await repo.engineEnabledSince("acme", "main", "engine-1")).toBe(42);
+    expect(asked).toHaveLength(0);
+    expect(await repo.findByMember("acme", "main", "v-1")).toEqual({ canonical: "c-1", data: profileData(1) });
+    expect(asked).toHaveLength(1);
   });
 });
