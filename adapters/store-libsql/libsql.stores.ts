@@ -53,8 +53,8 @@ export function databaseUrlForDataDir(dataDir: string): string {
 export interface LibsqlStoreOptions {
   readonly url: string;
   /**
-   * Runs the moments lookup's reads in a thread of their own (adapters/threads/lookup-host.ts), for a
-   * server's HTTP side; a `file:` database only. Default: on the calling thread.
+   * Runs the moments lookup's reads in a thread of their own (adapters/threads/lookup-host.ts), started by
+   * the first of them, for a server's HTTP side; a `file:` database only. Default: on the calling thread.
    */
   readonly lookupThread?: boolean;
   /** Told if the lookup thread stops on its own (its reads then run on the calling thread). */
