@@ -4,7 +4,7 @@
  *
  *   bun run bench                              # every case (about 5 minutes); writes bench/RESULTS.md
  *   bun bench/run.ts --quick                   # a smoke run: short runs, small data; written to a temporary file
- *   bun bench/run.ts --only get --only moments # some cases (get, post, moments, import, datalayer, package)
+ *   bun bench/run.ts --only get --only moments # some cases (get, post, moments, import, datalayer, package, start)
  *   bun bench/run.ts --out file.md --json file.json
  *
  * Only a full run of every case writes bench/RESULTS.md (unless --out says where); the sections of that file
@@ -20,6 +20,7 @@ import { dataLayerCase } from "./cases/datalayer.ts";
 import { fileImportCase } from "./cases/file-import.ts";
 import { momentsCase } from "./cases/moments.ts";
 import { packageSizeCase } from "./cases/package-size.ts";
+import { startCase } from "./cases/start.ts";
 import { type CaseReport, mergeResults, type RunInfo, renderResults } from "./lib/report.ts";
 import {
   type BareProcess,
@@ -30,7 +31,7 @@ import {
 } from "./lib/servers.ts";
 import { ensureWrk, type WrkSettings } from "./lib/wrk.ts";
 
-export const caseIds = ["get", "post", "moments", "import", "datalayer", "package"] as const;
+export const caseIds = ["get", "post", "moments", "import", "datalayer", "package", "start"] as const;
 export type CaseId = (typeof caseIds)[number];
 
 export interface BenchOptions {
@@ -151,6 +152,7 @@ export async function runBench(
       import: () => fileImportCase(ctx),
       datalayer: (b) => dataLayerCase(ctx, b),
       package: async () => packageSizeCase(ctx),
+      start: () => startCase(ctx),
     };
     for (const id of selected) {
       try {

@@ -18,37 +18,53 @@ const clientLibraryPatterns: ReadonlySet<string> = new Set([
   "^postman",
 ]);
 
-/**
- * DEC-COL-06: the pattern isbot holds against a User-Agent that is one product token and nothing else
- * (`checkout-service/2.3.1`, `Ktor client`), asked of isbot as for the clients below. That is what a
- * program sends, a company's own backend as much as a library: server-to-server collection is legitimate,
- * and an event dropped for it is lost behind a 200. A crawler that names itself this way alone (`Qwantify/1.0`)
- * is let through; one that adds a URL, a .com, or a word such as bot, spider or archive is still filtered.
- */
-const productTokenPatterns: ReadonlySet<string> = new Set(findBotPatterns("checkout-service/2.3.1"));
-
 /** `Mozilla`, `Mozilla/5.0`: the token every browser's User-Agent starts with, and nothing after it. */
 const browserTokenAlone = /^\s*mozilla(?:\/[\d.]*)?\s*$/i;
 
+/** isbot's list as svc-hub judges with it: worked out by the first User-Agent judged (a few hundred patterns, each tried against several User-Agents, about 100 ms), not at start. */
+interface Judges {
+  readonly removed: ReadonlySet<string>;
+  readonly isCrawler: (userAgent: string) => boolean;
+  readonly isCrawlerLedByClient: (userAgent: string) => boolean;
+}
+
+let judges: Judges | null = null;
+
+function judgesOfTheList(): Judges {
+  if (judges) return judges;
+  /**
+   * DEC-COL-06: the pattern isbot holds against a User-Agent that is one product token and nothing else
+   * (`checkout-service/2.3.1`, `Ktor client`), asked of isbot as for the clients below. That is what a
+   * program sends, a company's own backend as much as a library: server-to-server collection is legitimate,
+   * and an event dropped for it is lost behind a 200. A crawler that names itself this way alone (`Qwantify/1.0`)
+   * is let through; one that adds a URL, a .com, or a word such as bot, spider or archive is still filtered.
+   */
+  const productTokenPatterns: ReadonlySet<string> = new Set(findBotPatterns("checkout-service/2.3.1"));
+  const removed: ReadonlySet<string> = new Set(
+    list.filter((pattern) => clientLibraryPatterns.has(pattern) || productTokenPatterns.has(pattern)),
+  );
+  /**
+   * The patterns that a generic client's own User-Agent trips (its name, or the broad `http`, `url` and
+   * `name/version` shapes); asked of isbot, as its documentation shows for `createIsBotFromList`, so they
+   * follow the library's list as it changes. They are not held against a User-Agent that a client leads.
+   */
+  const patternsOfGenericClients: ReadonlySet<string> = new Set(
+    genericHttpClientUserAgents.flatMap((userAgent) => findBotPatterns(userAgent)),
+  );
+  judges = {
+    removed,
+    isCrawler: createIsBotFromList(list.filter((pattern) => !removed.has(pattern))),
+    isCrawlerLedByClient: createIsBotFromList(
+      list.filter((pattern) => !removed.has(pattern) && !patternsOfGenericClients.has(pattern)),
+    ),
+  };
+  return judges;
+}
+
 /** DEC-COL-06: the patterns removed from isbot's list for every User-Agent (those that name a client library, and the one of a lone product token). */
-export const removedCrawlerPatterns: ReadonlySet<string> = new Set(
-  list.filter((pattern) => clientLibraryPatterns.has(pattern) || productTokenPatterns.has(pattern)),
-);
-
-const isCrawler = createIsBotFromList(list.filter((pattern) => !removedCrawlerPatterns.has(pattern)));
-
-/**
- * The patterns that a generic client's own User-Agent trips (its name, or the broad `http`, `url` and
- * `name/version` shapes); asked of isbot, as its documentation shows for `createIsBotFromList`, so they
- * follow the library's list as it changes. They are not held against a User-Agent that a client leads.
- */
-const patternsOfGenericClients: ReadonlySet<string> = new Set(
-  genericHttpClientUserAgents.flatMap((userAgent) => findBotPatterns(userAgent)),
-);
-
-const isCrawlerLedByClient = createIsBotFromList(
-  list.filter((pattern) => !removedCrawlerPatterns.has(pattern) && !patternsOfGenericClients.has(pattern)),
-);
+export function removedCrawlerPatterns(): ReadonlySet<string> {
+  return judgesOfTheList().removed;
+}
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -75,6 +91,7 @@ export function judgeUserAgent(userAgent: string | null | undefined): boolean {
   // A lone product token is a program (productTokenPatterns), except a browser's own token without the rest
   // of a browser's User-Agent: `Mozilla/5.0` alone is a scraper passing for a browser, not a backend.
   if (browserTokenAlone.test(userAgent)) return true;
+  const { isCrawler, isCrawlerLedByClient } = judgesOfTheList();
   return leadingGenericClient.test(userAgent) ? isCrawlerLedByClient(userAgent) : isCrawler(userAgent);
 }
 

@@ -3,11 +3,17 @@
  * given twice in one object is an error in both formats (YAML's parser refuses it; JSON.parse would keep the
  * last one silently, so a JSON scan finds it first). YAML merge keys (`<<: *anchor`) are allowed.
  */
-import { LineCounter, parseDocument, visit } from "yaml";
+import type * as Yaml from "yaml";
 import type { ConfigProblem } from "../../core/config/config-error.ts";
 import { err, ok, type Result } from "../../core/result.ts";
 
 export type ConfigFormat = "json" | "yaml";
+
+/**
+ * The YAML parser, loaded by the first YAML file read: the demo's configuration and many others are JSON, and a
+ * start does not pay for a parser it does not use. Required, not imported, so that parsing stays synchronous.
+ */
+const loadYaml = (): typeof Yaml => require("yaml");
 
 export function parseConfigSyntax(text: string, format: ConfigFormat): Result<unknown, ConfigProblem[]> {
   const withoutBom = text.startsWith("\uFEFF") ? text.slice(1) : text;
@@ -15,6 +21,7 @@ export function parseConfigSyntax(text: string, format: ConfigFormat): Result<un
 }
 
 function parseYaml(text: string): Result<unknown, ConfigProblem[]> {
+  const { LineCounter, parseDocument, visit } = loadYaml();
   const lineCounter = new LineCounter();
   const document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, merge: true });
   if (document.errors.length > 0) {

@@ -1,5 +1,4 @@
-import { openapi } from "@elysiajs/openapi";
-import { Elysia } from "elysia";
+import { type AnyElysia, Elysia } from "elysia";
 import { adminRoutes } from "./admin.routes.ts";
 import { adminFaultRoutes } from "./admin-faults.routes.ts";
 import { adminFileRoutes } from "./admin-files.routes.ts";
@@ -44,7 +43,7 @@ export function createApp(deps: AppDeps) {
   // /admin/users. The server and the in-process harness only make http: URLs.
   // The route table, read once the routes are all there (at the first 404 that needs it).
   const answerHeaders = answerHeadersOf(deps.version, deps.nodeId);
-  let built: { readonly routes: ReadonlyArray<{ readonly method: string; readonly path: string }> } | null = null;
+  let built: AnyElysia | null = null;
   let allowedMethodsOf: AllowedMethodsOf | null = null;
   const allowedMethods = (pathname: string): readonly string[] => {
     if (!built) return [];
@@ -66,44 +65,7 @@ export function createApp(deps: AppDeps) {
     // The route each request matched, for the metrics' route label (adapters/http/request-log.ts).
     .onTransform({ as: "global" }, ({ request, route }) => noteRouteTemplate(request, route))
     .onError(mapUnhandledError(deps.logger, allowedMethods))
-    .use(
-      openapi({
-        path: "/openapi",
-        specPath: "/openapi.json",
-        provider: null,
-        documentation: {
-          info: {
-            title: "svc-hub",
-            version: deps.version,
-            description:
-              "Visitor data, collection and configuration service: management APIs (v1, v2), collection, visitor data and the admin API.",
-          },
-          components: {
-            securitySchemes: {
-              admin: { type: "http", scheme: "bearer", description: "SVC_ADMIN_TOKEN" },
-              session: {
-                type: "apiKey",
-                in: "cookie",
-                name: "JSESSIONID",
-                description: "The session cookie from POST /v1/login (with its utk)",
-              },
-              utk: {
-                type: "apiKey",
-                in: "query",
-                name: "utk",
-                description: "The utk POST /v1/login answered (with its session cookie)",
-              },
-              bearer: {
-                type: "http",
-                scheme: "bearer",
-                bearerFormat: "JWT",
-                description: "A token from POST /v2/auth",
-              },
-            },
-          },
-        },
-      }),
-    )
+    .use(openApiDocumentRoute(() => built, deps.version))
     .use(healthRoutes(deps))
     .use(metricsRoutes(deps))
     .use(adminRoutes(deps))
@@ -153,6 +115,74 @@ export function createApp(deps: AppDeps) {
   const served = withFaultsAndJournal(gated, deps.testingTools, answerHeaders, routeOf);
   app.handle = (request) => (bypassesTheGate(request) ? handle(request) : served(request));
   return app;
+}
+
+/** What the OpenAPI document says beside the routes: its title, and how each kind of caller authenticates. */
+function documentationOf(version: string) {
+  return {
+    info: {
+      title: "svc-hub",
+      description:
+        "Visitor data, collection and configuration service: management APIs (v1, v2), collection, visitor data and the admin API.",
+      version,
+    },
+    components: {
+      securitySchemes: {
+        admin: { type: "http", scheme: "bearer", description: "SVC_ADMIN_TOKEN" },
+        session: {
+          type: "apiKey",
+          in: "cookie",
+          name: "JSESSIONID",
+          description: "The session cookie from POST /v1/login (with its utk)",
+        },
+        utk: {
+          type: "apiKey",
+          in: "query",
+          name: "utk",
+          description: "The utk POST /v1/login answered (with its session cookie)",
+        },
+        bearer: {
+          type: "http",
+          scheme: "bearer",
+          bearerFormat: "JWT",
+          description: "A token from POST /v2/auth",
+        },
+      },
+    },
+  } as const;
+}
+
+/**
+ * GET /openapi.json: the document made from the routes' schemas by @elysiajs/openapi's generator (as its plugin
+ * does), loaded and run at the first request for it and kept after: a start never pays for it.
+ */
+function openApiDocumentRoute(routesOf: () => AnyElysia | null, version: string) {
+  const documentation = documentationOf(version);
+  let made: Promise<Record<string, unknown>> | null = null;
+  const make = async () => {
+    const app = routesOf();
+    if (!app) throw new Error("the OpenAPI document was asked for before the routes were all there");
+    const { toOpenAPISchema } = await import("@elysiajs/openapi/openapi");
+    const { paths, components } = toOpenAPISchema(app);
+    return {
+      ...documentation,
+      openapi: "3.1.2",
+      info: documentation.info,
+      paths,
+      components: { ...documentation.components, schemas: components.schemas },
+    };
+  };
+  return new Elysia({ name: "openapi-document" }).get(
+    "/openapi.json",
+    () => {
+      made ??= make().catch((error: unknown) => {
+        made = null;
+        throw error;
+      });
+      return made;
+    },
+    { detail: { hide: true } },
+  );
 }
 
 /** GET or HEAD /openapi.json (one trailing "/" forgiven). */

@@ -4,8 +4,10 @@
  * entry's date (the DOS epoch, written in UTC), its Unix mode and platform (0644, "made by Unix"),
  * the compression (deflate, level 9), no archive or entry comment, no extra fields. The same entries in
  * the same order therefore give the same bytes, on any machine and at any time.
+ *
+ * archiver, with the Node streams behind it, is loaded at the first zip, not when the server starts: a server
+ * that publishes nothing never loads it.
  */
-import { ZipArchive } from "archiver";
 import type { BundleZipper, ZipEntry } from "../../core/ports/zip.port.ts";
 
 /** 1980-01-01T00:00:00Z, the earliest time a zip can hold, as reproducible-build tools use it. */
@@ -14,7 +16,8 @@ const fixedFileMode = 0o644;
 const compressionLevel = 9;
 
 /** Builds the zip of `entries`, in this order, in memory. */
-export function buildDeterministicZip(entries: readonly ZipEntry[]): Promise<Uint8Array> {
+export async function buildDeterministicZip(entries: readonly ZipEntry[]): Promise<Uint8Array> {
+  const { ZipArchive } = await import("archiver");
   return new Promise<Uint8Array>((resolve, reject) => {
     const archive = new ZipArchive({ zlib: { level: compressionLevel }, forceLocalTime: false, comment: "" });
     const chunks: Buffer[] = [];

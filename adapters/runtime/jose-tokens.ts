@@ -1,7 +1,9 @@
-import { errors as joseErrors, jwtVerify, SignJWT } from "jose";
 import type { TokenSigner } from "../../core/ports/token-signer.port.ts";
 
 const keyOf = (secret: string) => new TextEncoder().encode(secret);
+
+/** jose, loaded by the first token signed or checked: a service that no one asks for a token never loads it. */
+const loadJose = () => import("jose");
 
 /** The private claim of a token's generation (TokenClaims.generation), absent when it has none. */
 const generationClaim = "gen";
@@ -12,7 +14,8 @@ const generationClaim = "gen";
  * null; any other error is the signer's own and is thrown.
  */
 export const joseTokenSigner: TokenSigner = {
-  sign(claims, secret) {
+  async sign(claims, secret) {
+    const { SignJWT } = await loadJose();
     return new SignJWT(claims.generation === null ? {} : { [generationClaim]: claims.generation })
       .setProtectedHeader({ alg: "HS256", typ: "JWT" })
       .setSubject(claims.subject)
@@ -25,6 +28,7 @@ export const joseTokenSigner: TokenSigner = {
   },
 
   async verify(token, secret, expected) {
+    const { errors: joseErrors, jwtVerify } = await loadJose();
     try {
       const { payload } = await jwtVerify(token, keyOf(secret), {
         issuer: expected.issuer,

@@ -53,8 +53,7 @@ import { ServiceMetrics } from "../runtime/service-metrics.ts";
 import { openVirtualClock, type VirtualClock } from "../runtime/virtual-clock.ts";
 import { openLibsqlStores } from "../store-libsql/libsql.stores.ts";
 import { createMemoryStores } from "../store-memory/memory.stores.ts";
-import { openPostgresStores } from "../store-postgres/postgres.stores.ts";
-import { startBackgroundThread } from "../threads/background-host.ts";
+import { type SpawnedBackgroundThread, spawnBackgroundThread } from "../threads/background-host.ts";
 import { keepAdminToken, readKeptAdminToken } from "./admin-token.ts";
 import { type Background, type BackgroundDeps, openBackground } from "./background.ts";
 
@@ -178,19 +177,25 @@ function bothSchedulers(local: WorkScheduler, thread: WorkScheduler): WorkSchedu
   };
 }
 
-async function openWork(options: ServiceOptions, deps: BackgroundDeps): Promise<Work> {
-  if (options.store.kind === "libsql" && options.backgroundThread) {
-    const thread = await startBackgroundThread(
-      {
-        url: options.store.url,
-        config: options.config,
-        nodeId: deps.nodeId,
-        dataDir: deps.dataDir,
-        ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
-      },
-      options.logger,
-      options.onBackgroundFailure,
-    );
+/** The background thread where the service has one (libSQL, `backgroundThread`), spawned to load meanwhile. */
+function spawnWorkThread(options: ServiceOptions, nodeId: string, dataDir: string): SpawnedBackgroundThread | null {
+  if (options.store.kind !== "libsql" || !options.backgroundThread) return null;
+  return spawnBackgroundThread(
+    {
+      url: options.store.url,
+      config: options.config,
+      nodeId,
+      dataDir,
+      ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
+    },
+    options.logger,
+    options.onBackgroundFailure,
+  );
+}
+
+async function openWork(spawned: SpawnedBackgroundThread | null, deps: BackgroundDeps): Promise<Work> {
+  if (spawned) {
+    const thread = await spawned.open();
     const events = deps.stores.events;
     // Collected events are appended through the thread's connection; reads stay on this one.
     const stores: Stores = {
@@ -275,7 +280,11 @@ export const serviceVersion: string = packageJson.version;
 async function openStores(options: ServiceOptions): Promise<Stores> {
   const choice = options.store;
   if (choice.kind === "memory") return createMemoryStores();
-  if (choice.kind === "postgres") return openPostgresStores({ url: choice.url });
+  if (choice.kind === "postgres") {
+    // The PostgreSQL driver and its schema are loaded only by a service that uses them (a faster start for the rest).
+    const { openPostgresStores } = await import("../store-postgres/postgres.stores.ts");
+    return openPostgresStores({ url: choice.url });
+  }
   return openLibsqlStores({
     url: choice.url,
     lookupThread: options.backgroundThread === true,
@@ -329,9 +338,23 @@ function ownArgon2Hasher(cleanups: Array<() => void>, options?: Argon2HasherOpti
  * the scheduler and the HTTP app. main.ts and the tests build the service the same way.
  */
 export async function openService(options: ServiceOptions): Promise<Result<Service, ConfigError>> {
-  const stores = await openStores(options);
-  // Secrets are hashed and checked in Unicode's composed form (core/session/secrets.rules.ts).
+  const nodeId = nodeIdOf(options.config);
   const cleanups: Array<() => void> = [];
+  const dataDir = options.dataDir ? resolve(options.dataDir) : mkdtempSync(join(tmpdir(), "svc-hub-data-"));
+  cleanups.push(() => {
+    if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+  // The background thread loads its code while this thread opens the store and applies the configuration.
+  const spawned = spawnWorkThread(options, nodeId, dataDir);
+  if (spawned) cleanups.push(() => void spawned.cancel());
+  let stores: Stores;
+  try {
+    stores = await openStores(options);
+  } catch (error) {
+    for (const cleanup of cleanups) cleanup();
+    throw error;
+  }
+  // Secrets are hashed and checked in Unicode's composed form (core/session/secrets.rules.ts).
   const hasher = preparingSecrets(rememberingVerified(options.hasher ?? ownArgon2Hasher(cleanups)));
   // The admin API's hashes (a password reset, a new key) queue apart from logins: a flood of logins for
   // made-up names fills the login queue (503), and must not turn the operator's reset away with it.
@@ -361,11 +384,6 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
     // Made by this start only when no other node starting at once kept its own first: the banner prints it whole.
     const adminTokenGenerated = madeToken !== null && adminToken === madeToken;
 
-    const nodeId = nodeIdOf(options.config);
-    const dataDir = options.dataDir ? resolve(options.dataDir) : mkdtempSync(join(tmpdir(), "svc-hub-data-"));
-    cleanups.push(() => {
-      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
-    });
     const backgroundDeps = {
       stores,
       clock,
@@ -375,7 +393,7 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
       dataDir,
       pollMs: options.pollMs,
     };
-    const work = await openWork(options, backgroundDeps);
+    const work = await openWork(spawned, backgroundDeps);
     clock.onChange(() => work.scheduler.notify());
     const auth = new AuthService({
       stores,

@@ -1,15 +1,16 @@
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { type Client, createClient } from "@libsql/client";
+import { type Client, createClient } from "@libsql/client/sqlite3";
 import { notInArray, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import { drizzle, type LibSQLDatabase } from "drizzle-orm/libsql";
+import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import { migrate } from "drizzle-orm/libsql/migrator";
+import { drizzle } from "drizzle-orm/libsql/sqlite3";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { ErasedRecords, EraseOptions, Stores } from "../../core/ports/index.ts";
 import { packagedFilePath } from "../runtime/packaged-files.ts";
-import { LookupThread } from "../threads/lookup-host.ts";
+import { LookupThreadOnFirstRead } from "../threads/lookup-host.ts";
 import { LibsqlDataLayerRepo } from "./datalayer.repo.ts";
 import { dataLayerChanges, dataLayers } from "./datalayer.schema.ts";
 import { LibsqlEventRepo } from "./events.repo.ts";
@@ -53,8 +54,8 @@ export function databaseUrlForDataDir(dataDir: string): string {
 export interface LibsqlStoreOptions {
   readonly url: string;
   /**
-   * Runs the moments lookup's reads in a thread of their own (adapters/threads/lookup-host.ts), for a
-   * server's HTTP side; a `file:` database only. Default: on the calling thread.
+   * Runs the moments lookup's reads in a thread of their own (adapters/threads/lookup-host.ts), started by
+   * the first of them, for a server's HTTP side; a `file:` database only. Default: on the calling thread.
    */
   readonly lookupThread?: boolean;
   /** Told if the lookup thread stops on its own (its reads then run on the calling thread). */
@@ -92,7 +93,7 @@ export async function openLibsqlStores(options: LibsqlStoreOptions): Promise<Sto
     reader = StatementReader.forUrl(options.url, BUSY_TIMEOUT_MS);
     const lookups =
       reader && options.lookupThread
-        ? await LookupThread.start(
+        ? new LookupThreadOnFirstRead(
             { path: reader.path, busyTimeoutMs: BUSY_TIMEOUT_MS },
             reader,
             options.onLookupThreadStopped,

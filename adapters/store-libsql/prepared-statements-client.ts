@@ -9,7 +9,7 @@ import {
   type Row,
   type Transaction,
   type TransactionMode,
-} from "@libsql/client";
+} from "@libsql/client/sqlite3";
 import Database from "libsql";
 
 /** The most statements kept prepared; past it the least recently used one is dropped. */

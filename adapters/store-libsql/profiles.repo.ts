@@ -466,9 +466,14 @@ export class LibsqlProfileRepo implements ProfileStore {
     return { edited, groups: groups.sort() };
   }
 
+  /**
+   * Read when the configuration is applied (at start, and by a reset), never by a lookup: on this thread's
+   * statement reader where there is one, so that applying the configuration does not start the lookup thread.
+   */
   async engineEnabledSince(account: string, profile: string, engineId: string): Promise<number | null> {
-    if (this.reader && this.fast) {
-      const row = await this.reader.row(this.fast.engineEnabledSince, { account, profile, id: engineId });
+    const source = this.batchReader ?? this.reader;
+    if (source && this.fast) {
+      const row = await source.row(this.fast.engineEnabledSince, { account, profile, id: engineId });
       return (row?.[0] as number | null | undefined) ?? null;
     }
     const row = await this.reads.engineEnabledSince.get({ account, profile, id: engineId });

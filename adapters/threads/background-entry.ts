@@ -23,6 +23,13 @@ const log = (level: LogLevel) => (message: string, fields?: Record<string, unkno
   send({ kind: "log", level, message, ...(fields ? { fields } : {}) });
 const logger: Logger = { debug: log("debug"), info: log("info"), warn: log("warn"), error: log("error") };
 
+// The HTTP side says when to open the store: once the schema is up to date and the configuration applied.
+await new Promise<void>((resolve) =>
+  port.once("message", (message: ToThread) => {
+    if (message.kind === "open") resolve();
+  }),
+);
+
 try {
   const stores = await openLibsqlStores({ url: init.url });
   const clock = await openVirtualClock(stores.settings);
@@ -38,6 +45,7 @@ try {
   let held: (() => void) | null = null;
 
   port.on("message", (message: ToThread) => {
+    if (message.kind === "open") return;
     if (message.kind === "notify") {
       void clock
         .refresh()

@@ -30,8 +30,11 @@ export type ThreadCall =
   | { readonly kind: "resume" }
   | { readonly kind: "stop" };
 
-/** Messages to the thread. */
-export type ToThread = (ThreadCall & { readonly id: number }) | { readonly kind: "notify" };
+/**
+ * Messages to the thread. `open` comes first, once: the thread loads its code as soon as it is spawned, and opens
+ * the store only when told, once the HTTP side has brought the schema up to date and applied the configuration.
+ */
+export type ToThread = (ThreadCall & { readonly id: number }) | { readonly kind: "notify" } | { readonly kind: "open" };
 
 /** An error as it crosses threads: its name, message and whether it says the store is unavailable (503). */
 export interface ThreadError {
@@ -99,13 +102,16 @@ export interface BackgroundThread extends WorkScheduler {
  * collected events, whose commits (a WAL sync each) would otherwise hold up the HTTP thread, and the workers
  * on events (file import, profiles, visitor deletions). The HTTP side talks to it with messages: `append`
  * answers once the events are committed, `notify` and `drain` are the scheduler's.
+ *
+ * Spawned before the store is opened, so that the thread loads its code while this one brings the schema up to
+ * date and applies the configuration (issue 41: ready in a blink); `open` then lets it open the store.
  */
-export async function startBackgroundThread(
+export function spawnBackgroundThread(
   init: BackgroundThreadInit,
   logger: Logger,
   /** Called once if the thread stops without being asked to (main.ts then stops the process, to be restarted). */
   onFailure: (error: Error) => void = () => undefined,
-): Promise<BackgroundThread> {
+): SpawnedBackgroundThread {
   const worker = new Worker(packagedFileUrl("adapters/threads/background-entry.ts"), { workerData: init });
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   let nextId = 1;
@@ -156,8 +162,15 @@ export async function startBackgroundThread(
       reject(error);
     });
   });
-  await ready;
-  started = true;
+  // A thread that fails before `open` is asked for reports it there.
+  ready.catch(() => undefined);
+
+  const open = async (): Promise<BackgroundThread> => {
+    worker.postMessage({ kind: "open" } satisfies ToThread);
+    await ready;
+    started = true;
+    return running;
+  };
 
   const call = (message: ThreadCall): Promise<unknown> => {
     if (ended) return Promise.reject(ended);
@@ -168,7 +181,7 @@ export async function startBackgroundThread(
     });
   };
 
-  return {
+  const running: BackgroundThread = {
     assertRunning() {
       if (ended) throw ended;
     },
@@ -203,4 +216,28 @@ export async function startBackgroundThread(
       await worker.terminate();
     },
   };
+  return {
+    open,
+    async cancel() {
+      closing = true;
+      await worker.terminate();
+    },
+  };
+}
+
+/** A background thread spawned and loading its code, its store not opened yet. */
+export interface SpawnedBackgroundThread {
+  /** Lets the thread open the store; resolves once it is ready (rejects with the reason it could not start). */
+  open(): Promise<BackgroundThread>;
+  /** Ends the thread without opening it (the start failed on this side). */
+  cancel(): Promise<void>;
+}
+
+/** Spawns the background thread and opens it at once (spawnBackgroundThread, for a store already up to date). */
+export function startBackgroundThread(
+  init: BackgroundThreadInit,
+  logger: Logger,
+  onFailure?: (error: Error) => void,
+): Promise<BackgroundThread> {
+  return spawnBackgroundThread(init, logger, onFailure).open();
 }

@@ -2,11 +2,14 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { drizzle } from "drizzle-orm/libsql/sqlite3";
 import type { Stores } from "../../core/ports/index.ts";
 import { isStorageUnavailable } from "../runtime/storage-errors.ts";
 import { openLibsqlStores } from "../store-libsql/libsql.stores.ts";
+import { PreparedStatementsClient } from "../store-libsql/prepared-statements-client.ts";
+import { LibsqlProfileRepo } from "../store-libsql/profiles.repo.ts";
 import { type ReaderQuery, StatementReader } from "../store-libsql/statement-reader.ts";
-import { LookupThread, LookupThreadStoppedError } from "./lookup-host.ts";
+import { LookupThread, LookupThreadOnFirstRead, LookupThreadStoppedError, type RowSource } from "./lookup-host.ts";
 
 /*
  * The moments lookup's reads in a thread of their own (issue 12, bench/FINDINGS.md): the same answers as on the
@@ -196,5 +199,64 @@ describe("lookup thread", () => {
     expect(found).toEqual({ canonical: "c-1", data: profileData(3) });
     expect(since).toBe(42);
     expect(forEngine).toEqual({ canonical: "c-1", data: profileData(3), engineEnabledSince: 42 });
+  });
+
+  // Issue 41, "ready in a blink": a server starts no lookup thread until a lookup needs it.
+  test("started by the first read, not before, and answering as the reader does", async () => {
+    const { path, reader } = await fileWithRows();
+    const lazy = new LookupThreadOnFirstRead({ path, busyTimeoutMs: 1000 }, reader);
+    cleanups.push(() => lazy.close());
+    expect(lazy.started).toBe(false);
+    const [first, second] = await Promise.all([
+      lazy.row(canonicalOf, { account: "acme", profile: "main", id: "v-1" }),
+      lazy.row(canonicalOf, { account: "acme", profile: "main", id: "nobody" }),
+    ]);
+    expect(lazy.started).toBe(true);
+    expect(first).toEqual(["c-1"]);
+    expect(second).toBeUndefined();
+    expect(await lazy.row(canonicalOf, { account: "acme", profile: "main", id: "v-2" })).toEqual(["c-1"]);
+  });
+
+  test("a thread that cannot start is told once, and its reads are answered on this thread", async () => {
+    const { reader } = await fileWithRows();
+    const stopped: Error[] = [];
+    const lazy = new LookupThreadOnFirstRead(
+      { path: join(freshPath(), "missing", "no.db"), busyTimeoutMs: 1000 },
+      reader,
+      (error) => stopped.push(error),
+    );
+    cleanups.push(() => lazy.close());
+    expect(await lazy.row(canonicalOf, { account: "acme", profile: "main", id: "v-1" })).toEqual(["c-1"]);
+    expect(await lazy.row(canonicalOf, { account: "acme", profile: "main", id: "v-2" })).toEqual(["c-1"]);
+    expect(stopped).toHaveLength(1);
+  });
+
+  test("closed before any read, it never starts and reads go to the reader", async () => {
+    const { path, reader } = await fileWithRows();
+    const lazy = new LookupThreadOnFirstRead({ path, busyTimeoutMs: 1000 }, reader);
+    await lazy.close();
+    expect(await lazy.row(canonicalOf, { account: "acme", profile: "main", id: "v-1" })).toEqual(["c-1"]);
+    expect(lazy.started).toBe(false);
+  });
+
+  // Issue 41: applying the configuration at start reads the engines' states; on the lookup thread, that read
+  // started the thread with every start.
+  test("the engines' states are read on this thread, the moments lookups through the lookup source", async () => {
+    const { stores, path, reader } = await fileWithRows();
+    await stores.profiles.setEngineEnabledSince("acme", "main", "engine-1", 42);
+    const client = new PreparedStatementsClient(path, 1000);
+    cleanups.push(() => client.close());
+    const asked: ReaderQuery[] = [];
+    const lookups: RowSource = {
+      row(query, values) {
+        asked.push(query);
+        return reader.row(query, values);
+      },
+    };
+    const repo = new LibsqlProfileRepo(drizzle({ client }), lookups, reader);
+    expect(await repo.engineEnabledSince("acme", "main", "engine-1")).toBe(42);
+    expect(asked).toHaveLength(0);
+    expect(await repo.findByMember("acme", "main", "v-1")).toEqual({ canonical: "c-1", data: profileData(1) });
+    expect(asked).toHaveLength(1);
   });
 });
