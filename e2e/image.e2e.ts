@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from "bu
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import packageJson from "../package.json" with { type: "json" };
+import { svcHubDemoArgs } from "../tools/conformance-server.ts";
 
 const root = resolve(import.meta.dir, "..");
 // Building the executable and the image, and the whole conformance suite, take minutes on a busy machine: the
@@ -189,12 +190,7 @@ describe("svc-hub's image", () => {
       "harness/cli.ts",
       "--target",
       url,
-      "--target-file",
-      join(root, "conformance", "targets", "svc-hub-demo.json"),
-      "--admin-token",
-      adminToken,
-      "--impl",
-      "svc-hub",
+      ...svcHubDemoArgs(root, adminToken),
       "--report-dir",
       reportDir,
     ]);

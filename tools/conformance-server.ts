@@ -13,6 +13,21 @@ export interface ServerRun {
 }
 
 /**
+ * The harness's arguments for svc-hub's demo: its target file (the optional fixtures it has), the admin token
+ * (virtual clock, wait) and its known failures, for a svc-hub the suite is run against however it was started.
+ */
+export function svcHubDemoArgs(root: string, adminToken: string): string[] {
+  return [
+    "--target-file",
+    join(root, "conformance", "targets", "svc-hub-demo.json"),
+    "--admin-token",
+    adminToken,
+    "--impl",
+    "svc-hub",
+  ];
+}
+
+/**
  * The conformance suite against svc-hub as a real process: a server on a free port with a fresh data directory
  * and the demo, and the suite run by `runSuite` with the arguments that point it there (the target, svc-hub's
  * demo target file with its optional fixtures, the admin token, svc-hub's expectations). `npm test` runs it
@@ -69,16 +84,7 @@ export async function runSuiteAgainstServer(
       urlOf(0),
       ...(nodeCount > 1 ? ["--collect-url", urlOf(1), "--moments-url", urlOf(2)] : []),
       // svc-hub's demo with the optional fixtures it has (the target file's base gives way to --target).
-      ...(adminToken
-        ? [
-            "--target-file",
-            join(root, "conformance", "targets", "svc-hub-demo.json"),
-            "--admin-token",
-            adminToken,
-            "--impl",
-            "svc-hub",
-          ]
-        : []),
+      ...(adminToken ? svcHubDemoArgs(root, adminToken) : []),
       ...extraArgs,
     ]);
     let serverExitCode = 0;

@@ -14,6 +14,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { expectedHostReport, type HostReport } from "../testing/host.ts";
 import { environmentWithoutServerSettings } from "./consumer-project.ts";
+import { spawnServer } from "./spawn-server.ts";
 
 /**
  * Node is a host of the core too. A project installs svc-hub's packed tarball, as a user would, and imports
@@ -128,26 +129,16 @@ describe("a Node host of the packed core", () => {
     symlinkSync(join("..", "svc-hub", "bin", "svc-hub.mjs"), join(project, "node_modules", ".bin", "svc-hub"));
     const svcHub = join(project, "node_modules", ".bin", "svc-hub");
     const adminToken = "tarball-admin-token-0123";
-    const server = Bun.spawn([svcHub, "start", "--port", "0", "--store", "memory", "--timing", "instant"], {
+    const server = await spawnServer({
+      root,
+      command: [svcHub, "start", "--port", "0", "--store", "memory", "--timing", "instant"],
       cwd: project,
-      env: { ...environmentWithoutServerSettings(), SVC_ADMIN_TOKEN: adminToken },
-      stdout: "pipe",
-      stderr: "ignore",
+      baseEnv: environmentWithoutServerSettings(),
+      adminToken,
+      startTimeoutMs: 90_000,
     });
-    const killer = setTimeout(() => server.kill("SIGKILL"), 90_000);
     try {
-      const lines = server.stdout.pipeThrough(new TextDecoderStream()).getReader();
-      let log = "";
-      let url: string | undefined;
-      while (url === undefined) {
-        const { value, done } = await lines.read();
-        if (done) throw new Error(`the server ended before listening:\n${log}`);
-        log += value;
-        url = /"msg":"listening","url":"([^"]+)"/.exec(log)?.[1];
-      }
-      void (async () => {
-        while (!(await lines.read()).done);
-      })();
+      const url = server.url;
       const env = { ...environmentWithoutServerSettings(), SVC_URL: url, SVC_ADMIN_TOKEN: adminToken };
       const run = async (args: string[], stdin?: string) => {
         const child = Bun.spawn([svcHub, ...args], {
@@ -231,11 +222,9 @@ describe("a Node host of the packed core", () => {
       ]);
       expect([conformance.code, conformance.stderr]).toEqual([0, ""]);
 
-      server.kill("SIGTERM");
-      expect(await server.exited).toBe(0);
+      expect(await server.stop()).toBe(0);
     } finally {
-      clearTimeout(killer);
-      if (server.exitCode === null) server.kill("SIGKILL");
+      await server.kill();
     }
   }, 180_000);
 

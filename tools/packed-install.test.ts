@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileS
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { environmentWithoutServerSettings } from "./consumer-project.ts";
+import { spawnServer } from "./spawn-server.ts";
 
 /**
  * Issue 41, a light npm package: svc-hub packed as `npm pack` packs it, then installed by npm into a fresh project
@@ -162,27 +163,16 @@ describe("the packed package (issue 41)", () => {
   it("starts the server with svc-hub start: /readyz answers 200, and SIGTERM stops it with exit code 0", async () => {
     // The command npm linked, as a supervisor or a package.json script runs it (npx itself ends with 143 on SIGTERM).
     const svcHub = join(project, "node_modules", ".bin", "svc-hub");
-    const server = Bun.spawn([svcHub, "start", "--port", "0", "--store", "memory"], {
+    const server = await spawnServer({
+      root,
+      command: [svcHub, "start", "--port", "0", "--store", "memory"],
       cwd: project,
-      env: { ...environmentWithoutServerSettings(), SVC_ADMIN_TOKEN: "packed-install-admin-token" },
-      stdout: "pipe",
-      stderr: "pipe",
+      baseEnv: environmentWithoutServerSettings(),
+      adminToken: "packed-install-admin-token",
+      startTimeoutMs: 90_000,
     });
-    const killer = setTimeout(() => server.kill("SIGKILL"), 90_000);
     try {
-      const lines = server.stdout.pipeThrough(new TextDecoderStream()).getReader();
-      let log = "";
-      let url: string | undefined;
-      while (url === undefined) {
-        const { value, done } = await lines.read();
-        if (done)
-          throw new Error(`the server ended before listening:\n${log}\n${await new Response(server.stderr).text()}`);
-        log += value;
-        url = /"msg":"listening","url":"([^"]+)"/.exec(log)?.[1];
-      }
-      void (async () => {
-        while (!(await lines.read()).done);
-      })();
+      const url = server.url;
       const ready = await fetch(`${url}/readyz`);
       expect(ready.status).toBe(200);
       const page = await (await fetch(`${url}/console/api`)).text();
@@ -195,11 +185,9 @@ describe("the packed package (issue 41)", () => {
       const plain = await fetch(`${url}${renderer}`, { headers: { "accept-encoding": "identity" } });
       expect(plain.headers.get("content-encoding")).toBeNull();
       expect((await plain.text()).startsWith("/*! RapiDoc ")).toBe(true);
-      server.kill("SIGTERM");
-      expect(await server.exited).toBe(0);
+      expect(await server.stop()).toBe(0);
     } finally {
-      clearTimeout(killer);
-      if (server.exitCode === null) server.kill("SIGKILL");
+      await server.kill();
     }
   }, 120_000);
 });

@@ -22,6 +22,8 @@ export interface SpawnOptions {
   readonly command?: readonly string[];
   readonly cwd?: string;
   readonly adminToken?: string;
+  /** The environment the settings below are added to (default: this process's). */
+  readonly baseEnv?: Record<string, string | undefined>;
   readonly env?: Record<string, string>;
   readonly logFile?: string;
   readonly startTimeoutMs?: number;
@@ -49,7 +51,7 @@ export async function spawnServer(options: SpawnOptions): Promise<SpawnedServer>
     {
       cwd: options.cwd ?? options.root,
       env: {
-        ...process.env,
+        ...(options.baseEnv ?? process.env),
         PORT: "0",
         SVC_HOST: "127.0.0.1",
         ...(options.dataDir === undefined ? {} : { SVC_DATA_DIR: options.dataDir }),
