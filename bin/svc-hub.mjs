@@ -19,7 +19,7 @@ const tools = {
   publish: ["adapters/cli/svc.ts", "publish"],
   "admin-token": ["adapters/cli/svc.ts", "admin-token"],
   conformance: ["harness/cli.ts"],
-  "hash-secret": ["tools/hash-secret.ts"],
+  "hash-secret": ["adapters/cli/hash-secret.ts"],
 };
 
 await runSvcHub(process.argv.slice(2), {

@@ -8,7 +8,7 @@
  *   4. the conformance scenarios against a real server started on a free port, and whether the committed
  *      COMPATIBILITY.md is what that run found (`npm run compatibility` writes it; npm test changes no tracked file);
  *   5. the single executable (`npm run build:exe`): built for linux-x64, linux-arm64 and darwin-arm64, the conformance
- *      scenarios against the linux-x64 one alone in an empty folder, then testing/executable.e2e.ts (a clean stop
+ *      scenarios against the linux-x64 one alone in an empty folder, then e2e/executable.e2e.ts (a clean stop
  *      on SIGTERM, also as PID 1, its data after a restart, its commands; the linux-arm64 one under qemu);
  *   6. the reliability and security suite (reliability/: fuzzing, tenancy, crashes, sessions, full disk, slow clients);
  *   7. the browser end-to-end suite in Debian's Chromium (installed first when missing; skipped, saying why,
@@ -248,7 +248,7 @@ const suites: Array<{ name: string; run: () => Promise<void> }> = [
         bin("bun"),
         "test",
         ...bunTestTimeout,
-        "./testing/executable.e2e.ts",
+        "./e2e/executable.e2e.ts",
       ]);
       record("executable", bunCounts(output), code);
     },

@@ -34,7 +34,7 @@ async function runTool(name: SvcHubTool, args: readonly string[]): Promise<void>
     }
     case "hash-secret":
       argumentsOfTool(args);
-      await import("../../tools/hash-secret.ts");
+      await import("./hash-secret.ts");
       return;
   }
 }

@@ -2,10 +2,10 @@
 import { describe, expect, it } from "bun:test";
 import { join } from "node:path";
 
-const root = join(import.meta.dir, "..");
+const root = join(import.meta.dir, "..", "..");
 
 async function hashSecret(input: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const child = Bun.spawn([process.execPath, join(root, "tools/hash-secret.ts"), ...args], {
+  const child = Bun.spawn([process.execPath, join(root, "adapters/cli/hash-secret.ts"), ...args], {
     stdin: new TextEncoder().encode(input),
     stdout: "pipe",
     stderr: "pipe",

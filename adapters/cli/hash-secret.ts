@@ -4,9 +4,10 @@
  *   printf '%s' 'my-password' | npm run --silent hash-secret
  * A password is at least 8 characters, as the admin API takes it; `-- --key` hashes an API key of any length.
  */
-import { createArgon2Hasher } from "../adapters/runtime/crypto.ts";
-import { passwordProblem, preparingSecrets } from "../core/session/secrets.rules.ts";
-import { characterCount } from "../core/values/characters.ts";
+
+import { passwordProblem, preparingSecrets } from "../../core/session/secrets.rules.ts";
+import { characterCount } from "../../core/values/characters.ts";
+import { createArgon2Hasher } from "../runtime/crypto.ts";
 
 const secret = (await new Response(Bun.stdin.stream()).text()).replace(/\r?\n$/, "");
 if (secret.length === 0) {
