@@ -1,8 +1,11 @@
 /**
  * COL-15, DEC-COL-07 across processes: two svc-hub processes on one store keep one collection rate limit. One
  * account is flooded through both, in turn as a round-robin balancer sends, at five times the limit; the events
- * stored per second of the flood (GET /admin/events) are the limit's 100, within 10%, not twice it. On PostgreSQL
- * (several nodes) and on one libSQL file (several processes on one machine).
+ * stored per second of the flood (GET /admin/events) are at most the limit's 100 plus 10%, not twice it; and at
+ * least 100 less 10% in each second into which the flood was offered at three times the limit or more. A busy
+ * machine may send fewer requests in a second than planned: a second it offered fewer than that proves nothing
+ * about the limit's lower side. On PostgreSQL (several nodes) and on one libSQL file (several processes on one
+ * machine).
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -18,6 +21,8 @@ const limit = 100;
 const offeredPerSecond = 5 * limit;
 /** Whole seconds of the flood that are measured (it starts half a second before the first). */
 const measuredSeconds = 4;
+/** Requests sent within a second from which the limit must be reached in it. */
+const fullyOfferedPerSecond = 3 * limit;
 
 interface StoredEventView {
   readonly seq: number;
@@ -43,9 +48,12 @@ async function storedEvents(server: SpawnedServer): Promise<StoredEventView[]> {
 
 /**
  * Floods acme through `servers` in turn, from half a second into a second of the clock for `measuredSeconds`
- * whole seconds more; answers the events stored in each of those whole seconds, and the statuses answered.
+ * whole seconds more; answers the events stored in each of those whole seconds, the requests sent in each, and the
+ * statuses answered.
  */
-async function flood(servers: readonly SpawnedServer[]): Promise<{ perSecond: number[]; statuses: Set<number> }> {
+async function flood(
+  servers: readonly SpawnedServer[],
+): Promise<{ perSecond: number[]; sentPerSecond: number[]; statuses: Set<number> }> {
   const statuses = new Set<number>();
   // The virtual clock is the real one here (nothing moved it): start half a second into the next second, so that
   // what the processes admit before they first read each other's counts falls outside the whole seconds measured.
@@ -55,10 +63,13 @@ async function flood(servers: readonly SpawnedServer[]): Promise<{ perSecond: nu
   const requests: Promise<void>[] = [];
   const gapMs = 1000 / offeredPerSecond;
   let sent = 0;
+  const sentPerSecond = Array.from({ length: measuredSeconds }, () => 0);
   for (let due = Date.now(); due < end; due += gapMs) {
     if (due > Date.now()) await Bun.sleep(due - Date.now());
     const server = servers[sent % servers.length] as SpawnedServer;
     sent += 1;
+    const second = Math.floor(Date.now() / 1000) - firstWhole;
+    if (second >= 0 && second < measuredSeconds) sentPerSecond[second] = (sentPerSecond[second] ?? 0) + 1;
     requests.push(
       fetch(`${server.url}/event?svc_account=acme&svc_profile=main&svc_event=flood`).then(async (answer) => {
         statuses.add(answer.status);
@@ -72,7 +83,7 @@ async function flood(servers: readonly SpawnedServer[]): Promise<{ perSecond: nu
     const index = Math.floor(event.receivedAtMs / 1000) - firstWhole;
     if (index >= 0 && index < measuredSeconds) perSecond[index] = (perSecond[index] ?? 0) + 1;
   }
-  return { perSecond, statuses };
+  return { perSecond, sentPerSecond, statuses };
 }
 
 function describeTwoProcesses(store: string, env: () => Promise<Record<string, string>>): void {
@@ -95,12 +106,19 @@ function describeTwoProcesses(store: string, env: () => Promise<Record<string, s
     });
 
     it(`[COL-15, DEC-COL-07] an account flooded through both at ${offeredPerSecond} events a second has ${limit} a second stored between them, within 10%`, async () => {
-      const { perSecond, statuses } = await flood(servers);
+      const { perSecond, sentPerSecond, statuses } = await flood(servers);
       expect([...statuses].sort()).toEqual([200, 429]);
-      for (const count of perSecond) {
-        expect(count, `stored per second: ${perSecond.join(", ")}`).toBeGreaterThanOrEqual(limit * 0.9);
-        expect(count, `stored per second: ${perSecond.join(", ")}`).toBeLessThanOrEqual(limit * 1.1);
-      }
+      const seen = `stored per second: ${perSecond.join(", ")}; sent: ${sentPerSecond.join(", ")}`;
+      perSecond.forEach((count, second) => {
+        expect(count, seen).toBeLessThanOrEqual(limit * 1.1);
+        if ((sentPerSecond[second] ?? 0) >= fullyOfferedPerSecond)
+          expect(count, seen).toBeGreaterThanOrEqual(limit * 0.9);
+      });
+      // The flood was offered in full in some second at least, or the lower side was not tested at all.
+      expect(
+        sentPerSecond.some((sent) => sent >= fullyOfferedPerSecond),
+        seen,
+      ).toBe(true);
     }, 60_000);
   });
 }
