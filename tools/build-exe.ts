@@ -158,8 +158,15 @@ function stageApiReference(stage: string): void {
 async function stageFiles(stage: string): Promise<string[]> {
   rmSync(stage, { recursive: true, force: true });
   const copy = (path: string) => cpSync(join(root, path), join(stage, path), { recursive: true });
-  copy("adapters/store-libsql/migrations");
-  copy("adapters/store-postgres/migrations");
+  // The SQL files and meta/_journal.json are what drizzle's migrator reads; its snapshots (meta/*_snapshot.json,
+  // drizzle-kit's record for generating the next migration) are left out.
+  const migrations = (path: string) =>
+    cpSync(join(root, path), join(stage, path), {
+      recursive: true,
+      filter: (source) => !source.endsWith("_snapshot.json"),
+    });
+  migrations("adapters/store-libsql/migrations");
+  migrations("adapters/store-postgres/migrations");
   copy("adapters/config/demo.config.json");
   copy("adapters/config/demo.config.yaml");
   for (const file of ["index.html", "api-reference.html", "console.css"]) copy(`adapters/console/ui/${file}`);
@@ -190,7 +197,12 @@ export async function buildExe(platform: ExePlatform, stage: string[]): Promise<
     // Each entry point is embedded under its path from here, which adapters/runtime/packaged-files.ts names.
     root,
     target: "bun",
+    format: "esm",
     minify: true,
+    // What an import() loads is a file of its own, parsed when imported: a start does not parse the code of the
+    // commands, the PostgreSQL driver or the zip writer, and the threads share the modules they have in common.
+    splitting: true,
+    sourcemap: "none",
     plugins: [libsqlNativeModule(join(libsql, "index.node"))],
     throw: false,
     compile: {

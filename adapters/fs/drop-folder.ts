@@ -340,3 +340,24 @@ async function moveToRejected(folder: string, claimed: string, name: string): Pr
 async function* readLazily(path: string): AsyncIterable<Uint8Array> {
   yield* createReadStream(path);
 }
+
+/**
+ * Looks in the drop folders of `dataDir` every `everyMs` and calls `onDropped` once, at the first file found, then
+ * stops (the background thread on demand, which imports it, then looks itself). Returns what stops it sooner.
+ */
+export function watchDropFolders(dataDir: string, everyMs: number, onDropped: () => void): () => void {
+  const inbox = join(dataDir, "inbox");
+  const holdsFile = () =>
+    directoriesIn(inbox).some((account) =>
+      directoriesIn(join(inbox, account)).some((profile) =>
+        entriesOf(join(inbox, account, profile)).some((entry) => entry.isFile() && !entry.name.startsWith(".")),
+      ),
+    );
+  const timer = setInterval(() => {
+    if (!holdsFile()) return;
+    clearInterval(timer);
+    onDropped();
+  }, everyMs);
+  timer.unref?.();
+  return () => clearInterval(timer);
+}

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { CollectService } from "../../core/collect/collect.use-cases.ts";
@@ -34,6 +34,7 @@ import { type TimingPresetName, timingPresets } from "../../core/timing/timing.p
 import packageJson from "../../package.json" with { type: "json" };
 import { isbotFilter } from "../collect/bot-filter.ts";
 import { configSourceOf } from "../config/config.loader.ts";
+import { watchDropFolders } from "../fs/drop-folder.ts";
 import { type App, createApp } from "../http/app.ts";
 import type { AppDeps } from "../http/app-deps.ts";
 import { EventStreams } from "../http/event-stream.ts";
@@ -53,7 +54,12 @@ import { ServiceMetrics } from "../runtime/service-metrics.ts";
 import { openVirtualClock, type VirtualClock } from "../runtime/virtual-clock.ts";
 import { openLibsqlStores } from "../store-libsql/libsql.stores.ts";
 import { createMemoryStores } from "../store-memory/memory.stores.ts";
-import { type SpawnedBackgroundThread, spawnBackgroundThread } from "../threads/background-host.ts";
+import {
+  type SpawnedBackgroundThread,
+  spawnBackgroundThread,
+  startBackgroundThread,
+} from "../threads/background-host.ts";
+import { type BackgroundThreadOnDemand, backgroundThreadOnDemand } from "../threads/background-on-demand.ts";
 import { keepAdminToken, readKeptAdminToken } from "./admin-token.ts";
 import { type Background, type BackgroundDeps, openBackground } from "./background.ts";
 
@@ -177,25 +183,46 @@ function bothSchedulers(local: WorkScheduler, thread: WorkScheduler): WorkSchedu
   };
 }
 
-/** The background thread where the service has one (libSQL, `backgroundThread`), spawned to load meanwhile. */
-function spawnWorkThread(options: ServiceOptions, nodeId: string, dataDir: string): SpawnedBackgroundThread | null {
+/**
+ * The background thread where the service has one (libSQL, `backgroundThread`): spawned now, to load while the store
+ * is opened, when the store already holds data (its work may be waiting: events to apply or expire, imports,
+ * deletions); for a database that does not exist yet, started by its first work (background-on-demand.ts).
+ */
+function spawnWorkThread(
+  options: ServiceOptions,
+  nodeId: string,
+  dataDir: string,
+): { readonly spawned: SpawnedBackgroundThread } | { readonly onDemand: BackgroundThreadOnDemand } | null {
   if (options.store.kind !== "libsql" || !options.backgroundThread) return null;
-  return spawnBackgroundThread(
-    {
-      url: options.store.url,
-      config: options.config,
-      nodeId,
-      dataDir,
-      ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
-    },
-    options.logger,
-    options.onBackgroundFailure,
-  );
+  const init = {
+    url: options.store.url,
+    config: options.config,
+    nodeId,
+    dataDir,
+    ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
+  };
+  const databaseFile = databaseFileOf(options.store.url);
+  if (databaseFile !== null && !existsSync(databaseFile)) {
+    const { logger, onBackgroundFailure } = options;
+    return {
+      onDemand: backgroundThreadOnDemand(() => {
+        logger.debug("starting the background thread");
+        return startBackgroundThread(init, logger, onBackgroundFailure);
+      }, onBackgroundFailure),
+    };
+  }
+  return { spawned: spawnBackgroundThread(init, options.logger, options.onBackgroundFailure) };
 }
 
-async function openWork(spawned: SpawnedBackgroundThread | null, deps: BackgroundDeps): Promise<Work> {
+/** The file of a `file:` libSQL URL; null for another (`:memory:`). */
+function databaseFileOf(url: string): string | null {
+  if (!url.startsWith("file:") || url.startsWith("file::memory:")) return null;
+  return decodeURIComponent(url.slice("file:".length).split("?")[0] ?? "");
+}
+
+async function openWork(spawned: ReturnType<typeof spawnWorkThread>, deps: BackgroundDeps): Promise<Work> {
   if (spawned) {
-    const thread = await spawned.open();
+    const thread = "onDemand" in spawned ? spawned.onDemand : await spawned.spawned.open();
     const events = deps.stores.events;
     // Collected events are appended through the thread's connection; reads stay on this one.
     const stores: Stores = {
@@ -221,7 +248,11 @@ async function openWork(spawned: SpawnedBackgroundThread | null, deps: Backgroun
     // Uploads are accepted here and imported in the thread.
     const light = await openBackground({ ...deps, stores, notifyImports: () => thread.notify() }, "light");
     const scheduler = bothSchedulers(light.scheduler, thread);
+    // A thread on demand is started by a file dropped in a folder, looked for at the light scheduler's pace.
+    const onDemand = "onDemand" in spawned ? spawned.onDemand : null;
+    let stopWatching = () => {};
     const stop = async () => {
+      stopWatching();
       await light.stop();
       await thread.close();
     };
@@ -247,7 +278,10 @@ async function openWork(spawned: SpawnedBackgroundThread | null, deps: Backgroun
       eventCommitsInFlight: 2,
       fileImports: light.fileImports,
       background: null,
-      start: () => light.start(),
+      start() {
+        light.start();
+        if (onDemand) stopWatching = watchDropFolders(deps.dataDir, deps.pollMs ?? 1000, () => onDemand.start());
+      },
       stop,
       hold,
     };
@@ -344,9 +378,9 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
   cleanups.push(() => {
     if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
-  // The background thread loads its code while this thread opens the store and applies the configuration.
+  // The background thread (of a store that holds data) loads its code while this thread opens the store.
   const spawned = spawnWorkThread(options, nodeId, dataDir);
-  if (spawned) cleanups.push(() => void spawned.cancel());
+  if (spawned && "spawned" in spawned) cleanups.push(() => void spawned.spawned.cancel());
   let stores: Stores;
   try {
     stores = await openStores(options);

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { inProcessBase } from "../../harness/target.ts";
@@ -15,8 +15,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function threaded(): Promise<Service> {
-  const dir = mkdtempSync(join(tmpdir(), "svc-hub-thread-"));
+async function threaded(dir = mkdtempSync(join(tmpdir(), "svc-hub-thread-"))): Promise<Service> {
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   const service = await openDemoService({
     store: { kind: "libsql", url: databaseUrlForDataDir(dir) },
@@ -64,7 +63,20 @@ describe("background work in its own thread", () => {
       expect(canonical).toBe(visitor);
       expect((await service.stores.profiles.find("acme", "main", visitor))?.eventCount).toBe(1);
     }
-  });
+    // A fresh store starts its thread at the first event: on a busy machine, more than the default 5 s in all.
+  }, 60_000);
+
+  it("[DEC-OPS-04] on a fresh store, a file dropped in a folder is taken with no request to start the thread", async () => {
+    // Issue 41 (idle memory): a fresh store's thread starts at its first work, a dropped file among it.
+    const dir = mkdtempSync(join(tmpdir(), "svc-hub-thread-"));
+    await threaded(dir);
+    const folder = join(dir, "inbox", "acme", "main");
+    writeFileSync(join(folder, "dropped.csv"), "visitor_id,email\nv-1,a@example.com\n");
+    // Taken: claimed, then imported or refused; waited on, with a bound only for a thread that never starts.
+    const limit = Date.now() + 60_000;
+    while (readdirSync(folder).includes("dropped.csv") && Date.now() < limit) await Bun.sleep(50);
+    expect(readdirSync(folder)).not.toContain("dropped.csv");
+  }, 90_000);
 
   it("once the thread has stopped, appends are refused as storage unavailable (503), not left waiting", async () => {
     const service = await threaded();
