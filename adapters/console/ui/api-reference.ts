@@ -52,7 +52,7 @@ interface RapiDocElement extends HTMLElement {
  * through ApiDOM (every node turned into an element, normalised and dereferenced), which is most of the page's
  * time (about 1 s of main thread for svc-hub's 150 KB document); a 3.0 one through swagger-client's lighter
  * resolver. svc-hub's document has no `$ref` to resolve, and both give RapiDoc the same operations, schemas and
- * groups (bench/RESULTS.md, "Console load"), so the label changes only the time. /openapi.json itself says 3.1.
+ * groups (e2e/console.e2e.ts compares them), so the label changes only the time. /openapi.json itself says 3.1.
  */
 function asRendered(content: { openapi?: unknown }): unknown {
   return { ...content, openapi: "3.0.3" };
