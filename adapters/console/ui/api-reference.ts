@@ -48,6 +48,29 @@ interface RapiDocElement extends HTMLElement {
 }
 
 /**
+ * The document as RapiDoc is given it: svc-hub's own, labelled OpenAPI 3.0. RapiDoc's parser takes a 3.1 document
+ * through ApiDOM (every node turned into an element, normalised and dereferenced), which is most of the page's
+ * time (about 1 s of main thread for svc-hub's 150 KB document); a 3.0 one through swagger-client's lighter
+ * resolver. svc-hub's document has no `$ref` to resolve, and both give RapiDoc the same operations, schemas and
+ * groups (e2e/console.e2e.ts compares them), so the label changes only the time. /openapi.json itself says 3.1.
+ */
+function asRendered(content: { openapi?: unknown }): unknown {
+  return { ...content, openapi: "3.0.3" };
+}
+
+/** RapiDoc's script is a deferred one, run after this module: its element is defined once it has run. */
+async function rendererDefined(): Promise<void> {
+  if (customElements.get("rapi-doc") !== undefined) return;
+  const loaded = new Promise<void>((resolve) => {
+    if (document.readyState === "complete") resolve();
+    else window.addEventListener("load", () => resolve(), { once: true });
+  });
+  await Promise.race([customElements.whenDefined("rapi-doc"), loaded]);
+  if (customElements.get("rapi-doc") === undefined)
+    throw new Error("The API reference renderer is not installed with this svc-hub.");
+}
+
+/**
  * RapiDoc's navigation is a <nav> inside another, neither named: named here (once drawn), so that each landmark
  * is told apart (WCAG 2.1, 1.3.1).
  */
@@ -69,21 +92,22 @@ async function show(): Promise<void> {
     status.hidden = text === "";
   };
   try {
-    const response = await fetch("/openapi.json", { headers: authHeaders(), credentials: "omit" });
+    // Asked for at once, while RapiDoc's script still loads and runs.
+    const asked = fetch("/openapi.json", { headers: authHeaders(), credentials: "omit" });
+    asked.catch(() => undefined); // read below, unless the renderer is missing
+    await rendererDefined();
+    const response = await asked;
     if (!response.ok) throw new Error(`GET /openapi.json answered ${response.status}`);
     const content = await response.json();
-    if (customElements.get("rapi-doc") === undefined)
-      throw new Error("The API reference renderer is not installed with this svc-hub.");
     const reference = document.createElement("rapi-doc") as RapiDocElement;
     for (const [name, value] of Object.entries(settings)) reference.setAttribute(name, value);
     document.getElementById("reference")?.append(reference);
     say(readToken() ? "" : "Signed out of the console: the admin API is not listed.");
-    await reference.loadSpec(content);
+    await reference.loadSpec(asRendered(content));
     await nameNavigation(reference);
   } catch (error) {
     say(error instanceof Error ? error.message : String(error));
   }
 }
 
-if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", show);
-else show();
+show();
