@@ -5,7 +5,7 @@
  */
 import { beforeAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { transparentGif } from "../adapters/http/collect.routes.ts";
@@ -13,6 +13,7 @@ import { gifBase64 } from "../bench/bare-server.ts";
 import { getScenario, postBody, postScenario } from "../bench/cases/collect.ts";
 import { cpuPercent, parseCpuTicks, parseStatusMb } from "../bench/lib/proc.ts";
 import { type CaseReport, mergeResults, renderResults } from "../bench/lib/report.ts";
+import { writeResultsSection } from "../bench/lib/results-section.ts";
 import { ensureWrk, luaString, parseWrkOutput } from "../bench/lib/wrk.ts";
 import { parseArgs } from "../bench/run.ts";
 
@@ -157,6 +158,20 @@ describe("bench: arguments and the results file", () => {
     expect(merged).not.toContain("old numbers");
     expect(merged).not.toContain("\nold\n");
     expect(merged).toEndWith("## file import\n\n| Rows |\n|---|\n");
+  });
+
+  test("a script's own section (bench/console-load.ts) replaces its old one, a blank line before the next", () => {
+    const dir = mkdtempSync(join(tmpdir(), "svc-hub-bench-section-"));
+    try {
+      const path = join(dir, "RESULTS.md");
+      writeFileSync(path, "# Results\n\n## Console load\n\nold\n\n## API reference renderers\n\nkept\n");
+      writeResultsSection("## Console load", "## Console load\n\nnew\n", path);
+      expect(readFileSync(path, "utf8")).toBe(
+        "# Results\n\n## Console load\n\nnew\n\n## API reference renderers\n\nkept\n",
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

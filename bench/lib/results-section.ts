@@ -19,7 +19,8 @@ export function writeResultsSection(heading: string, section: string, path = res
   if (start === -1) text = `${text.trimEnd()}\n\n${section}`;
   else {
     const next = text.indexOf("\n## ", start + 1);
-    text = `${text.slice(0, start)}${section}${next === -1 ? "" : text.slice(next + 1)}`;
+    // A blank line between this section and the next, however the section ends.
+    text = `${text.slice(0, start)}${next === -1 ? section : `${section.trimEnd()}\n\n${text.slice(next + 1)}`}`;
   }
   writeFileSync(path, text.endsWith("\n") ? text : `${text}\n`);
 }
