@@ -18,7 +18,7 @@ import {
   jsonArray,
   jsonObject,
 } from "../harness/expect.ts";
-import { encodeMultipart, type MultipartFile } from "../harness/multipart.ts";
+import { formDataOf, type MultipartFile } from "../harness/multipart.ts";
 import { defineScenarios, type ScenarioContext } from "../harness/scenario.ts";
 import { loginV1, type V1Session } from "../harness/sessions.ts";
 import { readZip, ZipFormatError, type ZipMember } from "../harness/zip-reader.ts";
@@ -195,7 +195,7 @@ interface Publication {
 
 /** POST /admin/accounts/{a}/profiles/{p}/revisions (DEC-OPS-04), multipart/form-data. */
 function postPublication(ctx: ScenarioContext, publication: Publication): Promise<HttpAnswer> {
-  const { body, contentType } = encodeMultipart(
+  const body = formDataOf(
     [
       ["name", publication.name ?? "Conformance release"],
       ["comment", publication.comment ?? "published by the conformance suite"],
@@ -209,7 +209,7 @@ function postPublication(ctx: ScenarioContext, publication: Publication): Promis
   return ctx.base.post(
     `/admin/accounts/${encodeURIComponent(account)}/profiles/${encodeURIComponent(profile)}/revisions`,
     {
-      headers: { ...ctx.adminHeaders(), "content-type": contentType },
+      headers: ctx.adminHeaders(),
       body,
     },
   );
@@ -428,7 +428,8 @@ export const revisionScenarios = defineScenarios("revisions", [
       const answer = await postPublication(ctx, {
         targets,
         name: "Release 7 – ünïcode",
-        comment: "a comment\nover two lines",
+        // A form sends a line break as CRLF (multipart/form-data normalises a bare LF to it): sent so, kept so.
+        comment: "a comment\r\nover two lines",
         createdBy: "author@example.com",
       });
       const after = await clockNow(ctx);
@@ -448,7 +449,7 @@ export const revisionScenarios = defineScenarios("revisions", [
         },
         {
           name: "Release 7 – ünïcode",
-          comment: "a comment\nover two lines",
+          comment: "a comment\r\nover two lines",
           created_by: "author@example.com",
           targets_published: targets,
         },

@@ -7,8 +7,8 @@ export interface RequestOptions {
   readonly json?: unknown;
   /** Form fields, application/x-www-form-urlencoded. */
   readonly form?: Readonly<Record<string, string>>;
-  /** A raw body, sent as it is. */
-  readonly body?: string | Uint8Array;
+  /** A raw body, sent as it is; a FormData as multipart/form-data, its Content-Type (and boundary) set by Request. */
+  readonly body?: string | Uint8Array | FormData;
 }
 
 /** An answer, read once: status, headers and the body as bytes and text. */

@@ -1,11 +1,36 @@
+/**
+ * The conformance suite's zip reader (REV-06, REV-08, DEC-REV-02) on real zips: as svc-hub's server writes them
+ * (archiver: deflate, a data descriptor after each member, the sizes only in the central directory), as fflate
+ * writes them (stored and deflated, sizes in the local headers), and hand-made ones for what no zip writer
+ * writes on purpose (escaping names, a wrong CRC-32, duplicates, encryption).
+ */
 import { describe, expect, test } from "bun:test";
-import { deflateRawSync } from "node:zlib";
-import { buildDeterministicZip } from "../adapters/runtime/deterministic-zip.ts";
-import { crc32, isSafeEntryName, readZip, ZipFormatError } from "./zip-reader.ts";
+import { crc32, deflateRawSync } from "node:zlib";
+import { ZipArchive } from "archiver";
+import { zipSync } from "fflate";
+import { isSafeEntryName, readZip, ZipFormatError } from "./zip-reader.ts";
 
 const text = (value: string) => new TextEncoder().encode(value);
+/** 1980-01-01 00:00:00 as an MS-DOS date (high half) and time (low half). */
+const dosEpoch = ((0 << 9) | (1 << 5) | 1) << 16;
+/** Bit 3 of a local header's flags: the CRC-32 and sizes follow the data, in a data descriptor. */
+const dataDescriptorFlag = 0x8;
 
-/** A minimal zip written by hand, so that the reader can be shown names and fields archiver never writes. */
+/** A zip as svc-hub's server makes its bundles: archiver, deflate level 9, a fixed date, mode 0644. */
+function archiverZip(files: ReadonlyArray<{ name: string; bytes: Uint8Array }>): Promise<Uint8Array> {
+  return new Promise((resolve, reject) => {
+    const archive = new ZipArchive({ zlib: { level: 9 }, forceLocalTime: false });
+    const chunks: Buffer[] = [];
+    archive.on("data", (chunk: Buffer) => chunks.push(chunk));
+    archive.on("error", reject);
+    archive.on("end", () => resolve(new Uint8Array(Buffer.concat(chunks))));
+    for (const file of files)
+      archive.append(Buffer.from(file.bytes), { name: file.name, date: new Date(Date.UTC(1980, 0, 1)), mode: 0o644 });
+    archive.finalize().catch(reject);
+  });
+}
+
+/** A minimal zip written by hand, so that the reader can be shown names and fields zip writers never write. */
 function handMadeZip(
   files: Array<{ name: string; bytes: Uint8Array; deflate?: boolean; crc?: number; flags?: number }>,
 ): Uint8Array {
@@ -51,9 +76,9 @@ function handMadeZip(
   return new Uint8Array(Buffer.concat([...locals, directory, end]));
 }
 
-function refusal(zip: Uint8Array): string {
+function refusal(zip: Uint8Array, limits?: Parameters<typeof readZip>[1]): string {
   try {
-    readZip(zip);
+    readZip(zip, limits);
   } catch (error) {
     expect(error).toBeInstanceOf(ZipFormatError);
     return (error as Error).message;
@@ -62,28 +87,41 @@ function refusal(zip: Uint8Array): string {
 }
 
 describe("zip reader", () => {
-  test("reads stored and deflated members, with data descriptors, as archiver writes them", async () => {
-    const zip = await buildDeterministicZip([
-      { name: "utag.js", bytes: text("a".repeat(1000)) },
+  test("reads a zip as svc-hub's server writes it: archiver, deflate, data descriptors", async () => {
+    const loader = text("window.utag = {};\n".repeat(200));
+    const zip = await archiverZip([
+      { name: "utag.js", bytes: loader },
+      { name: "utag.1.js", bytes: text("/* tag 1 */") },
       { name: "empty.js", bytes: new Uint8Array(0) },
     ]);
-    expect(readZip(zip).map((member) => [member.name, member.bytes.byteLength, member.method])).toEqual([
-      ["utag.js", 1000, 8],
-      ["empty.js", 0, 0],
+    // The fixture is what it claims: the first member is deflated and its sizes are left to a data descriptor.
+    const local = new DataView(zip.buffer, zip.byteOffset);
+    expect(local.getUint16(6, true) & dataDescriptorFlag).toBe(dataDescriptorFlag);
+    expect([local.getUint16(8, true), local.getUint32(18, true), local.getUint32(22, true)]).toEqual([8, 0, 0]);
+
+    const members = readZip(zip);
+    expect(members.map((member) => [member.name, member.method, member.dosDateTime, member.unixMode])).toEqual([
+      ["utag.js", 8, dosEpoch, 0o644],
+      ["utag.1.js", 8, dosEpoch, 0o644],
+      ["empty.js", 0, dosEpoch, 0o644],
     ]);
-    expect(
-      readZip(
-        handMadeZip([
-          { name: "a.js", bytes: text("hello"), deflate: true },
-          { name: "b.js", bytes: text("x") },
-        ]),
-      )[0]!.bytes,
-    ).toEqual(text("hello"));
+    expect(members.map((member) => member.bytes)).toEqual([loader, text("/* tag 1 */"), new Uint8Array(0)]);
+    // DEC-REV-02's scenario compares the bytes before manifest.json: each offset is where a local header starts.
+    expect(members[0]?.localHeaderOffset).toBe(0);
+    for (const member of members) expect(local.getUint32(member.localHeaderOffset, true)).toBe(0x04034b50);
   });
 
-  test("computes CRC-32 like zlib", () => {
-    expect(crc32(text("hello"))).toBe(0x3610a686);
-    expect(crc32(new Uint8Array(0))).toBe(0);
+  test("reads stored and deflated members with their sizes in the local headers (fflate's zipSync)", () => {
+    const zip = zipSync({
+      "stored.js": [text("kept as it is"), { level: 0 }],
+      "deflated.js": [text("z".repeat(4000)), { level: 9 }],
+      "dir/inner.js": text("inner"),
+    });
+    expect(readZip(zip).map((member) => [member.name, member.method, new TextDecoder().decode(member.bytes)])).toEqual([
+      ["stored.js", 0, "kept as it is"],
+      ["deflated.js", 8, "z".repeat(4000)],
+      ["dir/inner.js", 8, "inner"],
+    ]);
   });
 
   test("refuses names that would escape the folder (zip-slip)", () => {
@@ -104,8 +142,9 @@ describe("zip reader", () => {
     expect(isSafeEntryName("dir/")).toBe(true);
   });
 
-  test("refuses a wrong CRC, duplicates, encryption, truncation and garbage", () => {
+  test("refuses a wrong CRC-32, duplicates, encryption, truncation and garbage", () => {
     expect(refusal(handMadeZip([{ name: "a.js", bytes: text("hello"), crc: 1 }]))).toContain("CRC-32");
+    expect(refusal(handMadeZip([{ name: "a.js", bytes: text("hello"), deflate: true, crc: 1 }]))).toContain("CRC-32");
     expect(
       refusal(
         handMadeZip([
@@ -119,5 +158,17 @@ describe("zip reader", () => {
     expect(refusal(good.subarray(0, good.byteLength - 5))).toContain("end of central directory");
     expect(refusal(text("not a zip at all, just some text that is long enough"))).toContain("end of central directory");
     expect(refusal(new Uint8Array(3))).toContain("too short");
+  });
+
+  test("refuses members over the limits before inflating them", async () => {
+    const zip = await archiverZip([
+      { name: "a.js", bytes: text("a".repeat(5000)) },
+      { name: "b.js", bytes: text("b".repeat(5000)) },
+    ]);
+    const limits = { maxEntries: 10, maxEntryBytes: 1_000_000, maxTotalBytes: 1_000_000 };
+    expect(refusal(zip, { ...limits, maxEntryBytes: 4999 })).toContain("larger than 4999 bytes");
+    expect(refusal(zip, { ...limits, maxTotalBytes: 9999 })).toContain("more than 9999 bytes");
+    expect(refusal(zip, { ...limits, maxEntries: 1 })).toContain("more than 1 entries");
+    expect(readZip(zip, limits)).toHaveLength(2);
   });
 });

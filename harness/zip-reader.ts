@@ -1,12 +1,15 @@
 /**
- * A small, careful zip reader for the conformance suite (REV-06, REV-08): no dependency beyond node:zlib,
- * so the suite stays black-box and light. It reads the central directory (the authority on names and
- * sizes, since entries may use data descriptors), checks each local header against it, inflates with a
- * size cap, and verifies every CRC-32. It refuses what it does not need to understand (zip64, encryption,
- * several disks, methods other than store and deflate) and any name that could escape the folder it would
- * be unpacked into (zip-slip): absolute paths, `..` segments, backslashes, drive letters, duplicates.
+ * The conformance suite's zip reader (REV-06, REV-08, DEC-REV-02). fflate finds the members and inflates them;
+ * the central directory (the authority on names and sizes, since entries may use data descriptors) is read here
+ * only for what fflate does not report and the suite checks: each member's order, MS-DOS time, Unix mode,
+ * CRC-32, flags and where its local header starts. It refuses what a bundle never needs (zip64, encryption,
+ * several disks, methods other than store and deflate), members over the limits before they are inflated, a
+ * member whose bytes fail its size or CRC-32, and any name that could escape the folder it would be unpacked into
+ * (zip-slip): absolute paths, `..` segments, backslashes, drive letters, duplicates.
  */
-import { inflateRawSync } from "node:zlib";
+
+import { crc32 } from "node:zlib";
+import { unzipSync } from "fflate";
 
 export interface ZipMember {
   readonly name: string;
@@ -46,23 +49,6 @@ function fail(message: string): never {
   throw new ZipFormatError(message);
 }
 
-const crcTable = (() => {
-  const table = new Uint32Array(256);
-  for (let n = 0; n < 256; n += 1) {
-    let c = n;
-    for (let k = 0; k < 8; k += 1) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    table[n] = c >>> 0;
-  }
-  return table;
-})();
-
-/** CRC-32 (IEEE), as zip uses it. */
-export function crc32(bytes: Uint8Array): number {
-  let crc = 0xffffffff;
-  for (const byte of bytes) crc = (crcTable[(crc ^ byte) & 0xff] as number) ^ (crc >>> 8);
-  return (crc ^ 0xffffffff) >>> 0;
-}
-
 /** Whether `name` is a plain relative path that stays inside the folder it is unpacked into. */
 export function isSafeEntryName(name: string): boolean {
   if (name.length === 0 || name.includes("\\") || name.includes("\u0000")) return false;
@@ -74,8 +60,41 @@ export function isSafeEntryName(name: string): boolean {
     );
 }
 
+/** What the central directory says of one member, beyond what fflate reports. */
+interface DirectoryEntry {
+  readonly name: string;
+  readonly method: number;
+  readonly crc: number;
+  readonly size: number;
+  readonly dosDateTime: number;
+  readonly unixMode: number | null;
+  readonly localHeaderOffset: number;
+}
+
 /** Reads every member of a zip held in memory, or throws a ZipFormatError saying what is wrong. */
 export function readZip(zip: Uint8Array, limits: ZipReadLimits = defaultLimits): ZipMember[] {
+  const entries = readCentralDirectory(zip, limits);
+  let unzipped: Record<string, Uint8Array>;
+  try {
+    unzipped = unzipSync(zip);
+  } catch (error) {
+    fail(`not a readable zip: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return entries.map((entry) => {
+    const bytes = unzipped[entry.name] ?? fail(`entry ${JSON.stringify(entry.name)} could not be read`);
+    const quoted = JSON.stringify(entry.name);
+    // fflate inflates into a buffer of the size the directory gives: a member that inflates to more is cut
+    // there, and the CRC-32 tells.
+    if (bytes.byteLength !== entry.size)
+      fail(`entry ${quoted} holds ${bytes.byteLength} bytes, the directory says ${entry.size}`);
+    if (crc32(bytes) !== entry.crc) fail(`entry ${quoted} fails its CRC-32 check`);
+    const { name, method, dosDateTime, unixMode, localHeaderOffset } = entry;
+    return { name, bytes, method, dosDateTime, unixMode, localHeaderOffset };
+  });
+}
+
+/** The central directory's entries, in order, each checked (name, method, encryption, limits, local header). */
+function readCentralDirectory(zip: Uint8Array, limits: ZipReadLimits): DirectoryEntry[] {
   const view = new DataView(zip.buffer, zip.byteOffset, zip.byteLength);
   const u16 = (offset: number) => view.getUint16(offset, true);
   const u32 = (offset: number) => view.getUint32(offset, true);
@@ -107,83 +126,51 @@ export function readZip(zip: Uint8Array, limits: ZipReadLimits = defaultLimits):
   within(directoryOffset, directorySize, "the central directory");
   if (directoryOffset + directorySize > end) fail("the central directory overlaps its end record");
 
-  const members: ZipMember[] = [];
+  const entries: DirectoryEntry[] = [];
   const names = new Set<string>();
   let total = 0;
   let at = directoryOffset;
   for (let index = 0; index < count; index += 1) {
     within(at, 46, `central directory entry ${index}`);
     if (u32(at) !== signatures.centralFile) fail(`central directory entry ${index} has a bad signature`);
-    const madeBy = u16(at + 4);
     const flags = u16(at + 8);
     const method = u16(at + 10);
-    const dosDateTime = (u16(at + 14) << 16) | u16(at + 12);
-    const crc = u32(at + 16);
-    const compressedSize = u32(at + 20);
     const size = u32(at + 24);
     const nameLength = u16(at + 28);
-    const extraLength = u16(at + 30);
-    const commentLength = u16(at + 32);
-    const externalAttributes = u32(at + 38);
-    const localOffset = u32(at + 42);
-    within(at + 46, nameLength + extraLength + commentLength, `central directory entry ${index}`);
+    const localHeaderOffset = u32(at + 42);
+    within(at + 46, nameLength + u16(at + 30) + u16(at + 32), `central directory entry ${index}`);
     const nameBytes = zip.subarray(at + 46, at + 46 + nameLength);
     // Bit 11: the name is UTF-8; otherwise CP437, of which only ASCII names are accepted here.
     const name = flags & 0x800 ? new TextDecoder("utf-8", { fatal: true }).decode(nameBytes) : asciiName(nameBytes);
-    at += 46 + nameLength + extraLength + commentLength;
+    const quoted = JSON.stringify(name);
 
-    if (!isSafeEntryName(name)) fail(`unsafe entry name ${JSON.stringify(name)}`);
-    if (names.has(name)) fail(`entry ${JSON.stringify(name)} appears twice`);
+    if (!isSafeEntryName(name)) fail(`unsafe entry name ${quoted}`);
+    if (names.has(name)) fail(`entry ${quoted} appears twice`);
     names.add(name);
-    if (flags & 0x1) fail(`entry ${JSON.stringify(name)} is encrypted`);
-    if (method !== 0 && method !== 8) fail(`entry ${JSON.stringify(name)} uses compression method ${method}`);
-    if (size > limits.maxEntryBytes) fail(`entry ${JSON.stringify(name)} is larger than ${limits.maxEntryBytes} bytes`);
+    if (flags & 0x1) fail(`entry ${quoted} is encrypted`);
+    if (method !== 0 && method !== 8) fail(`entry ${quoted} uses compression method ${method}`);
+    if (size > limits.maxEntryBytes) fail(`entry ${quoted} is larger than ${limits.maxEntryBytes} bytes`);
     total += size;
     if (total > limits.maxTotalBytes) fail(`the entries hold more than ${limits.maxTotalBytes} bytes`);
+    within(localHeaderOffset, 30 + nameLength, `the local header of ${quoted}`);
+    if (u32(localHeaderOffset) !== signatures.localFile) fail(`the local header of ${quoted} has a bad signature`);
+    const localName = zip.subarray(localHeaderOffset + 30, localHeaderOffset + 30 + u16(localHeaderOffset + 26));
+    if (!sameBytes(localName, nameBytes)) fail(`the local header of ${quoted} names another file`);
 
-    within(localOffset, 30, `the local header of ${JSON.stringify(name)}`);
-    if (u32(localOffset) !== signatures.localFile)
-      fail(`the local header of ${JSON.stringify(name)} has a bad signature`);
-    const localNameLength = u16(localOffset + 26);
-    const localExtraLength = u16(localOffset + 28);
-    within(localOffset + 30, localNameLength, `the local name of ${JSON.stringify(name)}`);
-    if (!sameBytes(zip.subarray(localOffset + 30, localOffset + 30 + localNameLength), nameBytes)) {
-      fail(`the local header of ${JSON.stringify(name)} names another file`);
-    }
-    const dataStart = localOffset + 30 + localNameLength + localExtraLength;
-    within(dataStart, compressedSize, `the data of ${JSON.stringify(name)}`);
-    if (dataStart + compressedSize > directoryOffset)
-      fail(`the data of ${JSON.stringify(name)} runs into the central directory`);
-    const stored = zip.subarray(dataStart, dataStart + compressedSize);
-
-    let bytes: Uint8Array;
-    if (method === 0) {
-      if (compressedSize !== size) fail(`stored entry ${JSON.stringify(name)} has two sizes`);
-      bytes = new Uint8Array(stored);
-    } else {
-      try {
-        bytes = new Uint8Array(inflateRawSync(stored, { maxOutputLength: Math.max(size, 1) }));
-      } catch (error) {
-        fail(
-          `entry ${JSON.stringify(name)} does not inflate: ${error instanceof Error ? error.message : String(error)}`,
-        );
-      }
-    }
-    if (bytes.byteLength !== size)
-      fail(`entry ${JSON.stringify(name)} holds ${bytes.byteLength} bytes, the directory says ${size}`);
-    if (crc32(bytes) !== crc) fail(`entry ${JSON.stringify(name)} fails its CRC-32 check`);
-    const madeOnUnix = madeBy >> 8 === 3;
-    members.push({
+    const madeOnUnix = u16(at + 4) >> 8 === 3;
+    entries.push({
       name,
-      bytes,
       method,
-      dosDateTime: dosDateTime >>> 0,
-      unixMode: madeOnUnix ? (externalAttributes >>> 16) & 0o7777 : null,
-      localHeaderOffset: localOffset,
+      crc: u32(at + 16),
+      size,
+      dosDateTime: ((u16(at + 14) << 16) | u16(at + 12)) >>> 0,
+      unixMode: madeOnUnix ? (u32(at + 38) >>> 16) & 0o7777 : null,
+      localHeaderOffset,
     });
+    at += 46 + nameLength + u16(at + 30) + u16(at + 32);
   }
   if (at !== directoryOffset + directorySize) fail("the central directory size does not match its entries");
-  return members;
+  return entries;
 }
 
 function asciiName(bytes: Uint8Array): string {

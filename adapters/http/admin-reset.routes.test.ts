@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { encodeMultipart } from "../../harness/multipart.ts";
+import { formDataOf } from "../../harness/multipart.ts";
 import { inProcessBase } from "../../harness/target.ts";
 import { openDemoService } from "../server/demo-service.ts";
 import type { Service, StoreChoice } from "../server/service.ts";
@@ -134,7 +134,7 @@ function clientOf(service: Service) {
     transaction: (token: string, id: string) =>
       call(`${privacy}/transactions/${id}`, { headers: { authorization: `Bearer ${token}` } }),
     publishRevision() {
-      const { body, contentType } = encodeMultipart(
+      const body = formDataOf(
         [
           ["name", "Release 12"],
           ["created_by", "ops@example.com"],
@@ -144,7 +144,7 @@ function clientOf(service: Service) {
       );
       return call("/admin/accounts/acme/profiles/main/revisions", {
         method: "POST",
-        headers: { ...admin, "content-type": contentType },
+        headers: admin,
         body,
       });
     },

@@ -5,7 +5,7 @@ import {
   openInProcessTarget,
 } from "../../conformance/implementations/svc-hub/in-process-target.ts";
 import type { RevisionDetails } from "../../core/revisions/revision.rules.ts";
-import { encodeMultipart, type MultipartFile } from "../../harness/multipart.ts";
+import { formDataOf, type MultipartFile } from "../../harness/multipart.ts";
 import { inProcessBase } from "../../harness/target.ts";
 import { readZip } from "../../harness/zip-reader.ts";
 
@@ -48,10 +48,9 @@ function publish(
   path = "/admin/accounts/acme/profiles/main/revisions",
   admin = true,
 ): Promise<Response> {
-  const { body, contentType } = encodeMultipart(fields, parts);
-  const headers: Record<string, string> = { "content-type": contentType };
+  const headers: Record<string, string> = {};
   if (admin) headers.authorization = `Bearer ${opened.service.deps.adminToken}`;
-  return handle(path, { method: "POST", headers, body });
+  return handle(path, { method: "POST", headers, body: formDataOf(fields, parts) });
 }
 
 const goodFields = (target: string): Array<[string, string]> => [
