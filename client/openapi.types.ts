@@ -2540,7 +2540,7 @@ export interface operations {
                     };
                     /** @description Only requests of this method (default: any) */
                     method?: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
-                    /** @description The path pattern: * matches any run of characters (/ included), {name} one segment; never /admin */
+                    /** @description The path pattern, in URLPattern's pathname syntax: * matches any run of characters (/ included), :name one segment; never /admin */
                     path: string;
                     /** @description The status to answer */
                     status?: string | number;

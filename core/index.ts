@@ -577,7 +577,6 @@ export {
 export {
   type AnsweredRequest,
   accountOfRequest,
-  compilePathPattern,
   defaultRequestJournalBytes,
   defaultRequestJournalLimit,
   type Fault,
@@ -589,6 +588,7 @@ export {
   type JournaledRequestText,
   maxFaultDelayMs,
   maxRequestJournalLimit,
+  type PathMatcher,
   RequestJournal,
   type RequestJournalEntry,
   type RequestJournalFilter,

@@ -5,6 +5,7 @@ import { openApiSecurity } from "./auth-guards.ts";
 import { failWith } from "./error-mapping.ts";
 import type { TestingTools } from "./faults-and-journal.ts";
 import { ErrorBody, requestBodyOf } from "./openapi-parts.ts";
+import { compilePathPattern } from "./path-pattern.ts";
 import { readOptionalJsonObject } from "./strict-body.ts";
 
 const MethodSchema = t.Union(
@@ -22,7 +23,8 @@ const MethodSchema = t.Union(
 const FaultBody = t.Object({
   method: t.Optional(MethodSchema),
   path: t.String({
-    description: "The path pattern: * matches any run of characters (/ included), {name} one segment; never /admin",
+    description:
+      "The path pattern, in URLPattern's pathname syntax: * matches any run of characters (/ included), :name one segment; never /admin",
   }),
   account: t.Optional(
     t.String({ description: "Only requests of this account: the path's accounts/{account}, or /event's svc_account" }),
@@ -70,8 +72,11 @@ export function adminFaultRoutes(tools: TestingTools) {
         const body = await readOptionalJsonObject(request, FaultBody);
         const checked = validateFaultInput(body ?? null);
         if (!checked.ok) failWith(checked.error);
+        const matchesPath = compilePathPattern(checked.value.path);
+        if (!matchesPath.ok)
+          failWith(managementError("invalidParameter", { parameter: "path", problem: matchesPath.error }));
         set.status = 201;
-        return tools.faults.add(checked.value);
+        return tools.faults.add(checked.value, matchesPath.value);
       },
       {
         parse: "none",

@@ -1,7 +1,6 @@
 import { Elysia, t } from "elysia";
 import { managementError } from "../../core/errors/index.ts";
 import {
-  compilePathPattern,
   defaultRequestJournalLimit,
   maxRequestJournalLimit,
   requestJournalAccountChars,
@@ -12,6 +11,7 @@ import { openApiSecurity } from "./auth-guards.ts";
 import { failWith } from "./error-mapping.ts";
 import { interfaceRouteTemplates, type TestingTools } from "./faults-and-journal.ts";
 import { ErrorBody } from "./openapi-parts.ts";
+import { compilePathPattern } from "./path-pattern.ts";
 import { readWholeNumber } from "./query-parameters.ts";
 
 const RequestEntry = t.Object({
@@ -39,7 +39,7 @@ const JournalQuery = t.Object(
     path: t.Optional(
       t.String({
         description:
-          "A pattern of the route's template (/v1/dle/accounts/:account/*), not of the path as sent: * any run of characters, {name} one segment. One that matches no route is 400 1400; the account is account=",
+          "A pattern of the route's template (/v1/dle/accounts/:account/*), not of the path as sent, in URLPattern's pathname syntax: * any run of characters, :name one segment. One that matches no route is 400 1400; the account is account=",
       }),
     ),
     status: t.Optional(t.String({ description: "A status, 200 to 599" })),
@@ -85,7 +85,10 @@ export function adminRequestRoutes(tools: TestingTools, routes: () => ReadonlyAr
         const path = given("path");
         if (path !== undefined && !path.startsWith("/") && !path.startsWith("*"))
           failWith(managementError("invalidParameter", { parameter: "path", problem: "must start with / (or *)" }));
-        if (path !== undefined && !routeTemplates().some(compilePathPattern(path)))
+        const route = path === undefined ? undefined : compilePathPattern(path);
+        if (route !== undefined && !route.ok)
+          failWith(managementError("invalidParameter", { parameter: "path", problem: route.error }));
+        if (route !== undefined && !routeTemplates().some(route.value))
           failWith(managementError("invalidParameter", { parameter: "path", problem: matchesNoRoute }));
         const method = given("method");
         const account = given("account");
@@ -97,7 +100,7 @@ export function adminRequestRoutes(tools: TestingTools, routes: () => ReadonlyAr
           kept: tools.requestJournal.size,
           requests: tools.requestJournal.query({
             ...(method === undefined ? {} : { method }),
-            ...(path === undefined ? {} : { path }),
+            ...(route === undefined ? {} : { route: route.value }),
             ...(account === undefined ? {} : { account }),
             ...(status === undefined ? {} : { status }),
             ...(limit === undefined ? {} : { limit }),

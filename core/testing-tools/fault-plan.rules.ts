@@ -12,7 +12,7 @@ export const maxFaultDelayMs = 60_000;
 export interface FaultSpec {
   /** Only requests of this method; null for any. */
   readonly method: FaultMethod | null;
-  /** The path pattern: `*` matches any run of characters (slashes included), `{name}` one path segment. */
+  /** The path pattern as given (URLPattern's pathname syntax); the host compiles it (PathMatcher). */
   readonly path: string;
   /** Only requests of this account (the path's `accounts/:account`, `/dle/:account`, or /event's svc_account); null for any. */
   readonly account: string | null;
@@ -112,19 +112,11 @@ export function validateFaultInput(input: unknown): Result<FaultSpec, Management
   return ok({ method, path: body.path, account, times, status, body: answerBody, headers, delayMs, drop });
 }
 
-/** A path pattern as a test: `*` any run of characters, `{name}` one non-empty segment, the rest literal. */
-export function compilePathPattern(pattern: string): (path: string) => boolean {
-  const source = pattern
-    .split(/(\*|\{[^}/]*\})/)
-    .map((part) => {
-      if (part === "*") return ".*";
-      if (part.startsWith("{") && part.endsWith("}")) return "[^/]+";
-      return part.replace(/[.+?^${}()|[\]\\]/g, "\\$&");
-    })
-    .join("");
-  const regex = new RegExp(`^${source}$`);
-  return (path) => regex.test(path);
-}
+/**
+ * A path pattern made a test of a path by the host (svc-hub's HTTP adapter reads URLPattern's pathname syntax):
+ * the platform's pattern language is not the core's to hold.
+ */
+export type PathMatcher = (path: string) => boolean;
 
 /**
  * The account a request is for, as faults and the request journal read it: the segment after `accounts`

@@ -1,4 +1,4 @@
-import { accountOfRequest, compilePathPattern, type FaultSpec } from "./fault-plan.rules.ts";
+import { accountOfRequest, type FaultSpec, type PathMatcher } from "./fault-plan.rules.ts";
 
 /** A fault in the plan: what was asked for, its id and how many more requests it answers. */
 export interface Fault extends FaultSpec {
@@ -10,7 +10,7 @@ export interface Fault extends FaultSpec {
 interface PlannedFault {
   readonly spec: FaultSpec;
   readonly id: string;
-  readonly matchesPath: (path: string) => boolean;
+  readonly matchesPath: PathMatcher;
   remaining: number;
 }
 
@@ -23,13 +23,13 @@ export class FaultPlan {
   #faults: PlannedFault[] = [];
   #added = 0;
 
-  /** Adds a checked fault (validateFaultInput) at the end of the plan. */
-  add(spec: FaultSpec): Fault {
+  /** Adds a checked fault (validateFaultInput), its path pattern compiled by the host, at the end of the plan. */
+  add(spec: FaultSpec, matchesPath: PathMatcher): Fault {
     this.#added += 1;
     const planned: PlannedFault = {
       spec,
       id: `f${this.#added}`,
-      matchesPath: compilePathPattern(spec.path),
+      matchesPath,
       remaining: spec.times,
     };
     this.#faults.push(planned);

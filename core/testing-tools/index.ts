@@ -5,12 +5,12 @@
 
 export {
   accountOfRequest,
-  compilePathPattern,
   type FaultMethod,
   type FaultSpec,
   faultMethods,
   isAdminPath,
   maxFaultDelayMs,
+  type PathMatcher,
   validateFaultInput,
 } from "./fault-plan.rules.ts";
 export { type Fault, FaultPlan } from "./fault-plan.ts";

@@ -1,4 +1,4 @@
-import { accountOfRequest, compilePathPattern, splitQueryString } from "./fault-plan.rules.ts";
+import { accountOfRequest, type PathMatcher, splitQueryString } from "./fault-plan.rules.ts";
 
 /**
  * How many bytes the request journal may hold unless told (SVC_REQUEST_JOURNAL_BYTES): past it the oldest
@@ -46,8 +46,8 @@ export interface RequestJournalEntry {
 /** What to look for in the journal; every field given must match. */
 export interface RequestJournalFilter {
   readonly method?: string;
-  /** A pattern of the route: `*` any run of characters, `{name}` one segment. */
-  readonly path?: string;
+  /** A test of the route's template (the host compiles the `path` pattern it was given). */
+  readonly route?: PathMatcher;
   readonly status?: number;
   readonly account?: string;
   readonly limit?: number;
@@ -239,14 +239,13 @@ export class RequestJournal {
   query(filter: RequestJournalFilter = {}): RequestJournalEntry[] {
     const limit = Math.min(filter.limit ?? defaultRequestJournalLimit, maxRequestJournalLimit);
     const method = filter.method?.toUpperCase();
-    const matchesPath = filter.path === undefined ? null : compilePathPattern(filter.path);
     const found: RequestJournalEntry[] = [];
     for (let index = this.#entries.length - 1; index >= this.#head && found.length < limit; index -= 1) {
       const kept = this.#entries[index] as Kept;
       if (method !== undefined && kept.method !== method) continue;
       if (filter.status !== undefined && kept.status !== filter.status) continue;
       if (filter.account !== undefined && kept.account !== filter.account) continue;
-      if (matchesPath && (kept.route === null || !matchesPath(kept.route))) continue;
+      if (filter.route && (kept.route === null || !filter.route(kept.route))) continue;
       found.push({
         id: kept.id,
         at: new Date(kept.atMs).toISOString(),
