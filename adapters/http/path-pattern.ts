@@ -1,10 +1,11 @@
 import { err, ok, type Result } from "../../core/result.ts";
 
 /**
- * `{name}` alone, which the path patterns of faults and of the journal's filter once read as one segment:
- * URLPattern reads it as the literal text `name`, so it is refused with the `:name` it meant.
+ * `{name}` alone, which the path patterns of faults and of the journal's filter read as one segment before they
+ * took URLPattern's syntax. URLPattern would read it as the literal text `name`, which no path a test means holds,
+ * so it keeps its earlier meaning: it is read as `:name`, and rules written before keep matching.
  */
-const bracedName = /\{([A-Za-z_$][\w$]*)\}(?![?*+])/;
+const bracedName = /\{([A-Za-z_$][\w$]*)\}(?![?*+])/g;
 
 /**
  * A path pattern of `POST /admin/faults` or of `GET /admin/requests?path=` (issue 33) as a test of a path, in
@@ -12,14 +13,9 @@ const bracedName = /\{([A-Za-z_$][\w$]*)\}(?![?*+])/;
  * and the core only holds the test; a refusal says why the pattern is not one.
  */
 export function compilePathPattern(pattern: string): Result<(path: string) => boolean, string> {
-  const braced = bracedName.exec(pattern);
-  if (braced)
-    return err(
-      `writes {${braced[1]}}, which URLPattern reads as the text ${braced[1]}: write :${braced[1]} for one segment`,
-    );
   let compiled: URLPattern;
   try {
-    compiled = new URLPattern({ pathname: pattern });
+    compiled = new URLPattern({ pathname: pattern.replace(bracedName, ":$1") });
   } catch (error) {
     return err(`is not a URLPattern pathname (${error instanceof Error ? error.message : String(error)})`);
   }
