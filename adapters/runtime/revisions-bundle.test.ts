@@ -6,7 +6,7 @@
 
 import { beforeEach, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { manifestOfDetails, serializeManifest } from "../../core/revisions/revision.rules.ts";
+import { manifestOfDetails, serializeManifest } from "../../core/revisions/index.ts";
 import { readZip } from "../../harness/zip-reader.ts";
 import { fullProfileConfig } from "../../testing/fixtures.ts";
 import { bundleOf, publishedFiles as files, openRevisions, published } from "../../testing/revisions/revisions.ts";

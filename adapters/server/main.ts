@@ -11,7 +11,7 @@
 
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { describeError, stackFramesOf } from "../../core/errors/describe-error.ts";
+import { describeError, stackFramesOf } from "../../core/errors/index.ts";
 import { loadConfigFile } from "../config/config.loader.ts";
 import { demoConfigPath } from "../config/demo-config.ts";
 import { maxPublishBodyBytes } from "../http/admin-revisions.routes.ts";

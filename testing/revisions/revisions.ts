@@ -3,10 +3,10 @@
  * (core/revisions/revisions.use-cases.test.ts, core/config/configured-revisions.use-cases.test.ts), in the
  * adapters with archiver's real zip (adapters/runtime/revisions-bundle.test.ts).
  */
-import type { ProfileConfig } from "../../core/config/config.model.ts";
+import type { ProfileConfig } from "../../core/config/index.ts";
 import type { BundleZipper, Digests, Stores } from "../../core/ports/index.ts";
-import type { RevisionDetails } from "../../core/revisions/revision.rules.ts";
-import { type PublishedFile, type PublishRequest, RevisionsService } from "../../core/revisions/revisions.use-cases.ts";
+import type { RevisionDetails } from "../../core/revisions/index.ts";
+import { type PublishedFile, type PublishRequest, RevisionsService } from "../../core/revisions/index.ts";
 import { manualClock } from "../fakes.ts";
 import { profileWith, seedProfile } from "../fixtures.ts";
 

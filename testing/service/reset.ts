@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import type { RequestAdmission, Stores } from "../../core/ports/index.ts";
-import { type ConfigurationApplied, ResetService, type ResetServiceDeps } from "../../core/service/reset.use-cases.ts";
+import { type ConfigurationApplied, ResetService, type ResetServiceDeps } from "../../core/service/index.ts";
 import { countingIds, hostEventLoop, silentLogger } from "../fakes.ts";
 
 export const applied: ConfigurationApplied = { accounts: 1, profiles: 1, users: 0, apiKeys: 0, revisions: 0 };
