@@ -4,12 +4,9 @@
  */
 
 export {
-  accountOfRequest,
   compilePathPattern,
   type FaultMethod,
   type FaultSpec,
-  faultMethods,
-  isAdminPath,
   maxFaultDelayMs,
   validateFaultInput,
 } from "./fault-plan.rules.ts";
@@ -23,10 +20,6 @@ export {
   RequestJournal,
   type RequestJournalEntry,
   type RequestJournalFilter,
-  redactedValue,
-  redactQuery,
-  requestEntryOverheadBytes,
   requestJournalAccountChars,
   requestJournalQueryChars,
-  truncateQuery,
 } from "./request-journal.ts";

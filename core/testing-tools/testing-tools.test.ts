@@ -6,14 +6,9 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
-import {
-  accountOfRequest,
-  compilePathPattern,
-  FaultPlan,
-  type FaultSpec,
-  redactQuery,
-  validateFaultInput,
-} from "./index.ts";
+import { accountOfRequest } from "./fault-plan.rules.ts";
+import { compilePathPattern, FaultPlan, type FaultSpec, validateFaultInput } from "./index.ts";
+import { redactQuery } from "./request-journal.ts";
 
 function spec(input: Record<string, unknown>): FaultSpec {
   const checked = validateFaultInput(input);
