@@ -16,7 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDemoService } from "../adapters/server/demo-service.ts";
 import { databaseUrlForDataDir } from "../adapters/store-libsql/libsql.stores.ts";
-import type { CollectedEvent } from "../core/ports/events.store.ts";
+import type { CollectedEvent } from "../core/ports/index.ts";
 import { getScenarioEvents } from "./cases/collect.ts";
 
 function numberArg(name: string, fallback: number): number {

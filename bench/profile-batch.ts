@@ -19,9 +19,7 @@ import { createLease } from "../adapters/runtime/lease.ts";
 import { createMemoryLogger } from "../adapters/runtime/logger.ts";
 import { openDemoService } from "../adapters/server/demo-service.ts";
 import { databaseUrlForDataDir, openLibsqlStores } from "../adapters/store-libsql/libsql.stores.ts";
-import { profilePolicyFromLimits } from "../core/profiles/profile.rules.ts";
-import { profileWorker } from "../core/profiles/profile-folding.worker.ts";
-import { ProfilesService } from "../core/profiles/profiles.use-cases.ts";
+import { ProfilesService, profilePolicyFromLimits, profileWorker } from "../core/profiles/index.ts";
 import { getScenarioEvents } from "./cases/collect.ts";
 
 const eventsArg = process.argv.indexOf("--events");

@@ -108,7 +108,7 @@ const methodNotes = (settings: WrkSettings) => [
   `- Load generator: wrk (Debian) on 127.0.0.1, ${settings.threads} threads, ${settings.connections} connections, ${settings.warmupSeconds} s of warm-up and then ` +
     `${settings.seconds} s measured, for every load. Each load runs first against the bare server (bench/bare-server.ts: \`Bun.serve\` answering the ` +
     "same 43-byte GIF, reading the body if any), then against svc-hub, with the same Lua script; the ratio is svc-hub's requests per second over the bare server's.",
-  "- svc-hub runs as `npm start` does (adapters/http/main.ts, started by tools/spawn-server.ts), one fresh process and libSQL data directory per case, " +
+  "- svc-hub runs as `npm start` does (adapters/server/main.ts, started by tools/spawn-server.ts), one fresh process and libSQL data directory per case, " +
     "with its structured request log on (read by the bench through a pipe). The store is durable: WAL with synchronous=FULL, and a collected event is " +
     "answered 200 only once the group commit holding it is committed.",
   `- Configuration: the demo's (adapters/config/demo.config.json) with \`limits.collectEventsPerSecond\` raised from 100 to ${benchEventsPerSecond.toLocaleString("en")} ` +

@@ -24,7 +24,7 @@ const tools = {
 
 await runSvcHub(process.argv.slice(2), {
   version: () => JSON.parse(readFileSync(join(packageRoot, "package.json"), "utf8")).version,
-  start: (env) => handOverToBun("svc-hub", "adapters/http/main.ts", [], env),
+  start: (env) => handOverToBun("svc-hub", "adapters/server/main.ts", [], env),
   runTool(name, args) {
     const [script, ...first] = tools[name];
     handOverToBun("svc-hub", script, [...first, ...args]);

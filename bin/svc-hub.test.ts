@@ -288,7 +288,7 @@ describe("the svc-hub bin", () => {
       SVC_DATA_DIR: dataDir,
       SVC_STORE: "memory",
     });
-    const [server] = Bun.spawnSync(["pgrep", "-f", "-P", String(npmStart.child.pid), "adapters/http/main.ts"])
+    const [server] = Bun.spawnSync(["pgrep", "-f", "-P", String(npmStart.child.pid), "adapters/server/main.ts"])
       .stdout.toString()
       .split("\n");
     npmStart.child.kill("SIGKILL");

@@ -1,12 +1,13 @@
 /**
- * core/index.ts is the core's public API: an explicit list of names, each area's door (its index.ts) listing
- * what the area offers. These tests keep the lists honest: no `export *` lets a helper through unseen, and
- * every name listed is declared where the list says it is.
+ * core/index.ts is the core's public API for a host, grouped by area: one namespace per area, holding what the
+ * area's door (its index.ts) offers, and Result and the machine kernel flat. The door is the one list of an area's
+ * names. These tests keep it so: no `export *` in a door lets a helper through unseen, every name listed is
+ * declared where the list says, and a door offers only what code outside its area uses (the rest stays inside).
  */
 
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import * as core from "./index.ts";
@@ -56,69 +57,107 @@ function declares(file: string, name: string, seen: Set<string> = new Set()): bo
 }
 
 const indexFile = join(coreDir, "index.ts");
+const repoDir = resolve(coreDir, "..");
 /** The areas: the folders of the core's own code (a folder of tests alone would offer nothing and have no door). */
 const isTestCode = (name: string) => /\.test\.ts$/.test(name);
 const areas = readdirSync(coreDir).filter(
   (name) =>
     statSync(join(coreDir, name)).isDirectory() && !readdirSync(join(coreDir, name)).every((file) => isTestCode(file)),
 );
-const listed = reexportsOf(indexFile);
+/** The namespace of an area in the public API: its folder's name in camel case (testing-tools: testingTools). */
+const namespaceOf = (area: string) => area.replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
+const doorOf = (area: string) => join(coreDir, area, "index.ts");
+/** What every area speaks, exported flat beside the areas. */
+const kernel = [join(coreDir, "result.ts"), join(coreDir, "machine.ts")];
+const flat = reexportsOf(indexFile);
 
-describe("core's public API (core/index.ts)", () => {
-  it("uses no `export *`, nor does any area's index: every public name is listed", () => {
-    for (const file of [indexFile, ...areas.map((area) => join(coreDir, area, "index.ts"))]) {
-      assert.doesNotMatch(read(file), /\bexport\s+(type\s+)?\*/, `${relative(coreDir, file)} uses export *`);
-    }
-  });
+/** Every source file of the repository outside node_modules, dist and test output, relative to it. */
+function sourceFiles(dir = repoDir): string[] {
+  const found: string[] = [];
+  for (const name of readdirSync(dir)) {
+    if (name.startsWith(".") || ["node_modules", "dist", "test-output"].includes(name)) continue;
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) found.push(...sourceFiles(path));
+    else if (/\.(ts|tsx|mts|mjs)$/.test(name)) found.push(path);
+  }
+  return found;
+}
 
-  it("has nothing but named re-exports, each from a module inside core/", () => {
-    const statements = read(indexFile).match(/\bexport\b/g) ?? [];
-    const fromStatements = read(indexFile).match(/\bexport\s+(type\s+)?\{[^}]*\}\s*from\s*["'][^"']+["']/g) ?? [];
-    assert.equal(statements.length, fromStatements.length, "core/index.ts declares something of its own");
-    assert.ok(listed.length > 100, `only ${listed.length} names listed`);
-    for (const entry of listed) assert.ok(entry.from.startsWith(coreDir), `${entry.name} comes from outside core/`);
-  });
-
-  it("every area has a door (index.ts) and core/index.ts lists each of them", () => {
-    const sources = new Set(listed.map((entry) => relative(coreDir, entry.from)));
-    for (const area of areas) assert.ok(sources.has(join(area, "index.ts")), `core/index.ts lists nothing of ${area}/`);
-  });
-
-  it("lists every name each area's door offers, and only those", () => {
-    for (const area of areas) {
-      const door = join(coreDir, area, "index.ts");
-      const offered = reexportsOf(door)
-        .map((entry) => entry.name)
-        .sort();
-      const taken = listed
-        .filter((entry) => entry.from === door)
-        .map((entry) => entry.name)
-        .sort();
-      assert.deepEqual(taken, offered, `core/index.ts and ${area}/index.ts differ`);
-    }
-  });
-
-  it("every name it exports resolves: declared where the list says, and a value at run time unless a type", () => {
-    const names = new Set<string>();
-    for (const entry of listed) {
-      assert.ok(!names.has(entry.name), `${entry.name} is exported twice`);
-      names.add(entry.name);
-      assert.ok(declares(entry.from, entry.name), `${entry.name} is not exported by ${relative(coreDir, entry.from)}`);
-      if (!entry.typeOnly) {
-        assert.notEqual(
-          (core as Record<string, unknown>)[entry.name],
-          undefined,
-          `${entry.name} is undefined at run time`,
-        );
+/** The names each area's door is asked for from outside the area: imported from the door, or read off its namespace. */
+function namesUsedOutside(): Map<string, Set<string>> {
+  const used = new Map(areas.map((area) => [area, new Set<string>()]));
+  for (const file of sourceFiles()) {
+    if (file === indexFile) continue;
+    const text = read(file);
+    for (const match of text.matchAll(/\b(?:import|export)(?:\s+type)?\s*\{([^}]*)\}\s*from\s*["']([^"']+)["']/g)) {
+      const from = resolve(dirname(file), match[2] as string);
+      const area = areas.find((name) => from === doorOf(name));
+      if (area === undefined || file.startsWith(join(coreDir, area) + sep)) continue;
+      for (const item of (match[1] as string).split(",")) {
+        const name = item
+          .trim()
+          .replace(/^type\s+/, "")
+          .split(/\s+as\s+/)[0] as string;
+        if (name !== "") used.get(area)?.add(name);
       }
     }
+    if (!/from\s*["'](?:svc-hub\/core|[./]*core\/index\.ts|\.\/index\.ts)["']/.test(text)) continue;
+    for (const area of areas) {
+      for (const match of text.matchAll(new RegExp(`\\b${namespaceOf(area)}\\.(\\w+)`, "g"))) {
+        used.get(area)?.add(match[1] as string);
+      }
+    }
+  }
+  return used;
+}
+
+describe("core's public API (core/index.ts)", () => {
+  it("is grouped by area: one namespace per area's door, and only Result and the machine kernel flat", () => {
+    const namespaces = [...read(indexFile).matchAll(/\bexport\s+\*\s+as\s+(\w+)\s+from\s*["']([^"']+)["']/g)].map(
+      (match) => [match[1], resolve(coreDir, match[2] as string)],
+    );
+    assert.deepEqual(
+      namespaces.sort(),
+      areas.map((area) => [namespaceOf(area), doorOf(area)]).sort(),
+      "core/index.ts must name each area's door as a namespace, and nothing else",
+    );
+    for (const entry of flat) assert.ok(kernel.includes(entry.from), `${entry.name} is exported flat`);
+    const statements = read(indexFile).match(/\bexport\b/g) ?? [];
+    assert.equal(statements.length, namespaces.length + new Set(flat.map((entry) => entry.from)).size);
   });
 
-  it("exports at run time exactly the values it lists", () => {
-    const values = listed
-      .filter((entry) => !entry.typeOnly)
-      .map((entry) => entry.name)
-      .sort();
-    assert.deepEqual(Object.keys(core).sort(), values);
+  it("no area's door uses `export *`: every name it offers is listed", () => {
+    for (const area of areas) assert.doesNotMatch(read(doorOf(area)), /\bexport\s+(type\s+)?\*/, `${area}/index.ts`);
+  });
+
+  it("every name offered resolves: declared where its list says, and a value at run time unless a type", () => {
+    const api = core as unknown as Record<string, Record<string, unknown>>;
+    for (const entry of flat) {
+      assert.ok(declares(entry.from, entry.name), `${entry.name} is not exported by ${relative(coreDir, entry.from)}`);
+      if (!entry.typeOnly) assert.notEqual((core as Record<string, unknown>)[entry.name], undefined, entry.name);
+    }
+    for (const area of areas) {
+      const offered = reexportsOf(doorOf(area));
+      for (const entry of offered) {
+        assert.ok(
+          declares(entry.from, entry.name),
+          `${area}: ${entry.name} is not exported by ${relative(coreDir, entry.from)}`,
+        );
+      }
+      const values = offered.filter((entry) => !entry.typeOnly).map((entry) => entry.name);
+      assert.deepEqual(Object.keys(api[namespaceOf(area)] ?? {}).sort(), values.sort(), `core.${namespaceOf(area)}`);
+    }
+    const flatValues = flat.filter((entry) => !entry.typeOnly).map((entry) => entry.name);
+    assert.deepEqual(Object.keys(core).sort(), [...flatValues, ...areas.map(namespaceOf)].sort());
+  });
+
+  it("a door offers no value that nothing outside its area uses: the rest stays inside the area", () => {
+    const used = namesUsedOutside();
+    for (const area of areas) {
+      const unused = reexportsOf(doorOf(area))
+        .filter((entry) => !entry.typeOnly && !used.get(area)?.has(entry.name))
+        .map((entry) => entry.name);
+      assert.deepEqual(unused, [], `${area}/index.ts offers what only ${area}/ uses`);
+    }
   });
 });

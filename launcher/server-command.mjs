@@ -15,7 +15,7 @@ import { fileURLToPath } from "node:url";
 /** The folder of the svc-hub package (the repository, or node_modules/svc-hub of a project that installed it). */
 export const packageRoot = fileURLToPath(new URL("..", import.meta.url));
 /** What `npm start` runs. */
-export const serverEntry = join(packageRoot, "adapters", "http", "main.ts");
+export const serverEntry = join(packageRoot, "adapters", "server", "main.ts");
 
 /**
  * The Bun binary of the `bun` package as this package resolves it (its own node_modules, or the project's,

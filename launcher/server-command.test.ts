@@ -15,7 +15,7 @@ describe("the command that runs the server", () => {
   it("runs the server's entry point, without the working directory's .env files or bunfig.toml", () => {
     const { args } = serverCommand();
     expect(args.at(-1)).toBe(serverEntry);
-    expect(serverEntry).toEndWith("adapters/http/main.ts");
+    expect(serverEntry).toEndWith("adapters/server/main.ts");
     expect(args).toContain("--no-env-file");
     expect(args.find((arg) => arg.startsWith("--config="))).toEndWith("/bunfig.toml");
   });

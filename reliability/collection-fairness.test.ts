@@ -15,7 +15,7 @@ import { requestFrom } from "../adapters/http/connection.ts";
 import { openDemoService } from "../adapters/server/demo-service.ts";
 import type { Service, StoreChoice } from "../adapters/server/service.ts";
 import { databaseUrlForDataDir } from "../adapters/store-libsql/libsql.stores.ts";
-import type { ServiceConfig } from "../core/config/config.model.ts";
+import type { ServiceConfig } from "../core/config/index.ts";
 
 const origin = "http://localhost";
 const cleanups: Array<() => unknown> = [];

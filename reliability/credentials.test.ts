@@ -19,9 +19,8 @@ import { openDemoService } from "../adapters/server/demo-service.ts";
 import type { Service, StoreChoice } from "../adapters/server/service.ts";
 import { databaseUrlForDataDir } from "../adapters/store-libsql/libsql.stores.ts";
 import { createMemoryStores } from "../adapters/store-memory/memory.stores.ts";
-import type { defaultLimits } from "../core/config/config.model.ts";
-import { AuthService } from "../core/session/auth.use-cases.ts";
-import { UsersService } from "../core/session/users.use-cases.ts";
+import type { defaultLimits } from "../core/config/index.ts";
+import { AuthService, UsersService } from "../core/session/index.ts";
 import { manualClock } from "../testing/fakes.ts";
 import { seedSignInTenants, signInDeps } from "../testing/session/auth.ts";
 

@@ -27,7 +27,7 @@ import { demoConfigPath } from "../adapters/config/demo-config.ts";
 import { createArgon2Hasher } from "../adapters/runtime/crypto.ts";
 import { createMemoryLogger } from "../adapters/runtime/logger.ts";
 import { openService, type Service, type StoreChoice } from "../adapters/server/service.ts";
-import type { ServiceConfig } from "../core/config/config.model.ts";
+import type { ServiceConfig } from "../core/config/index.ts";
 import { type PostgresServer, startPostgresServer } from "../tools/postgres-server.ts";
 
 const runs = Number(process.env.HOSTILE_TEXT_RUNS ?? 2);

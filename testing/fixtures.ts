@@ -3,7 +3,7 @@
  * cases in the core and those of the adapters alike. Fixtures only, no test in this file; they read the stores
  * only through the ports, so they fill the in-memory store and libSQL's the same.
  */
-import type { AttributeDefinition, ProfileConfig, VisitorIdAttribute } from "../core/config/config.model.ts";
+import type { AttributeDefinition, ProfileConfig, VisitorIdAttribute } from "../core/config/index.ts";
 import type {
   ApiKeyRecord,
   CollectedEvent,
@@ -13,7 +13,7 @@ import type {
   Stores,
   UserRecord,
 } from "../core/ports/index.ts";
-import { privacyAuditRecord } from "../core/privacy/privacy.use-cases.ts";
+import { privacyAuditRecord } from "../core/privacy/index.ts";
 
 /** A collected view of acme/main by the visitor v1. */
 export function sampleEvent(overrides: Partial<CollectedEvent> = {}): CollectedEvent {

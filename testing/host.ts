@@ -9,12 +9,12 @@
  */
 
 import type * as Core from "../core/index.ts";
-import type { EventLoop, IdSource, Lease, Logger, ProfileConfig, Stores, VisitorData } from "../core/index.ts";
+import type { config, moments, ports } from "../core/index.ts";
 
 export interface Host {
   readonly core: typeof Core;
-  readonly createStores: () => Stores;
-  readonly eventLoop: EventLoop;
+  readonly createStores: () => ports.Stores;
+  readonly eventLoop: ports.EventLoop;
 }
 
 export interface HostReport {
@@ -22,10 +22,10 @@ export interface HostReport {
   readonly published: string;
   readonly served: string | null;
   readonly collected: { readonly stored: boolean; readonly events: number };
-  readonly visitor: VisitorData | null;
+  readonly visitor: moments.VisitorData | null;
 }
 
-const profile: ProfileConfig = {
+const profile: config.ProfileConfig = {
   name: "main",
   visitorIdAttributes: [],
   attributes: [
@@ -59,21 +59,21 @@ export async function runHostScenario(host: Host): Promise<HostReport> {
   let now = Date.UTC(2026, 0, 1);
   const clock = { now: () => now };
   let drawn = 0;
-  const ids: IdSource = {
+  const ids: ports.IdSource = {
     randomHex: (bytes) => (++drawn).toString(16).padStart(bytes * 2, "0"),
     randomToken: (bytes) => (++drawn).toString(36).padStart(bytes, "0"),
     randomUnit: () => 0.5,
   };
-  const logger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
-  const alwaysHeld: Lease = { acquire: async () => true, release: async () => {}, end: async () => {} };
+  const logger: ports.Logger = { debug() {}, info() {}, warn() {}, error() {} };
+  const alwaysHeld: ports.Lease = { acquire: async () => true, release: async () => {}, end: async () => {} };
 
   await stores.tenancy.ensureAccount("acme", now);
   await stores.tenancy.putProfile("acme", profile, now);
-  await core.syncEngineStates(
+  await core.profiles.syncEngineStates(
     stores,
     {
       timing: "fast",
-      limits: core.defaultLimits,
+      limits: core.config.defaultLimits,
       accounts: [{ name: "acme", profiles: [profile] }],
       users: [],
       apiKeys: [],
@@ -83,27 +83,27 @@ export async function runHostScenario(host: Host): Promise<HostReport> {
     now,
   );
 
-  const dataLayers = new core.DataLayerService({
+  const dataLayers = new core.datalayer.DataLayerService({
     store: stores.dataLayers,
     clock,
     ids,
-    timing: core.timingPresets.fast,
-    limits: core.defaultLimits,
+    timing: core.timing.timingPresets.fast,
+    limits: core.config.defaultLimits,
     eventLoop,
   });
   const key = { account: "acme", profile: "main", dlId: "cart" };
   const upload = await dataLayers.upload(key, '{"currency":"EUR"}');
-  const publisher = core.dataLayerPublisher({ store: stores.dataLayers, logger });
+  const publisher = core.datalayer.dataLayerPublisher({ store: stores.dataLayers, logger });
   now = (await publisher.nextDueAt()) ?? now;
   await publisher.runDue(now);
   const status = await dataLayers.status(key);
 
-  const collection = new core.CollectService({
+  const collection = new core.collect.CollectService({
     stores,
     clock,
     ids,
     logger,
-    limits: core.defaultLimits,
+    limits: core.config.defaultLimits,
     bots: { isBot: () => false },
     eventLoop,
   });
@@ -116,13 +116,13 @@ export async function runHostScenario(host: Host): Promise<HostReport> {
   });
   await collection.settled();
 
-  const profiles = new core.ProfilesService({
+  const profiles = new core.profiles.ProfilesService({
     stores,
-    policy: core.profilePolicyFromLimits(core.defaultLimits),
+    policy: core.profiles.profilePolicyFromLimits(core.config.defaultLimits),
     eventLoop,
   });
-  await core.profileWorker({ stores, profiles, logger, lease: alwaysHeld }).runDue(now);
-  const visitor = await new core.MomentsService({ stores }).lookup({
+  await core.profiles.profileWorker({ stores, profiles, logger, lease: alwaysHeld }).runDue(now);
+  const visitor = await new core.moments.MomentsService({ stores }).lookup({
     account: "acme",
     profile: "main",
     engineId: "web",

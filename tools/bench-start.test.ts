@@ -26,7 +26,7 @@ describe("bench: the start case", () => {
     const scratch = mkdtempSync(join(tmpdir(), "svc-hub-bench-start-"));
     try {
       const run = await measureStart(
-        { label: "npm start", command: process.execPath, args: ["adapters/http/main.ts"], cwd: root },
+        { label: "npm start", command: process.execPath, args: ["adapters/server/main.ts"], cwd: root },
         scratch,
       );
       expect(run.readyMs).toBeGreaterThan(0);
@@ -56,7 +56,7 @@ describe("bench: the start case", () => {
       ]);
       if (built) expect(report.targets[1]?.met).not.toBeNull();
       else expect(report.targets[1]).toMatchObject({ met: null, found: expect.stringContaining("not measured") });
-      expect(report.details.join("\n")).toContain("| `npm start` (bun adapters/http/main.ts) |");
+      expect(report.details.join("\n")).toContain("| `npm start` (bun adapters/server/main.ts) |");
     } finally {
       rmSync(scratch, { recursive: true, force: true });
     }

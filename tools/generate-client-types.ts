@@ -8,7 +8,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { plugin } from "bun";
-import { openInProcessTarget } from "../conformance/implementations/svc-hub/in-process-target.ts";
+import { openDemoService } from "../adapters/server/demo-service.ts";
 
 export const clientTypesPath = join(resolve(import.meta.dir, ".."), "client", "openapi.types.ts");
 
@@ -42,17 +42,17 @@ function redirectTypeScriptToVersion5(): void {
 
 /** svc-hub's OpenAPI document as an admin sees it, from the app built in-process (no socket, no data directory). */
 export async function fetchOpenApiDocument(): Promise<Record<string, unknown>> {
-  const hub = await openInProcessTarget();
+  const service = await openDemoService();
   try {
-    const response = await hub.service.app.handle(
+    const response = await service.app.handle(
       new Request("http://svc-hub.invalid/openapi.json", {
-        headers: { authorization: `Bearer ${hub.service.deps.adminToken}` },
+        headers: { authorization: `Bearer ${service.deps.adminToken}` },
       }),
     );
     if (!response.ok) throw new Error(`GET /openapi.json answered ${response.status}`);
     return (await response.json()) as Record<string, unknown>;
   } finally {
-    await hub.close();
+    await service.close();
   }
 }
 

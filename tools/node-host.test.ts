@@ -93,10 +93,10 @@ describe("a Node host of the packed core", () => {
     writeFileSync(
       join(project, "host.ts"),
       [
-        'import { type Stores, managementError } from "svc-hub/core";',
+        'import { errors, type ports } from "svc-hub/core";',
         'import { createMemoryStores } from "svc-hub/store-memory";',
-        "const stores: Stores = createMemoryStores();",
-        'const status: number = managementError("accountNotFound").status;',
+        "const stores: ports.Stores = createMemoryStores();",
+        'const status: number = errors.managementError("accountNotFound").status;',
         "export { stores, status };",
       ].join("\n"),
     );

@@ -12,7 +12,7 @@ const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as
 describe("the package's exports", () => {
   it('other hosts import the core as "svc-hub/core"', async () => {
     const core = await import("svc-hub/core");
-    expect(core.managementError("accountNotFound")).toMatchObject({
+    expect(core.errors.managementError("accountNotFound")).toMatchObject({
       status: 404,
       returnCode: 1240,
       message: "Account was not found",

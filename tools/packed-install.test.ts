@@ -84,7 +84,7 @@ describe("the packed package (issue 41)", () => {
 
   it("holds no tests, benchmarks, browser or reliability suites, test support or screenshots", () => {
     const paths = packed.files.map((file) => file.path);
-    expect(paths).toContain("adapters/http/main.ts");
+    expect(paths).toContain("adapters/server/main.ts");
     const notForUsers = paths.filter(
       (path) =>
         /\.test\.(ts|mts|mjs|js)$/.test(path) ||

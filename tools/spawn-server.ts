@@ -18,7 +18,7 @@ export interface SpawnOptions {
   readonly root: string;
   /** SVC_DATA_DIR; left unset without it, so the server keeps ./.svc-data of its working directory. */
   readonly dataDir?: string;
-  /** What runs the server (default: this checkout's Bun on adapters/http/main.ts), and where (default `root`). */
+  /** What runs the server (default: this checkout's Bun on adapters/server/main.ts), and where (default `root`). */
   readonly command?: readonly string[];
   readonly cwd?: string;
   readonly adminToken?: string;
@@ -36,7 +36,7 @@ export interface SpawnOptions {
 }
 
 /**
- * Starts `adapters/http/main.ts` (or `options.command`, such as the single executable) as its own process on a
+ * Starts `adapters/server/main.ts` (or `options.command`, such as the single executable) as its own process on a
  * free port (PORT=0) and resolves once it has said where it listens. Rejects, with what the process printed, if it
  * exits or stays silent too long.
  */
@@ -45,7 +45,7 @@ export async function spawnServer(options: SpawnOptions): Promise<SpawnedServer>
     [
       ...(options.command ?? [
         join(options.root, "node_modules", ".bin", "bun"),
-        join(options.root, "adapters", "http", "main.ts"),
+        join(options.root, "adapters", "server", "main.ts"),
       ]),
     ],
     {

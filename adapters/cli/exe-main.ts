@@ -43,7 +43,7 @@ await runSvcHub(process.argv.slice(2), {
   version: () => packageJson.version,
   async start(env) {
     for (const [name, value] of Object.entries(env)) if (value !== undefined) process.env[name] = value;
-    await import("../http/main.ts");
+    await import("../server/main.ts");
   },
   runTool,
 });

@@ -5,8 +5,8 @@
  * A password is at least 8 characters, as the admin API takes it; `-- --key` hashes an API key of any length.
  */
 
-import { passwordProblem, preparingSecrets } from "../../core/session/secrets.rules.ts";
-import { characterCount } from "../../core/values/characters.ts";
+import { passwordProblem, preparingSecrets } from "../../core/session/index.ts";
+import { characterCount } from "../../core/values/index.ts";
 import { createArgon2Hasher } from "../runtime/crypto.ts";
 
 const secret = (await new Response(Bun.stdin.stream()).text()).replace(/\r?\n$/, "");

@@ -1,4 +1,4 @@
-import { type CollectError, collectError } from "../../core/errors/collect.errors.ts";
+import { type CollectError, collectError } from "../../core/errors/index.ts";
 import { err, ok, type Result } from "../../core/result.ts";
 import { contentEncodingOf, readRequestBody } from "../http/request-body.ts";
 

@@ -3,8 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { isbot } from "isbot";
-import { genericHttpClientUserAgents } from "../../core/collect/bot.rules.ts";
-import { vendorBotTokens } from "../../core/collect/bot-tokens.ts";
+import { genericHttpClientUserAgents, vendorBotTokens } from "../../core/collect/index.ts";
 import {
   isBotUserAgent,
   judgeUserAgent,

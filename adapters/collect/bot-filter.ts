@@ -1,6 +1,6 @@
 import { createIsBotFromList, findBotPatterns, list } from "isbot";
-import { genericHttpClientUserAgents, matchesVendorBotToken } from "../../core/collect/bot.rules.ts";
-import type { BotFilter } from "../../core/ports/bot-filter.port.ts";
+import { genericHttpClientUserAgents, matchesVendorBotToken } from "../../core/collect/index.ts";
+import type { BotFilter } from "../../core/ports/index.ts";
 
 /**
  * DEC-COL-06: the isbot patterns that name a generic HTTP client library (wget, node, python-requests and

@@ -1,5 +1,5 @@
-import type { CollectError } from "../../core/errors/collect.errors.ts";
-import type { CollectMethod, IncomingCollectRequest } from "../../core/ports/collect-request.port.ts";
+import type { CollectError } from "../../core/errors/index.ts";
+import type { CollectMethod, IncomingCollectRequest } from "../../core/ports/index.ts";
 import type { Result } from "../../core/result.ts";
 import { readBodyWithin } from "./body-reader.ts";
 

@@ -4,8 +4,8 @@
  * whole service (openService). The rest of its tests are core/config/apply-config.use-cases.test.ts.
  */
 import { describe, expect, test } from "bun:test";
-import type { ServiceConfig } from "../../core/config/config.model.ts";
-import type { Stores } from "../../core/ports/stores.ts";
+import type { ServiceConfig } from "../../core/config/index.ts";
+import type { Stores } from "../../core/ports/index.ts";
 import { apply, nothingChanged } from "../../testing/config/apply-config.ts";
 import { createMemoryLogger } from "../runtime/logger.ts";
 import { openService } from "../server/service.ts";

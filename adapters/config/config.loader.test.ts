@@ -3,8 +3,8 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
-import { defaultLimits, type ServiceConfig } from "../../core/config/config.model.ts";
-import type { ConfigError } from "../../core/config/config-error.ts";
+import type { ConfigError } from "../../core/config/index.ts";
+import { defaultLimits, type ServiceConfig } from "../../core/config/index.ts";
 import { type ConfigFormat, loadConfigFile, parseConfigText } from "./config.loader.ts";
 import { demoConfigPath, demoYamlConfigPath } from "./demo-config.ts";
 

@@ -7,13 +7,13 @@ import { readFile } from "node:fs/promises";
 import { extname } from "node:path";
 import {
   type AccountConfig,
+  ConfigError,
   defaultLimits,
   type ProfileConfig,
   type ServiceConfig,
-} from "../../core/config/config.model.ts";
-import { ConfigError } from "../../core/config/config-error.ts";
+} from "../../core/config/index.ts";
 import { err, ok, type Result } from "../../core/result.ts";
-import { defaultRevisionFilePrefix } from "../../core/revisions/bundle-members.rules.ts";
+import { defaultRevisionFilePrefix } from "../../core/revisions/index.ts";
 import { describeSchemaProblems } from "./config.problems.ts";
 import { checkReferences } from "./config.references.ts";
 import { checkConfiguredRevisions } from "./config.revisions.ts";

@@ -6,7 +6,7 @@
 import { Kind, type TSchema } from "@sinclair/typebox";
 import { type ValueError, ValueErrorType } from "@sinclair/typebox/errors";
 import { Value } from "@sinclair/typebox/value";
-import type { ConfigProblem } from "../../core/config/config-error.ts";
+import type { ConfigProblem } from "../../core/config/index.ts";
 
 /** Every way `value` fails `schema`, worded for people. Empty when the value fits. */
 export function describeSchemaProblems(schema: TSchema, value: unknown): ConfigProblem[] {

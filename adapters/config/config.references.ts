@@ -3,11 +3,12 @@
  * declared in the same file. Runs on a file that already fits the schema; every problem names the path of
  * the offending value.
  */
-import { defaultLimits } from "../../core/config/config.model.ts";
-import type { ConfigProblem } from "../../core/config/config-error.ts";
-import { compileDatePattern } from "../../core/files/date-pattern.rules.ts";
-import { fitsCombinedLength, maxCombinedNameLength } from "../../core/names/names.rules.ts";
-import { numberOf } from "../../core/profiles/profile.rules.ts";
+
+import type { ConfigProblem } from "../../core/config/index.ts";
+import { defaultLimits } from "../../core/config/index.ts";
+import { compileDatePattern } from "../../core/files/index.ts";
+import { fitsCombinedLength, maxCombinedNameLength } from "../../core/names/index.ts";
+import { numberOf } from "../../core/profiles/index.ts";
 import type { ConfigFile, ProfileFile } from "./config.schema.ts";
 
 type AttributeFile = NonNullable<ProfileFile["attributes"]>[number];

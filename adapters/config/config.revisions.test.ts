@@ -2,7 +2,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ServiceConfig } from "../../core/config/config.model.ts";
+import type { ServiceConfig } from "../../core/config/index.ts";
 import { createMemoryLogger } from "../runtime/logger.ts";
 import { openService } from "../server/service.ts";
 import { databaseUrlForDataDir } from "../store-libsql/libsql.stores.ts";

@@ -8,9 +8,8 @@
  * already fits the schema.
  */
 
-import type { ConfigProblem } from "../../core/config/config-error.ts";
-import { defaultRevisionFilePrefix } from "../../core/revisions/bundle-members.rules.ts";
-import { type PublicationProblem, validatePublication } from "../../core/revisions/revision.rules.ts";
+import type { ConfigProblem } from "../../core/config/index.ts";
+import { defaultRevisionFilePrefix, type PublicationProblem, validatePublication } from "../../core/revisions/index.ts";
 import type { ConfigFile } from "./config.schema.ts";
 
 export function checkConfiguredRevisions(file: ConfigFile): ConfigProblem[] {

@@ -8,9 +8,9 @@
  * written a password in clear where its hash belongs).
  */
 import { type Static, type TLiteral, type TSchema, type TUnion, Type } from "@sinclair/typebox";
-import { builtinNames, defaultLimits } from "../../core/config/config.model.ts";
-import { emailPatternSource } from "../../core/names/names.rules.ts";
-import { timingPresetNames } from "../../core/timing/timing.presets.ts";
+import { builtinNames, defaultLimits } from "../../core/config/index.ts";
+import { emailPatternSource } from "../../core/names/index.ts";
+import { timingPresetNames } from "../../core/timing/index.ts";
 
 const closed = { additionalProperties: false } as const;
 

@@ -4,7 +4,7 @@
  * last one silently, so a JSON scan finds it first). YAML merge keys (`<<: *anchor`) are allowed.
  */
 import type * as Yaml from "yaml";
-import type { ConfigProblem } from "../../core/config/config-error.ts";
+import type { ConfigProblem } from "../../core/config/index.ts";
 import { err, ok, type Result } from "../../core/result.ts";
 
 export type ConfigFormat = "json" | "yaml";

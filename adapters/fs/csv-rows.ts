@@ -1,7 +1,13 @@
 import { Readable } from "node:stream";
 import { CsvError, type Options, parse } from "csv-parse";
-import type { CsvRow, CsvRowSource, RowReadingFailure } from "../../core/ports/csv-rows.port.ts";
-import type { ByteSource, KeptFile, ReceivedFileStorage } from "../../core/ports/received-files.port.ts";
+import type {
+  ByteSource,
+  CsvRow,
+  CsvRowSource,
+  KeptFile,
+  ReceivedFileStorage,
+  RowReadingFailure,
+} from "../../core/ports/index.ts";
 
 /**
  * How a received file is read (DEC-FIL-03), by the import and by the erasure of a visitor's rows alike, so the

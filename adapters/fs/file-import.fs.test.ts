@@ -20,7 +20,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { FileImportService, importLeaseMs, leaseSweepMs } from "../../core/files/file-import.use-cases.ts";
+import { FileImportService, importLeaseMs, leaseSweepMs } from "../../core/files/index.ts";
 import type { FileStatusRecord, Stores } from "../../core/ports/index.ts";
 import {
   allEvents,

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "bun:test";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ProfileConfig } from "../../core/config/config.model.ts";
+import type { ProfileConfig } from "../../core/config/index.ts";
 import type { PrivacyTransaction, Stores } from "../../core/ports/index.ts";
 import { deletionOf, importInProgress, seedProfile } from "../../testing/fixtures.ts";
 import { erasureProfile, purchasesByEmail } from "../../testing/privacy/privacy.ts";

@@ -1,13 +1,18 @@
-import type { FileDefinition } from "../../core/config/config.model.ts";
-import { prefixOfFileName } from "../../core/files/file-name.rules.ts";
-import type { ImportedFileEraser, ImportedFilesErasure } from "../../core/ports/imported-files.port.ts";
-import type { Logger } from "../../core/ports/logger.port.ts";
-import type { PrivacyTransaction } from "../../core/ports/privacy.store.ts";
-import type { ByteRange, ByteSource, ReceivedFileStorage } from "../../core/ports/received-files.port.ts";
-import type { Stores } from "../../core/ports/stores.ts";
-import { isErasedValue } from "../../core/privacy/erasure.rules.ts";
-import type { VisitorLookup } from "../../core/privacy/privacy.rules.ts";
-import { normaliseVisitorIdValue } from "../../core/visitors/visitor-id.rules.ts";
+import type { FileDefinition } from "../../core/config/index.ts";
+import { prefixOfFileName } from "../../core/files/index.ts";
+import type {
+  ByteRange,
+  ByteSource,
+  ImportedFileEraser,
+  ImportedFilesErasure,
+  Logger,
+  PrivacyTransaction,
+  ReceivedFileStorage,
+  Stores,
+} from "../../core/ports/index.ts";
+import type { VisitorLookup } from "../../core/privacy/index.ts";
+import { isErasedValue } from "../../core/privacy/index.ts";
+import { normaliseVisitorIdValue } from "../../core/visitors/index.ts";
 import { isUnreadableCsv, readCsvRecordBytes } from "./csv-rows.ts";
 
 export interface ImportedFilesEraserDeps {

@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CollectedEvent, Stores } from "../../core/ports/index.ts";
-import { eraseVisitor, type VisitorErasureDeps } from "../../core/privacy/privacy.use-cases.ts";
+import { eraseVisitor, type VisitorErasureDeps } from "../../core/privacy/index.ts";
 import { deletionOf as deletion, knownEmailId, visitorEvent } from "../../testing/fixtures.ts";
 import {
   annKnownId,

@@ -2,14 +2,8 @@ import { createHash, randomBytes } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { type FileHandle, mkdir, open, rename, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { describeError } from "../../core/errors/describe-error.ts";
-import type {
-  ByteRange,
-  ByteSource,
-  KeptFile,
-  ReceivedFileStorage,
-  StoredBytes,
-} from "../../core/ports/received-files.port.ts";
+import { describeError } from "../../core/errors/index.ts";
+import type { ByteRange, ByteSource, KeptFile, ReceivedFileStorage, StoredBytes } from "../../core/ports/index.ts";
 import { md5OfNothing, ReceivedBytesCount } from "../runtime/received-bytes.ts";
 import { directoriesIn, entriesOf, pathExists, removeCounting } from "./folder-entries.ts";
 

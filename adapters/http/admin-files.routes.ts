@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import { managementError } from "../../core/errors/index.ts";
-import { fileStatusView } from "../../core/files/file-record.rules.ts";
+import { fileStatusView } from "../../core/files/index.ts";
 import type { AppDeps } from "./app-deps.ts";
 import { openApiSecurity } from "./auth-guards.ts";
 import { failWith } from "./error-mapping.ts";

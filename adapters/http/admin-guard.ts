@@ -1,6 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
 import { managementError } from "../../core/errors/index.ts";
-import { bearerTokenOf } from "../../core/session/session.rules.ts";
+import { bearerTokenOf } from "../../core/session/index.ts";
 import { failWith } from "./error-mapping.ts";
 
 /** DEC-OPS-01: the admin API takes `Authorization: Bearer <SVC_ADMIN_TOKEN>`; anything else is 401 1401. */

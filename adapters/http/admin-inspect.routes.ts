@@ -1,5 +1,5 @@
 import { Elysia, t } from "elysia";
-import { viewOfJournalEntry } from "../../core/collect/collect-journal.ts";
+import { viewOfJournalEntry } from "../../core/collect/index.ts";
 import { managementError } from "../../core/errors/index.ts";
 import { firstQueryValues } from "../runtime/query-values.ts";
 import type { AppDeps } from "./app-deps.ts";

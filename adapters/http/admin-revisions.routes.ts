@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import { type ManagementError, managementError } from "../../core/errors/index.ts";
 import { err, ok, type Result } from "../../core/result.ts";
-import type { PublishedFile, PublishRequest } from "../../core/revisions/revisions.use-cases.ts";
+import type { PublishedFile, PublishRequest } from "../../core/revisions/index.ts";
 import type { AppDeps } from "./app-deps.ts";
 import { openApiSecurity } from "./auth-guards.ts";
 import { failWith } from "./error-mapping.ts";

@@ -1,8 +1,7 @@
 import { Elysia, t } from "elysia";
-import { drainAdvancingClock } from "../../core/clock/fast-forward.use-cases.ts";
-import { parseDuration } from "../../core/clock/virtual-clock.rules.ts";
+import { drainAdvancingClock, parseDuration } from "../../core/clock/index.ts";
 import { managementError } from "../../core/errors/index.ts";
-import type { DrainReport } from "../../core/ports/background.port.ts";
+import type { DrainReport } from "../../core/ports/index.ts";
 import type { AppDeps } from "./app-deps.ts";
 import { openApiSecurity } from "./auth-guards.ts";
 import { connectionOf, idleTimeoutSeconds } from "./connection.ts";

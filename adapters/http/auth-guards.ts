@@ -1,8 +1,7 @@
 import { Elysia } from "elysia";
 import { invalidRequestBecause, type ManagementError, managementError, quoted } from "../../core/errors/index.ts";
-import type { AuthService, Principal } from "../../core/session/auth.use-cases.ts";
-import type { TenantAccess } from "../../core/session/session.rules.ts";
-import { readCookieValue } from "../../core/visitors/cookies.rules.ts";
+import type { AuthService, Principal, TenantAccess } from "../../core/session/index.ts";
+import { readCookieValue } from "../../core/visitors/index.ts";
 import { firstQueryValues } from "../runtime/query-values.ts";
 import { failWith } from "./error-mapping.ts";
 

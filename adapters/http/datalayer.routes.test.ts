@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { TimingPresetName } from "../../core/timing/timing.presets.ts";
+import type { TimingPresetName } from "../../core/timing/index.ts";
 import { inProcessBase } from "../../harness/target.ts";
 import { openDemoService } from "../server/demo-service.ts";
 import type { Service, StoreChoice } from "../server/service.ts";

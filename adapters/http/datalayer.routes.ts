@@ -5,11 +5,11 @@ import {
   validateDataLayerContentType,
   validateDataLayerPath,
   validateProfilePath,
-} from "../../core/datalayer/datalayer.rules.ts";
+} from "../../core/datalayer/index.ts";
 import { invalidRequestBecause, type ManagementError, managementError, quoted } from "../../core/errors/index.ts";
-import type { DataLayerKey } from "../../core/ports/datalayer.store.ts";
+import type { DataLayerKey } from "../../core/ports/index.ts";
 import type { Result } from "../../core/result.ts";
-import type { Principal } from "../../core/session/auth.use-cases.ts";
+import type { Principal } from "../../core/session/index.ts";
 import type { AppDeps } from "./app-deps.ts";
 import { dataLayerAccessError, openApiSecurity, requireAccess, sessionGuard } from "./auth-guards.ts";
 import { failWith } from "./error-mapping.ts";

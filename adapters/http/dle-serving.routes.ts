@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { dataLayerScript, validateDataLayerPath } from "../../core/datalayer/datalayer.rules.ts";
+import { dataLayerScript, validateDataLayerPath } from "../../core/datalayer/index.ts";
 import { managementError } from "../../core/errors/index.ts";
 import type { AppDeps } from "./app-deps.ts";
 import { failWith } from "./error-mapping.ts";

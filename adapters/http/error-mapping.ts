@@ -1,9 +1,9 @@
 import { ValidationError } from "elysia";
-import { describeError, stackFramesOf } from "../../core/errors/describe-error.ts";
 import {
   type CollectError,
   type CollectErrorCode,
   collectError,
+  describeError,
   type FileImportError,
   invalidRequestBecause,
   type ManagementError,
@@ -12,8 +12,9 @@ import {
   managementErrorBody,
   momentsError,
   ServiceBusyError,
+  stackFramesOf,
 } from "../../core/errors/index.ts";
-import type { Logger } from "../../core/ports/logger.port.ts";
+import type { Logger } from "../../core/ports/index.ts";
 import { isStorageUnavailable } from "../runtime/storage-errors.ts";
 import { setCredentialedCors, setEventHeaders } from "./cors.ts";
 

@@ -4,11 +4,7 @@
  * a journal, with readers that read when the test says so: nothing here waits on time.
  */
 import { describe, expect, it } from "bun:test";
-import {
-  CollectJournal,
-  type CollectJournalEntry,
-  type CollectOutcomeRecord,
-} from "../../core/collect/collect-journal.ts";
+import { CollectJournal, type CollectJournalEntry, type CollectOutcomeRecord } from "../../core/collect/index.ts";
 import { EventStreams, messageOf, readerBudgetBytes } from "./event-stream.ts";
 
 const budget = 10_000;

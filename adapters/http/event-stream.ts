@@ -1,8 +1,4 @@
-import {
-  type CollectJournal,
-  type CollectJournalEntry,
-  viewOfJournalEntry,
-} from "../../core/collect/collect-journal.ts";
+import { type CollectJournal, type CollectJournalEntry, viewOfJournalEntry } from "../../core/collect/index.ts";
 import { connectionOf, idleTimeoutSeconds } from "./connection.ts";
 
 /** How often an open feed writes a comment, so that proxies and the server's idle timeout keep it open. */

@@ -1,5 +1,5 @@
 import { Elysia, t } from "elysia";
-import type { FileQueryParameters } from "../../core/files/file-query.rules.ts";
+import type { FileQueryParameters } from "../../core/files/index.ts";
 import type { AppDeps } from "./app-deps.ts";
 import { bearerGuard, openApiSecurity, requireAccess, sessionGuard } from "./auth-guards.ts";
 import { failWith } from "./error-mapping.ts";

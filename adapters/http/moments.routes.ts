@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
-import { momentsError } from "../../core/errors/moments.errors.ts";
-import type { MomentsService } from "../../core/moments/moments.use-cases.ts";
+import { momentsError } from "../../core/errors/index.ts";
+import type { MomentsService } from "../../core/moments/index.ts";
 import { firstQueryValues } from "../runtime/query-values.ts";
 import type { AppDeps } from "./app-deps.ts";
 import { preflight, setCredentialedCors } from "./cors.ts";

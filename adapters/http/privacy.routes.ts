@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import { invalidRequestBecause, type ManagementError } from "../../core/errors/index.ts";
-import { refuseQueryParameters } from "../../core/privacy/privacy.rules.ts";
+import { refuseQueryParameters } from "../../core/privacy/index.ts";
 import type { Result } from "../../core/result.ts";
 import { queryParamsOf } from "../runtime/query-values.ts";
 import type { AppDeps } from "./app-deps.ts";

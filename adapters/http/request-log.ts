@@ -1,4 +1,4 @@
-import type { Logger } from "../../core/ports/logger.port.ts";
+import type { Logger } from "../../core/ports/index.ts";
 import type { ServiceMetrics } from "../runtime/service-metrics.ts";
 import { loggedPathOf, reasonHeader } from "./error-mapping.ts";
 import { methodLabelOf, routeTemplateOf } from "./route-template.ts";

@@ -4,7 +4,7 @@ import {
   type InProcessService,
   openInProcessTarget,
 } from "../../conformance/implementations/svc-hub/in-process-target.ts";
-import type { RevisionDetails } from "../../core/revisions/revision.rules.ts";
+import type { RevisionDetails } from "../../core/revisions/index.ts";
 import { formDataOf, type MultipartFile } from "../../harness/multipart.ts";
 import { inProcessBase } from "../../harness/target.ts";
 import { readZip } from "../../harness/zip-reader.ts";

@@ -1,5 +1,5 @@
 import { Elysia, type Static, t } from "elysia";
-import type { RevisionDetails } from "../../core/revisions/revision.rules.ts";
+import type { RevisionDetails } from "../../core/revisions/index.ts";
 import type { AppDeps } from "./app-deps.ts";
 import { openApiSecurity, requireAccess, sessionGuard } from "./auth-guards.ts";
 import { failWith } from "./error-mapping.ts";

@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
-import { sourceOfAddress } from "../../core/collect/rate-limit.rules.ts";
+import { sourceOfAddress } from "../../core/collect/index.ts";
 import { managementError } from "../../core/errors/index.ts";
-import { readCookieValue } from "../../core/visitors/cookies.rules.ts";
+import { readCookieValue } from "../../core/visitors/index.ts";
 import type { AppDeps } from "./app-deps.ts";
 import { connectionOf } from "./connection.ts";
 import { failWith, jsonResponse } from "./error-mapping.ts";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "bun:test";
 import fc from "fast-check";
 import { ServiceBusyError } from "../../core/errors/index.ts";
-import type { SecretHasher } from "../../core/ports/hashing.port.ts";
+import type { SecretHasher } from "../../core/ports/index.ts";
 import { createArgon2Hasher, rememberingVerified } from "./crypto.ts";
 
 describe("argon2id hasher", () => {

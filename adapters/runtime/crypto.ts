@@ -1,6 +1,5 @@
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
-import type { Digests, SecretHasher } from "../../core/ports/hashing.port.ts";
-import type { IdSource } from "../../core/ports/ids.port.ts";
+import type { Digests, IdSource, SecretHasher } from "../../core/ports/index.ts";
 import { type Argon2Cost, HashingThreads } from "../threads/hashing-host.ts";
 import { FairQueue, type FairQueueLimits } from "./fair-queue.ts";
 

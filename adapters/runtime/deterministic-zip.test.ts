@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import type { ZipEntry } from "../../core/ports/zip.port.ts";
+import type { ZipEntry } from "../../core/ports/index.ts";
 import { readZip } from "../../harness/zip-reader.ts";
 import { buildDeterministicZip } from "./deterministic-zip.ts";
 

@@ -8,7 +8,7 @@
  * archiver, with the Node streams behind it, is loaded at the first zip, not when the server starts: a server
  * that publishes nothing never loads it.
  */
-import type { BundleZipper, ZipEntry } from "../../core/ports/zip.port.ts";
+import type { BundleZipper, ZipEntry } from "../../core/ports/index.ts";
 
 /** 1980-01-01T00:00:00Z, the earliest time a zip can hold, as reproducible-build tools use it. */
 export const fixedEntryDate = new Date(Date.UTC(1980, 0, 1, 0, 0, 0));

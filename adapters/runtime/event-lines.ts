@@ -1,4 +1,4 @@
-import { type CollectJournalEntry, viewOfJournalEntry } from "../../core/collect/collect-journal.ts";
+import { type CollectJournalEntry, viewOfJournalEntry } from "../../core/collect/index.ts";
 
 /**
  * SVC_PRINT_EVENTS: one outcome of the collection endpoint as one line of JSON, `{"type":"event", ...entry}`

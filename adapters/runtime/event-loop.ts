@@ -1,4 +1,4 @@
-import type { EventLoop } from "../../core/ports/event-loop.port.ts";
+import type { EventLoop } from "../../core/ports/index.ts";
 
 /**
  * Resolves after the event loop has handled the I/O that is waiting: requests already received, messages

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "bun:test";
-import type { TokenClaims } from "../../core/ports/token-signer.port.ts";
+import type { TokenClaims } from "../../core/ports/index.ts";
 import { signInSetup } from "../../testing/session/auth.ts";
 import { createMemoryStores } from "../store-memory/memory.stores.ts";
 import { cryptoIds, nodeDigests } from "./crypto.ts";

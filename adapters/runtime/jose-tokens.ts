@@ -1,4 +1,4 @@
-import type { TokenSigner } from "../../core/ports/token-signer.port.ts";
+import type { TokenSigner } from "../../core/ports/index.ts";
 
 const keyOf = (secret: string) => new TextEncoder().encode(secret);
 

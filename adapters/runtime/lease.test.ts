@@ -115,8 +115,7 @@ describe("leases", () => {
   });
 
   it("the profile worker does nothing while another node holds its lease", async () => {
-    const { profileWorker } = await import("../../core/profiles/profile-folding.worker.ts");
-    const { ProfilesService } = await import("../../core/profiles/profiles.use-cases.ts");
+    const { profileWorker, ProfilesService } = await import("../../core/profiles/index.ts");
     const { hostEventLoop } = await import("./event-loop.ts");
     const { createMemoryLogger } = await import("./logger.ts");
     const stores = createMemoryStores();

@@ -1,5 +1,5 @@
 import { readFileSync, readlinkSync } from "node:fs";
-import type { SettingsStore } from "../../core/ports/settings.store.ts";
+import type { SettingsStore } from "../../core/ports/index.ts";
 
 /** The process a lease is taken by: its host and process id, and how to tell whether a process still runs. */
 export interface LeaseProcess {

@@ -1,4 +1,4 @@
-import type { Logger } from "../../core/ports/logger.port.ts";
+import type { Logger } from "../../core/ports/index.ts";
 
 /** The levels, least severe first. */
 export const logLevels = ["debug", "info", "warn", "error"] as const;

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { WorkerBacklog } from "../../core/ports/background.port.ts";
+import type { WorkerBacklog } from "../../core/ports/index.ts";
 import type { MetricSources } from "./service-metrics.ts";
 
 /** Seconds: from a fraction of a millisecond (a moments lookup from memory) to a slow upload. */

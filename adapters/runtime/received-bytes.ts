@@ -1,5 +1,5 @@
 import { createHash, type Hash } from "node:crypto";
-import type { ReceivedBytes } from "../../core/ports/received-files.port.ts";
+import type { ReceivedBytes } from "../../core/ports/index.ts";
 
 /** MD5 of no bytes: the checksum of a file of which nothing was received yet (DEC-FIL-05). */
 export const md5OfNothing = createHash("md5").digest("hex");

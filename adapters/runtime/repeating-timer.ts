@@ -1,4 +1,4 @@
-import type { RepeatingTimer } from "../../core/ports/repeating-timer.port.ts";
+import type { RepeatingTimer } from "../../core/ports/index.ts";
 
 /** The RepeatingTimer port on Bun and Node: setInterval, cleared by the function it answers. */
 export const hostRepeatingTimer: RepeatingTimer = {

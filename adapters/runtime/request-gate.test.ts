@@ -1,6 +1,7 @@
 import { describe, expect, it } from "bun:test";
 import { ServiceBusyError } from "../../core/errors/index.ts";
 import { type Admission, failedResetCases } from "../../testing/service/reset.ts";
+import { createMemoryStores } from "../store-memory/memory.stores.ts";
 import { RequestGate } from "./request-gate.ts";
 
 /** A request whose answer comes when `answer` is called. */
@@ -105,6 +106,7 @@ const refusedBusy = () => new Response(null, { status: 503, headers: { "retry-af
 function gateAdmission(): Admission {
   const requests = new RequestGate();
   return {
+    stores: createMemoryStores(),
     requests,
     async answer() {
       const answer = await requests.pass(request, refusedBusy);

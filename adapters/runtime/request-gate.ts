@@ -1,5 +1,5 @@
 import { ServiceBusyError } from "../../core/errors/index.ts";
-import type { RequestAdmission } from "../../core/ports/request-admission.port.ts";
+import type { RequestAdmission } from "../../core/ports/index.ts";
 
 /**
  * svc-hub's own admin API (POST /admin/reset): the requests the service is answering, so a reset can run

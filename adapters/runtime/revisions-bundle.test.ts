@@ -6,10 +6,11 @@
 
 import { beforeEach, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { manifestOfDetails, serializeManifest } from "../../core/revisions/revision.rules.ts";
+import { manifestOfDetails, serializeManifest } from "../../core/revisions/index.ts";
 import { readZip } from "../../harness/zip-reader.ts";
 import { fullProfileConfig } from "../../testing/fixtures.ts";
 import { bundleOf, publishedFiles as files, openRevisions, published } from "../../testing/revisions/revisions.ts";
+import { createMemoryStores } from "../store-memory/memory.stores.ts";
 import { nodeDigests } from "./crypto.ts";
 import { deterministicZipper } from "./deterministic-zip.ts";
 
@@ -17,7 +18,7 @@ const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest(
 
 /** acme/main of the store contract's full profile, and its revisions service with archiver's zip. */
 function openService() {
-  return openRevisions(deterministicZipper, nodeDigests, { config: fullProfileConfig("main") });
+  return openRevisions(createMemoryStores(), deterministicZipper, nodeDigests, { config: fullProfileConfig("main") });
 }
 
 describe("a revision's bundle, zipped by archiver (DEC-REV-01, DEC-REV-02)", () => {

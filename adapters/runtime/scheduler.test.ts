@@ -1,7 +1,7 @@
 import { describe, expect, it } from "bun:test";
 import { DrizzleQueryError } from "drizzle-orm";
-import { describeError, stackFramesOf } from "../../core/errors/describe-error.ts";
-import type { BackgroundWorker } from "../../core/ports/background.port.ts";
+import { describeError, stackFramesOf } from "../../core/errors/index.ts";
+import type { BackgroundWorker } from "../../core/ports/index.ts";
 import { createMemoryLogger } from "./logger.ts";
 import { failureBackoffMs, Scheduler } from "./scheduler.ts";
 

@@ -1,13 +1,13 @@
-import { describeError } from "../../core/errors/describe-error.ts";
+import { describeError } from "../../core/errors/index.ts";
 import type {
   BackgroundWorker,
+  Clock,
   DrainOptions,
   DrainReport,
+  Logger,
   WorkerBacklog,
   WorkScheduler,
-} from "../../core/ports/background.port.ts";
-import type { Clock } from "../../core/ports/clock.port.ts";
-import type { Logger } from "../../core/ports/logger.port.ts";
+} from "../../core/ports/index.ts";
 
 export interface SchedulerOptions {
   readonly clock: Clock;

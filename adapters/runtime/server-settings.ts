@@ -3,7 +3,7 @@
  * for every one of them: a compose file's `PORT=` or an unset `${VAR}` arrives as the empty string.
  */
 import { defaultRequestJournalBytes } from "../../core/testing-tools/index.ts";
-import { type TimingPresetName, timingPresetNames } from "../../core/timing/timing.presets.ts";
+import { type TimingPresetName, timingPresetNames } from "../../core/timing/index.ts";
 import { type LogFormat, type LogLevel, logFormats, logLevels } from "./logger.ts";
 import { compileProxyTrust } from "./proxy-trust.ts";
 

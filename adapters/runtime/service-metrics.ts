@@ -1,5 +1,5 @@
-import type { CollectCommitsView, CollectStatsView } from "../../core/collect/collect-stats.ts";
-import type { WorkerBacklog } from "../../core/ports/background.port.ts";
+import type { CollectCommitsView, CollectStatsView } from "../../core/collect/index.ts";
+import type { WorkerBacklog } from "../../core/ports/index.ts";
 import type { PrometheusMetrics } from "./prometheus-metrics.ts";
 
 /** What the metrics read at each scrape: counters the service keeps anyway, so the hot path does no more work. */

@@ -1,4 +1,4 @@
-import { StorageUnavailableError } from "../../core/errors/storage-unavailable.ts";
+import { StorageUnavailableError } from "../../core/errors/index.ts";
 
 export { StorageUnavailableError };
 

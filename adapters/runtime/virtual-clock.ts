@@ -4,9 +4,8 @@ import {
   type ClockOffset,
   setClockTo,
   virtualNow,
-} from "../../core/clock/virtual-clock.rules.ts";
-import type { MovableClock } from "../../core/ports/movable-clock.port.ts";
-import type { SettingsStore } from "../../core/ports/settings.store.ts";
+} from "../../core/clock/index.ts";
+import type { MovableClock, SettingsStore } from "../../core/ports/index.ts";
 import type { Result } from "../../core/result.ts";
 
 const offsetKey = "clock.offsetMs";

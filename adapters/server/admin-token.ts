@@ -1,4 +1,4 @@
-import type { SettingsStore } from "../../core/ports/settings.store.ts";
+import type { SettingsStore } from "../../core/ports/index.ts";
 
 /**
  * DEC-OPS-01: the admin token made at first start is kept in the settings store, so that every node on a

@@ -1,18 +1,16 @@
 import { hostname } from "node:os";
-import type { ServiceConfig } from "../../core/config/config.model.ts";
-import { dataLayerPublisher } from "../../core/datalayer/datalayer-publisher.worker.ts";
-import { FileImportService } from "../../core/files/file-import.use-cases.ts";
-import { fileImportWorker } from "../../core/files/file-import.worker.ts";
-import type { Logger } from "../../core/ports/logger.port.ts";
-import type { Stores } from "../../core/ports/stores.ts";
-import { eraseVisitor } from "../../core/privacy/privacy.use-cases.ts";
-import { visitorDeletionWorker } from "../../core/privacy/visitor-deletion.worker.ts";
-import { eventRetentionWorker } from "../../core/profiles/event-retention.worker.ts";
-import { profilePolicyFromLimits } from "../../core/profiles/profile.rules.ts";
-import { profileWorker } from "../../core/profiles/profile-folding.worker.ts";
-import { ProfilesService } from "../../core/profiles/profiles.use-cases.ts";
-import { sessionPolicyFromLimits } from "../../core/session/session.rules.ts";
-import { sessionJanitor } from "../../core/session/session-janitor.worker.ts";
+import type { ServiceConfig } from "../../core/config/index.ts";
+import { dataLayerPublisher } from "../../core/datalayer/index.ts";
+import { FileImportService, fileImportWorker } from "../../core/files/index.ts";
+import type { Logger, Stores } from "../../core/ports/index.ts";
+import { eraseVisitor, visitorDeletionWorker } from "../../core/privacy/index.ts";
+import {
+  eventRetentionWorker,
+  ProfilesService,
+  profilePolicyFromLimits,
+  profileWorker,
+} from "../../core/profiles/index.ts";
+import { sessionJanitor, sessionPolicyFromLimits } from "../../core/session/index.ts";
 import { ReceivedCsvRows } from "../fs/csv-rows.ts";
 import { DropFolders } from "../fs/drop-folder.ts";
 import { importedFilesEraser } from "../fs/imported-files.eraser.ts";

@@ -2,9 +2,9 @@
  * svc-hub with the demo tenants, built as main.ts builds it but without a socket: for tests, benchmarks and the
  * conformance suite's in-process run (conformance/implementations/svc-hub/in-process.ts).
  */
-import type { ServiceConfig } from "../../core/config/config.model.ts";
-import type { SecretHasher } from "../../core/ports/hashing.port.ts";
-import type { TimingPresetName } from "../../core/timing/timing.presets.ts";
+import type { ServiceConfig } from "../../core/config/index.ts";
+import type { SecretHasher } from "../../core/ports/index.ts";
+import type { TimingPresetName } from "../../core/timing/index.ts";
 import { loadConfigFile } from "../config/config.loader.ts";
 import { demoConfigPath } from "../config/demo-config.ts";
 import { createMemoryLogger } from "../runtime/logger.ts";

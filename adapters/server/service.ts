@@ -1,36 +1,29 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { CollectService } from "../../core/collect/collect.use-cases.ts";
-import { combineCollectStats, type NodeCollectStats } from "../../core/collect/collect-stats.ts";
-import { type ApplyConfigReport, applyConfig } from "../../core/config/apply-config.use-cases.ts";
-import type { ServiceConfig } from "../../core/config/config.model.ts";
-import type { ConfigError } from "../../core/config/config-error.ts";
-import { applyConfiguredRevisions } from "../../core/config/configured-revisions.use-cases.ts";
-import { DataLayerService } from "../../core/datalayer/datalayer.use-cases.ts";
-import { describeError } from "../../core/errors/describe-error.ts";
-import type { FileImportService } from "../../core/files/file-import.use-cases.ts";
-import { FileStatusService } from "../../core/files/file-status.use-cases.ts";
-import { InspectService } from "../../core/inspect/inspect.use-cases.ts";
-import { MomentsService } from "../../core/moments/moments.use-cases.ts";
-import { OverviewService } from "../../core/overview/overview.use-cases.ts";
-import type { WorkScheduler } from "../../core/ports/background.port.ts";
-import type { SecretHasher } from "../../core/ports/hashing.port.ts";
-import type { Logger } from "../../core/ports/logger.port.ts";
-import type { Stores } from "../../core/ports/stores.ts";
-import { journalEntryHoldsErasedValue, journaledRequestHoldsErasedValue } from "../../core/privacy/erasure.rules.ts";
-import { PrivacyService } from "../../core/privacy/privacy.use-cases.ts";
-import { profilePolicyFromLimits } from "../../core/profiles/profile.rules.ts";
-import { syncEngineStates } from "../../core/profiles/profiles.use-cases.ts";
+import { CollectService, combineCollectStats, type NodeCollectStats } from "../../core/collect/index.ts";
+import type { ConfigError, ServiceConfig } from "../../core/config/index.ts";
+import { type ApplyConfigReport, applyConfig, applyConfiguredRevisions } from "../../core/config/index.ts";
+import { DataLayerService } from "../../core/datalayer/index.ts";
+import { describeError } from "../../core/errors/index.ts";
+import type { FileImportService } from "../../core/files/index.ts";
+import { FileStatusService } from "../../core/files/index.ts";
+import { InspectService } from "../../core/inspect/index.ts";
+import { MomentsService } from "../../core/moments/index.ts";
+import { OverviewService } from "../../core/overview/index.ts";
+import type { Logger, SecretHasher, Stores, WorkScheduler } from "../../core/ports/index.ts";
+import {
+  journalEntryHoldsErasedValue,
+  journaledRequestHoldsErasedValue,
+  PrivacyService,
+} from "../../core/privacy/index.ts";
+import { profilePolicyFromLimits, syncEngineStates } from "../../core/profiles/index.ts";
 import { err, ok, type Result } from "../../core/result.ts";
-import { RevisionsService } from "../../core/revisions/revisions.use-cases.ts";
-import { ClusterSync } from "../../core/service/cluster-sync.use-cases.ts";
-import { type ConfigurationApplied, ResetService } from "../../core/service/reset.use-cases.ts";
-import { AuthService } from "../../core/session/auth.use-cases.ts";
-import { preparingSecrets } from "../../core/session/secrets.rules.ts";
-import { UsersService } from "../../core/session/users.use-cases.ts";
+import { RevisionsService } from "../../core/revisions/index.ts";
+import { ClusterSync, type ConfigurationApplied, ResetService } from "../../core/service/index.ts";
+import { AuthService, preparingSecrets, UsersService } from "../../core/session/index.ts";
 import { FaultPlan, RequestJournal } from "../../core/testing-tools/index.ts";
-import { type TimingPresetName, timingPresets } from "../../core/timing/timing.presets.ts";
+import { type TimingPresetName, timingPresets } from "../../core/timing/index.ts";
 import packageJson from "../../package.json" with { type: "json" };
 import { isbotFilter } from "../collect/bot-filter.ts";
 import { configSourceOf } from "../config/config.loader.ts";

@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { Stores } from "../../core/ports/index.ts";
-import type { VisitorProfile } from "../../core/profiles/profile.rules.ts";
+import type { VisitorProfile } from "../../core/profiles/index.ts";
 import { fillEveryStore, sampleEvent } from "../../testing/fixtures.ts";
 
 export function describeEraseContract(name: string, open: () => Promise<Stores>): void {

@@ -1,7 +1,7 @@
 /** The collected-events part of the store contract (COL-16, DEC-COL-08), run against every store implementation. */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { maxVisitorIdsPerQuery } from "../../core/ports/events.store.ts";
 import type { CollectedEvent, StoredEvent, Stores } from "../../core/ports/index.ts";
+import { maxVisitorIdsPerQuery } from "../../core/ports/index.ts";
 import { sampleEvent } from "../../testing/fixtures.ts";
 
 function withoutSeq(event: StoredEvent): CollectedEvent {

@@ -1,7 +1,7 @@
 /** The profile part of the store contract, run against every store implementation. */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { Stores } from "../../core/ports/index.ts";
-import type { VisitorProfile } from "../../core/profiles/profile.rules.ts";
+import type { VisitorProfile } from "../../core/profiles/index.ts";
 
 function profile(overrides: Partial<VisitorProfile> = {}): VisitorProfile {
   return {

@@ -1,7 +1,7 @@
 /** The revisions part of the store contract (REV-*, DEC-REV-*), run against every store implementation. */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { NewRevision, Stores } from "../../core/ports/index.ts";
-import type { RevisionDetails } from "../../core/revisions/revision.rules.ts";
+import type { RevisionDetails } from "../../core/revisions/index.ts";
 import { fullProfileConfig } from "../../testing/fixtures.ts";
 
 function details(revisionId: string, targets: string[], profile = "main"): RevisionDetails {

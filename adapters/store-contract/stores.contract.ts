@@ -3,7 +3,7 @@
  * (store-memory is the reference; store-libsql must be indistinguishable from it).
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import type { AttributeDefinition, FileDefinition, Grant, ProfileConfig } from "../../core/config/config.model.ts";
+import type { AttributeDefinition, FileDefinition, Grant, ProfileConfig } from "../../core/config/index.ts";
 import type { Stores } from "../../core/ports/index.ts";
 import { fullProfileConfig, sampleApiKey, sampleUser } from "../../testing/fixtures.ts";
 

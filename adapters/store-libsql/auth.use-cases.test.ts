@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { AuthService } from "../../core/session/auth.use-cases.ts";
+import { AuthService } from "../../core/session/index.ts";
 import {
   lockoutJanitorCases,
   type SignInHost,

@@ -2,7 +2,7 @@ import { and, asc, eq, lt, min, ne, notExists, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import { alias } from "drizzle-orm/sqlite-core";
-import { GroupCommitWriter } from "../../core/collect/group-commit.ts";
+import { GroupCommitWriter } from "../../core/collect/index.ts";
 import type {
   ChangeSettlement,
   DataLayerChange,

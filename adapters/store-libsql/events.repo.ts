@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, gt, gte, inArray, lt, lte, or, type SQL, sql } from "drizzle-orm";
-import { checkVisitorIds, deleteRunReceivedBefore, maxVisitorIdsPerQuery } from "../../core/ports/events.store.ts";
 import type { CollectedEvent, EventQuery, EventStore, StoredEvent, ValueErasure } from "../../core/ports/index.ts";
-import { eraseValueFromEvent, erasureNeedle } from "../../core/privacy/erasure.rules.ts";
+import { checkVisitorIds, deleteRunReceivedBefore, maxVisitorIdsPerQuery } from "../../core/ports/index.ts";
+import { eraseValueFromEvent, erasureNeedle } from "../../core/privacy/index.ts";
 import { events } from "./events.schema.ts";
 import { type ClientDatabase, chunks, rowStatements } from "./row-statements.ts";
 import { forEachRowidPage } from "./rowid-pages.ts";

@@ -1,5 +1,5 @@
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import type { VisitorIdSource } from "../../core/visitors/visitor-id.rules.ts";
+import type { VisitorIdSource } from "../../core/visitors/index.ts";
 
 /**
  * COL-16, DEC-COL-08: collected events. `seq` is an AUTOINCREMENT key, so sequence numbers grow in commit

@@ -1,8 +1,7 @@
 import { and, asc, count, desc, eq, gte, inArray, lte, ne, sql } from "drizzle-orm";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
-import type { StatusEntry } from "../../core/files/file-import.machine.ts";
-import { csvExtension } from "../../core/files/file-name.rules.ts";
-import { prefixGroupsOfQuery } from "../../core/files/file-query.rules.ts";
+import type { StatusEntry } from "../../core/files/index.ts";
+import { csvExtension, prefixGroupsOfQuery } from "../../core/files/index.ts";
 import type { FileStatusRecord, FileStatusStore, ImportProgress } from "../../core/ports/index.ts";
 import { fileImports } from "./files.schema.ts";
 

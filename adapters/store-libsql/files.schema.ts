@@ -1,5 +1,5 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import type { FileSourceType } from "../../core/ports/files.store.ts";
+import type { FileSourceType } from "../../core/ports/index.ts";
 
 /**
  * FIL-*, DEC-FIL-03..06: one row per file import. A file name is imported once per account and profile

@@ -1,10 +1,6 @@
 import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import type {
-  PrivacyAuditAction,
-  PrivacyTransactionKind,
-  PrivacyTransactionState,
-} from "../../core/ports/privacy.store.ts";
+import type { PrivacyAuditAction, PrivacyTransactionKind, PrivacyTransactionState } from "../../core/ports/index.ts";
 
 /**
  * PRV-05..07, PRV-10, PRV-12, DEC-PRV-03: every get and delete of the visitor privacy API. `value` is held

@@ -1,6 +1,6 @@
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { foreignKey, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import type { AttributeType, ConditionGroups, Enrichment, FileColumn } from "../../core/config/config.model.ts";
+import type { AttributeType, ConditionGroups, Enrichment, FileColumn } from "../../core/config/index.ts";
 import { profiles } from "./tenancy.schema.ts";
 
 /**

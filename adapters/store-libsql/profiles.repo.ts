@@ -1,8 +1,8 @@
 import { and, asc, eq, gt, inArray, or, type Placeholder, sql } from "drizzle-orm";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import type { FoundForEngine, MergeRecord, ProfileSave, ProfileStore } from "../../core/ports/index.ts";
-import { eraseValueFromProfile, erasureNeedle } from "../../core/privacy/erasure.rules.ts";
-import type { VisitorProfile } from "../../core/profiles/profile.rules.ts";
+import { eraseValueFromProfile, erasureNeedle } from "../../core/privacy/index.ts";
+import type { VisitorProfile } from "../../core/profiles/index.ts";
 import { nextEventLoopTurn } from "../runtime/event-loop.ts";
 import type { RowSource } from "../threads/lookup-host.ts";
 import { engineStates, visitorMembers, visitorMerges, visitorProfiles } from "./profiles.schema.ts";

@@ -1,5 +1,5 @@
 import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import type { VisitorProfile } from "../../core/profiles/profile.rules.ts";
+import type { VisitorProfile } from "../../core/profiles/index.ts";
 
 /**
  * DEC-PRO-03: one profile per group of stitched visitors, keyed by the group's canonical id. A WITHOUT ROWID

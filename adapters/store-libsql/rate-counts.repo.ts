@@ -2,7 +2,7 @@ import { and, between, gt, inArray, lt, ne, or, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import type { RateCount, RateCountExchange, RateCountStore } from "../../core/ports/index.ts";
-import { chunks } from "../../core/values/chunks.ts";
+import { chunks } from "../../core/values/index.ts";
 import { collectRateCounts } from "./rate-counts.schema.ts";
 
 /** Rows or accounts per statement: far below SQLite's limit of 32766 bound values. */

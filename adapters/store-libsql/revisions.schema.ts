@@ -1,5 +1,5 @@
 import { blob, foreignKey, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import type { RevisionDetails } from "../../core/revisions/revision.rules.ts";
+import type { RevisionDetails } from "../../core/revisions/index.ts";
 import { profiles } from "./tenancy.schema.ts";
 
 /**

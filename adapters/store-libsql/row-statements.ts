@@ -22,7 +22,7 @@ export function placeholderName(param: unknown): string {
   return String(placeholder.name);
 }
 
-export { chunks } from "../../core/values/chunks.ts";
+export { chunks } from "../../core/values/index.ts";
 
 /**
  * Multi-row statements (the events of a group commit, a batch's profile upserts) whose text drizzle builds

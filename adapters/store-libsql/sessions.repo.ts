@@ -1,6 +1,6 @@
 import { and, desc, eq, lt, lte, ne, notInArray, or, sql } from "drizzle-orm";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
-import { GroupCommitWriter } from "../../core/collect/group-commit.ts";
+import { GroupCommitWriter } from "../../core/collect/index.ts";
 import type {
   LockoutKind,
   LockoutStore,
@@ -8,7 +8,7 @@ import type {
   SessionStore,
   VersionedLockout,
 } from "../../core/ports/index.ts";
-import { newLockoutVersion } from "../../core/session/lockout.rules.ts";
+import { newLockoutVersion } from "../../core/session/index.ts";
 import { cryptoIds } from "../runtime/crypto.ts";
 import { nextEventLoopTurn } from "../runtime/event-loop.ts";
 import { lockouts, sessions } from "./sessions.schema.ts";

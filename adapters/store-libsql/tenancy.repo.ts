@@ -2,8 +2,8 @@ import { and, eq, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
-import type { ProfileConfig } from "../../core/config/config.model.ts";
-import { deepFreeze } from "../../core/json/deep-freeze.rules.ts";
+import type { ProfileConfig } from "../../core/config/index.ts";
+import { deepFreeze } from "../../core/json/index.ts";
 import type {
   AccountRecord,
   ApiKeyRecord,

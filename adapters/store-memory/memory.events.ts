@@ -1,6 +1,6 @@
-import { checkVisitorIds } from "../../core/ports/events.store.ts";
 import type { CollectedEvent, EventQuery, EventStore, StoredEvent, ValueErasure } from "../../core/ports/index.ts";
-import { eraseValueFromEvent } from "../../core/privacy/erasure.rules.ts";
+import { checkVisitorIds } from "../../core/ports/index.ts";
+import { eraseValueFromEvent } from "../../core/privacy/index.ts";
 
 /** Where an event passes a query's filters (shared with nothing else: the libSQL repo does it in SQL). */
 function matches(event: StoredEvent, query: EventQuery): boolean {

@@ -1,4 +1,4 @@
-import { fileMatchesPrefix } from "../../core/files/file-query.rules.ts";
+import { fileMatchesPrefix } from "../../core/files/index.ts";
 import type { FileStatusRecord, FileStatusStore } from "../../core/ports/index.ts";
 
 function keyOf(account: string, profile: string, name: string): string {

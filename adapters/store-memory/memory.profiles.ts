@@ -1,11 +1,7 @@
 import type { MergeRecord, ProfileSave, ProfileStore } from "../../core/ports/index.ts";
-import {
-  type FoundForEngine,
-  findByMemberInTwoReads,
-  findForEngineInTwoReads,
-} from "../../core/ports/profiles.store.ts";
-import { eraseValueFromProfile } from "../../core/privacy/erasure.rules.ts";
-import type { VisitorProfile } from "../../core/profiles/profile.rules.ts";
+import { type FoundForEngine, findByMemberInTwoReads, findForEngineInTwoReads } from "../../core/ports/index.ts";
+import { eraseValueFromProfile } from "../../core/privacy/index.ts";
+import type { VisitorProfile } from "../../core/profiles/index.ts";
 
 /** The reference ProfileStore: groups of visitor ids per account/profile, each with one profile. */
 export class MemoryProfileStore implements ProfileStore {

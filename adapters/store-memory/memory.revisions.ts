@@ -1,5 +1,5 @@
 import type { NewRevision, RevisionStore, StoredRevision, TenancyStore } from "../../core/ports/index.ts";
-import { newestFirst } from "../../core/revisions/revision-id.rules.ts";
+import { newestFirst } from "../../core/revisions/index.ts";
 
 function profileKey(account: string, profile: string): string {
   return `${account}\u0000${profile}`;

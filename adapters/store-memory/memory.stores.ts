@@ -1,5 +1,5 @@
-import type { ProfileConfig } from "../../core/config/config.model.ts";
-import { deepFreeze } from "../../core/json/deep-freeze.rules.ts";
+import type { ProfileConfig } from "../../core/config/index.ts";
+import { deepFreeze } from "../../core/json/index.ts";
 import type {
   AccountRecord,
   ApiKeyRecord,
@@ -17,7 +17,7 @@ import type {
   UserRecord,
   VersionedLockout,
 } from "../../core/ports/index.ts";
-import { newLockoutVersion } from "../../core/session/lockout.rules.ts";
+import { newLockoutVersion } from "../../core/session/index.ts";
 import { MemoryDataLayerStore } from "./memory.datalayers.ts";
 import { MemoryEventStore } from "./memory.events.ts";
 import { MemoryFileStatusStore } from "./memory.files.ts";

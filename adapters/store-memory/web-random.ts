@@ -1,4 +1,4 @@
-import type { IdSource } from "../../core/ports/ids.port.ts";
+import type { IdSource } from "../../core/ports/index.ts";
 
 const bytesOf = (count: number) => globalThis.crypto.getRandomValues(new Uint8Array(count));
 

@@ -1,8 +1,8 @@
 import { and, asc, desc, eq, gt, gte, inArray, lt, lte, or, type SQL, sql } from "drizzle-orm";
-import { checkVisitorIds, deleteRunReceivedBefore, maxVisitorIdsPerQuery } from "../../core/ports/events.store.ts";
 import type { CollectedEvent, EventQuery, EventStore, StoredEvent, ValueErasure } from "../../core/ports/index.ts";
-import { eraseValueFromEvent, erasureNeedle } from "../../core/privacy/erasure.rules.ts";
-import { chunks } from "../../core/values/chunks.ts";
+import { checkVisitorIds, deleteRunReceivedBefore, maxVisitorIdsPerQuery } from "../../core/ports/index.ts";
+import { eraseValueFromEvent, erasureNeedle } from "../../core/privacy/index.ts";
+import { chunks } from "../../core/values/index.ts";
 import type { PgDatabase } from "./database.ts";
 import { events } from "./events.schema.ts";
 

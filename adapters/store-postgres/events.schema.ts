@@ -1,5 +1,5 @@
 import { bigserial, index, pgTable, text } from "drizzle-orm/pg-core";
-import type { VisitorIdSource } from "../../core/visitors/visitor-id.rules.ts";
+import type { VisitorIdSource } from "../../core/visitors/index.ts";
 import { millis } from "./columns.ts";
 
 /**

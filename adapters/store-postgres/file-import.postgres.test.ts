@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { FileImportService, importLeaseMs } from "../../core/files/file-import.use-cases.ts";
+import { FileImportService, importLeaseMs } from "../../core/files/index.ts";
 import type { FileStatusRecord, ReceivedFileStorage, Stores } from "../../core/ports/index.ts";
 import { allEvents, chunks, failAppends, header, importingProfile, states } from "../../testing/files/file-import.ts";
 import { seedProfile } from "../../testing/fixtures.ts";

@@ -1,5 +1,5 @@
 import { boolean, index, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
-import type { FileSourceType } from "../../core/ports/files.store.ts";
+import type { FileSourceType } from "../../core/ports/index.ts";
 import { millis } from "./columns.ts";
 
 /** FIL-*, DEC-FIL-*: one row per file received for import, with its status. */

@@ -1,10 +1,6 @@
 import { sql } from "drizzle-orm";
 import { bigserial, index, integer, json, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
-import type {
-  PrivacyAuditAction,
-  PrivacyTransactionKind,
-  PrivacyTransactionState,
-} from "../../core/ports/privacy.store.ts";
+import type { PrivacyAuditAction, PrivacyTransactionKind, PrivacyTransactionState } from "../../core/ports/index.ts";
 import { millis } from "./columns.ts";
 
 /** PRV-05..12: privacy transactions; at most one pending deletion per value (the partial unique index). */

@@ -1,6 +1,6 @@
 import type { PgColumn } from "drizzle-orm/pg-core";
 import { boolean, foreignKey, integer, json, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
-import type { AttributeType, ConditionGroups, Enrichment, FileColumn } from "../../core/config/config.model.ts";
+import type { AttributeType, ConditionGroups, Enrichment, FileColumn } from "../../core/config/index.ts";
 import { profiles } from "./tenancy.schema.ts";
 
 /** A profile's configuration, one table per kind of entry, as in the libSQL store. */

@@ -1,8 +1,8 @@
 import { and, asc, eq, gt, inArray, or, sql } from "drizzle-orm";
 import type { FoundForEngine, MergeRecord, ProfileSave, ProfileStore } from "../../core/ports/index.ts";
-import { eraseValueFromProfile, erasureNeedle } from "../../core/privacy/erasure.rules.ts";
-import type { VisitorProfile } from "../../core/profiles/profile.rules.ts";
-import { chunks } from "../../core/values/chunks.ts";
+import { eraseValueFromProfile, erasureNeedle } from "../../core/privacy/index.ts";
+import type { VisitorProfile } from "../../core/profiles/index.ts";
+import { chunks } from "../../core/values/index.ts";
 import type { PgDatabase } from "./database.ts";
 import { engineStates, visitorMembers, visitorMerges, visitorProfiles } from "./profiles.schema.ts";
 

@@ -1,5 +1,5 @@
 import { bigserial, index, json, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
-import type { VisitorProfile } from "../../core/profiles/profile.rules.ts";
+import type { VisitorProfile } from "../../core/profiles/index.ts";
 import { millis } from "./columns.ts";
 
 /** DEC-PRO-03: one profile per group of stitched visitors, keyed by the group's canonical id. */

@@ -1,12 +1,6 @@
 import { and, eq, not } from "drizzle-orm";
-import { describeError } from "../../core/errors/describe-error.ts";
-import type {
-  ByteRange,
-  ByteSource,
-  KeptFile,
-  ReceivedFileStorage,
-  StoredBytes,
-} from "../../core/ports/received-files.port.ts";
+import { describeError } from "../../core/errors/index.ts";
+import type { ByteRange, ByteSource, KeptFile, ReceivedFileStorage, StoredBytes } from "../../core/ports/index.ts";
 import { md5OfNothing, ReceivedBytesCount } from "../runtime/received-bytes.ts";
 import type { PgDatabase } from "./database.ts";
 import { receivedFileChunks, receivedFiles } from "./received-files.schema.ts";

@@ -1,5 +1,5 @@
 import { foreignKey, json, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
-import type { RevisionDetails } from "../../core/revisions/revision.rules.ts";
+import type { RevisionDetails } from "../../core/revisions/index.ts";
 import { bytea, millis } from "./columns.ts";
 import { profiles } from "./tenancy.schema.ts";
 

@@ -6,7 +6,7 @@ import type {
   SessionStore,
   VersionedLockout,
 } from "../../core/ports/index.ts";
-import { newLockoutVersion } from "../../core/session/lockout.rules.ts";
+import { newLockoutVersion } from "../../core/session/index.ts";
 import { cryptoIds } from "../runtime/crypto.ts";
 import type { PgDatabase } from "./database.ts";
 import { lockouts, sessions } from "./sessions.schema.ts";

@@ -8,8 +8,8 @@ import type {
   Grant,
   ProfileConfig,
   VisitorIdAttribute,
-} from "../../core/config/config.model.ts";
-import { deepFreeze } from "../../core/json/deep-freeze.rules.ts";
+} from "../../core/config/index.ts";
+import { deepFreeze } from "../../core/json/index.ts";
 import type {
   AccountRecord,
   ApiKeyRecord,

@@ -4,8 +4,7 @@
  */
 
 import { parentPort, workerData } from "node:worker_threads";
-import type { CollectedEvent } from "../../core/ports/events.store.ts";
-import type { Logger } from "../../core/ports/logger.port.ts";
+import type { CollectedEvent, Logger } from "../../core/ports/index.ts";
 import type { LogLevel } from "../runtime/logger.ts";
 import { profileThisThread, profileWindowOf } from "../runtime/thread-profile.ts";
 import { openVirtualClock } from "../runtime/virtual-clock.ts";

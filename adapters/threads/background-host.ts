@@ -1,9 +1,14 @@
 import { Worker } from "node:worker_threads";
-import type { ServiceConfig } from "../../core/config/config.model.ts";
-import { describeErrorMessage } from "../../core/errors/describe-error.ts";
-import type { DrainOptions, DrainReport, WorkerBacklog, WorkScheduler } from "../../core/ports/background.port.ts";
-import type { CollectedEvent } from "../../core/ports/events.store.ts";
-import type { Logger } from "../../core/ports/logger.port.ts";
+import type { ServiceConfig } from "../../core/config/index.ts";
+import { describeErrorMessage } from "../../core/errors/index.ts";
+import type {
+  CollectedEvent,
+  DrainOptions,
+  DrainReport,
+  Logger,
+  WorkerBacklog,
+  WorkScheduler,
+} from "../../core/ports/index.ts";
 import type { LogLevel } from "../runtime/logger.ts";
 import { packagedFileUrl } from "../runtime/packaged-files.ts";
 import { errorCodeOf, isStorageUnavailable, StorageUnavailableError } from "../runtime/storage-errors.ts";

@@ -5,7 +5,7 @@
  * dropped file, privacy request, move of the virtual clock, `/admin/wait`, metrics scrape or reset starts it, and
  * that call waits for it; everything after goes to it as to a thread started with the service.
  */
-import { describeErrorMessage } from "../../core/errors/describe-error.ts";
+import { describeErrorMessage } from "../../core/errors/index.ts";
 import { type BackgroundThread, BackgroundThreadStoppedError } from "./background-host.ts";
 
 export interface BackgroundThreadOnDemand extends BackgroundThread {

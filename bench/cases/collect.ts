@@ -7,10 +7,9 @@
  */
 import { join } from "node:path";
 import { cryptoIds } from "../../adapters/runtime/crypto.ts";
-import { readCollectRequest } from "../../core/collect/collect.rules.ts";
-import { describeCollectedEvent } from "../../core/collect/event.rules.ts";
-import type { CollectedEvent } from "../../core/ports/events.store.ts";
-import { identifyVisitor } from "../../core/visitors/visitor-id.rules.ts";
+import { describeCollectedEvent, readCollectRequest } from "../../core/collect/index.ts";
+import type { CollectedEvent } from "../../core/ports/index.ts";
+import { identifyVisitor } from "../../core/visitors/index.ts";
 import { type Comparison, compareWithBare } from "../lib/measure.ts";
 import { peakRssMbOf } from "../lib/proc.ts";
 import { sampleProfileLag } from "../lib/profile-lag.ts";

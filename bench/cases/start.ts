@@ -1,6 +1,6 @@
 /**
  * Case 6 (issue 41, "ready in a blink"): from the process's spawn to the first 200 of GET /readyz, on a fresh data
- * directory with the demo configuration, for `npm start` (what it runs: `bun adapters/http/main.ts`) and for the
+ * directory with the demo configuration, for `npm start` (what it runs: `bun adapters/server/main.ts`) and for the
  * single executable (dist/exe/svc-hub-linux-x64, made by `npm run build:exe`) when it is there; then the idle
  * memory: the process's VmRSS after it has been ready and left alone for a while. Several starts of each, the
  * median and the worst. A benchmark, not a test: the figures move with the machine's load, printed beside them.
@@ -122,9 +122,9 @@ export async function startCase(ctx: BenchContext): Promise<CaseReport> {
   const executable = join(ctx.root, executablePath);
   const starts: StartCommand[] = [
     {
-      label: "`npm start` (bun adapters/http/main.ts)",
+      label: "`npm start` (bun adapters/server/main.ts)",
       command: process.execPath,
-      args: ["adapters/http/main.ts"],
+      args: ["adapters/server/main.ts"],
       cwd: ctx.root,
     },
   ];

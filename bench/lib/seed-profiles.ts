@@ -5,7 +5,7 @@
  */
 import { drizzle } from "drizzle-orm/libsql";
 import { visitorMembers, visitorProfiles } from "../../adapters/store-libsql/profiles.schema.ts";
-import type { VisitorProfile } from "../../core/profiles/profile.rules.ts";
+import type { VisitorProfile } from "../../core/profiles/index.ts";
 import { withDatabase } from "./store-count.ts";
 
 const profilesPerTransaction = 10_000;

@@ -3,11 +3,7 @@
  * wait that moves it to the time background work falls due.
  */
 
-export {
-  drainAdvancingClock,
-  type FastForwardOptions,
-  type FastForwardReport,
-} from "./fast-forward.use-cases.ts";
+export { drainAdvancingClock, type FastForwardOptions, type FastForwardReport } from "./fast-forward.use-cases.ts";
 export {
   advanceClock,
   type ClockChangeError,

@@ -11,11 +11,8 @@ export {
   type CollectRequest,
   type CollectRequestInput,
   type EventParams,
-  emptyParams,
   type JsonValue,
-  parseEventBody,
   readCollectRequest,
-  refererHost,
 } from "./collect.rules.ts";
 export { type CollectOutcome, CollectService, type CollectServiceDeps } from "./collect.use-cases.ts";
 export {
@@ -25,8 +22,6 @@ export {
   type CollectJournalOptions,
   type CollectJournalView,
   type CollectOutcomeRecord,
-  defaultJournalBytes,
-  defaultJournalSize,
   type JournalListener,
   type RefusedJournalEntry,
   type StoredJournalEntry,
@@ -35,38 +30,10 @@ export {
 export {
   type CollectCommitsView,
   type CollectRejection,
-  CollectStats,
   type CollectStatsView,
   combineCollectStats,
   type NodeCollectStats,
 } from "./collect-stats.ts";
-export { type AddedParam, describeCollectedEvent, knownVisitorIdParam } from "./event.rules.ts";
+export { type AddedParam, describeCollectedEvent } from "./event.rules.ts";
 export { type GroupCommitStats, GroupCommitWriter } from "./group-commit.ts";
-export { type RateExchangeDeps, RateExchanger } from "./rate-exchange.use-cases.ts";
-export {
-  type Admission,
-  accountHasRoom,
-  activeSourceMs,
-  admitEvent,
-  type ByteAdmission,
-  type ByteBucket,
-  emptyRateWindow,
-  fairShare,
-  type OthersCounts,
-  type RateWindow,
-  rateWindowMs,
-  recentWindow,
-  recordAdmission,
-  secondOf,
-  sourceOfAddress,
-  takeBytes,
-  windowCount,
-} from "./rate-limit.rules.ts";
-export {
-  CollectRateLimiter,
-  type CollectRateSettings,
-  type PendingExchange,
-  type RateDecision,
-  type RateRequest,
-} from "./rate-limiter.ts";
-export { type ProfileLookup, TenantDirectory, type TenantSnapshot } from "./tenant-directory.ts";
+export { sourceOfAddress } from "./rate-limit.rules.ts";

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { createMemoryStores } from "../../adapters/store-memory/memory.stores.ts";
 import { serviceConfigWith } from "../../testing/config/apply-config.ts";
 import { webDigests } from "../../testing/fakes.ts";
 import { openRevisions } from "../../testing/revisions/revisions.ts";
@@ -18,7 +19,7 @@ const jsonZipper: BundleZipper = {
 };
 
 async function openService() {
-  const { stores, service } = await openRevisions(jsonZipper, webDigests);
+  const { stores, service } = await openRevisions(createMemoryStores(), jsonZipper, webDigests);
   return { stores, revisions: service };
 }
 

@@ -4,11 +4,7 @@
  * configured revisions.
  */
 
-export {
-  type ApplyConfigDeps,
-  type ApplyConfigReport,
-  applyConfig,
-} from "./apply-config.use-cases.ts";
+export { type ApplyConfigDeps, type ApplyConfigReport, applyConfig } from "./apply-config.use-cases.ts";
 export {
   type AccountConfig,
   type ApiKeyConfig,
@@ -40,7 +36,4 @@ export {
   type VisitorIdAttribute,
 } from "./config.model.ts";
 export { ConfigError, type ConfigProblem } from "./config-error.ts";
-export {
-  applyConfiguredRevisions,
-  type ConfiguredRevisionsReport,
-} from "./configured-revisions.use-cases.ts";
+export { applyConfiguredRevisions, type ConfiguredRevisionsReport } from "./configured-revisions.use-cases.ts";

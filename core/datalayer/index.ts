@@ -5,27 +5,9 @@
  */
 
 export {
-  type ChangeEffect,
-  type ChangeEvent,
-  type ChangeLifecycle,
-  type ChangeTransitionError,
-  type DataLayerCommand,
-  type DataLayerEffect,
-  type DataLayerSummary,
-  dataLayerChangeLifecycle,
-  publishRetryPolicy,
-  transitionChange,
-  transitionDataLayer,
-  untouchedDataLayer,
-} from "./datalayer.machine.ts";
-export {
   type BodyEncoding,
-  compareCodeUnits,
   dataLayerScript,
-  limitDataLayerList,
   readDataLayerEncoding,
-  reportStatus,
-  statusRetentionMs,
   validateDataLayerBody,
   validateDataLayerContentType,
   validateDataLayerPath,

@@ -1,17 +1,17 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
+import { fileFailureMessages } from "./file-failure.messages.ts";
 import {
   classifyFileFailure,
   collectError,
   fileFailureMessage,
-  fileFailureMessages,
-  fillTemplate,
   managementError,
   managementErrorBody,
   managementErrors,
   momentsError,
 } from "./index.ts";
+import { fillTemplate } from "./template.ts";
 
 describe("management error catalogue (interface.md, Errors; DEC-GEN-01/03)", () => {
   const table: Array<[keyof typeof managementErrors, number, number, string]> = [

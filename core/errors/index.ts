@@ -3,27 +3,15 @@
  * failure messages, each entry with its clause. Other areas and the adapters take their errors from here.
  */
 
-export {
-  type CollectError,
-  type CollectErrorCode,
-  type CollectErrorEntry,
-  collectError,
-  collectErrors,
-} from "./collect.errors.ts";
+export { type CollectError, type CollectErrorCode, type CollectErrorEntry, collectError } from "./collect.errors.ts";
 export { describeError, describeErrorMessage, stackFramesOf } from "./describe-error.ts";
 export {
   classifyFileFailure,
   type FileFailureCode,
   type FileFailureEntry,
   fileFailureMessage,
-  fileFailureMessages,
 } from "./file-failure.messages.ts";
-export {
-  type FileImportError,
-  type FileImportErrorCode,
-  fileImportError,
-  fileImportErrors,
-} from "./file-import.errors.ts";
+export { type FileImportError, type FileImportErrorCode, fileImportError } from "./file-import.errors.ts";
 export {
   invalidRequestBecause,
   type ManagementError,
@@ -34,13 +22,6 @@ export {
   managementErrors,
   quoted,
 } from "./management.errors.ts";
-export {
-  type MomentsError,
-  type MomentsErrorCode,
-  type MomentsErrorEntry,
-  momentsError,
-  momentsErrors,
-} from "./moments.errors.ts";
+export { type MomentsError, type MomentsErrorCode, type MomentsErrorEntry, momentsError } from "./moments.errors.ts";
 export { ServiceBusyError } from "./service-busy.ts";
 export { StorageUnavailableError } from "./storage-unavailable.ts";
-export { fillTemplate } from "./template.ts";

@@ -4,23 +4,12 @@
  * engine answers of it). Reads only.
  */
 
-export {
-  builtinLabels,
-  decisionOfStoredEvent,
-  diffProfiles,
-  isJournalEntryOf,
-  type ProfileChange,
-  type ProfileChangeKind,
-  type ProfileView,
-  sameJson,
-  viewOfProfile,
-} from "./inspect.rules.ts";
+export type { ProfileChange, ProfileChangeKind, ProfileView } from "./inspect.rules.ts";
 export {
   type EngineAnswerView,
   type EventExplanation,
   type InspectedVisitor,
   InspectService,
   type InspectServiceDeps,
-  inspectedEventCount,
   type VisitorQuery,
 } from "./inspect.use-cases.ts";

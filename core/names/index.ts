@@ -1,9 +1,3 @@
 /** Names: which names and e-mail addresses the configuration and the APIs accept. */
 
-export {
-  emailPatternSource,
-  fitsCombinedLength,
-  isAllowedName,
-  isEmailAddress,
-  maxCombinedNameLength,
-} from "./names.rules.ts";
+export { emailPatternSource, fitsCombinedLength, maxCombinedNameLength } from "./names.rules.ts";

@@ -4,19 +4,13 @@
  */
 
 export {
-  bundleMembersOf,
   type DataLayerChangeOverview,
   type DataLayerOverview,
-  dataLayerOverview,
   defaultOverviewLimit,
   type FileOverview,
-  fileOverview,
   maxOverviewLimit,
   type PrivacyTransactionOverview,
-  previewOf,
-  privacyTransactionOverview,
   type RevisionOverview,
-  revisionOverview,
   type ServedOverview,
   servedPreviewBytes,
 } from "./overview.rules.ts";

@@ -6,20 +6,10 @@
  * requests during a reset. Beside them, the few rules every implementation of a port shares.
  */
 
-export type {
-  BackgroundWorker,
-  DrainOptions,
-  DrainReport,
-  WorkerBacklog,
-  WorkScheduler,
-} from "./background.port.ts";
+export type { BackgroundWorker, DrainOptions, DrainReport, WorkerBacklog, WorkScheduler } from "./background.port.ts";
 export type { BotFilter } from "./bot-filter.port.ts";
 export type { Clock } from "./clock.port.ts";
-export type {
-  CollectHeaders,
-  CollectMethod,
-  IncomingCollectRequest,
-} from "./collect-request.port.ts";
+export type { CollectHeaders, CollectMethod, IncomingCollectRequest } from "./collect-request.port.ts";
 export type { CsvRow, CsvRowSource, RowReadingFailure } from "./csv-rows.port.ts";
 export {
   type ChangeSettlement,
@@ -49,13 +39,7 @@ export {
   type StoredEvent,
   type ValueErasure,
 } from "./events.store.ts";
-export type {
-  FileSourceType,
-  FileStatusRecord,
-  FileStatusStore,
-  ImportedFile,
-  ImportProgress,
-} from "./files.store.ts";
+export type { FileSourceType, FileStatusRecord, FileStatusStore, ImportedFile, ImportProgress } from "./files.store.ts";
 export type { Digests, SecretHasher } from "./hashing.port.ts";
 export type { IdSource } from "./ids.port.ts";
 export type { ImportedFileEraser, ImportedFilesErasure } from "./imported-files.port.ts";
@@ -92,13 +76,7 @@ export type {
 export type { RepeatingTimer } from "./repeating-timer.port.ts";
 export type { RequestAdmission } from "./request-admission.port.ts";
 export type { NewRevision, RevisionStore, StoredRevision } from "./revisions.store.ts";
-export type {
-  LockoutKind,
-  LockoutStore,
-  SessionRecord,
-  SessionStore,
-  VersionedLockout,
-} from "./sessions.store.ts";
+export type { LockoutKind, LockoutStore, SessionRecord, SessionStore, VersionedLockout } from "./sessions.store.ts";
 export type { SettingsStore } from "./settings.store.ts";
 export type { ErasedRecords, EraseOptions, Stores } from "./stores.ts";
 export type {

@@ -7,10 +7,6 @@
 export { eventRetentionWorker } from "./event-retention.worker.ts";
 export {
   type AttributeValue,
-  applyEvent,
-  audiencesOf,
-  buildProfile,
-  isVisitOpen,
   numberOf,
   type ProfileEvent,
   type ProfilePolicy,
@@ -18,18 +14,4 @@ export {
   type VisitorProfile,
 } from "./profile.rules.ts";
 export { profilesCursorKey, profileWorker } from "./profile-folding.worker.ts";
-export {
-  foldVisitorEvents,
-  ProfileBatchError,
-  ProfileLeaseLost,
-  ProfilesService,
-  profileEventOf,
-  syncEngineStates,
-} from "./profiles.use-cases.ts";
-export {
-  chooseCanonical,
-  type GroupSummary,
-  identitiesOfEvent,
-  isKnownVisitorKey,
-  type KnownIdentity,
-} from "./stitching.rules.ts";
+export { ProfilesService, syncEngineStates } from "./profiles.use-cases.ts";

@@ -3,21 +3,8 @@
  * the use cases of the revisions API and of the configured revisions.
  */
 
+export { type BundleMemberKind, type BundleMemberName, defaultRevisionFilePrefix } from "./bundle-members.rules.ts";
 export {
-  type BundleMemberKind,
-  type BundleMemberName,
-  bundleFileName,
-  classifyMemberName,
-  defaultRevisionFilePrefix,
-  manifestFileName,
-  mobileFileName,
-} from "./bundle-members.rules.ts";
-export {
-  buildManifest,
-  completeDetails,
-  decideBundleRequest,
-  decideDetailsRequest,
-  defaultPublicationLimits,
   type ManifestInput,
   manifestOfDetails,
   type Publication,
@@ -25,18 +12,11 @@ export {
   type PublicationInput,
   type PublicationLimits,
   type PublicationProblem,
-  publicationError,
   type RevisionDetails,
   serializeManifest,
   validatePublication,
 } from "./revision.rules.ts";
-export {
-  formatTimeCreated,
-  newestFirst,
-  nextFreeRevisionId,
-  parseRevisionId,
-  revisionIdOf,
-} from "./revision-id.rules.ts";
+export { newestFirst } from "./revision-id.rules.ts";
 export {
   type ConfiguredPublication,
   type PublishedFile,

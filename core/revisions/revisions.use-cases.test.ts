@@ -42,7 +42,7 @@ function readBundle(bundle: Uint8Array): ZipEntry[] {
 
 /** acme/main, nothing configured (what it defines does not matter to revisions), and its service at `now`. */
 function openService(now = publishMinute) {
-  return openRevisions(recordingZipper(), webDigests, { now });
+  return openRevisions(createMemoryStores(), recordingZipper(), webDigests, { now });
 }
 
 describe("publishing a revision (DEC-REV-01, DEC-REV-02)", () => {

@@ -5,10 +5,4 @@
  */
 
 export { ClusterSync, type ClusterSyncDeps } from "./cluster-sync.use-cases.ts";
-export {
-  type ConfigurationApplied,
-  type ResetReport,
-  ResetService,
-  type ResetServiceDeps,
-  settingsKeptByReset,
-} from "./reset.use-cases.ts";
+export { type ConfigurationApplied, type ResetReport, ResetService, type ResetServiceDeps } from "./reset.use-cases.ts";

@@ -61,7 +61,7 @@ describe("ResetService (svc-hub's own admin API, POST /admin/reset)", () => {
   for (const [name, run] of Object.entries(failedResetCases)) {
     it(name, () => {
       const requests = recordingAdmission();
-      return run({ requests, answer: () => requests.answer() });
+      return run({ stores: createMemoryStores(), requests, answer: () => requests.answer() });
     });
   }
 

@@ -4,54 +4,15 @@
  * (AuthService) and of users (UsersService), and the worker that removes expired sessions and lockout records.
  */
 
-export {
-  AuthService,
-  type AuthServiceDeps,
-  type IssuedSession,
-  type Principal,
-  tokenLifetimeSeconds,
-} from "./auth.use-cases.ts";
-export {
-  type AttemptDecision,
-  type LockoutPolicy,
-  type LockoutState,
-  lockoutPolicyFromLimits,
-  lockoutRelevantUntil,
-  newLockoutVersion,
-  noFailures,
-  reserveAttempt,
-  settleAttempt,
-  unlockAttempts,
-  withdrawAttempt,
-} from "./lockout.rules.ts";
-export {
-  apiKeysToCheck,
-  issuedApiKey,
-  issuedApiKeySeed,
-  minimumPasswordLength,
-  passwordProblem,
-  preparingSecrets,
-} from "./secrets.rules.ts";
+export { AuthService, type AuthServiceDeps, type IssuedSession, type Principal } from "./auth.use-cases.ts";
+export { newLockoutVersion } from "./lockout.rules.ts";
+export { passwordProblem, preparingSecrets } from "./secrets.rules.ts";
 export {
   bearerTokenOf,
-  decideTenantAccess,
-  isSessionLive,
-  isTokenOfCurrentGeneration,
-  mayLogIn,
-  mergeGrants,
-  newTokenGeneration,
   type SessionPolicy,
   type SessionTimes,
   sessionPolicyFromLimits,
-  shouldTouchSession,
   type TenantAccess,
 } from "./session.rules.ts";
 export { sessionJanitor } from "./session-janitor.worker.ts";
-export {
-  type ApiKeyView,
-  type GrantView,
-  maxEmailLength,
-  UsersService,
-  type UserView,
-  userView,
-} from "./users.use-cases.ts";
+export { type ApiKeyView, type GrantView, UsersService, type UserView } from "./users.use-cases.ts";

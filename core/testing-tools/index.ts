@@ -4,11 +4,8 @@
  */
 
 export {
-  accountOfRequest,
   type FaultMethod,
   type FaultSpec,
-  faultMethods,
-  isAdminPath,
   maxFaultDelayMs,
   type PathMatcher,
   validateFaultInput,
@@ -23,10 +20,6 @@ export {
   RequestJournal,
   type RequestJournalEntry,
   type RequestJournalFilter,
-  redactedValue,
-  redactQuery,
-  requestEntryOverheadBytes,
   requestJournalAccountChars,
   requestJournalQueryChars,
-  truncateQuery,
 } from "./request-journal.ts";

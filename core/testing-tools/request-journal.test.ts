@@ -11,11 +11,10 @@ import {
   type AnsweredRequest,
   defaultRequestJournalBytes,
   RequestJournal,
-  requestEntryOverheadBytes,
   requestJournalAccountChars,
   requestJournalQueryChars,
-  truncateQuery,
 } from "./index.ts";
+import { requestEntryOverheadBytes, truncateQuery } from "./request-journal.ts";
 
 const dataLayersRoute = "/v1/dle/accounts/:account/profiles/:profile/datalayers";
 const eventRoute = "/event";

@@ -1,9 +1,3 @@
 /** Timing presets: how long the service waits before work it schedules (publishing, deletion). */
 
-export {
-  pickDelay,
-  type TimingPreset,
-  type TimingPresetName,
-  timingPresetNames,
-  timingPresets,
-} from "./timing.presets.ts";
+export { type TimingPreset, type TimingPresetName, timingPresetNames, timingPresets } from "./timing.presets.ts";

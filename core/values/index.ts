@@ -7,9 +7,3 @@
 
 export { characterCount } from "./characters.ts";
 export { chunks } from "./chunks.ts";
-export { equalInConstantTime } from "./constant-time.ts";
-export { KeyedPace } from "./keyed-pace.ts";
-export { KeyedPlaces } from "./keyed-places.ts";
-export { KeyedTurns } from "./keyed-turns.ts";
-export { isIndexableText, isStorableText, maxIndexedTextBytes, utf8ByteLength } from "./storable-text.rules.ts";
-export { decimalNumberText, readDecimalNumber, readIsoDateTime } from "./value-text.rules.ts";

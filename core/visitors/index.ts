@@ -3,41 +3,17 @@
  * sets; the TAPID cookie; known visitor IDs; and reading cookies.
  */
 
-export { readCookieValue, readCookieValues } from "./cookies.rules.ts";
+export { readCookieValue } from "./cookies.rules.ts";
 export {
-  findTapidId,
-  maxTapidCookieLength,
-  parseTapid,
-  planTapidCookie,
-  serializeTapid,
-  type TapidCookieAction,
-  type TapidEntry,
-  type TapidPlan,
-  type TapidPlanInput,
-  tapidCookieName,
-  tapidMaxAgeSeconds,
-  tapidSetCookie,
-} from "./tapid.rules.ts";
-export {
-  buildKnownVisitorId,
-  explainVisitorId,
   type IdentifyInput,
   identifyVisitor,
-  isLookupVisitorId,
-  isUsableVisitorId,
   type KnownVisitor,
-  matchKnownVisitorId,
-  maxVisitorIdLength,
-  newVisitorIdClauses,
-  normaliseKnownVisitorId,
   normaliseVisitorIdValue,
   type PrecedenceRow,
   type ResolvedVisitorId,
-  resolveVisitorId,
   type VisitorIdDecision,
   type VisitorIdentity,
   type VisitorIdInputs,
   type VisitorIdRule,
   type VisitorIdSource,
-  visitorIdPrecedence,
 } from "./visitor-id.rules.ts";

@@ -4,10 +4,9 @@
  * defaults, a fake hasher and the report of a start that changed nothing.
  */
 
-import { type ApplyConfigReport, applyConfig } from "../../core/config/apply-config.use-cases.ts";
-import { defaultLimits, type ServiceConfig } from "../../core/config/config.model.ts";
+import { type ApplyConfigReport, applyConfig, defaultLimits, type ServiceConfig } from "../../core/config/index.ts";
 import type { SecretHasher, Stores } from "../../core/ports/index.ts";
-import { defaultRevisionFilePrefix } from "../../core/revisions/bundle-members.rules.ts";
+import { defaultRevisionFilePrefix } from "../../core/revisions/index.ts";
 import { countingIds } from "../fakes.ts";
 
 /** The ids of every configuration applied in a test process: each token generation drawn differs from the others. */

@@ -4,10 +4,10 @@
  * (adapters/store-libsql/datalayer.use-cases.test.ts), each with the ids and event loop its host hands over.
  */
 import assert from "node:assert/strict";
-import { defaultLimits } from "../../core/config/config.model.ts";
-import { DataLayerService } from "../../core/datalayer/datalayer.use-cases.ts";
+import { defaultLimits } from "../../core/config/index.ts";
+import { DataLayerService } from "../../core/datalayer/index.ts";
 import type { EventLoop, IdSource, Stores } from "../../core/ports/index.ts";
-import { timingPresets } from "../../core/timing/timing.presets.ts";
+import { timingPresets } from "../../core/timing/index.ts";
 
 /** 150 updates at once of one data layer of `stores` are all recorded, each with a sequence number of its own. */
 export async function manyUpdatesAtOnce(stores: Stores, host: { ids: IdSource; eventLoop: EventLoop }): Promise<void> {

@@ -1,4 +1,4 @@
-import { type ManagementError, managementError } from "../../core/errors/management.errors.ts";
+import { type ManagementError, managementError } from "../../core/errors/index.ts";
 import type { Result } from "../../core/result.ts";
 
 /**

@@ -4,8 +4,8 @@
  * (adapters/fs/file-import.fs.test.ts). The definitions are the demo's (demo.md).
  */
 import assert from "node:assert/strict";
-import type { FileDefinition } from "../../core/config/config.model.ts";
-import type { FileImportService } from "../../core/files/file-import.use-cases.ts";
+import type { FileDefinition } from "../../core/config/index.ts";
+import type { FileImportService } from "../../core/files/index.ts";
 import type { CollectedEvent, FileStatusRecord, Stores } from "../../core/ports/index.ts";
 import { emailIdAttribute, profileWith } from "../fixtures.ts";
 

@@ -4,7 +4,7 @@
  * on disk): ann@example.com, stitched with the customer id C-77 by the events of anon-1.
  */
 import assert from "node:assert/strict";
-import type { FileDefinition, ProfileConfig } from "../../core/config/config.model.ts";
+import type { FileDefinition, ProfileConfig } from "../../core/config/index.ts";
 import type { CollectedEvent, Stores } from "../../core/ports/index.ts";
 import {
   customerIdAttribute,

@@ -5,8 +5,7 @@
  */
 import assert from "node:assert/strict";
 import type { Stores } from "../../core/ports/index.ts";
-import { eventRetentionWorker } from "../../core/profiles/event-retention.worker.ts";
-import { profilesCursorKey } from "../../core/profiles/profile-folding.worker.ts";
+import { eventRetentionWorker, profilesCursorKey } from "../../core/profiles/index.ts";
 import { sampleEvent } from "../fixtures.ts";
 
 const day = 86_400_000;

@@ -3,9 +3,12 @@
  * the deletion worker), in the core and in the adapters (the libSQL store, the kept files on disk).
  */
 import type { BackgroundWorker, Lease, Logger, Stores } from "../../core/ports/index.ts";
-import { type ProfilePolicy, profilePolicyFromLimits } from "../../core/profiles/profile.rules.ts";
-import { profileWorker } from "../../core/profiles/profile-folding.worker.ts";
-import { ProfilesService } from "../../core/profiles/profiles.use-cases.ts";
+import {
+  type ProfilePolicy,
+  ProfilesService,
+  profilePolicyFromLimits,
+  profileWorker,
+} from "../../core/profiles/index.ts";
 import { alwaysHeldLease, hostEventLoop, recordingLogger } from "../fakes.ts";
 import { customerIdAttribute, emailIdAttribute, eventCountAttribute, profileWith } from "../fixtures.ts";
 

@@ -3,11 +3,10 @@
  * (core/revisions/revisions.use-cases.test.ts, core/config/configured-revisions.use-cases.test.ts), in the
  * adapters with archiver's real zip (adapters/runtime/revisions-bundle.test.ts).
  */
-import { createMemoryStores } from "../../adapters/store-memory/memory.stores.ts";
-import type { ProfileConfig } from "../../core/config/config.model.ts";
-import type { BundleZipper, Digests } from "../../core/ports/index.ts";
-import type { RevisionDetails } from "../../core/revisions/revision.rules.ts";
-import { type PublishedFile, type PublishRequest, RevisionsService } from "../../core/revisions/revisions.use-cases.ts";
+import type { ProfileConfig } from "../../core/config/index.ts";
+import type { BundleZipper, Digests, Stores } from "../../core/ports/index.ts";
+import type { RevisionDetails } from "../../core/revisions/index.ts";
+import { type PublishedFile, type PublishRequest, RevisionsService } from "../../core/revisions/index.ts";
 import { manualClock } from "../fakes.ts";
 import { profileWith, seedProfile } from "../fixtures.ts";
 
@@ -40,15 +39,15 @@ export function publishRequest(overrides: Partial<PublishRequest> = {}): Publish
 }
 
 /**
- * acme/main (`config`, nothing configured unless given) on a fresh in-memory store, and its revisions service
+ * acme/main (`config`, nothing configured unless given) on `stores` (a fresh store), and its revisions service
  * (file prefix utag) with `zipper` and `digests`, on a clock standing at `now` until a test moves it.
  */
 export async function openRevisions<Z extends BundleZipper>(
+  stores: Stores,
   zipper: Z,
   digests: Digests,
   options: { now?: number; config?: ProfileConfig } = {},
 ) {
-  const stores = createMemoryStores();
   await seedProfile(stores, options.config ?? profileWith());
   const clock = manualClock(options.now ?? publishMinute);
   return {

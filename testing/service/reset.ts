@@ -4,9 +4,8 @@
  * (adapters/runtime/request-gate.test.ts). The cases of a failed reset run on both.
  */
 import assert from "node:assert/strict";
-import { createMemoryStores } from "../../adapters/store-memory/memory.stores.ts";
 import type { RequestAdmission, Stores } from "../../core/ports/index.ts";
-import { type ConfigurationApplied, ResetService, type ResetServiceDeps } from "../../core/service/reset.use-cases.ts";
+import { type ConfigurationApplied, ResetService, type ResetServiceDeps } from "../../core/service/index.ts";
 import { countingIds, hostEventLoop, silentLogger } from "../fakes.ts";
 
 export const applied: ConfigurationApplied = { accounts: 1, profiles: 1, users: 0, apiKeys: 0, revisions: 0 };
@@ -43,8 +42,9 @@ export function resetServiceOn<R extends RequestAdmission>(
   return { service, steps, requests };
 }
 
-/** What admits the requests, and what a request arriving now gets from it. */
+/** What admits the requests, what a request arriving now gets from it, and a fresh store to reset. */
 export interface Admission {
+  readonly stores: Stores;
   readonly requests: RequestAdmission;
   answer(): Promise<"answered" | "refused"> | "answered" | "refused";
 }
@@ -52,8 +52,7 @@ export interface Admission {
 /** The cases of a reset that fails, each on a fresh admission. */
 export const failedResetCases: Record<string, (admission: Admission) => Promise<void>> = {
   "a failure once the store is erased leaves every request refused (503) until a reset succeeds; never a half-reset service":
-    async ({ requests, answer }) => {
-      const stores = createMemoryStores();
+    async ({ stores, requests, answer }) => {
       let failing = true;
       const { service } = resetServiceOn(requests, {
         stores,
@@ -69,8 +68,7 @@ export const failedResetCases: Record<string, (admission: Admission) => Promise<
       assert.equal(await answer(), "answered");
     },
 
-  "a failure of the erasure itself leaves the service as it was, answering": async ({ requests, answer }) => {
-    const stores = createMemoryStores();
+  "a failure of the erasure itself leaves the service as it was, answering": async ({ stores, requests, answer }) => {
     await stores.tenancy.ensureAccount("acme", 0);
     const { service, steps } = resetServiceOn(requests, {
       stores: { ...stores, eraseAll: () => Promise.reject(new Error("SQLITE_BUSY: database is locked")) },

@@ -1,10 +1,7 @@
 import assert from "node:assert/strict";
-import { defaultLimits } from "../../core/config/config.model.ts";
-import type { SecretHasher } from "../../core/ports/hashing.port.ts";
-import type { Stores } from "../../core/ports/stores.ts";
-import { AuthService, type AuthServiceDeps } from "../../core/session/auth.use-cases.ts";
-import { sessionJanitor } from "../../core/session/session-janitor.worker.ts";
-import { UsersService } from "../../core/session/users.use-cases.ts";
+import { defaultLimits } from "../../core/config/index.ts";
+import type { SecretHasher, Stores } from "../../core/ports/index.ts";
+import { AuthService, type AuthServiceDeps, sessionJanitor, UsersService } from "../../core/session/index.ts";
 import { type Gate, gate, manualClock, storesHoldingAUserRead } from "../fakes.ts";
 import { profileWith, seedProfile } from "../fixtures.ts";
 

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import type { SessionRecord, Stores } from "../../core/ports/index.ts";
-import { sessionJanitor } from "../../core/session/session-janitor.worker.ts";
+import { sessionJanitor } from "../../core/session/index.ts";
 import { sampleUser } from "../fixtures.ts";
 
 const minute = 60_000;

@@ -1,5 +1,5 @@
 /**
- * Starts svc-hub: `bun adapters/http/main.ts` (what `npm start` runs).
+ * Starts svc-hub: `bun adapters/server/main.ts` (what `npm start` runs).
  *
  * Environment: PORT (8080; 0 picks a free port), SVC_HOST (127.0.0.1), SVC_DATA_DIR (./.svc-data),
  * SVC_CONFIG (a JSON or YAML file; default ./svc.config.json, .yaml or .yml when present, else the demo
@@ -11,9 +11,14 @@
 
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { describeError, stackFramesOf } from "../../core/errors/describe-error.ts";
+import { describeError, stackFramesOf } from "../../core/errors/index.ts";
 import { loadConfigFile } from "../config/config.loader.ts";
 import { demoConfigPath } from "../config/demo-config.ts";
+import { maxPublishBodyBytes } from "../http/admin-revisions.routes.ts";
+import { answerHeadersOf } from "../http/answer-headers.ts";
+import { attachConnection, idleTimeoutSeconds } from "../http/connection.ts";
+import { unavailableResponse } from "../http/error-mapping.ts";
+import { withRequestLog } from "../http/request-log.ts";
 import { displayDatabaseUrl } from "../runtime/database-url.ts";
 import { batchedWriter, createLogger } from "../runtime/logger.ts";
 import { stopsWithParent, watchParent } from "../runtime/parent-watch.ts";
@@ -22,13 +27,8 @@ import { clientAddressOf, compileProxyTrust } from "../runtime/proxy-trust.ts";
 import { readServerSettings, type ServerSettings, SettingRefused, settingOf } from "../runtime/server-settings.ts";
 import { errorCodeOf } from "../runtime/storage-errors.ts";
 import { profileThisThread, profileWindowOf } from "../runtime/thread-profile.ts";
-import { nodeIdOf, openService, type StoreChoice, serviceVersion } from "../server/service.ts";
 import { databaseFileName, databaseUrlForDataDir } from "../store-libsql/libsql.stores.ts";
-import { maxPublishBodyBytes } from "./admin-revisions.routes.ts";
-import { answerHeadersOf } from "./answer-headers.ts";
-import { attachConnection, idleTimeoutSeconds } from "./connection.ts";
-import { unavailableResponse } from "./error-mapping.ts";
-import { withRequestLog } from "./request-log.ts";
+import { nodeIdOf, openService, type StoreChoice, serviceVersion } from "./service.ts";
 
 const env = process.env;
 // Diagnostics: SVC_CPU_PROFILE_DIR profiles each thread of the server over a window (adapters/runtime/thread-profile.ts).

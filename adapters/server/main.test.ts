@@ -32,7 +32,7 @@ async function start(dataDir: string, env: Record<string, string> = {}): Promise
 }
 
 async function runToExit(env: Record<string, string>, cwd = root): Promise<{ code: number; stderr: string }> {
-  const child = Bun.spawn([join(root, "node_modules/.bin/bun"), join(root, "adapters/http/main.ts")], {
+  const child = Bun.spawn([join(root, "node_modules/.bin/bun"), join(root, "adapters/server/main.ts")], {
     cwd,
     env: { ...process.env, PORT: "0", SVC_DATA_DIR: tempDir(), ...env },
     stdout: "pipe",
