@@ -6,7 +6,6 @@
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { inSingleExecutable, packagedFilePath } from "../runtime/packaged-files.ts";
 
 /** A form of an asset's body other than the body itself, named as Content-Encoding names it. */
@@ -52,11 +51,12 @@ function gzipped(body: Uint8Array<ArrayBuffer>): ReadonlyMap<ContentEncoding, Ui
  * The API reference's renderer from its brotli form and the gzip form beside it (`rapidoc.js.gz`), as the build
  * wrote them: the body itself, for a client that accepts neither, is decompressed from one of them here.
  */
-function apiReferenceAsset(brotliPath: string): ConsoleAsset {
+async function apiReferenceAsset(brotliPath: string): Promise<ConsoleAsset> {
   const br = new Uint8Array(readFileSync(brotliPath));
   const gzipPath = brotliPath.replace(/\.br$/, ".gz");
   const gzip = existsSync(gzipPath) ? new Uint8Array(readFileSync(gzipPath)) : null;
-  const body = new Uint8Array(gzip ? gunzipSync(gzip) : brotliDecompressSync(br));
+  // node:zlib (brotli) only when the gzip form is missing: a start does not load it for the console.
+  const body = new Uint8Array(gzip ? Bun.gunzipSync(gzip) : (await import("node:zlib")).brotliDecompressSync(br));
   const encoded = new Map<ContentEncoding, Uint8Array<ArrayBuffer>>([
     ["br", br],
     ["gzip", gzip ?? Bun.gzipSync(body)],
@@ -115,7 +115,7 @@ async function build(): Promise<ConsoleAssets> {
   const css = new Uint8Array(readFileSync(join(uiDir, "console.css")));
   files.set("console.css", assetOf(css, "text/css; charset=utf-8", gzipped(css)));
   const renderer = findApiReferenceBundle();
-  if (renderer) files.set("rapidoc.js", apiReferenceAsset(renderer));
+  if (renderer) files.set("rapidoc.js", await apiReferenceAsset(renderer));
   // Each asset's URL carries a hash of them all, so a browser never mixes files of two versions.
   const version = Bun.hash([...files.values()].map((file) => file.etag).join()).toString(36);
   const pageOf = (file: string) =>

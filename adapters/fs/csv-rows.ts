@@ -1,3 +1,4 @@
+<<<<<<< HEAD
 import { Readable } from "node:stream";
 import { CsvError, type Options, parse } from "csv-parse";
 import type {
@@ -8,6 +9,11 @@ import type {
   ReceivedFileStorage,
   RowReadingFailure,
 } from "../../core/ports/index.ts";
+=======
+import type { Options } from "csv-parse";
+import type { CsvRow, CsvRowSource, RowReadingFailure } from "../../core/ports/csv-rows.port.ts";
+import type { ByteSource, KeptFile, ReceivedFileStorage } from "../../core/ports/received-files.port.ts";
+>>>>>>> start41
 
 /**
  * How a received file is read (DEC-FIL-03), by the import and by the erasure of a visitor's rows alike, so the
@@ -23,6 +29,22 @@ const receivedFileReading: Options = {
   skip_empty_lines: false,
 };
 
+/**
+ * csv-parse and the Node streams it reads from, loaded by the first reading: the HTTP side builds the file
+ * import service too (for the uploads it accepts) but never reads a file, and a start is spared their loading.
+ */
+interface Parsing {
+  readonly csv: typeof import("csv-parse");
+  readonly Readable: typeof import("node:stream").Readable;
+}
+let parsing: Parsing | null = null;
+
+async function loadParsing(): Promise<Parsing> {
+  const loaded = parsing ?? { csv: await import("csv-parse"), Readable: (await import("node:stream")).Readable };
+  parsing = loaded;
+  return loaded;
+}
+
 /** One record of a CSV file and the bytes it spans, [start, end), its line end included. */
 export interface CsvRecordBytes {
   readonly fields: string[];
@@ -36,7 +58,7 @@ export interface CsvRecordBytes {
  * cannot be read, with its own error.
  */
 export async function* readCsvRows(bytes: ByteSource, maxRecordBytes: number): AsyncGenerator<CsvRow> {
-  const parser = parseBytes(bytes, { raw: true, max_record_size: maxRecordBytes });
+  const parser = parseBytes(await loadParsing(), bytes, { raw: true, max_record_size: maxRecordBytes });
   let lastLine = 0;
   try {
     for await (const { record, raw } of parser as AsyncIterable<{ record: string[]; raw: string }>) {
@@ -52,7 +74,7 @@ export async function* readCsvRows(bytes: ByteSource, maxRecordBytes: number): A
 
 /** The records of a file's bytes with their positions, read as the import reads them (without its size limit). */
 export async function* readCsvRecordBytes(bytes: ByteSource): AsyncGenerator<CsvRecordBytes> {
-  const parser = parseBytes(bytes, { info: true });
+  const parser = parseBytes(await loadParsing(), bytes, { info: true });
   let start = 0;
   try {
     for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { bytes: number } }>) {
@@ -66,12 +88,13 @@ export async function* readCsvRecordBytes(bytes: ByteSource): AsyncGenerator<Csv
 
 /** Whether a reading stopped at a record longer than its limit. */
 export function isRecordTooLarge(error: unknown): boolean {
-  return error instanceof CsvError && error.code === "CSV_MAX_RECORD_SIZE";
+  return isUnreadableCsv(error) && (error as { code?: unknown }).code === "CSV_MAX_RECORD_SIZE";
 }
 
 /** Whether a reading stopped at text that is no CSV it reads (rather than a file it could not read). */
 export function isUnreadableCsv(error: unknown): boolean {
-  return error instanceof CsvError;
+  // Before the first reading csv-parse is not loaded, and none of its errors can exist.
+  return parsing !== null && error instanceof parsing.csv.CsvError;
 }
 
 /** The CsvRowSource port on the received files, wherever they are kept: their records, read with csv-parse. */
@@ -89,9 +112,9 @@ export class ReceivedCsvRows implements CsvRowSource {
 }
 
 /** The parser on the bytes; destroying it stops the reading of the bytes too. */
-function parseBytes(bytes: ByteSource, options: Options) {
+function parseBytes({ csv, Readable }: Parsing, bytes: ByteSource, options: Options) {
   const source = bytes instanceof Readable ? bytes : Readable.from(bytes, { objectMode: false });
-  const parser = source.pipe(parse({ ...receivedFileReading, ...options }));
+  const parser = source.pipe(csv.parse({ ...receivedFileReading, ...options }));
   // pipe() does not pass a read error on: without this a lost file would be an uncaught error event.
   source.on("error", (error) => parser.destroy(error));
   parser.on("close", () => source.destroy());

@@ -1,5 +1,4 @@
 import { mkdirSync, writeFileSync } from "node:fs";
-import { Session } from "node:inspector/promises";
 import { join } from "node:path";
 
 /** The settings of a profile window, from the environment; null when SVC_CPU_PROFILE_DIR is not set. */
@@ -33,6 +32,8 @@ export function profileWindowOf(env: Readonly<Record<string, string | undefined>
 export function profileThisThread(thread: string, window: ProfileWindow | null): void {
   if (window === null) return;
   const started = setTimeout(async () => {
+    // The inspector's module is loaded by a profiled start only: every other start is spared its loading.
+    const { Session } = await import("node:inspector/promises");
     const session = new Session();
     session.connect();
     await session.post("Profiler.enable");
