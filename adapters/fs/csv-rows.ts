@@ -1,6 +1,4 @@
-<<<<<<< HEAD
-import { Readable } from "node:stream";
-import { CsvError, type Options, parse } from "csv-parse";
+import type { Options } from "csv-parse";
 import type {
   ByteSource,
   CsvRow,
@@ -9,11 +7,6 @@ import type {
   ReceivedFileStorage,
   RowReadingFailure,
 } from "../../core/ports/index.ts";
-=======
-import type { Options } from "csv-parse";
-import type { CsvRow, CsvRowSource, RowReadingFailure } from "../../core/ports/csv-rows.port.ts";
-import type { ByteSource, KeptFile, ReceivedFileStorage } from "../../core/ports/received-files.port.ts";
->>>>>>> start41
 
 /**
  * How a received file is read (DEC-FIL-03), by the import and by the erasure of a visitor's rows alike, so the
