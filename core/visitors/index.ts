@@ -3,7 +3,7 @@
  * sets; the TAPID cookie; known visitor IDs; and reading cookies.
  */
 
-export { readCookieValue, readCookieValues } from "./cookies.rules.ts";
+export { parseCookies, type RequestCookies, readCookieValue } from "./cookies.rules.ts";
 export {
   findTapidId,
   maxTapidCookieLength,
@@ -21,7 +21,6 @@ export {
 export {
   buildKnownVisitorId,
   explainVisitorId,
-  type IdentifyInput,
   identifyVisitor,
   isLookupVisitorId,
   isUsableVisitorId,
@@ -32,7 +31,9 @@ export {
   normaliseKnownVisitorId,
   normaliseVisitorIdValue,
   type PrecedenceRow,
+  type RequestVisitor,
   type ResolvedVisitorId,
+  readRequestVisitor,
   resolveVisitorId,
   type VisitorIdDecision,
   type VisitorIdentity,
