@@ -1,6 +1,7 @@
 /**
- * svc-hub core: runtime-neutral domain logic. It imports nothing outside this folder, so any host
- * (Bun, Deno, Node, a browser) can use it: `import { managementError } from "svc-hub/core"`.
+ * svc-hub core: runtime-neutral domain logic. It imports nothing outside this folder but the `cookie` package
+ * (plain functions on strings), so any host (Bun, Deno, Node, a browser) can use it:
+ * `import { managementError } from "svc-hub/core"`.
  *
  * The public API, by name: each area's door (its index.ts), the machine kernel and Result. What is not
  * listed here is internal to its area.
