@@ -1,7 +1,7 @@
 /**
- * core/ is runtime-neutral: its modules import nothing but other core/ modules (tests may also use the
- * runtime-neutral test libraries node:test, node:assert and fast-check, and the in-memory store, the use cases'
- * stores), and they read no clock, randomness or environment. The in-memory store is runtime-neutral too: it
+ * core/ is runtime-neutral: its modules import nothing but other core/ modules and the few packages named in
+ * corePackages (tests may also use the runtime-neutral test libraries node:test, node:assert and fast-check, and
+ * the in-memory store, the use cases' stores), and they read no clock, randomness or environment. The in-memory store is runtime-neutral too: it
  * imports nothing but the core and itself, and reaches for no runtime's own API. This test fails the build the
  * moment either stops being true.
  *
@@ -30,6 +30,12 @@ const allowedInTests = new Set([
   "node:path",
   "node:url",
 ]);
+/**
+ * The packages the core's own code may import: plain functions on strings that run wherever JavaScript does and
+ * have no dependencies of their own, doing what the convention leaves to a library (docs/dependencies.md).
+ * `cookie` reads the Cookie header (core/visitors/cookies.rules.ts).
+ */
+const corePackages: ReadonlySet<string> = new Set(["cookie"]);
 /** A test file, or a module of the shared test support (testing/): test code, which may use what tests use. */
 function isTestCode(path: string): boolean {
   return /\.test\.ts$/.test(path) || within(testingDir, path);
@@ -71,7 +77,7 @@ function importProblems(file: string, source: string): string[] {
         ? []
         : [`${name} imports ${specifier}, outside core/`];
     }
-    return isTest && allowedInTests.has(specifier)
+    return corePackages.has(specifier) || (isTest && allowedInTests.has(specifier))
       ? []
       : [`${name} imports "${specifier}"; core/ may import only core/ modules`];
   });
@@ -129,6 +135,8 @@ describe("core purity", () => {
     assert.equal(purityProblems(at("a.ts"), importing("node:assert/strict")).length, 1);
     assert.equal(purityProblems(at("a.ts"), importing("../../testing/fakes.ts")).length, 1);
     assert.equal(purityProblems(at("a.ts"), "export const now = () => Date.now();").length, 1);
+    assert.deepEqual(purityProblems(at("a.ts"), importing("cookie")), []);
+    assert.equal(purityProblems(at("a.ts"), importing("cookie-parser")).length, 1);
     assert.deepEqual(purityProblems(at("a.test.ts"), importing("../../testing/fakes.ts")), []);
     for (const test of [at("a.test.ts"), join(testingDir, "area", "a.ts")]) {
       assert.deepEqual(purityProblems(test, importing("../../adapters/store-memory/memory.stores.ts")), []);
@@ -136,6 +144,20 @@ describe("core purity", () => {
       assert.deepEqual(purityProblems(test, "export const wait = () => new Promise((r) => setTimeout(r, 1));"), []);
       assert.equal(purityProblems(test, importing("../../adapters/runtime/logger.ts")).length, 1);
       assert.equal(purityProblems(test, importing("bun:test")).length, 1);
+    }
+  });
+
+  it("every package the core may import has no dependencies of its own and is one svc-hub depends on", () => {
+    const root = resolve(coreDir, "..");
+    const own = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+      dependencies: Record<string, string>;
+    };
+    for (const name of corePackages) {
+      assert.ok(own.dependencies[name], `${name} is not in package.json's dependencies`);
+      const manifest = JSON.parse(readFileSync(join(root, "node_modules", name, "package.json"), "utf8")) as {
+        dependencies?: Record<string, string>;
+      };
+      assert.deepEqual(Object.keys(manifest.dependencies ?? {}), [], `${name} has dependencies of its own`);
     }
   });
 

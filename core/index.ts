@@ -1,6 +1,6 @@
 /**
- * svc-hub core: runtime-neutral domain logic. It imports nothing outside this folder, so any host (Bun, Deno,
- * Node, a browser) can run svc-hub's behaviour with it: `import { collect, ports, ok } from "svc-hub/core"`.
+ * svc-hub core: runtime-neutral domain logic. It imports nothing outside this folder but the `cookie` package
+ * (plain functions on strings), so any host (Bun, Deno, Node, a browser) can run svc-hub's behaviour with it: `import { collect, ports, ok } from "svc-hub/core"`.
  *
  * The public API, grouped by area: one namespace per area, holding exactly what that area's door
  * (core/<area>/index.ts) offers: its use cases, the rules a host may call, its domain types and errors. The

@@ -61,6 +61,9 @@ function packSvcHubIntoProject(): string {
 describe("a Node host of the packed core", () => {
   it("runs the host scenario under Node 20 from the compiled core, and type-checks against its declarations", () => {
     const project = projectWithPackedSvcHub();
+    // A project that installs svc-hub gets its dependencies beside it; here, the core's one package (cookie).
+    if (!existsSync(join(project, "node_modules", "cookie")))
+      symlinkSync(join(root, "node_modules", "cookie"), join(project, "node_modules", "cookie"));
     const scenario = readFileSync(join(root, "testing", "host.ts"), "utf8");
     // The scenario takes the core and the store as arguments and imports only types, so it transpiles to a
     // module that needs nothing of svc-hub's but what the host hands it.
@@ -122,8 +125,9 @@ describe("a Node host of the packed core", () => {
     const project = projectWithPackedSvcHub();
     // The dependencies as npm would install them, without asking a registry: this repository's, linked; the bin
     // linked as npm links it.
+    // Another test of this file may have linked some already.
     for (const name of readdirSync(join(root, "node_modules")))
-      if (name !== ".bin" && name !== "svc-hub")
+      if (name !== ".bin" && name !== "svc-hub" && !existsSync(join(project, "node_modules", name)))
         symlinkSync(join(root, "node_modules", name), join(project, "node_modules", name));
     mkdirSync(join(project, "node_modules", ".bin"));
     symlinkSync(join("..", "svc-hub", "bin", "svc-hub.mjs"), join(project, "node_modules", ".bin", "svc-hub"));

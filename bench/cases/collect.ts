@@ -99,15 +99,7 @@ export function getScenarioEvents(receivedAt: (index: number) => number): (index
       isKnownProfile: () => true,
     });
     if (!checked.ok) throw new Error(`a bench request is refused: ${checked.error.code}`);
-    const identity = identifyVisitor(
-      {
-        account: checked.value.account,
-        profile: checked.value.profile,
-        params: checked.value.params,
-        cookieHeader: null,
-      },
-      cryptoIds,
-    );
+    const identity = identifyVisitor(checked.value.visitor, cryptoIds);
     return describeCollectedEvent(checked.value, identity, receivedAt(index));
   };
 }

@@ -356,6 +356,59 @@ describe("visitor ID parameters (DEC-COL-09, VID-01, VID-04)", () => {
     assert.equal(refusal(read({ query: q("svc_account=acme"), cookieHeader: "utag_main=v_id:0190abc$_sn:1" })), "ok");
   });
 
+  // Issue 42, "a request read once": the read value carries everything the rules after it need (the checked
+  // parameters, the parsed cookies, the visitor-ID inputs), so identification never goes back to the raw request.
+  it("[DEC-COL-09, DEC-COL-10, DEC-COL-11] a GET is read once into a value holding its parsed cookies and its visitor-ID inputs", () => {
+    const result = read({
+      query: q(
+        "svc_account=acme&svc_visitor_id=__acme_main__5120_%20ann@example.com__&svc_skip_3rd_party_vid_cookies=TRUE",
+      ),
+      cookieHeader: "TAPID=globex/main>g|; utag_main=v_id:0190abc$_sn:1; TAPID=acme/main>t|; utag_main=v_id:second",
+    });
+    assert.ok(result.ok);
+    const { cookies, visitor } = result.value;
+    assert.deepEqual(cookies.get("TAPID"), ["globex/main>g|", "acme/main>t|"]);
+    assert.deepEqual(cookies.get("utag_main"), ["v_id:0190abc$_sn:1", "v_id:second"]);
+    assert.deepEqual(visitor.inputs, {
+      override: null,
+      tapid: "t",
+      visitorId: "__acme_main__5120_ann@example.com__",
+      firstParty: "0190abc",
+      skipTapid: true,
+      deleteTapid: false,
+    });
+    assert.deepEqual(visitor.tapidEntries, [
+      { account: "globex", profile: "main", visitorId: "g" },
+      { account: "acme", profile: "main", visitorId: "t" },
+    ]);
+    assert.deepEqual(visitor.knownVisitorId, { attributeId: 5120, value: "ann@example.com" });
+    assert.deepEqual(visitor.params, {
+      svc_override_tapid: null,
+      svc_visitor_id: "__acme_main__5120_ ann@example.com__",
+      svc_firstparty_visitor_id: null,
+    });
+  });
+
+  it("[DEC-COL-04, DEC-COL-09] a POST is read once the same way: the body's visitor IDs (a number as its text) and the cookies", () => {
+    const result = read({
+      method: "POST",
+      query: q("svc_account=acme"),
+      body: params({ svc_override_tapid: 42, svc_firstparty_visitor_id: "f1", svc_delete_3rd_party_vid_cookies: true }),
+      cookieHeader: 'TAPID="acme/main>t|"; utag_main=v_id:0190abc',
+    });
+    assert.ok(result.ok);
+    assert.deepEqual(result.value.visitor.inputs, {
+      override: "42",
+      tapid: "t",
+      visitorId: null,
+      firstParty: "f1",
+      skipTapid: false,
+      deleteTapid: true,
+    });
+    assert.equal(result.value.params.svc_override_tapid, "42");
+    assert.deepEqual(result.value.cookies.get("TAPID"), ["acme/main>t|"]);
+  });
+
   it("any JSON value in a visitor ID parameter gives ok or a refusal, never a throw, and an accepted one is usable text", () => {
     fc.assert(
       fc.property(fc.constantFrom(...idParams), fc.jsonValue(), (name, value) => {

@@ -3,11 +3,12 @@ import { defaultJsonBodyRules, type JsonBodyProblem, readJsonObjectBody } from "
 import { fitsCombinedLength, isAllowedName } from "../names/names.rules.ts";
 import { err, ok, type Result } from "../result.ts";
 import { isIndexableText } from "../values/storable-text.rules.ts";
+import { parseCookies, type RequestCookies } from "../visitors/cookies.rules.ts";
 import { loneSurrogate } from "../visitors/tapid.rules.ts";
 import {
-  checkFirstPartyCookie,
   numberAsIdText,
-  readVisitorIdParam,
+  type RequestVisitor,
+  readRequestVisitor,
   visitorIdParams,
 } from "../visitors/visitor-id.rules.ts";
 
@@ -94,13 +95,16 @@ export interface CollectRequestInput {
   readonly body: EventParams | null;
   /** GET: the Referer header. */
   readonly referer: string | null;
-  /** The Cookie header, for the first-party cookie's v_id (DEC-COL-09); absent: no cookies. */
+  /** The Cookie header, for the TAPID and the first-party cookie's v_id (DEC-COL-09); absent: no cookies. */
   readonly cookieHeader?: string | null;
   /** Whether the account has this profile (the tenants configured). */
   readonly isKnownProfile: (account: string, profile: string) => boolean;
 }
 
-/** A collection request that passed every rule: what the event is stored with. */
+/**
+ * A collection request that passed every rule, read once: what the event is stored with, and all that the
+ * rules after the read need (the visitor's identification, the event's description).
+ */
 export interface CollectRequest {
   readonly account: string;
   readonly profile: string;
@@ -112,6 +116,10 @@ export interface CollectRequest {
    * a GET's Referer.
    */
   readonly params: EventParams;
+  /** The Cookie header, parsed once. */
+  readonly cookies: RequestCookies;
+  /** What the request says about its visitor: its parameters and cookies, read once (readRequestVisitor). */
+  readonly visitor: RequestVisitor;
 }
 
 /**
@@ -137,7 +145,8 @@ function readTextParam(params: EventParams, name: "svc_event" | "svc_trace_id"):
  * any `svc_referrer_host` the client sent (the stored one comes from a GET's Referer only), and checks, in this
  * order: an empty POST, svc_account and svc_profile strings and present, their characters and the 250 rule
  * (with svc_datasource), that the account has the profile, `file-type`, and the visitor ID parameters and
- * first-party cookie (readVisitorIdParam, checkFirstPartyCookie); a numeric visitor ID becomes its text.
+ * first-party cookie (readRequestVisitor); a numeric visitor ID becomes its text. The Cookie header is parsed
+ * here, once, and the visitor's inputs read once: the value carries both.
  */
 export function readCollectRequest(input: CollectRequestInput): Result<CollectRequest, CollectError> {
   const params = emptyParams();
@@ -180,13 +189,13 @@ export function readCollectRequest(input: CollectRequestInput): Result<CollectRe
   if (fileType !== undefined && (typeof fileType !== "string" || !allowedFileTypes.has(fileType))) {
     return err(collectError("invalidFileType"));
   }
+  const cookies = parseCookies(input.cookieHeader);
+  const visitor = readRequestVisitor(params, cookies, account, profile);
+  if (!visitor.ok) return visitor;
   for (const name of visitorIdParams) {
-    const visitorId = readVisitorIdParam(name, params[name]);
-    if (!visitorId.ok) return visitorId;
-    if (visitorId.value !== null) params[name] = visitorId.value;
+    const text = visitor.value.params[name];
+    if (text !== null) params[name] = text;
   }
-  const firstPartyCookie = checkFirstPartyCookie(params, input.cookieHeader ?? null);
-  if (!firstPartyCookie.ok) return firstPartyCookie;
 
   const event = readTextParam(params, "svc_event");
   if (!event.ok) return event;
@@ -197,5 +206,14 @@ export function readCollectRequest(input: CollectRequestInput): Result<CollectRe
     const host = refererHost(input.referer);
     if (host !== null) params.svc_referrer_host = host;
   }
-  return ok({ account, profile, datasource, event: event.value, traceId: traceId.value, params });
+  return ok({
+    account,
+    profile,
+    datasource,
+    event: event.value,
+    traceId: traceId.value,
+    params,
+    cookies,
+    visitor: visitor.value,
+  });
 }

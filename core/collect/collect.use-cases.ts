@@ -15,8 +15,7 @@ import type {
 } from "../ports/index.ts";
 import { err, ok, type Result } from "../result.ts";
 import { isStorableText } from "../values/storable-text.rules.ts";
-import { tapidSetCookie } from "../visitors/tapid.rules.ts";
-import { explainVisitorId, identifyVisitor } from "../visitors/visitor-id.rules.ts";
+import { identifyVisitor } from "../visitors/visitor-id.rules.ts";
 import { type EventParams, parseEventBody, readCollectRequest } from "./collect.rules.ts";
 import { CollectJournal } from "./collect-journal.ts";
 import { CollectStats } from "./collect-stats.ts";
@@ -163,13 +162,12 @@ export class CollectService {
       bodyBytes = read.value.bytes;
     }
     const tenants = await this.directory.snapshot();
-    const cookieHeader = headers.get("cookie");
     const checked = readCollectRequest({
       method,
       query,
       body,
       referer: headers.get("referer"),
-      cookieHeader,
+      cookieHeader: headers.get("cookie"),
       isKnownProfile: tenants.isKnownProfile,
     });
     if (!checked.ok) return this.refuse(checked.error, method, userAgent, query, body);
@@ -186,10 +184,7 @@ export class CollectService {
     if (this.rates.hasUnreadAccounts()) this.exchanger.exchangeEarly();
     if (decision !== "admitted") return this.refuse(collectError("rateLimited"), method, userAgent, query, body);
 
-    const identity = identifyVisitor(
-      { account: collected.account, profile: collected.profile, params: collected.params, cookieHeader },
-      this.deps.ids,
-    );
+    const identity = identifyVisitor(collected.visitor, this.deps.ids);
     const visitorIdAttributes = tenants.visitorIdAttributesOf(collected.account, collected.profile);
     const event = describeCollectedEvent(collected, identity, now, visitorIdAttributes);
     try {
@@ -198,7 +193,6 @@ export class CollectService {
       return this.refuse(collectError("storageUnavailable"), method, userAgent, query, body);
     }
     this.stats.accepted += 1;
-    const setCookie = tapidSetCookie(identity.tapidCookie);
     // Only now, committed: the journal shows what was stored.
     this.journal.record(
       {
@@ -212,11 +206,11 @@ export class CollectService {
         visitorId: event.visitorId,
         userAgent,
         data: event.data,
-        decision: explainVisitorId(identity.inputs, identity, setCookie),
+        decision: identity.decision,
       },
       bytes,
     );
-    return ok({ stored: true, setCookie });
+    return ok({ stored: true, setCookie: identity.setCookie });
   }
 
   /**

@@ -20,13 +20,11 @@ function collect(query: string, cookieHeader: string | null = null) {
     query: new URLSearchParams(query),
     body: null,
     referer: "https://shop.example.com/p",
+    cookieHeader,
     isKnownProfile: () => true,
   });
   assert.ok(request.ok);
-  const identity = identifyVisitor(
-    { account: request.value.account, profile: request.value.profile, params: request.value.params, cookieHeader },
-    ids,
-  );
+  const identity = identifyVisitor(request.value.visitor, ids);
   return describeCollectedEvent(request.value, identity, 1_700_000_000_000, visitorIdAttributes);
 }
 

@@ -1,11 +1,6 @@
 import type { VisitorIdAttribute } from "../config/config.model.ts";
 import type { CollectedEvent } from "../ports/events.store.ts";
-import {
-  matchKnownVisitorId,
-  normaliseKnownVisitorId,
-  readVisitorIdValue,
-  type VisitorIdentity,
-} from "../visitors/visitor-id.rules.ts";
+import { readVisitorIdValue, type VisitorIdentity } from "../visitors/visitor-id.rules.ts";
 import { type CollectRequest, type EventParams, emptyParams } from "./collect.rules.ts";
 
 /** A parameter the stored event gains: the name of a visitor ID attribute's parameter and its value. */
@@ -31,15 +26,9 @@ export function knownVisitorIdParam(
   resolvedVisitorId: string,
   visitorIdAttributes: readonly VisitorIdAttribute[],
 ): AddedParam | null {
-  const supplied = request.params.svc_visitor_id;
-  // DEC-PRV-05: the resolved ID is the supplied known ID with its value normalised (identifyVisitor).
-  if (
-    typeof supplied !== "string" ||
-    normaliseKnownVisitorId(supplied, request.account, request.profile) === resolvedVisitorId
-  )
-    return null;
-  const known = matchKnownVisitorId(supplied, request.account, request.profile);
-  if (!known) return null;
+  const { knownVisitorId: known, inputs } = request.visitor;
+  // DEC-PRV-05: the resolved ID is the supplied known ID with its value normalised (readRequestVisitor).
+  if (known === null || inputs.visitorId === resolvedVisitorId) return null;
   const attribute = visitorIdAttributes.find((candidate) => candidate.id === known.attributeId);
   if (!attribute) return null;
   if (readVisitorIdValue(request.params[attribute.parameter]) !== null) return null;

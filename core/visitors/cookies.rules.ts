@@ -1,29 +1,47 @@
+import { parseCookie } from "cookie";
+
 /**
- * Reading the cookies collection cares about (TAPID and the tag library's utag_main) from a Cookie header.
- * Values are returned raw: each format decides how it is decoded (a TAPID entry is percent-encoded on its
- * own, so decoding the whole value first would break entries that hold `|` or `>`).
+ * Reading the cookies of a Cookie header (TAPID and the tag library's utag_main for collection, JSESSIONID for
+ * the session). The `cookie` package reads each `name=value` pair (the name and value split at the first `=`,
+ * the white space around them removed, a pair without `=` skipped). Values are kept raw: each format decides how
+ * it is decoded (a TAPID entry is percent-encoded on its own, so decoding the whole value first would break
+ * entries that hold `|` or `>`).
  */
 
-/** The raw value of the first cookie called `name` in a Cookie header (surrounding quotes removed), or null. */
-export function readCookieValue(header: string | null | undefined, name: string): string | null {
-  return readCookieValues(header, name)[0] ?? null;
+/** A Cookie header read once: each cookie name's raw values, in the header's order. */
+export type RequestCookies = ReadonlyMap<string, readonly string[]>;
+
+/** The value as sent, surrounding quotes removed (RFC 6265 allows a quoted cookie-value; cookie 1.x keeps them). */
+function unquoted(value: string): string {
+  return value.length >= 2 && value.startsWith('"') && value.endsWith('"') ? value.slice(1, -1) : value;
 }
 
+const keepRaw = { decode: unquoted };
+
 /**
- * The raw values of every cookie called `name` in a Cookie header, in its order (surrounding quotes
- * removed). A browser sends several when cookies of one name were set for different domains or paths (an
- * older deployment's `Domain=` cookie beside the host's own).
+ * Every cookie of a Cookie header, read once. A browser sends several cookies of one name when they were set
+ * for different domains or paths (an older deployment's `Domain=` cookie beside the host's own), and collection
+ * reads every TAPID (docs/decisions.md): `parseCookie` keeps only a name's first value, so it is given the
+ * header's `;`-separated pairs one at a time and every value is kept, in order.
  */
-export function readCookieValues(header: string | null | undefined, name: string): string[] {
-  if (!header) return [];
-  const values: string[] = [];
-  for (const part of header.split(";")) {
-    const separator = part.indexOf("=");
-    if (separator < 0 || part.slice(0, separator).trim() !== name) continue;
-    const value = part.slice(separator + 1).trim();
-    values.push(value.length >= 2 && value.startsWith('"') && value.endsWith('"') ? value.slice(1, -1) : value);
+export function parseCookies(header: string | null | undefined): RequestCookies {
+  const cookies = new Map<string, string[]>();
+  if (!header) return cookies;
+  for (const pair of header.split(";")) {
+    const parsed = parseCookie(pair, keepRaw);
+    for (const name in parsed) {
+      const value = parsed[name] as string;
+      const values = cookies.get(name);
+      if (values === undefined) cookies.set(name, [value]);
+      else values.push(value);
+    }
   }
-  return values;
+  return cookies;
+}
+
+/** The raw value of the first cookie called `name` (surrounding quotes removed), or null. */
+export function readCookieValue(header: string | null | undefined, name: string): string | null {
+  return header ? (parseCookie(header, keepRaw)[name] ?? null) : null;
 }
 
 /** decodeURIComponent that keeps the text as it is when it is not valid percent-encoding. */

@@ -3,13 +3,13 @@
  * sets; the TAPID cookie; known visitor IDs; and reading cookies.
  */
 
-export { readCookieValue } from "./cookies.rules.ts";
+export { type RequestCookies, readCookieValue } from "./cookies.rules.ts";
 export {
-  type IdentifyInput,
   identifyVisitor,
   type KnownVisitor,
   normaliseVisitorIdValue,
   type PrecedenceRow,
+  type RequestVisitor,
   type ResolvedVisitorId,
   type VisitorIdDecision,
   type VisitorIdentity,

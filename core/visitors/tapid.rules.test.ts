@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { parseCookie } from "cookie";
 import fc from "fast-check";
-import { firstPartyIdFromUtagMain, readCookieValue } from "./cookies.rules.ts";
+import { firstPartyIdFromUtagMain, parseCookies, readCookieValue } from "./cookies.rules.ts";
 import {
   encodeTapidId,
   maxTapidCookieLength,
@@ -220,6 +221,43 @@ describe("cookies", () => {
     assert.equal(readCookieValue(null, "TAPID"), null);
   });
 
+  it("[DEC-COL-09, DEC-COL-10] reads a header once: every value of each name in order, raw, without quotes", () => {
+    const cookies = parseCookies(' a = 1 ;junk; TAPID="acme/main>x|"; utag_main=v_id:1%3Bexp; TAPID=g/m>y%7Cz|; b=');
+    assert.deepEqual(
+      [...cookies],
+      [
+        ["a", ["1"]],
+        ["TAPID", ["acme/main>x|", "g/m>y%7Cz|"]],
+        ["utag_main", ["v_id:1%3Bexp"]],
+        ["b", [""]],
+      ],
+    );
+    assert.equal(parseCookies(null).size, 0);
+    assert.equal(parseCookies("").size, 0);
+  });
+
+  it("the first value of each name is the one the cookie package reads from the whole header", () => {
+    const unquoted = (value: string) =>
+      value.length >= 2 && value.startsWith('"') && value.endsWith('"') ? value.slice(1, -1) : value;
+    const pair = fc
+      .tuple(fc.constantFrom("TAPID", "utag_main", " a", "b ", "", "=", '"'), fc.string({ maxLength: 6 }))
+      .map(([name, value]) => `${name}=${value}`);
+    const header = fc.oneof(
+      fc.string(),
+      fc.array(fc.oneof(pair, fc.string({ maxLength: 4 }))).map((p) => p.join(";")),
+    );
+    fc.assert(
+      fc.property(header, (text) => {
+        const whole = parseCookie(text, { decode: unquoted });
+        const firsts = new Map([...parseCookies(text)].map(([name, values]) => [name, values[0]]));
+        // A name-less pair is no cookie; the package reads one only when it is the whole header's last.
+        firsts.delete("");
+        delete whole[""];
+        assert.deepEqual(firsts, new Map(Object.entries(whole)));
+      }),
+    );
+  });
+
   it("[DEC-COL-09] finds v_id in utag_main, raw or percent-encoded", () => {
     assert.equal(firstPartyIdFromUtagMain("v_id:0190abc$_sn:1$ses_id:17%3Bexp-session"), "0190abc");
     assert.equal(firstPartyIdFromUtagMain("_sn:1%24v_id%3A0190abc%3Bexp-session"), "0190abc");
@@ -231,6 +269,7 @@ describe("cookies", () => {
     fc.assert(
       fc.property(fc.string(), (text) => {
         readCookieValue(text, "TAPID");
+        parseCookies(text);
         firstPartyIdFromUtagMain(text);
       }),
     );

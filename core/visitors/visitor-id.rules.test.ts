@@ -4,6 +4,7 @@ import fc from "fast-check";
 import { collectError } from "../errors/collect.errors.ts";
 import type { IdSource } from "../ports/ids.port.ts";
 import { maxIndexedTextBytes } from "../values/storable-text.rules.ts";
+import { parseCookies } from "./cookies.rules.ts";
 import { loneSurrogate, parseTapid, serializeTapid } from "./tapid.rules.ts";
 import {
   buildKnownVisitorId,
@@ -16,9 +17,11 @@ import {
   maxVisitorIdLength,
   normaliseKnownVisitorId,
   normaliseVisitorIdValue,
+  readRequestVisitor,
   readVisitorIdParam,
   readVisitorIdValue,
   resolveVisitorId,
+  type VisitorIdentity,
   type VisitorIdInputs,
   visitorIdPrecedence,
 } from "./visitor-id.rules.ts";
@@ -36,6 +39,16 @@ function inputs(overrides: Partial<VisitorIdInputs> = {}): VisitorIdInputs {
     deleteTapid: false,
     ...overrides,
   };
+}
+
+/** A request's parameters and Cookie header as collection reads them (readRequestVisitor), then identified. */
+function identify(
+  request: { account: string; profile: string; params: Record<string, unknown>; cookieHeader: string | null },
+  ids: IdSource,
+): VisitorIdentity {
+  const read = readRequestVisitor(request.params, parseCookies(request.cookieHeader), request.account, request.profile);
+  if (!read.ok) throw new Error(`the request is refused: ${read.error.code}`);
+  return identifyVisitor(read.value, ids);
 }
 
 const optionalId = fc.option(fc.string({ minLength: 1, maxLength: 12 }), { nil: null });
@@ -182,7 +195,7 @@ describe("a visitor ID decision explained (DEC-COL-09, issue 32)", () => {
   });
 
   it("identifyVisitor exposes the inputs it resolved from", () => {
-    const identity = identifyVisitor(
+    const identity = identify(
       {
         account: "acme",
         profile: "main",
@@ -212,7 +225,7 @@ describe("identifyVisitor: parameters and cookies together", () => {
       { account: "globex", profile: "main", visitorId: "g" },
       { account: "acme", profile: "main", visitorId: "a" },
     ])}`;
-    const identity = identifyVisitor({ ...base, params: { svc_visitor_id: "v" }, cookieHeader }, fixedIds);
+    const identity = identify({ ...base, params: { svc_visitor_id: "v" }, cookieHeader }, fixedIds);
     assert.equal(identity.visitorId, "a");
     assert.equal(identity.source, "tapid");
     assert.equal(identity.thirdPartyVisitorId, "a");
@@ -220,7 +233,7 @@ describe("identifyVisitor: parameters and cookies together", () => {
   });
 
   it("[VID-03, DEC-COL-09, DEC-COL-10] every TAPID cookie the browser sent is read (one set for another domain or path beside the host's), the first entry of an account/profile wins", () => {
-    const second = identifyVisitor(
+    const second = identify(
       {
         ...base,
         params: { svc_visitor_id: "vv1" },
@@ -229,13 +242,13 @@ describe("identifyVisitor: parameters and cookies together", () => {
       fixedIds,
     );
     assert.deepEqual([second.visitorId, second.source, second.tapidCookie], ["tap3", "tapid", { kind: "none" }]);
-    const twice = identifyVisitor(
+    const twice = identify(
       { ...base, params: {}, cookieHeader: 'TAPID="acme/main>a|"; TAPID=acme/main>b|globex/main>g|' },
       fixedIds,
     );
     assert.equal(twice.visitorId, "a");
     // The answer's cookie gathers the entries of all of them, each account/profile once.
-    const overridden = identifyVisitor(
+    const overridden = identify(
       {
         ...base,
         params: { svc_override_tapid: "o" },
@@ -247,7 +260,7 @@ describe("identifyVisitor: parameters and cookies together", () => {
   });
 
   it("[DEC-COL-09] the first-party ID comes from svc_firstparty_visitor_id, else v_id of utag_main", () => {
-    const fromCookie = identifyVisitor(
+    const fromCookie = identify(
       {
         ...base,
         params: { svc_skip_3rd_party_vid_cookies: "true" },
@@ -259,7 +272,7 @@ describe("identifyVisitor: parameters and cookies together", () => {
       [fromCookie.visitorId, fromCookie.source, fromCookie.firstPartyVisitorId],
       ["0190abc", "first_party", "0190abc"],
     );
-    const fromParam = identifyVisitor(
+    const fromParam = identify(
       { ...base, params: { svc_firstparty_visitor_id: "p" }, cookieHeader: "utag_main=v_id:c" },
       fixedIds,
     );
@@ -267,7 +280,7 @@ describe("identifyVisitor: parameters and cookies together", () => {
   });
 
   it("[VID-09, DEC-COL-10] a new visitor gets a new ID, written as the first TAPID entry", () => {
-    const identity = identifyVisitor({ ...base, params: {}, cookieHeader: "TAPID=globex/main>g|" }, fixedIds);
+    const identity = identify({ ...base, params: {}, cookieHeader: "TAPID=globex/main>g|" }, fixedIds);
     assert.equal(identity.visitorId, "new-id");
     assert.deepEqual(identity.tapidCookie, { kind: "write", value: "acme/main>new-id|globex/main>g|" });
   });
@@ -275,52 +288,52 @@ describe("identifyVisitor: parameters and cookies together", () => {
   it("[DEC-COL-09] a TAPID entry that is not a usable visitor ID is ignored, and the answer replaces it", () => {
     for (const bad of ["alice%00mallory", "a%0Ab", "v".repeat(1025)]) {
       const cookieHeader = `TAPID=acme/main>${bad}|globex/main>g|`;
-      const identity = identifyVisitor({ ...base, params: { svc_visitor_id: "v" }, cookieHeader }, fixedIds);
+      const identity = identify({ ...base, params: { svc_visitor_id: "v" }, cookieHeader }, fixedIds);
       assert.equal(identity.visitorId, "v", bad.slice(0, 20));
       assert.equal(identity.source, "visitor_id");
       assert.deepEqual(identity.tapidCookie, { kind: "write", value: "acme/main>v|globex/main>g|" });
     }
   });
 
-  it("[DEC-COL-09] parameters and a utag_main v_id that are not usable visitor IDs never become the visitor ID", () => {
+  it("[DEC-COL-09] parameters and a utag_main v_id that are not usable visitor IDs are refused when the request is read", () => {
     const nul = "alice\u0000mallory";
-    for (const params of [
-      { svc_override_tapid: nul },
-      { svc_visitor_id: nul },
-      { svc_firstparty_visitor_id: nul },
-      { svc_visitor_id: "v".repeat(1025) },
-    ]) {
-      const identity = identifyVisitor(
-        { ...base, params: { ...params, svc_skip_3rd_party_vid_cookies: "true" }, cookieHeader: null },
-        fixedIds,
+    const read = (params: Record<string, unknown>, cookieHeader: string | null = null) =>
+      readRequestVisitor(params, parseCookies(cookieHeader), "acme", "main");
+    for (const [name, value] of [
+      ["svc_override_tapid", nul],
+      ["svc_visitor_id", nul],
+      ["svc_firstparty_visitor_id", nul],
+      ["svc_visitor_id", "v".repeat(1025)],
+    ] as const) {
+      assert.deepEqual(
+        read({ [name]: value }),
+        { ok: false, error: collectError("unusableVisitorId", { source: `${name} param value` }) },
+        name,
       );
-      assert.equal(identity.source, "new", JSON.stringify(params).slice(0, 40));
     }
-    const fromCookie = identifyVisitor(
-      {
-        ...base,
-        params: { svc_skip_3rd_party_vid_cookies: "true" },
-        cookieHeader: "utag_main=v_id:alice%00mallory$_sn:1",
-      },
-      fixedIds,
-    );
-    assert.deepEqual([fromCookie.source, fromCookie.firstPartyVisitorId], ["new", null]);
+    const cookieHeader = "utag_main=v_id:alice%00mallory$_sn:1";
+    assert.deepEqual(read({}, cookieHeader), {
+      ok: false,
+      error: collectError("unusableVisitorId", { source: "v_id of the utag_main cookie" }),
+    });
+    assert.equal(read({ svc_firstparty_visitor_id: "f" }, cookieHeader).ok, true, "the parameter comes first");
   });
 
-  it("IDs that are neither non-empty strings nor finite numbers are ignored", () => {
-    const identity = identifyVisitor(
-      {
-        ...base,
-        params: { svc_visitor_id: true, svc_override_tapid: "", svc_firstparty_visitor_id: { id: 1 } },
-        cookieHeader: null,
-      },
-      fixedIds,
-    );
-    assert.equal(identity.source, "new");
+  it("IDs that are neither strings nor finite numbers are refused as not strings; an empty one is none", () => {
+    const read = (params: Record<string, unknown>) => readRequestVisitor(params, parseCookies(null), "acme", "main");
+    assert.deepEqual(read({ svc_visitor_id: true }), {
+      ok: false,
+      error: collectError("paramNotString", { parameter: "svc_visitor_id" }),
+    });
+    assert.deepEqual(read({ svc_firstparty_visitor_id: { id: 1 } }), {
+      ok: false,
+      error: collectError("paramNotString", { parameter: "svc_firstparty_visitor_id" }),
+    });
+    assert.equal(identify({ ...base, params: { svc_override_tapid: "" }, cookieHeader: null }, fixedIds).source, "new");
   });
 
   it("[DEC-COL-09] a numeric svc_visitor_id is taken as its text", () => {
-    const identity = identifyVisitor({ ...base, params: { svc_visitor_id: 42 }, cookieHeader: null }, fixedIds);
+    const identity = identify({ ...base, params: { svc_visitor_id: 42 }, cookieHeader: null }, fixedIds);
     assert.deepEqual([identity.visitorId, identity.source], ["42", "visitor_id"]);
   });
 
@@ -341,7 +354,7 @@ describe("identifyVisitor: parameters and cookies together", () => {
             svc_skip_3rd_party_vid_cookies: skip,
             svc_delete_3rd_party_vid_cookies: del,
           };
-          const identity = identifyVisitor({ ...base, params, cookieHeader }, fixedIds);
+          const identity = identify({ ...base, params, cookieHeader }, fixedIds);
           if (identity.tapidCookie.kind === "write") {
             const written = parseTapid(identity.tapidCookie.value);
             const own = written.find((entry) => entry.account === "acme" && entry.profile === "main");
@@ -634,7 +647,7 @@ describe("known visitor ID (VID-02, DEC-COL-11)", () => {
   });
 
   it("[DEC-PRV-05, DEC-COL-11] an event identified by a padded known visitor ID is the known visitor of the normalised value, and so is its TAPID entry", () => {
-    const identity = identifyVisitor(
+    const identity = identify(
       {
         account: "acme",
         profile: "main",
@@ -645,7 +658,7 @@ describe("known visitor ID (VID-02, DEC-COL-11)", () => {
     );
     assert.equal(identity.visitorId, "__acme_main__5120_ann@example.com__");
     assert.deepEqual(identity.tapidCookie, { kind: "write", value: "acme/main>__acme_main__5120_ann@example.com__|" });
-    const byParam = identifyVisitor(
+    const byParam = identify(
       {
         account: "acme",
         profile: "main",

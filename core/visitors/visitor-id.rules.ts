@@ -2,7 +2,7 @@ import { type CollectError, collectError } from "../errors/collect.errors.ts";
 import type { IdSource } from "../ports/ids.port.ts";
 import { err, ok, type Result } from "../result.ts";
 import { isIndexableText } from "../values/storable-text.rules.ts";
-import { firstPartyIdFromUtagMain, readCookieValue, readCookieValues, utagMainCookieName } from "./cookies.rules.ts";
+import { firstPartyIdFromUtagMain, type RequestCookies, utagMainCookieName } from "./cookies.rules.ts";
 import {
   findTapidId,
   loneSurrogate,
@@ -11,6 +11,7 @@ import {
   type TapidCookieAction,
   type TapidEntry,
   tapidCookieName,
+  tapidSetCookie,
 } from "./tapid.rules.ts";
 
 /** Where an event's visitor ID came from: a row of the precedence table, or a new random ID. */
@@ -113,28 +114,6 @@ export function readVisitorIdParam(name: VisitorIdParam, value: unknown): Result
   return isUsableVisitorId(text) ? ok(text) : err(collectError("unusableVisitorId", { source: `${name} param value` }));
 }
 
-/** DEC-COL-09: the first-party visitor ID a Cookie header carries (`v_id` of utag_main), as sent, or null. */
-export function firstPartyIdFromCookies(cookieHeader: string | null): string | null {
-  const utagMain = readCookieValue(cookieHeader, utagMainCookieName);
-  return utagMain === null ? null : firstPartyIdFromUtagMain(utagMain);
-}
-
-/**
- * DEC-COL-09: a request whose first-party ID comes from its utag_main cookie (no svc_firstparty_visitor_id)
- * is refused when that v_id is not usable, like the parameter: the tag library on the caller's own site
- * wrote it. (A TAPID entry is this service's own cookie and is ignored instead: see identifyVisitor.)
- */
-export function checkFirstPartyCookie(
-  params: Readonly<Record<string, unknown>>,
-  cookieHeader: string | null,
-): Result<void, CollectError> {
-  const fromParam = params.svc_firstparty_visitor_id;
-  if (fromParam !== undefined && fromParam !== null && fromParam !== "") return ok(undefined);
-  const fromCookie = firstPartyIdFromCookies(cookieHeader);
-  if (fromCookie === null || isUsableVisitorId(fromCookie)) return ok(undefined);
-  return err(collectError("unusableVisitorId", { source: "v_id of the utag_main cookie" }));
-}
-
 /** What a request says about its visitor, read from its parameters and cookies. Empty values are null. */
 export interface VisitorIdInputs {
   /** svc_override_tapid */
@@ -194,29 +173,9 @@ export function resolveVisitorId(inputs: VisitorIdInputs, ids: IdSource): Resolv
   return { visitorId: newVisitorId(ids), source: "new" };
 }
 
-/** A parameter value as an ID (readVisitorIdParam); what that rule refuses is no ID here. */
-function idOf(name: VisitorIdParam, value: unknown): string | null {
-  const read = readVisitorIdParam(name, value);
-  return read.ok ? read.value : null;
-}
-
-/** A visitor ID read from a cookie, kept only when usable. */
-function usableOrNull(visitorId: string | null): string | null {
-  return visitorId !== null && isUsableVisitorId(visitorId) ? visitorId : null;
-}
-
 /** VID-05, VID-06: a flag is set by JSON `true` or the text `true` (any case). */
 export function isFlagSet(value: unknown): boolean {
   return value === true || (typeof value === "string" && value.toLowerCase() === "true");
-}
-
-export interface IdentifyInput {
-  readonly account: string;
-  readonly profile: string;
-  /** The event's parameters (query and body merged). */
-  readonly params: Readonly<Record<string, unknown>>;
-  /** The request's Cookie header. */
-  readonly cookieHeader: string | null;
 }
 
 export interface VisitorIdentity extends ResolvedVisitorId {
@@ -228,6 +187,28 @@ export interface VisitorIdentity extends ResolvedVisitorId {
   readonly firstPartyVisitorId: string | null;
   /** What the answer does to the TAPID cookie (DEC-COL-10). */
   readonly tapidCookie: TapidCookieAction;
+  /** The answer's TAPID Set-Cookie header (tapidSetCookie of `tapidCookie`), or null. */
+  readonly setCookie: string | null;
+  /** How the visitor ID was chosen, row by row (explainVisitorId): what the journal shows. */
+  readonly decision: VisitorIdDecision;
+}
+
+/**
+ * What a collected request says about its visitor, read once from its parameters and its cookies
+ * (readRequestVisitor). identifyVisitor and the event's description take it; nothing after the read goes back
+ * to the raw parameters or the Cookie header.
+ */
+export interface RequestVisitor {
+  readonly account: string;
+  readonly profile: string;
+  /** The visitor ID parameters as the service takes them (readVisitorIdParam), null where absent. */
+  readonly params: Readonly<Record<VisitorIdParam, string | null>>;
+  /** The precedence table's inputs, a known visitor ID of this account/profile normalised (DEC-PRV-05). */
+  readonly inputs: VisitorIdInputs;
+  /** The usable entries of every TAPID cookie sent, each account/profile once (tapidEntriesOf). */
+  readonly tapidEntries: readonly TapidEntry[];
+  /** svc_visitor_id as a known visitor ID of this account/profile (DEC-COL-11), or null when it is none. */
+  readonly knownVisitorId: KnownVisitor | null;
 }
 
 /**
@@ -235,10 +216,10 @@ export interface VisitorIdentity extends ResolvedVisitorId {
  * two entries for one account/profile the first is kept, so the answer's cookie (which gathers them all)
  * holds each once.
  */
-function tapidEntriesOf(cookieHeader: string | null): TapidEntry[] {
+function tapidEntriesOf(cookieValues: readonly string[]): TapidEntry[] {
   const entries: TapidEntry[] = [];
   const seen = new Set<string>();
-  for (const raw of readCookieValues(cookieHeader, tapidCookieName)) {
+  for (const raw of cookieValues) {
     for (const entry of parseTapid(raw)) {
       const key = `${entry.account}/${entry.profile}`;
       if (!isUsableVisitorId(entry.visitorId) || seen.has(key)) continue;
@@ -250,47 +231,83 @@ function tapidEntriesOf(cookieHeader: string | null): TapidEntry[] {
 }
 
 /**
- * DEC-COL-09, DEC-COL-10, VID-01 to VID-07, VID-09: the event's visitor and the answer's TAPID cookie.
- * The event's visitor ID is always usable (isUsableVisitorId). readCollectRequest has already refused
- * parameters and a utag_main v_id that are not; should one reach this rule anyway, it counts as absent.
- * A TAPID entry that is not usable is ignored, never refused: the cookie is this service's own, written by
- * an earlier answer (or altered by someone else), not what the caller sends now, and refusing it would
- * refuse every event of that browser for a year. Ignored, the entry is also left out of the cookie written
- * back, so an answer that writes the cookie replaces it.
+ * DEC-COL-09, DEC-COL-11, DEC-PRV-05, VID-01 to VID-06: what a collected request says about its visitor, read
+ * once: each visitor ID parameter in the order of visitorIdParams (readVisitorIdParam; the first it refuses is
+ * the answer), then the first-party ID of the utag_main cookie when svc_firstparty_visitor_id is absent,
+ * refused when that v_id is not usable like the parameter (the tag library on the caller's own site wrote
+ * it), then the TAPID entries of every TAPID cookie. A TAPID entry that is not usable is ignored, never
+ * refused: the cookie is this service's own, written by an earlier answer (or altered by someone else), not
+ * what the caller sends now, and refusing it would refuse every event of that browser for a year. Ignored,
+ * the entry is also left out of the cookie written back, so an answer that writes the cookie replaces it.
  */
-export function identifyVisitor(input: IdentifyInput, ids: IdSource): VisitorIdentity {
-  const { account, profile, params } = input;
-  const entries = tapidEntriesOf(input.cookieHeader);
+export function readRequestVisitor(
+  params: Readonly<Record<string, unknown>>,
+  cookies: RequestCookies,
+  account: string,
+  profile: string,
+): Result<RequestVisitor, CollectError> {
+  const sent: Record<VisitorIdParam, string | null> = {
+    svc_override_tapid: null,
+    svc_visitor_id: null,
+    svc_firstparty_visitor_id: null,
+  };
+  for (const name of visitorIdParams) {
+    const read = readVisitorIdParam(name, params[name]);
+    if (!read.ok) return read;
+    sent[name] = read.value;
+  }
+  let firstParty = sent.svc_firstparty_visitor_id;
+  if (firstParty === null) {
+    const utagMain = cookies.get(utagMainCookieName)?.[0];
+    firstParty = utagMain === undefined ? null : firstPartyIdFromUtagMain(utagMain);
+    if (firstParty !== null && !isUsableVisitorId(firstParty))
+      return err(collectError("unusableVisitorId", { source: "v_id of the utag_main cookie" }));
+  }
+  const tapidEntries = tapidEntriesOf(cookies.get(tapidCookieName) ?? []);
+  const knownVisitorId =
+    sent.svc_visitor_id === null ? null : matchKnownVisitorId(sent.svc_visitor_id, account, profile);
   // DEC-PRV-05: a known visitor ID names its visitor by the normalised value, whichever source it comes from.
   const known = (visitorId: string | null) =>
     visitorId === null ? null : normaliseKnownVisitorId(visitorId, account, profile);
   const inputs: VisitorIdInputs = {
-    override: known(idOf("svc_override_tapid", params.svc_override_tapid)),
-    tapid: known(findTapidId(entries, account, profile)),
-    visitorId: known(idOf("svc_visitor_id", params.svc_visitor_id)),
-    firstParty: known(
-      idOf("svc_firstparty_visitor_id", params.svc_firstparty_visitor_id) ??
-        usableOrNull(firstPartyIdFromCookies(input.cookieHeader)),
-    ),
+    override: known(sent.svc_override_tapid),
+    tapid: known(findTapidId(tapidEntries, account, profile)),
+    visitorId: knownVisitorId
+      ? buildKnownVisitorId(account, profile, knownVisitorId.attributeId, knownVisitorId.value)
+      : sent.svc_visitor_id,
+    firstParty: known(firstParty),
     skipTapid: isFlagSet(params.svc_skip_3rd_party_vid_cookies),
     deleteTapid: isFlagSet(params.svc_delete_3rd_party_vid_cookies),
   };
+  return ok({ account, profile, params: sent, inputs, tapidEntries, knownVisitorId });
+}
+
+/**
+ * DEC-COL-09, DEC-COL-10, VID-01 to VID-07, VID-09: the event's visitor and the answer's TAPID cookie, from
+ * what readRequestVisitor read. The event's visitor ID is always usable (isUsableVisitorId): the read refused
+ * parameters and a utag_main v_id that are not, and left out TAPID entries that are not.
+ */
+export function identifyVisitor(visitor: RequestVisitor, ids: IdSource): VisitorIdentity {
+  const { inputs } = visitor;
   const resolved = resolveVisitorId(inputs, ids);
   const plan = planTapidCookie({
-    entries,
-    account,
-    profile,
+    entries: visitor.tapidEntries,
+    account: visitor.account,
+    profile: visitor.profile,
     override: inputs.override,
     resolvedVisitorId: resolved.visitorId,
     skip: inputs.skipTapid,
     delete: inputs.deleteTapid,
   });
+  const setCookie = tapidSetCookie(plan.action);
   return {
     ...resolved,
     inputs,
     thirdPartyVisitorId: plan.thirdPartyVisitorId,
     firstPartyVisitorId: inputs.firstParty,
     tapidCookie: plan.action,
+    setCookie,
+    decision: explainVisitorId(inputs, resolved, setCookie),
   };
 }
 
