@@ -345,8 +345,6 @@ export {
   type FileStatusRecord,
   type FileStatusStore,
   type FoundForEngine,
-  findByMemberInTwoReads,
-  findForEngineInTwoReads,
   type IdSource,
   type ImportedFile,
   type ImportedFileEraser,

@@ -72,13 +72,11 @@ export type {
   PrivacyTransactionKind,
   PrivacyTransactionState,
 } from "./privacy.store.ts";
-export {
-  type FoundForEngine,
-  findByMemberInTwoReads,
-  findForEngineInTwoReads,
-  type MergeRecord,
-  type ProfileSave,
-  type ProfileStore,
+export type {
+  FoundForEngine,
+  MergeRecord,
+  ProfileSave,
+  ProfileStore,
 } from "./profiles.store.ts";
 export type { RateCount, RateCountExchange, RateCountStore } from "./rate-counts.store.ts";
 export type {

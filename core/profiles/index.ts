@@ -18,6 +18,7 @@ export {
   type VisitorProfile,
 } from "./profile.rules.ts";
 export { profilesCursorKey, profileWorker } from "./profile-folding.worker.ts";
+export { ProfileStoreOfSingleReads } from "./profile-store-reads.ts";
 export {
   foldVisitorEvents,
   ProfileBatchError,
