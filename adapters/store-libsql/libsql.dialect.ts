@@ -7,4 +7,6 @@ export const libsqlDialect: SqlDialect = {
   inCodeUnitOrder: (column) => column,
   byteLength: (column) => sql<number | null>`length(cast(${column} as blob))`,
   leadingCharacters: (column, characters) => sql<string | null>`substr(${column}, 1, ${characters})`,
+  // @libsql/client's ResultSet.
+  rowsChanged: (result) => (result as { readonly rowsAffected: number }).rowsAffected,
 };

@@ -8,4 +8,6 @@ export const postgresDialect: SqlDialect = {
   inCodeUnitOrder: (column) => sql`${column} collate "C"`,
   byteLength: (column) => sql<number | null>`octet_length(${column})`,
   leadingCharacters: (column, characters) => sql<string | null>`left(${column}, ${characters})`,
+  // postgres.js's result list.
+  rowsChanged: (result) => (result as { readonly count: number }).count,
 };

@@ -26,6 +26,8 @@ export interface SqlWhere<Row> extends SqlOrdered<Row> {
 
 export interface SqlOrdered<Row> extends PromiseLike<Row[]> {
   limit(count: number): PromiseLike<Row[]>;
+  /** The statement and its parameters, as the database will be sent them. */
+  toSQL(): { sql: string; params: unknown[] };
 }
 
 /** A write being built; awaiting it runs it, `returning` names what it answers of the rows it wrote. */

@@ -17,4 +17,6 @@ export interface SqlDialect {
   byteLength(column: AnyColumn): SQL<number | null>;
   /** The first `characters` characters (code points) of a text column (null stays null). */
   leadingCharacters(column: AnyColumn, characters: number): SQL<string | null>;
+  /** How many rows an awaited insert, update or delete without `returning` changed (each driver names it its way). */
+  rowsChanged(result: unknown): number;
 }
