@@ -28,6 +28,8 @@ export interface SqlOrdered<Row> extends PromiseLike<Row[]> {
   limit(count: number): PromiseLike<Row[]>;
   /** The statement and its parameters, as the database will be sent them. */
   toSQL(): { sql: string; params: unknown[] };
+  /** The select as a subquery, for `exists` and `in`. */
+  getSQL(): SQL;
 }
 
 /** A write being built; awaiting it runs it, `returning` names what it answers of the rows it wrote. */
