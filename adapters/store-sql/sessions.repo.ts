@@ -31,7 +31,10 @@ export type LockoutsTable = Table & {
   readonly relevantUntil: SqlColumn<number>;
 };
 
-/** Users are found by their e-mail address whatever its case. */
+/**
+ * Users are found by their e-mail address whatever its case, folded as the in-memory reference folds it:
+ * JavaScript's toLowerCase (SQLite's lower() folds ASCII only, PostgreSQL's follows the database's locale).
+ */
 export function emailKey(email: string): string {
   return email.toLowerCase();
 }
