@@ -8,6 +8,8 @@ import type { AnyColumn, SQL } from "drizzle-orm";
 export interface SqlDialect {
   /** True when `column` starts with `prefix`, case-sensitive and free of LIKE's wildcards. */
   startsWith(column: AnyColumn, prefix: string): SQL;
+  /** True when a text column holds `text` (null holds nothing), case-sensitive and free of LIKE's wildcards. */
+  contains(column: AnyColumn, text: string): SQL;
   /**
    * DEC-DLE-09: `column` in code-unit order. Names hold only `A-Z a-z 0-9 _ - ~` (DLE-ERR-02), so byte order
    * is code-unit order; a database's default collation may not be.
