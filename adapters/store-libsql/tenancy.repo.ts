@@ -4,15 +4,8 @@ import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { ProfileConfig } from "../../core/config/config.model.ts";
 import { deepFreeze } from "../../core/json/deep-freeze.rules.ts";
-import type {
-  AccountRecord,
-  ApiKeyRecord,
-  ProfileRecord,
-  TenancyStore,
-  UserChanges,
-  UserRecord,
-} from "../../core/ports/index.ts";
-import { SqlApiKeys, sortByCodeUnits } from "../store-sql/api-keys.repo.ts";
+import type { AccountRecord, ProfileRecord, TenancyStore, UserChanges, UserRecord } from "../../core/ports/index.ts";
+import { type ApiKeyRow, SqlApiKeyStore, sortByCodeUnits } from "../store-sql/api-keys.repo.ts";
 import { profileConfigRowsOf } from "../store-sql/profile-config.rows.ts";
 import { emailKey } from "../store-sql/sessions.repo.ts";
 import { attributes, audiences, engines, fileDefinitions, visitorIdAttributes } from "./profile-config.schema.ts";
@@ -100,14 +93,12 @@ function handedOut<T>(value: T): T {
   return (Array.isArray(value) ? value.slice() : value) as T;
 }
 
-export class LibsqlTenancyRepo implements TenancyStore {
+export class LibsqlTenancyRepo extends SqlApiKeyStore implements TenancyStore {
   private readonly cache: ReadCache;
 
-  private readonly keys: SqlApiKeys;
-
   constructor(private readonly db: LibSQLDatabase) {
+    super(db, { apiKeys, users });
     this.cache = new ReadCache(db);
-    this.keys = new SqlApiKeys(db, apiKeys, users);
   }
 
   /** Forgets every kept answer: the store was changed on this connection by someone else than this repository (Stores.eraseAll). */
@@ -283,19 +274,10 @@ export class LibsqlTenancyRepo implements TenancyStore {
     return this.readUser(email);
   }
 
-  listApiKeys(email: string): Promise<ApiKeyRecord[]> {
-    return this.keys.list(email);
-  }
-
-  findApiKey(id: string): Promise<ApiKeyRecord | null> {
-    return this.keys.find(id);
-  }
-
-  async putApiKey(apiKey: ApiKeyRecord): Promise<void> {
-    const row = await this.keys.rowOf(apiKey);
+  protected async upsertApiKey(id: string, row: ApiKeyRow): Promise<void> {
     await this.db
       .insert(apiKeys)
-      .values({ id: apiKey.id, ...row })
+      .values({ id, ...row })
       .onConflictDoUpdate({ target: apiKeys.id, set: row });
   }
 

@@ -10,15 +10,8 @@ import type {
   VisitorIdAttribute,
 } from "../../core/config/config.model.ts";
 import { deepFreeze } from "../../core/json/deep-freeze.rules.ts";
-import type {
-  AccountRecord,
-  ApiKeyRecord,
-  ProfileRecord,
-  TenancyStore,
-  UserChanges,
-  UserRecord,
-} from "../../core/ports/index.ts";
-import { SqlApiKeys, sortByCodeUnits } from "../store-sql/api-keys.repo.ts";
+import type { AccountRecord, ProfileRecord, TenancyStore, UserChanges, UserRecord } from "../../core/ports/index.ts";
+import { type ApiKeyRow, SqlApiKeyStore, sortByCodeUnits } from "../store-sql/api-keys.repo.ts";
 import { profileConfigRowsOf } from "../store-sql/profile-config.rows.ts";
 import { emailKey } from "../store-sql/sessions.repo.ts";
 import type { PgDatabase } from "./database.ts";
@@ -40,11 +33,9 @@ import { accounts, apiKeys, profiles, userGrants, users } from "./tenancy.schema
 /** The tables holding a profile's configuration, all replaced together by putProfile. */
 const profileConfigTables = [visitorIdAttributes, attributes, audiences, engines, fileDefinitions] as const;
 
-export class PgTenancyRepo implements TenancyStore {
-  private readonly keys: SqlApiKeys;
-
+export class PgTenancyRepo extends SqlApiKeyStore implements TenancyStore {
   constructor(private readonly db: PgDatabase) {
-    this.keys = new SqlApiKeys(db, apiKeys, users);
+    super(db, { apiKeys, users });
   }
 
   async listAccounts(): Promise<AccountRecord[]> {
@@ -183,19 +174,10 @@ export class PgTenancyRepo implements TenancyStore {
     return updated ? this.findUser(email) : null;
   }
 
-  listApiKeys(email: string): Promise<ApiKeyRecord[]> {
-    return this.keys.list(email);
-  }
-
-  findApiKey(id: string): Promise<ApiKeyRecord | null> {
-    return this.keys.find(id);
-  }
-
-  async putApiKey(apiKey: ApiKeyRecord): Promise<void> {
-    const row = await this.keys.rowOf(apiKey);
+  protected async upsertApiKey(id: string, row: ApiKeyRow): Promise<void> {
     await this.db
       .insert(apiKeys)
-      .values({ id: apiKey.id, ...row })
+      .values({ id, ...row })
       .onConflictDoUpdate({ target: apiKeys.id, set: row });
   }
 

@@ -1,6 +1,6 @@
 import { eq, type Table } from "drizzle-orm";
 import { deepFreeze } from "../../core/json/index.ts";
-import type { ApiKeyRecord } from "../../core/ports/index.ts";
+import type { ApiKeyRecord, TenancyStore } from "../../core/ports/index.ts";
 import { emailKey } from "./sessions.repo.ts";
 import type { SqlColumn, SqlDatabase } from "./sql-database.ts";
 
@@ -14,6 +14,16 @@ export type ApiKeysTable = Table & {
   readonly createdAt: SqlColumn<number>;
   readonly revokedAt: SqlColumn<number, true>;
 };
+
+/** What an API key's row holds besides its id. */
+export interface ApiKeyRow {
+  readonly userEmailKey: string;
+  readonly userEmail: string;
+  readonly keyHash: string;
+  readonly keySeed: string | null;
+  readonly createdAt: number;
+  readonly revokedAt: number | null;
+}
 
 /** The `users` table, as far as an API key needs it: its owner's key. */
 export type UserKeysTable = Table & { readonly emailKey: SqlColumn<string> };
@@ -31,18 +41,23 @@ export function sortByCodeUnits<T>(items: T[], keyOf: (item: T) => string): T[] 
   });
 }
 
-/** DEC-SES-05: the API keys of the TenancyStore, for both stores; each read asks the database. */
-export class SqlApiKeys {
+/**
+ * DEC-SES-05: the API keys of the TenancyStore, for both stores (each read asks the database); the stores'
+ * tenancy repositories extend it. Writing a key is an upsert, in each dialect's own words (`upsertApiKey`).
+ */
+export abstract class SqlApiKeyStore implements Pick<TenancyStore, "listApiKeys" | "findApiKey" | "putApiKey"> {
   constructor(
-    private readonly db: SqlDatabase,
-    private readonly apiKeys: ApiKeysTable,
-    private readonly users: UserKeysTable,
+    private readonly keysDb: SqlDatabase,
+    private readonly keyTables: { readonly apiKeys: ApiKeysTable; readonly users: UserKeysTable },
   ) {}
+
+  /** Inserts the key `id`, or sets `row` on it when it is stored already. */
+  protected abstract upsertApiKey(id: string, row: ApiKeyRow): Promise<void>;
 
   /** The columns of an ApiKeyRecord. */
   private selectApiKeys() {
-    const { apiKeys } = this;
-    return this.db
+    const { apiKeys } = this.keyTables;
+    return this.keysDb
       .select({
         id: apiKeys.id,
         userEmail: apiKeys.userEmail,
@@ -54,32 +69,29 @@ export class SqlApiKeys {
       .from(apiKeys);
   }
 
-  async list(email: string): Promise<ApiKeyRecord[]> {
-    const rows = await this.selectApiKeys().where(eq(this.apiKeys.userEmailKey, emailKey(email)));
+  async listApiKeys(email: string): Promise<ApiKeyRecord[]> {
+    const rows = await this.selectApiKeys().where(eq(this.keyTables.apiKeys.userEmailKey, emailKey(email)));
     return sortByCodeUnits(rows.map(deepFreeze), (apiKey) => apiKey.id);
   }
 
-  async find(id: string): Promise<ApiKeyRecord | null> {
-    const [row] = await this.selectApiKeys().where(eq(this.apiKeys.id, id));
+  async findApiKey(id: string): Promise<ApiKeyRecord | null> {
+    const [row] = await this.selectApiKeys().where(eq(this.keyTables.apiKeys.id, id));
     return row ? deepFreeze(row) : null;
   }
 
-  /**
-   * The columns an API key's upsert writes (each store's own `on conflict do update`), once its owner is found.
-   * The foreign key refuses a key of a user removed meanwhile; checking first gives the reference's error.
-   */
-  async rowOf(apiKey: ApiKeyRecord) {
-    const { users } = this;
+  async putApiKey(apiKey: ApiKeyRecord): Promise<void> {
+    const { users } = this.keyTables;
     const key = emailKey(apiKey.userEmail);
-    const [owner] = await this.db.select({ emailKey: users.emailKey }).from(users).where(eq(users.emailKey, key));
+    // The foreign key refuses a key of a user removed meanwhile; checking first gives the reference's error.
+    const [owner] = await this.keysDb.select({ emailKey: users.emailKey }).from(users).where(eq(users.emailKey, key));
     if (!owner) throw new Error(`user ${apiKey.userEmail} does not exist`);
-    return {
+    await this.upsertApiKey(apiKey.id, {
       userEmailKey: key,
       userEmail: apiKey.userEmail,
       keyHash: apiKey.keyHash,
       keySeed: apiKey.keySeed,
       createdAt: apiKey.createdAt,
       revokedAt: apiKey.revokedAt,
-    };
+    });
   }
 }
