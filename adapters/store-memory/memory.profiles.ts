@@ -1,9 +1,9 @@
-import type { MergeRecord } from "../../core/ports/index.ts";
+import type { MergeRecord, ProfileStore } from "../../core/ports/index.ts";
 import { eraseValueFromProfile } from "../../core/privacy/index.ts";
 import { ProfileStoreOfSingleReads, type VisitorProfile } from "../../core/profiles/index.ts";
 
 /** The reference ProfileStore: groups of visitor ids per account/profile, each with one profile. */
-export class MemoryProfileStore extends ProfileStoreOfSingleReads {
+export class MemoryProfileStore extends ProfileStoreOfSingleReads implements ProfileStore {
   /** `${account}\u0000${profile}\u0000${member}` → canonical id. */
   private readonly canonical = new Map<string, string>();
   private readonly profiles = new Map<string, VisitorProfile>();

@@ -11,7 +11,7 @@ import { ProfileStoreOfSingleReads } from "./profile-store-reads.ts";
  * record the store is known to hold already (read, or written by an earlier flush of the batch) is not
  * written again.
  */
-export class BufferedProfileStore extends ProfileStoreOfSingleReads {
+export class BufferedProfileStore extends ProfileStoreOfSingleReads implements ProfileStore {
   /** What is known of a member id: its group, or null when it is known to be in none. */
   private readonly canonical = new Map<string, string | null>();
   /** What is known of a group: its profile, or null when it is known to have none. */

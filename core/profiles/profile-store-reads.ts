@@ -1,44 +1,18 @@
-import type { FoundForEngine, MergeRecord, ProfileSave, ProfileStore } from "../ports/index.ts";
+import type { FoundForEngine, ProfileSave, ProfileStore } from "../ports/index.ts";
 import type { VisitorProfile } from "./profile.rules.ts";
 
 /**
  * A ProfileStore whose reads of several ids, lookups and batch saves are made of its single ones: for stores
  * where two reads cost no more than one (in memory, or a batch's buffer in front of a store). The buffered
- * profiles of the profile worker and the memory store build on it.
+ * profiles of the profile worker and the memory store build on it, each a whole ProfileStore.
  */
-export abstract class ProfileStoreOfSingleReads implements ProfileStore {
+export abstract class ProfileStoreOfSingleReads
+  implements Pick<ProfileStore, "canonicalsOf" | "findByMember" | "findForEngine" | "findMany" | "saveMany">
+{
   abstract canonicalOf(account: string, profile: string, visitorId: string): Promise<string | null>;
   abstract find(account: string, profile: string, canonical: string): Promise<VisitorProfile | null>;
-  abstract save(
-    account: string,
-    profile: string,
-    canonical: string,
-    data: VisitorProfile,
-    members: readonly string[],
-  ): Promise<void>;
-  abstract membersOf(account: string, profile: string, canonical: string): Promise<string[]>;
-  abstract merge(
-    account: string,
-    profile: string,
-    into: string,
-    from: readonly string[],
-    data: VisitorProfile,
-    at: number,
-  ): Promise<void>;
-  abstract mergesInto(account: string, profile: string, canonical: string): Promise<MergeRecord[]>;
-  abstract deleteGroup(account: string, profile: string, canonical: string): Promise<number>;
-  abstract eraseValue(
-    account: string,
-    profile: string,
-    erased: string,
-  ): Promise<{ readonly edited: number; readonly groups: readonly string[] }>;
+  abstract save(...save: Parameters<ProfileStore["save"]>): Promise<void>;
   abstract engineEnabledSince(account: string, profile: string, engineId: string): Promise<number | null>;
-  abstract setEngineEnabledSince(
-    account: string,
-    profile: string,
-    engineId: string,
-    since: number | null,
-  ): Promise<void>;
 
   async canonicalsOf(account: string, profile: string, visitorIds: readonly string[]): Promise<Map<string, string>> {
     const found = new Map<string, string>();
