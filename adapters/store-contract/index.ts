@@ -11,6 +11,7 @@ import { describeDataLayerStoreContract } from "./datalayer.contract.ts";
 import { describeEraseContract } from "./erase.contract.ts";
 import { describeEventStoreContract } from "./events.contract.ts";
 import { describeFileStatusStoreContract } from "./files.contract.ts";
+import { migrationStatements } from "./migrations.ts";
 import { describePrivacyStoreContract } from "./privacy.contract.ts";
 import { describeProfileStoreContract } from "./profiles.contract.ts";
 import { describeRateCountStoreContract } from "./rate-counts.contract.ts";
@@ -31,6 +32,7 @@ export {
   describeRevisionStoreContract,
   describeSessionStoreContract,
   describeStoreContract,
+  migrationStatements,
   type OpenedStorage,
 };
 

@@ -1,151 +1,27 @@
-import { and, asc, eq, lt, min, ne, notExists, sql } from "drizzle-orm";
+import { and, eq, lt, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import { alias } from "drizzle-orm/sqlite-core";
 import { GroupCommitWriter } from "../../core/collect/index.ts";
-import type {
-  ChangeSettlement,
-  DataLayerChange,
-  DataLayerKey,
-  DataLayerRecord,
-  DataLayerStore,
-  ListedDataLayer,
-  ServedDataLayer,
-} from "../../core/ports/index.ts";
-import { listedDataLayerOf, servedHeadCharacters } from "../../core/ports/index.ts";
+import type { ChangeSettlement, DataLayerChange, DataLayerKey, DataLayerRecord } from "../../core/ports/index.ts";
 import { nextEventLoopTurn } from "../runtime/event-loop.ts";
+import { layerSettlementOf, newestColumnsOf, newestOf, SqlDataLayerRepo } from "../store-sql/datalayer.repo.ts";
 import { dataLayerChanges, dataLayers } from "./datalayer.schema.ts";
+import { libsqlDialect } from "./libsql.dialect.ts";
 import { type ReaderQuery, readerQuery, type StatementReader } from "./statement-reader.ts";
 
-type LayerRow = typeof dataLayers.$inferSelect;
-type ChangeRow = typeof dataLayerChanges.$inferSelect;
+const tables = { layers: dataLayers, changes: dataLayerChanges, earlier: alias(dataLayerChanges, "earlier") };
 
-function toServed(row: Pick<LayerRow, "servedBody" | "servedSeq" | "servedAt">): ServedDataLayer | null {
-  return row.servedBody === null
-    ? null
-    : { body: row.servedBody, seq: row.servedSeq ?? 0, publishedAt: row.servedAt ?? 0 };
-}
-
-function toLayer(row: LayerRow): DataLayerRecord {
-  return {
-    key: { account: row.account, profile: row.profile, dlId: row.dlId },
-    exists: row.present,
-    lastSeq: row.lastSeq,
-    lastDueAt: row.lastDueAt,
-    settledSeq: row.settledSeq,
-    served: toServed(row),
-  };
-}
-
-function toChange(row: ChangeRow): DataLayerChange {
-  return {
-    key: { account: row.account, profile: row.profile, dlId: row.dlId },
-    seq: row.seq,
-    kind: row.kind,
-    body: row.body,
-    state: row.state,
-    acceptedAt: row.acceptedAt,
-    dueAt: row.dueAt,
-    runAt: row.runAt,
-    attempts: row.attempts,
-    settledAt: row.settledAt,
-  };
-}
-
-/** What `read` selects, flat and in a fixed order, so a row of the statement reader (an array) maps by position. */
-const newestColumns = {
-  account: dataLayers.account,
-  profile: dataLayers.profile,
-  dlId: dataLayers.dlId,
-  present: dataLayers.present,
-  lastSeq: dataLayers.lastSeq,
-  lastDueAt: dataLayers.lastDueAt,
-  settledSeq: dataLayers.settledSeq,
-  servedBody: dataLayers.servedBody,
-  servedSeq: dataLayers.servedSeq,
-  servedAt: dataLayers.servedAt,
-  kind: dataLayerChanges.kind,
-  body: dataLayerChanges.body,
-  state: dataLayerChanges.state,
-  acceptedAt: dataLayerChanges.acceptedAt,
-  dueAt: dataLayerChanges.dueAt,
-  runAt: dataLayerChanges.runAt,
-  attempts: dataLayerChanges.attempts,
-  settledAt: dataLayerChanges.settledAt,
-};
-
-function newestFromColumns(row: readonly unknown[]): { layer: DataLayerRecord; newest: DataLayerChange } {
-  const [
-    account,
-    profile,
-    dlId,
-    present,
-    lastSeq,
-    lastDueAt,
-    settledSeq,
-    servedBody,
-    servedSeq,
-    servedAt,
-    kind,
-    body,
-    state,
-    acceptedAt,
-    dueAt,
-    runAt,
-    attempts,
-    settledAt,
-  ] = row;
-  const layer = toLayer({
-    account: account as string,
-    profile: profile as string,
-    dlId: dlId as string,
-    // A boolean column: drizzle answers true or false, the statement reader 1 or 0.
-    present: Boolean(present),
-    lastSeq: lastSeq as number,
-    lastDueAt: lastDueAt as number,
-    settledSeq: settledSeq as number,
-    servedBody: servedBody as string | null,
-    servedSeq: servedSeq as number | null,
-    servedAt: servedAt as number | null,
-  });
-  const newest = toChange({
-    account: account as string,
-    profile: profile as string,
-    dlId: dlId as string,
-    seq: lastSeq as number,
-    kind: kind as ChangeRow["kind"],
-    body: body as string | null,
-    state: state as ChangeRow["state"],
-    acceptedAt: acceptedAt as number,
-    dueAt: dueAt as number,
-    runAt: runAt as number,
-    attempts: attempts as number,
-    settledAt: settledAt as number | null,
-  });
-  return { layer, newest };
-}
-
-function isLayer(key: DataLayerKey) {
-  return and(eq(dataLayers.account, key.account), eq(dataLayers.profile, key.profile), eq(dataLayers.dlId, key.dlId));
-}
-
-function isChangeOf(key: DataLayerKey) {
-  return and(
-    eq(dataLayerChanges.account, key.account),
-    eq(dataLayerChanges.profile, key.profile),
-    eq(dataLayerChanges.dlId, key.dlId),
-  );
-}
-
-/** An earlier pending change of the same data layer as the outer `data_layer_changes` row. */
-const earlier = alias(dataLayerChanges, "earlier");
+/** The names of `newestColumnsOf`, in their order: a row of the statement reader (an array) maps by position. */
+const newestNames = Object.keys(newestColumnsOf(tables));
 
 /**
- * The hosted data layers in libSQL. Every write that touches several rows is one `db.batch` (one
- * transaction on the single connection); "the next change is seq n" is a compare-and-set on last_seq,
- * backed by the changes' primary key, so concurrent writers on any node never record two changes as one.
+ * The hosted data layers in libSQL (adapters/store-sql/datalayer.repo.ts). Every write that touches several
+ * rows is one `db.batch` (one transaction on the single connection); "the next change is seq n" is a
+ * compare-and-set on last_seq, backed by the changes' primary key, so concurrent writers on any node never
+ * record two changes as one.
  */
-export class LibsqlDataLayerRepo implements DataLayerStore {
+export class LibsqlDataLayerRepo extends SqlDataLayerRepo {
   /**
    * Changes accepted together (the uploads, updates and deletes of calls that arrive in the same turn of the
    * event loop) share one transaction, one WAL sync, as collected events and session touches do; each call
@@ -167,13 +43,14 @@ export class LibsqlDataLayerRepo implements DataLayerStore {
   );
 
   /** The get-status read of the v1 API, on the statement reader (a `file:` database), prepared once. */
-  private readonly newestOf: ReaderQuery | null;
+  private readonly newestQuery: ReaderQuery | null;
 
   constructor(
-    private readonly db: LibSQLDatabase,
+    private readonly libsql: LibSQLDatabase,
     private readonly reader: StatementReader | null = null,
   ) {
-    this.newestOf = reader
+    super(libsql, tables, libsqlDialect);
+    this.newestQuery = reader
       ? readerQuery(
           this.selectNewest()
             .where(
@@ -188,33 +65,21 @@ export class LibsqlDataLayerRepo implements DataLayerStore {
       : null;
   }
 
-  async read(key: DataLayerKey): Promise<{ layer: DataLayerRecord; newest: DataLayerChange } | null> {
-    if (this.reader && this.newestOf) {
-      const row = this.reader.row(this.newestOf, { ...key });
-      return row ? newestFromColumns(row) : null;
-    }
-    const [row] = await this.selectNewest().where(isLayer(key));
-    return row ? newestFromColumns(Object.values(row)) : null;
-  }
-
-  /** A data layer with its newest change: the columns of `newestColumns`, in their order. */
-  private selectNewest() {
-    return this.db
-      .select(newestColumns)
-      .from(dataLayers)
-      .innerJoin(
-        dataLayerChanges,
-        and(
-          eq(dataLayerChanges.account, dataLayers.account),
-          eq(dataLayerChanges.profile, dataLayers.profile),
-          eq(dataLayerChanges.dlId, dataLayers.dlId),
-          eq(dataLayerChanges.seq, dataLayers.lastSeq),
-        ),
-      );
+  override async read(key: DataLayerKey): Promise<{ layer: DataLayerRecord; newest: DataLayerChange } | null> {
+    if (!this.reader || !this.newestQuery) return super.read(key);
+    const row = this.reader.row(this.newestQuery, { ...key });
+    if (!row) return null;
+    const named = Object.fromEntries(newestNames.map((name, index) => [name, row[index]]));
+    // A boolean column: drizzle answers true or false, the statement reader 1 or 0.
+    return newestOf({ ...named, present: Boolean(named["present"]) } as Parameters<typeof newestOf>[0]);
   }
 
   append(change: DataLayerChange, exists: boolean): Promise<boolean> {
     return this.appends({ change, exists });
+  }
+
+  settle(settlement: ChangeSettlement): Promise<boolean> {
+    return this.settles(settlement);
   }
 
   /**
@@ -230,7 +95,7 @@ export class LibsqlDataLayerRepo implements DataLayerStore {
         const perItem = batch.map(({ item }) => statementsOf(item));
         const [first, ...rest] = perItem.flat();
         if (!first) return;
-        const results = (await this.db.batch([first, ...rest])) as ReadonlyArray<{ rowsAffected: number }>;
+        const results = (await this.libsql.batch([first, ...rest])) as ReadonlyArray<{ rowsAffected: number }>;
         let offset = 0;
         batch.forEach((waiting, index) => {
           waiting.changed = results[offset + deciding]?.rowsAffected === 1;
@@ -247,21 +112,21 @@ export class LibsqlDataLayerRepo implements DataLayerStore {
   }
 
   private appendStatements(change: DataLayerChange, exists: boolean) {
-    const { db } = this;
+    const { libsql } = this;
     const { account, profile, dlId } = change.key;
     return [
       // Moves last_seq from seq - 1 to seq (creates the row for seq 1); a row that moved on is left alone.
       change.seq === 1
-        ? db
+        ? libsql
             .insert(dataLayers)
             .values({ account, profile, dlId, present: exists, lastSeq: 1, lastDueAt: change.dueAt })
             .onConflictDoNothing()
-        : db
+        : libsql
             .update(dataLayers)
             .set({ present: exists, lastSeq: change.seq, lastDueAt: change.dueAt })
-            .where(and(isLayer(change.key), eq(dataLayers.lastSeq, change.seq - 1))),
+            .where(and(this.isLayer(change.key), eq(dataLayers.lastSeq, change.seq - 1))),
       // Recorded only if the row above now names this seq and no change holds it yet.
-      db.run(sql`
+      libsql.run(sql`
         insert into ${dataLayerChanges}
           (account, profile, dl_id, seq, kind, body, state, accepted_at, due_at, run_at, attempts, settled_at)
         select ${account}, ${profile}, ${dlId}, ${change.seq}, ${change.kind}, ${change.body}, ${change.state},
@@ -271,147 +136,20 @@ export class LibsqlDataLayerRepo implements DataLayerStore {
     ] as const;
   }
 
-  async listExisting(account: string, profile: string, limit: number): Promise<string[]> {
-    const rows = await this.db
-      .select({ dlId: dataLayers.dlId })
-      .from(dataLayers)
-      .where(and(eq(dataLayers.account, account), eq(dataLayers.profile, profile), eq(dataLayers.present, true)))
-      .orderBy(asc(dataLayers.dlId))
-      .limit(Math.max(0, limit));
-    return rows.map((row) => row.dlId);
-  }
-
-  /**
-   * One query for the whole list: each layer with its newest change (the changes' primary key), and of what it
-   * serves only the size and the head, so that no body is read whole.
-   */
-  async list(account: string, profile: string, limit: number): Promise<ListedDataLayer[]> {
-    const rows = await this.db
-      .select({
-        dlId: dataLayers.dlId,
-        present: dataLayers.present,
-        lastSeq: dataLayers.lastSeq,
-        lastDueAt: dataLayers.lastDueAt,
-        settledSeq: dataLayers.settledSeq,
-        servedSeq: dataLayers.servedSeq,
-        servedAt: dataLayers.servedAt,
-        // Bytes: the text's UTF-8 encoding; characters: substr counts code points on text.
-        servedBytes: sql<number | null>`length(cast(${dataLayers.servedBody} as blob))`,
-        servedHead: sql<string | null>`substr(${dataLayers.servedBody}, 1, ${servedHeadCharacters})`,
-        kind: dataLayerChanges.kind,
-        state: dataLayerChanges.state,
-        acceptedAt: dataLayerChanges.acceptedAt,
-        dueAt: dataLayerChanges.dueAt,
-        runAt: dataLayerChanges.runAt,
-        attempts: dataLayerChanges.attempts,
-        settledAt: dataLayerChanges.settledAt,
-      })
-      .from(dataLayers)
-      .innerJoin(
-        dataLayerChanges,
-        and(
-          eq(dataLayerChanges.account, dataLayers.account),
-          eq(dataLayerChanges.profile, dataLayers.profile),
-          eq(dataLayerChanges.dlId, dataLayers.dlId),
-          eq(dataLayerChanges.seq, dataLayers.lastSeq),
-        ),
-      )
-      .where(and(eq(dataLayers.account, account), eq(dataLayers.profile, profile)))
-      .orderBy(asc(dataLayers.dlId))
-      .limit(Math.max(0, limit));
-    return rows.map((row) => listedDataLayerOf(account, profile, row));
-  }
-
-  /** Pending changes with no earlier pending change of the same data layer. */
-  private pendingHeads() {
-    return and(
-      eq(dataLayerChanges.state, "pending"),
-      notExists(
-        this.db
-          .select({ one: sql`1` })
-          .from(earlier)
-          .where(
-            and(
-              eq(earlier.account, dataLayerChanges.account),
-              eq(earlier.profile, dataLayerChanges.profile),
-              eq(earlier.dlId, dataLayerChanges.dlId),
-              eq(earlier.state, "pending"),
-              lt(earlier.seq, dataLayerChanges.seq),
-            ),
-          ),
-      ),
-    );
-  }
-
-  async due(now: number, limit: number): Promise<DataLayerChange[]> {
-    const rows = await this.db
-      .select()
-      .from(dataLayerChanges)
-      .where(and(this.pendingHeads(), sql`${dataLayerChanges.runAt} <= ${now}`))
-      .orderBy(
-        asc(dataLayerChanges.runAt),
-        asc(dataLayerChanges.account),
-        asc(dataLayerChanges.profile),
-        asc(dataLayerChanges.dlId),
-      )
-      .limit(Math.max(0, limit));
-    return rows.map(toChange);
-  }
-
-  async nextRunAt(): Promise<number | null> {
-    const [row] = await this.db
-      .select({ next: min(dataLayerChanges.runAt) })
-      .from(dataLayerChanges)
-      .where(this.pendingHeads());
-    return row?.next ?? null;
-  }
-
-  settle(settlement: ChangeSettlement): Promise<boolean> {
-    return this.settles(settlement);
-  }
-
   private settlementStatements(settlement: ChangeSettlement) {
-    const { db } = this;
+    const { libsql } = this;
     const { key, seq } = settlement;
-    const layerUpdate =
-      settlement.state === "completed"
-        ? {
-            settledSeq: seq,
-            servedBody: settlement.serve,
-            servedSeq: settlement.serve === null ? null : seq,
-            servedAt: settlement.serve === null ? null : settlement.settledAt,
-          }
-        : { settledSeq: seq };
-    const statements = [
-      db
+    return [
+      libsql
         .update(dataLayerChanges)
         .set({ state: settlement.state, settledAt: settlement.settledAt, attempts: settlement.attempts })
-        .where(and(isChangeOf(key), eq(dataLayerChanges.seq, seq), eq(dataLayerChanges.state, "pending"))),
+        .where(this.isPendingChange(key, seq)),
       // A node that settled this change first moved settled_seq already, so this changes nothing then.
-      db
+      libsql
         .update(dataLayers)
-        .set(layerUpdate)
-        .where(and(isLayer(key), lt(dataLayers.settledSeq, seq))),
-      // Settled changes older than this one are no longer needed: get status reads only the newest.
-      db
-        .delete(dataLayerChanges)
-        .where(and(isChangeOf(key), lt(dataLayerChanges.seq, seq), ne(dataLayerChanges.state, "pending"))),
+        .set(layerSettlementOf(settlement))
+        .where(and(this.isLayer(key), lt(dataLayers.settledSeq, seq))),
+      libsql.delete(dataLayerChanges).where(this.isSettledBefore(key, seq)),
     ] as const;
-    return statements;
-  }
-
-  async retry(key: DataLayerKey, seq: number, attempts: number, runAt: number): Promise<void> {
-    await this.db
-      .update(dataLayerChanges)
-      .set({ attempts, runAt })
-      .where(and(isChangeOf(key), eq(dataLayerChanges.seq, seq), eq(dataLayerChanges.state, "pending")));
-  }
-
-  async served(key: DataLayerKey): Promise<ServedDataLayer | null> {
-    const [row] = await this.db
-      .select({ servedBody: dataLayers.servedBody, servedSeq: dataLayers.servedSeq, servedAt: dataLayers.servedAt })
-      .from(dataLayers)
-      .where(isLayer(key));
-    return row ? toServed(row) : null;
   }
 }

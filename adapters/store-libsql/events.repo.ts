@@ -1,8 +1,9 @@
-import { and, asc, desc, eq, gt, gte, inArray, lt, lte, or, type SQL, sql } from "drizzle-orm";
-import type { CollectedEvent, EventQuery, EventStore, StoredEvent, ValueErasure } from "../../core/ports/index.ts";
-import { checkVisitorIds, deleteRunReceivedBefore, maxVisitorIdsPerQuery } from "../../core/ports/index.ts";
-import { eraseValueFromEvent, erasureNeedle } from "../../core/privacy/index.ts";
+import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
+import type { CollectedEvent, EventQuery, StoredEvent, ValueErasure } from "../../core/ports/index.ts";
+import { checkVisitorIds, maxVisitorIdsPerQuery } from "../../core/ports/index.ts";
+import { erasureCandidatesOf, eventErasureOf, SqlEventRepo, storedColumnsOf } from "../store-sql/events.repo.ts";
 import { events } from "./events.schema.ts";
+import { libsqlDialect } from "./libsql.dialect.ts";
 import { type ClientDatabase, chunks, rowStatements } from "./row-statements.ts";
 import { forEachRowidPage } from "./rowid-pages.ts";
 import { type ReaderQuery, readerQuery, type StatementReader } from "./statement-reader.ts";
@@ -34,22 +35,6 @@ function toRow(event: CollectedEvent): EventRow {
     data: JSON.stringify(event.data),
   };
 }
-
-/** The stored columns in a fixed order, for reads whose rows come back as arrays. */
-const storedColumns = {
-  seq: events.seq,
-  account: events.account,
-  profile: events.profile,
-  visitorId: events.visitorId,
-  visitorIdSource: events.visitorIdSource,
-  thirdPartyVisitorId: events.thirdPartyVisitorId,
-  firstPartyVisitorId: events.firstPartyVisitorId,
-  event: events.event,
-  datasource: events.datasource,
-  traceId: events.traceId,
-  receivedAt: events.receivedAt,
-  data: events.data,
-};
 
 function storedEventOf(row: unknown[]): StoredEvent {
   const [
@@ -112,7 +97,8 @@ const eventColumns = [
   "data",
 ] as const;
 
-export class LibsqlEventRepo implements EventStore {
+/** COL-16, DEC-COL-08: the collected events in libSQL (adapters/store-sql/events.repo.ts). */
+export class LibsqlEventRepo extends SqlEventRepo {
   /** The INSERT of n events, its text built once per n (n up to rowsPerStatement). */
   private readonly insertEvents;
 
@@ -120,14 +106,16 @@ export class LibsqlEventRepo implements EventStore {
   private readonly inOrder: ReaderQuery | null;
 
   constructor(
-    private readonly db: ClientDatabase,
+    private readonly libsql: ClientDatabase,
     private readonly reader: StatementReader | null = null,
   ) {
+    super(libsql, events, libsqlDialect);
+    const db = libsql;
     this.insertEvents = rowStatements<EventRow>(eventColumns, (rows) => db.insert(events).values(rows));
     this.inOrder = reader
       ? readerQuery(
           db
-            .select(storedColumns)
+            .select(storedColumnsOf(events))
             .from(events)
             .where(gt(events.seq, sql.placeholder("afterSeq")))
             .orderBy(asc(events.seq))
@@ -157,36 +145,18 @@ export class LibsqlEventRepo implements EventStore {
       : [];
     if (rows.length === 0 && mark.length === 0) return;
     if (rows.length <= rowsPerStatement && mark.length === 0) {
-      await this.db.$client.execute(this.insertEvents(rows));
+      await this.libsql.$client.execute(this.insertEvents(rows));
       return;
     }
-    await this.db.$client.batch([...chunks(rows, rowsPerStatement).map(this.insertEvents), ...mark], "write");
+    await this.libsql.$client.batch([...chunks(rows, rowsPerStatement).map(this.insertEvents), ...mark], "write");
   }
 
-  async query(query: EventQuery): Promise<StoredEvent[]> {
-    checkVisitorIds(query);
-    if (query.visitorIds?.length === 0) return [];
+  override async query(query: EventQuery): Promise<StoredEvent[]> {
     if (this.reader && this.inOrder && isInOrderRead(query)) {
+      checkVisitorIds(query);
       return this.reader.rows(this.inOrder, { afterSeq: query.afterSeq ?? 0, limit: query.limit }).map(storedEventOf);
     }
-    const conditions: SQL[] = [];
-    if (query.account !== undefined) conditions.push(eq(events.account, query.account));
-    if (query.profile !== undefined) conditions.push(eq(events.profile, query.profile));
-    if (query.visitorId !== undefined) conditions.push(eq(events.visitorId, query.visitorId));
-    if (query.visitorIds !== undefined) conditions.push(inArray(events.visitorId, [...query.visitorIds]));
-    if (query.event !== undefined) conditions.push(eq(events.event, query.event));
-    if (query.traceId !== undefined) conditions.push(eq(events.traceId, query.traceId));
-    if (query.from !== undefined) conditions.push(gte(events.receivedAt, query.from));
-    if (query.to !== undefined) conditions.push(lte(events.receivedAt, query.to));
-    if (query.afterSeq !== undefined) conditions.push(gt(events.seq, query.afterSeq));
-    if (query.beforeSeq !== undefined) conditions.push(lt(events.seq, query.beforeSeq));
-    const rows = await this.db
-      .select()
-      .from(events)
-      .where(and(...conditions))
-      .orderBy(query.order === "desc" ? desc(events.seq) : asc(events.seq))
-      .limit(query.limit);
-    return rows.map((row) => ({ ...row, data: JSON.parse(row.data) as Record<string, unknown> }));
+    return super.query(query);
   }
 
   /**
@@ -197,11 +167,11 @@ export class LibsqlEventRepo implements EventStore {
     const ids = [...new Set(visitorIds)];
     if (ids.length === 0) return 0;
     const deletions = chunks(ids, idsPerStatement).map((chunk) =>
-      this.db
+      this.libsql
         .delete(events)
         .where(and(eq(events.account, account), eq(events.profile, profile), inArray(events.visitorId, chunk))),
     );
-    const [, ...results] = await this.db.batch([this.db.run(sql`PRAGMA secure_delete = ON`), ...deletions]);
+    const [, ...results] = await this.libsql.batch([this.libsql.run(sql`PRAGMA secure_delete = ON`), ...deletions]);
     return results.reduce((sum, result) => sum + result.rowsAffected, 0);
   }
 
@@ -212,90 +182,22 @@ export class LibsqlEventRepo implements EventStore {
    * account/profile once: a deletion is rare and runs in the background.
    */
   async eraseValue(account: string, profile: string, erased: string): Promise<ValueErasure> {
-    const inText = (column: SQL) => sql`instr(coalesce(${column}, ''), ${erased}) > 0`;
+    const { libsql } = this;
     const visitorIds = new Set<string>();
     let rewritten = 0;
     // A page of sequence numbers at a time (forEachRowidPage): a short value ("42") is found in nearly every
     // event, and all of them at once would be held in memory and read in one statement while nothing else runs.
-    await forEachRowidPage(this.db, events, async (from, to) => {
-      const candidates = await this.db
-        .select({
-          seq: events.seq,
-          visitorId: events.visitorId,
-          thirdPartyVisitorId: events.thirdPartyVisitorId,
-          firstPartyVisitorId: events.firstPartyVisitorId,
-          event: events.event,
-          datasource: events.datasource,
-          traceId: events.traceId,
-          data: events.data,
-        })
-        .from(events)
-        .where(
-          and(
-            gte(events.seq, from),
-            lte(events.seq, to),
-            eq(events.account, account),
-            eq(events.profile, profile),
-            or(
-              sql`instr(${events.data}, ${erasureNeedle(erased)}) > 0`,
-              ...[
-                events.visitorId,
-                events.thirdPartyVisitorId,
-                events.firstPartyVisitorId,
-                events.event,
-                events.datasource,
-                events.traceId,
-              ].map((column) => inText(sql`${column}`)),
-            ),
-          ),
-        );
+    await forEachRowidPage(libsql, events, async (from, to) => {
+      const candidates = erasureCandidatesOf(events, libsqlDialect, { account, profile, erased }, from, to);
       const rewrites = [];
-      for (const row of candidates) {
-        const erasure = eraseValueFromEvent({ ...row, data: JSON.parse(row.data) as Record<string, unknown> }, erased);
-        if (erasure.kind === "subject") visitorIds.add(row.visitorId);
-        if (erasure.kind !== "edit") continue;
-        rewrites.push(
-          this.db
-            .update(events)
-            .set({
-              data: JSON.stringify(erasure.data),
-              event: erasure.event,
-              datasource: erasure.datasource,
-              traceId: erasure.traceId,
-            })
-            .where(eq(events.seq, row.seq)),
-        );
+      for (const row of await libsql.select(candidates.columns).from(events).where(candidates.where)) {
+        const { subject, changes } = eventErasureOf(row, erased);
+        if (subject) visitorIds.add(row.visitorId);
+        if (changes) rewrites.push(libsql.update(events).set(changes).where(eq(events.seq, row.seq)));
       }
-      if (rewrites.length > 0) await this.db.batch([this.db.run(sql`PRAGMA secure_delete = ON`), ...rewrites]);
+      if (rewrites.length > 0) await libsql.batch([libsql.run(sql`PRAGMA secure_delete = ON`), ...rewrites]);
       rewritten += rewrites.length;
     });
     return { rewritten, visitorIds: [...visitorIds].sort() };
-  }
-
-  /**
-   * Event retention (deleteRunReceivedBefore): AUTOINCREMENT never gives a sequence number at or below one
-   * already used, so no event enters the range between the read and the delete.
-   */
-  async deleteReceivedBefore(
-    before: number,
-    options: { readonly upToSeq: number; readonly limit: number },
-  ): Promise<number> {
-    return deleteRunReceivedBefore(before, options, {
-      headOf: (upToSeq, limit) => this.headOf(upToSeq, limit),
-      deleteUpTo: async (seq) => {
-        const result = await this.db.delete(events).where(lte(events.seq, seq));
-        return result.rowsAffected;
-      },
-    });
-  }
-
-  /** The sequence numbers and receipt times of the first `limit` events up to `upToSeq`, in key order. */
-  private headOf(upToSeq: number, limit: number): Promise<Array<{ seq: number; receivedAt: number }>> {
-    return this.db
-      .select({ seq: events.seq, receivedAt: events.receivedAt })
-      .from(events)
-      .where(lte(events.seq, upToSeq))
-      .orderBy(asc(events.seq))
-      .limit(limit);
   }
 }

@@ -18,9 +18,12 @@ import {
   describeEveryStoreContract,
   describeProfileStoreContract,
   describeStoreContract,
+  migrationStatements,
 } from "../store-contract/index.ts";
 import { databaseUrlForDataDir, openLibsqlStores } from "./libsql.stores.ts";
 import { LibsqlLockoutRepo } from "./sessions.repo.ts";
+
+const migrations = new URL("./migrations/", import.meta.url);
 
 const temporaryDirectories: string[] = [];
 
@@ -46,15 +49,6 @@ describeProfileStoreContract("libsql (:memory:)", () => openLibsqlStores({ url: 
 describeProfileStoreContract("libsql (file, lookups in their own thread)", () =>
   openLibsqlStores({ url: freshDatabaseUrl(), lookupThread: true }),
 );
-
-/** The statements of one committed migration, to build a database as an earlier version left it. */
-function migrationStatements(file: string): string[] {
-  const migrations = fileURLToPath(new URL("./migrations/", import.meta.url));
-  return readFileSync(join(migrations, file), "utf8")
-    .split("--> statement-breakpoint")
-    .map((statement) => statement.trim())
-    .filter((statement) => statement.length > 0);
-}
 
 describe("libsql store", () => {
   const open: Stores[] = [];
@@ -133,14 +127,15 @@ describe("libsql store", () => {
     const client = createClient({ url });
     try {
       // The tables as migration 0005 made them, with rows in them.
-      for (const statement of migrationStatements("0005_profiles.sql")) await client.execute(statement);
+      for (const statement of migrationStatements(migrations, "0005_profiles.sql")) await client.execute(statement);
       await client.execute(
         "insert into visitor_profiles values ('acme', 'main', 'c-1', '{\"eventCount\":3}', 7), ('acme', 'dev', 'c-1', '{}', 8)",
       );
       await client.execute(
         "insert into visitor_members values ('acme', 'main', 'v-1', 'c-1'), ('acme', 'main', 'v-2', 'c-1'), ('acme', 'dev', 'v-1', 'c-1')",
       );
-      for (const statement of migrationStatements("0008_profiles_without_rowid.sql")) await client.execute(statement);
+      for (const statement of migrationStatements(migrations, "0008_profiles_without_rowid.sql"))
+        await client.execute(statement);
       const profiles = await client.execute(
         "select account, profile, canonical, data, last_seen_at from visitor_profiles order by profile",
       );
@@ -170,7 +165,7 @@ describe("libsql store", () => {
     const client = createClient({ url });
     try {
       // The table as migration 0001 made it, with the states the service wrote then.
-      for (const statement of migrationStatements("0001_sessions.sql")) await client.execute(statement);
+      for (const statement of migrationStatements(migrations, "0001_sessions.sql")) await client.execute(statement);
       await client.execute("create table settings (key text primary key not null, value text not null)");
       await client.execute(`insert into settings (key, value) values
         ('lease.file-import.a', 'node-1|4001@boot/ns|0'), ('lease.file-import.b', 'node-1|0'),
@@ -180,7 +175,8 @@ describe("libsql store", () => {
         ('api-key', 'cleared', '{"failures":[],"lockedUntil":null}', 2),
         ('password', 'failed', '{"failures":[1000,2000],"lockedUntil":null}', 2),
         ('password', 'unreadable', 'not json', 1)`);
-      for (const statement of migrationStatements("0010_lockouts_relevant_until.sql")) await client.execute(statement);
+      for (const statement of migrationStatements(migrations, "0010_lockouts_relevant_until.sql"))
+        await client.execute(statement);
       const rows = await client.execute("select name, relevant_until from lockouts order by name");
       expect(rows.rows.map((row) => Array.from(row))).toEqual([
         ["cleared", 0],
@@ -216,13 +212,15 @@ describe("libsql store", () => {
     const client = createClient({ url });
     try {
       // The users table as migrations 0000 and 0011 made it: one user reset at 1800000000123, one never.
-      for (const statement of migrationStatements("0000_init.sql")) await client.execute(statement);
-      for (const statement of migrationStatements("0011_users_tokens_valid_after.sql")) await client.execute(statement);
+      for (const statement of migrationStatements(migrations, "0000_init.sql")) await client.execute(statement);
+      for (const statement of migrationStatements(migrations, "0011_users_tokens_valid_after.sql"))
+        await client.execute(statement);
       await client.execute(`insert into users
         (email_key, email, password_hash, password_seed, disabled, tokens_valid_after, created_at, updated_at) values
         ('reset@example.com', 'reset@example.com', 'h', null, 0, 1800000000123, 1, 1),
         ('never@example.com', 'never@example.com', 'h', null, 0, null, 1, 1)`);
-      for (const statement of migrationStatements("0014_users_token_generation.sql")) await client.execute(statement);
+      for (const statement of migrationStatements(migrations, "0014_users_token_generation.sql"))
+        await client.execute(statement);
       const rows = await client.execute("select email, token_generation from users order by email");
       // A token issued before names no generation: the reset user's are refused, the other's still work.
       expect(rows.rows.map((row) => Array.from(row))).toEqual([

@@ -10,30 +10,22 @@ import { drizzle } from "drizzle-orm/libsql/sqlite3";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { ErasedRecords, EraseOptions, Stores } from "../../core/ports/index.ts";
 import { packagedFilePath } from "../runtime/packaged-files.ts";
+import { inErasureOrder } from "../store-sql/erase-order.ts";
 import { LookupThreadOnFirstRead } from "../threads/lookup-host.ts";
 import { LibsqlDataLayerRepo } from "./datalayer.repo.ts";
-import { dataLayerChanges, dataLayers } from "./datalayer.schema.ts";
 import { LibsqlEventRepo } from "./events.repo.ts";
-import { events } from "./events.schema.ts";
 import { LibsqlFileStatusRepo } from "./files.repo.ts";
-import { fileImports } from "./files.schema.ts";
 import { PreparedStatementsClient } from "./prepared-statements-client.ts";
 import { LibsqlPrivacyRepo } from "./privacy.repo.ts";
-import { privacyAudit, privacyTransactions } from "./privacy.schema.ts";
-import { attributes, audiences, engines, fileDefinitions, visitorIdAttributes } from "./profile-config.schema.ts";
 import { LibsqlProfileRepo } from "./profiles.repo.ts";
-import { engineStates, visitorMembers, visitorMerges, visitorProfiles } from "./profiles.schema.ts";
 import { LibsqlRateCountRepo } from "./rate-counts.repo.ts";
-import { collectRateCounts } from "./rate-counts.schema.ts";
 import { LibsqlRevisionRepo } from "./revisions.repo.ts";
-import { revisions, revisionTargets } from "./revisions.schema.ts";
+import * as schema from "./schema.ts";
 import { LibsqlLockoutRepo, LibsqlSessionRepo } from "./sessions.repo.ts";
-import { lockouts, sessions } from "./sessions.schema.ts";
 import { LibsqlSettingsRepo } from "./settings.repo.ts";
 import { settings } from "./settings.schema.ts";
 import { StatementReader } from "./statement-reader.ts";
 import { LibsqlTenancyRepo } from "./tenancy.repo.ts";
-import { accounts, apiKeys, profiles, userGrants, users } from "./tenancy.schema.ts";
 
 const BUSY_TIMEOUT_MS = 5000;
 
@@ -137,41 +129,8 @@ export async function openLibsqlStores(options: LibsqlStoreOptions): Promise<Sto
   }
 }
 
-/**
- * Every table of the schema, the rows that refer to another table's before that table's (ON DELETE CASCADE
- * would take them anyway, uncounted), and what Stores.eraseAll counts each one's rows as. A table added to the
- * schema belongs here: libsql.stores.test.ts fails while one is left out.
- */
-const everyTable: ReadonlyArray<{
-  readonly table: SQLiteTable;
-  readonly counted?: Exclude<keyof ErasedRecords, "settings">;
-}> = [
-  { table: events, counted: "events" },
-  { table: visitorMembers },
-  { table: visitorMerges },
-  { table: visitorProfiles, counted: "visitorProfiles" },
-  { table: engineStates },
-  { table: privacyAudit },
-  { table: privacyTransactions, counted: "privacyTransactions" },
-  { table: fileImports, counted: "fileImports" },
-  { table: dataLayerChanges },
-  { table: dataLayers, counted: "dataLayers" },
-  { table: revisionTargets },
-  { table: revisions, counted: "revisions" },
-  { table: sessions, counted: "sessions" },
-  { table: lockouts, counted: "lockouts" },
-  { table: apiKeys, counted: "apiKeys" },
-  { table: userGrants },
-  { table: users, counted: "users" },
-  { table: visitorIdAttributes },
-  { table: attributes },
-  { table: audiences },
-  { table: engines },
-  { table: fileDefinitions },
-  { table: profiles, counted: "profiles" },
-  { table: accounts, counted: "accounts" },
-  { table: collectRateCounts },
-];
+/** Every table of the schema but settings, in the order Stores.eraseAll empties them (libsql.stores.test.ts checks none is left out). */
+const everyTable = inErasureOrder<SQLiteTable>(schema);
 
 /**
  * Stores.eraseAll: one `db.batch`, so one transaction, which every other connection (the background thread's,

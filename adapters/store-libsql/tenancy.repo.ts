@@ -4,14 +4,10 @@ import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { ProfileConfig } from "../../core/config/index.ts";
 import { deepFreeze } from "../../core/json/index.ts";
-import type {
-  AccountRecord,
-  ApiKeyRecord,
-  ProfileRecord,
-  TenancyStore,
-  UserChanges,
-  UserRecord,
-} from "../../core/ports/index.ts";
+import type { AccountRecord, ProfileRecord, TenancyStore, UserChanges, UserRecord } from "../../core/ports/index.ts";
+import { type ApiKeyRow, SqlApiKeyStore, sortByCodeUnits } from "../store-sql/api-keys.repo.ts";
+import { profileConfigRowsOf } from "../store-sql/profile-config.rows.ts";
+import { emailKey } from "../store-sql/sessions.repo.ts";
 import { attributes, audiences, engines, fileDefinitions, visitorIdAttributes } from "./profile-config.schema.ts";
 import { accounts, apiKeys, profiles, userGrants, users } from "./tenancy.schema.ts";
 
@@ -97,10 +93,11 @@ function handedOut<T>(value: T): T {
   return (Array.isArray(value) ? value.slice() : value) as T;
 }
 
-export class LibsqlTenancyRepo implements TenancyStore {
+export class LibsqlTenancyRepo extends SqlApiKeyStore implements TenancyStore {
   private readonly cache: ReadCache;
 
   constructor(private readonly db: LibSQLDatabase) {
+    super(db, { apiKeys, users });
     this.cache = new ReadCache(db);
   }
 
@@ -154,7 +151,6 @@ export class LibsqlTenancyRepo implements TenancyStore {
     if (!(await this.findAccount(account))) throw new Error(`account ${account} does not exist`);
     const { db } = this;
     const name = config.name;
-    const owner = { account, profile: name };
     const statements: [Statement, ...Statement[]] = [
       db
         .insert(profiles)
@@ -164,80 +160,13 @@ export class LibsqlTenancyRepo implements TenancyStore {
     for (const table of profileConfigTables) {
       statements.push(db.delete(table).where(and(eq(table.account, account), eq(table.profile, name))));
     }
-    if (config.visitorIdAttributes.length > 0) {
-      statements.push(
-        db.insert(visitorIdAttributes).values(
-          config.visitorIdAttributes.map((attribute, position) => ({
-            ...owner,
-            position,
-            id: attribute.id,
-            name: attribute.name,
-            parameter: attribute.parameter,
-          })),
-        ),
-      );
-    }
-    if (config.attributes.length > 0) {
-      statements.push(
-        db.insert(attributes).values(
-          config.attributes.map((attribute, position) => ({
-            ...owner,
-            position,
-            id: attribute.id,
-            name: attribute.name,
-            type: attribute.type,
-            pii: attribute.pii,
-            enrichments: attribute.enrichments,
-          })),
-        ),
-      );
-    }
-    if (config.audiences.length > 0) {
-      statements.push(
-        db.insert(audiences).values(
-          config.audiences.map((audience, position) => ({
-            ...owner,
-            position,
-            id: audience.id,
-            name: audience.name,
-            conditions: audience.conditions,
-          })),
-        ),
-      );
-    }
-    if (config.engines.length > 0) {
-      statements.push(
-        db.insert(engines).values(
-          config.engines.map((engine, position) => ({
-            ...owner,
-            position,
-            id: engine.id,
-            name: engine.name,
-            enabled: engine.enabled,
-            allowedDomains: engine.allowedDomains,
-            keys: engine.keys,
-            audiences: engine.audiences,
-            badges: engine.badges,
-            attributes: engine.attributes,
-          })),
-        ),
-      );
-    }
-    if (config.fileDefinitions.length > 0) {
-      statements.push(
-        db.insert(fileDefinitions).values(
-          config.fileDefinitions.map((definition, position) => ({
-            ...owner,
-            position,
-            prefix: definition.prefix,
-            event: definition.event,
-            visitorIdColumn: definition.visitorId.column,
-            visitorIdAttribute: definition.visitorId.attribute,
-            columns: definition.columns,
-          })),
-        ),
-      );
-    }
+    const rows = profileConfigRowsOf(account, config);
+    if (rows.visitorIdAttributes.length > 0)
+      statements.push(db.insert(visitorIdAttributes).values(rows.visitorIdAttributes));
+    if (rows.attributes.length > 0) statements.push(db.insert(attributes).values(rows.attributes));
+    if (rows.audiences.length > 0) statements.push(db.insert(audiences).values(rows.audiences));
+    if (rows.engines.length > 0) statements.push(db.insert(engines).values(rows.engines));
+    if (rows.fileDefinitions.length > 0) statements.push(db.insert(fileDefinitions).values(rows.fileDefinitions));
     await db.batch(statements);
   }
 
@@ -345,37 +274,10 @@ export class LibsqlTenancyRepo implements TenancyStore {
     return this.readUser(email);
   }
 
-  async listApiKeys(email: string): Promise<ApiKeyRecord[]> {
-    const rows = await this.db
-      .select()
-      .from(apiKeys)
-      .where(eq(apiKeys.userEmailKey, emailKey(email)));
-    return sortByCodeUnits(
-      rows.map((row) => deepFreeze(toApiKeyRecord(row))),
-      (apiKey) => apiKey.id,
-    );
-  }
-
-  async findApiKey(id: string): Promise<ApiKeyRecord | null> {
-    const [row] = await this.db.select().from(apiKeys).where(eq(apiKeys.id, id));
-    return row ? deepFreeze(toApiKeyRecord(row)) : null;
-  }
-
-  async putApiKey(apiKey: ApiKeyRecord): Promise<void> {
-    const key = emailKey(apiKey.userEmail);
-    const [owner] = await this.db.select({ emailKey: users.emailKey }).from(users).where(eq(users.emailKey, key));
-    if (!owner) throw new Error(`user ${apiKey.userEmail} does not exist`);
-    const row = {
-      userEmailKey: key,
-      userEmail: apiKey.userEmail,
-      keyHash: apiKey.keyHash,
-      keySeed: apiKey.keySeed,
-      createdAt: apiKey.createdAt,
-      revokedAt: apiKey.revokedAt,
-    };
+  protected async upsertApiKey(id: string, row: ApiKeyRow): Promise<void> {
     await this.db
       .insert(apiKeys)
-      .values({ id: apiKey.id, ...row })
+      .values({ id, ...row })
       .onConflictDoUpdate({ target: apiKeys.id, set: row });
   }
 
@@ -461,22 +363,6 @@ function toUserRecord(row: typeof users.$inferSelect, grants: readonly (typeof u
   };
 }
 
-function toApiKeyRecord(row: typeof apiKeys.$inferSelect): ApiKeyRecord {
-  return {
-    id: row.id,
-    userEmail: row.userEmail,
-    keyHash: row.keyHash,
-    keySeed: row.keySeed,
-    createdAt: row.createdAt,
-    revokedAt: row.revokedAt,
-  };
-}
-
-/** As the in-memory reference: JavaScript's toLowerCase, since SQLite's lower() folds ASCII only. */
-function emailKey(email: string): string {
-  return email.toLowerCase();
-}
-
 function groupBy<R>(rows: readonly R[], keyOf: (row: R) => string): Map<string, R[]> {
   const groups = new Map<string, R[]>();
   for (const row of rows) {
@@ -486,16 +372,4 @@ function groupBy<R>(rows: readonly R[], keyOf: (row: R) => string): Map<string, 
     else groups.set(key, [row]);
   }
   return groups;
-}
-
-/**
- * Lists are ordered by UTF-16 code unit, as the in-memory reference orders them. SQLite's BINARY
- * collation compares UTF-8 bytes, which disagrees for characters outside the Basic Multilingual Plane.
- */
-function sortByCodeUnits<T>(items: T[], keyOf: (item: T) => string): T[] {
-  return items.sort((a, b) => {
-    const x = keyOf(a);
-    const y = keyOf(b);
-    return x < y ? -1 : x > y ? 1 : 0;
-  });
 }

@@ -1,17 +1,18 @@
-import type { MergeRecord, ProfileSave, ProfileStore } from "../../core/ports/index.ts";
-import { type FoundForEngine, findByMemberInTwoReads, findForEngineInTwoReads } from "../../core/ports/index.ts";
+import type { MergeRecord, ProfileStore } from "../../core/ports/index.ts";
 import { eraseValueFromProfile } from "../../core/privacy/index.ts";
-import type { VisitorProfile } from "../../core/profiles/index.ts";
+import { ProfileStoreOfSingleReads, type VisitorProfile } from "../../core/profiles/index.ts";
 
 /** The reference ProfileStore: groups of visitor ids per account/profile, each with one profile. */
-export class MemoryProfileStore implements ProfileStore {
+export class MemoryProfileStore extends ProfileStoreOfSingleReads implements ProfileStore {
   /** `${account}\u0000${profile}\u0000${member}` → canonical id. */
   private readonly canonical = new Map<string, string>();
   private readonly profiles = new Map<string, VisitorProfile>();
   private readonly merges: Array<MergeRecord & { account: string; profile: string }> = [];
   private readonly engines = new Map<string, number | null>();
 
-  constructor(private readonly isClosed: () => boolean = () => false) {}
+  constructor(private readonly isClosed: () => boolean = () => false) {
+    super();
+  }
 
   private key(account: string, profile: string, id: string): string {
     return `${account}\u0000${profile}\u0000${id}`;
@@ -37,16 +38,6 @@ export class MemoryProfileStore implements ProfileStore {
     return this.canonical.get(this.key(account, profile, visitorId)) ?? null;
   }
 
-  async canonicalsOf(account: string, profile: string, visitorIds: readonly string[]): Promise<Map<string, string>> {
-    this.check();
-    const found = new Map<string, string>();
-    for (const id of visitorIds) {
-      const canonical = this.canonical.get(this.key(account, profile, id));
-      if (canonical !== undefined) found.set(id, canonical);
-    }
-    return found;
-  }
-
   async membersOf(account: string, profile: string, canonical: string): Promise<string[]> {
     this.check();
     const prefix = this.key(account, profile, "");
@@ -62,32 +53,6 @@ export class MemoryProfileStore implements ProfileStore {
     return found ? structuredClone(found) : null;
   }
 
-  findByMember(
-    account: string,
-    profile: string,
-    visitorId: string,
-  ): Promise<{ canonical: string; data: VisitorProfile } | null> {
-    return findByMemberInTwoReads(this, account, profile, visitorId);
-  }
-
-  findForEngine(account: string, profile: string, visitorId: string, engineId: string): Promise<FoundForEngine | null> {
-    return findForEngineInTwoReads(this, account, profile, visitorId, engineId);
-  }
-
-  async findMany(
-    account: string,
-    profile: string,
-    canonicals: readonly string[],
-  ): Promise<Map<string, VisitorProfile>> {
-    this.check();
-    const found = new Map<string, VisitorProfile>();
-    for (const canonical of canonicals) {
-      const data = this.profiles.get(this.key(account, profile, canonical));
-      if (data) found.set(canonical, structuredClone(data));
-    }
-    return found;
-  }
-
   async save(
     account: string,
     profile: string,
@@ -99,12 +64,6 @@ export class MemoryProfileStore implements ProfileStore {
     this.profiles.set(this.key(account, profile, canonical), structuredClone(data));
     for (const member of new Set([canonical, ...members]))
       this.canonical.set(this.key(account, profile, member), canonical);
-  }
-
-  async saveMany(entries: readonly ProfileSave[]): Promise<void> {
-    this.check();
-    for (const entry of entries)
-      await this.save(entry.account, entry.profile, entry.canonical, entry.data, entry.members);
   }
 
   async merge(

@@ -1,10 +1,11 @@
-import { and, asc, desc, eq, gt, gte, inArray, lt, lte, or, type SQL, sql } from "drizzle-orm";
-import type { CollectedEvent, EventQuery, EventStore, StoredEvent, ValueErasure } from "../../core/ports/index.ts";
-import { checkVisitorIds, deleteRunReceivedBefore, maxVisitorIdsPerQuery } from "../../core/ports/index.ts";
-import { eraseValueFromEvent, erasureNeedle } from "../../core/privacy/index.ts";
+import { and, eq, inArray, sql } from "drizzle-orm";
+import type { CollectedEvent, ValueErasure } from "../../core/ports/index.ts";
+import { maxVisitorIdsPerQuery } from "../../core/ports/index.ts";
 import { chunks } from "../../core/values/index.ts";
+import { erasureCandidatesOf, eventErasureOf, SqlEventRepo } from "../store-sql/events.repo.ts";
 import type { PgDatabase } from "./database.ts";
 import { events } from "./events.schema.ts";
+import { postgresDialect } from "./postgres.dialect.ts";
 
 /**
  * The key of the events lock, the transaction-level advisory lock every append takes before it inserts: "svc-evts"
@@ -56,13 +57,11 @@ function toColumns(event: CollectedEvent): Record<(typeof insertedColumns)[numbe
   };
 }
 
-function toStoredEvent(row: typeof events.$inferSelect): StoredEvent {
-  return { ...row, data: JSON.parse(row.data) as Record<string, unknown> };
-}
-
-/** The collected events in PostgreSQL, shared by every node on the database. */
-export class PgEventRepo implements EventStore {
-  constructor(private readonly db: PgDatabase) {}
+/** The collected events in PostgreSQL (adapters/store-sql/events.repo.ts), shared by every node on the database. */
+export class PgEventRepo extends SqlEventRepo {
+  constructor(private readonly pg: PgDatabase) {
+    super(pg, events, postgresDialect);
+  }
 
   /**
    * DEC-COL-08: the events (in statements of rowsPerStatement rows) and the mark are one transaction, so a group
@@ -84,7 +83,7 @@ export class PgEventRepo implements EventStore {
     if (collected.length === 0 && !mark) return;
     // Sent as one pipeline (BEGIN, the lock, the inserts, the mark, COMMIT without waiting for each answer): a
     // group commit costs about one round trip to the server, not one a statement.
-    await this.db.$client.begin((tx) => [
+    await this.pg.$client.begin((tx) => [
       ...(collected.length > 0 ? [tx`select pg_advisory_xact_lock(${String(eventsLockKey)}::bigint)`] : []),
       ...chunks(collected.map(toColumns), rowsPerStatement).map(
         (chunk) => tx`insert into events ${tx(chunk, ...insertedColumns)}`,
@@ -98,29 +97,6 @@ export class PgEventRepo implements EventStore {
     ]);
   }
 
-  async query(query: EventQuery): Promise<StoredEvent[]> {
-    checkVisitorIds(query);
-    if (query.visitorIds?.length === 0) return [];
-    const conditions: SQL[] = [];
-    if (query.account !== undefined) conditions.push(eq(events.account, query.account));
-    if (query.profile !== undefined) conditions.push(eq(events.profile, query.profile));
-    if (query.visitorId !== undefined) conditions.push(eq(events.visitorId, query.visitorId));
-    if (query.visitorIds !== undefined) conditions.push(inArray(events.visitorId, [...query.visitorIds]));
-    if (query.event !== undefined) conditions.push(eq(events.event, query.event));
-    if (query.traceId !== undefined) conditions.push(eq(events.traceId, query.traceId));
-    if (query.from !== undefined) conditions.push(gte(events.receivedAt, query.from));
-    if (query.to !== undefined) conditions.push(lte(events.receivedAt, query.to));
-    if (query.afterSeq !== undefined) conditions.push(gt(events.seq, query.afterSeq));
-    if (query.beforeSeq !== undefined) conditions.push(lt(events.seq, query.beforeSeq));
-    const rows = await this.db
-      .select()
-      .from(events)
-      .where(and(...conditions))
-      .orderBy(query.order === "desc" ? desc(events.seq) : asc(events.seq))
-      .limit(query.limit);
-    return rows.map(toStoredEvent);
-  }
-
   /**
    * PRV-09, DEC-PRV-04: one transaction, so the visitor's events go all at once. PostgreSQL removes the
    * deleted rows' bytes at VACUUM (autovacuum).
@@ -128,7 +104,7 @@ export class PgEventRepo implements EventStore {
   async deleteVisitors(account: string, profile: string, visitorIds: readonly string[]): Promise<number> {
     const ids = [...new Set(visitorIds)];
     if (ids.length === 0) return 0;
-    return this.db.transaction(async (tx) => {
+    return this.pg.transaction(async (tx) => {
       let removed = 0;
       for (const chunk of chunks(ids, idsPerStatement)) {
         const result = await tx
@@ -148,100 +124,25 @@ export class PgEventRepo implements EventStore {
    * (autovacuum). Reads every event of the account/profile once: a deletion is rare and runs in the background.
    */
   async eraseValue(account: string, profile: string, erased: string): Promise<ValueErasure> {
-    const inText = (column: SQL) => sql`strpos(coalesce(${column}, ''), ${erased}) > 0`;
     const visitorIds = new Set<string>();
     let rewritten = 0;
     // A page of sequence numbers at a time: a short value ("42") is found in nearly every event, and all of
     // them at once would be held in memory and their rows locked together.
     await this.forEachSeqPage(async (from, to) => {
-      const edits = await this.db.transaction(async (tx) => {
-        const candidates = await tx
-          .select({
-            seq: events.seq,
-            visitorId: events.visitorId,
-            thirdPartyVisitorId: events.thirdPartyVisitorId,
-            firstPartyVisitorId: events.firstPartyVisitorId,
-            event: events.event,
-            datasource: events.datasource,
-            traceId: events.traceId,
-            data: events.data,
-          })
-          .from(events)
-          .where(
-            and(
-              gte(events.seq, from),
-              lte(events.seq, to),
-              eq(events.account, account),
-              eq(events.profile, profile),
-              or(
-                sql`strpos(${events.data}, ${erasureNeedle(erased)}) > 0`,
-                ...[
-                  events.visitorId,
-                  events.thirdPartyVisitorId,
-                  events.firstPartyVisitorId,
-                  events.event,
-                  events.datasource,
-                  events.traceId,
-                ].map((column) => inText(sql`${column}`)),
-              ),
-            ),
-          )
-          .for("update");
+      const candidates = erasureCandidatesOf(events, postgresDialect, { account, profile, erased }, from, to);
+      rewritten += await this.pg.transaction(async (tx) => {
         const rewrites = [];
-        for (const row of candidates) {
-          const erasure = eraseValueFromEvent(
-            { ...row, data: JSON.parse(row.data) as Record<string, unknown> },
-            erased,
-          );
-          if (erasure.kind === "subject") visitorIds.add(row.visitorId);
-          if (erasure.kind !== "edit") continue;
-          rewrites.push(
-            tx
-              .update(events)
-              .set({
-                data: JSON.stringify(erasure.data),
-                event: erasure.event,
-                datasource: erasure.datasource,
-                traceId: erasure.traceId,
-              })
-              .where(eq(events.seq, row.seq)),
-          );
+        for (const row of await tx.select(candidates.columns).from(events).where(candidates.where).for("update")) {
+          const { subject, changes } = eventErasureOf(row, erased);
+          if (subject) visitorIds.add(row.visitorId);
+          if (changes) rewrites.push(tx.update(events).set(changes).where(eq(events.seq, row.seq)));
         }
         // Sent together: the connection pipelines them, so a page costs about one round trip, not one per row.
         await Promise.all(rewrites);
         return rewrites.length;
       });
-      rewritten += edits;
     });
     return { rewritten, visitorIds: [...visitorIds].sort() };
-  }
-
-  /**
-   * Event retention (deleteRunReceivedBefore): a sequence number is never reused, and under the events lock
-   * (append) every number at or below one that is visible is visible already or never will be, so no event
-   * enters the range between the read and the delete.
-   */
-  async deleteReceivedBefore(
-    before: number,
-    options: { readonly upToSeq: number; readonly limit: number },
-  ): Promise<number> {
-    return deleteRunReceivedBefore(before, options, {
-      headOf: (upToSeq, limit) => this.headOf(upToSeq, limit),
-      deleteUpTo: async (seq) => {
-        const result = await this.db.delete(events).where(lte(events.seq, seq));
-        return result.count;
-      },
-    });
-  }
-
-  /** The sequence numbers and receipt times of the first `limit` events up to `upToSeq`, in key order. */
-  private headOf(upToSeq: number, limit: number): Promise<Array<{ seq: number; receivedAt: number }>> {
-    return this.db
-      .select({ seq: events.seq, receivedAt: events.receivedAt })
-      .from(events)
-      .where(lte(events.seq, upToSeq))
-      .orderBy(asc(events.seq))
-      .limit(limit);
   }
 
   /**
@@ -251,7 +152,7 @@ export class PgEventRepo implements EventStore {
    * time.
    */
   private async forEachSeqPage(visit: (fromSeq: number, toSeq: number) => Promise<void>): Promise<void> {
-    const [ends] = await this.db
+    const [ends] = await this.pg
       .select({ low: sql<number | null>`min(${events.seq})`, high: sql<number | null>`max(${events.seq})` })
       .from(events);
     if (ends?.low == null || ends.high == null) return;

@@ -1,72 +1,14 @@
-import { and, asc, count, desc, eq, gte, inArray, lte, ne, sql, TransactionRollbackError } from "drizzle-orm";
-import type { StatusEntry } from "../../core/files/index.ts";
-import { csvExtension, prefixGroupsOfQuery } from "../../core/files/index.ts";
-import type { FileStatusRecord, FileStatusStore, ImportProgress } from "../../core/ports/index.ts";
+import { and, eq, TransactionRollbackError } from "drizzle-orm";
+import type { FileStatusRecord } from "../../core/ports/index.ts";
+import { fileImportRowOf, SqlFileStatusRepo } from "../store-sql/files.repo.ts";
 import type { PgDatabase } from "./database.ts";
 import { fileImports } from "./files.schema.ts";
+import { postgresDialect } from "./postgres.dialect.ts";
 
-type FileRow = typeof fileImports.$inferSelect;
-
-function toRecord(row: FileRow): FileStatusRecord {
-  return {
-    id: row.id,
-    account: row.account,
-    profile: row.profile,
-    name: row.name,
-    prefix: row.prefix,
-    createdAt: row.createdAt,
-    nodeId: row.nodeId,
-    file: {
-      size: row.size,
-      checksum: row.checksum,
-      sourceType: row.sourceType,
-      sourceHost: row.sourceHost,
-      lineCount: row.lineCount,
-    },
-    status: JSON.parse(row.status) as StatusEntry[],
-    finished: row.finished,
-    progress: row.progress === null ? null : (JSON.parse(row.progress) as ImportProgress),
-  };
-}
-
-function changesOf(record: FileStatusRecord) {
-  return {
-    nodeId: record.nodeId,
-    size: record.file.size,
-    checksum: record.file.checksum,
-    sourceType: record.file.sourceType,
-    sourceHost: record.file.sourceHost,
-    lineCount: record.file.lineCount,
-    status: JSON.stringify(record.status),
-    finished: record.finished,
-    progress: record.progress === null ? null : JSON.stringify(record.progress),
-  };
-}
-
-function rowOf(record: FileStatusRecord): typeof fileImports.$inferInsert {
-  return {
-    id: record.id,
-    account: record.account,
-    profile: record.profile,
-    name: record.name,
-    prefix: record.prefix,
-    createdAt: record.createdAt,
-    ...changesOf(record),
-  };
-}
-
-/** FIL-*, DEC-FIL-03..06: the file imports of every node, in the database they share. */
-export class PgFileStatusRepo implements FileStatusStore {
-  constructor(private readonly db: PgDatabase) {}
-
-  /** DEC-FIL-04: the unique index decides, so two nodes receiving the same name cannot both import it. */
-  async create(record: FileStatusRecord): Promise<boolean> {
-    const inserted = await this.db
-      .insert(fileImports)
-      .values(rowOf(record))
-      .onConflictDoNothing()
-      .returning({ id: fileImports.id });
-    return inserted.length === 1;
+/** FIL-*, DEC-FIL-03..06: the file imports of every node (adapters/store-sql/files.repo.ts), in the database they share. */
+export class PgFileStatusRepo extends SqlFileStatusRepo {
+  constructor(private readonly pg: PgDatabase) {
+    super(pg, fileImports, postgresDialect);
   }
 
   /**
@@ -78,7 +20,7 @@ export class PgFileStatusRepo implements FileStatusStore {
     if (previous.account !== next.account || previous.profile !== next.profile || previous.name !== next.name)
       return false;
     try {
-      return await this.db.transaction(async (tx) => {
+      return await this.pg.transaction(async (tx) => {
         const removed = await tx
           .delete(fileImports)
           .where(and(eq(fileImports.id, previous.id), eq(fileImports.finished, true)))
@@ -86,7 +28,7 @@ export class PgFileStatusRepo implements FileStatusStore {
         if (removed.length === 0) return false;
         const inserted = await tx
           .insert(fileImports)
-          .values(rowOf(next))
+          .values(fileImportRowOf(next))
           .onConflictDoNothing()
           .returning({ id: fileImports.id });
         if (inserted.length === 0) tx.rollback();
@@ -96,79 +38,5 @@ export class PgFileStatusRepo implements FileStatusStore {
       if (error instanceof TransactionRollbackError) return false;
       throw error;
     }
-  }
-
-  async find(account: string, profile: string, name: string): Promise<FileStatusRecord | null> {
-    const rows = await this.db
-      .select()
-      .from(fileImports)
-      .where(and(eq(fileImports.account, account), eq(fileImports.profile, profile), eq(fileImports.name, name)))
-      .limit(1);
-    return rows[0] ? toRecord(rows[0]) : null;
-  }
-
-  async update(record: FileStatusRecord): Promise<void> {
-    await this.db.update(fileImports).set(changesOf(record)).where(eq(fileImports.id, record.id));
-  }
-
-  /**
-   * DEC-FIL-06: fileMatchesPrefix in SQL. The prefix groups are read through `files_prefix_idx` (one value
-   * for a prefix without `_`); the name must then start with `<prefix>_` (strpos, case-sensitive and free of
-   * LIKE's wildcards) and not be `<prefix>_.csv` (every name ends in .csv, DEC-FIL-04: so it has an id).
-   */
-  private inRange(account: string, profile: string, prefix: string, from: number, to: number) {
-    const groups = prefixGroupsOfQuery(prefix);
-    return and(
-      eq(fileImports.account, account),
-      eq(fileImports.profile, profile),
-      groups.length === 1 ? eq(fileImports.prefix, prefix) : inArray(fileImports.prefix, groups),
-      gte(fileImports.createdAt, from),
-      lte(fileImports.createdAt, to),
-      sql`strpos(${fileImports.name}, ${`${prefix}_`}) = 1`,
-      ne(fileImports.name, `${prefix}_${csvExtension}`),
-    );
-  }
-
-  async count(account: string, profile: string, prefix: string, from: number, to: number): Promise<number> {
-    const rows = await this.db
-      .select({ n: count() })
-      .from(fileImports)
-      .where(this.inRange(account, profile, prefix, from, to));
-    return rows[0]?.n ?? 0;
-  }
-
-  async search(
-    account: string,
-    profile: string,
-    prefix: string,
-    from: number,
-    to: number,
-  ): Promise<FileStatusRecord[]> {
-    const rows = await this.db
-      .select()
-      .from(fileImports)
-      .where(this.inRange(account, profile, prefix, from, to))
-      .orderBy(asc(fileImports.createdAt), asc(fileImports.id));
-    return rows.map(toRecord);
-  }
-
-  /** Read backwards through `files_list_idx`: no more rows than the limit (ids are hex, so any collation orders them alike). */
-  async list(account: string, profile: string, limit: number): Promise<FileStatusRecord[]> {
-    const rows = await this.db
-      .select()
-      .from(fileImports)
-      .where(and(eq(fileImports.account, account), eq(fileImports.profile, profile)))
-      .orderBy(desc(fileImports.createdAt), desc(fileImports.id))
-      .limit(Math.max(0, limit));
-    return rows.map(toRecord);
-  }
-
-  async unfinished(): Promise<FileStatusRecord[]> {
-    const rows = await this.db
-      .select()
-      .from(fileImports)
-      .where(eq(fileImports.finished, false))
-      .orderBy(asc(fileImports.createdAt), asc(fileImports.id));
-    return rows.map(toRecord);
   }
 }

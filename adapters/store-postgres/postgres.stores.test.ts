@@ -1,7 +1,4 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { getTableName, sql } from "drizzle-orm";
 import postgres from "postgres";
 import type { Stores } from "../../core/ports/index.ts";
@@ -10,11 +7,13 @@ import { tokenEndingCases } from "../../testing/session/auth.ts";
 import { cryptoIds, nodeDigests } from "../runtime/crypto.ts";
 import { hostEventLoop } from "../runtime/event-loop.ts";
 import { joseTokenSigner } from "../runtime/jose-tokens.ts";
-import { describeEveryStoreContract } from "../store-contract/index.ts";
+import { describeEveryStoreContract, migrationStatements } from "../store-contract/index.ts";
 import { openPostgresDatabase } from "./database.ts";
 import journal from "./migrations/meta/_journal.json" with { type: "json" };
 import { everyTable, openPostgresStores } from "./postgres.stores.ts";
 import { postgresForTests } from "./test-database.ts";
+
+const migrations = new URL("./migrations/", import.meta.url);
 
 const pg = postgresForTests();
 
@@ -34,15 +33,6 @@ describe("AuthService on PostgreSQL: a password reset or a disabling ends the us
     });
   }
 });
-
-/** The statements of one committed migration, to build a database as an earlier version left it. */
-function migrationStatements(file: string): string[] {
-  const migrations = fileURLToPath(new URL("./migrations/", import.meta.url));
-  return readFileSync(join(migrations, file), "utf8")
-    .split("--> statement-breakpoint")
-    .map((statement) => statement.trim())
-    .filter((statement) => statement.length > 0);
-}
 
 describe("postgres store", () => {
   const open: Stores[] = [];
@@ -98,12 +88,13 @@ describe("postgres store", () => {
       // The schema as migrations 0000 to 0002 made it: one user reset at 1800000000123, one never.
       await client.unsafe("drop schema public cascade; create schema public");
       for (const file of ["0000_init.sql", "0001_received_files_and_rate_counts.sql", "0002_console_lists.sql"])
-        for (const statement of migrationStatements(file)) await client.unsafe(statement);
+        for (const statement of migrationStatements(migrations, file)) await client.unsafe(statement);
       await client.unsafe(`insert into users
         (email_key, email, password_hash, password_seed, disabled, tokens_valid_after, created_at, updated_at) values
         ('reset@example.com', 'reset@example.com', 'h', null, false, 1800000000123, 1, 1),
         ('never@example.com', 'never@example.com', 'h', null, false, null, 1, 1)`);
-      for (const statement of migrationStatements("0003_users_token_generation.sql")) await client.unsafe(statement);
+      for (const statement of migrationStatements(migrations, "0003_users_token_generation.sql"))
+        await client.unsafe(statement);
       const rows = await client.unsafe("select email, token_generation from users order by email");
       // A token issued before names no generation: the reset user's are refused, the other's still work.
       expect(rows.map((row) => [row.email, row.token_generation])).toEqual([

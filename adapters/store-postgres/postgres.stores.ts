@@ -1,30 +1,21 @@
 import { notInArray, sql } from "drizzle-orm";
 import type { PgTable } from "drizzle-orm/pg-core";
 import type { ErasedRecords, EraseOptions, Stores } from "../../core/ports/index.ts";
+import { inErasureOrder } from "../store-sql/erase-order.ts";
 import { openPostgresDatabase, type PgDatabase } from "./database.ts";
 import { PgDataLayerRepo } from "./datalayer.repo.ts";
-import { dataLayerChanges, dataLayers } from "./datalayer.schema.ts";
 import { PgEventRepo } from "./events.repo.ts";
-import { events } from "./events.schema.ts";
 import { PgFileStatusRepo } from "./files.repo.ts";
-import { fileImports } from "./files.schema.ts";
 import { PgPrivacyRepo } from "./privacy.repo.ts";
-import { privacyAudit, privacyTransactions } from "./privacy.schema.ts";
-import { attributes, audiences, engines, fileDefinitions, visitorIdAttributes } from "./profile-config.schema.ts";
 import { PgProfileRepo } from "./profiles.repo.ts";
-import { engineStates, visitorMembers, visitorMerges, visitorProfiles } from "./profiles.schema.ts";
 import { PgRateCountRepo } from "./rate-counts.repo.ts";
-import { collectRateCounts } from "./rate-counts.schema.ts";
 import { PgReceivedFiles } from "./received-files.repo.ts";
-import { receivedFileChunks, receivedFiles } from "./received-files.schema.ts";
 import { PgRevisionRepo } from "./revisions.repo.ts";
-import { revisions, revisionTargets } from "./revisions.schema.ts";
+import * as schema from "./schema.ts";
 import { PgLockoutRepo, PgSessionRepo } from "./sessions.repo.ts";
-import { lockouts, sessions } from "./sessions.schema.ts";
 import { PgSettingsRepo } from "./settings.repo.ts";
 import { settings } from "./settings.schema.ts";
 import { PgTenancyRepo } from "./tenancy.repo.ts";
-import { accounts, apiKeys, profiles, userGrants, users } from "./tenancy.schema.ts";
 
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:port/database` (SVC_DATABASE_URL). */
@@ -70,43 +61,8 @@ export async function openPostgresStores(options: PostgresStoreOptions): Promise
   }
 }
 
-/**
- * Every table of the schema, the rows that refer to another table's before that table's, and what
- * Stores.eraseAll counts each one's rows as (as the libSQL store's list; postgres.stores.test.ts fails while a
- * table of the schema is left out).
- */
-export const everyTable: ReadonlyArray<{
-  readonly table: PgTable;
-  readonly counted?: Exclude<keyof ErasedRecords, "settings">;
-}> = [
-  { table: events, counted: "events" },
-  { table: visitorMembers },
-  { table: visitorMerges },
-  { table: visitorProfiles, counted: "visitorProfiles" },
-  { table: engineStates },
-  { table: privacyAudit },
-  { table: privacyTransactions, counted: "privacyTransactions" },
-  { table: fileImports, counted: "fileImports" },
-  { table: receivedFileChunks },
-  { table: receivedFiles, counted: "receivedFiles" },
-  { table: dataLayerChanges },
-  { table: dataLayers, counted: "dataLayers" },
-  { table: revisionTargets },
-  { table: revisions, counted: "revisions" },
-  { table: sessions, counted: "sessions" },
-  { table: lockouts, counted: "lockouts" },
-  { table: apiKeys, counted: "apiKeys" },
-  { table: userGrants },
-  { table: users, counted: "users" },
-  { table: visitorIdAttributes },
-  { table: attributes },
-  { table: audiences },
-  { table: engines },
-  { table: fileDefinitions },
-  { table: profiles, counted: "profiles" },
-  { table: accounts, counted: "accounts" },
-  { table: collectRateCounts },
-];
+/** Every table of the schema but settings, in the order Stores.eraseAll empties them (postgres.stores.test.ts checks none is left out). */
+export const everyTable = inErasureOrder<PgTable>(schema);
 
 /**
  * Stores.eraseAll: one transaction, which every node sees whole or not at all. Sequences are not reset, so the

@@ -1,23 +1,16 @@
-import { and, desc, eq, lt, lte, ne, notInArray, or } from "drizzle-orm";
-import type {
-  LockoutKind,
-  LockoutStore,
-  SessionRecord,
-  SessionStore,
-  VersionedLockout,
-} from "../../core/ports/index.ts";
-import { newLockoutVersion } from "../../core/session/index.ts";
-import { cryptoIds } from "../runtime/crypto.ts";
+import { and, desc, eq, lt, ne, notInArray } from "drizzle-orm";
+import type { SessionRecord } from "../../core/ports/index.ts";
+import { emailKey, SqlLockoutRepo, SqlSessionRepo } from "../store-sql/sessions.repo.ts";
 import type { PgDatabase } from "./database.ts";
+import { postgresDialect } from "./postgres.dialect.ts";
 import { lockouts, sessions } from "./sessions.schema.ts";
 import { users } from "./tenancy.schema.ts";
 
-function emailKey(email: string): string {
-  return email.toLowerCase();
-}
-
-export class PgSessionRepo implements SessionStore {
-  constructor(private readonly db: PgDatabase) {}
+/** DEC-SES-02: v1 sessions in PostgreSQL (adapters/store-sql/sessions.repo.ts), for every node. */
+export class PgSessionRepo extends SqlSessionRepo {
+  constructor(private readonly pg: PgDatabase) {
+    super(pg, sessions, postgresDialect);
+  }
 
   /**
    * One transaction: the insert, then the user's sessions beyond `maxPerUser` but the new one. It first locks
@@ -28,7 +21,7 @@ export class PgSessionRepo implements SessionStore {
   async create(session: SessionRecord, maxPerUser: number): Promise<number> {
     const userEmailKey = emailKey(session.userEmail);
     const othersOfUser = and(eq(sessions.userEmailKey, userEmailKey), ne(sessions.id, session.id));
-    return this.db.transaction(async (tx) => {
+    return this.pg.transaction(async (tx) => {
       await tx
         .select({ emailKey: users.emailKey })
         .from(users)
@@ -47,21 +40,6 @@ export class PgSessionRepo implements SessionStore {
     });
   }
 
-  async findByCookieHash(cookieHash: string): Promise<SessionRecord | null> {
-    const [row] = await this.db
-      .select({
-        id: sessions.id,
-        userEmail: sessions.userEmail,
-        cookieHash: sessions.cookieHash,
-        utkHash: sessions.utkHash,
-        createdAt: sessions.createdAt,
-        lastSeenAt: sessions.lastSeenAt,
-      })
-      .from(sessions)
-      .where(eq(sessions.cookieHash, cookieHash));
-    return row ?? null;
-  }
-
   /**
    * DEC-SES-02: one statement per use, moving the last use forward only (a node with an older use that waited
    * for another's write re-checks it against the newer value). Not batched into transactions as the libSQL store
@@ -69,74 +47,16 @@ export class PgSessionRepo implements SessionStore {
    * the same sessions in different orders could deadlock.
    */
   async touch(id: string, lastSeenAt: number): Promise<void> {
-    await this.db
+    await this.pg
       .update(sessions)
       .set({ lastSeenAt })
       .where(and(eq(sessions.id, id), lt(sessions.lastSeenAt, lastSeenAt)));
   }
-
-  async delete(id: string): Promise<void> {
-    await this.db.delete(sessions).where(eq(sessions.id, id));
-  }
-
-  async deleteForUser(email: string): Promise<number> {
-    const result = await this.db.delete(sessions).where(eq(sessions.userEmailKey, emailKey(email)));
-    return result.count;
-  }
-
-  async deleteExpired(before: number, createdBefore: number): Promise<number> {
-    const result = await this.db
-      .delete(sessions)
-      .where(or(lt(sessions.lastSeenAt, before), lt(sessions.createdAt, createdBefore)));
-    return result.count;
-  }
 }
 
-/**
- * DEC-SES-01: the login and API key lockouts count for the whole cluster because every write is one conditional
- * statement on the row: of two nodes writing over the same version, the one that waited re-checks the version
- * against the row the other committed and writes nothing; of two making the first row, the second finds the key
- * taken and writes nothing.
- */
-export class PgLockoutRepo implements LockoutStore {
-  constructor(private readonly db: PgDatabase) {}
-
-  async read(kind: LockoutKind, name: string): Promise<VersionedLockout | null> {
-    const [row] = await this.db
-      .select({ state: lockouts.state, version: lockouts.version })
-      .from(lockouts)
-      .where(and(eq(lockouts.kind, kind), eq(lockouts.name, name)));
-    return row ?? null;
-  }
-
-  async compareAndSet(
-    kind: LockoutKind,
-    name: string,
-    expectedVersion: number | null,
-    state: string,
-    relevantUntil: number,
-  ): Promise<boolean> {
-    if (expectedVersion === null) {
-      const inserted = await this.db
-        .insert(lockouts)
-        .values({ kind, name, state, version: newLockoutVersion(cryptoIds), relevantUntil })
-        .onConflictDoNothing();
-      return inserted.count === 1;
-    }
-    const updated = await this.db
-      .update(lockouts)
-      .set({ state, version: expectedVersion + 1, relevantUntil })
-      .where(and(eq(lockouts.kind, kind), eq(lockouts.name, name), eq(lockouts.version, expectedVersion)));
-    return updated.count === 1;
-  }
-
-  /**
-   * One statement, so it judges each row as it is when deleted: a compare-and-set that made a row matter again
-   * has moved its relevant_until past `before`, and the row stays (PostgreSQL re-checks the condition on a row
-   * another node changed while the delete waited for it).
-   */
-  async deleteExpired(before: number): Promise<number> {
-    const result = await this.db.delete(lockouts).where(lte(lockouts.relevantUntil, before));
-    return result.count;
+/** DEC-SES-01: the lockouts in PostgreSQL (adapters/store-sql/sessions.repo.ts), counting for the whole cluster. */
+export class PgLockoutRepo extends SqlLockoutRepo {
+  constructor(db: PgDatabase) {
+    super(db, lockouts, postgresDialect);
   }
 }

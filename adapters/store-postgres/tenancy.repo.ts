@@ -10,14 +10,10 @@ import type {
   VisitorIdAttribute,
 } from "../../core/config/index.ts";
 import { deepFreeze } from "../../core/json/index.ts";
-import type {
-  AccountRecord,
-  ApiKeyRecord,
-  ProfileRecord,
-  TenancyStore,
-  UserChanges,
-  UserRecord,
-} from "../../core/ports/index.ts";
+import type { AccountRecord, ProfileRecord, TenancyStore, UserChanges, UserRecord } from "../../core/ports/index.ts";
+import { type ApiKeyRow, SqlApiKeyStore, sortByCodeUnits } from "../store-sql/api-keys.repo.ts";
+import { profileConfigRowsOf } from "../store-sql/profile-config.rows.ts";
+import { emailKey } from "../store-sql/sessions.repo.ts";
 import type { PgDatabase } from "./database.ts";
 import { attributes, audiences, engines, fileDefinitions, visitorIdAttributes } from "./profile-config.schema.ts";
 import { accounts, apiKeys, profiles, userGrants, users } from "./tenancy.schema.ts";
@@ -37,8 +33,10 @@ import { accounts, apiKeys, profiles, userGrants, users } from "./tenancy.schema
 /** The tables holding a profile's configuration, all replaced together by putProfile. */
 const profileConfigTables = [visitorIdAttributes, attributes, audiences, engines, fileDefinitions] as const;
 
-export class PgTenancyRepo implements TenancyStore {
-  constructor(private readonly db: PgDatabase) {}
+export class PgTenancyRepo extends SqlApiKeyStore implements TenancyStore {
+  constructor(private readonly db: PgDatabase) {
+    super(db, { apiKeys, users });
+  }
 
   async listAccounts(): Promise<AccountRecord[]> {
     const rows = await this.db.select().from(accounts);
@@ -65,7 +63,6 @@ export class PgTenancyRepo implements TenancyStore {
 
   async putProfile(account: string, config: ProfileConfig, now: number): Promise<void> {
     const name = config.name;
-    const owner = { account, profile: name };
     await this.db.transaction(async (tx) => {
       // The foreign key would refuse the profile as well; checking first gives the reference's error.
       const [found] = await tx.select({ name: accounts.name }).from(accounts).where(eq(accounts.name, account));
@@ -77,70 +74,12 @@ export class PgTenancyRepo implements TenancyStore {
       for (const table of profileConfigTables) {
         await tx.delete(table).where(and(eq(table.account, account), eq(table.profile, name)));
       }
-      if (config.visitorIdAttributes.length > 0) {
-        await tx.insert(visitorIdAttributes).values(
-          config.visitorIdAttributes.map((attribute, position) => ({
-            ...owner,
-            position,
-            id: attribute.id,
-            name: attribute.name,
-            parameter: attribute.parameter,
-          })),
-        );
-      }
-      if (config.attributes.length > 0) {
-        await tx.insert(attributes).values(
-          config.attributes.map((attribute, position) => ({
-            ...owner,
-            position,
-            id: attribute.id,
-            name: attribute.name,
-            type: attribute.type,
-            pii: attribute.pii,
-            enrichments: attribute.enrichments,
-          })),
-        );
-      }
-      if (config.audiences.length > 0) {
-        await tx.insert(audiences).values(
-          config.audiences.map((audience, position) => ({
-            ...owner,
-            position,
-            id: audience.id,
-            name: audience.name,
-            conditions: audience.conditions,
-          })),
-        );
-      }
-      if (config.engines.length > 0) {
-        await tx.insert(engines).values(
-          config.engines.map((engine, position) => ({
-            ...owner,
-            position,
-            id: engine.id,
-            name: engine.name,
-            enabled: engine.enabled,
-            allowedDomains: engine.allowedDomains,
-            keys: engine.keys,
-            audiences: engine.audiences,
-            badges: engine.badges,
-            attributes: engine.attributes,
-          })),
-        );
-      }
-      if (config.fileDefinitions.length > 0) {
-        await tx.insert(fileDefinitions).values(
-          config.fileDefinitions.map((definition, position) => ({
-            ...owner,
-            position,
-            prefix: definition.prefix,
-            event: definition.event,
-            visitorIdColumn: definition.visitorId.column,
-            visitorIdAttribute: definition.visitorId.attribute,
-            columns: definition.columns,
-          })),
-        );
-      }
+      const rows = profileConfigRowsOf(account, config);
+      if (rows.visitorIdAttributes.length > 0) await tx.insert(visitorIdAttributes).values(rows.visitorIdAttributes);
+      if (rows.attributes.length > 0) await tx.insert(attributes).values(rows.attributes);
+      if (rows.audiences.length > 0) await tx.insert(audiences).values(rows.audiences);
+      if (rows.engines.length > 0) await tx.insert(engines).values(rows.engines);
+      if (rows.fileDefinitions.length > 0) await tx.insert(fileDefinitions).values(rows.fileDefinitions);
     });
   }
 
@@ -235,47 +174,10 @@ export class PgTenancyRepo implements TenancyStore {
     return updated ? this.findUser(email) : null;
   }
 
-  async listApiKeys(email: string): Promise<ApiKeyRecord[]> {
-    const rows = await this.selectApiKeys().where(eq(apiKeys.userEmailKey, emailKey(email)));
-    return sortByCodeUnits(rows.map(deepFreeze), (apiKey) => apiKey.id);
-  }
-
-  async findApiKey(id: string): Promise<ApiKeyRecord | null> {
-    const [row] = await this.selectApiKeys().where(eq(apiKeys.id, id));
-    return row ? deepFreeze(row) : null;
-  }
-
-  /** The columns of an ApiKeyRecord. */
-  private selectApiKeys() {
-    return this.db
-      .select({
-        id: apiKeys.id,
-        userEmail: apiKeys.userEmail,
-        keyHash: apiKeys.keyHash,
-        keySeed: apiKeys.keySeed,
-        createdAt: apiKeys.createdAt,
-        revokedAt: apiKeys.revokedAt,
-      })
-      .from(apiKeys)
-      .$dynamic();
-  }
-
-  async putApiKey(apiKey: ApiKeyRecord): Promise<void> {
-    const key = emailKey(apiKey.userEmail);
-    // The foreign key refuses a key of a user removed meanwhile; checking first gives the reference's error.
-    const [owner] = await this.db.select({ emailKey: users.emailKey }).from(users).where(eq(users.emailKey, key));
-    if (!owner) throw new Error(`user ${apiKey.userEmail} does not exist`);
-    const row = {
-      userEmailKey: key,
-      userEmail: apiKey.userEmail,
-      keyHash: apiKey.keyHash,
-      keySeed: apiKey.keySeed,
-      createdAt: apiKey.createdAt,
-      revokedAt: apiKey.revokedAt,
-    };
+  protected async upsertApiKey(id: string, row: ApiKeyRow): Promise<void> {
     await this.db
       .insert(apiKeys)
-      .values({ id: apiKey.id, ...row })
+      .values({ id, ...row })
       .onConflictDoUpdate({ target: apiKeys.id, set: row });
   }
 
@@ -374,22 +276,4 @@ function entriesOf<T>(table: ProfileConfigTable, fields: Record<string, PgColumn
  */
 function qualified(column: PgColumn): SQL {
   return sql`${sql.identifier(getTableName(column.table))}.${sql.identifier(column.name)}`;
-}
-
-/** As the in-memory reference: JavaScript's toLowerCase (PostgreSQL's lower() follows the database's locale). */
-function emailKey(email: string): string {
-  return email.toLowerCase();
-}
-
-/**
- * Lists are ordered by UTF-16 code unit, as the in-memory reference orders them: PostgreSQL compares text by the
- * database's collation (and "C" by UTF-8 bytes, which disagrees for characters outside the Basic Multilingual
- * Plane).
- */
-function sortByCodeUnits<T>(items: T[], keyOf: (item: T) => string): T[] {
-  return items.sort((a, b) => {
-    const x = keyOf(a);
-    const y = keyOf(b);
-    return x < y ? -1 : x > y ? 1 : 0;
-  });
 }

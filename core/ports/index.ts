@@ -56,14 +56,7 @@ export type {
   PrivacyTransactionKind,
   PrivacyTransactionState,
 } from "./privacy.store.ts";
-export {
-  type FoundForEngine,
-  findByMemberInTwoReads,
-  findForEngineInTwoReads,
-  type MergeRecord,
-  type ProfileSave,
-  type ProfileStore,
-} from "./profiles.store.ts";
+export type { FoundForEngine, MergeRecord, ProfileSave, ProfileStore } from "./profiles.store.ts";
 export type { RateCount, RateCountExchange, RateCountStore } from "./rate-counts.store.ts";
 export type {
   ByteRange,

@@ -102,30 +102,3 @@ export interface ProfileStore {
   engineEnabledSince(account: string, profile: string, engineId: string): Promise<number | null>;
   setEngineEnabledSince(account: string, profile: string, engineId: string, since: number | null): Promise<void>;
 }
-
-/** `findByMember` as `canonicalOf` then `find`: for stores where two reads cost no more than one (in memory). */
-export async function findByMemberInTwoReads(
-  store: Pick<ProfileStore, "canonicalOf" | "find">,
-  account: string,
-  profile: string,
-  visitorId: string,
-): Promise<{ canonical: string; data: VisitorProfile } | null> {
-  const canonical = await store.canonicalOf(account, profile, visitorId);
-  const data = canonical === null ? null : await store.find(account, profile, canonical);
-  return canonical !== null && data ? { canonical, data } : null;
-}
-
-/** `findForEngine` as `findByMember` and `engineEnabledSince`: for stores where two reads cost no more than one. */
-export async function findForEngineInTwoReads(
-  store: Pick<ProfileStore, "findByMember" | "engineEnabledSince">,
-  account: string,
-  profile: string,
-  visitorId: string,
-  engineId: string,
-): Promise<FoundForEngine | null> {
-  const [found, engineEnabledSince] = await Promise.all([
-    store.findByMember(account, profile, visitorId),
-    store.engineEnabledSince(account, profile, engineId),
-  ]);
-  return found ? { ...found, engineEnabledSince } : null;
-}

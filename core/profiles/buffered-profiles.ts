@@ -1,6 +1,6 @@
 import type { MergeRecord, ProfileSave, ProfileStore } from "../ports/index.ts";
-import { type FoundForEngine, findByMemberInTwoReads, findForEngineInTwoReads } from "../ports/profiles.store.ts";
 import type { VisitorProfile } from "./profile.rules.ts";
+import { ProfileStoreOfSingleReads } from "./profile-store-reads.ts";
 
 /**
  * The profile store as one batch of the profile worker sees it: the groups and profiles of the batch's
@@ -11,7 +11,7 @@ import type { VisitorProfile } from "./profile.rules.ts";
  * record the store is known to hold already (read, or written by an earlier flush of the batch) is not
  * written again.
  */
-export class BufferedProfileStore implements ProfileStore {
+export class BufferedProfileStore extends ProfileStoreOfSingleReads implements ProfileStore {
   /** What is known of a member id: its group, or null when it is known to be in none. */
   private readonly canonical = new Map<string, string | null>();
   /** What is known of a group: its profile, or null when it is known to have none. */
@@ -23,7 +23,9 @@ export class BufferedProfileStore implements ProfileStore {
     { account: string; profile: string; canonical: string; data: VisitorProfile; members: Set<string> }
   >();
 
-  constructor(private readonly inner: ProfileStore) {}
+  constructor(private readonly inner: ProfileStore) {
+    super();
+  }
 
   private key(account: string, profile: string, id: string): string {
     return `${account}\u0000${profile}\u0000${id}`;
@@ -53,44 +55,18 @@ export class BufferedProfileStore implements ProfileStore {
     return known !== undefined ? known : this.inner.canonicalOf(account, profile, visitorId);
   }
 
-  async canonicalsOf(account: string, profile: string, visitorIds: readonly string[]): Promise<Map<string, string>> {
+  override async canonicalsOf(
+    account: string,
+    profile: string,
+    visitorIds: readonly string[],
+  ): Promise<Map<string, string>> {
     await this.prefetch(account, profile, visitorIds);
-    const found = new Map<string, string>();
-    for (const id of visitorIds) {
-      const canonical = await this.canonicalOf(account, profile, id);
-      if (canonical !== null) found.set(id, canonical);
-    }
-    return found;
+    return super.canonicalsOf(account, profile, visitorIds);
   }
 
   async find(account: string, profile: string, canonical: string): Promise<VisitorProfile | null> {
     const known = this.profiles.get(this.key(account, profile, canonical));
     return known !== undefined ? known : this.inner.find(account, profile, canonical);
-  }
-
-  findByMember(
-    account: string,
-    profile: string,
-    visitorId: string,
-  ): Promise<{ canonical: string; data: VisitorProfile } | null> {
-    return findByMemberInTwoReads(this, account, profile, visitorId);
-  }
-
-  findForEngine(account: string, profile: string, visitorId: string, engineId: string): Promise<FoundForEngine | null> {
-    return findForEngineInTwoReads(this, account, profile, visitorId, engineId);
-  }
-
-  async findMany(
-    account: string,
-    profile: string,
-    canonicals: readonly string[],
-  ): Promise<Map<string, VisitorProfile>> {
-    const found = new Map<string, VisitorProfile>();
-    for (const canonical of canonicals) {
-      const data = await this.find(account, profile, canonical);
-      if (data) found.set(canonical, data);
-    }
-    return found;
   }
 
   async save(
@@ -107,11 +83,6 @@ export class BufferedProfileStore implements ProfileStore {
     entry.data = data;
     for (const member of members) entry.members.add(member);
     this.pending.set(groupKey, entry);
-  }
-
-  async saveMany(entries: readonly ProfileSave[]): Promise<void> {
-    for (const entry of entries)
-      await this.save(entry.account, entry.profile, entry.canonical, entry.data, entry.members);
   }
 
   /** Writes every buffered save in one commit, with only the member records the store does not hold yet. */

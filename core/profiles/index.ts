@@ -14,4 +14,5 @@ export {
   type VisitorProfile,
 } from "./profile.rules.ts";
 export { profilesCursorKey, profileWorker } from "./profile-folding.worker.ts";
+export { ProfileStoreOfSingleReads } from "./profile-store-reads.ts";
 export { ProfilesService, syncEngineStates } from "./profiles.use-cases.ts";

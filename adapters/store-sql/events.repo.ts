@@ -1,0 +1,182 @@
+import { and, asc, desc, eq, gt, gte, inArray, lt, lte, or, type SQL, type Table } from "drizzle-orm";
+import {
+  type CollectedEvent,
+  checkVisitorIds,
+  deleteRunReceivedBefore,
+  type EventQuery,
+  type EventStore,
+  type StoredEvent,
+  type ValueErasure,
+} from "../../core/ports/index.ts";
+import { eraseValueFromEvent, erasureNeedle } from "../../core/privacy/index.ts";
+import type { VisitorIdSource } from "../../core/visitors/index.ts";
+import { columnsOf, type SqlColumn, type SqlDatabase } from "./sql-database.ts";
+import type { SqlDialect } from "./sql-dialect.ts";
+
+/** The `events` table (events.schema.ts of each store). */
+export type EventsTable = Table & {
+  readonly seq: SqlColumn<number>;
+  readonly account: SqlColumn<string>;
+  readonly profile: SqlColumn<string>;
+  readonly visitorId: SqlColumn<string>;
+  readonly visitorIdSource: SqlColumn<VisitorIdSource>;
+  readonly thirdPartyVisitorId: SqlColumn<string, true>;
+  readonly firstPartyVisitorId: SqlColumn<string, true>;
+  readonly event: SqlColumn<string, true>;
+  readonly datasource: SqlColumn<string, true>;
+  readonly traceId: SqlColumn<string, true>;
+  readonly receivedAt: SqlColumn<number>;
+  readonly data: SqlColumn<string>;
+};
+
+/** The stored columns in a fixed order (libSQL's statement reader answers rows as arrays in this order). */
+export function storedColumnsOf<T extends EventsTable>(events: T) {
+  return columnsOf(events, [
+    "seq",
+    "account",
+    "profile",
+    "visitorId",
+    "visitorIdSource",
+    "thirdPartyVisitorId",
+    "firstPartyVisitorId",
+    "event",
+    "datasource",
+    "traceId",
+    "receivedAt",
+    "data",
+  ]);
+}
+
+/**
+ * What a deletion's search for a value reads of a page of events (`seq` from `from` to `to`): the events of
+ * the account and profile whose JSON text in `data`, or whose text in a column, holds it; no other is parsed.
+ */
+export function erasureCandidatesOf<T extends EventsTable>(
+  events: T,
+  dialect: SqlDialect,
+  scope: { readonly account: string; readonly profile: string; readonly erased: string },
+  from: number,
+  to: number,
+) {
+  const { account, profile, erased } = scope;
+  const texts = [
+    events.visitorId,
+    events.thirdPartyVisitorId,
+    events.firstPartyVisitorId,
+    events.event,
+    events.datasource,
+    events.traceId,
+  ];
+  return {
+    columns: columnsOf(events, [
+      "seq",
+      "visitorId",
+      "thirdPartyVisitorId",
+      "firstPartyVisitorId",
+      "event",
+      "datasource",
+      "traceId",
+      "data",
+    ]),
+    where: and(
+      gte(events.seq, from),
+      lte(events.seq, to),
+      eq(events.account, account),
+      eq(events.profile, profile),
+      or(
+        dialect.contains(events.data, erasureNeedle(erased)),
+        ...texts.map((column) => dialect.contains(column, erased)),
+      ),
+    ),
+  };
+}
+
+/**
+ * DEC-PRV-05: what the rules decide for a candidate of `erasureCandidatesOf`: the changes of its row when it is
+ * edited (null otherwise), and whether its visitor is the value's subject (its events then go with it).
+ */
+export function eventErasureOf(
+  row: Omit<StoredEvent, "account" | "profile" | "visitorIdSource" | "receivedAt" | "data"> & { readonly data: string },
+  erased: string,
+) {
+  const erasure = eraseValueFromEvent({ ...row, data: JSON.parse(row.data) as Record<string, unknown> }, erased);
+  return {
+    subject: erasure.kind === "subject",
+    changes:
+      erasure.kind === "edit"
+        ? {
+            data: JSON.stringify(erasure.data),
+            event: erasure.event,
+            datasource: erasure.datasource,
+            traceId: erasure.traceId,
+          }
+        : null,
+  };
+}
+
+/**
+ * COL-16, DEC-COL-08: the collected events in SQL, for both stores: their reads and retention. Appending
+ * (the collection's hot path), removing a visitor's events and rewriting erased values are each store's own.
+ */
+export abstract class SqlEventRepo implements EventStore {
+  constructor(
+    protected readonly db: SqlDatabase,
+    protected readonly events: EventsTable,
+    private readonly dialect: SqlDialect,
+  ) {}
+
+  abstract append(events: readonly CollectedEvent[], options?: Parameters<EventStore["append"]>[1]): Promise<void>;
+  abstract deleteVisitors(account: string, profile: string, visitorIds: readonly string[]): Promise<number>;
+  abstract eraseValue(account: string, profile: string, erased: string): Promise<ValueErasure>;
+
+  async query(query: EventQuery): Promise<StoredEvent[]> {
+    checkVisitorIds(query);
+    if (query.visitorIds?.length === 0) return [];
+    const { events } = this;
+    const conditions: SQL[] = [];
+    if (query.account !== undefined) conditions.push(eq(events.account, query.account));
+    if (query.profile !== undefined) conditions.push(eq(events.profile, query.profile));
+    if (query.visitorId !== undefined) conditions.push(eq(events.visitorId, query.visitorId));
+    if (query.visitorIds !== undefined) conditions.push(inArray(events.visitorId, [...query.visitorIds]));
+    if (query.event !== undefined) conditions.push(eq(events.event, query.event));
+    if (query.traceId !== undefined) conditions.push(eq(events.traceId, query.traceId));
+    if (query.from !== undefined) conditions.push(gte(events.receivedAt, query.from));
+    if (query.to !== undefined) conditions.push(lte(events.receivedAt, query.to));
+    if (query.afterSeq !== undefined) conditions.push(gt(events.seq, query.afterSeq));
+    if (query.beforeSeq !== undefined) conditions.push(lt(events.seq, query.beforeSeq));
+    const rows = await this.db
+      .select(storedColumnsOf(events))
+      .from(events)
+      .where(and(...conditions))
+      .orderBy(query.order === "desc" ? desc(events.seq) : asc(events.seq))
+      .limit(query.limit);
+    return rows.map((row) => ({ ...row, data: JSON.parse(row.data) as Record<string, unknown> }));
+  }
+
+  /**
+   * Event retention (deleteRunReceivedBefore): a sequence number is never reused (libSQL's AUTOINCREMENT;
+   * PostgreSQL's sequence, under the events lock of append), so no event enters the range between the read
+   * and the delete.
+   */
+  async deleteReceivedBefore(
+    before: number,
+    options: { readonly upToSeq: number; readonly limit: number },
+  ): Promise<number> {
+    return deleteRunReceivedBefore(before, options, {
+      headOf: (upToSeq, limit) => this.headOf(upToSeq, limit),
+      deleteUpTo: async (seq) =>
+        this.dialect.rowsChanged(await this.db.delete(this.events).where(lte(this.events.seq, seq))),
+    });
+  }
+
+  /** The sequence numbers and receipt times of the first `limit` events up to `upToSeq`, in key order. */
+  private async headOf(upToSeq: number, limit: number): Promise<Array<{ seq: number; receivedAt: number }>> {
+    const { events } = this;
+    return this.db
+      .select({ seq: events.seq, receivedAt: events.receivedAt })
+      .from(events)
+      .where(lte(events.seq, upToSeq))
+      .orderBy(asc(events.seq))
+      .limit(limit);
+  }
+}

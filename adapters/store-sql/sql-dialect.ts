@@ -1,0 +1,24 @@
+import type { AnyColumn, SQL } from "drizzle-orm";
+
+/**
+ * What the SQL of the two databases spells differently, for the areas written once (adapters/store-sql/):
+ * each store's `<dialect>.dialect.ts` answers it. Transactions, upserts and locks differ more than a
+ * function name, so they stay in the stores' repositories.
+ */
+export interface SqlDialect {
+  /** True when `column` starts with `prefix`, case-sensitive and free of LIKE's wildcards. */
+  startsWith(column: AnyColumn, prefix: string): SQL;
+  /** True when a text column holds `text` (null holds nothing), case-sensitive and free of LIKE's wildcards. */
+  contains(column: AnyColumn, text: string): SQL;
+  /**
+   * DEC-DLE-09: `column` in code-unit order. Names hold only `A-Z a-z 0-9 _ - ~` (DLE-ERR-02), so byte order
+   * is code-unit order; a database's default collation may not be.
+   */
+  inCodeUnitOrder(column: AnyColumn): AnyColumn | SQL;
+  /** The length of a text column in bytes of its UTF-8 encoding (null stays null). */
+  byteLength(column: AnyColumn): SQL<number | null>;
+  /** The first `characters` characters (code points) of a text column (null stays null). */
+  leadingCharacters(column: AnyColumn, characters: number): SQL<string | null>;
+  /** How many rows an awaited insert, update or delete without `returning` changed (each driver names it its way). */
+  rowsChanged(result: unknown): number;
+}
