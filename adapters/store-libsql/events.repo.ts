@@ -1,7 +1,13 @@
 import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
 import type { CollectedEvent, EventQuery, StoredEvent, ValueErasure } from "../../core/ports/index.ts";
 import { checkVisitorIds, maxVisitorIdsPerQuery } from "../../core/ports/index.ts";
-import { erasureCandidatesOf, eventErasureOf, SqlEventRepo, storedColumnsOf } from "../store-sql/events.repo.ts";
+import {
+  erasureCandidatesOf,
+  eventErasureOf,
+  SqlEventRepo,
+  storedColumnsOf,
+  writtenEventColumns,
+} from "../store-sql/events.repo.ts";
 import { events } from "./events.schema.ts";
 import { libsqlDialect } from "./libsql.dialect.ts";
 import { type ClientDatabase, chunks, rowStatements } from "./row-statements.ts";
@@ -83,20 +89,6 @@ function isInOrderRead(query: EventQuery): boolean {
   );
 }
 
-const eventColumns = [
-  "account",
-  "profile",
-  "visitorId",
-  "visitorIdSource",
-  "thirdPartyVisitorId",
-  "firstPartyVisitorId",
-  "event",
-  "datasource",
-  "traceId",
-  "receivedAt",
-  "data",
-] as const;
-
 /** COL-16, DEC-COL-08: the collected events in libSQL (adapters/store-sql/events.repo.ts). */
 export class LibsqlEventRepo extends SqlEventRepo {
   /** The INSERT of n events, its text built once per n (n up to rowsPerStatement). */
@@ -111,7 +103,7 @@ export class LibsqlEventRepo extends SqlEventRepo {
   ) {
     super(libsql, events, libsqlDialect);
     const db = libsql;
-    this.insertEvents = rowStatements<EventRow>(eventColumns, (rows) => db.insert(events).values(rows));
+    this.insertEvents = rowStatements<EventRow>(writtenEventColumns, (rows) => db.insert(events).values(rows));
     this.inOrder = reader
       ? readerQuery(
           db

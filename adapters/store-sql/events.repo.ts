@@ -29,22 +29,24 @@ export type EventsTable = Table & {
   readonly data: SqlColumn<string>;
 };
 
+/** The columns an event is written with, in a fixed order: all but `seq`, which the database gives. */
+export const writtenEventColumns = [
+  "account",
+  "profile",
+  "visitorId",
+  "visitorIdSource",
+  "thirdPartyVisitorId",
+  "firstPartyVisitorId",
+  "event",
+  "datasource",
+  "traceId",
+  "receivedAt",
+  "data",
+] as const;
+
 /** The stored columns in a fixed order (libSQL's statement reader answers rows as arrays in this order). */
 export function storedColumnsOf<T extends EventsTable>(events: T) {
-  return columnsOf(events, [
-    "seq",
-    "account",
-    "profile",
-    "visitorId",
-    "visitorIdSource",
-    "thirdPartyVisitorId",
-    "firstPartyVisitorId",
-    "event",
-    "datasource",
-    "traceId",
-    "receivedAt",
-    "data",
-  ]);
+  return columnsOf(events, ["seq", ...writtenEventColumns]);
 }
 
 /**
