@@ -20,7 +20,14 @@ export const desktopUserAgent =
 export type CookieControls = "allow-third-party" | "block-third-party";
 
 export interface LaunchedBrowser {
+  /** The persistent context, on the profile that decides third-party cookies. */
   readonly context: BrowserContext;
+  /**
+   * A fresh off-the-record context in the same browser, for a test that must leave nothing behind: closing it
+   * releases its pages, requests and responses at once. It has the desktop User-Agent; its third-party cookies
+   * are blocked whatever the profile says (see launchChromium).
+   */
+  newContext(): Promise<BrowserContext>;
   close(): Promise<void>;
 }
 
@@ -62,8 +69,15 @@ export async function launchChromium(cookies: CookieControls = "allow-third-part
       timeout: waitLimitMs,
     });
     context.setDefaultTimeout(waitLimitMs);
+    const browser = context.browser();
+    if (!browser) throw new Error("Chromium's persistent context has no browser to open other contexts in");
     return {
       context,
+      async newContext() {
+        const fresh = await browser.newContext({ userAgent: desktopUserAgent });
+        fresh.setDefaultTimeout(waitLimitMs);
+        return fresh;
+      },
       async close() {
         await context.close();
         rmSync(userDataDir, { recursive: true, force: true });

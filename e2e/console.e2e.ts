@@ -10,7 +10,7 @@
 import { expect, test } from "bun:test";
 import { mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { Page } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 import { desktopUserAgent } from "./chromium.ts";
 import { testLimitMs, waitLimitMs } from "./limits.ts";
 import { html } from "./pages.ts";
@@ -49,6 +49,8 @@ async function collect(params: Record<string, string>, headers: Record<string, s
 }
 
 interface Watched {
+  /** The test's own browser context (see consoleTest): every page of the test is opened in it. */
+  readonly context: BrowserContext;
   readonly page: Page;
   /** Requests the page made to any host but svc-hub. */
   readonly outside: string[];
@@ -56,10 +58,10 @@ interface Watched {
   readonly problems: string[];
 }
 
-/** A new page that records every request to another host and every script error. */
-async function watchedPage(): Promise<Watched> {
-  const { browser, service } = ready();
-  const page = await browser.context.newPage();
+/** A new page in `context` that records every request to another host and every script error. */
+async function watchedPage(context: BrowserContext): Promise<Watched> {
+  const { service } = ready();
+  const page = await context.newPage();
   const outside: string[] = [];
   const problems: string[] = [];
   page.on("request", (request) => {
@@ -70,7 +72,7 @@ async function watchedPage(): Promise<Watched> {
   page.on("console", (message) => {
     if (message.type() === "error" && /Content Security Policy/i.test(message.text())) problems.push(message.text());
   });
-  return { page, outside, problems };
+  return { context, page, outside, problems };
 }
 
 async function signIn(page: Page): Promise<void> {
@@ -113,11 +115,25 @@ async function expectNothingRan(page: Page): Promise<void> {
   expect(await page.locator("main img, main script, main a[href^='javascript:']").count()).toBe(0);
 }
 
+/**
+ * A console test in a browser context of its own, closed when it ends, the `sender` page of another site
+ * included. Why: the flake "Object with guid response@… was not bound in the connection" is Playwright's client
+ * reading a response handle it has already released. playwright-core (1.65) releases a page's request and
+ * response handles when the page closes, but the context's dispatcher, which turns the browser's network events
+ * into handles and events (for a navigation, even with no listener), lives as long as the context; with one
+ * context for the whole file, the late network events of an earlier test's page (the console's live stream cut
+ * by the close, a fetch of the `sender` page finishing after it) are handled while a later test runs, at moments
+ * the machine's speed decides. Not Playwright's garbage collection of handles, which starts at 10,000 of a kind
+ * per connection: a console test holds 10 to 22 requests and as many responses, all released at its end.
+ * Closing the test's context disposes its dispatcher, its listeners and every handle of its pages, so nothing of
+ * one test can reach another, however slow the machine. A fresh context costs under a second; a fresh browser
+ * about 3.5 s, for nothing more.
+ */
 function consoleTest(title: string, body: (watched: Watched) => Promise<void>): void {
   test(
     title,
     async () => {
-      const watched = await watchedPage();
+      const watched = await watchedPage(await ready().browser.newContext());
       try {
         await body(watched);
         expect(watched.problems).toEqual([]);
@@ -131,7 +147,7 @@ function consoleTest(title: string, body: (watched: Watched) => Promise<void>): 
           .catch(() => undefined);
         throw error;
       } finally {
-        await watched.page.close();
+        await watched.context.close();
       }
     },
     testLimitMs,
@@ -178,7 +194,7 @@ consoleTest(
 
 consoleTest(
   "events sent from a page appear in the table without a reload, refused ones apart with their reason",
-  async ({ page }) => {
+  async ({ context, page }) => {
     const { pages, service } = ready();
     await signIn(page);
     await page.evaluate(() => {
@@ -187,7 +203,7 @@ consoleTest(
     await page.getByText("Live: new events appear as they arrive.").waitFor();
     const trace = `live-${crypto.randomUUID().slice(0, 8)}`;
     // A page of another site sends the events, as an app does.
-    const sender = await ready().browser.context.newPage();
+    const sender = await context.newPage();
     const send = (params: Record<string, string>) =>
       sender.evaluate(
         async (url) => {

@@ -1,11 +1,25 @@
 /**
- * COL-15, DEC-COL-07 across processes: two svc-hub processes on one store keep one collection rate limit. One
- * account is flooded through both, in turn as a round-robin balancer sends, at five times the limit; the events
- * stored per second of the flood (GET /admin/events) are at most the limit's 100 plus 10%, not twice it; and at
- * least 100 less 10% in each second into which the flood was offered at three times the limit or more. A busy
- * machine may send fewer requests in a second than planned: a second it offered fewer than that proves nothing
- * about the limit's lower side. On PostgreSQL (several nodes) and on one libSQL file (several processes on one
- * machine).
+ * COL-15, DEC-COL-07 across processes: two svc-hub processes on one store keep one collection rate limit, on
+ * PostgreSQL (several nodes) and on one libSQL file (several processes on one machine). One account is flooded
+ * through both, in turn as a round-robin balancer sends, at three times the limit, and what only real processes
+ * show is checked, with bounds that hold however busy the machine is:
+ *
+ * - the counts pass through the store: each node keeps to its share of the limit. A node alone admits up to the
+ *   whole limit in any second; sharing, each keeps to its share (half the limit when both are offered as much) once
+ *   it has read the other's counts. So for each node, of the events it admitted, fewer than half came when its
+ *   own admissions of the last second (by the server's clock, each stored event's receivedAtMs) were more than
+ *   three quarters of the limit. Sharing, such admissions happen only while a node has not read the other's counts
+ *   (the flood's first 80 ms, an exchange held up at the store): 0 to 51 of 340 to 430, quiet or with every core
+ *   busy. With the exchange switched off, 500 to 700 of 680 to 780. The machine's speed barely moves these: a
+ *   stalled sender or server sends or answers in bursts, which fill a lone node's second sooner; a sharing node
+ *   keeps to its share however its events come, and goes past it only for the seconds it has not read the other
+ *   (a store held up; or a node offered nothing in a second, which leaves the other the whole limit for the next
+ *   one, as it should), a second or two of an 8-second flood, not half of it;
+ * - every 200 is stored and no 429 is: each request carries its own svc_trace_id;
+ * - a 429 carries `X-Error: Rate limit exceeded` and `Retry-After: 1`.
+ *
+ * How close to the limit two nodes keep (within 10%, the exchange's age, a flood starting on both at once) is
+ * checked on the fake clock, where no stall can blur it (core/collect/rate-exchange.use-cases.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -17,16 +31,15 @@ import { type SpawnedServer, spawnServer } from "../../tools/spawn-server.ts";
 const root = resolve(import.meta.dir, "../..");
 const adminToken = `rate-nodes-${crypto.randomUUID()}`;
 const limit = 100;
-/** Requests a second, sent in turn to each process. */
-const offeredPerSecond = 5 * limit;
-/** Whole seconds of the flood that are measured (it starts half a second before the first). */
-const measuredSeconds = 4;
-/** Requests sent within a second from which the limit must be reached in it. */
-const fullyOfferedPerSecond = 3 * limit;
+/** Requests a second, sent in turn to each process: each is offered more than the limit alone. */
+const offeredPerSecond = 3 * limit;
+/** How long the flood is sent; nothing is measured against it. */
+const floodMs = 8_000;
 
 interface StoredEventView {
   readonly seq: number;
   readonly receivedAtMs: number;
+  readonly traceId: string | null;
 }
 
 /** Every stored event of acme, read from `server` a page at a time. */
@@ -46,44 +59,74 @@ async function storedEvents(server: SpawnedServer): Promise<StoredEventView[]> {
   }
 }
 
-/**
- * Floods acme through `servers` in turn, from half a second into a second of the clock for `measuredSeconds`
- * whole seconds more; answers the events stored in each of those whole seconds, the requests sent in each, and the
- * statuses answered.
- */
-async function flood(
-  servers: readonly SpawnedServer[],
-): Promise<{ perSecond: number[]; sentPerSecond: number[]; statuses: Set<number> }> {
-  const statuses = new Set<number>();
-  // The virtual clock is the real one here (nothing moved it): start half a second into the next second, so that
-  // what the processes admit before they first read each other's counts falls outside the whole seconds measured.
-  const firstWhole = Math.floor(Date.now() / 1000) + 2;
-  await Bun.sleep(firstWhole * 1000 - 500 - Date.now());
-  const end = (firstWhole + measuredSeconds) * 1000;
+interface Flood {
+  /** The trace ids answered 200, and those answered 429 (`flood-<n>`, the n-th request, see floodNode). */
+  readonly admitted: Set<string>;
+  readonly refused: Set<string>;
+  /** Any other status answered. */
+  readonly otherStatuses: number[];
+  /** The `X-Error` and `Retry-After` of every 429, as "x-error | retry-after". */
+  readonly refusalHeaders: Set<string>;
+  readonly stored: StoredEventView[];
+}
+
+/** Floods acme through `servers` in turn for `floodMs`; answers what each request was answered and what is stored. */
+async function flood(servers: readonly SpawnedServer[]): Promise<Flood> {
+  const result: Flood = {
+    admitted: new Set(),
+    refused: new Set(),
+    otherStatuses: [],
+    refusalHeaders: new Set(),
+    stored: [],
+  };
   const requests: Promise<void>[] = [];
   const gapMs = 1000 / offeredPerSecond;
+  const end = Date.now() + floodMs;
   let sent = 0;
-  const sentPerSecond = Array.from({ length: measuredSeconds }, () => 0);
   for (let due = Date.now(); due < end; due += gapMs) {
     if (due > Date.now()) await Bun.sleep(due - Date.now());
     const server = servers[sent % servers.length] as SpawnedServer;
     sent += 1;
-    const second = Math.floor(Date.now() / 1000) - firstWhole;
-    if (second >= 0 && second < measuredSeconds) sentPerSecond[second] = (sentPerSecond[second] ?? 0) + 1;
+    const trace = `flood-${sent}`;
     requests.push(
-      fetch(`${server.url}/event?svc_account=acme&svc_profile=main&svc_event=flood`).then(async (answer) => {
-        statuses.add(answer.status);
-        await answer.arrayBuffer();
-      }),
+      fetch(`${server.url}/event?svc_account=acme&svc_profile=main&svc_event=flood&svc_trace_id=${trace}`).then(
+        async (answer) => {
+          await answer.arrayBuffer();
+          if (answer.status === 200) result.admitted.add(trace);
+          else if (answer.status === 429) {
+            result.refused.add(trace);
+            result.refusalHeaders.add(`${answer.headers.get("x-error")} | ${answer.headers.get("retry-after")}`);
+          } else result.otherStatuses.push(answer.status);
+        },
+      ),
     );
   }
   await Promise.all(requests);
-  const perSecond = Array.from({ length: measuredSeconds }, () => 0);
-  for (const event of await storedEvents(servers[0] as SpawnedServer)) {
-    const index = Math.floor(event.receivedAtMs / 1000) - firstWhole;
-    if (index >= 0 && index < measuredSeconds) perSecond[index] = (perSecond[index] ?? 0) + 1;
-  }
-  return { perSecond, sentPerSecond, statuses };
+  result.stored.push(...(await storedEvents(servers[0] as SpawnedServer)));
+  return result;
+}
+
+/** The part of the limit above which a node's last second counts as a lone node's (see the file's comment). */
+const fullWindow = 0.75;
+
+/** Which of `nodes` a flood's trace id was sent to (in turn, from the first). */
+function floodNode(traceId: string, nodes: number): number {
+  return (Number(traceId.slice("flood-".length)) - 1) % nodes;
+}
+
+/**
+ * How many of one node's admissions (their times on the server's clock) came when that node's admissions of the
+ * last second, this one included, were more than `fullWindow` of the limit.
+ */
+function admittedInFullWindows(times: readonly number[]): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  let from = 0;
+  let crowded = 0;
+  sorted.forEach((time, index) => {
+    while ((sorted[from] ?? time) <= time - 1000) from += 1;
+    if (index - from + 1 > fullWindow * limit) crowded += 1;
+  });
+  return crowded;
 }
 
 function describeTwoProcesses(store: string, env: () => Promise<Record<string, string>>): void {
@@ -105,20 +148,23 @@ function describeTwoProcesses(store: string, env: () => Promise<Record<string, s
       for (const dataDir of dataDirs) rmSync(dataDir, { recursive: true, force: true });
     });
 
-    it(`[COL-15, DEC-COL-07] an account flooded through both at ${offeredPerSecond} events a second has ${limit} a second stored between them, within 10%`, async () => {
-      const { perSecond, sentPerSecond, statuses } = await flood(servers);
-      expect([...statuses].sort()).toEqual([200, 429]);
-      const seen = `stored per second: ${perSecond.join(", ")}; sent: ${sentPerSecond.join(", ")}`;
-      perSecond.forEach((count, second) => {
-        expect(count, seen).toBeLessThanOrEqual(limit * 1.1);
-        if ((sentPerSecond[second] ?? 0) >= fullyOfferedPerSecond)
-          expect(count, seen).toBeGreaterThanOrEqual(limit * 0.9);
+    it(`[COL-15, DEC-COL-07] an account flooded through both at ${offeredPerSecond} events a second keeps each node to its share`, async () => {
+      const { admitted, refused, otherStatuses, refusalHeaders, stored } = await flood(servers);
+      expect(otherStatuses).toEqual([]);
+      expect(refused.size).toBeGreaterThan(0);
+      expect([...refusalHeaders]).toEqual(["Rate limit exceeded | 1"]);
+      const storedTraces = stored.map((event) => event.traceId ?? "");
+      expect(new Set(storedTraces).size).toBe(storedTraces.length);
+      expect(new Set(storedTraces)).toEqual(admitted);
+      servers.forEach((_server, node) => {
+        const times = stored
+          .filter((event) => floodNode(event.traceId ?? "", servers.length) === node)
+          .map((event) => event.receivedAtMs);
+        const crowded = admittedInFullWindows(times);
+        const seen = `node ${node}: ${crowded} of ${times.length} admitted with more than ${fullWindow * limit} in its last second`;
+        expect(times.length, seen).toBeGreaterThan(0);
+        expect(crowded, seen).toBeLessThan(times.length / 2);
       });
-      // The flood was offered in full in some second at least, or the lower side was not tested at all.
-      expect(
-        sentPerSecond.some((sent) => sent >= fullyOfferedPerSecond),
-        seen,
-      ).toBe(true);
     }, 60_000);
   });
 }
