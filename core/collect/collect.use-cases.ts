@@ -21,7 +21,7 @@ import { CollectJournal } from "./collect-journal.ts";
 import { CollectStats } from "./collect-stats.ts";
 import { describeCollectedEvent } from "./event.rules.ts";
 import { GroupCommitWriter } from "./group-commit.ts";
-import { queryLengthOf, queryPairsOf } from "./query-string.rules.ts";
+import { readQueryString } from "./query-string.rules.ts";
 import { RateExchanger } from "./rate-exchange.use-cases.ts";
 import { sourceOfAddress } from "./rate-limit.rules.ts";
 import { CollectRateLimiter } from "./rate-limiter.ts";
@@ -139,6 +139,8 @@ export class CollectService {
   /** One request to the collection endpoint: stored, answered as a filtered bot, or refused (kept in `stats`). */
   async collect(request: IncomingCollectRequest): Promise<Result<CollectOutcome, CollectError>> {
     const { method, headers } = request;
+    const queryString = readQueryString(request.url);
+    const query = queryString.pairs;
     const userAgent = headers.get("user-agent");
     if (this.deps.bots.isBot(userAgent)) {
       this.stats.filteredBots += 1;
@@ -147,12 +149,11 @@ export class CollectService {
         at: this.deps.clock.now(),
         outcome: "bot",
         method,
-        ...hintsOf(queryPairsOf(request.url), null),
+        ...hintsOf(query, null),
         userAgent,
       });
       return ok({ stored: false, setCookie: null });
     }
-    const query = queryPairsOf(request.url);
     let body: EventParams | null = null;
     let bodyBytes = 0;
     if (method === "POST") {
@@ -174,7 +175,7 @@ export class CollectService {
     const collected = checked.value;
 
     const now = this.deps.clock.now();
-    const bytes = bodyBytes + queryLengthOf(request.url);
+    const bytes = bodyBytes + queryString.length;
     const decision = this.rates.admit({
       account: collected.account,
       source: sourceOfAddress(request.address),

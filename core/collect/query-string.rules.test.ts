@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
-import { queryPairsOf } from "./query-string.rules.ts";
+import { readQueryString } from "./query-string.rules.ts";
+
+const queryPairsOf = (url: string) => readQueryString(url).pairs;
 
 /** What the platform's URL reads of a request's URL (its searchParams), and that URL as a request carries it. */
 function asRequestUrl(text: string): { readonly href: string; readonly pairs: Array<readonly [string, string]> } {
@@ -62,5 +64,20 @@ describe("queryPairsOf: a URL's query string as URLSearchParams reads it (COL-03
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe("readQueryString: the pairs and the length in one pass (a collected request enters this file once)", () => {
+  it("counts the query string from its '?' to the URL's end, as the byte budget does", () => {
+    assert.deepEqual(readQueryString("/event?a=1&b=2"), {
+      pairs: [
+        ["a", "1"],
+        ["b", "2"],
+      ],
+      length: 8,
+    });
+    assert.deepEqual(readQueryString("/event?a=1#frag"), { pairs: [["a", "1"]], length: 9 });
+    assert.deepEqual(readQueryString("/event"), { pairs: [], length: 0 });
+    assert.deepEqual(readQueryString("/event?"), { pairs: [], length: 1 });
   });
 });

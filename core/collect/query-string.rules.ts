@@ -56,19 +56,27 @@ function decodeQueryPart(text: string): string {
   }
 }
 
+/** A request's query string, read in one pass: its pairs, and its length for the byte budget. */
+export interface QueryString {
+  /** The name/value pairs in order, decoded as URLSearchParams decodes them. */
+  readonly pairs: ReadonlyArray<readonly [string, string]>;
+  /** The length from the `?` to the URL's end (a GET event's parameters, counted by the byte budget); 0 without a `?`. */
+  readonly length: number;
+}
+
 /**
- * The name/value pairs of a URL's query string, in order, as URLSearchParams reads them (the URL standard's
+ * COL-03: a URL's query string, its name/value pairs in order as URLSearchParams reads them (the URL standard's
  * application/x-www-form-urlencoded parser): pairs split at `&`, empty ones skipped, a name without `=` has the
  * value "", `+` is a space, percent-escapes are decoded as UTF-8 and what is not UTF-8 becomes U+FFFD. None
- * without a `?`; a fragment (`#…`, which a URL made in-process may carry) is not part of it.
+ * without a `?`; a fragment (`#…`, which a URL made in-process may carry) is not part of them.
  *
  * The collection endpoint's hot path reads every event's parameters here: one pass over the text, and the
  * common case (no `%` or `+`, or escapes of valid UTF-8) never leaves the engine's own string functions.
  */
-export function queryPairsOf(url: string): Array<readonly [string, string]> {
+export function readQueryString(url: string): QueryString {
   const pairs: Array<readonly [string, string]> = [];
   const start = url.indexOf("?");
-  if (start < 0) return pairs;
+  if (start < 0) return { pairs, length: 0 };
   const fragment = url.indexOf("#", start);
   const end = fragment < 0 ? url.length : fragment;
   let at = start + 1;
@@ -85,11 +93,5 @@ export function queryPairsOf(url: string): Array<readonly [string, string]> {
     }
     at = next + 1;
   }
-  return pairs;
-}
-
-/** The length of a URL's query string (with its `?`): a GET event's parameters, for the byte budget. */
-export function queryLengthOf(url: string): number {
-  const start = url.indexOf("?");
-  return start < 0 ? 0 : url.length - start;
+  return { pairs, length: url.length - start };
 }
