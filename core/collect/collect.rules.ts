@@ -3,14 +3,10 @@ import { defaultJsonBodyRules, type JsonBodyProblem, readJsonObjectBody } from "
 import { fitsCombinedLength, isAllowedName } from "../names/names.rules.ts";
 import { err, ok, type Result } from "../result.ts";
 import { isIndexableText } from "../values/storable-text.rules.ts";
-import { parseCookies, type RequestCookies } from "../visitors/cookies.rules.ts";
+import { numberAsIdText } from "../values/value-text.rules.ts";
+import { type CollectCookies, readCollectCookies } from "../visitors/cookies.rules.ts";
 import { loneSurrogate } from "../visitors/tapid.rules.ts";
-import {
-  numberAsIdText,
-  type RequestVisitor,
-  readRequestVisitor,
-  visitorIdParams,
-} from "../visitors/visitor-id.rules.ts";
+import { type RequestVisitor, readRequestVisitor, visitorIdParams } from "../visitors/visitor-id.rules.ts";
 
 export type JsonValue = null | boolean | number | string | readonly JsonValue[] | { readonly [key: string]: JsonValue };
 
@@ -116,8 +112,8 @@ export interface CollectRequest {
    * a GET's Referer.
    */
   readonly params: EventParams;
-  /** The Cookie header, parsed once. */
-  readonly cookies: RequestCookies;
+  /** What collection reads of the Cookie header, parsed once (readCollectCookies). */
+  readonly cookies: CollectCookies;
   /** What the request says about its visitor: its parameters and cookies, read once (readRequestVisitor). */
   readonly visitor: RequestVisitor;
 }
@@ -189,7 +185,7 @@ export function readCollectRequest(input: CollectRequestInput): Result<CollectRe
   if (fileType !== undefined && (typeof fileType !== "string" || !allowedFileTypes.has(fileType))) {
     return err(collectError("invalidFileType"));
   }
-  const cookies = parseCookies(input.cookieHeader);
+  const cookies = readCollectCookies(input.cookieHeader);
   const visitor = readRequestVisitor(params, cookies, account, profile);
   if (!visitor.ok) return visitor;
   for (const name of visitorIdParams) {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
-import { decimalNumberText, readDecimalNumber, readIsoDateTime } from "./value-text.rules.ts";
+import { decimalNumberText, numberAsIdText, readDecimalNumber, readIsoDateTime } from "./value-text.rules.ts";
 
 describe("decimal number text (DEC-PRO-01, DEC-FIL-04)", () => {
   it("reads an optional sign, digits, an optional fraction and exponent; spaces around are allowed", () => {
@@ -117,5 +117,17 @@ describe("ISO 8601 date text (MOM-03, DEC-MOM-04)", () => {
         if (read !== null) assert.match(text.trim(), /^\d{4}-\d{2}-\d{2}/);
       }),
     );
+  });
+});
+
+describe("a JSON number as an id's text (DEC-COL-09)", () => {
+  it("is the number's text, none for what is not a finite number or is a whole number past 2^53", () => {
+    assert.equal(numberAsIdText(42), "42");
+    assert.equal(numberAsIdText(-1.5), "-1.5");
+    assert.equal(numberAsIdText(2 ** 53 - 1), "9007199254740991");
+    assert.equal(numberAsIdText(2 ** 53 + 2), null);
+    assert.equal(numberAsIdText(Number.NaN), null);
+    assert.equal(numberAsIdText("42"), null);
+    assert.equal(numberAsIdText(null), null);
   });
 });

@@ -74,3 +74,13 @@ export function readIsoDateTime(text: string): number | null {
   const offset = (sign === "-" ? -1 : 1) * (oh * 60 + om) * 60_000;
   return date.getTime() - offset;
 }
+
+/**
+ * DEC-COL-09: a JSON number as the text of a visitor ID (or of an event name or trace id), or null when it is not
+ * one: not finite, or a whole number past 2^53, which JSON.parse has already rounded (12345678901234567890 arrives as 12345678901234567000), so its
+ * text is no longer what the client sent. Such an ID must be sent as a string.
+ */
+export function numberAsIdText(value: unknown): string | null {
+  if (typeof value !== "number" || !Number.isFinite(value)) return null;
+  return Number.isInteger(value) && !Number.isSafeInteger(value) ? null : String(value);
+}

@@ -1,4 +1,6 @@
 import { parseCookie } from "cookie";
+import { decodePercent } from "../values/percent-text.rules.ts";
+import { tapidCookieName } from "./tapid.rules.ts";
 
 /**
  * Reading the cookies of a Cookie header (TAPID and the tag library's utag_main for collection, JSESSIONID for
@@ -44,16 +46,6 @@ export function readCookieValue(header: string | null | undefined, name: string)
   return header ? (parseCookie(header, keepRaw)[name] ?? null) : null;
 }
 
-/** decodeURIComponent that keeps the text as it is when it is not valid percent-encoding. */
-export function decodePercent(text: string): string {
-  if (!text.includes("%")) return text;
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
-}
-
 /** The name of the tag library's first-party cookie. */
 export const utagMainCookieName = "utag_main";
 
@@ -68,4 +60,26 @@ export function firstPartyIdFromUtagMain(raw: string): string | null {
     return value === "" ? null : value;
   }
   return null;
+}
+
+/**
+ * What collection reads of the Cookie header (DEC-COL-09, DEC-COL-10), from the header's one read: the raw
+ * values of every TAPID cookie (the visitor-ID rules parse their entries) and the first-party visitor ID of the
+ * first utag_main cookie, as sent (the visitor-ID rules decide whether it is usable).
+ */
+export interface CollectCookies {
+  /** The raw value of every TAPID cookie, in the header's order. */
+  readonly tapid: readonly string[];
+  /** `v_id` of the first utag_main cookie (firstPartyIdFromUtagMain), or null when there is none. */
+  readonly utagMainVisitorId: string | null;
+}
+
+/** DEC-COL-09, DEC-COL-10: the cookies collection reads, the header parsed once (parseCookies). */
+export function readCollectCookies(header: string | null | undefined): CollectCookies {
+  const cookies = parseCookies(header);
+  const utagMain = cookies.get(utagMainCookieName)?.[0];
+  return {
+    tapid: cookies.get(tapidCookieName) ?? [],
+    utagMainVisitorId: utagMain === undefined ? null : firstPartyIdFromUtagMain(utagMain),
+  };
 }

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { parseCookie } from "cookie";
 import fc from "fast-check";
-import { firstPartyIdFromUtagMain, parseCookies, readCookieValue } from "./cookies.rules.ts";
+import { firstPartyIdFromUtagMain, parseCookies, readCollectCookies, readCookieValue } from "./cookies.rules.ts";
 import {
   encodeTapidId,
   maxTapidCookieLength,
@@ -258,6 +258,18 @@ describe("cookies", () => {
     );
   });
 
+  it("[DEC-COL-09, DEC-COL-10] reads what collection needs in the header's one read: every TAPID, utag_main's v_id", () => {
+    assert.deepEqual(
+      readCollectCookies('TAPID="acme/main>x|"; utag_main=_sn:1%24v_id%3A0190abc; TAPID=g/m>y|; utag_main=v_id:2'),
+      {
+        tapid: ["acme/main>x|", "g/m>y|"],
+        utagMainVisitorId: "0190abc",
+      },
+    );
+    assert.deepEqual(readCollectCookies("a=1; utag_main=_sn:1"), { tapid: [], utagMainVisitorId: null });
+    assert.deepEqual(readCollectCookies(null), { tapid: [], utagMainVisitorId: null });
+  });
+
   it("[DEC-COL-09] finds v_id in utag_main, raw or percent-encoded", () => {
     assert.equal(firstPartyIdFromUtagMain("v_id:0190abc$_sn:1$ses_id:17%3Bexp-session"), "0190abc");
     assert.equal(firstPartyIdFromUtagMain("_sn:1%24v_id%3A0190abc%3Bexp-session"), "0190abc");
@@ -270,6 +282,7 @@ describe("cookies", () => {
       fc.property(fc.string(), (text) => {
         readCookieValue(text, "TAPID");
         parseCookies(text);
+        readCollectCookies(text);
         firstPartyIdFromUtagMain(text);
       }),
     );

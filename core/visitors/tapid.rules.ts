@@ -1,5 +1,5 @@
 import { isAllowedName } from "../names/names.rules.ts";
-import { decodePercent } from "./cookies.rules.ts";
+import { decodePercent } from "../values/percent-text.rules.ts";
 
 /**
  * The TAPID third-party visitor cookie (svc_thirdparty_visitor_id). Its value holds one entry per

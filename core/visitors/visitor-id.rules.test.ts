@@ -4,7 +4,7 @@ import fc from "fast-check";
 import { collectError } from "../errors/collect.errors.ts";
 import type { IdSource } from "../ports/ids.port.ts";
 import { maxIndexedTextBytes } from "../values/storable-text.rules.ts";
-import { parseCookies } from "./cookies.rules.ts";
+import { readCollectCookies } from "./cookies.rules.ts";
 import { loneSurrogate, parseTapid, serializeTapid } from "./tapid.rules.ts";
 import {
   buildKnownVisitorId,
@@ -46,7 +46,12 @@ function identify(
   request: { account: string; profile: string; params: Record<string, unknown>; cookieHeader: string | null },
   ids: IdSource,
 ): VisitorIdentity {
-  const read = readRequestVisitor(request.params, parseCookies(request.cookieHeader), request.account, request.profile);
+  const read = readRequestVisitor(
+    request.params,
+    readCollectCookies(request.cookieHeader),
+    request.account,
+    request.profile,
+  );
   if (!read.ok) throw new Error(`the request is refused: ${read.error.code}`);
   return identifyVisitor(read.value, ids);
 }
@@ -298,7 +303,7 @@ describe("identifyVisitor: parameters and cookies together", () => {
   it("[DEC-COL-09] parameters and a utag_main v_id that are not usable visitor IDs are refused when the request is read", () => {
     const nul = "alice\u0000mallory";
     const read = (params: Record<string, unknown>, cookieHeader: string | null = null) =>
-      readRequestVisitor(params, parseCookies(cookieHeader), "acme", "main");
+      readRequestVisitor(params, readCollectCookies(cookieHeader), "acme", "main");
     for (const [name, value] of [
       ["svc_override_tapid", nul],
       ["svc_visitor_id", nul],
@@ -320,7 +325,8 @@ describe("identifyVisitor: parameters and cookies together", () => {
   });
 
   it("IDs that are neither strings nor finite numbers are refused as not strings; an empty one is none", () => {
-    const read = (params: Record<string, unknown>) => readRequestVisitor(params, parseCookies(null), "acme", "main");
+    const read = (params: Record<string, unknown>) =>
+      readRequestVisitor(params, readCollectCookies(null), "acme", "main");
     assert.deepEqual(read({ svc_visitor_id: true }), {
       ok: false,
       error: collectError("paramNotString", { parameter: "svc_visitor_id" }),

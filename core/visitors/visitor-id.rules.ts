@@ -2,7 +2,8 @@ import { type CollectError, collectError } from "../errors/collect.errors.ts";
 import type { IdSource } from "../ports/ids.port.ts";
 import { err, ok, type Result } from "../result.ts";
 import { isIndexableText } from "../values/storable-text.rules.ts";
-import { firstPartyIdFromUtagMain, type RequestCookies, utagMainCookieName } from "./cookies.rules.ts";
+import { numberAsIdText } from "../values/value-text.rules.ts";
+import type { CollectCookies } from "./cookies.rules.ts";
 import {
   findTapidId,
   loneSurrogate,
@@ -10,7 +11,6 @@ import {
   planTapidCookie,
   type TapidCookieAction,
   type TapidEntry,
-  tapidCookieName,
   tapidSetCookie,
 } from "./tapid.rules.ts";
 
@@ -81,16 +81,6 @@ export function readVisitorIdValue(value: unknown): string | null {
   const text =
     typeof value === "string" ? normaliseVisitorIdValue(value.replace(loneSurrogate, "\uFFFD")) : numberAsIdText(value);
   return text !== null && text !== "" && isUsableVisitorId(text) ? text : null;
-}
-
-/**
- * A JSON number as the text of a visitor ID (or of an event name or trace id), or null when it is not one: not finite, or a whole number past
- * 2^53, which JSON.parse has already rounded (12345678901234567890 arrives as 12345678901234567000), so its
- * text is no longer what the client sent. Such an ID must be sent as a string.
- */
-export function numberAsIdText(value: unknown): string | null {
-  if (typeof value !== "number" || !Number.isFinite(value)) return null;
-  return Number.isInteger(value) && !Number.isSafeInteger(value) ? null : String(value);
 }
 
 /** DEC-COL-09: the parameters that carry a visitor ID, in the order they are checked. */
@@ -242,7 +232,7 @@ function tapidEntriesOf(cookieValues: readonly string[]): TapidEntry[] {
  */
 export function readRequestVisitor(
   params: Readonly<Record<string, unknown>>,
-  cookies: RequestCookies,
+  cookies: CollectCookies,
   account: string,
   profile: string,
 ): Result<RequestVisitor, CollectError> {
@@ -258,12 +248,11 @@ export function readRequestVisitor(
   }
   let firstParty = sent.svc_firstparty_visitor_id;
   if (firstParty === null) {
-    const utagMain = cookies.get(utagMainCookieName)?.[0];
-    firstParty = utagMain === undefined ? null : firstPartyIdFromUtagMain(utagMain);
+    firstParty = cookies.utagMainVisitorId;
     if (firstParty !== null && !isUsableVisitorId(firstParty))
       return err(collectError("unusableVisitorId", { source: "v_id of the utag_main cookie" }));
   }
-  const tapidEntries = tapidEntriesOf(cookies.get(tapidCookieName) ?? []);
+  const tapidEntries = tapidEntriesOf(cookies.tapid);
   const knownVisitorId =
     sent.svc_visitor_id === null ? null : matchKnownVisitorId(sent.svc_visitor_id, account, profile);
   // DEC-PRV-05: a known visitor ID names its visitor by the normalised value, whichever source it comes from.
