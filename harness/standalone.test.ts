@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { allScenarios } from "../conformance/index.ts";
 import { consumerProjectCleanedBy, environmentWithoutServerSettings } from "../tools/consumer-project.ts";
+import { runCommand } from "../tools/run-command.ts";
 import { type SpawnedServer, spawnServer } from "../tools/spawn-server.ts";
 import { selectScenarios } from "./runner.ts";
 
@@ -114,7 +115,7 @@ afterAll(async () => {
 describe("the conformance suite, installed in another project, against an implementation in another process", () => {
   it("npx svc-hub-conformance with a target file runs the selected scenarios and reports every one passed", async () => {
     const expected = selectScenarios(allScenarios, selections);
-    const child = Bun.spawn(
+    const { code, stdout, stderr } = await runCommand(
       [
         "node",
         join(project, "node_modules", ".bin", "svc-hub-conformance"),
@@ -128,13 +129,8 @@ describe("the conformance suite, installed in another project, against an implem
         "--report-dir",
         "report",
       ],
-      { cwd: project, env: environmentWithoutServerSettings(), stdout: "pipe", stderr: "pipe" },
+      { cwd: project, env: environmentWithoutServerSettings() },
     );
-    const [code, stdout, stderr] = await Promise.all([
-      child.exited,
-      new Response(child.stdout).text(),
-      new Response(child.stderr).text(),
-    ]);
     expect(stderr).toBe("");
     expect(stdout).toContain(
       `conformance: ${expected.length} of ${allScenarios.length} scenarios against svc-hub behind a proxy`,
@@ -184,17 +180,10 @@ const results = await runScenarios(chosen, target, { capabilities });
 console.log(JSON.stringify({ titles: results.map((result) => result.title), outcomes: results.map((result) => result.outcome), tally: tally(results) }));
 `,
     );
-    const child = Bun.spawn([process.execPath, "run.ts"], {
+    const { code, stdout, stderr } = await runCommand([process.execPath, "run.ts"], {
       cwd: project,
       env: environmentWithoutServerSettings(),
-      stdout: "pipe",
-      stderr: "pipe",
     });
-    const [code, stdout, stderr] = await Promise.all([
-      child.exited,
-      new Response(child.stdout).text(),
-      new Response(child.stderr).text(),
-    ]);
     expect(stderr).toBe("");
     expect(code).toBe(0);
     const run = JSON.parse(stdout) as { titles: string[]; outcomes: string[]; tally: unknown };

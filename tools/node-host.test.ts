@@ -14,6 +14,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { expectedHostReport, type HostReport } from "../testing/host.ts";
 import { environmentWithoutServerSettings } from "./consumer-project.ts";
+import { runCommand } from "./run-command.ts";
 import { spawnServer } from "./spawn-server.ts";
 
 /**
@@ -144,21 +145,8 @@ describe("a Node host of the packed core", () => {
     try {
       const url = server.url;
       const env = { ...environmentWithoutServerSettings(), SVC_URL: url, SVC_ADMIN_TOKEN: adminToken };
-      const run = async (args: string[], stdin?: string) => {
-        const child = Bun.spawn([svcHub, ...args], {
-          cwd: project,
-          env,
-          stdin: stdin === undefined ? "ignore" : new TextEncoder().encode(stdin),
-          stdout: "pipe",
-          stderr: "pipe",
-        });
-        const [code, stdout, stderr] = await Promise.all([
-          child.exited,
-          new Response(child.stdout).text(),
-          new Response(child.stderr).text(),
-        ]);
-        return { code, stdout, stderr };
-      };
+      const run = (args: string[], stdin?: string) =>
+        runCommand([svcHub, ...args], { cwd: project, env, ...(stdin === undefined ? {} : { stdin }) });
       const sendEvent = (name: string) =>
         fetch(`${url}/event`, {
           method: "POST",

@@ -1,21 +1,12 @@
 /** `npm run hash-secret` (docs/configuration.md, "Secrets"): the hash of a secret read from standard input. */
 import { describe, expect, it } from "bun:test";
 import { join } from "node:path";
+import { runCommand } from "../../tools/run-command.ts";
 
 const root = join(import.meta.dir, "..", "..");
 
-async function hashSecret(input: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const child = Bun.spawn([process.execPath, join(root, "adapters/cli/hash-secret.ts"), ...args], {
-    stdin: new TextEncoder().encode(input),
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [code, stdout, stderr] = await Promise.all([
-    child.exited,
-    new Response(child.stdout).text(),
-    new Response(child.stderr).text(),
-  ]);
-  return { code, stdout, stderr };
+function hashSecret(input: string, ...args: string[]) {
+  return runCommand([process.execPath, join(root, "adapters/cli/hash-secret.ts"), ...args], { stdin: input });
 }
 
 describe("hash-secret", () => {
