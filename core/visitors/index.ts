@@ -3,7 +3,7 @@
  * sets; the TAPID cookie; known visitor IDs; and reading cookies.
  */
 
-export { type RequestCookies, readCookieValue } from "./cookies.rules.ts";
+export { type CollectCookies, readCookieValue } from "./cookies.rules.ts";
 export {
   identifyVisitor,
   type KnownVisitor,
