@@ -22,4 +22,19 @@ describe("the typed client's types", () => {
     };
     expect(typeof calls).toBe("function");
   });
+
+  it("take fault injection and the request journal at the paths the server and the docs name (issue 43, point 4)", () => {
+    const hub = createSvcHubClient({ baseUrl: "http://127.0.0.1:1", adminToken: "t" });
+    const calls = () => {
+      void hub.admin.POST("/admin/faults", { body: { path: "/event", status: 503, times: 2 } });
+      void hub.admin.GET("/admin/faults");
+      void hub.admin.DELETE("/admin/faults");
+      void hub.admin.DELETE("/admin/faults/{id}", { params: { path: { id: "f1" } } });
+      void hub.admin.GET("/admin/requests", { params: { query: { path: "/event", status: "503" } } });
+      void hub.admin.DELETE("/admin/requests");
+      // @ts-expect-error the document names no path with a trailing /
+      void hub.admin.GET("/admin/faults/");
+    };
+    expect(typeof calls).toBe("function");
+  });
 });

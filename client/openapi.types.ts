@@ -282,7 +282,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/admin/faults/": {
+    "/admin/faults": {
         parameters: {
             query?: never;
             header?: never;
@@ -321,7 +321,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/admin/requests/": {
+    "/admin/requests": {
         parameters: {
             query?: never;
             header?: never;

@@ -505,7 +505,7 @@ const sensibleJsonBody: Record<string, Json> = {
   "PUT /admin/users/{email}/disabled": { disabled: false },
   "POST /admin/users/{email}/api-keys": { id: "made-key" },
   // A fault no request meets: its text reaches the fault plan, its answer no other request.
-  "POST /admin/faults/": { method: "GET", path: "/v1/nowhere", account: "acme", times: 1, status: 503 },
+  "POST /admin/faults": { method: "GET", path: "/v1/nowhere", account: "acme", times: 1, status: 503 },
   "POST /v1/dle/accounts/{account}/profiles/{profile}/datalayers/{dl_id}": {
     page: "home",
     nested: { title: "Home", tags: ["a", "b"] },

@@ -64,10 +64,12 @@ const tags = ["admin"];
  * /admin/reset clears them. The admin API itself is never faulted.
  */
 export function adminFaultRoutes(tools: TestingTools) {
+  // The group's own path is "", not "/": "/" would name it /admin/faults/ in the OpenAPI document, and the
+  // typed client would then ask for that trailing slash.
   return new Elysia({ name: "admin-faults", prefix: "/admin/faults" })
     .guard({ detail: { security: openApiSecurity.admin } })
     .post(
-      "/",
+      "",
       async ({ request, set }) => {
         const body = await readOptionalJsonObject(request, FaultBody);
         const checked = validateFaultInput(body ?? null);
@@ -90,12 +92,12 @@ export function adminFaultRoutes(tools: TestingTools) {
         response: { 201: FaultView, 400: ErrorBody, 401: ErrorBody },
       },
     )
-    .get("/", () => ({ faults: tools.faults.list() }), {
+    .get("", () => ({ faults: tools.faults.list() }), {
       detail: { tags, summary: "The faults still waiting for requests, oldest first" },
       response: { 200: t.Object({ faults: t.Array(FaultView) }), 401: ErrorBody },
     })
     .delete(
-      "/",
+      "",
       () => {
         const removed = tools.faults.size;
         tools.faults.clear();

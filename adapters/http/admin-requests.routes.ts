@@ -72,10 +72,12 @@ export function adminRequestRoutes(tools: TestingTools, routes: () => ReadonlyAr
     if (templates.length === 0) templates = interfaceRouteTemplates(routes());
     return templates;
   };
+  // The group's own path is "", not "/": "/" would name it /admin/requests/ in the OpenAPI document, and the
+  // typed client would then ask for that trailing slash.
   return new Elysia({ name: "admin-requests", prefix: "/admin/requests" })
     .guard({ detail: { security: openApiSecurity.admin } })
     .get(
-      "/",
+      "",
       ({ request }) => {
         const value = firstQueryValues(request);
         const given = (name: string) => {
@@ -128,7 +130,7 @@ export function adminRequestRoutes(tools: TestingTools, routes: () => ReadonlyAr
       },
     )
     .delete(
-      "/",
+      "",
       () => {
         const removed = tools.requestJournal.size;
         tools.requestJournal.clear();
