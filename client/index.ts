@@ -141,3 +141,5 @@ function sessionCookieOf(response: Response): string | null {
   }
   return null;
 }
+
+export * from "./requests.ts";

@@ -167,10 +167,10 @@ export function journalEntryHoldsErasedValue(
 
 /**
  * DEC-PRV-05 for the request journal (the toolkit's `GET /admin/requests`): whether a request of this account
- * holds the erased value in a parameter of its query (the pixel's `email_address`, a lookup's `attributeValue`),
- * as the value itself or the JSON of an object or array holding it. The journal keeps no path as sent (only the
- * route's template), so its query is all it holds of the visitor. It forgets such requests when the deletion is
- * requested.
+ * holds the erased value anywhere it keeps text: a parameter of its query (the pixel's `email_address`, a
+ * lookup's `attributeValue`), a segment of its path (a moments lookup's visitor), a header's value or a cookie's,
+ * a form body's field, or its body's or its answer's text; as the value itself or the JSON of an object or array
+ * holding it. The journal forgets such requests when the deletion is requested.
  */
 export function journaledRequestHoldsErasedValue(
   request: JournaledRequestText,
@@ -178,5 +178,8 @@ export function journaledRequestHoldsErasedValue(
   erased: string,
 ): boolean {
   if (erased === "" || request.account !== account) return false;
-  return request.parameters.some(([, value]) => textHoldsErasedValue(value, erased));
+  return (
+    request.parameters.some(([, value]) => textHoldsErasedValue(value, erased)) ||
+    request.texts.some((text) => textHoldsErasedValue(text, erased))
+  );
 }

@@ -1,6 +1,6 @@
 /**
  * Tools for testing against svc-hub (issue 33): faults that make chosen requests fail on purpose, and the
- * journal of the requests the interface routes answered.
+ * journal of the requests the interface routes answered, whole, with matchers to find them (issue 43).
  */
 
 export {
@@ -13,6 +13,7 @@ export {
 export { type Fault, FaultPlan } from "./fault-plan.ts";
 export {
   type AnsweredRequest,
+  type CapturedBody,
   defaultRequestJournalBytes,
   defaultRequestJournalLimit,
   type JournaledRequestText,
@@ -21,5 +22,8 @@ export {
   type RequestJournalEntry,
   type RequestJournalFilter,
   requestJournalAccountChars,
+  requestJournalBodyBytes,
   requestJournalQueryChars,
+  requestNearMissCount,
 } from "./request-journal.ts";
+export { type RequestMatcher, validateRequestMatcher } from "./request-matcher.rules.ts";
