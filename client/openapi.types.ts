@@ -2121,6 +2121,7 @@ export interface operations {
                 limit?: string;
                 order?: string;
                 profile?: string;
+                search?: string;
                 to?: string;
                 traceId?: string;
                 visitor?: string;
@@ -2317,6 +2318,21 @@ export interface operations {
                             /** @description The canonical visitor ID of the event's group */
                             visitorId: string;
                         } | null;
+                        /** @description The request as received: enough to send it again */
+                        request: {
+                            /** @description POST: the body as text, inflated when it came gzipped */
+                            body: string | null;
+                            /** @description POST: the Content-Type header as sent */
+                            contentType: string | null;
+                            /** @description The cookies collection reads (TAPID, utag_main) as sent; no other */
+                            cookie: string | null;
+                            /** @enum {string} */
+                            method: "GET" | "POST";
+                            /** @description The query string as received, without its `?` */
+                            query: string;
+                            referer: string | null;
+                            userAgent: string | null;
+                        } | null;
                     };
                 };
             };
@@ -2414,6 +2430,21 @@ export interface operations {
                             profile: string | null;
                             /** @description refused: the reason's code */
                             reason?: string;
+                            /** @description The request as received: enough to send it again */
+                            request?: {
+                                /** @description POST: the body as text, inflated when it came gzipped */
+                                body: string | null;
+                                /** @description POST: the Content-Type header as sent */
+                                contentType: string | null;
+                                /** @description The cookies collection reads (TAPID, utag_main) as sent; no other */
+                                cookie: string | null;
+                                /** @enum {string} */
+                                method: "GET" | "POST";
+                                /** @description The query string as received, without its `?` */
+                                query: string;
+                                referer: string | null;
+                                userAgent: string | null;
+                            };
                             /** @description refused: the answer's status */
                             status?: string | number;
                             /** @description svc_trace_id */

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
-import { CollectJournal, type CollectJournalEntry } from "../collect/collect-journal.ts";
+import { type CollectedRequest, CollectJournal, type CollectJournalEntry } from "../collect/collect-journal.ts";
 import type { VisitorProfile } from "../profiles/profile.rules.ts";
 import { type AnsweredRequest, RequestJournal } from "../testing-tools/index.ts";
 import { normaliseVisitorIdValue } from "../visitors/visitor-id.rules.ts";
@@ -16,6 +16,15 @@ import {
 } from "./erasure.rules.ts";
 
 const erased = "pad@example.com";
+const noRequest: CollectedRequest = {
+  method: "GET",
+  query: "svc_account=acme",
+  contentType: null,
+  body: null,
+  cookie: null,
+  referer: null,
+  userAgent: "Mozilla/5.0",
+};
 
 function event(
   data: Record<string, unknown>,
@@ -223,6 +232,7 @@ describe("DEC-PRV-05: the collection journal forgets a deleted value (issue 32)"
     visitorId: string,
     data: Record<string, unknown>,
     account = "acme",
+    request: Partial<CollectedRequest> = {},
   ): CollectJournalEntry => ({
     id,
     at: 0,
@@ -236,8 +246,17 @@ describe("DEC-PRV-05: the collection journal forgets a deleted value (issue 32)"
     userAgent: "Mozilla/5.0",
     data,
     decision: decision(visitorId),
+    request: { ...noRequest, ...request },
   });
   const holds = (entry: CollectJournalEntry) => journalEntryHoldsErasedValue(entry, "acme", "main", erased);
+
+  it("finds the value in the request as received: its query string, its body, its Referer's query", () => {
+    const query = `svc_account=acme&email_address=${encodeURIComponent(erased)}`;
+    assert.equal(holds(stored(1, "v-1", {}, "acme", { query })), true);
+    assert.equal(holds(stored(2, "v-1", {}, "acme", { body: JSON.stringify({ list: [erased] }) })), true);
+    assert.equal(holds(stored(3, "v-1", {}, "acme", { referer: `https://shop.example/?m=${erased}` })), true);
+    assert.equal(holds(stored(4, "v-1", {}, "acme", { query: "svc_account=acme&note=other" })), false);
+  });
 
   it("finds the value in a parameter, as the visitor ID, as a known visitor ID, and in a refusal's hints", () => {
     assert.equal(holds(stored(1, "v-1", { email_address: ` ${erased}` })), true);

@@ -14,7 +14,8 @@
  * - in the kept copy of an imported file, a row with a field that holds it is removed.
  * Equality is of the normalised texts (normaliseVisitorIdValue), case kept: "Pad@example.com" is another value.
  */
-import type { CollectJournalEntry } from "../collect/collect-journal.ts";
+import type { CollectedRequest, CollectJournalEntry } from "../collect/collect-journal.ts";
+import { readQueryString } from "../collect/query-string.rules.ts";
 import type { StoredEvent } from "../ports/events.store.ts";
 import type { VisitorProfile } from "../profiles/profile.rules.ts";
 import type { JournaledRequestText } from "../testing-tools/index.ts";
@@ -137,10 +138,20 @@ export function eraseValueFromProfile(profile: VisitorProfile, erased: string): 
 }
 
 /**
+ * The request as received holds the value: a parameter of its query string or of its Referer's is the value, or
+ * its body (JSON) holds it. Its cookies are read in the visitor-ID decision, which is searched apart.
+ */
+function requestHoldsErasedValue(request: CollectedRequest, erased: string): boolean {
+  const pairs = [...readQueryString(`?${request.query}`).pairs, ...readQueryString(request.referer ?? "").pairs];
+  if (pairs.some(([, value]) => isErasedValue(value, erased))) return true;
+  return request.body !== null && textHoldsErasedValue(request.body, erased);
+}
+
+/**
  * DEC-PRV-05 for the collection journal (the console's live feed): whether an entry of this account and
  * profile holds the erased value anywhere it keeps text of the request: its visitor ID (the value itself, or a
  * known visitor ID naming it), a parameter, an input of its visitor-ID decision, its event name, trace id or
- * User-Agent. The journal forgets such entries when the deletion is requested.
+ * User-Agent, the request as received. The journal forgets such entries when the deletion is requested.
  */
 export function journalEntryHoldsErasedValue(
   entry: CollectJournalEntry,
@@ -158,6 +169,7 @@ export function journalEntryHoldsErasedValue(
   )
     return true;
   if (holdsErasedValue(entry.data, erased)) return true;
+  if (requestHoldsErasedValue(entry.request, erased)) return true;
   return entry.decision.precedence.some(
     (row) =>
       row.value !== null &&
