@@ -6,6 +6,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { ceilingTargets, closedLoopVerdict, openLoopVerdict, rateKept, ratioOf } from "../bench/lib/ceiling-targets.ts";
+import { capacityFor, microsPerEvent, splitNodeCost } from "../bench/lib/event-cost.ts";
 import { heyArgs, parseHeyOutput } from "../bench/lib/hey.ts";
 
 const heySummary = `
@@ -108,5 +109,38 @@ describe("bench: svc-hub against the durable ceiling (issue 44's targets)", () =
     const busy = openLoopVerdict(at4000, { rate: 3747, p99Ms: 19.5 }, { rate: 2600, p99Ms: 20 });
     expect(busy).toMatchObject({ ceilingKept: false, serviceKept: false, met: false });
     expect(openLoopVerdict(at4000, { rate: 4000, p99Ms: 0 }, { rate: 4000, p99Ms: 3 }).met).toBeNull();
+  });
+});
+
+describe("bench: the CPU an event costs, and what a rate needs (docs/scaling.md)", () => {
+  test("microseconds an event are CPU ticks (1/100 s) over the events stored", () => {
+    expect(microsPerEvent(150, 10_000)).toBeCloseTo(150, 6);
+    expect(microsPerEvent(150, 0)).toBeNull();
+  });
+
+  test("of two nodes, the cheaper one only collects; the other's excess over every event is the fold", () => {
+    // 5,000 events each; the collector spent 0.5 s (100 µs an event), the lease holder 1.5 s.
+    const split = splitNodeCost([
+      { ticks: 150, events: 5000 },
+      { ticks: 50, events: 5000 },
+    ]);
+    expect(split?.collect).toBeCloseTo(100, 6);
+    expect(split?.fold).toBeCloseTo((1.5e6 - 100 * 5000) / 10_000, 6);
+    expect(
+      splitNodeCost([
+        { ticks: 1, events: 0 },
+        { ticks: 1, events: 1 },
+      ]),
+    ).toBeNull();
+  });
+
+  test("a rate needs its events' CPU in cores at 70% busy, the fold on one core, and disk a day", () => {
+    const costs = { collectMicros: 140, foldMicros: 60, postgresMicros: 100, eventBytes: 600 };
+    const at = capacityFor(10_000, costs);
+    expect(at.nodeCores).toBeCloseTo(2, 6);
+    expect(at.foldCores).toBeCloseTo(0.6, 6);
+    expect(at.postgresCores).toBeCloseTo(10 / 7, 6);
+    expect(at.gibPerDay).toBeCloseTo((10_000 * 600 * 86_400) / 1024 ** 3, 6);
+    expect(capacityFor(100_000, costs).foldCores).toBeGreaterThan(1);
   });
 });
