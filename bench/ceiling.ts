@@ -19,7 +19,8 @@
  * round). Prints a Markdown table; `--out file` writes it there too. `--rounds N` (default 2) alternates the
  * bare server with each mode N times; `--modes a,b` measures only those modes.
  *
- * `bun bench/ceiling.ts serve <mode> <file>` is one of the servers (prints `listening <port>`).
+ * `bun bench/ceiling.ts serve <mode> <file>` is one of the servers (prints `listening <port>`); `bun run bench`
+ * runs the `durable` one beside svc-hub in the collection cases (GET and POST /event), as their reference.
  */
 import { fdatasync, mkdtempSync, openSync, rmSync, write, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
@@ -113,10 +114,14 @@ async function serve(mode: Mode, file: string): Promise<void> {
                   return pixel(fixedCookie);
                 }
               : async (request) => {
-                  const outcome = await collector.collect(new WebCollectRequest(request, "GET", "127.0.0.1"));
-                  return outcome.ok
-                    ? pixel(outcome.value.setCookie)
-                    : new Response(null, { status: outcome.error.status });
+                  // GET answers the pixel, POST an empty 200, as svc-hub's collection routes do.
+                  const method = request.method === "POST" ? "POST" : "GET";
+                  const outcome = await collector.collect(new WebCollectRequest(request, method, "127.0.0.1"));
+                  if (!outcome.ok) return new Response(null, { status: outcome.error.status });
+                  if (method === "GET") return pixel(outcome.value.setCookie);
+                  return new Response(null, {
+                    headers: outcome.value.setCookie ? { "set-cookie": outcome.value.setCookie } : {},
+                  });
                 },
     },
     fetch: () => new Response(null, { status: 404 }),

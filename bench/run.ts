@@ -1,6 +1,7 @@
 /**
- * `bun run bench`: svc-hub under load on loopback, side by side with a bare Bun.serve on the same machine in
- * the same run, and bench/RESULTS.md written from what was measured.
+ * `bun run bench`: svc-hub under load on loopback, side by side in the same run with the durable ceiling
+ * (bench/ceiling.ts `durable`, for the collection cases) and a bare Bun.serve, and bench/RESULTS.md written from
+ * what was measured.
  *
  *   bun run bench                              # every case (about 5 minutes); writes bench/RESULTS.md
  *   bun bench/run.ts --quick                   # a smoke run: short runs, small data; written to a temporary file
@@ -15,12 +16,14 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { cpus, loadavg, release, tmpdir, totalmem } from "node:os";
 import { join, resolve } from "node:path";
 import { fromInvocation } from "../adapters/runtime/paths.ts";
-import { collectCase } from "./cases/collect.ts";
+import { closedLoopRounds, collectCase, openLoop } from "./cases/collect.ts";
 import { dataLayerCase } from "./cases/datalayer.ts";
 import { fileImportCase } from "./cases/file-import.ts";
 import { momentsCase } from "./cases/moments.ts";
 import { packageSizeCase } from "./cases/package-size.ts";
 import { startCase } from "./cases/start.ts";
+import { ceilingTargets } from "./lib/ceiling-targets.ts";
+import { ensureHey } from "./lib/hey.ts";
 import { type CaseReport, mergeResults, type RunInfo, renderResults } from "./lib/report.ts";
 import {
   type BareProcess,
@@ -104,7 +107,7 @@ function describeCommit(root: string): string {
   }
 }
 
-const methodNotes = (settings: WrkSettings) => [
+const methodNotes = (settings: WrkSettings, quick: boolean) => [
   `- Load generator: wrk (Debian) on 127.0.0.1, ${settings.threads} threads, ${settings.connections} connections, ${settings.warmupSeconds} s of warm-up and then ` +
     `${settings.seconds} s measured, for every load. Each load runs first against the bare server (bench/bare-server.ts: \`Bun.serve\` answering the ` +
     "same 43-byte GIF, reading the body if any), then against svc-hub, with the same Lua script; the ratio is svc-hub's requests per second over the bare server's.",
@@ -116,6 +119,14 @@ const methodNotes = (settings: WrkSettings) => [
   "- Server CPU: utime + stime of /proc/<pid>/stat before and after the measured run, in percent of one core. Peak memory: VmHWM of /proc/<pid>/status. " +
     "wrk CPU: wrk's own /proc/self/stat, read by its Lua `done` hook. On this 2-core machine wrk and the server share the cores; the bare figure carries the same cost.",
   "- p50/p99 are wrk's latency percentiles of the measured run (from the request sent to the answer read).",
+  "- The collection cases (GET and POST /event) are measured against the durable ceiling (bench/ceiling.ts `durable`, bench/CEILING.md): the collection use case " +
+    "served from Bun's router, each group of events appended to a flat file in the same scratch directory as svc-hub's data and answered once its one fdatasync returned. " +
+    "What no store can beat here: the disk's sync, not a server that stores nothing, bounds a durable answer. Closed loop: wrk -t1 -c64, the ceiling and svc-hub " +
+    `alternated (${quick ? closedLoopRounds.quick : closedLoopRounds.full} round(s), each run after its own warm-up), the target svc-hub at ${ceilingTargets.closedLoopRatio * 100}% of the ceiling's requests a second over the rounds together. ` +
+    `Open loop: Debian's hey at ${ceilingTargets.openLoop.map((target) => target.rate.toLocaleString("en")).join(" and ")} requests a second, ${openLoop.connections} workers each paced at the rate over ${openLoop.connections} ` +
+    "(hey's -q is a rate a worker), the ceiling first at each rate; a worker whose answer comes after its next tick skips it, so a server that cannot keep up " +
+    `shows as a rate reached below the one asked (kept: at least ${ceilingTargets.rateKeptShare * 100}% of it). hey sends one request again and again (the first of the closed loop's list, one visitor); ` +
+    "its latencies are from each request's send to its answer.",
 ];
 
 export async function runBench(
@@ -125,6 +136,8 @@ export async function runBench(
 ): Promise<{ markdown: string; cases: CaseReport[]; path: string }> {
   const started = performance.now();
   const wrkVersionLine = ensureWrk(log);
+  const collects = options.only.length === 0 || options.only.some((id) => id === "get" || id === "post");
+  const heyVersionLine = collects ? ensureHey(log) : null;
   const scratch = mkdtempSync(join(tmpdir(), "svc-hub-bench-"));
   const settings = wrkSettingsFor(options.quick);
   const ctx: BenchContext = { root, scratch, quick: options.quick, wrk: settings, log };
@@ -134,9 +147,13 @@ export async function runBench(
     date: new Date().toISOString().replace(/\.\d+Z$/, "Z"),
     command,
     machine: describeMachine(),
-    software: `Bun ${Bun.version}, ${wrkVersionLine}`,
+    software: `Bun ${Bun.version}, ${wrkVersionLine}${heyVersionLine ? `, ${heyVersionLine}` : ""}`,
     commit: describeCommit(root),
-    settings: `wrk -t${settings.threads} -c${settings.connections}, ${settings.warmupSeconds} s warm-up + ${settings.seconds} s per load, loopback`,
+    settings:
+      `wrk -t${settings.threads} -c${settings.connections}, ${settings.warmupSeconds} s warm-up + ${settings.seconds} s per load, loopback` +
+      (collects
+        ? `; collection against the durable ceiling: wrk -t1 -c${settings.connections} alternated, hey -c${openLoop.connections} at fixed rates, ${options.quick ? openLoop.quickSeconds : openLoop.seconds} s a rate`
+        : ""),
     quick: options.quick,
   };
   log(`svc-hub bench: ${selected.join(", ")}${options.quick ? " (quick)" : ""}; scratch ${scratch}`);
@@ -183,7 +200,7 @@ export async function runBench(
         .replace(/^## /gm, "### ")
     : "";
   const markdown = renderResults({ ...info, seconds: (performance.now() - started) / 1000 }, cases, {
-    method: methodNotes(settings),
+    method: methodNotes(settings, options.quick),
     history: history
       ? `## Where the time goes, and what was fixed\n\n(From bench/FINDINGS.md, written by hand during development; the figures above are this run's.)\n${history}`
       : "",

@@ -11,6 +11,7 @@ import { join, resolve } from "node:path";
 import { transparentGif } from "../adapters/http/collect.routes.ts";
 import { gifBase64 } from "../bench/bare-server.ts";
 import { getScenario, postBody, postScenario } from "../bench/cases/collect.ts";
+import { ensureHey } from "../bench/lib/hey.ts";
 import { cpuPercent, parseCpuTicks, parseStatusMb } from "../bench/lib/proc.ts";
 import { type CaseReport, mergeResults, renderResults } from "../bench/lib/report.ts";
 import { writeResultsSection } from "../bench/lib/results-section.ts";
@@ -120,6 +121,32 @@ describe("bench: arguments and the results file", () => {
           serverPeakRssMb: 140,
           loadCpuPercent: 45,
         },
+        {
+          label: "1. GET /event, closed loop",
+          rate: 7000,
+          unit: "req/s",
+          p50Ms: 4,
+          p99Ms: 30,
+          bareRate: null,
+          ratio: null,
+          serverCpuPercent: 120,
+          serverPeakRssMb: 200,
+          loadCpuPercent: 40,
+          ceiling: { rate: 10_000, p99Ms: 20, ratio: { of: "req/s", value: 0.7 } },
+        },
+        {
+          label: "1. GET /event, open loop at 1,000 req/s",
+          rate: 998,
+          unit: "req/s",
+          p50Ms: 5,
+          p99Ms: 21.8,
+          bareRate: null,
+          ratio: null,
+          serverCpuPercent: 30,
+          serverPeakRssMb: 200,
+          loadCpuPercent: null,
+          ceiling: { rate: 1000, p99Ms: 10.5, ratio: { of: "p99", value: 21.8 / 10.5 } },
+        },
       ],
       details: ["- Durability: fine."],
       targets: [{ goal: "p99 under 10 ms", met: false, found: "12.5 ms" }],
@@ -143,7 +170,14 @@ describe("bench: arguments and the results file", () => {
     expect(text).toContain("| Machine | 2 cores |");
     expect(text).toContain("| Command | `bun run bench` |");
     expect(text).toContain(
-      "| 1. GET /event | 12,346 req/s | 3.20 ms | 12.5 ms | 60,000 req/s | 20.6% | 98% | 140 MB | 45% |",
+      "| 1. GET /event | 12,346 req/s | 3.20 ms | 12.5 ms | 60,000 req/s | 20.6% | – | – | 98% | 140 MB | 45% |",
+    );
+    // Issue 44: a collection row measured against the durable ceiling shows both sides and the ratio.
+    expect(text).toContain(
+      "| 1. GET /event, closed loop | 7,000 req/s | 4.00 ms | 30.0 ms | – | – | 10,000 req/s, p99 20.0 ms | 0.70× | 120% | 200 MB | 40% |",
+    );
+    expect(text).toContain(
+      "| 1. GET /event, open loop at 1,000 req/s | 998 req/s | 5.00 ms | 21.8 ms | – | – | 1,000 req/s, p99 10.5 ms | p99 2.08× |",
     );
     expect(text).toContain("| p99 under 10 ms | 12.5 ms | **not met** |");
     expect(text).toContain("| 50,000 rows/s | – | not measured |");
@@ -176,10 +210,13 @@ describe("bench: arguments and the results file", () => {
 });
 
 describe("bench: a quick run", () => {
-  // As the bench itself does: wrk comes from Debian and is installed when missing.
-  beforeAll(() => void ensureWrk((line) => process.stdout.write(`${line}\n`)));
+  // As the bench itself does: wrk and hey come from Debian and are installed when missing.
+  beforeAll(() => {
+    ensureWrk((line) => process.stdout.write(`${line}\n`));
+    ensureHey((line) => process.stdout.write(`${line}\n`));
+  });
 
-  test("`bun bench/run.ts --quick --only get` measures GET /event against the bare server and finds every 200 stored", () => {
+  test("`bun bench/run.ts --quick --only get` measures GET /event against the ceiling and the bare server and finds every 200 stored", () => {
     const scratch = mkdtempSync(join(tmpdir(), "svc-hub-bench-test-"));
     try {
       const out = join(scratch, "results.md");
@@ -200,13 +237,22 @@ describe("bench: a quick run", () => {
       expect(row.rate).toBeGreaterThan(0);
       expect(row.bareRate).toBeGreaterThan(0);
       expect(cases[0]!.targets.find((target) => target.goal.includes("every 200 is a stored event"))?.met).toBe(true);
-      // Issue 29: GET at wrk's two threads and at one, the profiles' pace and the memory are reported.
+      // Issue 44: against the bare server at wrk's settings, against the durable ceiling closed loop at wrk -t1 and
+      // open loop at two fixed rates; the profiles' pace and the memory are reported.
       expect(cases[0]!.rows.map((entry) => entry.label)).toEqual([
         "1. GET /event (durable pixel), wrk -t2 -c64",
-        "1. GET /event (durable pixel), wrk -t1 -c64",
+        "1. GET /event (durable pixel), wrk -t1 -c64, closed loop (1 round)",
+        "1. GET /event (durable pixel), open loop at 1,000 req/s (hey -c32)",
+        "1. GET /event (durable pixel), open loop at 4,000 req/s (hey -c32)",
       ]);
+      expect(cases[0]!.rows[1]!.ceiling?.rate).toBeGreaterThan(0);
       const goals = cases[0]!.targets.map((target) => target.goal);
-      expect(goals).toContain("Durable GET /event at least 30% of bare Bun.serve (wrk -t1 -c64)");
+      expect(goals).toContain(
+        "GET /event closed loop (wrk -t1 -c64, alternated): svc-hub at least 70% of the durable ceiling's req/s",
+      );
+      expect(goals).toContain(
+        "GET /event open loop at 4,000 req/s (hey -c32): rate kept, svc-hub's p99 at most 2× the ceiling's",
+      );
       expect(goals).toContain("GET /event: every event applied to its profile within 1 s after the load stops");
       expect(cases[0]!.details.join("\n")).toMatch(/Profile lag .*: peak \d/);
       expect(readFileSync(out, "utf8")).toContain("## 1. GET /event (durable pixel)");

@@ -3,6 +3,8 @@
  * svc-hub, each after a warm-up, with the same wrk settings. The server's CPU is that of the measured run
  * (utime + stime before and after); its peak memory is VmHWM, the peak of the process so far.
  */
+
+import { type HeyLoad, type HeyRequest, type HeyResult, runHey } from "./hey.ts";
 import { cpuPercent, cpuTicksOf, peakRssMbOf } from "./proc.ts";
 import type { BenchContext } from "./servers.ts";
 import { runWrk, type WrkResult, type WrkScenario } from "./wrk.ts";
@@ -70,5 +72,24 @@ export async function compareWithBare(
     service: serviceRun,
     bare: bareRun,
     ratio: bareRun.wrk.requestsPerSecond > 0 ? serviceRun.wrk.requestsPerSecond / bareRun.wrk.requestsPerSecond : 0,
+  };
+}
+
+export interface OpenLoopRun {
+  readonly hey: HeyResult;
+  /** Server CPU during the run, percent of one core. */
+  readonly serverCpuPercent: number;
+  readonly serverPeakRssMb: number | null;
+}
+
+/** One open-loop run (hey at a fixed rate), with no warm-up of its own: it follows a closed-loop run. */
+export async function measureOpen(target: Target, request: HeyRequest, load: HeyLoad): Promise<OpenLoopRun> {
+  const before = cpuTicksOf(target.pid);
+  const hey = await runHey(target.url, request, load);
+  const after = cpuTicksOf(target.pid);
+  return {
+    hey,
+    serverCpuPercent: cpuPercent(after - before, hey.seconds),
+    serverPeakRssMb: peakRssMbOf(target.pid),
   };
 }

@@ -1,7 +1,7 @@
 /**
  * What a case found, and bench/RESULTS.md made of it. Pure: the tests render made-up results.
  */
-import type { Comparison } from "./measure.ts";
+import type { Comparison, MeasuredRun, OpenLoopRun } from "./measure.ts";
 
 /** A goal of the issue, and whether this run reached it (null: not measured in this run). */
 export interface TargetCheck {
@@ -23,6 +23,15 @@ export interface SummaryRow {
   readonly serverCpuPercent: number | null;
   readonly serverPeakRssMb: number | null;
   readonly loadCpuPercent: number | null;
+  /** The durable ceiling under the same load in the same run (the collection cases), and svc-hub's ratio to it. */
+  readonly ceiling?: CeilingFigures;
+}
+
+export interface CeilingFigures {
+  readonly rate: number;
+  readonly p99Ms: number;
+  /** svc-hub's requests a second over the ceiling's (closed loop), or its p99 over the ceiling's (open loop). */
+  readonly ratio: { readonly of: "req/s" | "p99"; readonly value: number | null };
 }
 
 export interface CaseReport {
@@ -74,6 +83,50 @@ export function comparisonTable(comparison: Comparison): string[] {
     line("svc-hub", comparison.service),
     line("bare Bun.serve", comparison.bare),
   ];
+}
+
+/** A closed loop alternated: each round's ceiling run, then svc-hub's, and the ratio of the two. */
+export function closedLoopTable(
+  rounds: ReadonlyArray<{ readonly ceiling: MeasuredRun; readonly service: MeasuredRun }>,
+): string[] {
+  const line = (round: number, name: string, run: MeasuredRun, ratio: string) =>
+    `| ${round} | ${name} | ${fmt(run.wrk.requestsPerSecond)} | ${ms(run.wrk.latencyMs.p50)} | ${ms(run.wrk.latencyMs.p90)} | ${ms(run.wrk.latencyMs.p99)} | ${ms(run.wrk.latencyMs.max)} | ` +
+    `${run.wrk.errors.status} / ${run.wrk.errors.connect + run.wrk.errors.read + run.wrk.errors.write} / ${run.wrk.errors.timeout} | ${pct(run.serverCpuPercent)} | ${mb(run.serverPeakRssMb)} | ${pct(run.wrk.wrkCpuPercent)} | ${ratio} |`;
+  return [
+    "| Round | Server | req/s | p50 | p90 | p99 | max | >= 400 / socket errors / timeouts | Server CPU | Server peak RSS | wrk CPU | Of the ceiling |",
+    "|---:|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|",
+    ...rounds.flatMap(({ ceiling, service }, index) => [
+      line(index + 1, "durable ceiling", ceiling, ""),
+      line(
+        index + 1,
+        "svc-hub",
+        service,
+        times(service.wrk.requestsPerSecond / Math.max(1e-9, ceiling.wrk.requestsPerSecond)),
+      ),
+    ]),
+  ];
+}
+
+/** Open-loop runs at fixed rates: the ceiling's, then svc-hub's, at each rate, and the ratio of their p99s. */
+export function openLoopTable(
+  runs: ReadonlyArray<{ readonly rate: number; readonly ceiling: OpenLoopRun; readonly service: OpenLoopRun }>,
+): string[] {
+  const line = (rate: number, name: string, run: OpenLoopRun, ratio: string) =>
+    `| ${fmt(rate)} | ${name} | ${fmt(run.hey.requestsPerSecond)} | ${ms(run.hey.latencyMs.p50)} | ${ms(run.hey.latencyMs.p90)} | ${ms(run.hey.latencyMs.p99)} | ${ms(run.hey.latencyMs.max)} | ` +
+    `${run.hey.refused} / ${run.hey.errors} | ${pct(run.serverCpuPercent)} | ${mb(run.serverPeakRssMb)} | ${ratio} |`;
+  return [
+    "| Asked (req/s) | Server | Reached (req/s) | p50 | p90 | p99 | max | >= 400 / no answer | Server CPU | Server peak RSS | p99 over the ceiling's |",
+    "|---:|---|---:|---:|---:|---:|---:|---|---:|---:|---:|",
+    ...runs.flatMap(({ rate, ceiling, service }) => [
+      line(rate, "durable ceiling", ceiling, ""),
+      line(rate, "svc-hub", service, times(service.hey.latencyMs.p99 / Math.max(1e-9, ceiling.hey.latencyMs.p99))),
+    ]),
+  ];
+}
+
+/** A ratio as a factor: `0.46×`, `2.08×`. */
+export function times(value: number | null): string {
+  return value === null || !Number.isFinite(value) ? "–" : `${value.toFixed(2)}×`;
 }
 
 export function fmt(value: number | null, digits = 0): string {
@@ -130,20 +183,25 @@ export function renderResults(
     "",
     "Server CPU is in percent of one core during the measured run (the server is one process with several busy threads:",
     "HTTP, the background thread that commits events and runs the workers, and the lookup thread that reads for the",
-    "moments API, so it can exceed 100%); wrk CPU is the load generator's, on the same machine: on 2 cores they",
+    "moments API, so it can exceed 100%); the load generator's CPU is wrk's, on the same machine: on 2 cores they",
     "compete, and the bare server's figure is what this machine can do at all with wrk beside it. Peak RSS is the",
-    "server process's VmHWM.",
+    "server process's VmHWM. The collection cases are measured against the durable ceiling (bench/ceiling.ts `durable`:",
+    "the collection use case and a flat-file append, one fdatasync a group) in the same run, alternated: closed loop",
+    "(wrk) its requests a second and svc-hub's share of them, open loop (hey at a fixed rate) its p99 and svc-hub's",
+    "p99 over it.",
     "",
-    "| Case | Throughput | p50 | p99 | Bare Bun.serve | Ratio to bare | Server CPU | Server peak RSS | wrk CPU |",
-    "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    "| Case | Throughput | p50 | p99 | Bare Bun.serve | Ratio to bare | Durable ceiling | Of the ceiling | Server CPU | Server peak RSS | Load generator CPU |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ...rows.map(
       (row) =>
         `| ${row.label} | ${row.rate === null ? "–" : `${fmt(row.rate)} ${row.unit}`} | ${ms(row.p50Ms)} | ${ms(row.p99Ms)} | ${row.bareRate === null ? "–" : `${fmt(row.bareRate)} req/s`} | ` +
-        `${ratioText(row.ratio)} | ${pct(row.serverCpuPercent)} | ${mb(row.serverPeakRssMb)} | ${pct(row.loadCpuPercent)} |`,
+        `${ratioText(row.ratio)} | ${row.ceiling ? `${fmt(row.ceiling.rate)} req/s, p99 ${ms(row.ceiling.p99Ms)}` : "–"} | ` +
+        `${row.ceiling ? `${row.ceiling.ratio.of === "p99" ? "p99 " : ""}${times(row.ceiling.ratio.value)}` : "–"} | ` +
+        `${pct(row.serverCpuPercent)} | ${mb(row.serverPeakRssMb)} | ${pct(row.loadCpuPercent)} |`,
     ),
     ...cases
       .filter((entry) => entry.outcome !== "measured")
-      .map((entry) => `| ${entry.title} | ${entry.outcome} | | | | | | | |`),
+      .map((entry) => `| ${entry.title} | ${entry.outcome} | | | | | | | | | |`),
     "",
     "## Targets (2-core machine)",
     "",

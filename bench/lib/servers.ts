@@ -127,6 +127,17 @@ export function startBare(ctx: BenchContext): Promise<BareProcess> {
 }
 
 /**
+ * The durable ceiling (bench/ceiling.ts `serve durable`): the collection use case and a flat-file append with one
+ * fdatasync a group, appending to `file` (in the run's scratch directory, on the disk svc-hub's data is on).
+ */
+export function startCeiling(ctx: BenchContext, file: string): Promise<BareProcess> {
+  return startListening(
+    [join(ctx.root, "node_modules", ".bin", "bun"), join(ctx.root, "bench", "ceiling.ts"), "serve", "durable", file],
+    ctx.root,
+  );
+}
+
+/**
  * POST /admin/wait, timed: how long the background work left by a case (profile updates above all) takes
  * to finish, and how much of it there was. Only the work due now (`scheduled: false`): a data layer change's
  * publishing delay is the timing preset's, not work. Gives up after `timeoutMs` (the server carries on);
