@@ -245,6 +245,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/events/count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Count the stored events that match a filter, and answer the first ones */
+        post: operations["postAdminEventsCount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/events/journal": {
         parameters: {
             query?: never;
@@ -276,6 +293,26 @@ export interface paths {
         get: operations["getAdminEventsLive"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/events/wait": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Wait until at least `min` stored events match a filter (a long poll), and answer them
+         * @description Answers 200 as soon as `min` matching events are stored, or when `timeoutMs` has passed, with `met` saying which. Events stored on any node sharing the store count; a reset does not wait for a wait in flight.
+         */
+        post: operations["postAdminEventsWait"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2318,6 +2355,139 @@ export interface operations {
             };
         };
     };
+    postAdminEventsCount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    account?: string;
+                    /** @description Only sequence numbers above this one */
+                    afterSeq?: string | number;
+                    /** @description svc_event */
+                    event?: string;
+                    /** @description How many of the matching events to answer, oldest first (default 100); all are counted */
+                    limit?: string | number;
+                    /** @description Stored parameters and their values, compared as text: a number or boolean as written in JSON (2, true), an array or object as its JSON */
+                    params?: {
+                        [key: string]: string;
+                    };
+                    profile?: string;
+                    /** @description Received at or after: ISO 8601 or epoch ms (virtual clock) */
+                    since?: string | (string | number);
+                    /** @description svc_trace_id */
+                    traceId?: string;
+                    /** @description The resolved visitor ID */
+                    visitor?: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    account?: string;
+                    /** @description Only sequence numbers above this one */
+                    afterSeq?: string | number;
+                    /** @description svc_event */
+                    event?: string;
+                    /** @description How many of the matching events to answer, oldest first (default 100); all are counted */
+                    limit?: string | number;
+                    /** @description Stored parameters and their values, compared as text: a number or boolean as written in JSON (2, true), an array or object as its JSON */
+                    params?: {
+                        [key: string]: string;
+                    };
+                    profile?: string;
+                    /** @description Received at or after: ISO 8601 or epoch ms (virtual clock) */
+                    since?: string | (string | number);
+                    /** @description svc_trace_id */
+                    traceId?: string;
+                    /** @description The resolved visitor ID */
+                    visitor?: string;
+                };
+                "multipart/form-data": {
+                    account?: string;
+                    /** @description Only sequence numbers above this one */
+                    afterSeq?: string | number;
+                    /** @description svc_event */
+                    event?: string;
+                    /** @description How many of the matching events to answer, oldest first (default 100); all are counted */
+                    limit?: string | number;
+                    /** @description Stored parameters and their values, compared as text: a number or boolean as written in JSON (2, true), an array or object as its JSON */
+                    params?: {
+                        [key: string]: string;
+                    };
+                    profile?: string;
+                    /** @description Received at or after: ISO 8601 or epoch ms (virtual clock) */
+                    since?: string | (string | number);
+                    /** @description svc_trace_id */
+                    traceId?: string;
+                    /** @description The resolved visitor ID */
+                    visitor?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description How many stored events match */
+                        count: string | number;
+                        /** @description The first `limit` of them, oldest first */
+                        events: {
+                            account: string;
+                            /** @description Every stored parameter */
+                            data: {
+                                [key: string]: unknown;
+                            };
+                            datasource: string | null;
+                            event: string | null;
+                            firstPartyVisitorId: string | null;
+                            profile: string;
+                            /** @description Virtual-clock time, ISO 8601 */
+                            receivedAt: string;
+                            receivedAtMs: string | number;
+                            /** @description Sequence number: increasing in commit order */
+                            seq: string | number;
+                            thirdPartyVisitorId: string | null;
+                            traceId: string | null;
+                            /** @description The resolved svc_visitor_id */
+                            visitorId: string;
+                            /** @description override, tapid, visitor_id, first_party or new (DEC-COL-09) */
+                            visitorIdSource: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description DEC-GEN-01 error body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        returnCode: string | number;
+                    };
+                };
+            };
+            /** @description DEC-GEN-01 error body */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        returnCode: string | number;
+                    };
+                };
+            };
+        };
+    };
     getAdminEventsJournal: {
         parameters: {
             query?: {
@@ -2451,6 +2621,156 @@ export interface operations {
                 };
             };
             /** @description Without the admin token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        returnCode: string | number;
+                    };
+                };
+            };
+        };
+    };
+    postAdminEventsWait: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    account?: string;
+                    /** @description Only sequence numbers above this one */
+                    afterSeq?: string | number;
+                    /** @description svc_event */
+                    event?: string;
+                    /** @description How many of the matching events to answer, oldest first (default 100); all are counted */
+                    limit?: string | number;
+                    /** @description How many matching events end the wait (default 1) */
+                    min?: string | number;
+                    /** @description Stored parameters and their values, compared as text: a number or boolean as written in JSON (2, true), an array or object as its JSON */
+                    params?: {
+                        [key: string]: string;
+                    };
+                    profile?: string;
+                    /** @description Received at or after: ISO 8601 or epoch ms (virtual clock) */
+                    since?: string | (string | number);
+                    /** @description Real milliseconds to wait at most (default 5000) */
+                    timeoutMs?: string | number;
+                    /** @description svc_trace_id */
+                    traceId?: string;
+                    /** @description The resolved visitor ID */
+                    visitor?: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    account?: string;
+                    /** @description Only sequence numbers above this one */
+                    afterSeq?: string | number;
+                    /** @description svc_event */
+                    event?: string;
+                    /** @description How many of the matching events to answer, oldest first (default 100); all are counted */
+                    limit?: string | number;
+                    /** @description How many matching events end the wait (default 1) */
+                    min?: string | number;
+                    /** @description Stored parameters and their values, compared as text: a number or boolean as written in JSON (2, true), an array or object as its JSON */
+                    params?: {
+                        [key: string]: string;
+                    };
+                    profile?: string;
+                    /** @description Received at or after: ISO 8601 or epoch ms (virtual clock) */
+                    since?: string | (string | number);
+                    /** @description Real milliseconds to wait at most (default 5000) */
+                    timeoutMs?: string | number;
+                    /** @description svc_trace_id */
+                    traceId?: string;
+                    /** @description The resolved visitor ID */
+                    visitor?: string;
+                };
+                "multipart/form-data": {
+                    account?: string;
+                    /** @description Only sequence numbers above this one */
+                    afterSeq?: string | number;
+                    /** @description svc_event */
+                    event?: string;
+                    /** @description How many of the matching events to answer, oldest first (default 100); all are counted */
+                    limit?: string | number;
+                    /** @description How many matching events end the wait (default 1) */
+                    min?: string | number;
+                    /** @description Stored parameters and their values, compared as text: a number or boolean as written in JSON (2, true), an array or object as its JSON */
+                    params?: {
+                        [key: string]: string;
+                    };
+                    profile?: string;
+                    /** @description Received at or after: ISO 8601 or epoch ms (virtual clock) */
+                    since?: string | (string | number);
+                    /** @description Real milliseconds to wait at most (default 5000) */
+                    timeoutMs?: string | number;
+                    /** @description svc_trace_id */
+                    traceId?: string;
+                    /** @description The resolved visitor ID */
+                    visitor?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description How many stored events match (when the wait ended) */
+                        count: string | number;
+                        /** @description The first `limit` of them, oldest first */
+                        events: {
+                            account: string;
+                            /** @description Every stored parameter */
+                            data: {
+                                [key: string]: unknown;
+                            };
+                            datasource: string | null;
+                            event: string | null;
+                            firstPartyVisitorId: string | null;
+                            profile: string;
+                            /** @description Virtual-clock time, ISO 8601 */
+                            receivedAt: string;
+                            receivedAtMs: string | number;
+                            /** @description Sequence number: increasing in commit order */
+                            seq: string | number;
+                            thirdPartyVisitorId: string | null;
+                            traceId: string | null;
+                            /** @description The resolved svc_visitor_id */
+                            visitorId: string;
+                            /** @description override, tapid, visitor_id, first_party or new (DEC-COL-09) */
+                            visitorIdSource: string;
+                        }[];
+                        /** @description Whether at least `min` matching events were stored before the timeout */
+                        met: boolean;
+                        min: string | number;
+                        /** @description How long the wait took, real milliseconds */
+                        waitedMs: string | number;
+                    };
+                };
+            };
+            /** @description DEC-GEN-01 error body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        returnCode: string | number;
+                    };
+                };
+            };
+            /** @description DEC-GEN-01 error body */
             401: {
                 headers: {
                     [name: string]: unknown;
