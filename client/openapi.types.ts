@@ -331,7 +331,7 @@ export interface paths {
         put?: never;
         /**
          * Make the next matching requests fail on purpose
-         * @description A status (and body, headers), a delay, or a dropped connection, for the next `times` requests to the interface routes that match. The oldest matching fault answers. A bad field is 400 1400 naming it.
+         * @description A status (and body, headers), a delay, a dropped connection, a malformed or trickled answer, for the next `times` requests to the interface routes that match (method, path, account, headers, a body JSON path), each with a `probability`. The oldest matching fault answers. A bad field is 400 1400 naming it.
          */
         post: operations["postAdminFaults"];
         /** Remove every fault */
@@ -2811,12 +2811,27 @@ export interface operations {
                             /** @description f1, f2, ... on this node */
                             id: string;
                             /** @enum {string|null} */
+                            malformed: "cut-body" | "invalid-json" | "wrong-content-type" | null;
+                            matchHeaders: {
+                                [key: string]: string;
+                            };
+                            /** @description Only requests whose JSON body holds this value */
+                            matchJsonPath: {
+                                /** @description The value it must hold (any JSON); without it, any value */
+                                equals?: unknown;
+                                /** @description A JSON path naming one value: $.items[0].sku, $['svc_event'] */
+                                path: string;
+                            } | null;
+                            /** @enum {string|null} */
                             method: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS" | null;
                             path: string;
+                            probability: number;
                             /** @description How many more matching requests it answers */
                             remaining: string | number;
+                            seed: (string | number) | null;
                             status: (string | number) | null;
                             times: string | number;
+                            trickleBytesPerSecond: (string | number) | null;
                         }[];
                     };
                 };
@@ -2858,14 +2873,33 @@ export interface operations {
                     headers?: {
                         [key: string]: string;
                     };
+                    /** @description Spoil the answer (the fault's, or svc-hub's without a status): cut-body sends half the body and closes the connection, invalid-json half its text, wrong-content-type swaps JSON and text/html */
+                    malformed?: "cut-body" | "invalid-json" | "wrong-content-type";
+                    /** @description Only requests with these headers and values */
+                    matchHeaders?: {
+                        [key: string]: string;
+                    };
+                    /** @description Only requests whose JSON body holds this value */
+                    matchJsonPath?: {
+                        /** @description The value it must hold (any JSON); without it, any value */
+                        equals?: unknown;
+                        /** @description A JSON path naming one value: $.items[0].sku, $['svc_event'] */
+                        path: string;
+                    };
                     /** @description Only requests of this method (default: any) */
                     method?: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
                     /** @description The path pattern, in URLPattern's pathname syntax: * matches any run of characters (/ included), :name one segment; never /admin */
                     path: string;
+                    /** @description The chance a matching request is answered (default 1) */
+                    probability?: number;
+                    /** @description Draws the same requests in every run (default: random) */
+                    seed?: string | number;
                     /** @description The status to answer */
                     status?: string | number;
                     /** @description How many matching requests it answers (default 1) */
                     times?: string | number;
+                    /** @description Send the answer's body this slowly, a tenth of a second's worth at a time */
+                    trickleBytesPerSecond?: string | number;
                 };
             };
         };
@@ -2887,12 +2921,27 @@ export interface operations {
                         /** @description f1, f2, ... on this node */
                         id: string;
                         /** @enum {string|null} */
+                        malformed: "cut-body" | "invalid-json" | "wrong-content-type" | null;
+                        matchHeaders: {
+                            [key: string]: string;
+                        };
+                        /** @description Only requests whose JSON body holds this value */
+                        matchJsonPath: {
+                            /** @description The value it must hold (any JSON); without it, any value */
+                            equals?: unknown;
+                            /** @description A JSON path naming one value: $.items[0].sku, $['svc_event'] */
+                            path: string;
+                        } | null;
+                        /** @enum {string|null} */
                         method: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS" | null;
                         path: string;
+                        probability: number;
                         /** @description How many more matching requests it answers */
                         remaining: string | number;
+                        seed: (string | number) | null;
                         status: (string | number) | null;
                         times: string | number;
+                        trickleBytesPerSecond: (string | number) | null;
                     };
                 };
             };

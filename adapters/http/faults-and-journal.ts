@@ -1,4 +1,9 @@
-import type { Fault, FaultPlan, RequestJournal } from "../../core/testing-tools/index.ts";
+import {
+  type Fault,
+  type FaultPlan,
+  faultTrickleChunkBytes,
+  type RequestJournal,
+} from "../../core/testing-tools/index.ts";
 import { rawPathOf } from "./error-mapping.ts";
 import { methodLabelOf } from "./route-template.ts";
 
@@ -53,7 +58,7 @@ export function withFaultsAndJournal(
     const atMs = Date.now();
     const started = performance.now();
     const query = queryOf(url);
-    const fault = faults.size === 0 ? null : faults.take(request.method, path, query);
+    const fault = faults.size === 0 ? null : await takeFault(faults, request, path, query);
     const record = (status: number | null) => {
       if (!requestJournal.enabled) return;
       requestJournal.record({
@@ -76,7 +81,7 @@ export function withFaultsAndJournal(
       const response =
         fault?.status != null ? faultAnswer(fault, request.method, answerHeaders) : await handle(request);
       record(response.status);
-      return response;
+      return fault === null ? response : await spoiledAnswer(response, fault);
     } catch (error) {
       record(500);
       throw error;
@@ -119,4 +124,87 @@ function droppedConnection(): Response {
       },
     }),
   );
+}
+
+/** The most of a request's body a fault matching on the body reads (issue 43); a longer one matches no such fault. */
+const maxMatchedBodyBytes = 1024 * 1024;
+const bodiedMethods = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+/**
+ * The fault that answers a request (issue 43: also by its headers and body). The body is read, from a copy
+ * the route still reads whole, only while a fault matches on bodies.
+ */
+async function takeFault(faults: FaultPlan, request: Request, path: string, query: string): Promise<Fault | null> {
+  let body: string | null = null;
+  if (faults.readsBodies && bodiedMethods.has(request.method) && request.body !== null) {
+    const length = Number(request.headers.get("content-length") ?? "0");
+    if (length <= maxMatchedBodyBytes) {
+      const text = await request.clone().text();
+      body = text.length <= maxMatchedBodyBytes ? text : null;
+    }
+  }
+  return faults.take(request.method, path, query, { header: (name) => request.headers.get(name), body });
+}
+
+/**
+ * A fault's answer spoiled as it asks (issue 43), its own or svc-hub's: a wrong Content-Type, invalid JSON, a
+ * body cut in half and its connection closed (the client has the status and headers, then a network error),
+ * a body trickled at `trickleBytesPerSecond` in chunks of a tenth of a second's worth. Carries the fault's id.
+ */
+async function spoiledAnswer(response: Response, fault: Fault): Promise<Response> {
+  const { malformed, trickleBytesPerSecond: rate } = fault;
+  if (malformed === null && rate === null) return response;
+  const headers = new Headers(response.headers);
+  headers.set(faultHeader, fault.id);
+  headers.delete("content-length");
+  let bytes: Uint8Array<ArrayBuffer> = new Uint8Array(await response.arrayBuffer());
+  if (malformed === "wrong-content-type") headers.set("content-type", wrongContentTypeOf(headers.get("content-type")));
+  if (malformed === "invalid-json") {
+    bytes = invalidJsonOf(bytes);
+    headers.set("content-type", "application/json");
+  }
+  const init = { status: response.status, statusText: response.statusText, headers };
+  const cut = malformed === "cut-body";
+  if (!cut && rate === null) return new Response(bytes, init);
+  const sent = cut ? bytes.subarray(0, Math.floor(bytes.length / 2)) : bytes;
+  const chunkBytes = rate === null ? Math.max(1, sent.length) : faultTrickleChunkBytes(rate);
+  let offset = 0;
+  const body = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        if (offset >= sent.length) {
+          // Errored without a reason, as a drop: Bun closes the connection mid-body and prints nothing.
+          if (cut) controller.error();
+          else controller.close();
+          return;
+        }
+        if (offset > 0 && rate !== null) await realSleep((chunkBytes * 1000) / rate);
+        controller.enqueue(sent.slice(offset, offset + chunkBytes));
+        offset += chunkBytes;
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  return new Response(body, init);
+}
+
+const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** JSON becomes text/html, anything else (or nothing) application/json. */
+function wrongContentTypeOf(contentType: string | null): string {
+  return contentType !== null && /[/+]json\b/i.test(contentType) ? "text/html; charset=utf-8" : "application/json";
+}
+
+/** The first half of a body's text, made sure no JSON parser takes it. */
+function invalidJsonOf(bytes: Uint8Array): Uint8Array<ArrayBuffer> {
+  const text = new TextDecoder().decode(bytes);
+  let cut = text.slice(0, Math.floor(text.length / 2));
+  if (cut.trim() === "") cut = "{";
+  try {
+    JSON.parse(cut);
+    cut += "}";
+  } catch {
+    // Not JSON already.
+  }
+  return new TextEncoder().encode(cut);
 }
