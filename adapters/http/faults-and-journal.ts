@@ -173,9 +173,15 @@ async function spoiledAnswer(response: Response, fault: Fault): Promise<Response
     {
       async pull(controller) {
         if (offset >= sent.length) {
-          // Errored without a reason, as a drop: Bun closes the connection mid-body and prints nothing.
-          if (cut) controller.error();
-          else controller.close();
+          if (!cut) {
+            controller.close();
+            return;
+          }
+          // Errored without a reason, as a drop: Bun closes the connection mid-body and prints nothing. Not in
+          // the turn the last bytes went to the stream: the status and those bytes are written out first
+          // (errored at once, Bun dropped the connection before the status line).
+          await realSleep(10);
+          controller.error();
           return;
         }
         if (offset > 0 && rate !== null) await realSleep((chunkBytes * 1000) / rate);
