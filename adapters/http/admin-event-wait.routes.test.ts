@@ -3,8 +3,7 @@
  * (a long poll), or at its timeout with what it found; POST /admin/events/count counts them.
  */
 import { afterEach, describe, expect, it } from "bun:test";
-import { inProcessBase } from "../../harness/target.ts";
-import { openDemoService } from "../server/demo-service.ts";
+import { openInProcessDemo } from "./in-process-demo.ts";
 
 const adminToken = "test-admin-token";
 const cleanups: Array<() => Promise<unknown>> = [];
@@ -13,10 +12,7 @@ afterEach(async () => {
 });
 
 async function open() {
-  const service = await openDemoService({ timing: "instant", adminToken });
-  cleanups.push(() => service.close());
-  const call = (path: string, init: RequestInit = {}) =>
-    service.app.handle(new Request(`${inProcessBase}${path}`, init));
+  const { call } = await openInProcessDemo(adminToken, (close) => cleanups.push(close));
   const admin = async (path: string, body: unknown) => {
     const answer = await call(path, {
       method: "POST",

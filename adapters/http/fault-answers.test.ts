@@ -4,23 +4,15 @@
  * on headers and on a body JSON path.
  */
 import { afterEach, describe, expect, it } from "bun:test";
-import { inProcessBase } from "../../harness/target.ts";
-import { openDemoService } from "../server/demo-service.ts";
+import { openInProcessDemo } from "./in-process-demo.ts";
 
-const adminToken = "test-admin-token";
-const admin = { authorization: `Bearer ${adminToken}`, "content-type": "application/json" };
+const admin = { authorization: "Bearer test-admin-token", "content-type": "application/json" };
 const event = "/event?svc_account=acme&svc_profile=main&tapid=1";
-
-const cleanups: Array<() => Promise<unknown>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const closes: Array<() => Promise<unknown>> = [];
+afterEach(() => Promise.all(closes.splice(0).map((close) => close())));
 
 async function open() {
-  const service = await openDemoService({ timing: "instant", adminToken });
-  cleanups.push(() => service.close());
-  const call = (path: string, init: RequestInit = {}) =>
-    service.app.handle(new Request(`${inProcessBase}${path}`, init));
+  const { call } = await openInProcessDemo("test-admin-token", (close) => closes.push(close));
   const addFault = async (fault: Record<string, unknown>) => {
     const answer = await call("/admin/faults", { method: "POST", headers: admin, body: JSON.stringify(fault) });
     expect(answer.status).toBe(201);
