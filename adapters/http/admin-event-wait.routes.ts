@@ -67,6 +67,12 @@ const WaitView = t.Object({
 
 type FilterBody = typeof CountBody.static;
 
+/** Resolves once `signal` is aborted: the client of a wait went away, and nothing is left to wait for. */
+function whenAborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+}
+
 /** The expectation a body names; `since` in ISO 8601 or epoch ms, a bad one 400 1400 naming it. */
 function expectationOf(body: FilterBody): EventExpectation {
   let since: number | undefined;
@@ -143,6 +149,7 @@ export function adminEventWaitRoutes(deps: AppDeps) {
             min,
             timeoutMs,
             limit: body.limit ?? defaultLimit,
+            abandoned: whenAborted(request.signal),
           });
           return jsonResponse(200, {
             met: report.met,

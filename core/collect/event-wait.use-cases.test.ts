@@ -138,6 +138,20 @@ describe("event expectations (issue 43, point 2)", () => {
     assert.equal(journal.listenerCount, 0);
   });
 
+  it("ends at once, with what it found, when it is abandoned (its client went away)", async () => {
+    const loop = manualLoop();
+    const journal = new CollectJournal();
+    const expectations = new EventExpectations({ find: eventsIn([storedEvent(1)]).find, journal, eventLoop: loop });
+    let abandon: () => void = () => undefined;
+    const abandoned = new Promise<void>((resolve) => (abandon = resolve));
+    const waiting = expectations.waitFor({}, { min: 5, timeoutMs: 60_000, limit: 10, abandoned });
+    await settle();
+    abandon();
+    const report = await waiting;
+    assert.deepEqual({ met: report.met, count: report.count }, { met: false, count: 1 });
+    assert.equal(journal.listenerCount, 0);
+  });
+
   it("looks again every requeryMs for events another process stored, and answers what it found at the timeout", async () => {
     const events: StoredEvent[] = [];
     const loop = manualLoop();

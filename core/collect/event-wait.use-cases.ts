@@ -38,6 +38,8 @@ export interface EventWaitOptions {
   readonly timeoutMs: number;
   /** How many of the matching events to answer. */
   readonly limit: number;
+  /** Resolves when the wait is no longer wanted (its client went away): it ends then with what it found. */
+  readonly abandoned?: Promise<void>;
 }
 
 export interface EventExpectationsDeps {
@@ -103,7 +105,12 @@ export class EventExpectations {
     const started = eventLoop.monotonicMs();
     const tally = new Tally(expectation, options.limit);
     let stored = false;
+    let gone = false;
     let wake: (() => void) | null = null;
+    void options.abandoned?.then(() => {
+      gone = true;
+      wake?.();
+    });
     // Listening before the first read: an event stored while it runs is read by the next one.
     const unsubscribe = journal.subscribe((entry) => {
       if (entry.outcome !== "stored") return;
@@ -114,10 +121,10 @@ export class EventExpectations {
       await this.readNew(tally);
       for (;;) {
         const waitedMs = eventLoop.monotonicMs() - started;
-        if (tally.count >= options.min || waitedMs >= options.timeoutMs) {
+        if (tally.count >= options.min || waitedMs >= options.timeoutMs || gone) {
           return { met: tally.count >= options.min, count: tally.count, events: tally.events, waitedMs };
         }
-        if (!stored) {
+        if (!stored && !gone) {
           await new Promise<void>((resolve) => {
             wake = resolve;
             void eventLoop.sleep(Math.min(this.requeryMs, options.timeoutMs - waitedMs)).then(resolve);
