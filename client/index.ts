@@ -148,3 +148,4 @@ function sessionCookieOf(response: Response): string | null {
 export * from "./admin-helpers.ts";
 export * from "./events.ts";
 export * from "./faults.ts";
+export * from "./requests.ts";

@@ -379,6 +379,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/requests/count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * How many requests match a pattern; near misses when none did
+         * @description As WireMock's count. A bad field is 400 1400 naming it.
+         */
+        post: operations["postAdminRequestsCount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/requests/find": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The requests that match a pattern, newest first; near misses when none did
+         * @description As WireMock's find: every field of the matcher is optional and every one given must hold. A bad field is 400 1400 naming it.
+         */
+        post: operations["postAdminRequestsFind"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/reset": {
         parameters: {
             query?: never;
@@ -2118,6 +2158,7 @@ export interface operations {
                 limit?: string;
                 order?: string;
                 profile?: string;
+                search?: string;
                 to?: string;
                 traceId?: string;
                 visitor?: string;
@@ -2313,6 +2354,21 @@ export interface operations {
                             }[];
                             /** @description The canonical visitor ID of the event's group */
                             visitorId: string;
+                        } | null;
+                        /** @description The request as received: enough to send it again */
+                        request: {
+                            /** @description POST: the body as text, inflated when it came gzipped */
+                            body: string | null;
+                            /** @description POST: the Content-Type header as sent */
+                            contentType: string | null;
+                            /** @description The cookies collection reads (TAPID, utag_main) as sent; no other */
+                            cookie: string | null;
+                            /** @enum {string} */
+                            method: "GET" | "POST";
+                            /** @description The query string as received, without its `?` */
+                            query: string;
+                            referer: string | null;
+                            userAgent: string | null;
                         } | null;
                     };
                 };
@@ -2544,6 +2600,21 @@ export interface operations {
                             profile: string | null;
                             /** @description refused: the reason's code */
                             reason?: string;
+                            /** @description The request as received: enough to send it again */
+                            request?: {
+                                /** @description POST: the body as text, inflated when it came gzipped */
+                                body: string | null;
+                                /** @description POST: the Content-Type header as sent */
+                                contentType: string | null;
+                                /** @description The cookies collection reads (TAPID, utag_main) as sent; no other */
+                                cookie: string | null;
+                                /** @enum {string} */
+                                method: "GET" | "POST";
+                                /** @description The query string as received, without its `?` */
+                                query: string;
+                                referer: string | null;
+                                userAgent: string | null;
+                            };
                             /** @description refused: the answer's status */
                             status?: string | number;
                             /** @description svc_trace_id */
@@ -3084,7 +3155,7 @@ export interface operations {
                         /** @description The journal's byte budget (SVC_REQUEST_JOURNAL_BYTES); 0: it is off */
                         maxBytes: string | number;
                         requests: {
-                            /** @description The path's account, or /event's svc_account, at most 250 characters; null when it has none or no route matched */
+                            /** @description The path's account, or /event's svc_account, at most 250 characters; null when it has none */
                             account: string | null;
                             /** @description When it arrived: real time (not the virtual clock), ISO 8601 UTC */
                             at: string;
@@ -3094,16 +3165,59 @@ export interface operations {
                             /** @description 1, 2, 3, ... in the order the requests were answered on this node */
                             id: string | number;
                             method: string;
-                            /** @description The route it matched, as registered (/v1/dle/accounts/:account/…), never the path as sent; null when none did */
+                            /** @description The route it matched, as registered (/v1/dle/accounts/:account/…); null when none did. The path as sent is in url */
                             path: string | null;
-                            /** @description The parameters that fit whole in the query's first 512 characters (none when no route matched), those named like a secret (utk, password, key, token, ...) as "[redacted]" */
+                            /** @description The parameters that fit whole in the query's first 512 characters, those named like a secret (utk, password, key, token, ...) as "[redacted]" */
                             query: {
                                 [key: string]: string | string[];
                             };
                             /** @description Whether parameters were left out because the query was longer */
                             queryTruncated: boolean;
+                            request: {
+                                /** @description null: it had none */
+                                body: {
+                                    /** @description How many bytes of it are kept */
+                                    bytes: string | number;
+                                    /** @description The body as UTF-8 text, its form fields and JSON members named like a secret (authorization, cookie, utk, password, key, token, ...) read "[redacted]" */
+                                    text: string;
+                                    /** @description Whether it had more than the 16384 bytes kept */
+                                    truncated: boolean;
+                                } | {
+                                    /** @description The body's bytes in base64: it is not UTF-8, or it is compressed */
+                                    base64: string;
+                                    bytes: string | number;
+                                    truncated: boolean;
+                                } | null;
+                                /** @description Lower-case names, repeated ones joined by ", "; those named like a secret (authorization, cookie, utk, password, key, token, ...) read "[redacted]" */
+                                headers: {
+                                    [key: string]: string;
+                                };
+                            };
+                            /** @description null when a fault dropped the connection */
+                            response: {
+                                /** @description null: it had none */
+                                body: {
+                                    /** @description How many bytes of it are kept */
+                                    bytes: string | number;
+                                    /** @description The body as UTF-8 text, its form fields and JSON members named like a secret (authorization, cookie, utk, password, key, token, ...) read "[redacted]" */
+                                    text: string;
+                                    /** @description Whether it had more than the 16384 bytes kept */
+                                    truncated: boolean;
+                                } | {
+                                    /** @description The body's bytes in base64: it is not UTF-8, or it is compressed */
+                                    base64: string;
+                                    bytes: string | number;
+                                    truncated: boolean;
+                                } | null;
+                                /** @description Lower-case names, repeated ones joined by ", "; those named like a secret (authorization, cookie, utk, password, key, token, ...) read "[redacted]" */
+                                headers: {
+                                    [key: string]: string;
+                                };
+                            } | null;
                             /** @description null when a fault dropped the connection */
                             status: (string | number) | null;
+                            /** @description The path and query as sent; query parameters named like a secret (authorization, cookie, utk, password, key, token, ...) read "[redacted]" */
+                            url: string;
                         }[];
                     };
                 };
@@ -3151,6 +3265,410 @@ export interface operations {
                 content: {
                     "application/json": {
                         removed: string | number;
+                    };
+                };
+            };
+            /** @description DEC-GEN-01 error body */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        returnCode: string | number;
+                    };
+                };
+            };
+        };
+    };
+    postAdminRequestsCount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The matcher (none: every request) */
+        requestBody?: {
+            content: {
+                "application/json": {
+                    account?: string;
+                    body?: {
+                        /** @description Text its string value contains */
+                        contains?: string;
+                        /** @description The JSON value it holds */
+                        equals?: unknown;
+                        /** @description A JSON path: $.name, [0], ["name"] steps; a form body's fields are its members */
+                        path: string;
+                    } | {
+                        /** @description Text its string value contains */
+                        contains?: string;
+                        /** @description The JSON value it holds */
+                        equals?: unknown;
+                        /** @description A JSON path: $.name, [0], ["name"] steps; a form body's fields are its members */
+                        path: string;
+                    }[];
+                    /** @description Names in any case */
+                    headers?: {
+                        [key: string]: string | {
+                            equals: string;
+                        } | {
+                            contains: string;
+                        } | {
+                            /** @constant */
+                            absent: true;
+                        };
+                    };
+                    method?: string;
+                    /** @description A pattern of the path as sent, in URLPattern's pathname syntax: * any run of characters, :name one segment */
+                    path?: string;
+                    query?: {
+                        [key: string]: string | {
+                            equals: string;
+                        } | {
+                            contains: string;
+                        } | {
+                            /** @constant */
+                            absent: true;
+                        };
+                    };
+                    status?: string | number;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        count: string | number;
+                        /** @description When nothing matched: the 3 closest requests, closest first, and what differed */
+                        nearMisses: {
+                            differences: {
+                                /** @description null: the request had none */
+                                actual: string | null;
+                                expected: string;
+                                /** @description method, path, status, account, query <name>, header <name> or body <JSON path> */
+                                field: string;
+                            }[];
+                            request: {
+                                /** @description The path's account, or /event's svc_account, at most 250 characters; null when it has none */
+                                account: string | null;
+                                /** @description When it arrived: real time (not the virtual clock), ISO 8601 UTC */
+                                at: string;
+                                durationMs: number;
+                                /** @description The fault that answered or delayed it */
+                                fault?: string;
+                                /** @description 1, 2, 3, ... in the order the requests were answered on this node */
+                                id: string | number;
+                                method: string;
+                                /** @description The route it matched, as registered (/v1/dle/accounts/:account/…); null when none did. The path as sent is in url */
+                                path: string | null;
+                                /** @description The parameters that fit whole in the query's first 512 characters, those named like a secret (utk, password, key, token, ...) as "[redacted]" */
+                                query: {
+                                    [key: string]: string | string[];
+                                };
+                                /** @description Whether parameters were left out because the query was longer */
+                                queryTruncated: boolean;
+                                request: {
+                                    /** @description null: it had none */
+                                    body: {
+                                        /** @description How many bytes of it are kept */
+                                        bytes: string | number;
+                                        /** @description The body as UTF-8 text, its form fields and JSON members named like a secret (authorization, cookie, utk, password, key, token, ...) read "[redacted]" */
+                                        text: string;
+                                        /** @description Whether it had more than the 16384 bytes kept */
+                                        truncated: boolean;
+                                    } | {
+                                        /** @description The body's bytes in base64: it is not UTF-8, or it is compressed */
+                                        base64: string;
+                                        bytes: string | number;
+                                        truncated: boolean;
+                                    } | null;
+                                    /** @description Lower-case names, repeated ones joined by ", "; those named like a secret (authorization, cookie, utk, password, key, token, ...) read "[redacted]" */
+                                    headers: {
+                                        [key: string]: string;
+                                    };
+                                };
+                                /** @description null when a fault dropped the connection */
+                                response: {
+                                    /** @description null: it had none */
+                                    body: {
+                                        /** @description How many bytes of it are kept */
+                                        bytes: string | number;
+                                        /** @description The body as UTF-8 text, its form fields and JSON members named like a secret (authorization, cookie, utk, password, key, token, ...) read "[redacted]" */
+                                        text: string;
+                                        /** @description Whether it had more than the 16384 bytes kept */
+                                        truncated: boolean;
+                                    } | {
+                                        /** @description The body's bytes in base64: it is not UTF-8, or it is compressed */
+                                        base64: string;
+                                        bytes: string | number;
+                                        truncated: boolean;
+                                    } | null;
+                                    /** @description Lower-case names, repeated ones joined by ", "; those named like a secret (authorization, cookie, utk, password, key, token, ...) read "[redacted]" */
+                                    headers: {
+                                        [key: string]: string;
+                                    };
+                                } | null;
+                                /** @description null when a fault dropped the connection */
+                                status: (string | number) | null;
+                                /** @description The path and query as sent; query parameters named like a secret (authorization, cookie, utk, password, key, token, ...) read "[redacted]" */
+                                url: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description DEC-GEN-01 error body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        returnCode: string | number;
+                    };
+                };
+            };
+            /** @description DEC-GEN-01 error body */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        returnCode: string | number;
+                    };
+                };
+            };
+        };
+    };
+    postAdminRequestsFind: {
+        parameters: {
+            query?: {
+                limit?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The matcher (none: every request) */
+        requestBody?: {
+            content: {
+                "application/json": {
+                    account?: string;
+                    body?: {
+                        /** @description Text its string value contains */
+                        contains?: string;
+                        /** @description The JSON value it holds */
+                        equals?: unknown;
+                        /** @description A JSON path: $.name, [0], ["name"] steps; a form body's fields are its members */
+                        path: string;
+                    } | {
+                        /** @description Text its string value contains */
+                        contains?: string;
+                        /** @description The JSON value it holds */
+                        equals?: unknown;
+                        /** @description A JSON path: $.name, [0], ["name"] steps; a form body's fields are its members */
+                        path: string;
+                    }[];
+                    /** @description Names in any case */
+                    headers?: {
+                        [key: string]: string | {
+                            equals: string;
+                        } | {
+                            contains: string;
+                        } | {
+                            /** @constant */
+                            absent: true;
+                        };
+                    };
+                    method?: string;
+                    /** @description A pattern of the path as sent, in URLPattern's pathname syntax: * any run of characters, :name one segment */
+                    path?: string;
+                    query?: {
+                        [key: string]: string | {
+                            equals: string;
+                        } | {
+                            contains: string;
+                        } | {
+                            /** @constant */
+                            absent: true;
+                        };
+                    };
+                    status?: string | number;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description How many requests match, all of them */
+                        count: string | number;
+                        /** @description When nothing matched: the 3 closest requests, closest first, and what differed */
+                        nearMisses: {
+                            differences: {
+                                /** @description null: the request had none */
+                                actual: string | null;
+                                expected: string;
+                                /** @description method, path, status, account, query <name>, header <name> or body <JSON path> */
+                                field: string;
+                            }[];
+                            request: {
+                                /** @description The path's account, or /event's svc_account, at most 250 characters; null when it has none */
+                                account: string | null;
+                                /** @description When it arrived: real time (not the virtual clock), ISO 8601 UTC */
+                                at: string;
+                                durationMs: number;
+                                /** @description The fault that answered or delayed it */
+                                fault?: string;
+                                /** @description 1, 2, 3, ... in the order the requests were answered on this node */
+                                id: string | number;
+                                method: string;
+                                /** @description The route it matched, as registered (/v1/dle/accounts/:account/…); null when none did. The path as sent is in url */
+                                path: string | null;
+                                /** @description The parameters that fit whole in the query's first 512 characters, those named like a secret (utk, password, key, token, ...) as "[redacted]" */
+                                query: {
+                                    [key: string]: string | string[];
+                                };
+                                /** @description Whether parameters were left out because the query was longer */
+                                queryTruncated: boolean;
+                                request: {
+                                    /** @description null: it had none */
+                                    body: {
+                                        /** @description How many bytes of it are kept */
+                                        bytes: string | number;
+                                        /** @description The body as UTF-8 text, its form fields and JSON members named like a secret (authorization, cookie, utk, password, key, token, ...) read "[redacted]" */
+                                        text: string;
+                                        /** @description Whether it had more than the 16384 bytes kept */
+                                        truncated: boolean;
+                                    } | {
+                                        /** @description The body's bytes in base64: it is not UTF-8, or it is compressed */
+                                        base64: string;
+                                        bytes: string | number;
+                                        truncated: boolean;
+                                    } | null;
+                                    /** @description Lower-case names, repeated ones joined by ", "; those named like a secret (authorization, cookie, utk, password, key, token, ...) read "[redacted]" */
+                                    headers: {
+                                        [key: string]: string;
+                                    };
+                                };
+                                /** @description null when a fault dropped the connection */
+                                response: {
+                                    /** @description null: it had none */
+                                    body: {
+                                        /** @description How many bytes of it are kept */
+                                        bytes: string | number;
+                                        /** @description The body as UTF-8 text, its form fields and JSON members named like a secret (authorization, cookie, utk, password, key, token, ...) read "[redacted]" */
+                                        text: string;
+                                        /** @description Whether it had more than the 16384 bytes kept */
+                                        truncated: boolean;
+                                    } | {
+                                        /** @description The body's bytes in base64: it is not UTF-8, or it is compressed */
+                                        base64: string;
+                                        bytes: string | number;
+                                        truncated: boolean;
+                                    } | null;
+                                    /** @description Lower-case names, repeated ones joined by ", "; those named like a secret (authorization, cookie, utk, password, key, token, ...) read "[redacted]" */
+                                    headers: {
+                                        [key: string]: string;
+                                    };
+                                } | null;
+                                /** @description null when a fault dropped the connection */
+                                status: (string | number) | null;
+                                /** @description The path and query as sent; query parameters named like a secret (authorization, cookie, utk, password, key, token, ...) read "[redacted]" */
+                                url: string;
+                            };
+                        }[];
+                        requests: {
+                            /** @description The path's account, or /event's svc_account, at most 250 characters; null when it has none */
+                            account: string | null;
+                            /** @description When it arrived: real time (not the virtual clock), ISO 8601 UTC */
+                            at: string;
+                            durationMs: number;
+                            /** @description The fault that answered or delayed it */
+                            fault?: string;
+                            /** @description 1, 2, 3, ... in the order the requests were answered on this node */
+                            id: string | number;
+                            method: string;
+                            /** @description The route it matched, as registered (/v1/dle/accounts/:account/…); null when none did. The path as sent is in url */
+                            path: string | null;
+                            /** @description The parameters that fit whole in the query's first 512 characters, those named like a secret (utk, password, key, token, ...) as "[redacted]" */
+                            query: {
+                                [key: string]: string | string[];
+                            };
+                            /** @description Whether parameters were left out because the query was longer */
+                            queryTruncated: boolean;
+                            request: {
+                                /** @description null: it had none */
+                                body: {
+                                    /** @description How many bytes of it are kept */
+                                    bytes: string | number;
+                                    /** @description The body as UTF-8 text, its form fields and JSON members named like a secret (authorization, cookie, utk, password, key, token, ...) read "[redacted]" */
+                                    text: string;
+                                    /** @description Whether it had more than the 16384 bytes kept */
+                                    truncated: boolean;
+                                } | {
+                                    /** @description The body's bytes in base64: it is not UTF-8, or it is compressed */
+                                    base64: string;
+                                    bytes: string | number;
+                                    truncated: boolean;
+                                } | null;
+                                /** @description Lower-case names, repeated ones joined by ", "; those named like a secret (authorization, cookie, utk, password, key, token, ...) read "[redacted]" */
+                                headers: {
+                                    [key: string]: string;
+                                };
+                            };
+                            /** @description null when a fault dropped the connection */
+                            response: {
+                                /** @description null: it had none */
+                                body: {
+                                    /** @description How many bytes of it are kept */
+                                    bytes: string | number;
+                                    /** @description The body as UTF-8 text, its form fields and JSON members named like a secret (authorization, cookie, utk, password, key, token, ...) read "[redacted]" */
+                                    text: string;
+                                    /** @description Whether it had more than the 16384 bytes kept */
+                                    truncated: boolean;
+                                } | {
+                                    /** @description The body's bytes in base64: it is not UTF-8, or it is compressed */
+                                    base64: string;
+                                    bytes: string | number;
+                                    truncated: boolean;
+                                } | null;
+                                /** @description Lower-case names, repeated ones joined by ", "; those named like a secret (authorization, cookie, utk, password, key, token, ...) read "[redacted]" */
+                                headers: {
+                                    [key: string]: string;
+                                };
+                            } | null;
+                            /** @description null when a fault dropped the connection */
+                            status: (string | number) | null;
+                            /** @description The path and query as sent; query parameters named like a secret (authorization, cookie, utk, password, key, token, ...) read "[redacted]" */
+                            url: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description DEC-GEN-01 error body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        returnCode: string | number;
                     };
                 };
             };

@@ -56,6 +56,8 @@ interface Watched {
   readonly outside: string[];
   /** Errors of the page's scripts and Content-Security-Policy reports. */
   readonly problems: string[];
+  /** Addresses of svc-hub that answered 404 (a missing /favicon.ico, issue 43). */
+  readonly notFound: string[];
 }
 
 /** A new page in `context` that records every request to another host and every script error. */
@@ -64,6 +66,10 @@ async function watchedPage(context: BrowserContext): Promise<Watched> {
   const page = await context.newPage();
   const outside: string[] = [];
   const problems: string[] = [];
+  const notFound: string[] = [];
+  page.on("response", (response) => {
+    if (response.status() === 404) notFound.push(response.url());
+  });
   page.on("request", (request) => {
     const url = request.url();
     if (!url.startsWith(`${service.url}/`) && !url.startsWith("data:") && !url.startsWith("blob:")) outside.push(url);
@@ -72,7 +78,7 @@ async function watchedPage(context: BrowserContext): Promise<Watched> {
   page.on("console", (message) => {
     if (message.type() === "error" && /Content Security Policy/i.test(message.text())) problems.push(message.text());
   });
-  return { context, page, outside, problems };
+  return { context, page, outside, problems, notFound };
 }
 
 async function signIn(page: Page): Promise<void> {
@@ -144,6 +150,7 @@ function consoleTest(title: string, body: (watched: Watched) => Promise<void>): 
       await body(watched);
       expect(watched.problems).toEqual([]);
       expect(watched.outside).toEqual([]);
+      expect(watched.notFound).toEqual([]);
     } catch (error) {
       await watched.page
         .screenshot({
@@ -485,5 +492,226 @@ consoleTest(
     });
     expect(JSON.parse(original).tags.length).toBeGreaterThan(0);
     expect(shown).toEqual(original);
+  },
+);
+
+// Issue 43, the console for an afternoon's work: each item below.
+
+consoleTest("issue 43: the API reference has a way back to the console", async ({ page }) => {
+  await signIn(page);
+  await page.getByRole("link", { name: "API reference" }).click();
+  await page.getByRole("heading", { name: "svc-hub API reference" }).waitFor();
+  await page.getByRole("link", { name: "Back to the console" }).click();
+  await page.getByRole("heading", { name: "Events", level: 1 }).waitFor();
+  expect(new URL(page.url()).pathname).toBe("/console/events");
+});
+
+consoleTest("issue 43: every page shows svc-hub's icon, and no request answers 404", async ({ page }) => {
+  await signIn(page);
+  for (const path of ["/console/events", "/console/visitors", "/console/api"]) {
+    await page.goto(`${ready().service.url}${path}`);
+    const icon = await page.locator('link[rel="icon"]').getAttribute("href");
+    const answer = await page.request.get(new URL(icon ?? "", page.url()).href);
+    expect(answer.headers()["content-type"]).toBe("image/svg+xml");
+  }
+  const fallback = await page.request.get(`${ready().service.url}/favicon.ico`);
+  expect(fallback.status()).toBe(200);
+  expect(fallback.headers()["cache-control"]).toBe("public, max-age=86400");
+  // consoleTest checks that no address answered 404 along the way.
+});
+
+consoleTest(
+  "issue 43: the token is remembered in this browser only when asked, and Sign out forgets it",
+  async ({ context, page }) => {
+    const { service } = ready();
+    // Off by default: another tab asks again.
+    await signIn(page);
+    const other = await context.newPage();
+    await other.goto(`${service.url}/console/events`);
+    await other.getByLabel("Admin token").waitFor();
+    expect(await other.evaluate(() => localStorage.length)).toBe(0);
+    await other.close();
+    // Asked for: every tab of the browser is signed in.
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByLabel("Admin token").fill(service.adminToken);
+    await page.getByLabel("Remember the token in this browser (every tab, until you sign out)").check();
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { name: "Events", level: 1 }).waitFor();
+    const second = await context.newPage();
+    await second.goto(`${service.url}/console/visitors`);
+    await second.getByRole("heading", { name: "Visitors", level: 1 }).waitFor();
+    // Sign out forgets it in this browser: a new tab asks again.
+    await second.getByRole("button", { name: "Sign out" }).click();
+    expect(await second.evaluate(() => localStorage.length)).toBe(0);
+    const third = await context.newPage();
+    await third.goto(`${service.url}/console/events`);
+    await third.getByLabel("Admin token").waitFor();
+    await second.close();
+    await third.close();
+  },
+);
+
+consoleTest("issue 43: the pickers start on the latest traffic's account and profile", async ({ page }) => {
+  const visitor = `latest-${crypto.randomUUID().slice(0, 8)}`;
+  expect(
+    await collect({ svc_account: "acme", svc_profile: "dev", svc_event: "page_view", svc_visitor_id: visitor }),
+  ).toBe(200);
+  await signIn(page);
+  await page.getByRole("link", { name: "Visitors" }).click();
+  await expect(page.getByLabel("Account").inputValue()).resolves.toBe("acme");
+  await expect(page.getByLabel("Profile").inputValue()).resolves.toBe("dev");
+  expect(await collect({ svc_account: "globex", svc_profile: "main", svc_event: "page_view" })).toBe(200);
+  // A tab with no pick of its own yet (a new one) follows the traffic.
+  await page.evaluate(() => sessionStorage.removeItem("svc-hub.console.picked"));
+  await page.goto(`${ready().service.url}/console/data`);
+  await page.getByRole("heading", { name: /^Data layers/, level: 1 }).waitFor();
+  await expect(page.getByLabel("Account").inputValue()).resolves.toBe("globex");
+  await expect(page.getByLabel("Profile").inputValue()).resolves.toBe("main");
+});
+
+/** Every 13-digit number in a text: a time in epoch milliseconds, which the console shows as ISO 8601 only. */
+const epochMs = /(?<!\d)1\d{12}(?!\d)/g;
+const isoTime = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z/;
+
+consoleTest("issue 43: dates are ISO 8601 everywhere, profile changes included", async ({ page }) => {
+  const trace = `dates-${crypto.randomUUID().slice(0, 8)}`;
+  const visitor = `dates-${crypto.randomUUID().slice(0, 8)}`;
+  for (const svc_trace_id of [trace, `${trace}-2`])
+    expect(
+      await collect({
+        svc_account: "acme",
+        svc_profile: "main",
+        svc_event: "purchase",
+        svc_visitor_id: visitor,
+        svc_trace_id,
+      }),
+    ).toBe(200);
+  await admin("/admin/wait", { method: "POST", body: "{}" });
+  const [event] = await ready().service.events(trace);
+  const seq = (event as unknown as { seq: number }).seq;
+  await signIn(page);
+  await page.goto(`${ready().service.url}/console/events/${seq}`);
+  const changes = page.getByRole("table", { name: /What this event changed/ });
+  await changes.waitFor();
+  const lastVisit = changes.getByRole("row").filter({ hasText: "Last visit" });
+  await expect(lastVisit.textContent()).resolves.toMatch(isoTime);
+  for (const path of [`/console/events/${seq}`, "/console/events", "/console/time", "/console/data"]) {
+    await page.goto(`${ready().service.url}${path}`);
+    await page.getByRole("heading", { level: 1 }).waitFor();
+    await page.locator("main table").first().waitFor();
+    expect(((await page.locator("main").textContent()) ?? "").match(epochMs)).toBeNull();
+  }
+  await page.goto(`${ready().service.url}/console/visitors?account=acme&profile=main&visitorId=${visitor}`);
+  const found = page.getByRole("article", { name: "The visitor" });
+  await found.waitFor();
+  await expect(found.getByRole("table", { name: "Built-ins" }).textContent()).resolves.toMatch(isoTime);
+  // The engines' answers are shown as the visitor-data API sends them (MOM-03: its dates are epoch milliseconds).
+  for (const table of ["Stitching and visits", "Built-ins", "Attributes"])
+    expect(
+      ((await found.getByRole("table", { name: table, exact: true }).textContent()) ?? "").match(epochMs),
+    ).toBeNull();
+});
+
+consoleTest("issue 43: a search finds the events whose parameter names or values hold the text", async ({ page }) => {
+  const run = crypto.randomUUID().slice(0, 8);
+  const needle = `"Blue" <b>${run}</b>`;
+  expect(
+    await collect({ svc_account: "acme", svc_profile: "main", svc_event: "found", product: `shoes ${needle}` }),
+  ).toBe(200);
+  expect(await collect({ svc_account: "acme", svc_profile: "main", svc_event: "named", [`coupon_${run}`]: "x" })).toBe(
+    200,
+  );
+  expect(await collect({ svc_account: "acme", svc_profile: "main", svc_event: "other", product: `shoes ${run}` })).toBe(
+    200,
+  );
+  await signIn(page);
+  const stored = page.getByRole("table", { name: /Stored events/ });
+  await stored.getByRole("cell", { name: "other" }).first().waitFor({ timeout: waitLimitMs });
+  await page.getByLabel("Search parameters").fill(needle);
+  await page.getByRole("button", { name: "Apply" }).click();
+  await stored.getByRole("cell", { name: "found" }).waitFor();
+  await expect(stored.getByRole("row").count()).resolves.toBe(2);
+  await page.getByLabel("Search parameters").fill(`coupon_${run}`);
+  await page.getByRole("button", { name: "Apply" }).click();
+  await stored.getByRole("cell", { name: "named" }).waitFor();
+  await expect(stored.getByRole("row").count()).resolves.toBe(2);
+  await expectNothingRan(page);
+  expect(await accessibilityViolations(page)).toEqual([]);
+});
+
+/** Runs a command in a POSIX shell, as a user pasting it would; answers its exit code. */
+function runInShell(command: string): number {
+  return Bun.spawnSync(["sh", "-c", `${command} --silent --output /dev/null`]).exitCode;
+}
+
+consoleTest(
+  "issue 43: an event's request as JSON and as a curl command that sends it again",
+  async ({ context, page }) => {
+    const { service } = ready();
+    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: service.url });
+    const shellHostile = `it's "q" $(touch /tmp/svc-hub-pwned) \`id\` $HOME \\ ; | & [a] {b,c} ~ #\nline ${hostile.script}`;
+    const cases = [
+      {
+        name: "GET",
+        send: (trace: string) =>
+          collect(
+            {
+              svc_account: "acme",
+              svc_profile: "main",
+              svc_event: "curl_get",
+              svc_visitor_id: "curl-visitor",
+              svc_trace_id: trace,
+              note: shellHostile,
+            },
+            { "user-agent": `${desktopUserAgent} it's "a" $(echo b) \`c\`` },
+          ),
+      },
+      {
+        name: "POST",
+        send: async (trace: string) => {
+          const answer = await fetch(`${service.url}/event`, {
+            method: "POST",
+            headers: { "content-type": "text/plain;charset=UTF-8", "user-agent": desktopUserAgent },
+            body: JSON.stringify({
+              svc_account: "acme",
+              svc_profile: "main",
+              svc_event: "curl_post",
+              svc_visitor_id: "curl-visitor",
+              svc_trace_id: trace,
+              note: shellHostile,
+            }),
+          });
+          await answer.arrayBuffer();
+          return answer.status;
+        },
+      },
+    ];
+    await signIn(page);
+    for (const { name, send } of cases) {
+      const trace = `curl-${name}-${crypto.randomUUID().slice(0, 8)}`;
+      expect(await send(trace)).toBe(200);
+      const [original] = await service.events(trace);
+      const seq = (original as unknown as { seq: number }).seq;
+      await page.goto(`${service.url}/console/events/${seq}`);
+      const json = page.locator("#request-json");
+      await json.waitFor();
+      const request = JSON.parse((await json.textContent()) ?? "") as { method: string; body: string | null };
+      expect(request.method).toBe(name);
+      await page.getByRole("button", { name: "Copy request as json" }).click();
+      expect(JSON.parse(await page.evaluate(() => navigator.clipboard.readText()))).toEqual(request);
+      await page.getByRole("button", { name: "Copy curl command" }).click();
+      const command = await page.evaluate(() => navigator.clipboard.readText());
+      expect(command).toBe((await page.locator("#request-curl").textContent()) ?? "");
+      await expectNothingRan(page);
+      expect(await accessibilityViolations(page)).toEqual([]);
+      // The command, run by a shell, sends the same request again: a second event with the same parameters.
+      expect(runInShell(command)).toBe(0);
+      const again = await service.events(trace);
+      expect(again.length).toBe(2);
+      expect(again[1]?.data).toEqual(original?.data ?? {});
+      expect(again[1]?.event).toBe(original?.event ?? "");
+    }
+    expect(await Bun.file("/tmp/svc-hub-pwned").exists()).toBe(false);
   },
 );

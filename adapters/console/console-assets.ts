@@ -24,13 +24,16 @@ export interface ConsoleAssets {
   readonly page: ConsoleAsset;
   /** The API reference's page (/console/api). */
   readonly apiReferencePage: ConsoleAsset;
-  /** console.js, api-reference.js, console.css and, when built, rapidoc.js. */
+  /** console.js, api-reference.js, console.css, favicon.svg and, when built, rapidoc.js. */
   readonly files: ReadonlyMap<string, ConsoleAsset>;
   /** The `v` of the pages' asset addresses: a hash of every file, so a new file is a new address. */
   readonly version: string;
 }
 
 const uiDir = packagedFilePath("adapters/console/ui");
+
+/** The console's icon (the browser's tab, and /favicon.ico): a blue square with a white "s", 300 bytes. */
+const faviconSvg = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#0a4f96"/><text x="16" y="23" font-family="system-ui,sans-serif" font-size="20" font-weight="700" text-anchor="middle" fill="#fff">s</text></svg>`;
 const apiReferenceFile = join("dist", "console", "rapidoc.js.br");
 
 function assetOf(
@@ -114,6 +117,7 @@ async function build(): Promise<ConsoleAssets> {
   for (const [name, body] of scripts) files.set(name, assetOf(body, "text/javascript; charset=utf-8", gzipped(body)));
   const css = new Uint8Array(readFileSync(join(uiDir, "console.css")));
   files.set("console.css", assetOf(css, "text/css; charset=utf-8", gzipped(css)));
+  files.set("favicon.svg", assetOf(faviconSvg, "image/svg+xml"));
   const renderer = findApiReferenceBundle();
   if (renderer) files.set("rapidoc.js", await apiReferenceAsset(renderer));
   // Each asset's URL carries a hash of them all, so a browser never mixes files of two versions.

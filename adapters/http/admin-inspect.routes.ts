@@ -31,6 +31,19 @@ const Decision = t.Object({
   ),
 });
 
+const CollectedRequest = t.Object(
+  {
+    method: t.Union([t.Literal("GET"), t.Literal("POST")]),
+    query: t.String({ description: "The query string as received, without its `?`" }),
+    contentType: nullable(t.String({ description: "POST: the Content-Type header as sent" })),
+    body: nullable(t.String({ description: "POST: the body as text, inflated when it came gzipped" })),
+    cookie: nullable(t.String({ description: "The cookies collection reads (TAPID, utag_main) as sent; no other" })),
+    referer: nullable(t.String()),
+    userAgent: nullable(t.String()),
+  },
+  { description: "The request as received: enough to send it again" },
+);
+
 const JournalEntry = t.Object({
   id: t.Integer({ description: "Increasing on this node; the live feed's event id" }),
   at: t.String({ description: "Virtual-clock time, ISO 8601" }),
@@ -45,6 +58,7 @@ const JournalEntry = t.Object({
   visitorId: t.Optional(t.String({ description: "stored: the resolved visitor ID" })),
   data: t.Optional(t.Record(t.String(), t.Unknown(), { description: "stored: the stored parameters" })),
   decision: t.Optional(Decision),
+  request: t.Optional(CollectedRequest),
   status: t.Optional(t.Integer({ description: "refused: the answer's status" })),
   reason: t.Optional(t.String({ description: "refused: the reason's code" })),
   xError: t.Optional(t.String({ description: "refused: the X-Error header" })),
@@ -80,6 +94,7 @@ const EventExplanation = t.Object({
   event: EventView,
   decision: Decision,
   decisionKnown: t.Union([t.Literal("journal"), t.Literal("stored")]),
+  request: nullable(CollectedRequest),
   profileChanges: nullable(
     t.Object({
       visitorId: t.String({ description: "The canonical visitor ID of the event's group" }),

@@ -118,6 +118,7 @@ export function collectAdminRoutes(deps: AppDeps) {
           visitorId: present(query("visitor")),
           event: present(query("event")),
           traceId: present(query("traceId")),
+          search: present(query("search")),
           from,
           to,
           afterSeq: readWholeNumber("afterSeq", query("afterSeq"), 0),
@@ -142,6 +143,11 @@ export function collectAdminRoutes(deps: AppDeps) {
           visitor: t.Optional(t.String({ description: "The resolved visitor ID" })),
           event: t.Optional(t.String({ description: "svc_event" })),
           traceId: t.Optional(t.String({ description: "svc_trace_id" })),
+          search: t.Optional(
+            t.String({
+              description: "Events with a stored parameter whose name or value holds this text (case matters)",
+            }),
+          ),
           from: t.Optional(t.String({ description: "Received at or after: ISO 8601 or epoch ms (virtual clock)" })),
           to: t.Optional(t.String({ description: "Received at or before: ISO 8601 or epoch ms (virtual clock)" })),
           afterSeq: t.Optional(t.String({ description: "Sequence numbers above this one: a whole number from 0" })),

@@ -58,6 +58,21 @@ function postEvent(service: InProcessService, body: unknown): Promise<Response> 
 }
 
 describe("the collection endpoint in-process", () => {
+  it("GET /admin/events?search= finds the events whose parameter names or values hold the text", async () => {
+    for (const store of ["memory", "libsql"] as const) {
+      const service = await open(store);
+      await postEvent(service, { svc_account: "acme", svc_trace_id: "s-1", product: 'Shoes "Blue"' });
+      await send(service, "/event?svc_account=acme&svc_trace_id=s-2&coupon_code=SAVE10");
+      await send(service, "/event?svc_account=acme&svc_trace_id=s-3&note=other");
+      const traces = async (query: string) => (await storedEvents(service, query)).map((event) => event.traceId);
+      expect(await traces(`search=${encodeURIComponent('"Blue"')}`)).toEqual(["s-1"]);
+      expect(await traces("search=coupon")).toEqual(["s-2"]);
+      expect(await traces("search=SAVE10&order=desc")).toEqual(["s-2"]);
+      expect(await traces("search=s-&order=desc")).toEqual(["s-3", "s-2", "s-1"]);
+      expect(await traces("search=")).toEqual(["s-1", "s-2", "s-3"]);
+    }
+  });
+
   it("[DEC-COL-03] the pixel is a 43-byte 1x1 GIF89a", async () => {
     const service = await open();
     const response = await send(service, "/event?svc_account=acme");

@@ -5,6 +5,7 @@ import {
   openInProcessTarget,
 } from "../../conformance/implementations/svc-hub/in-process-target.ts";
 import { inProcessBase } from "../../harness/target.ts";
+import { consoleAssets } from "../console/console-assets.ts";
 
 let opened: InProcessService;
 
@@ -95,6 +96,23 @@ describe("the console's pages and files (issue 32)", () => {
   it("the bundle names no other host to load from", async () => {
     const script = await (await handle("/console/assets/console.js")).text();
     expect(script).not.toMatch(/https?:\/\/(?!www\.w3\.org)[\w.-]+\//);
+  });
+
+  it("[issue 43] /favicon.ico is the console's icon, a small SVG a browser keeps a day; every page links it", async () => {
+    const icon = await handle("/favicon.ico");
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get("content-type")).toBe("image/svg+xml");
+    expect(icon.headers.get("cache-control")).toBe("public, max-age=86400");
+    const body = await icon.text();
+    expect(body).toStartWith("<svg");
+    expect(body.length).toBeLessThan(1024);
+    for (const path of ["/console/events", "/console/api"]) {
+      const page = await (await handle(path)).text();
+      expect(page).toMatch(/<link rel="icon" type="image\/svg\+xml" href="\/console\/assets\/favicon\.svg\?v=\w+" \/>/);
+    }
+    const versioned = await handle(`/console/assets/favicon.svg?v=${(await consoleAssets()).version}`);
+    expect(versioned.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+    expect(await versioned.text()).toBe(body);
   });
 
   it("an unknown file is 404", async () => {

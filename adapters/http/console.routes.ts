@@ -88,21 +88,33 @@ export function consoleRoutes() {
     }
     return answer(request, assets.page, { "content-security-policy": consolePolicy, ...pageHeaders });
   };
-  return new Elysia({ name: "console" })
-    .get("/", ({ request }) => Response.redirect(new URL("/console/", request.url).pathname, 302), {
-      detail: { hide: true },
-    })
-    .get("/console", ({ request }) => page(request), { detail: { hide: true } })
-    .get(
-      "/console/assets/:file",
-      async ({ request, params }) => {
-        const assets = await consoleAssets();
-        const asset = assets.files.get(params.file);
-        if (!asset) return notFound();
-        const versioned = new URL(request.url).searchParams.get("v") === assets.version;
-        return answer(request, asset, {}, versioned ? immutable : "no-cache");
-      },
-      { detail: { hide: true } },
-    )
-    .get("/console/*", ({ request }) => page(request), { detail: { hide: true } });
+  return (
+    new Elysia({ name: "console" })
+      .get("/", ({ request }) => Response.redirect(new URL("/console/", request.url).pathname, 302), {
+        detail: { hide: true },
+      })
+      .get("/console", ({ request }) => page(request), { detail: { hide: true } })
+      // Browsers ask every host for /favicon.ico (a page without a <link rel="icon">, a JSON answer): the console's.
+      .get(
+        "/favicon.ico",
+        async ({ request }) => {
+          const assets = await consoleAssets();
+          const icon = assets.files.get("favicon.svg");
+          return icon ? answer(request, icon, {}, "public, max-age=86400") : notFound();
+        },
+        { detail: { hide: true } },
+      )
+      .get(
+        "/console/assets/:file",
+        async ({ request, params }) => {
+          const assets = await consoleAssets();
+          const asset = assets.files.get(params.file);
+          if (!asset) return notFound();
+          const versioned = new URL(request.url).searchParams.get("v") === assets.version;
+          return answer(request, asset, {}, versioned ? immutable : "no-cache");
+        },
+        { detail: { hide: true } },
+      )
+      .get("/console/*", ({ request }) => page(request), { detail: { hide: true } })
+  );
 }

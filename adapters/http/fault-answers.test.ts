@@ -139,7 +139,7 @@ describe("issue 43, point 5: faults complete", () => {
     for (const [fault, field] of [
       [{ path: "/event", status: 500, probability: 2 }, "probability"],
       [{ path: "/event", malformed: "garbled" }, "malformed"],
-      [{ path: "/event", status: 500, matchJsonPath: { path: "items" } }, "matchJsonPath/path"],
+      [{ path: "/event", status: 500, matchJsonPath: { path: "$.items[*]" } }, "matchJsonPath/path"],
     ] as const) {
       const answer = await call("/admin/faults", { method: "POST", headers: admin, body: JSON.stringify(fault) });
       expect(answer.status).toBe(400);

@@ -1,8 +1,10 @@
 import {
+  type CapturedBody,
   type Fault,
   type FaultPlan,
   faultTrickleChunkBytes,
   type RequestJournal,
+  requestJournalBodyBytes,
 } from "../../core/testing-tools/index.ts";
 import { rawPathOf } from "./error-mapping.ts";
 import { methodLabelOf } from "./route-template.ts";
@@ -42,7 +44,9 @@ export function interfaceRouteTemplates(routes: ReadonlyArray<{ readonly path: s
  * `handle`, so that a delayed request does not hold the request gate (a reset would wait for it). A drop is an
  * answer whose body fails before its first byte: Bun then closes the connection, and the client sees a
  * network error (ECONNRESET), not a status. `routeOf` names the route a request matched (null: none), once
- * it is answered.
+ * it is answered. The journal keeps each request whole (issue 43): its headers, and the first bytes of its body
+ * read from a clone as the route reads the original, and the same of its answer; nothing is cloned when the
+ * journal is off.
  */
 export function withFaultsAndJournal(
   handle: (request: Request) => Promise<Response>,
@@ -59,8 +63,13 @@ export function withFaultsAndJournal(
     const started = performance.now();
     const query = queryOf(url);
     const fault = faults.size === 0 ? null : await takeFault(faults, request, path, query);
-    const record = (status: number | null) => {
-      if (!requestJournal.enabled) return;
+    const journaled = requestJournal.enabled;
+    const headers = journaled ? [...request.headers] : [];
+    const body = journaled ? captureRequestBody(request) : null;
+    const record = async (status: number | null, response: Response | null) => {
+      if (!journaled) return;
+      const durationMs = elapsedSince(started);
+      const [requestBody, answerBody] = await Promise.all([body, response && captureResponseBody(response)]);
       requestJournal.record({
         method: methodLabelOf(request.method),
         path,
@@ -68,25 +77,80 @@ export function withFaultsAndJournal(
         route: routeOf(request),
         atMs,
         status,
-        durationMs: elapsedSince(started),
+        durationMs,
         fault: fault?.id ?? null,
+        headers,
+        body: requestBody,
+        response: response && { headers: [...response.headers], body: answerBody },
       });
     };
     try {
       if (fault !== null && fault.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
       if (fault?.drop) {
-        record(null);
+        await record(null, null);
         return droppedConnection();
       }
       const response =
         fault?.status != null ? faultAnswer(fault, request.method, answerHeaders) : await handle(request);
-      record(response.status);
+      // The journal keeps the answer as made; a malformed or trickled one is spoiled on its way out only.
+      await record(response.status, response);
       return fault === null ? response : await spoiledAnswer(response, fault);
     } catch (error) {
-      record(500);
+      await record(500, null);
       throw error;
     }
   };
+}
+
+/**
+ * The first requestJournalBodyBytes of a request's body, read from a clone while the route reads the original
+ * (a body the route never reads is read here all the same, up to the limit); null when it has none.
+ */
+function captureRequestBody(request: Request): Promise<CapturedBody | null> {
+  if (request.method === "GET" || request.method === "HEAD" || request.headers.get("content-length") === "0")
+    return Promise.resolve(null);
+  return readCapped(request.clone().body);
+}
+
+/**
+ * The first requestJournalBodyBytes of an answer's body, from a clone; null when it has none, or when it is an
+ * event stream (read, it would keep the request from ever being journaled).
+ */
+function captureResponseBody(response: Response): Promise<CapturedBody | null> {
+  if ((response.headers.get("content-type") ?? "").startsWith("text/event-stream")) return Promise.resolve(null);
+  return readCapped(response.clone().body);
+}
+
+/** Reads `stream` until it ends or has given more than the limit, then lets it go; null when it is empty. */
+async function readCapped(stream: ReadableStream<Uint8Array> | null): Promise<CapturedBody | null> {
+  if (stream === null) return null;
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = stream.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.byteLength;
+      if (size > requestJournalBodyBytes) {
+        await reader.cancel();
+        break;
+      }
+    }
+  } catch {
+    // A body that failed (a client gone) is kept as far as it came.
+  }
+  if (size === 0) return null;
+  const bytes = new Uint8Array(Math.min(size, requestJournalBodyBytes));
+  let offset = 0;
+  for (const chunk of chunks) {
+    if (offset >= bytes.length) break;
+    const part = chunk.subarray(0, bytes.length - offset);
+    bytes.set(part, offset);
+    offset += part.byteLength;
+  }
+  return { bytes, truncated: size > requestJournalBodyBytes };
 }
 
 function queryOf(url: string): string {

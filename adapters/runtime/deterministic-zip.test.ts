@@ -35,6 +35,25 @@ describe("deterministic zip (DEC-REV-02)", () => {
     expect(members[0]!.method).toBe(8);
   });
 
+  test("the same bytes in any time zone, even one set while the process runs", async () => {
+    const zoneBefore = process.env.TZ;
+    try {
+      process.env.TZ = "UTC";
+      const inUtc = await buildDeterministicZip(entries);
+      // Local times of 1980-01-01T00:00Z: 13:45 in Chatham, and 1979-12-31 16:00 in Los Angeles (before any zip date).
+      process.env.TZ = "Pacific/Chatham";
+      const inChatham = await buildDeterministicZip(entries);
+      process.env.TZ = "America/Los_Angeles";
+      const inLosAngeles = await buildDeterministicZip(entries);
+      expect(Buffer.from(inChatham).equals(Buffer.from(inUtc))).toBe(true);
+      expect(Buffer.from(inLosAngeles).equals(Buffer.from(inUtc))).toBe(true);
+      expect(readZip(inLosAngeles)[0]!.dosDateTime).toBe(dosEpoch);
+    } finally {
+      if (zoneBefore === undefined) delete process.env.TZ;
+      else process.env.TZ = zoneBefore;
+    }
+  });
+
   test("the order is part of the content: reordered entries are another zip", async () => {
     const reordered = [entries[1]!, entries[0]!, ...entries.slice(2)];
     expect(

@@ -1,5 +1,5 @@
 /**
- * The revisions use case with the runtime's own zipper (archiver) and digests (node:crypto): the bundle it
+ * The revisions use case with the runtime's own zipper (fflate's container, node:zlib's deflate) and digests (node:crypto): the bundle it
  * stores is a real zip, read back here. The use case's other behaviour, with a zipper that records its
  * entries, is core/revisions/revisions.use-cases.test.ts.
  */
@@ -16,12 +16,12 @@ import { deterministicZipper } from "./deterministic-zip.ts";
 
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 
-/** acme/main of the store contract's full profile, and its revisions service with archiver's zip. */
+/** acme/main of the store contract's full profile, and its revisions service with the runtime's zip. */
 function openService() {
   return openRevisions(createMemoryStores(), deterministicZipper, nodeDigests, { config: fullProfileConfig("main") });
 }
 
-describe("a revision's bundle, zipped by archiver (DEC-REV-01, DEC-REV-02)", () => {
+describe("a revision's bundle, zipped by the runtime (DEC-REV-01, DEC-REV-02)", () => {
   let opened: Awaited<ReturnType<typeof openService>>;
   beforeEach(async () => {
     opened = await openService();

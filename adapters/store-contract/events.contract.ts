@@ -121,6 +121,27 @@ export function describeEventStoreContract(name: string, open: () => Promise<Sto
       expect(await traces({ limit: 10, traceId: "nope" })).toEqual([]);
     });
 
+    test("a search finds the events whose parameter names or values hold the text, quotes and all", async () => {
+      await stores.events.append([
+        sampleEvent({ traceId: "1", data: { svc_account: "acme", product: "Blue shoes" } }),
+        sampleEvent({ traceId: "2", data: { svc_account: "acme", coupon_code: "SAVE10" } }),
+        sampleEvent({ traceId: "3", data: { svc_account: "acme", note: 'say "hi" \\ 50%_off', n: 42 } }),
+        sampleEvent({ traceId: "4", account: "globex", data: { svc_account: "globex", product: "red shoes" } }),
+      ]);
+      const traces = async (query: Parameters<Stores["events"]["query"]>[0]) =>
+        (await stores.events.query(query)).map((event) => event.traceId);
+      expect(await traces({ limit: 10, search: "shoes" })).toEqual(["1", "4"]);
+      expect(await traces({ limit: 10, search: "coupon" })).toEqual(["2"]);
+      expect(await traces({ limit: 10, search: '"hi" \\' })).toEqual(["3"]);
+      // LIKE's wildcards are plain text, and case matters.
+      expect(await traces({ limit: 10, search: "%_" })).toEqual(["3"]);
+      expect(await traces({ limit: 10, search: "_off" })).toEqual(["3"]);
+      expect(await traces({ limit: 10, search: "Shoes" })).toEqual([]);
+      expect(await traces({ limit: 10, search: "shoes", account: "acme" })).toEqual(["1"]);
+      expect(await traces({ limit: 1, search: "shoes", order: "desc" })).toEqual(["4"]);
+      expect(await traces({ limit: 10, search: "nothing like it" })).toEqual([]);
+    });
+
     test("an append with a mark sets that settings entry in the same commit, with or without events", async () => {
       await stores.events.append([sampleEvent({ traceId: "m1" })], { mark: { key: "import-progress.x", value: "1" } });
       expect(await stores.settings.get("import-progress.x")).toBe("1");

@@ -83,6 +83,7 @@ function isInOrderRead(query: EventQuery): boolean {
     query.visitorIds === undefined &&
     query.event === undefined &&
     query.traceId === undefined &&
+    query.search === undefined &&
     query.from === undefined &&
     query.to === undefined &&
     query.beforeSeq === undefined

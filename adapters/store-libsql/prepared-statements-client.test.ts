@@ -12,6 +12,7 @@ import {
 } from "@libsql/client";
 import { sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/libsql";
+import { migrate } from "drizzle-orm/libsql/migrator";
 import { PreparedStatementsClient } from "./prepared-statements-client.ts";
 
 /*
@@ -270,6 +271,20 @@ describe("PreparedStatementsClient keeps its statements, and stays right when th
       "write",
     );
     expect((await client.execute("select pid from c")).rows.map((row) => row[0])).toEqual([1]);
+  });
+
+  test("svc-hub's migrations through drizzle's migrator: the same schema and journal as @libsql/client's", async () => {
+    const { ours, theirs } = bothClients();
+    const described = [];
+    for (const client of [ours, theirs]) {
+      await migrate(drizzle({ client }), { migrationsFolder: join(import.meta.dir, "migrations") });
+      described.push({
+        schema: (await client.execute("select type, name, tbl_name, sql from sqlite_master order by name")).rows,
+        journal: (await client.execute("select hash, created_at from __drizzle_migrations order by id")).rows,
+      });
+    }
+    expect(described[0]!.journal.length).toBeGreaterThan(10);
+    expect(described[0]).toEqual(described[1]!);
   });
 
   test("a migration that fails is rolled back and foreign keys are on again", async () => {

@@ -211,6 +211,14 @@ class Result implements ResultSet {
 
 type AnyStatement = InStatement | [string, InArgs?] | string;
 
+const sqlOf = (statement: InStatement): string => (typeof statement === "string" ? statement : statement.sql);
+
+function takesNoArguments(statement: InStatement): boolean {
+  if (typeof statement === "string") return true;
+  const args = statement.args ?? [];
+  return Array.isArray(args) ? args.length === 0 : Object.keys(args).length === 0;
+}
+
 /**
  * The libSQL client of a local database file, on one connection of libSQL's own driver, keeping its statements
  * prepared. @libsql/client (0.18) prepares every statement again on every call, asks for its columns twice,
@@ -255,11 +263,41 @@ export class PreparedStatementsClient implements Client {
     return this.inTransaction(beginOf(mode), statements);
   }
 
+  /**
+   * drizzle's migrator hands over every statement of the missing migrations, each followed by a row of its
+   * journal. The migrations' statements take no arguments: each run of them is executed as one text (libSQL's
+   * `exec`) instead of being prepared one by one, which on a fresh file was most of the store's opening
+   * (bench/FINDINGS.md). A failure in such a run names the run's first statement as the failed one.
+   */
   async migrate(statements: InStatement[]): Promise<ResultSet[]> {
     this.checkOpen();
     this.run("PRAGMA foreign_keys=off");
     try {
-      return this.inTransaction("BEGIN DEFERRED", statements);
+      this.run("BEGIN DEFERRED");
+      try {
+        const results: ResultSet[] = [];
+        let index = 0;
+        while (index < statements.length) {
+          const first = index;
+          while (index < statements.length && takesNoArguments(statements[index] as InStatement)) index++;
+          if (index === first) {
+            results.push(this.runInBatch(statements[index] as InStatement, index));
+            index++;
+            continue;
+          }
+          const texts = statements.slice(first, index).map((statement) => sqlOf(statement));
+          try {
+            this.exec(texts.join(";\n"));
+          } catch (error) {
+            throw batchErrorOf(error, first);
+          }
+          for (const _ of texts) results.push(new Result([], [], [], 0, undefined));
+        }
+        this.run("COMMIT");
+        return results;
+      } finally {
+        if (this.db.inTransaction) this.run("ROLLBACK");
+      }
     } finally {
       this.run("PRAGMA foreign_keys=on");
     }
@@ -348,19 +386,22 @@ export class PreparedStatementsClient implements Client {
   private inTransaction(begin: string, statements: ReadonlyArray<AnyStatement>): ResultSet[] {
     this.run(begin);
     try {
-      const results = statements.map((statement, index) => {
-        if (!this.db.inTransaction)
-          throw new LibsqlBatchError("The transaction has been rolled back", index, "TRANSACTION_CLOSED");
-        try {
-          return this.run(statement);
-        } catch (error) {
-          throw batchErrorOf(error, index);
-        }
-      });
+      const results = statements.map((statement, index) => this.runInBatch(statement, index));
       this.run("COMMIT");
       return results;
     } finally {
       if (this.db.inTransaction) this.run("ROLLBACK");
+    }
+  }
+
+  /** The `index`-th statement of a batch, in its open transaction. */
+  private runInBatch(statement: AnyStatement, index: number): ResultSet {
+    if (!this.db.inTransaction)
+      throw new LibsqlBatchError("The transaction has been rolled back", index, "TRANSACTION_CLOSED");
+    try {
+      return this.run(statement);
+    } catch (error) {
+      throw batchErrorOf(error, index);
     }
   }
 

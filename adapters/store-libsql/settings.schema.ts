@@ -1,7 +1,5 @@
-import { sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { settingsTable } from "../store-sql/settings.schema.ts";
+import { libsqlColumns } from "./libsql.dialect.ts";
 
-/** Small named values kept across restarts (SettingsStore). */
-export const settings = sqliteTable("settings", {
-  key: text("key").primaryKey(),
-  value: text("value").notNull(),
-});
+/** The table of adapters/store-sql/settings.schema.ts in SQLite's columns. */
+export const settings = settingsTable(libsqlColumns);

@@ -1,5 +1,5 @@
 import type { CollectedEvent, EventQuery, EventStore, StoredEvent, ValueErasure } from "../../core/ports/index.ts";
-import { checkVisitorIds } from "../../core/ports/index.ts";
+import { checkVisitorIds, searchNeedle } from "../../core/ports/index.ts";
 import { eraseValueFromEvent } from "../../core/privacy/index.ts";
 
 /** Where an event passes a query's filters (shared with nothing else: the libSQL repo does it in SQL). */
@@ -11,6 +11,7 @@ function matches(event: StoredEvent, query: EventQuery): boolean {
     (query.visitorIds === undefined || query.visitorIds.includes(event.visitorId)) &&
     (query.event === undefined || event.event === query.event) &&
     (query.traceId === undefined || event.traceId === query.traceId) &&
+    (query.search === undefined || JSON.stringify(event.data).includes(searchNeedle(query.search))) &&
     (query.from === undefined || event.receivedAt >= query.from) &&
     (query.to === undefined || event.receivedAt <= query.to) &&
     (query.afterSeq === undefined || event.seq > query.afterSeq) &&

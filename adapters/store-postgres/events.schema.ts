@@ -1,32 +1,5 @@
-import { bigserial, index, pgTable, text } from "drizzle-orm/pg-core";
-import type { VisitorIdSource } from "../../core/visitors/index.ts";
-import { millis } from "./columns.ts";
+import { eventsTable } from "../store-sql/events.schema.ts";
+import { postgresColumns } from "./postgres.dialect.ts";
 
-/**
- * COL-16, DEC-COL-08: collected events. A sequence gives `seq`, and every append takes the events lock
- * (a transaction-level advisory lock) before it inserts, so that sequence numbers become visible in the order
- * they were given, whichever node appends: a reader that has seen `seq` n never sees a smaller one appear
- * later. `data` is the JSON text of every stored parameter (kept as text so its order survives).
- */
-export const events = pgTable(
-  "events",
-  {
-    seq: bigserial("seq", { mode: "number" }).primaryKey(),
-    account: text("account").notNull(),
-    profile: text("profile").notNull(),
-    visitorId: text("visitor_id").notNull(),
-    visitorIdSource: text("visitor_id_source").$type<VisitorIdSource>().notNull(),
-    thirdPartyVisitorId: text("third_party_visitor_id"),
-    firstPartyVisitorId: text("first_party_visitor_id"),
-    event: text("event"),
-    datasource: text("datasource"),
-    traceId: text("trace_id"),
-    receivedAt: millis("received_at").notNull(),
-    data: text("data").notNull(),
-  },
-  (table) => [
-    index("events_visitor_idx").on(table.account, table.profile, table.visitorId, table.seq),
-    index("events_received_idx").on(table.account, table.profile, table.receivedAt),
-    index("events_trace_idx").on(table.traceId),
-  ],
-);
+/** The table of adapters/store-sql/events.schema.ts in PostgreSQL's columns. */
+export const events = eventsTable(postgresColumns);

@@ -1,7 +1,5 @@
-import { pgTable, text } from "drizzle-orm/pg-core";
+import { settingsTable } from "../store-sql/settings.schema.ts";
+import { postgresColumns } from "./postgres.dialect.ts";
 
-/** Small named values kept across restarts (SettingsStore), shared by every node on the database. */
-export const settings = pgTable("settings", {
-  key: text("key").primaryKey(),
-  value: text("value").notNull(),
-});
+/** The table of adapters/store-sql/settings.schema.ts in PostgreSQL's columns. */
+export const settings = settingsTable(postgresColumns);

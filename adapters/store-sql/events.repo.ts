@@ -6,6 +6,7 @@ import {
   type EventQuery,
   type EventStore,
   type StoredEvent,
+  searchNeedle,
   type ValueErasure,
 } from "../../core/ports/index.ts";
 import { eraseValueFromEvent, erasureNeedle } from "../../core/privacy/index.ts";
@@ -142,6 +143,7 @@ export abstract class SqlEventRepo implements EventStore {
     if (query.visitorIds !== undefined) conditions.push(inArray(events.visitorId, [...query.visitorIds]));
     if (query.event !== undefined) conditions.push(eq(events.event, query.event));
     if (query.traceId !== undefined) conditions.push(eq(events.traceId, query.traceId));
+    if (query.search !== undefined) conditions.push(this.dialect.contains(events.data, searchNeedle(query.search)));
     if (query.from !== undefined) conditions.push(gte(events.receivedAt, query.from));
     if (query.to !== undefined) conditions.push(lte(events.receivedAt, query.to));
     if (query.afterSeq !== undefined) conditions.push(gt(events.seq, query.afterSeq));

@@ -18,6 +18,24 @@ interface JournalEntryBase {
   readonly userAgent: string | null;
 }
 
+/**
+ * A stored event's request as it was received, enough to send it again (the console's raw request and curl
+ * command): its query string, its body and the headers collection reads.
+ */
+export interface CollectedRequest {
+  readonly method: CollectMethod;
+  /** The query string as received, without its `?` ("" when there is none). */
+  readonly query: string;
+  /** POST: the Content-Type header as sent (null when none); GET: null. */
+  readonly contentType: string | null;
+  /** POST: the body as text, inflated when it came gzipped ("" when empty); GET: null. */
+  readonly body: string | null;
+  /** The cookies collection reads (TAPID, utag_main) as sent (collectCookiePairs); null when none. */
+  readonly cookie: string | null;
+  readonly referer: string | null;
+  readonly userAgent: string | null;
+}
+
 /** An event committed (COL-16): what was stored and how its visitor was chosen. */
 export interface StoredJournalEntry extends JournalEntryBase {
   readonly outcome: "stored";
@@ -27,6 +45,7 @@ export interface StoredJournalEntry extends JournalEntryBase {
   /** The stored parameters (COL-14), as committed. */
   readonly data: Readonly<Record<string, unknown>>;
   readonly decision: VisitorIdDecision;
+  readonly request: CollectedRequest;
 }
 
 /** A request refused (400, 429, 503 with X-Error), with the hints of svc_account, svc_profile, svc_event, svc_trace_id. */
@@ -60,7 +79,7 @@ export interface CollectJournalOptions {
   /** How many outcomes the journal keeps at most (default 1000). */
   readonly size?: number;
   /**
-   * How many bytes of request (a stored event's body and query string, and every entry's User-Agent) the
+   * How many bytes of request (a stored event's body and query string, twice: parsed and as sent, and every entry's User-Agent) the
    * entries kept may hold together, at most (default 16 MiB): past it the oldest entries go. Events of up to
    * 1 MiB are taken, and a thousand of them must not hold a gigabyte.
    */

@@ -263,8 +263,45 @@ describe("the collection use case (COL-*, DEC-COL-*)", () => {
             deleteTapid: false,
             tapidCookie: null,
           },
+          request: {
+            method: "GET",
+            query: "svc_account=acme&svc_event=view&svc_trace_id=t-9&svc_visitor_id=v-1&colour=blue",
+            contentType: null,
+            body: null,
+            cookie: "TAPID=acme/main>t-1|",
+            referer: null,
+            userAgent: "Mozilla/5.0",
+          },
         },
       );
+    });
+
+    it("[issue 43] a stored POST keeps its request as received: body, content type, the cookies collection reads", async () => {
+      const { collector, request } = await openCollect();
+      const body = '{"svc_account":"acme","note":"it\'s \\"quoted\\""}';
+      const outcome = await collector.collect(
+        request(
+          "POST",
+          "?svc_trace_id=p-1#fragment",
+          {
+            "content-type": "text/plain;charset=UTF-8",
+            cookie: "JSESSIONID=secret; utag_main=v_id:abc$_sn:1; other=x",
+            referer: "https://shop.example/cart",
+          },
+          ok(new TextEncoder().encode(body)),
+        ),
+      );
+      assert.equal(outcome.ok, true);
+      const [entry] = collector.journal.entriesAfter(0);
+      assert.deepEqual(entry?.outcome === "stored" ? entry.request : null, {
+        method: "POST",
+        query: "svc_trace_id=p-1",
+        contentType: "text/plain;charset=UTF-8",
+        body,
+        cookie: "utag_main=v_id:abc$_sn:1",
+        referer: "https://shop.example/cart",
+        userAgent: null,
+      });
     });
 
     it("[DEC-COL-10] a stored entry's decision carries the Set-Cookie the answer carried", async () => {

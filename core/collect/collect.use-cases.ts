@@ -15,13 +15,14 @@ import type {
 } from "../ports/index.ts";
 import { err, ok, type Result } from "../result.ts";
 import { isStorableText } from "../values/storable-text.rules.ts";
+import { collectCookiePairs } from "../visitors/cookies.rules.ts";
 import { identifyVisitor } from "../visitors/visitor-id.rules.ts";
 import { type EventParams, parseEventBody, readCollectRequest } from "./collect.rules.ts";
 import { CollectJournal } from "./collect-journal.ts";
 import { CollectStats } from "./collect-stats.ts";
 import { describeCollectedEvent } from "./event.rules.ts";
 import { GroupCommitWriter } from "./group-commit.ts";
-import { readQueryString } from "./query-string.rules.ts";
+import { rawQueryOf, readQueryString } from "./query-string.rules.ts";
 import { RateExchanger } from "./rate-exchange.use-cases.ts";
 import { sourceOfAddress } from "./rate-limit.rules.ts";
 import { CollectRateLimiter } from "./rate-limiter.ts";
@@ -156,11 +157,13 @@ export class CollectService {
     }
     let body: EventParams | null = null;
     let bodyBytes = 0;
+    let bodyText: string | null = null;
     if (method === "POST") {
       const read = await this.readBody(request);
       if (!read.ok) return this.refuse(read.error, method, userAgent, query, null);
       body = read.value.params;
       bodyBytes = read.value.bytes;
+      bodyText = read.value.text;
     }
     const tenants = await this.directory.snapshot();
     const checked = readCollectRequest({
@@ -194,6 +197,17 @@ export class CollectService {
       return this.refuse(collectError("storageUnavailable"), method, userAgent, query, body);
     }
     this.stats.accepted += 1;
+    const cookie = collectCookiePairs(headers.get("cookie"));
+    const referer = headers.get("referer");
+    const received = {
+      method,
+      query: rawQueryOf(request.url),
+      contentType: method === "POST" ? headers.get("content-type") : null,
+      body: bodyText,
+      cookie,
+      referer,
+      userAgent,
+    };
     // Only now, committed: the journal shows what was stored.
     this.journal.record(
       {
@@ -208,8 +222,10 @@ export class CollectService {
         userAgent,
         data: event.data,
         decision: identity.decision,
+        request: received,
       },
-      bytes,
+      // The request is kept twice: parsed (data) and as received.
+      2 * bytes + (cookie?.length ?? 0) + (referer?.length ?? 0),
     );
     return ok({ stored: true, setCookie: identity.setCookie });
   }
@@ -248,22 +264,22 @@ export class CollectService {
    */
   private async readBody(
     request: IncomingCollectRequest,
-  ): Promise<Result<{ params: EventParams | null; bytes: number }, CollectError>> {
+  ): Promise<Result<{ params: EventParams | null; bytes: number; text: string }, CollectError>> {
     const read = await request.readBody(this.deps.limits.maxBodyBytes);
     if (!read.ok) return read;
     const bytes = read.value.byteLength;
-    if (bytes === 0) return ok({ params: null, bytes });
+    if (bytes === 0) return ok({ params: null, bytes, text: "" });
     let text: string;
     try {
       text = utf8.decode(read.value);
     } catch {
       return err(collectError("invalidJson"));
     }
-    if (text.trim() === "") return ok({ params: null, bytes });
+    if (text.trim() === "") return ok({ params: null, bytes, text });
     if (!acceptedMediaTypes.has(mediaTypeOf(request.headers.get("content-type"))))
       return err(collectError("unsupportedContentType"));
     const params = parseEventBody(text);
-    return params.ok ? ok({ params: params.value, bytes }) : params;
+    return params.ok ? ok({ params: params.value, bytes, text }) : params;
   }
 
   private async commit(events: readonly CollectedEvent[]): Promise<void> {

@@ -127,6 +127,15 @@ describe("event expectations (issue 43, point 2)", () => {
       visitorId: "v1",
       data: {},
       decision: { visitorId: "v1", source: "new" } as never,
+      request: {
+        method: "GET",
+        query: "",
+        contentType: null,
+        body: null,
+        cookie: null,
+        referer: null,
+        userAgent: null,
+      },
     });
     const report = await waiting;
     assert.equal(report.met, true);

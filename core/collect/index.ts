@@ -17,6 +17,7 @@ export {
 export { type CollectOutcome, CollectService, type CollectServiceDeps } from "./collect.use-cases.ts";
 export {
   type BotJournalEntry,
+  type CollectedRequest,
   CollectJournal,
   type CollectJournalEntry,
   type CollectJournalOptions,

@@ -95,3 +95,11 @@ export function readQueryString(url: string): QueryString {
   }
   return { pairs, length: url.length - start };
 }
+
+/** The query string of a URL as received, without its `?` and without a fragment ("" when there is none). */
+export function rawQueryOf(url: string): string {
+  const start = url.indexOf("?");
+  if (start < 0) return "";
+  const fragment = url.indexOf("#", start);
+  return url.slice(start + 1, fragment < 0 ? url.length : fragment);
+}

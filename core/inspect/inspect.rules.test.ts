@@ -173,6 +173,15 @@ describe("a journal entry matched to its stored event", () => {
     userAgent: null,
     data: { b: { c: [1, 2] }, a: 1 },
     decision: decisionOfStoredEvent(base),
+    request: {
+      method: "GET",
+      query: "svc_account=acme",
+      contentType: null,
+      body: null,
+      cookie: null,
+      referer: null,
+      userAgent: null,
+    },
   };
 
   it("matches on account, profile, visitor, time, trace id, event name and data in any key order", () => {

@@ -1,4 +1,4 @@
-import type { CollectJournal, StoredJournalEntry } from "../collect/collect-journal.ts";
+import type { CollectedRequest, CollectJournal, StoredJournalEntry } from "../collect/collect-journal.ts";
 import type { ProfileConfig, VisitorIdAttribute } from "../config/config.model.ts";
 import { type ManagementError, managementError } from "../errors/management.errors.ts";
 import type { VisitorData } from "../moments/moments.rules.ts";
@@ -33,6 +33,8 @@ export interface EventExplanation {
   readonly decision: VisitorIdDecision;
   /** `journal`: the decision as seen when the event was collected (this node's journal still holds it); `stored`: rebuilt from the event. */
   readonly decisionKnown: "journal" | "stored";
+  /** The request as received, while this node's journal still holds it (null otherwise). */
+  readonly request: CollectedRequest | null;
   /** Null when the event's profile has no configuration. */
   readonly profileChanges: {
     /** The canonical id of the visitor's group. */
@@ -141,6 +143,7 @@ export class InspectService {
       event,
       decision: entry ? entry.decision : decisionOfStoredEvent(event),
       decisionKnown: entry ? "journal" : "stored",
+      request: entry ? entry.request : null,
       profileChanges: await this.profileChangesOf(event),
     });
   }

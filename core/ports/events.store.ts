@@ -30,6 +30,11 @@ export interface StoredEvent extends CollectedEvent {
 }
 
 /** A filter over stored events; every given field must match. Times are inclusive. */
+/** EventQuery.search as it occurs in the JSON text of an event's `data`: its quotes and backslashes escaped. */
+export function searchNeedle(search: string): string {
+  return JSON.stringify(search).slice(1, -1);
+}
+
 /** The most visitor ids one EventQuery may name (one statement's worth). */
 export const maxVisitorIdsPerQuery = 500;
 
@@ -81,6 +86,11 @@ export interface EventQuery {
   readonly visitorIds?: readonly string[];
   readonly event?: string;
   readonly traceId?: string;
+  /**
+   * Only events whose stored parameters hold this text in a name or a value, case-sensitive: the text, written
+   * as JSON writes it inside a string (`searchNeedle`), occurs in the JSON text of `data`.
+   */
+  readonly search?: string;
   readonly from?: number;
   readonly to?: number;
   /** Only events with a larger sequence number (paging forwards, and consuming in order). */

@@ -37,6 +37,7 @@ export {
   type EventStore,
   maxVisitorIdsPerQuery,
   type StoredEvent,
+  searchNeedle,
   type ValueErasure,
 } from "./events.store.ts";
 export type { FileSourceType, FileStatusRecord, FileStatusStore, ImportedFile, ImportProgress } from "./files.store.ts";

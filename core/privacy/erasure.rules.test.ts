@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
-import { CollectJournal, type CollectJournalEntry } from "../collect/collect-journal.ts";
+import { type CollectedRequest, CollectJournal, type CollectJournalEntry } from "../collect/collect-journal.ts";
 import type { VisitorProfile } from "../profiles/profile.rules.ts";
-import { RequestJournal } from "../testing-tools/index.ts";
+import { type AnsweredRequest, RequestJournal } from "../testing-tools/index.ts";
 import { normaliseVisitorIdValue } from "../visitors/visitor-id.rules.ts";
 import {
   eraseValueFromEvent,
@@ -16,6 +16,15 @@ import {
 } from "./erasure.rules.ts";
 
 const erased = "pad@example.com";
+const noRequest: CollectedRequest = {
+  method: "GET",
+  query: "svc_account=acme",
+  contentType: null,
+  body: null,
+  cookie: null,
+  referer: null,
+  userAgent: "Mozilla/5.0",
+};
 
 function event(
   data: Record<string, unknown>,
@@ -223,6 +232,7 @@ describe("DEC-PRV-05: the collection journal forgets a deleted value (issue 32)"
     visitorId: string,
     data: Record<string, unknown>,
     account = "acme",
+    request: Partial<CollectedRequest> = {},
   ): CollectJournalEntry => ({
     id,
     at: 0,
@@ -236,8 +246,17 @@ describe("DEC-PRV-05: the collection journal forgets a deleted value (issue 32)"
     userAgent: "Mozilla/5.0",
     data,
     decision: decision(visitorId),
+    request: { ...noRequest, ...request },
   });
   const holds = (entry: CollectJournalEntry) => journalEntryHoldsErasedValue(entry, "acme", "main", erased);
+
+  it("finds the value in the request as received: its query string, its body, its Referer's query", () => {
+    const query = `svc_account=acme&email_address=${encodeURIComponent(erased)}`;
+    assert.equal(holds(stored(1, "v-1", {}, "acme", { query })), true);
+    assert.equal(holds(stored(2, "v-1", {}, "acme", { body: JSON.stringify({ list: [erased] }) })), true);
+    assert.equal(holds(stored(3, "v-1", {}, "acme", { referer: `https://shop.example/?m=${erased}` })), true);
+    assert.equal(holds(stored(4, "v-1", {}, "acme", { query: "svc_account=acme&note=other" })), false);
+  });
 
   it("finds the value in a parameter, as the visitor ID, as a known visitor ID, and in a refusal's hints", () => {
     assert.equal(holds(stored(1, "v-1", { email_address: ` ${erased}` })), true);
@@ -291,9 +310,10 @@ describe("DEC-PRV-05: the collection journal forgets a deleted value (issue 32)"
 });
 
 describe("DEC-PRV-05: the request journal forgets a deleted value (second probe, finding 5)", () => {
-  const request = (query: string, account: string | null = "acme") => ({
+  const request = (query: string, account: string | null = "acme", texts: string[] = []) => ({
     account,
     parameters: query.split("&").map((pair) => pair.split("=") as [string, string]),
+    texts,
   });
   const holds = (query: string, account: string | null = "acme") =>
     journaledRequestHoldsErasedValue(request(query, account), "acme", erased);
@@ -305,6 +325,14 @@ describe("DEC-PRV-05: the request journal forgets a deleted value (second probe,
     assert.equal(holds(`data={"email":"${erased}"}`), true);
   });
 
+  it("issue 43: finds the value in a path segment, a header, a body's text or JSON, the answer's", () => {
+    const holdsIn = (texts: string[]) =>
+      journaledRequestHoldsErasedValue(request("q=1", "acme", texts), "acme", erased);
+    assert.equal(holdsIn(["", "personalization", "accounts", "acme", "visitors", erased]), true);
+    assert.equal(holdsIn([`{"visitor":{"email":"${erased}"}}`]), true);
+    assert.equal(holdsIn(["text/plain", `a note about ${erased}`]), false);
+  });
+
   it("leaves other values, other accounts, requests of no account, and longer texts alone", () => {
     assert.equal(holds("email_address=other@example.com"), false);
     assert.equal(holds(`email_address=${erased}`, "globex"), false);
@@ -312,6 +340,44 @@ describe("DEC-PRV-05: the request journal forgets a deleted value (second probe,
     assert.equal(holds(`note=mail ${erased} later`), false);
     assert.equal(holds("email_address=Pad@example.com"), false);
     assert.equal(journaledRequestHoldsErasedValue(request("q="), "acme", ""), false);
+  });
+
+  it("issue 43: the journal forgets a request holding it in its path, a header or its body", () => {
+    const journal = new RequestJournal();
+    const bytes = (text: string) => ({ bytes: new TextEncoder().encode(text), truncated: false });
+    const record = (path: string, extra: Partial<AnsweredRequest> = {}) =>
+      journal.record({
+        method: "POST",
+        path,
+        query: "",
+        route: null,
+        atMs: 0,
+        status: 200,
+        durationMs: 1,
+        fault: null,
+        ...extra,
+      });
+    record(`/personalization/accounts/acme/profiles/main/engines/e1/visitors/${encodeURIComponent(erased)}`);
+    record("/v1/dle/accounts/acme/profiles/main/datalayers/d1", {
+      headers: [["content-type", "application/json"]],
+      body: bytes(`{"user":{"email":"${erased}"}}`),
+    });
+    record("/event", {
+      query: "svc_account=acme",
+      headers: [["content-type", "application/x-www-form-urlencoded"]],
+      body: bytes(`email_address=${encodeURIComponent(erased)}`),
+    });
+    record("/v1/accounts/acme/x", { headers: [["cookie", `a=1; who=${encodeURIComponent(erased)}`]] });
+    record("/v1/accounts/acme/y", { response: { headers: [], body: bytes(`["${erased}"]`) } });
+    record("/v1/accounts/acme/z", { body: bytes(`{"email":"other@example.com"}`) });
+    assert.equal(
+      journal.forget((kept) => journaledRequestHoldsErasedValue(kept, "acme", erased)),
+      5,
+    );
+    assert.deepEqual(
+      journal.query().map((entry) => entry.id),
+      [6],
+    );
   });
 
   it("the journal forgets the requests holding it, from their decoded query", () => {

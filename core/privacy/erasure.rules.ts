@@ -14,7 +14,8 @@
  * - in the kept copy of an imported file, a row with a field that holds it is removed.
  * Equality is of the normalised texts (normaliseVisitorIdValue), case kept: "Pad@example.com" is another value.
  */
-import type { CollectJournalEntry } from "../collect/collect-journal.ts";
+import type { CollectedRequest, CollectJournalEntry } from "../collect/collect-journal.ts";
+import { readQueryString } from "../collect/query-string.rules.ts";
 import type { StoredEvent } from "../ports/events.store.ts";
 import type { VisitorProfile } from "../profiles/profile.rules.ts";
 import type { JournaledRequestText } from "../testing-tools/index.ts";
@@ -137,10 +138,20 @@ export function eraseValueFromProfile(profile: VisitorProfile, erased: string): 
 }
 
 /**
+ * The request as received holds the value: a parameter of its query string or of its Referer's is the value, or
+ * its body (JSON) holds it. Its cookies are read in the visitor-ID decision, which is searched apart.
+ */
+function requestHoldsErasedValue(request: CollectedRequest, erased: string): boolean {
+  const pairs = [...readQueryString(`?${request.query}`).pairs, ...readQueryString(request.referer ?? "").pairs];
+  if (pairs.some(([, value]) => isErasedValue(value, erased))) return true;
+  return request.body !== null && textHoldsErasedValue(request.body, erased);
+}
+
+/**
  * DEC-PRV-05 for the collection journal (the console's live feed): whether an entry of this account and
  * profile holds the erased value anywhere it keeps text of the request: its visitor ID (the value itself, or a
  * known visitor ID naming it), a parameter, an input of its visitor-ID decision, its event name, trace id or
- * User-Agent. The journal forgets such entries when the deletion is requested.
+ * User-Agent, the request as received. The journal forgets such entries when the deletion is requested.
  */
 export function journalEntryHoldsErasedValue(
   entry: CollectJournalEntry,
@@ -158,6 +169,7 @@ export function journalEntryHoldsErasedValue(
   )
     return true;
   if (holdsErasedValue(entry.data, erased)) return true;
+  if (requestHoldsErasedValue(entry.request, erased)) return true;
   return entry.decision.precedence.some(
     (row) =>
       row.value !== null &&
@@ -167,10 +179,10 @@ export function journalEntryHoldsErasedValue(
 
 /**
  * DEC-PRV-05 for the request journal (the toolkit's `GET /admin/requests`): whether a request of this account
- * holds the erased value in a parameter of its query (the pixel's `email_address`, a lookup's `attributeValue`),
- * as the value itself or the JSON of an object or array holding it. The journal keeps no path as sent (only the
- * route's template), so its query is all it holds of the visitor. It forgets such requests when the deletion is
- * requested.
+ * holds the erased value anywhere it keeps text: a parameter of its query (the pixel's `email_address`, a
+ * lookup's `attributeValue`), a segment of its path (a moments lookup's visitor), a header's value or a cookie's,
+ * a form body's field, or its body's or its answer's text; as the value itself or the JSON of an object or array
+ * holding it. The journal forgets such requests when the deletion is requested.
  */
 export function journaledRequestHoldsErasedValue(
   request: JournaledRequestText,
@@ -178,5 +190,8 @@ export function journaledRequestHoldsErasedValue(
   erased: string,
 ): boolean {
   if (erased === "" || request.account !== account) return false;
-  return request.parameters.some(([, value]) => textHoldsErasedValue(value, erased));
+  return (
+    request.parameters.some(([, value]) => textHoldsErasedValue(value, erased)) ||
+    request.texts.some((text) => textHoldsErasedValue(text, erased))
+  );
 }

@@ -21,7 +21,7 @@ const sha256 = (bytes: Uint8Array) => webDigests.sha256Hex(bytes);
 /**
  * A zipper that writes its entries, in order, as JSON that `readBundle` reads back, and keeps each list it was
  * given. Its bytes depend only on the entries and their order, as the BundleZipper port asks; that the real
- * zip (archiver) reads back the same is adapters/runtime/revisions-bundle.test.ts.
+ * zip reads back the same is adapters/runtime/revisions-bundle.test.ts.
  */
 function recordingZipper(): BundleZipper & { readonly calls: ZipEntry[][] } {
   const calls: ZipEntry[][] = [];

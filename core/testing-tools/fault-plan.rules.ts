@@ -1,6 +1,6 @@
 import { type ManagementError, managementError } from "../errors/index.ts";
 import { err, ok, type Result } from "../result.ts";
-import { readJsonPath } from "./request-matcher.rules.ts";
+import { parseJsonPath } from "./request-matcher.rules.ts";
 
 /** The methods a fault can be limited to (none: any method). */
 export const faultMethods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
@@ -52,7 +52,7 @@ export interface FaultSpec {
   readonly trickleBytesPerSecond: number | null;
   /** Only requests with every one of these headers (names in any case) and exactly these values. */
   readonly matchHeaders: Readonly<Record<string, string>>;
-  /** Only requests whose JSON body holds a value at `path` (readJsonPath), equal to `equals` when given; or null. */
+  /** Only requests whose JSON body holds a value at `path` (parseJsonPath), equal to `equals` when given; or null. */
   readonly matchJsonPath: { readonly path: string; readonly equals?: unknown } | null;
 }
 
@@ -228,9 +228,8 @@ function readMatching(
   for (const name of Object.keys(given))
     if (name !== "path" && name !== "equals") return refuse(`matchJsonPath/${name}`, "is not a field (path, equals)");
   const { path, equals } = given as { path?: unknown; equals?: unknown };
-  if (typeof path !== "string") return refuse("matchJsonPath/path", "must be a JSON path such as $.items[0].sku");
-  const read = readJsonPath(path);
-  if (!read.ok) return refuse("matchJsonPath/path", read.error);
+  if (typeof path !== "string" || parseJsonPath(path) === null)
+    return refuse("matchJsonPath/path", 'must be a JSON path of .name, [0] or ["name"] steps, such as $.items[0].sku');
   return ok({
     matchHeaders: matchHeaders.value,
     matchJsonPath: equals === undefined ? { path } : { path, equals },

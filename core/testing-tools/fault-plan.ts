@@ -1,6 +1,6 @@
 import type { IdSource } from "../ports/index.ts";
 import { accountOfRequest, type FaultSpec, type PathMatcher } from "./fault-plan.rules.ts";
-import { type BodyJsonMatch, bodyMatchesJson, headersMatch, readJsonPath } from "./request-matcher.rules.ts";
+import { type JsonPathStep, jsonBodyHolds, parseJsonPath } from "./request-matcher.rules.ts";
 import { seededRandom } from "./seeded-random.ts";
 
 /** A fault in the plan: what was asked for, its id and how many more requests it answers. */
@@ -22,7 +22,8 @@ interface PlannedFault {
   readonly spec: FaultSpec;
   readonly id: string;
   readonly matchesPath: PathMatcher;
-  readonly matchesBody: BodyJsonMatch | null;
+  /** The steps of `matchJsonPath`'s path, read once. */
+  readonly bodySteps: readonly JsonPathStep[] | null;
   /** The next number in [0, 1) of its draws: its seed's sequence, or the host's. */
   readonly draw: () => number;
   remaining: number;
@@ -44,18 +45,11 @@ export class FaultPlan {
   /** Adds a checked fault (validateFaultInput), its path pattern compiled by the host, at the end of the plan. */
   add(spec: FaultSpec, matchesPath: PathMatcher): Fault {
     this.#added += 1;
-    const jsonPath = spec.matchJsonPath === null ? null : readJsonPath(spec.matchJsonPath.path);
     const planned: PlannedFault = {
       spec,
       id: `f${this.#added}`,
       matchesPath,
-      matchesBody:
-        jsonPath?.ok === true
-          ? {
-              path: jsonPath.value,
-              ...(spec.matchJsonPath?.equals === undefined ? {} : { equals: spec.matchJsonPath.equals }),
-            }
-          : null,
+      bodySteps: spec.matchJsonPath === null ? null : parseJsonPath(spec.matchJsonPath.path),
       draw: spec.seed === null ? () => this.random.randomUnit() : seededRandom(spec.seed),
       remaining: spec.times,
     };
@@ -65,7 +59,7 @@ export class FaultPlan {
 
   /** Whether a fault matches on the body: the host then reads the body's text for `take`. */
   get readsBodies(): boolean {
-    return this.#faults.some((fault) => fault.matchesBody !== null);
+    return this.#faults.some((fault) => fault.bodySteps !== null);
   }
 
   /** How many faults are waiting for requests. */
@@ -105,9 +99,10 @@ export class FaultPlan {
         account ??= accountOfRequest(path, query);
         if (account !== spec.account) continue;
       }
-      if (Object.keys(spec.matchHeaders).length > 0 && !(parts && headersMatch(spec.matchHeaders, parts.header)))
+      const headers = Object.entries(spec.matchHeaders);
+      if (headers.some(([name, value]) => parts?.header(name) !== value)) continue;
+      if (fault.bodySteps !== null && !jsonBodyHolds(parts?.body ?? null, fault.bodySteps, spec.matchJsonPath?.equals))
         continue;
-      if (fault.matchesBody !== null && !bodyMatchesJson(parts?.body ?? null, fault.matchesBody)) continue;
       // Drawn only for a request that matches: a seed's sequence is the same whatever else arrives.
       if (spec.probability < 1 && !(fault.draw() < spec.probability)) continue;
       fault.remaining -= 1;

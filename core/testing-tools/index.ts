@@ -1,7 +1,7 @@
 /**
  * Tools for testing against svc-hub (issue 33): faults that make chosen requests fail on purpose, and the
- * journal of the requests the interface routes answered. Matching a request on its headers and a body JSON
- * path (issue 43) is request-matcher.rules.ts, which the faults and the journal share.
+ * journal of the requests the interface routes answered, whole, with matchers to find them (issue 43). The
+ * faults match on headers and a body's JSON path with the journal's JSON paths (request-matcher.rules.ts).
  */
 
 export {
@@ -17,6 +17,7 @@ export {
 export { type Fault, FaultPlan, type FaultRequestParts } from "./fault-plan.ts";
 export {
   type AnsweredRequest,
+  type CapturedBody,
   defaultRequestJournalBytes,
   defaultRequestJournalLimit,
   type JournaledRequestText,
@@ -25,5 +26,8 @@ export {
   type RequestJournalEntry,
   type RequestJournalFilter,
   requestJournalAccountChars,
+  requestJournalBodyBytes,
   requestJournalQueryChars,
+  requestNearMissCount,
 } from "./request-journal.ts";
+export { type RequestMatcher, validateRequestMatcher } from "./request-matcher.rules.ts";

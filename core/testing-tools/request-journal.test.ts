@@ -1,7 +1,7 @@
 /**
- * The request journal (issue 33; the second probe's findings 1 and 5): what an entry keeps of a request (the
- * route's template, never the path as sent; the query's first whole parameters; the account), the byte budget
- * that bounds it, the setting that turns it off, and forgetting a deleted value.
+ * The request journal (issue 33; the second probe's findings 1 and 5; issue 43): what an entry keeps of a
+ * request (the route's template, the path and query as sent, headers and bodies), the byte budget that bounds
+ * it, the setting that turns it off, and forgetting a deleted value.
  */
 
 import assert from "node:assert/strict";
@@ -12,9 +12,10 @@ import {
   defaultRequestJournalBytes,
   RequestJournal,
   requestJournalAccountChars,
+  requestJournalBodyBytes,
   requestJournalQueryChars,
 } from "./index.ts";
-import { requestEntryOverheadBytes, truncateQuery } from "./request-journal.ts";
+import { requestEntryOverheadBytes, requestHeaderOverheadBytes, truncateQuery } from "./request-journal.ts";
 
 const dataLayersRoute = "/v1/dle/accounts/:account/profiles/:profile/datalayers";
 const eventRoute = "/event";
@@ -34,8 +35,14 @@ function answered(overrides: Partial<AnsweredRequest> = {}): AnsweredRequest {
 }
 
 /** What the budget counts for an entry of these texts. */
-function weightOf(texts: { method?: string; query?: string; account?: string | null; fault?: string | null }): number {
-  const chars = (texts.method ?? "GET").length + (texts.query ?? "").length;
+function weightOf(texts: {
+  method?: string;
+  path?: string;
+  query?: string;
+  account?: string | null;
+  fault?: string | null;
+}): number {
+  const chars = (texts.method ?? "GET").length + (texts.path ?? "/event").length + (texts.query ?? "").length;
   return requestEntryOverheadBytes + 2 * (chars + (texts.account ?? "").length + (texts.fault ?? "").length);
 }
 
@@ -66,6 +73,9 @@ describe("issue 33: the request journal", () => {
       durationMs: 2,
       account: "acme",
       fault: "f1",
+      url: "/v1/dle/accounts/acme/profiles/main/datalayers?utk=[redacted]&x=1",
+      request: { headers: {}, body: null },
+      response: null,
     });
     assert.deepEqual(oldest?.query, { username: "a", password: "[redacted]" });
     assert.equal(oldest?.account, null);
@@ -95,7 +105,7 @@ describe("issue 33: the request journal", () => {
     );
   });
 
-  it("second probe, finding 5: keeps the route's template, never the path as sent (a moments lookup's visitor included)", () => {
+  it("issue 43: keeps the route's template as path, and the path as sent in url (a privacy deletion forgets it)", () => {
     const journal = new RequestJournal();
     const momentsRoute = "/personalization/accounts/:account/profiles/:profile/engines/:engine/visitors/:visitor";
     journal.record(
@@ -106,11 +116,11 @@ describe("issue 33: the request journal", () => {
     );
     const [entry] = journal.query();
     assert.equal(entry?.path, momentsRoute);
+    assert.equal(entry?.url, "/personalization/accounts/acme/profiles/main/engines/e1/visitors/ann@x.com");
     assert.equal(entry?.account, "acme");
-    assert.ok(!JSON.stringify(journal.query()).includes("ann@x.com"));
   });
 
-  it("second probe, findings 1 and 5: a request that matched no route keeps nothing its client wrote but its method", () => {
+  it("issue 43: a request that matched no route is kept whole too, with the account its path names", () => {
     const journal = new RequestJournal();
     journal.record(
       answered({
@@ -123,11 +133,17 @@ describe("issue 33: the request journal", () => {
     const [entry] = journal.query();
     assert.deepEqual(
       { path: entry?.path, query: entry?.query, queryTruncated: entry?.queryTruncated, account: entry?.account },
-      { path: null, query: {}, queryTruncated: false, account: null },
+      { path: null, query: { email_address: "ann@x.com", q: "xxxx" }, queryTruncated: false, account: "acme" },
     );
     assert.equal(entry?.status, 404);
-    assert.ok(!JSON.stringify(journal.query()).includes("ann@x.com"));
-    assert.equal(journal.bytes, weightOf({}));
+    assert.equal(
+      journal.bytes,
+      weightOf({
+        path: "/personalization/accounts/acme/profiles/main/engines/e1/visitors//ann@x.com",
+        query: "email_address=ann%40x.com&q=xxxx",
+        account: "acme",
+      }),
+    );
     // A pattern never matches it; a status does.
     assert.equal(journal.query({ route: () => true }).length, 0);
     assert.equal(journal.query({ status: 404 }).length, 1);
@@ -141,7 +157,7 @@ describe("issue 33: the request journal", () => {
   });
 });
 
-describe("second probe, finding 1: the query is cut to its first whole parameters", () => {
+describe("second probe, finding 1: the query field shows the query's first whole parameters", () => {
   it("keeps a query that fits, and of a longer one the parameters that fit whole", () => {
     const cases: Array<[string, number, { text: string; cut: boolean }]> = [
       ["a=1&b=2", 7, { text: "a=1&b=2", cut: false }],
@@ -173,7 +189,7 @@ describe("second probe, finding 1: the query is cut to its first whole parameter
     );
   });
 
-  it("an entry keeps the query's first whole parameters, and says parameters were left out", () => {
+  it("an entry shows the query's first whole parameters, says parameters were left out, and keeps them in url", () => {
     const journal = new RequestJournal();
     const filler = "x".repeat(16_200);
     journal.record(answered({ query: `svc_account=acme&svc_event=view&q=${filler}&after=1` }));
@@ -183,7 +199,12 @@ describe("second probe, finding 1: the query is cut to its first whole parameter
     assert.equal(mixed?.queryTruncated, true);
     assert.deepEqual(alone?.query, {});
     assert.equal(alone?.queryTruncated, true);
-    assert.equal(journal.bytes, weightOf({ query: "svc_account=acme&svc_event=view", account: "acme" }) + weightOf({}));
+    assert.equal(mixed?.url, `/event?svc_account=acme&svc_event=view&q=${filler}&after=1`);
+    assert.equal(
+      journal.bytes,
+      weightOf({ query: `svc_account=acme&svc_event=view&q=${filler}&after=1`, account: "acme" }) +
+        weightOf({ query: `q=${filler}` }),
+    );
   });
 });
 
@@ -241,9 +262,8 @@ describe("second probe, finding 1: the journal holds at most its byte budget", (
             const account = "a".repeat(request.accountChars);
             const query = `svc_account=${account}&q=${"x".repeat(request.queryChars)}`;
             journal.record(answered({ query, route: request.matched ? eventRoute : null }));
-            const kept = request.matched ? truncateQuery(query).text : "";
-            const keptAccount = request.matched && account !== "" ? account.slice(0, requestJournalAccountChars) : "";
-            weights.push(weightOf({ query: kept, account: keptAccount }));
+            const keptAccount = account === "" ? "" : account.slice(0, requestJournalAccountChars);
+            weights.push(weightOf({ query, account: keptAccount }));
             assert.ok(journal.bytes <= maxBytes);
           }
           // The newest entries whose weights fit together, and none older.
@@ -265,14 +285,29 @@ describe("second probe, finding 1: the journal holds at most its byte budget", (
     );
   });
 
-  it("has a default budget of 4 MiB, which long queries cannot pass", () => {
+  it("has a default budget of 4 MiB, which long queries and bodies cannot pass", () => {
     const journal = new RequestJournal();
     assert.equal(journal.maxBytes, defaultRequestJournalBytes);
     assert.equal(defaultRequestJournalBytes, 4 * 1024 * 1024);
     const filler = "x".repeat(2_000);
-    for (let n = 0; n < 20_000; n += 1) journal.record(answered({ query: `n=${n}&q=${filler}` }));
+    const body = { bytes: new Uint8Array(requestJournalBodyBytes), truncated: true };
+    for (let n = 0; n < 2_000; n += 1) journal.record(answered({ query: `q=${filler}`, body }));
     assert.ok(journal.bytes <= defaultRequestJournalBytes);
-    assert.ok(journal.size > 10_000, "a small entry costs little");
+    const weight = weightOf({ query: `q=${filler}` }) + requestJournalBodyBytes;
+    assert.equal(journal.size, Math.floor(defaultRequestJournalBytes / weight));
+  });
+
+  it("issue 43: counts headers and bodies, of the request and of its answer", () => {
+    const journal = new RequestJournal();
+    journal.record(
+      answered({
+        headers: [["content-type", "application/json"]],
+        body: { bytes: new Uint8Array(100), truncated: false },
+        response: { headers: [["etag", "x"]], body: { bytes: new Uint8Array(40), truncated: false } },
+      }),
+    );
+    const headers = 2 * requestHeaderOverheadBytes + 2 * ("content-type".length + "application/json".length + 5);
+    assert.equal(journal.bytes, weightOf({}) + headers + 140);
   });
 
   it("is off with a budget of 0: records nothing", () => {

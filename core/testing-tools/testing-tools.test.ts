@@ -8,7 +8,7 @@ import { describe, it } from "node:test";
 import fc from "fast-check";
 import { accountOfRequest } from "./fault-plan.rules.ts";
 import { FaultPlan, type FaultSpec, validateFaultInput } from "./index.ts";
-import { redactQuery } from "./request-journal.ts";
+import { redactQuery } from "./request-redaction.rules.ts";
 
 /** The test of a path the host would compile from a fault's pattern (adapters/http/path-pattern.ts does). */
 const pathIs = (expected: string) => (path: string) => path === expected;

@@ -74,6 +74,20 @@ export interface CollectCookies {
   readonly utagMainVisitorId: string | null;
 }
 
+/**
+ * The pairs of a Cookie header that collection reads (TAPID, utag_main), as sent and in order, joined as a Cookie
+ * header; null when there are none. The others are left out: they are other applications' (a session, say).
+ */
+export function collectCookiePairs(header: string | null | undefined): string | null {
+  if (!header) return null;
+  const read = new Set([tapidCookieName, utagMainCookieName]);
+  const kept = header
+    .split(";")
+    .map((pair) => pair.trim())
+    .filter((pair) => read.has(pair.slice(0, pair.indexOf("=")).trim()));
+  return kept.length === 0 ? null : kept.join("; ");
+}
+
 /** DEC-COL-09, DEC-COL-10: the cookies collection reads, the header parsed once (parseCookies). */
 export function readCollectCookies(header: string | null | undefined): CollectCookies {
   const cookies = parseCookies(header);

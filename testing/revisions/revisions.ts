@@ -1,7 +1,7 @@
 /**
  * Publishing revisions in tests: in the core with zippers that need no zip library
  * (core/revisions/revisions.use-cases.test.ts, core/config/configured-revisions.use-cases.test.ts), in the
- * adapters with archiver's real zip (adapters/runtime/revisions-bundle.test.ts).
+ * adapters with the runtime's real zip (adapters/runtime/revisions-bundle.test.ts).
  */
 import type { ProfileConfig } from "../../core/config/index.ts";
 import type { BundleZipper, Digests, Stores } from "../../core/ports/index.ts";

@@ -1,21 +1,28 @@
 /**
- * The console's one way to the admin API: every call carries the admin token of this tab (sessionStorage,
- * never a cookie, so no other site's page can make the browser send it) and answers parsed JSON or a
- * readable error. Nothing here renders: what comes back is data, shown by the pages as text.
+ * The console's one way to the admin API: every call carries the admin token of this tab (sessionStorage, or
+ * localStorage when the user asked to be remembered in this browser; never a cookie, so no other site's page can
+ * make the browser send it) and answers parsed JSON or a readable error. Nothing here renders: what comes back is
+ * data, shown by the pages as text.
  */
 
 const tokenKey = "svc-hub.console.token";
 
+/** The tab's token, else the one remembered in this browser. */
 export function readToken(): string | null {
-  return sessionStorage.getItem(tokenKey);
+  return sessionStorage.getItem(tokenKey) ?? localStorage.getItem(tokenKey);
 }
 
-export function keepToken(token: string): void {
+/** Keeps the token for the tab and, when asked, in this browser (every tab, until Sign out forgets it). */
+export function keepToken(token: string, rememberInBrowser = false): void {
   sessionStorage.setItem(tokenKey, token);
+  if (rememberInBrowser) localStorage.setItem(tokenKey, token);
+  else localStorage.removeItem(tokenKey);
 }
 
+/** Forgets the token, in this tab and in this browser. */
 export function forgetToken(): void {
   sessionStorage.removeItem(tokenKey);
+  localStorage.removeItem(tokenKey);
 }
 
 /** An answer other than 2xx, with the service's own message where it gave one. */

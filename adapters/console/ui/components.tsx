@@ -124,8 +124,15 @@ export function StateBadge(props: { state: string }) {
   return <span class={`badge state-${props.state.toLowerCase()}`}>{props.state}</span>;
 }
 
-/** A time as the service gave it (ISO 8601, virtual clock), shown shorter. */
+/** A time as the service gave it (ISO 8601, virtual clock), in ISO 8601 without its milliseconds. */
 export function Time(props: { iso: string | null | undefined }) {
   if (!props.iso) return <span class="muted">—</span>;
-  return <time dateTime={props.iso}>{props.iso.replace("T", " ").replace(/\.\d+Z$|Z$/, "Z")}</time>;
+  return <time dateTime={props.iso}>{props.iso.replace(/\.\d+Z$/, "Z")}</time>;
+}
+
+/** A date the service answers in epoch milliseconds (a date attribute, a built-in visit time), as ISO 8601. */
+export function dateText(value: unknown): unknown {
+  return typeof value === "number" && Number.isFinite(value) && Math.abs(value) <= 8.64e15
+    ? new Date(value).toISOString()
+    : value;
 }

@@ -6,10 +6,11 @@ import { ErrorNote, Link } from "./components.tsx";
 import { DataPage } from "./pages/data.tsx";
 import { EventPage } from "./pages/event.tsx";
 import { EventsPage } from "./pages/events.tsx";
+import type { Picked } from "./pages/tenant-picker.tsx";
 import { TimePage } from "./pages/time.tsx";
 import { VisitorsPage } from "./pages/visitors.tsx";
 import { base, navigate, type Place, usePlace } from "./router.ts";
-import type { Tenant } from "./types.ts";
+import type { EventPage as StoredEventsPage, Tenant } from "./types.ts";
 
 const sections = [
   { path: "/events", title: "Events" },
@@ -20,6 +21,7 @@ const sections = [
 
 function SignIn(props: { onSignedIn: () => void; expired: boolean }) {
   const [token, setToken] = useState("");
+  const [remember, setRemember] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const submit = async (event: Event) => {
@@ -28,7 +30,7 @@ function SignIn(props: { onSignedIn: () => void; expired: boolean }) {
     setError(null);
     try {
       await call("/admin/clock", { token });
-      keepToken(token);
+      keepToken(token, remember);
       props.onSignedIn();
     } catch (problem) {
       setError(
@@ -56,8 +58,17 @@ function SignIn(props: { onSignedIn: () => void; expired: boolean }) {
           onInput={(event) => setToken(event.currentTarget.value)}
         />
         <p class="hint" id="token-hint">
-          Kept in this tab only, and sent as a header with each call to the admin API.
+          Kept in this tab only, unless remembered below, and sent as a header with each call to the admin API.
         </p>
+        <label class="inline">
+          <input
+            type="checkbox"
+            name="remember"
+            checked={remember}
+            onChange={(event) => setRemember(event.currentTarget.checked)}
+          />
+          Remember the token in this browser (every tab, until you sign out)
+        </label>
         <button type="submit" disabled={busy}>
           Sign in
         </button>
@@ -67,13 +78,13 @@ function SignIn(props: { onSignedIn: () => void; expired: boolean }) {
   );
 }
 
-function Page(props: { place: Place; tenants: readonly Tenant[] }) {
+function Page(props: { place: Place; tenants: readonly Tenant[]; latest: Picked | null }) {
   const { path, query } = props.place;
   const seq = /^\/events\/(\d+)$/.exec(path);
   if (seq) return <EventPage seq={Number(seq[1])} />;
   if (path === "/events") return <EventsPage tenants={props.tenants} />;
-  if (path === "/visitors") return <VisitorsPage tenants={props.tenants} query={query} />;
-  if (path === "/data") return <DataPage tenants={props.tenants} query={query} />;
+  if (path === "/visitors") return <VisitorsPage tenants={props.tenants} latest={props.latest} query={query} />;
+  if (path === "/data") return <DataPage tenants={props.tenants} latest={props.latest} query={query} />;
   if (path === "/time") return <TimePage />;
   return (
     <section>
@@ -88,10 +99,20 @@ function Page(props: { place: Place; tenants: readonly Tenant[] }) {
 function Console(props: { onSignOut: () => void }) {
   const place = usePlace();
   const [tenants, setTenants] = useState<readonly Tenant[]>([]);
+  const [latest, setLatest] = useState<Picked | null>(null);
   const [error, setError] = useState<unknown>(null);
   const main = useRef<HTMLElement>(null);
   useEffect(() => {
-    call<Tenant[]>("/admin/accounts").then(setTenants, setError);
+    // The pickers start where the traffic goes: the latest stored event's account and profile. The accounts are
+    // shown once both are known, so that a picker does not start on another profile and move.
+    const newest = call<StoredEventsPage>("/admin/events?order=desc&limit=1").then(
+      (page) => page.events[0] ?? null,
+      () => null,
+    );
+    Promise.all([call<Tenant[]>("/admin/accounts"), newest]).then(([accounts, event]) => {
+      setLatest(event ? { account: event.account, profile: event.profile } : null);
+      setTenants(accounts);
+    }, setError);
   }, []);
   useEffect(() => {
     if (place.path === "") navigate(`${base}/events`, { replace: true });
@@ -140,7 +161,7 @@ function Console(props: { onSignOut: () => void }) {
       </header>
       <main id="main" ref={main}>
         <ErrorNote error={error} />
-        <Page place={place} tenants={tenants} />
+        <Page place={place} tenants={tenants} latest={latest} />
       </main>
     </>
   );

@@ -3,10 +3,11 @@
  * core answers as they are come from the core (types only: nothing of it is bundled); the others are the HTTP
  * views, with times in ISO 8601.
  */
+import type { CollectedRequest } from "../../../core/collect/index.ts";
 import type { EngineAnswerView, InspectedVisitor, ProfileChange, ProfileView } from "../../../core/inspect/index.ts";
 import type { PrecedenceRow, VisitorIdDecision } from "../../../core/visitors/index.ts";
 
-export type { PrecedenceRow, ProfileChange, ProfileView };
+export type { CollectedRequest, PrecedenceRow, ProfileChange, ProfileView };
 export type Decision = VisitorIdDecision;
 export type EngineAnswer = EngineAnswerView;
 
@@ -78,6 +79,7 @@ export interface EventExplanation {
   readonly event: StoredEvent;
   readonly decision: Decision;
   readonly decisionKnown: "journal" | "stored";
+  readonly request: CollectedRequest | null;
   readonly profileChanges: {
     readonly visitorId: string;
     readonly before: ProfileView | null;

@@ -1,7 +1,7 @@
 /** Per profile: the data layers and what is served, the revisions and their files, file imports, privacy transactions. */
 import { useCallback, useEffect, useState } from "preact/hooks";
 import { call, download, queryOf, seg } from "../api.ts";
-import { type Column, ErrorNote, StateBadge, Table, Time, textOf, Value } from "../components.tsx";
+import { type Column, dateText, ErrorNote, StateBadge, Table, Time, textOf, Value } from "../components.tsx";
 import { base, navigate } from "../router.ts";
 import type { DataLayerView, Row, Tenant } from "../types.ts";
 import { type Picked, pickedOf, TenantPicker } from "./tenant-picker.tsx";
@@ -74,9 +74,15 @@ function Revisions(props: { rows: readonly Row[]; onError: (error: unknown) => v
   );
 }
 
-/** Every field a record has, but those shown as columns already. */
+/**
+ * Every field a record has, but those shown as columns already. A time is shown in ISO 8601: the API answers
+ * `createdAt` beside `createdAtMs`, the same time in epoch milliseconds, which is left out; a time it answers in
+ * milliseconds alone (a number named `…At` or `…Ms`) is written in ISO 8601.
+ */
 function Rest(props: { row: Row; skip: readonly string[] }) {
-  const rest = Object.entries(props.row).filter(([key]) => !props.skip.includes(key));
+  const rest = Object.entries(props.row)
+    .filter(([key]) => !props.skip.includes(key) && !(key.endsWith("Ms") && key.slice(0, -2) in props.row))
+    .map(([key, value]): [string, unknown] => [key, /(At|Ms)$/.test(key) ? dateText(value) : value]);
   if (rest.length === 0) return null;
   return (
     <details>
@@ -149,8 +155,8 @@ interface Overview {
   readonly transactions: readonly Row[];
 }
 
-export function DataPage(props: { tenants: readonly Tenant[]; query: URLSearchParams }) {
-  const picked = pickedOf(props.tenants, props.query);
+export function DataPage(props: { tenants: readonly Tenant[]; latest: Picked | null; query: URLSearchParams }) {
+  const picked = pickedOf(props.tenants, props.query, props.latest);
   const [overview, setOverview] = useState<Overview | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
@@ -204,7 +210,7 @@ export function DataPage(props: { tenants: readonly Tenant[]; query: URLSearchPa
         </button>
       </div>
       <p class="live" role="status" aria-live="polite">
-        {busy ? "Loading…" : overview ? `Read at ${new Date().toLocaleTimeString()}` : ""}
+        {busy ? "Loading…" : overview ? `Read at ${new Date().toISOString().replace(/\.\d+Z$/, "Z")}` : ""}
       </p>
       <ErrorNote error={error} />
       {overview ? (

@@ -1,9 +1,10 @@
 /** One stored event: its parameters, the visitor ID chosen and the rule that chose it, and what it changed. */
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { call, queryOf } from "../api.ts";
-import { type Column, Empty, ErrorNote, Link, Pairs, Table, textOf } from "../components.tsx";
+import { type Column, dateText, Empty, ErrorNote, Link, Pairs, Table, textOf } from "../components.tsx";
+import { curlCommandOf } from "../curl.ts";
 import { base } from "../router.ts";
-import type { EventExplanation, PrecedenceRow, ProfileChange } from "../types.ts";
+import type { CollectedRequest, EventExplanation, PrecedenceRow, ProfileChange } from "../types.ts";
 
 const ruleNames: Record<string, string> = {
   override: "svc_override_tapid (the override)",
@@ -28,12 +29,72 @@ const precedenceColumns: readonly Column<PrecedenceRow>[] = [
   { title: "Chosen", cell: (row) => (row.chosen ? <strong>chosen</strong> : "") },
 ];
 
-const changeColumns: readonly Column<ProfileChange>[] = [
-  { title: "What", cell: (change) => change.kind },
-  { title: "Name", cell: (change) => `${change.name} (${textOf(change.id)})` },
-  { title: "Before", cell: (change) => textOf(change.from) },
-  { title: "After", cell: (change) => textOf(change.to) },
-];
+/** The built-ins that are times (DEC-PRO-01), answered in epoch milliseconds as date attributes are. */
+const builtinDates = new Set(["first_visit", "last_visit"]);
+
+/** A profile change's columns: a date's values (a date attribute, a visit time) in ISO 8601. */
+function changeColumnsOf(dateAttributes: ReadonlySet<number | string>): readonly Column<ProfileChange>[] {
+  const isDate = (change: ProfileChange) =>
+    change.kind === "builtin" ? builtinDates.has(String(change.id)) : dateAttributes.has(change.id);
+  const shown = (change: ProfileChange, value: ProfileChange["from"]) =>
+    textOf(isDate(change) ? dateText(value) : value);
+  return [
+    { title: "What", cell: (change) => change.kind },
+    { title: "Name", cell: (change) => `${change.name} (${textOf(change.id)})` },
+    { title: "Before", cell: (change) => shown(change, change.from) },
+    { title: "After", cell: (change) => shown(change, change.to) },
+  ];
+}
+
+/**
+ * A block of text with a button that copies it. The clipboard API needs a secure context (HTTPS or localhost);
+ * elsewhere the text is selected and copied the older way.
+ */
+function Copyable(props: { id: string; title: string; text: string }) {
+  const block = useRef<HTMLPreElement>(null);
+  const [said, setSaid] = useState("");
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(props.text);
+      setSaid("Copied.");
+    } catch {
+      const range = document.createRange();
+      if (block.current) range.selectNodeContents(block.current);
+      getSelection()?.removeAllRanges();
+      getSelection()?.addRange(range);
+      setSaid(document.execCommand("copy") ? "Copied." : "Selected: copy it with the keyboard.");
+    }
+  };
+  return (
+    <div class="copyable">
+      <h3>{props.title}</h3>
+      <pre id={props.id} ref={block}>
+        {props.text}
+      </pre>
+      <button type="button" class="quiet" onClick={copy}>
+        Copy {props.title.toLowerCase()}
+      </button>{" "}
+      <span role="status">{said}</span>
+    </div>
+  );
+}
+
+function RawRequest(props: { request: CollectedRequest | null }) {
+  if (!props.request) {
+    return (
+      <Empty>
+        This node no longer holds the request as it was received (it keeps its latest 1,000), or another node received
+        it.
+      </Empty>
+    );
+  }
+  return (
+    <>
+      <Copyable id="request-json" title="Request as JSON" text={JSON.stringify(props.request, null, 2)} />
+      <Copyable id="request-curl" title="Curl command" text={curlCommandOf(props.request, window.location.origin)} />
+    </>
+  );
+}
 
 export function EventPage(props: { seq: number }) {
   const [explained, setExplained] = useState<EventExplanation | null>(null);
@@ -109,13 +170,24 @@ export function EventPage(props: { seq: number }) {
       ) : null}
       <h2>Parameters</h2>
       <Pairs caption="Every stored parameter" rows={Object.entries(event.data)} />
+      <h2>The request</h2>
+      <p class="hint">
+        As received: its query string, its body and the headers collection reads. The curl command sends it again.
+      </p>
+      <RawRequest request={explained.request} />
       <h2>Profile changes</h2>
       {profileChanges === null ? (
         <Empty>This event's profile has no visitor profile configuration.</Empty>
       ) : (
         <Table
           caption={`What this event changed in the profile of ${profileChanges.visitorId}`}
-          columns={changeColumns}
+          columns={changeColumnsOf(
+            new Set(
+              [...(profileChanges.before?.attributes ?? []), ...profileChanges.after.attributes]
+                .filter((attribute) => attribute.type === "date")
+                .map((attribute) => attribute.id),
+            ),
+          )}
           rows={profileChanges.changes}
           keyOf={(change) => `${change.kind}:${change.id}`}
           empty="Nothing changed."

@@ -17,15 +17,18 @@ interface Filters {
   readonly profile: string;
   readonly visitor: string;
   readonly event: string;
+  /** Text in a parameter's name or value (GET /admin/events?search=). */
+  readonly search: string;
   readonly outcome: Outcome;
 }
 
-const noFilters: Filters = { account: "", profile: "", visitor: "", event: "", outcome: "all" };
+const noFilters: Filters = { account: "", profile: "", visitor: "", event: "", search: "", outcome: "all" };
 const shown = 200;
 const pollMs = 5_000;
 
 function serverQuery(filters: Filters) {
-  return { account: filters.account, profile: filters.profile, visitor: filters.visitor, event: filters.event };
+  const { account, profile, visitor, event, search } = filters;
+  return { account, profile, visitor, event, search };
 }
 
 function matches(entry: JournalEntry, filters: Filters): boolean {
@@ -34,6 +37,9 @@ function matches(entry: JournalEntry, filters: Filters): boolean {
   if (filters.profile && entry.profile !== filters.profile) return false;
   if (filters.event && entry.event !== filters.event) return false;
   if (filters.visitor && entry.visitorId !== filters.visitor) return false;
+  // A refusal keeps only the parameters that name it: the search looks at those.
+  const hints = [entry.account, entry.profile, entry.event, entry.traceId];
+  if (filters.search && !hints.some((hint) => hint?.includes(filters.search))) return false;
   return true;
 }
 
@@ -134,7 +140,7 @@ export function EventsPage(props: { tenants: readonly Tenant[] }) {
       stop.abort();
       clearInterval(timer);
     };
-  }, [filters.account, filters.profile, filters.visitor, filters.event]);
+  }, [filters.account, filters.profile, filters.visitor, filters.event, filters.search]);
 
   const shownOthers = useMemo(() => others.filter((entry) => matches(entry, filters)), [others, filters]);
   const profiles = props.tenants.find((tenant) => tenant.name === draft.account)?.profiles ?? [];
@@ -192,6 +198,19 @@ export function EventsPage(props: { tenants: readonly Tenant[] }) {
         <div class="field">
           <label for="f-event">Event name</label>
           <input id="f-event" value={draft.event} onInput={(e) => set({ event: e.currentTarget.value.trim() })} />
+        </div>
+        <div class="field">
+          <label for="f-search">Search parameters</label>
+          <input
+            id="f-search"
+            type="search"
+            aria-describedby="f-search-hint"
+            value={draft.search}
+            onInput={(e) => set({ search: e.currentTarget.value })}
+          />
+          <span class="hint" id="f-search-hint">
+            A name or a value holds this text (case matters)
+          </span>
         </div>
         <div class="field">
           <label for="f-outcome">Outcome</label>

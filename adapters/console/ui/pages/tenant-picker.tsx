@@ -22,11 +22,12 @@ function lastPick(): Partial<Picked> {
 }
 
 /**
- * The account and profile named in the query, else the last picked in this tab, else the first account's
- * `main` profile (or its first).
+ * The account and profile named in the query, else the last picked in this tab, else those of the latest stored
+ * event (`latest`, where the traffic goes), else the first account's `main` profile (or its first).
  */
-export function pickedOf(tenants: readonly Tenant[], query: URLSearchParams): Picked | null {
-  const last = lastPick();
+export function pickedOf(tenants: readonly Tenant[], query: URLSearchParams, latest: Picked | null): Picked | null {
+  const stored = lastPick();
+  const last = stored.account === undefined && latest ? latest : stored;
   const wanted = query.get("account") ?? last.account;
   const account = tenants.find((tenant) => tenant.name === wanted) ?? tenants[0];
   if (!account) return null;
@@ -58,8 +59,8 @@ export function TenantPicker(props: {
           value={picked.account}
           onChange={(event) => {
             const account = event.currentTarget.value;
-            const first = tenants.find((tenant) => tenant.name === account)?.profiles[0] ?? "";
-            props.onPick({ account, profile: first });
+            const profiles = tenants.find((tenant) => tenant.name === account)?.profiles ?? [];
+            props.onPick({ account, profile: profiles.includes("main") ? "main" : (profiles[0] ?? "") });
           }}
         >
           {tenants.map((tenant) => (

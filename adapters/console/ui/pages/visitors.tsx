@@ -1,7 +1,7 @@
 /** A visitor looked up by visitor ID or by a visitor ID attribute: its profile, stitching, events and engines. */
 import { useEffect, useState } from "preact/hooks";
 import { call, queryOf, seg } from "../api.ts";
-import { type Column, Empty, ErrorNote, Link, Pairs, Table, Time, textOf, Value } from "../components.tsx";
+import { type Column, dateText, Empty, ErrorNote, Link, Pairs, Table, Time, textOf, Value } from "../components.tsx";
 import { base, navigate } from "../router.ts";
 import type { EngineAnswer, Named, ProfileView, StoredEvent, Tenant, VisitorLookup } from "../types.ts";
 import { type Picked, pickedOf, TenantPicker } from "./tenant-picker.tsx";
@@ -30,13 +30,6 @@ const engineColumns: readonly Column<EngineAnswer>[] = [
   { title: "Note", cell: (engine) => textOf(engine.note) },
   { title: "Answer", cell: (engine) => <Value value={engine.answer} /> },
 ];
-
-/** A date attribute (epoch milliseconds) as ISO 8601, its number beside it. */
-function dateText(value: unknown): unknown {
-  return typeof value === "number" && Number.isFinite(value) && Math.abs(value) <= 8.64e15
-    ? `${new Date(value).toISOString()} (${value})`
-    : value;
-}
 
 function NamedList(props: { caption: string; items: readonly Named[] }) {
   return (
@@ -93,9 +86,9 @@ function Profile(props: { profile: ProfileView }) {
   );
 }
 
-export function VisitorsPage(props: { tenants: readonly Tenant[]; query: URLSearchParams }) {
+export function VisitorsPage(props: { tenants: readonly Tenant[]; latest: Picked | null; query: URLSearchParams }) {
   const { query } = props;
-  const picked = pickedOf(props.tenants, query);
+  const picked = pickedOf(props.tenants, query, props.latest);
   const asked = {
     visitorId: query.get("visitorId") ?? "",
     attribute: query.get("attribute") ?? "",
