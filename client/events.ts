@@ -1,3 +1,9 @@
+/**
+ * The stored events' helpers (issue 43), as Snowplow Micro's: find, count, and wait for the events that match a
+ * filter, with the admin token. Each throws SvcHubClientError when svc-hub refuses the call.
+ *
+ *   await waitForEvents(hub, { event: "purchase", params: { sku: "A1" } }, { min: 2 });
+ */
 import type { SvcHubClient } from "./index.ts";
 import { SvcHubClientError } from "./index.ts";
 import type { paths } from "./openapi.types.ts";
@@ -42,42 +48,42 @@ export class EventWaitTimeoutError extends Error {
   }
 }
 
-/**
- * The stored events (POST /admin/events/count and /admin/events/wait) with the admin token: find, count, and
- * wait for those matching a filter. Calls that are refused throw SvcHubClientError.
- */
-export interface SvcHubEvents {
-  /** The matching events stored now, oldest first, at most `limit` (default 100). */
-  find(filter?: EventFilter, limit?: number): Promise<StoredEventView[]>;
-  /** How many matching events are stored now. */
-  count(filter?: EventFilter): Promise<number>;
-  /** Waits until at least `min` matching events are stored; answers them, or throws EventWaitTimeoutError. */
-  waitFor(filter?: EventFilter, options?: EventWaitOptions): Promise<StoredEventView[]>;
+type AdminClient = Pick<SvcHubClient, "admin">;
+
+/** The matching events stored now (POST /admin/events/count), oldest first, at most `limit` (default 100). */
+export async function findEvents(hub: AdminClient, filter: EventFilter = {}, limit = 100): Promise<StoredEventView[]> {
+  return (await countedEvents(hub, filter, limit)).events;
 }
 
-/** The event helpers of a client made with an admin token. */
-export function eventsOf(hub: Pick<SvcHubClient, "admin">): SvcHubEvents {
-  const counted = async (filter: EventFilter, limit: number) => {
-    const { data, error, response } = await hub.admin.POST("/admin/events/count", { body: { ...filter, limit } });
-    if (data === undefined) throw new SvcHubClientError("POST /admin/events/count", response.status, error);
-    return data;
-  };
-  return {
-    async find(filter = {}, limit = 100) {
-      return (await counted(filter, limit)).events;
-    },
-    async count(filter = {}) {
-      return Number((await counted(filter, 1)).count);
-    },
-    async waitFor(filter = {}, options = {}) {
-      const min = options.min ?? 1;
-      const timeoutMs = options.timeoutMs ?? 5000;
-      const { data, error, response } = await hub.admin.POST("/admin/events/wait", {
-        body: { ...filter, min, timeoutMs, limit: options.limit ?? 100 },
-      });
-      if (data === undefined) throw new SvcHubClientError("POST /admin/events/wait", response.status, error);
-      if (!data.met) throw new EventWaitTimeoutError(filter, min, timeoutMs, data.events, Number(data.count));
-      return data.events;
-    },
-  };
+/**
+ * How many matching events are stored now. Room is left beside it for the tracking plan's verdicts: this counts
+ * every stored event that matches, good or bad.
+ */
+export async function countEvents(hub: AdminClient, filter: EventFilter = {}): Promise<number> {
+  return Number((await countedEvents(hub, filter, 1)).count);
+}
+
+/**
+ * Waits until at least `min` matching events are stored (POST /admin/events/wait, a long poll); answers them, or
+ * throws EventWaitTimeoutError saying what it waited for and what it found.
+ */
+export async function waitForEvents(
+  hub: AdminClient,
+  filter: EventFilter = {},
+  options: EventWaitOptions = {},
+): Promise<StoredEventView[]> {
+  const min = options.min ?? 1;
+  const timeoutMs = options.timeoutMs ?? 5000;
+  const { data, error, response } = await hub.admin.POST("/admin/events/wait", {
+    body: { ...filter, min, timeoutMs, limit: options.limit ?? 100 },
+  });
+  if (data === undefined) throw new SvcHubClientError("POST /admin/events/wait", response.status, error);
+  if (!data.met) throw new EventWaitTimeoutError(filter, min, timeoutMs, data.events, Number(data.count));
+  return data.events;
+}
+
+async function countedEvents(hub: AdminClient, filter: EventFilter, limit: number) {
+  const { data, error, response } = await hub.admin.POST("/admin/events/count", { body: { ...filter, limit } });
+  if (data === undefined) throw new SvcHubClientError("POST /admin/events/count", response.status, error);
+  return data;
 }

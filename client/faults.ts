@@ -1,3 +1,9 @@
+/**
+ * Fault injection's helpers (issue 43): make the next matching requests fail on purpose, list, remove and clear
+ * the faults (POST, GET, DELETE /admin/faults). Each throws SvcHubClientError when svc-hub refuses the call.
+ *
+ *   await addFault(hub, { path: "/event", status: 503, probability: 0.5, seed: 7, times: 100 });
+ */
 import type { SvcHubClient } from "./index.ts";
 import { SvcHubClientError } from "./index.ts";
 import type { paths } from "./openapi.types.ts";
@@ -7,41 +13,33 @@ export type FaultInput = paths["/admin/faults"]["post"]["requestBody"]["content"
 /** A fault as svc-hub shows it: its id and how many more requests it answers. */
 export type FaultView = paths["/admin/faults"]["post"]["responses"][201]["content"]["application/json"];
 
-/** Fault injection (POST, GET, DELETE /admin/faults) with the admin token; each call throws SvcHubClientError when refused. */
-export interface SvcHubFaults {
-  /** Makes the next matching requests fail on purpose; answers the fault with its id. */
-  add(fault: FaultInput): Promise<FaultView>;
-  /** The faults still waiting for requests, oldest first. */
-  list(): Promise<FaultView[]>;
-  /** Removes one fault; false when there was none of that id. */
-  remove(id: string): Promise<boolean>;
-  /** Removes every fault; answers how many there were. */
-  clear(): Promise<number>;
+type AdminClient = Pick<SvcHubClient, "admin">;
+
+/** Makes the next matching requests fail on purpose; answers the fault with its id. */
+export async function addFault(hub: AdminClient, fault: FaultInput): Promise<FaultView> {
+  const { data, error, response } = await hub.admin.POST("/admin/faults", { body: fault });
+  if (data === undefined) throw new SvcHubClientError("POST /admin/faults", response.status, error);
+  return data;
 }
 
-/** The fault helpers of a client made with an admin token. */
-export function faultsOf(hub: Pick<SvcHubClient, "admin">): SvcHubFaults {
-  return {
-    async add(fault) {
-      const { data, error, response } = await hub.admin.POST("/admin/faults", { body: fault });
-      if (data === undefined) throw new SvcHubClientError("POST /admin/faults", response.status, error);
-      return data;
-    },
-    async list() {
-      const { data, error, response } = await hub.admin.GET("/admin/faults");
-      if (data === undefined) throw new SvcHubClientError("GET /admin/faults", response.status, error);
-      return data.faults;
-    },
-    async remove(id) {
-      const { data, error, response } = await hub.admin.DELETE("/admin/faults/{id}", { params: { path: { id } } });
-      if (response.status === 404) return false;
-      if (data === undefined) throw new SvcHubClientError(`DELETE /admin/faults/${id}`, response.status, error);
-      return true;
-    },
-    async clear() {
-      const { data, error, response } = await hub.admin.DELETE("/admin/faults");
-      if (data === undefined) throw new SvcHubClientError("DELETE /admin/faults", response.status, error);
-      return Number(data.removed);
-    },
-  };
+/** The faults still waiting for requests, oldest first. */
+export async function listFaults(hub: AdminClient): Promise<FaultView[]> {
+  const { data, error, response } = await hub.admin.GET("/admin/faults");
+  if (data === undefined) throw new SvcHubClientError("GET /admin/faults", response.status, error);
+  return data.faults;
+}
+
+/** Removes one fault; false when there was none of that id. */
+export async function removeFault(hub: AdminClient, id: string): Promise<boolean> {
+  const { data, error, response } = await hub.admin.DELETE("/admin/faults/{id}", { params: { path: { id } } });
+  if (response.status === 404) return false;
+  if (data === undefined) throw new SvcHubClientError(`DELETE /admin/faults/${id}`, response.status, error);
+  return true;
+}
+
+/** Removes every fault; answers how many there were. */
+export async function clearFaults(hub: AdminClient): Promise<number> {
+  const { data, error, response } = await hub.admin.DELETE("/admin/faults");
+  if (data === undefined) throw new SvcHubClientError("DELETE /admin/faults", response.status, error);
+  return Number(data.removed);
 }

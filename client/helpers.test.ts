@@ -8,13 +8,22 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { type SpawnedServer, spawnServer } from "../tools/spawn-server.ts";
 import {
-  adminHelpersOf,
+  addFault,
+  advanceClock,
+  clearFaults,
+  countEvents,
   createSvcHubClient,
   EventWaitTimeoutError,
-  eventsOf,
-  faultsOf,
+  findEvents,
+  listFaults,
+  readClock,
+  removeFault,
+  resetHub,
   type SvcHubClient,
   SvcHubClientError,
+  setClock,
+  waitForEvents,
+  waitForWork,
 } from "./index.ts";
 
 const root = resolve(import.meta.dir, "..");
@@ -56,26 +65,24 @@ async function sendWithRetry(url: string, tries = 10): Promise<{ status: number;
 
 describe("issue 43: the client's fault helpers", () => {
   it("add, list, remove and clear faults; a refused fault is a SvcHubClientError", async () => {
-    const faults = faultsOf(hub);
-    await faults.clear();
-    const added = await faults.add({ path: "/v1/login", status: 503, times: 2 });
+    await clearFaults(hub);
+    const added = await addFault(hub, { path: "/v1/login", status: 503, times: 2 });
     expect(added).toMatchObject({ path: "/v1/login", status: 503, remaining: 2 });
-    await faults.add({ path: "/event", drop: true });
-    expect((await faults.list()).map((fault) => fault.id)).toEqual([added.id, expect.any(String)]);
-    expect(await faults.remove(added.id)).toBe(true);
-    expect(await faults.remove(added.id)).toBe(false);
-    expect(await faults.clear()).toBe(1);
-    const refused = await faults.add({ path: "/admin/reset", status: 500 }).catch((error: unknown) => error);
+    await addFault(hub, { path: "/event", drop: true });
+    expect((await listFaults(hub)).map((fault) => fault.id)).toEqual([added.id, expect.any(String)]);
+    expect(await removeFault(hub, added.id)).toBe(true);
+    expect(await removeFault(hub, added.id)).toBe(false);
+    expect(await clearFaults(hub)).toBe(1);
+    const refused = await addFault(hub, { path: "/admin/reset", status: 500 }).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(SvcHubClientError);
     expect(refused).toMatchObject({ status: 400, body: { returnCode: 1400 } });
   });
 
   it("point 5: a retry loop gets through a 50% fault with a fixed seed, with the same tries in every run", async () => {
-    const faults = faultsOf(hub);
     const runs: number[][] = [];
     for (const _ of [1, 2]) {
-      await faults.clear();
-      await faults.add({ path: "/event", status: 503, probability: 0.5, seed: 2026, times: 1000 });
+      await clearFaults(hub);
+      await addFault(hub, { path: "/event", status: 503, probability: 0.5, seed: 2026, times: 1000 });
       const tries: number[] = [];
       for (let request = 0; request < 8; request += 1) {
         const sent = await sendWithRetry(`${server.url}/event?svc_account=acme&svc_profile=main&tapid=retry`);
@@ -84,7 +91,7 @@ describe("issue 43: the client's fault helpers", () => {
       }
       runs.push(tries);
     }
-    await faults.clear();
+    await clearFaults(hub);
     expect(runs[0]).toEqual(runs[1] as number[]);
     // Some requests got through at once, some only after a 503 or more: the fault did fail about half.
     expect(runs[0]?.some((tries) => tries === 1)).toBe(true);
@@ -92,8 +99,7 @@ describe("issue 43: the client's fault helpers", () => {
   });
 
   it("point 5: a cut body reaches a client over the network as its status, then an error reading the body", async () => {
-    const faults = faultsOf(hub);
-    await faults.add({ path: "/event", status: 200, body: "x".repeat(64), malformed: "cut-body" });
+    await addFault(hub, { path: "/event", status: 200, body: "x".repeat(64), malformed: "cut-body" });
     const answer = await fetch(`${server.url}/event?svc_account=acme&svc_profile=main&tapid=cut`);
     expect(answer.status).toBe(200);
     const read = await answer.text().then(
@@ -106,26 +112,24 @@ describe("issue 43: the client's fault helpers", () => {
 
 describe("issue 43: the client's event helpers", () => {
   it("waits for events sent after the wait began, finds and counts them", async () => {
-    const events = eventsOf(hub);
     const trace = unique("trace");
-    const waiting = events.waitFor({ traceId: trace, params: { step: "2" } }, { min: 1, timeoutMs: 60_000 });
+    const waiting = waitForEvents(hub, { traceId: trace, params: { step: "2" } }, { min: 1, timeoutMs: 60_000 });
     await collect(`svc_trace_id=${trace}&svc_event=checkout&step=1&tapid=${trace}`);
     await collect(`svc_trace_id=${trace}&svc_event=checkout&step=2&tapid=${trace}`);
     const found = await waiting;
     expect(found.map((event) => event.data.step)).toEqual(["2"]);
-    expect(await events.count({ traceId: trace })).toBe(2);
-    expect((await events.find({ traceId: trace, event: "checkout" }, 1)).map((event) => event.data.step)).toEqual([
+    expect(await countEvents(hub, { traceId: trace })).toBe(2);
+    expect((await findEvents(hub, { traceId: trace, event: "checkout" }, 1)).map((event) => event.data.step)).toEqual([
       "1",
     ]);
   });
 
   it("a wait that times out throws EventWaitTimeoutError saying what it waited for and what it found", async () => {
-    const events = eventsOf(hub);
     const trace = unique("trace");
     await collect(`svc_trace_id=${trace}&svc_event=signup&plan=free&tapid=${trace}`);
-    const failed = await events
-      .waitFor({ traceId: trace, event: "signup" }, { min: 2, timeoutMs: 0 })
-      .catch((error: unknown) => error);
+    const failed = await waitForEvents(hub, { traceId: trace, event: "signup" }, { min: 2, timeoutMs: 0 }).catch(
+      (error: unknown) => error,
+    );
     expect(failed).toBeInstanceOf(EventWaitTimeoutError);
     const message = (failed as Error).message;
     expect(message).toStartWith(
@@ -138,24 +142,23 @@ describe("issue 43: the client's event helpers", () => {
 
 describe("issue 43: the client's clock, wait and reset helpers", () => {
   it("reads, advances and sets the clock; waits; resets, which empties the events and the faults", async () => {
-    const admin = adminHelpersOf(hub);
-    const before = await admin.clock.read();
-    const advanced = await admin.clock.advance("1h");
+    const before = await readClock(hub);
+    const advanced = await advanceClock(hub, "1h");
     expect(Number(advanced.nowMs) - Number(before.nowMs)).toBeGreaterThanOrEqual(3_600_000);
     const target = new Date(Number(advanced.nowMs) + 86_400_000);
     // The virtual clock runs on from the time set.
-    const set = Number((await admin.clock.set(target)).nowMs) - target.getTime();
+    const set = Number((await setClock(hub, target)).nowMs) - target.getTime();
     expect(set >= 0 && set < 60_000).toBe(true);
-    const backwards = await admin.clock.set(0).catch((error: unknown) => error);
+    const backwards = await setClock(hub, 0).catch((error: unknown) => error);
     expect(backwards).toMatchObject({ status: 400 });
-    expect((await admin.wait({ timeoutMs: 30_000 })).complete).toBe(true);
+    expect((await waitForWork(hub, { timeoutMs: 30_000 })).complete).toBe(true);
 
     await collect(`svc_event=before-reset&tapid=${unique("v")}`);
-    await faultsOf(hub).add({ path: "/v1/login", status: 503 });
-    const reset = await admin.reset();
+    await addFault(hub, { path: "/v1/login", status: 503 });
+    const reset = await resetHub(hub);
     expect(Number(reset.erased.events)).toBeGreaterThan(0);
-    expect(await eventsOf(hub).count({})).toBe(0);
-    expect(await faultsOf(hub).list()).toEqual([]);
-    expect(Number((await admin.clock.read()).offsetMs)).toBeLessThan(60_000);
+    expect(await countEvents(hub)).toBe(0);
+    expect(await listFaults(hub)).toEqual([]);
+    expect(Number((await readClock(hub)).offsetMs)).toBeLessThan(60_000);
   });
 });

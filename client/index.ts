@@ -9,8 +9,8 @@
  *   const v2 = await hub.authorize("demo@example.com", "demo-key-0001-acme"); // bearer token
  *   await hub.admin.POST("/admin/wait", { body: {} });
  *
- * Helpers for tests, each taking the client: faultsOf (faults.ts), eventsOf (events.ts: find, count, wait for),
- * adminHelpersOf (admin-helpers.ts: the clock, the wait, the reset).
+ * Helpers for tests, each taking the client: faults (faults.ts), events (events.ts: find, count, wait for), the
+ * clock, the wait and the reset (admin-helpers.ts), requests (requests.ts).
  */
 import createClient, { type Client, type Middleware } from "openapi-fetch";
 import type { components, operations, paths } from "./openapi.types.ts";
