@@ -64,6 +64,28 @@ export async function resetServer(remote) {
 }
 
 /**
+ * `events --wait`: the matching events once at least `body.min` are stored, one JSON object a line (exit code 0);
+ * when the timeout passes first, what was found and exit code 1 with a message saying so.
+ */
+export async function waitForEvents(remote, body) {
+  const answer = await callAdmin(remote, "POST", "/admin/events/wait", { ...body, limit: pageSize });
+  for (const event of answer.events) process.stdout.write(`${JSON.stringify(event)}\n`);
+  if (!answer.met)
+    fail(
+      1,
+      `timed out after ${body.timeoutMs} ms: ${answer.count} of the ${answer.min} matching events waited for are stored`,
+    );
+  process.exit(0);
+}
+
+/** `events --count`: how many stored events match, as {"count":n}. */
+export async function countEvents(remote, body) {
+  const answer = await callAdmin(remote, "POST", "/admin/events/count", { ...body, limit: 1 });
+  process.stdout.write(`${JSON.stringify({ count: answer.count })}\n`);
+  process.exit(0);
+}
+
+/**
  * Prints the stored events after `afterSeq`, page by page; with `follow`, then asks again every `intervalMs`
  * for those after the last one printed, until SIGINT or SIGTERM (exit code 0).
  */

@@ -7,7 +7,16 @@
  * Plain JavaScript: Node 20 runs this file as it is.
  */
 import { parseArgs } from "node:util";
-import { checkReady, defaultUrl, printEvents, remoteOptions, resetServer, waitForServer } from "./admin-calls.mjs";
+import {
+  checkReady,
+  countEvents,
+  defaultUrl,
+  printEvents,
+  remoteOptions,
+  resetServer,
+  waitForEvents,
+  waitForServer,
+} from "./admin-calls.mjs";
 
 const exitCodes = `Exit codes: 0 done; 1 failed (refused, unreachable, a conformance scenario failed); 2 bad usage, or a
 setting or configuration the server refused; 128 + the signal's number when a signal other than SIGINT or
@@ -64,6 +73,13 @@ Prints the stored events of a running server (GET /admin/events), oldest first, 
   --event <name>         only events of this name (svc_event)
   --visitor <id>         only this visitor's
   --after-seq <n>        only those after this sequence number
+  --wait                 instead, wait until matching events are stored (POST /admin/events/wait) and print
+                         them; exit code 1 with a message when the timeout passes first
+  --min <n>              with --wait, how many matching events to wait for (default 1)
+  --timeout-ms <n>       with --wait, how long to wait at most (default 5000)
+  --param <name=value>   with --wait or --count, only events whose parameter has this value (repeatable)
+  --since <time>         with --wait or --count, only events received at or after (ISO 8601 or epoch ms)
+  --count                instead, print how many stored events match: {"count":n}
 ${remoteUsage}
 
 ${exitCodes}
@@ -187,10 +203,17 @@ const commands = {
         event: { type: "string" },
         visitor: { type: "string" },
         "after-seq": { type: "string" },
+        wait: { type: "boolean" },
+        count: { type: "boolean" },
+        min: { type: "string" },
+        "timeout-ms": { type: "string" },
+        param: { type: "string", multiple: true },
+        since: { type: "string" },
       },
       usages.events,
     );
     if (values.help) return help(usages.events);
+    if (values.wait || values.count) return expectEvents(values);
     const intervalMs = wholeNumber(values["interval-ms"] ?? "1000", "--interval-ms", usages.events);
     const afterSeq = wholeNumber(values["after-seq"] ?? "0", "--after-seq", usages.events);
     await printEvents(remoteOptions(values), {
@@ -220,6 +243,36 @@ const commands = {
     await resetServer(remoteOptions(values));
   },
 };
+
+/** `events --wait` and `events --count`: the filter as POST /admin/events/wait and /admin/events/count read it. */
+async function expectEvents(values) {
+  const usage = usages.events;
+  if (values.wait && values.count) refuse("--wait and --count go alone, not together", usage);
+  if (values.follow) refuse(`--follow does not go with --${values.wait ? "wait" : "count"}`, usage);
+  const params = {};
+  for (const pair of values.param ?? []) {
+    const equals = pair.indexOf("=");
+    if (equals < 1) refuse(`--param takes name=value, not "${pair}"`, usage);
+    params[pair.slice(0, equals)] = pair.slice(equals + 1);
+  }
+  const filter = {
+    account: values.account,
+    profile: values.profile,
+    event: values.event,
+    visitor: values.visitor,
+    since: values.since,
+    ...(values["after-seq"] === undefined ? {} : { afterSeq: wholeNumber(values["after-seq"], "--after-seq", usage) }),
+    ...(Object.keys(params).length === 0 ? {} : { params }),
+  };
+  if (values.count) return countEvents(remoteOptions(values), filter);
+  const min = wholeNumber(values.min ?? "1", "--min", usage);
+  if (min < 1) refuse("--min takes a whole number from 1", usage);
+  await waitForEvents(remoteOptions(values), {
+    ...filter,
+    min,
+    timeoutMs: wholeNumber(values["timeout-ms"] ?? "5000", "--timeout-ms", usage),
+  });
+}
 
 function wholeNumber(text, flag, usage) {
   if (!/^\d+$/.test(text)) refuse(`${flag} takes a whole number from 0, not "${text}"`, usage);

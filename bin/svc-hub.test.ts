@@ -228,6 +228,46 @@ describe("the svc-hub bin", () => {
     expect(existsSync(join(folder, ".svc-data"))).toBe(false);
   }, 60_000);
 
+  it("issue 43, point 2: `svc-hub events --wait` prints the matching events once stored, exits 1 with a message at its timeout; --count counts", async () => {
+    const folder = consumerProject();
+    const bin = await startBin([join(folder, "node_modules", ".bin", "svc-hub"), "--store", "memory"], folder, {
+      SVC_ADMIN_TOKEN: token,
+    });
+    const remote = { SVC_URL: bin.listening.url, SVC_ADMIN_TOKEN: token };
+    const waiting = runBin(
+      ["events", "--wait", "--event", "purchase", "--param", "sku=A1", "--min", "2", "--timeout-ms", "60000"],
+      folder,
+      remote,
+    );
+    for (const sku of ["A1", "B2", "A1"]) {
+      const sent = await fetch(
+        `${bin.listening.url}/event?svc_account=acme&svc_profile=main&svc_event=purchase&sku=${sku}&tapid=cli`,
+      );
+      expect(sent.status).toBe(200);
+    }
+    const waited = await waiting;
+    expect(waited.code).toBe(0);
+    const lines = waited.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { data: { sku: string } });
+    expect(lines.map((line) => line.data.sku)).toEqual(["A1", "A1"]);
+
+    const timedOut = await runBin(["events", "--wait", "--event", "refund", "--timeout-ms", "0"], folder, remote);
+    expect(timedOut.code).toBe(1);
+    expect(timedOut.stderr).toBe("svc-hub: timed out after 0 ms: 0 of the 1 matching events waited for are stored\n");
+
+    const counted = await runBin(["events", "--count", "--event", "purchase", "--param", "sku=B2"], folder, remote);
+    expect([counted.code, counted.stdout]).toEqual([0, '{"count":1}\n']);
+    const badParam = await runBin(["events", "--wait", "--param", "sku"], folder, remote);
+    expect([badParam.code, badParam.stderr]).toEqual([
+      2,
+      expect.stringContaining('--param takes name=value, not "sku"'),
+    ]);
+    bin.child.kill("SIGTERM");
+    expect((await bin.finished).code).toBe(0);
+  }, 60_000);
+
   it("issue 33, start's flags mirror the variables and win over them: --port, --data-dir (from where it was typed), --store, --config", async () => {
     const folder = consumerProject();
     writeFileSync(

@@ -8,6 +8,9 @@
  *   await v1.api.GET("/v1/dle/accounts/{account}/profiles/{profile}/datalayers", { params: { path } });
  *   const v2 = await hub.authorize("demo@example.com", "demo-key-0001-acme"); // bearer token
  *   await hub.admin.POST("/admin/wait", { body: {} });
+ *
+ * Helpers for tests, each taking the client: faults (faults.ts), events (events.ts: find, count, wait for), the
+ * clock, the wait and the reset (admin-helpers.ts), requests (requests.ts).
  */
 import createClient, { type Client, type Middleware } from "openapi-fetch";
 import type { components, operations, paths } from "./openapi.types.ts";
@@ -142,4 +145,7 @@ function sessionCookieOf(response: Response): string | null {
   return null;
 }
 
+export * from "./admin-helpers.ts";
+export * from "./events.ts";
+export * from "./faults.ts";
 export * from "./requests.ts";

@@ -245,6 +245,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/events/count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Count the stored events that match a filter, and answer the first ones */
+        post: operations["postAdminEventsCount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/events/journal": {
         parameters: {
             query?: never;
@@ -282,6 +299,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/events/wait": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Wait until at least `min` stored events match a filter (a long poll), and answer them
+         * @description Answers 200 as soon as `min` matching events are stored, or when `timeoutMs` has passed, with `met` saying which. Events stored on any node sharing the store count; a reset does not wait for a wait in flight.
+         */
+        post: operations["postAdminEventsWait"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/faults": {
         parameters: {
             query?: never;
@@ -294,7 +331,7 @@ export interface paths {
         put?: never;
         /**
          * Make the next matching requests fail on purpose
-         * @description A status (and body, headers), a delay, or a dropped connection, for the next `times` requests to the interface routes that match. The oldest matching fault answers. A bad field is 400 1400 naming it.
+         * @description A status (and body, headers), a delay, a dropped connection, a malformed or trickled answer, for the next `times` requests to the interface routes that match (method, path, account, headers, a body JSON path), each with a `probability`. The oldest matching fault answers. A bad field is 400 1400 naming it.
          */
         post: operations["postAdminFaults"];
         /** Remove every fault */
@@ -2374,6 +2411,139 @@ export interface operations {
             };
         };
     };
+    postAdminEventsCount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    account?: string;
+                    /** @description Only sequence numbers above this one */
+                    afterSeq?: string | number;
+                    /** @description svc_event */
+                    event?: string;
+                    /** @description How many of the matching events to answer, oldest first (default 100); all are counted */
+                    limit?: string | number;
+                    /** @description Stored parameters and their values, compared as text: a number or boolean as written in JSON (2, true), an array or object as its JSON */
+                    params?: {
+                        [key: string]: string;
+                    };
+                    profile?: string;
+                    /** @description Received at or after: ISO 8601 or epoch ms (virtual clock) */
+                    since?: string | (string | number);
+                    /** @description svc_trace_id */
+                    traceId?: string;
+                    /** @description The resolved visitor ID */
+                    visitor?: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    account?: string;
+                    /** @description Only sequence numbers above this one */
+                    afterSeq?: string | number;
+                    /** @description svc_event */
+                    event?: string;
+                    /** @description How many of the matching events to answer, oldest first (default 100); all are counted */
+                    limit?: string | number;
+                    /** @description Stored parameters and their values, compared as text: a number or boolean as written in JSON (2, true), an array or object as its JSON */
+                    params?: {
+                        [key: string]: string;
+                    };
+                    profile?: string;
+                    /** @description Received at or after: ISO 8601 or epoch ms (virtual clock) */
+                    since?: string | (string | number);
+                    /** @description svc_trace_id */
+                    traceId?: string;
+                    /** @description The resolved visitor ID */
+                    visitor?: string;
+                };
+                "multipart/form-data": {
+                    account?: string;
+                    /** @description Only sequence numbers above this one */
+                    afterSeq?: string | number;
+                    /** @description svc_event */
+                    event?: string;
+                    /** @description How many of the matching events to answer, oldest first (default 100); all are counted */
+                    limit?: string | number;
+                    /** @description Stored parameters and their values, compared as text: a number or boolean as written in JSON (2, true), an array or object as its JSON */
+                    params?: {
+                        [key: string]: string;
+                    };
+                    profile?: string;
+                    /** @description Received at or after: ISO 8601 or epoch ms (virtual clock) */
+                    since?: string | (string | number);
+                    /** @description svc_trace_id */
+                    traceId?: string;
+                    /** @description The resolved visitor ID */
+                    visitor?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description How many stored events match */
+                        count: string | number;
+                        /** @description The first `limit` of them, oldest first */
+                        events: {
+                            account: string;
+                            /** @description Every stored parameter */
+                            data: {
+                                [key: string]: unknown;
+                            };
+                            datasource: string | null;
+                            event: string | null;
+                            firstPartyVisitorId: string | null;
+                            profile: string;
+                            /** @description Virtual-clock time, ISO 8601 */
+                            receivedAt: string;
+                            receivedAtMs: string | number;
+                            /** @description Sequence number: increasing in commit order */
+                            seq: string | number;
+                            thirdPartyVisitorId: string | null;
+                            traceId: string | null;
+                            /** @description The resolved svc_visitor_id */
+                            visitorId: string;
+                            /** @description override, tapid, visitor_id, first_party or new (DEC-COL-09) */
+                            visitorIdSource: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description DEC-GEN-01 error body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        returnCode: string | number;
+                    };
+                };
+            };
+            /** @description DEC-GEN-01 error body */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        returnCode: string | number;
+                    };
+                };
+            };
+        };
+    };
     getAdminEventsJournal: {
         parameters: {
             query?: {
@@ -2535,6 +2705,156 @@ export interface operations {
             };
         };
     };
+    postAdminEventsWait: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    account?: string;
+                    /** @description Only sequence numbers above this one */
+                    afterSeq?: string | number;
+                    /** @description svc_event */
+                    event?: string;
+                    /** @description How many of the matching events to answer, oldest first (default 100); all are counted */
+                    limit?: string | number;
+                    /** @description How many matching events end the wait (default 1) */
+                    min?: string | number;
+                    /** @description Stored parameters and their values, compared as text: a number or boolean as written in JSON (2, true), an array or object as its JSON */
+                    params?: {
+                        [key: string]: string;
+                    };
+                    profile?: string;
+                    /** @description Received at or after: ISO 8601 or epoch ms (virtual clock) */
+                    since?: string | (string | number);
+                    /** @description Real milliseconds to wait at most (default 5000) */
+                    timeoutMs?: string | number;
+                    /** @description svc_trace_id */
+                    traceId?: string;
+                    /** @description The resolved visitor ID */
+                    visitor?: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    account?: string;
+                    /** @description Only sequence numbers above this one */
+                    afterSeq?: string | number;
+                    /** @description svc_event */
+                    event?: string;
+                    /** @description How many of the matching events to answer, oldest first (default 100); all are counted */
+                    limit?: string | number;
+                    /** @description How many matching events end the wait (default 1) */
+                    min?: string | number;
+                    /** @description Stored parameters and their values, compared as text: a number or boolean as written in JSON (2, true), an array or object as its JSON */
+                    params?: {
+                        [key: string]: string;
+                    };
+                    profile?: string;
+                    /** @description Received at or after: ISO 8601 or epoch ms (virtual clock) */
+                    since?: string | (string | number);
+                    /** @description Real milliseconds to wait at most (default 5000) */
+                    timeoutMs?: string | number;
+                    /** @description svc_trace_id */
+                    traceId?: string;
+                    /** @description The resolved visitor ID */
+                    visitor?: string;
+                };
+                "multipart/form-data": {
+                    account?: string;
+                    /** @description Only sequence numbers above this one */
+                    afterSeq?: string | number;
+                    /** @description svc_event */
+                    event?: string;
+                    /** @description How many of the matching events to answer, oldest first (default 100); all are counted */
+                    limit?: string | number;
+                    /** @description How many matching events end the wait (default 1) */
+                    min?: string | number;
+                    /** @description Stored parameters and their values, compared as text: a number or boolean as written in JSON (2, true), an array or object as its JSON */
+                    params?: {
+                        [key: string]: string;
+                    };
+                    profile?: string;
+                    /** @description Received at or after: ISO 8601 or epoch ms (virtual clock) */
+                    since?: string | (string | number);
+                    /** @description Real milliseconds to wait at most (default 5000) */
+                    timeoutMs?: string | number;
+                    /** @description svc_trace_id */
+                    traceId?: string;
+                    /** @description The resolved visitor ID */
+                    visitor?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description How many stored events match (when the wait ended) */
+                        count: string | number;
+                        /** @description The first `limit` of them, oldest first */
+                        events: {
+                            account: string;
+                            /** @description Every stored parameter */
+                            data: {
+                                [key: string]: unknown;
+                            };
+                            datasource: string | null;
+                            event: string | null;
+                            firstPartyVisitorId: string | null;
+                            profile: string;
+                            /** @description Virtual-clock time, ISO 8601 */
+                            receivedAt: string;
+                            receivedAtMs: string | number;
+                            /** @description Sequence number: increasing in commit order */
+                            seq: string | number;
+                            thirdPartyVisitorId: string | null;
+                            traceId: string | null;
+                            /** @description The resolved svc_visitor_id */
+                            visitorId: string;
+                            /** @description override, tapid, visitor_id, first_party or new (DEC-COL-09) */
+                            visitorIdSource: string;
+                        }[];
+                        /** @description Whether at least `min` matching events were stored before the timeout */
+                        met: boolean;
+                        min: string | number;
+                        /** @description How long the wait took, real milliseconds */
+                        waitedMs: string | number;
+                    };
+                };
+            };
+            /** @description DEC-GEN-01 error body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        returnCode: string | number;
+                    };
+                };
+            };
+            /** @description DEC-GEN-01 error body */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        returnCode: string | number;
+                    };
+                };
+            };
+        };
+    };
     getAdminFaults: {
         parameters: {
             query?: never;
@@ -2562,12 +2882,27 @@ export interface operations {
                             /** @description f1, f2, ... on this node */
                             id: string;
                             /** @enum {string|null} */
+                            malformed: "cut-body" | "invalid-json" | "wrong-content-type" | null;
+                            matchHeaders: {
+                                [key: string]: string;
+                            };
+                            /** @description Only requests whose JSON body holds this value */
+                            matchJsonPath: {
+                                /** @description The value it must hold (any JSON); without it, any value */
+                                equals?: unknown;
+                                /** @description A JSON path naming one value: $.items[0].sku, $['svc_event'] */
+                                path: string;
+                            } | null;
+                            /** @enum {string|null} */
                             method: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS" | null;
                             path: string;
+                            probability: number;
                             /** @description How many more matching requests it answers */
                             remaining: string | number;
+                            seed: (string | number) | null;
                             status: (string | number) | null;
                             times: string | number;
+                            trickleBytesPerSecond: (string | number) | null;
                         }[];
                     };
                 };
@@ -2609,14 +2944,33 @@ export interface operations {
                     headers?: {
                         [key: string]: string;
                     };
+                    /** @description Spoil the answer (the fault's, or svc-hub's without a status): cut-body sends half the body and closes the connection, invalid-json half its text, wrong-content-type swaps JSON and text/html */
+                    malformed?: "cut-body" | "invalid-json" | "wrong-content-type";
+                    /** @description Only requests with these headers and values */
+                    matchHeaders?: {
+                        [key: string]: string;
+                    };
+                    /** @description Only requests whose JSON body holds this value */
+                    matchJsonPath?: {
+                        /** @description The value it must hold (any JSON); without it, any value */
+                        equals?: unknown;
+                        /** @description A JSON path naming one value: $.items[0].sku, $['svc_event'] */
+                        path: string;
+                    };
                     /** @description Only requests of this method (default: any) */
                     method?: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
                     /** @description The path pattern, in URLPattern's pathname syntax: * matches any run of characters (/ included), :name one segment; never /admin */
                     path: string;
+                    /** @description The chance a matching request is answered (default 1) */
+                    probability?: number;
+                    /** @description Draws the same requests in every run (default: random) */
+                    seed?: string | number;
                     /** @description The status to answer */
                     status?: string | number;
                     /** @description How many matching requests it answers (default 1) */
                     times?: string | number;
+                    /** @description Send the answer's body this slowly, a tenth of a second's worth at a time */
+                    trickleBytesPerSecond?: string | number;
                 };
             };
         };
@@ -2638,12 +2992,27 @@ export interface operations {
                         /** @description f1, f2, ... on this node */
                         id: string;
                         /** @enum {string|null} */
+                        malformed: "cut-body" | "invalid-json" | "wrong-content-type" | null;
+                        matchHeaders: {
+                            [key: string]: string;
+                        };
+                        /** @description Only requests whose JSON body holds this value */
+                        matchJsonPath: {
+                            /** @description The value it must hold (any JSON); without it, any value */
+                            equals?: unknown;
+                            /** @description A JSON path naming one value: $.items[0].sku, $['svc_event'] */
+                            path: string;
+                        } | null;
+                        /** @enum {string|null} */
                         method: "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS" | null;
                         path: string;
+                        probability: number;
                         /** @description How many more matching requests it answers */
                         remaining: string | number;
+                        seed: (string | number) | null;
                         status: (string | number) | null;
                         times: string | number;
+                        trickleBytesPerSecond: (string | number) | null;
                     };
                 };
             };

@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import { managementError } from "../../core/errors/index.ts";
-import { maxFaultDelayMs, validateFaultInput } from "../../core/testing-tools/index.ts";
+import { maxFaultDelayMs, maxTrickleBytesPerSecond, validateFaultInput } from "../../core/testing-tools/index.ts";
 import { openApiSecurity } from "./auth-guards.ts";
 import { failWith } from "./error-mapping.ts";
 import type { TestingTools } from "./faults-and-journal.ts";
@@ -20,6 +20,37 @@ const MethodSchema = t.Union(
   ],
   { description: "Only requests of this method (default: any)" },
 );
+const Malformation = t.Union([t.Literal("cut-body"), t.Literal("invalid-json"), t.Literal("wrong-content-type")], {
+  description:
+    "Spoil the answer (the fault's, or svc-hub's without a status): cut-body sends half the body and closes the connection, invalid-json half its text, wrong-content-type swaps JSON and text/html",
+});
+const HeaderValues = t.Record(t.String(), t.String());
+const JsonPathMatch = t.Object(
+  {
+    path: t.String({ description: "A JSON path naming one value: $.items[0].sku, $['svc_event']" }),
+    equals: t.Optional(t.Unknown({ description: "The value it must hold (any JSON); without it, any value" })),
+  },
+  { description: "Only requests whose JSON body holds this value" },
+);
+/** Issue 43: the chance, the spoiled or trickled answer, the headers and body to match. */
+const answerChanges = {
+  probability: t.Optional(
+    t.Number({ minimum: 0, maximum: 1, description: "The chance a matching request is answered (default 1)" }),
+  ),
+  seed: t.Optional(t.Integer({ description: "Draws the same requests in every run (default: random)" })),
+  malformed: t.Optional(Malformation),
+  trickleBytesPerSecond: t.Optional(
+    t.Integer({
+      minimum: 1,
+      maximum: maxTrickleBytesPerSecond,
+      description: "Send the answer's body this slowly, a tenth of a second's worth at a time",
+    }),
+  ),
+  matchHeaders: t.Optional(
+    t.Record(t.String(), t.String(), { description: "Only requests with these headers and values" }),
+  ),
+  matchJsonPath: t.Optional(JsonPathMatch),
+};
 const FaultBody = t.Object({
   method: t.Optional(MethodSchema),
   path: t.String({
@@ -41,6 +72,7 @@ const FaultBody = t.Object({
     }),
   ),
   drop: t.Optional(t.Boolean({ description: "Close the connection without an answer (after the delay)" })),
+  ...answerChanges,
 });
 const FaultView = t.Object({
   id: t.String({ description: "f1, f2, ... on this node" }),
@@ -54,6 +86,12 @@ const FaultView = t.Object({
   delayMs: t.Integer(),
   drop: t.Boolean(),
   remaining: t.Integer({ description: "How many more matching requests it answers" }),
+  probability: t.Number(),
+  seed: t.Union([t.Integer(), t.Null()]),
+  malformed: t.Union([Malformation, t.Null()]),
+  trickleBytesPerSecond: t.Union([t.Integer(), t.Null()]),
+  matchHeaders: HeaderValues,
+  matchJsonPath: t.Union([JsonPathMatch, t.Null()]),
 });
 const Removed = t.Object({ removed: t.Integer({ minimum: 0, description: "How many faults were removed" }) });
 const tags = ["admin"];
@@ -86,7 +124,7 @@ export function adminFaultRoutes(tools: TestingTools) {
           tags,
           summary: "Make the next matching requests fail on purpose",
           description:
-            "A status (and body, headers), a delay, or a dropped connection, for the next `times` requests to the interface routes that match. The oldest matching fault answers. A bad field is 400 1400 naming it.",
+            "A status (and body, headers), a delay, a dropped connection, a malformed or trickled answer, for the next `times` requests to the interface routes that match (method, path, account, headers, a body JSON path), each with a `probability`. The oldest matching fault answers. A bad field is 400 1400 naming it.",
           requestBody: requestBodyOf({ "application/json": FaultBody }, "The fault", true),
         },
         response: { 201: FaultView, 400: ErrorBody, 401: ErrorBody },

@@ -238,5 +238,25 @@ function describeTwoProcesses(sharing: Sharing): void {
         expect(((await left.json()) as { events: unknown[] }).events).toEqual([]);
       }
     });
+
+    it("issue 43, point 2: a wait for events on one process answers when the other stores them", async () => {
+      const trace = crypto.randomUUID();
+      const waiting = fetch(`${first.url}/admin/events/wait`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
+        body: JSON.stringify({ account: "acme", traceId: trace, min: 2, timeoutMs: 60_000 }),
+      });
+      for (const step of ["cart", "pay"]) {
+        const sent = await fetch(
+          `${second.url}/event?svc_account=acme&svc_profile=main&svc_trace_id=${trace}&svc_event=${step}&tapid=${trace}`,
+        );
+        expect(sent.status).toBe(200);
+      }
+      const answer = await waiting;
+      expect(answer.status).toBe(200);
+      const report = (await answer.json()) as { met: boolean; count: number; events: Array<{ event: string }> };
+      expect(report).toMatchObject({ met: true, count: 2 });
+      expect(report.events.map((event) => event.event)).toEqual(["cart", "pay"]);
+    });
   });
 }

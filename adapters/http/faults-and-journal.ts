@@ -2,6 +2,7 @@ import {
   type CapturedBody,
   type Fault,
   type FaultPlan,
+  faultTrickleChunkBytes,
   type RequestJournal,
   requestJournalBodyBytes,
 } from "../../core/testing-tools/index.ts";
@@ -61,7 +62,7 @@ export function withFaultsAndJournal(
     const atMs = Date.now();
     const started = performance.now();
     const query = queryOf(url);
-    const fault = faults.size === 0 ? null : faults.take(request.method, path, query);
+    const fault = faults.size === 0 ? null : await takeFault(faults, request, path, query);
     const journaled = requestJournal.enabled;
     const headers = journaled ? [...request.headers] : [];
     const body = journaled ? captureRequestBody(request) : null;
@@ -91,8 +92,9 @@ export function withFaultsAndJournal(
       }
       const response =
         fault?.status != null ? faultAnswer(fault, request.method, answerHeaders) : await handle(request);
+      // The journal keeps the answer as made; a malformed or trickled one is spoiled on its way out only.
       await record(response.status, response);
-      return response;
+      return fault === null ? response : await spoiledAnswer(response, fault);
     } catch (error) {
       await record(500, null);
       throw error;
@@ -186,4 +188,93 @@ function droppedConnection(): Response {
       },
     }),
   );
+}
+
+/** The most of a request's body a fault matching on the body reads (issue 43); a longer one matches no such fault. */
+const maxMatchedBodyBytes = 1024 * 1024;
+const bodiedMethods = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+/**
+ * The fault that answers a request (issue 43: also by its headers and body). The body is read, from a copy
+ * the route still reads whole, only while a fault matches on bodies.
+ */
+async function takeFault(faults: FaultPlan, request: Request, path: string, query: string): Promise<Fault | null> {
+  let body: string | null = null;
+  if (faults.readsBodies && bodiedMethods.has(request.method) && request.body !== null) {
+    const length = Number(request.headers.get("content-length") ?? "0");
+    if (length <= maxMatchedBodyBytes) {
+      const text = await request.clone().text();
+      body = text.length <= maxMatchedBodyBytes ? text : null;
+    }
+  }
+  return faults.take(request.method, path, query, { header: (name) => request.headers.get(name), body });
+}
+
+/**
+ * A fault's answer spoiled as it asks (issue 43), its own or svc-hub's: a wrong Content-Type, invalid JSON, a
+ * body cut in half and its connection closed (the client has the status and headers, then a network error),
+ * a body trickled at `trickleBytesPerSecond` in chunks of a tenth of a second's worth. Carries the fault's id.
+ */
+async function spoiledAnswer(response: Response, fault: Fault): Promise<Response> {
+  const { malformed, trickleBytesPerSecond: rate } = fault;
+  if (malformed === null && rate === null) return response;
+  const headers = new Headers(response.headers);
+  headers.set(faultHeader, fault.id);
+  headers.delete("content-length");
+  let bytes: Uint8Array<ArrayBuffer> = new Uint8Array(await response.arrayBuffer());
+  if (malformed === "wrong-content-type") headers.set("content-type", wrongContentTypeOf(headers.get("content-type")));
+  if (malformed === "invalid-json") {
+    bytes = invalidJsonOf(bytes);
+    headers.set("content-type", "application/json");
+  }
+  const init = { status: response.status, statusText: response.statusText, headers };
+  const cut = malformed === "cut-body";
+  if (!cut && rate === null) return new Response(bytes, init);
+  const sent = cut ? bytes.subarray(0, Math.floor(bytes.length / 2)) : bytes;
+  const chunkBytes = rate === null ? Math.max(1, sent.length) : faultTrickleChunkBytes(rate);
+  let offset = 0;
+  const body = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        if (offset >= sent.length) {
+          if (!cut) {
+            controller.close();
+            return;
+          }
+          // Errored without a reason, as a drop: Bun closes the connection mid-body and prints nothing. Not in
+          // the turn the last bytes went to the stream: the status and those bytes are written out first
+          // (errored at once, Bun dropped the connection before the status line).
+          await realSleep(10);
+          controller.error();
+          return;
+        }
+        if (offset > 0 && rate !== null) await realSleep((chunkBytes * 1000) / rate);
+        controller.enqueue(sent.slice(offset, offset + chunkBytes));
+        offset += chunkBytes;
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  return new Response(body, init);
+}
+
+const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** JSON becomes text/html, anything else (or nothing) application/json. */
+function wrongContentTypeOf(contentType: string | null): string {
+  return contentType !== null && /[/+]json\b/i.test(contentType) ? "text/html; charset=utf-8" : "application/json";
+}
+
+/** The first half of a body's text, made sure no JSON parser takes it. */
+function invalidJsonOf(bytes: Uint8Array): Uint8Array<ArrayBuffer> {
+  const text = new TextDecoder().decode(bytes);
+  let cut = text.slice(0, Math.floor(text.length / 2));
+  if (cut.trim() === "") cut = "{";
+  try {
+    JSON.parse(cut);
+    cut += "}";
+  } catch {
+    // Not JSON already.
+  }
+  return new TextEncoder().encode(cut);
 }

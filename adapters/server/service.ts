@@ -453,7 +453,7 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
     const requests = new RequestGate();
     // Issue 33: kept in memory per node; a reset forgets them on every node.
     const testingTools = {
-      faults: new FaultPlan(),
+      faults: new FaultPlan(cryptoIds),
       requestJournal: new RequestJournal(
         options.requestJournalBytes === undefined ? {} : { maxBytes: options.requestJournalBytes },
       ),

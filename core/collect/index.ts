@@ -36,5 +36,6 @@ export {
   type NodeCollectStats,
 } from "./collect-stats.ts";
 export { type AddedParam, describeCollectedEvent } from "./event.rules.ts";
+export { type EventExpectation, EventExpectations } from "./event-wait.use-cases.ts";
 export { type GroupCommitStats, GroupCommitWriter } from "./group-commit.ts";
 export { sourceOfAddress } from "./rate-limit.rules.ts";

@@ -1,5 +1,6 @@
 import { type ManagementError, managementError } from "../errors/index.ts";
 import { err, ok, type Result } from "../result.ts";
+import { parseJsonPath } from "./request-matcher.rules.ts";
 
 /** The methods a fault can be limited to (none: any method). */
 export const faultMethods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
@@ -7,6 +8,19 @@ export type FaultMethod = (typeof faultMethods)[number];
 
 /** The longest wait a fault may add before it answers (or before the request goes on). */
 export const maxFaultDelayMs = 60_000;
+
+/**
+ * How a fault spoils an answer (its own, or svc-hub's when it has no status), issue 43: `cut-body` sends the
+ * status, the headers and half the body, then closes the connection; `invalid-json` answers the first half of
+ * the body's text, JSON no parser takes; `wrong-content-type` swaps the Content-Type (JSON for text/html, any
+ * other for application/json).
+ */
+export const faultMalformations = ["cut-body", "invalid-json", "wrong-content-type"] as const;
+export type FaultMalformation = (typeof faultMalformations)[number];
+
+/** The slowest and fastest trickle a fault may send a body at (bytes per second). */
+export const minTrickleBytesPerSecond = 1;
+export const maxTrickleBytesPerSecond = 10_000_000;
 
 /** A checked fault, as `POST /admin/faults` asked for it (issue 33). */
 export interface FaultSpec {
@@ -28,9 +42,42 @@ export interface FaultSpec {
   readonly delayMs: number;
   /** Close the connection without an answer (after the delay). */
   readonly drop: boolean;
+  /** The chance that a matching request is answered by the fault (0..1); one it passes by is not counted. */
+  readonly probability: number;
+  /** Where the fault's draws start: the same seed draws the same sequence, so a test is repeatable; null: the host's randomness. */
+  readonly seed: number | null;
+  /** How the answer is spoiled, or null. */
+  readonly malformed: FaultMalformation | null;
+  /** Send the answer's body at this many bytes per second (faultTrickleChunkBytes at a time), or null. */
+  readonly trickleBytesPerSecond: number | null;
+  /** Only requests with every one of these headers (names in any case) and exactly these values. */
+  readonly matchHeaders: Readonly<Record<string, string>>;
+  /** Only requests whose JSON body holds a value at `path` (parseJsonPath), equal to `equals` when given; or null. */
+  readonly matchJsonPath: { readonly path: string; readonly equals?: unknown } | null;
 }
 
-const fields = new Set(["method", "path", "account", "times", "status", "body", "headers", "delayMs", "drop"]);
+/** The bytes a trickled body is sent in: a tenth of a second's worth, at least one. */
+export function faultTrickleChunkBytes(bytesPerSecond: number): number {
+  return Math.max(1, Math.floor(bytesPerSecond / 10));
+}
+
+const fields = new Set([
+  "method",
+  "path",
+  "account",
+  "times",
+  "status",
+  "body",
+  "headers",
+  "delayMs",
+  "drop",
+  "probability",
+  "seed",
+  "malformed",
+  "trickleBytesPerSecond",
+  "matchHeaders",
+  "matchJsonPath",
+]);
 const headerName = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 function refuse(parameter: string, problem: string): Result<never, ManagementError> {
@@ -88,17 +135,8 @@ export function validateFaultInput(input: unknown): Result<FaultSpec, Management
       return refuse("body", "must be a string (text/plain) or a JSON object or array (application/json)");
     answerBody = body.body;
   }
-  const headers: Record<string, string> = {};
-  if (body.headers !== undefined) {
-    if (typeof body.headers !== "object" || body.headers === null || Array.isArray(body.headers))
-      return refuse("headers", "must be an object of header names to string values");
-    for (const [name, value] of Object.entries(body.headers)) {
-      if (!headerName.test(name)) return refuse("headers", `has a name that is not a header name: ${name}`);
-      if (typeof value !== "string" || /[\r\n\0]/.test(value))
-        return refuse("headers", `must give ${name} a string value on one line`);
-      headers[name] = value;
-    }
-  }
+  const headers = readHeaders("headers", body.headers);
+  if (!headers.ok) return headers;
   const delayMs = body.delayMs ?? 0;
   if (!isWholeNumber(delayMs) || delayMs < 0 || delayMs > maxFaultDelayMs)
     return refuse("delayMs", `must be a whole number of milliseconds from 0 to ${maxFaultDelayMs}`);
@@ -106,10 +144,96 @@ export function validateFaultInput(input: unknown): Result<FaultSpec, Management
   if (typeof drop !== "boolean") return refuse("drop", "must be true or false");
   if (drop && status !== null)
     return refuse("drop", "cannot be true with a status: a dropped connection has no answer");
-  if (status === null && (answerBody !== null || Object.keys(headers).length > 0))
+  if (status === null && (answerBody !== null || Object.keys(headers.value).length > 0))
     return refuse("status", "is needed with a body or headers");
-  if (status === null && !drop && delayMs === 0) return refuse("status", "is needed, or delayMs, or drop");
-  return ok({ method, path: body.path, account, times, status, body: answerBody, headers, delayMs, drop });
+  const answer = readAnswerChanges(body);
+  if (!answer.ok) return answer;
+  const { malformed, trickleBytesPerSecond } = answer.value;
+  if (drop && (malformed !== null || trickleBytesPerSecond !== null))
+    return refuse("drop", "cannot be true with malformed or trickleBytesPerSecond: a dropped connection has no answer");
+  if (status === null && !drop && delayMs === 0 && malformed === null && trickleBytesPerSecond === null)
+    return refuse("status", "is needed, or delayMs, drop, malformed or trickleBytesPerSecond");
+  const matching = readMatching(body);
+  if (!matching.ok) return matching;
+  return ok({
+    method,
+    path: body.path,
+    account,
+    times,
+    status,
+    body: answerBody,
+    headers: headers.value,
+    delayMs,
+    drop,
+    ...answer.value,
+    ...matching.value,
+  });
+}
+
+function readHeaders(field: string, input: unknown): Result<Record<string, string>, ManagementError> {
+  const headers: Record<string, string> = {};
+  if (input === undefined) return ok(headers);
+  if (typeof input !== "object" || input === null || Array.isArray(input))
+    return refuse(field, "must be an object of header names to string values");
+  for (const [name, value] of Object.entries(input)) {
+    if (!headerName.test(name)) return refuse(field, `has a name that is not a header name: ${name}`);
+    if (typeof value !== "string" || /[\r\n\0]/.test(value))
+      return refuse(field, `must give ${name} a string value on one line`);
+    headers[name] = value;
+  }
+  return ok(headers);
+}
+
+/** probability, seed, malformed and trickleBytesPerSecond (issue 43). */
+function readAnswerChanges(
+  body: Record<string, unknown>,
+): Result<Pick<FaultSpec, "probability" | "seed" | "malformed" | "trickleBytesPerSecond">, ManagementError> {
+  const probability = body.probability ?? 1;
+  if (typeof probability !== "number" || !(probability >= 0 && probability <= 1))
+    return refuse("probability", "must be a number from 0 to 1");
+  let seed: number | null = null;
+  if (body.seed !== undefined) {
+    if (!isWholeNumber(body.seed) || !Number.isSafeInteger(body.seed)) return refuse("seed", "must be a whole number");
+    seed = body.seed;
+  }
+  let malformed: FaultMalformation | null = null;
+  if (body.malformed !== undefined) {
+    if (!(faultMalformations as readonly unknown[]).includes(body.malformed))
+      return refuse("malformed", `must be one of ${faultMalformations.join(", ")}`);
+    malformed = body.malformed as FaultMalformation;
+  }
+  let trickleBytesPerSecond: number | null = null;
+  if (body.trickleBytesPerSecond !== undefined) {
+    const rate = body.trickleBytesPerSecond;
+    if (!isWholeNumber(rate) || rate < minTrickleBytesPerSecond || rate > maxTrickleBytesPerSecond)
+      return refuse(
+        "trickleBytesPerSecond",
+        `must be a whole number of bytes per second from ${minTrickleBytesPerSecond} to ${maxTrickleBytesPerSecond}`,
+      );
+    trickleBytesPerSecond = rate;
+  }
+  return ok({ probability, seed, malformed, trickleBytesPerSecond });
+}
+
+/** matchHeaders and matchJsonPath (issue 43). */
+function readMatching(
+  body: Record<string, unknown>,
+): Result<Pick<FaultSpec, "matchHeaders" | "matchJsonPath">, ManagementError> {
+  const matchHeaders = readHeaders("matchHeaders", body.matchHeaders);
+  if (!matchHeaders.ok) return matchHeaders;
+  if (body.matchJsonPath === undefined) return ok({ matchHeaders: matchHeaders.value, matchJsonPath: null });
+  const given = body.matchJsonPath;
+  if (typeof given !== "object" || given === null || Array.isArray(given))
+    return refuse("matchJsonPath", 'must be an object such as {"path": "$.items[0].sku", "equals": "A1"}');
+  for (const name of Object.keys(given))
+    if (name !== "path" && name !== "equals") return refuse(`matchJsonPath/${name}`, "is not a field (path, equals)");
+  const { path, equals } = given as { path?: unknown; equals?: unknown };
+  if (typeof path !== "string" || parseJsonPath(path) === null)
+    return refuse("matchJsonPath/path", 'must be a JSON path of .name, [0] or ["name"] steps, such as $.items[0].sku');
+  return ok({
+    matchHeaders: matchHeaders.value,
+    matchJsonPath: equals === undefined ? { path } : { path, equals },
+  });
 }
 
 /**

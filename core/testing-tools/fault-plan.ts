@@ -1,4 +1,7 @@
+import type { IdSource } from "../ports/index.ts";
 import { accountOfRequest, type FaultSpec, type PathMatcher } from "./fault-plan.rules.ts";
+import { type JsonPathStep, jsonBodyHolds, parseJsonPath } from "./request-matcher.rules.ts";
+import { seededRandom } from "./seeded-random.ts";
 
 /** A fault in the plan: what was asked for, its id and how many more requests it answers. */
 export interface Fault extends FaultSpec {
@@ -7,21 +10,37 @@ export interface Fault extends FaultSpec {
   readonly remaining: number;
 }
 
+/** What a fault may match beyond the method, path and query (issue 43): the request's headers and body. */
+export interface FaultRequestParts {
+  /** A header's value (several joined by ", "), or null; names in any case. */
+  header(name: string): string | null;
+  /** The body as text when the host read it (FaultPlan.readsBodies), else null. */
+  readonly body: string | null;
+}
+
 interface PlannedFault {
   readonly spec: FaultSpec;
   readonly id: string;
   readonly matchesPath: PathMatcher;
+  /** The steps of `matchJsonPath`'s path, read once. */
+  readonly bodySteps: readonly JsonPathStep[] | null;
+  /** The next number in [0, 1) of its draws: its seed's sequence, or the host's. */
+  readonly draw: () => number;
   remaining: number;
 }
 
 /**
  * The faults set through `POST /admin/faults` (issue 33): each answers the next `times` requests that match
- * its method, path pattern and account, then is gone. The first fault added that matches answers; kept in
+ * its method, path pattern, account, headers and body (issue 43), then is gone. A fault with a probability
+ * answers a matching request only when its draw says so (issue 43); one it passes by is not counted. The first fault added that matches answers; kept in
  * memory, per node.
  */
 export class FaultPlan {
   #faults: PlannedFault[] = [];
   #added = 0;
+
+  /** `random`: the host's randomness, for a fault with a probability and no seed. */
+  constructor(private readonly random: Pick<IdSource, "randomUnit">) {}
 
   /** Adds a checked fault (validateFaultInput), its path pattern compiled by the host, at the end of the plan. */
   add(spec: FaultSpec, matchesPath: PathMatcher): Fault {
@@ -30,10 +49,17 @@ export class FaultPlan {
       spec,
       id: `f${this.#added}`,
       matchesPath,
+      bodySteps: spec.matchJsonPath === null ? null : parseJsonPath(spec.matchJsonPath.path),
+      draw: spec.seed === null ? () => this.random.randomUnit() : seededRandom(spec.seed),
       remaining: spec.times,
     };
     this.#faults.push(planned);
     return viewOf(planned);
+  }
+
+  /** Whether a fault matches on the body: the host then reads the body's text for `take`. */
+  get readsBodies(): boolean {
+    return this.#faults.some((fault) => fault.bodySteps !== null);
   }
 
   /** How many faults are waiting for requests. */
@@ -62,7 +88,7 @@ export class FaultPlan {
    * The fault that answers this request, counted down (and removed when spent), or null. Without faults
    * it returns at the first look: the collection endpoint passes here on every event.
    */
-  take(method: string, path: string, query: string): Fault | null {
+  take(method: string, path: string, query: string, parts?: FaultRequestParts): Fault | null {
     if (this.#faults.length === 0) return null;
     let account: string | null | undefined;
     for (const fault of this.#faults) {
@@ -73,6 +99,12 @@ export class FaultPlan {
         account ??= accountOfRequest(path, query);
         if (account !== spec.account) continue;
       }
+      const headers = Object.entries(spec.matchHeaders);
+      if (headers.some(([name, value]) => parts?.header(name) !== value)) continue;
+      if (fault.bodySteps !== null && !jsonBodyHolds(parts?.body ?? null, fault.bodySteps, spec.matchJsonPath?.equals))
+        continue;
+      // Drawn only for a request that matches: a seed's sequence is the same whatever else arrives.
+      if (spec.probability < 1 && !(fault.draw() < spec.probability)) continue;
       fault.remaining -= 1;
       if (fault.remaining === 0) this.#faults = this.#faults.filter((other) => other !== fault);
       return viewOf(fault);

@@ -232,6 +232,22 @@ function jsonEquals(a: unknown, b: unknown): boolean {
   );
 }
 
+/**
+ * Whether a body's text is JSON holding a value at `steps`, equal (as JSON) to `equals` when given: how a fault
+ * matches on a request's body (issue 43). A body that is not JSON, or none, holds nothing.
+ */
+export function jsonBodyHolds(body: string | null, steps: readonly JsonPathStep[], equals?: unknown): boolean {
+  if (body === null) return false;
+  let content: unknown;
+  try {
+    content = JSON.parse(body);
+  } catch {
+    return false;
+  }
+  const found = valueAt(content, steps);
+  return found !== missing && (equals === undefined || jsonEquals(found, equals));
+}
+
 function bodyDifference(match: BodyMatch, content: unknown): RequestDifference | null {
   const found = valueAt(content, match.steps);
   const expected = match.expected;

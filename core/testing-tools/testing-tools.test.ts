@@ -31,6 +31,28 @@ describe("issue 33: a fault is checked field by field", () => {
       headers: {},
       delayMs: 0,
       drop: false,
+      probability: 1,
+      seed: null,
+      malformed: null,
+      trickleBytesPerSecond: null,
+      matchHeaders: {},
+      matchJsonPath: null,
+    });
+  });
+
+  it("issue 43: takes a probability with a seed, a malformation, a trickle, header and body matching", () => {
+    const fields = {
+      probability: 0.5,
+      seed: 42,
+      malformed: "cut-body",
+      trickleBytesPerSecond: 100,
+      matchHeaders: { "x-test": "1" },
+      matchJsonPath: { path: "$.items[0].sku", equals: "A1" },
+    };
+    assert.deepEqual(spec({ path: "/event", ...fields }), {
+      ...spec({ path: "/event", delayMs: 1 }),
+      delayMs: 0,
+      ...fields,
     });
   });
 
@@ -48,6 +70,26 @@ describe("issue 33: a fault is checked field by field", () => {
     ["a body without a status", { path: "/event", body: "x", delayMs: 10 }, "status"],
     ["a fault that does nothing", { path: "/event" }, "status"],
     ["a header value on two lines", { path: "/event", status: 500, headers: { a: "b\nc" } }, "headers"],
+    ["a probability over 1", { path: "/event", status: 500, probability: 1.5 }, "probability"],
+    ["a seed that is not whole", { path: "/event", status: 500, seed: 1.5 }, "seed"],
+    ["an unknown malformation", { path: "/event", malformed: "garbled" }, "malformed"],
+    ["a trickle of 0 bytes per second", { path: "/event", trickleBytesPerSecond: 0 }, "trickleBytesPerSecond"],
+    ["a drop with a malformation", { path: "/event", drop: true, malformed: "cut-body" }, "drop"],
+    [
+      "a header to match that is not a name",
+      { path: "/event", status: 500, matchHeaders: { "a b": "1" } },
+      "matchHeaders",
+    ],
+    [
+      "a JSON path with a wildcard",
+      { path: "/event", status: 500, matchJsonPath: { path: "$.items[*]" } },
+      "matchJsonPath/path",
+    ],
+    [
+      "a JSON match's unknown field",
+      { path: "/event", status: 500, matchJsonPath: { path: "$", is: 1 } },
+      "matchJsonPath/is",
+    ],
   ];
   for (const [what, input, field] of refusals) {
     it(`refuses ${what} with 400 1400 naming ${field}`, () => {
@@ -81,7 +123,7 @@ describe("issue 33: the account of a request", () => {
 
 describe("issue 33: a FaultPlan answers the next N matching requests", () => {
   it("counts a fault down and removes it once spent", () => {
-    const plan = new FaultPlan();
+    const plan = new FaultPlan({ randomUnit: () => 0 });
     const fault = plan.add(spec({ method: "POST", path: "/v1/login", status: 503, times: 2 }), pathIs("/v1/login"));
     assert.equal(fault.id, "f1");
     assert.equal(fault.remaining, 2);
@@ -93,14 +135,14 @@ describe("issue 33: a FaultPlan answers the next N matching requests", () => {
   });
 
   it("limits a fault to an account", () => {
-    const plan = new FaultPlan();
+    const plan = new FaultPlan({ randomUnit: () => 0 });
     plan.add(spec({ path: "/event", account: "acme", status: 500 }), pathIs("/event"));
     assert.equal(plan.take("GET", "/event", "svc_account=globex"), null);
     assert.equal(plan.take("GET", "/event", "svc_account=acme")?.id, "f1");
   });
 
   it("answers with the oldest matching fault; lists, removes and clears", () => {
-    const plan = new FaultPlan();
+    const plan = new FaultPlan({ randomUnit: () => 0 });
     plan.add(spec({ path: "/v2/*", status: 500 }), (path) => path.startsWith("/v2/"));
     plan.add(spec({ path: "/v2/auth", status: 429 }), pathIs("/v2/auth"));
     assert.deepEqual(
@@ -114,6 +156,74 @@ describe("issue 33: a FaultPlan answers the next N matching requests", () => {
     plan.clear();
     assert.equal(plan.take("GET", "/event", ""), null);
     assert.equal(plan.add(spec({ path: "/event", drop: true }), pathIs("/event")).id, "f4", "ids keep counting up");
+  });
+});
+
+describe("issue 43: a fault's probability, and matching on headers and on the body", () => {
+  const answered = (plan: FaultPlan, requests: number) =>
+    Array.from({ length: requests }, () => (plan.take("POST", "/event", "") === null ? "." : "F")).join("");
+
+  it("with a seed, fails the same requests in every run, about as often as asked, never drawing from the host", () => {
+    const host = { randomUnit: () => assert.fail("the host's randomness is not drawn with a seed") };
+    const runs = [1, 2].map(() => {
+      const plan = new FaultPlan(host);
+      plan.add(spec({ path: "/event", status: 503, probability: 0.5, seed: 7, times: 1000 }), pathIs("/event"));
+      return answered(plan, 200);
+    });
+    assert.equal(runs[0], runs[1]);
+    const failed = [...(runs[0] ?? "")].filter((mark) => mark === "F").length;
+    assert.ok(failed > 60 && failed < 140, `${failed} of 200`);
+    const other = new FaultPlan(host);
+    other.add(spec({ path: "/event", status: 503, probability: 0.5, seed: 8, times: 1000 }), pathIs("/event"));
+    assert.notEqual(answered(other, 200), runs[0], "another seed, another sequence");
+  });
+
+  it("without a seed, draws from the host; a request passed by is not counted", () => {
+    const draws = [0.7, 0.2, 0.9, 0.1];
+    const plan = new FaultPlan({ randomUnit: () => draws.shift() ?? 0 });
+    plan.add(spec({ path: "/event", status: 503, probability: 0.5, times: 2 }), pathIs("/event"));
+    assert.equal(answered(plan, 4), ".F.F");
+    assert.deepEqual(plan.list(), []);
+  });
+
+  it("probability 0 never answers, 1 always", () => {
+    const plan = new FaultPlan({ randomUnit: () => 0 });
+    plan.add(spec({ path: "/event", status: 503, probability: 0, times: 5 }), pathIs("/event"));
+    assert.equal(answered(plan, 3), "...");
+  });
+
+  it("matches a request's headers, in any case, and a value at a JSON path of its body", () => {
+    const plan = new FaultPlan({ randomUnit: () => 0 });
+    plan.add(
+      spec({
+        path: "/event",
+        status: 500,
+        times: 9,
+        matchHeaders: { "X-Test": "a" },
+        matchJsonPath: { path: "$.sku", equals: "A1" },
+      }),
+      pathIs("/event"),
+    );
+    const headers = new Map([["x-test", "a"]]);
+    const parts = (body: string | null, header = (name: string) => headers.get(name.toLowerCase()) ?? null) => ({
+      header,
+      body,
+    });
+    assert.equal(plan.readsBodies, true);
+    assert.equal(plan.take("POST", "/event", "", parts('{"sku":"A1"}'))?.id, "f1");
+    assert.equal(plan.take("POST", "/event", "", parts('{"sku":"B2"}')), null);
+    assert.equal(plan.take("POST", "/event", "", parts("sku=A1")), null, "a body that is not JSON");
+    assert.equal(
+      plan.take(
+        "POST",
+        "/event",
+        "",
+        parts('{"sku":"A1"}', () => null),
+      ),
+      null,
+      "without the header",
+    );
+    assert.equal(plan.take("POST", "/event", ""), null, "nothing read of the request");
   });
 });
 

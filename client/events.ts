@@ -1,0 +1,89 @@
+/**
+ * The stored events' helpers (issue 43), as Snowplow Micro's: find, count, and wait for the events that match a
+ * filter, with the admin token. Each throws SvcHubClientError when svc-hub refuses the call.
+ *
+ *   await waitForEvents(hub, { event: "purchase", params: { sku: "A1" } }, { min: 2 });
+ */
+import type { SvcHubClient } from "./index.ts";
+import { SvcHubClientError } from "./index.ts";
+import type { paths } from "./openapi.types.ts";
+
+type WaitBody = paths["/admin/events/wait"]["post"]["requestBody"]["content"]["application/json"];
+type WaitAnswer = paths["/admin/events/wait"]["post"]["responses"][200]["content"]["application/json"];
+
+/**
+ * Which stored events: every field optional, all given must match (account, profile, visitor, event, traceId,
+ * parameter values compared as text, received `since`, `afterSeq`).
+ */
+export type EventFilter = Omit<WaitBody, "min" | "timeoutMs" | "limit">;
+/** A stored event as the admin API shows it. */
+export type StoredEventView = WaitAnswer["events"][number];
+
+export interface EventWaitOptions {
+  /** How many matching events to wait for (default 1). */
+  readonly min?: number;
+  /** Real milliseconds to wait at most (default 5000). */
+  readonly timeoutMs?: number;
+  /** How many of the matching events to answer (default 100). */
+  readonly limit?: number;
+}
+
+/** A wait for events that timed out: what was waited for, and what was found, in its message. */
+export class EventWaitTimeoutError extends Error {
+  override readonly name = "EventWaitTimeoutError";
+  constructor(
+    readonly filter: EventFilter,
+    readonly min: number,
+    readonly timeoutMs: number,
+    readonly found: readonly StoredEventView[],
+    readonly count: number,
+  ) {
+    const shown = found
+      .slice(0, 5)
+      .map((event) => `\n  seq ${event.seq} ${event.event ?? "(no svc_event)"} ${JSON.stringify(event.data)}`)
+      .join("");
+    super(
+      `waited ${timeoutMs} ms for ${min} event(s) matching ${JSON.stringify(filter)}; ${count} stored${count > 0 ? ":" : ""}${shown}`,
+    );
+  }
+}
+
+type AdminClient = Pick<SvcHubClient, "admin">;
+
+/** The matching events stored now (POST /admin/events/count), oldest first, at most `limit` (default 100). */
+export async function findEvents(hub: AdminClient, filter: EventFilter = {}, limit = 100): Promise<StoredEventView[]> {
+  return (await countedEvents(hub, filter, limit)).events;
+}
+
+/**
+ * How many matching events are stored now. Room is left beside it for the tracking plan's verdicts: this counts
+ * every stored event that matches, good or bad.
+ */
+export async function countEvents(hub: AdminClient, filter: EventFilter = {}): Promise<number> {
+  return Number((await countedEvents(hub, filter, 1)).count);
+}
+
+/**
+ * Waits until at least `min` matching events are stored (POST /admin/events/wait, a long poll); answers them, or
+ * throws EventWaitTimeoutError saying what it waited for and what it found.
+ */
+export async function waitForEvents(
+  hub: AdminClient,
+  filter: EventFilter = {},
+  options: EventWaitOptions = {},
+): Promise<StoredEventView[]> {
+  const min = options.min ?? 1;
+  const timeoutMs = options.timeoutMs ?? 5000;
+  const { data, error, response } = await hub.admin.POST("/admin/events/wait", {
+    body: { ...filter, min, timeoutMs, limit: options.limit ?? 100 },
+  });
+  if (data === undefined) throw new SvcHubClientError("POST /admin/events/wait", response.status, error);
+  if (!data.met) throw new EventWaitTimeoutError(filter, min, timeoutMs, data.events, Number(data.count));
+  return data.events;
+}
+
+async function countedEvents(hub: AdminClient, filter: EventFilter, limit: number) {
+  const { data, error, response } = await hub.admin.POST("/admin/events/count", { body: { ...filter, limit } });
+  if (data === undefined) throw new SvcHubClientError("POST /admin/events/count", response.status, error);
+  return data;
+}
