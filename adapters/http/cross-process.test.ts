@@ -63,7 +63,11 @@ function describeTwoProcesses(sharing: Sharing): void {
     let second: SpawnedServer;
 
     beforeAll(async () => {
-      const { dataDirs, env } = await sharing.start();
+      const started = await sharing.start();
+      const dataDirs = started.dataDirs;
+      // Realistic delays: a visitor deletion stays pending for days of the virtual clock, not for the 2 s of the
+      // fast preset, which a busy machine can spend between the requests of one test.
+      const env = { ...started.env, SVC_TIMING: "realistic" };
       first = await spawnServer({ root, dataDir: dataDirs[0], adminToken, env });
       second = await spawnServer({ root, dataDir: dataDirs[1], adminToken, env });
     }, 60_000);
@@ -228,7 +232,7 @@ function describeTwoProcesses(sharing: Sharing): void {
       const moved = await fetch(`${second.url}/admin/wait`, {
         method: "POST",
         headers: admin,
-        body: JSON.stringify({ advanceClock: "1h" }),
+        body: JSON.stringify({ advanceClock: "4d" }),
       });
       expect(moved.status).toBe(200);
       for (const visitor of visitors) {
