@@ -282,6 +282,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/events/verdicts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Count the stored events' tracking-plan verdicts (valid, invalid, none) by event name */
+        get: operations["getAdminEventsVerdicts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/faults": {
         parameters: {
             query?: never;
@@ -1746,6 +1763,20 @@ export interface operations {
                             seq: string | number;
                             thirdPartyVisitorId: string | null;
                             traceId: string | null;
+                            /** @enum {string} */
+                            verdict: "valid" | "invalid" | "none";
+                            /** @description With invalid, every violation; otherwise empty */
+                            violations: {
+                                message: string;
+                                /** @description The event parameter at fault; empty for the event as a whole */
+                                parameter: string;
+                                /** @description Where in the parameters, as a JSON Pointer */
+                                path: string;
+                                /** @description The JSON Schema keyword that failed */
+                                rule: string;
+                                /** @description The offending value; absent when missing */
+                                value?: unknown;
+                            }[];
                             /** @description The resolved svc_visitor_id */
                             visitorId: string;
                             /** @description override, tapid, visitor_id, first_party or new (DEC-COL-09) */
@@ -2083,6 +2114,7 @@ export interface operations {
                 profile?: string;
                 to?: string;
                 traceId?: string;
+                verdict?: string;
                 visitor?: string;
             };
             header?: never;
@@ -2115,6 +2147,20 @@ export interface operations {
                             seq: string | number;
                             thirdPartyVisitorId: string | null;
                             traceId: string | null;
+                            /** @enum {string} */
+                            verdict: "valid" | "invalid" | "none";
+                            /** @description With invalid, every violation; otherwise empty */
+                            violations: {
+                                message: string;
+                                /** @description The event parameter at fault; empty for the event as a whole */
+                                parameter: string;
+                                /** @description Where in the parameters, as a JSON Pointer */
+                                path: string;
+                                /** @description The JSON Schema keyword that failed */
+                                rule: string;
+                                /** @description The offending value; absent when missing */
+                                value?: unknown;
+                            }[];
                             /** @description The resolved svc_visitor_id */
                             visitorId: string;
                             /** @description override, tapid, visitor_id, first_party or new (DEC-COL-09) */
@@ -2206,6 +2252,20 @@ export interface operations {
                             seq: string | number;
                             thirdPartyVisitorId: string | null;
                             traceId: string | null;
+                            /** @enum {string} */
+                            verdict: "valid" | "invalid" | "none";
+                            /** @description With invalid, every violation; otherwise empty */
+                            violations: {
+                                message: string;
+                                /** @description The event parameter at fault; empty for the event as a whole */
+                                parameter: string;
+                                /** @description Where in the parameters, as a JSON Pointer */
+                                path: string;
+                                /** @description The JSON Schema keyword that failed */
+                                rule: string;
+                                /** @description The offending value; absent when missing */
+                                value?: unknown;
+                            }[];
                             /** @description The resolved svc_visitor_id */
                             visitorId: string;
                             /** @description override, tapid, visitor_id, first_party or new (DEC-COL-09) */
@@ -2451,6 +2511,70 @@ export interface operations {
                 };
             };
             /** @description Without the admin token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        returnCode: string | number;
+                    };
+                };
+            };
+        };
+    };
+    getAdminEventsVerdicts: {
+        parameters: {
+            query?: {
+                account?: string;
+                event?: string;
+                from?: string;
+                profile?: string;
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description By event name, in name order; events without a name last */
+                        byEvent: {
+                            /** @description svc_event; null: events without one */
+                            event: string | null;
+                            invalid: string | number;
+                            none: string | number;
+                            valid: string | number;
+                        }[];
+                        total: {
+                            invalid: string | number;
+                            none: string | number;
+                            valid: string | number;
+                        };
+                    };
+                };
+            };
+            /** @description DEC-GEN-01 error body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        returnCode: string | number;
+                    };
+                };
+            };
+            /** @description DEC-GEN-01 error body */
             401: {
                 headers: {
                     [name: string]: unknown;

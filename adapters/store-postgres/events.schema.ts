@@ -1,4 +1,5 @@
 import { bigserial, index, pgTable, text } from "drizzle-orm/pg-core";
+import type { Verdict } from "../../core/ports/index.ts";
 import type { VisitorIdSource } from "../../core/visitors/index.ts";
 import { millis } from "./columns.ts";
 
@@ -6,7 +7,9 @@ import { millis } from "./columns.ts";
  * COL-16, DEC-COL-08: collected events. A sequence gives `seq`, and every append takes the events lock
  * (a transaction-level advisory lock) before it inserts, so that sequence numbers become visible in the order
  * they were given, whichever node appends: a reader that has seen `seq` n never sees a smaller one appear
- * later. `data` is the JSON text of every stored parameter (kept as text so its order survives).
+ * later. `data` is the JSON text of every stored parameter (kept as text so its order survives). `verdict` is
+ * the tracking plan's (valid, invalid or none) and `violations` the JSON of an invalid event's violations (null
+ * otherwise).
  */
 export const events = pgTable(
   "events",
@@ -23,6 +26,8 @@ export const events = pgTable(
     traceId: text("trace_id"),
     receivedAt: millis("received_at").notNull(),
     data: text("data").notNull(),
+    verdict: text("verdict").$type<Verdict>().notNull().default("none"),
+    violations: text("violations"),
   },
   (table) => [
     index("events_visitor_idx").on(table.account, table.profile, table.visitorId, table.seq),

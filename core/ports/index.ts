@@ -37,7 +37,13 @@ export {
   type EventStore,
   maxVisitorIdsPerQuery,
   type StoredEvent,
+  tallyVerdicts,
   type ValueErasure,
+  type Verdict,
+  type VerdictCount,
+  type VerdictCountQuery,
+  type Violation,
+  verdicts,
 } from "./events.store.ts";
 export type { FileSourceType, FileStatusRecord, FileStatusStore, ImportedFile, ImportProgress } from "./files.store.ts";
 export type { Digests, SecretHasher } from "./hashing.port.ts";
@@ -81,4 +87,5 @@ export type {
   UserRecord,
 } from "./tenancy.store.ts";
 export type { TokenClaims, TokenSigner, VerifiedToken } from "./token-signer.port.ts";
+export type { EventSchemaCheck, ProfilePlanChecks, TrackingPlans } from "./tracking-plans.port.ts";
 export type { BundleZipper, ZipEntry } from "./zip.port.ts";
