@@ -129,3 +129,10 @@ export function Time(props: { iso: string | null | undefined }) {
   if (!props.iso) return <span class="muted">—</span>;
   return <time dateTime={props.iso}>{props.iso.replace("T", " ").replace(/\.\d+Z$|Z$/, "Z")}</time>;
 }
+
+/** Issue 43: a stored event's tracking-plan verdict, as a coloured word (with the number of violations). */
+export function VerdictBadge(props: { verdict: string; violations: number }) {
+  const { verdict, violations } = props;
+  const text = verdict === "invalid" ? `invalid (${violations})` : verdict === "none" ? "no schema" : verdict;
+  return <span class={`badge verdict-${verdict}`}>{text}</span>;
+}

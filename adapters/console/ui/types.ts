@@ -36,6 +36,19 @@ export interface StoredEvent {
   readonly receivedAt: string;
   readonly receivedAtMs: number;
   readonly data: Readonly<Record<string, unknown>>;
+  /** The tracking plan's verdict (docs/configuration.md, Tracking plan). */
+  readonly verdict: "valid" | "invalid" | "none";
+  readonly violations: readonly Violation[];
+}
+
+/** One way an event breaks its tracking plan. */
+export interface Violation {
+  readonly parameter: string;
+  readonly path: string;
+  readonly rule: string;
+  /** Absent for a missing parameter. */
+  readonly value?: unknown;
+  readonly message: string;
 }
 
 export interface EventPage {
