@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { configTextWithPlanOnAcmeMain } from "../testing/tracking-plan/demo-plan.ts";
 import { environmentWithoutServerSettings } from "../tools/consumer-project.ts";
+import { type CommandRun, runCommand } from "../tools/run-command.ts";
 import { type SpawnedServer, spawnServer } from "../tools/spawn-server.ts";
 
 const repository = resolve(import.meta.dir, "..");
@@ -34,19 +35,11 @@ afterAll(async () => {
 });
 
 /** Runs `node bin/svc-hub.mjs` against the server. */
-async function svcHub(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const child = Bun.spawn(["node", join(repository, "bin", "svc-hub.mjs"), ...args], {
+function svcHub(args: string[]): Promise<CommandRun> {
+  return runCommand(["node", join(repository, "bin", "svc-hub.mjs"), ...args], {
     cwd: folder,
     env: { ...environmentWithoutServerSettings(), SVC_URL: server.url, SVC_ADMIN_TOKEN: adminToken },
-    stdout: "pipe",
-    stderr: "pipe",
   });
-  const [code, stdout, stderr] = await Promise.all([
-    child.exited,
-    new Response(child.stdout).text(),
-    new Response(child.stderr).text(),
-  ]);
-  return { code, stdout, stderr };
 }
 
 function linesOf(

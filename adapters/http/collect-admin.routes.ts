@@ -86,6 +86,15 @@ const StatsView = t.Object({
   limits: t.Object({ collectEventsPerSecond: t.Integer(), maxBodyBytes: t.Integer() }),
 });
 
+/** The filters the events query and the verdict counts share. */
+const eventFilters = {
+  account: t.Optional(t.String()),
+  profile: t.Optional(t.String()),
+  event: t.Optional(t.String({ description: "svc_event" })),
+  from: t.Optional(t.String({ description: "Received at or after: ISO 8601 or epoch ms (virtual clock)" })),
+  to: t.Optional(t.String({ description: "Received at or before: ISO 8601 or epoch ms (virtual clock)" })),
+};
+
 const defaultLimit = 100;
 const maxLimit = 1000;
 
@@ -182,13 +191,9 @@ export function collectAdminRoutes(deps: AppDeps) {
       },
       {
         query: t.Object({
-          account: t.Optional(t.String()),
-          profile: t.Optional(t.String()),
+          ...eventFilters,
           visitor: t.Optional(t.String({ description: "The resolved visitor ID" })),
-          event: t.Optional(t.String({ description: "svc_event" })),
           traceId: t.Optional(t.String({ description: "svc_trace_id" })),
-          from: t.Optional(t.String({ description: "Received at or after: ISO 8601 or epoch ms (virtual clock)" })),
-          to: t.Optional(t.String({ description: "Received at or before: ISO 8601 or epoch ms (virtual clock)" })),
           afterSeq: t.Optional(t.String({ description: "Sequence numbers above this one: a whole number from 0" })),
           beforeSeq: t.Optional(t.String({ description: "Sequence numbers below this one: a whole number from 0" })),
           limit: t.Optional(
@@ -217,13 +222,7 @@ export function collectAdminRoutes(deps: AppDeps) {
         return { byEvent, total };
       },
       {
-        query: t.Object({
-          account: t.Optional(t.String()),
-          profile: t.Optional(t.String()),
-          event: t.Optional(t.String({ description: "svc_event" })),
-          from: t.Optional(t.String({ description: "Received at or after: ISO 8601 or epoch ms (virtual clock)" })),
-          to: t.Optional(t.String({ description: "Received at or before: ISO 8601 or epoch ms (virtual clock)" })),
-        }),
+        query: t.Object(eventFilters),
         detail: {
           tags: ["admin", "collect"],
           summary: "Count the stored events' tracking-plan verdicts (valid, invalid, none) by event name",

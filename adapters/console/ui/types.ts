@@ -4,9 +4,10 @@
  * views, with times in ISO 8601.
  */
 import type { EngineAnswerView, InspectedVisitor, ProfileChange, ProfileView } from "../../../core/inspect/index.ts";
+import type { Violation } from "../../../core/ports/index.ts";
 import type { PrecedenceRow, VisitorIdDecision } from "../../../core/visitors/index.ts";
 
-export type { PrecedenceRow, ProfileChange, ProfileView };
+export type { PrecedenceRow, ProfileChange, ProfileView, Violation };
 export type Decision = VisitorIdDecision;
 export type EngineAnswer = EngineAnswerView;
 
@@ -39,16 +40,6 @@ export interface StoredEvent {
   /** The tracking plan's verdict (docs/configuration.md, Tracking plan). */
   readonly verdict: "valid" | "invalid" | "none";
   readonly violations: readonly Violation[];
-}
-
-/** One way an event breaks its tracking plan. */
-export interface Violation {
-  readonly parameter: string;
-  readonly path: string;
-  readonly rule: string;
-  /** Absent for a missing parameter. */
-  readonly value?: unknown;
-  readonly message: string;
 }
 
 export interface EventPage {
