@@ -138,3 +138,23 @@ describe("a schema that does not compile is a configuration error", () => {
     ]);
   });
 });
+
+describe("ajv is loaded only by a configuration with a plan (the server's start is measured)", () => {
+  /** Whether a fresh process that reads this configuration text has loaded ajv. */
+  function loadsAjv(text: string): boolean {
+    const script = `
+      const { parseConfigText } = await import(${JSON.stringify(`${import.meta.dir}/config.loader.ts`)});
+      const result = parseConfigText(${JSON.stringify(text)}, "json", "svc.config.json");
+      if (!result.ok) throw new Error(result.error.format());
+      console.log(Object.keys(require.cache).some((path) => path.includes("/node_modules/ajv/")));
+    `;
+    const run = Bun.spawnSync([process.execPath, "-e", script]);
+    if (run.exitCode !== 0) throw new Error(run.stderr.toString());
+    return run.stdout.toString().trim() === "true";
+  }
+
+  test("not by one without, and by one with", () => {
+    expect(loadsAjv(configWith(undefined))).toBe(false);
+    expect(loadsAjv(configWith(purchasePlan))).toBe(true);
+  });
+});
