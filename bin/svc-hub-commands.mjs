@@ -64,7 +64,8 @@ ${exitCodes}
 `,
   events: `Usage: svc-hub events [options]
 
-Prints the stored events of a running server (GET /admin/events), oldest first, one JSON object a line.
+Prints the stored events of a running server (GET /admin/events), oldest first, one JSON object a line,
+each with its tracking plan's verdict and violations.
 
   --follow               then keep printing new ones until interrupted (SIGINT or SIGTERM: exit code 0)
   --interval-ms <n>      with --follow, how often to ask (default 1000)
@@ -72,6 +73,7 @@ Prints the stored events of a running server (GET /admin/events), oldest first, 
   --profile <name>       only this profile's
   --event <name>         only events of this name (svc_event)
   --visitor <id>         only this visitor's
+  --verdict <verdict>    only those the tracking plan judged valid, invalid or none (no schema applies)
   --after-seq <n>        only those after this sequence number
   --wait                 instead, wait until matching events are stored (POST /admin/events/wait) and print
                          them; exit code 1 with a message when the timeout passes first
@@ -202,6 +204,7 @@ const commands = {
         profile: { type: "string" },
         event: { type: "string" },
         visitor: { type: "string" },
+        verdict: { type: "string" },
         "after-seq": { type: "string" },
         wait: { type: "boolean" },
         count: { type: "boolean" },
@@ -213,11 +216,20 @@ const commands = {
       usages.events,
     );
     if (values.help) return help(usages.events);
+    const verdicts = ["valid", "invalid", "none"];
+    if (values.verdict !== undefined && !verdicts.includes(values.verdict))
+      refuse(`--verdict takes valid, invalid or none, not "${values.verdict}"`, usages.events);
     if (values.wait || values.count) return expectEvents(values);
     const intervalMs = wholeNumber(values["interval-ms"] ?? "1000", "--interval-ms", usages.events);
     const afterSeq = wholeNumber(values["after-seq"] ?? "0", "--after-seq", usages.events);
     await printEvents(remoteOptions(values), {
-      filters: { account: values.account, profile: values.profile, event: values.event, visitor: values.visitor },
+      filters: {
+        account: values.account,
+        profile: values.profile,
+        event: values.event,
+        visitor: values.visitor,
+        verdict: values.verdict,
+      },
       afterSeq,
       follow: values.follow === true,
       intervalMs,
@@ -260,6 +272,7 @@ async function expectEvents(values) {
     profile: values.profile,
     event: values.event,
     visitor: values.visitor,
+    verdict: values.verdict,
     since: values.since,
     ...(values["after-seq"] === undefined ? {} : { afterSeq: wholeNumber(values["after-seq"], "--after-seq", usage) }),
     ...(Object.keys(params).length === 0 ? {} : { params }),

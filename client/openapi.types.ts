@@ -299,6 +299,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/events/verdicts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Count the stored events' tracking-plan verdicts (valid, invalid, none) by event name */
+        get: operations["getAdminEventsVerdicts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/events/wait": {
         parameters: {
             query?: never;
@@ -1823,6 +1840,20 @@ export interface operations {
                             seq: string | number;
                             thirdPartyVisitorId: string | null;
                             traceId: string | null;
+                            /** @enum {string} */
+                            verdict: "valid" | "invalid" | "none";
+                            /** @description With invalid, every violation; otherwise empty */
+                            violations: {
+                                message: string;
+                                /** @description The event parameter at fault; empty for the event as a whole */
+                                parameter: string;
+                                /** @description Where in the parameters, as a JSON Pointer */
+                                path: string;
+                                /** @description The JSON Schema keyword that failed */
+                                rule: string;
+                                /** @description The offending value; absent when missing */
+                                value?: unknown;
+                            }[];
                             /** @description The resolved svc_visitor_id */
                             visitorId: string;
                             /** @description override, tapid, visitor_id, first_party or new (DEC-COL-09) */
@@ -2161,6 +2192,7 @@ export interface operations {
                 search?: string;
                 to?: string;
                 traceId?: string;
+                verdict?: string;
                 visitor?: string;
             };
             header?: never;
@@ -2193,6 +2225,20 @@ export interface operations {
                             seq: string | number;
                             thirdPartyVisitorId: string | null;
                             traceId: string | null;
+                            /** @enum {string} */
+                            verdict: "valid" | "invalid" | "none";
+                            /** @description With invalid, every violation; otherwise empty */
+                            violations: {
+                                message: string;
+                                /** @description The event parameter at fault; empty for the event as a whole */
+                                parameter: string;
+                                /** @description Where in the parameters, as a JSON Pointer */
+                                path: string;
+                                /** @description The JSON Schema keyword that failed */
+                                rule: string;
+                                /** @description The offending value; absent when missing */
+                                value?: unknown;
+                            }[];
                             /** @description The resolved svc_visitor_id */
                             visitorId: string;
                             /** @description override, tapid, visitor_id, first_party or new (DEC-COL-09) */
@@ -2284,6 +2330,20 @@ export interface operations {
                             seq: string | number;
                             thirdPartyVisitorId: string | null;
                             traceId: string | null;
+                            /** @enum {string} */
+                            verdict: "valid" | "invalid" | "none";
+                            /** @description With invalid, every violation; otherwise empty */
+                            violations: {
+                                message: string;
+                                /** @description The event parameter at fault; empty for the event as a whole */
+                                parameter: string;
+                                /** @description Where in the parameters, as a JSON Pointer */
+                                path: string;
+                                /** @description The JSON Schema keyword that failed */
+                                rule: string;
+                                /** @description The offending value; absent when missing */
+                                value?: unknown;
+                            }[];
                             /** @description The resolved svc_visitor_id */
                             visitorId: string;
                             /** @description override, tapid, visitor_id, first_party or new (DEC-COL-09) */
@@ -2437,6 +2497,8 @@ export interface operations {
                     since?: string | (string | number);
                     /** @description svc_trace_id */
                     traceId?: string;
+                    /** @enum {string} */
+                    verdict?: "valid" | "invalid" | "none";
                     /** @description The resolved visitor ID */
                     visitor?: string;
                 };
@@ -2457,6 +2519,8 @@ export interface operations {
                     since?: string | (string | number);
                     /** @description svc_trace_id */
                     traceId?: string;
+                    /** @enum {string} */
+                    verdict?: "valid" | "invalid" | "none";
                     /** @description The resolved visitor ID */
                     visitor?: string;
                 };
@@ -2477,6 +2541,8 @@ export interface operations {
                     since?: string | (string | number);
                     /** @description svc_trace_id */
                     traceId?: string;
+                    /** @enum {string} */
+                    verdict?: "valid" | "invalid" | "none";
                     /** @description The resolved visitor ID */
                     visitor?: string;
                 };
@@ -2510,6 +2576,20 @@ export interface operations {
                             seq: string | number;
                             thirdPartyVisitorId: string | null;
                             traceId: string | null;
+                            /** @enum {string} */
+                            verdict: "valid" | "invalid" | "none";
+                            /** @description With invalid, every violation; otherwise empty */
+                            violations: {
+                                message: string;
+                                /** @description The event parameter at fault; empty for the event as a whole */
+                                parameter: string;
+                                /** @description Where in the parameters, as a JSON Pointer */
+                                path: string;
+                                /** @description The JSON Schema keyword that failed */
+                                rule: string;
+                                /** @description The offending value; absent when missing */
+                                value?: unknown;
+                            }[];
                             /** @description The resolved svc_visitor_id */
                             visitorId: string;
                             /** @description override, tapid, visitor_id, first_party or new (DEC-COL-09) */
@@ -2705,6 +2785,70 @@ export interface operations {
             };
         };
     };
+    getAdminEventsVerdicts: {
+        parameters: {
+            query?: {
+                account?: string;
+                event?: string;
+                from?: string;
+                profile?: string;
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description By event name, in name order; events without a name last */
+                        byEvent: {
+                            /** @description svc_event; null: events without one */
+                            event: string | null;
+                            invalid: string | number;
+                            none: string | number;
+                            valid: string | number;
+                        }[];
+                        total: {
+                            invalid: string | number;
+                            none: string | number;
+                            valid: string | number;
+                        };
+                    };
+                };
+            };
+            /** @description DEC-GEN-01 error body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        returnCode: string | number;
+                    };
+                };
+            };
+            /** @description DEC-GEN-01 error body */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        returnCode: string | number;
+                    };
+                };
+            };
+        };
+    };
     postAdminEventsWait: {
         parameters: {
             query?: never;
@@ -2735,6 +2879,8 @@ export interface operations {
                     timeoutMs?: string | number;
                     /** @description svc_trace_id */
                     traceId?: string;
+                    /** @enum {string} */
+                    verdict?: "valid" | "invalid" | "none";
                     /** @description The resolved visitor ID */
                     visitor?: string;
                 };
@@ -2759,6 +2905,8 @@ export interface operations {
                     timeoutMs?: string | number;
                     /** @description svc_trace_id */
                     traceId?: string;
+                    /** @enum {string} */
+                    verdict?: "valid" | "invalid" | "none";
                     /** @description The resolved visitor ID */
                     visitor?: string;
                 };
@@ -2783,6 +2931,8 @@ export interface operations {
                     timeoutMs?: string | number;
                     /** @description svc_trace_id */
                     traceId?: string;
+                    /** @enum {string} */
+                    verdict?: "valid" | "invalid" | "none";
                     /** @description The resolved visitor ID */
                     visitor?: string;
                 };
@@ -2816,6 +2966,20 @@ export interface operations {
                             seq: string | number;
                             thirdPartyVisitorId: string | null;
                             traceId: string | null;
+                            /** @enum {string} */
+                            verdict: "valid" | "invalid" | "none";
+                            /** @description With invalid, every violation; otherwise empty */
+                            violations: {
+                                message: string;
+                                /** @description The event parameter at fault; empty for the event as a whole */
+                                parameter: string;
+                                /** @description Where in the parameters, as a JSON Pointer */
+                                path: string;
+                                /** @description The JSON Schema keyword that failed */
+                                rule: string;
+                                /** @description The offending value; absent when missing */
+                                value?: unknown;
+                            }[];
                             /** @description The resolved svc_visitor_id */
                             visitorId: string;
                             /** @description override, tapid, visitor_id, first_party or new (DEC-COL-09) */

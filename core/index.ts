@@ -38,5 +38,6 @@ export * as service from "./service/index.ts";
 export * as session from "./session/index.ts";
 export * as testingTools from "./testing-tools/index.ts";
 export * as timing from "./timing/index.ts";
+export * as trackingPlan from "./tracking-plan/index.ts";
 export * as values from "./values/index.ts";
 export * as visitors from "./visitors/index.ts";

@@ -11,6 +11,7 @@ import { expect, test } from "bun:test";
 import { mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
+import { configTextWithPlanOnAcmeMain } from "../testing/tracking-plan/demo-plan.ts";
 import { desktopUserAgent } from "./chromium.ts";
 import { testLimitMs, waitLimitMs } from "./limits.ts";
 import { html } from "./pages.ts";
@@ -29,7 +30,16 @@ const hostile = {
 // Realistic timing: a data layer upload waits 5 to 10 minutes on the virtual clock, so the data page shows it
 // pending however busy the machine is, until the test moves the clock (fast timing publishes it after 1 s of
 // real time, which a loaded machine spends before the page is read).
-const ready = browserSuite({ outputDir, service: { timing: "realistic" } });
+// The demo's tenants, with a tracking plan on acme/main (issue 43), whose verdicts the events pages show.
+const ready = browserSuite({
+  outputDir,
+  service: {
+    timing: "realistic",
+    configText: configTextWithPlanOnAcmeMain(
+      readFileSync(join(root, "adapters", "config", "demo.config.json"), "utf8"),
+    ),
+  },
+});
 
 async function admin(path: string, init: RequestInit = {}): Promise<Response> {
   const { service } = ready();
@@ -294,6 +304,63 @@ consoleTest("an event's page shows the rule that chose its visitor ID and the TA
   expect(await accessibilityViolations(page)).toEqual([]);
   await screenshot(page, "event");
 });
+
+consoleTest(
+  "issue 43: each stored event shows its tracking-plan verdict, and an invalid one's page lists its violations",
+  async ({ page }) => {
+    const { service } = ready();
+    const trace = `plan-${crypto.randomUUID().slice(0, 8)}`;
+    await signIn(page);
+    const base = { svc_account: "acme", svc_profile: "main", svc_trace_id: trace };
+    expect(await collect({ ...base, svc_event: "purchase", order_id: "O-7" })).toBe(200);
+    expect(await collect({ ...base, svc_event: "purchase", order_id: "nope" })).toBe(200);
+    const posted = await fetch(`${service.url}/event`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ ...base, svc_event: "purchase", total: -3 }),
+    });
+    expect(posted.status).toBe(200);
+    expect(await collect({ svc_account: "acme", svc_profile: "dev", svc_event: "view", svc_trace_id: trace })).toBe(
+      200,
+    );
+    const stored = (await service.events(trace)) as unknown as Array<{ seq: number }>;
+    expect(stored).toHaveLength(4);
+    const [good, badGet, badPost, unplanned] = stored.map((event) => event.seq);
+
+    const table = page.getByRole("table", { name: /Stored events/ });
+    const rowOf = (seq: number | undefined) =>
+      table.getByRole("row").filter({ has: page.getByRole("link", { name: `Event ${seq}`, exact: true }) });
+    await rowOf(unplanned).waitFor({ timeout: waitLimitMs });
+    await expect(rowOf(good).getByRole("cell", { name: "valid", exact: true }).count()).resolves.toBe(1);
+    await expect(rowOf(badGet).getByRole("cell", { name: "invalid (1)" }).count()).resolves.toBe(1);
+    await expect(rowOf(badPost).getByRole("cell", { name: "invalid (2)" }).count()).resolves.toBe(1);
+    await expect(rowOf(unplanned).getByRole("cell", { name: "no schema" }).count()).resolves.toBe(1);
+    expect(await accessibilityViolations(page)).toEqual([]);
+
+    await page.getByRole("link", { name: `Event ${badPost}`, exact: true }).click();
+    await page.getByRole("heading", { name: `Event ${badPost}`, level: 1 }).waitFor();
+    const violations = page.getByRole("table", { name: /Violations of the tracking plan/ });
+    const rows = violations.getByRole("row");
+    // The header, then one row per violation: parameter, rule, value, message.
+    await expect(rows.count()).resolves.toBe(3);
+    await expect(rows.nth(1).textContent()).resolves.toBe(
+      "order_idrequired(missing)must have required property 'order_id'",
+    );
+    await expect(rows.nth(2).textContent()).resolves.toBe("totalminimum-3must be >= 0");
+    await expect(page.getByRole("table", { name: "The event" }).textContent()).resolves.toContain(
+      "invalid: 2 violations",
+    );
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await screenshot(page, "event-violations");
+
+    await page.goto(`${service.url}/console/events/${good}`);
+    await page.getByRole("heading", { name: `Event ${good}`, level: 1 }).waitFor();
+    await expect(page.getByRole("table", { name: "The event" }).textContent()).resolves.toContain(
+      "valid: fits the tracking plan",
+    );
+    await expect(page.getByRole("table", { name: /Violations of the tracking plan/ }).count()).resolves.toBe(0);
+  },
+);
 
 consoleTest("a visitor is found by e-mail, with its attributes, badges, audiences and engines", async ({ page }) => {
   const email = `ann-${crypto.randomUUID().slice(0, 8)}@example.com`;

@@ -2,7 +2,7 @@
  * svc-hub as a real process for the browser suite, and what the suite asks it outside the browser: the admin
  * API (stored events, wait, virtual clock) and the hosted data layer API v1 (to publish a data layer).
  */
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { type SpawnedServer, spawnServer } from "../tools/spawn-server.ts";
@@ -55,6 +55,15 @@ export interface ServiceOptions {
    * test sees it pending however slow the machine, and it completes only once the test moves the clock.
    */
   readonly timing?: "instant" | "fast" | "realistic";
+  /** The JSON text of the configuration file it reads (SVC_CONFIG); default: the demo's. */
+  readonly configText?: string;
+}
+
+/** Writes a configuration file into the data directory (removed with it) and answers its path. */
+function configFileIn(dataDir: string, text: string): string {
+  const path = join(dataDir, "svc.config.json");
+  writeFileSync(path, text);
+  return path;
 }
 
 export async function startService(
@@ -72,7 +81,10 @@ export async function startService(
       dataDir,
       adminToken,
       logFile: join(outputDir, "server.log"),
-      ...(options.timing ? { env: { SVC_TIMING: options.timing } } : {}),
+      env: {
+        ...(options.timing ? { SVC_TIMING: options.timing } : {}),
+        ...(options.configText === undefined ? {} : { SVC_CONFIG: configFileIn(dataDir, options.configText) }),
+      },
     });
   } catch (error) {
     rmSync(dataDir, { recursive: true, force: true });

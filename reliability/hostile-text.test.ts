@@ -450,6 +450,7 @@ const sensibleParameter: Record<string, string> = {
   beforeSeq: "1000000",
   limit: "10",
   order: "asc",
+  verdict: "invalid",
   after: "0",
   replay: "0",
   filePrefix: "purchases",

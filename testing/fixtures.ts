@@ -10,13 +10,16 @@ import type {
   FileStatusRecord,
   PrivacyAuditRecord,
   PrivacyTransaction,
+  StoredEvent,
   Stores,
   UserRecord,
 } from "../core/ports/index.ts";
 import { privacyAuditRecord } from "../core/privacy/index.ts";
 
 /** A collected view of acme/main by the visitor v1. */
-export function sampleEvent(overrides: Partial<CollectedEvent> = {}): CollectedEvent {
+export function sampleEvent(
+  overrides: Partial<CollectedEvent> = {},
+): CollectedEvent & Pick<StoredEvent, "verdict" | "violations"> {
   return {
     account: "acme",
     profile: "main",
@@ -29,6 +32,8 @@ export function sampleEvent(overrides: Partial<CollectedEvent> = {}): CollectedE
     traceId: null,
     receivedAt: 1_700_000_000_000,
     data: { svc_account: "acme", svc_visitor_id: "v1" },
+    verdict: "none",
+    violations: [],
     ...overrides,
   };
 }

@@ -19,6 +19,7 @@ import { checkReferences } from "./config.references.ts";
 import { checkConfiguredRevisions } from "./config.revisions.ts";
 import { type ConfigFile, ConfigFileSchema, type ProfileFile } from "./config.schema.ts";
 import { type ConfigFormat, parseConfigSyntax } from "./config.syntax.ts";
+import { trackingPlansOf } from "./tracking-plans.ts";
 
 export type { ConfigFormat } from "./config.syntax.ts";
 
@@ -71,6 +72,9 @@ export function parseConfigText(
   const referenceProblems = [...checkReferences(file), ...checkConfiguredRevisions(file)];
   if (referenceProblems.length > 0) return err(new ConfigError(source, referenceProblems));
   const config = toServiceConfig(file);
+  // Issue 43: a tracking plan's schemas are compiled now, so one that does not compile stops the start.
+  const plans = trackingPlansOf(config, source);
+  if (!plans.ok) return err(plans.error);
   configSources.set(config, source);
   return ok(config);
 }
@@ -140,5 +144,13 @@ function toProfileConfig(profile: ProfileFile): ProfileConfig {
       visitorId: definition.visitorId,
       columns: definition.columns ?? [],
     })),
+    ...(profile.trackingPlan === undefined
+      ? {}
+      : {
+          trackingPlan: {
+            events: profile.trackingPlan.events ?? {},
+            ...(profile.trackingPlan.allEvents === undefined ? {} : { allEvents: profile.trackingPlan.allEvents }),
+          },
+        }),
   };
 }

@@ -252,6 +252,26 @@ const FileDefinitionSchema = Type.Object(
   closed,
 );
 
+/** A JSON Schema (draft 2020-12): ajv checks it when the configuration is loaded (tracking-plans.ts). */
+const JsonSchemaSchema = Type.Union([Type.Object({}), Type.Boolean()], {
+  errorMessage: "must be a JSON Schema: an object, or true or false",
+});
+
+/** Issue 43: the schemas a profile's events are judged by (docs/configuration.md, "Tracking plan"). */
+const TrackingPlanSchema = Type.Object(
+  {
+    /** The schema every event of the profile must fit, named or not. */
+    allEvents: Type.Optional(JsonSchemaSchema),
+    events: Type.Optional(
+      Type.Record(Type.String({ minLength: 1 }), JsonSchemaSchema, {
+        default: {},
+        description: "A JSON Schema (draft 2020-12) per event name (svc_event), for the event's parameters as stored",
+      }),
+    ),
+  },
+  closed,
+);
+
 const ProfileSchema = Type.Object(
   {
     name: NameSchema,
@@ -260,6 +280,7 @@ const ProfileSchema = Type.Object(
     audiences: Type.Optional(Type.Array(AudienceSchema, { default: [] })),
     engines: Type.Optional(Type.Array(EngineSchema, { default: [] })),
     fileDefinitions: Type.Optional(Type.Array(FileDefinitionSchema, { default: [] })),
+    trackingPlan: Type.Optional(TrackingPlanSchema),
   },
   closed,
 );

@@ -21,6 +21,11 @@ const filterFields = {
   visitor: t.Optional(t.String({ description: "The resolved visitor ID" })),
   event: t.Optional(t.String({ description: "svc_event" })),
   traceId: t.Optional(t.String({ description: "svc_trace_id" })),
+  verdict: t.Optional(
+    t.Union([t.Literal("valid"), t.Literal("invalid"), t.Literal("none")], {
+      description: "The tracking plan's verdict",
+    }),
+  ),
   params: t.Optional(
     t.Record(t.String(), t.String(), {
       description:
@@ -97,6 +102,7 @@ function expectationOf(body: FilterBody): EventExpectation {
     visitorId: body.visitor,
     event: body.event,
     traceId: body.traceId,
+    verdict: body.verdict,
     params: body.params,
     since,
     afterSeq: body.afterSeq,

@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import { managementError } from "../../core/errors/index.ts";
-import type { EventQuery, StoredEvent } from "../../core/ports/index.ts";
+import { type EventQuery, type StoredEvent, type Verdict, verdicts } from "../../core/ports/index.ts";
 import { firstQueryValues } from "../runtime/query-values.ts";
 import type { AppDeps } from "./app-deps.ts";
 import { openApiSecurity } from "./auth-guards.ts";
@@ -25,6 +25,35 @@ export const EventView = t.Object({
   receivedAt: t.String({ description: "Virtual-clock time, ISO 8601" }),
   receivedAtMs: t.Integer(),
   data: t.Record(t.String(), t.Unknown(), { description: "Every stored parameter" }),
+  verdict: t.Union([t.Literal("valid"), t.Literal("invalid"), t.Literal("none")], {
+    description: "The tracking plan's verdict: none when no schema applies (docs/configuration.md, Tracking plan)",
+  }),
+  violations: t.Array(
+    t.Object({
+      parameter: t.String({ description: "The event parameter at fault; empty for the event as a whole" }),
+      path: t.String({ description: "Where in the parameters, as a JSON Pointer" }),
+      rule: t.String({ description: "The JSON Schema keyword that failed" }),
+      value: t.Optional(t.Unknown({ description: "The offending value; absent when missing" })),
+      message: t.String(),
+    }),
+    { description: "With invalid, every violation; otherwise empty" },
+  ),
+});
+
+const VerdictTally = {
+  valid: t.Integer({ minimum: 0 }),
+  invalid: t.Integer({ minimum: 0 }),
+  none: t.Integer({ minimum: 0 }),
+};
+
+const VerdictCountsView = t.Object({
+  byEvent: t.Array(
+    t.Object({ event: nullable(t.String({ description: "svc_event; null: events without one" })), ...VerdictTally }),
+    {
+      description: "By event name, in name order; events without a name last",
+    },
+  ),
+  total: t.Object(VerdictTally),
 });
 
 const EventsView = t.Object({
@@ -57,6 +86,15 @@ const StatsView = t.Object({
   limits: t.Object({ collectEventsPerSecond: t.Integer(), maxBodyBytes: t.Integer() }),
 });
 
+/** The filters the events query and the verdict counts share. */
+const eventFilters = {
+  account: t.Optional(t.String()),
+  profile: t.Optional(t.String()),
+  event: t.Optional(t.String({ description: "svc_event" })),
+  from: t.Optional(t.String({ description: "Received at or after: ISO 8601 or epoch ms (virtual clock)" })),
+  to: t.Optional(t.String({ description: "Received at or before: ISO 8601 or epoch ms (virtual clock)" })),
+};
+
 const defaultLimit = 100;
 const maxLimit = 1000;
 
@@ -77,6 +115,21 @@ function readTime(field: string, input: string | undefined): number | undefined 
 
 function present(value: string | undefined): string | undefined {
   return value === undefined || value === "" ? undefined : value;
+}
+
+/** The tracking plan's verdict to filter by; a bad value is 400 1400 naming what it may be. */
+function readVerdict(input: string | undefined): Verdict | undefined {
+  const given = present(input?.trim());
+  if (given === undefined) return undefined;
+  const verdict = verdicts.find((candidate) => candidate === given);
+  if (verdict === undefined)
+    failWith(
+      managementError("invalidParameter", {
+        parameter: "verdict",
+        problem: `must be ${verdicts.join(", ").replace(/, (?=[^,]*$)/, " or ")}, not "${given}"`,
+      }),
+    );
+  return verdict;
 }
 
 function readOrder(input: string | undefined): "asc" | "desc" {
@@ -119,6 +172,7 @@ export function collectAdminRoutes(deps: AppDeps) {
           event: present(query("event")),
           traceId: present(query("traceId")),
           search: present(query("search")),
+          verdict: readVerdict(query("verdict")),
           from,
           to,
           afterSeq: readWholeNumber("afterSeq", query("afterSeq"), 0),
@@ -138,27 +192,48 @@ export function collectAdminRoutes(deps: AppDeps) {
       },
       {
         query: t.Object({
-          account: t.Optional(t.String()),
-          profile: t.Optional(t.String()),
+          ...eventFilters,
           visitor: t.Optional(t.String({ description: "The resolved visitor ID" })),
-          event: t.Optional(t.String({ description: "svc_event" })),
           traceId: t.Optional(t.String({ description: "svc_trace_id" })),
           search: t.Optional(
             t.String({
               description: "Events with a stored parameter whose name or value holds this text (case matters)",
             }),
           ),
-          from: t.Optional(t.String({ description: "Received at or after: ISO 8601 or epoch ms (virtual clock)" })),
-          to: t.Optional(t.String({ description: "Received at or before: ISO 8601 or epoch ms (virtual clock)" })),
           afterSeq: t.Optional(t.String({ description: "Sequence numbers above this one: a whole number from 0" })),
           beforeSeq: t.Optional(t.String({ description: "Sequence numbers below this one: a whole number from 0" })),
           limit: t.Optional(
             t.String({ description: `How many: a whole number from 1 to ${maxLimit} (default ${defaultLimit})` }),
           ),
           order: t.Optional(t.String({ description: "asc or desc, by sequence number (default asc)" })),
+          verdict: t.Optional(t.String({ description: "The tracking plan's verdict: valid, invalid or none" })),
         }),
         detail: { tags: ["admin", "collect"], summary: "Query the stored events" },
         response: { 200: EventsView, 400: ErrorBody, 401: ErrorBody },
+      },
+    )
+    .get(
+      "/events/verdicts",
+      async ({ request }) => {
+        const query = firstQueryValues(request);
+        const byEvent = await deps.collector.verdictCounts({
+          account: present(query("account")),
+          profile: present(query("profile")),
+          event: present(query("event")),
+          from: readTime("from", query("from")),
+          to: readTime("to", query("to")),
+        });
+        const total = { valid: 0, invalid: 0, none: 0 };
+        for (const counts of byEvent) for (const verdict of verdicts) total[verdict] += counts[verdict];
+        return { byEvent, total };
+      },
+      {
+        query: t.Object(eventFilters),
+        detail: {
+          tags: ["admin", "collect"],
+          summary: "Count the stored events' tracking-plan verdicts (valid, invalid, none) by event name",
+        },
+        response: { 200: VerdictCountsView, 400: ErrorBody, 401: ErrorBody },
       },
     )
     .get(

@@ -24,9 +24,11 @@ import { ClusterSync, type ConfigurationApplied, ResetService } from "../../core
 import { AuthService, preparingSecrets, UsersService } from "../../core/session/index.ts";
 import { FaultPlan, RequestJournal } from "../../core/testing-tools/index.ts";
 import { type TimingPresetName, timingPresets } from "../../core/timing/index.ts";
+import { withJudgedEvents } from "../../core/tracking-plan/index.ts";
 import packageJson from "../../package.json" with { type: "json" };
 import { isbotFilter } from "../collect/bot-filter.ts";
 import { configSourceOf } from "../config/config.loader.ts";
+import { trackingPlansOf } from "../config/tracking-plans.ts";
 import { watchDropFolders } from "../fs/drop-folder.ts";
 import { type App, createApp } from "../http/app.ts";
 import type { AppDeps } from "../http/app-deps.ts";
@@ -232,6 +234,7 @@ async function openWork(spawned: ReturnType<typeof spawnWorkThread>, deps: Backg
             ? Promise.reject(new Error("an append with a mark runs in the background thread"))
             : thread.append(batch),
         query: (query) => events.query(query),
+        countVerdicts: (query) => events.countVerdicts(query),
         deleteVisitors: (account, profile, ids) => events.deleteVisitors(account, profile, ids),
         eraseValue: (account, profile, erased) => events.eraseValue(account, profile, erased),
         // Retention runs in the thread (the events part of the background); this is the same store all the same.
@@ -374,9 +377,16 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
   // The background thread (of a store that holds data) loads its code while this thread opens the store.
   const spawned = spawnWorkThread(options, nodeId, dataDir);
   if (spawned && "spawned" in spawned) cleanups.push(() => void spawned.spawned.cancel());
+  // Issue 43: compiled before the store is opened (a configuration built in code was not checked by the loader).
+  const plans = trackingPlansOf(options.config, configSourceOf(options.config));
+  if (!plans.ok) {
+    for (const cleanup of cleanups) cleanup();
+    return err(plans.error);
+  }
   let stores: Stores;
   try {
-    stores = await openStores(options);
+    // Where a background thread commits the collected events, it judges them itself (background-entry.ts).
+    stores = withJudgedEvents(await openStores(options), plans.value);
   } catch (error) {
     for (const cleanup of cleanups) cleanup();
     throw error;

@@ -168,6 +168,24 @@ export function describeEraseContract(name: string, open: () => Promise<Stores>)
       });
     }, 60_000);
 
+    test("events: a tracking plan's violation loses the erased value it held; the rest of it stays (issue 43)", async () => {
+      const erased = "pad@example.com";
+      const violations = [
+        { parameter: "email", path: "/email", rule: "pattern", value: erased, message: "must match pattern" },
+        { parameter: "total", path: "/total", rule: "type", value: "3", message: "must be number" },
+      ];
+      await stores.events.append([
+        sampleEvent({ visitorId: "anon-9", data: { email: erased, total: "3" }, verdict: "invalid", violations }),
+      ]);
+      expect(await stores.events.eraseValue("acme", "main", erased)).toEqual({ rewritten: 1, visitorIds: [] });
+      const [stored] = await stores.events.query({ visitorId: "anon-9", limit: 1 });
+      expect(stored?.verdict).toBe("invalid");
+      expect(stored?.violations).toEqual([
+        { parameter: "email", path: "/email", rule: "pattern", message: "must match pattern" },
+        { parameter: "total", path: "/total", rule: "type", value: "3", message: "must be number" },
+      ]);
+    });
+
     test("events: a value with characters JSON escapes is found", async () => {
       const value = 'o"brien\\x@example.com';
       await stores.events.append([sampleEvent({ data: { svc_account: "acme", who: ` ${value}` } })]);

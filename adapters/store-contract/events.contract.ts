@@ -292,6 +292,60 @@ export function describeEventStoreContract(name: string, open: () => Promise<Sto
       expect(left[0]!.receivedAt).toBe(2_100);
     });
 
+    test("the tracking plan's verdict and violations are stored with an event; one appended without reads none (issue 43)", async () => {
+      const violation = { parameter: "total", path: "/total", rule: "type", value: "3", message: "must be number" };
+      const missing = {
+        parameter: "order_id",
+        path: "/order_id",
+        rule: "required",
+        message: "must have required property",
+      };
+      await stores.events.append([
+        sampleEvent({ traceId: "good", verdict: "valid", violations: [] }),
+        sampleEvent({ traceId: "bad", verdict: "invalid", violations: [violation, missing] }),
+      ]);
+      const { verdict: _verdict, violations: _violations, ...unjudged } = sampleEvent({ traceId: "plain" });
+      await stores.events.append([unjudged]);
+      const stored = await stores.events.query({ limit: 10 });
+      expect(stored.map((event) => [event.traceId, event.verdict, event.violations])).toEqual([
+        ["good", "valid", []],
+        ["bad", "invalid", [violation, missing]],
+        ["plain", "none", []],
+      ]);
+      for (const verdict of ["valid", "invalid", "none"] as const) {
+        const found = await stores.events.query({ verdict, limit: 10 });
+        expect(found.map((event) => event.verdict)).toEqual([verdict]);
+      }
+      expect(await stores.events.query({ verdict: "invalid", traceId: "good", limit: 10 })).toEqual([]);
+    });
+
+    test("countVerdicts counts each verdict by event name, with the query's filters, names in order and none last (issue 43)", async () => {
+      const judged = (event: string | null, verdict: "valid" | "invalid" | "none", overrides = {}) =>
+        sampleEvent({ event, verdict, violations: [], ...overrides });
+      await stores.events.append([
+        judged("view", "none"),
+        judged("purchase", "valid"),
+        judged("purchase", "invalid"),
+        judged("purchase", "invalid"),
+        judged(null, "invalid"),
+        judged("add_to_cart", "valid", { receivedAt: 5 }),
+        judged("purchase", "valid", { profile: "dev" }),
+      ]);
+      expect(await stores.events.countVerdicts({ account: "acme", profile: "main" })).toEqual([
+        { event: "add_to_cart", valid: 1, invalid: 0, none: 0 },
+        { event: "purchase", valid: 1, invalid: 2, none: 0 },
+        { event: "view", valid: 0, invalid: 0, none: 1 },
+        { event: null, valid: 0, invalid: 1, none: 0 },
+      ]);
+      expect(await stores.events.countVerdicts({ event: "purchase" })).toEqual([
+        { event: "purchase", valid: 2, invalid: 2, none: 0 },
+      ]);
+      expect(await stores.events.countVerdicts({ profile: "main", to: 5 })).toEqual([
+        { event: "add_to_cart", valid: 1, invalid: 0, none: 0 },
+      ]);
+      expect(await stores.events.countVerdicts({ account: "globex" })).toEqual([]);
+    });
+
     test("a closed store refuses to append", async () => {
       await stores.close();
       await expect(stores.events.append([sampleEvent()])).rejects.toThrow();

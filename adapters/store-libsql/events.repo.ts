@@ -6,6 +6,8 @@ import {
   eventErasureOf,
   SqlEventRepo,
   storedColumnsOf,
+  storedEventOfRow,
+  violationsText,
   writtenEventColumns,
 } from "../store-sql/events.repo.ts";
 import { events } from "./events.schema.ts";
@@ -15,7 +17,7 @@ import { forEachRowidPage } from "./rowid-pages.ts";
 import { type ReaderQuery, readerQuery, type StatementReader } from "./statement-reader.ts";
 
 /**
- * Rows per INSERT statement (11 bound values a row, far below SQLite's limit of 32766): a group commit is one
+ * Rows per INSERT statement (13 bound values a row, far below SQLite's limit of 32766): a group commit is one
  * statement; an import batch is a few in one transaction. It also bounds the statement texts kept (one per
  * row count).
  */
@@ -39,6 +41,8 @@ function toRow(event: CollectedEvent): EventRow {
     traceId: event.traceId,
     receivedAt: event.receivedAt,
     data: JSON.stringify(event.data),
+    verdict: event.verdict ?? "none",
+    violations: violationsText(event),
   };
 }
 
@@ -56,8 +60,10 @@ function storedEventOf(row: unknown[]): StoredEvent {
     traceId,
     receivedAt,
     data,
+    verdict,
+    violations,
   ] = row;
-  return {
+  return storedEventOfRow({
     seq: seq as number,
     account: account as string,
     profile: profile as string,
@@ -69,8 +75,10 @@ function storedEventOf(row: unknown[]): StoredEvent {
     datasource: datasource as string | null,
     traceId: traceId as string | null,
     receivedAt: receivedAt as number,
-    data: JSON.parse(data as string) as Record<string, unknown>,
-  };
+    data: data as string,
+    verdict: verdict as StoredEvent["verdict"],
+    violations: violations as string | null,
+  });
 }
 
 /** The profile worker's read: every event after a sequence number, oldest first, with no other filter. */
@@ -84,6 +92,7 @@ function isInOrderRead(query: EventQuery): boolean {
     query.event === undefined &&
     query.traceId === undefined &&
     query.search === undefined &&
+    query.verdict === undefined &&
     query.from === undefined &&
     query.to === undefined &&
     query.beforeSeq === undefined

@@ -30,6 +30,7 @@ export const libsqlDialect: SqlDialect = {
 
 const textColumn = (name: string) => text(name).notNull();
 const textOrNullColumn = (name: string) => text(name);
+const textWithDefaultColumn = (name: string, value: string) => text(name).notNull().default(value);
 const textKeyColumn = (name: string) => text(name).primaryKey();
 const integerColumn = (name: string) => integer(name).notNull();
 const integerOrNullColumn = (name: string) => integer(name);
@@ -46,6 +47,7 @@ const serialKeyColumn = (name: string) => integer(name).primaryKey({ autoIncreme
 interface SqliteColumnTypes extends ColumnTypes {
   readonly text: TypedAs<ReturnType<typeof textColumn>, this["T"]>;
   readonly textOrNull: TypedAs<ReturnType<typeof textOrNullColumn>, this["T"]>;
+  readonly textWithDefault: TypedAs<ReturnType<typeof textWithDefaultColumn>, this["T"]>;
   readonly textKey: ReturnType<typeof textKeyColumn>;
   readonly int: ReturnType<typeof integerColumn>;
   readonly intFrom0: ReturnType<typeof integerFrom0Column>;
@@ -79,6 +81,7 @@ export const libsqlColumns: ColumnKit<SqliteColumnTypes> = {
     return column.$type() as never;
   },
   textOrNull: (name) => textOrNullColumn(name).$type() as never,
+  textWithDefault: (name, value) => textWithDefaultColumn(name, value).$type() as never,
   textKey: textKeyColumn,
   int: integerColumn,
   intFrom0: integerFrom0Column,

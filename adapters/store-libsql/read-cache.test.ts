@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createClient } from "@libsql/client";
 import { drizzle } from "drizzle-orm/libsql";
-import type { Stores } from "../../core/ports/index.ts";
+import type { Stores, Verdict, Violation } from "../../core/ports/index.ts";
 import { fullProfileConfig, sampleUser } from "../../testing/fixtures.ts";
 import { openLibsqlStores } from "./libsql.stores.ts";
 import { keptNotFoundAnswers, ReadCache } from "./tenancy.repo.ts";
@@ -280,18 +280,26 @@ describe("libsql in-order event reads on the statement reader (the profile worke
     traceId,
     receivedAt: 7,
     data,
+    verdict: "none" as Verdict,
+    violations: [] as Violation[],
   });
 
   test("every event after a sequence number, in order, as the filtered read answers it, including other processes' events", async () => {
     const url = freshUrl();
     const here = await openOn(url);
     const there = await openOn(url);
-    await here.events.append([event("a", { n: 1, nested: { x: [1, 2] } }), event("b")]);
+    // Issue 43: the tracking plan's verdict and violations read back through the statement reader too.
+    const invalid = {
+      ...event("a", { n: 1, nested: { x: [1, 2] } }),
+      verdict: "invalid" as const,
+      violations: [{ parameter: "n", path: "/n", rule: "type", value: 1, message: "must be string" }],
+    };
+    await here.events.append([invalid, event("b")]);
     await there.events.append([event("c")]);
     await here.events.append([event("d")]);
     const all = await here.events.query({ afterSeq: 0, limit: 10, order: "asc" });
     expect(all.map((stored) => stored.traceId)).toEqual(["a", "b", "c", "d"]);
-    expect(all[0]).toEqual({ ...event("a", { n: 1, nested: { x: [1, 2] } }), seq: all[0]!.seq });
+    expect(all[0]).toEqual({ ...invalid, seq: all[0]!.seq });
     // The same events through the general (filtered) read.
     expect(await here.events.query({ account: "acme", afterSeq: 0, limit: 10 })).toEqual(all);
     const rest = await here.events.query({ afterSeq: all[1]!.seq, limit: 1 });

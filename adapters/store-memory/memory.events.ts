@@ -1,19 +1,35 @@
-import type { CollectedEvent, EventQuery, EventStore, StoredEvent, ValueErasure } from "../../core/ports/index.ts";
-import { checkVisitorIds, searchNeedle } from "../../core/ports/index.ts";
+import type {
+  CollectedEvent,
+  EventQuery,
+  EventStore,
+  StoredEvent,
+  ValueErasure,
+  VerdictCount,
+  VerdictCountQuery,
+} from "../../core/ports/index.ts";
+import { checkVisitorIds, searchNeedle, tallyVerdicts } from "../../core/ports/index.ts";
 import { eraseValueFromEvent } from "../../core/privacy/index.ts";
 
-/** Where an event passes a query's filters (shared with nothing else: the libSQL repo does it in SQL). */
-function matches(event: StoredEvent, query: EventQuery): boolean {
+/** Where an event passes the filters a query shares with countVerdicts. */
+function passesFilters(event: StoredEvent, query: VerdictCountQuery): boolean {
   return (
     (query.account === undefined || event.account === query.account) &&
     (query.profile === undefined || event.profile === query.profile) &&
+    (query.event === undefined || event.event === query.event) &&
+    (query.from === undefined || event.receivedAt >= query.from) &&
+    (query.to === undefined || event.receivedAt <= query.to)
+  );
+}
+
+/** Where an event passes a query's filters (shared with nothing else: the SQL stores do it in SQL). */
+function matches(event: StoredEvent, query: EventQuery): boolean {
+  return (
+    passesFilters(event, query) &&
     (query.visitorId === undefined || event.visitorId === query.visitorId) &&
     (query.visitorIds === undefined || query.visitorIds.includes(event.visitorId)) &&
-    (query.event === undefined || event.event === query.event) &&
     (query.traceId === undefined || event.traceId === query.traceId) &&
     (query.search === undefined || JSON.stringify(event.data).includes(searchNeedle(query.search))) &&
-    (query.from === undefined || event.receivedAt >= query.from) &&
-    (query.to === undefined || event.receivedAt <= query.to) &&
+    (query.verdict === undefined || event.verdict === query.verdict) &&
     (query.afterSeq === undefined || event.seq > query.afterSeq) &&
     (query.beforeSeq === undefined || event.seq < query.beforeSeq)
   );
@@ -41,7 +57,13 @@ export class MemoryEventStore implements EventStore {
   ): Promise<void> {
     if (this.isClosed()) throw new Error("store is closed");
     const copies = structuredClone(events);
-    for (const event of copies) this.events.push({ ...event, seq: this.nextSeq++ });
+    for (const event of copies)
+      this.events.push({
+        ...event,
+        verdict: event.verdict ?? "none",
+        violations: event.violations ?? [],
+        seq: this.nextSeq++,
+      });
     if (options.mark) this.setSetting(options.mark.key, options.mark.value);
   }
 
@@ -65,6 +87,14 @@ export class MemoryEventStore implements EventStore {
       if (matches(event, query)) found.push(structuredClone(event));
     }
     return found;
+  }
+
+  async countVerdicts(query: VerdictCountQuery): Promise<VerdictCount[]> {
+    return tallyVerdicts(
+      this.events
+        .filter((event) => passesFilters(event, query))
+        .map(({ event, verdict }) => ({ event, verdict, count: 1 })),
+    );
   }
 
   async deleteVisitors(account: string, profile: string, visitorIds: readonly string[]): Promise<number> {
@@ -96,6 +126,7 @@ export class MemoryEventStore implements EventStore {
         event: erasure.event,
         datasource: erasure.datasource,
         traceId: erasure.traceId,
+        violations: erasure.violations,
       };
       rewritten += 1;
     });

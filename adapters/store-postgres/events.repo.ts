@@ -2,7 +2,7 @@ import { and, eq, inArray, sql } from "drizzle-orm";
 import type { CollectedEvent, ValueErasure } from "../../core/ports/index.ts";
 import { maxVisitorIdsPerQuery } from "../../core/ports/index.ts";
 import { chunks } from "../../core/values/index.ts";
-import { erasureCandidatesOf, eventErasureOf, SqlEventRepo } from "../store-sql/events.repo.ts";
+import { erasureCandidatesOf, eventErasureOf, SqlEventRepo, violationsText } from "../store-sql/events.repo.ts";
 import type { PgDatabase } from "./database.ts";
 import { events } from "./events.schema.ts";
 import { postgresDialect } from "./postgres.dialect.ts";
@@ -14,7 +14,7 @@ import { postgresDialect } from "./postgres.dialect.ts";
 const eventsLockKey = 0x7376_632d_6576_7473n;
 
 /**
- * Rows per INSERT statement: 11 bound values a row, far below PostgreSQL's limit of 65,535 a statement. A group
+ * Rows per INSERT statement: 13 bound values a row, far below PostgreSQL's limit of 65,535 a statement. A group
  * commit is one statement; an import batch is a few in one transaction.
  */
 const rowsPerStatement = 1_000;
@@ -38,6 +38,8 @@ const insertedColumns = [
   "trace_id",
   "received_at",
   "data",
+  "verdict",
+  "violations",
 ] as const;
 
 /** An event as the row postgres.js inserts (its columns by their names in the database). */
@@ -54,6 +56,8 @@ function toColumns(event: CollectedEvent): Record<(typeof insertedColumns)[numbe
     trace_id: event.traceId,
     received_at: event.receivedAt,
     data: JSON.stringify(event.data),
+    verdict: event.verdict ?? "none",
+    violations: violationsText(event),
   };
 }
 

@@ -34,6 +34,7 @@ export const postgresDialect: SqlDialect = {
 
 const textColumn = (name: string) => text(name).notNull();
 const textOrNullColumn = (name: string) => text(name);
+const textWithDefaultColumn = (name: string, value: string) => text(name).notNull().default(value);
 const textKeyColumn = (name: string) => text(name).primaryKey();
 const integerColumn = (name: string) => integer(name).notNull();
 const integerFrom0Column = (name: string) => integer(name).notNull().default(0);
@@ -56,6 +57,7 @@ type PostgresTable<N extends string, C> = PgTableWithColumns<{
 interface PostgresColumnTypes extends ColumnTypes {
   readonly text: TypedAs<ReturnType<typeof textColumn>, this["T"]>;
   readonly textOrNull: TypedAs<ReturnType<typeof textOrNullColumn>, this["T"]>;
+  readonly textWithDefault: TypedAs<ReturnType<typeof textWithDefaultColumn>, this["T"]>;
   readonly textKey: ReturnType<typeof textKeyColumn>;
   readonly int: ReturnType<typeof integerColumn>;
   readonly intFrom0: ReturnType<typeof integerFrom0Column>;
@@ -82,6 +84,7 @@ export const postgresColumns: ColumnKit<PostgresColumnTypes> = {
     return column.$type() as never;
   },
   textOrNull: (name) => textOrNullColumn(name).$type() as never,
+  textWithDefault: (name, value) => textWithDefaultColumn(name, value).$type() as never,
   textKey: textKeyColumn,
   int: integerColumn,
   intFrom0: integerFrom0Column,

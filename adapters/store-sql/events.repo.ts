@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, gte, inArray, lt, lte, or, type SQL, type Table } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, gte, inArray, lt, lte, or, type SQL, type Table } from "drizzle-orm";
 import {
   type CollectedEvent,
   checkVisitorIds,
@@ -7,7 +7,12 @@ import {
   type EventStore,
   type StoredEvent,
   searchNeedle,
+  tallyVerdicts,
   type ValueErasure,
+  type Verdict,
+  type VerdictCount,
+  type VerdictCountQuery,
+  type Violation,
 } from "../../core/ports/index.ts";
 import { eraseValueFromEvent, erasureNeedle } from "../../core/privacy/index.ts";
 import type { VisitorIdSource } from "../../core/visitors/index.ts";
@@ -28,6 +33,8 @@ export type EventsTable = Table & {
   readonly traceId: SqlColumn<string, true>;
   readonly receivedAt: SqlColumn<number>;
   readonly data: SqlColumn<string>;
+  readonly verdict: SqlColumn<Verdict>;
+  readonly violations: SqlColumn<string, true>;
 };
 
 /** The columns an event is written with, in a fixed order: all but `seq`, which the database gives. */
@@ -43,7 +50,30 @@ export const writtenEventColumns = [
   "traceId",
   "receivedAt",
   "data",
+  "verdict",
+  "violations",
 ] as const;
+
+/** The `violations` column of an event: the JSON of its violations, null when it has none. */
+export function violationsText(event: Pick<CollectedEvent, "violations">): string | null {
+  return event.violations === undefined || event.violations.length === 0 ? null : JSON.stringify(event.violations);
+}
+
+/** An event's violations as its `violations` column holds them. */
+export function violationsOf(text: string | null): Violation[] {
+  return text === null ? [] : (JSON.parse(text) as Violation[]);
+}
+
+/** A stored row with its JSON columns read. */
+export function storedEventOfRow(
+  row: Omit<StoredEvent, "data" | "violations"> & { readonly data: string; readonly violations: string | null },
+): StoredEvent {
+  return {
+    ...row,
+    data: JSON.parse(row.data) as Record<string, unknown>,
+    violations: violationsOf(row.violations),
+  };
+}
 
 /** The stored columns in a fixed order (libSQL's statement reader answers rows as arrays in this order). */
 export function storedColumnsOf<T extends EventsTable>(events: T) {
@@ -80,6 +110,7 @@ export function erasureCandidatesOf<T extends EventsTable>(
       "datasource",
       "traceId",
       "data",
+      "violations",
     ]),
     where: and(
       gte(events.seq, from),
@@ -99,10 +130,19 @@ export function erasureCandidatesOf<T extends EventsTable>(
  * edited (null otherwise), and whether its visitor is the value's subject (its events then go with it).
  */
 export function eventErasureOf(
-  row: Omit<StoredEvent, "account" | "profile" | "visitorIdSource" | "receivedAt" | "data"> & { readonly data: string },
+  row: Omit<
+    StoredEvent,
+    "account" | "profile" | "visitorIdSource" | "receivedAt" | "data" | "verdict" | "violations"
+  > & {
+    readonly data: string;
+    readonly violations: string | null;
+  },
   erased: string,
 ) {
-  const erasure = eraseValueFromEvent({ ...row, data: JSON.parse(row.data) as Record<string, unknown> }, erased);
+  const erasure = eraseValueFromEvent(
+    { ...row, data: JSON.parse(row.data) as Record<string, unknown>, violations: violationsOf(row.violations) },
+    erased,
+  );
   return {
     subject: erasure.kind === "subject",
     changes:
@@ -112,6 +152,7 @@ export function eventErasureOf(
             event: erasure.event,
             datasource: erasure.datasource,
             traceId: erasure.traceId,
+            violations: violationsText(erasure),
           }
         : null,
   };
@@ -136,16 +177,12 @@ export abstract class SqlEventRepo implements EventStore {
     checkVisitorIds(query);
     if (query.visitorIds?.length === 0) return [];
     const { events } = this;
-    const conditions: SQL[] = [];
-    if (query.account !== undefined) conditions.push(eq(events.account, query.account));
-    if (query.profile !== undefined) conditions.push(eq(events.profile, query.profile));
+    const conditions = this.filtersOf(query);
     if (query.visitorId !== undefined) conditions.push(eq(events.visitorId, query.visitorId));
     if (query.visitorIds !== undefined) conditions.push(inArray(events.visitorId, [...query.visitorIds]));
-    if (query.event !== undefined) conditions.push(eq(events.event, query.event));
     if (query.traceId !== undefined) conditions.push(eq(events.traceId, query.traceId));
     if (query.search !== undefined) conditions.push(this.dialect.contains(events.data, searchNeedle(query.search)));
-    if (query.from !== undefined) conditions.push(gte(events.receivedAt, query.from));
-    if (query.to !== undefined) conditions.push(lte(events.receivedAt, query.to));
+    if (query.verdict !== undefined) conditions.push(eq(events.verdict, query.verdict));
     if (query.afterSeq !== undefined) conditions.push(gt(events.seq, query.afterSeq));
     if (query.beforeSeq !== undefined) conditions.push(lt(events.seq, query.beforeSeq));
     const rows = await this.db
@@ -154,7 +191,29 @@ export abstract class SqlEventRepo implements EventStore {
       .where(and(...conditions))
       .orderBy(query.order === "desc" ? desc(events.seq) : asc(events.seq))
       .limit(query.limit);
-    return rows.map((row) => ({ ...row, data: JSON.parse(row.data) as Record<string, unknown> }));
+    return rows.map(storedEventOfRow);
+  }
+
+  async countVerdicts(query: VerdictCountQuery): Promise<VerdictCount[]> {
+    const { events } = this;
+    const rows = await this.db
+      .select({ event: events.event, verdict: events.verdict, count: count() })
+      .from(events)
+      .where(and(...this.filtersOf(query)))
+      .groupBy(events.event, events.verdict);
+    return tallyVerdicts(rows);
+  }
+
+  /** The conditions of the filters that `query` and `countVerdicts` share. */
+  private filtersOf(query: VerdictCountQuery): SQL[] {
+    const { events } = this;
+    const conditions: SQL[] = [];
+    if (query.account !== undefined) conditions.push(eq(events.account, query.account));
+    if (query.profile !== undefined) conditions.push(eq(events.profile, query.profile));
+    if (query.event !== undefined) conditions.push(eq(events.event, query.event));
+    if (query.from !== undefined) conditions.push(gte(events.receivedAt, query.from));
+    if (query.to !== undefined) conditions.push(lte(events.receivedAt, query.to));
+    return conditions;
   }
 
   /**

@@ -1,3 +1,4 @@
+import type { Verdict } from "../../core/ports/index.ts";
 import type { VisitorIdSource } from "../../core/visitors/index.ts";
 import type { ColumnKit, ColumnTypes } from "./sql-columns.ts";
 
@@ -8,7 +9,8 @@ import type { ColumnKit, ColumnTypes } from "./sql-columns.ts";
  * lock (a transaction-level advisory lock) before it inserts, so that sequence numbers become visible in the
  * order they were given, whichever node appends. No foreign key to profiles: the hot path pays for no lookup,
  * and an event outlives a profile's configuration. `data` is the JSON text of every stored parameter (text, so
- * its order survives).
+ * its order survives). `verdict` is the tracking plan's (valid, invalid or none) and `violations` the JSON of an
+ * invalid event's violations (null otherwise).
  */
 export function eventsTable<D extends ColumnTypes>(c: ColumnKit<D>) {
   return c.table(
@@ -26,6 +28,8 @@ export function eventsTable<D extends ColumnTypes>(c: ColumnKit<D>) {
       traceId: c.textOrNull("trace_id"),
       receivedAt: c.int64("received_at"),
       data: c.text("data"),
+      verdict: c.textWithDefault<Verdict>("verdict", "none"),
+      violations: c.textOrNull("violations"),
     },
     (table) => [
       c.index("events_visitor_idx", [table.account, table.profile, table.visitorId, table.seq]),

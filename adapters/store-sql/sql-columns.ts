@@ -13,6 +13,8 @@ export interface ColumnTypes {
   /** Not null. */
   readonly text: unknown;
   readonly textOrNull: unknown;
+  /** Not null, `value` when not given. */
+  readonly textWithDefault: unknown;
   /** The primary key. */
   readonly textKey: unknown;
   /** 32-bit, not null. */
@@ -78,6 +80,7 @@ export interface TextOptions {
 export interface ColumnKit<D extends ColumnTypes> {
   text<T extends string = string>(name: string, options?: TextOptions): ColumnOf<D, "text", T>;
   textOrNull<T extends string = string>(name: string): ColumnOf<D, "textOrNull", T>;
+  textWithDefault<T extends string>(name: string, value: T): ColumnOf<D, "textWithDefault", T>;
   textKey(name: string): ColumnOf<D, "textKey">;
   int(name: string): ColumnOf<D, "int">;
   intFrom0(name: string): ColumnOf<D, "intFrom0">;

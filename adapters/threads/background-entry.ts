@@ -5,6 +5,8 @@
 
 import { parentPort, workerData } from "node:worker_threads";
 import type { CollectedEvent, Logger } from "../../core/ports/index.ts";
+import { withJudgedEvents } from "../../core/tracking-plan/index.ts";
+import { trackingPlansOf } from "../config/tracking-plans.ts";
 import type { LogLevel } from "../runtime/logger.ts";
 import { profileThisThread, profileWindowOf } from "../runtime/thread-profile.ts";
 import { openVirtualClock } from "../runtime/virtual-clock.ts";
@@ -30,7 +32,11 @@ await new Promise<void>((resolve) =>
 );
 
 try {
-  const stores = await openLibsqlStores({ url: init.url });
+  // Issue 43: the events this thread commits are judged here, off the HTTP thread; the HTTP side's loader
+  // already refused a plan that does not compile.
+  const plans = trackingPlansOf(init.config);
+  if (!plans.ok) throw new Error(plans.error.format());
+  const stores = withJudgedEvents(await openLibsqlStores({ url: init.url }), plans.value);
   const clock = await openVirtualClock(stores.settings);
   const background = await openBackground(
     { stores, clock, config: init.config, logger, nodeId: init.nodeId, dataDir: init.dataDir, pollMs: init.pollMs },

@@ -12,6 +12,8 @@ import type {
   Logger,
   StoredEvent,
   Stores,
+  VerdictCount,
+  VerdictCountQuery,
 } from "../ports/index.ts";
 import { err, ok, type Result } from "../result.ts";
 import { isStorableText } from "../values/storable-text.rules.ts";
@@ -135,6 +137,13 @@ export class CollectService {
     const named = [account, profile, visitorId, ...visitorIds, event, traceId];
     if (named.some((text) => text !== undefined && !isStorableText(text))) return [];
     return this.deps.stores.events.query(query);
+  }
+
+  /** Issue 43: the tracking plan's verdicts of the stored events a query selects, counted by event name. */
+  async verdictCounts(query: VerdictCountQuery): Promise<VerdictCount[]> {
+    const { account, profile, event } = query;
+    if ([account, profile, event].some((text) => text !== undefined && !isStorableText(text))) return [];
+    return this.deps.stores.events.countVerdicts(query);
   }
 
   /** One request to the collection endpoint: stored, answered as a filtered bot, or refused (kept in `stats`). */

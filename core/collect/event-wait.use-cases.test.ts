@@ -19,6 +19,8 @@ function storedEvent(seq: number, fields: Partial<StoredEvent> = {}): StoredEven
     traceId: null,
     receivedAt: 1000 + seq,
     data: {},
+    verdict: "none",
+    violations: [],
     ...fields,
   };
 }

@@ -1,4 +1,4 @@
-import type { EventLoop, EventQuery, StoredEvent } from "../ports/index.ts";
+import type { EventLoop, EventQuery, StoredEvent, Verdict } from "../ports/index.ts";
 import type { CollectJournal } from "./collect-journal.ts";
 
 /** Which stored events a test expects (issue 43, point 2): every given field must match. */
@@ -11,6 +11,8 @@ export interface EventExpectation {
   readonly event?: string;
   /** svc_trace_id */
   readonly traceId?: string;
+  /** The tracking plan's verdict. */
+  readonly verdict?: Verdict;
   /** Stored parameters and their values, compared as text (eventHasParameters). */
   readonly params?: Readonly<Record<string, string>>;
   /** Received at or after this virtual-clock time, epoch milliseconds. */
@@ -149,6 +151,7 @@ export class EventExpectations {
         visitorId: expectation.visitorId,
         event: expectation.event,
         traceId: expectation.traceId,
+        verdict: expectation.verdict,
         from: expectation.since,
         afterSeq: tally.lastSeq,
         limit: this.pageSize,

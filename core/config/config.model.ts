@@ -140,6 +140,20 @@ export interface FileDefinition {
   readonly columns: readonly FileColumn[];
 }
 
+/** A JSON Schema (draft 2020-12) as written in the configuration: an object, or true / false. */
+export type JsonSchema = boolean | { readonly [keyword: string]: unknown };
+
+/**
+ * Issue 43: a profile's tracking plan. Each event is judged by the schema of its name (svc_event) and the one
+ * for all events, against its parameters as stored (docs/decisions.md, "The tracking plan").
+ */
+export interface TrackingPlanConfig {
+  /** A schema per event name. */
+  readonly events: Readonly<Record<string, JsonSchema>>;
+  /** A schema every event of the profile must fit, named or not; absent: none. */
+  readonly allEvents?: JsonSchema;
+}
+
 /** Everything configured for one profile. */
 export interface ProfileConfig {
   readonly name: string;
@@ -148,6 +162,8 @@ export interface ProfileConfig {
   readonly audiences: readonly AudienceDefinition[];
   readonly engines: readonly EngineDefinition[];
   readonly fileDefinitions: readonly FileDefinition[];
+  /** Absent: the profile's events are not judged (their verdict is `none`). */
+  readonly trackingPlan?: TrackingPlanConfig;
 }
 
 export interface AccountConfig {

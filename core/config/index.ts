@@ -28,10 +28,12 @@ export {
   type FileColumnType,
   type FileDefinition,
   type Grant,
+  type JsonSchema,
   type Limits,
   type ProfileConfig,
   type SecretSource,
   type ServiceConfig,
+  type TrackingPlanConfig,
   type UserConfig,
   type VisitorIdAttribute,
 } from "./config.model.ts";

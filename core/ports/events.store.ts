@@ -1,5 +1,27 @@
 import type { VisitorIdSource } from "../visitors/visitor-id.rules.ts";
 
+/**
+ * What the tracking plan says of a stored event (docs/decisions.md, "The tracking plan"): its parameters fit
+ * every schema that applies, break one, or no schema applies (no plan, or none for its name and none for all).
+ */
+export type Verdict = "valid" | "invalid" | "none";
+
+export const verdicts: readonly Verdict[] = ["valid", "invalid", "none"];
+
+/** One way an event breaks its tracking plan. */
+export interface Violation {
+  /** The event parameter at fault (the first segment of `path`); "" for the event as a whole. */
+  readonly parameter: string;
+  /** Where in the parameters, as a JSON Pointer (`/items/0/sku`); "" for the event as a whole. */
+  readonly path: string;
+  /** The JSON Schema keyword that failed (`type`, `required`, `pattern`, ...). */
+  readonly rule: string;
+  /** The offending value; absent where there is none (a required parameter missing). */
+  readonly value?: unknown;
+  /** The validator's sentence ("must be number"). */
+  readonly message: string;
+}
+
 /** One collected event, as committed before its 200 answer (COL-16, DEC-COL-08). */
 export interface CollectedEvent {
   readonly account: string;
@@ -22,11 +44,26 @@ export interface CollectedEvent {
   readonly receivedAt: number;
   /** Every parameter as stored (COL-14): custom parameters, the resolved visitor IDs, svc_referrer_host. */
   readonly data: Readonly<Record<string, unknown>>;
+  /** The tracking plan's verdict, given as the event is stored (judgingEventStore); absent: none. */
+  readonly verdict?: Verdict;
+  /** With `invalid`, every violation; otherwise empty or absent. */
+  readonly violations?: readonly Violation[];
 }
 
-/** A stored event with its sequence number: increasing in commit order, never reused. */
+/** A stored event with its sequence number (increasing in commit order, never reused) and its verdict. */
 export interface StoredEvent extends CollectedEvent {
   readonly seq: number;
+  readonly verdict: Verdict;
+  readonly violations: readonly Violation[];
+}
+
+/** How many events of one name each verdict has (EventStore.countVerdicts). */
+export interface VerdictCount {
+  /** svc_event; null for events without one. */
+  readonly event: string | null;
+  readonly valid: number;
+  readonly invalid: number;
+  readonly none: number;
 }
 
 /** A filter over stored events; every given field must match. Times are inclusive. */
@@ -91,6 +128,8 @@ export interface EventQuery {
    * as JSON writes it inside a string (`searchNeedle`), occurs in the JSON text of `data`.
    */
   readonly search?: string;
+  /** Only events of this verdict of the tracking plan. */
+  readonly verdict?: Verdict;
   readonly from?: number;
   readonly to?: number;
   /** Only events with a larger sequence number (paging forwards, and consuming in order). */
@@ -101,6 +140,29 @@ export interface EventQuery {
   /** By sequence number; ascending (oldest first) by default. */
   readonly order?: "asc" | "desc";
 }
+
+/**
+ * EventStore.countVerdicts from counts by event name and verdict (a row per event, or per group a database
+ * counted): one count per name, ordered by name, events without one last.
+ */
+export function tallyVerdicts(
+  rows: Iterable<{ readonly event: string | null; readonly verdict: Verdict; readonly count: number }>,
+): VerdictCount[] {
+  const byEvent = new Map<string | null, { event: string | null; valid: number; invalid: number; none: number }>();
+  for (const row of rows) {
+    const counts = byEvent.get(row.event) ?? { event: row.event, valid: 0, invalid: 0, none: 0 };
+    counts[row.verdict] += Number(row.count);
+    byEvent.set(row.event, counts);
+  }
+  return [...byEvent.values()].sort((a, b) => {
+    if (a.event === b.event) return 0;
+    if (a.event === null || b.event === null) return a.event === null ? 1 : -1;
+    return a.event < b.event ? -1 : 1;
+  });
+}
+
+/** The filters of EventStore.countVerdicts. */
+export type VerdictCountQuery = Pick<EventQuery, "account" | "profile" | "event" | "from" | "to">;
 
 /** The collected events (COL-16, DEC-COL-08), kept in commit order for per-visitor processing. */
 export interface EventStore {
@@ -114,6 +176,11 @@ export interface EventStore {
     options?: { readonly mark?: { readonly key: string; readonly value: string } },
   ): Promise<void>;
   query(query: EventQuery): Promise<StoredEvent[]>;
+  /**
+   * The tracking plan's verdicts counted by event name, of the events the query's filters select (its limit,
+   * order and paging are ignored), ordered by event name, events without one last.
+   */
+  countVerdicts(query: VerdictCountQuery): Promise<VerdictCount[]>;
   /**
    * PRV-09, DEC-PRV-04: removes every event of these visitor ids in the account and profile (collected and
    * imported alike), in one commit, and answers how many were removed. Sequence numbers are never reused.

@@ -38,7 +38,13 @@ export {
   maxVisitorIdsPerQuery,
   type StoredEvent,
   searchNeedle,
+  tallyVerdicts,
   type ValueErasure,
+  type Verdict,
+  type VerdictCount,
+  type VerdictCountQuery,
+  type Violation,
+  verdicts,
 } from "./events.store.ts";
 export type { FileSourceType, FileStatusRecord, FileStatusStore, ImportedFile, ImportProgress } from "./files.store.ts";
 export type { Digests, SecretHasher } from "./hashing.port.ts";
@@ -82,4 +88,5 @@ export type {
   UserRecord,
 } from "./tenancy.store.ts";
 export type { TokenClaims, TokenSigner, VerifiedToken } from "./token-signer.port.ts";
+export type { EventSchemaCheck, ProfilePlanChecks, TrackingPlans } from "./tracking-plans.port.ts";
 export type { BundleZipper, ZipEntry } from "./zip.port.ts";

@@ -124,7 +124,29 @@ describe("erasing the value from an event (DEC-PRV-05)", () => {
       event: null,
       datasource: "web",
       traceId: null,
+      violations: [],
     });
+  });
+
+  it("takes it out of the tracking plan's violations too, keeping what the plan wrote (issue 43, point 3)", () => {
+    const violations = [
+      { parameter: "invited", path: "/invited", rule: "pattern", value: erased, message: "must match pattern" },
+      { parameter: "contacts", path: "/contacts", rule: "type", value: { work: erased }, message: "must be string" },
+      { parameter: "amount", path: "/amount", rule: "maximum", value: 3, message: "must be <= 2" },
+      { parameter: "order_id", path: "/order_id", rule: "required", message: "must have required property" },
+    ];
+    const erasure = eraseValueFromEvent(
+      { ...event({ invited: erased, contacts: { work: erased }, amount: 3 }), violations },
+      erased,
+    );
+    assert.equal(erasure.kind, "edit");
+    assert.deepEqual(erasure.kind === "edit" ? erasure.violations : [], [
+      { parameter: "invited", path: "/invited", rule: "pattern", message: "must match pattern" },
+      { parameter: "contacts", path: "/contacts", rule: "type", message: "must be string" },
+      violations[2],
+      violations[3],
+    ]);
+    assert.ok(!JSON.stringify(erasure).includes(erased));
   });
 
   it("an event whose own visitor IDs hold it is the data subject's", () => {

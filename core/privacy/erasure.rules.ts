@@ -8,6 +8,8 @@
  *   svc_profile name the tenant, not the visitor, and stay (the event's columns hold them). An event whose own
  *   visitor IDs (svc_visitor_id, svc_thirdparty_visitor_id, svc_firstparty_visitor_id) hold the value is the
  *   data subject's (a visitor whose ID is the e-mail address): it is removed whole, with its visitor's group;
+ *   a violation of the tracking plan whose offending value holds it loses that value (its parameter, rule and
+ *   message, which the plan wrote, stay);
  * - in a visitor profile, a text attribute value, or the JSON of an object or array holding it (an attribute
  *   set from such a parameter): the attribute is removed, the rest of the profile stays; a
  *   captured visitor ID value that holds it names the data subject: that whole group is removed;
@@ -16,7 +18,7 @@
  */
 import type { CollectedRequest, CollectJournalEntry } from "../collect/collect-journal.ts";
 import { readQueryString } from "../collect/query-string.rules.ts";
-import type { StoredEvent } from "../ports/events.store.ts";
+import type { StoredEvent, Violation } from "../ports/events.store.ts";
 import type { VisitorProfile } from "../profiles/profile.rules.ts";
 import type { JournaledRequestText } from "../testing-tools/index.ts";
 import { matchKnownVisitorId, normaliseVisitorIdValue } from "../visitors/visitor-id.rules.ts";
@@ -81,6 +83,7 @@ export type EventErasure =
       readonly event: string | null;
       readonly datasource: string | null;
       readonly traceId: string | null;
+      readonly violations: readonly Violation[];
     };
 
 /** DEC-PRV-05: an event with the erased value taken out (see the file's comment): kept as it is, the data subject's, or edited. */
@@ -88,7 +91,7 @@ export function eraseValueFromEvent(
   event: Pick<
     StoredEvent,
     "visitorId" | "thirdPartyVisitorId" | "firstPartyVisitorId" | "event" | "datasource" | "traceId" | "data"
-  >,
+  > & { readonly violations?: readonly Violation[] },
   erased: string,
 ): EventErasure {
   const visitorIds = [event.visitorId, event.thirdPartyVisitorId, event.firstPartyVisitorId];
@@ -114,7 +117,14 @@ export function eraseValueFromEvent(
       changed = true;
     }
   }
-  return changed ? { kind: "edit", data: Object.fromEntries(kept), ...columns } : { kind: "keep" };
+  if (!changed) return { kind: "keep" };
+  // A violation's value is a part of the parameters: it holds the value only where they did.
+  const violations = (event.violations ?? []).map((violation) => {
+    if (!holdsErasedValue(violation.value, erased)) return violation;
+    const { value: _erased, ...rest } = violation;
+    return rest;
+  });
+  return { kind: "edit", data: Object.fromEntries(kept), ...columns, violations };
 }
 
 /** What erasing a value does to one visitor profile. */

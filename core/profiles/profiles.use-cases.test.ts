@@ -255,6 +255,8 @@ describe("what the worker reads of a stored event (DEC-PRO-01, DEC-COL-11, VID-0
     traceId: null,
     receivedAt: 1,
     data,
+    verdict: "none" as const,
+    violations: [],
   });
 
   it("[DEC-PRO-01] the parameters are the event's own: names of Object.prototype are absent unless stored", () => {

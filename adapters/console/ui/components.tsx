@@ -136,3 +136,10 @@ export function dateText(value: unknown): unknown {
     ? new Date(value).toISOString()
     : value;
 }
+
+/** Issue 43: a stored event's tracking-plan verdict, as a coloured word (with the number of violations). */
+export function VerdictBadge(props: { verdict: string; violations: number }) {
+  const { verdict, violations } = props;
+  const text = verdict === "invalid" ? `invalid (${violations})` : verdict === "none" ? "no schema" : verdict;
+  return <span class={`badge verdict-${verdict}`}>{text}</span>;
+}

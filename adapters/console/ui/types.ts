@@ -5,9 +5,10 @@
  */
 import type { CollectedRequest } from "../../../core/collect/index.ts";
 import type { EngineAnswerView, InspectedVisitor, ProfileChange, ProfileView } from "../../../core/inspect/index.ts";
+import type { Violation } from "../../../core/ports/index.ts";
 import type { PrecedenceRow, VisitorIdDecision } from "../../../core/visitors/index.ts";
 
-export type { CollectedRequest, PrecedenceRow, ProfileChange, ProfileView };
+export type { CollectedRequest, PrecedenceRow, ProfileChange, ProfileView, Violation };
 export type Decision = VisitorIdDecision;
 export type EngineAnswer = EngineAnswerView;
 
@@ -37,6 +38,9 @@ export interface StoredEvent {
   readonly receivedAt: string;
   readonly receivedAtMs: number;
   readonly data: Readonly<Record<string, unknown>>;
+  /** The tracking plan's verdict (docs/configuration.md, Tracking plan). */
+  readonly verdict: "valid" | "invalid" | "none";
+  readonly violations: readonly Violation[];
 }
 
 export interface EventPage {

@@ -4,7 +4,14 @@ import { call, queryOf } from "../api.ts";
 import { type Column, dateText, Empty, ErrorNote, Link, Pairs, Table, textOf } from "../components.tsx";
 import { curlCommandOf } from "../curl.ts";
 import { base } from "../router.ts";
-import type { CollectedRequest, EventExplanation, PrecedenceRow, ProfileChange } from "../types.ts";
+import type {
+  CollectedRequest,
+  EventExplanation,
+  PrecedenceRow,
+  ProfileChange,
+  StoredEvent,
+  Violation,
+} from "../types.ts";
 
 const ruleNames: Record<string, string> = {
   override: "svc_override_tapid (the override)",
@@ -96,6 +103,35 @@ function RawRequest(props: { request: CollectedRequest | null }) {
   );
 }
 
+const violationColumns: readonly Column<Violation>[] = [
+  {
+    title: "Parameter",
+    cell: (violation) => (
+      <span class="id">{violation.path === "" ? "(the event)" : violation.parameter + nestedPart(violation)}</span>
+    ),
+  },
+  { title: "Rule", cell: (violation) => violation.rule },
+  {
+    title: "Value",
+    cell: (violation) => ("value" in violation ? textOf(violation.value) : <span class="muted">(missing)</span>),
+  },
+  { title: "Message", cell: (violation) => violation.message },
+];
+
+/** Where in a parameter a nested violation is (`/0/sku` of `items`); nothing for the parameter itself. */
+function nestedPart(violation: Violation): string {
+  const own = `/${violation.parameter.replaceAll("~", "~0").replaceAll("/", "~1")}`;
+  return violation.path.startsWith(own) ? violation.path.slice(own.length) : "";
+}
+
+/** Issue 43: the verdict in words (docs/configuration.md, Tracking plan). */
+function verdictText(event: StoredEvent): string {
+  if (event.verdict === "valid") return "valid: fits the tracking plan";
+  if (event.verdict === "none") return "none: no schema of the tracking plan applies";
+  const count = event.violations.length;
+  return `invalid: ${count} violation${count === 1 ? "" : "s"}`;
+}
+
 export function EventPage(props: { seq: number }) {
   const [explained, setExplained] = useState<EventExplanation | null>(null);
   const [error, setError] = useState<unknown>(null);
@@ -131,6 +167,7 @@ export function EventPage(props: { seq: number }) {
         rows={[
           ["Account / profile", `${event.account} / ${event.profile}`],
           ["Event name (svc_event)", event.event],
+          ["Tracking plan", verdictText(event)],
           ["Received (virtual clock)", event.receivedAt],
           ["Data source", event.datasource],
           ["Trace id", event.traceId],
@@ -138,6 +175,15 @@ export function EventPage(props: { seq: number }) {
           ["First-party visitor ID", event.firstPartyVisitorId],
         ]}
       />
+      {event.verdict === "invalid" ? (
+        <Table
+          caption="Violations of the tracking plan"
+          columns={violationColumns}
+          rows={event.violations}
+          keyOf={(violation) => `${violation.path}:${violation.rule}:${violation.message}`}
+          empty="—"
+        />
+      ) : null}
       <h2>Visitor ID</h2>
       <p class="decision">
         Visitor ID <span class="id">{event.visitorId}</span>, chosen by{" "}

@@ -5,7 +5,7 @@
  */
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { call, queryOf } from "../api.ts";
-import { type Column, ErrorNote, Link, Table, Time, textOf } from "../components.tsx";
+import { type Column, ErrorNote, Link, Table, Time, textOf, VerdictBadge } from "../components.tsx";
 import { type FeedState, followFeed } from "../live.ts";
 import { base } from "../router.ts";
 import type { EventPage, JournalEntry, StoredEvent, Tenant } from "../types.ts";
@@ -56,6 +56,10 @@ const storedColumns: readonly Column<StoredEvent>[] = [
   { title: "Received", cell: (event) => <Time iso={event.receivedAt} /> },
   { title: "Account / profile", cell: (event) => `${event.account} / ${event.profile}` },
   { title: "Event", cell: (event) => textOf(event.event) },
+  {
+    title: "Tracking plan",
+    cell: (event) => <VerdictBadge verdict={event.verdict} violations={event.violations.length} />,
+  },
   { title: "Visitor ID", cell: (event) => <span class="id">{event.visitorId}</span> },
   { title: "Chosen by", cell: (event) => event.visitorIdSource },
 ];
