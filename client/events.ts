@@ -10,6 +10,11 @@ import type { paths } from "./openapi.types.ts";
 
 type WaitBody = paths["/admin/events/wait"]["post"]["requestBody"]["content"]["application/json"];
 type WaitAnswer = paths["/admin/events/wait"]["post"]["responses"][200]["content"]["application/json"];
+type VerdictQuery = NonNullable<paths["/admin/events/verdicts"]["get"]["parameters"]["query"]>;
+/** The tracking plan's verdicts of the matching events (GET /admin/events/verdicts), by event name and in all. */
+export type VerdictCounts = paths["/admin/events/verdicts"]["get"]["responses"][200]["content"]["application/json"];
+/** Which events countVerdicts and expectValidEvents look at: account, profile, event, from and to. */
+export type VerdictFilter = VerdictQuery;
 
 /**
  * Which stored events: every field optional, all given must match (account, profile, visitor, event, traceId,
@@ -55,10 +60,7 @@ export async function findEvents(hub: AdminClient, filter: EventFilter = {}, lim
   return (await countedEvents(hub, filter, limit)).events;
 }
 
-/**
- * How many matching events are stored now. Room is left beside it for the tracking plan's verdicts: this counts
- * every stored event that matches, good or bad.
- */
+/** How many matching events are stored now, whatever their verdict (countVerdicts counts good and bad). */
 export async function countEvents(hub: AdminClient, filter: EventFilter = {}): Promise<number> {
   return Number((await countedEvents(hub, filter, 1)).count);
 }
@@ -86,4 +88,55 @@ async function countedEvents(hub: AdminClient, filter: EventFilter, limit: numbe
   const { data, error, response } = await hub.admin.POST("/admin/events/count", { body: { ...filter, limit } });
   if (data === undefined) throw new SvcHubClientError("POST /admin/events/count", response.status, error);
   return data;
+}
+
+/**
+ * How many of the matching events the tracking plan found valid, invalid, or had no schema for (GET
+ * /admin/events/verdicts), by event name and in all: as Snowplow Micro's good and bad counts.
+ */
+export async function countVerdicts(hub: AdminClient, filter: VerdictFilter = {}): Promise<VerdictCounts> {
+  const { data, error, response } = await hub.admin.GET("/admin/events/verdicts", { params: { query: filter } });
+  if (data === undefined) throw new SvcHubClientError("GET /admin/events/verdicts", response.status, error);
+  return data;
+}
+
+/** Events the tracking plan found invalid, with each violation, in its message. */
+export class TrackingPlanViolationError extends Error {
+  override readonly name = "TrackingPlanViolationError";
+  constructor(
+    readonly filter: VerdictFilter,
+    readonly invalid: readonly StoredEventView[],
+    readonly count: number,
+  ) {
+    const shown = invalid
+      .slice(0, 5)
+      .map(
+        (event) =>
+          `\n  seq ${event.seq} ${event.event ?? "(no svc_event)"}` +
+          (event.violations ?? [])
+            .map(
+              (violation) =>
+                `\n    ${violation.parameter || "(the event)"}: ${violation.message} (${violation.rule}` +
+                `${"value" in violation ? `, was ${JSON.stringify(violation.value)}` : ""})`,
+            )
+            .join(""),
+      )
+      .join("");
+    super(`${count} event(s) matching ${JSON.stringify(filter)} break the tracking plan:${shown}`);
+  }
+}
+
+/**
+ * Throws TrackingPlanViolationError, listing the invalid events and their violations, when any matching event
+ * breaks the tracking plan; else answers the verdicts' counts. Call it after the events are stored (waitForWork,
+ * or waitForEvents).
+ */
+export async function expectValidEvents(hub: AdminClient, filter: VerdictFilter = {}): Promise<VerdictCounts> {
+  const counts = await countVerdicts(hub, filter);
+  if (Number(counts.total.invalid) === 0) return counts;
+  const { data, error, response } = await hub.admin.GET("/admin/events", {
+    params: { query: { ...filter, verdict: "invalid", limit: "5" } },
+  });
+  if (data === undefined) throw new SvcHubClientError("GET /admin/events", response.status, error);
+  throw new TrackingPlanViolationError(filter, data.events, Number(counts.total.invalid));
 }
