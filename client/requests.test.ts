@@ -195,10 +195,13 @@ describe("issue 43: what the journal keeps of a request, on a real server", () =
       headers: { "Content-Type": "application/x-www-form-urlencoded" },
     });
     expect(deletion.response.status).toBe(202);
-    // What is left holding it is the deletion's own request, journaled once it was answered.
-    expect((await holding()).map((entry) => [entry.method, entry.path, entry.url])).toEqual([
-      ["DELETE", "/v2/visitor/accounts/:account/profiles/:profile", "/v2/visitor/accounts/acme/profiles/main"],
-    ]);
+    // DEC-PRV-05: none is left holding it, the deletion's own request included: journaled once it was answered,
+    // it is kept without its body.
+    expect(await holding()).toEqual([]);
+    const [own] = await findRequests(hub, { method: "DELETE", path: "/v2/visitor/*" }, { limit: 1 }).then(
+      (found) => found.requests,
+    );
+    expect([own?.url, own?.status, own?.request.body]).toEqual(["/v2/visitor/accounts/acme/profiles/main", 202, null]);
   });
 
   it("POST /admin/reset empties it", async () => {

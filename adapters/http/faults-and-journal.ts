@@ -15,6 +15,18 @@ export interface TestingTools {
   readonly requestJournal: RequestJournal;
 }
 
+/** The requests whose body the journal must not keep (withholdBodyFromJournal). */
+const bodiesWithheld = new WeakSet<Request>();
+
+/**
+ * DEC-PRV-05: the journal keeps this request without its body. A privacy deletion's own request holds the value
+ * it deletes; the journal forgets every request holding that value while the deletion is asked for, and this
+ * one is recorded only once it is answered.
+ */
+export function withholdBodyFromJournal(request: Request): void {
+  bodiesWithheld.add(request);
+}
+
 /** The header an answer made by a fault carries: the fault's id. */
 export const faultHeader = "x-svc-hub-fault";
 
@@ -80,7 +92,7 @@ export function withFaultsAndJournal(
         durationMs,
         fault: fault?.id ?? null,
         headers,
-        body: requestBody,
+        body: bodiesWithheld.has(request) ? null : requestBody,
         response: response && { headers: [...response.headers], body: answerBody },
       });
     };

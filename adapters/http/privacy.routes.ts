@@ -6,6 +6,7 @@ import { queryParamsOf } from "../runtime/query-values.ts";
 import type { AppDeps } from "./app-deps.ts";
 import { bearerGuard, requireAccess } from "./auth-guards.ts";
 import { failWith } from "./error-mapping.ts";
+import { withholdBodyFromJournal } from "./faults-and-journal.ts";
 import { ErrorBody, formBodyOf } from "./openapi-parts.ts";
 import { readFormFields } from "./request-body.ts";
 
@@ -89,6 +90,7 @@ export function privacyRoutes(deps: AppDeps) {
       async ({ params, principal, request, set }) => {
         await requireAccess(deps.auth, principal, params.account, params.profile);
         unwrap(refuseQueryParameters(queryOf(request).keys()));
+        withholdBodyFromJournal(request);
         const form = await readFormFields(request, maxFormBytes);
         // DEC-PRV-02: not a form (or an oversized one) is a bad request like any other.
         if (!form.ok) {
