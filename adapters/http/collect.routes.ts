@@ -7,13 +7,14 @@ import { collectAdminRoutes } from "./collect-admin.routes.ts";
 import { connectionOf } from "./connection.ts";
 import { preflight, setEventHeaders } from "./cors.ts";
 import { failWith } from "./error-mapping.ts";
+import { answerWithKnownBody } from "./faults-and-journal.ts";
 import { requestBodyOf } from "./openapi-parts.ts";
 
 /** DEC-COL-03: the 43-byte 1x1 transparent GIF. A Blob can be the body of any number of answers. */
-export const transparentGif = new Blob(
-  [Buffer.from("R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==", "base64")],
-  { type: "image/gif" },
+const transparentGifBytes = new Uint8Array(
+  Buffer.from("R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==", "base64"),
 );
+export const transparentGif = new Blob([transparentGifBytes], { type: "image/gif" });
 
 /** COL-06, DEC-COL-04: a POST's parameters: svc_account and svc_profile (else in the query string), svc_event, any others. */
 const eventBodySchema = {
@@ -62,7 +63,11 @@ export function collectRoutes(deps: AppDeps) {
         "/event",
         async ({ request, set }) => {
           await collect(request, set.headers, "GET");
-          return new Response(transparentGif, { headers: { "content-type": "image/gif" } });
+          return answerWithKnownBody(
+            request,
+            new Response(transparentGif, { headers: { "content-type": "image/gif" } }),
+            transparentGifBytes,
+          );
         },
         {
           detail: {

@@ -27,6 +27,19 @@ export function withholdBodyFromJournal(request: Request): void {
   bodiesWithheld.add(request);
 }
 
+/** The bodies of answers made of bytes known beforehand, by their request (answerWithKnownBody). */
+const knownBodies = new WeakMap<Request, Uint8Array>();
+
+/**
+ * `response`, the answer to `request`, whose body is `bytes`: the journal keeps them as they are instead of
+ * reading a clone of the answer (the collection endpoint's pixel, the hottest answer, costs no copy). Keyed by
+ * the request: Elysia answers with a Response of its own when the route set headers.
+ */
+export function answerWithKnownBody(request: Request, response: Response, bytes: Uint8Array): Response {
+  knownBodies.set(request, bytes);
+  return response;
+}
+
 /** The header an answer made by a fault carries: the fault's id. */
 export const faultHeader = "x-svc-hub-fault";
 
@@ -81,7 +94,7 @@ export function withFaultsAndJournal(
     const record = async (status: number | null, response: Response | null) => {
       if (!journaled) return;
       const durationMs = elapsedSince(started);
-      const [requestBody, answerBody] = await Promise.all([body, response && captureResponseBody(response)]);
+      const [requestBody, answerBody] = await Promise.all([body, response && captureResponseBody(request, response)]);
       requestJournal.record({
         method: methodLabelOf(request.method),
         path,
@@ -128,7 +141,9 @@ function captureRequestBody(request: Request): Promise<CapturedBody | null> {
  * The first requestJournalBodyBytes of an answer's body, from a clone; null when it has none, or when it is an
  * event stream (read, it would keep the request from ever being journaled).
  */
-function captureResponseBody(response: Response): Promise<CapturedBody | null> {
+function captureResponseBody(request: Request, response: Response): Promise<CapturedBody | null> {
+  const known = knownBodies.get(request);
+  if (known !== undefined) return Promise.resolve(known.byteLength === 0 ? null : { bytes: known, truncated: false });
   if ((response.headers.get("content-type") ?? "").startsWith("text/event-stream")) return Promise.resolve(null);
   return readCapped(response.clone().body);
 }
