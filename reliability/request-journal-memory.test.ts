@@ -63,7 +63,7 @@ function probeUrl(base: string, n: number): string {
 
 describe("second probe, finding 1: memory under a flood of long URLs", () => {
   it(
-    "stays within 100 MB of its baseline while one client sends 20,000 URLs of 16 KB, and the journal keeps none of them",
+    "stays within 100 MB of its baseline while one client sends 20,000 URLs of 16 KB, the journal within its budget",
     async () => {
       const server = await start();
       for (let n = 0; n < 200; n += 1) await (await fetch(probeUrl(server.url, n))).arrayBuffer();
@@ -123,8 +123,10 @@ describe("second probe, finding 1: memory under a flood of long URLs", () => {
       expect(new Set(journal.requests.map((entry) => entry.path))).toEqual(
         new Set([null, "/dle/:account/:profile/:file"]),
       );
-      for (const entry of journal.requests) expect(Object.keys(entry.query)).toEqual(entry.path === null ? [] : ["v"]);
-      expect(JSON.stringify(journal.requests)).not.toContain("xxxx");
+      // Issue 43: an entry keeps the URL as sent (in `url`), counted whole in the budget; its `query` field shows the
+      // parameters that fit in its first 512 characters.
+      for (const entry of journal.requests) expect(Object.keys(entry.query)).not.toContain("q");
+      expect(journal.requests.every((entry) => entry.queryTruncated)).toBe(true);
     },
     hangGuardMs,
   );

@@ -189,6 +189,21 @@ function headerBytes(headers: HeaderPairs): number {
   return bytes;
 }
 
+// WHATWG Encoding, in every runtime core runs on (core's tsconfig has no DOM lib).
+declare const TextEncoder: new () => { encode(input: string): Uint8Array };
+declare const TextDecoder: new () => { decode(input: Uint8Array): string };
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/**
+ * A copy of `text` that shares no memory with the string it was cut from. A slice of a string may keep the
+ * whole of it alive (JavaScriptCore's substrings point into their base): a path cut from a URL would hold the
+ * whole URL, and an account read from a 16 KB query the 16 KB.
+ */
+function ownCopy(text: string): string {
+  return text === "" ? "" : decoder.decode(encoder.encode(text));
+}
+
 /** What an entry of this request holds, as the budget counts it. */
 function weightOf(request: AnsweredRequest, account: string | null): number {
   return (
@@ -326,15 +341,17 @@ export class RequestJournal {
     if (!this.enabled) return;
     this.#lastId += 1;
     const found = accountOfRequest(request.path, request.query);
-    const account = found === null ? null : found.slice(0, requestJournalAccountChars);
-    const bytes = weightOf(request, account);
+    const account = found === null ? null : ownCopy(found.slice(0, requestJournalAccountChars));
+    // Copies: the path and the query are slices of the request's URL, which they would otherwise keep alive.
+    const kept = { ...request, path: ownCopy(request.path), query: ownCopy(request.query) };
+    const bytes = weightOf(kept, account);
     this.#entries.push({
       id: this.#lastId,
       atMs: request.atMs,
       method: request.method,
       route: request.route,
-      path: request.path,
-      query: request.query,
+      path: kept.path,
+      query: kept.query,
       account,
       status: request.status,
       durationMs: request.durationMs,
