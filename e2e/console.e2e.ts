@@ -341,7 +341,8 @@ consoleTest(
     await page.getByRole("heading", { name: `Event ${badPost}`, level: 1 }).waitFor();
     const violations = page.getByRole("table", { name: /Violations of the tracking plan/ });
     const rows = violations.getByRole("row");
-    // The header, then one row per violation: parameter, rule, value, message.
+    // The header, then one row per violation: parameter, rule, value, message (drawn once the event is read).
+    await rows.nth(2).waitFor({ timeout: waitLimitMs });
     await expect(rows.count()).resolves.toBe(3);
     await expect(rows.nth(1).textContent()).resolves.toBe(
       "order_idrequired(missing)must have required property 'order_id'",
@@ -355,9 +356,10 @@ consoleTest(
 
     await page.goto(`${service.url}/console/events/${good}`);
     await page.getByRole("heading", { name: `Event ${good}`, level: 1 }).waitFor();
-    await expect(page.getByRole("table", { name: "The event" }).textContent()).resolves.toContain(
-      "valid: fits the tracking plan",
-    );
+    await page
+      .getByRole("table", { name: "The event" })
+      .getByText("valid: fits the tracking plan")
+      .waitFor({ timeout: waitLimitMs });
     await expect(page.getByRole("table", { name: /Violations of the tracking plan/ }).count()).resolves.toBe(0);
   },
 );
