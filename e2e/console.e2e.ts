@@ -149,9 +149,11 @@ async function expectNothingRan(page: Page): Promise<void> {
  * Playwright's client throws this when a message from its driver names a response the client does not hold (a
  * fault of the driver's protocol, seen about once in four runs of this file on a busy machine even with a
  * context per test; https://github.com/microsoft/playwright/issues/22210). It says nothing about svc-hub, so the
- * test runs once more, from the start, in a fresh context; any other failure, or this one twice, fails the test.
+ * test runs again, from the start, in a fresh context; any other failure, or this one at every run, fails the test.
  */
 const driverLostObject = /^Object with guid \S+ was not bound in the connection$/;
+/** How many times a test runs at most when each run meets driverLostObject (twice in a row was seen once). */
+const driverLostRuns = 3;
 
 function consoleTest(title: string, body: (watched: Watched) => Promise<void>): void {
   async function attempt(): Promise<void> {
@@ -176,12 +178,14 @@ function consoleTest(title: string, body: (watched: Watched) => Promise<void>): 
   test(
     title,
     async () => {
-      try {
-        await attempt();
-      } catch (error) {
-        if (!(error instanceof Error && driverLostObject.test(error.message))) throw error;
-        console.warn(`${title}: Playwright's driver lost an object (${error.message}); running the test once more`);
-        await attempt();
+      for (let run = 1; ; run += 1) {
+        try {
+          await attempt();
+          return;
+        } catch (error) {
+          if (!(error instanceof Error && driverLostObject.test(error.message)) || run === driverLostRuns) throw error;
+          console.warn(`${title}: Playwright's driver lost an object (${error.message}); running the test again`);
+        }
       }
     },
     testLimitMs,
@@ -669,7 +673,12 @@ consoleTest("issue 43: dates are ISO 8601 everywhere, profile changes included",
     await page.goto(`${ready().service.url}${path}`);
     await page.getByRole("heading", { level: 1 }).waitFor();
     await page.locator("main table").first().waitFor();
-    expect(((await page.locator("main").textContent()) ?? "").match(epochMs)).toBeNull();
+    // The list of every stored event shows other tests' parameters too, which may hold any number: its times only.
+    const shown =
+      path === "/console/events"
+        ? (await page.locator("main time").allTextContents()).join(" ")
+        : ((await page.locator("main").textContent()) ?? "");
+    expect(shown.match(epochMs)).toBeNull();
   }
   await page.goto(`${ready().service.url}/console/visitors?account=acme&profile=main&visitorId=${visitor}`);
   const found = page.getByRole("article", { name: "The visitor" });
@@ -697,14 +706,17 @@ consoleTest("issue 43: a search finds the events whose parameter names or values
   await signIn(page);
   const stored = page.getByRole("table", { name: /Stored events/ });
   await stored.getByRole("cell", { name: "other" }).first().waitFor({ timeout: waitLimitMs });
-  await page.getByLabel("Search parameters").fill(needle);
-  await page.getByRole("button", { name: "Apply" }).click();
-  await stored.getByRole("cell", { name: "found" }).waitFor();
-  await expect(stored.getByRole("row").count()).resolves.toBe(2);
-  await page.getByLabel("Search parameters").fill(`coupon_${run}`);
-  await page.getByRole("button", { name: "Apply" }).click();
-  await stored.getByRole("cell", { name: "named" }).waitFor();
-  await expect(stored.getByRole("row").count()).resolves.toBe(2);
+  // The unfiltered table holds the found events too: each search is waited for until its answer replaced it (the
+  // header and one row left), then the one row is read.
+  const searchFinds = async (text: string, event: string) => {
+    await page.getByLabel("Search parameters").fill(text);
+    await page.getByRole("button", { name: "Apply" }).click();
+    await stored.getByRole("row").nth(2).waitFor({ state: "detached", timeout: waitLimitMs });
+    await stored.getByRole("row").nth(1).getByRole("cell", { name: event }).waitFor({ timeout: waitLimitMs });
+    await expect(stored.getByRole("row").count()).resolves.toBe(2);
+  };
+  await searchFinds(needle, "found");
+  await searchFinds(`coupon_${run}`, "named");
   await expectNothingRan(page);
   expect(await accessibilityViolations(page)).toEqual([]);
 });
