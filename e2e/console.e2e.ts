@@ -12,7 +12,7 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
 import { configTextWithPlanOnAcmeMain } from "../testing/tracking-plan/demo-plan.ts";
-import { desktopUserAgent } from "./chromium.ts";
+import { desktopUserAgent, driverLostObject } from "./chromium.ts";
 import { testLimitMs, waitLimitMs } from "./limits.ts";
 import { html } from "./pages.ts";
 import { browserSuite } from "./suite.ts";
@@ -146,13 +146,11 @@ async function expectNothingRan(page: Page): Promise<void> {
  * about 3.5 s, for nothing more.
  */
 /**
- * Playwright's client throws this when a message from its driver names a response the client does not hold (a
- * fault of the driver's protocol, seen about once in four runs of this file on a busy machine even with a
- * context per test; https://github.com/microsoft/playwright/issues/22210). It says nothing about svc-hub, so the
- * test runs again, from the start, in a fresh context; any other failure, or this one at every run, fails the test.
+ * Playwright's driver fault (driverLostObject, https://github.com/microsoft/playwright/issues/22210), seen on a
+ * busy machine even with a context per test: launchChromium drops the events it spoils; when it spoils the
+ * answer to a call of the test, the test runs again, from the start, in a fresh context. It says nothing about
+ * svc-hub. Any other failure, or this one at every run, fails the test. How many times a test runs at most:
  */
-const driverLostObject = /^Object with guid \S+ was not bound in the connection$/;
-/** How many times a test runs at most when each run meets driverLostObject (twice in a row was seen once). */
 const driverLostRuns = 3;
 
 function consoleTest(title: string, body: (watched: Watched) => Promise<void>): void {
