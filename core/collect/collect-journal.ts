@@ -30,7 +30,7 @@ export interface CollectedRequest {
   readonly contentType: string | null;
   /** POST: the body as text, inflated when it came gzipped ("" when empty); GET: null. */
   readonly body: string | null;
-  /** The cookies collection reads (TAPID, utag_main) as sent (collectCookiePairs); null when none. */
+  /** The cookies collection reads (TAPID, utag_main) as sent (CollectCookies.sent); null when none. */
   readonly cookie: string | null;
   readonly referer: string | null;
   readonly userAgent: string | null;

@@ -367,8 +367,13 @@ describe("visitor ID parameters (DEC-COL-09, VID-01, VID-04)", () => {
     });
     assert.ok(result.ok);
     const { cookies, visitor } = result.value;
-    // What the rules after the read take of the cookies: every TAPID, and the first utag_main's v_id.
-    assert.deepEqual(cookies, { tapid: ["globex/main>g|", "acme/main>t|"], utagMainVisitorId: "0190abc" });
+    // What the rules after the read take of the cookies: every TAPID, and the first utag_main's v_id; and, for the
+    // journal, their pairs as sent.
+    assert.deepEqual(cookies, {
+      tapid: ["globex/main>g|", "acme/main>t|"],
+      utagMainVisitorId: "0190abc",
+      sent: "TAPID=globex/main>g|; utag_main=v_id:0190abc$_sn:1; TAPID=acme/main>t|; utag_main=v_id:second",
+    });
     assert.deepEqual(visitor.inputs, {
       override: null,
       tapid: "t",
@@ -406,7 +411,8 @@ describe("visitor ID parameters (DEC-COL-09, VID-01, VID-04)", () => {
       deleteTapid: true,
     });
     assert.equal(result.value.params.svc_override_tapid, "42");
-    assert.deepEqual(result.value.cookies, { tapid: ["acme/main>t|"], utagMainVisitorId: "0190abc" });
+    assert.deepEqual(result.value.cookies.tapid, ["acme/main>t|"]);
+    assert.equal(result.value.cookies.utagMainVisitorId, "0190abc");
   });
 
   it("any JSON value in a visitor ID parameter gives ok or a refusal, never a throw, and an accepted one is usable text", () => {

@@ -17,7 +17,6 @@ import type {
 } from "../ports/index.ts";
 import { err, ok, type Result } from "../result.ts";
 import { isStorableText } from "../values/storable-text.rules.ts";
-import { collectCookiePairs } from "../visitors/cookies.rules.ts";
 import { identifyVisitor } from "../visitors/visitor-id.rules.ts";
 import { type EventParams, parseEventBody, readCollectRequest } from "./collect.rules.ts";
 import { CollectJournal } from "./collect-journal.ts";
@@ -206,7 +205,7 @@ export class CollectService {
       return this.refuse(collectError("storageUnavailable"), method, userAgent, query, body);
     }
     this.stats.accepted += 1;
-    const cookie = collectCookiePairs(headers.get("cookie"));
+    const cookie = collected.cookies.sent;
     const referer = headers.get("referer");
     const received = {
       method,

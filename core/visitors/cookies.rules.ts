@@ -72,28 +72,35 @@ export interface CollectCookies {
   readonly tapid: readonly string[];
   /** `v_id` of the first utag_main cookie (firstPartyIdFromUtagMain), or null when there is none. */
   readonly utagMainVisitorId: string | null;
+  /**
+   * Those cookies' pairs as sent, in order, joined as a Cookie header (what the collection journal keeps of a
+   * stored event's request); null when there are none. The others are left out: they are other applications' (a
+   * session, say).
+   */
+  readonly sent: string | null;
 }
 
 /**
- * The pairs of a Cookie header that collection reads (TAPID, utag_main), as sent and in order, joined as a Cookie
- * header; null when there are none. The others are left out: they are other applications' (a session, say).
+ * DEC-COL-09, DEC-COL-10: the cookies collection reads, the header read once: each `;`-separated pair given to
+ * the parser alone, as parseCookies does, so that every TAPID is read.
  */
-export function collectCookiePairs(header: string | null | undefined): string | null {
-  if (!header) return null;
-  const read = new Set([tapidCookieName, utagMainCookieName]);
-  const kept = header
-    .split(";")
-    .map((pair) => pair.trim())
-    .filter((pair) => read.has(pair.slice(0, pair.indexOf("=")).trim()));
-  return kept.length === 0 ? null : kept.join("; ");
-}
-
-/** DEC-COL-09, DEC-COL-10: the cookies collection reads, the header parsed once (parseCookies). */
 export function readCollectCookies(header: string | null | undefined): CollectCookies {
-  const cookies = parseCookies(header);
-  const utagMain = cookies.get(utagMainCookieName)?.[0];
+  const tapid: string[] = [];
+  const sent: string[] = [];
+  let utagMain: string | undefined;
+  for (const pair of header ? header.split(";") : []) {
+    const parsed = parseCookie(pair, keepRaw);
+    for (const name in parsed) {
+      if (name !== tapidCookieName && name !== utagMainCookieName) continue;
+      const value = parsed[name] as string;
+      sent.push(pair.trim());
+      if (name === tapidCookieName) tapid.push(value);
+      else utagMain ??= value;
+    }
+  }
   return {
-    tapid: cookies.get(tapidCookieName) ?? [],
+    tapid,
     utagMainVisitorId: utagMain === undefined ? null : firstPartyIdFromUtagMain(utagMain),
+    sent: sent.length === 0 ? null : sent.join("; "),
   };
 }

@@ -264,10 +264,15 @@ describe("cookies", () => {
       {
         tapid: ["acme/main>x|", "g/m>y|"],
         utagMainVisitorId: "0190abc",
+        sent: 'TAPID="acme/main>x|"; utag_main=_sn:1%24v_id%3A0190abc; TAPID=g/m>y|; utag_main=v_id:2',
       },
     );
-    assert.deepEqual(readCollectCookies("a=1; utag_main=_sn:1"), { tapid: [], utagMainVisitorId: null });
-    assert.deepEqual(readCollectCookies(null), { tapid: [], utagMainVisitorId: null });
+    assert.deepEqual(readCollectCookies("a=1; utag_main=_sn:1; JSESSIONID=s"), {
+      tapid: [],
+      utagMainVisitorId: null,
+      sent: "utag_main=_sn:1",
+    });
+    assert.deepEqual(readCollectCookies(null), { tapid: [], utagMainVisitorId: null, sent: null });
   });
 
   it("[DEC-COL-09] finds v_id in utag_main, raw or percent-encoded", () => {
