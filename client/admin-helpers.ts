@@ -5,8 +5,7 @@
  *   await advanceClock(hub, "31m");
  *   await waitForWork(hub);
  */
-import type { SvcHubClient } from "./index.ts";
-import { SvcHubClientError } from "./index.ts";
+import { type AdminClient, answered } from "./admin-call.ts";
 import type { paths } from "./openapi.types.ts";
 
 /** The virtual clock as svc-hub shows it: `now` (ISO 8601), `nowMs`, `offsetMs`, `timing`. */
@@ -20,13 +19,6 @@ export type WaitOptions = paths["/admin/wait"]["post"]["requestBody"] extends
 export type WaitReport = paths["/admin/wait"]["post"]["responses"][200]["content"]["application/json"];
 /** What POST /admin/reset erased and put back. */
 export type ResetReport = paths["/admin/reset"]["post"]["responses"][200]["content"]["application/json"];
-
-type AdminClient = Pick<SvcHubClient, "admin">;
-
-function answered<T>(call: string, result: { data?: T; error?: unknown; response: Response }): T {
-  if (result.data === undefined) throw new SvcHubClientError(call, result.response.status, result.error);
-  return result.data;
-}
 
 /** The virtual clock (GET /admin/clock). */
 export async function readClock(hub: AdminClient): Promise<ClockView> {

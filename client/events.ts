@@ -4,8 +4,7 @@
  *
  *   await waitForEvents(hub, { event: "purchase", params: { sku: "A1" } }, { min: 2 });
  */
-import type { SvcHubClient } from "./index.ts";
-import { SvcHubClientError } from "./index.ts";
+import { type AdminClient, answered } from "./admin-call.ts";
 import type { paths } from "./openapi.types.ts";
 
 type WaitBody = paths["/admin/events/wait"]["post"]["requestBody"]["content"]["application/json"];
@@ -53,8 +52,6 @@ export class EventWaitTimeoutError extends Error {
   }
 }
 
-type AdminClient = Pick<SvcHubClient, "admin">;
-
 /** The matching events stored now (POST /admin/events/count), oldest first, at most `limit` (default 100). */
 export async function findEvents(hub: AdminClient, filter: EventFilter = {}, limit = 100): Promise<StoredEventView[]> {
   return (await countedEvents(hub, filter, limit)).events;
@@ -76,18 +73,21 @@ export async function waitForEvents(
 ): Promise<StoredEventView[]> {
   const min = options.min ?? 1;
   const timeoutMs = options.timeoutMs ?? 5000;
-  const { data, error, response } = await hub.admin.POST("/admin/events/wait", {
-    body: { ...filter, min, timeoutMs, limit: options.limit ?? 100 },
-  });
-  if (data === undefined) throw new SvcHubClientError("POST /admin/events/wait", response.status, error);
+  const data = answered(
+    "POST /admin/events/wait",
+    await hub.admin.POST("/admin/events/wait", {
+      body: { ...filter, min, timeoutMs, limit: options.limit ?? 100 },
+    }),
+  );
   if (!data.met) throw new EventWaitTimeoutError(filter, min, timeoutMs, data.events, Number(data.count));
   return data.events;
 }
 
 async function countedEvents(hub: AdminClient, filter: EventFilter, limit: number) {
-  const { data, error, response } = await hub.admin.POST("/admin/events/count", { body: { ...filter, limit } });
-  if (data === undefined) throw new SvcHubClientError("POST /admin/events/count", response.status, error);
-  return data;
+  return answered(
+    "POST /admin/events/count",
+    await hub.admin.POST("/admin/events/count", { body: { ...filter, limit } }),
+  );
 }
 
 /**
@@ -95,9 +95,10 @@ async function countedEvents(hub: AdminClient, filter: EventFilter, limit: numbe
  * /admin/events/verdicts), by event name and in all: as Snowplow Micro's good and bad counts.
  */
 export async function countVerdicts(hub: AdminClient, filter: VerdictFilter = {}): Promise<VerdictCounts> {
-  const { data, error, response } = await hub.admin.GET("/admin/events/verdicts", { params: { query: filter } });
-  if (data === undefined) throw new SvcHubClientError("GET /admin/events/verdicts", response.status, error);
-  return data;
+  return answered(
+    "GET /admin/events/verdicts",
+    await hub.admin.GET("/admin/events/verdicts", { params: { query: filter } }),
+  );
 }
 
 /** Events the tracking plan found invalid, with each violation, in its message. */
@@ -134,9 +135,11 @@ export class TrackingPlanViolationError extends Error {
 export async function expectValidEvents(hub: AdminClient, filter: VerdictFilter = {}): Promise<VerdictCounts> {
   const counts = await countVerdicts(hub, filter);
   if (Number(counts.total.invalid) === 0) return counts;
-  const { data, error, response } = await hub.admin.GET("/admin/events", {
-    params: { query: { ...filter, verdict: "invalid", limit: "5" } },
-  });
-  if (data === undefined) throw new SvcHubClientError("GET /admin/events", response.status, error);
+  const data = answered(
+    "GET /admin/events",
+    await hub.admin.GET("/admin/events", {
+      params: { query: { ...filter, verdict: "invalid", limit: "5" } },
+    }),
+  );
   throw new TrackingPlanViolationError(filter, data.events, Number(counts.total.invalid));
 }

@@ -5,8 +5,7 @@
  *
  *   await verifyRequests(hub, { method: "POST", path: "/event", body: { path: "$.svc_event", equals: "view" } });
  */
-import type { SvcHubClient } from "./index.ts";
-import { SvcHubClientError } from "./index.ts";
+import { type AdminClient, answered } from "./admin-call.ts";
 import type { paths } from "./openapi.types.ts";
 
 type FindOperation = paths["/admin/requests/find"]["post"];
@@ -24,23 +23,23 @@ export type ExpectedCount = number | { readonly atLeast?: number; readonly atMos
 
 /** The requests that match `pattern`, newest first (at most `limit`, default 100), how many do, and the near misses. */
 export async function findRequests(
-  hub: SvcHubClient,
+  hub: AdminClient,
   pattern: RequestPattern = {},
   options: { readonly limit?: number } = {},
 ): Promise<RequestSearch> {
   const query = options.limit === undefined ? {} : { limit: String(options.limit) };
-  const { data, error, response } = await hub.admin.POST("/admin/requests/find", {
-    body: pattern,
-    params: { query },
-  });
-  if (data === undefined) throw new SvcHubClientError("POST /admin/requests/find", response.status, error);
-  return data;
+  return answered(
+    "POST /admin/requests/find",
+    await hub.admin.POST("/admin/requests/find", {
+      body: pattern,
+      params: { query },
+    }),
+  );
 }
 
 /** How many requests match `pattern`. */
-export async function countRequests(hub: SvcHubClient, pattern: RequestPattern = {}): Promise<number> {
-  const { data, error, response } = await hub.admin.POST("/admin/requests/count", { body: pattern });
-  if (data === undefined) throw new SvcHubClientError("POST /admin/requests/count", response.status, error);
+export async function countRequests(hub: AdminClient, pattern: RequestPattern = {}): Promise<number> {
+  const data = answered("POST /admin/requests/count", await hub.admin.POST("/admin/requests/count", { body: pattern }));
   return Number(data.count);
 }
 
@@ -62,7 +61,7 @@ export class RequestVerificationError extends Error {
  * verify; throws a RequestVerificationError otherwise. Answers the requests that matched, newest first.
  */
 export async function verifyRequests(
-  hub: SvcHubClient,
+  hub: AdminClient,
   pattern: RequestPattern,
   expected: ExpectedCount = { atLeast: 1 },
 ): Promise<JournaledRequest[]> {
