@@ -48,37 +48,17 @@ const args = [
 ];
 
 /**
- * A persistent context on a fresh profile directory (removed on close). Left to its defaults, this headless
- * Chromium refuses third-party cookies (DevTools gives the reason UserPreferences), in Playwright's
- * off-the-record `browser.newContext()` and in a fresh profile alike; the profile's
- * `profile.cookie_controls_mode` preference (0 allow, 1 block) decides, and only a persistent profile has one.
- */
-/**
  * Playwright's client throws this when a message of its driver names an object the client does not hold (a
  * fault of its protocol, https://github.com/microsoft/playwright/issues/22210, met on a busy machine).
  */
 export const driverLostObject = /^Object with guid \S+ was not bound in the connection$/;
 
 /**
- * When that fault comes with an event (a response of a request the client no longer holds), Playwright throws it
- * from the connection's message handler: nothing awaits it, and the test runner fails whichever test is running,
- * often the next one. Such an event says nothing about svc-hub: it is dropped with a warning. Any other error,
- * and the fault in the answer to a call (which that call's caller sees), go on as before.
+ * A persistent context on a fresh profile directory (removed on close). Left to its defaults, this headless
+ * Chromium refuses third-party cookies (DevTools gives the reason UserPreferences), in Playwright's
+ * off-the-record `browser.newContext()` and in a fresh profile alike; the profile's
+ * `profile.cookie_controls_mode` preference (0 allow, 1 block) decides, and only a persistent profile has one.
  */
-function dropEventsOfLostObjects(owner: object): void {
-  const connection = (owner as { _connection?: { dispatch?: (message: { id?: number }) => void } })._connection;
-  const dispatch = connection?.dispatch?.bind(connection);
-  if (connection === undefined || dispatch === undefined) return;
-  connection.dispatch = (message) => {
-    try {
-      dispatch(message);
-    } catch (error) {
-      if (message.id !== undefined || !(error instanceof Error && driverLostObject.test(error.message))) throw error;
-      console.warn(`Playwright's driver sent an event of an object its client no longer holds: ${error.message}`);
-    }
-  };
-}
-
 export async function launchChromium(cookies: CookieControls = "allow-third-party"): Promise<LaunchedBrowser> {
   const executablePath = await ensureChromium();
   const userDataDir = mkdtempSync(join(tmpdir(), "svc-hub-chromium-"));
@@ -95,7 +75,6 @@ export async function launchChromium(cookies: CookieControls = "allow-third-part
       timeout: waitLimitMs,
     });
     context.setDefaultTimeout(waitLimitMs);
-    dropEventsOfLostObjects(context);
     const browser = context.browser();
     if (!browser) throw new Error("Chromium's persistent context has no browser to open other contexts in");
     return {
