@@ -1105,7 +1105,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -1141,38 +1141,40 @@ export interface operations {
                                 /** @description ISO 8601 with milliseconds, UTC (virtual clock) */
                                 acceptedAt: string;
                                 /** @description The same time in epoch milliseconds */
-                                acceptedAtMs: string | number;
+                                acceptedAtMs: number;
                                 /** @description Failed tries so far */
-                                attempts: string | number;
+                                attempts: number;
                                 /** @description When it is published (DEC-DLE-06), ISO 8601 */
                                 dueAt: string;
                                 /** @description The same time in epoch milliseconds */
-                                dueAtMs: string | number;
+                                dueAtMs: number;
                                 /** @enum {string} */
                                 kind: "upload" | "update" | "delete";
                                 /** @description A pending change's next try, ISO 8601; null once settled */
                                 nextTryAt: string | null;
-                                nextTryAtMs: (string | number) | null;
+                                /** @description The same time in epoch milliseconds */
+                                nextTryAtMs: number | null;
                                 /** @description 1, 2, 3, ... per data layer, in the order the changes were accepted */
-                                seq: string | number;
+                                seq: number;
                                 /** @description ISO 8601 with milliseconds, UTC (virtual clock) */
                                 settledAt: string | null;
-                                settledAtMs: (string | number) | null;
+                                /** @description The same time in epoch milliseconds */
+                                settledAtMs: number | null;
                                 /** @enum {string} */
                                 state: "pending" | "completed" | "failed";
                             };
                             /** @description What GET /dle/... serves (DEC-DLE-07); null when nothing is */
                             served: {
                                 /** @description The size of the served JSON, in UTF-8 bytes */
-                                bytes: string | number;
+                                bytes: number;
                                 /** @description Its first 16384 bytes of text, cut between characters */
                                 preview: string;
                                 /** @description ISO 8601 with milliseconds, UTC (virtual clock) */
                                 publishedAt: string;
                                 /** @description The same time in epoch milliseconds */
-                                publishedAtMs: string | number;
+                                publishedAtMs: number;
                                 /** @description seq of the change that published it */
-                                seq: string | number;
+                                seq: number;
                                 /** @description Whether the JSON is longer than the preview */
                                 truncated: boolean;
                             } | null;
@@ -1192,7 +1194,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -1204,7 +1206,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -1216,7 +1218,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -1251,9 +1253,9 @@ export interface operations {
                             account: string;
                             /** @description Row counters (DEC-FIL-03): final once finished, so far while processing; null before any row */
                             counts: {
-                                failed: string | number;
-                                skipped: string | number;
-                                succeeded: string | number;
+                                failed: number;
+                                skipped: number;
+                                succeeded: number;
                             } | null;
                             created_at: {
                                 /** @description ISO 8601 with milliseconds, UTC */
@@ -1262,7 +1264,7 @@ export interface operations {
                             /** @description When the import was accepted, ISO 8601 (as created_at) */
                             createdAt: string;
                             /** @description The same time in epoch milliseconds */
-                            createdAtMs: string | number;
+                            createdAtMs: number;
                             /** @description It stopped on a file-level failure (failureMessage) before PROCESSED */
                             failed: boolean;
                             /** @description The file's failure, or the last row's failure (FIL-09); null when there is none */
@@ -1271,9 +1273,9 @@ export interface operations {
                                 /** @description MD5 hex of the bytes */
                                 checksum: string;
                                 /** @description Lines of the file, the header included */
-                                line_count: string | number;
+                                line_count: number;
                                 name: string;
-                                size: string | number;
+                                size: number;
                                 source: {
                                     host: string;
                                     /** @description file (drop folder) or upload (admin API) */
@@ -1286,19 +1288,20 @@ export interface operations {
                             name: string;
                             node_id: string;
                             profile: string;
-                            rowsRead: (string | number) | null;
+                            /** @description Data rows read so far; null before any is */
+                            rowsRead: number | null;
                             /** @description The newest status entry's: DOWNLOADING, DOWNLOADED, PROCESSING or PROCESSED */
                             state: string;
                             /** @description When the import entered that state, ISO 8601 */
                             stateAt: string;
                             /** @description The same time in epoch milliseconds */
-                            stateAtMs: string | number;
+                            stateAtMs: number;
                             status: {
                                 /** @description A message of the file failure catalogue */
                                 last_failure?: string;
-                                lines_failed_processing?: string | number;
-                                lines_skipped?: string | number;
-                                lines_successfully_processed?: string | number;
+                                lines_failed_processing?: number;
+                                lines_skipped?: number;
+                                lines_successfully_processed?: number;
                                 /** @description DOWNLOADING, DOWNLOADED, PROCESSING or PROCESSED */
                                 state: string;
                                 timestamp: {
@@ -1318,7 +1321,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -1330,7 +1333,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -1342,7 +1345,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -1387,9 +1390,9 @@ export interface operations {
                             /** @description MD5 hex of the bytes */
                             checksum: string;
                             /** @description Lines of the file, the header included */
-                            line_count: string | number;
+                            line_count: number;
                             name: string;
-                            size: string | number;
+                            size: number;
                             source: {
                                 host: string;
                                 /** @description file (drop folder) or upload (admin API) */
@@ -1401,9 +1404,9 @@ export interface operations {
                         status: {
                             /** @description A message of the file failure catalogue */
                             last_failure?: string;
-                            lines_failed_processing?: string | number;
-                            lines_skipped?: string | number;
-                            lines_successfully_processed?: string | number;
+                            lines_failed_processing?: number;
+                            lines_skipped?: number;
+                            lines_successfully_processed?: number;
                             /** @description DOWNLOADING, DOWNLOADED, PROCESSING or PROCESSED */
                             state: string;
                             timestamp: {
@@ -1422,7 +1425,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -1434,7 +1437,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -1446,7 +1449,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -1486,29 +1489,31 @@ export interface operations {
                     "application/json": {
                         transactions: {
                             /** @description Failed tries so far */
-                            attempts: string | number;
+                            attempts: number;
                             /** @description The visitor ID attribute the request named */
-                            attributeId: string | number;
+                            attributeId: number;
                             /** @description Its name in the profile; null when the profile no longer has it */
                             attributeName: string | null;
                             /** @description What a deletion that succeeded removed: visitorIds, events, profiles, eventsRewritten, profilesRewritten; else null */
                             counts: {
-                                [key: string]: string | number;
+                                [key: string]: number;
                             } | null;
                             /** @description ISO 8601 with milliseconds, UTC (virtual clock) */
                             createdAt: string;
                             /** @description The same time in epoch milliseconds */
-                            createdAtMs: string | number;
+                            createdAtMs: number;
                             /** @enum {string} */
                             kind: "get" | "delete";
                             /** @description A pending deletion's next try, ISO 8601; else null */
                             nextTryAt: string | null;
-                            nextTryAtMs: (string | number) | null;
+                            /** @description The same time in epoch milliseconds */
+                            nextTryAtMs: number | null;
                             /** @description The user whose token made the request */
                             requestedBy: string;
                             /** @description ISO 8601 with milliseconds, UTC (virtual clock) */
                             settledAt: string | null;
-                            settledAtMs: (string | number) | null;
+                            /** @description The same time in epoch milliseconds */
+                            settledAtMs: number | null;
                             /** @enum {string} */
                             state: "PENDING" | "SUCCESS" | "FAILED";
                             transactionId: string;
@@ -1528,7 +1533,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -1540,7 +1545,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -1552,7 +1557,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -1592,7 +1597,7 @@ export interface operations {
                             /** @description ISO 8601 with milliseconds, UTC (virtual clock) */
                             createdAt: string;
                             /** @description The same time in epoch milliseconds */
-                            createdAtMs: string | number;
+                            createdAtMs: number;
                             /** @description The bundle (zip) of this revision, behind the admin token */
                             downloadUrl: string;
                             /** @description The files of the bundle, in its order: the members, then manifest.json */
@@ -1618,7 +1623,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -1630,7 +1635,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -1642,7 +1647,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -1708,7 +1713,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -1720,7 +1725,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -1732,7 +1737,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -1768,7 +1773,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -1780,7 +1785,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -1820,7 +1825,7 @@ export interface operations {
                             /** @description Why there is no answer */
                             note: string | null;
                             /** @description What the visitor-data API answers: 200, 403 or 404 */
-                            status: string | number;
+                            status: number;
                         }[];
                         /** @description The group's latest 100 events, newest first */
                         events: {
@@ -1835,9 +1840,9 @@ export interface operations {
                             profile: string;
                             /** @description Virtual-clock time, ISO 8601 */
                             receivedAt: string;
-                            receivedAtMs: string | number;
+                            receivedAtMs: number;
                             /** @description Sequence number: increasing in commit order */
-                            seq: string | number;
+                            seq: number;
                             thirdPartyVisitorId: string | null;
                             traceId: string | null;
                             /** @enum {string} */
@@ -1863,7 +1868,7 @@ export interface operations {
                         members: string[];
                         profile: {
                             attributes: {
-                                id: string | number;
+                                id: number;
                                 name: string;
                                 pii: boolean;
                                 type: string;
@@ -1871,19 +1876,19 @@ export interface operations {
                                 value: number | string | boolean;
                             }[];
                             audiences: {
-                                id: string | number;
+                                id: number;
                                 name: string;
                             }[];
                             badges: {
-                                id: string | number;
+                                id: number;
                                 name: string;
                             }[];
-                            eventCount: string | number;
+                            eventCount: number;
                             firstSeen: string;
                             lastSeen: string;
-                            visitCount: string | number;
+                            visitCount: number;
                             visitorIds: {
-                                id: string | number;
+                                id: number;
                                 name: string;
                                 value: string;
                             }[];
@@ -1891,7 +1896,7 @@ export interface operations {
                         /** @description The canonical visitor ID of the group */
                         visitorId: string;
                         visits: {
-                            count: string | number;
+                            count: number;
                             current: {
                                 open: boolean;
                                 startedAt: string;
@@ -1908,7 +1913,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -1920,7 +1925,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -1932,7 +1937,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -1957,9 +1962,9 @@ export interface operations {
                         /** @description Virtual time, ISO 8601 UTC */
                         now: string;
                         /** @description Virtual time, epoch milliseconds */
-                        nowMs: string | number;
+                        nowMs: number;
                         /** @description Virtual minus real time */
-                        offsetMs: string | number;
+                        offsetMs: number;
                         /** @description Timing preset: instant, fast or realistic */
                         timing: string;
                     };
@@ -1973,7 +1978,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -2013,9 +2018,9 @@ export interface operations {
                         /** @description Virtual time, ISO 8601 UTC */
                         now: string;
                         /** @description Virtual time, epoch milliseconds */
-                        nowMs: string | number;
+                        nowMs: number;
                         /** @description Virtual minus real time */
-                        offsetMs: string | number;
+                        offsetMs: number;
                         /** @description Timing preset: instant, fast or realistic */
                         timing: string;
                     };
@@ -2029,7 +2034,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -2041,7 +2046,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -2081,9 +2086,9 @@ export interface operations {
                         /** @description Virtual time, ISO 8601 UTC */
                         now: string;
                         /** @description Virtual time, epoch milliseconds */
-                        nowMs: string | number;
+                        nowMs: number;
                         /** @description Virtual minus real time */
-                        offsetMs: string | number;
+                        offsetMs: number;
                         /** @description Timing preset: instant, fast or realistic */
                         timing: string;
                     };
@@ -2097,7 +2102,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -2109,7 +2114,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -2131,36 +2136,36 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        accepted: string | number;
+                        accepted: number;
                         commits: {
-                            batches: string | number;
-                            committed: string | number;
-                            failedBatches: string | number;
-                            largestBatch: string | number;
-                            pending: string | number;
+                            batches: number;
+                            committed: number;
+                            failedBatches: number;
+                            largestBatch: number;
+                            pending: number;
                         };
-                        filteredBots: string | number;
+                        filteredBots: number;
                         limits: {
-                            collectEventsPerSecond: string | number;
-                            maxBodyBytes: string | number;
+                            collectEventsPerSecond: number;
+                            maxBodyBytes: number;
                         };
-                        rateLimited: string | number;
+                        rateLimited: number;
                         recentRejections: {
                             account: string | null;
                             at: string;
                             method: string;
                             profile: string | null;
                             reason: string;
-                            status: string | number;
+                            status: number;
                             traceId: string | null;
                             userAgent: string | null;
                             xError: string;
                         }[];
                         /** @description Refusals by reason */
                         rejected: {
-                            [key: string]: string | number;
+                            [key: string]: number;
                         };
-                        storageUnavailable: string | number;
+                        storageUnavailable: number;
                     };
                 };
             };
@@ -2172,7 +2177,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -2220,9 +2225,9 @@ export interface operations {
                             profile: string;
                             /** @description Virtual-clock time, ISO 8601 */
                             receivedAt: string;
-                            receivedAtMs: string | number;
+                            receivedAtMs: number;
                             /** @description Sequence number: increasing in commit order */
-                            seq: string | number;
+                            seq: number;
                             thirdPartyVisitorId: string | null;
                             traceId: string | null;
                             /** @enum {string} */
@@ -2244,8 +2249,10 @@ export interface operations {
                             /** @description override, tapid, visitor_id, first_party or new (DEC-COL-09) */
                             visitorIdSource: string;
                         }[];
-                        nextAfterSeq: (string | number) | null;
-                        nextBeforeSeq: (string | number) | null;
+                        /** @description order=asc: pass as afterSeq for the next page */
+                        nextAfterSeq: number | null;
+                        /** @description order=desc: pass as beforeSeq for the next page */
+                        nextBeforeSeq: number | null;
                     };
                 };
             };
@@ -2257,7 +2264,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -2269,7 +2276,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -2325,9 +2332,9 @@ export interface operations {
                             profile: string;
                             /** @description Virtual-clock time, ISO 8601 */
                             receivedAt: string;
-                            receivedAtMs: string | number;
+                            receivedAtMs: number;
                             /** @description Sequence number: increasing in commit order */
-                            seq: string | number;
+                            seq: number;
                             thirdPartyVisitorId: string | null;
                             traceId: string | null;
                             /** @enum {string} */
@@ -2352,7 +2359,7 @@ export interface operations {
                         profileChanges: {
                             after: {
                                 attributes: {
-                                    id: string | number;
+                                    id: number;
                                     name: string;
                                     pii: boolean;
                                     type: string;
@@ -2360,26 +2367,26 @@ export interface operations {
                                     value: number | string | boolean;
                                 }[];
                                 audiences: {
-                                    id: string | number;
+                                    id: number;
                                     name: string;
                                 }[];
                                 badges: {
-                                    id: string | number;
+                                    id: number;
                                     name: string;
                                 }[];
-                                eventCount: string | number;
+                                eventCount: number;
                                 firstSeen: string;
                                 lastSeen: string;
-                                visitCount: string | number;
+                                visitCount: number;
                                 visitorIds: {
-                                    id: string | number;
+                                    id: number;
                                     name: string;
                                     value: string;
                                 }[];
                             };
                             before: {
                                 attributes: {
-                                    id: string | number;
+                                    id: number;
                                     name: string;
                                     pii: boolean;
                                     type: string;
@@ -2387,26 +2394,26 @@ export interface operations {
                                     value: number | string | boolean;
                                 }[];
                                 audiences: {
-                                    id: string | number;
+                                    id: number;
                                     name: string;
                                 }[];
                                 badges: {
-                                    id: string | number;
+                                    id: number;
                                     name: string;
                                 }[];
-                                eventCount: string | number;
+                                eventCount: number;
                                 firstSeen: string;
                                 lastSeen: string;
-                                visitCount: string | number;
+                                visitCount: number;
                                 visitorIds: {
-                                    id: string | number;
+                                    id: number;
                                     name: string;
                                     value: string;
                                 }[];
                             } | null;
                             changes: {
                                 from: (number | string | boolean) | null;
-                                id: (string | number) | string;
+                                id: number | string;
                                 /** @enum {string} */
                                 kind: "attribute" | "badge" | "audience" | "visitorIdAttribute" | "builtin";
                                 name: string;
@@ -2441,7 +2448,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -2453,7 +2460,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -2465,7 +2472,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -2557,7 +2564,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @description How many stored events match */
-                        count: string | number;
+                        count: number;
                         /** @description The first `limit` of them, oldest first */
                         events: {
                             account: string;
@@ -2571,9 +2578,9 @@ export interface operations {
                             profile: string;
                             /** @description Virtual-clock time, ISO 8601 */
                             receivedAt: string;
-                            receivedAtMs: string | number;
+                            receivedAtMs: number;
                             /** @description Sequence number: increasing in commit order */
-                            seq: string | number;
+                            seq: number;
                             thirdPartyVisitorId: string | null;
                             traceId: string | null;
                             /** @enum {string} */
@@ -2606,7 +2613,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -2618,7 +2625,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -2647,7 +2654,7 @@ export interface operations {
                             account: string | null;
                             /** @description Virtual-clock time, ISO 8601 */
                             at: string;
-                            atMs: string | number;
+                            atMs: number;
                             /** @description stored: the stored parameters */
                             data?: {
                                 [key: string]: unknown;
@@ -2673,7 +2680,7 @@ export interface operations {
                             /** @description svc_event */
                             event: string | null;
                             /** @description Increasing on this node; the live feed's event id */
-                            id: string | number;
+                            id: number;
                             method: string;
                             /** @enum {string} */
                             outcome: "stored" | "refused" | "bot";
@@ -2696,7 +2703,7 @@ export interface operations {
                                 userAgent: string | null;
                             };
                             /** @description refused: the answer's status */
-                            status?: string | number;
+                            status?: number;
                             /** @description svc_trace_id */
                             traceId: string | null;
                             userAgent: string | null;
@@ -2706,7 +2713,7 @@ export interface operations {
                             xError?: string;
                         }[];
                         /** @description Pass as `after` to poll for what comes next */
-                        lastId: string | number;
+                        lastId: number;
                     };
                 };
             };
@@ -2718,7 +2725,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -2730,7 +2737,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -2767,7 +2774,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -2779,7 +2786,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -2811,14 +2818,14 @@ export interface operations {
                         byEvent: {
                             /** @description svc_event; null: events without one */
                             event: string | null;
-                            invalid: string | number;
-                            none: string | number;
-                            valid: string | number;
+                            invalid: number;
+                            none: number;
+                            valid: number;
                         }[];
                         total: {
-                            invalid: string | number;
-                            none: string | number;
-                            valid: string | number;
+                            invalid: number;
+                            none: number;
+                            valid: number;
                         };
                     };
                 };
@@ -2831,7 +2838,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -2843,7 +2850,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -2947,7 +2954,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @description How many stored events match (when the wait ended) */
-                        count: string | number;
+                        count: number;
                         /** @description The first `limit` of them, oldest first */
                         events: {
                             account: string;
@@ -2961,9 +2968,9 @@ export interface operations {
                             profile: string;
                             /** @description Virtual-clock time, ISO 8601 */
                             receivedAt: string;
-                            receivedAtMs: string | number;
+                            receivedAtMs: number;
                             /** @description Sequence number: increasing in commit order */
-                            seq: string | number;
+                            seq: number;
                             thirdPartyVisitorId: string | null;
                             traceId: string | null;
                             /** @enum {string} */
@@ -2987,9 +2994,9 @@ export interface operations {
                         }[];
                         /** @description Whether at least `min` matching events were stored before the timeout */
                         met: boolean;
-                        min: string | number;
+                        min: number;
                         /** @description How long the wait took, real milliseconds */
-                        waitedMs: string | number;
+                        waitedMs: number;
                     };
                 };
             };
@@ -3001,7 +3008,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -3013,7 +3020,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -3038,7 +3045,7 @@ export interface operations {
                         faults: {
                             account: string | null;
                             body: unknown;
-                            delayMs: string | number;
+                            delayMs: number;
                             drop: boolean;
                             headers: {
                                 [key: string]: string;
@@ -3062,11 +3069,11 @@ export interface operations {
                             path: string;
                             probability: number;
                             /** @description How many more matching requests it answers */
-                            remaining: string | number;
-                            seed: (string | number) | null;
-                            status: (string | number) | null;
-                            times: string | number;
-                            trickleBytesPerSecond: (string | number) | null;
+                            remaining: number;
+                            seed: number | null;
+                            status: number | null;
+                            times: number;
+                            trickleBytesPerSecond: number | null;
                         }[];
                     };
                 };
@@ -3079,7 +3086,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -3148,7 +3155,7 @@ export interface operations {
                     "application/json": {
                         account: string | null;
                         body: unknown;
-                        delayMs: string | number;
+                        delayMs: number;
                         drop: boolean;
                         headers: {
                             [key: string]: string;
@@ -3172,11 +3179,11 @@ export interface operations {
                         path: string;
                         probability: number;
                         /** @description How many more matching requests it answers */
-                        remaining: string | number;
-                        seed: (string | number) | null;
-                        status: (string | number) | null;
-                        times: string | number;
-                        trickleBytesPerSecond: (string | number) | null;
+                        remaining: number;
+                        seed: number | null;
+                        status: number | null;
+                        times: number;
+                        trickleBytesPerSecond: number | null;
                     };
                 };
             };
@@ -3188,7 +3195,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -3200,7 +3207,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -3223,7 +3230,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @description How many faults were removed */
-                        removed: string | number;
+                        removed: number;
                     };
                 };
             };
@@ -3235,7 +3242,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -3260,7 +3267,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @description How many faults were removed */
-                        removed: string | number;
+                        removed: number;
                     };
                 };
             };
@@ -3272,7 +3279,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -3284,7 +3291,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -3313,11 +3320,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @description How many bytes the entries kept hold, as the budget counts them */
-                        bytes: string | number;
+                        bytes: number;
                         /** @description How many entries it keeps now */
-                        kept: string | number;
+                        kept: number;
                         /** @description The journal's byte budget (SVC_REQUEST_JOURNAL_BYTES); 0: it is off */
-                        maxBytes: string | number;
+                        maxBytes: number;
                         requests: {
                             /** @description The path's account, or /event's svc_account, at most 250 characters; null when it has none */
                             account: string | null;
@@ -3327,7 +3334,7 @@ export interface operations {
                             /** @description The fault that answered or delayed it */
                             fault?: string;
                             /** @description 1, 2, 3, ... in the order the requests were answered on this node */
-                            id: string | number;
+                            id: number;
                             method: string;
                             /** @description The route it matched, as registered (/v1/dle/accounts/:account/…); null when none did. The path as sent is in url */
                             path: string | null;
@@ -3341,7 +3348,7 @@ export interface operations {
                                 /** @description null: it had none */
                                 body: {
                                     /** @description How many bytes of it are kept */
-                                    bytes: string | number;
+                                    bytes: number;
                                     /** @description The body as UTF-8 text, its form fields and JSON members named like a secret (authorization, cookie, utk, password, key, token, ...) read "[redacted]" */
                                     text: string;
                                     /** @description Whether it had more than the 16384 bytes kept */
@@ -3349,7 +3356,7 @@ export interface operations {
                                 } | {
                                     /** @description The body's bytes in base64: it is not UTF-8, or it is compressed */
                                     base64: string;
-                                    bytes: string | number;
+                                    bytes: number;
                                     truncated: boolean;
                                 } | null;
                                 /** @description Lower-case names, repeated ones joined by ", "; those named like a secret (authorization, cookie, utk, password, key, token, ...) read "[redacted]" */
@@ -3362,7 +3369,7 @@ export interface operations {
                                 /** @description null: it had none */
                                 body: {
                                     /** @description How many bytes of it are kept */
-                                    bytes: string | number;
+                                    bytes: number;
                                     /** @description The body as UTF-8 text, its form fields and JSON members named like a secret (authorization, cookie, utk, password, key, token, ...) read "[redacted]" */
                                     text: string;
                                     /** @description Whether it had more than the 16384 bytes kept */
@@ -3370,7 +3377,7 @@ export interface operations {
                                 } | {
                                     /** @description The body's bytes in base64: it is not UTF-8, or it is compressed */
                                     base64: string;
-                                    bytes: string | number;
+                                    bytes: number;
                                     truncated: boolean;
                                 } | null;
                                 /** @description Lower-case names, repeated ones joined by ", "; those named like a secret (authorization, cookie, utk, password, key, token, ...) read "[redacted]" */
@@ -3379,7 +3386,7 @@ export interface operations {
                                 };
                             } | null;
                             /** @description null when a fault dropped the connection */
-                            status: (string | number) | null;
+                            status: number | null;
                             /** @description The path and query as sent; query parameters named like a secret (authorization, cookie, utk, password, key, token, ...) read "[redacted]" */
                             url: string;
                         }[];
@@ -3394,7 +3401,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -3406,7 +3413,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -3428,7 +3435,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        removed: string | number;
+                        removed: number;
                     };
                 };
             };
@@ -3440,7 +3447,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -3509,7 +3516,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        count: string | number;
+                        count: number;
                         /** @description When nothing matched: the 3 closest requests, closest first, and what differed */
                         nearMisses: {
                             differences: {
@@ -3528,7 +3535,7 @@ export interface operations {
                                 /** @description The fault that answered or delayed it */
                                 fault?: string;
                                 /** @description 1, 2, 3, ... in the order the requests were answered on this node */
-                                id: string | number;
+                                id: number;
                                 method: string;
                                 /** @description The route it matched, as registered (/v1/dle/accounts/:account/…); null when none did. The path as sent is in url */
                                 path: string | null;
@@ -3542,7 +3549,7 @@ export interface operations {
                                     /** @description null: it had none */
                                     body: {
                                         /** @description How many bytes of it are kept */
-                                        bytes: string | number;
+                                        bytes: number;
                                         /** @description The body as UTF-8 text, its form fields and JSON members named like a secret (authorization, cookie, utk, password, key, token, ...) read "[redacted]" */
                                         text: string;
                                         /** @description Whether it had more than the 16384 bytes kept */
@@ -3550,7 +3557,7 @@ export interface operations {
                                     } | {
                                         /** @description The body's bytes in base64: it is not UTF-8, or it is compressed */
                                         base64: string;
-                                        bytes: string | number;
+                                        bytes: number;
                                         truncated: boolean;
                                     } | null;
                                     /** @description Lower-case names, repeated ones joined by ", "; those named like a secret (authorization, cookie, utk, password, key, token, ...) read "[redacted]" */
@@ -3563,7 +3570,7 @@ export interface operations {
                                     /** @description null: it had none */
                                     body: {
                                         /** @description How many bytes of it are kept */
-                                        bytes: string | number;
+                                        bytes: number;
                                         /** @description The body as UTF-8 text, its form fields and JSON members named like a secret (authorization, cookie, utk, password, key, token, ...) read "[redacted]" */
                                         text: string;
                                         /** @description Whether it had more than the 16384 bytes kept */
@@ -3571,7 +3578,7 @@ export interface operations {
                                     } | {
                                         /** @description The body's bytes in base64: it is not UTF-8, or it is compressed */
                                         base64: string;
-                                        bytes: string | number;
+                                        bytes: number;
                                         truncated: boolean;
                                     } | null;
                                     /** @description Lower-case names, repeated ones joined by ", "; those named like a secret (authorization, cookie, utk, password, key, token, ...) read "[redacted]" */
@@ -3580,7 +3587,7 @@ export interface operations {
                                     };
                                 } | null;
                                 /** @description null when a fault dropped the connection */
-                                status: (string | number) | null;
+                                status: number | null;
                                 /** @description The path and query as sent; query parameters named like a secret (authorization, cookie, utk, password, key, token, ...) read "[redacted]" */
                                 url: string;
                             };
@@ -3596,7 +3603,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -3608,7 +3615,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -3680,7 +3687,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @description How many requests match, all of them */
-                        count: string | number;
+                        count: number;
                         /** @description When nothing matched: the 3 closest requests, closest first, and what differed */
                         nearMisses: {
                             differences: {
@@ -3699,7 +3706,7 @@ export interface operations {
                                 /** @description The fault that answered or delayed it */
                                 fault?: string;
                                 /** @description 1, 2, 3, ... in the order the requests were answered on this node */
-                                id: string | number;
+                                id: number;
                                 method: string;
                                 /** @description The route it matched, as registered (/v1/dle/accounts/:account/…); null when none did. The path as sent is in url */
                                 path: string | null;
@@ -3713,7 +3720,7 @@ export interface operations {
                                     /** @description null: it had none */
                                     body: {
                                         /** @description How many bytes of it are kept */
-                                        bytes: string | number;
+                                        bytes: number;
                                         /** @description The body as UTF-8 text, its form fields and JSON members named like a secret (authorization, cookie, utk, password, key, token, ...) read "[redacted]" */
                                         text: string;
                                         /** @description Whether it had more than the 16384 bytes kept */
@@ -3721,7 +3728,7 @@ export interface operations {
                                     } | {
                                         /** @description The body's bytes in base64: it is not UTF-8, or it is compressed */
                                         base64: string;
-                                        bytes: string | number;
+                                        bytes: number;
                                         truncated: boolean;
                                     } | null;
                                     /** @description Lower-case names, repeated ones joined by ", "; those named like a secret (authorization, cookie, utk, password, key, token, ...) read "[redacted]" */
@@ -3734,7 +3741,7 @@ export interface operations {
                                     /** @description null: it had none */
                                     body: {
                                         /** @description How many bytes of it are kept */
-                                        bytes: string | number;
+                                        bytes: number;
                                         /** @description The body as UTF-8 text, its form fields and JSON members named like a secret (authorization, cookie, utk, password, key, token, ...) read "[redacted]" */
                                         text: string;
                                         /** @description Whether it had more than the 16384 bytes kept */
@@ -3742,7 +3749,7 @@ export interface operations {
                                     } | {
                                         /** @description The body's bytes in base64: it is not UTF-8, or it is compressed */
                                         base64: string;
-                                        bytes: string | number;
+                                        bytes: number;
                                         truncated: boolean;
                                     } | null;
                                     /** @description Lower-case names, repeated ones joined by ", "; those named like a secret (authorization, cookie, utk, password, key, token, ...) read "[redacted]" */
@@ -3751,7 +3758,7 @@ export interface operations {
                                     };
                                 } | null;
                                 /** @description null when a fault dropped the connection */
-                                status: (string | number) | null;
+                                status: number | null;
                                 /** @description The path and query as sent; query parameters named like a secret (authorization, cookie, utk, password, key, token, ...) read "[redacted]" */
                                 url: string;
                             };
@@ -3765,7 +3772,7 @@ export interface operations {
                             /** @description The fault that answered or delayed it */
                             fault?: string;
                             /** @description 1, 2, 3, ... in the order the requests were answered on this node */
-                            id: string | number;
+                            id: number;
                             method: string;
                             /** @description The route it matched, as registered (/v1/dle/accounts/:account/…); null when none did. The path as sent is in url */
                             path: string | null;
@@ -3779,7 +3786,7 @@ export interface operations {
                                 /** @description null: it had none */
                                 body: {
                                     /** @description How many bytes of it are kept */
-                                    bytes: string | number;
+                                    bytes: number;
                                     /** @description The body as UTF-8 text, its form fields and JSON members named like a secret (authorization, cookie, utk, password, key, token, ...) read "[redacted]" */
                                     text: string;
                                     /** @description Whether it had more than the 16384 bytes kept */
@@ -3787,7 +3794,7 @@ export interface operations {
                                 } | {
                                     /** @description The body's bytes in base64: it is not UTF-8, or it is compressed */
                                     base64: string;
-                                    bytes: string | number;
+                                    bytes: number;
                                     truncated: boolean;
                                 } | null;
                                 /** @description Lower-case names, repeated ones joined by ", "; those named like a secret (authorization, cookie, utk, password, key, token, ...) read "[redacted]" */
@@ -3800,7 +3807,7 @@ export interface operations {
                                 /** @description null: it had none */
                                 body: {
                                     /** @description How many bytes of it are kept */
-                                    bytes: string | number;
+                                    bytes: number;
                                     /** @description The body as UTF-8 text, its form fields and JSON members named like a secret (authorization, cookie, utk, password, key, token, ...) read "[redacted]" */
                                     text: string;
                                     /** @description Whether it had more than the 16384 bytes kept */
@@ -3808,7 +3815,7 @@ export interface operations {
                                 } | {
                                     /** @description The body's bytes in base64: it is not UTF-8, or it is compressed */
                                     base64: string;
-                                    bytes: string | number;
+                                    bytes: number;
                                     truncated: boolean;
                                 } | null;
                                 /** @description Lower-case names, repeated ones joined by ", "; those named like a secret (authorization, cookie, utk, password, key, token, ...) read "[redacted]" */
@@ -3817,7 +3824,7 @@ export interface operations {
                                 };
                             } | null;
                             /** @description null when a fault dropped the connection */
-                            status: (string | number) | null;
+                            status: number | null;
                             /** @description The path and query as sent; query parameters named like a secret (authorization, cookie, utk, password, key, token, ...) read "[redacted]" */
                             url: string;
                         }[];
@@ -3832,7 +3839,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -3844,7 +3851,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -3873,28 +3880,28 @@ export interface operations {
                     "application/json": {
                         /** @description What the configuration put back: accounts, profiles, users and API keys created, revisions published */
                         configuration: {
-                            accounts: string | number;
-                            apiKeys: string | number;
-                            profiles: string | number;
-                            revisions: string | number;
-                            users: string | number;
+                            accounts: number;
+                            apiKeys: number;
+                            profiles: number;
+                            revisions: number;
+                            users: number;
                         };
                         /** @description How many records of each kind were erased, and files removed from the data directory */
                         erased: {
-                            accounts: string | number;
-                            apiKeys: string | number;
-                            dataLayers: string | number;
-                            droppedFiles: string | number;
-                            events: string | number;
-                            fileImports: string | number;
-                            lockouts: string | number;
-                            privacyTransactions: string | number;
-                            profiles: string | number;
-                            receivedFiles: string | number;
-                            revisions: string | number;
-                            sessions: string | number;
-                            users: string | number;
-                            visitorProfiles: string | number;
+                            accounts: number;
+                            apiKeys: number;
+                            dataLayers: number;
+                            droppedFiles: number;
+                            events: number;
+                            fileImports: number;
+                            lockouts: number;
+                            privacyTransactions: number;
+                            profiles: number;
+                            receivedFiles: number;
+                            revisions: number;
+                            sessions: number;
+                            users: number;
+                            visitorProfiles: number;
                         };
                     };
                 };
@@ -3907,7 +3914,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -3919,7 +3926,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -3931,7 +3938,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -3972,7 +3979,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -4043,7 +4050,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -4055,7 +4062,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -4098,7 +4105,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -4110,7 +4117,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -4149,7 +4156,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -4161,7 +4168,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -4208,7 +4215,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -4220,7 +4227,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -4232,7 +4239,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -4272,7 +4279,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -4284,7 +4291,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -4339,7 +4346,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -4351,7 +4358,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -4415,7 +4422,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -4427,7 +4434,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -4439,7 +4446,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -4482,7 +4489,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -4494,7 +4501,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -4549,7 +4556,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -4561,7 +4568,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -4573,7 +4580,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -4608,11 +4615,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @description With advanceClock: how far the wait moved the virtual clock */
-                        advancedMs?: string | number;
+                        advancedMs?: number;
                         complete: boolean;
                         nextDueAt: string | null;
                         processed: {
-                            [key: string]: string | number;
+                            [key: string]: number;
                         };
                     };
                 };
@@ -4625,7 +4632,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -4637,7 +4644,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -4649,7 +4656,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -4693,7 +4700,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -4836,7 +4843,7 @@ export interface operations {
                         nodeId: string;
                         /** @constant */
                         status: "ok";
-                        uptimeMs: string | number;
+                        uptimeMs: number;
                         version: string;
                     };
                 };
@@ -4869,7 +4876,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -4903,7 +4910,7 @@ export interface operations {
                         audiences: string[];
                         badges: string[];
                         dates: {
-                            [key: string]: string | number;
+                            [key: string]: number;
                         };
                         flags: {
                             [key: string]: boolean;
@@ -4981,7 +4988,7 @@ export interface operations {
                         audiences: string[];
                         badges: string[];
                         dates: {
-                            [key: string]: string | number;
+                            [key: string]: number;
                         };
                         flags: {
                             [key: string]: boolean;
@@ -5060,7 +5067,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -5095,7 +5102,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -5107,7 +5114,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -5144,7 +5151,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -5156,7 +5163,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -5168,7 +5175,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -5221,7 +5228,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -5233,7 +5240,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -5268,7 +5275,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -5280,7 +5287,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -5319,7 +5326,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -5331,7 +5338,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -5343,7 +5350,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -5389,7 +5396,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -5401,7 +5408,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -5413,7 +5420,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -5459,7 +5466,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -5471,7 +5478,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -5483,7 +5490,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -5522,7 +5529,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -5534,7 +5541,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -5546,7 +5553,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -5590,7 +5597,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -5602,7 +5609,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -5632,7 +5639,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -5671,9 +5678,9 @@ export interface operations {
                             /** @description MD5 hex of the bytes */
                             checksum: string;
                             /** @description Lines of the file, the header included */
-                            line_count: string | number;
+                            line_count: number;
                             name: string;
-                            size: string | number;
+                            size: number;
                             source: {
                                 host: string;
                                 /** @description file (drop folder) or upload (admin API) */
@@ -5685,9 +5692,9 @@ export interface operations {
                         status: {
                             /** @description A message of the file failure catalogue */
                             last_failure?: string;
-                            lines_failed_processing?: string | number;
-                            lines_skipped?: string | number;
-                            lines_successfully_processed?: string | number;
+                            lines_failed_processing?: number;
+                            lines_skipped?: number;
+                            lines_successfully_processed?: number;
                             /** @description DOWNLOADING, DOWNLOADED, PROCESSING or PROCESSED */
                             state: string;
                             timestamp: {
@@ -5706,7 +5713,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -5718,7 +5725,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -5730,7 +5737,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -5759,7 +5766,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        count: string | number;
+                        count: number;
                     };
                 };
             };
@@ -5771,7 +5778,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -5783,7 +5790,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -5795,7 +5802,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -5837,9 +5844,9 @@ export interface operations {
                             /** @description MD5 hex of the bytes */
                             checksum: string;
                             /** @description Lines of the file, the header included */
-                            line_count: string | number;
+                            line_count: number;
                             name: string;
-                            size: string | number;
+                            size: number;
                             source: {
                                 host: string;
                                 /** @description file (drop folder) or upload (admin API) */
@@ -5851,9 +5858,9 @@ export interface operations {
                         status: {
                             /** @description A message of the file failure catalogue */
                             last_failure?: string;
-                            lines_failed_processing?: string | number;
-                            lines_skipped?: string | number;
-                            lines_successfully_processed?: string | number;
+                            lines_failed_processing?: number;
+                            lines_skipped?: number;
+                            lines_successfully_processed?: number;
                             /** @description DOWNLOADING, DOWNLOADED, PROCESSING or PROCESSED */
                             state: string;
                             timestamp: {
@@ -5872,7 +5879,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -5884,7 +5891,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -5896,7 +5903,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -5940,7 +5947,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -5952,7 +5959,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -5991,9 +5998,9 @@ export interface operations {
                             /** @description MD5 hex of the bytes */
                             checksum: string;
                             /** @description Lines of the file, the header included */
-                            line_count: string | number;
+                            line_count: number;
                             name: string;
-                            size: string | number;
+                            size: number;
                             source: {
                                 host: string;
                                 /** @description file (drop folder) or upload (admin API) */
@@ -6005,9 +6012,9 @@ export interface operations {
                         status: {
                             /** @description A message of the file failure catalogue */
                             last_failure?: string;
-                            lines_failed_processing?: string | number;
-                            lines_skipped?: string | number;
-                            lines_successfully_processed?: string | number;
+                            lines_failed_processing?: number;
+                            lines_skipped?: number;
+                            lines_successfully_processed?: number;
                             /** @description DOWNLOADING, DOWNLOADED, PROCESSING or PROCESSED */
                             state: string;
                             timestamp: {
@@ -6026,7 +6033,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -6038,7 +6045,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -6050,7 +6057,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -6079,7 +6086,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        count: string | number;
+                        count: number;
                     };
                 };
             };
@@ -6091,7 +6098,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -6103,7 +6110,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -6115,7 +6122,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -6157,9 +6164,9 @@ export interface operations {
                             /** @description MD5 hex of the bytes */
                             checksum: string;
                             /** @description Lines of the file, the header included */
-                            line_count: string | number;
+                            line_count: number;
                             name: string;
-                            size: string | number;
+                            size: number;
                             source: {
                                 host: string;
                                 /** @description file (drop folder) or upload (admin API) */
@@ -6171,9 +6178,9 @@ export interface operations {
                         status: {
                             /** @description A message of the file failure catalogue */
                             last_failure?: string;
-                            lines_failed_processing?: string | number;
-                            lines_skipped?: string | number;
-                            lines_successfully_processed?: string | number;
+                            lines_failed_processing?: number;
+                            lines_skipped?: number;
+                            lines_successfully_processed?: number;
                             /** @description DOWNLOADING, DOWNLOADED, PROCESSING or PROCESSED */
                             state: string;
                             timestamp: {
@@ -6192,7 +6199,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -6204,7 +6211,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -6216,7 +6223,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -6254,7 +6261,7 @@ export interface operations {
                             audiences: string[];
                             badges: string[];
                             dates: {
-                                [key: string]: string | number;
+                                [key: string]: number;
                             };
                             flags: {
                                 [key: string]: boolean;
@@ -6280,7 +6287,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -6292,7 +6299,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -6304,7 +6311,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                         transaction_id?: string;
                     };
                 };
@@ -6352,7 +6359,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -6364,7 +6371,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -6376,7 +6383,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -6413,7 +6420,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -6425,7 +6432,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -6463,7 +6470,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };
@@ -6475,7 +6482,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        returnCode: string | number;
+                        returnCode: number;
                     };
                 };
             };

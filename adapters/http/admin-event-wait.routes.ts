@@ -7,7 +7,7 @@ import { openApiSecurity } from "./auth-guards.ts";
 import { EventView, eventViewOf } from "./collect-admin.routes.ts";
 import { connectionOf, idleTimeoutSeconds } from "./connection.ts";
 import { failWith, jsonResponse } from "./error-mapping.ts";
-import { ErrorBody } from "./openapi-parts.ts";
+import { AnswerInteger, ErrorBody } from "./openapi-parts.ts";
 import { strictJsonBody } from "./strict-body.ts";
 
 const maxWaitMs = 600_000;
@@ -59,14 +59,14 @@ const WaitBody = t.Object({
   ),
 });
 const CountView = t.Object({
-  count: t.Integer({ minimum: 0, description: "How many stored events match" }),
+  count: AnswerInteger({ minimum: 0, description: "How many stored events match" }),
   events: t.Array(EventView, { description: "The first `limit` of them, oldest first" }),
 });
 const WaitView = t.Object({
   met: t.Boolean({ description: "Whether at least `min` matching events were stored before the timeout" }),
-  min: t.Integer(),
-  count: t.Integer({ minimum: 0, description: "How many stored events match (when the wait ended)" }),
-  waitedMs: t.Integer({ minimum: 0, description: "How long the wait took, real milliseconds" }),
+  min: AnswerInteger(),
+  count: AnswerInteger({ minimum: 0, description: "How many stored events match (when the wait ended)" }),
+  waitedMs: AnswerInteger({ minimum: 0, description: "How long the wait took, real milliseconds" }),
   events: t.Array(EventView, { description: "The first `limit` of them, oldest first" }),
 });
 

@@ -4,7 +4,7 @@ import { maxFaultDelayMs, maxTrickleBytesPerSecond, validateFaultInput } from ".
 import { openApiSecurity } from "./auth-guards.ts";
 import { failWith } from "./error-mapping.ts";
 import type { TestingTools } from "./faults-and-journal.ts";
-import { ErrorBody, requestBodyOf } from "./openapi-parts.ts";
+import { AnswerInteger, ErrorBody, requestBodyOf } from "./openapi-parts.ts";
 import { compilePathPattern } from "./path-pattern.ts";
 import { readOptionalJsonObject } from "./strict-body.ts";
 
@@ -79,21 +79,21 @@ const FaultView = t.Object({
   method: t.Union([MethodSchema, t.Null()]),
   path: t.String(),
   account: t.Union([t.String(), t.Null()]),
-  times: t.Integer(),
-  status: t.Union([t.Integer(), t.Null()]),
+  times: AnswerInteger(),
+  status: t.Union([AnswerInteger(), t.Null()]),
   body: t.Unknown(),
   headers: t.Record(t.String(), t.String()),
-  delayMs: t.Integer(),
+  delayMs: AnswerInteger(),
   drop: t.Boolean(),
-  remaining: t.Integer({ description: "How many more matching requests it answers" }),
+  remaining: AnswerInteger({ description: "How many more matching requests it answers" }),
   probability: t.Number(),
-  seed: t.Union([t.Integer(), t.Null()]),
+  seed: t.Union([AnswerInteger(), t.Null()]),
   malformed: t.Union([Malformation, t.Null()]),
-  trickleBytesPerSecond: t.Union([t.Integer(), t.Null()]),
+  trickleBytesPerSecond: t.Union([AnswerInteger(), t.Null()]),
   matchHeaders: HeaderValues,
   matchJsonPath: t.Union([JsonPathMatch, t.Null()]),
 });
-const Removed = t.Object({ removed: t.Integer({ minimum: 0, description: "How many faults were removed" }) });
+const Removed = t.Object({ removed: AnswerInteger({ minimum: 0, description: "How many faults were removed" }) });
 const tags = ["admin"];
 
 /**

@@ -6,7 +6,7 @@ import type { AppDeps } from "./app-deps.ts";
 import { openApiSecurity } from "./auth-guards.ts";
 import { EventView, eventViewOf } from "./collect-admin.routes.ts";
 import { failWith, jsonResponse } from "./error-mapping.ts";
-import { answersOf, ErrorBody } from "./openapi-parts.ts";
+import { AnswerInteger, answersOf, ErrorBody } from "./openapi-parts.ts";
 import { readWholeNumber } from "./query-parameters.ts";
 
 const nullable = <T extends Parameters<typeof t.Union>[0][number]>(schema: T) => t.Union([schema, t.Null()]);
@@ -45,9 +45,9 @@ const CollectedRequest = t.Object(
 );
 
 const JournalEntry = t.Object({
-  id: t.Integer({ description: "Increasing on this node; the live feed's event id" }),
+  id: AnswerInteger({ description: "Increasing on this node; the live feed's event id" }),
   at: t.String({ description: "Virtual-clock time, ISO 8601" }),
-  atMs: t.Integer(),
+  atMs: AnswerInteger(),
   outcome: t.Union([t.Literal("stored"), t.Literal("refused"), t.Literal("bot")]),
   method: t.String(),
   account: nullable(t.String()),
@@ -59,25 +59,25 @@ const JournalEntry = t.Object({
   data: t.Optional(t.Record(t.String(), t.Unknown(), { description: "stored: the stored parameters" })),
   decision: t.Optional(Decision),
   request: t.Optional(CollectedRequest),
-  status: t.Optional(t.Integer({ description: "refused: the answer's status" })),
+  status: t.Optional(AnswerInteger({ description: "refused: the answer's status" })),
   reason: t.Optional(t.String({ description: "refused: the reason's code" })),
   xError: t.Optional(t.String({ description: "refused: the X-Error header" })),
 });
 
 const JournalPage = t.Object({
   entries: t.Array(JournalEntry),
-  lastId: t.Integer({ description: "Pass as `after` to poll for what comes next" }),
+  lastId: AnswerInteger({ description: "Pass as `after` to poll for what comes next" }),
 });
 
-const Named = t.Object({ id: t.Integer(), name: t.String() });
+const Named = t.Object({ id: AnswerInteger(), name: t.String() });
 const ProfileView = t.Object({
   firstSeen: t.String(),
   lastSeen: t.String(),
-  eventCount: t.Integer(),
-  visitCount: t.Integer(),
+  eventCount: AnswerInteger(),
+  visitCount: AnswerInteger(),
   attributes: t.Array(
     t.Object({
-      id: t.Integer(),
+      id: AnswerInteger(),
       name: t.String(),
       type: t.String(),
       pii: t.Boolean(),
@@ -86,7 +86,7 @@ const ProfileView = t.Object({
   ),
   badges: t.Array(Named),
   audiences: t.Array(Named),
-  visitorIds: t.Array(t.Object({ id: t.Integer(), name: t.String(), value: t.String() })),
+  visitorIds: t.Array(t.Object({ id: AnswerInteger(), name: t.String(), value: t.String() })),
 });
 const Value = nullable(t.Union([t.Number(), t.String(), t.Boolean()]));
 
@@ -109,7 +109,7 @@ const EventExplanation = t.Object({
             t.Literal("visitorIdAttribute"),
             t.Literal("builtin"),
           ]),
-          id: t.Union([t.Integer(), t.String()]),
+          id: t.Union([AnswerInteger(), t.String()]),
           name: t.String(),
           from: Value,
           to: Value,
@@ -123,7 +123,7 @@ const InspectedVisitor = t.Object({
   visitorId: t.String({ description: "The canonical visitor ID of the group" }),
   members: t.Array(t.String(), { description: "Every visitor ID stitched into the group, the canonical one first" }),
   profile: ProfileView,
-  visits: t.Object({ count: t.Integer(), current: t.Object({ startedAt: t.String(), open: t.Boolean() }) }),
+  visits: t.Object({ count: AnswerInteger(), current: t.Object({ startedAt: t.String(), open: t.Boolean() }) }),
   events: t.Array(EventView, { description: "The group's latest 100 events, newest first" }),
   engines: t.Array(
     t.Object({
@@ -131,7 +131,7 @@ const InspectedVisitor = t.Object({
       name: t.String(),
       enabled: t.Boolean(),
       answer: nullable(t.Record(t.String(), t.Unknown(), { description: "The visitor-data answer (MOM-03)" })),
-      status: t.Integer({ description: "What the visitor-data API answers: 200, 403 or 404" }),
+      status: AnswerInteger({ description: "What the visitor-data API answers: 200, 403 or 404" }),
       note: nullable(t.String({ description: "Why there is no answer" })),
     }),
   ),

@@ -5,21 +5,21 @@ import type { AppDeps } from "./app-deps.ts";
 import { openApiSecurity } from "./auth-guards.ts";
 import { failWith } from "./error-mapping.ts";
 import { FileStatusSchema } from "./files.routes.ts";
-import { answersOf, binarySchema, ErrorBody } from "./openapi-parts.ts";
+import { AnswerInteger, answersOf, binarySchema, ErrorBody } from "./openapi-parts.ts";
 import { readWholeNumber } from "./query-parameters.ts";
 import { detailsView, RevisionDetailsSchema } from "./revisions.routes.ts";
 
 const nullable = <T extends Parameters<typeof t.Union>[0][number]>(schema: T) => t.Union([schema, t.Null()]);
 const Time = t.String({ description: "ISO 8601 with milliseconds, UTC (virtual clock)" });
-const Ms = t.Integer({ description: "The same time in epoch milliseconds" });
-const Count = t.Integer({ minimum: 0 });
+const Ms = AnswerInteger({ description: "The same time in epoch milliseconds" });
+const Count = AnswerInteger({ minimum: 0 });
 
 const DataLayerView = t.Object({
   dlId: t.String(),
   exists: t.Boolean({ description: "The newest accepted change is an upload or an update (DEC-DLE-05)" }),
   newest: t.Object(
     {
-      seq: t.Integer({ description: "1, 2, 3, ... per data layer, in the order the changes were accepted" }),
+      seq: AnswerInteger({ description: "1, 2, 3, ... per data layer, in the order the changes were accepted" }),
       kind: t.Union([t.Literal("upload"), t.Literal("update"), t.Literal("delete")]),
       state: t.Union([t.Literal("pending"), t.Literal("completed"), t.Literal("failed")]),
       acceptedAt: Time,
@@ -28,7 +28,7 @@ const DataLayerView = t.Object({
       dueAtMs: Ms,
       settledAt: nullable(Time),
       settledAtMs: nullable(Ms),
-      attempts: t.Integer({ description: "Failed tries so far" }),
+      attempts: AnswerInteger({ description: "Failed tries so far" }),
       nextTryAt: nullable(t.String({ description: "A pending change's next try, ISO 8601; null once settled" })),
       nextTryAtMs: nullable(Ms),
     },
@@ -37,10 +37,10 @@ const DataLayerView = t.Object({
   served: nullable(
     t.Object(
       {
-        seq: t.Integer({ description: "seq of the change that published it" }),
+        seq: AnswerInteger({ description: "seq of the change that published it" }),
         publishedAt: Time,
         publishedAtMs: Ms,
-        bytes: t.Integer({ description: "The size of the served JSON, in UTF-8 bytes" }),
+        bytes: AnswerInteger({ description: "The size of the served JSON, in UTF-8 bytes" }),
         preview: t.String({ description: `Its first ${servedPreviewBytes} bytes of text, cut between characters` }),
         truncated: t.Boolean({ description: "Whether the JSON is longer than the preview" }),
       },
@@ -70,7 +70,7 @@ const FileView = t.Object({
   failed: t.Boolean({ description: "It stopped on a file-level failure (failureMessage) before PROCESSED" }),
   createdAt: t.String({ description: "When the import was accepted, ISO 8601 (as created_at)" }),
   createdAtMs: Ms,
-  rowsRead: nullable(t.Integer({ description: "Data rows read so far; null before any is" })),
+  rowsRead: nullable(AnswerInteger({ description: "Data rows read so far; null before any is" })),
   counts: nullable(
     t.Object(
       { skipped: Count, failed: Count, succeeded: Count },
@@ -86,7 +86,7 @@ const TransactionView = t.Object({
   transactionId: t.String(),
   kind: t.Union([t.Literal("get"), t.Literal("delete")]),
   state: t.Union([t.Literal("PENDING"), t.Literal("SUCCESS"), t.Literal("FAILED")]),
-  attributeId: t.Integer({ description: "The visitor ID attribute the request named" }),
+  attributeId: AnswerInteger({ description: "The visitor ID attribute the request named" }),
   attributeName: nullable(t.String({ description: "Its name in the profile; null when the profile no longer has it" })),
   value: nullable(
     t.String({ description: "The attribute value, kept only while a deletion is PENDING (DEC-PRV-04); else null" }),
@@ -99,7 +99,7 @@ const TransactionView = t.Object({
   settledAtMs: nullable(Ms),
   nextTryAt: nullable(t.String({ description: "A pending deletion's next try, ISO 8601; else null" })),
   nextTryAtMs: nullable(Ms),
-  attempts: t.Integer({ description: "Failed tries so far" }),
+  attempts: AnswerInteger({ description: "Failed tries so far" }),
   counts: nullable(
     t.Record(t.String(), Count, {
       description:

@@ -13,7 +13,7 @@ import { firstQueryValues } from "../runtime/query-values.ts";
 import { openApiSecurity } from "./auth-guards.ts";
 import { failWith } from "./error-mapping.ts";
 import { interfaceRouteTemplates, type TestingTools } from "./faults-and-journal.ts";
-import { ErrorBody, requestBodyOf } from "./openapi-parts.ts";
+import { AnswerInteger, ErrorBody, requestBodyOf } from "./openapi-parts.ts";
 import { compilePathPattern } from "./path-pattern.ts";
 import { readWholeNumber } from "./query-parameters.ts";
 import { readOptionalJsonObject } from "./strict-body.ts";
@@ -23,12 +23,12 @@ const BodyView = t.Union(
   [
     t.Object({
       text: t.String({ description: `The body as UTF-8 text, its form fields and JSON members ${secretsNote}` }),
-      bytes: t.Integer({ description: "How many bytes of it are kept" }),
+      bytes: AnswerInteger({ description: "How many bytes of it are kept" }),
       truncated: t.Boolean({ description: `Whether it had more than the ${requestJournalBodyBytes} bytes kept` }),
     }),
     t.Object({
       base64: t.String({ description: "The body's bytes in base64: it is not UTF-8, or it is compressed" }),
-      bytes: t.Integer(),
+      bytes: AnswerInteger(),
       truncated: t.Boolean(),
     }),
     t.Null(),
@@ -43,7 +43,7 @@ const Message = t.Object({
 });
 
 const RequestEntry = t.Object({
-  id: t.Integer({ description: "1, 2, 3, ... in the order the requests were answered on this node" }),
+  id: AnswerInteger({ description: "1, 2, 3, ... in the order the requests were answered on this node" }),
   at: t.String({ description: "When it arrived: real time (not the virtual clock), ISO 8601 UTC" }),
   method: t.String(),
   path: t.Union([t.String(), t.Null()], {
@@ -54,7 +54,7 @@ const RequestEntry = t.Object({
     description: `The parameters that fit whole in the query's first ${requestJournalQueryChars} characters, those named like a secret (utk, password, key, token, ...) as "[redacted]"`,
   }),
   queryTruncated: t.Boolean({ description: "Whether parameters were left out because the query was longer" }),
-  status: t.Union([t.Integer(), t.Null()], { description: "null when a fault dropped the connection" }),
+  status: t.Union([AnswerInteger(), t.Null()], { description: "null when a fault dropped the connection" }),
   durationMs: t.Number(),
   account: t.Union([t.String(), t.Null()], {
     description: `The path's account, or /event's svc_account, at most ${requestJournalAccountChars} characters; null when it has none`,
@@ -200,9 +200,11 @@ export function adminRequestRoutes(tools: TestingTools, routes: () => ReadonlyAr
         },
         response: {
           200: t.Object({
-            maxBytes: t.Integer({ description: "The journal's byte budget (SVC_REQUEST_JOURNAL_BYTES); 0: it is off" }),
-            bytes: t.Integer({ description: "How many bytes the entries kept hold, as the budget counts them" }),
-            kept: t.Integer({ description: "How many entries it keeps now" }),
+            maxBytes: AnswerInteger({
+              description: "The journal's byte budget (SVC_REQUEST_JOURNAL_BYTES); 0: it is off",
+            }),
+            bytes: AnswerInteger({ description: "How many bytes the entries kept hold, as the budget counts them" }),
+            kept: AnswerInteger({ description: "How many entries it keeps now" }),
             requests: t.Array(RequestEntry),
           }),
           400: ErrorBody,
@@ -228,7 +230,7 @@ export function adminRequestRoutes(tools: TestingTools, routes: () => ReadonlyAr
         },
         response: {
           200: t.Object({
-            count: t.Integer({ description: "How many requests match, all of them" }),
+            count: AnswerInteger({ description: "How many requests match, all of them" }),
             requests: t.Array(RequestEntry),
             nearMisses: NearMisses,
           }),
@@ -252,7 +254,7 @@ export function adminRequestRoutes(tools: TestingTools, routes: () => ReadonlyAr
           requestBody: requestBodyOf({ "application/json": Matcher }, "The matcher (none: every request)", false),
         },
         response: {
-          200: t.Object({ count: t.Integer(), nearMisses: NearMisses }),
+          200: t.Object({ count: AnswerInteger(), nearMisses: NearMisses }),
           400: ErrorBody,
           401: ErrorBody,
         },
@@ -267,7 +269,7 @@ export function adminRequestRoutes(tools: TestingTools, routes: () => ReadonlyAr
       },
       {
         detail: { tags, summary: "Forget every request in the journal" },
-        response: { 200: t.Object({ removed: t.Integer({ minimum: 0 }) }), 401: ErrorBody },
+        response: { 200: t.Object({ removed: AnswerInteger({ minimum: 0 }) }), 401: ErrorBody },
       },
     );
 }

@@ -6,20 +6,20 @@ import type { AppDeps } from "./app-deps.ts";
 import { openApiSecurity } from "./auth-guards.ts";
 import { connectionOf, idleTimeoutSeconds } from "./connection.ts";
 import { failWith } from "./error-mapping.ts";
-import { ErrorBody, requestBodyOf } from "./openapi-parts.ts";
+import { AnswerInteger, ErrorBody, requestBodyOf } from "./openapi-parts.ts";
 import { readOptionalJsonObject, strictJsonBody } from "./strict-body.ts";
 
 const ClockView = t.Object({
   now: t.String({ description: "Virtual time, ISO 8601 UTC" }),
-  nowMs: t.Integer({ description: "Virtual time, epoch milliseconds" }),
-  offsetMs: t.Integer({ description: "Virtual minus real time" }),
+  nowMs: AnswerInteger({ description: "Virtual time, epoch milliseconds" }),
+  offsetMs: AnswerInteger({ description: "Virtual minus real time" }),
   timing: t.String({ description: "Timing preset: instant, fast or realistic" }),
 });
 const TimeInput = t.Union([t.String(), t.Number()], { description: "ISO 8601 time, or epoch milliseconds" });
 const DurationInput = t.Union([t.String(), t.Number()], {
   description: "Milliseconds, or a duration such as 90s, 10m, 30d, 1d12h",
 });
-const Count = t.Integer({ minimum: 0 });
+const Count = AnswerInteger({ minimum: 0 });
 const ResetView = t.Object({
   erased: t.Object(
     {
@@ -253,10 +253,10 @@ export function adminRoutes(deps: AppDeps) {
         response: {
           200: t.Object({
             complete: t.Boolean(),
-            processed: t.Record(t.String(), t.Integer()),
+            processed: t.Record(t.String(), AnswerInteger()),
             nextDueAt: t.Union([t.String(), t.Null()]),
             advancedMs: t.Optional(
-              t.Integer({ description: "With advanceClock: how far the wait moved the virtual clock" }),
+              AnswerInteger({ description: "With advanceClock: how far the wait moved the virtual clock" }),
             ),
           }),
           400: ErrorBody,

@@ -5,14 +5,14 @@ import { firstQueryValues } from "../runtime/query-values.ts";
 import type { AppDeps } from "./app-deps.ts";
 import { openApiSecurity } from "./auth-guards.ts";
 import { failWith, jsonResponse } from "./error-mapping.ts";
-import { ErrorBody } from "./openapi-parts.ts";
+import { AnswerInteger, ErrorBody } from "./openapi-parts.ts";
 import { readWholeNumber } from "./query-parameters.ts";
 
 const nullable = <T extends Parameters<typeof t.Union>[0][number]>(schema: T) => t.Union([schema, t.Null()]);
 
 /** A stored event as the admin API shows it (GET /admin/events, and the console's routes). */
 export const EventView = t.Object({
-  seq: t.Integer({ description: "Sequence number: increasing in commit order" }),
+  seq: AnswerInteger({ description: "Sequence number: increasing in commit order" }),
   account: t.String(),
   profile: t.String(),
   visitorId: t.String({ description: "The resolved svc_visitor_id" }),
@@ -23,7 +23,7 @@ export const EventView = t.Object({
   datasource: nullable(t.String()),
   traceId: nullable(t.String()),
   receivedAt: t.String({ description: "Virtual-clock time, ISO 8601" }),
-  receivedAtMs: t.Integer(),
+  receivedAtMs: AnswerInteger(),
   data: t.Record(t.String(), t.Unknown(), { description: "Every stored parameter" }),
   verdict: t.Union([t.Literal("valid"), t.Literal("invalid"), t.Literal("none")], {
     description: "The tracking plan's verdict: none when no schema applies (docs/configuration.md, Tracking plan)",
@@ -41,9 +41,9 @@ export const EventView = t.Object({
 });
 
 const VerdictTally = {
-  valid: t.Integer({ minimum: 0 }),
-  invalid: t.Integer({ minimum: 0 }),
-  none: t.Integer({ minimum: 0 }),
+  valid: AnswerInteger({ minimum: 0 }),
+  invalid: AnswerInteger({ minimum: 0 }),
+  none: AnswerInteger({ minimum: 0 }),
 };
 
 const VerdictCountsView = t.Object({
@@ -58,11 +58,11 @@ const VerdictCountsView = t.Object({
 
 const EventsView = t.Object({
   events: t.Array(EventView),
-  nextAfterSeq: nullable(t.Integer({ description: "order=asc: pass as afterSeq for the next page" })),
-  nextBeforeSeq: nullable(t.Integer({ description: "order=desc: pass as beforeSeq for the next page" })),
+  nextAfterSeq: nullable(AnswerInteger({ description: "order=asc: pass as afterSeq for the next page" })),
+  nextBeforeSeq: nullable(AnswerInteger({ description: "order=desc: pass as beforeSeq for the next page" })),
 });
 
-const Count = t.Integer({ minimum: 0 });
+const Count = AnswerInteger({ minimum: 0 });
 const StatsView = t.Object({
   accepted: Count,
   filteredBots: Count,
@@ -73,7 +73,7 @@ const StatsView = t.Object({
     t.Object({
       at: t.String(),
       method: t.String(),
-      status: t.Integer(),
+      status: AnswerInteger(),
       reason: t.String(),
       xError: t.String(),
       account: nullable(t.String()),
@@ -83,7 +83,7 @@ const StatsView = t.Object({
     }),
   ),
   commits: t.Object({ batches: Count, committed: Count, failedBatches: Count, largestBatch: Count, pending: Count }),
-  limits: t.Object({ collectEventsPerSecond: t.Integer(), maxBodyBytes: t.Integer() }),
+  limits: t.Object({ collectEventsPerSecond: AnswerInteger(), maxBodyBytes: AnswerInteger() }),
 });
 
 /** The filters the events query and the verdict counts share. */

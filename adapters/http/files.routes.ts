@@ -3,7 +3,7 @@ import type { FileQueryParameters } from "../../core/files/index.ts";
 import type { AppDeps } from "./app-deps.ts";
 import { bearerGuard, openApiSecurity, requireAccess, sessionGuard } from "./auth-guards.ts";
 import { failWith } from "./error-mapping.ts";
-import { ErrorBody } from "./openapi-parts.ts";
+import { AnswerInteger, ErrorBody } from "./openapi-parts.ts";
 
 const DateView = t.Object({ $date: t.String({ description: "ISO 8601 with milliseconds, UTC" }) });
 
@@ -16,18 +16,18 @@ export const FileStatusSchema = t.Object({
   node_id: t.String(),
   file: t.Object({
     name: t.String(),
-    size: t.Integer(),
+    size: AnswerInteger(),
     checksum: t.String({ description: "MD5 hex of the bytes" }),
     source: t.Object({ type: t.String({ description: "file (drop folder) or upload (admin API)" }), host: t.String() }),
-    line_count: t.Integer({ description: "Lines of the file, the header included" }),
+    line_count: AnswerInteger({ description: "Lines of the file, the header included" }),
   }),
   status: t.Array(
     t.Object({
       state: t.String({ description: "DOWNLOADING, DOWNLOADED, PROCESSING or PROCESSED" }),
       timestamp: DateView,
-      lines_skipped: t.Optional(t.Integer()),
-      lines_failed_processing: t.Optional(t.Integer()),
-      lines_successfully_processed: t.Optional(t.Integer()),
+      lines_skipped: t.Optional(AnswerInteger()),
+      lines_failed_processing: t.Optional(AnswerInteger()),
+      lines_successfully_processed: t.Optional(AnswerInteger()),
       last_failure: t.Optional(t.String({ description: "A message of the file failure catalogue" })),
     }),
   ),
@@ -88,7 +88,7 @@ function fileStatusRoutes(deps: AppDeps, version: "v1" | "v2") {
           summary: "How many files of one prefix were imported in a date range",
           description: countDescription,
         },
-        response: { 200: t.Object({ count: t.Integer() }), 400: ErrorBody, 401: ErrorBody, 404: ErrorBody },
+        response: { 200: t.Object({ count: AnswerInteger() }), 400: ErrorBody, 401: ErrorBody, 404: ErrorBody },
       },
     )
     .get(

@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import { managementError } from "../../core/errors/index.ts";
 import type { AppDeps } from "./app-deps.ts";
 import { failWith } from "./error-mapping.ts";
-import { ErrorBody } from "./openapi-parts.ts";
+import { AnswerInteger, ErrorBody } from "./openapi-parts.ts";
 
 /** DEC-OPS-01: `/healthz` says the process is up; `/readyz` says the store answers. */
 export function healthRoutes(deps: AppDeps) {
@@ -14,7 +14,12 @@ export function healthRoutes(deps: AppDeps) {
       {
         detail: { tags: ["operations"], summary: "The process is up" },
         response: {
-          200: t.Object({ status: t.Literal("ok"), version: t.String(), nodeId: t.String(), uptimeMs: t.Integer() }),
+          200: t.Object({
+            status: t.Literal("ok"),
+            version: t.String(),
+            nodeId: t.String(),
+            uptimeMs: AnswerInteger(),
+          }),
         },
       },
     )

@@ -5,6 +5,7 @@ import { firstQueryValues } from "../runtime/query-values.ts";
 import type { AppDeps } from "./app-deps.ts";
 import { preflight, setCredentialedCors } from "./cors.ts";
 import { failWith } from "./error-mapping.ts";
+import { AnswerInteger } from "./openapi-parts.ts";
 
 const MessageBody = t.Object({ message: t.String() });
 const VisitorData = t.Object(
@@ -14,7 +15,7 @@ const VisitorData = t.Object(
     metrics: t.Record(t.String(), t.Number()),
     properties: t.Record(t.String(), t.String()),
     flags: t.Record(t.String(), t.Boolean()),
-    dates: t.Record(t.String(), t.Integer({ description: "epoch milliseconds" })),
+    dates: t.Record(t.String(), AnswerInteger({ description: "epoch milliseconds" })),
   },
   { description: "MOM-03: keys are names or ids as the engine says; only what the engine selects; PII never" },
 );

@@ -7,10 +7,14 @@ import type { AppDeps } from "./app-deps.ts";
 import { bearerGuard, requireAccess } from "./auth-guards.ts";
 import { failWith } from "./error-mapping.ts";
 import { withholdBodyFromJournal } from "./faults-and-journal.ts";
-import { ErrorBody, formBodyOf } from "./openapi-parts.ts";
+import { AnswerInteger, ErrorBody, formBodyOf } from "./openapi-parts.ts";
 import { readFormFields } from "./request-body.ts";
 
-const NotFoundBody = t.Object({ returnCode: t.Integer(), message: t.String(), transaction_id: t.Optional(t.String()) });
+const NotFoundBody = t.Object({
+  returnCode: AnswerInteger(),
+  message: t.String(),
+  transaction_id: t.Optional(t.String()),
+});
 const TenantParams = t.Object({ account: t.String(), profile: t.String() });
 const TransactionState = t.Union([t.Literal("PENDING"), t.Literal("SUCCESS"), t.Literal("FAILED")]);
 const VisitorAnswer = t.Object(
@@ -20,7 +24,7 @@ const VisitorAnswer = t.Object(
     live: t.Boolean({ description: "true while the visitor's visit is open (30 minutes without events end it)" }),
     visitor: t.Object({
       metrics: t.Record(t.String(), t.Number()),
-      dates: t.Record(t.String(), t.Integer({ description: "epoch milliseconds" })),
+      dates: t.Record(t.String(), AnswerInteger({ description: "epoch milliseconds" })),
       properties: t.Record(t.String(), t.String()),
       flags: t.Record(t.String(), t.Boolean()),
       badges: t.Array(t.String()),
