@@ -10,6 +10,8 @@ import type { ConfigProblem } from "../../core/config/index.ts";
 
 /** Every way `value` fails `schema`, worded for people. Empty when the value fits. */
 export function describeSchemaProblems(schema: TSchema, value: unknown): ConfigProblem[] {
+  // The usual case, a file that fits, costs one check: walking every error is a few times slower (the start).
+  if (Value.Check(schema, value)) return [];
   const problems = collect(schema, value, "");
   // A missing property is reported once, not also as "must be a string" for its undefined value.
   const missing = new Set(problems.filter((problem) => problem.message === requiredMessage).map((p) => p.path));
