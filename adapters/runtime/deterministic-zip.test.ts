@@ -81,4 +81,16 @@ describe("deterministic zip (DEC-REV-02)", () => {
       { numRuns: 40 },
     );
   });
+
+  test("names are UTF-8, and unzip tools read the names back (bit 11 set)", async () => {
+    const zip = await buildDeterministicZip([{ name: "dossier/été ✓.js", bytes: text("é") }]);
+    expect(readZip(zip).map((member) => member.name)).toEqual(["dossier/été ✓.js"]);
+    // The general purpose flags of the local header, at offset 6: only bit 11.
+    expect(new DataView(zip.buffer, zip.byteOffset).getUint16(6, true)).toBe(1 << 11);
+  });
+
+  test("more entries than a zip without Zip64 holds is refused, before any is compressed", async () => {
+    const many = Array.from({ length: 0x10000 }, (_, index) => ({ name: `${index}.js`, bytes: new Uint8Array(0) }));
+    await expect(buildDeterministicZip(many)).rejects.toThrow("65536 entries needs Zip64");
+  });
 });

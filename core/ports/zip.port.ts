@@ -6,7 +6,7 @@ export interface ZipEntry {
 }
 
 /**
- * DEC-REV-02: writes a revision's bundle, a zip (fflate and node:zlib in the adapters). Its bytes must depend on nothing
+ * DEC-REV-02: writes a revision's bundle, a zip (node:zlib in the adapters). Its bytes must depend on nothing
  * but the entries and their order (no dates, modes or comments that vary), so that the same files published
  * at the same minute give the same bundle, and the same checksum, on any machine and at any time.
  */
