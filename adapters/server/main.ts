@@ -20,6 +20,7 @@ import { attachConnection, idleTimeoutSeconds } from "../http/connection.ts";
 import { unavailableResponse } from "../http/error-mapping.ts";
 import { withRequestLog } from "../http/request-log.ts";
 import { displayDatabaseUrl } from "../runtime/database-url.ts";
+import { descriptorOutput } from "../runtime/descriptor-output.ts";
 import { batchedWriter, createLogger } from "../runtime/logger.ts";
 import { stopsWithParent, watchParent } from "../runtime/parent-watch.ts";
 import { dataDirFromEnv, defaultConfigFiles, fromInvocation } from "../runtime/paths.ts";
@@ -33,12 +34,14 @@ import { nodeIdOf, openService, type StoreChoice, serviceVersion } from "./servi
 const env = process.env;
 // Diagnostics: SVC_CPU_PROFILE_DIR profiles each thread of the server over a window (adapters/runtime/thread-profile.ts).
 profileThisThread("http", profileWindowOf(env));
-const output = batchedWriter((text) => process.stdout.write(text));
+// Straight to the descriptors: Node's stream objects would cost the start their loading (descriptor-output.ts).
+const output = batchedWriter(descriptorOutput(1));
+const errorOutput = descriptorOutput(2);
 process.on("exit", () => output.flush());
 
 function fail(message: string): never {
   output.flush();
-  process.stderr.write(`svc-hub: ${message}\n`);
+  errorOutput(`svc-hub: ${message}\n`);
   process.exit(2);
 }
 
@@ -138,12 +141,12 @@ const {
   printEvents,
   requestJournalBytes,
 } = settings;
-// SVC_LOG_FORMAT=pretty: readable lines, the level in colour when stdout is a terminal.
+// SVC_LOG_FORMAT=pretty: readable lines, the level in colour when stdout is a terminal (asked only then).
 const logger = createLogger({
   write: output.write,
   least: logLevel,
   format: logFormat,
-  color: process.stdout.isTTY === true,
+  color: logFormat === "pretty" && process.stdout.isTTY === true,
 });
 const dataDir = dataDirFromEnv(env);
 const configSource = chooseConfigPath();
@@ -372,7 +375,7 @@ const banner = [
 ];
 output.flush();
 // On stderr: stdout is the log, JSON lines only.
-process.stderr.write(`${banner.join("\n")}\n`);
+errorOutput(`${banner.join("\n")}\n`);
 // Last line of the start: tools wait for it (tools/spawn-server.ts).
 logger.info("listening", {
   url,
