@@ -117,7 +117,9 @@ async function packageFolder(pkg: string, version: string): Promise<string> {
 
 /**
  * libsql loads its native module by a name it computes at run time (`require(\`@libsql/${target}\`)`), which a
- * bundler cannot follow: this names the target platform's `.node` file instead, which Bun then embeds.
+ * bundler cannot follow: this names the target platform's `.node` file instead, which Bun then embeds. The
+ * computing goes with it: it asked for Node's diagnostic report and read /usr/bin/ldd to tell glibc from musl,
+ * about 10 ms of every start, for a platform the build already chose.
  */
 function libsqlNativeModule(nativeFile: string): BunPlugin {
   return {
@@ -125,11 +127,12 @@ function libsqlNativeModule(nativeFile: string): BunPlugin {
     setup(build) {
       build.onLoad({ filter: /[\\/]node_modules[\\/]libsql[\\/]index\.js$/ }, async ({ path }) => {
         const source = await Bun.file(path).text();
-        // The line `return require(\`@libsql/${target}\`);` of libsql's index.js.
-        const computed = /return require\(`@libsql\/\$\{target\}`\);/;
+        // libsql's `function requireNative() { ... return require(\`@libsql/${target}\`); }`, whole.
+        const computed = /function requireNative\(\) \{[\s\S]*?return require\(`@libsql\/\$\{target\}`\);\n\}/;
         if (!computed.test(source))
           throw new Error(`${path} no longer loads its native module as ${computed}: update tools/build-exe.ts`);
-        return { contents: source.replace(computed, `return require(${JSON.stringify(nativeFile)});`), loader: "js" };
+        const named = `function requireNative() {\n  return require(${JSON.stringify(nativeFile)});\n}`;
+        return { contents: source.replace(computed, named), loader: "js" };
       });
     },
   };
