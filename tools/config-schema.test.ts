@@ -2,8 +2,11 @@ import { describe, expect, it } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import Ajv2020 from "ajv/dist/2020.js";
-import { parseConfigSyntax } from "../adapters/config/config.syntax.ts";
+import { loadYamlParser, parseConfigSyntax } from "../adapters/config/config.syntax.ts";
 import { configSchemaPath, configSchemaText } from "./config-schema.ts";
+
+// parseConfigSyntax reads YAML once its parser is loaded (loadConfigFile loads it).
+await loadYamlParser();
 
 const root = resolve(import.meta.dir, "..");
 

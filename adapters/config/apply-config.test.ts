@@ -11,7 +11,11 @@ import { createMemoryLogger } from "../runtime/logger.ts";
 import { openService } from "../server/service.ts";
 import { createMemoryStores } from "../store-memory/memory.stores.ts";
 import { loadConfigFile, parseConfigText } from "./config.loader.ts";
+import { loadYamlParser } from "./config.syntax.ts";
 import { demoConfigPath } from "./demo-config.ts";
+
+// parseConfigText reads YAML once its parser is loaded (loadConfigFile loads it).
+await loadYamlParser();
 
 function config(yaml: string): ServiceConfig {
   const result = parseConfigText(yaml, "yaml", "test.yaml");

@@ -6,7 +6,13 @@ import fc from "fast-check";
 import type { ConfigError } from "../../core/config/index.ts";
 import { defaultLimits, type ServiceConfig } from "../../core/config/index.ts";
 import { type ConfigFormat, loadConfigFile, parseConfigText } from "./config.loader.ts";
+import { loadYamlParser } from "./config.syntax.ts";
 import { demoConfigPath, demoYamlConfigPath } from "./demo-config.ts";
+import { loadPlanCompiler } from "./tracking-plans.ts";
+
+// parseConfigText reads YAML and compiles tracking plans once their parsers are loaded (loadConfigFile loads them).
+await loadYamlParser();
+await loadPlanCompiler();
 
 const argonHash = "$argon2id$v=19$m=65536,t=2,p=1$c2FsdA$aGFzaA";
 
@@ -733,5 +739,25 @@ describe("loading a file", () => {
     if (!json.ok) throw new Error(json.error.format());
     if (!yaml.ok) throw new Error(yaml.error.format());
     expect(yaml.value).toEqual(json.value);
+  });
+});
+
+describe("the YAML parser is loaded only to read a YAML file (the server's start is measured)", () => {
+  /** How many of the yaml package's modules a fresh process holds after loading `path` as a start does. */
+  function yamlModulesAfterLoading(path: string): number {
+    const script = `
+      const { loadConfigFile } = await import(${JSON.stringify(`${import.meta.dir}/config.loader.ts`)});
+      const result = await loadConfigFile(${JSON.stringify(path)});
+      if (!result.ok) throw new Error(result.error.format());
+      console.log(Object.keys(require.cache).filter((path) => path.includes("/node_modules/yaml/")).length);
+    `;
+    const run = Bun.spawnSync([process.execPath, "-e", script]);
+    if (run.exitCode !== 0) throw new Error(run.stderr.toString());
+    return Number(run.stdout.toString().trim());
+  }
+
+  test("not for a JSON file, and for a YAML one", () => {
+    expect(yamlModulesAfterLoading(demoConfigPath)).toBe(0);
+    expect(yamlModulesAfterLoading(demoYamlConfigPath)).toBeGreaterThan(0);
   });
 });

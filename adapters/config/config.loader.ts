@@ -18,8 +18,8 @@ import { describeSchemaProblems } from "./config.problems.ts";
 import { checkReferences } from "./config.references.ts";
 import { checkConfiguredRevisions } from "./config.revisions.ts";
 import { type ConfigFile, ConfigFileSchema, type ProfileFile } from "./config.schema.ts";
-import { type ConfigFormat, parseConfigSyntax } from "./config.syntax.ts";
-import { trackingPlansOf } from "./tracking-plans.ts";
+import { type ConfigFormat, loadYamlParser, parseConfigSyntax } from "./config.syntax.ts";
+import { loadPlanCompiler, trackingPlansOf } from "./tracking-plans.ts";
 
 export type { ConfigFormat } from "./config.syntax.ts";
 
@@ -55,15 +55,38 @@ export async function loadConfigFile(path: string): Promise<Result<ServiceConfig
     const reason = (code && reasons[code]) ?? (error as Error).message;
     return err(new ConfigError(path, [{ path: "", message: `cannot read the file: ${reason}` }]));
   }
-  return parseConfigText(text, format, path);
+  // The parsers a file needs, loaded when it needs them (config.syntax.ts, tracking-plans.ts).
+  if (format === "yaml") await loadYamlParser();
+  const read = readConfigText(text, format, path);
+  if (!read.ok) return read;
+  await loadPlanCompiler(read.value);
+  return withCompiledPlans(read.value, path);
 }
 
-/** Parses and checks the text of a configuration file; `source` names it in error messages. */
+/**
+ * Parses and checks the text of a configuration file; `source` names it in error messages. Synchronous: a YAML
+ * text needs `loadYamlParser()`, and a configuration with a tracking plan `loadPlanCompiler()`, awaited before
+ * (loadConfigFile does both).
+ */
 export function parseConfigText(
   text: string,
   format: ConfigFormat,
   source: string,
 ): Result<ServiceConfig, ConfigError> {
+  const read = readConfigText(text, format, source);
+  return read.ok ? withCompiledPlans(read.value, source) : read;
+}
+
+/** Issue 43: a tracking plan's schemas are compiled now, so one that does not compile stops the start. */
+function withCompiledPlans(config: ServiceConfig, source: string): Result<ServiceConfig, ConfigError> {
+  const plans = trackingPlansOf(config, source);
+  if (!plans.ok) return err(plans.error);
+  configSources.set(config, source);
+  return ok(config);
+}
+
+/** Text -> syntax -> schema -> cross-references -> the ServiceConfig, its tracking plans not compiled yet. */
+function readConfigText(text: string, format: ConfigFormat, source: string): Result<ServiceConfig, ConfigError> {
   const parsed = parseConfigSyntax(text, format);
   if (!parsed.ok) return err(new ConfigError(source, parsed.error));
   const schemaProblems = describeSchemaProblems(ConfigFileSchema, parsed.value);
@@ -71,12 +94,7 @@ export function parseConfigText(
   const file = parsed.value as ConfigFile;
   const referenceProblems = [...checkReferences(file), ...checkConfiguredRevisions(file)];
   if (referenceProblems.length > 0) return err(new ConfigError(source, referenceProblems));
-  const config = toServiceConfig(file);
-  // Issue 43: a tracking plan's schemas are compiled now, so one that does not compile stops the start.
-  const plans = trackingPlansOf(config, source);
-  if (!plans.ok) return err(plans.error);
-  configSources.set(config, source);
-  return ok(config);
+  return ok(toServiceConfig(file));
 }
 
 /** Fills the defaults the schema documents. */

@@ -7,7 +7,11 @@ import { createMemoryLogger } from "../runtime/logger.ts";
 import { openService } from "../server/service.ts";
 import { databaseUrlForDataDir } from "../store-libsql/libsql.stores.ts";
 import { loadConfigFile, parseConfigText } from "./config.loader.ts";
+import { loadYamlParser } from "./config.syntax.ts";
 import { demoConfigPath } from "./demo-config.ts";
+
+// parseConfigText reads YAML once its parser is loaded (loadConfigFile loads it).
+await loadYamlParser();
 
 function parsed(text: string): ServiceConfig {
   const result = parseConfigText(text, "yaml", "svc.config.yaml");

@@ -9,11 +9,23 @@ import { err, ok, type Result } from "../../core/result.ts";
 
 export type ConfigFormat = "json" | "yaml";
 
+let yaml: typeof Yaml | undefined;
+
 /**
- * The YAML parser, loaded by the first YAML file read: the demo's configuration and many others are JSON, and a
- * start does not pay for a parser it does not use. Required, not imported, so that parsing stays synchronous.
+ * Loads the YAML parser, which `parseConfigSyntax` needs for a YAML text (loadConfigFile calls this for a YAML
+ * file). The demo's configuration and many others are JSON, and a start does not pay for a parser it does not
+ * use: imported, not required, so that a bundle (the executable) keeps it in a file of its own, which a start
+ * never reads unless a YAML file comes (required, it was parsed at every start: bench/FINDINGS.md, "Start").
  */
-const loadYaml = (): typeof Yaml => require("yaml");
+export async function loadYamlParser(): Promise<void> {
+  yaml ??= await import("yaml");
+}
+
+function loadedYaml(): typeof Yaml {
+  if (yaml === undefined)
+    throw new Error("parseConfigSyntax: the YAML parser is not loaded; await loadYamlParser() first");
+  return yaml;
+}
 
 export function parseConfigSyntax(text: string, format: ConfigFormat): Result<unknown, ConfigProblem[]> {
   const withoutBom = text.startsWith("\uFEFF") ? text.slice(1) : text;
@@ -21,7 +33,7 @@ export function parseConfigSyntax(text: string, format: ConfigFormat): Result<un
 }
 
 function parseYaml(text: string): Result<unknown, ConfigProblem[]> {
-  const { LineCounter, parseDocument, visit } = loadYaml();
+  const { LineCounter, parseDocument, visit } = loadedYaml();
   const lineCounter = new LineCounter();
   const document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, merge: true });
   if (document.errors.length > 0) {

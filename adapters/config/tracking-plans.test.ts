@@ -3,10 +3,16 @@
  * that does not compile is refused naming its account, profile and event; violations as the events show them.
  */
 import { describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { ServiceConfig } from "../../core/config/index.ts";
 import { judgeEvent } from "../../core/tracking-plan/index.ts";
 import { parseConfigText } from "./config.loader.ts";
-import { trackingPlansOf } from "./tracking-plans.ts";
+import { loadPlanCompiler, trackingPlansOf } from "./tracking-plans.ts";
+
+// parseConfigText compiles tracking plans once ajv is loaded (loadConfigFile loads it).
+await loadPlanCompiler();
 
 function configWith(trackingPlan: unknown): string {
   return JSON.stringify({ accounts: [{ name: "acme", profiles: [{ name: "dev" }, { name: "main", trackingPlan }] }] });
@@ -140,17 +146,24 @@ describe("a schema that does not compile is a configuration error", () => {
 });
 
 describe("ajv is loaded only by a configuration with a plan (the server's start is measured)", () => {
-  /** Whether a fresh process that reads this configuration text has loaded ajv. */
+  /** Whether a fresh process that loads this configuration file (loadConfigFile, as a start does) has loaded ajv. */
   function loadsAjv(text: string): boolean {
-    const script = `
-      const { parseConfigText } = await import(${JSON.stringify(`${import.meta.dir}/config.loader.ts`)});
-      const result = parseConfigText(${JSON.stringify(text)}, "json", "svc.config.json");
-      if (!result.ok) throw new Error(result.error.format());
-      console.log(Object.keys(require.cache).some((path) => path.includes("/node_modules/ajv/")));
-    `;
-    const run = Bun.spawnSync([process.execPath, "-e", script]);
-    if (run.exitCode !== 0) throw new Error(run.stderr.toString());
-    return run.stdout.toString().trim() === "true";
+    const dir = mkdtempSync(join(tmpdir(), "svc-plan-"));
+    try {
+      const path = join(dir, "svc.config.json");
+      writeFileSync(path, text);
+      const script = `
+        const { loadConfigFile } = await import(${JSON.stringify(`${import.meta.dir}/config.loader.ts`)});
+        const result = await loadConfigFile(${JSON.stringify(path)});
+        if (!result.ok) throw new Error(result.error.format());
+        console.log(Object.keys(require.cache).some((path) => path.includes("/node_modules/ajv/")));
+      `;
+      const run = Bun.spawnSync([process.execPath, "-e", script]);
+      if (run.exitCode !== 0) throw new Error(run.stderr.toString());
+      return run.stdout.toString().trim() === "true";
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }
 
   test("not by one without, and by one with", () => {

@@ -3,8 +3,9 @@
  * configuration, into the core's TrackingPlans port (core/tracking-plan holds the rules of the verdict). A
  * schema ajv cannot compile is a configuration error naming its account, profile and event.
  *
- * ajv is loaded by the first configuration that has a plan: a service without one (the demo's, most tests')
- * starts without it. Required, not imported, so that loading a configuration stays synchronous.
+ * ajv is loaded (`loadPlanCompiler`) by the first configuration that has a plan: a service without one (the
+ * demo's, most tests') starts without it. Imported, not required, so that a bundle (the executable) keeps it in a
+ * file of its own, which a start never reads unless a plan comes; compiling then stays synchronous.
  */
 import type * as Ajv2020Module from "ajv/dist/2020";
 import type { ErrorObject, ValidateFunction } from "ajv/dist/2020";
@@ -18,7 +19,24 @@ import {
 import type { EventSchemaCheck, ProfilePlanChecks, TrackingPlans, Violation } from "../../core/ports/index.ts";
 import { err, ok, type Result } from "../../core/result.ts";
 
-const loadAjv = (): typeof Ajv2020Module.default => require("ajv/dist/2020");
+let Ajv2020: typeof Ajv2020Module.default | undefined;
+
+/**
+ * Loads ajv, which `trackingPlansOf` needs to compile the plans of `config` (always, without one). A no-op for a
+ * configuration without a plan, or once loaded.
+ */
+export async function loadPlanCompiler(config?: ServiceConfig): Promise<void> {
+  if (Ajv2020 !== undefined || (config !== undefined && !hasTrackingPlan(config.accounts))) return;
+  Ajv2020 = (await import("ajv/dist/2020")).default;
+}
+
+function loadedAjv(): typeof Ajv2020Module.default {
+  if (Ajv2020 === undefined)
+    throw new Error(
+      "trackingPlansOf: ajv, which compiles the tracking plans, is not loaded; await loadPlanCompiler() first",
+    );
+  return Ajv2020;
+}
 
 /** The compiled plans of each configuration read, so the loader's compilation serves the service too. */
 const compiled = new WeakMap<ServiceConfig, TrackingPlans>();
@@ -46,7 +64,7 @@ function hasTrackingPlan(accounts: readonly AccountConfig[]): boolean {
 }
 
 function compileTrackingPlans(accounts: readonly AccountConfig[]): Result<TrackingPlans, ConfigProblem[]> {
-  const Ajv2020 = loadAjv();
+  const Ajv = loadedAjv();
   const problems: ConfigProblem[] = [];
   const byProfile = new Map<string, ProfilePlanChecks>();
   accounts.forEach((account, a) => {
@@ -54,7 +72,7 @@ function compileTrackingPlans(accounts: readonly AccountConfig[]): Result<Tracki
       const plan = profile.trackingPlan;
       if (plan === undefined) return;
       // One validator per profile: a schema's $id is its own profile's business.
-      const ajv = new Ajv2020({
+      const ajv = new Ajv({
         allErrors: true,
         // A misspelt keyword ("requried") is refused rather than ignored; the other strict checks are style.
         strictSchema: true,

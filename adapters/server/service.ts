@@ -28,7 +28,7 @@ import { withJudgedEvents } from "../../core/tracking-plan/index.ts";
 import packageJson from "../../package.json" with { type: "json" };
 import { isbotFilter } from "../collect/bot-filter.ts";
 import { configSourceOf } from "../config/config.loader.ts";
-import { trackingPlansOf } from "../config/tracking-plans.ts";
+import { loadPlanCompiler, trackingPlansOf } from "../config/tracking-plans.ts";
 import { watchDropFolders } from "../fs/drop-folder.ts";
 import { type App, createApp } from "../http/app.ts";
 import type { AppDeps } from "../http/app-deps.ts";
@@ -48,7 +48,6 @@ import { RequestGate } from "../runtime/request-gate.ts";
 import { ServiceMetrics } from "../runtime/service-metrics.ts";
 import { openVirtualClock, type VirtualClock } from "../runtime/virtual-clock.ts";
 import { openLibsqlStores } from "../store-libsql/libsql.stores.ts";
-import { createMemoryStores } from "../store-memory/memory.stores.ts";
 import {
   type SpawnedBackgroundThread,
   spawnBackgroundThread,
@@ -309,7 +308,8 @@ export const serviceVersion: string = packageJson.version;
 
 async function openStores(options: ServiceOptions): Promise<Stores> {
   const choice = options.store;
-  if (choice.kind === "memory") return createMemoryStores();
+  // Loaded only by a service that uses it, like the PostgreSQL store below.
+  if (choice.kind === "memory") return (await import("../store-memory/memory.stores.ts")).createMemoryStores();
   if (choice.kind === "postgres") {
     // The PostgreSQL driver and its schema are loaded only by a service that uses them (a faster start for the rest).
     const { openPostgresStores } = await import("../store-postgres/postgres.stores.ts");
@@ -378,6 +378,7 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
   const spawned = spawnWorkThread(options, nodeId, dataDir);
   if (spawned && "spawned" in spawned) cleanups.push(() => void spawned.spawned.cancel());
   // Issue 43: compiled before the store is opened (a configuration built in code was not checked by the loader).
+  await loadPlanCompiler(options.config);
   const plans = trackingPlansOf(options.config, configSourceOf(options.config));
   if (!plans.ok) {
     for (const cleanup of cleanups) cleanup();

@@ -6,7 +6,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 import type { CollectedEvent, Logger } from "../../core/ports/index.ts";
 import { withJudgedEvents } from "../../core/tracking-plan/index.ts";
-import { trackingPlansOf } from "../config/tracking-plans.ts";
+import { loadPlanCompiler, trackingPlansOf } from "../config/tracking-plans.ts";
 import type { LogLevel } from "../runtime/logger.ts";
 import { profileThisThread, profileWindowOf } from "../runtime/thread-profile.ts";
 import { openVirtualClock } from "../runtime/virtual-clock.ts";
@@ -34,6 +34,7 @@ await new Promise<void>((resolve) =>
 try {
   // Issue 43: the events this thread commits are judged here, off the HTTP thread; the HTTP side's loader
   // already refused a plan that does not compile.
+  await loadPlanCompiler(init.config);
   const plans = trackingPlansOf(init.config);
   if (!plans.ok) throw new Error(plans.error.format());
   const stores = withJudgedEvents(await openLibsqlStores({ url: init.url }), plans.value);
