@@ -2,7 +2,8 @@
  * `npm run build:exe`: svc-hub as one executable file, dist/exe/svc-hub-<platform>, with its SHA-256 beside it
  * (svc-hub-<platform>.sha256, in sha256sum's format). It holds the CLI with every command, the server, its
  * threads, libSQL's native module, the migrations, the demo configuration, the console and the API reference,
- * and runs from any folder without node_modules.
+ * and runs from any folder without node_modules. For linux-x64 it also writes the image's executable,
+ * dist/exe/image/svc-hub-linux-x64, which the Dockerfile copies: the same, without bytecode (`imageExePath`).
  *
  *   bun tools/build-exe.ts                          # linux-x64
  *   bun tools/build-exe.ts --target all             # linux-x64, linux-arm64 and darwin-arm64
@@ -27,7 +28,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import type { BunPlugin } from "bun";
 import { bundleConsoleScripts } from "../adapters/console/console-assets.ts";
@@ -66,6 +67,16 @@ export const platforms: readonly ExePlatform[] = [
 export function exePath(platform: string): string {
   return join(exeDir, `svc-hub-${platform}`);
 }
+
+/** The platform of the OCI image (the Dockerfile's base is Debian for linux-x64). */
+export const imagePlatform = "linux-x64";
+
+/**
+ * The executable the Dockerfile copies: the image platform's, built without bytecode. The bytecode (JavaScriptCore's
+ * compiled form of the bundle, which spares a start the parsing) makes a start about a third faster and the file
+ * 9 MB larger, which the image's 200 MB has no room for (bench/FINDINGS.md, "Start").
+ */
+export const imageExePath = join(exeDir, "image", `svc-hub-${imagePlatform}`);
 
 /**
  * A copy of a platform's executable alone in a new temporary folder, outside any checkout (no node_modules up
@@ -182,13 +193,21 @@ async function stageFiles(stage: string): Promise<string[]> {
   return readdirSync(stage).map((name) => join(stage, name));
 }
 
-/** Builds the executable of `platform` and its checksum file; returns the executable's path. */
-export async function buildExe(platform: ExePlatform, stage: string[]): Promise<string> {
+/**
+ * Builds the executable of `platform` and its checksum file; returns the executable's path. With `bytecode` (the
+ * executables of dist/exe/) the bundle is embedded with JavaScriptCore's bytecode of it beside it, so that a start
+ * runs it instead of parsing it; without (the image's), only the bundle.
+ */
+export async function buildExe(
+  platform: ExePlatform,
+  stage: string[],
+  { bytecode, outfile }: { readonly bytecode: boolean; readonly outfile: string },
+): Promise<string> {
   const libsql = await packageFolder(platform.libsql, versionOf("libsql"));
   const runtime = platform.runtime
     ? join(await packageFolder(platform.runtime.pkg, versionOf("bun")), platform.runtime.binary)
     : process.execPath;
-  const outfile = exePath(platform.name);
+  mkdirSync(dirname(outfile), { recursive: true });
   const built = await Bun.build({
     entrypoints: [
       join(root, "adapters", "cli", "exe-main.ts"),
@@ -205,6 +224,7 @@ export async function buildExe(platform: ExePlatform, stage: string[]): Promise<
     // What an import() loads is a file of its own, parsed when imported: a start does not parse the code of the
     // commands, the PostgreSQL driver or the zip writer, and the threads share the modules they have in common.
     splitting: true,
+    bytecode,
     sourcemap: "none",
     plugins: [libsqlNativeModule(join(libsql, "index.node"))],
     throw: false,
@@ -245,11 +265,16 @@ if (import.meta.main) {
     const stageDir = join(exeDir, ".stage");
     try {
       const stage = await stageFiles(stageDir);
-      for (const platform of chosen) {
+      const builds = chosen.flatMap((platform) => [
+        { platform, bytecode: true, outfile: exePath(platform.name) },
+        ...(platform.name === imagePlatform ? [{ platform, bytecode: false, outfile: imageExePath }] : []),
+      ]);
+      for (const { platform, bytecode, outfile } of builds) {
         const started = performance.now();
-        const path = await buildExe(platform, stage);
+        const path = await buildExe(platform, stage, { bytecode, outfile });
         const seconds = ((performance.now() - started) / 1000).toFixed(1);
-        process.stdout.write(`${path} (${platform.bunTarget}) and ${basename(path)}.sha256, in ${seconds} s\n`);
+        const what = bytecode ? platform.bunTarget : `${platform.bunTarget}, no bytecode: the image's`;
+        process.stdout.write(`${path} (${what}) and ${basename(path)}.sha256, in ${seconds} s\n`);
       }
     } finally {
       rmSync(stageDir, { recursive: true, force: true });
