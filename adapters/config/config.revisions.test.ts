@@ -5,7 +5,7 @@ import { join } from "node:path";
 import type { ServiceConfig } from "../../core/config/index.ts";
 import { createMemoryLogger } from "../runtime/logger.ts";
 import { openService } from "../server/service.ts";
-import { databaseUrlForDataDir } from "../store-libsql/libsql.stores.ts";
+import { databaseUrlForDataDir, type LibsqlStores } from "../store-libsql/libsql.stores.ts";
 import { loadConfigFile, parseConfigText } from "./config.loader.ts";
 import { loadYamlParser } from "./config.syntax.ts";
 import { demoConfigPath } from "./demo-config.ts";
@@ -182,11 +182,15 @@ describe("publishing the configured revisions at start (demo.md, DEC-OPS-03)", (
       if (!opened.ok) throw new Error(opened.error.format());
       const ids = await opened.value.deps.revisions.list("acme", "main");
       const details = await opened.value.deps.revisions.details("acme", "main", ids[0] ?? "");
+      // DEC-COL-08: the start's own writes were made unsynced (LibsqlStoreOptions.startUnsynced); every commit
+      // after the start is synced.
+      const mode = await (opened.value.stores as unknown as LibsqlStores).syncMode();
       await opened.value.close();
-      return { ids, details };
+      return { ids, details, mode };
     };
     const first = await start();
     const second = await start();
+    expect(first.mode).toBe("FULL");
     expect(first.ids).toHaveLength(1);
     expect(second).toEqual(first);
     expect(first.details.ok && first.details.value.created_by).toBe("demo@example.com");

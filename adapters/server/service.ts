@@ -306,17 +306,26 @@ export function nodeIdOf(config: ServiceConfig): string {
 /** DEC-GEN-05: the version answers carry. */
 export const serviceVersion: string = packageJson.version;
 
-async function openStores(options: ServiceOptions): Promise<Stores> {
+/** The store of `options`, and the end of its start (`LibsqlStores.syncEachCommit`; nothing to do for the others). */
+async function openStores(
+  options: ServiceOptions,
+): Promise<{ readonly stores: Stores; readonly syncEachCommit: () => Promise<void> }> {
   const choice = options.store;
+  const alwaysSynced = async () => {};
   // Loaded only by a service that uses it, like the PostgreSQL store below.
-  if (choice.kind === "memory") return (await import("../store-memory/memory.stores.ts")).createMemoryStores();
+  if (choice.kind === "memory") {
+    const { createMemoryStores } = await import("../store-memory/memory.stores.ts");
+    return { stores: createMemoryStores(), syncEachCommit: alwaysSynced };
+  }
   if (choice.kind === "postgres") {
     // The PostgreSQL driver and its schema are loaded only by a service that uses them (a faster start for the rest).
     const { openPostgresStores } = await import("../store-postgres/postgres.stores.ts");
-    return openPostgresStores({ url: choice.url });
+    return { stores: await openPostgresStores({ url: choice.url }), syncEachCommit: alwaysSynced };
   }
-  return openLibsqlStores({
+  const stores = await openLibsqlStores({
     url: choice.url,
+    // The start's own writes are synced together, once it has made them (below, in openService).
+    startUnsynced: true,
     lookupThread: options.backgroundThread === true,
     // Lookups go on, on the HTTP thread: slower under load, nothing lost.
     onLookupThreadStopped: (error) =>
@@ -324,6 +333,7 @@ async function openStores(options: ServiceOptions): Promise<Stores> {
         error: `${error.name}: ${error.message}`,
       }),
   });
+  return { stores, syncEachCommit: () => stores.syncEachCommit() };
 }
 
 /** What applying the configuration changed: the users, keys and tenants, and the revisions published. */
@@ -385,9 +395,12 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
     return err(plans.error);
   }
   let stores: Stores;
+  let syncEachCommit: () => Promise<void>;
   try {
+    const opened = await openStores(options);
     // Where a background thread commits the collected events, it judges them itself (background-entry.ts).
-    stores = withJudgedEvents(await openStores(options), plans.value);
+    stores = withJudgedEvents(opened.stores, plans.value);
+    syncEachCommit = opened.syncEachCommit;
   } catch (error) {
     for (const cleanup of cleanups) cleanup();
     throw error;
@@ -415,6 +428,10 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
       return err(configured.error);
     }
 
+    // The start's writes are made again by every start; from here every commit is synced (DEC-COL-08), and the
+    // first, the admin token kept just below when this start makes it, syncs them with it before the banner
+    // prints the token.
+    await syncEachCommit();
     const storedToken = options.adminToken ? null : await readKeptAdminToken(stores.settings);
     const madeToken = options.adminToken || storedToken ? null : cryptoIds.randomToken(24);
     const adminToken =

@@ -20,7 +20,12 @@ import {
   describeStoreContract,
   migrationStatements,
 } from "../store-contract/index.ts";
-import { databaseUrlForDataDir, openLibsqlStores } from "./libsql.stores.ts";
+import {
+  databaseUrlForDataDir,
+  type LibsqlStoreOptions,
+  type LibsqlStores,
+  openLibsqlStores,
+} from "./libsql.stores.ts";
 import { LibsqlLockoutRepo } from "./sessions.repo.ts";
 
 const migrations = new URL("./migrations/", import.meta.url);
@@ -54,7 +59,12 @@ describe("libsql store", () => {
   const open: Stores[] = [];
 
   async function openStores(url: string): Promise<Stores> {
-    const stores = await openLibsqlStores({ url });
+    return openLibsqlStoresKept({ url });
+  }
+
+  /** openLibsqlStores, closed after the test. */
+  async function openLibsqlStoresKept(options: LibsqlStoreOptions): Promise<LibsqlStores> {
+    const stores = await openLibsqlStores(options);
     open.push(stores);
     return stores;
   }
@@ -103,6 +113,16 @@ describe("libsql store", () => {
     const url = freshDatabaseUrl();
     await openStores(url);
     expect(await readPragma(url, "journal_mode")).toBe("wal");
+  });
+
+  test("[DEC-COL-08] every commit is synced (synchronous=FULL), unless a server's start asks for its own writes to be synced once made", async () => {
+    expect(await (await openLibsqlStoresKept({ url: freshDatabaseUrl() })).syncMode()).toBe("FULL");
+    const starting = await openLibsqlStoresKept({ url: freshDatabaseUrl(), startUnsynced: true });
+    expect(await starting.syncMode()).toBe("NORMAL");
+    await starting.tenancy.putUser(sampleUser("ann@example.com"));
+    await starting.syncEachCommit();
+    expect(await starting.syncMode()).toBe("FULL");
+    expect(await starting.tenancy.findUser("ann@example.com")).toEqual(sampleUser("ann@example.com"));
   });
 
   test("profiles and their members are WITHOUT ROWID tables (one B-tree each, keyed by the primary key)", async () => {

@@ -52,6 +52,24 @@ export interface LibsqlStoreOptions {
   readonly lookupThread?: boolean;
   /** Told if the lookup thread stops on its own (its reads then run on the calling thread). */
   readonly onLookupThreadStopped?: (error: Error) => void;
+  /**
+   * For a server's start: its writes (the schema's migrations, the configuration applied, its revisions) are
+   * made again, idempotently, by every start, so they need not reach the disk one by one. The connection commits
+   * with synchronous=NORMAL (in WAL mode the file stays consistent after a crash; only the last commits may be
+   * lost) until `syncEachCommit()`, called before the first write that must last. About 30 ms of a fresh start.
+   */
+  readonly startUnsynced?: boolean;
+}
+
+/** The libSQL store, and the end of its unsynced start (`LibsqlStoreOptions.startUnsynced`). */
+export interface LibsqlStores extends Stores {
+  /**
+   * From now on every commit is synced (DEC-COL-08): the next one syncs the WAL, and the start's commits with
+   * it. Without `startUnsynced`, nothing to do.
+   */
+  syncEachCommit(): Promise<void>;
+  /** How the connection's commits reach the disk now (PRAGMA synchronous: 1 NORMAL, 2 FULL), for tests. */
+  syncMode(): Promise<"NORMAL" | "FULL" | "other">;
 }
 
 /**
@@ -65,7 +83,7 @@ export interface LibsqlStoreOptions {
  * that keep their statements prepared run on a read-only connection of their own (StatementReader), and with
  * `lookupThread` the moments lookup's reads on another in a thread.
  */
-export async function openLibsqlStores(options: LibsqlStoreOptions): Promise<Stores> {
+export async function openLibsqlStores(options: LibsqlStoreOptions): Promise<LibsqlStores> {
   // `timeout` is libSQL's busy timeout; libSQL opens connections with foreign keys on already.
   // Our client for an absolute `file:` path without a query (what databaseUrlForDataDir makes); anything else
   // as @libsql/client reads it.
@@ -79,7 +97,8 @@ export async function openLibsqlStores(options: LibsqlStoreOptions): Promise<Sto
     : createClient({ url: options.url, concurrency: 1, timeout: BUSY_TIMEOUT_MS });
   let reader: StatementReader | null = null;
   try {
-    await configureConnection(client, isFileUrl(options.url));
+    const unsynced = options.startUnsynced === true && isFileUrl(options.url);
+    await configureConnection(client, isFileUrl(options.url), unsynced ? "NORMAL" : "FULL");
     const db = drizzle({ client });
     await applyMigrations(db);
     reader = StatementReader.forUrl(options.url, BUSY_TIMEOUT_MS);
@@ -115,6 +134,13 @@ export async function openLibsqlStores(options: LibsqlStoreOptions): Promise<Sto
       },
       async ping() {
         await db.run(sql`select 1`);
+      },
+      async syncEachCommit() {
+        if (unsynced) await client.execute("PRAGMA synchronous=FULL");
+      },
+      async syncMode() {
+        const level = Number((await client.execute("PRAGMA synchronous")).rows[0]?.[0]);
+        return level === 2 ? "FULL" : level === 1 ? "NORMAL" : "other";
       },
       async close() {
         await lookups?.close();
@@ -161,7 +187,7 @@ function isFileUrl(url: string): boolean {
   return url.startsWith("file:") && !url.startsWith("file::memory:");
 }
 
-async function configureConnection(client: Client, isFile: boolean): Promise<void> {
+async function configureConnection(client: Client, isFile: boolean, synchronous: "FULL" | "NORMAL"): Promise<void> {
   if (isFile) {
     // First, so that everything after it waits for another process's lock instead of failing at once.
     await client.execute(`PRAGMA busy_timeout=${BUSY_TIMEOUT_MS}`);
@@ -169,8 +195,9 @@ async function configureConnection(client: Client, isFile: boolean): Promise<voi
     const result = await client.execute("PRAGMA journal_mode=WAL");
     const mode = String(result.rows[0]?.[0] ?? "").toLowerCase();
     if (mode !== "wal") throw new Error(`could not switch the database to WAL mode (it answered ${mode})`);
-    // DEC-COL-08, COL-16: FULL syncs the WAL at every commit, so an acknowledged write survives a crash.
-    await client.execute("PRAGMA synchronous=FULL");
+    // DEC-COL-08, COL-16: FULL syncs the WAL at every commit, so an acknowledged write survives a crash
+    // (NORMAL only for a server's start, until it serves: `startUnsynced`).
+    await client.execute(`PRAGMA synchronous=${synchronous}`);
   }
   await client.execute("PRAGMA foreign_keys=ON");
   // DEC-PRV-04: deleted content is overwritten with zeros (freed cells and pages), so a deleted visitor's
