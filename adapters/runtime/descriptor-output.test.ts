@@ -7,8 +7,8 @@ const modulePath = join(import.meta.dir, "descriptor-output.ts");
 /** Runs `body` in a Bun of its own, with `out` and `err` writing to its stdout and stderr. */
 async function run(body: string): Promise<{ stdout: string; stderr: string; code: number }> {
   const script = `import { descriptorOutput } from ${JSON.stringify(modulePath)};
-const out = descriptorOutput(1);
-const err = descriptorOutput(2);
+const out = descriptorOutput(1).write;
+const err = descriptorOutput(2).write;
 ${body}`;
   const child = Bun.spawn([process.execPath, "-e", script], { stdout: "pipe", stderr: "pipe" });
   const [stdout, stderr, code] = await Promise.all([
@@ -39,7 +39,7 @@ describe("descriptorOutput", () => {
     const direct: string[] = [];
     const streamed: string[] = [];
     let calls = 0;
-    const write = descriptorOutput(1, {
+    const { write } = descriptorOutput(1, {
       writeSync(_fd, bytes, offset) {
         calls++;
         // The first text whole, then 3 bytes of the second, then a full pipe.
@@ -56,5 +56,22 @@ describe("descriptorOutput", () => {
     expect(direct).toEqual(["first\n", "sec"]);
     expect(streamed).toEqual(["ond\n", "third\n"]);
     expect(calls).toBe(3);
+  });
+
+  test("after toStream every text goes through the stream, none to the descriptor", () => {
+    const direct: string[] = [];
+    const streamed: string[] = [];
+    const output = descriptorOutput(2, {
+      writeSync(_fd, bytes, offset) {
+        direct.push(Buffer.from(bytes.subarray(offset)).toString());
+        return bytes.byteLength - offset;
+      },
+      stream: () => ({ write: (chunk) => void streamed.push(Buffer.from(chunk).toString()) }),
+    });
+    output.write("starting\n");
+    output.toStream();
+    output.write("serving\n");
+    expect(direct).toEqual(["starting\n"]);
+    expect(streamed).toEqual(["serving\n"]);
   });
 });

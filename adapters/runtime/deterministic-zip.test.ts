@@ -89,8 +89,17 @@ describe("deterministic zip (DEC-REV-02)", () => {
     expect(new DataView(zip.buffer, zip.byteOffset).getUint16(6, true)).toBe(1 << 11);
   });
 
-  test("more entries than a zip without Zip64 holds is refused, before any is compressed", async () => {
-    const many = Array.from({ length: 0x10000 }, (_, index) => ({ name: `${index}.js`, bytes: new Uint8Array(0) }));
-    await expect(buildDeterministicZip(many)).rejects.toThrow("65536 entries needs Zip64");
+  test("as many entries as a zip without Zip64 holds, and no more, before any is compressed", async () => {
+    const empty = (count: number) =>
+      Array.from({ length: count }, (_, index) => ({ name: `${index}.js`, bytes: new Uint8Array(0) }));
+    // 0xFFFF in the count means "see Zip64" (APPNOTE 4.4.22): 65,534 is the most.
+    await expect(buildDeterministicZip(empty(0xffff))).rejects.toThrow("65535 entries needs Zip64");
+    expect(readZip(await buildDeterministicZip(empty(3)))).toHaveLength(3);
+  });
+
+  test("a name longer than the 16-bit length field is refused", async () => {
+    await expect(buildDeterministicZip([{ name: "a".repeat(0x10000), bytes: text("x") }])).rejects.toThrow(
+      "name of 65536 bytes is longer than a zip holds",
+    );
   });
 });

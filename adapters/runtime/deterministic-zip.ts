@@ -35,9 +35,14 @@ const dosDate = (0 << 9) | (1 << 5) | 1;
 const dosTime = 0;
 /** A regular file, rw-r--r--, in the high half of the external attributes. */
 const fileAttributes = (0o100000 | 0o644) * 0x10000;
-/** Past these, a zip needs Zip64's records, which a revision's bundle (at most 64 MiB sent) never does. */
-const maxEntries = 0xffff;
-const maxBytes = 0xffffffff;
+/**
+ * From these on, a zip needs Zip64's records (0xFFFF and 0xFFFFFFFF in a field mean "see Zip64", APPNOTE
+ * 4.4.22), which a revision's bundle (at most 1,000 files of 64 MiB sent) never does.
+ */
+const zip64Entries = 0xffff;
+const zip64Bytes = 0xffffffff;
+/** A name's length is a 16-bit field. */
+const maxNameBytes = 0xffff;
 
 interface Member {
   readonly name: Uint8Array;
@@ -48,13 +53,16 @@ interface Member {
 
 /** Builds the zip of `entries`, in this order, in memory. */
 export async function buildDeterministicZip(entries: readonly ZipEntry[]): Promise<Uint8Array> {
-  if (entries.length > maxEntries) throw new RangeError(`a zip of ${entries.length} entries needs Zip64`);
+  if (entries.length >= zip64Entries) throw new RangeError(`a zip of ${entries.length} entries needs Zip64`);
+  const encoder = new TextEncoder();
+  const names = entries.map((entry) => encoder.encode(entry.name));
+  const longName = names.find((name) => name.byteLength > maxNameBytes);
+  if (longName) throw new RangeError(`an entry's name of ${longName.byteLength} bytes is longer than a zip holds`);
   const zlib = await import("node:zlib");
   const deflateRaw = promisify(zlib.deflateRaw);
-  const encoder = new TextEncoder();
   const members: Member[] = await Promise.all(
-    entries.map(async (entry) => ({
-      name: encoder.encode(entry.name),
+    entries.map(async (entry, index) => ({
+      name: names[index] as Uint8Array,
       crc: zlib.crc32(entry.bytes),
       size: entry.bytes.byteLength,
       data: new Uint8Array(await deflateRaw(entry.bytes, { level: compressionLevel })),
@@ -65,7 +73,7 @@ export async function buildDeterministicZip(entries: readonly ZipEntry[]): Promi
     0,
   );
   const centralBytes = members.reduce((sum, member) => sum + centralHeaderBytes + member.name.byteLength, 0);
-  if (localBytes + centralBytes > maxBytes || members.some((member) => member.size > maxBytes))
+  if (localBytes + centralBytes >= zip64Bytes || members.some((member) => member.size >= zip64Bytes))
     throw new RangeError("a zip past 4 GiB needs Zip64");
   const zip = new Uint8Array(localBytes + centralBytes + endOfCentralDirectoryBytes);
   const view = new DataView(zip.buffer);

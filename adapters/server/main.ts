@@ -34,9 +34,12 @@ import { nodeIdOf, openService, type StoreChoice, serviceVersion } from "./servi
 const env = process.env;
 // Diagnostics: SVC_CPU_PROFILE_DIR profiles each thread of the server over a window (adapters/runtime/thread-profile.ts).
 profileThisThread("http", profileWindowOf(env));
-// Straight to the descriptors: Node's stream objects would cost the start their loading (descriptor-output.ts).
-const output = batchedWriter(descriptorOutput(1));
-const errorOutput = descriptorOutput(2);
+// Straight to the descriptors while the server starts: Node's stream objects would cost the start their loading;
+// through the streams, which queue, once it serves (descriptor-output.ts).
+const stdout = descriptorOutput(1);
+const stderr = descriptorOutput(2);
+const output = batchedWriter(stdout.write);
+const errorOutput = stderr.write;
 process.on("exit", () => output.flush());
 
 function fail(message: string): never {
@@ -386,6 +389,10 @@ logger.info("listening", {
   timing: service.deps.timing.name,
   nodeId: service.deps.nodeId,
 });
+// Serving: a log reader that stops reading must not hold the server, so the streams take over (they queue).
+output.flush();
+stdout.toStream();
+stderr.toStream();
 // The start's own work (the migrations, the configuration, the demo revision's zip) leaves garbage and compiled
 // code that serving will not run again. Half a second after the start, once its last promises have settled, a
 // full collection and JavaScriptCore's shrink (which drops that code and gives the freed pages back) leave the

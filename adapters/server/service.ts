@@ -428,9 +428,8 @@ export async function openService(options: ServiceOptions): Promise<Result<Servi
       return err(configured.error);
     }
 
-    // The start's writes are made again by every start; from here every commit is synced (DEC-COL-08), and the
-    // first, the admin token kept just below when this start makes it, syncs them with it before the banner
-    // prints the token.
+    // The start's writes, made again by every start, were not synced one by one: synced now, together, and
+    // every commit from here on (DEC-COL-08), the admin token this start may keep below included.
     await syncEachCommit();
     const storedToken = options.adminToken ? null : await readKeptAdminToken(stores.settings);
     const madeToken = options.adminToken || storedToken ? null : cryptoIds.randomToken(24);

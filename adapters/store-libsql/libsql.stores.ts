@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { closeSync, fsyncSync, mkdirSync, openSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { type Client, createClient } from "@libsql/client/sqlite3";
@@ -56,7 +56,8 @@ export interface LibsqlStoreOptions {
    * For a server's start: its writes (the schema's migrations, the configuration applied, its revisions) are
    * made again, idempotently, by every start, so they need not reach the disk one by one. The connection commits
    * with synchronous=NORMAL (in WAL mode the file stays consistent after a crash; only the last commits may be
-   * lost) until `syncEachCommit()`, called before the first write that must last. About 30 ms of a fresh start.
+   * lost) until `syncEachCommit()`, called before the first write that must last, which syncs them together.
+   * About 30 ms of a fresh start. For a `file:` URL of an absolute path without a query (the server's).
    */
   readonly startUnsynced?: boolean;
 }
@@ -64,8 +65,8 @@ export interface LibsqlStoreOptions {
 /** The libSQL store, and the end of its unsynced start (`LibsqlStoreOptions.startUnsynced`). */
 export interface LibsqlStores extends Stores {
   /**
-   * From now on every commit is synced (DEC-COL-08): the next one syncs the WAL, and the start's commits with
-   * it. Without `startUnsynced`, nothing to do.
+   * Syncs the start's commits (the WAL file) and, from now on, every commit (DEC-COL-08). Without
+   * `startUnsynced`, nothing to do.
    */
   syncEachCommit(): Promise<void>;
   /** How the connection's commits reach the disk now (PRAGMA synchronous: 1 NORMAL, 2 FULL), for tests. */
@@ -97,7 +98,8 @@ export async function openLibsqlStores(options: LibsqlStoreOptions): Promise<Lib
     : createClient({ url: options.url, concurrency: 1, timeout: BUSY_TIMEOUT_MS });
   let reader: StatementReader | null = null;
   try {
-    const unsynced = options.startUnsynced === true && isFileUrl(options.url);
+    // The server's own file only (an absolute path: the -wal file beside it is known).
+    const unsynced = options.startUnsynced === true && ownClient;
     await configureConnection(client, isFileUrl(options.url), unsynced ? "NORMAL" : "FULL");
     const db = drizzle({ client });
     await applyMigrations(db);
@@ -136,7 +138,10 @@ export async function openLibsqlStores(options: LibsqlStoreOptions): Promise<Lib
         await db.run(sql`select 1`);
       },
       async syncEachCommit() {
-        if (unsynced) await client.execute("PRAGMA synchronous=FULL");
+        if (!unsynced) return;
+        await client.execute("PRAGMA synchronous=FULL");
+        // The start's commits are written to the WAL already, not synced: synced now, as a FULL commit would.
+        syncFileIfThere(`${fileURLToPath(options.url)}-wal`);
       },
       async syncMode() {
         const level = Number((await client.execute("PRAGMA synchronous")).rows[0]?.[0]);
@@ -152,6 +157,22 @@ export async function openLibsqlStores(options: LibsqlStoreOptions): Promise<Lib
     reader?.close();
     client.close();
     throw error;
+  }
+}
+
+/** fsync(2) of the file at `path`, when there is one. */
+function syncFileIfThere(path: string): void {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch (error) {
+    if ((error as { code?: string }).code === "ENOENT") return;
+    throw error;
+  }
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
   }
 }
 
