@@ -68,6 +68,14 @@ export async function spawnServer(options: SpawnOptions): Promise<SpawnedServer>
   let resolveUrl: (url: string) => void = () => undefined;
   let listening = false;
   const urlSeen = new Promise<string>((resolve) => (resolveUrl = resolve));
+  // The start ends with the banner on stderr and then the log's "listening" line on stdout (unless the log leaves
+  // info lines out). Two pipes keep no order between them, so the start is seen once both have come: a caller
+  // then finds the whole banner and the line in the output, whichever pipe was read first.
+  const settings = { ...(options.baseEnv ?? process.env), ...options.env };
+  const logsInfo = !["warn", "error"].includes((settings.SVC_LOG_LEVEL ?? "info").toLowerCase());
+  let startErr = "";
+  let bannerUrl: string | null = null;
+  let logLineSeen = !logsInfo;
   const pump = async (stream: ReadableStream<Uint8Array>, isStdout: boolean) => {
     const decoder = new TextDecoder();
     for await (const chunk of stream) {
@@ -78,13 +86,19 @@ export async function spawnServer(options: SpawnOptions): Promise<SpawnedServer>
         if (isStdout) stdout += text;
       }
       log?.write(text);
-      // Only until the line is seen: a server under load logs megabytes, and scanning all of it per chunk is quadratic.
+      // Only until the start is seen: a server under load logs megabytes, and scanning all of it per chunk is
+      // quadratic.
       if (listening) continue;
-      // The log's line, or the banner's (the log may be set to leave info lines out).
-      const match = /"msg":"listening","url":"([^"]+)"|is listening on (\S+)/.exec(output);
-      if (match) {
+      // The line in JSON, or in the pretty format (SVC_LOG_FORMAT=pretty).
+      if (isStdout) logLineSeen ||= /"msg":"listening"|\bINFO +listening\b/.test(stdout);
+      else {
+        startErr += text;
+        // The banner's last line names the health check.
+        bannerUrl ??= /is listening on (\S+)[\s\S]*\n {2}try: {9}curl \S+\n/.exec(startErr)?.[1] ?? null;
+      }
+      if (bannerUrl !== null && logLineSeen) {
         listening = true;
-        resolveUrl((match[1] ?? match[2]) as string);
+        resolveUrl(bannerUrl);
       }
     }
   };
