@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Subprocess } from "bun";
 import { consumerProjectCleanedBy, environmentWithoutServerSettings } from "../tools/consumer-project.ts";
+import { runCommand } from "../tools/run-command.ts";
 
 const repository = resolve(import.meta.dir, "..");
 const cleanups: Array<() => unknown> = [];
@@ -76,20 +77,11 @@ async function runBin(
   cwd: string,
   env: Record<string, string> = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
-  const child = Bun.spawn(["node", join(repository, "bin", "svc-hub.mjs"), ...args], {
+  return runCommand(["node", join(repository, "bin", "svc-hub.mjs"), ...args], {
     cwd,
     env: { ...environmentWithoutServerSettings(), PORT: "0", ...env },
-    stdout: "pipe",
-    stderr: "pipe",
+    killAfterMs: 20_000,
   });
-  const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
-  const [code, stdout, stderr] = await Promise.all([
-    child.exited,
-    new Response(child.stdout).text(),
-    new Response(child.stderr).text(),
-  ]);
-  clearTimeout(timer);
-  return { code, stdout, stderr };
 }
 
 const answers = (url: string) =>

@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 
 import { join, resolve } from "node:path";
 import { type SvcHub, SvcHubStartError, startSvcHub } from "svc-hub/launcher";
 import { consumerProjectCleanedBy, environmentWithoutServerSettings } from "../tools/consumer-project.ts";
+import { runCommand } from "../tools/run-command.ts";
 
 const repository = resolve(import.meta.dir, "..");
 const cleanups: Array<() => unknown> = [];
@@ -23,19 +24,11 @@ async function runUnderNode(
   env: Record<string, string> = {},
 ): Promise<{ code: number; result: Record<string, unknown>; stderr: string }> {
   writeFileSync(join(folder, "setup.mjs"), script);
-  const child = Bun.spawn(["node", "setup.mjs"], {
+  const { code, stdout, stderr } = await runCommand(["node", "setup.mjs"], {
     cwd: folder,
     env: { ...environmentWithoutServerSettings(), ...env },
-    stdout: "pipe",
-    stderr: "pipe",
+    killAfterMs: 20_000,
   });
-  const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
-  const [code, stdout, stderr] = await Promise.all([
-    child.exited,
-    new Response(child.stdout).text(),
-    new Response(child.stderr).text(),
-  ]);
-  clearTimeout(timer);
   const last = stdout.trim().split("\n").at(-1) ?? "";
   return { code, result: last.startsWith("{") ? (JSON.parse(last) as Record<string, unknown>) : { stdout }, stderr };
 }
@@ -228,19 +221,11 @@ describe("startSvcHub (svc-hub/launcher)", () => {
       });
       `,
     );
-    const child = Bun.spawn(["node", join("node_modules", "vitest", "vitest.mjs"), "run"], {
+    const { code, stdout, stderr } = await runCommand(["node", join("node_modules", "vitest", "vitest.mjs"), "run"], {
       cwd: folder,
       env: { ...environmentWithoutServerSettings(), NO_COLOR: "1", CI: "1" },
-      stdout: "pipe",
-      stderr: "pipe",
+      killAfterMs: 60_000,
     });
-    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
-    const [code, stdout, stderr] = await Promise.all([
-      child.exited,
-      new Response(child.stdout).text(),
-      new Response(child.stderr).text(),
-    ]);
-    clearTimeout(timer);
     expect({ code, stdout, stderr }).toMatchObject({ code: 0, stdout: expect.stringMatching(/Tests\s+2 passed/) });
     const provided = readFileSync(join(folder, "provided-url"), "utf8");
     expect(provided).toStartWith("http://127.0.0.1:");

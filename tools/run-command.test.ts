@@ -18,4 +18,12 @@ describe("runCommand", () => {
     const run = await runCommand([process.execPath, "-e", "console.log(JSON.stringify(await Bun.stdin.text()))"]);
     expect(run).toEqual({ code: 0, stdout: '""\n', stderr: "" });
   });
+
+  it("kills a command still running after killAfterMs, and gives what it wrote before", async () => {
+    // 3 s: the start of a Bun, even on a busy machine, before the kill.
+    const script = "console.log('started'); await Bun.sleep(60_000); console.log('never');";
+    const run = await runCommand([process.execPath, "-e", script], { killAfterMs: 3_000 });
+    expect(run.code).not.toBe(0);
+    expect(run.stdout).toBe("started\n");
+  });
 });

@@ -13,6 +13,8 @@ export interface RunCommandOptions {
   readonly env?: Record<string, string | undefined>;
   /** What the command reads on standard input; without it, none. */
   readonly stdin?: string;
+  /** Killed (SIGKILL) if still running after this long; without it, waited for as long as it runs. */
+  readonly killAfterMs?: number;
 }
 
 /** Runs `command` until it exits: its exit code, and all it wrote on standard output and standard error. */
@@ -24,10 +26,16 @@ export async function runCommand(command: readonly string[], options: RunCommand
     stdout: "pipe",
     stderr: "pipe",
   });
-  const [code, stdout, stderr] = await Promise.all([
-    child.exited,
-    new Response(child.stdout).text(),
-    new Response(child.stderr).text(),
-  ]);
-  return { code, stdout, stderr };
+  const timer =
+    options.killAfterMs === undefined ? undefined : setTimeout(() => child.kill("SIGKILL"), options.killAfterMs);
+  try {
+    const [code, stdout, stderr] = await Promise.all([
+      child.exited,
+      new Response(child.stdout).text(),
+      new Response(child.stderr).text(),
+    ]);
+    return { code, stdout, stderr };
+  } finally {
+    clearTimeout(timer);
+  }
 }
