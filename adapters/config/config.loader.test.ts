@@ -5,6 +5,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import type { ConfigError } from "../../core/config/index.ts";
 import { defaultLimits, type ServiceConfig } from "../../core/config/index.ts";
+import { modulesLoadedAfter } from "../../testing/modules-loaded.ts";
 import { type ConfigFormat, loadConfigFile, parseConfigText } from "./config.loader.ts";
 import { loadYamlParser } from "./config.syntax.ts";
 import { demoConfigPath, demoYamlConfigPath } from "./demo-config.ts";
@@ -744,17 +745,13 @@ describe("loading a file", () => {
 
 describe("the YAML parser is loaded only to read a YAML file (the server's start is measured)", () => {
   /** How many of the yaml package's modules a fresh process holds after loading `path` as a start does. */
-  function yamlModulesAfterLoading(path: string): number {
-    const script = `
-      const { loadConfigFile } = await import(${JSON.stringify(`${import.meta.dir}/config.loader.ts`)});
+  const yamlModulesAfterLoading = (path: string) =>
+    modulesLoadedAfter(
+      `const { loadConfigFile } = await import(${JSON.stringify(`${import.meta.dir}/config.loader.ts`)});
       const result = await loadConfigFile(${JSON.stringify(path)});
-      if (!result.ok) throw new Error(result.error.format());
-      console.log(Object.keys(require.cache).filter((path) => path.includes("/node_modules/yaml/")).length);
-    `;
-    const run = Bun.spawnSync([process.execPath, "-e", script]);
-    if (run.exitCode !== 0) throw new Error(run.stderr.toString());
-    return Number(run.stdout.toString().trim());
-  }
+      if (!result.ok) throw new Error(result.error.format());`,
+      "/node_modules/yaml/",
+    );
 
   test("not for a JSON file, and for a YAML one", () => {
     expect(yamlModulesAfterLoading(demoConfigPath)).toBe(0);

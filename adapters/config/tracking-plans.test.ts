@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ServiceConfig } from "../../core/config/index.ts";
 import { judgeEvent } from "../../core/tracking-plan/index.ts";
+import { modulesLoadedAfter } from "../../testing/modules-loaded.ts";
 import { parseConfigText } from "./config.loader.ts";
 import { loadPlanCompiler, trackingPlansOf } from "./tracking-plans.ts";
 
@@ -152,15 +153,10 @@ describe("ajv is loaded only by a configuration with a plan (the server's start 
     try {
       const path = join(dir, "svc.config.json");
       writeFileSync(path, text);
-      const script = `
-        const { loadConfigFile } = await import(${JSON.stringify(`${import.meta.dir}/config.loader.ts`)});
+      const script = `const { loadConfigFile } = await import(${JSON.stringify(`${import.meta.dir}/config.loader.ts`)});
         const result = await loadConfigFile(${JSON.stringify(path)});
-        if (!result.ok) throw new Error(result.error.format());
-        console.log(Object.keys(require.cache).some((path) => path.includes("/node_modules/ajv/")));
-      `;
-      const run = Bun.spawnSync([process.execPath, "-e", script]);
-      if (run.exitCode !== 0) throw new Error(run.stderr.toString());
-      return run.stdout.toString().trim() === "true";
+        if (!result.ok) throw new Error(result.error.format());`;
+      return modulesLoadedAfter(script, "/node_modules/ajv/") > 0;
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
