@@ -233,6 +233,8 @@ async function openWork(spawned: ReturnType<typeof spawnWorkThread>, deps: Backg
             ? Promise.reject(new Error("an append with a mark runs in the background thread"))
             : thread.append(batch),
         query: (query) => events.query(query),
+        // The profile worker builds it, in the thread; this is the same store all the same.
+        indexVisitors: (upToSeq) => events.indexVisitors(upToSeq),
         countVerdicts: (query) => events.countVerdicts(query),
         deleteVisitors: (account, profile, ids) => events.deleteVisitors(account, profile, ids),
         eraseValue: (account, profile, erased) => events.eraseValue(account, profile, erased),

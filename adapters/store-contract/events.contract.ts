@@ -193,6 +193,84 @@ export function describeEventStoreContract(name: string, open: () => Promise<Sto
       ).toEqual(["1", "2", "3", "4", "5", "6"]);
     });
 
+    test("a read by visitor finds every event whether the per-visitor index holds it yet or not (EventStore.indexVisitors)", async () => {
+      const visitorOf = (index: number) => (index % 3 === 0 ? "v1" : index % 3 === 1 ? "v2" : "v3");
+      // More than two buckets of the SQL stores' index (4,096 sequence numbers each).
+      await stores.events.append(
+        Array.from({ length: 9_000 }, (_, index) => sampleEvent({ traceId: `t${index}`, visitorId: visitorOf(index) })),
+      );
+      const all = await stores.events.query({ limit: 10_000 });
+      const expected = (visitor: string, after = 0) =>
+        all.filter((event) => event.visitorId === visitor && event.seq > after).map((event) => event.traceId);
+      const reads = async () => {
+        const middle = all[4_500]!.seq;
+        return [
+          (await stores.events.query({ limit: 10_000, visitorId: "v1" })).map((event) => event.traceId),
+          (await stores.events.query({ limit: 10_000, account: "acme", profile: "main", visitorIds: ["v2", "v3"] }))
+            .map((event) => event.traceId)
+            .filter((trace) => expected("v2").includes(trace)),
+          (await stores.events.query({ limit: 10_000, visitorIds: ["v3"], afterSeq: middle })).map((e) => e.traceId),
+          (await stores.events.query({ limit: 3, visitorId: "v2", order: "desc" })).map((event) => event.traceId),
+        ];
+      };
+      const wanted = [
+        expected("v1"),
+        expected("v2"),
+        expected("v3", all[4_500]!.seq),
+        expected("v2").slice(-3).reverse(),
+      ];
+      expect(await reads()).toEqual(wanted);
+      await stores.events.indexVisitors(all[5_000]!.seq);
+      expect(await reads()).toEqual(wanted);
+      // Again, or lower: nothing changes, and nothing is lost.
+      await stores.events.indexVisitors(all[5_000]!.seq);
+      await stores.events.indexVisitors(all[10]!.seq);
+      expect(await reads()).toEqual(wanted);
+      await stores.events.append([sampleEvent({ traceId: "late", visitorId: "v1" })]);
+      await stores.events.indexVisitors(all.at(-1)!.seq);
+      const v1 = await stores.events.query({ limit: 10_000, account: "acme", profile: "main", visitorId: "v1" });
+      expect(v1.map((event) => event.traceId)).toEqual([...expected("v1"), "late"]);
+      expect(await stores.events.query({ limit: 10, visitorId: "nobody" })).toEqual([]);
+    });
+
+    test("deleteVisitors removes a visitor's events whether the per-visitor index holds them yet or not (PRV-09)", async () => {
+      await stores.events.append([
+        sampleEvent({ traceId: "1", visitorId: "v1" }),
+        sampleEvent({ traceId: "2", visitorId: "v2" }),
+      ]);
+      const [, second] = await stores.events.query({ limit: 10 });
+      await stores.events.indexVisitors(second!.seq);
+      await stores.events.append([
+        sampleEvent({ traceId: "3", visitorId: "v1" }),
+        sampleEvent({ traceId: "4", visitorId: "v2" }),
+      ]);
+      expect(await stores.events.deleteVisitors("acme", "main", ["v1"])).toBe(2);
+      expect((await stores.events.query({ limit: 10 })).map((event) => event.traceId)).toEqual(["2", "4"]);
+      const last = (await stores.events.query({ limit: 1, order: "desc" }))[0]!.seq;
+      await stores.events.indexVisitors(last);
+      expect(await stores.events.query({ limit: 10, visitorId: "v1" })).toEqual([]);
+      expect((await stores.events.query({ limit: 10, visitorId: "v2" })).map((event) => event.traceId)).toEqual([
+        "2",
+        "4",
+      ]);
+      expect(await stores.events.deleteVisitors("acme", "main", ["v2"])).toBe(2);
+      expect(await stores.events.query({ limit: 10 })).toEqual([]);
+    });
+
+    test("retention's removed events are gone from reads by visitor too, indexed or not", async () => {
+      await stores.events.append(
+        [1, 2, 3, 4].map((index) =>
+          sampleEvent({ traceId: String(index), visitorId: "v1", receivedAt: index * 1_000 }),
+        ),
+      );
+      const seqs = (await stores.events.query({ limit: 10 })).map((event) => event.seq);
+      await stores.events.indexVisitors(seqs[2]!);
+      expect(await stores.events.deleteReceivedBefore(3_500, { upToSeq: seqs[3]!, limit: 100 })).toBe(3);
+      expect((await stores.events.query({ limit: 10, visitorId: "v1" })).map((event) => event.traceId)).toEqual(["4"]);
+      await stores.events.indexVisitors(seqs[3]!);
+      expect((await stores.events.query({ limit: 10, visitorId: "v1" })).map((event) => event.traceId)).toEqual(["4"]);
+    });
+
     test("order, limit and paging by sequence number", async () => {
       await stores.events.append(["a", "b", "c", "d", "e"].map((traceId) => sampleEvent({ traceId })));
       const all = await stores.events.query({ limit: 10 });

@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
+import { asc, eq, gt, sql } from "drizzle-orm";
 import type { CollectedEvent, EventQuery, StoredEvent, ValueErasure } from "../../core/ports/index.ts";
 import { checkVisitorIds, maxVisitorIdsPerQuery } from "../../core/ports/index.ts";
 import {
@@ -10,7 +10,7 @@ import {
   violationsText,
   writtenEventColumns,
 } from "../store-sql/events.repo.ts";
-import { events } from "./events.schema.ts";
+import { events, eventVisitors } from "./events.schema.ts";
 import { libsqlDialect } from "./libsql.dialect.ts";
 import { type ClientDatabase, chunks, rowStatements } from "./row-statements.ts";
 import { forEachRowidPage } from "./rowid-pages.ts";
@@ -111,7 +111,7 @@ export class LibsqlEventRepo extends SqlEventRepo {
     private readonly libsql: ClientDatabase,
     private readonly reader: StatementReader | null = null,
   ) {
-    super(libsql, events, libsqlDialect);
+    super(libsql, events, eventVisitors, libsqlDialect);
     const db = libsql;
     this.insertEvents = rowStatements<EventRow>(writtenEventColumns, (rows) => db.insert(events).values(rows));
     this.inOrder = reader
@@ -161,20 +161,30 @@ export class LibsqlEventRepo extends SqlEventRepo {
     return super.query(query);
   }
 
+  /** One `db.batch` (a write transaction): the copy and the mark's move are one commit. */
+  async indexVisitors(upToSeq: number): Promise<void> {
+    const [first, ...rest] = this.visitorIndex.copyUpTo(upToSeq).map((statement) => this.libsql.run(statement));
+    if (first) await this.libsql.batch([first, ...rest]);
+  }
+
   /**
-   * PRV-09, DEC-PRV-04: one `db.batch`, so the visitor's events go all at once. secure_delete is per
-   * connection, so the batch asserts it itself: the removed rows' bytes are zeroed in the file.
+   * PRV-09, DEC-PRV-04: one `db.batch`, so the visitor's events and their entries in the per-visitor index go
+   * all at once. secure_delete is per connection, so the batch asserts it itself: the removed rows' bytes are
+   * zeroed in the file.
    */
   async deleteVisitors(account: string, profile: string, visitorIds: readonly string[]): Promise<number> {
     const ids = [...new Set(visitorIds)];
     if (ids.length === 0) return 0;
-    const deletions = chunks(ids, idsPerStatement).map((chunk) =>
-      this.libsql
-        .delete(events)
-        .where(and(eq(events.account, account), eq(events.profile, profile), inArray(events.visitorId, chunk))),
-    );
+    const deletions = chunks(ids, idsPerStatement).flatMap((chunk) => {
+      const scope = { account, profile, visitorIds: chunk };
+      return [
+        this.libsql.delete(events).where(this.visitorIndex.eventsOf(scope)),
+        this.libsql.delete(eventVisitors).where(this.visitorIndex.entriesOf(scope)),
+      ];
+    });
     const [, ...results] = await this.libsql.batch([this.libsql.run(sql`PRAGMA secure_delete = ON`), ...deletions]);
-    return results.reduce((sum, result) => sum + result.rowsAffected, 0);
+    // Each chunk's first statement removes its events; the second, their entries.
+    return results.reduce((sum, result, index) => (index % 2 === 0 ? sum + result.rowsAffected : sum), 0);
   }
 
   /**

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createClient } from "@libsql/client";
+import { createClient, type InValue } from "@libsql/client";
 import { drizzle } from "drizzle-orm/libsql";
 import type { Stores } from "../../core/ports/index.ts";
 import {
@@ -11,6 +11,7 @@ import {
   fillEveryStore,
   fullProfileConfig,
   sampleApiKey,
+  sampleEvent,
   sampleTransaction,
   sampleUser,
 } from "../../testing/fixtures.ts";
@@ -20,6 +21,8 @@ import {
   describeStoreContract,
   migrationStatements,
 } from "../store-contract/index.ts";
+import type { VisitorIndex } from "../store-sql/events.repo.ts";
+import { events } from "./events.schema.ts";
 import {
   databaseUrlForDataDir,
   type LibsqlStoreOptions,
@@ -125,15 +128,105 @@ describe("libsql store", () => {
     expect(await starting.tenancy.findUser("ann@example.com")).toEqual(sampleUser("ann@example.com"));
   });
 
+  test("events shaped for appends: no index by visitor on the table, and migration 0016 copies the events already there to the per-visitor index", async () => {
+    const url = freshDatabaseUrl();
+    const client = createClient({ url });
+    try {
+      const before = readdirSync(migrations)
+        .filter((file) => file.endsWith(".sql") && file < "0016")
+        .sort();
+      for (const file of before)
+        for (const statement of migrationStatements(migrations, file)) await client.execute(statement);
+      await client.execute(`insert into events (account, profile, visitor_id, visitor_id_source, received_at, data)
+        values ('acme', 'main', 'v-1', 'tapid', 1, '{}'), ('acme', 'main', 'v-2', 'tapid', 2, '{}'), ('acme', 'dev', 'v-1', 'tapid', 3, '{}')`);
+      for (const statement of migrationStatements(migrations, "0016_events_visitor_index.sql"))
+        await client.execute(statement);
+      const entries = await client.execute(
+        "select bucket, account, profile, visitor_id, seq from event_visitors order by seq",
+      );
+      expect(entries.rows.map((row) => Array.from(row))).toEqual([
+        [0, "acme", "main", "v-1", 1],
+        [0, "acme", "main", "v-2", 2],
+        [0, "acme", "dev", "v-1", 3],
+      ]);
+      const mark = await client.execute("select value from settings where key = 'events.visitor-index'");
+      expect(mark.rows.map((row) => row.value)).toEqual(["3"]);
+      const indexes = await client.execute(
+        "select name from pragma_index_list('events') where origin = 'c' order by name",
+      );
+      expect(indexes.rows.map((row) => row.name)).toEqual(["events_received_idx", "events_trace_idx"]);
+    } finally {
+      client.close();
+    }
+  });
+
+  test("a read by visitor seeks the per-visitor index and the newest events by sequence number, never a scan of an account's events", async () => {
+    const url = freshDatabaseUrl();
+    const stores = await openStores(url);
+    await stores.events.append(Array.from({ length: 50 }, (_, index) => sampleEvent({ visitorId: `v${index % 5}` })));
+    await stores.events.indexVisitors(40);
+    const client = createClient({ url });
+    try {
+      const read = (stores.events as unknown as { readonly visitorIndex: VisitorIndex }).visitorIndex.eventsOf({
+        account: "acme",
+        profile: "main",
+        visitorIds: ["v1"],
+      });
+      const { sql, params } = drizzle(client).select({ seq: events.seq }).from(events).where(read).toSQL();
+      const plan = await client.execute({ sql: `explain query plan ${sql}`, args: params as InValue[] });
+      const details = plan.rows.map((row) => String(row.detail));
+      expect(details).toContain("SEARCH events USING INTEGER PRIMARY KEY (rowid=?)");
+      expect(details).toContain(
+        "SEARCH event_visitors USING PRIMARY KEY (bucket=? AND account=? AND profile=? AND visitor_id=?)",
+      );
+      expect(details).toContain("SEARCH events USING INTEGER PRIMARY KEY (rowid>?)");
+      expect(details.filter((detail) => detail.startsWith("SCAN") && !detail.startsWith("SCAN integers"))).toEqual([
+        "SCAN CONSTANT ROW",
+      ]);
+    } finally {
+      client.close();
+    }
+  });
+
+  test("a visitor's deletion leaves none of its id in the per-visitor index, and retention none of the events it removed (PRV-09)", async () => {
+    const url = freshDatabaseUrl();
+    const stores = await openStores(url);
+    await stores.events.append([
+      sampleEvent({ visitorId: "gone", receivedAt: 1 }),
+      sampleEvent({ visitorId: "kept", receivedAt: 2 }),
+      sampleEvent({ visitorId: "old", receivedAt: 3 }),
+      sampleEvent({ visitorId: "kept", receivedAt: 10 }),
+    ]);
+    await stores.events.indexVisitors(4);
+    const client = createClient({ url });
+    try {
+      const entries = async () =>
+        (await client.execute("select visitor_id, seq from event_visitors order by seq")).rows.map((row) =>
+          Array.from(row),
+        );
+      expect(await stores.events.deleteVisitors("acme", "main", ["gone"])).toBe(1);
+      expect(await entries()).toEqual([
+        ["kept", 2],
+        ["old", 3],
+        ["kept", 4],
+      ]);
+      expect(await stores.events.deleteReceivedBefore(5, { upToSeq: 4, limit: 10 })).toBe(2);
+      expect(await entries()).toEqual([["kept", 4]]);
+    } finally {
+      client.close();
+    }
+  });
+
   test("profiles and their members are WITHOUT ROWID tables (one B-tree each, keyed by the primary key)", async () => {
     const url = freshDatabaseUrl();
     await openStores(url);
     const client = createClient({ url });
     try {
       const tables = await client.execute(
-        "select name, wr from pragma_table_list where name in ('visitor_profiles', 'visitor_members') order by name",
+        "select name, wr from pragma_table_list where name in ('visitor_profiles', 'visitor_members', 'event_visitors') order by name",
       );
       expect(tables.rows.map((row) => [row.name, Number(row.wr)])).toEqual([
+        ["event_visitors", 1],
         ["visitor_members", 1],
         ["visitor_profiles", 1],
       ]);

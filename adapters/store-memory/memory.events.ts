@@ -97,6 +97,11 @@ export class MemoryEventStore implements EventStore {
     );
   }
 
+  /** Reads by visitor filter the events in memory: there is no index to build. */
+  async indexVisitors(_upToSeq: number): Promise<void> {
+    if (this.isClosed()) throw new Error("store is closed");
+  }
+
   async deleteVisitors(account: string, profile: string, visitorIds: readonly string[]): Promise<number> {
     if (this.isClosed()) throw new Error("store is closed");
     const ids = new Set(visitorIds);

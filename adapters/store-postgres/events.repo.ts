@@ -1,10 +1,11 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { CollectedEvent, ValueErasure } from "../../core/ports/index.ts";
 import { maxVisitorIdsPerQuery } from "../../core/ports/index.ts";
 import { chunks } from "../../core/values/index.ts";
 import { erasureCandidatesOf, eventErasureOf, SqlEventRepo, violationsText } from "../store-sql/events.repo.ts";
+import { visitorIndexMarkKey } from "../store-sql/events.schema.ts";
 import type { PgDatabase } from "./database.ts";
-import { events } from "./events.schema.ts";
+import { events, eventVisitors } from "./events.schema.ts";
 import { postgresDialect } from "./postgres.dialect.ts";
 
 /**
@@ -64,7 +65,7 @@ function toColumns(event: CollectedEvent): Record<(typeof insertedColumns)[numbe
 /** The collected events in PostgreSQL (adapters/store-sql/events.repo.ts), shared by every node on the database. */
 export class PgEventRepo extends SqlEventRepo {
   constructor(private readonly pg: PgDatabase) {
-    super(pg, events, postgresDialect);
+    super(pg, events, eventVisitors, postgresDialect);
   }
 
   /**
@@ -102,22 +103,47 @@ export class PgEventRepo extends SqlEventRepo {
   }
 
   /**
-   * PRV-09, DEC-PRV-04: one transaction, so the visitor's events go all at once. PostgreSQL removes the
-   * deleted rows' bytes at VACUUM (autovacuum).
+   * One transaction that first locks the mark's row (`for update`), so copies of any node run one after another
+   * and never beside a deletion (deleteVisitors): a copy that read an event a deletion then removed would leave
+   * its visitor id in the index.
+   */
+  async indexVisitors(upToSeq: number): Promise<void> {
+    const [copy, ...markMove] = this.visitorIndex.copyUpTo(upToSeq);
+    await this.pg.transaction(async (tx) => {
+      await this.lockMark(tx, "update");
+      if (copy) await tx.execute(copy);
+      for (const statement of markMove) await tx.execute(statement);
+    });
+  }
+
+  /**
+   * PRV-09, DEC-PRV-04: one transaction, so the visitor's events and their entries in the per-visitor index go
+   * all at once. It holds the mark's row (`for share`) so no copy (indexVisitors) runs beside it. PostgreSQL
+   * removes the deleted rows' bytes at VACUUM (autovacuum).
    */
   async deleteVisitors(account: string, profile: string, visitorIds: readonly string[]): Promise<number> {
     const ids = [...new Set(visitorIds)];
     if (ids.length === 0) return 0;
     return this.pg.transaction(async (tx) => {
+      await this.lockMark(tx, "share");
       let removed = 0;
       for (const chunk of chunks(ids, idsPerStatement)) {
-        const result = await tx
-          .delete(events)
-          .where(and(eq(events.account, account), eq(events.profile, profile), inArray(events.visitorId, chunk)));
-        removed += result.count;
+        const scope = { account, profile, visitorIds: chunk };
+        removed += (await tx.delete(events).where(this.visitorIndex.eventsOf(scope))).count;
+        await tx.delete(eventVisitors).where(this.visitorIndex.entriesOf(scope));
       }
       return removed;
     });
+  }
+
+  /** Locks the per-visitor index's mark (its settings row, made if missing) until the transaction ends. */
+  private async lockMark(tx: Parameters<Parameters<PgDatabase["transaction"]>[0]>[0], mode: "update" | "share") {
+    await tx.execute(
+      sql`insert into settings (key, value) values (${visitorIndexMarkKey}, '0') on conflict do nothing`,
+    );
+    await tx.execute(
+      sql`select value from settings where key = ${visitorIndexMarkKey} for ${sql.raw(mode === "update" ? "update" : "share")}`,
+    );
   }
 
   /**

@@ -30,6 +30,11 @@ export const postgresDialect: SqlDialect = {
   leadingCharacters: (column, characters) => sql<string | null>`left(${column}, ${characters})`,
   // postgres.js's result list.
   rowsChanged: (result) => (result as { readonly count: number }).count,
+  integerSetting: (key) => sql<number>`coalesce((select value::bigint from settings where key = ${key}), 0)`,
+  integersBetween: (lowest, highest) =>
+    sql`(select generate_series((${lowest})::bigint, greatest((${lowest})::bigint, (${highest})::bigint)))`,
+  greater: (a, b) => sql<number>`greatest(${a}, ${b})`,
+  unindexed: (column) => column,
 };
 
 const textColumn = (name: string) => text(name).notNull();

@@ -16,6 +16,7 @@ type Counted = ErasedTable<Table>["counted"];
  */
 const erasureOrder: ReadonlyArray<readonly [string, Counted?]> = [
   ["events", "events"],
+  ["eventVisitors"],
   ["visitorMembers"],
   ["visitorMerges"],
   ["visitorProfiles", "visitorProfiles"],

@@ -1,4 +1,20 @@
-import { and, asc, count, desc, eq, gt, gte, inArray, lt, lte, or, type SQL, type Table } from "drizzle-orm";
+import {
+  type AnyColumn,
+  and,
+  asc,
+  count,
+  desc,
+  eq,
+  gt,
+  gte,
+  inArray,
+  lt,
+  lte,
+  or,
+  type SQL,
+  sql,
+  type Table,
+} from "drizzle-orm";
 import {
   type CollectedEvent,
   checkVisitorIds,
@@ -16,6 +32,7 @@ import {
 } from "../../core/ports/index.ts";
 import { eraseValueFromEvent, erasureNeedle } from "../../core/privacy/index.ts";
 import type { VisitorIdSource } from "../../core/visitors/index.ts";
+import { eventBucketBits, visitorIndexMarkKey } from "./events.schema.ts";
 import { columnsOf, type SqlColumn, type SqlDatabase } from "./sql-database.ts";
 import type { SqlDialect } from "./sql-dialect.ts";
 
@@ -36,6 +53,120 @@ export type EventsTable = Table & {
   readonly verdict: SqlColumn<Verdict>;
   readonly violations: SqlColumn<string, true>;
 };
+
+/** The `event_visitors` table (events.schema.ts of each store): the per-visitor index built off the commit path. */
+export type EventVisitorsTable = Table & {
+  readonly bucket: SqlColumn<number>;
+  readonly account: SqlColumn<string>;
+  readonly profile: SqlColumn<string>;
+  readonly visitorId: SqlColumn<string>;
+  readonly seq: SqlColumn<number>;
+};
+
+/** The bucket of `event_visitors` a sequence number falls in (`seq >> eventBucketBits`, past 32 bits too). */
+export function bucketOf(seq: number): number {
+  return Math.floor(seq / 2 ** eventBucketBits);
+}
+
+/** Which visitors' events a read or a deletion by visitor selects: the account and profile when given. */
+export interface VisitorScope {
+  readonly account?: string | undefined;
+  readonly profile?: string | undefined;
+  readonly visitorIds: readonly string[];
+  /** Only events after this sequence number (the buckets before it are not searched). */
+  readonly afterSeq?: number | undefined;
+}
+
+/**
+ * The events of the per-visitor index (events.schema.ts): the part of each store's events repository that reads
+ * and writes `event_visitors`, in statements both databases run alike. Every event up to the mark (a settings
+ * entry that only grows) has its entry; the events past it are found by a scan of the table's last rows.
+ */
+export class VisitorIndex {
+  constructor(
+    private readonly events: EventsTable,
+    private readonly index: EventVisitorsTable,
+    private readonly dialect: SqlDialect,
+  ) {}
+
+  /** The mark, read in the statement that uses it. */
+  private get mark(): SQL<number> {
+    return this.dialect.integerSetting(visitorIndexMarkKey);
+  }
+
+  /** The buckets from the first the index holds (or `afterSeq`'s) to the mark's. */
+  private bucketsUpToMark(afterSeq: number | undefined): SQL {
+    const { index, dialect } = this;
+    const first = sql`coalesce((select min(${index.bucket}) from ${index}), 0)`;
+    const lowest = afterSeq === undefined ? first : dialect.greater(first, sql`${bucketOf(afterSeq + 1)}`);
+    return dialect.integersBetween(lowest, sql`${this.mark} >> ${sql.raw(String(eventBucketBits))}`);
+  }
+
+  /** The conditions on `table`'s account and profile that the scope names. */
+  private scoped(table: EventsTable | EventVisitorsTable, scope: VisitorScope, unindexed = false): SQL[] {
+    const column = (column: AnyColumn) => (unindexed ? this.dialect.unindexed(column) : column);
+    const conditions: SQL[] = [];
+    if (scope.account !== undefined) conditions.push(sql`${column(table.account)} = ${scope.account}`);
+    if (scope.profile !== undefined) conditions.push(sql`${column(table.profile)} = ${scope.profile}`);
+    return conditions;
+  }
+
+  /**
+   * True for the events of the scope's visitors: their sequence numbers from the index (a seek per bucket) and
+   * from the events past the mark (a scan of the rows appended since the last copy).
+   */
+  eventsOf(scope: VisitorScope): SQL {
+    const { events, index } = this;
+    const indexed = and(
+      sql`${index.bucket} in ${this.bucketsUpToMark(scope.afterSeq)}`,
+      ...this.scoped(index, scope),
+      inArray(index.visitorId, [...scope.visitorIds]),
+    );
+    // Past the mark by sequence number alone: an index by account and profile would scan all of theirs.
+    const recent = and(
+      sql`${events.seq} > ${this.mark}`,
+      ...this.scoped(events, scope, true),
+      inArray(events.visitorId, [...scope.visitorIds]),
+    );
+    return sql`${events.seq} in (select ${index.seq} from ${index} where ${indexed} union all select ${events.seq} from ${events} where ${recent})`;
+  }
+
+  /** The index's entries of the scope's visitors, in every bucket: what their deletion removes with their events. */
+  entriesOf(scope: VisitorScope): SQL | undefined {
+    const { index, dialect } = this;
+    const buckets = dialect.integersBetween(
+      sql`coalesce((select min(${index.bucket}) from ${index}), 0)`,
+      sql`coalesce((select max(${index.bucket}) from ${index}), 0)`,
+    );
+    return and(
+      sql`${index.bucket} in ${buckets}`,
+      ...this.scoped(index, scope),
+      inArray(index.visitorId, [...scope.visitorIds]),
+    );
+  }
+
+  /** The index's entries of the events up to `seq` (retention removes them after the events). */
+  entriesUpTo(seq: number): SQL | undefined {
+    return and(lte(this.index.bucket, bucketOf(seq)), lte(this.index.seq, seq));
+  }
+
+  /**
+   * The statements that copy the events past the mark, up to `upToSeq`, into the index, in key order, and move
+   * the mark to `upToSeq` (never back). Run in one transaction; an entry copied twice is kept once.
+   */
+  copyUpTo(upToSeq: number): SQL[] {
+    const { events, index, mark } = this;
+    const bits = sql.raw(String(eventBucketBits));
+    return [
+      sql`insert into ${index} (${sql.identifier("bucket")}, ${sql.identifier("account")}, ${sql.identifier("profile")}, ${sql.identifier("visitor_id")}, ${sql.identifier("seq")})
+          select ${events.seq} >> ${bits}, ${events.account}, ${events.profile}, ${events.visitorId}, ${events.seq}
+          from ${events} where ${events.seq} > ${mark} and ${events.seq} <= ${upToSeq}
+          order by 1, 2, 3, 4, 5 on conflict do nothing`,
+      sql`insert into settings (key, value) values (${visitorIndexMarkKey}, '0') on conflict do nothing`,
+      sql`update settings set value = ${String(upToSeq)} where key = ${visitorIndexMarkKey} and ${mark} < ${upToSeq}`,
+    ];
+  }
+}
 
 /** The columns an event is written with, in a fixed order: all but `seq`, which the database gives. */
 export const writtenEventColumns = [
@@ -158,28 +289,49 @@ export function eventErasureOf(
   };
 }
 
+/** The visitor ids a query selects by (both filters at once select the ids in both), undefined for none. */
+function visitorsOf(query: EventQuery): readonly string[] | undefined {
+  const { visitorId, visitorIds } = query;
+  if (visitorIds === undefined) return visitorId === undefined ? undefined : [visitorId];
+  return visitorId === undefined ? visitorIds : visitorIds.filter((id) => id === visitorId);
+}
+
 /**
  * COL-16, DEC-COL-08: the collected events in SQL, for both stores: their reads and retention. Appending
  * (the collection's hot path), removing a visitor's events and rewriting erased values are each store's own.
  */
 export abstract class SqlEventRepo implements EventStore {
+  protected readonly visitorIndex: VisitorIndex;
+
   constructor(
     protected readonly db: SqlDatabase,
     protected readonly events: EventsTable,
+    protected readonly eventVisitors: EventVisitorsTable,
     private readonly dialect: SqlDialect,
-  ) {}
+  ) {
+    this.visitorIndex = new VisitorIndex(events, eventVisitors, dialect);
+  }
 
   abstract append(events: readonly CollectedEvent[], options?: Parameters<EventStore["append"]>[1]): Promise<void>;
+  abstract indexVisitors(upToSeq: number): Promise<void>;
   abstract deleteVisitors(account: string, profile: string, visitorIds: readonly string[]): Promise<number>;
   abstract eraseValue(account: string, profile: string, erased: string): Promise<ValueErasure>;
 
   async query(query: EventQuery): Promise<StoredEvent[]> {
     checkVisitorIds(query);
-    if (query.visitorIds?.length === 0) return [];
     const { events } = this;
-    const conditions = this.filtersOf(query);
-    if (query.visitorId !== undefined) conditions.push(eq(events.visitorId, query.visitorId));
-    if (query.visitorIds !== undefined) conditions.push(inArray(events.visitorId, [...query.visitorIds]));
+    const visitorIds = visitorsOf(query);
+    if (visitorIds?.length === 0) return [];
+    // A read by visitor: the account and profile narrow the sequence numbers the index finds, not the scan of
+    // an index by account and profile.
+    const { account, profile, afterSeq } = query;
+    const conditions =
+      visitorIds === undefined
+        ? this.filtersOf(query)
+        : [
+            ...this.filtersOf({ ...query, account: undefined, profile: undefined }),
+            this.visitorIndex.eventsOf({ account, profile, visitorIds, afterSeq }),
+          ];
     if (query.traceId !== undefined) conditions.push(eq(events.traceId, query.traceId));
     if (query.search !== undefined) conditions.push(this.dialect.contains(events.data, searchNeedle(query.search)));
     if (query.verdict !== undefined) conditions.push(eq(events.verdict, query.verdict));
@@ -227,8 +379,12 @@ export abstract class SqlEventRepo implements EventStore {
   ): Promise<number> {
     return deleteRunReceivedBefore(before, options, {
       headOf: (upToSeq, limit) => this.headOf(upToSeq, limit),
-      deleteUpTo: async (seq) =>
-        this.dialect.rowsChanged(await this.db.delete(this.events).where(lte(this.events.seq, seq))),
+      // The events first: an entry left by a stop in between points at nothing, and the next run removes it.
+      deleteUpTo: async (seq) => {
+        const removed = this.dialect.rowsChanged(await this.db.delete(this.events).where(lte(this.events.seq, seq)));
+        await this.db.delete(this.eventVisitors).where(this.visitorIndex.entriesUpTo(seq));
+        return removed;
+      },
     });
   }
 

@@ -19,6 +19,17 @@ export interface SqlDialect {
   byteLength(column: AnyColumn): SQL<number | null>;
   /** The first `characters` characters (code points) of a text column (null stays null). */
   leadingCharacters(column: AnyColumn, characters: number): SQL<string | null>;
+  /** The settings entry `key` read as an integer (0 when there is none), in one statement with the rest. */
+  integerSetting(key: string): SQL<number>;
+  /** A subquery of the integers from `lowest` to `highest` (just `lowest` when it is the greater), for `IN`. */
+  integersBetween(lowest: SQL, highest: SQL): SQL;
+  /** The greater of two integers. */
+  greater(a: SQL, b: SQL): SQL<number>;
+  /**
+   * `column` in a condition the planner must not answer with an index on it (SQLite's unary `+`: without
+   * statistics it takes any index for selective; PostgreSQL plans from its statistics).
+   */
+  unindexed(column: AnyColumn): AnyColumn | SQL;
   /** How many rows an awaited insert, update or delete without `returning` changed (each driver names it its way). */
   rowsChanged(result: unknown): number;
 }

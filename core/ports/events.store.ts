@@ -177,6 +177,13 @@ export interface EventStore {
   ): Promise<void>;
   query(query: EventQuery): Promise<StoredEvent[]>;
   /**
+   * Builds the store's per-visitor index of the events up to `upToSeq`, off the commit path (the profile worker
+   * calls it before each batch): an append writes the events alone, and a read by visitor finds the events not
+   * yet indexed by a scan of the newest. Never undoes what it did; calling it again for the same or a lower
+   * number does nothing. A store whose reads by visitor need no index of its own (memory) has nothing to do.
+   */
+  indexVisitors(upToSeq: number): Promise<void>;
+  /**
    * The tracking plan's verdicts counted by event name, of the events the query's filters select (its limit,
    * order and paging are ignored), ordered by event name, events without one last.
    */

@@ -37,6 +37,9 @@ export function profileWorker(deps: {
       const cursor = Number((await deps.stores.settings.get(profilesCursorKey)) ?? "0");
       const events = await deps.stores.events.query({ afterSeq: cursor, limit: batchSize, order: "asc" });
       if (events.length === 0) return 0;
+      // The store's per-visitor index of these events, built here off the commit path (EventStore.indexVisitors),
+      // before the batch reads them by visitor (a join's fold).
+      await deps.stores.events.indexVisitors((events.at(-1) as { seq: number }).seq);
       const configs = new Map<string, ProfileConfig | null>();
       const configOf = async (event: { account: string; profile: string }) => {
         const key = `${event.account}/${event.profile}`;

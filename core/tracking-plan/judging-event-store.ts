@@ -15,6 +15,7 @@ export function judgingEventStore(store: EventStore, plans: TrackingPlans): Even
   return {
     append: (events, options) => store.append(judged(events), options),
     query: (query) => store.query(query),
+    indexVisitors: (upToSeq) => store.indexVisitors(upToSeq),
     countVerdicts: (query) => store.countVerdicts(query),
     deleteVisitors: (account, profile, visitorIds) => store.deleteVisitors(account, profile, visitorIds),
     eraseValue: (account, profile, erased) => store.eraseValue(account, profile, erased),
