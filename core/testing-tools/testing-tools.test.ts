@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
-import { accountOfRequest } from "./fault-plan.rules.ts";
+import { accountOfRequest, firstQueryValue, splitQueryString } from "./fault-plan.rules.ts";
 import { FaultPlan, type FaultSpec, validateFaultInput } from "./index.ts";
 import { redactQuery } from "./request-redaction.rules.ts";
 
@@ -118,6 +118,24 @@ describe("issue 33: the account of a request", () => {
     assert.equal(accountOfRequest("/dle/acme/main/x.json", ""), "acme");
     assert.equal(accountOfRequest("/event", "svc_account=acme&svc_profile=main"), "acme");
     assert.equal(accountOfRequest("/v1/login", "username=a"), null);
+  });
+});
+
+describe("issue 44: a query parameter found without decoding the others", () => {
+  it("answers what the first pair of that name holds once the whole query is split and decoded", () => {
+    const name = fc.constantFrom("svc_account", "svc%5Faccount", "svc%5faccount", "svc+account", "%E0%A4%A", "a", "");
+    const value = fc.option(fc.stringMatching(/^[a-z%+=0-9AEF]{0,6}$/), { nil: undefined });
+    const part = fc.tuple(name, value).map(([n, v]) => (v === undefined ? n : `${n}=${v}`));
+    fc.assert(
+      fc.property(fc.array(part, { maxLength: 6 }), (parts) => {
+        const query = parts.join("&");
+        const wanted = splitQueryString(query).find(([name]) => name === "svc_account")?.[1];
+        assert.equal(firstQueryValue(query, "svc_account"), wanted);
+      }),
+    );
+    assert.equal(firstQueryValue("svc%5Faccount=a%20b&svc_account=c", "svc_account"), "a b");
+    assert.equal(firstQueryValue("x=1&svc_account", "svc_account"), "");
+    assert.equal(firstQueryValue("svc_account=%E0%A4%A", "svc_account"), "%E0%A4%A");
   });
 });
 
