@@ -28,8 +28,8 @@ export const libsqlDialect: SqlDialect = {
   rowsChanged: (result) => (result as { readonly rowsAffected: number }).rowsAffected,
   integerSetting: (key) => sql<number>`coalesce((select cast(value as integer) from settings where key = ${key}), 0)`,
   // A recursive common table expression: SQLite has no generate_series of its own.
-  integersBetween: (lowest, highest) =>
-    sql`(with recursive integers(n) as (select ${lowest} union all select n + 1 from integers where n < ${highest}) select n from integers)`,
+  isIntegerBetween: (column, lowest, highest) =>
+    sql`${column} in (with recursive integers(n) as (select ${lowest} union all select n + 1 from integers where n < ${highest}) select n from integers)`,
   greater: (a, b) => sql<number>`max(${a}, ${b})`,
   unindexed: (column) => sql`+${column}`,
 };

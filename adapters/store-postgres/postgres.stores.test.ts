@@ -1,14 +1,17 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { getTableName, sql } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import type { Stores } from "../../core/ports/index.ts";
-import { fullProfileConfig, sampleApiKey, sampleUser } from "../../testing/fixtures.ts";
+import { fullProfileConfig, sampleApiKey, sampleEvent, sampleUser } from "../../testing/fixtures.ts";
 import { tokenEndingCases } from "../../testing/session/auth.ts";
 import { cryptoIds, nodeDigests } from "../runtime/crypto.ts";
 import { hostEventLoop } from "../runtime/event-loop.ts";
 import { joseTokenSigner } from "../runtime/jose-tokens.ts";
 import { describeEveryStoreContract, migrationStatements } from "../store-contract/index.ts";
+import type { VisitorIndex } from "../store-sql/events.repo.ts";
 import { openPostgresDatabase } from "./database.ts";
+import { events } from "./events.schema.ts";
 import journal from "./migrations/meta/_journal.json" with { type: "json" };
 import { everyTable, openPostgresStores } from "./postgres.stores.ts";
 import { postgresForTests } from "./test-database.ts";
@@ -45,6 +48,42 @@ describe("postgres store", () => {
 
   afterEach(async () => {
     for (const stores of open.splice(0)) await stores.close();
+  });
+
+  test("a read by visitor seeks the per-visitor index and the events' key, never a scan of either table", async () => {
+    const url = await pg.freshUrl();
+    const stores = await openStores(url);
+    for (let first = 0; first < 20_000; first += 5_000)
+      await stores.events.append(
+        Array.from({ length: 5_000 }, (_, index) => sampleEvent({ visitorId: `v${(first + index) % 2_000}` })),
+      );
+    await stores.events.indexVisitors(19_000);
+    const client = postgres(url, { max: 1, onnotice: () => {} });
+    try {
+      await client`analyze`;
+      const read = (stores.events as unknown as { readonly visitorIndex: VisitorIndex }).visitorIndex.eventsOf({
+        account: "acme",
+        profile: "main",
+        visitorIds: ["v1", "v2"],
+      });
+      const db = drizzle(client);
+      const query = db.select({ seq: events.seq }).from(events).where(read).orderBy(events.seq).limit(500).toSQL();
+      const [plan] = await client.unsafe(`explain (format json) ${query.sql}`, query.params as never[]);
+      const scans: string[] = [];
+      const walk = (node: Record<string, unknown>) => {
+        if (typeof node["Node Type"] === "string" && String(node["Node Type"]).includes("Scan"))
+          scans.push(`${node["Node Type"]} ${node["Relation Name"] ?? node["Function Name"] ?? ""}`.trim());
+        for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child);
+      };
+      walk((plan as unknown as { "QUERY PLAN": Array<{ Plan: Record<string, unknown> }> })["QUERY PLAN"][0]!.Plan);
+      // The settings' few rows (the mark) are read as the planner likes.
+      expect(scans.filter((scan) => scan.startsWith("Seq Scan") && !scan.endsWith("settings"))).toEqual([]);
+      expect(scans.some((scan) => scan.endsWith("event_visitors") && scan.includes("Index"))).toBe(true);
+      const found = await stores.events.query({ account: "acme", profile: "main", visitorIds: ["v1"], limit: 100 });
+      expect(found.length).toBe(10);
+    } finally {
+      await client.end();
+    }
   });
 
   test("is of kind postgres", async () => {

@@ -94,12 +94,12 @@ export class VisitorIndex {
     return this.dialect.integerSetting(visitorIndexMarkKey);
   }
 
-  /** The buckets from the first the index holds (or `afterSeq`'s) to the mark's. */
+  /** True for the buckets from the first the index holds (or `afterSeq`'s) to the mark's. */
   private bucketsUpToMark(afterSeq: number | undefined): SQL {
     const { index, dialect } = this;
     const first = sql`coalesce((select min(${index.bucket}) from ${index}), 0)`;
     const lowest = afterSeq === undefined ? first : dialect.greater(first, sql`${bucketOf(afterSeq + 1)}`);
-    return dialect.integersBetween(lowest, sql`${this.mark} >> ${sql.raw(String(eventBucketBits))}`);
+    return dialect.isIntegerBetween(index.bucket, lowest, sql`${this.mark} >> ${sql.raw(String(eventBucketBits))}`);
   }
 
   /** The conditions on `table`'s account and profile that the scope names. */
@@ -118,7 +118,7 @@ export class VisitorIndex {
   eventsOf(scope: VisitorScope): SQL {
     const { events, index } = this;
     const indexed = and(
-      sql`${index.bucket} in ${this.bucketsUpToMark(scope.afterSeq)}`,
+      this.bucketsUpToMark(scope.afterSeq),
       ...this.scoped(index, scope),
       inArray(index.visitorId, [...scope.visitorIds]),
     );
@@ -134,12 +134,12 @@ export class VisitorIndex {
   /** The index's entries of the scope's visitors, in every bucket: what their deletion removes with their events. */
   entriesOf(scope: VisitorScope): SQL | undefined {
     const { index, dialect } = this;
-    const buckets = dialect.integersBetween(
-      sql`coalesce((select min(${index.bucket}) from ${index}), 0)`,
-      sql`coalesce((select max(${index.bucket}) from ${index}), 0)`,
-    );
     return and(
-      sql`${index.bucket} in ${buckets}`,
+      dialect.isIntegerBetween(
+        index.bucket,
+        sql`coalesce((select min(${index.bucket}) from ${index}), 0)`,
+        sql`coalesce((select max(${index.bucket}) from ${index}), 0)`,
+      ),
       ...this.scoped(index, scope),
       inArray(index.visitorId, [...scope.visitorIds]),
     );

@@ -21,8 +21,11 @@ export interface SqlDialect {
   leadingCharacters(column: AnyColumn, characters: number): SQL<string | null>;
   /** The settings entry `key` read as an integer (0 when there is none), in one statement with the rest. */
   integerSetting(key: string): SQL<number>;
-  /** A subquery of the integers from `lowest` to `highest` (just `lowest` when it is the greater), for `IN`. */
-  integersBetween(lowest: SQL, highest: SQL): SQL;
+  /**
+   * True when the integer `column` is one of the integers from `lowest` to `highest` (just `lowest` when it is the
+   * greater), spelled so that the planner seeks an index led by `column` once per integer.
+   */
+  isIntegerBetween(column: AnyColumn, lowest: SQL, highest: SQL): SQL;
   /** The greater of two integers. */
   greater(a: SQL, b: SQL): SQL<number>;
   /**
