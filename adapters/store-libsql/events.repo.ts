@@ -1,6 +1,4 @@
-import type { InArgs } from "@libsql/client";
 import { asc, eq, gt, sql } from "drizzle-orm";
-import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
 import type { CollectedEvent, EventQuery, StoredEvent, ValueErasure } from "../../core/ports/index.ts";
 import { checkVisitorIds, maxVisitorIdsPerQuery } from "../../core/ports/index.ts";
 import {
@@ -14,7 +12,6 @@ import {
 } from "../store-sql/events.repo.ts";
 import { events, eventVisitors } from "./events.schema.ts";
 import { libsqlDialect } from "./libsql.dialect.ts";
-import { batchUnsynced } from "./prepared-statements-client.ts";
 import { type ClientDatabase, chunks, rowStatements } from "./row-statements.ts";
 import { forEachRowidPage } from "./rowid-pages.ts";
 import { type ReaderQuery, readerQuery, type StatementReader } from "./statement-reader.ts";
@@ -30,9 +27,6 @@ const rowsPerStatement = 250;
 const idsPerStatement = maxVisitorIdsPerQuery;
 
 type EventRow = typeof events.$inferInsert;
-
-/** Turns the per-visitor index's statements (built with drizzle's `sql`) into SQLite's text and arguments. */
-const sqliteDialect = new SQLiteAsyncDialect();
 
 function toRow(event: CollectedEvent): EventRow {
   return {
@@ -167,17 +161,10 @@ export class LibsqlEventRepo extends SqlEventRepo {
     return super.query(query);
   }
 
-  /**
-   * One write transaction: the copy and the mark's move are one commit. It does not wait for the disk
-   * (batchUnsynced): a crash that loses it loses the mark's move with it, and the events past the mark are read
-   * by a scan until the next copy.
-   */
+  /** One `db.batch` (a write transaction): the copy and the mark's move are one commit. */
   async indexVisitors(upToSeq: number): Promise<void> {
-    const statements = this.visitorIndex.copyUpTo(upToSeq).map((statement) => {
-      const query = sqliteDialect.sqlToQuery(statement);
-      return { sql: query.sql, args: query.params as InArgs };
-    });
-    await batchUnsynced(this.libsql.$client, statements);
+    const [first, ...rest] = this.visitorIndex.copyUpTo(upToSeq).map((statement) => this.libsql.run(statement));
+    if (first) await this.libsql.batch([first, ...rest]);
   }
 
   /**

@@ -13,7 +13,7 @@ import {
 import { sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/libsql";
 import { migrate } from "drizzle-orm/libsql/migrator";
-import { batchUnsynced, PreparedStatementsClient } from "./prepared-statements-client.ts";
+import { PreparedStatementsClient } from "./prepared-statements-client.ts";
 
 /*
  * Our client of a database file keeps its statements prepared (issue 12, bench/FINDINGS.md). Drizzle and the
@@ -249,32 +249,6 @@ describe("PreparedStatementsClient keeps its statements, and stays right when th
     expect((await client.execute("select count(*) from a")).rows[0]?.[0]).toBe(0);
     await other.execute("insert into a values (1)");
     expect((await client.execute("select count(*) from a")).rows[0]?.[0]).toBe(1);
-  });
-
-  test("a batch without sync commits as a write batch does, and leaves the connection's synchronous level as it was, failed or not", async () => {
-    const client = new PreparedStatementsClient(freshPath(), 1000);
-    opened.push(client);
-    await client.execute("PRAGMA journal_mode=WAL");
-    await client.execute("PRAGMA synchronous=FULL");
-    await client.execute("create table t (id integer primary key)");
-    const levels: unknown[] = [];
-    await client.batchUnsynced([{ sql: "insert into t values (?)", args: [1] }, "insert into t values (2)"]);
-    levels.push((await client.execute("PRAGMA synchronous")).rows[0]?.[0]);
-    await expect(client.batchUnsynced(["insert into t values (3)", "insert into t values (1)"])).rejects.toMatchObject({
-      code: "SQLITE_CONSTRAINT",
-    });
-    levels.push((await client.execute("PRAGMA synchronous")).rows[0]?.[0]);
-    await client.execute("PRAGMA synchronous=NORMAL");
-    await batchUnsynced(client, ["insert into t values (4)"]);
-    levels.push((await client.execute("PRAGMA synchronous")).rows[0]?.[0]);
-    expect(levels).toEqual([2, 2, 1]);
-    expect((await client.execute("select id from t order by id")).rows.map((row) => row[0])).toEqual([1, 2, 4]);
-    // Another client (an in-memory database) commits it as a write batch.
-    const memory = createClient({ url: ":memory:" });
-    opened.push(memory);
-    await memory.execute("create table t (id integer primary key)");
-    await batchUnsynced(memory, ["insert into t values (5)"]);
-    expect((await memory.execute("select id from t")).rows.map((row) => row[0])).toEqual([5]);
   });
 
   test("a COMMIT that fails rolls back, and the client goes on", async () => {

@@ -264,23 +264,6 @@ export class PreparedStatementsClient implements Client {
   }
 
   /**
-   * A write batch whose commit does not wait for the disk (synchronous=NORMAL for it alone, set back at once; the
-   * call runs synchronously, so no other commit runs meanwhile). In WAL mode the frames reach the disk in order:
-   * a crash may lose this commit and others made the same way after the last synced one, never one before it,
-   * and the next synced commit makes this one durable too. For work a restart redoes (the profile fold).
-   */
-  async batchUnsynced(statements: Array<InStatement | [string, InArgs?]>): Promise<ResultSet[]> {
-    this.checkOpen();
-    const level = Number(this.run("PRAGMA synchronous").rows[0]?.[0]);
-    this.run("PRAGMA synchronous=NORMAL");
-    try {
-      return this.inTransaction(beginOf("write"), statements);
-    } finally {
-      this.run(`PRAGMA synchronous=${Number.isInteger(level) ? level : 2}`);
-    }
-  }
-
-  /**
    * drizzle's migrator hands over every statement of the missing migrations, each followed by a row of its
    * journal. The migrations' statements take no arguments: each run of them is executed as one text (libSQL's
    * `exec`) instead of being prepared one by one, which on a fresh file was most of the store's opening
@@ -533,17 +516,4 @@ export class PreparedStatementsClient implements Client {
   private checkOpen(): void {
     if (!this.open) throw new LibsqlError("The client is closed", "CLIENT_CLOSED");
   }
-}
-
-/**
- * A write batch of work a restart redoes (PreparedStatementsClient.batchUnsynced), committed without waiting for
- * the disk on a database file; on another client (an in-memory database) a write batch as any other.
- */
-export function batchUnsynced(
-  client: Client,
-  statements: Array<InStatement | [string, InArgs?]>,
-): Promise<ResultSet[]> {
-  return client instanceof PreparedStatementsClient
-    ? client.batchUnsynced(statements)
-    : client.batch(statements, "write");
 }

@@ -5,7 +5,6 @@ import { eraseValueFromProfile, erasureNeedle } from "../../core/privacy/index.t
 import type { VisitorProfile } from "../../core/profiles/index.ts";
 import { nextEventLoopTurn } from "../runtime/event-loop.ts";
 import type { RowSource } from "../threads/lookup-host.ts";
-import { batchUnsynced } from "./prepared-statements-client.ts";
 import { engineStates, visitorMembers, visitorMerges, visitorProfiles } from "./profiles.schema.ts";
 import { type ClientDatabase, chunks, rowStatements } from "./row-statements.ts";
 import { type ReaderQuery, readerQuery, type StatementReader } from "./statement-reader.ts";
@@ -327,10 +326,7 @@ export class LibsqlProfileRepo implements ProfileStore {
       ...chunks([...profiles.values()], rowsPerStatement).map(this.upsertProfiles),
       ...chunks([...members.values()], rowsPerStatement).map(this.upsertMembers),
     ];
-    // The fold's writes do not wait for the disk (batchUnsynced): a crash may lose the last of them, and the worker
-    // applies those events again from its cursor (a profile skips the events up to its lastSeq), while the next
-    // append's synced commit makes them durable with it.
-    if (statements.length > 0) await batchUnsynced(this.db.$client, statements);
+    if (statements.length > 0) await this.db.$client.batch(statements, "write");
   }
 
   async merge(

@@ -110,9 +110,6 @@ export class PgEventRepo extends SqlEventRepo {
   async indexVisitors(upToSeq: number): Promise<void> {
     const [copy, ...markMove] = this.visitorIndex.copyUpTo(upToSeq);
     await this.pg.transaction(async (tx) => {
-      // Without waiting for the WAL's flush: a crash that loses it loses the mark's move with it, and the events
-      // past the mark are read by a scan until the next copy.
-      await tx.execute(sql`set local synchronous_commit = off`);
       await this.lockMark(tx, "update");
       if (copy) await tx.execute(copy);
       for (const statement of markMove) await tx.execute(statement);

@@ -215,10 +215,6 @@ export class PgProfileRepo implements ProfileStore {
     }
     if (profiles.size === 0 && members.size === 0) return;
     await this.db.transaction(async (tx) => {
-      // The fold's writes do not wait for the WAL's flush: a crash may lose the last of them (never one before a
-      // commit that waited), and the worker applies those events again from its cursor (a profile skips the
-      // events up to its lastSeq).
-      await tx.execute(sql`set local synchronous_commit = off`);
       for (const rows of chunks([...profiles.values()], rowsPerStatement)) {
         await tx
           .insert(visitorProfiles)
