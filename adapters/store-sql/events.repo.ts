@@ -94,10 +94,15 @@ export class VisitorIndex {
     return this.dialect.integerSetting(visitorIndexMarkKey);
   }
 
+  /** The first or the last bucket the index holds (0 when it holds none), read in the statement that uses it. */
+  private endBucket(end: "min" | "max"): SQL {
+    return sql`coalesce((select ${sql.raw(end)}(${this.index.bucket}) from ${this.index}), 0)`;
+  }
+
   /** True for the buckets from the first the index holds (or `afterSeq`'s) to the mark's. */
   private bucketsUpToMark(afterSeq: number | undefined): SQL {
     const { index, dialect } = this;
-    const first = sql`coalesce((select min(${index.bucket}) from ${index}), 0)`;
+    const first = this.endBucket("min");
     const lowest = afterSeq === undefined ? first : dialect.greater(first, sql`${bucketOf(afterSeq + 1)}`);
     return dialect.isIntegerBetween(index.bucket, lowest, sql`${this.mark} >> ${sql.raw(String(eventBucketBits))}`);
   }
@@ -135,11 +140,7 @@ export class VisitorIndex {
   entriesOf(scope: VisitorScope): SQL | undefined {
     const { index, dialect } = this;
     return and(
-      dialect.isIntegerBetween(
-        index.bucket,
-        sql`coalesce((select min(${index.bucket}) from ${index}), 0)`,
-        sql`coalesce((select max(${index.bucket}) from ${index}), 0)`,
-      ),
+      dialect.isIntegerBetween(index.bucket, this.endBucket("min"), this.endBucket("max")),
       ...this.scoped(index, scope),
       inArray(index.visitorId, [...scope.visitorIds]),
     );
