@@ -200,24 +200,24 @@ export function describeEventStoreContract(name: string, open: () => Promise<Sto
         Array.from({ length: 9_000 }, (_, index) => sampleEvent({ traceId: `t${index}`, visitorId: visitorOf(index) })),
       );
       const all = await stores.events.query({ limit: 10_000 });
-      const expected = (visitor: string, after = 0) =>
-        all.filter((event) => event.visitorId === visitor && event.seq > after).map((event) => event.traceId);
+      const expected = (visitors: readonly string[], after = 0) =>
+        all.filter((event) => visitors.includes(event.visitorId) && event.seq > after).map((event) => event.traceId);
       const reads = async () => {
         const middle = all[4_500]!.seq;
         return [
           (await stores.events.query({ limit: 10_000, visitorId: "v1" })).map((event) => event.traceId),
-          (await stores.events.query({ limit: 10_000, account: "acme", profile: "main", visitorIds: ["v2", "v3"] }))
-            .map((event) => event.traceId)
-            .filter((trace) => expected("v2").includes(trace)),
+          (
+            await stores.events.query({ limit: 10_000, account: "acme", profile: "main", visitorIds: ["v2", "v3"] })
+          ).map((event) => event.traceId),
           (await stores.events.query({ limit: 10_000, visitorIds: ["v3"], afterSeq: middle })).map((e) => e.traceId),
           (await stores.events.query({ limit: 3, visitorId: "v2", order: "desc" })).map((event) => event.traceId),
         ];
       };
       const wanted = [
-        expected("v1"),
-        expected("v2"),
-        expected("v3", all[4_500]!.seq),
-        expected("v2").slice(-3).reverse(),
+        expected(["v1"]),
+        expected(["v2", "v3"]),
+        expected(["v3"], all[4_500]!.seq),
+        expected(["v2"]).slice(-3).reverse(),
       ];
       expect(await reads()).toEqual(wanted);
       await stores.events.indexVisitors(all[5_000]!.seq);
@@ -229,7 +229,7 @@ export function describeEventStoreContract(name: string, open: () => Promise<Sto
       await stores.events.append([sampleEvent({ traceId: "late", visitorId: "v1" })]);
       await stores.events.indexVisitors(all.at(-1)!.seq);
       const v1 = await stores.events.query({ limit: 10_000, account: "acme", profile: "main", visitorId: "v1" });
-      expect(v1.map((event) => event.traceId)).toEqual([...expected("v1"), "late"]);
+      expect(v1.map((event) => event.traceId)).toEqual([...expected(["v1"]), "late"]);
       expect(await stores.events.query({ limit: 10, visitorId: "nobody" })).toEqual([]);
     });
 
