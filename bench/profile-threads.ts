@@ -3,21 +3,69 @@
  * load, thread by thread. It starts svc-hub as the bench does (libSQL, its background and lookup threads), with
  * SVC_CPU_PROFILE_DIR set (adapters/runtime/thread-profile.ts), drives it with wrk and the bench's requests,
  * profiles each thread over the same window once the server is warm, and prints each thread's self time by
- * function (bench/profile-summary.ts). bench/FINDINGS.md keeps what it showed.
+ * function (bench/profile-summary.ts). The durable ceiling (bench/ceiling.ts `durable`) is measured in the same
+ * run under the same wrk, once before svc-hub and once after, with its threads' CPU, so the profile is read
+ * against what a durable server does on the machine at that moment. bench/FINDINGS.md keeps what it showed.
  */
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { getScenario, postScenario } from "./cases/collect.ts";
 import { clockTicksPerSecond, threadTicksOf } from "./lib/proc.ts";
-import { type BenchContext, startService, writeBenchConfig } from "./lib/servers.ts";
-import { ensureWrk, runWrk, type WrkSettings } from "./lib/wrk.ts";
+import { type BareProcess, type BenchContext, startCeiling, startService, writeBenchConfig } from "./lib/servers.ts";
+import { ensureWrk, runWrk, type WrkScenario, type WrkSettings } from "./lib/wrk.ts";
 import { summaryOf } from "./profile-summary.ts";
 
 /** Seconds from the server's start to the profile window: its start and a warm-up under load. */
 const delaySeconds = 8;
 const windowSeconds = 10;
 const threads = ["http", "background", "lookup"];
+/** The ceiling's warm-up under load before its measured run. */
+const ceilingWarmupSeconds = 3;
+
+interface ThreadCpu {
+  readonly thread: string;
+  readonly percent: number;
+}
+
+/** Each thread of `pid` that used at least 1% of a core between the two readings. */
+function threadCpuBetween(before: Map<string, number>, after: Map<string, number>, seconds: number): ThreadCpu[] {
+  return [...after]
+    .map(([thread, ticks]) => ({
+      thread,
+      percent: ((ticks - (before.get(thread) ?? 0)) / clockTicksPerSecond / seconds) * 100,
+    }))
+    .filter((row) => row.percent >= 1)
+    .sort((a, b) => b.percent - a.percent);
+}
+
+/** One run of the durable ceiling under the same load: a warm-up, then the window's length measured. */
+async function ceilingRun(
+  ceiling: BareProcess,
+  scenario: WrkScenario,
+  settings: WrkSettings,
+  scratch: string,
+): Promise<{ requestsPerSecond: number; p99: number; cpu: ThreadCpu[] }> {
+  await runWrk(
+    ceiling.url,
+    { ...scenario, name: `${scenario.name}-ceiling-warmup` },
+    settings,
+    ceilingWarmupSeconds,
+    scratch,
+  );
+  const before = threadTicksOf(ceiling.pid);
+  const run = await runWrk(
+    ceiling.url,
+    { ...scenario, name: `${scenario.name}-ceiling` },
+    settings,
+    windowSeconds,
+    scratch,
+  );
+  const cpu = threadCpuBetween(before, threadTicksOf(ceiling.pid), windowSeconds);
+  return { requestsPerSecond: run.requestsPerSecond, p99: run.latencyMs.p99, cpu };
+}
+
+const perSecond = (value: number) => Math.round(value).toLocaleString("en-US");
 
 async function main(args: readonly string[]): Promise<void> {
   const method = args.includes("post") ? "POST" : "GET";
@@ -35,6 +83,16 @@ async function main(args: readonly string[]): Promise<void> {
   ensureWrk(ctx.log);
   writeBenchConfig(scratch);
   const profiles = join(scratch, "profiles");
+  const scenario = method === "GET" ? getScenario() : postScenario();
+  const ceiling = await startCeiling(ctx, join(scratch, "ceiling.jsonl"));
+  let ceilingBefore: Awaited<ReturnType<typeof ceilingRun>>;
+  try {
+    ctx.log(`the durable ceiling first: wrk -t1 -c64, ${ceilingWarmupSeconds} s warm-up and ${windowSeconds} s`);
+    ceilingBefore = await ceilingRun(ceiling, scenario, settings, scratch);
+  } catch (error) {
+    await ceiling.stop();
+    throw error;
+  }
   const started = Date.now();
   const service = await startService(ctx, join(scratch, "data"), {
     SVC_CPU_PROFILE_DIR: profiles,
@@ -45,7 +103,6 @@ async function main(args: readonly string[]): Promise<void> {
   try {
     // One wrk run from now until a second past the window, so the window sees the load throughout.
     const loadSeconds = Math.ceil(delaySeconds + windowSeconds + 1 - (Date.now() - started) / 1000);
-    const scenario = method === "GET" ? getScenario() : postScenario();
     ctx.log(
       `profiling ${method} /event: wrk -t1 -c64 for ${loadSeconds} s, the window ${delaySeconds}–${delaySeconds + windowSeconds} s after the start`,
     );
@@ -55,14 +112,7 @@ async function main(args: readonly string[]): Promise<void> {
       await Bun.sleep(Math.max(0, windowStart - Date.now()));
       const before = threadTicksOf(service.pid);
       await Bun.sleep(windowSeconds * 1000);
-      const after = threadTicksOf(service.pid);
-      return [...after]
-        .map(([thread, ticks]) => ({
-          thread,
-          percent: ((ticks - (before.get(thread) ?? 0)) / clockTicksPerSecond / windowSeconds) * 100,
-        }))
-        .filter((row) => row.percent >= 1)
-        .sort((a, b) => b.percent - a.percent);
+      return threadCpuBetween(before, threadTicksOf(service.pid), windowSeconds);
     })();
     const wrk = await runWrk(service.url, scenario, settings, loadSeconds, scratch);
     const threadCpu = await cpu;
@@ -72,19 +122,28 @@ async function main(args: readonly string[]): Promise<void> {
     const files = written().sort(
       (a, b) => threads.indexOf(a.split("-")[0] ?? "") - threads.indexOf(b.split("-")[0] ?? ""),
     );
+    // svc-hub stopped first, so that its background work left does not share the machine with the ceiling.
+    await service.stop();
+    ctx.log("the durable ceiling again");
+    const ceilingAfter = await ceilingRun(ceiling, scenario, settings, scratch);
+    const ceilingMean = (ceilingBefore.requestsPerSecond + ceilingAfter.requestsPerSecond) / 2;
     report = [
-      `${method} /event under wrk -t1 -c64 (the bench's requests): ${Math.round(wrk.requestsPerSecond).toLocaleString("en-US")} req/s, p99 ${wrk.latencyMs.p99.toFixed(1)} ms over the whole run; each thread profiled over the same ${windowSeconds} s once warm.`,
+      `${method} /event under wrk -t1 -c64 (the bench's requests): ${perSecond(wrk.requestsPerSecond)} req/s, p99 ${wrk.latencyMs.p99.toFixed(1)} ms over the whole run; each thread profiled over the same ${windowSeconds} s once warm.`,
       "",
-      "Each thread's CPU over the window (/proc/<pid>/task; Bun names its threads):",
+      `The durable ceiling in the same run, the same load, before and after: ${perSecond(ceilingBefore.requestsPerSecond)} and ${perSecond(ceilingAfter.requestsPerSecond)} req/s (p99 ${ceilingBefore.p99.toFixed(1)} and ${ceilingAfter.p99.toFixed(1)} ms); svc-hub at **${(wrk.requestsPerSecond / ceilingMean).toFixed(2)}×** their mean.`,
       "",
-      "| Thread | CPU % |",
-      "|---|---:|",
-      ...threadCpu.map((row) => `| ${row.thread} | ${row.percent.toFixed(0)} |`),
+      "Each thread's CPU over the window (/proc/<pid>/task; Bun names its threads), svc-hub's and the ceiling's (its run before svc-hub):",
+      "",
+      "| Server | Thread | CPU % |",
+      "|---|---|---:|",
+      ...threadCpu.map((row) => `| svc-hub | ${row.thread} | ${row.percent.toFixed(0)} |`),
+      ...ceilingBefore.cpu.map((row) => `| durable ceiling | ${row.thread} | ${row.percent.toFixed(0)} |`),
       "",
       ...files.map((file) => summaryOf(join(profiles, file), 20)),
     ].join("\n");
   } finally {
     await service.stop();
+    await ceiling.stop();
     rmSync(scratch, { recursive: true, force: true });
   }
   process.stdout.write(`${report}\n`);
