@@ -1,18 +1,29 @@
 /**
- * `bun bench/profile-threads.ts [get|post] [--out file.md]`: where the server's time goes under the collection
- * load, thread by thread. It starts svc-hub as the bench does (libSQL, its background and lookup threads), with
+ * `bun bench/profile-threads.ts [get|post|moments] [--out file.md]`: where the server's time goes under the
+ * collection load (or the moments lookups, with 1,000,000 profiles seeded as bench/cases/moments.ts does), thread
+ * by thread. It starts svc-hub as the bench does (libSQL, its background and lookup threads), with
  * SVC_CPU_PROFILE_DIR set (adapters/runtime/thread-profile.ts), drives it with wrk and the bench's requests,
  * profiles each thread over the same window once the server is warm, and prints each thread's self time by
- * function (bench/profile-summary.ts). The durable ceiling (bench/ceiling.ts `durable`) is measured in the same
- * run under the same wrk, once before svc-hub and once after, with its threads' CPU, so the profile is read
- * against what a durable server does on the machine at that moment. bench/FINDINGS.md keeps what it showed.
+ * function (bench/profile-summary.ts). The reference (the durable ceiling, bench/ceiling.ts `durable`, for
+ * collection; the bare Bun.serve for the lookups) is measured in the same run under the same wrk, once before
+ * svc-hub and once after, with its threads' CPU, so the profile is read against what that server does on the
+ * machine at that moment. bench/FINDINGS.md keeps what it showed.
  */
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { getScenario, postScenario } from "./cases/collect.ts";
+import { momentsScenario } from "./cases/moments.ts";
 import { clockTicksPerSecond, threadTicksOf } from "./lib/proc.ts";
-import { type BareProcess, type BenchContext, startCeiling, startService, writeBenchConfig } from "./lib/servers.ts";
+import { engineEnabledSince, seedProfiles } from "./lib/seed-profiles.ts";
+import {
+  type BareProcess,
+  type BenchContext,
+  startBare,
+  startCeiling,
+  startService,
+  writeBenchConfig,
+} from "./lib/servers.ts";
 import { ensureWrk, runWrk, type WrkScenario, type WrkSettings } from "./lib/wrk.ts";
 import { summaryOf } from "./profile-summary.ts";
 
@@ -20,8 +31,10 @@ import { summaryOf } from "./profile-summary.ts";
 const delaySeconds = 8;
 const windowSeconds = 10;
 const threads = ["http", "background", "lookup"];
-/** The ceiling's warm-up under load before its measured run. */
-const ceilingWarmupSeconds = 3;
+/** The reference's warm-up under load before its measured run. */
+const referenceWarmupSeconds = 3;
+/** Profiles seeded for the moments lookups, as the bench's moments case. */
+const momentsProfiles = 1_000_000;
 
 interface ThreadCpu {
   readonly thread: string;
@@ -39,8 +52,8 @@ function threadCpuBetween(before: Map<string, number>, after: Map<string, number
     .sort((a, b) => b.percent - a.percent);
 }
 
-/** One run of the durable ceiling under the same load: a warm-up, then the window's length measured. */
-async function ceilingRun(
+/** One run of the reference server under the same load: a warm-up, then the window's length measured. */
+async function referenceRun(
   ceiling: BareProcess,
   scenario: WrkScenario,
   settings: WrkSettings,
@@ -48,15 +61,15 @@ async function ceilingRun(
 ): Promise<{ requestsPerSecond: number; p99: number; cpu: ThreadCpu[] }> {
   await runWrk(
     ceiling.url,
-    { ...scenario, name: `${scenario.name}-ceiling-warmup` },
+    { ...scenario, name: `${scenario.name}-reference-warmup` },
     settings,
-    ceilingWarmupSeconds,
+    referenceWarmupSeconds,
     scratch,
   );
   const before = threadTicksOf(ceiling.pid);
   const run = await runWrk(
     ceiling.url,
-    { ...scenario, name: `${scenario.name}-ceiling` },
+    { ...scenario, name: `${scenario.name}-reference` },
     settings,
     windowSeconds,
     scratch,
@@ -67,8 +80,18 @@ async function ceilingRun(
 
 const perSecond = (value: number) => Math.round(value).toLocaleString("en-US");
 
+/** svc-hub's data directory with the moments case's profiles seeded (a start for the schema, a stop, the seed). */
+async function seedMoments(ctx: BenchContext, dataDir: string): Promise<void> {
+  const first = await startService(ctx, dataDir);
+  await first.stop();
+  const since = await engineEnabledSince(dataDir, "acme", "main", "demo-engine");
+  if (since === null) throw new Error("the server recorded no enabled-since for demo-engine");
+  ctx.log(`seeding ${momentsProfiles.toLocaleString("en-US")} profiles`);
+  await seedProfiles(dataDir, momentsProfiles, since + 60_000, () => undefined);
+}
+
 async function main(args: readonly string[]): Promise<void> {
-  const method = args.includes("post") ? "POST" : "GET";
+  const load = args.includes("moments") ? "moments" : args.includes("post") ? "post" : "get";
   const outAt = args.indexOf("--out");
   const out = outAt >= 0 ? resolve(args[outAt + 1] as string) : null;
   const settings: WrkSettings = { threads: 1, connections: 64, seconds: windowSeconds, warmupSeconds: 0 };
@@ -83,18 +106,23 @@ async function main(args: readonly string[]): Promise<void> {
   ensureWrk(ctx.log);
   writeBenchConfig(scratch);
   const profiles = join(scratch, "profiles");
-  const scenario = method === "GET" ? getScenario() : postScenario();
-  const ceiling = await startCeiling(ctx, join(scratch, "ceiling.jsonl"));
-  let ceilingBefore: Awaited<ReturnType<typeof ceilingRun>>;
+  const scenario =
+    load === "moments" ? momentsScenario(momentsProfiles) : load === "post" ? postScenario() : getScenario();
+  const what = load === "moments" ? "moments lookups" : `${load.toUpperCase()} /event`;
+  const dataDir = join(scratch, "data");
+  if (load === "moments") await seedMoments(ctx, dataDir);
+  const referenceName = load === "moments" ? "bare Bun.serve" : "durable ceiling";
+  const ceiling = load === "moments" ? await startBare(ctx) : await startCeiling(ctx, join(scratch, "ceiling.jsonl"));
+  let ceilingBefore: Awaited<ReturnType<typeof referenceRun>>;
   try {
-    ctx.log(`the durable ceiling first: wrk -t1 -c64, ${ceilingWarmupSeconds} s warm-up and ${windowSeconds} s`);
-    ceilingBefore = await ceilingRun(ceiling, scenario, settings, scratch);
+    ctx.log(`the ${referenceName} first: wrk -t1 -c64, ${referenceWarmupSeconds} s warm-up and ${windowSeconds} s`);
+    ceilingBefore = await referenceRun(ceiling, scenario, settings, scratch);
   } catch (error) {
     await ceiling.stop();
     throw error;
   }
   const started = Date.now();
-  const service = await startService(ctx, join(scratch, "data"), {
+  const service = await startService(ctx, dataDir, {
     SVC_CPU_PROFILE_DIR: profiles,
     SVC_CPU_PROFILE_DELAY_S: String(delaySeconds),
     SVC_CPU_PROFILE_S: String(windowSeconds),
@@ -104,7 +132,7 @@ async function main(args: readonly string[]): Promise<void> {
     // One wrk run from now until a second past the window, so the window sees the load throughout.
     const loadSeconds = Math.ceil(delaySeconds + windowSeconds + 1 - (Date.now() - started) / 1000);
     ctx.log(
-      `profiling ${method} /event: wrk -t1 -c64 for ${loadSeconds} s, the window ${delaySeconds}–${delaySeconds + windowSeconds} s after the start`,
+      `profiling ${what}: wrk -t1 -c64 for ${loadSeconds} s, the window ${delaySeconds}–${delaySeconds + windowSeconds} s after the start`,
     );
     // Each thread's CPU over the window, from Linux: the profiles count only the time JavaScript ran.
     const windowStart = started + delaySeconds * 1000;
@@ -122,22 +150,22 @@ async function main(args: readonly string[]): Promise<void> {
     const files = written().sort(
       (a, b) => threads.indexOf(a.split("-")[0] ?? "") - threads.indexOf(b.split("-")[0] ?? ""),
     );
-    // svc-hub stopped first, so that its background work left does not share the machine with the ceiling.
+    // svc-hub stopped first, so that its background work left does not share the machine with the reference.
     await service.stop();
-    ctx.log("the durable ceiling again");
-    const ceilingAfter = await ceilingRun(ceiling, scenario, settings, scratch);
+    ctx.log(`the ${referenceName} again`);
+    const ceilingAfter = await referenceRun(ceiling, scenario, settings, scratch);
     const ceilingMean = (ceilingBefore.requestsPerSecond + ceilingAfter.requestsPerSecond) / 2;
     report = [
-      `${method} /event under wrk -t1 -c64 (the bench's requests): ${perSecond(wrk.requestsPerSecond)} req/s, p99 ${wrk.latencyMs.p99.toFixed(1)} ms over the whole run; each thread profiled over the same ${windowSeconds} s once warm.`,
+      `${what} under wrk -t1 -c64 (the bench's requests): ${perSecond(wrk.requestsPerSecond)} req/s, p99 ${wrk.latencyMs.p99.toFixed(1)} ms over the whole run; each thread profiled over the same ${windowSeconds} s once warm.`,
       "",
-      `The durable ceiling in the same run, the same load, before and after: ${perSecond(ceilingBefore.requestsPerSecond)} and ${perSecond(ceilingAfter.requestsPerSecond)} req/s (p99 ${ceilingBefore.p99.toFixed(1)} and ${ceilingAfter.p99.toFixed(1)} ms); svc-hub at **${(wrk.requestsPerSecond / ceilingMean).toFixed(2)}×** their mean.`,
+      `The ${referenceName} in the same run, the same load, before and after: ${perSecond(ceilingBefore.requestsPerSecond)} and ${perSecond(ceilingAfter.requestsPerSecond)} req/s (p99 ${ceilingBefore.p99.toFixed(1)} and ${ceilingAfter.p99.toFixed(1)} ms); svc-hub at **${(wrk.requestsPerSecond / ceilingMean).toFixed(2)}×** their mean.`,
       "",
-      "Each thread's CPU over the window (/proc/<pid>/task; Bun names its threads), svc-hub's and the ceiling's (its run before svc-hub):",
+      `Each thread's CPU over the window (/proc/<pid>/task; Bun names its threads), svc-hub's and the ${referenceName}'s (its run before svc-hub):`,
       "",
       "| Server | Thread | CPU % |",
       "|---|---|---:|",
       ...threadCpu.map((row) => `| svc-hub | ${row.thread} | ${row.percent.toFixed(0)} |`),
-      ...ceilingBefore.cpu.map((row) => `| durable ceiling | ${row.thread} | ${row.percent.toFixed(0)} |`),
+      ...ceilingBefore.cpu.map((row) => `| ${referenceName} | ${row.thread} | ${row.percent.toFixed(0)} |`),
       "",
       ...files.map((file) => summaryOf(join(profiles, file), 20)),
     ].join("\n");

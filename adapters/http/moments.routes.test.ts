@@ -153,4 +153,50 @@ describe("visitor data in-process", () => {
     expect(preflight.headers.get("access-control-allow-methods")).toBe(refused.headers.get("allow"));
     expect(refused.headers.get("allow")?.split(", ")).toContain("HEAD");
   });
+
+  it("[MOM-01, MOM-03] the visitor data is answered as JSON text, and the request journal keeps the answer as sent", async () => {
+    const service = await open();
+    const call = (path: string, init: RequestInit = {}) =>
+      service.app.handle(new Request(`${inProcessBase}${path}`, init));
+    const admin = { authorization: `Bearer ${service.deps.adminToken}` };
+    const visitor = `journaled-${crypto.randomUUID()}`;
+    const event = await call(`/event?svc_account=acme&svc_profile=main&svc_visitor_id=${visitor}&svc_event=purchase`);
+    expect(event.status).toBe(200);
+    expect((await call("/admin/wait", { method: "POST", headers: admin })).status).toBe(200);
+
+    const lookup = await call(`/personalization/accounts/acme/profiles/main/engines/demo-engine/visitors/${visitor}`, {
+      headers: page,
+    });
+    expect(lookup.status).toBe(200);
+    expect(lookup.headers.get("content-type")).toBe("application/json;charset=utf-8");
+    expect(lookup.headers.get("access-control-allow-origin")).toBe(page.origin);
+    const text = await lookup.text();
+    expect(JSON.parse(text)).toMatchObject({ audiences: ["Purchasers"], badges: ["Buyer"] });
+
+    const journal = await call("/admin/requests?path=/personalization/*", { headers: admin });
+    const [entry] = (
+      (await journal.json()) as { requests: Array<{ response: { headers: Record<string, string>; body: unknown } }> }
+    ).requests;
+    expect(entry?.response.headers["content-type"]).toBe("application/json;charset=utf-8");
+    expect(entry?.response.body).toEqual({ text, bytes: new TextEncoder().encode(text).byteLength, truncated: false });
+  });
+
+  it("[MOM-09, issue 43] a visitor not found with suppressNotFound=true is an empty 200, journaled with no body", async () => {
+    const service = await open();
+    const call = (path: string, init: RequestInit = {}) =>
+      service.app.handle(new Request(`${inProcessBase}${path}`, init));
+    const lookup = await call(
+      "/personalization/accounts/acme/profiles/main/engines/demo-engine/visitors/nobody-here?suppressNotFound=true",
+      { headers: page },
+    );
+    expect(lookup.status).toBe(200);
+    expect(await lookup.text()).toBe("");
+    const journal = await call("/admin/requests?path=/personalization/*", {
+      headers: { authorization: `Bearer ${service.deps.adminToken}` },
+    });
+    const [entry] = ((await journal.json()) as { requests: Array<{ status: number; response: { body: unknown } }> })
+      .requests;
+    expect(entry?.status).toBe(200);
+    expect(entry?.response.body).toBeNull();
+  });
 });
