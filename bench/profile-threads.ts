@@ -13,9 +13,8 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { getScenario, postScenario } from "./cases/collect.ts";
-import { momentsScenario } from "./cases/moments.ts";
+import { momentsScenario, seedMomentsData } from "./cases/moments.ts";
 import { clockTicksPerSecond, threadTicksOf } from "./lib/proc.ts";
-import { engineEnabledSince, seedProfiles } from "./lib/seed-profiles.ts";
 import {
   type BareProcess,
   type BenchContext,
@@ -54,41 +53,31 @@ function threadCpuBetween(before: Map<string, number>, after: Map<string, number
 
 /** One run of the reference server under the same load: a warm-up, then the window's length measured. */
 async function referenceRun(
-  ceiling: BareProcess,
+  reference: BareProcess,
   scenario: WrkScenario,
   settings: WrkSettings,
   scratch: string,
 ): Promise<{ requestsPerSecond: number; p99: number; cpu: ThreadCpu[] }> {
   await runWrk(
-    ceiling.url,
+    reference.url,
     { ...scenario, name: `${scenario.name}-reference-warmup` },
     settings,
     referenceWarmupSeconds,
     scratch,
   );
-  const before = threadTicksOf(ceiling.pid);
+  const before = threadTicksOf(reference.pid);
   const run = await runWrk(
-    ceiling.url,
+    reference.url,
     { ...scenario, name: `${scenario.name}-reference` },
     settings,
     windowSeconds,
     scratch,
   );
-  const cpu = threadCpuBetween(before, threadTicksOf(ceiling.pid), windowSeconds);
+  const cpu = threadCpuBetween(before, threadTicksOf(reference.pid), windowSeconds);
   return { requestsPerSecond: run.requestsPerSecond, p99: run.latencyMs.p99, cpu };
 }
 
 const perSecond = (value: number) => Math.round(value).toLocaleString("en-US");
-
-/** svc-hub's data directory with the moments case's profiles seeded (a start for the schema, a stop, the seed). */
-async function seedMoments(ctx: BenchContext, dataDir: string): Promise<void> {
-  const first = await startService(ctx, dataDir);
-  await first.stop();
-  const since = await engineEnabledSince(dataDir, "acme", "main", "demo-engine");
-  if (since === null) throw new Error("the server recorded no enabled-since for demo-engine");
-  ctx.log(`seeding ${momentsProfiles.toLocaleString("en-US")} profiles`);
-  await seedProfiles(dataDir, momentsProfiles, since + 60_000, () => undefined);
-}
 
 async function main(args: readonly string[]): Promise<void> {
   const load = args.includes("moments") ? "moments" : args.includes("post") ? "post" : "get";
@@ -110,15 +99,15 @@ async function main(args: readonly string[]): Promise<void> {
     load === "moments" ? momentsScenario(momentsProfiles) : load === "post" ? postScenario() : getScenario();
   const what = load === "moments" ? "moments lookups" : `${load.toUpperCase()} /event`;
   const dataDir = join(scratch, "data");
-  if (load === "moments") await seedMoments(ctx, dataDir);
+  if (load === "moments") await seedMomentsData(ctx, dataDir, momentsProfiles);
   const referenceName = load === "moments" ? "bare Bun.serve" : "durable ceiling";
-  const ceiling = load === "moments" ? await startBare(ctx) : await startCeiling(ctx, join(scratch, "ceiling.jsonl"));
-  let ceilingBefore: Awaited<ReturnType<typeof referenceRun>>;
+  const reference = load === "moments" ? await startBare(ctx) : await startCeiling(ctx, join(scratch, "ceiling.jsonl"));
+  let referenceBefore: Awaited<ReturnType<typeof referenceRun>>;
   try {
     ctx.log(`the ${referenceName} first: wrk -t1 -c64, ${referenceWarmupSeconds} s warm-up and ${windowSeconds} s`);
-    ceilingBefore = await referenceRun(ceiling, scenario, settings, scratch);
+    referenceBefore = await referenceRun(reference, scenario, settings, scratch);
   } catch (error) {
-    await ceiling.stop();
+    await reference.stop();
     throw error;
   }
   const started = Date.now();
@@ -153,25 +142,25 @@ async function main(args: readonly string[]): Promise<void> {
     // svc-hub stopped first, so that its background work left does not share the machine with the reference.
     await service.stop();
     ctx.log(`the ${referenceName} again`);
-    const ceilingAfter = await referenceRun(ceiling, scenario, settings, scratch);
-    const ceilingMean = (ceilingBefore.requestsPerSecond + ceilingAfter.requestsPerSecond) / 2;
+    const referenceAfter = await referenceRun(reference, scenario, settings, scratch);
+    const referenceMean = (referenceBefore.requestsPerSecond + referenceAfter.requestsPerSecond) / 2;
     report = [
       `${what} under wrk -t1 -c64 (the bench's requests): ${perSecond(wrk.requestsPerSecond)} req/s, p99 ${wrk.latencyMs.p99.toFixed(1)} ms over the whole run; each thread profiled over the same ${windowSeconds} s once warm.`,
       "",
-      `The ${referenceName} in the same run, the same load, before and after: ${perSecond(ceilingBefore.requestsPerSecond)} and ${perSecond(ceilingAfter.requestsPerSecond)} req/s (p99 ${ceilingBefore.p99.toFixed(1)} and ${ceilingAfter.p99.toFixed(1)} ms); svc-hub at **${(wrk.requestsPerSecond / ceilingMean).toFixed(2)}×** their mean.`,
+      `The ${referenceName} in the same run, the same load, before and after: ${perSecond(referenceBefore.requestsPerSecond)} and ${perSecond(referenceAfter.requestsPerSecond)} req/s (p99 ${referenceBefore.p99.toFixed(1)} and ${referenceAfter.p99.toFixed(1)} ms); svc-hub at **${(wrk.requestsPerSecond / referenceMean).toFixed(2)}×** their mean.`,
       "",
       `Each thread's CPU over the window (/proc/<pid>/task; Bun names its threads), svc-hub's and the ${referenceName}'s (its run before svc-hub):`,
       "",
       "| Server | Thread | CPU % |",
       "|---|---|---:|",
       ...threadCpu.map((row) => `| svc-hub | ${row.thread} | ${row.percent.toFixed(0)} |`),
-      ...ceilingBefore.cpu.map((row) => `| ${referenceName} | ${row.thread} | ${row.percent.toFixed(0)} |`),
+      ...referenceBefore.cpu.map((row) => `| ${referenceName} | ${row.thread} | ${row.percent.toFixed(0)} |`),
       "",
       ...files.map((file) => summaryOf(join(profiles, file), 20)),
     ].join("\n");
   } finally {
     await service.stop();
-    await ceiling.stop();
+    await reference.stop();
     rmSync(scratch, { recursive: true, force: true });
   }
   process.stdout.write(`${report}\n`);

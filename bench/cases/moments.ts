@@ -39,23 +39,31 @@ end
   };
 }
 
-export async function momentsCase(ctx: BenchContext, bare: BareProcess): Promise<CaseReport> {
-  const title = "3. Moments lookup of a known visitor";
-  const profiles = ctx.quick ? 20_000 : 1_000_000;
-  ctx.log(`${title} (${fmt(profiles)} profiles)`);
-  const dataDir = join(ctx.scratch, "moments");
+/**
+ * svc-hub's data directory `dataDir` with `profiles` seeded for the lookups: the server started once (schema,
+ * configuration, engine states) and stopped, then the profiles written into its file. Resolves with the seed's seconds.
+ */
+export async function seedMomentsData(ctx: BenchContext, dataDir: string, profiles: number): Promise<number> {
   const first = await startService(ctx, dataDir);
   await first.stop();
   const since = await engineEnabledSince(dataDir, "acme", "main", "demo-engine");
   if (since === null) throw new Error("the server recorded no enabled-since for demo-engine");
   ctx.log(`  seeding ${fmt(profiles)} profiles`);
   let shown = 0;
-  const seedSeconds = await seedProfiles(dataDir, profiles, since + 60_000, (done) => {
+  return seedProfiles(dataDir, profiles, since + 60_000, (done) => {
     if (done - shown >= profiles / 4) {
       shown = done;
       ctx.log(`    ${fmt(done)}`);
     }
   });
+}
+
+export async function momentsCase(ctx: BenchContext, bare: BareProcess): Promise<CaseReport> {
+  const title = "3. Moments lookup of a known visitor";
+  const profiles = ctx.quick ? 20_000 : 1_000_000;
+  ctx.log(`${title} (${fmt(profiles)} profiles)`);
+  const dataDir = join(ctx.scratch, "moments");
+  const seedSeconds = await seedMomentsData(ctx, dataDir, profiles);
   const databaseMb = statSync(join(dataDir, "svc-hub.db")).size / 1024 / 1024;
   ctx.log(
     `  seeded in ${seedSeconds.toFixed(1)} s (${fmt(profiles / seedSeconds)} profiles/s), database ${Math.round(databaseMb)} MB`,
